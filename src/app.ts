@@ -1,0 +1,65 @@
+import { createAuthBackend } from './auth/backend.ts';
+import { createPasswordHasher, type PasswordCost } from './auth/passwords.ts';
+import { createAccessTokens } from './auth/tokens.ts';
+import type { Db } from './db/client.ts';
+import { createAuthenticator } from './gateway/authenticate.ts';
+import { createGateway } from './gateway/gateway.ts';
+import { mountHealth } from './gateway/health.ts';
+import { buildOpenApiDocument } from './gateway/openapi.ts';
+import { createInvoiceBackend } from './invoices/backend.ts';
+import type { Heartbeat } from './jobs/scheduler.ts';
+import { hmacHex } from './lib/crypto.ts';
+import type { Logger } from './lib/logger.ts';
+import pkg from '../package.json' with { type: 'json' };
+
+export interface AppDeps {
+  db: Db;
+  jwtSecret: string;
+  logger: Logger;
+  heartbeat: Heartbeat;
+  now?: () => Date;
+  passwordCost?: PasswordCost;
+  /** Requests per minute per client address for calls without a credential (login, register, health). */
+  anonymousRateLimit?: number;
+  maxBodyBytes?: number;
+  authBackendUrl?: string;
+  invoiceBackendUrl?: string;
+}
+
+export const VERSION: string = pkg.version;
+
+/** Pure composition: gateway in front of the auth and invoice backends. No I/O happens here. */
+export function createApp(deps: AppDeps) {
+  const now = deps.now ?? (() => new Date());
+  // Derived from the JWT secret so a backend moved to its own host only needs the same secret.
+  const gatewayToken = hmacHex(deps.jwtSecret, 'gateway-to-backend');
+  const accessTokens = createAccessTokens(deps.jwtSecret);
+  const backendDeps = { db: deps.db, now, logger: deps.logger, gatewayToken };
+  const authBackend = createAuthBackend({ ...backendDeps, hasher: createPasswordHasher(deps.passwordCost), accessTokens });
+  const invoiceBackend = createInvoiceBackend(backendDeps);
+
+  const { app, anonymous, limitBody, routeToBackend } = createGateway({
+    logger: deps.logger,
+    now,
+    authenticate: createAuthenticator(deps.db, accessTokens, now),
+    gatewayToken,
+    auth: { backend: authBackend, url: deps.authBackendUrl },
+    invoices: { backend: invoiceBackend, url: deps.invoiceBackendUrl },
+    anonymousLimit: deps.anonymousRateLimit ?? 100,
+    maxBodyBytes: deps.maxBodyBytes ?? 1024 * 1024,
+  });
+
+  app.use('/api/v1/health', anonymous);
+  mountHealth(app, { db: deps.db, heartbeat: deps.heartbeat, now, version: VERSION });
+
+  let document: unknown;
+  app.get('/api/v1/openapi.json', anonymous, (c) => {
+    document ??= buildOpenApiDocument(app, [authBackend, invoiceBackend], VERSION);
+    return c.json(document as object);
+  });
+
+  app.all('/api/v1/*', limitBody, routeToBackend);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,49 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { actorOf, requireRole, requireUserSession, type BackendEnv } from '../../lib/backend.ts';
+import { errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
+import type { AuthDeps } from '../deps.ts';
+import { ApiKeyCreatedSchema, ApiKeyCreateSchema, ApiKeySchema, RevokedSchema } from './schemas.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from './service.ts';
+
+const tags = ['API keys'];
+const security = [{ bearerJwt: [] }];
+const common = {
+  401: errorResponse('Missing or invalid credential'),
+  403: errorResponse('Not ADMIN, or called with an API key instead of a user session'),
+};
+
+export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
+  app.openapi(
+    createRoute({
+      method: 'post', path: '/api/v1/api-keys', tags, security,
+      summary: 'Create an API key (ADMIN, user session)',
+      description: 'The `key` is returned only in this response and cannot be retrieved again.',
+      middleware: [requireUserSession, requireRole('ADMIN')] as const,
+      request: { body: jsonBody(ApiKeyCreateSchema) },
+      responses: { 201: jsonResponse(ApiKeyCreatedSchema, 'Created; the secret is shown once'), 422: errorResponse('Invalid input'), ...common },
+    }),
+    (c) => c.json(createApiKey(deps, actorOf(c), c.req.valid('json')), 201),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/api/v1/api-keys', tags, security,
+      summary: 'List the tenant\'s active API keys (never their secrets)',
+      middleware: [requireUserSession] as const,
+      request: { query: PaginationQuery },
+      responses: { 200: jsonResponse(paginated(ApiKeySchema), 'A page of keys'), 422: errorResponse('Invalid query'), ...common },
+    }),
+    (c) => c.json(listApiKeys(deps, actorOf(c), c.req.valid('query')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete', path: '/api/v1/api-keys/{id}', tags, security,
+      summary: 'Revoke and delete an API key (ADMIN); effective on the next request',
+      middleware: [requireUserSession, requireRole('ADMIN')] as const,
+      request: { params: idParam('ak') },
+      responses: { 200: jsonResponse(RevokedSchema, 'Revoked'), 404: errorResponse('No such key in this tenant'), ...common },
+    }),
+    (c) => c.json(revokeApiKey(deps, actorOf(c), c.req.valid('param').id), 200),
+  );
+}

@@ -1,0 +1,53 @@
+import { and, asc, eq, gt, isNull } from 'drizzle-orm';
+import type { z } from '@hono/zod-openapi';
+import { apiKeys } from '../../db/schema/index.ts';
+import type { Actor } from '../../lib/backend.ts';
+import { randomToken, sha256Hex } from '../../lib/crypto.ts';
+import { notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { decodeCursor, page } from '../../lib/pagination.ts';
+import type { AuthDeps } from '../deps.ts';
+import { toApiKey, type ApiKeyCreateSchema } from './schemas.ts';
+
+export const API_KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9_-]{43}$/;
+
+/** The secret (256 random bits) is returned once; only its SHA-256 is kept. */
+export function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<typeof ApiKeyCreateSchema>) {
+  const key = `sk_${input.environment}_${randomToken(32)}`;
+  const now = deps.now().toISOString();
+  const row = {
+    id: newId('ak'),
+    tenantId: actor.tenantId,
+    environment: input.environment,
+    name: input.name,
+    keyHash: sha256Hex(key),
+    prefix: key.slice(0, 12),
+    createdBy: actor.id,
+    createdAt: now,
+    updatedAt: now,
+  };
+  deps.db.insert(apiKeys).values(row).run();
+  return { ...toApiKey({ ...row, lastUsedAt: null, revokedAt: null }), key };
+}
+
+const live = (actor: Actor) => and(eq(apiKeys.tenantId, actor.tenantId), isNull(apiKeys.revokedAt));
+
+export function listApiKeys(deps: AuthDeps, actor: Actor, q: { limit: number; cursor?: string }) {
+  const after = decodeCursor(q.cursor, 422);
+  const rows = deps.db
+    .select()
+    .from(apiKeys)
+    .where(and(live(actor), after ? gt(apiKeys.id, after) : undefined))
+    .orderBy(asc(apiKeys.id))
+    .limit(q.limit + 1)
+    .all();
+  return page(rows, q.limit, toApiKey);
+}
+
+/** Revocation takes effect on the next request: the gateway looks keys up on every call. */
+export function revokeApiKey(deps: AuthDeps, actor: Actor, id: string) {
+  const now = deps.now().toISOString();
+  const res = deps.db.update(apiKeys).set({ revokedAt: now, updatedAt: now }).where(and(eq(apiKeys.id, id), live(actor))).run();
+  if (res.changes !== 1) throw notFound('API key');
+  return { id, revoked: true as const, deleted: true as const };
+}

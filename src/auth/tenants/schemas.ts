@@ -1,0 +1,76 @@
+import { z } from '@hono/zod-openapi';
+import { isPostalCode, personaOf, regimenFiscal } from '../../catalogs/index.ts';
+import { CodigoPostal, Rfc, text } from '../../lib/schemas.ts';
+import { PLANS, type tenants } from '../../db/schema/index.ts';
+
+/** Why `regimen` cannot be used by the taxpayer with this RFC, or undefined when it can (c_RegimenFiscal). */
+export function regimenProblem(rfc: string, regimen: string): string | undefined {
+  const entry = regimenFiscal(regimen);
+  if (!entry) return 'is not a key of the SAT catalog c_RegimenFiscal';
+  const persona = personaOf(rfc);
+  if (persona === 'moral' && !entry.moral) return `${regimen} (${entry.descripcion}) does not apply to a persona moral (12-character RFC)`;
+  if (persona === 'fisica' && !entry.fisica) return `${regimen} (${entry.descripcion}) does not apply to a persona física (13-character RFC)`;
+  return undefined;
+}
+
+export const RegimenFiscal = z.string().regex(/^[0-9]{3}$/, 'must be a 3-digit SAT régimen key').openapi({ example: '601' });
+export const TenantCodigoPostal = CodigoPostal.refine(isPostalCode, 'is not in the SAT catalog c_CodigoPostal');
+export const RazonSocial = text(300)
+  .refine((s) => !s.includes('|'), 'must not contain "|"')
+  .openapi({ example: 'ESCUELA KEMPER URGATE', description: 'Exactly as in the Constancia de Situación Fiscal, without the corporate suffix' });
+
+export const TenantInputSchema = z
+  .object({
+    rfc: Rfc.refine((r) => r !== 'XAXX010101000' && r !== 'XEXX010101000', 'a generic RFC cannot issue invoices'),
+    nombre: RazonSocial,
+    regimen_fiscal: RegimenFiscal,
+    codigo_postal: TenantCodigoPostal,
+  })
+  .strict()
+  .superRefine((t, ctx) => {
+    const problem = regimenProblem(t.rfc, t.regimen_fiscal);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['regimen_fiscal'], message: problem });
+  })
+  .openapi('TenantInput');
+
+export const TenantPatchSchema = z
+  .object({
+    nombre: RazonSocial.optional(),
+    regimen_fiscal: RegimenFiscal.optional(),
+    codigo_postal: TenantCodigoPostal.optional(),
+  })
+  .strict()
+  .openapi('TenantPatch');
+
+export const TenantSchema = z
+  .object({
+    id: z.string().openapi({ example: 'ten_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
+    rfc: z.string(),
+    nombre: z.string(),
+    regimen_fiscal: z.string(),
+    codigo_postal: z.string(),
+    plan: z.enum(PLANS),
+    rate_limit_per_minute: z.number().int().openapi({ description: 'Requests per minute per API key (per user for a JWT)' }),
+    created_at: z.string().openapi({ format: 'date-time' }),
+    updated_at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('Tenant');
+
+export type TenantRow = typeof tenants.$inferSelect;
+
+const PLAN_LIMITS = { sandbox: 60, starter: 100, pro: 300, enterprise: 1000 } as const;
+/** Per-minute limit of a tenant's plan; an enterprise tenant may have its own value (never below 1,000). */
+export const rateLimitOf = (t: Pick<TenantRow, 'plan' | 'rateLimitPerMinute'>): number =>
+  t.plan === 'enterprise' ? Math.max(PLAN_LIMITS.enterprise, t.rateLimitPerMinute ?? 0) : PLAN_LIMITS[t.plan];
+
+export const toTenant = (t: TenantRow): z.infer<typeof TenantSchema> => ({
+  id: t.id,
+  rfc: t.rfc,
+  nombre: t.nombre,
+  regimen_fiscal: t.regimenFiscal,
+  codigo_postal: t.codigoPostal,
+  plan: t.plan,
+  rate_limit_per_minute: rateLimitOf(t),
+  created_at: t.createdAt,
+  updated_at: t.updatedAt,
+});

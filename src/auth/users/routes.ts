@@ -1,0 +1,80 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { actorOf, requireRole, requireUserSession, type BackendEnv } from '../../lib/backend.ts';
+import { DeletedSchema, errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
+import type { AuthDeps } from '../deps.ts';
+import { ChangePasswordSchema, UserCreateSchema, UserPatchSchema, UserSchema } from './schemas.ts';
+import { changePassword, createUser, deleteUser, getUser, listUsers, updateUser } from './service.ts';
+
+const tags = ['Users'];
+const common = {
+  401: errorResponse('Missing or invalid credential'),
+  403: errorResponse('Role or credential type not allowed'),
+  422: errorResponse('Invalid input'),
+};
+const Params = idParam('usr');
+
+export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
+  app.openapi(
+    createRoute({
+      method: 'post', path: '/api/v1/users', tags, summary: 'Create a user in the tenant (ADMIN)',
+      middleware: [requireUserSession, requireRole('ADMIN')] as const,
+      request: { body: jsonBody(UserCreateSchema) },
+      responses: { 201: jsonResponse(UserSchema, 'Created'), 409: errorResponse('Email already registered'), ...common },
+    }),
+    async (c) => c.json(await createUser(deps, actorOf(c), c.req.valid('json')), 201),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/api/v1/users', tags, summary: 'List the tenant\'s users',
+      request: { query: PaginationQuery },
+      responses: { 200: jsonResponse(paginated(UserSchema), 'A page of users'), ...common },
+    }),
+    (c) => c.json(listUsers(deps, actorOf(c), c.req.valid('query')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/api/v1/users/{id}', tags, summary: 'Get a user',
+      request: { params: Params },
+      responses: { 200: jsonResponse(UserSchema, 'The user'), 404: errorResponse('No such user in this tenant'), ...common },
+    }),
+    (c) => c.json(getUser(deps, actorOf(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch', path: '/api/v1/users/{id}', tags, summary: 'Update a user\'s email, name or role',
+      middleware: [requireUserSession] as const,
+      request: { params: Params, body: jsonBody(UserPatchSchema) },
+      responses: { 200: jsonResponse(UserSchema, 'Updated'), 404: errorResponse('No such user'), 409: errorResponse('Email taken, or last ADMIN'), ...common },
+    }),
+    (c) => c.json(updateUser(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete', path: '/api/v1/users/{id}', tags, summary: 'Delete a user (ADMIN); their tokens stop working at once',
+      middleware: [requireUserSession, requireRole('ADMIN')] as const,
+      request: { params: Params },
+      responses: { 200: jsonResponse(DeletedSchema, 'Deleted'), 404: errorResponse('No such user'), 409: errorResponse('Yourself, or the last ADMIN'), ...common },
+    }),
+    (c) => c.json(deleteUser(deps, actorOf(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post', path: '/api/v1/users/{id}/change-password', tags,
+      summary: 'Change a password (yours with current_password, or any user\'s as ADMIN)',
+      description: 'Ends every session of that user: refresh tokens are revoked and earlier access tokens stop working.',
+      middleware: [requireUserSession] as const,
+      request: { params: Params, body: jsonBody(ChangePasswordSchema) },
+      responses: { 204: { description: 'Changed' }, 404: errorResponse('No such user'), ...common },
+    }),
+    async (c) => {
+      await changePassword(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'));
+      return c.body(null, 204);
+    },
+  );
+}
+

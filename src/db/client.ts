@@ -1,0 +1,23 @@
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { fileURLToPath } from 'node:url';
+import * as schema from './schema/index.ts';
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/** Open (or create) the database, set the pragmas and apply every pending migration. */
+export function openDatabase(path: string): Db {
+  const sqlite = new Database(path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = drizzle(sqlite, { schema }) as Db;
+  migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  return db;
+}
+
+export { schema };

@@ -1,0 +1,82 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+const timestamps = {
+  createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+  updatedAt: text('updated_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+};
+
+export const PLANS = ['sandbox', 'starter', 'pro', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+export const ROLES = ['ADMIN', 'OPERATOR', 'VIEWER'] as const;
+export type Role = (typeof ROLES)[number];
+export const ENVIRONMENTS = ['test', 'live'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** The issuer. Its own id is the tenant id; it owns every other row. */
+export const tenants = sqliteTable('tenants', {
+  id: text('id').primaryKey(),
+  rfc: text('rfc').notNull(),
+  nombre: text('nombre').notNull(),
+  regimenFiscal: text('regimen_fiscal').notNull(),
+  codigoPostal: text('codigo_postal').notNull(),
+  plan: text('plan', { enum: PLANS }).notNull().default('starter'),
+  /** Per-minute request limit; only read for the enterprise plan. */
+  rateLimitPerMinute: integer('rate_limit_per_minute'),
+  ...timestamps,
+});
+
+export const users = sqliteTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    nombre: text('nombre').notNull(),
+    role: text('role', { enum: ROLES }).notNull(),
+    /** Bumped on password change and deletion: access tokens carry it, so old ones stop working at once. */
+    tokenVersion: integer('token_version').notNull().default(0),
+    failedLogins: integer('failed_logins').notNull().default(0),
+    lockedUntil: text('locked_until'),
+    lastLoginAt: text('last_login_at'),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('users_email_unique').on(t.email), index('users_tenant_idx').on(t.tenantId, t.id)],
+);
+
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
+    name: text('name').notNull(),
+    /** SHA-256 (hex) of the whole secret; the secret itself is never stored. */
+    keyHash: text('key_hash').notNull(),
+    /** First characters of the secret, to recognise a key in a list. */
+    prefix: text('prefix').notNull(),
+    createdBy: text('created_by'),
+    lastUsedAt: text('last_used_at'),
+    revokedAt: text('revoked_at'),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('api_keys_hash_unique').on(t.keyHash), index('api_keys_tenant_idx').on(t.tenantId, t.id)],
+);
+
+export const refreshTokens = sqliteTable(
+  'refresh_tokens',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    /** All tokens rotated from one login share a family; reuse of a rotated token revokes the family. */
+    familyId: text('family_id').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    expiresAt: text('expires_at').notNull(),
+    rotatedAt: text('rotated_at'),
+    revokedAt: text('revoked_at'),
+    createdAt: timestamps.createdAt,
+  },
+  (t) => [uniqueIndex('refresh_tokens_hash_unique').on(t.tokenHash), index('refresh_tokens_family_idx').on(t.familyId)],
+);

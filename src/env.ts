@@ -1,0 +1,80 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { randomToken } from './lib/crypto.ts';
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATA_DIR: z.string().min(1).default('./data'),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  MASTER_KEY: z
+    .string()
+    .regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, 'must be 32 bytes as 64 hex characters or base64')
+    .optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  AUTH_BACKEND_URL: z.url().optional(),
+  INVOICE_BACKEND_URL: z.url().optional(),
+});
+
+export interface Config {
+  port: number;
+  dataDir: string;
+  databasePath: string;
+  jwtSecret: string;
+  masterKey: Buffer;
+  logLevel: LogLevel;
+  authBackendUrl?: string;
+  invoiceBackendUrl?: string;
+}
+
+export class ConfigError extends Error {}
+
+/**
+ * Parse the environment once. Secrets that are not given are generated on first start into DATA_DIR
+ * (mode 0600) so that a restart keeps sessions valid and encrypted keys readable.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = EnvSchema.safeParse(emptyToUndefined(env));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`Invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  const jwtSecret = e.JWT_SECRET ?? readOrCreateSecret(join(dataDir, 'jwt-secret'), () => randomToken(48));
+  const masterKeyText = e.MASTER_KEY ?? readOrCreateSecret(join(dataDir, 'master-key'), () => randomToken(32));
+  return {
+    port: e.PORT,
+    dataDir,
+    databasePath: join(dataDir, 'cfdi.sqlite'),
+    jwtSecret,
+    masterKey: decodeKey(masterKeyText),
+    logLevel: e.LOG_LEVEL,
+    authBackendUrl: e.AUTH_BACKEND_URL,
+    invoiceBackendUrl: e.INVOICE_BACKEND_URL,
+  };
+}
+
+function emptyToUndefined(env: Record<string, string | undefined>) {
+  const out: Record<string, string | undefined> = {};
+  for (const key of Object.keys(EnvSchema.shape)) out[key] = env[key] === '' ? undefined : env[key];
+  return out;
+}
+
+function decodeKey(text: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32) throw new ConfigError('Invalid configuration: MASTER_KEY: must decode to 32 bytes');
+  return key;
+}
+
+function readOrCreateSecret(path: string, create: () => string): string {
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  const secret = create();
+  writeFileSync(path, secret + '\n', { mode: 0o600, flag: 'wx' });
+  chmodSync(path, 0o600);
+  return secret;
+}

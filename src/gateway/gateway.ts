@@ -1,0 +1,177 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { proxy } from 'hono/proxy';
+import { getConnInfo } from 'hono/bun';
+import { CONTEXT_HEADERS, type Actor } from '../lib/backend.ts';
+import { handleError, respondError } from '../lib/errors.ts';
+import { newId } from '../lib/ids.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { Principal } from './authenticate.ts';
+import { FixedWindowLimiter, type RateDecision } from './rate-limit.ts';
+
+export type GatewayEnv = { Variables: { requestId: string; actor: Actor | undefined } };
+
+export interface Backend {
+  fetch(request: Request): Response | Promise<Response>;
+}
+
+export interface GatewayDeps {
+  logger: Logger;
+  now: () => Date;
+  authenticate(authorization: string | undefined, environment: string | undefined): Promise<Principal>;
+  gatewayToken: string;
+  auth: { backend: Backend; url?: string };
+  invoices: { backend: Backend; url?: string };
+  /** Per-minute limit for calls without a credential, per client address. */
+  anonymousLimit: number;
+  maxBodyBytes: number;
+}
+
+/** First path segment after /api/v1 → which backend serves it. */
+const ROUTE_GROUPS: Record<string, 'auth' | 'invoices'> = {
+  auth: 'auth',
+  users: 'auth',
+  'api-keys': 'auth',
+  tenants: 'auth',
+  cfdis: 'invoices',
+  csds: 'invoices',
+  clients: 'invoices',
+  series: 'invoices',
+  catalogos: 'invoices',
+  webhooks: 'invoices',
+  stats: 'invoices',
+};
+
+/** /auth/* needs no credential (spec), except /auth/me, which describes the caller. */
+const isPublic = (group: string, path: string) => group === 'auth' && !/^\/api\/v1\/auth\/me\/?$/.test(path);
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The gateway chain: request id → log → body-size limit → credential → tenant/role (from the credential) →
+ * rate limit → strip caller-sent context headers, inject the derived ones → backend.
+ */
+export function createGateway(deps: GatewayDeps) {
+  const app = new OpenAPIHono<GatewayEnv>();
+  const limiter = new FixedWindowLimiter();
+
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    const incoming = c.req.header('x-request-id');
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : newId('req');
+    c.set('requestId', requestId);
+    await next();
+    c.res.headers.set('X-Request-Id', requestId);
+    deps.logger.info('request', {
+      request_id: requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      tenant_id: c.get('actor')?.tenantId,
+      actor_id: c.get('actor')?.id,
+    });
+  });
+
+  app.onError((err, c) => handleError(err, c, (e) => deps.logger.error('unhandled error', { err: e.stack ?? String(e), request_id: c.get('requestId') })));
+  app.notFound((c) => respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]));
+
+  const limitBody = bodyLimit({
+    maxSize: deps.maxBodyBytes,
+    onError: (c) => respondError(c, 413, 'Request body too large', [{ field: 'body', issue: `must be at most ${deps.maxBodyBytes} bytes` }]),
+  });
+
+  const rateLimit = (c: Context<GatewayEnv>, key: string, limit: number): Response | undefined => {
+    const decision = limiter.hit(key, limit, deps.now().getTime());
+    setRateHeaders(c, decision);
+    if (decision.allowed) return undefined;
+    return respondError(
+      c,
+      429,
+      'Rate limit exceeded',
+      [{ field: 'rate_limit', issue: `limit of ${limit} requests per minute reached; retry in ${decision.retryAfter} seconds` }],
+      { 'Retry-After': String(decision.retryAfter) },
+    );
+  };
+
+  /** Rate-limit unauthenticated traffic (and failed credentials) by client address. */
+  const anonymous: MiddlewareHandler<GatewayEnv> = async (c, next) => {
+    const limited = rateLimit(c, `ip:${clientAddress(c)}`, deps.anonymousLimit);
+    if (limited) return limited;
+    await next();
+  };
+
+  const forward = (c: Context<GatewayEnv>, target: GatewayDeps['auth'], actor: Actor | undefined) => {
+    const headers = new Headers(c.req.raw.headers);
+    for (const name of Object.values(CONTEXT_HEADERS)) headers.delete(name);
+    headers.set(CONTEXT_HEADERS.requestId, c.get('requestId'));
+    if (actor) {
+      headers.set(CONTEXT_HEADERS.gatewayToken, deps.gatewayToken);
+      headers.set(CONTEXT_HEADERS.tenant, actor.tenantId);
+      headers.set(CONTEXT_HEADERS.environment, actor.environment);
+      headers.set(CONTEXT_HEADERS.actorType, actor.type);
+      headers.set(CONTEXT_HEADERS.actorId, actor.id);
+      headers.set(CONTEXT_HEADERS.role, actor.role);
+    }
+    if (target.url) {
+      const url = new URL(c.req.url);
+      return proxy(target.url.replace(/\/$/, '') + url.pathname + url.search, { raw: c.req.raw, headers });
+    }
+    return target.backend.fetch(new Request(c.req.raw, { headers }));
+  };
+
+  const routeToBackend = async (c: Context<GatewayEnv>): Promise<Response> => {
+    const group = c.req.path.split('/')[3] ?? '';
+    const backend = ROUTE_GROUPS[group];
+    if (!backend) return respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]);
+    const target = backend === 'auth' ? deps.auth : deps.invoices;
+
+    let actor: Actor | undefined;
+    if (!isPublic(group, c.req.path)) {
+      let principal: Principal;
+      try {
+        principal = await deps.authenticate(c.req.header('authorization'), c.req.header('x-environment'));
+      } catch (err) {
+        // A failed credential still counts against the caller's address: guessing keys is rate-limited.
+        const limited = rateLimit(c, `ip:${clientAddress(c)}`, deps.anonymousLimit);
+        if (limited) return limited;
+        throw err;
+      }
+      actor = principal.actor;
+      c.set('actor', actor);
+      const limited = rateLimit(c, `${actor.type}:${actor.id}`, principal.limit);
+      if (limited) return limited;
+    } else {
+      const limited = rateLimit(c, `ip:${clientAddress(c)}`, deps.anonymousLimit);
+      if (limited) return limited;
+    }
+
+    const res = await forward(c, target, actor);
+    // Backend responses may have immutable headers (fetch); copy so the gateway can add its own.
+    const out = new Response(res.body, res);
+    const rate = c.res.headers;
+    for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
+      const v = rate.get(h);
+      if (v) out.headers.set(h, v);
+    }
+    return out;
+  };
+
+  return { app, anonymous, limitBody, routeToBackend };
+}
+
+function setRateHeaders(c: Context, d: RateDecision) {
+  c.header('X-RateLimit-Limit', String(d.limit));
+  c.header('X-RateLimit-Remaining', String(d.remaining));
+  c.header('X-RateLimit-Reset', String(d.reset));
+}
+
+function clientAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+

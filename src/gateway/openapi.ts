@@ -1,0 +1,55 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+
+type AnyOpenApiApp = Pick<OpenAPIHono<any>, 'getOpenAPI31Document'>;
+
+const DESCRIPTION = `Multi-tenant CFDI 4.0 electronic-invoicing API.
+
+Authenticate with \`Authorization: Bearer <token>\`: a JWT from POST /auth/login (scheme bearerJwt) or an API key
+(\`sk_test_…\` sandbox, \`sk_live_…\` production; scheme apiKey). A JWT acts on test data unless the request sends
+\`X-Environment: live\`. The tenant is always derived from the credential; a caller-sent \`x-tenant-id\` is ignored.
+
+Errors: every non-2xx response has the body \`{ error: { code: "HTTP_<status>", message, details: [{ field, issue, rule? }] },
+path, timestamp, request_id }\`. Invalid input is 422 on the authentication routes (/auth, /users, /api-keys, /tenants)
+and 400 on the invoice routes; malformed JSON is 400; bodies over 1 MiB are 413; a known path with an unserved
+method is 405 with \`Allow\`.
+
+Rate limits: per API key (per user for a JWT), per minute, by plan: sandbox 60, starter 100 (default), pro 300,
+enterprise 1,000 or more. Calls without a credential are limited per client address. Every response carries
+\`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\`; a 429 also \`Retry-After\`.
+
+Roles: ADMIN (everything), OPERATOR (issues and cancels CFDIs, manages clients and series), VIEWER (reads only).
+API keys act as ADMIN on their tenant's data but cannot manage users or API keys (that needs a user session).
+
+Lists use cursor pagination: \`limit\` (1–100, default 20) and the opaque \`cursor\` from \`pagination.next_cursor\`.`;
+
+/** One OpenAPI 3.1 document for the whole gateway: its own routes plus every backend's. */
+export function buildOpenApiDocument(gateway: AnyOpenApiApp, backends: AnyOpenApiApp[], version: string) {
+  const config = {
+    openapi: '3.1.0',
+    info: { title: 'CFDI 4.0 invoicing API', version, description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    servers: [{ url: '/', description: 'This server' }],
+    security: [{ bearerJwt: [] }, { apiKey: [] }] as Array<Record<string, string[]>>,
+  };
+  const doc = gateway.getOpenAPI31Document(config) as any;
+  doc.paths ??= {};
+  doc.components ??= {};
+  for (const backend of backends) {
+    const part = backend.getOpenAPI31Document(config) as any;
+    Object.assign(doc.paths, part.paths ?? {});
+    for (const [kind, entries] of Object.entries(part.components ?? {})) {
+      doc.components[kind] = { ...(doc.components[kind] ?? {}), ...(entries as object) };
+    }
+  }
+  doc.components.securitySchemes = {
+    bearerJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /api/v1/auth/login (24 h)' },
+    apiKey: { type: 'http', scheme: 'bearer', description: 'API key: sk_test_… (sandbox) or sk_live_… (production)' },
+  };
+  doc.tags = [
+    { name: 'System', description: 'Health and this document' },
+    { name: 'Auth', description: 'Register, log in, refresh, log out, who am I' },
+    { name: 'Users', description: 'Users of the tenant and their roles' },
+    { name: 'API keys', description: 'Persistent credentials for integrations' },
+    { name: 'Tenant', description: 'The issuer profile' },
+  ];
+  return doc;
+}

@@ -1,0 +1,44 @@
+import { createApp, VERSION } from './app.ts';
+import { openDatabase } from './db/client.ts';
+import { ConfigError, loadConfig } from './env.ts';
+import { createScheduler } from './jobs/scheduler.ts';
+import { createLogger } from './lib/logger.ts';
+
+// The only module with side effects: configuration → database → migrations → scheduler → HTTP server.
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(1);
+  }
+  throw err;
+}
+
+const logger = createLogger(config.logLevel);
+const db = openDatabase(config.databasePath);
+const scheduler = createScheduler({ logger });
+scheduler.start();
+
+const app = createApp({
+  db,
+  jwtSecret: config.jwtSecret,
+  logger,
+  heartbeat: scheduler,
+  authBackendUrl: config.authBackendUrl,
+  invoiceBackendUrl: config.invoiceBackendUrl,
+});
+
+const server = Bun.serve({ port: config.port, fetch: app.fetch });
+logger.info('listening', { port: server.port, data_dir: config.dataDir, version: VERSION });
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, async () => {
+    logger.info('shutting down', { signal });
+    scheduler.stop();
+    await server.stop();
+    db.$client.close();
+    process.exit(0);
+  });
+}

@@ -1,0 +1,135 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Db } from '../db/client.ts';
+import type { Environment, Role } from '../db/schema/index.ts';
+import { constantTimeEqual } from './crypto.ts';
+import { ApiError, forbidden, handleError, respondError, unauthorized, zodDetails } from './errors.ts';
+import type { Logger } from './logger.ts';
+
+/** Who is calling, as derived by the gateway. API keys act with role ADMIN on their tenant's data. */
+export interface Actor {
+  type: 'user' | 'api_key';
+  id: string;
+  role: Role;
+  tenantId: string;
+  environment: Environment;
+}
+
+/** Headers the gateway injects into every forwarded request (and strips from what callers send). */
+export const CONTEXT_HEADERS = {
+  tenant: 'x-tenant-id',
+  environment: 'x-environment',
+  actorType: 'x-actor-type',
+  actorId: 'x-actor-id',
+  role: 'x-actor-role',
+  requestId: 'x-request-id',
+  gatewayToken: 'x-gateway-token',
+} as const;
+
+export type BackendEnv = {
+  Variables: { requestId: string; actor: Actor | undefined; ctx: ServiceCtx };
+};
+
+export interface ServiceCtx {
+  db: Db;
+  now: () => Date;
+  actor: Actor | undefined;
+}
+
+export interface BackendDeps {
+  db: Db;
+  now: () => Date;
+  logger: Logger;
+  /** Proves a request came through the gateway; without it the context headers are ignored. */
+  gatewayToken: string;
+}
+
+/**
+ * A backend sub-app: trusts the context headers only with the gateway's token, answers invalid input with
+ * `invalidInputStatus` (422 on auth routes, 400 on invoice routes, per the spec), and answers a known path
+ * with an unserved method by 405 + Allow.
+ */
+export function createBackend(deps: BackendDeps, invalidInputStatus: 400 | 422) {
+  const app = new OpenAPIHono<BackendEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const where = result.target === 'json' || result.target === 'form' ? undefined : result.target;
+        throw new ApiError(invalidInputStatus, 'Invalid input', zodDetails(result.error, where === 'param' ? undefined : where));
+      }
+    },
+  });
+
+  app.use('*', async (c, next) => {
+    c.set('requestId', c.req.header(CONTEXT_HEADERS.requestId) ?? '');
+    const actor = readActor(c, deps.gatewayToken);
+    c.set('actor', actor);
+    c.set('ctx', { db: deps.db, now: deps.now, actor });
+    await next();
+  });
+
+  app.onError((err, c) => handleError(err, c, (e) => deps.logger.error('unhandled error', { err: e.stack ?? String(e), request_id: c.get('requestId') })));
+
+  app.notFound((c) => {
+    const allowed = allowedMethods(app.routes, c.req.path);
+    if (allowed.length === 0) return respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]);
+    c.header('Allow', allowed.join(', '));
+    if (c.req.method === 'OPTIONS') return c.body(null, 204);
+    return respondError(c, 405, `Method ${c.req.method} not allowed`, [{ field: 'method', issue: `allowed: ${allowed.join(', ')}` }]);
+  });
+
+  return app;
+}
+
+function readActor(c: Context, gatewayToken: string): Actor | undefined {
+  const token = c.req.header(CONTEXT_HEADERS.gatewayToken);
+  if (!token || !constantTimeEqual(token, gatewayToken)) return undefined;
+  const tenantId = c.req.header(CONTEXT_HEADERS.tenant);
+  const id = c.req.header(CONTEXT_HEADERS.actorId);
+  if (!tenantId || !id) return undefined;
+  return {
+    type: c.req.header(CONTEXT_HEADERS.actorType) === 'api_key' ? 'api_key' : 'user',
+    id,
+    role: (c.req.header(CONTEXT_HEADERS.role) ?? 'VIEWER') as Role,
+    tenantId,
+    environment: c.req.header(CONTEXT_HEADERS.environment) === 'live' ? 'live' : 'test',
+  };
+}
+
+const patternCache = new Map<string, RegExp>();
+function allowedMethods(routes: { method: string; path: string }[], path: string): string[] {
+  const methods = new Set<string>();
+  for (const r of routes) {
+    if (r.method === 'ALL' || r.path.includes('*')) continue;
+    let re = patternCache.get(r.path);
+    if (!re) {
+      re = new RegExp('^' + r.path.replace(/:[^/]+/g, '[^/]+') + '/?$');
+      patternCache.set(r.path, re);
+    }
+    if (re.test(path)) methods.add(r.method);
+  }
+  if (methods.size === 0) return [];
+  if (methods.has('GET')) methods.add('HEAD');
+  methods.add('OPTIONS');
+  return [...methods];
+}
+
+/** The caller, or 401: backends behind the gateway only see authenticated requests on these routes. */
+export function actorOf(c: Context<BackendEnv>): Actor {
+  const actor = c.get('actor');
+  if (!actor) throw unauthorized();
+  return actor;
+}
+
+export const requireRole =
+  (...roles: Role[]): MiddlewareHandler<BackendEnv> =>
+  async (c, next) => {
+    const actor = actorOf(c);
+    if (!roles.includes(actor.role)) throw forbidden(`Role ${roles.join(' or ')} required`);
+    await next();
+  };
+
+/** Identity management needs a person's session: a leaked API key must not mint keys or users. */
+export const requireUserSession: MiddlewareHandler<BackendEnv> = async (c, next) => {
+  if (actorOf(c).type !== 'user') throw forbidden('This operation needs a user session (JWT), not an API key');
+  await next();
+};

@@ -1,0 +1,106 @@
+import { z } from '@hono/zod-openapi';
+
+/** Free text we store and later print on fiscal documents: no control characters, no broken UTF-16. */
+export const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => s.isWellFormed(), 'contains invalid unicode (unpaired surrogate)')
+    .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'contains control characters');
+
+export const Email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(254, 'must be at most 254 characters')
+  .pipe(z.email('must be a valid email address'))
+  .openapi({ example: 'ana@example.com' });
+
+export const Password = z
+  .string()
+  .min(10, 'must be at least 10 characters')
+  .max(128, 'must be at most 128 characters')
+  .refine((s) => s.isWellFormed(), 'contains invalid unicode (unpaired surrogate)')
+  .openapi({ example: 'correct horse battery staple' });
+
+/** SAT t_RFC, upper-cased before the check. Generic RFCs (público en general, extranjero) are not issuers. */
+export const Rfc = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .regex(/^[A-Z&Ñ]{3,4}[0-9]{2}(0[1-9]|1[012])(0[1-9]|[12][0-9]|3[01])[A-Z0-9]{2}[0-9A]$/u, 'is not a valid RFC (12 characters persona moral, 13 persona física)')
+  .openapi({ example: 'EKU9003173C9' });
+
+export const CodigoPostal = z.string().regex(/^[0-9]{5}$/, 'must be a 5-digit postal code').openapi({ example: '42501' });
+
+export const ErrorEnvelopeSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'HTTP_422' }),
+      message: z.string(),
+      details: z.array(
+        z.object({
+          field: z.string(),
+          issue: z.string(),
+          rule: z.string().optional().openapi({ description: 'SAT rule code when one applies, e.g. CFDI40108' }),
+        }),
+      ),
+    }),
+    path: z.string(),
+    timestamp: z.string().openapi({ format: 'date-time' }),
+    request_id: z.string(),
+  })
+  .openapi('Error');
+
+export const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+});
+
+export const jsonBody = <T extends z.ZodType>(schema: T, description?: string) => ({
+  required: true,
+  description,
+  content: { 'application/json': { schema } },
+});
+
+export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+export const PaginationQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(100, 'must be at most 100')
+    .default(20)
+    .openapi({ param: { name: 'limit', in: 'query' }, example: 20 }),
+  cursor: z
+    .string()
+    .max(512)
+    .optional()
+    .openapi({ param: { name: 'cursor', in: 'query' }, description: 'Opaque; from pagination.next_cursor' }),
+});
+
+export const paginated = <T extends z.ZodType>(item: T) =>
+  z.object({
+    data: z.array(item),
+    pagination: z.object({
+      has_more: z.boolean(),
+      next_cursor: z.string().optional(),
+      limit: z.number().int(),
+    }),
+  });
+
+export const idParam = (prefix: string) =>
+  z.object({
+    id: z
+      .string()
+      .max(64)
+      .openapi({ param: { name: 'id', in: 'path' }, example: `${prefix}_01jd2m3k4n5p6q7r8s9t0v1w2x` }),
+  });
+
+export const DeletedSchema = z.object({ id: z.string(), deleted: z.literal(true) }).openapi('Deleted');
