@@ -1,0 +1,80 @@
+import { describe, expect, test } from 'bun:test';
+import { createTestApp } from '../helpers.ts';
+
+describe('rate limits', () => {
+  test('the 101st request in a minute on a starter key gets 429 with the exact envelope; a second key has its own window', async () => {
+    const t = createTestApp();
+    // Start at the beginning of a minute so the window cannot roll over mid-test.
+    t.clock.now = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 1000);
+    const reg = await t.register();
+    const k1 = await t.createKey(reg.token, 'test', 'one');
+    const k2 = await t.createKey(reg.token, 'test', 'two');
+    for (let i = 1; i <= 100; i++) {
+      const res = await t.call('GET', '/tenants/me', { token: k1.key });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('100');
+      expect(res.headers.get('x-ratelimit-remaining')).toBe(String(100 - i));
+      expect(res.headers.get('x-ratelimit-reset')).toBe(String(Math.ceil((t.clock.now.getTime() - (t.clock.now.getTime() % 60000) + 60000) / 1000)));
+    }
+    const limited = await t.call('GET', '/tenants/me', { token: k1.key });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('59');
+    expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(Object.keys(limited.json).sort()).toEqual(['error', 'path', 'request_id', 'timestamp']);
+    expect(limited.json.error.code).toBe('HTTP_429');
+    expect(typeof limited.json.error.message).toBe('string');
+    expect(limited.json.error.details).toEqual([{ field: 'rate_limit', issue: 'limit of 100 requests per minute reached; retry in 59 seconds' }]);
+    expect(limited.json.path).toBe('/api/v1/tenants/me');
+    expect(limited.json.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+    const other = await t.call('GET', '/tenants/me', { token: k2.key });
+    expect(other.status).toBe(200);
+    expect(other.headers.get('x-ratelimit-remaining')).toBe('99');
+
+    // The next minute opens a new window.
+    t.clock.advance(60_000);
+    expect((await t.call('GET', '/tenants/me', { token: k1.key })).status).toBe(200);
+  });
+
+  test('rate-limit headers are on every response: success, errors, anonymous routes', async () => {
+    const t = createTestApp({ anonymousRateLimit: 100 });
+    const reg = await t.register();
+    const responses = [
+      await t.call('GET', '/tenants/me', { token: reg.token }),
+      await t.call('GET', '/users/usr_missing', { token: reg.token }),
+      await t.call('PATCH', '/tenants/me', { token: reg.token, body: { nombre: 5 } }),
+      await t.call('GET', '/tenants/me'),
+      await t.call('GET', '/health'),
+      await t.call('POST', '/auth/login', { body: {} }),
+      await t.call('GET', '/openapi.json'),
+    ];
+    expect(responses.map((r) => r.status)).toEqual([200, 404, 422, 401, 200, 422, 200]);
+    for (const r of responses) {
+      expect(r.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+      expect(r.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+      expect(r.headers.get('x-ratelimit-reset')).toMatch(/^\d{10}$/);
+    }
+  });
+
+  test('the plan sets the limit: pro 300, sandbox 60, enterprise its own value', async () => {
+    const t = createTestApp();
+    const reg = await t.register();
+    const key = await t.createKey(reg.token);
+    const limitFor = async (plan: string, custom: number | null) => {
+      t.db.$client.prepare('update tenants set plan = ?, rate_limit_per_minute = ? where id = ?').run(plan, custom, reg.tenant.id);
+      return (await t.call('GET', '/tenants/me', { token: key.key })).headers.get('x-ratelimit-limit');
+    };
+    expect(await limitFor('pro', null)).toBe('300');
+    expect(await limitFor('sandbox', null)).toBe('60');
+    expect(await limitFor('enterprise', null)).toBe('1000');
+    expect(await limitFor('enterprise', 5000)).toBe('5000');
+    expect(await limitFor('enterprise', 10)).toBe('1000');
+  });
+
+  test('failed credentials are limited per client address', async () => {
+    const t = createTestApp({ anonymousRateLimit: 3 });
+    t.clock.now = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 1000);
+    for (let i = 0; i < 3; i++) expect((await t.call('GET', '/tenants/me', { token: 'sk_test_guess' + i })).status).toBe(401);
+    expect((await t.call('GET', '/tenants/me', { token: 'sk_test_guess' })).status).toBe(429);
+  });
+});

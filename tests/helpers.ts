@@ -1,0 +1,92 @@
+import { createApp, type AppDeps } from '../src/app.ts';
+import { openDatabase } from '../src/db/client.ts';
+import { createLogger } from '../src/lib/logger.ts';
+
+export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-0123456789';
+
+/** EKU9003173C9 is SAT's test taxpayer (persona moral, its CSD is in the SAT test material). */
+export const TENANT = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' };
+
+export interface TestClock {
+  now: Date;
+  advance(ms: number): void;
+}
+
+/** A fresh app on a fresh in-memory database migrated with the real migrations. */
+export function createTestApp(overrides: Partial<AppDeps> = {}) {
+  const db = openDatabase(':memory:');
+  const clock: TestClock = {
+    now: new Date(),
+    advance(ms) {
+      this.now = new Date(this.now.getTime() + ms);
+    },
+  };
+  const app = createApp({
+    db,
+    jwtSecret: TEST_JWT_SECRET,
+    logger: createLogger('silent'),
+    heartbeat: { lastTickAt: () => clock.now.getTime(), intervalMs: 5000 },
+    now: () => clock.now,
+    passwordCost: { memoryCost: 256, timeCost: 1 },
+    anonymousRateLimit: 100_000,
+    ...overrides,
+  });
+
+  async function call(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: BodyInit } = {}) {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: BodyInit | undefined = opts.raw;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await app.request(path.startsWith('/api/') ? path : `/api/v1${path}`, { method, headers, body });
+    const text = await res.text();
+    let json: any;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  }
+
+  let seq = 0;
+  /** Registers a tenant with its ADMIN; returns the tokens and what was sent. */
+  async function register(over: { email?: string; tenant?: Partial<typeof TENANT> } = {}) {
+    const email = over.email ?? `admin${++seq}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const password = 'a-long-password-1';
+    const res = await call('POST', '/auth/register', {
+      body: { email, password, nombre: 'Admin Uno', tenant: { ...TENANT, ...over.tenant } },
+    });
+    if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
+    return {
+      email,
+      password,
+      token: res.json.access_token as string,
+      refreshToken: res.json.refresh_token as string,
+      tenant: res.json.tenant,
+      user: res.json.user,
+    };
+  }
+
+  async function createKey(token: string, environment: 'test' | 'live' = 'test', name = 'ERP') {
+    const res = await call('POST', '/api-keys', { token, body: { name, environment } });
+    if (res.status !== 201) throw new Error(`api key failed: ${res.status} ${res.text}`);
+    return res.json as { id: string; key: string };
+  }
+
+  /** Creates a user with `role` in the admin's tenant and logs them in. */
+  async function userWithRole(adminToken: string, role: 'ADMIN' | 'OPERATOR' | 'VIEWER') {
+    const email = `${role.toLowerCase()}${++seq}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const password = 'another-long-password';
+    const created = await call('POST', '/users', { token: adminToken, body: { email, password, nombre: `User ${role}`, role } });
+    if (created.status !== 201) throw new Error(`user failed: ${created.status} ${created.text}`);
+    const login = await call('POST', '/auth/login', { body: { email, password } });
+    return { id: created.json.id as string, email, password, token: login.json.access_token as string };
+  }
+
+  return { app, db, clock, call, register, createKey, userWithRole };
+}
+
+export type TestApp = ReturnType<typeof createTestApp>;
