@@ -1,3 +1,4 @@
+import { createRoute, z } from '@hono/zod-openapi';
 import { createAuthBackend } from './auth/backend.ts';
 import { createPasswordHasher, type PasswordCost } from './auth/passwords.ts';
 import { createAccessTokens } from './auth/tokens.ts';
@@ -9,6 +10,7 @@ import { buildOpenApiDocument } from './gateway/openapi.ts';
 import { createInvoiceBackend } from './invoices/backend.ts';
 import type { Heartbeat } from './jobs/scheduler.ts';
 import { hmacHex } from './lib/crypto.ts';
+import { errorResponse } from './lib/schemas.ts';
 import type { Logger } from './lib/logger.ts';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -52,14 +54,25 @@ export function createApp(deps: AppDeps) {
   app.use('/api/v1/health', anonymous);
   mountHealth(app, { db: deps.db, heartbeat: deps.heartbeat, now, version: VERSION });
 
-  let document: unknown;
-  app.get('/api/v1/openapi.json', anonymous, (c) => {
-    document ??= buildOpenApiDocument(app, [authBackend, invoiceBackend], VERSION);
-    return c.json(document as object);
-  });
+  let document: object | undefined;
+  app.use('/api/v1/openapi.json', anonymous);
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/v1/openapi.json', operationId: 'getOpenApi',
+      tags: ['System'],
+      summary: 'This OpenAPI 3.1 description',
+      security: [],
+      responses: {
+        200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: z.object({}).passthrough() } } },
+        429: errorResponse('Too many requests from this address'),
+      },
+    }),
+    (c) => c.json((document ??= buildOpenApiDocument(app, [authBackend, invoiceBackend], VERSION)), 200),
+  );
 
   app.all('/api/v1/*', limitBody, routeToBackend);
-  return app;
+  return Object.assign(app, { backends: { auth: authBackend, invoices: invoiceBackend } });
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Db } from '../db/client.ts';
 import type { Heartbeat } from '../jobs/scheduler.ts';
-import { jsonResponse } from '../lib/schemas.ts';
+import { errorResponse, jsonResponse } from '../lib/schemas.ts';
 import type { GatewayEnv } from './gateway.ts';
 
 const Indicator = z.record(z.string(), z.object({ status: z.string(), message: z.string().optional() }).catchall(z.unknown()));
@@ -20,13 +20,14 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
   app.openapi(
     createRoute({
       method: 'get',
-      path: '/api/v1/health',
+      path: '/api/v1/health', operationId: 'getHealth',
       tags: ['System'],
       summary: 'Readiness: database and scheduler',
       description: 'For load balancers and container health checks. 503 when a dependency is down; `error` names it.',
       security: [],
       responses: {
         200: jsonResponse(HealthSchema, 'Ready'),
+        429: errorResponse('Too many requests from this address'),
         503: jsonResponse(HealthSchema, 'A dependency failed'),
       },
     }),

@@ -15,7 +15,7 @@ const common = {
 export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/api-keys', tags, security,
+      method: 'post', path: '/api/v1/api-keys', operationId: 'createApiKey', tags, security,
       summary: 'Create an API key (ADMIN, user session)',
       description: 'The `key` is returned only in this response and cannot be retrieved again.',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
@@ -27,7 +27,7 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/api-keys', tags, security,
+      method: 'get', path: '/api/v1/api-keys', operationId: 'listApiKeys', tags, security,
       summary: 'List the tenant\'s active API keys (never their secrets)',
       middleware: [requireUserSession] as const,
       request: { query: PaginationQuery },
@@ -38,7 +38,7 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
 
   app.openapi(
     createRoute({
-      method: 'delete', path: '/api/v1/api-keys/{id}', tags, security,
+      method: 'delete', path: '/api/v1/api-keys/{id}', operationId: 'revokeApiKey', tags, security,
       summary: 'Revoke and delete an API key (ADMIN); effective on the next request',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
       request: { params: idParam('ak') },

@@ -12,7 +12,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
   app.openapi(
     createRoute({
       method: 'post',
-      path: '/api/v1/auth/register',
+      path: '/api/v1/auth/register', operationId: 'registerTenant',
       tags,
       summary: 'Register a tenant (issuer) and its first ADMIN user',
       description:
@@ -31,7 +31,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
   app.openapi(
     createRoute({
       method: 'post',
-      path: '/api/v1/auth/login',
+      path: '/api/v1/auth/login', operationId: 'login',
       tags,
       summary: 'Log in with email and password',
       description: `After 5 consecutive wrong passwords the account is locked for 15 minutes (429 with Retry-After).`,
@@ -50,7 +50,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
   app.openapi(
     createRoute({
       method: 'post',
-      path: '/api/v1/auth/refresh',
+      path: '/api/v1/auth/refresh', operationId: 'refreshSession',
       tags,
       summary: 'Exchange a refresh token for new tokens (rotation)',
       description: 'Each refresh token works once. Presenting one that was already used revokes every token of that login.',
@@ -68,7 +68,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
   app.openapi(
     createRoute({
       method: 'post',
-      path: '/api/v1/auth/logout',
+      path: '/api/v1/auth/logout', operationId: 'logout',
       tags,
       summary: 'Revoke a refresh token and every token rotated from the same login',
       description: 'Always 204, also for an unknown token. Access tokens stay valid until they expire.',
@@ -85,7 +85,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
   app.openapi(
     createRoute({
       method: 'get',
-      path: '/api/v1/auth/me',
+      path: '/api/v1/auth/me', operationId: 'getMe',
       tags,
       summary: 'The caller: user or API key, tenant and environment',
       responses: { 200: jsonResponse(MeSchema, 'The caller'), 401: errorResponse('Missing or invalid credential') },

@@ -10,7 +10,7 @@ const tags = ['Tenant'];
 export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/tenants/me', tags, summary: 'Profile of the tenant that owns the credential',
+      method: 'get', path: '/api/v1/tenants/me', operationId: 'getTenant', tags, summary: 'Profile of the tenant that owns the credential',
       responses: { 200: jsonResponse(TenantSchema, 'The tenant'), 401: errorResponse('Missing or invalid credential') },
     }),
     (c) => c.json(getMyTenant(deps, actorOf(c)), 200),
@@ -18,7 +18,7 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
 
   app.openapi(
     createRoute({
-      method: 'patch', path: '/api/v1/tenants/me', tags,
+      method: 'patch', path: '/api/v1/tenants/me', operationId: 'updateTenant', tags,
       summary: 'Update legal name, fiscal regime or postal code (ADMIN)',
       description: 'The RFC cannot change. The régimen must apply to the RFC\'s persona type.',
       middleware: [requireRole('ADMIN')] as const,

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { isPostalCode, personaOf, regimenFiscal } from '../../catalogs/index.ts';
-import { CodigoPostal, Rfc, text } from '../../lib/schemas.ts';
+import { CodigoPostal, Rfc, RFC_PATTERN, text } from '../../lib/schemas.ts';
 import { PLANS, type tenants } from '../../db/schema/index.ts';
 
 /** Why `regimen` cannot be used by the taxpayer with this RFC, or undefined when it can (c_RegimenFiscal). */
@@ -28,6 +28,8 @@ export const TenantInputSchema = z
   })
   .strict()
   .superRefine((t, ctx) => {
+    // Only when both parts are well-formed: a broken RFC or key already has its own issue.
+    if (!RFC_PATTERN.test(t.rfc) || !/^[0-9]{3}$/.test(t.regimen_fiscal)) return;
     const problem = regimenProblem(t.rfc, t.regimen_fiscal);
     if (problem) ctx.addIssue({ code: 'custom', path: ['regimen_fiscal'], message: problem });
   })

@@ -16,7 +16,7 @@ const Params = idParam('usr');
 export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/users', tags, summary: 'Create a user in the tenant (ADMIN)',
+      method: 'post', path: '/api/v1/users', operationId: 'createUser', tags, summary: 'Create a user in the tenant (ADMIN)',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
       request: { body: jsonBody(UserCreateSchema) },
       responses: { 201: jsonResponse(UserSchema, 'Created'), 409: errorResponse('Email already registered'), ...common },
@@ -26,7 +26,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/users', tags, summary: 'List the tenant\'s users',
+      method: 'get', path: '/api/v1/users', operationId: 'listUsers', tags, summary: 'List the tenant\'s users',
       request: { query: PaginationQuery },
       responses: { 200: jsonResponse(paginated(UserSchema), 'A page of users'), ...common },
     }),
@@ -35,7 +35,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/users/{id}', tags, summary: 'Get a user',
+      method: 'get', path: '/api/v1/users/{id}', operationId: 'getUser', tags, summary: 'Get a user',
       request: { params: Params },
       responses: { 200: jsonResponse(UserSchema, 'The user'), 404: errorResponse('No such user in this tenant'), ...common },
     }),
@@ -44,7 +44,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
 
   app.openapi(
     createRoute({
-      method: 'patch', path: '/api/v1/users/{id}', tags, summary: 'Update a user\'s email, name or role',
+      method: 'patch', path: '/api/v1/users/{id}', operationId: 'updateUser', tags, summary: 'Update a user\'s email, name or role',
       middleware: [requireUserSession] as const,
       request: { params: Params, body: jsonBody(UserPatchSchema) },
       responses: { 200: jsonResponse(UserSchema, 'Updated'), 404: errorResponse('No such user'), 409: errorResponse('Email taken, or last ADMIN'), ...common },
@@ -54,7 +54,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
 
   app.openapi(
     createRoute({
-      method: 'delete', path: '/api/v1/users/{id}', tags, summary: 'Delete a user (ADMIN); their tokens stop working at once',
+      method: 'delete', path: '/api/v1/users/{id}', operationId: 'deleteUser', tags, summary: 'Delete a user (ADMIN); their tokens stop working at once',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
       request: { params: Params },
       responses: { 200: jsonResponse(DeletedSchema, 'Deleted'), 404: errorResponse('No such user'), 409: errorResponse('Yourself, or the last ADMIN'), ...common },
@@ -64,7 +64,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
 
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/users/{id}/change-password', tags,
+      method: 'post', path: '/api/v1/users/{id}/change-password', operationId: 'changePassword', tags,
       summary: 'Change a password (yours with current_password, or any user\'s as ADMIN)',
       description: 'Ends every session of that user: refresh tokens are revoked and earlier access tokens stop working.',
       middleware: [requireUserSession] as const,

@@ -1,0 +1,160 @@
+import { describe, expect, test } from 'bun:test';
+import { createTestApp } from '../helpers.ts';
+
+/**
+ * Hostile input on every documented route: each answer is a 4xx envelope (or a 2xx when the odd value is in
+ * fact valid), never a 5xx, and afterwards the tenant's data and credentials are intact.
+ */
+const t = createTestApp({ maxBodyBytes: 64 * 1024 });
+
+const ODD_STRINGS = [
+  "'; DROP TABLE users; --",
+  "' OR '1'='1",
+  'Robert"); DELETE FROM tenants; --',
+  '\u0000',
+  'abc\u0007def',
+  '\ud800',
+  '\udfff lone low',
+  '🧾 Ñandú pingüino ¿qué? ¡sí!',
+  'e\u0301\u0301\u0301',
+  '\u202eRTL override',
+  'ＡＢＣ１２３',
+  '   ',
+  'x'.repeat(5000),
+  '%00%27',
+  '${jndi:ldap://x}',
+  '<script>alert(1)</script>',
+];
+const ODD_VALUES: unknown[] = [null, true, 0, -1, 1e308, 123456789012345678901234567890, [], [1, 2], {}, { $gt: '' }, ...ODD_STRINGS];
+
+interface Operation {
+  method: string;
+  path: string;
+  bodyKeys: string[] | undefined;
+  query: boolean;
+}
+
+async function operations(): Promise<Operation[]> {
+  const doc = (await t.call('GET', '/openapi.json')).json;
+  const ops: Operation[] = [];
+  const deref = (s: any) => (s?.$ref ? doc.components.schemas[s.$ref.split('/').pop()] : s);
+  for (const [path, methods] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(methods)) {
+      const schema = deref(op.requestBody?.content?.['application/json']?.schema);
+      ops.push({
+        method: method.toUpperCase(),
+        path,
+        bodyKeys: schema ? Object.keys(schema.properties ?? {}) : undefined,
+        query: (op.parameters ?? []).some((p: any) => p.in === 'query'),
+      });
+    }
+  }
+  return ops;
+}
+
+const seen = new Map<number, number>();
+function expectSafe(res: { status: number; json: any; text: string }, label: string) {
+  seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
+  if (res.status >= 500) throw new Error(`${label} → ${res.status} ${res.text.slice(0, 300)}`);
+  if (res.status >= 400) {
+    expect(res.json?.error?.code).toBe(`HTTP_${res.status}`);
+    expect(Array.isArray(res.json.error.details)).toBe(true);
+    expect(res.text).not.toContain('    at ');
+  }
+}
+
+describe('bad-input battery on every route', () => {
+  test('malformed JSON, wrong types, missing fields, oversized bodies, odd unicode, SQL-looking strings', async () => {
+    const admin = await t.register();
+    // A high enterprise limit, so every request below reaches validation instead of the rate limiter.
+    t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 1000000 where id = ?").run(admin.tenant.id);
+    const key = await t.createKey(admin.token);
+    const victim = await t.userWithRole(admin.token, 'VIEWER');
+    const before = (await t.call('GET', '/tenants/me', { token: admin.token })).json;
+    const ops = await operations();
+    expect(ops.length).toBeGreaterThan(15);
+    let requests = 0;
+
+    for (const op of ops) {
+      // Never fire the battery at the admin's own session-ending routes with valid ids.
+      const ids = op.path.includes('{id}') ? ["' OR 1=1 --", 'usr_00000000000000000000000000', '%00', '..%2F..%2Fetc', 'ünï', 'x'.repeat(300)] : [''];
+      for (const id of ids) {
+        const path = op.path.replace('{id}', encodeURIComponent(id));
+        const send = async (opts: Parameters<typeof t.call>[2], label: string) => {
+          requests++;
+          expectSafe(await t.call(op.method, path, { token: admin.token, ...opts }), `${op.method} ${path} ${label}`);
+        };
+        if (op.method === 'GET' || op.method === 'DELETE') {
+          await send({}, 'no body');
+        }
+        if (op.query) {
+          for (const q of ['limit=abc', 'limit=0', 'limit=101', 'limit=-5', 'limit=1e3', 'cursor=garbage', "cursor=' OR 1=1 --", 'cursor=eyJhZnRlciI6MX0', 'limit=20&limit=30']) {
+            await send({ headers: {} }, q);
+            requests++;
+            expectSafe(await t.call(op.method, `${path}?${q}`, { token: admin.token }), `${op.method} ${path}?${q}`);
+          }
+        }
+        if (!op.bodyKeys) continue;
+        const json = { 'content-type': 'application/json' };
+        await send({ raw: '{"email": ', headers: json }, 'truncated JSON');
+        await send({ raw: 'not json at all', headers: json }, 'not JSON');
+        await send({ raw: '', headers: json }, 'empty body');
+        await send({ raw: '{"a":1}', headers: { 'content-type': 'text/plain' } }, 'text/plain');
+        await send({ raw: JSON.stringify({ pad: 'x'.repeat(70 * 1024) }), headers: json }, 'oversized');
+        for (const body of [null, [], 'string', 42, {}, { unknown_field: 1 }]) await send({ body }, `body ${JSON.stringify(body)}`);
+        for (const field of op.bodyKeys) {
+          for (const value of ODD_VALUES) await send({ body: { [field]: value } }, `${field}=${JSON.stringify(value)?.slice(0, 40)}`);
+        }
+        // Deep nesting.
+        let deep: any = {};
+        for (let i = 0; i < 2000; i++) deep = { a: deep };
+        await send({ body: deep }, 'deeply nested');
+      }
+    }
+    expect(requests).toBeGreaterThan(500);
+    console.log("bad-input battery statuses:", JSON.stringify(Object.fromEntries(seen)));
+    expect(seen.get(429)).toBeUndefined();
+    // The battery reached validation: most answers are input errors, and each kind appeared.
+    for (const status of [400, 404, 413, 415, 422]) expect(seen.get(status) ?? 0).toBeGreaterThan(0);
+
+    // Nothing was corrupted: the admin still logs in, the key works, the profile and the other user are intact.
+    const login = await t.call('POST', '/auth/login', { body: { email: admin.email, password: admin.password } });
+    expect(login.status).toBe(200);
+    const after = await t.call('GET', '/tenants/me', { token: key.key });
+    expect(after.status).toBe(200);
+    expect(after.json.rfc).toBe(before.rfc);
+    const v = await t.call('GET', `/users/${victim.id}`, { token: login.json.access_token });
+    expect(v.json.role).toBe('VIEWER');
+    const integrity = t.db.$client.prepare('pragma integrity_check').get() as { integrity_check: string };
+    expect(integrity.integrity_check).toBe('ok');
+  }, 120_000);
+
+  test('odd but valid unicode is stored and returned exactly', async () => {
+    const admin = await t.register();
+    const nombre = "PINGÜINO & ÑANDÚ O'BRIEN; DROP TABLE tenants";
+    const res = await t.call('PATCH', '/tenants/me', { token: admin.token, body: { nombre } });
+    expect(res.status).toBe(200);
+    expect((await t.call('GET', '/tenants/me', { token: admin.token })).json.nombre).toBe(nombre);
+  });
+
+  test('invalid input names the field and the problem', async () => {
+    const res = await t.call('POST', '/auth/register', {
+      body: { email: 'not-an-email', password: 'short', nombre: '', tenant: { rfc: 'ABC', nombre: 'X', regimen_fiscal: '601', codigo_postal: '1' } },
+    });
+    expect(res.status).toBe(422);
+    const fields = res.json.error.details.map((d: any) => d.field).sort();
+    expect(fields).toEqual(['email', 'nombre', 'password', 'tenant.codigo_postal', 'tenant.rfc']);
+    for (const d of res.json.error.details) expect(d.issue.length).toBeGreaterThan(3);
+  });
+
+  test('malformed JSON is 400, a wrong content type 415, an oversized body 413', async () => {
+    const malformed = await t.call('POST', '/auth/login', { raw: '{"email":', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.json.error.code).toBe('HTTP_400');
+    const wrongType = await t.call('POST', '/auth/login', { raw: '{}', headers: { 'content-type': 'text/plain' } });
+    expect(wrongType.status).toBe(415);
+    const big = await t.call('POST', '/auth/login', { raw: JSON.stringify({ email: 'x'.repeat(70 * 1024) }), headers: { 'content-type': 'application/json' } });
+    expect(big.status).toBe(413);
+    expect(big.json.error.details[0].field).toBe('body');
+  });
+});
