@@ -1,0 +1,84 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TENANT } from '../helpers.ts';
+
+/** The real entry point, on a real socket (PORT=0), twice on the same DATA_DIR. */
+const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-restart-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function start(env: Record<string, string> = {}) {
+  const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', JWT_SECRET: '', MASTER_KEY: '', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const reader = proc.stdout.getReader();
+  let buffered = '';
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffered += new TextDecoder().decode(value);
+    const line = buffered.split('\n').find((l) => l.includes('"msg":"listening"'));
+    if (line) {
+      reader.releaseLock();
+      void proc.stdout.pipeTo(new WritableStream()); // keep draining the logs
+      return { proc, base: `http://127.0.0.1:${JSON.parse(line).port}/api/v1` };
+    }
+  }
+  proc.kill();
+  throw new Error(`server did not start: ${buffered} ${await new Response(proc.stderr).text()}`);
+}
+
+async function stop(proc: Bun.Subprocess) {
+  proc.kill('SIGTERM');
+  expect(await proc.exited).toBe(0);
+}
+
+const json = (method: string, body?: unknown, token?: string): RequestInit => ({
+  method,
+  headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  body: body === undefined ? undefined : JSON.stringify(body),
+});
+
+describe('the service process', () => {
+  test('starts with no set-up, and after a restart on the same DATA_DIR tokens, keys and data still work', async () => {
+    const first = await start();
+    const health = await fetch(`${first.base}/health`);
+    expect(health.status).toBe(200);
+    expect((await health.json()).status).toBe('ok');
+
+    const reg = await (await fetch(`${first.base}/auth/register`, json('POST', { email: 'restart@example.com', password: 'a-long-password-1', nombre: 'R', tenant: TENANT }))).json();
+    const key = await (await fetch(`${first.base}/api-keys`, json('POST', { name: 'ERP' }, reg.access_token))).json();
+    expect(key.key).toStartWith('sk_test_');
+    await stop(first.proc);
+
+    // Secrets were generated once, private to the owner.
+    expect(statSync(join(dataDir, 'jwt-secret')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dataDir, 'master-key')).mode & 0o777).toBe(0o600);
+
+    const second = await start();
+    try {
+      const byJwt = await fetch(`${second.base}/tenants/me`, json('GET', undefined, reg.access_token));
+      expect(byJwt.status).toBe(200);
+      expect((await byJwt.json()).id).toBe(reg.tenant.id);
+      expect((await fetch(`${second.base}/tenants/me`, json('GET', undefined, key.key))).status).toBe(200);
+      const refreshed = await fetch(`${second.base}/auth/refresh`, json('POST', { refresh_token: reg.refresh_token }));
+      expect(refreshed.status).toBe(200);
+      const login = await fetch(`${second.base}/auth/login`, json('POST', { email: 'restart@example.com', password: 'a-long-password-1' }));
+      expect(login.status).toBe(200);
+    } finally {
+      await stop(second.proc);
+    }
+  });
+
+  test('invalid configuration: exits at once naming the variable', async () => {
+    for (const [name, value] of [['PORT', 'abc'], ['LOG_LEVEL', 'loud'], ['JWT_SECRET', 'short'], ['MASTER_KEY', 'nothex']]) {
+      const proc = Bun.spawn([process.execPath, 'src/index.ts'], { env: { ...process.env, DATA_DIR: dataDir, [name!]: value! }, stdout: 'pipe', stderr: 'pipe' });
+      expect(await proc.exited).toBe(1);
+      expect(await new Response(proc.stderr).text()).toContain(name!);
+    }
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, test } from 'bun:test';
+import { parseCsv } from '../../src/catalogs/csv.ts';
+import { isPostalCode, regimenFiscal } from '../../src/catalogs/index.ts';
+import { FixedWindowLimiter } from '../../src/gateway/rate-limit.ts';
+import { ID_PATTERN, newId } from '../../src/lib/ids.ts';
+import { decodeCursor, encodeCursor } from '../../src/lib/pagination.ts';
+
+describe('ids', () => {
+  test('prefixed, 26 chars, sortable by time', () => {
+    const a = newId('usr', 1_700_000_000_000);
+    const b = newId('usr', 1_700_000_000_001);
+    expect(a).toMatch(ID_PATTERN);
+    expect(a < b).toBe(true);
+    expect(newId('ak')).toStartWith('ak_');
+  });
+});
+
+describe('FixedWindowLimiter', () => {
+  test('counts per key within a clock-aligned minute', () => {
+    const l = new FixedWindowLimiter();
+    const t0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000) + 15_000;
+    for (let i = 1; i <= 3; i++) expect(l.hit('a', 3, t0).remaining).toBe(3 - i);
+    const over = l.hit('a', 3, t0 + 1000);
+    expect(over.allowed).toBe(false);
+    expect(over.retryAfter).toBe(44);
+    expect(over.reset).toBe((t0 - 15_000 + 60_000) / 1000);
+    expect(l.hit('b', 3, t0).allowed).toBe(true);
+    expect(l.hit('a', 3, t0 + 45_000).allowed).toBe(true);
+  });
+});
+
+describe('cursor', () => {
+  test('round-trips and rejects garbage', () => {
+    expect(decodeCursor(encodeCursor('usr_x'), 422)).toBe('usr_x');
+    expect(decodeCursor(undefined, 422)).toBeUndefined();
+    expect(() => decodeCursor('!!!', 400)).toThrow('Invalid cursor');
+    expect(() => decodeCursor(Buffer.from('{"after":5}').toString('base64url'), 400)).toThrow('Invalid cursor');
+  });
+});
+
+describe('catalogs', () => {
+  test('CSV with quoted commas', () => {
+    expect(parseCsv('a,b\n1,"x, ""y"""\n')).toEqual([{ a: '1', b: 'x, "y"' }]);
+  });
+  test('régimen 622 (quoted description) and postal codes', () => {
+    expect(regimenFiscal('622')).toMatchObject({ moral: true, fisica: false });
+    expect(regimenFiscal('622')!.descripcion).toContain('Ganaderas');
+    expect(regimenFiscal('626')).toMatchObject({ moral: true, fisica: true });
+    expect(isPostalCode('42501')).toBe(true);
+    expect(isPostalCode('01000')).toBe(true);
+    expect(isPostalCode('00000')).toBe(false);
+  });
+});

@@ -1,0 +1,25 @@
+import { describe, expect, test } from 'bun:test';
+import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { openDatabase } from '../../src/db/client.ts';
+import * as schema from '../../src/db/schema/index.ts';
+
+const tables = Object.values(schema).filter((v): v is SQLiteTable => typeof v === 'object' && v !== null && Symbol.for('drizzle:IsDrizzleTable') in v);
+
+describe('database schema', () => {
+  test('every table but tenants has tenant_id (tenancy is in the structure)', () => {
+    expect(tables.length).toBeGreaterThanOrEqual(4);
+    for (const table of tables) {
+      const { name, columns } = getTableConfig(table);
+      if (name === 'tenants') continue;
+      expect(columns.map((c) => c.name)).toContain('tenant_id');
+    }
+  });
+
+  test('the migrations create exactly the tables of the schema, with the pragmas set', () => {
+    const db = openDatabase(':memory:');
+    const names = (db.$client.prepare("select name from sqlite_master where type = 'table' and name not like '\\_\\_%' escape '\\' and name not like 'sqlite_%'").all() as { name: string }[]).map((r) => r.name).sort();
+    expect(names).toEqual(tables.map((t) => getTableConfig(t).name).sort());
+    expect(db.$client.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.$client.pragma('busy_timeout', { simple: true })).toBe(5000);
+  });
+});
