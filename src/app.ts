@@ -4,6 +4,7 @@ import { createPasswordHasher, type PasswordCost } from './auth/passwords.ts';
 import { createAccessTokens } from './auth/tokens.ts';
 import type { Db } from './db/client.ts';
 import { createAuthenticator } from './gateway/authenticate.ts';
+import { CredentialCache } from './gateway/credential-cache.ts';
 import { createGateway } from './gateway/gateway.ts';
 import { mountHealth } from './gateway/health.ts';
 import { buildOpenApiDocument } from './gateway/openapi.ts';
@@ -37,13 +38,19 @@ export function createApp(deps: AppDeps) {
   const gatewayToken = hmacHex(deps.jwtSecret, 'gateway-to-backend');
   const accessTokens = createAccessTokens(deps.jwtSecret);
   const backendDeps = { db: deps.db, now, logger: deps.logger, gatewayToken };
-  const authBackend = createAuthBackend({ ...backendDeps, hasher: createPasswordHasher(deps.passwordCost), accessTokens });
+  const credentials = new CredentialCache();
+  const authBackend = createAuthBackend({
+    ...backendDeps,
+    hasher: createPasswordHasher(deps.passwordCost),
+    accessTokens,
+    onIdentityChange: (tenantId) => credentials.invalidateTenant(tenantId),
+  });
   const invoiceBackend = createInvoiceBackend(backendDeps);
 
   const { app, anonymous, limitBody, routeToBackend } = createGateway({
     logger: deps.logger,
     now,
-    authenticate: createAuthenticator(deps.db, accessTokens, now),
+    authenticate: createAuthenticator(deps.db, accessTokens, now, credentials),
     gatewayToken,
     auth: { backend: authBackend, url: deps.authBackendUrl },
     invoices: { backend: invoiceBackend, url: deps.invoiceBackendUrl },

@@ -6,8 +6,15 @@ import { mountTenantRoutes } from './tenants/routes.ts';
 import { mountUserRoutes } from './users/routes.ts';
 
 /** The authentication backend: /auth/*, /users, /api-keys, /tenants/me. Invalid input answers 422. */
-export function createAuthBackend(deps: BackendDeps & AuthDeps) {
+export function createAuthBackend(deps: BackendDeps & AuthDeps & { onIdentityChange?: (tenantId: string) => void }) {
   const app = createBackend(deps, 422);
+  // Any write here may change who a credential is (revoked key, role, deleted user, password, plan):
+  // tell the gateway to forget what it resolved for that tenant.
+  app.use('*', async (c, next) => {
+    await next();
+    const actor = c.get('actor');
+    if (actor && c.req.method !== 'GET' && c.req.method !== 'HEAD') deps.onIdentityChange?.(actor.tenantId);
+  });
   mountSessionRoutes(app, deps);
   mountUserRoutes(app, deps);
   mountApiKeyRoutes(app, deps);

@@ -13,6 +13,8 @@ export interface AccessClaims {
   tid: string;
   /** the user's token version when issued; a password change or deletion bumps it */
   ver: number;
+  /** expiry, Unix seconds (set on verify) */
+  exp?: number;
 }
 
 export interface AccessTokens {
@@ -44,7 +46,7 @@ export function createAccessTokens(secret: string): AccessTokens {
           requiredClaims: ['sub', 'exp', 'iat'],
         });
         if (typeof payload.tid !== 'string' || typeof payload.ver !== 'number') throw unauthorized('Invalid access token');
-        return { sub: payload.sub!, tid: payload.tid, ver: payload.ver };
+        return { sub: payload.sub!, tid: payload.tid, ver: payload.ver, exp: payload.exp };
       } catch (err) {
         if (err instanceof joseErrors.JWTExpired) throw unauthorized('Access token expired');
         throw unauthorized('Invalid access token');

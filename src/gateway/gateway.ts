@@ -10,7 +10,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { Principal } from './authenticate.ts';
 import { FixedWindowLimiter, type RateDecision } from './rate-limit.ts';
 
-export type GatewayEnv = { Variables: { requestId: string; actor: Actor | undefined } };
+export type GatewayEnv = { Variables: { requestId: string; actor: Actor | undefined; rate: RateDecision | undefined } };
 
 export interface Backend {
   fetch(request: Request): Response | Promise<Response>;
@@ -48,6 +48,11 @@ const isPublic = (group: string, path: string) => group === 'auth' && !/^\/api\/
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Unique per process run and cheap (no randomness per request): boot id + counter. */
+const BOOT_ID = newId('req').slice(4);
+let requestCounter = 0;
+const nextRequestId = () => `req_${BOOT_ID}${(++requestCounter).toString(36).padStart(6, '0')}`;
+
 /**
  * The gateway chain: request id → log → body-size limit → credential → tenant/role (from the credential) →
  * rate limit → strip caller-sent context headers, inject the derived ones → backend.
@@ -59,10 +64,19 @@ export function createGateway(deps: GatewayDeps) {
   app.use('*', async (c, next) => {
     const started = performance.now();
     const incoming = c.req.header('x-request-id');
-    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : newId('req');
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : nextRequestId();
     c.set('requestId', requestId);
     await next();
-    c.res.headers.set('X-Request-Id', requestId);
+    let res = c.res;
+    try {
+      res.headers.set('X-Request-Id', requestId);
+    } catch {
+      // A proxied response can have immutable headers: copy it once.
+      c.res = res = new Response(res.body, res);
+      res.headers.set('X-Request-Id', requestId);
+    }
+    const rate = c.get('rate');
+    if (rate) setRateHeaders(res, rate);
     deps.logger.info('request', {
       request_id: requestId,
       method: c.req.method,
@@ -84,7 +98,7 @@ export function createGateway(deps: GatewayDeps) {
 
   const rateLimit = (c: Context<GatewayEnv>, key: string, limit: number): Response | undefined => {
     const decision = limiter.hit(key, limit, deps.now().getTime());
-    setRateHeaders(c, decision);
+    c.set('rate', decision);
     if (decision.allowed) return undefined;
     return respondError(
       c,
@@ -103,7 +117,15 @@ export function createGateway(deps: GatewayDeps) {
   };
 
   const forward = (c: Context<GatewayEnv>, target: GatewayDeps['auth'], actor: Actor | undefined) => {
-    const headers = new Headers(c.req.raw.headers);
+    // Requests from Bun.serve have mutable headers: edit them in place rather than copying the request.
+    let request = c.req.raw;
+    let headers = request.headers;
+    try {
+      headers.delete(CONTEXT_HEADERS.tenant);
+    } catch {
+      headers = new Headers(headers);
+      request = new Request(request, { headers });
+    }
     for (const name of Object.values(CONTEXT_HEADERS)) headers.delete(name);
     headers.set(CONTEXT_HEADERS.requestId, c.get('requestId'));
     if (actor) {
@@ -115,10 +137,10 @@ export function createGateway(deps: GatewayDeps) {
       headers.set(CONTEXT_HEADERS.role, actor.role);
     }
     if (target.url) {
-      const url = new URL(c.req.url);
-      return proxy(target.url.replace(/\/$/, '') + url.pathname + url.search, { raw: c.req.raw, headers });
+      const url = new URL(request.url);
+      return proxy(target.url.replace(/\/$/, '') + url.pathname + url.search, { raw: request, headers });
     }
-    return target.backend.fetch(new Request(c.req.raw, { headers }));
+    return target.backend.fetch(request);
   };
 
   const routeToBackend = async (c: Context<GatewayEnv>): Promise<Response> => {
@@ -147,24 +169,16 @@ export function createGateway(deps: GatewayDeps) {
       if (limited) return limited;
     }
 
-    const res = await forward(c, target, actor);
-    // Backend responses may have immutable headers (fetch); copy so the gateway can add its own.
-    const out = new Response(res.body, res);
-    const rate = c.res.headers;
-    for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
-      const v = rate.get(h);
-      if (v) out.headers.set(h, v);
-    }
-    return out;
+    return forward(c, target, actor);
   };
 
   return { app, anonymous, limitBody, routeToBackend };
 }
 
-function setRateHeaders(c: Context, d: RateDecision) {
-  c.header('X-RateLimit-Limit', String(d.limit));
-  c.header('X-RateLimit-Remaining', String(d.remaining));
-  c.header('X-RateLimit-Reset', String(d.reset));
+function setRateHeaders(res: Response, d: RateDecision) {
+  res.headers.set('X-RateLimit-Limit', String(d.limit));
+  res.headers.set('X-RateLimit-Remaining', String(d.remaining));
+  res.headers.set('X-RateLimit-Reset', String(d.reset));
 }
 
 function clientAddress(c: Context): string {

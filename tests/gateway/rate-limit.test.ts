@@ -62,6 +62,8 @@ describe('rate limits', () => {
     const key = await t.createKey(reg.token);
     const limitFor = async (plan: string, custom: number | null) => {
       t.db.$client.prepare('update tenants set plan = ?, rate_limit_per_minute = ? where id = ?').run(plan, custom, reg.tenant.id);
+      // A plan changed behind the API's back is picked up once the gateway's credential cache expires (10 s).
+      t.clock.advance(10_001);
       return (await t.call('GET', '/tenants/me', { token: key.key })).headers.get('x-ratelimit-limit');
     };
     expect(await limitFor('pro', null)).toBe('300');

@@ -6,6 +6,7 @@ import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 import { ApiError, conflict, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { AuthDeps } from '../deps.ts';
+import { findTenant } from '../tenants/lookup.ts';
 import { toTenant } from '../tenants/schemas.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from '../tokens.ts';
 import { toUser, type UserRow } from '../users/schemas.ts';
@@ -162,7 +163,7 @@ async function issueTokens(deps: AuthDeps, user: UserRow, familyId: string) {
 
 export function describeMe(deps: AuthDeps, actor: Actor) {
   const { db } = deps;
-  const tenant = db.select().from(tenants).where(eq(tenants.id, actor.tenantId)).get();
+  const tenant = findTenant(db, actor.tenantId, deps.now().getTime());
   if (!tenant) throw unauthorized();
   if (actor.type === 'user') {
     const user = db.select().from(users).where(and(eq(users.id, actor.id), eq(users.tenantId, actor.tenantId))).get();

@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { findTenant, forgetTenant } from './lookup.ts';
 import type { z } from '@hono/zod-openapi';
 import { tenants } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
@@ -7,7 +8,7 @@ import type { AuthDeps } from '../deps.ts';
 import { regimenProblem, toTenant, type TenantPatchSchema } from './schemas.ts';
 
 function getTenantRow(deps: AuthDeps, actor: Actor) {
-  const row = deps.db.select().from(tenants).where(eq(tenants.id, actor.tenantId)).get();
+  const row = findTenant(deps.db, actor.tenantId, deps.now().getTime());
   if (!row) throw notFound('Tenant');
   return row;
 }
@@ -31,5 +32,6 @@ export function updateMyTenant(deps: AuthDeps, actor: Actor, input: z.infer<type
     })
     .where(eq(tenants.id, actor.tenantId))
     .run();
+  forgetTenant(deps.db, actor.tenantId);
   return getMyTenant(deps, actor);
 }
