@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { proxy } from 'hono/proxy';
 import { getConnInfo } from 'hono/bun';
-import { CONTEXT_HEADERS, type Actor } from '../lib/backend.ts';
+import { CONTEXT_HEADERS, type Actor, type GatewayContext } from '../lib/backend.ts';
 import { handleError, respondError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -13,7 +13,7 @@ import { FixedWindowLimiter, type RateDecision } from './rate-limit.ts';
 export type GatewayEnv = { Variables: { requestId: string; actor: Actor | undefined; rate: RateDecision | undefined } };
 
 export interface Backend {
-  fetch(request: Request): Response | Promise<Response>;
+  fetch(request: Request, bindings: { gateway: GatewayContext }): Response | Promise<Response>;
 }
 
 export interface GatewayDeps {
@@ -117,17 +117,19 @@ export function createGateway(deps: GatewayDeps) {
   };
 
   const forward = (c: Context<GatewayEnv>, target: GatewayDeps['auth'], actor: Actor | undefined) => {
-    // Requests from Bun.serve have mutable headers: edit them in place rather than copying the request.
-    let request = c.req.raw;
-    let headers = request.headers;
-    try {
+    const requestId = c.get('requestId');
+    if (!target.url) {
+      // In process, the derived context travels in the fetch bindings, which no caller can forge. The caller's
+      // x-tenant-id is still replaced, as the spec says, for anything that reads the header.
+      const headers = writableHeaders(c);
       headers.delete(CONTEXT_HEADERS.tenant);
-    } catch {
-      headers = new Headers(headers);
-      request = new Request(request, { headers });
+      if (actor) headers.set(CONTEXT_HEADERS.tenant, actor.tenantId);
+      return target.backend.fetch(c.req.raw, { gateway: { actor, requestId } });
     }
+    // Over HTTP, the context travels as headers, trusted by the backend only with the gateway token.
+    const headers = new Headers(c.req.raw.headers);
     for (const name of Object.values(CONTEXT_HEADERS)) headers.delete(name);
-    headers.set(CONTEXT_HEADERS.requestId, c.get('requestId'));
+    headers.set(CONTEXT_HEADERS.requestId, requestId);
     if (actor) {
       headers.set(CONTEXT_HEADERS.gatewayToken, deps.gatewayToken);
       headers.set(CONTEXT_HEADERS.tenant, actor.tenantId);
@@ -136,11 +138,8 @@ export function createGateway(deps: GatewayDeps) {
       headers.set(CONTEXT_HEADERS.actorId, actor.id);
       headers.set(CONTEXT_HEADERS.role, actor.role);
     }
-    if (target.url) {
-      const url = new URL(request.url);
-      return proxy(target.url.replace(/\/$/, '') + url.pathname + url.search, { raw: request, headers });
-    }
-    return target.backend.fetch(request);
+    const url = new URL(c.req.url);
+    return proxy(target.url.replace(/\/$/, '') + url.pathname + url.search, { raw: c.req.raw, headers });
   };
 
   const routeToBackend = async (c: Context<GatewayEnv>): Promise<Response> => {
@@ -173,6 +172,18 @@ export function createGateway(deps: GatewayDeps) {
   };
 
   return { app, anonymous, limitBody, routeToBackend };
+}
+
+/** Requests from Bun.serve have mutable headers; others (tests' Request objects may not) get a copy. */
+function writableHeaders(c: Context): Headers {
+  try {
+    c.req.raw.headers.delete(CONTEXT_HEADERS.gatewayToken);
+    return c.req.raw.headers;
+  } catch {
+    const headers = new Headers(c.req.raw.headers);
+    c.req.raw = new Request(c.req.raw, { headers });
+    return headers;
+  }
 }
 
 function setRateHeaders(res: Response, d: RateDecision) {

@@ -15,7 +15,7 @@ export interface Actor {
   environment: Environment;
 }
 
-/** Headers the gateway injects into every forwarded request (and strips from what callers send). */
+/** Headers the gateway injects into requests it forwards over HTTP (and strips from what callers send). */
 export const CONTEXT_HEADERS = {
   tenant: 'x-tenant-id',
   environment: 'x-environment',
@@ -26,7 +26,14 @@ export const CONTEXT_HEADERS = {
   gatewayToken: 'x-gateway-token',
 } as const;
 
+/** What the gateway hands an in-process backend through the fetch bindings. */
+export interface GatewayContext {
+  actor: Actor | undefined;
+  requestId: string;
+}
+
 export type BackendEnv = {
+  Bindings: { gateway?: GatewayContext };
   Variables: { requestId: string; actor: Actor | undefined; ctx: ServiceCtx };
 };
 
@@ -60,8 +67,9 @@ export function createBackend(deps: BackendDeps, invalidInputStatus: 400 | 422) 
   });
 
   app.use('*', async (c, next) => {
-    c.set('requestId', c.req.header(CONTEXT_HEADERS.requestId) ?? '');
-    const actor = readActor(c, deps.gatewayToken);
+    const inProcess = c.env?.gateway;
+    c.set('requestId', inProcess ? inProcess.requestId : (c.req.header(CONTEXT_HEADERS.requestId) ?? ''));
+    const actor = inProcess ? inProcess.actor : readActor(c, deps.gatewayToken);
     c.set('actor', actor);
     c.set('ctx', { db: deps.db, now: deps.now, actor });
     await next();
