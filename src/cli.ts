@@ -1,0 +1,43 @@
+import { eq } from 'drizzle-orm';
+import { openDatabase } from './db/client.ts';
+import { PLANS, tenants, type Plan } from './db/schema/index.ts';
+import { ConfigError, loadConfig } from './env.ts';
+
+/**
+ * Operator commands, run beside the service on the same DATA_DIR (never exposed over HTTP):
+ *   npm run cli -- set-plan <tenant_id> <sandbox|starter|pro|enterprise> [requests_per_minute]
+ * A running service picks a plan change up within 10 s (its tenant cache).
+ */
+export function runCli(args: string[], env: Record<string, string | undefined> = process.env): { code: number; out: string } {
+  const [command, ...rest] = args;
+  if (command !== 'set-plan') return { code: 2, out: 'usage: set-plan <tenant_id> <sandbox|starter|pro|enterprise> [requests_per_minute]' };
+  const [tenantId, plan, limitText] = rest;
+  if (!tenantId || !PLANS.includes(plan as Plan)) return { code: 2, out: `usage: set-plan <tenant_id> <${PLANS.join('|')}> [requests_per_minute]` };
+  const limit = limitText === undefined ? null : Number(limitText);
+  if (limit !== null && (!Number.isInteger(limit) || limit < 1000 || plan !== 'enterprise')) {
+    return { code: 2, out: 'requests_per_minute is only for enterprise and must be an integer ≥ 1000' };
+  }
+  const db = openDatabase(loadConfig(env).databasePath);
+  try {
+    const res = db
+      .update(tenants)
+      .set({ plan: plan as Plan, rateLimitPerMinute: limit, updatedAt: new Date().toISOString() })
+      .where(eq(tenants.id, tenantId))
+      .run();
+    if (res.changes !== 1) return { code: 1, out: `no tenant ${tenantId}` };
+    return { code: 0, out: `tenant ${tenantId}: plan ${plan}${limit ? `, ${limit} requests per minute` : ''}` };
+  } finally {
+    db.$client.close();
+  }
+}
+
+if (import.meta.main) {
+  try {
+    const { code, out } = runCli(process.argv.slice(2));
+    (code === 0 ? console.log : console.error)(out);
+    process.exit(code);
+  } catch (err) {
+    console.error(err instanceof ConfigError ? err.message : err);
+    process.exit(1);
+  }
+}
