@@ -33,12 +33,20 @@ const app = createApp({
 const server = Bun.serve({ port: config.port, fetch: app.fetch });
 logger.info('listening', { port: server.port, data_dir: config.dataDir, version: VERSION });
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, async () => {
-    logger.info('shutting down', { signal });
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info('shutting down', { signal });
+  // In-flight requests get a bounded time to finish; then connections are closed regardless.
+  const force = setTimeout(() => void server.stop(true), 10_000);
+  try {
     scheduler.stop();
     await server.stop();
+  } finally {
+    clearTimeout(force);
     db.$client.close();
     process.exit(0);
-  });
+  }
 }
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutdown(signal));

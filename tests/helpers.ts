@@ -32,10 +32,10 @@ export function createTestApp(overrides: Partial<AppDeps> = {}) {
     ...overrides,
   });
 
-  async function call(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: BodyInit } = {}) {
+  async function call(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string } = {}) {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    let body: BodyInit | undefined = opts.raw;
+    let body: string | undefined = opts.raw;
     if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';

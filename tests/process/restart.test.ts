@@ -50,8 +50,8 @@ describe('the service process', () => {
     expect(health.status).toBe(200);
     expect((await health.json()).status).toBe('ok');
 
-    const reg = await (await fetch(`${first.base}/auth/register`, json('POST', { email: 'restart@example.com', password: 'a-long-password-1', nombre: 'R', tenant: TENANT }))).json();
-    const key = await (await fetch(`${first.base}/api-keys`, json('POST', { name: 'ERP' }, reg.access_token))).json();
+    const reg: any = await (await fetch(`${first.base}/auth/register`, json('POST', { email: 'restart@example.com', password: 'a-long-password-1', nombre: 'R', tenant: TENANT }))).json();
+    const key: any = await (await fetch(`${first.base}/api-keys`, json('POST', { name: 'ERP' }, reg.access_token))).json();
     expect(key.key).toStartWith('sk_test_');
     await stop(first.proc);
 
