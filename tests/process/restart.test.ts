@@ -48,7 +48,7 @@ describe('the service process', () => {
     const first = await start();
     const health = await fetch(`${first.base}/health`);
     expect(health.status).toBe(200);
-    expect((await health.json()).status).toBe('ok');
+    expect(((await health.json()) as any).status).toBe('ok');
 
     const reg: any = await (await fetch(`${first.base}/auth/register`, json('POST', { email: 'restart@example.com', password: 'a-long-password-1', nombre: 'R', tenant: TENANT }))).json();
     const key: any = await (await fetch(`${first.base}/api-keys`, json('POST', { name: 'ERP' }, reg.access_token))).json();
@@ -63,7 +63,7 @@ describe('the service process', () => {
     try {
       const byJwt = await fetch(`${second.base}/tenants/me`, json('GET', undefined, reg.access_token));
       expect(byJwt.status).toBe(200);
-      expect((await byJwt.json()).id).toBe(reg.tenant.id);
+      expect(((await byJwt.json()) as any).id).toBe(reg.tenant.id);
       expect((await fetch(`${second.base}/tenants/me`, json('GET', undefined, key.key))).status).toBe(200);
       const refreshed = await fetch(`${second.base}/auth/refresh`, json('POST', { refresh_token: reg.refresh_token }));
       expect(refreshed.status).toBe(200);

@@ -3,7 +3,7 @@ import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { openDatabase } from '../../src/db/client.ts';
 import * as schema from '../../src/db/schema/index.ts';
 
-const tables = Object.values(schema).filter((v): v is SQLiteTable => typeof v === 'object' && v !== null && Symbol.for('drizzle:IsDrizzleTable') in v);
+const tables = (Object.values(schema) as unknown[]).filter((v): v is SQLiteTable => typeof v === 'object' && v !== null && Symbol.for('drizzle:IsDrizzleTable') in v);
 
 describe('database schema', () => {
   test('every table but tenants has tenant_id (tenancy is in the structure)', () => {
