@@ -18,6 +18,8 @@ import pkg from '../package.json' with { type: 'json' };
 export interface AppDeps {
   db: Db;
   jwtSecret: string;
+  /** Encrypts stored secrets (CSD private keys); checked against the database at start-up. */
+  masterKey: Buffer;
   logger: Logger;
   heartbeat: Heartbeat;
   now?: () => Date;
@@ -45,7 +47,7 @@ export function createApp(deps: AppDeps) {
     accessTokens,
     onIdentityChange: (tenantId) => credentials.invalidateTenant(tenantId),
   });
-  const invoiceBackend = createInvoiceBackend(backendDeps);
+  const invoiceBackend = createInvoiceBackend({ ...backendDeps, masterKey: deps.masterKey });
 
   const { app, anonymous, limitBody, routeToBackend } = createGateway({
     logger: deps.logger,

@@ -1,6 +1,8 @@
 import { createApp, VERSION } from './app.ts';
 import { openDatabase } from './db/client.ts';
+import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
 import { ConfigError, loadConfig } from './env.ts';
+import { sweepCsdExpiry } from './invoices/csds/service.ts';
 import { createScheduler } from './jobs/scheduler.ts';
 import { createLogger } from './lib/logger.ts';
 
@@ -18,12 +20,25 @@ try {
 
 const logger = createLogger(config.logLevel);
 const db = openDatabase(config.databasePath);
-const scheduler = createScheduler({ logger });
+try {
+  assertMasterKey(db, config.masterKey);
+} catch (err) {
+  if (err instanceof MasterKeyMismatch) {
+    console.error(err.message);
+    process.exit(1);
+  }
+  throw err;
+}
+const scheduler = createScheduler({
+  logger,
+  daily: [{ name: 'csd-expiry', run: () => logger.info('csd expiry sweep', sweepCsdExpiry(db, new Date())) }],
+});
 scheduler.start();
 
 const app = createApp({
   db,
   jwtSecret: config.jwtSecret,
+  masterKey: config.masterKey,
   logger,
   heartbeat: scheduler,
   authBackendUrl: config.authBackendUrl,

@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createApp, type AppDeps } from '../src/app.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { createLogger } from '../src/lib/logger.ts';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-0123456789';
+export const TEST_MASTER_KEY = Buffer.alloc(32, 7);
 
 /** EKU9003173C9 is SAT's test taxpayer (persona moral, its CSD is in the SAT test material). */
 export const TENANT = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' };
@@ -24,6 +27,7 @@ export function createTestApp(overrides: Partial<AppDeps> = {}) {
   const app = createApp({
     db,
     jwtSecret: TEST_JWT_SECRET,
+    masterKey: TEST_MASTER_KEY,
     logger: createLogger('silent'),
     heartbeat: { lastTickAt: () => clock.now.getTime(), intervalMs: 5000 },
     now: () => clock.now,
@@ -90,3 +94,29 @@ export function createTestApp(overrides: Partial<AppDeps> = {}) {
 }
 
 export type TestApp = ReturnType<typeof createTestApp>;
+
+/** SAT test CSDs (tests/fixtures/csd, copied from shared/sat/csd). */
+const CSD_FIXTURES = join(import.meta.dir, 'fixtures', 'csd');
+export const csdFiles = (folder: string, base: string) => ({
+  cer: readFileSync(join(CSD_FIXTURES, folder, `${base}.cer`)),
+  key: readFileSync(join(CSD_FIXTURES, folder, `${base}.key`)),
+  password: readFileSync(join(CSD_FIXTURES, folder, 'password.txt'), 'utf8'),
+});
+
+export function csdForm(files: { cer?: Buffer | string; key?: Buffer | string; password?: string }) {
+  const form = new FormData();
+  if (files.cer !== undefined) form.append('cer', new Blob([files.cer]), 'cert.cer');
+  if (files.key !== undefined) form.append('key', new Blob([files.key]), 'key.key');
+  if (files.password !== undefined) form.append('password', files.password);
+  return form;
+}
+
+
+/** Tenants whose RFC matches a SAT test CSD. */
+export const TENANTS = {
+  EKU: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' },
+  FUNK: { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_fiscal: '612', codigo_postal: '01000' },
+  ONO: { rfc: 'OÑO120726RX3', nombre: 'ORGANICOS ÑAVEZ OSORIO', regimen_fiscal: '601', codigo_postal: '01000' },
+  AAA: { rfc: 'AAA010101AAA', nombre: 'ACCEM SERVICIOS EMPRESARIALES', regimen_fiscal: '601', codigo_postal: '01000' },
+};
+

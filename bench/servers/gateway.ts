@@ -13,7 +13,7 @@ const db = openDatabase(join(dir, 'bench.sqlite'));
 const logger = createLogger('info');
 const scheduler = createScheduler({ logger });
 scheduler.start();
-const app = createApp({ db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', logger, heartbeat: scheduler });
+const app = createApp({ db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), logger, heartbeat: scheduler });
 
 const json = (body: unknown, token?: string) => ({
   method: 'POST',

@@ -50,6 +50,7 @@ export function buildOpenApiDocument(gateway: AnyOpenApiApp, backends: AnyOpenAp
     { name: 'Users', description: 'Users of the tenant and their roles' },
     { name: 'API keys', description: 'Persistent credentials for integrations' },
     { name: 'Tenant', description: 'The issuer profile' },
+    { name: 'CSDs', description: 'Seal certificates (Certificado de Sello Digital) that sign the tenant\'s CFDIs' },
   ];
   return doc;
 }

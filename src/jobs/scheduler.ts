@@ -7,6 +7,11 @@ export interface Heartbeat {
   intervalMs: number;
 }
 
+export interface Task {
+  name: string;
+  run(): Promise<unknown> | unknown;
+}
+
 export interface Scheduler extends Heartbeat {
   start(): void;
   stop(): void;
@@ -17,19 +22,29 @@ export interface Scheduler extends Heartbeat {
  * The in-process scheduler: croner ticks every `intervalSeconds` (never overlapping: `protect`), and each tick
  * runs the registered tasks. The heartbeat it leaves is what GET /health checks. Work lives in tables, not here.
  */
-export function createScheduler(opts: { logger: Logger; intervalSeconds?: number; tasks?: Array<() => Promise<void> | void> }): Scheduler {
+export function createScheduler(opts: {
+  logger: Logger;
+  intervalSeconds?: number;
+  /** Run on every tick. */
+  tasks?: Task[];
+  /** Run once at start (to catch up after downtime) and every day at 03:00 server time. */
+  daily?: Task[];
+}): Scheduler {
   const intervalSeconds = opts.intervalSeconds ?? 5;
-  const tasks = opts.tasks ?? [];
   let last: number | null = null;
   let cron: Cron | undefined;
-  const tick = async () => {
+  let dailyCron: Cron | undefined;
+  const run = async (tasks: Task[]) => {
     for (const task of tasks) {
       try {
-        await task();
+        await task.run();
       } catch (err) {
-        opts.logger.error('scheduler task failed', { err: err instanceof Error ? err.stack : String(err) });
+        opts.logger.error('scheduler task failed', { task: task.name, err: err instanceof Error ? err.stack : String(err) });
       }
     }
+  };
+  const tick = async () => {
+    await run(opts.tasks ?? []);
     last = Date.now();
   };
   return {
@@ -38,11 +53,14 @@ export function createScheduler(opts: { logger: Logger; intervalSeconds?: number
     tick,
     start() {
       cron ??= new Cron(`*/${intervalSeconds} * * * * *`, { protect: true }, tick);
+      dailyCron ??= new Cron('0 0 3 * * *', { protect: true }, () => run(opts.daily ?? []));
       void tick();
+      void run(opts.daily ?? []);
     },
     stop() {
       cron?.stop();
-      cron = undefined;
+      dailyCron?.stop();
+      cron = dailyCron = undefined;
     },
   };
 }

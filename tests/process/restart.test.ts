@@ -3,39 +3,12 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TENANT } from '../helpers.ts';
+import { startServer, stopServer as stop } from './server.ts';
 
 /** The real entry point, on a real socket (PORT=0), twice on the same DATA_DIR. */
 const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-restart-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function start(env: Record<string, string> = {}) {
-  const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', JWT_SECRET: '', MASTER_KEY: '', ...env },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const reader = proc.stdout.getReader();
-  let buffered = '';
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffered += new TextDecoder().decode(value);
-    const line = buffered.split('\n').find((l) => l.includes('"msg":"listening"'));
-    if (line) {
-      reader.releaseLock();
-      void proc.stdout.pipeTo(new WritableStream()); // keep draining the logs
-      return { proc, base: `http://127.0.0.1:${JSON.parse(line).port}/api/v1` };
-    }
-  }
-  proc.kill();
-  throw new Error(`server did not start: ${buffered} ${await new Response(proc.stderr).text()}`);
-}
-
-async function stop(proc: Bun.Subprocess) {
-  proc.kill('SIGTERM');
-  expect(await proc.exited).toBe(0);
-}
+const start = (env: Record<string, string> = {}) => startServer(dataDir, env);
 
 const json = (method: string, body?: unknown, token?: string): RequestInit => ({
   method,

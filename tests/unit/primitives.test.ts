@@ -51,3 +51,11 @@ describe('catalogs', () => {
     expect(isPostalCode('00000')).toBe(false);
   });
 });
+
+describe('ids are monotonic', () => {
+  test('many ids in the same millisecond sort in creation order', () => {
+    const ids = Array.from({ length: 1000 }, () => newId('x', 1_700_000_000_000));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(1000);
+  });
+});

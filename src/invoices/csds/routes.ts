@@ -1,0 +1,86 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
+import { DeletedSchema, errorResponse, idParam, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
+import { CsdSchema, CsdUploadSchema } from './schemas.ts';
+import { activateCsd, deactivateCsd, deleteCsd, getCsd, listCsds, uploadCsd, type CsdDeps } from './service.ts';
+
+const tags = ['CSDs'];
+const Params = idParam('csd');
+const common = {
+  401: errorResponse('Missing or invalid credential'),
+  403: errorResponse('Role ADMIN required'),
+};
+
+export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
+  app.openapi(
+    createRoute({
+      method: 'post', path: '/api/v1/csds', tags, operationId: 'uploadCsd',
+      summary: 'Upload a seal certificate (CSD): .cer, .key and its password (ADMIN)',
+      description:
+        'Checked as a PAC would: a CSD (a FIEL is rejected), valid now, issued to the tenant\'s RFC, the password opens the key and the key ' +
+        'belongs to the certificate. The new CSD becomes the active one of its environment (the previous one becomes inactive). The private key ' +
+        `is stored encrypted (AES-256-GCM under the master key); the password is never stored. Files over 64 KiB → 413.`,
+      middleware: [requireRole('ADMIN')] as const,
+      request: { body: { required: true, content: { 'multipart/form-data': { schema: CsdUploadSchema } } } },
+      responses: {
+        201: jsonResponse(CsdSchema, 'Stored and active'),
+        400: errorResponse('Not a CSD, expired, another RFC, wrong password, or a key of another certificate'),
+        409: errorResponse('This certificate is already stored'),
+        413: errorResponse('A file is too large'),
+        ...common,
+      },
+    }),
+    async (c) => c.json(await uploadCsd(deps, actorOf(c), c.req.valid('form')), 201),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/api/v1/csds', tags, operationId: 'listCsds', summary: 'List the tenant\'s CSDs in this environment',
+      request: { query: PaginationQuery },
+      responses: { 200: jsonResponse(paginated(CsdSchema), 'A page of CSDs'), 400: errorResponse('Invalid query'), 401: common[401] },
+    }),
+    (c) => c.json(listCsds(deps, actorOf(c), c.req.valid('query')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/api/v1/csds/{id}', tags, operationId: 'getCsd', summary: 'Get a CSD',
+      request: { params: Params },
+      responses: { 200: jsonResponse(CsdSchema, 'The CSD'), 404: errorResponse('No such CSD in this tenant and environment'), 401: common[401] },
+    }),
+    (c) => c.json(getCsd(deps, actorOf(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post', path: '/api/v1/csds/{id}/activate', tags, operationId: 'activateCsd',
+      summary: 'Make this CSD the one that seals (ADMIN); the other active one becomes inactive',
+      middleware: [requireRole('ADMIN')] as const,
+      request: { params: Params },
+      responses: { 200: jsonResponse(CsdSchema, 'Active'), 404: errorResponse('No such CSD'), 409: errorResponse('Expired'), ...common },
+    }),
+    (c) => c.json(activateCsd(deps, actorOf(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post', path: '/api/v1/csds/{id}/deactivate', tags, operationId: 'deactivateCsd',
+      summary: 'Stop sealing with this CSD (ADMIN)',
+      middleware: [requireRole('ADMIN')] as const,
+      request: { params: Params },
+      responses: { 200: jsonResponse(CsdSchema, 'Inactive'), 404: errorResponse('No such CSD'), 409: errorResponse('Expired'), ...common },
+    }),
+    (c) => c.json(deactivateCsd(deps, actorOf(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete', path: '/api/v1/csds/{id}', tags, operationId: 'deleteCsd',
+      summary: 'Delete a CSD and its encrypted key (ADMIN)',
+      middleware: [requireRole('ADMIN')] as const,
+      request: { params: Params },
+      responses: { 200: jsonResponse(DeletedSchema, 'Deleted'), 404: errorResponse('No such CSD'), ...common },
+    }),
+    (c) => c.json(deleteCsd(deps, actorOf(c), c.req.valid('param').id), 200),
+  );
+}

@@ -1,0 +1,189 @@
+import { and, asc, eq, gt, isNull, lte, ne } from 'drizzle-orm';
+import { findTenant } from '../../auth/tenants/lookup.ts';
+import { createSigner, CsdError, exportPrivateKey, importPrivateKey, openPrivateKey, parseCertificate, type CsdSigner } from '../../cfdi/csd.ts';
+import type { Db } from '../../db/client.ts';
+import { csds, type Environment } from '../../db/schema/index.ts';
+import type { Actor } from '../../lib/backend.ts';
+import { ApiError, badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { decodeCursor, page } from '../../lib/pagination.ts';
+import { openSecret, sealSecret } from '../../lib/secret-box.ts';
+import { recordEvent } from '../events.ts';
+import { MAX_CSD_FILE_BYTES, toCsd, type CsdRow } from './schemas.ts';
+
+export interface CsdDeps {
+  db: Db;
+  now: () => Date;
+  masterKey: Buffer;
+}
+
+const EXPIRY_NOTICE_DAYS = 30;
+const scoped = (actor: Actor) => and(eq(csds.tenantId, actor.tenantId), eq(csds.environment, actor.environment));
+
+function getCsdRow(deps: CsdDeps, actor: Actor, id: string): CsdRow {
+  const row = deps.db.select().from(csds).where(and(eq(csds.id, id), scoped(actor))).get();
+  if (!row) throw notFound('CSD');
+  return row;
+}
+
+async function readUpload(file: File, field: 'cer' | 'key'): Promise<Buffer> {
+  if (file.size > MAX_CSD_FILE_BYTES) {
+    throw new ApiError(413, 'File too large', [{ field, issue: `must be at most ${MAX_CSD_FILE_BYTES} bytes (SAT files are about 1.5 KiB)` }]);
+  }
+  return Buffer.from(await file.arrayBuffer());
+}
+
+/**
+ * Checks the pair as a PAC would (a CSD, not a FIEL; valid now; the tenant's RFC; the password opens the key;
+ * the key is the certificate's), then stores it as the active CSD of the tenant and environment.
+ */
+export async function uploadCsd(deps: CsdDeps, actor: Actor, input: { cer: File; key: File; password: string }) {
+  const [cerBytes, keyBytes] = [await readUpload(input.cer, 'cer'), await readUpload(input.key, 'key')];
+  const now = deps.now();
+  try {
+    const certificate = parseCertificate(cerBytes);
+    if (certificate.kind === 'FIEL') {
+      throw new CsdError('cer', 'is a FIEL (e.firma) certificate, which cannot seal invoices: upload the CSD (Certificado de Sello Digital)');
+    }
+    if (now > certificate.validTo) throw new CsdError('cer', `expired on ${certificate.validTo.toISOString()}`);
+    if (now < certificate.validFrom) throw new CsdError('cer', `is not valid until ${certificate.validFrom.toISOString()}`);
+    const tenant = findTenant(deps.db, actor.tenantId, now.getTime());
+    if (!tenant) throw notFound('Tenant');
+    if (certificate.rfc !== tenant.rfc) {
+      throw new CsdError('cer', `belongs to RFC ${certificate.rfc}, not to this tenant's RFC ${tenant.rfc}`);
+    }
+    const privateKey = openPrivateKey(keyBytes, input.password, certificate);
+
+    const duplicate = deps.db
+      .select({ id: csds.id })
+      .from(csds)
+      .where(and(scoped(actor), eq(csds.serialNumber, certificate.noCertificado)))
+      .get();
+    if (duplicate) throw conflict('CSD already uploaded', [{ field: 'cer', issue: `certificate ${certificate.noCertificado} is already stored as ${duplicate.id}` }]);
+
+    const id = newId('csd', now.getTime());
+    const stamp = now.toISOString();
+    deps.db.transaction((tx) => {
+      tx.update(csds).set({ status: 'inactive', updatedAt: stamp }).where(and(scoped(actor), eq(csds.status, 'active'))).run();
+      tx.insert(csds).values({
+        id,
+        tenantId: actor.tenantId,
+        environment: actor.environment,
+        rfc: certificate.rfc,
+        serialNumber: certificate.noCertificado,
+        name: certificate.name,
+        validFrom: certificate.validFrom.toISOString(),
+        validTo: certificate.validTo.toISOString(),
+        status: 'active',
+        certificateDer: certificate.der,
+        privateKeySealed: sealSecret(deps.masterKey, exportPrivateKey(privateKey), id),
+        createdAt: stamp,
+        updatedAt: stamp,
+      }).run();
+    });
+    return toCsd(getCsdRow(deps, actor, id));
+  } catch (err) {
+    if (err instanceof CsdError) throw badRequest('Invalid CSD', [{ field: err.field, issue: err.message }]);
+    throw err;
+  }
+}
+
+export function listCsds(deps: CsdDeps, actor: Actor, q: { limit: number; cursor?: string }) {
+  const after = decodeCursor(q.cursor, 400);
+  const rows = deps.db
+    .select()
+    .from(csds)
+    .where(and(scoped(actor), after ? gt(csds.id, after) : undefined))
+    .orderBy(asc(csds.id))
+    .limit(q.limit + 1)
+    .all();
+  return page(rows, q.limit, toCsd);
+}
+
+export const getCsd = (deps: CsdDeps, actor: Actor, id: string) => toCsd(getCsdRow(deps, actor, id));
+
+/** Makes this CSD the one that seals; the tenant's other active CSD in the environment becomes inactive. */
+export function activateCsd(deps: CsdDeps, actor: Actor, id: string) {
+  const row = getCsdRow(deps, actor, id);
+  const now = deps.now();
+  if (row.status === 'expired' || new Date(row.validTo) < now) {
+    throw conflict('CSD expired', [{ field: 'id', issue: `expired on ${row.validTo}; upload a current CSD` }]);
+  }
+  const stamp = now.toISOString();
+  deps.db.transaction((tx) => {
+    tx.update(csds).set({ status: 'inactive', updatedAt: stamp }).where(and(scoped(actor), eq(csds.status, 'active'), ne(csds.id, id))).run();
+    tx.update(csds).set({ status: 'active', updatedAt: stamp }).where(eq(csds.id, id)).run();
+  });
+  return getCsd(deps, actor, id);
+}
+
+export function deactivateCsd(deps: CsdDeps, actor: Actor, id: string) {
+  const row = getCsdRow(deps, actor, id);
+  if (row.status === 'expired') throw conflict('CSD expired', [{ field: 'id', issue: 'an expired CSD is already out of use' }]);
+  deps.db.update(csds).set({ status: 'inactive', updatedAt: deps.now().toISOString() }).where(eq(csds.id, row.id)).run();
+  return getCsd(deps, actor, id);
+}
+
+/** Deletes the certificate and its encrypted key. Invoices already sealed keep the certificate in their XML. */
+export function deleteCsd(deps: CsdDeps, actor: Actor, id: string) {
+  const row = getCsdRow(deps, actor, id);
+  deps.db.delete(csds).where(eq(csds.id, row.id)).run();
+  signerCache(deps.db).delete(row.id);
+  return { id: row.id, deleted: true as const };
+}
+
+const signers = new WeakMap<Db, Map<string, CsdSigner>>();
+function signerCache(db: Db) {
+  let cache = signers.get(db);
+  if (!cache) signers.set(db, (cache = new Map()));
+  return cache;
+}
+
+/**
+ * The tenant's active CSD, ready to seal, or undefined when it has none. The decrypted KeyObject is cached per
+ * certificate: decrypting and importing on every invoice would cost more than signing.
+ */
+export function activeSigner(deps: CsdDeps, tenantId: string, environment: Environment): CsdSigner | undefined {
+  const row = deps.db
+    .select({ id: csds.id, certificateDer: csds.certificateDer, privateKeySealed: csds.privateKeySealed })
+    .from(csds)
+    .where(and(eq(csds.tenantId, tenantId), eq(csds.environment, environment), eq(csds.status, 'active')))
+    .get();
+  if (!row) return undefined;
+  const cache = signerCache(deps.db);
+  let signer = cache.get(row.id);
+  if (!signer) {
+    const key = importPrivateKey(openSecret(deps.masterKey, row.privateKeySealed, row.id));
+    signer = createSigner(parseCertificate(row.certificateDer), key);
+    cache.set(row.id, signer);
+  }
+  return signer;
+}
+
+/**
+ * Daily: CSDs past valid_to become `expired` (event csd.vencido); those within 30 days of it get one
+ * csd.por_vencer. Idempotent, so running it more than once a day changes nothing.
+ */
+export function sweepCsdExpiry(db: Db, now: Date): { expired: number; noticed: number } {
+  const stamp = now.toISOString();
+  const soon = new Date(now.getTime() + EXPIRY_NOTICE_DAYS * 86_400_000).toISOString();
+  return db.transaction((tx) => {
+    const expiring = tx.select().from(csds).where(and(ne(csds.status, 'expired'), lte(csds.validTo, stamp))).all();
+    for (const c of expiring) {
+      tx.update(csds).set({ status: 'expired', updatedAt: stamp }).where(eq(csds.id, c.id)).run();
+      recordEvent(tx, { tenantId: c.tenantId, environment: c.environment, type: 'csd.vencido', data: eventData(c), now });
+    }
+    const notice = tx
+      .select()
+      .from(csds)
+      .where(and(ne(csds.status, 'expired'), isNull(csds.expiryNoticeAt), lte(csds.validTo, soon), gt(csds.validTo, stamp)))
+      .all();
+    for (const c of notice) {
+      tx.update(csds).set({ expiryNoticeAt: stamp }).where(eq(csds.id, c.id)).run();
+      recordEvent(tx, { tenantId: c.tenantId, environment: c.environment, type: 'csd.por_vencer', data: eventData(c), now });
+    }
+    return { expired: expiring.length, noticed: notice.length };
+  });
+}
+
+const eventData = (c: CsdRow) => ({ csd_id: c.id, rfc: c.rfc, serial_number: c.serialNumber, valid_to: c.validTo });

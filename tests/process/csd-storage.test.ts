@@ -1,0 +1,99 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { createPrivateKey, verify } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { publicKeyOf } from '../../src/cfdi/csd.ts';
+import { openDatabase } from '../../src/db/client.ts';
+import { loadConfig } from '../../src/env.ts';
+import { activeSigner } from '../../src/invoices/csds/service.ts';
+import { csdForm } from '../helpers.ts';
+import { startServer, stopServer } from './server.ts';
+
+const FIXTURES = join(import.meta.dir, '..', 'fixtures', 'csd', 'EKU9003173C9_CSD');
+const cer = readFileSync(join(FIXTURES, 'EKU9003173C9.cer'));
+const key = readFileSync(join(FIXTURES, 'EKU9003173C9.key'));
+const password = readFileSync(join(FIXTURES, 'password.txt'), 'utf8');
+
+const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-csd-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** Every form the private key or the password could take if it leaked into storage. */
+function secretNeedles(): [string, Buffer][] {
+  const plain = createPrivateKey({ key, format: 'der', type: 'pkcs8', passphrase: password });
+  const pkcs8 = plain.export({ format: 'der', type: 'pkcs8' }) as Buffer;
+  const pkcs1 = plain.export({ format: 'der', type: 'pkcs1' }) as Buffer;
+  const pem = plain.export({ format: 'pem', type: 'pkcs8' }) as string;
+  const needles: [string, Buffer][] = [
+    ['password', Buffer.from(password)],
+    ['encrypted .key DER', key],
+    ['encrypted .key base64', Buffer.from(key.toString('base64').slice(0, 64))],
+    ['PKCS#8 DER', pkcs8.subarray(0, 64)],
+    ['PKCS#8 DER (tail)', pkcs8.subarray(pkcs8.length - 64)],
+    ['PKCS#1 DER', pkcs1.subarray(0, 64)],
+    ['PKCS#8 base64', Buffer.from(pkcs8.toString('base64').slice(40, 104))],
+    ['PEM body', Buffer.from(pem.split('\n')[2]!)],
+    ['PEM header', Buffer.from('PRIVATE KEY-----')],
+  ];
+  return needles;
+}
+
+function findSecrets(bytes: Buffer): string[] {
+  return secretNeedles().filter(([, needle]) => bytes.includes(needle)).map(([label]) => label);
+}
+
+test('control: the scan finds each secret form when it is present', () => {
+  const plain = createPrivateKey({ key, format: 'der', type: 'pkcs8', passphrase: password });
+  const pkcs8 = plain.export({ format: 'der', type: 'pkcs8' }) as Buffer;
+  const leaked = Buffer.concat([cer, Buffer.from(password), pkcs8, Buffer.from(pkcs8.toString('base64')), Buffer.from(plain.export({ format: 'pem', type: 'pkcs8' }) as string)]);
+  expect(findSecrets(leaked)).toEqual(expect.arrayContaining(['password', 'PKCS#8 DER', 'PKCS#8 base64', 'PEM body']));
+  expect(findSecrets(cer)).toEqual([]);
+});
+
+function scanStorage() {
+  const files = ['cfdi.sqlite', 'cfdi.sqlite-wal', 'cfdi.sqlite-shm'].map((f) => join(dataDir, f)).filter(existsSync);
+  expect(files.length).toBeGreaterThan(0);
+  const found: string[] = [];
+  for (const file of files) {
+    for (const label of findSecrets(readFileSync(file))) found.push(`${label} in ${file}`);
+  }
+  return found;
+}
+
+describe('CSD private keys at rest', () => {
+  test('stored encrypted, never with the password; survive a restart; a different master key refuses to start', async () => {
+    const first = await startServer(dataDir);
+    const reg: any = await (await fetch(`${first.base}/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'csd@example.com', password: 'a-long-password-1', nombre: 'C', tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' } }),
+    })).json();
+    const up = await fetch(`${first.base}/csds`, { method: 'POST', headers: { authorization: `Bearer ${reg.access_token}` }, body: csdForm({ cer, key, password }) });
+    expect(up.status).toBe(201);
+    // While running (pages still in the WAL) and after a clean stop.
+    expect(scanStorage()).toEqual([]);
+    await stopServer(first.proc);
+    expect(scanStorage()).toEqual([]);
+    // The certificate (public) is stored: the scan would see secrets if they were there.
+    expect(readFileSync(join(dataDir, 'cfdi.sqlite')).includes(cer.subarray(0, 200))).toBe(true);
+
+    const second = await startServer(dataDir);
+    expect((await fetch(`${second.base}/health`)).status).toBe(200);
+    await stopServer(second.proc);
+
+    // Same DATA_DIR, same master key: the stored key decrypts and signs.
+    const config = loadConfig({ DATA_DIR: dataDir });
+    const db = openDatabase(config.databasePath);
+    const signer = activeSigner({ db, now: () => new Date(), masterKey: config.masterKey }, reg.tenant.id, 'test')!;
+    const sello = signer.sign('||4.0|prueba||');
+    expect(verify('sha256', Buffer.from('||4.0|prueba||'), publicKeyOf(cer), Buffer.from(sello, 'base64'))).toBe(true);
+    // A different master key cannot open it (never a wrong signature).
+    expect(() => activeSigner({ db: openDatabase(config.databasePath), now: () => new Date(), masterKey: Buffer.alloc(32, 9) }, reg.tenant.id, 'test')).toThrow(/master key/);
+    db.$client.close();
+
+    // A different MASTER_KEY: the process refuses to start, naming the variable.
+    const wrong = Bun.spawn([process.execPath, 'src/index.ts'], { env: { ...process.env, PORT: '0', DATA_DIR: dataDir, MASTER_KEY: 'ab'.repeat(32) }, stdout: 'pipe', stderr: 'pipe' });
+    expect(await wrong.exited).toBe(1);
+    expect(await new Response(wrong.stderr).text()).toContain('MASTER_KEY does not match');
+  });
+});
