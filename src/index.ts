@@ -1,4 +1,6 @@
 import { createApp, VERSION } from './app.ts';
+import { CATALOG_VERSION } from './catalogs/index.ts';
+import { seedCatalogs } from './catalogs/seed.ts';
 import { openDatabase } from './db/client.ts';
 import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
 import { ConfigError, loadConfig } from './env.ts';
@@ -20,6 +22,7 @@ try {
 
 const logger = createLogger(config.logLevel);
 const db = openDatabase(config.databasePath);
+if (seedCatalogs(db)) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION });
 try {
   assertMasterKey(db, config.masterKey);
 } catch (err) {

@@ -59,3 +59,18 @@ describe('ids are monotonic', () => {
     expect(new Set(ids).size).toBe(1000);
   });
 });
+
+describe('catalog seeding', () => {
+  test('copies every catalog into SQLite once per version', async () => {
+    const { openDatabase } = await import('../../src/db/client.ts');
+    const { seedCatalogs } = await import('../../src/catalogs/seed.ts');
+    const db = openDatabase(':memory:');
+    expect(seedCatalogs(db)).toBe(true);
+    expect(seedCatalogs(db)).toBe(false);
+    const row = db.$client.prepare("select descripcion, data from catalog_entries where catalog = 'c_UsoCFDI' and clave = 'G03'").get() as { descripcion: string; data: string };
+    expect(row.descripcion).toBe('Gastos en general.');
+    expect(JSON.parse(row.data).regimenes_receptor).toContain('601');
+    const count = db.$client.prepare("select count(*) n from catalog_entries where catalog = 'c_ClaveProdServ'").get() as { n: number };
+    expect(count.n).toBe(52514);
+  });
+});

@@ -1,2 +1,3 @@
 export * from './identity.ts';
 export * from './csds.ts';
+export * from './catalogs.ts';
