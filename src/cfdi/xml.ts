@@ -1,0 +1,69 @@
+import { XMLParser } from 'fast-xml-parser';
+
+/** An XML element: name with prefix, attributes in writing order, child elements. CFDI has no text content. */
+export interface XmlNode {
+  name: string;
+  attrs: Record<string, string>;
+  children: XmlNode[];
+}
+
+/** Builds a node, dropping attributes that are undefined (optional and absent: never written empty). */
+export function el(name: string, attrs: Record<string, string | undefined>, children: (XmlNode | undefined | false)[] = []): XmlNode {
+  const clean: Record<string, string> = {};
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) clean[k] = v;
+  return { name, attrs: clean, children: children.filter((c): c is XmlNode => !!c) };
+}
+
+const escapeAttr = (v: string) =>
+  v.replace(/[&<>"\t\n\r]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' })[c]!);
+
+function write(node: XmlNode, out: string[]): void {
+  out.push('<', node.name);
+  for (const [k, v] of Object.entries(node.attrs)) out.push(' ', k, '="', escapeAttr(v), '"');
+  if (node.children.length === 0) {
+    out.push('/>');
+    return;
+  }
+  out.push('>');
+  for (const child of node.children) write(child, out);
+  out.push('</', node.name, '>');
+}
+
+/** UTF-8 document text with the XML declaration; compact (whitespace between elements is not meaningful). */
+export function serializeXml(root: XmlNode): string {
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n'];
+  write(root, out);
+  return out.join('');
+}
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  preserveOrder: true,
+  parseAttributeValue: false,
+  parseTagValue: false,
+  trimValues: true,
+  ignoreDeclaration: true,
+  processEntities: true,
+  htmlEntities: false,
+});
+
+type Ordered = Record<string, unknown> & { ':@'?: Record<string, string> };
+
+function toNode(entry: Ordered): XmlNode | undefined {
+  const name = Object.keys(entry).find((k) => k !== ':@');
+  if (!name || name === '#text' || name.startsWith('?')) return undefined;
+  const children = (entry[name] as Ordered[]).map(toNode).filter((c): c is XmlNode => !!c);
+  return { name, attrs: { ...(entry[':@'] ?? {}) }, children };
+}
+
+/** Parses a CFDI document into nodes (attributes decoded: `&amp;` → `&`). */
+export function parseXml(xml: string): XmlNode {
+  const doc = parser.parse(xml) as Ordered[];
+  const root = doc.map(toNode).find((n) => n !== undefined);
+  if (!root) throw new Error('empty XML document');
+  return root;
+}
+
+export const child = (node: XmlNode, name: string): XmlNode | undefined => node.children.find((c) => c.name === name);
+export const childrenNamed = (node: XmlNode, name: string): XmlNode[] => node.children.filter((c) => c.name === name);
