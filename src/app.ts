@@ -10,6 +10,8 @@ import { mountHealth } from './gateway/health.ts';
 import { buildOpenApiDocument } from './gateway/openapi.ts';
 import { createInvoiceBackend } from './invoices/backend.ts';
 import type { Heartbeat } from './jobs/scheduler.ts';
+import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
+import type { Pac } from './pac/types.ts';
 import { hmacHex } from './lib/crypto.ts';
 import { errorResponse } from './lib/schemas.ts';
 import type { Logger } from './lib/logger.ts';
@@ -20,6 +22,10 @@ export interface AppDeps {
   jwtSecret: string;
   /** Encrypts stored secrets (CSD private keys); checked against the database at start-up. */
   masterKey: Buffer;
+  /** The sandbox stamping identity (test environment). */
+  sandboxSat: SandboxSat;
+  /** Live stamping provider; none configured → live issuing answers 503. */
+  livePac?: Pac;
   logger: Logger;
   heartbeat: Heartbeat;
   now?: () => Date;
@@ -47,7 +53,12 @@ export function createApp(deps: AppDeps) {
     accessTokens,
     onIdentityChange: (tenantId) => credentials.invalidateTenant(tenantId),
   });
-  const invoiceBackend = createInvoiceBackend({ ...backendDeps, masterKey: deps.masterKey });
+  const sandboxPac = createSandboxPac(deps.sandboxSat, now);
+  const invoiceBackend = createInvoiceBackend({
+    ...backendDeps,
+    masterKey: deps.masterKey,
+    pacFor: (environment) => (environment === 'test' ? sandboxPac : deps.livePac),
+  });
 
   const { app, anonymous, limitBody, routeToBackend } = createGateway({
     logger: deps.logger,
@@ -62,6 +73,28 @@ export function createApp(deps: AppDeps) {
 
   app.use('/api/v1/health', anonymous);
   mountHealth(app, { db: deps.db, heartbeat: deps.heartbeat, now, version: VERSION });
+
+  app.use('/api/v1/sandbox/*', anonymous);
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/v1/sandbox/sat-certificate',
+      operationId: 'getSandboxSatCertificate',
+      tags: ['System'],
+      summary: 'The sandbox stamping certificate (DER .cer)',
+      description: 'Verifies the SelloSAT of sandbox stamps (NoCertificadoSAT ' + deps.sandboxSat.noCertificado + '). Sandbox invoices have no fiscal validity.',
+      security: [],
+      responses: {
+        200: { description: 'X.509 certificate, DER', content: { 'application/pkix-cert': { schema: z.string().openapi({ format: 'binary' }) } } },
+        429: errorResponse('Too many requests from this address'),
+      },
+    }),
+    (c) =>
+      c.body(new Uint8Array(deps.sandboxSat.certificateDer), 200, {
+        'Content-Type': 'application/pkix-cert',
+        'Content-Disposition': `attachment; filename=${deps.sandboxSat.noCertificado}.cer`,
+      }),
+  );
 
   let document: object | undefined;
   app.use('/api/v1/openapi.json', anonymous);

@@ -6,7 +6,9 @@ import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
 import { ConfigError, loadConfig } from './env.ts';
 import { sweepCsdExpiry } from './invoices/csds/service.ts';
 import { createScheduler } from './jobs/scheduler.ts';
+import { purgeIdempotencyKeys } from './lib/idempotency.ts';
 import { createLogger } from './lib/logger.ts';
+import { loadOrCreateSandboxSat } from './pac/sandbox.ts';
 
 // The only module with side effects: configuration → database → migrations → scheduler → HTTP server.
 let config;
@@ -34,7 +36,10 @@ try {
 }
 const scheduler = createScheduler({
   logger,
-  daily: [{ name: 'csd-expiry', run: () => logger.info('csd expiry sweep', sweepCsdExpiry(db, new Date())) }],
+  daily: [
+    { name: 'csd-expiry', run: () => logger.info('csd expiry sweep', sweepCsdExpiry(db, new Date())) },
+    { name: 'idempotency-purge', run: () => purgeIdempotencyKeys(db, new Date()) },
+  ],
 });
 scheduler.start();
 
@@ -42,6 +47,7 @@ const app = createApp({
   db,
   jwtSecret: config.jwtSecret,
   masterKey: config.masterKey,
+  sandboxSat: loadOrCreateSandboxSat(db, config.masterKey),
   logger,
   heartbeat: scheduler,
   authBackendUrl: config.authBackendUrl,

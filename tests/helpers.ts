@@ -3,9 +3,14 @@ import { join } from 'node:path';
 import { createApp, type AppDeps } from '../src/app.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { createLogger } from '../src/lib/logger.ts';
+import { createSandboxSat, type SandboxSat } from '../src/pac/sandbox.ts';
 
 export const TEST_JWT_SECRET = 'test-jwt-secret-that-is-long-enough-0123456789';
 export const TEST_MASTER_KEY = Buffer.alloc(32, 7);
+
+let sandboxSat: SandboxSat | undefined;
+/** One sandbox stamping identity per test process (generating an RSA key costs ~100 ms). */
+export const testSandboxSat = (): SandboxSat => (sandboxSat ??= createSandboxSat());
 
 /** EKU9003173C9 is SAT's test taxpayer (persona moral, its CSD is in the SAT test material). */
 export const TENANT = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' };
@@ -28,6 +33,7 @@ export function createTestApp(overrides: Partial<AppDeps> = {}) {
     db,
     jwtSecret: TEST_JWT_SECRET,
     masterKey: TEST_MASTER_KEY,
+    sandboxSat: testSandboxSat(),
     logger: createLogger('silent'),
     heartbeat: { lastTickAt: () => clock.now.getTime(), intervalMs: 5000 },
     now: () => clock.now,

@@ -6,6 +6,7 @@ import { forgetTenant } from '../../src/auth/tenants/lookup.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { createScheduler } from '../../src/jobs/scheduler.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { createSandboxSat } from '../../src/pac/sandbox.ts';
 
 // The real app on a real SQLite file, with request logging on (info) as in production; logs go to /dev/null.
 const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-'));
@@ -13,7 +14,7 @@ const db = openDatabase(join(dir, 'bench.sqlite'));
 const logger = createLogger('info');
 const scheduler = createScheduler({ logger });
 scheduler.start();
-const app = createApp({ db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), logger, heartbeat: scheduler });
+const app = createApp({ db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), sandboxSat: createSandboxSat(), logger, heartbeat: scheduler });
 
 const json = (body: unknown, token?: string) => ({
   method: 'POST',

@@ -51,6 +51,8 @@ export function buildOpenApiDocument(gateway: AnyOpenApiApp, backends: AnyOpenAp
     { name: 'API keys', description: 'Persistent credentials for integrations' },
     { name: 'Tenant', description: 'The issuer profile' },
     { name: 'CSDs', description: 'Seal certificates (Certificado de Sello Digital) that sign the tenant\'s CFDIs' },
+    { name: 'Clients', description: 'The tenant\'s customers: receptor data checked with the SAT receptor rules, reused by receptor_id' },
+    { name: 'Series', description: 'Invoice series and their consecutive folios' },
   ];
   return doc;
 }

@@ -4,6 +4,7 @@ import type { Db } from '../db/client.ts';
 import type { Environment, Role } from '../db/schema/index.ts';
 import { constantTimeEqual } from './crypto.ts';
 import { ApiError, forbidden, handleError, respondError, unauthorized, zodDetails } from './errors.ts';
+import { idempotency } from './idempotency.ts';
 import type { Logger } from './logger.ts';
 
 /** Who is calling, as derived by the gateway. API keys act with role ADMIN on their tenant's data. */
@@ -74,6 +75,8 @@ export function createBackend(deps: BackendDeps, invalidInputStatus: 400 | 422) 
     c.set('ctx', { db: deps.db, now: deps.now, actor });
     await next();
   });
+
+  app.use('*', idempotency(deps));
 
   app.onError((err, c) => handleError(err, c, (e) => deps.logger.error('unhandled error', { err: e.stack ?? String(e), request_id: c.get('requestId') })));
 

@@ -1,3 +1,5 @@
 export * from './identity.ts';
 export * from './csds.ts';
 export * from './catalogs.ts';
+export * from './clients.ts';
+export * from './cfdis.ts';

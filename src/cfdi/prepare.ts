@@ -1,0 +1,374 @@
+import { catalogEntry, catalogRows, inForce, isValidKey } from '../catalogs/index.ts';
+import type { CfdiRequest, ConceptoRequest } from '../invoices/cfdis/schemas.ts';
+import type { ErrorDetail } from '../lib/errors.ts';
+import { Dec, sum } from './decimal.ts';
+import type { ComprobanteModel, ConceptoModel, ReceptorModel, TaxLine } from './model.ts';
+import { checkReceptor } from './rules/receptor.ts';
+import { localDateTime } from './time.ts';
+
+/**
+ * Request → exact amounts → SAT rule checks. Pure: the caller supplies the issuer, the clock and the receptor
+ * (resolved from receptor_id). Every problem is collected, so one response lists them all.
+ */
+export interface PrepareContext {
+  emisor: { rfc: string; nombre: string; regimenFiscal: string; codigoPostal: string };
+  receptor: ReceptorInput;
+  now: Date;
+  serie?: string;
+  folio?: string;
+}
+
+export interface ReceptorInput {
+  rfc: string;
+  nombre: string;
+  regimen_fiscal: string;
+  domicilio_fiscal: string;
+  uso_cfdi: string;
+  residencia_fiscal?: string;
+  num_reg_id_trib?: string;
+}
+
+export interface Prepared {
+  model?: ComprobanteModel;
+  errors: ErrorDetail[];
+  warnings: string[];
+}
+
+const MAX_AGE_MS = 72 * 3600 * 1000;
+const GENERIC = new Set(['XAXX010101000', 'XEXX010101000']);
+const EXT_LEGEND =
+  'EXPEDICIÓN DE CFDI POR RESIDENTES EN MÉXICO QUE PRESTAN SERVICIOS DE INTERMEDIACIÓN ENTRE TERCEROS A OFERENTES DE BIENES Y SERVICIOS RESIDENTES EN EL EXTRANJERO';
+
+export function prepareInvoice(req: CfdiRequest, ctx: PrepareContext): Prepared {
+  const errors: ErrorDetail[] = [];
+  const warnings: string[] = [];
+  const fail = (field: string, issue: string, rule?: string) => errors.push(rule ? { field, issue, rule } : { field, issue });
+
+  if (req.tipo !== 'I' && req.tipo !== 'E') {
+    fail('tipo', `tipo ${req.tipo} is not supported yet: this service issues I (Ingreso) and E (Egreso)`);
+    return { errors, warnings };
+  }
+
+  // Fecha: the local time of the place of issue (CFDI40101), within the PAC's 72-hour window, never ahead.
+  const lugar = ctx.emisor.codigoPostal;
+  const nowLocal = localDateTime(ctx.now, lugar);
+  const fecha = req.fecha ?? nowLocal;
+  if (req.fecha) {
+    if (req.fecha > nowLocal) fail('fecha', `is in the future (local time at ${lugar} is ${nowLocal})`, 'CFDI40101');
+    else if (Date.parse(`${nowLocal}Z`) - Date.parse(`${req.fecha}Z`) > MAX_AGE_MS) fail('fecha', 'is more than 72 hours old: a PAC rejects it (401)', 'CFDI40101');
+  }
+  const day = fecha.slice(0, 10);
+
+  // Moneda and TipoCambio (CFDI40113–40117).
+  const moneda = req.moneda ?? 'MXN';
+  const monedaRow = catalogEntry('c_Moneda', moneda);
+  if (!monedaRow || !inForce(monedaRow, day)) fail('moneda', `${moneda} is not a c_Moneda key`, 'CFDI40113');
+  const decimals = monedaRow ? Number(monedaRow.decimales) : 2;
+  let tipoCambio: string | undefined;
+  if (!monedaRow) {
+    // Unknown currency: its tipo_cambio cannot be judged.
+  } else if (moneda === 'XXX') {
+    fail('moneda', 'XXX is only for Pago and Traslado vouchers', 'CFDI40113');
+    if (req.tipo_cambio !== undefined) fail('tipo_cambio', 'must not be sent with moneda XXX', 'CFDI40116');
+  } else if (moneda === 'MXN') {
+    if (req.tipo_cambio !== undefined && Dec.parse(req.tipo_cambio).cmp(Dec.parse('1')) !== 0) fail('tipo_cambio', 'must be 1 (or omitted) with moneda MXN', 'CFDI40114');
+    tipoCambio = req.tipo_cambio !== undefined ? '1' : undefined;
+  } else if (req.tipo_cambio === undefined) {
+    fail('tipo_cambio', `is required with moneda ${moneda}`, 'CFDI40115');
+  } else if (Dec.parse(req.tipo_cambio).isZero()) {
+    fail('tipo_cambio', 'must be greater than 0', 'CFDI40117');
+  } else {
+    tipoCambio = req.tipo_cambio;
+  }
+
+  // FormaPago / MetodoPago / Exportacion (CFDI40104, 40105, 40122–40124).
+  const metodoPago = req.metodo_pago ?? 'PUE';
+  if (!isValidKey('c_MetodoPago', metodoPago, day)) fail('metodo_pago', 'must be PUE or PPD (c_MetodoPago)', 'CFDI40124');
+  let formaPago = req.forma_pago;
+  if (formaPago === undefined) {
+    formaPago = '99';
+    if (metodoPago === 'PUE') warnings.push('forma_pago defaulted to 99 (Por definir); a PUE invoice should carry the form actually used');
+  }
+  if (!isValidKey('c_FormaPago', formaPago, day)) fail('forma_pago', `${formaPago} is not a c_FormaPago key`, 'CFDI40104');
+  if (metodoPago === 'PPD' && formaPago !== '99') fail('forma_pago', 'must be 99 (Por definir) when metodo_pago is PPD', 'CFDI40105');
+  const exportacion = req.exportacion ?? '01';
+  if (!isValidKey('c_Exportacion', exportacion, day)) fail('exportacion', `${exportacion} is not a c_Exportacion key`, 'CFDI40123');
+  else if (exportacion === '02') fail('exportacion', '02 requires the Comercio Exterior complement, which this service does not issue', 'CFDI40122');
+
+  if (!isValidKey('c_CodigoPostal', lugar, day)) fail('tenant.codigo_postal', `${lugar} (LugarExpedicion) is not in c_CodigoPostal`, 'CFDI40126');
+  if (!isValidKey('c_RegimenFiscal', ctx.emisor.regimenFiscal, day)) fail('tenant.regimen_fiscal', 'is not in c_RegimenFiscal', 'CFDI40140');
+
+  // Receptor (CFDI40143–40161, shared with /clients).
+  const receptorInput = ctx.receptor;
+  const receptorPrefix = req.receptor_id && !req.receptor ? 'receptor_id' : 'receptor';
+  errors.push(...checkReceptor(receptorInput, { fecha, tipo: req.tipo, lugarExpedicion: lugar }, receptorPrefix));
+  if (receptorInput.rfc === ctx.emisor.rfc && !GENERIC.has(receptorInput.rfc)) warnings.push('receptor.rfc equals the issuer RFC');
+  const receptor: ReceptorModel = {
+    rfc: receptorInput.rfc,
+    nombre: receptorInput.nombre,
+    domicilioFiscal: receptorInput.domicilio_fiscal,
+    residenciaFiscal: receptorInput.residencia_fiscal,
+    numRegIdTrib: receptorInput.num_reg_id_trib,
+    regimenFiscal: receptorInput.regimen_fiscal,
+    usoCfdi: receptorInput.uso_cfdi,
+  };
+  if (/\b(S\.?\s?A\.?\s?(DE\s)?C\.?\s?V\.?|S\.?\s?DE\s?R\.?\s?L\.?)\s*$/i.test(receptor.nombre)) {
+    warnings.push('receptor.nombre seems to include the corporate suffix (SA DE CV …); SAT expects the name exactly as in the Constancia, without it');
+  }
+
+  // InformacionGlobal (CFDI40130–40136).
+  const publico = receptor.rfc === 'XAXX010101000' && receptor.nombre === 'PUBLICO EN GENERAL';
+  let informacionGlobal: ComprobanteModel['informacionGlobal'];
+  if (req.informacion_global) {
+    const g = req.informacion_global;
+    if (!isValidKey('c_Periodicidad', g.periodicidad, day)) fail('informacion_global.periodicidad', 'is not a c_Periodicidad key', 'CFDI40131');
+    else if (g.periodicidad === '05' && ctx.emisor.regimenFiscal !== '621') fail('informacion_global.periodicidad', '05 (bimestral) is only for issuers in régimen 621', 'CFDI40132');
+    if (!isValidKey('c_Meses', g.meses, day)) fail('informacion_global.meses', 'is not a c_Meses key', 'CFDI40133');
+    else if (g.periodicidad === '05' && !(g.meses >= '13' && g.meses <= '18')) fail('informacion_global.meses', 'must be 13–18 for a bimonthly period', 'CFDI40135');
+    else if (g.periodicidad !== '05' && g.meses > '12') fail('informacion_global.meses', 'must be 01–12 unless periodicidad is 05', 'CFDI40134');
+    const year = Number(day.slice(0, 4));
+    if (!/^\d{4}$/.test(g.anio) || Number(g.anio) > year || Number(g.anio) < year - 5) fail('informacion_global.anio', `must be between ${year - 5} and ${year}`, 'CFDI40136');
+    if (!publico) fail('informacion_global', 'only applies to invoices to PUBLICO EN GENERAL (XAXX010101000)', 'CFDI40130');
+    informacionGlobal = { periodicidad: g.periodicidad, meses: g.meses, anio: g.anio };
+  } else if (publico && req.tipo === 'I') {
+    fail('informacion_global', 'is required for an Ingreso to XAXX010101000 named PUBLICO EN GENERAL', 'CFDI40130');
+  }
+
+  // CfdiRelacionados (CFDI40137).
+  const relacionados = (req.cfdi_relacionados ?? []).map((r, i) => {
+    if (!isValidKey('c_TipoRelacion', r.tipo_relacion, day)) fail(`cfdi_relacionados[${i}].tipo_relacion`, 'is not a c_TipoRelacion key', 'CFDI40137');
+    return { tipoRelacion: r.tipo_relacion, uuids: r.uuids.map((u) => u.toUpperCase()) };
+  });
+
+  // Conceptos.
+  const conceptos = req.conceptos.map((c, i) => prepareConcepto(c, `conceptos[${i}]`, { tipo: req.tipo as 'I' | 'E', day, decimals, emisorRfc: ctx.emisor.rfc, receptorRfc: receptor.rfc, lugar }, fail));
+
+  if (errors.length > 0) return { errors, warnings };
+
+  // Totals at the currency's decimals (CFDI40108, 40111, 40119, 40203–40221), from the concept values as written.
+  const subTotal = sum(conceptos.map((c) => c.importe)).round(decimals);
+  const withDiscount = conceptos.filter((c) => c.descuento);
+  const descuento = withDiscount.length ? sum(withDiscount.map((c) => c.descuento!)).round(decimals) : undefined;
+  const impuestos = summarizeTaxes(conceptos, decimals);
+  let total = subTotal.sub(descuento ?? Dec.ZERO);
+  if (impuestos?.totalTrasladados) total = total.add(impuestos.totalTrasladados);
+  if (impuestos?.totalRetenidos) total = total.sub(impuestos.totalRetenidos);
+  if (total.isNegative()) {
+    fail('conceptos', `the total would be negative (${total.toString()}): retenciones and descuentos exceed the amount`, 'CFDI40119');
+    return { errors, warnings };
+  }
+
+  return {
+    errors,
+    warnings,
+    model: {
+      serie: ctx.serie,
+      folio: ctx.folio,
+      fecha,
+      formaPago,
+      condicionesDePago: req.condiciones_de_pago,
+      subTotal,
+      descuento,
+      moneda,
+      tipoCambio,
+      total: total.round(decimals),
+      tipo: req.tipo,
+      exportacion,
+      metodoPago,
+      lugarExpedicion: lugar,
+      informacionGlobal,
+      relacionados,
+      emisor: { rfc: ctx.emisor.rfc, nombre: ctx.emisor.nombre, regimenFiscal: ctx.emisor.regimenFiscal },
+      receptor,
+      conceptos,
+      impuestos,
+    },
+  };
+}
+
+interface ConceptoContext {
+  tipo: 'I' | 'E';
+  day: string;
+  decimals: number;
+  emisorRfc: string;
+  receptorRfc: string;
+  lugar: string;
+}
+
+type Fail = (field: string, issue: string, rule?: string) => void;
+
+/** Amounts written at concept level: exact up to 6 decimals, at least the currency's. */
+const written = (d: Dec, minDecimals: number) => d.round(6).trim(minDecimals);
+
+function prepareConcepto(c: ConceptoRequest, at: string, ctx: ConceptoContext, fail: Fail): ConceptoModel {
+  const prodServ = catalogEntry('c_ClaveProdServ', c.clave_prod_serv);
+  if (!prodServ || !inForce(prodServ, ctx.day)) fail(`${at}.clave_prod_serv`, `${c.clave_prod_serv} is not in c_ClaveProdServ`, 'CFDI40162');
+  else if (prodServ.complemento) fail(`${at}.clave_prod_serv`, `${c.clave_prod_serv} requires the complement "${prodServ.complemento}", which this service does not issue`, 'CFDI40163');
+  if (!isValidKey('c_ClaveUnidad', c.clave_unidad, ctx.day)) fail(`${at}.clave_unidad`, `${c.clave_unidad} is not in c_ClaveUnidad`, 'CFDI40165');
+
+  const cantidad = Dec.parse(c.cantidad);
+  const valorUnitario = Dec.parse(c.valor_unitario);
+  if (cantidad.isZero()) fail(`${at}.cantidad`, 'must be greater than 0', 'CFDI40167');
+  if (valorUnitario.isZero()) fail(`${at}.valor_unitario`, 'must be greater than 0 for I and E', 'CFDI40166');
+  const descuentoIn = c.descuento !== undefined ? Dec.parse(c.descuento) : undefined;
+  // Importe = Cantidad × ValorUnitario (always inside the CFDI40167 window), with at least the discount's decimals.
+  const importe = written(cantidad.mul(valorUnitario), Math.max(ctx.decimals, descuentoIn?.decimals ?? 0));
+  let descuento: Dec | undefined;
+  if (descuentoIn) {
+    if (descuentoIn.decimals > importe.decimals) fail(`${at}.descuento`, `has more decimals than the importe (${importe.toString()})`, 'CFDI40168');
+    if (descuentoIn.cmp(importe) > 0) fail(`${at}.descuento`, `is greater than the importe (${importe.toString()})`, 'CFDI40169');
+    descuento = descuentoIn;
+  }
+
+  const objetoImp = c.objeto_imp ?? (c.impuestos ? '02' : '01');
+  if (!isValidKey('c_ObjetoImp', objetoImp, ctx.day)) fail(`${at}.objeto_imp`, `${objetoImp} is not in c_ObjetoImp (in force on ${ctx.day})`, 'CFDI40170');
+  const trasladosIn = c.impuestos?.traslados ?? [];
+  const retencionesIn = c.impuestos?.retenciones ?? [];
+  const hasTaxes = trasladosIn.length + retencionesIn.length > 0;
+  if (c.impuestos && !hasTaxes) fail(`${at}.impuestos`, 'must contain at least one traslado or retencion', 'CFDI40173');
+  if (objetoImp === '02' && !hasTaxes) fail(`${at}.impuestos`, 'are required when objeto_imp is 02', 'CFDI40171');
+  if (['01', '03', '04', '05'].includes(objetoImp) && hasTaxes) fail(`${at}.impuestos`, `must not be sent when objeto_imp is ${objetoImp}`, 'CFDI40172');
+  if (['06', '08'].includes(objetoImp) && (trasladosIn.some((t) => t.impuesto !== '001') || retencionesIn.some((t) => t.impuesto !== '001'))) {
+    fail(`${at}.impuestos`, `with objeto_imp ${objetoImp} only an ISR (001) retencion is allowed`, 'CFDI140226');
+  }
+  if (objetoImp === '07') {
+    if ([...trasladosIn, ...retencionesIn].some((t) => t.impuesto === '002')) fail(`${at}.impuestos`, 'objeto_imp 07 allows no IVA', 'CFDI140227');
+    if (!trasladosIn.some((t) => t.impuesto === '003')) fail(`${at}.impuestos`, 'objeto_imp 07 requires an IEPS (003) traslado', 'CFDI140227');
+  }
+  if (prodServ?.incluir_iva_trasladado === '1' && !trasladosIn.some((t) => t.impuesto === '002')) {
+    fail(`${at}.impuestos.traslados`, `c_ClaveProdServ ${c.clave_prod_serv} requires an IVA traslado`, 'CFDI40164');
+  }
+
+  const defaultBase = importe.sub(descuento ?? Dec.ZERO);
+  const traslados = trasladosIn.map((t, j) => prepareTax(t, `${at}.impuestos.traslados[${j}]`, 'traslado', defaultBase, ctx, fail));
+  const retenciones = retencionesIn.map((t, j) => prepareTax(t, `${at}.impuestos.retenciones[${j}]`, 'retencion', defaultBase, ctx, fail));
+
+  let aCuentaTerceros: ConceptoModel['aCuentaTerceros'];
+  if (c.a_cuenta_terceros) {
+    const t = c.a_cuenta_terceros;
+    const p = `${at}.a_cuenta_terceros`;
+    if (!/^[A-Z&Ñ]{3,4}\d{2}(0[1-9]|1[012])(0[1-9]|[12]\d|3[01])[A-Z0-9]{2}[0-9A]$/.test(t.rfc)) fail(`${p}.rfc`, 'is not a valid RFC', 'CFDI40187');
+    if (t.rfc === ctx.emisorRfc || t.rfc === ctx.receptorRfc) fail(`${p}.rfc`, 'must differ from the issuer and the receptor RFC', 'CFDI40188');
+    if (!isValidKey('c_RegimenFiscal', t.regimen_fiscal, ctx.day)) fail(`${p}.regimen_fiscal`, 'is not in c_RegimenFiscal', 'CFDI40190');
+    if (!/^\d{5}$/.test(t.domicilio_fiscal) || !isValidKey('c_CodigoPostal', t.domicilio_fiscal, ctx.day)) fail(`${p}.domicilio_fiscal`, 'is not in c_CodigoPostal', 'CFDI40192');
+    if (t.rfc === 'EXT990101NI1') {
+      if (t.nombre !== EXT_LEGEND) fail(`${p}.nombre`, `must be the legend "${EXT_LEGEND}"`, 'CFDI40189');
+      if (t.regimen_fiscal !== '616') fail(`${p}.regimen_fiscal`, 'must be 616 for EXT990101NI1', 'CFDI140223');
+      if (t.domicilio_fiscal !== ctx.lugar) fail(`${p}.domicilio_fiscal`, 'must equal the place of issue for EXT990101NI1', 'CFDI40193');
+    }
+    aCuentaTerceros = { rfc: t.rfc, nombre: t.nombre, regimenFiscal: t.regimen_fiscal, domicilioFiscal: t.domicilio_fiscal };
+  }
+
+  return {
+    claveProdServ: c.clave_prod_serv,
+    noIdentificacion: c.no_identificacion,
+    cantidad,
+    claveUnidad: c.clave_unidad,
+    unidad: c.unidad,
+    descripcion: c.descripcion,
+    valorUnitario,
+    importe,
+    descuento,
+    objetoImp,
+    traslados,
+    retenciones,
+    aCuentaTerceros,
+  };
+}
+
+const IMPUESTO_NAME: Record<string, string> = { '001': 'ISR', '002': 'IVA', '003': 'IEPS' };
+const TAX_RULES = {
+  traslado: { base: 'CFDI40174', impuesto: 'CFDI40175', factor: 'CFDI40176', tasa: 'CFDI40179', importe: 'CFDI40180' },
+  retencion: { base: 'CFDI40181', impuesto: 'CFDI40182', factor: 'CFDI40183', tasa: 'CFDI40185', importe: 'CFDI40186' },
+} as const;
+
+/** Whether `tasa` is allowed for the tax in c_TasaOCuota (a fixed value, or within a range). */
+export function tasaAllowed(impuesto: string, factor: string, kind: 'traslado' | 'retencion', tasa: Dec, day: string): boolean {
+  const name = IMPUESTO_NAME[impuesto];
+  return catalogRows('c_TasaOCuota').some((r) => {
+    if (!inForce(r, day) || r.factor !== factor || r[kind] !== '1') return false;
+    if (!(r.impuesto === name || (name === 'IVA' && r.impuesto!.startsWith('IVA')))) return false;
+    const max = Dec.parse(r.valor_maximo!);
+    return r.rango_o_fijo === 'Fijo' ? max.cmp(tasa) === 0 : Dec.parse(r.valor_minimo || '0').cmp(tasa) <= 0 && tasa.cmp(max) <= 0;
+  });
+}
+
+function prepareTax(
+  t: NonNullable<NonNullable<ConceptoRequest['impuestos']>['traslados']>[number],
+  at: string,
+  kind: 'traslado' | 'retencion',
+  defaultBase: Dec,
+  ctx: ConceptoContext,
+  fail: Fail,
+): TaxLine {
+  const rules = TAX_RULES[kind];
+  const base = t.base !== undefined ? Dec.parse(t.base) : written(defaultBase, ctx.decimals);
+  if (!(base.cmp(Dec.ZERO) > 0)) fail(`${at}.base`, 'must be greater than 0 (importe − descuento is 0)', rules.base);
+  const imp = catalogEntry('c_Impuesto', t.impuesto);
+  if (!imp || imp[kind] !== '1') fail(`${at}.impuesto`, `${t.impuesto} is not a ${kind} tax in c_Impuesto`, rules.impuesto);
+  if (t.tipo_factor === 'Exento') {
+    if (kind === 'retencion') fail(`${at}.tipo_factor`, 'Exento is not allowed in a retencion', 'CFDI40184');
+    if (t.tasa_o_cuota !== undefined || t.importe !== undefined) fail(at, 'an Exento traslado carries neither tasa_o_cuota nor importe', 'CFDI40177');
+    return { base, impuesto: t.impuesto, tipoFactor: 'Exento' };
+  }
+  if (t.tasa_o_cuota === undefined) {
+    fail(`${at}.tasa_o_cuota`, `is required with tipo_factor ${t.tipo_factor}`, kind === 'traslado' ? 'CFDI40178' : rules.tasa);
+    return { base, impuesto: t.impuesto, tipoFactor: t.tipo_factor };
+  }
+  const tasa = Dec.parse(t.tasa_o_cuota);
+  if (!tasaAllowed(t.impuesto, t.tipo_factor, kind, tasa, ctx.day)) {
+    fail(`${at}.tasa_o_cuota`, `${t.tasa_o_cuota} is not a c_TasaOCuota value for ${IMPUESTO_NAME[t.impuesto] ?? t.impuesto} ${t.tipo_factor} (${kind})`, rules.tasa);
+  }
+  const exact = base.mul(tasa);
+  let importe: Dec;
+  if (t.importe !== undefined) {
+    importe = Dec.parse(t.importe);
+    // SAT's window: [trunc((Base − ½·10^−dB)·Tasa), ceil((Base + ½·10^−dB − 10^−12)·Tasa)] at the importe's decimals.
+    const half = Dec.parse(`0.${'0'.repeat(base.decimals)}5`);
+    const low = base.sub(half).mul(tasa).trunc(importe.decimals);
+    const high = base.add(half).sub(Dec.parse('0.000000000001')).mul(tasa).ceil(importe.decimals);
+    if (importe.cmp(low) < 0 || importe.cmp(high) > 0) fail(`${at}.importe`, `must be between ${low.toString()} and ${high.toString()} (base × tasa_o_cuota = ${exact.toString()})`, rules.importe);
+  } else {
+    importe = written(exact, ctx.decimals);
+  }
+  return { base, impuesto: t.impuesto, tipoFactor: t.tipo_factor, tasaOCuota: tasa.round(6).toString(), importe };
+}
+
+/** Comprobante-level Impuestos: one traslado per (impuesto, factor, tasa), one retencion per impuesto. */
+function summarizeTaxes(conceptos: ConceptoModel[], decimals: number): ComprobanteModel['impuestos'] {
+  const traslados = new Map<string, { line: TaxLine; bases: Dec[]; importes: Dec[] }>();
+  const retenciones = new Map<string, Dec[]>();
+  for (const c of conceptos) {
+    for (const t of c.traslados) {
+      const key = `${t.impuesto}|${t.tipoFactor}|${t.tasaOCuota ?? ''}`;
+      let g = traslados.get(key);
+      if (!g) traslados.set(key, (g = { line: t, bases: [], importes: [] }));
+      g.bases.push(t.base);
+      if (t.importe) g.importes.push(t.importe);
+    }
+    for (const r of c.retenciones) {
+      const list = retenciones.get(r.impuesto) ?? [];
+      list.push(r.importe!);
+      retenciones.set(r.impuesto, list);
+    }
+  }
+  if (traslados.size === 0 && retenciones.size === 0) return undefined;
+  const trasladoLines: TaxLine[] = [...traslados.values()]
+    .sort((a, b) => a.line.impuesto.localeCompare(b.line.impuesto))
+    .map(({ line, bases, importes }) => ({
+      base: sum(bases).round(decimals),
+      impuesto: line.impuesto,
+      tipoFactor: line.tipoFactor,
+      tasaOCuota: line.tasaOCuota,
+      importe: line.tipoFactor === 'Exento' ? undefined : sum(importes).round(decimals),
+    }));
+  const retencionLines = [...retenciones.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([impuesto, importes]) => ({ impuesto, importe: sum(importes).round(decimals) }));
+  const nonExempt = trasladoLines.filter((t) => t.tipoFactor !== 'Exento');
+  return {
+    traslados: trasladoLines,
+    retenciones: retencionLines,
+    totalTrasladados: nonExempt.length ? sum(nonExempt.map((t) => t.importe!)).round(decimals) : undefined,
+    totalRetenidos: retencionLines.length ? sum(retencionLines.map((r) => r.importe)).round(decimals) : undefined,
+  };
+}
+

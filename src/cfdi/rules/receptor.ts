@@ -1,0 +1,151 @@
+import { catalogEntry, inForce, personaOf, type CatalogName, type CatalogRow } from '../../catalogs/index.ts';
+import type { ErrorDetail } from '../../lib/errors.ts';
+
+/** The receptor as the API carries it (CFDI request `receptor`, a stored client). */
+export interface ReceptorFields {
+  rfc: string;
+  nombre: string;
+  regimen_fiscal: string;
+  domicilio_fiscal: string;
+  uso_cfdi: string;
+  residencia_fiscal?: string;
+  num_reg_id_trib?: string;
+}
+
+export interface ReceptorContext {
+  /** Fecha of the CFDI (YYYY-MM-DD…): catalog keys must be in force on that day. */
+  fecha: string;
+  tipo?: 'I' | 'E' | 'P' | 'N' | 'T';
+  /** The issuer's postal code; CFDI40149 is checked only when it is known. */
+  lugarExpedicion?: string;
+}
+
+export const RFC_PUBLICO_GENERAL = 'XAXX010101000';
+export const RFC_EXTRANJERO = 'XEXX010101000';
+export const NOMBRE_PUBLICO_GENERAL = 'PUBLICO EN GENERAL';
+
+/** SAT t_RFC (also matches both generic RFCs). Kept here so the engine does not depend on the HTTP schemas. */
+const T_RFC = /^[A-Z&Ñ]{3,4}[0-9]{2}(0[1-9]|1[012])(0[1-9]|[12][0-9]|3[01])[A-Z0-9]{2}[0-9A]$/;
+
+const regexCache = new Map<string, RegExp | null>();
+/** c_Pais "Formato de Registro de Identidad Tributaria" as an anchored regex; null when SAT's text does not compile. */
+function taxIdPattern(source: string): RegExp | null {
+  let re = regexCache.get(source);
+  if (re === undefined) {
+    try {
+      re = new RegExp(`^(?:${source})$`);
+    } catch {
+      re = null;
+    }
+    regexCache.set(source, re);
+  }
+  return re;
+}
+
+/**
+ * Every problem of a CFDI 4.0 receptor that can be checked without SAT's private lists (l_RFC), each with the
+ * matrix rule code when one applies (RULES.md §3.2, §3.5, §3.6). Fields are JSON paths under `prefix` (bare
+ * names when it is empty). Checks that depend on a malformed value (e.g. the persona type of an invalid RFC) are
+ * skipped, not reported twice.
+ */
+export function checkReceptor(r: ReceptorFields, ctx: ReceptorContext, prefix = 'receptor'): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  const fail = (name: keyof ReceptorFields, issue: string, rule?: string) => {
+    const field = prefix ? `${prefix}.${name}` : name;
+    out.push(rule ? { field, issue, rule } : { field, issue });
+  };
+  const day = ctx.fecha.slice(0, 10);
+  const entry = (name: CatalogName, key: string): CatalogRow | undefined => {
+    const row = catalogEntry(name, key);
+    return row && inForce(row, day) ? row : undefined;
+  };
+
+  // RFC (t_RFC). Persona type (12 moral, 13 física) is only meaningful for a well-formed RFC.
+  const rfcOk = T_RFC.test(r.rfc);
+  if (!rfcOk) fail('rfc', 'is not a valid RFC (12 characters persona moral, 13 persona física, or XAXX010101000 / XEXX010101000)');
+  const publico = r.rfc === RFC_PUBLICO_GENERAL;
+  const extranjero = r.rfc === RFC_EXTRANJERO;
+  const generic = publico || extranjero;
+  /** A Mexican RFC (registered or the national generic one): neither ResidenciaFiscal nor NumRegIdTrib. */
+  const national = rfcOk && !extranjero;
+  const persona = rfcOk ? personaOf(r.rfc) : undefined;
+
+  // Nombre.
+  if (r.nombre.length < 1 || r.nombre.length > 300) fail('nombre', 'must be 1 to 300 characters');
+  else if (r.nombre.trim() === '') fail('nombre', 'must not be blank');
+  if (r.nombre.includes('|')) fail('nombre', 'must not contain "|"');
+  if (r.nombre === NOMBRE_PUBLICO_GENERAL && !publico) {
+    fail('rfc', `must be ${RFC_PUBLICO_GENERAL} when nombre is "${NOMBRE_PUBLICO_GENERAL}"`, 'CFDI40146');
+  }
+
+  // DomicilioFiscalReceptor.
+  if (!/^[0-9]{5}$/.test(r.domicilio_fiscal)) fail('domicilio_fiscal', 'must be a 5-digit postal code');
+  else if (!entry('c_CodigoPostal', r.domicilio_fiscal)) fail('domicilio_fiscal', `${r.domicilio_fiscal} is not in the SAT catalog c_CodigoPostal`);
+  else if (generic && ctx.lugarExpedicion !== undefined && r.domicilio_fiscal !== ctx.lugarExpedicion) {
+    fail('domicilio_fiscal', `must equal the issuer's LugarExpedicion (${ctx.lugarExpedicion}) for the generic RFC ${r.rfc}`, 'CFDI40149');
+  }
+
+  // ResidenciaFiscal.
+  const residencia = r.residencia_fiscal;
+  let pais: CatalogRow | undefined;
+  if (residencia !== undefined) {
+    if (national) {
+      fail('residencia_fiscal', `must not be sent for a Mexican RFC (${publico ? 'the national generic RFC' : 'a registered taxpayer'}); only for ${RFC_EXTRANJERO}`, 'CFDI40151');
+    }
+    pais = catalogEntry('c_Pais', residencia);
+    if (!pais) fail('residencia_fiscal', `${residencia} is not a key of the SAT catalog c_Pais (ISO 3166-1 alpha-3, e.g. USA)`, 'CFDI40150');
+    else if (residencia === 'MEX') fail('residencia_fiscal', 'must not be MEX: it is the tax residence of a foreign receptor', 'CFDI40152');
+  }
+
+  // NumRegIdTrib.
+  const taxId = r.num_reg_id_trib;
+  if (taxId !== undefined) {
+    if (taxId.length < 1 || taxId.length > 40) fail('num_reg_id_trib', 'must be 1 to 40 characters');
+    if (national) fail('num_reg_id_trib', `must not be sent for a Mexican RFC; only for ${RFC_EXTRANJERO}`, 'CFDI40154');
+    if (residencia === undefined) {
+      if (!national) fail('residencia_fiscal', 'is required when num_reg_id_trib is sent', 'CFDI40153');
+    } else if (pais && residencia !== 'MEX' && pais.formato_registro_identidad_tributaria) {
+      const re = taxIdPattern(pais.formato_registro_identidad_tributaria);
+      if (re && !re.test(taxId)) {
+        fail('num_reg_id_trib', `does not match the format SAT publishes for ${residencia} (${pais.formato_registro_identidad_tributaria})`, 'CFDI40156');
+      }
+    }
+  }
+
+  // RegimenFiscalReceptor.
+  const regimen = entry('c_RegimenFiscal', r.regimen_fiscal);
+  let regimenOk = false;
+  if (!regimen) {
+    fail('regimen_fiscal', `${r.regimen_fiscal} is not a key of the SAT catalog c_RegimenFiscal in force on ${day}`, 'CFDI40157');
+  } else if (generic && r.regimen_fiscal !== '616') {
+    fail('regimen_fiscal', `must be 616 (Sin obligaciones fiscales) for the generic RFC ${r.rfc}`, 'CFDI40159');
+  } else if (persona === 'moral' && regimen.aplica_moral !== '1') {
+    fail('regimen_fiscal', `${r.regimen_fiscal} (${regimen.descripcion}) does not apply to a persona moral (12-character RFC)`, 'CFDI40158');
+  } else if (persona === 'fisica' && regimen.aplica_fisica !== '1') {
+    fail('regimen_fiscal', `${r.regimen_fiscal} (${regimen.descripcion}) does not apply to a persona física (13-character RFC)`, 'CFDI40158');
+  } else {
+    regimenOk = true;
+  }
+
+  // UsoCFDI: persona type and RegimenFiscalReceptor (c_UsoCFDI columns aplica_fisica/aplica_moral/regimenes_receptor).
+  const uso = entry('c_UsoCFDI', r.uso_cfdi);
+  if (!uso) {
+    fail('uso_cfdi', `${r.uso_cfdi} is not a key of the SAT catalog c_UsoCFDI in force on ${day}`, 'CFDI40160');
+  } else {
+    if (persona === 'moral' && uso.aplica_moral !== '1') {
+      fail('uso_cfdi', `${r.uso_cfdi} (${uso.descripcion}) does not apply to a persona moral (12-character RFC)`, 'CFDI40161');
+    } else if (persona === 'fisica' && uso.aplica_fisica !== '1') {
+      fail('uso_cfdi', `${r.uso_cfdi} (${uso.descripcion}) does not apply to a persona física (13-character RFC)`, 'CFDI40161');
+    } else if (regimenOk && !(uso.regimenes_receptor ?? '').split(';').includes(r.regimen_fiscal)) {
+      fail('uso_cfdi', `${r.uso_cfdi} (${uso.descripcion}) is not allowed for régimen fiscal ${r.regimen_fiscal}; allowed: ${(uso.regimenes_receptor ?? '').split(';').sort().join(', ')}`, 'CFDI40161');
+    }
+  }
+
+  // What the comprobante type fixes (Pagos 2.0 and Nómina 1.2 guides).
+  if (ctx.tipo === 'P' && r.uso_cfdi !== 'CP01') fail('uso_cfdi', 'must be CP01 (Pagos) on a CFDI of tipo P');
+  if (ctx.tipo === 'N') {
+    if (r.uso_cfdi !== 'CN01') fail('uso_cfdi', 'must be CN01 (Nómina) on a CFDI of tipo N', 'NOM12');
+    if (r.regimen_fiscal !== '605') fail('regimen_fiscal', 'must be 605 (Sueldos y Salarios) on a CFDI of tipo N', 'NOM11');
+  }
+  return out;
+}

@@ -1,0 +1,65 @@
+import { sql } from 'drizzle-orm';
+import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { ENVIRONMENTS, tenants } from './identity.ts';
+
+const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
+
+export const CFDI_STATUSES = ['vigente', 'en_cola', 'fallido', 'cancelacion_pendiente', 'cancelado'] as const;
+export type CfdiStatus = (typeof CFDI_STATUSES)[number];
+
+/** One row per invoice: what lists, filters and statistics need. The document itself is in cfdi_documents. */
+export const cfdis = sqliteTable(
+  'cfdis',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
+    uuid: text('uuid'),
+    tipo: text('tipo').notNull(),
+    status: text('status', { enum: CFDI_STATUSES }).notNull(),
+    serie: text('serie'),
+    folio: integer('folio'),
+    fecha: text('fecha').notNull(),
+    fechaTimbrado: text('fecha_timbrado'),
+    receptorRfc: text('receptor_rfc').notNull(),
+    receptorNombre: text('receptor_nombre').notNull(),
+    moneda: text('moneda').notNull(),
+    subtotal: text('subtotal').notNull(),
+    total: text('total').notNull(),
+    /** The API response body fields that are not columns (emisor, conceptos summary, TFD values). */
+    summary: text('summary', { mode: 'json' }).notNull().$type<Record<string, unknown>>(),
+    createdAt: text('created_at').notNull().default(now),
+    updatedAt: text('updated_at').notNull().default(now),
+  },
+  (t) => [
+    uniqueIndex('cfdis_uuid_unique').on(t.uuid),
+    uniqueIndex('cfdis_folio_unique').on(t.tenantId, t.environment, t.serie, t.folio),
+    index('cfdis_tenant_idx').on(t.tenantId, t.environment, t.id),
+    index('cfdis_tenant_receptor_idx').on(t.tenantId, t.environment, t.receptorRfc, t.id),
+  ],
+);
+
+/** The XML exactly as stamped (bytes), apart from the row so list scans stay small. */
+export const cfdiDocuments = sqliteTable('cfdi_documents', {
+  cfdiId: text('cfdi_id').primaryKey().references(() => cfdis.id, { onDelete: 'cascade' }),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+  xml: blob('xml', { mode: 'buffer' }).notNull(),
+});
+
+/** Idempotency-Key records: the first response to a key is replayed for 24 h. */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
+    key: text('key').notNull(),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    requestHash: text('request_hash').notNull(),
+    status: integer('status').notNull(),
+    headers: text('headers', { mode: 'json' }).notNull().$type<Record<string, string>>(),
+    body: blob('body', { mode: 'buffer' }).notNull(),
+    createdAt: text('created_at').notNull().default(now),
+  },
+  (t) => [uniqueIndex('idempotency_unique').on(t.tenantId, t.environment, t.key), index('idempotency_created_idx').on(t.createdAt)],
+);

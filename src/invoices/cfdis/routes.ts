@@ -1,0 +1,166 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { CFDI_STATUSES } from '../../db/schema/index.ts';
+import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
+import { errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
+import { CfdiRequestSchema } from './schemas.ts';
+import { getCfdi, getCfdiXml, issueCfdi, listCfdis, validateCfdi, type CfdiDeps } from './service.ts';
+
+const tags = ['CFDIs'];
+const Num = z.number();
+
+export const CfdiSchema = z
+  .object({
+    id: z.string().openapi({ example: 'cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
+    uuid: z.string().nullable().openapi({ description: 'Folio fiscal; null while queued' }),
+    tipo: z.string(),
+    status: z.enum(CFDI_STATUSES),
+    serie: z.string().nullable(),
+    folio: z.number().int().nullable(),
+    fecha: z.string().openapi({ description: 'Fecha of the CFDI: local time of the place of issue' }),
+    emisor: z.object({ rfc: z.string(), nombre: z.string(), regimen_fiscal: z.string() }),
+    receptor: z.object({ rfc: z.string(), nombre: z.string() }),
+    conceptos: z.array(z.object({ descripcion: z.string(), cantidad: Num, valor_unitario: Num, importe: Num, descuento: Num.optional() })),
+    moneda: z.string(),
+    subtotal: Num,
+    descuento: Num.optional(),
+    total_impuestos_trasladados: Num.optional(),
+    total_impuestos_retenidos: Num.optional(),
+    total: Num,
+    forma_pago: z.string().optional(),
+    metodo_pago: z.string().optional(),
+    fecha_timbrado: z.string().nullable().openapi({ format: 'date-time', description: 'Stamping time, ISO 8601 UTC' }),
+    sello_sat: z.string().nullable(),
+    certificado_sat: z.string().nullable().openapi({ description: 'NoCertificadoSAT' }),
+    cadena_original_sat: z.string().nullable().openapi({ description: 'Cadena original of the TFD' }),
+    created_at: z.string().openapi({ format: 'date-time' }),
+    warnings: z.array(z.string()).optional(),
+  })
+  .openapi('Cfdi');
+
+const ListItem = z
+  .object({
+    id: z.string(),
+    uuid: z.string().nullable(),
+    tipo: z.string(),
+    status: z.enum(CFDI_STATUSES),
+    serie: z.string().nullable(),
+    folio: z.number().int().nullable(),
+    fecha: z.string(),
+    receptor: z.object({ rfc: z.string(), nombre: z.string() }),
+    moneda: z.string(),
+    subtotal: Num,
+    total: Num,
+    created_at: z.string(),
+  })
+  .openapi('CfdiListItem');
+
+const ValidationResult = z
+  .object({
+    valid: z.boolean(),
+    errors: z.array(z.object({ field: z.string(), issue: z.string(), rule: z.string().optional() })),
+    warnings: z.array(z.string()),
+  })
+  .openapi('CfdiValidation');
+
+const dateParam = (name: string) =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2})?$/, 'must be YYYY-MM-DD or YYYY-MM-DDThh:mm:ss')
+    .optional()
+    .openapi({ param: { name, in: 'query' }, description: 'On the CFDI fecha (local time of issue)' });
+
+const ListQuery = PaginationQuery.extend({
+  status: z.enum(CFDI_STATUSES).optional().openapi({ param: { name: 'status', in: 'query' } }),
+  tipo: z.enum(['I', 'E', 'P', 'N', 'T']).optional().openapi({ param: { name: 'tipo', in: 'query' } }),
+  receptor_rfc: z.string().max(13).optional().openapi({ param: { name: 'receptor_rfc', in: 'query' } }),
+  serie: z.string().max(25).optional().openapi({ param: { name: 'serie', in: 'query' } }),
+  desde: dateParam('desde'),
+  hasta: dateParam('hasta'),
+});
+
+const UuidParams = z.object({
+  uuid: z
+    .string()
+    .regex(/^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/, 'must be a UUID')
+    .openapi({ param: { name: 'uuid', in: 'path' }, example: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7' }),
+});
+
+const errors = {
+  401: errorResponse('Missing or invalid credential'),
+};
+
+export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
+  app.openapi(
+    createRoute({
+      method: 'post', path: '/api/v1/cfdis', tags, operationId: 'issueCfdi',
+      summary: 'Issue, seal and stamp a CFDI 4.0',
+      description:
+        'Issuer data comes from the tenant; the seal from its active CSD. Defaults: moneda MXN, exportacion 01, metodo_pago PUE, forma_pago 99, ' +
+        'fecha now (local time of the issuer\'s postal code), serie the default series. Every SAT rule that can be checked without SAT\'s private ' +
+        'lists is applied and all problems are returned at once (400, each with the rule code). With a sk_test_ key (or a JWT in test) the ' +
+        'sandbox stamps in process with a real TFD 1.1 signed by the sandbox certificate (GET /sandbox/sat-certificate). ' +
+        'Send `Idempotency-Key` to make retries safe: the first response is replayed for 24 h.',
+      middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
+      request: { body: jsonBody(CfdiRequestSchema) },
+      responses: {
+        201: jsonResponse(CfdiSchema, 'Stamped'),
+        400: errorResponse('Invalid data or fails SAT validation (details carry the rule code)'),
+        403: errorResponse('Role ADMIN or OPERATOR required'),
+        409: errorResponse('Idempotency-Key reused with another body'),
+        422: errorResponse('Rejected by the stamping provider'),
+        503: errorResponse('No stamping provider configured for live'),
+        ...errors,
+      },
+    }),
+    async (c) => c.json(await issueCfdi(deps, actorOf(c), c.req.valid('json')), 201),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post', path: '/api/v1/cfdis/validate', tags, operationId: 'validateCfdi',
+      summary: 'Apply the stamping rules without stamping',
+      description: 'Same checks as POST /cfdis (including the CSD); consumes no folio and contacts no PAC.',
+      request: { body: jsonBody(CfdiRequestSchema) },
+      responses: { 200: jsonResponse(ValidationResult, 'The verdict'), 400: errorResponse('Malformed request'), ...errors },
+    }),
+    (c) => c.json(validateCfdi(deps, actorOf(c), c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/api/v1/cfdis', tags, operationId: 'listCfdis', summary: 'List CFDIs, newest first',
+      request: { query: ListQuery },
+      responses: { 200: jsonResponse(paginated(ListItem), 'A page of CFDIs'), 400: errorResponse('Invalid query'), ...errors },
+    }),
+    (c) => c.json(listCfdis(deps, actorOf(c), c.req.valid('query')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/api/v1/cfdis/{id}', tags, operationId: 'getCfdi', summary: 'Get a CFDI by its id (also while queued)',
+      request: { params: idParam('cfdi') },
+      responses: { 200: jsonResponse(CfdiSchema, 'The CFDI'), 404: errorResponse('No such CFDI'), ...errors },
+    }),
+    (c) => c.json(getCfdi(deps, actorOf(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/api/v1/cfdis/{uuid}/xml', tags, operationId: 'downloadCfdiXml', summary: 'Download the stamped XML, byte for byte',
+      request: { params: UuidParams },
+      responses: {
+        200: { description: 'The XML as stamped', content: { 'application/xml': { schema: z.string().openapi({ format: 'binary' }) } } },
+        400: errorResponse('Not a UUID'),
+        404: errorResponse('No such CFDI'),
+        ...errors,
+      },
+    }),
+    (c) => {
+      const { uuid, xml } = getCfdiXml(deps, actorOf(c), c.req.valid('param').uuid);
+      return c.body(new Uint8Array(xml), 200, {
+        'Content-Type': 'application/xml',
+        'Content-Disposition': `attachment; filename=${uuid}.xml`,
+      });
+    },
+  );
+}

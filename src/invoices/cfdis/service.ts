@@ -1,0 +1,291 @@
+import { and, desc, eq, gte, lt, lte } from 'drizzle-orm';
+import { findTenant } from '../../auth/tenants/lookup.ts';
+import { sealComprobante } from '../../cfdi/build.ts';
+import type { CsdSigner } from '../../cfdi/csd.ts';
+import type { ComprobanteModel } from '../../cfdi/model.ts';
+import { prepareInvoice, type ReceptorInput } from '../../cfdi/prepare.ts';
+import { tfdCadena } from '../../cfdi/tfd.ts';
+import { zonedToUtc } from '../../cfdi/time.ts';
+import type { Db } from '../../db/client.ts';
+import { cfdiDocuments, cfdis, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
+import type { Actor } from '../../lib/backend.ts';
+import { ApiError, badRequest, notFound, type ErrorDetail } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { decodeCursor, page } from '../../lib/pagination.ts';
+import type { Pac } from '../../pac/types.ts';
+import { getClientReceptor } from '../clients/service.ts';
+import { activeSigner } from '../csds/service.ts';
+import { recordEvent } from '../events.ts';
+import { allocateFolio, peekFolio } from '../series/service.ts';
+import type { CfdiRequest } from './schemas.ts';
+
+export interface CfdiDeps {
+  db: Db;
+  now: () => Date;
+  masterKey: Buffer;
+  /** The stamping provider for an environment, or undefined when none is configured. */
+  pacFor(environment: Environment): Pac | undefined;
+}
+
+type Row = typeof cfdis.$inferSelect;
+const scoped = (actor: Actor) => and(eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment));
+
+function resolveReceptor(deps: CfdiDeps, actor: Actor, req: CfdiRequest): ReceptorInput {
+  if (req.receptor) return req.receptor;
+  const client = getClientReceptor(deps.db, { tenantId: actor.tenantId, environment: actor.environment }, req.receptor_id!);
+  if (!client) throw badRequest('Invalid input', [{ field: 'receptor_id', issue: `no client ${req.receptor_id} in this tenant and environment` }]);
+  return client;
+}
+
+function emisorOf(deps: CfdiDeps, actor: Actor) {
+  const t = findTenant(deps.db, actor.tenantId, deps.now().getTime());
+  if (!t) throw notFound('Tenant');
+  return { rfc: t.rfc, nombre: t.nombre, regimenFiscal: t.regimenFiscal, codigoPostal: t.codigoPostal };
+}
+
+/** The active CSD able to seal now, or the problem as an error detail. */
+function signerFor(deps: CfdiDeps, actor: Actor, emisorRfc: string): { signer?: CsdSigner; problem?: ErrorDetail } {
+  const signer = activeSigner(deps, actor.tenantId, actor.environment);
+  if (!signer) return { problem: { field: 'csd', issue: `no active CSD in the ${actor.environment} environment: upload one with POST /csds` } };
+  if (!signer.validAt(deps.now())) return { problem: { field: 'csd', issue: `the active CSD ${signer.noCertificado} is outside its validity period (PAC 305): upload a current one` } };
+  if (signer.rfc !== emisorRfc) return { problem: { field: 'csd', issue: `the active CSD belongs to ${signer.rfc}, not to ${emisorRfc} (PAC 303)` } };
+  return { signer };
+}
+
+/** POST /cfdis/validate: the stamping rules without a folio, a seal or the PAC. */
+export function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
+  const errors: ErrorDetail[] = [];
+  let receptor: ReceptorInput | undefined;
+  try {
+    receptor = resolveReceptor(deps, actor, req);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    errors.push(...err.details);
+  }
+  const emisor = emisorOf(deps, actor);
+  let folio: { serie: string; folio: number } | undefined;
+  try {
+    folio = peekFolio(deps.db, { tenantId: actor.tenantId, environment: actor.environment }, req.serie);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    errors.push(...err.details);
+  }
+  const prepared = receptor ? prepareInvoice(req, { emisor, receptor, now: deps.now(), serie: folio?.serie, folio: folio ? String(folio.folio) : undefined }) : undefined;
+  errors.push(...(prepared?.errors ?? []));
+  const { problem } = signerFor(deps, actor, emisor.rfc);
+  if (problem) errors.push(problem);
+  return { valid: errors.length === 0, errors, warnings: prepared?.warnings ?? [] };
+}
+
+/**
+ * POST /cfdis: validate everything first (nothing is stored and no folio is used when it fails), then in one
+ * transaction take the folio, seal and record the invoice; stamp outside any transaction; record the stamp.
+ */
+export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
+  const receptor = resolveReceptor(deps, actor, req);
+  const emisor = emisorOf(deps, actor);
+  const scope = { tenantId: actor.tenantId, environment: actor.environment };
+  const peek = peekFolio(deps.db, scope, req.serie);
+  const now = deps.now();
+  const prepared = prepareInvoice(req, { emisor, receptor, now, serie: peek.serie, folio: String(peek.folio) });
+  const { signer, problem } = signerFor(deps, actor, emisor.rfc);
+  const errors = [...prepared.errors, ...(problem ? [problem] : [])];
+  if (errors.length > 0 || !prepared.model || !signer) throw badRequest('The CFDI fails validation', errors);
+  const pac = deps.pacFor(actor.environment);
+  if (!pac) {
+    throw new ApiError(503, 'No stamping provider (PAC) is configured for the live environment', [
+      { field: 'environment', issue: 'live stamping needs a PAC: configure one, or use a sk_test_ key for the sandbox' },
+    ]);
+  }
+
+  const id = newId('cfdi', now.getTime());
+  const stamp = now.toISOString();
+  // The folio is taken and the sealed document recorded together; a crash before the stamp leaves an en_cola row.
+  const sealed = deps.db.transaction((tx) => {
+    const { serie, folio } = allocateFolio(tx, scope, req.serie);
+    const model: ComprobanteModel = { ...prepared.model!, serie, folio: String(folio) };
+    const s = sealComprobante(model, signer);
+    tx.insert(cfdis).values({
+      id,
+      tenantId: actor.tenantId,
+      environment: actor.environment,
+      uuid: null,
+      tipo: model.tipo,
+      status: 'en_cola',
+      serie,
+      folio,
+      fecha: model.fecha,
+      receptorRfc: model.receptor.rfc,
+      receptorNombre: model.receptor.nombre,
+      moneda: model.moneda,
+      subtotal: model.subTotal.toString(),
+      total: model.total.toString(),
+      summary: summaryOf(model),
+      createdAt: stamp,
+      updatedAt: stamp,
+    }).run();
+    tx.insert(cfdiDocuments).values({ cfdiId: id, tenantId: actor.tenantId, xml: Buffer.from(s.xml, 'utf8') }).run();
+    return s;
+  });
+
+  const result = await pac.stamp(sealed.xml);
+  if (!result.ok) {
+    // Issue 5 turns retryable failures into a queued invoice; until then every failure is final.
+    deps.db.transaction((tx) => {
+      tx.update(cfdis).set({ status: 'fallido', updatedAt: deps.now().toISOString(), summary: { ...summaryOfRow(tx, id), error: result } }).where(eq(cfdis.id, id)).run();
+      recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.fallido', data: { cfdi_id: id }, now: deps.now() });
+    });
+    throw new ApiError(422, 'Rejected by the stamping provider', [{ field: 'pac', issue: 'code' in result ? `${result.code}: ${result.message}` : result.message }]);
+  }
+  const { tfd } = result;
+  const fechaTimbradoUtc = zonedToUtc(tfd.fechaTimbrado, 'America/Mexico_City').toISOString();
+  deps.db.transaction((tx) => {
+    const summary = {
+      ...summaryOfRow(tx, id),
+      fecha_timbrado: fechaTimbradoUtc,
+      sello_sat: tfd.selloSat,
+      certificado_sat: tfd.noCertificadoSat,
+      cadena_original_sat: tfdCadena(tfd),
+      sello_cfd: tfd.selloCfd,
+      no_certificado: signer.noCertificado,
+    };
+    tx.update(cfdis)
+      .set({ status: 'vigente', uuid: tfd.uuid, fechaTimbrado: fechaTimbradoUtc, summary, updatedAt: deps.now().toISOString() })
+      .where(eq(cfdis.id, id))
+      .run();
+    tx.update(cfdiDocuments).set({ xml: Buffer.from(result.xml, 'utf8') }).where(eq(cfdiDocuments.cfdiId, id)).run();
+    recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.timbrado', data: { cfdi_id: id, uuid: tfd.uuid }, now: deps.now() });
+  });
+  return { ...toCfdi(getRow(deps.db, actor, id)), warnings: prepared.warnings };
+}
+
+function summaryOfRow(tx: Pick<Db, 'select'>, id: string) {
+  return tx.select({ summary: cfdis.summary }).from(cfdis).where(eq(cfdis.id, id)).get()!.summary;
+}
+
+/** What the response needs beyond the row's columns, fixed at issue time. */
+function summaryOf(m: ComprobanteModel): Record<string, unknown> {
+  return {
+    emisor: { rfc: m.emisor.rfc, nombre: m.emisor.nombre, regimen_fiscal: m.emisor.regimenFiscal },
+    receptor: { rfc: m.receptor.rfc, nombre: m.receptor.nombre },
+    conceptos: m.conceptos.map((c) => ({
+      descripcion: c.descripcion,
+      cantidad: c.cantidad.toString(),
+      valor_unitario: c.valorUnitario.toString(),
+      importe: c.importe.toString(),
+      ...(c.descuento ? { descuento: c.descuento.toString() } : {}),
+    })),
+    descuento: m.descuento?.toString(),
+    total_impuestos_trasladados: m.impuestos?.totalTrasladados?.toString(),
+    total_impuestos_retenidos: m.impuestos?.totalRetenidos?.toString(),
+    forma_pago: m.formaPago,
+    metodo_pago: m.metodoPago,
+  };
+}
+
+const num = (v: unknown) => (typeof v === 'string' ? Number(v) : undefined);
+
+/** The spec's CFDI response (201 and GET /cfdis/:id). Amounts are JSON numbers printed from exact decimals. */
+export function toCfdi(r: Row) {
+  const s = r.summary as Record<string, any>;
+  const base = {
+    id: r.id,
+    uuid: r.uuid,
+    tipo: r.tipo,
+    status: r.status as CfdiStatus,
+    serie: r.serie,
+    folio: r.folio,
+    fecha: r.fecha,
+    emisor: s.emisor,
+    receptor: s.receptor,
+    conceptos: (s.conceptos as Record<string, string>[]).map((c) => ({
+      descripcion: c.descripcion!,
+      cantidad: Number(c.cantidad),
+      valor_unitario: Number(c.valor_unitario),
+      importe: Number(c.importe),
+      ...(c.descuento ? { descuento: Number(c.descuento) } : {}),
+    })),
+    moneda: r.moneda,
+    subtotal: Number(r.subtotal),
+    descuento: num(s.descuento),
+    total_impuestos_trasladados: num(s.total_impuestos_trasladados),
+    total_impuestos_retenidos: num(s.total_impuestos_retenidos),
+    total: Number(r.total),
+    forma_pago: s.forma_pago,
+    metodo_pago: s.metodo_pago,
+    fecha_timbrado: r.fechaTimbrado,
+    sello_sat: s.sello_sat ?? null,
+    certificado_sat: s.certificado_sat ?? null,
+    cadena_original_sat: s.cadena_original_sat ?? null,
+    created_at: r.createdAt,
+  };
+  return base;
+}
+
+function getRow(db: Db, actor: Actor, id: string): Row {
+  const row = db.select().from(cfdis).where(and(eq(cfdis.id, id), scoped(actor))).get();
+  if (!row) throw notFound('CFDI');
+  return row;
+}
+
+export const getCfdi = (deps: CfdiDeps, actor: Actor, id: string) => toCfdi(getRow(deps.db, actor, id));
+
+/** The stored document exactly as stamped, by UUID (case-insensitive). */
+export function getCfdiXml(deps: CfdiDeps, actor: Actor, uuid: string): { uuid: string; xml: Buffer } {
+  const row = deps.db
+    .select({ uuid: cfdis.uuid, xml: cfdiDocuments.xml })
+    .from(cfdis)
+    .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
+    .where(and(eq(cfdis.uuid, uuid.toUpperCase()), scoped(actor)))
+    .get();
+  if (!row || !row.uuid) throw notFound('CFDI');
+  return { uuid: row.uuid, xml: row.xml };
+}
+
+export interface ListQuery {
+  limit: number;
+  cursor?: string;
+  status?: CfdiStatus;
+  tipo?: string;
+  receptor_rfc?: string;
+  serie?: string;
+  desde?: string;
+  hasta?: string;
+}
+
+/** Newest first, keyset on the time-sortable id: a page costs the same at any depth. */
+export function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
+  const before = decodeCursor(q.cursor, 400);
+  const rows = deps.db
+    .select()
+    .from(cfdis)
+    .where(
+      and(
+        scoped(actor),
+        before ? lt(cfdis.id, before) : undefined,
+        q.status ? eq(cfdis.status, q.status) : undefined,
+        q.tipo ? eq(cfdis.tipo, q.tipo) : undefined,
+        q.receptor_rfc ? eq(cfdis.receptorRfc, q.receptor_rfc.toUpperCase()) : undefined,
+        q.serie ? eq(cfdis.serie, q.serie) : undefined,
+        q.desde ? gte(cfdis.fecha, q.desde) : undefined,
+        q.hasta ? lte(cfdis.fecha, q.hasta.length === 10 ? `${q.hasta}T23:59:59` : q.hasta) : undefined,
+      ),
+    )
+    .orderBy(desc(cfdis.id))
+    .limit(q.limit + 1)
+    .all();
+  return page(rows, q.limit, (r) => ({
+    id: r.id,
+    uuid: r.uuid,
+    tipo: r.tipo,
+    status: r.status,
+    serie: r.serie,
+    folio: r.folio,
+    fecha: r.fecha,
+    receptor: { rfc: r.receptorRfc, nombre: r.receptorNombre },
+    moneda: r.moneda,
+    subtotal: Number(r.subtotal),
+    total: Number(r.total),
+    created_at: r.createdAt,
+  }));
+}

@@ -1,0 +1,175 @@
+import { and, asc, eq, gt, ne, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
+import { series, type Environment } from '../../db/schema/index.ts';
+import type { Actor } from '../../lib/backend.ts';
+import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { decodeCursor, page } from '../../lib/pagination.ts';
+import { toSeries, type SeriesCreate, type SeriesPatch, type SeriesRow } from './schemas.ts';
+
+export interface SeriesDeps {
+  db: Db;
+  now: () => Date;
+}
+
+export interface Scope {
+  tenantId: string;
+  environment: Environment;
+}
+
+/** The database or a transaction of it: allocateFolio runs inside the caller's invoice transaction. */
+export type DbOrTx = Pick<Db, 'select' | 'insert' | 'update'>;
+
+/** Name of the series created on first use when a tenant issues without one. */
+export const DEFAULT_SERIE = 'A';
+
+const scoped = (s: Scope) => and(eq(series.tenantId, s.tenantId), eq(series.environment, s.environment));
+
+function getOr404(db: DbOrTx, actor: Actor, id: string): SeriesRow {
+  const row = db.select().from(series).where(and(eq(series.id, id), scoped(actor))).get();
+  if (!row) throw notFound('Series');
+  return row;
+}
+
+const duplicate = (serie: string) => conflict('Series already exists', [{ field: 'serie', issue: `${serie} already exists in this environment` }]);
+const uniqueViolation = (err: unknown) => (err instanceof Error && /UNIQUE constraint failed: series\./.test(err.message) ? err.message : undefined);
+const unknownSerie = (serie: string) =>
+  badRequest('Unknown series', [{ field: 'serie', issue: `${serie} does not exist; create it with POST /series` }]);
+
+/** The first series of an environment becomes its default whatever `default` says: one default always exists. */
+export function createSeries(deps: SeriesDeps, actor: Actor, input: SeriesCreate) {
+  const now = deps.now();
+  const stamp = now.toISOString();
+  const id = newId('ser', now.getTime());
+  try {
+    deps.db.transaction((tx) => {
+      if (tx.select({ id: series.id }).from(series).where(and(scoped(actor), eq(series.serie, input.serie))).get()) throw duplicate(input.serie);
+      const hasDefault = tx.select({ id: series.id }).from(series).where(and(scoped(actor), eq(series.isDefault, true))).get() !== undefined;
+      const isDefault = input.default === true || !hasDefault;
+      if (isDefault && hasDefault) {
+        tx.update(series).set({ isDefault: false, updatedAt: stamp }).where(and(scoped(actor), eq(series.isDefault, true))).run();
+      }
+      tx.insert(series).values({
+        id,
+        tenantId: actor.tenantId,
+        environment: actor.environment,
+        serie: input.serie,
+        nextFolio: input.folio_inicial ?? 1,
+        isDefault,
+        descripcion: input.descripcion ?? null,
+        createdAt: stamp,
+        updatedAt: stamp,
+      }).run();
+    });
+  } catch (err) {
+    const violated = uniqueViolation(err);
+    // Only a concurrent writer gets here: the checks above run first in the same transaction.
+    if (violated?.includes('series.serie')) throw duplicate(input.serie);
+    if (violated) throw conflict('The default series changed meanwhile; retry', [{ field: 'default', issue: 'another default series was created at the same time' }]);
+    throw err;
+  }
+  return toSeries(getOr404(deps.db, actor, id));
+}
+
+export function listSeries(deps: SeriesDeps, actor: Actor, q: { limit: number; cursor?: string }) {
+  const after = decodeCursor(q.cursor, 400);
+  const rows = deps.db
+    .select()
+    .from(series)
+    .where(and(scoped(actor), after ? gt(series.id, after) : undefined))
+    .orderBy(asc(series.id))
+    .limit(q.limit + 1)
+    .all();
+  return page(rows, q.limit, toSeries);
+}
+
+export const getSeries = (deps: SeriesDeps, actor: Actor, id: string) => toSeries(getOr404(deps.db, actor, id));
+
+export function updateSeries(deps: SeriesDeps, actor: Actor, id: string, patch: SeriesPatch) {
+  const stamp = deps.now().toISOString();
+  deps.db.transaction((tx) => {
+    const row = getOr404(tx, actor, id);
+    if (patch.default === false && row.isDefault) {
+      throw conflict('A default series is required', [
+        { field: 'default', issue: `${row.serie} is the default series; make another series the default (default: true) instead` },
+      ]);
+    }
+    if (patch.folio_inicial !== undefined) {
+      // Guarded in the UPDATE itself: a folio taken meanwhile cannot be handed out again.
+      const moved = tx
+        .update(series)
+        .set({ nextFolio: patch.folio_inicial })
+        .where(and(eq(series.id, row.id), scoped(actor), sql`${series.nextFolio} <= ${patch.folio_inicial}`))
+        .returning({ id: series.id })
+        .get();
+      if (!moved) {
+        const next = getOr404(tx, actor, id).nextFolio;
+        throw conflict('Folios only move forward', [
+          { field: 'folio_inicial', issue: `must be at least ${next}, the next folio of ${row.serie}: folios already used cannot be reused` },
+        ]);
+      }
+    }
+    if (patch.default === true && !row.isDefault) {
+      tx.update(series).set({ isDefault: false, updatedAt: stamp }).where(and(scoped(actor), eq(series.isDefault, true), ne(series.id, row.id))).run();
+    }
+    tx.update(series)
+      .set({
+        ...(patch.default === true && { isDefault: true }),
+        ...(patch.descripcion !== undefined && { descripcion: patch.descripcion }),
+        updatedAt: stamp,
+      })
+      .where(and(eq(series.id, row.id), scoped(actor)))
+      .run();
+  });
+  return getSeries(deps, actor, id);
+}
+
+/** Takes the next folio of the matching series in one UPDATE … RETURNING; undefined when no series matches. */
+function bump(tx: DbOrTx, scope: Scope, which: SQL): { serie: string; folio: number } | undefined {
+  const row = tx
+    .update(series)
+    .set({ nextFolio: sql`${series.nextFolio} + 1` })
+    .where(and(scoped(scope), which))
+    .returning({ serie: series.serie, next: series.nextFolio })
+    .get();
+  return row ? { serie: row.serie, folio: row.next - 1 } : undefined;
+}
+
+/**
+ * Assigns the next folio. Call it inside the transaction that inserts the invoice: if that transaction rolls
+ * back, the folio is not consumed, so folios stay consecutive. With `serie`, that series (400 naming `serie` when
+ * it does not exist); without, the default series, created as "A" on first use.
+ */
+export function allocateFolio(tx: DbOrTx, scope: Scope, serie?: string): { serie: string; folio: number } {
+  if (serie !== undefined) {
+    const taken = bump(tx, scope, eq(series.serie, serie));
+    if (!taken) throw unknownSerie(serie);
+    return taken;
+  }
+  const taken = bump(tx, scope, eq(series.isDefault, true));
+  if (taken) return taken;
+  const created = tx
+    .insert(series)
+    .values({ id: newId('ser'), tenantId: scope.tenantId, environment: scope.environment, serie: DEFAULT_SERIE, nextFolio: 2, isDefault: true })
+    .onConflictDoNothing()
+    .returning({ id: series.id })
+    .get();
+  if (created) return { serie: DEFAULT_SERIE, folio: 1 };
+  // Only when the one-default invariant was broken outside the API: "A" exists without being the default.
+  const fromA = bump(tx, scope, eq(series.serie, DEFAULT_SERIE));
+  if (!fromA) throw new Error('no default series, and series A could not be created');
+  return fromA;
+}
+
+/** What allocateFolio would answer now, consuming nothing (POST /cfdis/validate). */
+export function peekFolio(db: DbOrTx, scope: Scope, serie?: string): { serie: string; folio: number } {
+  const row = db
+    .select({ serie: series.serie, next: series.nextFolio })
+    .from(series)
+    .where(and(scoped(scope), serie !== undefined ? eq(series.serie, serie) : eq(series.isDefault, true)))
+    .get();
+  if (row) return { serie: row.serie, folio: row.next };
+  if (serie !== undefined) throw unknownSerie(serie);
+  const a = db.select({ next: series.nextFolio }).from(series).where(and(scoped(scope), eq(series.serie, DEFAULT_SERIE))).get();
+  return { serie: DEFAULT_SERIE, folio: a?.next ?? 1 };
+}

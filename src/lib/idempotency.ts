@@ -1,0 +1,71 @@
+import { and, eq, gt, lt } from 'drizzle-orm';
+import type { MiddlewareHandler } from 'hono';
+import type { Db } from '../db/client.ts';
+import { idempotencyKeys } from '../db/schema/index.ts';
+import type { BackendEnv } from './backend.ts';
+import { sha256Hex } from './crypto.ts';
+import { ApiError } from './errors.ts';
+
+const TTL_MS = 24 * 3600 * 1000;
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * `Idempotency-Key` on POST: the first response (2xx or 4xx) to a key is stored and replayed for 24 h to the same
+ * tenant and environment; the same key with another body is 409. A request arriving while the first one with its
+ * key is still running waits for it and gets its response, so concurrent retries cannot issue twice.
+ */
+export function idempotency(deps: { db: Db; now: () => Date }): MiddlewareHandler<BackendEnv> {
+  const running = new Map<string, Promise<void>>();
+  return async (c, next) => {
+    const key = c.req.header('idempotency-key');
+    const actor = c.get('actor');
+    if (c.req.method !== 'POST' || key === undefined || !actor) return next();
+    if (!KEY.test(key)) throw new ApiError(400, 'Invalid Idempotency-Key', [{ field: 'idempotency-key', issue: 'must be 1–255 visible ASCII characters' }]);
+    const body = Buffer.from(await c.req.arrayBuffer());
+    const hash = sha256Hex(`${c.req.method} ${c.req.path}\n${sha256Hex(body.toString('latin1'))}`);
+    const slot = `${actor.tenantId}|${actor.environment}|${key}`;
+
+    while (running.has(slot)) await running.get(slot);
+    const since = new Date(deps.now().getTime() - TTL_MS).toISOString();
+    const scope = and(eq(idempotencyKeys.tenantId, actor.tenantId), eq(idempotencyKeys.environment, actor.environment), eq(idempotencyKeys.key, key));
+    const stored = deps.db.select().from(idempotencyKeys).where(and(scope, gt(idempotencyKeys.createdAt, since))).get();
+    if (stored) {
+      if (stored.requestHash !== hash) {
+        throw new ApiError(409, 'Idempotency-Key already used with another request', [
+          { field: 'idempotency-key', issue: `was first used for ${stored.method} ${stored.path} with another body` },
+        ]);
+      }
+      return new Response(new Uint8Array(stored.body), { status: stored.status, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' } });
+    }
+
+    let done!: () => void;
+    running.set(slot, new Promise<void>((resolve) => (done = resolve)));
+    try {
+      await next();
+      if (c.res.status < 500) {
+        const res = c.res.clone();
+        const headers: Record<string, string> = {};
+        for (const h of ['content-type', 'content-disposition', 'retry-after']) {
+          const v = res.headers.get(h);
+          if (v) headers[h] = v;
+        }
+        const bodyOut = Buffer.from(await res.arrayBuffer());
+        deps.db.transaction((tx) => {
+          tx.delete(idempotencyKeys).where(scope).run(); // an expired record of the same key
+          tx.insert(idempotencyKeys).values({
+            tenantId: actor.tenantId, environment: actor.environment, key, method: c.req.method, path: c.req.path,
+            requestHash: hash, status: c.res.status, headers, body: bodyOut, createdAt: deps.now().toISOString(),
+          }).run();
+        });
+      }
+    } finally {
+      running.delete(slot);
+      done();
+    }
+  };
+}
+
+/** Daily: forget records past their 24 h. */
+export function purgeIdempotencyKeys(db: Db, now: Date): number {
+  return db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now.getTime() - TTL_MS).toISOString())).run().changes;
+}

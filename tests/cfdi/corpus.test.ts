@@ -1,0 +1,83 @@
+import { beforeAll, describe, expect, test } from 'bun:test';
+import { createPublicKey, verify, X509Certificate } from 'node:crypto';
+import { cadenaOriginal } from '../../src/cfdi/cadena.ts';
+import { localDateTime } from '../../src/cfdi/time.ts';
+import { tfdCadena, tfdFromNode } from '../../src/cfdi/tfd.ts';
+import { child, parseXml } from '../../src/cfdi/xml.ts';
+import { createTestApp, csdFiles, csdForm, TENANTS } from '../helpers.ts';
+import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '../sat/verify.ts';
+import { CORPUS } from './corpus.ts';
+
+/**
+ * Acceptance: every corpus invoice stamps, and the result is checked with SAT's own artefacts: XSD validity,
+ * our cadena equal to SAT's XSLT output, Sello verified with the embedded certificate, SelloSAT verified with the
+ * sandbox certificate over the TFD cadena (also computed by SAT's XSLT).
+ */
+const t = createTestApp();
+let token = '';
+let sandboxCert: Buffer;
+
+beforeAll(async () => {
+  const reg = await t.register({ tenant: TENANTS.EKU });
+  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000 where id = ?").run(reg.tenant.id);
+  t.clock.advance(11_000);
+  token = (await t.createKey(reg.token)).key;
+  const res = await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+  expect(res.status).toBe(201);
+  const cert = await t.app.request('/api/v1/sandbox/sat-certificate');
+  expect(cert.headers.get('content-type')).toBe('application/pkix-cert');
+  sandboxCert = Buffer.from(await cert.arrayBuffer());
+});
+
+describe('corpus: stamped invoices pass SAT checks', () => {
+  expect(CORPUS.length).toBeGreaterThanOrEqual(25);
+  for (const [name, request] of CORPUS) {
+    test(name, async () => {
+      const body = { ...request };
+      if (body.fecha === 'PAST') body.fecha = localDateTime(new Date(t.clock.now.getTime() - 2 * 3600_000), '42501');
+      const res = await t.call('POST', '/cfdis', { token, body });
+      if (res.status !== 201) throw new Error(`${res.status} ${res.text}`);
+      expect(res.json.status).toBe('vigente');
+      expect(res.json.uuid).toMatch(/^[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$/);
+      // No float artefacts: every JSON number prints as a plain decimal of at most 6 decimals.
+      JSON.stringify(res.json, (_k, v) => {
+        if (typeof v === 'number') expect(String(v)).toMatch(/^\d+(\.\d{1,6})?$/);
+        return v;
+      });
+
+      const download = await t.app.request(`/api/v1/cfdis/${res.json.uuid}/xml`, { headers: { authorization: `Bearer ${token}` } });
+      expect(download.status).toBe(200);
+      expect(download.headers.get('content-type')).toBe('application/xml');
+      expect(download.headers.get('content-disposition')).toBe(`attachment; filename=${res.json.uuid}.xml`);
+      const xml = await download.text();
+
+      const xsd = await validateAgainstSatXsd(xml);
+      expect(xsd.errors).toEqual([]);
+      expect(xsd.valid).toBe(true);
+
+      const root = parseXml(xml);
+      const ours = cadenaOriginal(root);
+      expect(ours).toBe(await cadenaFromSatXslt(xml));
+
+      const certificado = Buffer.from(root.attrs.Certificado!, 'base64');
+      const key = createPublicKey(new X509Certificate(certificado).publicKey.export({ type: 'spki', format: 'pem' }));
+      expect(verify('sha256', Buffer.from(ours, 'utf8'), key, Buffer.from(root.attrs.Sello!, 'base64'))).toBe(true);
+      expect(root.attrs.NoCertificado).toBe('30001000000500003416');
+
+      const tfd = tfdFromNode(child(child(root, 'cfdi:Complemento')!, 'tfd:TimbreFiscalDigital')!);
+      expect(tfd.uuid).toBe(res.json.uuid);
+      expect(tfd.selloCfd).toBe(root.attrs.Sello!);
+      const tfdChain = await tfdCadenaFromSatXslt(xml);
+      expect(tfdCadena(tfd)).toBe(tfdChain);
+      expect(res.json.cadena_original_sat).toBe(tfdChain);
+      const satKey = createPublicKey(new X509Certificate(sandboxCert).publicKey.export({ type: 'spki', format: 'pem' }));
+      expect(verify('sha256', Buffer.from(tfdChain, 'utf8'), satKey, Buffer.from(tfd.selloSat, 'base64'))).toBe(true);
+      expect(res.json.certificado_sat).toBe(tfd.noCertificadoSat);
+      expect(res.json.sello_sat).toBe(tfd.selloSat);
+
+      // The JSON agrees with the XML.
+      expect(String(res.json.total)).toBe(String(Number(root.attrs.Total)));
+      expect(String(res.json.subtotal)).toBe(String(Number(root.attrs.SubTotal)));
+    }, 30_000);
+  }
+});
