@@ -20,6 +20,13 @@ enterprise 1,000 or more. Calls without a credential are limited per client addr
 Roles: ADMIN (everything), OPERATOR (issues and cancels CFDIs, manages clients and series), VIEWER (reads only).
 API keys act as ADMIN on their tenant's data but cannot manage users or API keys (that needs a user session).
 
+Idempotency: send \`Idempotency-Key\` (1–255 visible ASCII characters) on any authenticated POST; the first response
+(2xx or 4xx) is replayed for 24 h to the same tenant and environment (header \`Idempotent-Replayed: true\`), the same
+key with another request is 409, and a retry that arrives while the first is running waits for its result.
+
+Sandbox: with a sk_test_ key (or a JWT in test) invoices are stamped in process with a real TFD 1.1 signed by the
+sandbox certificate served at GET /api/v1/sandbox/sat-certificate; they have no fiscal validity.
+
 Lists use cursor pagination: \`limit\` (1–100, default 20) and the opaque \`cursor\` from \`pagination.next_cursor\`.`;
 
 /** One OpenAPI 3.1 document for the whole gateway: its own routes plus every backend's. */
@@ -50,6 +57,7 @@ export function buildOpenApiDocument(gateway: AnyOpenApiApp, backends: AnyOpenAp
     { name: 'Users', description: 'Users of the tenant and their roles' },
     { name: 'API keys', description: 'Persistent credentials for integrations' },
     { name: 'Tenant', description: 'The issuer profile' },
+    { name: 'CFDIs', description: 'Issue, seal, stamp, list and download CFDI 4.0 invoices' },
     { name: 'CSDs', description: 'Seal certificates (Certificado de Sello Digital) that sign the tenant\'s CFDIs' },
     { name: 'Clients', description: 'The tenant\'s customers: receptor data checked with the SAT receptor rules, reused by receptor_id' },
     { name: 'Series', description: 'Invoice series and their consecutive folios' },
