@@ -3,7 +3,7 @@ import type { CfdiRequest, ConceptoRequest } from '../invoices/cfdis/schemas.ts'
 import type { ErrorDetail } from '../lib/errors.ts';
 import { Dec, sum } from './decimal.ts';
 import type { ComprobanteModel, ConceptoModel, ReceptorModel, TaxLine } from './model.ts';
-import { checkReceptor } from './rules/receptor.ts';
+import { checkReceptor, type ReceptorFields } from './rules/receptor.ts';
 import { localDateTime } from './time.ts';
 
 /**
@@ -18,15 +18,7 @@ export interface PrepareContext {
   folio?: string;
 }
 
-export interface ReceptorInput {
-  rfc: string;
-  nombre: string;
-  regimen_fiscal: string;
-  domicilio_fiscal: string;
-  uso_cfdi: string;
-  residencia_fiscal?: string;
-  num_reg_id_trib?: string;
-}
+export type ReceptorInput = ReceptorFields;
 
 export interface Prepared {
   model?: ComprobanteModel;
