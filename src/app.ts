@@ -10,6 +10,10 @@ import { mountHealth } from './gateway/health.ts';
 import { buildOpenApiDocument } from './gateway/openapi.ts';
 import { createInvoiceBackend } from './invoices/backend.ts';
 import type { Heartbeat } from './jobs/scheduler.ts';
+import { createWorker } from './jobs/worker.ts';
+import { STAMP_JOB, stampJobHandler } from './invoices/cfdis/stamping.ts';
+import type { Environment } from './db/schema/index.ts';
+import { newId } from './lib/ids.ts';
 import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
 import type { Pac } from './pac/types.ts';
 import { hmacHex } from './lib/crypto.ts';
@@ -26,6 +30,12 @@ export interface AppDeps {
   sandboxSat: SandboxSat;
   /** Live stamping provider; none configured → live issuing answers 503. */
   livePac?: Pac;
+  /** How long POST /cfdis waits for the provider before answering 202 (default 5 s). */
+  stampBudgetMs?: number;
+  /** How long the sandbox's pac_slow scenario takes (default: the budget + 1 s). */
+  sandboxSlowMs?: number;
+  /** Identifies this process's job leases (default: random per boot). */
+  workerId?: string;
   logger: Logger;
   heartbeat: Heartbeat;
   now?: () => Date;
@@ -53,11 +63,23 @@ export function createApp(deps: AppDeps) {
     accessTokens,
     onIdentityChange: (tenantId) => credentials.invalidateTenant(tenantId),
   });
-  const sandboxPac = createSandboxPac(deps.sandboxSat, now);
+  const stampBudgetMs = deps.stampBudgetMs ?? 5000;
+  const sandboxPac = createSandboxPac(deps.sandboxSat, now, deps.sandboxSlowMs ?? stampBudgetMs + 1000);
+  const pacFor = (environment: Environment) => (environment === 'test' ? sandboxPac : deps.livePac);
+  // The worker does nothing by itself: index.ts lets the scheduler drain it; tests call drain().
+  const worker = createWorker({
+    db: deps.db,
+    now,
+    workerId: deps.workerId ?? newId('boot'),
+    logger: deps.logger,
+    handlers: { [STAMP_JOB]: stampJobHandler({ db: deps.db, now, pacFor }) },
+  });
   const invoiceBackend = createInvoiceBackend({
     ...backendDeps,
     masterKey: deps.masterKey,
-    pacFor: (environment) => (environment === 'test' ? sandboxPac : deps.livePac),
+    pacFor,
+    stampBudgetMs,
+    wakeJobs: () => worker.wake(),
   });
 
   const { app, anonymous, limitBody, routeToBackend } = createGateway({
@@ -72,7 +94,7 @@ export function createApp(deps: AppDeps) {
   });
 
   app.use('/api/v1/health', anonymous);
-  mountHealth(app, { db: deps.db, heartbeat: deps.heartbeat, now, version: VERSION });
+  mountHealth(app, { db: deps.db, heartbeat: deps.heartbeat, now, version: VERSION, livePac: deps.livePac !== undefined });
 
   app.use('/api/v1/sandbox/*', anonymous);
   app.openapi(
@@ -114,7 +136,7 @@ export function createApp(deps: AppDeps) {
   );
 
   app.all('/api/v1/*', limitBody, routeToBackend);
-  return Object.assign(app, { backends: { auth: authBackend, invoices: invoiceBackend } });
+  return Object.assign(app, { backends: { auth: authBackend, invoices: invoiceBackend }, worker });
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -5,7 +5,9 @@ import { openDatabase } from './db/client.ts';
 import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
 import { ConfigError, loadConfig } from './env.ts';
 import { sweepCsdExpiry } from './invoices/csds/service.ts';
-import { createScheduler } from './jobs/scheduler.ts';
+import { recoverJobs } from './jobs/queue.ts';
+import { createScheduler, type Task } from './jobs/scheduler.ts';
+import { newId } from './lib/ids.ts';
 import { purgeIdempotencyKeys } from './lib/idempotency.ts';
 import { createLogger } from './lib/logger.ts';
 import { loadOrCreateSandboxSat } from './pac/sandbox.ts';
@@ -34,14 +36,20 @@ try {
   }
   throw err;
 }
+const workerId = newId('boot');
+const recovered = recoverJobs(db, workerId, new Date());
+if (recovered > 0) logger.info('jobs recovered from an earlier run', { count: recovered });
+
+// The scheduler is created first and the app's worker registered as its task once the app exists.
+const tasks: Task[] = [];
 const scheduler = createScheduler({
   logger,
+  tasks,
   daily: [
     { name: 'csd-expiry', run: () => logger.info('csd expiry sweep', sweepCsdExpiry(db, new Date())) },
     { name: 'idempotency-purge', run: () => purgeIdempotencyKeys(db, new Date()) },
   ],
 });
-scheduler.start();
 
 const app = createApp({
   db,
@@ -52,7 +60,10 @@ const app = createApp({
   heartbeat: scheduler,
   authBackendUrl: config.authBackendUrl,
   invoiceBackendUrl: config.invoiceBackendUrl,
+  workerId,
 });
+tasks.push({ name: 'jobs', run: () => app.worker.drain() });
+scheduler.start(); // the first tick runs at once: recovered jobs are stamped without waiting
 
 const server = Bun.serve({ port: config.port, fetch: app.fetch });
 logger.info('listening', { port: server.port, data_dir: config.dataDir, version: VERSION });

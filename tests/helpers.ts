@@ -39,6 +39,8 @@ export function createTestApp(overrides: Partial<AppDeps> = {}) {
     now: () => clock.now,
     passwordCost: { memoryCost: 256, timeCost: 1 },
     anonymousRateLimit: 100_000,
+    stampBudgetMs: 300,
+    sandboxSlowMs: 600,
     ...overrides,
   });
 

@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Db } from '../db/client.ts';
 import type { Heartbeat } from '../jobs/scheduler.ts';
+import { queueStats } from '../jobs/queue.ts';
 import { errorResponse, jsonResponse } from '../lib/schemas.ts';
 import type { GatewayEnv } from './gateway.ts';
 
@@ -16,7 +17,7 @@ export const HealthSchema = z
 
 type Indicators = Record<string, { status: string; [k: string]: unknown }>;
 
-export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartbeat: Heartbeat; now: () => Date; version: string }) {
+export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartbeat: Heartbeat; now: () => Date; version: string; livePac: boolean }) {
   app.openapi(
     createRoute({
       method: 'get',
@@ -46,6 +47,13 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
       // Three missed ticks mean the scheduler is stuck or stopped.
       if (age !== null && age <= deps.heartbeat.intervalMs * 3) info.scheduler = { status: 'up', ...scheduler };
       else error.scheduler = { status: 'down', message: last === null ? 'scheduler has not ticked yet' : `last tick ${Math.round(age! / 1000)} s ago`, ...scheduler };
+      if (info.database) {
+        // A queue whose oldest due job waits more than 10 minutes is stuck, whatever the scheduler says.
+        const queue = queueStats(deps.db, deps.now());
+        if (queue.oldest_due_seconds !== null && queue.oldest_due_seconds > 600) error.queue = { status: 'down', message: `oldest due job waits ${queue.oldest_due_seconds} s`, ...queue };
+        else info.queue = { status: 'up', ...queue };
+      }
+      info.pac = { status: 'up', sandbox: 'in process', live: deps.livePac ? 'configured' : 'not configured (live stamping answers 503)' };
       const ok = Object.keys(error).length === 0;
       const body = {
         status: ok ? ('ok' as const) : ('error' as const),

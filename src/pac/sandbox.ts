@@ -1,5 +1,5 @@
 import forge from 'node-forge';
-import { createPrivateKey, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { tfdCadena, tfdNode, type Tfd } from '../cfdi/tfd.ts';
 import { wallClock } from '../cfdi/time.ts';
@@ -7,7 +7,7 @@ import { serializeXml } from '../cfdi/xml.ts';
 import type { Db } from '../db/client.ts';
 import { settings } from '../db/schema/index.ts';
 import { openSecret, sealSecret } from '../lib/secret-box.ts';
-import type { Pac, StampResult } from './types.ts';
+import type { Pac, StampOptions, StampResult } from './types.ts';
 
 /** The sandbox's own "SAT" stamping identity: a self-signed certificate published at /sandbox/sat-certificate. */
 export interface SandboxSat {
@@ -61,18 +61,29 @@ export function loadOrCreateSandboxSat(db: Db, masterKey: Buffer): SandboxSat {
 
 const SELLO = /<cfdi:Comprobante\b[^>]*?\sSello="([^"]*)"/;
 
+/** The same sealed document always gets the same UUID, as a real PAC answers a duplicate with its earlier stamp. */
+function uuidFromSello(sello: string): string {
+  const h = createHash('sha256').update(sello).digest('hex');
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`.toUpperCase();
+}
+
 /**
  * In-process PAC for test mode: the same output as a real stamp (TFD 1.1 with UUID, FechaTimbrado in central
- * Mexico time, SelloSAT over the TFD cadena), signed by the sandbox certificate instead of SAT's.
+ * Mexico time, SelloSAT over the TFD cadena), signed by the sandbox certificate instead of SAT's. Scenarios force
+ * an outcome of one attempt: unavailable (retryable), rejected, or slower than the synchronous budget.
  */
-export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Date()): Pac {
+export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Date(), slowMs = 6000): Pac {
   return {
-    async stamp(sealedXml: string): Promise<StampResult> {
+    async stamp(sealedXml: string, options: StampOptions = {}): Promise<StampResult> {
+      if (options.scenario === 'pac_unavailable') return { ok: false, retryable: true, message: 'sandbox: the provider is unavailable (X-Sandbox-Scenario)' };
+      if (options.scenario === 'pac_rejected') return { ok: false, retryable: false, code: 'CFDI40999', message: 'sandbox: rejected by the provider (X-Sandbox-Scenario)' };
+      if (options.scenario === 'pac_slow') await Bun.sleep(slowMs);
       const sello = SELLO.exec(sealedXml)?.[1];
       if (!sello) return { ok: false, retryable: false, code: '302', message: 'Sello mal formado o inválido' };
       if (sealedXml.includes('<tfd:TimbreFiscalDigital')) return { ok: false, retryable: false, code: '307', message: 'El CFDI contiene un timbre previo' };
       const base = {
-        uuid: randomUUID().toUpperCase(),
+        uuid: uuidFromSello(sello),
         fechaTimbrado: wallClock(now(), 'America/Mexico_City'),
         rfcProvCertif: SANDBOX_RFC_PROV_CERTIF,
         selloCfd: sello,

@@ -3,3 +3,4 @@ export * from './csds.ts';
 export * from './catalogs.ts';
 export * from './clients.ts';
 export * from './cfdis.ts';
+export * from './jobs.ts';

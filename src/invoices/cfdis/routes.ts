@@ -2,6 +2,8 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { CFDI_STATUSES } from '../../db/schema/index.ts';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
+import { badRequest } from '../../lib/errors.ts';
+import { SANDBOX_SCENARIOS, type SandboxScenario } from '../../pac/types.ts';
 import { CfdiRequestSchema } from './schemas.ts';
 import { getCfdi, getCfdiXml, issueCfdi, listCfdis, validateCfdi, type CfdiDeps } from './service.ts';
 
@@ -36,6 +38,17 @@ export const CfdiSchema = z
     warnings: z.array(z.string()).optional(),
   })
   .openapi('Cfdi');
+
+export const QueuedSchema = z
+  .object({
+    id: z.string(),
+    uuid: z.null(),
+    tipo: z.string(),
+    status: z.literal('en_cola'),
+    mensaje: z.string(),
+    created_at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('CfdiQueued');
 
 const ListItem = z
   .object({
@@ -99,11 +112,21 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         'fecha now (local time of the issuer\'s postal code), serie the default series. Every SAT rule that can be checked without SAT\'s private ' +
         'lists is applied and all problems are returned at once (400, each with the rule code). With a sk_test_ key (or a JWT in test) the ' +
         'sandbox stamps in process with a real TFD 1.1 signed by the sandbox certificate (GET /sandbox/sat-certificate). ' +
-        'Send `Idempotency-Key` to make retries safe: the first response is replayed for 24 h.',
+        'Send `Idempotency-Key` to make retries safe: the first response is replayed for 24 h. When the provider is unavailable or does not ' +
+        'answer within the synchronous budget the CFDI is queued (202, status en_cola, uuid null) and stamped by the scheduler; poll GET /cfdis/{id}. ' +
+        'In test mode the header `X-Sandbox-Scenario` forces the synchronous attempt: `pac_unavailable` (→ 202, stamped by the next scheduled attempt), ' +
+        '`pac_slow` (slower than the budget → 202, then stamped), `pac_rejected` (→ 422 with a provider code). It is ignored in live mode (with a Warning header).',
       middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
-      request: { body: jsonBody(CfdiRequestSchema) },
+      request: {
+        body: jsonBody(CfdiRequestSchema),
+        headers: z.object({
+          'x-sandbox-scenario': z.string().optional().openapi({ description: `Test mode only: ${SANDBOX_SCENARIOS.join(', ')}` }),
+          'idempotency-key': z.string().optional().openapi({ description: 'Replays the first response for 24 h' }),
+        }),
+      },
       responses: {
         201: jsonResponse(CfdiSchema, 'Stamped'),
+        202: jsonResponse(QueuedSchema, 'The provider is unavailable or slow: queued, stamped later (poll GET /cfdis/{id})'),
         400: errorResponse('Invalid data or fails SAT validation (details carry the rule code)'),
         403: errorResponse('Role ADMIN or OPERATOR required'),
         409: errorResponse('Idempotency-Key reused with another body'),
@@ -112,7 +135,20 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         ...errors,
       },
     }),
-    async (c) => c.json(await issueCfdi(deps, actorOf(c), c.req.valid('json')), 201),
+    async (c) => {
+      const actor = actorOf(c);
+      const requested = c.req.header('x-sandbox-scenario');
+      let scenario: SandboxScenario | undefined;
+      if (requested !== undefined) {
+        if (!(SANDBOX_SCENARIOS as readonly string[]).includes(requested)) {
+          throw badRequest('Invalid X-Sandbox-Scenario', [{ field: 'x-sandbox-scenario', issue: `must be one of ${SANDBOX_SCENARIOS.join(', ')}` }]);
+        }
+        if (actor.environment === 'test') scenario = requested as SandboxScenario;
+        else c.header('Warning', '299 - "X-Sandbox-Scenario is ignored in live mode"');
+      }
+      const result = await issueCfdi(deps, actor, c.req.valid('json'), { scenario });
+      return result.queued ? c.json(result.body, 202) : c.json(result.body, 201);
+    },
   );
 
   app.openapi(

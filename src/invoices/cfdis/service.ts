@@ -4,15 +4,16 @@ import { sealComprobante } from '../../cfdi/build.ts';
 import type { CsdSigner } from '../../cfdi/csd.ts';
 import type { ComprobanteModel } from '../../cfdi/model.ts';
 import { prepareInvoice, type ReceptorInput } from '../../cfdi/prepare.ts';
-import { tfdCadena } from '../../cfdi/tfd.ts';
-import { zonedToUtc } from '../../cfdi/time.ts';
+import { timeZoneOf, zonedToUtc } from '../../cfdi/time.ts';
 import type { Db } from '../../db/client.ts';
 import { cfdiDocuments, cfdis, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { ApiError, badRequest, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
-import type { Pac } from '../../pac/types.ts';
+import type { Pac, SandboxScenario } from '../../pac/types.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import { closeStampJob, recordFailure, recordStamp, STAMP_JOB } from './stamping.ts';
 import { getClientReceptor } from '../clients/service.ts';
 import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
@@ -25,6 +26,10 @@ export interface CfdiDeps {
   masterKey: Buffer;
   /** The stamping provider for an environment, or undefined when none is configured. */
   pacFor(environment: Environment): Pac | undefined;
+  /** How long POST /cfdis waits for the provider before answering 202 (queued). */
+  stampBudgetMs: number;
+  /** Run due jobs now rather than at the next tick. */
+  wakeJobs(): void;
 }
 
 type Row = typeof cfdis.$inferSelect;
@@ -81,7 +86,9 @@ export function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
  * POST /cfdis: validate everything first (nothing is stored and no folio is used when it fails), then in one
  * transaction take the folio, seal and record the invoice; stamp outside any transaction; record the stamp.
  */
-export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
+const STAMP_DEADLINE_MS = 60 * 3600 * 1000;
+
+export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, opts: { scenario?: SandboxScenario } = {}) {
   const receptor = resolveReceptor(deps, actor, req);
   const emisor = emisorOf(deps, actor);
   const scope = { tenantId: actor.tenantId, environment: actor.environment };
@@ -100,8 +107,10 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) 
 
   const id = newId('cfdi', now.getTime());
   const stamp = now.toISOString();
-  // The folio is taken and the sealed document recorded together; a crash before the stamp leaves an en_cola row.
-  const sealed = deps.db.transaction((tx) => {
+  const target = { id, tenantId: actor.tenantId, environment: actor.environment };
+  // One transaction takes the folio, seals, records the invoice as en_cola with its sealed XML, and queues the
+  // stamping job (due after the synchronous budget, so the scheduler does not race the attempt below).
+  const { sealed, jobId } = deps.db.transaction((tx) => {
     const { serie, folio } = allocateFolio(tx, scope, req.serie);
     const model: ComprobanteModel = { ...prepared.model!, serie, folio: String(folio) };
     const s = sealComprobante(model, signer);
@@ -125,38 +134,53 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) 
       updatedAt: stamp,
     }).run();
     tx.insert(cfdiDocuments).values({ cfdiId: id, tenantId: actor.tenantId, xml: Buffer.from(s.xml, 'utf8') }).run();
-    return s;
+    const jobId = enqueue(tx, now, {
+      type: STAMP_JOB,
+      tenantId: actor.tenantId,
+      environment: actor.environment,
+      payload: { cfdi_id: id },
+      runAt: new Date(now.getTime() + deps.stampBudgetMs),
+      // Well inside SAT's 72 hours after Fecha: past this the invoice is given up as fallido.
+      deadline: new Date(zonedToUtc(model.fecha, timeZoneOf(model.lugarExpedicion)).getTime() + STAMP_DEADLINE_MS),
+    });
+    return { sealed: s, jobId };
   });
 
-  const result = await pac.stamp(sealed.xml);
-  if (!result.ok) {
-    // Issue 5 turns retryable failures into a queued invoice; until then every failure is final.
-    deps.db.transaction((tx) => {
-      tx.update(cfdis).set({ status: 'fallido', updatedAt: deps.now().toISOString(), summary: { ...summaryOfRow(tx, id), error: result } }).where(eq(cfdis.id, id)).run();
-      recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.fallido', data: { cfdi_id: id }, now: deps.now() });
-    });
-    throw new ApiError(422, 'Rejected by the stamping provider', [{ field: 'pac', issue: 'code' in result ? `${result.code}: ${result.message}` : result.message }]);
-  }
-  const { tfd } = result;
-  const fechaTimbradoUtc = zonedToUtc(tfd.fechaTimbrado, 'America/Mexico_City').toISOString();
-  deps.db.transaction((tx) => {
-    const summary = {
-      ...summaryOfRow(tx, id),
-      fecha_timbrado: fechaTimbradoUtc,
-      sello_sat: tfd.selloSat,
-      certificado_sat: tfd.noCertificadoSat,
-      cadena_original_sat: tfdCadena(tfd),
-      sello_cfd: tfd.selloCfd,
-      no_certificado: signer.noCertificado,
-    };
-    tx.update(cfdis)
-      .set({ status: 'vigente', uuid: tfd.uuid, fechaTimbrado: fechaTimbradoUtc, summary, updatedAt: deps.now().toISOString() })
-      .where(eq(cfdis.id, id))
-      .run();
-    tx.update(cfdiDocuments).set({ xml: Buffer.from(result.xml, 'utf8') }).where(eq(cfdiDocuments.cfdiId, id)).run();
-    recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.timbrado', data: { cfdi_id: id, uuid: tfd.uuid }, now: deps.now() });
+  // The synchronous attempt, with a budget. A slow answer that arrives later is still recorded (once).
+  const attempt = pac.stamp(sealed.xml, { scenario: opts.scenario }).then((result) => {
+    if (result.ok) {
+      deps.db.transaction((tx) => {
+        if (recordStamp(tx, target, result, deps.now())) closeStampJob(tx, jobId, deps.now());
+      });
+    }
+    return result;
   });
-  return { ...toCfdi(getRow(deps.db, actor, id)), warnings: prepared.warnings };
+  const result = await Promise.race([attempt, Bun.sleep(deps.stampBudgetMs).then(() => undefined)]);
+  if (result && !result.ok && !result.retryable) {
+    deps.db.transaction((tx) => {
+      recordFailure(tx, target, `${result.code}: ${result.message}`, deps.now());
+      closeStampJob(tx, jobId, deps.now());
+    });
+    throw new ApiError(422, 'Rejected by the stamping provider', [{ field: 'pac', issue: `${result.code}: ${result.message}` }]);
+  }
+  if (!result || !result.ok) {
+    // Unavailable or slow: the invoice stays queued and the scheduler retries it.
+    deps.db.transaction((tx) => recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.encolado', data: { cfdi_id: id }, now: deps.now() }));
+    if (result) deps.wakeJobs();
+    const row = getRow(deps.db, actor, id);
+    return {
+      queued: true as const,
+      body: {
+        id,
+        uuid: null,
+        tipo: row.tipo,
+        status: 'en_cola' as const,
+        mensaje: `The stamping provider did not answer in time; the CFDI is queued and will be stamped automatically. Poll GET /api/v1/cfdis/${id} until its status is vigente (or fallido).`,
+        created_at: row.createdAt,
+      },
+    };
+  }
+  return { queued: false as const, body: { ...toCfdi(getRow(deps.db, actor, id)), warnings: prepared.warnings } };
 }
 
 function summaryOfRow(tx: Pick<Db, 'select'>, id: string) {

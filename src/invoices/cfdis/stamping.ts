@@ -1,0 +1,85 @@
+import { and, eq } from 'drizzle-orm';
+import { tfdCadena, type Tfd } from '../../cfdi/tfd.ts';
+import { zonedToUtc } from '../../cfdi/time.ts';
+import type { Db } from '../../db/client.ts';
+import { cfdiDocuments, cfdis, jobs, type Environment } from '../../db/schema/index.ts';
+import { PermanentJobError } from '../../jobs/queue.ts';
+import type { JobHandler } from '../../jobs/worker.ts';
+import type { Pac } from '../../pac/types.ts';
+import { recordEvent } from '../events.ts';
+
+type Tx = Pick<Db, 'update' | 'insert' | 'select'>;
+export const STAMP_JOB = 'cfdi.stamp';
+
+interface Target {
+  id: string;
+  tenantId: string;
+  environment: Environment;
+}
+
+/**
+ * Records a stamp once: only an invoice still `en_cola` moves to `vigente`, so a late synchronous answer and a
+ * job retry cannot both write one (and the sandbox/PAC give the same UUID for the same document anyway).
+ */
+export function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; tfd: Tfd }, now: Date): boolean {
+  const row = tx.select({ summary: cfdis.summary }).from(cfdis).where(and(eq(cfdis.id, cfdi.id), eq(cfdis.status, 'en_cola'))).get();
+  if (!row) return false;
+  const fechaTimbrado = zonedToUtc(stamped.tfd.fechaTimbrado, 'America/Mexico_City').toISOString();
+  const summary = {
+    ...row.summary,
+    sello_sat: stamped.tfd.selloSat,
+    certificado_sat: stamped.tfd.noCertificadoSat,
+    cadena_original_sat: tfdCadena(stamped.tfd),
+  };
+  tx.update(cfdis)
+    .set({ status: 'vigente', uuid: stamped.tfd.uuid, fechaTimbrado, summary, updatedAt: now.toISOString() })
+    .where(and(eq(cfdis.id, cfdi.id), eq(cfdis.status, 'en_cola')))
+    .run();
+  tx.update(cfdiDocuments).set({ xml: Buffer.from(stamped.xml, 'utf8') }).where(eq(cfdiDocuments.cfdiId, cfdi.id)).run();
+  recordEvent(tx, { tenantId: cfdi.tenantId, environment: cfdi.environment, type: 'cfdi.timbrado', data: { cfdi_id: cfdi.id, uuid: stamped.tfd.uuid }, now });
+  return true;
+}
+
+/** The invoice could not be stamped for good: `fallido`, event cfdi.fallido. Its folio stays used. */
+export function recordFailure(tx: Tx, cfdi: Target, reason: string, now: Date): boolean {
+  const row = tx.select({ summary: cfdis.summary }).from(cfdis).where(and(eq(cfdis.id, cfdi.id), eq(cfdis.status, 'en_cola'))).get();
+  if (!row) return false;
+  tx.update(cfdis).set({ status: 'fallido', summary: { ...row.summary, error: reason }, updatedAt: now.toISOString() }).where(eq(cfdis.id, cfdi.id)).run();
+  recordEvent(tx, { tenantId: cfdi.tenantId, environment: cfdi.environment, type: 'cfdi.fallido', data: { cfdi_id: cfdi.id }, now });
+  return true;
+}
+
+/** The queued attempt: send the stored sealed XML again (the PAC recognizes a document it already stamped). */
+export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environment: Environment): Pac | undefined }): JobHandler {
+  const target = (job: { payload: Record<string, unknown>; tenantId: string | null; environment: Environment | null }): Target => ({
+    id: job.payload.cfdi_id as string,
+    tenantId: job.tenantId!,
+    environment: job.environment!,
+  });
+  return {
+    async run(job) {
+      const cfdi = target(job);
+      const doc = deps.db
+        .select({ xml: cfdiDocuments.xml, status: cfdis.status })
+        .from(cfdis)
+        .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
+        .where(eq(cfdis.id, cfdi.id))
+        .get();
+      if (!doc || doc.status !== 'en_cola') return; // stamped meanwhile (late synchronous answer) or gone
+      const pac = deps.pacFor(cfdi.environment);
+      if (!pac) throw new PermanentJobError(`no PAC configured for ${cfdi.environment}`);
+      const result = await pac.stamp(doc.xml.toString('utf8'));
+      if (result.ok) return (tx) => void recordStamp(tx, cfdi, result, deps.now());
+      if (result.retryable) throw new Error(result.message);
+      throw new PermanentJobError(`${result.code}: ${result.message}`);
+    },
+    giveUp(job, error) {
+      return (tx) => void recordFailure(tx, target(job), error instanceof Error ? error.message : String(error), deps.now());
+    },
+  };
+}
+
+/** The synchronous attempt settled the invoice: its queued job has nothing left to do. */
+export function closeStampJob(tx: Tx, jobId: string, now: Date): void {
+  tx.update(jobs).set({ status: 'done', finishedAt: now.toISOString(), updatedAt: now.toISOString() }).where(and(eq(jobs.id, jobId), eq(jobs.status, 'queued'))).run();
+}

@@ -1,0 +1,150 @@
+import { and, eq, ne, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { jobs, type Environment } from '../db/schema/index.ts';
+import { newId } from '../lib/ids.ts';
+
+export type Job = typeof jobs.$inferSelect;
+type Tx = Pick<Db, 'insert'>;
+
+/** Thrown by a handler for a failure that retrying cannot fix (a PAC rejection): the job ends as failed. */
+export class PermanentJobError extends Error {}
+
+export interface EnqueueOptions {
+  type: string;
+  payload: Record<string, unknown>;
+  tenantId?: string;
+  environment?: Environment;
+  runAt?: Date;
+  deadline?: Date;
+  maxAttempts?: number;
+}
+
+/** Call inside the transaction that makes the change needing the work, so the two commit together. */
+export function enqueue(tx: Tx, now: Date, o: EnqueueOptions): string {
+  const id = newId('job', now.getTime());
+  tx.insert(jobs).values({
+    id,
+    tenantId: o.tenantId ?? null,
+    environment: o.environment ?? null,
+    type: o.type,
+    payload: o.payload,
+    runAt: (o.runAt ?? now).toISOString(),
+    deadline: o.deadline?.toISOString() ?? null,
+    maxAttempts: o.maxAttempts ?? 20,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  }).run();
+  return id;
+}
+
+/**
+ * Claims up to `limit` due jobs with one UPDATE … RETURNING: queued ones whose time has come, and running ones
+ * whose lease expired (their worker died). The lease is the claimer's until `leaseMs` from now.
+ */
+export function claimJobs(db: Db, o: { workerId: string; now: Date; leaseMs: number; limit: number; types?: string[] }): Job[] {
+  const now = o.now.toISOString();
+  const typeFilter = o.types?.length ? sql`and type in (${sql.join(o.types.map((t) => sql`${t}`), sql`, `)})` : sql``;
+  const rows = db.all<Record<string, unknown>>(sql`
+    update jobs set status = 'running', locked_by = ${o.workerId}, locked_until = ${new Date(o.now.getTime() + o.leaseMs).toISOString()},
+      attempts = attempts + 1, updated_at = ${now}
+    where id in (
+      select id from jobs
+      where ((status = 'queued' and run_at <= ${now}) or (status = 'running' and locked_until < ${now})) ${typeFilter}
+      order by run_at limit ${o.limit}
+    )
+    returning *`);
+  return rows.map(rowToJob).sort((a, b) => a.runAt.localeCompare(b.runAt));
+}
+
+function rowToJob(r: Record<string, unknown>): Job {
+  return {
+    id: r.id as string,
+    tenantId: (r.tenant_id as string) ?? null,
+    environment: (r.environment as Environment) ?? null,
+    type: r.type as string,
+    payload: JSON.parse(r.payload as string),
+    status: r.status as Job['status'],
+    attempts: r.attempts as number,
+    maxAttempts: r.max_attempts as number,
+    runAt: r.run_at as string,
+    deadline: (r.deadline as string) ?? null,
+    lockedBy: (r.locked_by as string) ?? null,
+    lockedUntil: (r.locked_until as string) ?? null,
+    lastError: (r.last_error as string) ?? null,
+    createdAt: r.created_at as string,
+    updatedAt: r.updated_at as string,
+    finishedAt: (r.finished_at as string) ?? null,
+  };
+}
+
+/** Capped exponential backoff with full jitter: 1 s, 2 s, 4 s … up to 5 minutes. */
+export function backoffMs(attempt: number, random: () => number = Math.random): number {
+  const cap = Math.min(300_000, 1000 * 2 ** Math.max(0, attempt - 1));
+  return Math.round(cap / 2 + (random() * cap) / 2);
+}
+
+type Ended = (tx: Pick<Db, 'update' | 'insert' | 'select'>) => void;
+
+/** Marks the job done; `inTx` runs in the same transaction (e.g. recording the stamp). Only the lease holder can. */
+export function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): boolean {
+  return db.transaction((tx) => {
+    const res = tx
+      .update(jobs)
+      .set({ status: 'done', lockedBy: null, lockedUntil: null, finishedAt: now.toISOString(), updatedAt: now.toISOString() })
+      .where(and(eq(jobs.id, job.id), eq(jobs.status, 'running'), eq(jobs.lockedBy, job.lockedBy!)))
+      .run();
+    if (res.changes !== 1) return false;
+    inTx?.(tx);
+    return true;
+  });
+}
+
+/**
+ * A failed attempt: retried later with backoff while attempts and the deadline allow, otherwise the job ends as
+ * failed (kept, with its last error) and `onGiveUp` runs in the same transaction.
+ */
+export function failJob(db: Db, job: Job, now: Date, error: unknown, onGiveUp?: Ended): 'retry' | 'failed' {
+  const message = error instanceof Error ? error.message : String(error);
+  const next = new Date(now.getTime() + backoffMs(job.attempts));
+  const permanent = error instanceof PermanentJobError;
+  const tooLate = job.deadline !== null && next.toISOString() > job.deadline;
+  const giveUp = permanent || tooLate || job.attempts >= job.maxAttempts;
+  db.transaction((tx) => {
+    tx.update(jobs)
+      .set(
+        giveUp
+          ? { status: 'failed', lastError: message, lockedBy: null, lockedUntil: null, finishedAt: now.toISOString(), updatedAt: now.toISOString() }
+          : { status: 'queued', lastError: message, lockedBy: null, lockedUntil: null, runAt: next.toISOString(), updatedAt: now.toISOString() },
+      )
+      .where(and(eq(jobs.id, job.id), eq(jobs.lockedBy, job.lockedBy!)))
+      .run();
+    if (giveUp) onGiveUp?.(tx);
+  });
+  return giveUp ? 'failed' : 'retry';
+}
+
+/** At start: jobs leased by an earlier run of the process are due again at once. */
+export function recoverJobs(db: Db, workerId: string, now: Date): number {
+  return db
+    .update(jobs)
+    .set({ status: 'queued', lockedBy: null, lockedUntil: null, runAt: now.toISOString(), updatedAt: now.toISOString() })
+    .where(and(eq(jobs.status, 'running'), ne(jobs.lockedBy, workerId)))
+    .run().changes;
+}
+
+export function queueStats(db: Db, now: Date): { depth: number; running: number; failed: number; oldest_due_seconds: number | null } {
+  const row = db.get<{ depth: number; running: number; failed: number; oldest: string | null }>(sql`
+    select
+      sum(case when status = 'queued' then 1 else 0 end) as depth,
+      sum(case when status = 'running' then 1 else 0 end) as running,
+      sum(case when status = 'failed' then 1 else 0 end) as failed,
+      min(case when status = 'queued' and run_at <= ${now.toISOString()} then run_at end) as oldest
+    from jobs`);
+  return {
+    depth: row?.depth ?? 0,
+    running: row?.running ?? 0,
+    failed: row?.failed ?? 0,
+    oldest_due_seconds: row?.oldest ? Math.max(0, Math.round((now.getTime() - Date.parse(row.oldest)) / 1000)) : null,
+  };
+}
+

@@ -1,0 +1,77 @@
+import type { Db } from '../db/client.ts';
+import type { Logger } from '../lib/logger.ts';
+import { claimJobs, completeJob, failJob, type Job } from './queue.ts';
+
+type Ended = Parameters<typeof completeJob>[3];
+
+/** What a job type does. `run` may return work to commit together with marking the job done. */
+export interface JobHandler {
+  run(job: Job): Promise<Ended | void>;
+  /** Work to commit when the job is given up (permanent error, deadline, attempts). */
+  giveUp?(job: Job, error: unknown): Ended;
+}
+
+export interface Worker {
+  /** Runs due jobs until none is left (bounded per call). */
+  drain(): Promise<number>;
+  /** Drain soon, without waiting for the next tick (called after an enqueue). */
+  wake(): void;
+}
+
+export function createWorker(o: {
+  db: Db;
+  now: () => Date;
+  workerId: string;
+  handlers: Record<string, JobHandler>;
+  logger: Logger;
+  concurrency?: number;
+  leaseMs?: number;
+}): Worker {
+  const concurrency = o.concurrency ?? 8;
+  let draining: Promise<number> | undefined;
+  let again = false;
+
+  const runJob = async (job: Job) => {
+    const handler = o.handlers[job.type];
+    try {
+      if (!handler) throw new Error(`no handler for job type ${job.type}`);
+      const done = await handler.run(job);
+      completeJob(o.db, job, o.now(), done ?? undefined);
+    } catch (err) {
+      const outcome = failJob(o.db, job, o.now(), err, handler?.giveUp?.(job, err));
+      o.logger.warn('job attempt failed', { job_id: job.id, type: job.type, attempt: job.attempts, outcome, err: err instanceof Error ? err.message : String(err) });
+    }
+  };
+
+  const drainOnce = async () => {
+    let total = 0;
+    for (let round = 0; round < 1000; round++) {
+      const batch = claimJobs(o.db, { workerId: o.workerId, now: o.now(), leaseMs: o.leaseMs ?? 120_000, limit: concurrency, types: Object.keys(o.handlers) });
+      if (batch.length === 0) break;
+      await Promise.all(batch.map(runJob));
+      total += batch.length;
+    }
+    return total;
+  };
+
+  const drain = (): Promise<number> => {
+    if (draining) {
+      again = true;
+      return draining;
+    }
+    draining = (async () => {
+      let total = 0;
+      do {
+        again = false;
+        total += await drainOnce();
+      } while (again);
+      return total;
+    })().finally(() => (draining = undefined));
+    return draining;
+  };
+
+  return {
+    drain,
+    wake: () => void setTimeout(() => void drain(), 0),
+  };
+}

@@ -1,0 +1,93 @@
+import { describe, expect, test } from 'bun:test';
+import { openDatabase } from '../../src/db/client.ts';
+import { backoffMs, claimJobs, completeJob, enqueue, failJob, PermanentJobError, queueStats, recoverJobs } from '../../src/jobs/queue.ts';
+import { createWorker } from '../../src/jobs/worker.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+
+const T0 = new Date('2026-11-21T12:00:00Z');
+const at = (ms: number) => new Date(T0.getTime() + ms);
+const status = (db: ReturnType<typeof openDatabase>, id: string) => db.$client.prepare('select status, attempts, last_error, run_at from jobs where id = ?').get(id) as any;
+
+describe('job queue', () => {
+  test('claim is atomic: a due job goes to exactly one claimer; future jobs wait', () => {
+    const db = openDatabase(':memory:');
+    const due = enqueue(db, T0, { type: 't', payload: { n: 1 } });
+    enqueue(db, T0, { type: 't', payload: { n: 2 }, runAt: at(60_000) });
+    const a = claimJobs(db, { workerId: 'a', now: T0, leaseMs: 1000, limit: 10 });
+    const b = claimJobs(db, { workerId: 'b', now: T0, leaseMs: 1000, limit: 10 });
+    expect(a.map((j) => j.id)).toEqual([due]);
+    expect(a[0]).toMatchObject({ status: 'running', attempts: 1, lockedBy: 'a', payload: { n: 1 } });
+    expect(b).toEqual([]);
+    // The lease expires: another worker may take it over; the first cannot complete it any more.
+    const c = claimJobs(db, { workerId: 'c', now: at(2000), leaseMs: 1000, limit: 10 });
+    expect(c.map((j) => j.id)).toEqual([due]);
+    expect(completeJob(db, a[0]!, at(2500))).toBe(false);
+    expect(completeJob(db, c[0]!, at(2500))).toBe(true);
+    expect(status(db, due).status).toBe('done');
+  });
+
+  test('failures back off exponentially with jitter, capped; permanent errors and deadlines end the job', () => {
+    expect(backoffMs(1, () => 0)).toBe(500);
+    expect(backoffMs(1, () => 1)).toBe(1000);
+    expect(backoffMs(4, () => 1)).toBe(8000);
+    expect(backoffMs(30, () => 1)).toBe(300_000);
+    const db = openDatabase(':memory:');
+    const id = enqueue(db, T0, { type: 't', payload: {}, deadline: at(10_000) });
+    let [job] = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 });
+    expect(failJob(db, job!, T0, new Error('PAC down'))).toBe('retry');
+    expect(status(db, id)).toMatchObject({ status: 'queued', last_error: 'PAC down' });
+    expect(claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 })).toEqual([]);
+    [job] = claimJobs(db, { workerId: 'w', now: at(1000), leaseMs: 1000, limit: 1 });
+    expect(job!.attempts).toBe(2);
+    expect(failJob(db, job!, at(9500), new Error('still down'))).toBe('failed'); // the next try would pass the deadline
+    expect(status(db, id).status).toBe('failed');
+
+    const id2 = enqueue(db, T0, { type: 't', payload: {} });
+    const [j2] = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 });
+    let gaveUp = false;
+    expect(failJob(db, j2!, T0, new PermanentJobError('rejected'), () => (gaveUp = true))).toBe('failed');
+    expect(gaveUp).toBe(true);
+    expect(status(db, id2)).toMatchObject({ status: 'failed', last_error: 'rejected' });
+    expect(queueStats(db, T0)).toMatchObject({ depth: 0, failed: 2 });
+  });
+
+  test('recovery at start: jobs leased by an earlier run are due at once', () => {
+    const db = openDatabase(':memory:');
+    const id = enqueue(db, T0, { type: 't', payload: {} });
+    claimJobs(db, { workerId: 'old-boot', now: T0, leaseMs: 3_600_000, limit: 1 });
+    expect(recoverJobs(db, 'new-boot', at(1000))).toBe(1);
+    expect(claimJobs(db, { workerId: 'new-boot', now: at(1000), leaseMs: 1000, limit: 1 }).map((j) => j.id)).toEqual([id]);
+  });
+
+  test('the worker runs handlers, commits their work with completion, and retries failures', async () => {
+    const db = openDatabase(':memory:');
+    let now = T0;
+    const seen: number[] = [];
+    let flaky = 2;
+    const worker = createWorker({
+      db,
+      now: () => now,
+      workerId: 'w',
+      logger: createLogger('silent'),
+      handlers: {
+        ok: { run: async (job) => void seen.push(job.payload.n as number) },
+        flaky: {
+          run: async () => {
+            if (flaky-- > 0) throw new Error('not yet');
+          },
+        },
+      },
+    });
+    for (let n = 0; n < 20; n++) enqueue(db, T0, { type: 'ok', payload: { n } });
+    const f = enqueue(db, T0, { type: 'flaky', payload: {} });
+    expect(await worker.drain()).toBe(21);
+    expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(status(db, f).status).toBe('queued');
+    now = at(10 * 60_000);
+    await worker.drain();
+    now = at(20 * 60_000);
+    await worker.drain();
+    expect(status(db, f)).toMatchObject({ status: 'done', attempts: 3 });
+    expect(queueStats(db, now)).toMatchObject({ depth: 0, running: 0 });
+  });
+});

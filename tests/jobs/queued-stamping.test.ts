@@ -1,0 +1,133 @@
+import { describe, expect, test } from 'bun:test';
+import { createPublicKey, verify, X509Certificate } from 'node:crypto';
+import { cadenaOriginal } from '../../src/cfdi/cadena.ts';
+import { parseXml } from '../../src/cfdi/xml.ts';
+import type { Pac, StampResult } from '../../src/pac/types.ts';
+import { createSandboxPac } from '../../src/pac/sandbox.ts';
+import { createTestApp, csdFiles, csdForm, TENANTS, testSandboxSat } from '../helpers.ts';
+import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '../sat/verify.ts';
+
+const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
+const invoice = () => ({
+  tipo: 'I', forma_pago: '03', receptor: ICV,
+  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+});
+
+/** A live PAC whose answers the test scripts; it stamps like the sandbox when told to succeed. */
+function scriptedPac(script: ('ok' | 'down' | 'reject')[]): Pac & { calls: number } {
+  const sandbox = createSandboxPac(testSandboxSat());
+  const pac = {
+    calls: 0,
+    async stamp(xml: string): Promise<StampResult> {
+      const step = script[Math.min(pac.calls++, script.length - 1)];
+      if (step === 'down') return { ok: false, retryable: true, message: 'provider down' };
+      if (step === 'reject') return { ok: false, retryable: false, code: '301', message: 'XML mal formado' };
+      return sandbox.stamp(xml);
+    },
+  };
+  return pac;
+}
+
+async function setup(livePac?: Pac) {
+  const t = createTestApp({ livePac });
+  const reg = await t.register({ tenant: TENANTS.EKU });
+  const test = (await t.createKey(reg.token)).key;
+  const live = (await t.createKey(reg.token, 'live')).key;
+  for (const key of [test, live]) {
+    await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+  }
+  const events = () => (t.db.$client.prepare('select type from events where tenant_id = ? and type like ? order by id').all(reg.tenant.id, 'cfdi.%') as { type: string }[]).map((e) => e.type);
+  return { t, test, live, events };
+}
+
+describe('queued stamping', () => {
+  test('pac_unavailable → 202 en_cola; the scheduler stamps it: vigente, valid XML, events encolado then timbrado', async () => {
+    const { t, test: key, events } = await setup();
+    const res = await t.call('POST', '/cfdis', { token: key, body: invoice(), headers: { 'x-sandbox-scenario': 'pac_unavailable' } });
+    expect(res.status).toBe(202);
+    expect(Object.keys(res.json).sort()).toEqual(['created_at', 'id', 'mensaje', 'status', 'tipo', 'uuid']);
+    expect(res.json).toMatchObject({ uuid: null, status: 'en_cola', tipo: 'I' });
+    expect(res.json.mensaje).toContain(`GET /api/v1/cfdis/${res.json.id}`);
+    expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: key })).json.status).toBe('en_cola');
+    expect(events()).toEqual(['cfdi.encolado']);
+    expect((await t.call('GET', '/health')).json.info.queue.depth).toBe(1);
+
+    t.clock.advance(5_000);
+    await t.app.worker.drain();
+    const done = await t.call('GET', `/cfdis/${res.json.id}`, { token: key });
+    expect(done.json.status).toBe('vigente');
+    expect(done.json.uuid).toMatch(/^[0-9A-F-]{36}$/);
+    expect(events()).toEqual(['cfdi.encolado', 'cfdi.timbrado']);
+    const xml = await (await t.app.request(`/api/v1/cfdis/${done.json.uuid}/xml`, { headers: { authorization: `Bearer ${key}` } })).text();
+    expect((await validateAgainstSatXsd(xml)).valid).toBe(true);
+    const root = parseXml(xml);
+    expect(cadenaOriginal(root)).toBe(await cadenaFromSatXslt(xml));
+    const key1 = createPublicKey(new X509Certificate(Buffer.from(root.attrs.Certificado!, 'base64')).publicKey.export({ type: 'spki', format: 'pem' }));
+    expect(verify('sha256', Buffer.from(cadenaOriginal(root)), key1, Buffer.from(root.attrs.Sello!, 'base64'))).toBe(true);
+    expect(done.json.cadena_original_sat).toBe(await tfdCadenaFromSatXslt(xml));
+    expect((await t.call('GET', '/health')).json.info.queue.depth).toBe(0);
+  });
+
+  test('pac_slow → 202; the late answer is recorded once and the job finds nothing left to do', async () => {
+    const { t, test: key, events } = await setup();
+    const res = await t.call('POST', '/cfdis', { token: key, body: invoice(), headers: { 'x-sandbox-scenario': 'pac_slow' } });
+    expect(res.status).toBe(202);
+    await Bun.sleep(500); // the sandbox answers after 600 ms, the budget is 300 ms
+    t.clock.advance(5_000);
+    await t.app.worker.drain();
+    const got = await t.call('GET', `/cfdis/${res.json.id}`, { token: key });
+    expect(got.json.status).toBe('vigente');
+    expect(events()).toEqual(['cfdi.encolado', 'cfdi.timbrado']);
+    expect((t.db.$client.prepare("select count(*) n from jobs where status = 'done'").get() as { n: number }).n).toBe(1);
+  });
+
+  test('pac_rejected → 422 with the provider code; fallido + cfdi.fallido; the folio is not reused', async () => {
+    const { t, test: key, events } = await setup();
+    const res = await t.call('POST', '/cfdis', { token: key, body: invoice(), headers: { 'x-sandbox-scenario': 'pac_rejected' } });
+    expect(res.status).toBe(422);
+    expect(res.json.error.details[0].issue).toContain('CFDI40999');
+    const rows = t.db.$client.prepare('select id, status, folio from cfdis').all() as { id: string; status: string; folio: number }[];
+    expect(rows).toMatchObject([{ status: 'fallido', folio: 1 }]);
+    expect((await t.call('GET', `/cfdis/${rows[0]!.id}`, { token: key })).json.status).toBe('fallido');
+    expect(events()).toEqual(['cfdi.fallido']);
+    const next = await t.call('POST', '/cfdis', { token: key, body: invoice() });
+    expect(next.json.folio).toBe(2);
+  });
+
+  test('queued, then rejected by the provider → fallido + cfdi.fallido', async () => {
+    const pac = scriptedPac(['down', 'reject']);
+    const { t, live, events } = await setup(pac);
+    const res = await t.call('POST', '/cfdis', { token: live, body: invoice() });
+    expect(res.status).toBe(202);
+    t.clock.advance(5_000);
+    await t.app.worker.drain();
+    expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json.status).toBe('fallido');
+    expect(events()).toEqual(['cfdi.encolado', 'cfdi.fallido']);
+    expect(pac.calls).toBe(2);
+  });
+
+  test('a live PAC down twice, then up: retried with backoff until stamped', async () => {
+    const pac = scriptedPac(['down', 'down', 'ok']);
+    const { t, live, events } = await setup(pac);
+    const res = await t.call('POST', '/cfdis', { token: live, body: invoice() });
+    expect(res.status).toBe(202);
+    for (let i = 0; i < 3; i++) {
+      t.clock.advance(10 * 60_000);
+      await t.app.worker.drain();
+    }
+    const got = await t.call('GET', `/cfdis/${res.json.id}`, { token: live });
+    expect(got.json.status).toBe('vigente');
+    expect(events()).toEqual(['cfdi.encolado', 'cfdi.timbrado']);
+    expect(pac.calls).toBe(3);
+  });
+
+  test('X-Sandbox-Scenario: ignored with a Warning in live mode; an unknown value is 400', async () => {
+    const { t, test: key, live } = await setup(scriptedPac(['ok']));
+    const res = await t.call('POST', '/cfdis', { token: live, body: invoice(), headers: { 'x-sandbox-scenario': 'pac_rejected' } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('warning')).toContain('ignored in live mode');
+    const bad = await t.call('POST', '/cfdis', { token: key, body: invoice(), headers: { 'x-sandbox-scenario': 'explode' } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.details[0].field).toBe('x-sandbox-scenario');
+  });
+});
