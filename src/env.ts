@@ -15,6 +15,9 @@ const EnvSchema = z.object({
     .regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, 'must be 32 bytes as 64 hex characters or base64')
     .optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  PAC_URL: z.url().optional(),
+  PAC_USER: z.string().min(1).optional(),
+  PAC_PASSWORD: z.string().min(1).optional(),
   AUTH_BACKEND_URL: z.url().optional(),
   INVOICE_BACKEND_URL: z.url().optional(),
 });
@@ -28,6 +31,8 @@ export interface Config {
   logLevel: LogLevel;
   authBackendUrl?: string;
   invoiceBackendUrl?: string;
+  /** Live stamping provider (SW REST API), when configured. */
+  pac?: { url: string; user: string; password: string };
 }
 
 export class ConfigError extends Error {}
@@ -43,6 +48,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (e.PAC_URL && (!e.PAC_USER || !e.PAC_PASSWORD)) throw new ConfigError('Invalid configuration: PAC_USER and PAC_PASSWORD are required with PAC_URL');
   const dataDir = resolve(e.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
   const jwtSecret = e.JWT_SECRET ?? readOrCreateSecret(join(dataDir, 'jwt-secret'), () => randomToken(48));
@@ -54,6 +60,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jwtSecret,
     masterKey: decodeKey(masterKeyText),
     logLevel: e.LOG_LEVEL,
+    pac: e.PAC_URL ? { url: e.PAC_URL, user: e.PAC_USER!, password: e.PAC_PASSWORD! } : undefined,
     authBackendUrl: e.AUTH_BACKEND_URL,
     invoiceBackendUrl: e.INVOICE_BACKEND_URL,
   };

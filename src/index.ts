@@ -11,6 +11,7 @@ import { newId } from './lib/ids.ts';
 import { purgeIdempotencyKeys } from './lib/idempotency.ts';
 import { createLogger } from './lib/logger.ts';
 import { loadOrCreateSandboxSat } from './pac/sandbox.ts';
+import { createSwPac } from './pac/sw.ts';
 
 // The only module with side effects: configuration → database → migrations → scheduler → HTTP server.
 let config;
@@ -56,6 +57,7 @@ const app = createApp({
   jwtSecret: config.jwtSecret,
   masterKey: config.masterKey,
   sandboxSat: loadOrCreateSandboxSat(db, config.masterKey),
+  livePac: config.pac ? createSwPac(config.pac) : undefined,
   logger,
   heartbeat: scheduler,
   authBackendUrl: config.authBackendUrl,

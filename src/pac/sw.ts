@@ -1,0 +1,100 @@
+import { tfdFromNode } from '../cfdi/tfd.ts';
+import { child, parseXml } from '../cfdi/xml.ts';
+import type { Pac, StampResult } from './types.ts';
+
+/**
+ * Live stamping through SW (SmarterWeb) REST services: POST /security/authenticate (headers user, password) for
+ * a token, then POST /cfdi33/stamp/v4/b64 with the sealed XML base64-encoded in the multipart field `xml`; the
+ * reply's `data.cfdi` is the stamped document. Network failures, timeouts, 5xx and malformed replies are
+ * retryable; SAT/PAC validation codes are rejections. A "307 … timbre previo" reply that carries the earlier
+ * stamp is that stamp (a retry after a lost answer), never a second one.
+ */
+export interface SwPacOptions {
+  url: string;
+  user: string;
+  password: string;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+interface SwReply {
+  status?: string;
+  message?: string;
+  messageDetail?: string;
+  data?: { token?: string; cfdi?: string; uuid?: string } | null;
+}
+
+export function createSwPac(o: SwPacOptions): Pac {
+  const base = o.url.replace(/\/$/, '');
+  const doFetch = o.fetch ?? fetch;
+  const timeoutMs = o.timeoutMs ?? 10_000;
+  let token: string | undefined;
+
+  async function call(path: string, init: RequestInit): Promise<{ status: number; reply?: SwReply; text: string }> {
+    const res = await doFetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    const text = await res.text();
+    let reply: SwReply | undefined;
+    try {
+      const parsed = JSON.parse(text);
+      if (parsed && typeof parsed === 'object') reply = parsed as SwReply;
+    } catch {
+      reply = undefined;
+    }
+    return { status: res.status, reply, text };
+  }
+
+  async function authenticate(): Promise<string> {
+    const { status, reply } = await call('/security/authenticate', { method: 'POST', headers: { user: o.user, password: o.password } });
+    const value = reply?.data?.token;
+    if (status !== 200 || typeof value !== 'string' || !value) throw new Error(`PAC authentication failed (HTTP ${status}${reply?.message ? `: ${reply.message}` : ''})`);
+    return value;
+  }
+
+  return {
+    async stamp(sealedXml: string): Promise<StampResult> {
+      const sello = /<cfdi:Comprobante\b[^>]*?\sSello="([^"]*)"/.exec(sealedXml)?.[1];
+      let res: Awaited<ReturnType<typeof call>>;
+      try {
+        token ??= await authenticate();
+        const form = new FormData();
+        form.append('xml', new Blob([Buffer.from(sealedXml, 'utf8').toString('base64')], { type: 'text/plain' }), 'cfdi.xml');
+        res = await call('/cfdi33/stamp/v4/b64', { method: 'POST', headers: { Authorization: `bearer ${token}` }, body: form });
+      } catch (err) {
+        return { ok: false, retryable: true, message: `PAC unreachable: ${err instanceof Error ? err.message : String(err)}` };
+      }
+      if (res.status === 401) {
+        token = undefined;
+        return { ok: false, retryable: true, message: 'PAC session expired' };
+      }
+      if (res.status >= 500 || res.status === 429) return { ok: false, retryable: true, message: `PAC answered HTTP ${res.status}` };
+      if (!res.reply) return { ok: false, retryable: true, message: `PAC reply is not JSON (HTTP ${res.status})` };
+
+      const stamped = res.reply.data?.cfdi ? readStamp(res.reply.data.cfdi, sello) : undefined;
+      if (res.reply.status === 'success') {
+        return stamped ?? { ok: false, retryable: true, message: 'PAC reply has no valid stamped CFDI' };
+      }
+      const message = [res.reply.message, res.reply.messageDetail].filter(Boolean).join(' — ') || `HTTP ${res.status}`;
+      const code = /^\s*(CFDI\d{5}|\d{3})/.exec(res.reply.message ?? '')?.[1] ?? String(res.status);
+      if (code === '307') {
+        // Already stamped: the earlier stamp, when the provider returns it, is the answer.
+        return stamped ?? { ok: false, retryable: false, code, message: `${message} (the provider did not return the earlier stamp)` };
+      }
+      return { ok: false, retryable: false, code, message };
+    },
+  };
+}
+
+/** The stamped document from a reply (raw or base64), checked: a TFD for this very document (SelloCFD = our Sello). */
+function readStamp(cfdi: string, sello: string | undefined): StampResult | undefined {
+  const xml = cfdi.trimStart().startsWith('<') ? cfdi : Buffer.from(cfdi, 'base64').toString('utf8');
+  try {
+    const root = parseXml(xml);
+    const node = child(child(root, 'cfdi:Complemento') ?? { name: '', attrs: {}, children: [] }, 'tfd:TimbreFiscalDigital');
+    if (root.name !== 'cfdi:Comprobante' || !node) return undefined;
+    const tfd = tfdFromNode(node);
+    if (!/^[0-9A-Fa-f-]{36}$/.test(tfd.uuid) || !tfd.selloSat || (sello !== undefined && tfd.selloCfd !== sello)) return undefined;
+    return { ok: true, xml, tfd: { ...tfd, uuid: tfd.uuid.toUpperCase() } };
+  } catch {
+    return undefined;
+  }
+}

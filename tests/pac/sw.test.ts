@@ -1,0 +1,148 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { createSandboxPac } from '../../src/pac/sandbox.ts';
+import { createSwPac } from '../../src/pac/sw.ts';
+import { createTestApp, csdFiles, csdForm, TENANTS, testSandboxSat } from '../helpers.ts';
+
+/**
+ * A fake SW PAC on a real socket. `mode` scripts the next stamp answers; stamps are made by the sandbox signer and
+ * remembered per document, so a duplicate gets "307 … timbre previo" with the earlier stamp, as the real PAC does.
+ */
+type Mode = 'ok' | 'reject' | '5xx' | 'hang' | 'malformed' | 'no-cfdi' | 'foreign-stamp' | 'dup-without-stamp';
+const sandbox = createSandboxPac(testSandboxSat());
+const stamped = new Map<string, string>();
+const state = { modes: [] as Mode[], requests: 0, tokens: 0 };
+
+const server = Bun.serve({
+  port: 0,
+  async fetch(req) {
+    const url = new URL(req.url);
+    if (url.pathname === '/security/authenticate') {
+      if (req.headers.get('user') !== 'demo' || req.headers.get('password') !== 'secret') return Response.json({ status: 'error', message: 'bad credentials' }, { status: 401 });
+      state.tokens++;
+      return Response.json({ status: 'success', data: { token: `T${state.tokens}` } });
+    }
+    if (url.pathname !== '/cfdi33/stamp/v4/b64') return new Response('not found', { status: 404 });
+    if (!req.headers.get('authorization')?.startsWith('bearer T')) return Response.json({ status: 'error', message: 'unauthorized' }, { status: 401 });
+    state.requests++;
+    const xml = Buffer.from(await ((await req.formData()).get('xml') as Blob).text(), 'base64').toString('utf8');
+    const mode = state.modes.shift() ?? 'ok';
+    const sello = /\sSello="([^"]*)"/.exec(xml)![1]!;
+    const previous = stamped.get(sello);
+    if (mode === '5xx') return new Response('upstream error', { status: 503 });
+    if (mode === 'malformed') return new Response('<html>gateway</html>', { status: 200 });
+    if (mode === 'no-cfdi') return Response.json({ status: 'success', data: { uuid: 'x' } });
+    if (mode === 'reject') return Response.json({ status: 'error', message: 'CFDI40108 - El TipoDeComprobante es I, E o N, el importe no es correcto.' }, { status: 400 });
+    if (mode === 'dup-without-stamp') return Response.json({ status: 'error', message: '307. El comprobante contiene un timbre previo.' }, { status: 400 });
+    if (previous) return Response.json({ status: 'error', message: '307. El comprobante contiene un timbre previo.', data: { cfdi: Buffer.from(previous).toString('base64') } }, { status: 400 });
+    const result = await sandbox.stamp(xml);
+    if (!result.ok) return Response.json({ status: 'error', message: '302. Sello mal formado' }, { status: 400 });
+    if (mode !== 'foreign-stamp') stamped.set(sello, result.xml);
+    if (mode === 'foreign-stamp') return Response.json({ status: 'success', data: { cfdi: result.xml.replace(`SelloCFD="${sello}"`, 'SelloCFD="AAAA"') } });
+    // "hang": the stamp happens, but the answer comes after the client gave up.
+    if (mode === 'hang') await Bun.sleep(1500);
+    return Response.json({ status: 'success', data: { cfdi: Buffer.from(result.xml).toString('base64'), uuid: result.tfd.uuid } });
+  },
+});
+afterAll(() => server.stop(true));
+
+const pacUrl = `http://127.0.0.1:${server.port}`;
+const pac = createSwPac({ url: pacUrl, user: 'demo', password: 'secret', timeoutMs: 400 });
+const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
+const invoice = (valor: number) => ({
+  tipo: 'I', forma_pago: '03', receptor: ICV,
+  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: valor, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+});
+
+async function setup(livePac = pac) {
+  const t = createTestApp({ livePac, stampBudgetMs: 1000 });
+  const reg = await t.register({ tenant: TENANTS.EKU });
+  const live = (await t.createKey(reg.token, 'live')).key;
+  await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${live}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+  const retry = async () => {
+    t.clock.advance(10 * 60_000);
+    await t.app.worker.drain();
+  };
+  return { t, live, retry };
+}
+
+describe('SW PAC adapter against a fake PAC server', () => {
+  test('success: 201 with the PAC stamp', async () => {
+    const { t, live } = await setup();
+    state.modes = ['ok'];
+    const res = await t.call('POST', '/cfdis', { token: live, body: invoice(101) });
+    expect(res.status).toBe(201);
+    expect(res.json.uuid).toMatch(/^[0-9A-F-]{36}$/);
+  });
+
+  test('rejection: 422 with the provider code and message', async () => {
+    const { t, live } = await setup();
+    state.modes = ['reject'];
+    const res = await t.call('POST', '/cfdis', { token: live, body: invoice(102) });
+    expect(res.status).toBe(422);
+    expect(res.json.error.details[0].issue).toContain('CFDI40108');
+  });
+
+  test('5xx, then success: queued (202) and retried by the scheduler', async () => {
+    const { t, live, retry } = await setup();
+    state.modes = ['5xx', '5xx', 'ok'];
+    const res = await t.call('POST', '/cfdis', { token: live, body: invoice(103) });
+    expect(res.status).toBe(202);
+    await retry();
+    expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json.status).toBe('en_cola');
+    await retry();
+    expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json.status).toBe('vigente');
+  });
+
+  test('timeout, then success: the retry gets the earlier stamp back, never a second UUID', async () => {
+    const { t, live, retry } = await setup();
+    state.modes = ['hang'];
+    const before = state.requests;
+    const res = await t.call('POST', '/cfdis', { token: live, body: invoice(104) });
+    expect(res.status).toBe(202);
+    await Bun.sleep(1600); // the fake PAC stamped it; its answer was lost
+    await retry();
+    const got = await t.call('GET', `/cfdis/${res.json.id}`, { token: live });
+    expect(got.json.status).toBe('vigente');
+    expect(state.requests - before).toBe(2);
+    const xml = await (await t.app.request(`/api/v1/cfdis/${got.json.uuid}/xml`, { headers: { authorization: `Bearer ${live}` } })).text();
+    expect(xml.match(/<tfd:TimbreFiscalDigital/g)).toHaveLength(1);
+    expect([...stamped.values()].filter((x) => x.includes(got.json.uuid))).toHaveLength(1);
+  });
+
+  test('refused connection: queued and retried later', async () => {
+    const down = createSwPac({ url: 'http://127.0.0.1:1', user: 'demo', password: 'secret', timeoutMs: 400 });
+    const { t, live } = await setup(down);
+    const res = await t.call('POST', '/cfdis', { token: live, body: invoice(105) });
+    expect(res.status).toBe(202);
+    const job = t.db.$client.prepare("select status, run_at from jobs where type = 'cfdi.stamp'").get() as { status: string };
+    expect(job.status).toBe('queued');
+  });
+
+  test('malformed replies are errors, never stored as stamps', async () => {
+    for (const mode of ['malformed', 'no-cfdi', 'foreign-stamp'] as const) {
+      const { t, live, retry } = await setup();
+      state.modes = [mode, mode];
+      const res = await t.call('POST', '/cfdis', { token: live, body: invoice(106) });
+      expect(res.status).toBe(202);
+      await retry();
+      const got = await t.call('GET', `/cfdis/${res.json.id}`, { token: live });
+      expect(got.json.status).toBe('en_cola');
+      expect(got.json.uuid).toBeNull();
+    }
+  });
+
+  test('"already stamped" without the earlier stamp is a clear rejection, not a guess', async () => {
+    state.modes = ['dup-without-stamp'];
+    const dup = await pac.stamp('<cfdi:Comprobante Sello="never-seen"></cfdi:Comprobante>');
+    expect(dup).toMatchObject({ ok: false, retryable: false, code: '307' });
+  });
+
+  test('an expired session re-authenticates', async () => {
+    const p = createSwPac({ url: pacUrl, user: 'demo', password: 'secret', timeoutMs: 400 });
+    const badAuth = createSwPac({ url: pacUrl, user: 'demo', password: 'wrong', timeoutMs: 400 });
+    expect(await badAuth.stamp('<cfdi:Comprobante Sello="a"/>')).toMatchObject({ ok: false, retryable: true });
+    const tokens = state.tokens;
+    await p.stamp('<cfdi:Comprobante Sello="a"/>');
+    expect(state.tokens).toBe(tokens + 1);
+  });
+});
