@@ -148,3 +148,8 @@ export function queueStats(db: Db, now: Date): { depth: number; running: number;
   };
 }
 
+
+/** Makes a queued job due at `at` (e.g. now, when the reason to wait is gone). */
+export function rescheduleJob(tx: Pick<Db, 'update'>, id: string, at: Date): void {
+  tx.update(jobs).set({ runAt: at.toISOString(), updatedAt: at.toISOString() }).where(and(eq(jobs.id, id), eq(jobs.status, 'queued'))).run();
+}

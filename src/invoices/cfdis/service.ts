@@ -12,7 +12,7 @@ import { ApiError, badRequest, notFound, type ErrorDetail } from '../../lib/erro
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { Pac, SandboxScenario } from '../../pac/types.ts';
-import { enqueue } from '../../jobs/queue.ts';
+import { enqueue, rescheduleJob } from '../../jobs/queue.ts';
 import { closeStampJob, recordFailure, recordStamp, STAMP_JOB } from './stamping.ts';
 import { getClientReceptor } from '../clients/service.ts';
 import { activeSigner } from '../csds/service.ts';
@@ -165,7 +165,11 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   }
   if (!result || !result.ok) {
     // Unavailable or slow: the invoice stays queued and the scheduler retries it.
-    deps.db.transaction((tx) => recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.encolado', data: { cfdi_id: id }, now: deps.now() }));
+    deps.db.transaction((tx) => {
+      recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.encolado', data: { cfdi_id: id }, now: deps.now() });
+      // Unavailable (an answer, not a silence): nothing is in flight, so the job may try again right away.
+      if (result) rescheduleJob(tx, jobId, deps.now());
+    });
     if (result) deps.wakeJobs();
     const row = getRow(deps.db, actor, id);
     return {
