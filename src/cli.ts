@@ -1,16 +1,20 @@
-import { eq } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import { openDatabase } from './db/client.ts';
-import { PLANS, tenants, type Plan } from './db/schema/index.ts';
+import { JOB_STATUSES, jobs, PLANS, tenants, type JobStatus, type Plan } from './db/schema/index.ts';
 import { ConfigError, loadConfig } from './env.ts';
 
 /**
  * Operator commands, run beside the service on the same DATA_DIR (never exposed over HTTP):
  *   npm run cli -- set-plan <tenant_id> <sandbox|starter|pro|enterprise> [requests_per_minute]
+ *   npm run cli -- jobs [queued|running|done|failed]     (default: failed; newest 100, one JSON line each)
  * A running service picks a plan change up within 10 s (its tenant cache).
  */
+const USAGE = 'usage: set-plan <tenant_id> <sandbox|starter|pro|enterprise> [requests_per_minute] | jobs [queued|running|done|failed]';
+
 export function runCli(args: string[], env: Record<string, string | undefined> = process.env): { code: number; out: string } {
   const [command, ...rest] = args;
-  if (command !== 'set-plan') return { code: 2, out: 'usage: set-plan <tenant_id> <sandbox|starter|pro|enterprise> [requests_per_minute]' };
+  if (command === 'jobs') return listJobs(rest[0] ?? 'failed', env);
+  if (command !== 'set-plan') return { code: 2, out: USAGE };
   const [tenantId, plan, limitText] = rest;
   if (!tenantId || !PLANS.includes(plan as Plan)) return { code: 2, out: `usage: set-plan <tenant_id> <${PLANS.join('|')}> [requests_per_minute]` };
   const limit = limitText === undefined ? null : Number(limitText);
@@ -26,6 +30,23 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
       .run();
     if (res.changes !== 1) return { code: 1, out: `no tenant ${tenantId}` };
     return { code: 0, out: `tenant ${tenantId}: plan ${plan}${limit ? `, ${limit} requests per minute` : ''}` };
+  } finally {
+    db.$client.close();
+  }
+}
+
+function listJobs(status: string, env: Record<string, string | undefined>): { code: number; out: string } {
+  if (!(JOB_STATUSES as readonly string[]).includes(status)) return { code: 2, out: USAGE };
+  const db = openDatabase(loadConfig(env).databasePath);
+  try {
+    const rows = db
+      .select({ id: jobs.id, type: jobs.type, tenant_id: jobs.tenantId, payload: jobs.payload, attempts: jobs.attempts, last_error: jobs.lastError, run_at: jobs.runAt, created_at: jobs.createdAt })
+      .from(jobs)
+      .where(eq(jobs.status, status as JobStatus))
+      .orderBy(desc(jobs.id))
+      .limit(100)
+      .all();
+    return { code: 0, out: rows.map((r) => JSON.stringify(r)).join('\n') || `no ${status} jobs` };
   } finally {
     db.$client.close();
   }

@@ -19,5 +19,11 @@ describe('cli set-plan', () => {
     expect(runCli(['set-plan', 'ten_a', 'enterprise', '10'], env).code).toBe(2);
     expect(runCli(['set-plan', 'ten_missing', 'pro'], env).code).toBe(1);
     expect(runCli(['nope'], env).code).toBe(2);
+    db.$client.prepare("insert into jobs (id, type, payload, status, run_at, last_error) values ('job_1', 'cfdi.stamp', '{}', 'failed', '2026-01-01', 'boom')").run();
+    const failed = runCli(['jobs'], env);
+    expect(failed.code).toBe(0);
+    expect(JSON.parse(failed.out)).toMatchObject({ id: 'job_1', type: 'cfdi.stamp', last_error: 'boom' });
+    expect(runCli(['jobs', 'queued'], env).out).toBe('no queued jobs');
+    expect(runCli(['jobs', 'weird'], env).code).toBe(2);
   });
 });
