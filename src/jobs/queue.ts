@@ -2,6 +2,7 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { jobs, type Environment } from '../db/schema/index.ts';
 import { newId } from '../lib/ids.ts';
+import { prepared } from '../db/prepared.ts';
 
 export type Job = typeof jobs.$inferSelect;
 type Tx = Pick<Db, 'insert'>;
@@ -43,16 +44,20 @@ export function enqueue(tx: Tx, now: Date, o: EnqueueOptions): string {
  */
 export function claimJobs(db: Db, o: { workerId: string; now: Date; leaseMs: number; limit: number; types?: string[] }): Job[] {
   const now = o.now.toISOString();
-  const typeFilter = o.types?.length ? sql`and type in (${sql.join(o.types.map((t) => sql`${t}`), sql`, `)})` : sql``;
-  const rows = db.all<Record<string, unknown>>(sql`
-    update jobs set status = 'running', locked_by = ${o.workerId}, locked_until = ${new Date(o.now.getTime() + o.leaseMs).toISOString()},
-      attempts = attempts + 1, updated_at = ${now}
-    where id in (
-      select id from jobs
-      where ((status = 'queued' and run_at <= ${now}) or (status = 'running' and locked_until < ${now})) ${typeFilter}
-      order by run_at limit ${o.limit}
-    )
-    returning *`);
+  const types = o.types ?? [];
+  // Prepared once per database and set of types: the claim runs on every tick and after every batch.
+  const stmt = prepared(db, `claim:${types.join(',')}`, (d) =>
+    d.$client.prepare(`
+      update jobs set status = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
+      where id in (
+        select id from jobs
+        where ((status = 'queued' and run_at <= ?) or (status = 'running' and locked_until < ?))
+          ${types.length ? `and type in (${types.map(() => '?').join(', ')})` : ''}
+        order by run_at limit ?
+      )
+      returning *`),
+  );
+  const rows = stmt.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, now, now, ...types, o.limit) as Record<string, unknown>[];
   return rows.map(rowToJob).sort((a, b) => a.runAt.localeCompare(b.runAt));
 }
 
@@ -87,13 +92,12 @@ type Ended = (tx: Pick<Db, 'update' | 'insert' | 'select'>) => void;
 
 /** Marks the job done; `inTx` runs in the same transaction (e.g. recording the stamp). Only the lease holder can. */
 export function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): boolean {
+  const done = prepared(db, 'completeJob', (d) =>
+    d.$client.prepare("update jobs set status = 'done', locked_by = null, locked_until = null, finished_at = ?, updated_at = ? where id = ? and status = 'running' and locked_by = ?"),
+  );
   return db.transaction((tx) => {
-    const res = tx
-      .update(jobs)
-      .set({ status: 'done', lockedBy: null, lockedUntil: null, finishedAt: now.toISOString(), updatedAt: now.toISOString() })
-      .where(and(eq(jobs.id, job.id), eq(jobs.status, 'running'), eq(jobs.lockedBy, job.lockedBy!)))
-      .run();
-    if (res.changes !== 1) return false;
+    const stamp = now.toISOString();
+    if (done.run(stamp, stamp, job.id, job.lockedBy).changes !== 1) return false;
     inTx?.(tx);
     return true;
   });
