@@ -1,0 +1,160 @@
+/**
+ * CFDI issuing (issue 4), in one run:
+ *  1. the runtime ceiling: node:crypto RSA-2048 SHA-256 signatures per second on one thread (and `openssl speed`);
+ *     each invoice needs two (the Sello with the tenant's CSD, the sandbox SelloSAT), so one core issues at most
+ *     sign/s ÷ 2 invoices per second;
+ *  2. sandbox POST /api/v1/cfdis of a 10-concepto invoice over HTTP, at concurrency 1, 8 and 32;
+ *  3. GET /api/v1/cfdis?limit=100 on 100,000 invoices: the first page against a page 90,000 rows deep.
+ * Servers are bench/servers/cfdis.ts in their own process; this process is the load generator.
+ *
+ *   bun bench/cfdis.ts                    # defaults: 2 s warm-up + 10 s per run, 100,000 rows, cursor 900 pages in
+ *   bun bench/cfdis.ts --seconds 5 --rows 20000 --depth 100
+ *   bun bench/cfdis.ts --profile /tmp/prof   # each server writes a CPU profile there (.cpuprofile + Markdown) on exit
+ */
+import { createPrivateKey, sign } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { INVOICE } from './invoice.ts';
+
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '10' }, rows: { type: 'string', default: '100000' }, depth: { type: 'string', default: '900' }, profile: { type: 'string' } },
+});
+const seconds = Number(values.seconds);
+const rows = Number(values.rows);
+const depth = Number(values.depth);
+const log = (s: string) => console.error(s);
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+// 1. The ceiling.
+const csd = new URL('../tests/fixtures/csd/EKU9003173C9_CSD/', import.meta.url).pathname;
+const key = createPrivateKey({ key: readFileSync(`${csd}EKU9003173C9.key`), format: 'der', type: 'pkcs8', passphrase: '12345678a' });
+const cadena = Buffer.from('||4.0|A|1|2026-11-21T12:00:00|03|'.padEnd(1024, 'Servicio de consultoría|84111506|E48|'), 'utf8');
+let signs = 0;
+const t0 = performance.now();
+while (performance.now() - t0 < 3000) {
+  sign('sha256', cadena, key);
+  signs++;
+}
+const signPerSec = signs / ((performance.now() - t0) / 1000);
+const ceiling = signPerSec / 2;
+log(`node:crypto sign: ${fmt(signPerSec)}/s → one-core ceiling ${fmt(ceiling)} invoices/s`);
+
+let opensslSign: number | undefined;
+if (Bun.which('openssl')) {
+  const out = Bun.spawnSync(['openssl', 'speed', '-seconds', '3', 'rsa2048'], { stderr: 'ignore' }).stdout.toString();
+  const m = /^rsa\s+2048 bits\s+\S+\s+\S+\s+([\d.]+)/m.exec(out);
+  opensslSign = m ? Number(m[1]) : undefined;
+  log(`openssl speed rsa2048: ${opensslSign ?? 'unparsed'} sign/s`);
+} else log('openssl not found: skipped');
+
+// Servers and the load loop.
+async function startServer(args: string[]) {
+  const prof = values.profile ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${values.profile}`] : [];
+  const script = new URL('./servers/cfdis.ts', import.meta.url).pathname;
+  // Request logs (stdout) go to /dev/null; the ready line comes on stderr.
+  const proc = Bun.spawn([process.execPath, ...prof, script, ...args], { stdout: 'ignore', stderr: 'pipe' });
+  const reader = proc.stderr.getReader();
+  let text = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited: ${text}`);
+    text += new TextDecoder().decode(value);
+    const line = text.split('\n').find((l) => l.includes('"ready"'));
+    if (line) {
+      const ready = JSON.parse(line) as { url: string; key: string; seeded_ms: number };
+      const stop = async () => {
+        proc.kill();
+        await proc.exited;
+      };
+      return { ...ready, headers: { authorization: `Bearer ${ready.key}` }, stop };
+    }
+  }
+}
+
+type Result = { rps: number; ok: number; errors: number; statuses: Record<number, number>; p50: number; p99: number };
+
+/** `concurrency` keep-alive loops for `durationMs`; a response is good only with status `expected`. */
+async function load(url: string, init: RequestInit, expected: number, concurrency: number, durationMs: number): Promise<Result> {
+  let ok = 0;
+  const statuses: Record<number, number> = {};
+  const latencies: number[] = [];
+  const end = performance.now() + durationMs;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        let status = 0; // a network error
+        try {
+          const res = await fetch(url, init);
+          await res.arrayBuffer();
+          status = res.status;
+        } catch {}
+        latencies.push(performance.now() - t);
+        if (status === expected) ok++;
+        else statuses[status] = (statuses[status] ?? 0) + 1;
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+  const errors = latencies.length - ok;
+  return { rps: ok / (durationMs / 1000), ok, errors, statuses, p50: pct(50), p99: pct(99) };
+}
+
+async function measure(url: string, init: RequestInit, expected: number, concurrency: number) {
+  await load(url, init, expected, concurrency, 2000); // warm-up
+  const r = await load(url, init, expected, concurrency, seconds * 1000);
+  log(`${init.method ?? 'GET'} ${url.replace(/^.*\/api\/v1/, '')} c=${concurrency}: ${fmt(r.rps)}/s p50 ${r.p50.toFixed(2)} ms p99 ${r.p99.toFixed(2)} ms, ${r.errors} errors`);
+  return r;
+}
+
+// 2. Issuing.
+const issuing = await startServer([]);
+const post = { method: 'POST', headers: { ...issuing.headers, 'content-type': 'application/json' }, body: JSON.stringify(INVOICE) };
+const issued: [number, Result][] = [];
+try {
+  for (const c of [1, 8, 32]) issued.push([c, await measure(`${issuing.url}/cfdis`, post, 201, c)]);
+} finally {
+  await issuing.stop();
+}
+
+// 3. Listing: the first page against one `depth` pages in (cursor followed from the first page).
+const listing = await startServer(['--seed', String(rows)]);
+log(`seeded ${fmt(rows)} invoices in ${fmt(listing.seeded_ms)} ms`);
+const first = `${listing.url}/cfdis?limit=100`;
+let deep: string;
+let listed: { first: Result; deep: Result };
+try {
+  const get = { headers: listing.headers };
+  let cursor = ((await (await fetch(first, get)).json()) as any).pagination.next_cursor as string;
+  for (let i = 1; i < depth; i++) cursor = ((await (await fetch(`${first}&cursor=${cursor}`, get)).json()) as any).pagination.next_cursor;
+  deep = `${first}&cursor=${cursor}`;
+  const check = (await (await fetch(deep, get)).json()) as any;
+  if (check.data?.length !== 100) throw new Error(`deep page has ${check.data?.length} items`);
+  listed = { first: await measure(first, get, 200, 8), deep: await measure(deep, get, 200, 8) };
+} finally {
+  await listing.stop();
+}
+
+// The report.
+const ms = (n: number) => `${n.toFixed(2)} ms`;
+const errs = (r: Result) => (r.errors === 0 ? '0' : `**${r.errors}** (${Object.entries(r.statuses).map(([s, n]) => `${s === '0' ? 'network' : s}: ${n}`).join(', ')})`);
+const c8 = issued.find(([c]) => c === 8)![1];
+const deepRatio = listed.deep.rps / listed.first.rps;
+const lines = [
+  `Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores; ${seconds} s per run after 2 s warm-up`,
+  '',
+  '| measurement | concurrency | throughput | p50 | p99 | errors | note |',
+  '|---|---:|---:|---:|---:|---:|---|',
+  `| node:crypto RSA-2048 SHA-256 sign, 1 KB, one thread | — | ${fmt(signPerSec)} sign/s | | | | one-core ceiling ${fmt(ceiling)} invoices/s (2 signatures each) |`,
+  `| \`openssl speed -seconds 3 rsa2048\` | — | ${opensslSign === undefined ? 'skipped' : `${fmt(opensslSign)} sign/s`} | | | | |`,
+  ...issued.map(([c, r]) => `| POST /cfdis, 10 conceptos, sandbox | ${c} | ${fmt(r.rps)} invoices/s | ${ms(r.p50)} | ${ms(r.p99)} | ${errs(r)} | ${((r.rps / ceiling) * 100).toFixed(1)} % of ceiling |`),
+  `| GET /cfdis?limit=100, first page, ${fmt(rows)} rows | 8 | ${fmt(listed.first.rps)} req/s | ${ms(listed.first.p50)} | ${ms(listed.first.p99)} | ${errs(listed.first)} | |`,
+  `| GET /cfdis?limit=100, ${fmt((depth) * 100)} rows deep | 8 | ${fmt(listed.deep.rps)} req/s | ${ms(listed.deep.p50)} | ${ms(listed.deep.p99)} | ${errs(listed.deep)} | ${(deepRatio * 100).toFixed(1)} % of first page |`,
+  '',
+  `POST at concurrency 8: ${((c8.rps / ceiling) * 100).toFixed(1)} % of the one-core ceiling (target ≥ 60 %) → ${c8.rps >= 0.6 * ceiling ? 'PASS' : 'FAIL'}; ` +
+    `p99 ${ms(c8.p99)} (target < 50 ms) → ${c8.p99 < 50 ? 'PASS' : 'FAIL'}`,
+  `Deep page at ${(deepRatio * 100).toFixed(1)} % of the first page's req/s (target: about the same, ≥ 80 %) → ${deepRatio >= 0.8 ? 'PASS' : 'FAIL'}`,
+];
+console.log(lines.join('\n'));
+if ([...issued.map(([, r]) => r), listed.first, listed.deep].some((r) => r.errors > 0)) process.exitCode = 1;
