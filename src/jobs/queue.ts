@@ -2,7 +2,7 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { jobs, type Environment } from '../db/schema/index.ts';
 import { newId } from '../lib/ids.ts';
-import { prepared } from '../db/prepared.ts';
+import { prepared, statement } from '../db/prepared.ts';
 
 export type Job = typeof jobs.$inferSelect;
 type Tx = Pick<Db, 'insert'>;
@@ -20,21 +20,16 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
+const INSERT_JOB =
+  "insert into jobs (id, tenant_id, environment, type, payload, status, run_at, deadline, max_attempts, created_at, updated_at) values (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)";
+
 /** Call inside the transaction that makes the change needing the work, so the two commit together. */
 export function enqueue(tx: Tx, now: Date, o: EnqueueOptions): string {
   const id = newId('job', now.getTime());
-  tx.insert(jobs).values({
-    id,
-    tenantId: o.tenantId ?? null,
-    environment: o.environment ?? null,
-    type: o.type,
-    payload: o.payload,
-    runAt: (o.runAt ?? now).toISOString(),
-    deadline: o.deadline?.toISOString() ?? null,
-    maxAttempts: o.maxAttempts ?? 20,
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-  }).run();
+  statement(tx, INSERT_JOB).run(
+    id, o.tenantId ?? null, o.environment ?? null, o.type, JSON.stringify(o.payload), (o.runAt ?? now).toISOString(),
+    o.deadline?.toISOString() ?? null, o.maxAttempts ?? 20, now.toISOString(), now.toISOString(),
+  );
   return id;
 }
 
@@ -154,6 +149,6 @@ export function queueStats(db: Db, now: Date): { depth: number; running: number;
 
 
 /** Makes a queued job due at `at` (e.g. now, when the reason to wait is gone). */
-export function rescheduleJob(tx: Pick<Db, 'update'>, id: string, at: Date): void {
-  tx.update(jobs).set({ runAt: at.toISOString(), updatedAt: at.toISOString() }).where(and(eq(jobs.id, id), eq(jobs.status, 'queued'))).run();
+export function rescheduleJob(tx: object, id: string, at: Date): void {
+  statement(tx, "update jobs set run_at = ?, updated_at = ? where id = ? and status = 'queued'").run(at.toISOString(), at.toISOString(), id);
 }

@@ -5,6 +5,8 @@ import type { CsdSigner } from '../../cfdi/csd.ts';
 import type { ComprobanteModel } from '../../cfdi/model.ts';
 import { prepareInvoice, type ReceptorInput } from '../../cfdi/prepare.ts';
 import { timeZoneOf, zonedToUtc } from '../../cfdi/time.ts';
+import { tfdCadena } from '../../cfdi/tfd.ts';
+import { statement } from '../../db/prepared.ts';
 import type { Db } from '../../db/client.ts';
 import { cfdiDocuments, cfdis, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
@@ -87,6 +89,8 @@ export function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
  * transaction take the folio, seal and record the invoice; stamp outside any transaction; record the stamp.
  */
 const STAMP_DEADLINE_MS = 60 * 3600 * 1000;
+const INSERT_CFDI = `insert into cfdis (id, tenant_id, environment, uuid, tipo, status, serie, folio, fecha, receptor_rfc, receptor_nombre,
+  moneda, subtotal, total, summary, created_at, updated_at) values (?, ?, ?, null, ?, 'en_cola', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, opts: { scenario?: SandboxScenario } = {}) {
   const receptor = resolveReceptor(deps, actor, req);
@@ -110,30 +114,20 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   const target = { id, tenantId: actor.tenantId, environment: actor.environment };
   // One transaction takes the folio, seals, records the invoice as en_cola with its sealed XML, and queues the
   // stamping job (due after the synchronous budget, so the scheduler does not race the attempt below).
+  const summary = summaryOf(prepared.model);
+  let row!: Row;
   const { sealed, jobId } = deps.db.transaction((tx) => {
     const { serie, folio } = allocateFolio(tx, scope, req.serie);
     const model: ComprobanteModel = { ...prepared.model!, serie, folio: String(folio) };
     const s = sealComprobante(model, signer);
-    tx.insert(cfdis).values({
-      id,
-      tenantId: actor.tenantId,
-      environment: actor.environment,
-      uuid: null,
-      tipo: model.tipo,
-      status: 'en_cola',
-      serie,
-      folio,
-      fecha: model.fecha,
-      receptorRfc: model.receptor.rfc,
-      receptorNombre: model.receptor.nombre,
-      moneda: model.moneda,
-      subtotal: model.subTotal.toString(),
-      total: model.total.toString(),
-      summary: summaryOf(model),
-      createdAt: stamp,
-      updatedAt: stamp,
-    }).run();
-    tx.insert(cfdiDocuments).values({ cfdiId: id, tenantId: actor.tenantId, xml: Buffer.from(s.xml, 'utf8') }).run();
+    row = { id, tenantId: actor.tenantId, environment: actor.environment, uuid: null, tipo: model.tipo, status: 'en_cola', serie, folio, fecha: model.fecha,
+      fechaTimbrado: null, receptorRfc: model.receptor.rfc, receptorNombre: model.receptor.nombre, moneda: model.moneda,
+      subtotal: model.subTotal.toString(), total: model.total.toString(), summary, createdAt: stamp, updatedAt: stamp };
+    statement(tx, INSERT_CFDI).run(
+      id, actor.tenantId, actor.environment, model.tipo, serie, folio, model.fecha, model.receptor.rfc, model.receptor.nombre,
+      model.moneda, model.subTotal.toString(), model.total.toString(), JSON.stringify(summary), stamp, stamp,
+    );
+    statement(tx, 'insert into cfdi_documents (cfdi_id, tenant_id, xml) values (?, ?, ?)').run(id, actor.tenantId, Buffer.from(s.xml, 'utf8'));
     const jobId = enqueue(tx, now, {
       type: STAMP_JOB,
       tenantId: actor.tenantId,
@@ -149,9 +143,18 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   // The synchronous attempt, with a budget. A slow answer that arrives later is still recorded (once).
   const attempt = pac.stamp(sealed.xml, { scenario: opts.scenario }).then((result) => {
     if (result.ok) {
-      deps.db.transaction((tx) => {
-        if (recordStamp(tx, target, result, deps.now())) closeStampJob(tx, jobId, deps.now());
+      const recorded = deps.db.transaction((tx) => {
+        const done = recordStamp(tx, target, result, deps.now());
+        if (done) closeStampJob(tx, jobId, deps.now());
+        return done;
       });
+      if (recorded) {
+        // The same values recordStamp wrote, so the 201 needs no read-back.
+        row = {
+          ...row, status: 'vigente', uuid: result.tfd.uuid, fechaTimbrado: zonedToUtc(result.tfd.fechaTimbrado, 'America/Mexico_City').toISOString(),
+          summary: { ...summary, sello_sat: result.tfd.selloSat, certificado_sat: result.tfd.noCertificadoSat, cadena_original_sat: tfdCadena(result.tfd) },
+        };
+      }
     }
     return result;
   });
@@ -171,7 +174,6 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
       if (result) rescheduleJob(tx, jobId, deps.now());
     });
     if (result) deps.wakeJobs();
-    const row = getRow(deps.db, actor, id);
     return {
       queued: true as const,
       body: {
@@ -184,7 +186,8 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
       },
     };
   }
-  return { queued: false as const, body: { ...toCfdi(getRow(deps.db, actor, id)), warnings: prepared.warnings } };
+  if (row.status !== 'vigente') row = getRow(deps.db, actor, id); // stamped by a job in between
+  return { queued: false as const, body: { ...toCfdi(row), warnings: prepared.warnings } };
 }
 
 function summaryOfRow(tx: Pick<Db, 'select'>, id: string) {
@@ -284,8 +287,12 @@ export interface ListQuery {
 /** Newest first, keyset on the time-sortable id: a page costs the same at any depth. */
 export function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
   const before = decodeCursor(q.cursor, 400);
+  // Only the listed columns: the JSON summary is the bulk of a row and the list does not show it.
   const rows = deps.db
-    .select()
+    .select({
+      id: cfdis.id, uuid: cfdis.uuid, tipo: cfdis.tipo, status: cfdis.status, serie: cfdis.serie, folio: cfdis.folio, fecha: cfdis.fecha,
+      receptorRfc: cfdis.receptorRfc, receptorNombre: cfdis.receptorNombre, moneda: cfdis.moneda, subtotal: cfdis.subtotal, total: cfdis.total, createdAt: cfdis.createdAt,
+    })
     .from(cfdis)
     .where(
       and(

@@ -2,7 +2,8 @@ import { and, eq } from 'drizzle-orm';
 import { tfdCadena, type Tfd } from '../../cfdi/tfd.ts';
 import { zonedToUtc } from '../../cfdi/time.ts';
 import type { Db } from '../../db/client.ts';
-import { cfdiDocuments, cfdis, jobs, type Environment } from '../../db/schema/index.ts';
+import { statement } from '../../db/prepared.ts';
+import { cfdiDocuments, cfdis, type Environment } from '../../db/schema/index.ts';
 import { PermanentJobError } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { Pac } from '../../pac/types.ts';
@@ -22,20 +23,14 @@ interface Target {
  * job retry cannot both write one (and the sandbox/PAC give the same UUID for the same document anyway).
  */
 export function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; tfd: Tfd }, now: Date): boolean {
-  const row = tx.select({ summary: cfdis.summary }).from(cfdis).where(and(eq(cfdis.id, cfdi.id), eq(cfdis.status, 'en_cola'))).get();
-  if (!row) return false;
   const fechaTimbrado = zonedToUtc(stamped.tfd.fechaTimbrado, 'America/Mexico_City').toISOString();
-  const summary = {
-    ...row.summary,
-    sello_sat: stamped.tfd.selloSat,
-    certificado_sat: stamped.tfd.noCertificadoSat,
-    cadena_original_sat: tfdCadena(stamped.tfd),
-  };
-  tx.update(cfdis)
-    .set({ status: 'vigente', uuid: stamped.tfd.uuid, fechaTimbrado, summary, updatedAt: now.toISOString() })
-    .where(and(eq(cfdis.id, cfdi.id), eq(cfdis.status, 'en_cola')))
-    .run();
-  tx.update(cfdiDocuments).set({ xml: Buffer.from(stamped.xml, 'utf8') }).where(eq(cfdiDocuments.cfdiId, cfdi.id)).run();
+  const tfd = { sello_sat: stamped.tfd.selloSat, certificado_sat: stamped.tfd.noCertificadoSat, cadena_original_sat: tfdCadena(stamped.tfd) };
+  const changed = statement(
+    tx,
+    "update cfdis set status = 'vigente', uuid = ?, fecha_timbrado = ?, summary = json_patch(summary, ?), updated_at = ? where id = ? and status = 'en_cola'",
+  ).run(stamped.tfd.uuid, fechaTimbrado, JSON.stringify(tfd), now.toISOString(), cfdi.id).changes;
+  if (changed !== 1) return false;
+  statement(tx, 'update cfdi_documents set xml = ? where cfdi_id = ?').run(Buffer.from(stamped.xml, 'utf8'), cfdi.id);
   recordEvent(tx, { tenantId: cfdi.tenantId, environment: cfdi.environment, type: 'cfdi.timbrado', data: { cfdi_id: cfdi.id, uuid: stamped.tfd.uuid }, now });
   return true;
 }
@@ -81,5 +76,5 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environm
 
 /** The synchronous attempt settled the invoice: its queued job has nothing left to do. */
 export function closeStampJob(tx: Tx, jobId: string, now: Date): void {
-  tx.update(jobs).set({ status: 'done', finishedAt: now.toISOString(), updatedAt: now.toISOString() }).where(and(eq(jobs.id, jobId), eq(jobs.status, 'queued'))).run();
+  statement(tx, "update jobs set status = 'done', finished_at = ?, updated_at = ? where id = ? and status = 'queued'").run(now.toISOString(), now.toISOString(), jobId);
 }

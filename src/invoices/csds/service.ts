@@ -6,6 +6,7 @@ import { csds, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { ApiError, badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import { statement } from '../../db/prepared.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { openSecret, sealSecret } from '../../lib/secret-box.ts';
 import { recordEvent } from '../events.ts';
@@ -144,18 +145,14 @@ function signerCache(db: Db) {
  * certificate: decrypting and importing on every invoice would cost more than signing.
  */
 export function activeSigner(deps: CsdDeps, tenantId: string, environment: Environment): CsdSigner | undefined {
-  const row = deps.db
-    .select({ id: csds.id, certificateDer: csds.certificateDer, privateKeySealed: csds.privateKeySealed })
-    .from(csds)
-    .where(and(eq(csds.tenantId, tenantId), eq(csds.environment, environment), eq(csds.status, 'active')))
-    .get();
-  if (!row) return undefined;
+  const active = statement(deps.db, "select id from csds where tenant_id = ? and environment = ? and status = 'active'").get(tenantId, environment) as { id: string } | undefined;
+  if (!active) return undefined;
   const cache = signerCache(deps.db);
-  let signer = cache.get(row.id);
+  let signer = cache.get(active.id);
   if (!signer) {
-    const key = importPrivateKey(openSecret(deps.masterKey, row.privateKeySealed, row.id));
-    signer = createSigner(parseCertificate(row.certificateDer), key);
-    cache.set(row.id, signer);
+    const row = deps.db.select({ certificateDer: csds.certificateDer, privateKeySealed: csds.privateKeySealed }).from(csds).where(eq(csds.id, active.id)).get()!;
+    signer = createSigner(parseCertificate(row.certificateDer), importPrivateKey(openSecret(deps.masterKey, row.privateKeySealed, active.id)));
+    cache.set(active.id, signer);
   }
   return signer;
 }
