@@ -4,6 +4,7 @@ import { series, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import { statement } from '../../db/prepared.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { toSeries, type SeriesCreate, type SeriesPatch, type SeriesRow } from './schemas.ts';
 
@@ -125,14 +126,14 @@ export function updateSeries(deps: SeriesDeps, actor: Actor, id: string, patch: 
 }
 
 /** Takes the next folio of the matching series in one UPDATE … RETURNING; undefined when no series matches. */
-function bump(tx: DbOrTx, scope: Scope, which: SQL): { serie: string; folio: number } | undefined {
-  const row = tx
-    .update(series)
-    .set({ nextFolio: sql`${series.nextFolio} + 1` })
-    .where(and(scoped(scope), which))
-    .returning({ serie: series.serie, next: series.nextFolio })
-    .get();
-  return row ? { serie: row.serie, folio: row.next - 1 } : undefined;
+/** One UPDATE … RETURNING, prepared once: runs for every invoice. `byName` picks the series by name, else the default. */
+function bump(tx: DbOrTx, scope: Scope, serie: string | undefined): { serie: string; folio: number } | undefined {
+  const row = (
+    serie !== undefined
+      ? statement(tx, 'update series set next_folio = next_folio + 1 where tenant_id = ? and environment = ? and serie = ? returning serie, next_folio').get(scope.tenantId, scope.environment, serie)
+      : statement(tx, 'update series set next_folio = next_folio + 1 where tenant_id = ? and environment = ? and is_default = 1 returning serie, next_folio').get(scope.tenantId, scope.environment)
+  ) as { serie: string; next_folio: number } | undefined;
+  return row ? { serie: row.serie, folio: row.next_folio - 1 } : undefined;
 }
 
 /**
@@ -142,11 +143,11 @@ function bump(tx: DbOrTx, scope: Scope, which: SQL): { serie: string; folio: num
  */
 export function allocateFolio(tx: DbOrTx, scope: Scope, serie?: string): { serie: string; folio: number } {
   if (serie !== undefined) {
-    const taken = bump(tx, scope, eq(series.serie, serie));
+    const taken = bump(tx, scope, serie);
     if (!taken) throw unknownSerie(serie);
     return taken;
   }
-  const taken = bump(tx, scope, eq(series.isDefault, true));
+  const taken = bump(tx, scope, undefined);
   if (taken) return taken;
   const created = tx
     .insert(series)
@@ -156,19 +157,19 @@ export function allocateFolio(tx: DbOrTx, scope: Scope, serie?: string): { serie
     .get();
   if (created) return { serie: DEFAULT_SERIE, folio: 1 };
   // Only when the one-default invariant was broken outside the API: "A" exists without being the default.
-  const fromA = bump(tx, scope, eq(series.serie, DEFAULT_SERIE));
+  const fromA = bump(tx, scope, DEFAULT_SERIE);
   if (!fromA) throw new Error('no default series, and series A could not be created');
   return fromA;
 }
 
 /** What allocateFolio would answer now, consuming nothing (POST /cfdis/validate). */
 export function peekFolio(db: DbOrTx, scope: Scope, serie?: string): { serie: string; folio: number } {
-  const row = db
-    .select({ serie: series.serie, next: series.nextFolio })
-    .from(series)
-    .where(and(scoped(scope), serie !== undefined ? eq(series.serie, serie) : eq(series.isDefault, true)))
-    .get();
-  if (row) return { serie: row.serie, folio: row.next };
+  const row = (
+    serie !== undefined
+      ? statement(db, 'select serie, next_folio from series where tenant_id = ? and environment = ? and serie = ?').get(scope.tenantId, scope.environment, serie)
+      : statement(db, 'select serie, next_folio from series where tenant_id = ? and environment = ? and is_default = 1').get(scope.tenantId, scope.environment)
+  ) as { serie: string; next_folio: number } | undefined;
+  if (row) return { serie: row.serie, folio: row.next_folio };
   if (serie !== undefined) throw unknownSerie(serie);
   const a = db.select({ next: series.nextFolio }).from(series).where(and(scoped(scope), eq(series.serie, DEFAULT_SERIE))).get();
   return { serie: DEFAULT_SERIE, folio: a?.next ?? 1 };
