@@ -12,7 +12,7 @@ export interface JobHandler {
 }
 
 export interface Worker {
-  /** Runs due jobs until none is left (bounded per call). */
+  /** Runs due jobs until none is left. */
   drain(): Promise<number>;
   /** Drain soon, without waiting for the next tick (called after an enqueue). */
   wake(): void;
@@ -45,7 +45,8 @@ export function createWorker(o: {
 
   const drainOnce = async () => {
     let total = 0;
-    for (let round = 0; round < 1000; round++) {
+    // Until nothing is due: a failed attempt is rescheduled at least half a second later, so this ends.
+    for (;;) {
       const batch = claimJobs(o.db, { workerId: o.workerId, now: o.now(), leaseMs: o.leaseMs ?? 120_000, limit: concurrency, types: Object.keys(o.handlers) });
       if (batch.length === 0) break;
       await Promise.all(batch.map(runJob));
