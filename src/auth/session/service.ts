@@ -15,7 +15,7 @@ import type { LoginSchema, RegisterSchema } from './schemas.ts';
 const MAX_FAILED_LOGINS = 5;
 const LOCK_SECONDS = 15 * 60;
 
-export function emailTaken(email: string) {
+export function emailTaken() {
   return conflict('Email already registered', [{ field: 'email', issue: 'is already registered' }]);
 }
 
@@ -25,7 +25,7 @@ export const isUniqueEmailViolation = (err: unknown) =>
 
 export async function registerTenant(deps: AuthDeps, input: z.infer<typeof RegisterSchema>) {
   const { db } = deps;
-  if (db.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get()) throw emailTaken(input.email);
+  if (db.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get()) throw emailTaken();
   const passwordHash = await deps.hasher.hash(input.password);
   const now = deps.now().toISOString();
   const tenantId = newId('ten');
@@ -54,7 +54,7 @@ export async function registerTenant(deps: AuthDeps, input: z.infer<typeof Regis
       }).run();
     });
   } catch (err) {
-    if (isUniqueEmailViolation(err)) throw emailTaken(input.email);
+    if (isUniqueEmailViolation(err)) throw emailTaken();
     throw err;
   }
   const tenant = db.select().from(tenants).where(eq(tenants.id, tenantId)).get()!;

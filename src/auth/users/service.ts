@@ -31,14 +31,14 @@ export function listUsers(deps: AuthDeps, actor: Actor, q: { limit: number; curs
 }
 
 export async function createUser(deps: AuthDeps, actor: Actor, input: z.infer<typeof UserCreateSchema>) {
-  if (deps.db.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get()) throw emailTaken(input.email);
+  if (deps.db.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get()) throw emailTaken();
   const passwordHash = await deps.hasher.hash(input.password);
   const now = deps.now().toISOString();
   const id = newId('usr');
   try {
     deps.db.insert(users).values({ id, tenantId: actor.tenantId, email: input.email, passwordHash, nombre: input.nombre, role: input.role, createdAt: now, updatedAt: now }).run();
   } catch (err) {
-    if (isUniqueEmailViolation(err)) throw emailTaken(input.email);
+    if (isUniqueEmailViolation(err)) throw emailTaken();
     throw err;
   }
   return getUser(deps, actor, id);
@@ -54,7 +54,7 @@ export function updateUser(deps: AuthDeps, actor: Actor, id: string, input: z.in
     if (input.role && input.role !== 'ADMIN' && target.role === 'ADMIN') assertAnotherAdmin(tx, actor.tenantId, target.id);
     if (input.email && input.email !== target.email) {
       const other = tx.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get();
-      if (other) throw emailTaken(input.email);
+      if (other) throw emailTaken();
     }
     tx.update(users)
       .set({

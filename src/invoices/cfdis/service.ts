@@ -190,10 +190,6 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   return { queued: false as const, body: { ...toCfdi(row), warnings: prepared.warnings } };
 }
 
-function summaryOfRow(tx: Pick<Db, 'select'>, id: string) {
-  return tx.select({ summary: cfdis.summary }).from(cfdis).where(eq(cfdis.id, id)).get()!.summary;
-}
-
 /** What the response needs beyond the row's columns, fixed at issue time. */
 function summaryOf(m: ComprobanteModel): Record<string, unknown> {
   return {

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { series, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
