@@ -43,14 +43,23 @@ export function createWorker(o: {
     }
   };
 
+  /**
+   * A pool, not batches: up to `concurrency` jobs in flight, and a free slot is refilled as soon as a job ends, so
+   * one slow job (a webhook receiver that takes 10 s) does not hold up the others.
+   */
   const drainOnce = async () => {
     let total = 0;
-    // Until nothing is due: a failed attempt is rescheduled at least half a second later, so this ends.
+    const inFlight = new Set<Promise<void>>();
     for (;;) {
-      const batch = claimJobs(o.db, { workerId: o.workerId, now: o.now(), leaseMs: o.leaseMs ?? 120_000, limit: concurrency, types: Object.keys(o.handlers) });
-      if (batch.length === 0) break;
-      await Promise.all(batch.map(runJob));
+      const free = concurrency - inFlight.size;
+      const batch = free > 0 ? claimJobs(o.db, { workerId: o.workerId, now: o.now(), leaseMs: o.leaseMs ?? 120_000, limit: free, types: Object.keys(o.handlers) }) : [];
+      for (const job of batch) {
+        const p: Promise<void> = runJob(job).finally(() => inFlight.delete(p));
+        inFlight.add(p);
+      }
       total += batch.length;
+      if (inFlight.size === 0) break; // nothing running and nothing due: a failed attempt is due ≥ 0.5 s later
+      await Promise.race(inFlight);
     }
     return total;
   };
