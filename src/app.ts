@@ -12,6 +12,7 @@ import { createInvoiceBackend } from './invoices/backend.ts';
 import type { Heartbeat } from './jobs/scheduler.ts';
 import { createWorker } from './jobs/worker.ts';
 import { STAMP_JOB, stampJobHandler } from './invoices/cfdis/stamping.ts';
+import { DEFAULT_RETRY_SCHEDULE, DELIVER_JOB, deliveryJobHandler } from './invoices/webhooks/delivery.ts';
 import type { Environment } from './db/schema/index.ts';
 import { newId } from './lib/ids.ts';
 import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
@@ -36,6 +37,10 @@ export interface AppDeps {
   sandboxSlowMs?: number;
   /** Identifies this process's job leases (default: random per boot). */
   workerId?: string;
+  /** Seconds before each webhook attempt (default: Standard Webhooks' schedule). */
+  webhookRetrySchedule?: number[];
+  /** Let live webhooks target private/loopback addresses (tests, local demos). */
+  webhookAllowPrivate?: boolean;
   logger: Logger;
   heartbeat: Heartbeat;
   now?: () => Date;
@@ -67,12 +72,21 @@ export function createApp(deps: AppDeps) {
   const sandboxPac = createSandboxPac(deps.sandboxSat, now, deps.sandboxSlowMs ?? stampBudgetMs + 1000);
   const pacFor = (environment: Environment) => (environment === 'test' ? sandboxPac : deps.livePac);
   // The worker does nothing by itself: index.ts lets the scheduler drain it; tests call drain().
+  const webhookDeps = {
+    db: deps.db,
+    now,
+    masterKey: deps.masterKey,
+    retrySchedule: deps.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE,
+    allowPrivate: deps.webhookAllowPrivate ?? false,
+    wakeJobs: () => worker.wake(),
+  };
   const worker = createWorker({
     db: deps.db,
     now,
     workerId: deps.workerId ?? newId('boot'),
     logger: deps.logger,
-    handlers: { [STAMP_JOB]: stampJobHandler({ db: deps.db, now, pacFor }) },
+    concurrency: 32,
+    handlers: { [STAMP_JOB]: stampJobHandler({ db: deps.db, now, pacFor }), [DELIVER_JOB]: deliveryJobHandler(webhookDeps) },
   });
   const invoiceBackend = createInvoiceBackend({
     ...backendDeps,
@@ -80,6 +94,8 @@ export function createApp(deps: AppDeps) {
     pacFor,
     stampBudgetMs,
     wakeJobs: () => worker.wake(),
+    retrySchedule: webhookDeps.retrySchedule,
+    allowPrivate: webhookDeps.allowPrivate,
   });
 
   const { app, anonymous, limitBody, routeToBackend } = createGateway({

@@ -18,6 +18,11 @@ const EnvSchema = z.object({
   PAC_URL: z.url().optional(),
   PAC_USER: z.string().min(1).optional(),
   PAC_PASSWORD: z.string().min(1).optional(),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'must be comma-separated seconds, e.g. 0,5,300')
+    .optional(),
   AUTH_BACKEND_URL: z.url().optional(),
   INVOICE_BACKEND_URL: z.url().optional(),
 });
@@ -31,6 +36,8 @@ export interface Config {
   logLevel: LogLevel;
   authBackendUrl?: string;
   invoiceBackendUrl?: string;
+  webhookAllowPrivate: boolean;
+  webhookRetrySchedule?: number[];
   /** Live stamping provider (SW REST API), when configured. */
   pac?: { url: string; user: string; password: string };
 }
@@ -60,6 +67,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jwtSecret,
     masterKey: decodeKey(masterKeyText),
     logLevel: e.LOG_LEVEL,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
+    webhookRetrySchedule: e.WEBHOOK_RETRY_SCHEDULE?.split(',').map(Number),
     pac: e.PAC_URL ? { url: e.PAC_URL, user: e.PAC_USER!, password: e.PAC_PASSWORD! } : undefined,
     authBackendUrl: e.AUTH_BACKEND_URL,
     invoiceBackendUrl: e.INVOICE_BACKEND_URL,

@@ -63,6 +63,8 @@ const app = createApp({
   authBackendUrl: config.authBackendUrl,
   invoiceBackendUrl: config.invoiceBackendUrl,
   workerId,
+  webhookAllowPrivate: config.webhookAllowPrivate,
+  webhookRetrySchedule: config.webhookRetrySchedule,
 });
 tasks.push({ name: 'jobs', run: () => app.worker.drain() });
 scheduler.start(); // the first tick runs at once: recovered jobs are stamped without waiting

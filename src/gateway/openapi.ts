@@ -58,6 +58,7 @@ export function buildOpenApiDocument(gateway: AnyOpenApiApp, backends: AnyOpenAp
     { name: 'API keys', description: 'Persistent credentials for integrations' },
     { name: 'Tenant', description: 'The issuer profile' },
     { name: 'CFDIs', description: 'Issue, seal, stamp, list and download CFDI 4.0 invoices' },
+    { name: 'Webhooks', description: 'Signed, retried event deliveries (cfdi.timbrado, cfdi.encolado, cfdi.fallido, cfdi.cancelado, csd.por_vencer, csd.vencido)' },
     { name: 'CSDs', description: 'Seal certificates (Certificado de Sello Digital) that sign the tenant\'s CFDIs' },
     { name: 'Clients', description: 'The tenant\'s customers: receptor data checked with the SAT receptor rules, reused by receptor_id' },
     { name: 'Series', description: 'Invoice series and their consecutive folios' },

@@ -1,16 +1,19 @@
 import { createBackend, type BackendDeps } from '../lib/backend.ts';
 import { mountCfdiRoutes } from './cfdis/routes.ts';
 import type { CfdiDeps } from './cfdis/service.ts';
+import { mountWebhookRoutes } from './webhooks/routes.ts';
+import type { WebhookDeliveryDeps } from './webhooks/delivery.ts';
 import { mountCsdRoutes } from './csds/routes.ts';
 import { mountClientRoutes } from './clients/routes.ts';
 import { mountSeriesRoutes } from './series/routes.ts';
 
 /** The invoice backend: /cfdis, /csds, /clients, /series, /catalogos, /webhooks, /stats. Invalid input answers 400. */
-export function createInvoiceBackend(deps: BackendDeps & Omit<CfdiDeps, 'db' | 'now'>) {
+export function createInvoiceBackend(deps: BackendDeps & Omit<CfdiDeps, 'db' | 'now'> & Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'>) {
   const app = createBackend(deps, 400);
   mountCsdRoutes(app, deps);
   mountClientRoutes(app, deps);
   mountSeriesRoutes(app, deps);
   mountCfdiRoutes(app, deps);
+  mountWebhookRoutes(app, deps);
   return app;
 }

@@ -4,3 +4,4 @@ export * from './catalogs.ts';
 export * from './clients.ts';
 export * from './cfdis.ts';
 export * from './jobs.ts';
+export * from './webhooks.ts';

@@ -187,6 +187,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
     };
   }
   if (row.status !== 'vigente') row = getRow(deps.db, actor, id); // stamped by a job in between
+  deps.wakeJobs(); // webhook deliveries of cfdi.timbrado go out now, not at the next tick
   return { queued: false as const, body: { ...toCfdi(row), warnings: prepared.warnings } };
 }
 
