@@ -10,7 +10,7 @@ import { mountHealth } from './gateway/health.ts';
 import { buildOpenApiDocument } from './gateway/openapi.ts';
 import { createInvoiceBackend } from './invoices/backend.ts';
 import type { Heartbeat } from './jobs/scheduler.ts';
-import { createWorker } from './jobs/worker.ts';
+import { combineWorkers, createWorker } from './jobs/worker.ts';
 import { STAMP_JOB, stampJobHandler } from './invoices/cfdis/stamping.ts';
 import { DEFAULT_RETRY_SCHEDULE, DELIVER_JOB, deliveryJobHandler } from './invoices/webhooks/delivery.ts';
 import type { Environment } from './db/schema/index.ts';
@@ -80,14 +80,18 @@ export function createApp(deps: AppDeps) {
     allowPrivate: deps.webhookAllowPrivate ?? false,
     wakeJobs: () => worker.wake(),
   };
-  const worker = createWorker({
-    db: deps.db,
-    now,
-    workerId: deps.workerId ?? newId('boot'),
-    logger: deps.logger,
-    concurrency: 32,
-    handlers: { [STAMP_JOB]: stampJobHandler({ db: deps.db, now, pacFor }), [DELIVER_JOB]: deliveryJobHandler(webhookDeps) },
+  // Two pools on the same jobs table, so webhook receivers (up to 10 s each) never take a slot from stamping, and
+  // each webhook endpoint is its own lane: a slow one holds at most 8 of the 64 delivery slots.
+  const workerId = deps.workerId ?? newId('boot');
+  const stamping = createWorker({
+    db: deps.db, now, workerId, logger: deps.logger, concurrency: 32,
+    handlers: { [STAMP_JOB]: stampJobHandler({ db: deps.db, now, pacFor }) },
   });
+  const deliveries = createWorker({
+    db: deps.db, now, workerId, logger: deps.logger, concurrency: 64, laneCap: 8,
+    handlers: { [DELIVER_JOB]: deliveryJobHandler(webhookDeps) },
+  });
+  const worker = combineWorkers(stamping, deliveries);
   const invoiceBackend = createInvoiceBackend({
     ...backendDeps,
     masterKey: deps.masterKey,

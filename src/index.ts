@@ -77,11 +77,12 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info('shutting down', { signal });
-  // In-flight requests get a bounded time to finish; then connections are closed regardless.
+  // In-flight requests and jobs (a stamp, a webhook attempt) get a bounded time to finish and be recorded; then
+  // connections are closed regardless. A job cut short is re-run after the restart (its lease is recovered).
   const force = setTimeout(() => void server.stop(true), 10_000);
   try {
     scheduler.stop();
-    await server.stop();
+    await Promise.race([Promise.all([server.stop(), app.worker.stop()]), Bun.sleep(11_000)]);
   } finally {
     clearTimeout(force);
     db.$client.close();

@@ -15,44 +15,91 @@ export interface EnqueueOptions {
   payload: Record<string, unknown>;
   tenantId?: string;
   environment?: Environment;
+  /** See `jobs.lane`: the worker runs at most its lane cap of these at once. */
+  lane?: string;
   runAt?: Date;
   deadline?: Date;
   maxAttempts?: number;
 }
 
 const INSERT_JOB =
-  "insert into jobs (id, tenant_id, environment, type, payload, status, run_at, deadline, max_attempts, created_at, updated_at) values (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)";
+  "insert into jobs (id, tenant_id, environment, type, lane, payload, status, run_at, deadline, max_attempts, created_at, updated_at) values (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)";
 
 /** Call inside the transaction that makes the change needing the work, so the two commit together. */
 export function enqueue(tx: Tx, now: Date, o: EnqueueOptions): string {
   const id = newId('job', now.getTime());
   statement(tx, INSERT_JOB).run(
-    id, o.tenantId ?? null, o.environment ?? null, o.type, JSON.stringify(o.payload), (o.runAt ?? now).toISOString(),
+    id, o.tenantId ?? null, o.environment ?? null, o.type, o.lane ?? null, JSON.stringify(o.payload), (o.runAt ?? now).toISOString(),
     o.deadline?.toISOString() ?? null, o.maxAttempts ?? 20, now.toISOString(), now.toISOString(),
   );
   return id;
 }
 
+const DUE = "((status = 'queued' and run_at <= ?) or (status = 'running' and locked_until < ?))";
+const typeFilter = (types: string[]) => (types.length ? `and type in (${types.map(() => '?').join(', ')})` : '');
+
+export interface ClaimOptions {
+  workerId: string;
+  now: Date;
+  leaseMs: number;
+  limit: number;
+  types?: string[];
+  /** At most `cap` running jobs per lane, counting `busy` (the caller's jobs already running, by lane). */
+  lanes?: { cap: number; busy: ReadonlyMap<string, number> };
+}
+
 /**
- * Claims up to `limit` due jobs with one UPDATE … RETURNING: queued ones whose time has come, and running ones
- * whose lease expired (their worker died). The lease is the claimer's until `leaseMs` from now.
+ * Claims up to `limit` due jobs: queued ones whose time has come, and running ones whose lease expired (their
+ * worker died). The lease is the claimer's until `leaseMs` from now. Without lanes this is one UPDATE … RETURNING.
  */
-export function claimJobs(db: Db, o: { workerId: string; now: Date; leaseMs: number; limit: number; types?: string[] }): Job[] {
+export function claimJobs(db: Db, o: ClaimOptions): Job[] {
+  if (o.lanes) return claimWithinLanes(db, o, o.lanes);
   const now = o.now.toISOString();
   const types = o.types ?? [];
   // Prepared once per database and set of types: the claim runs on every tick and after every batch.
   const stmt = prepared(db, `claim:${types.join(',')}`, (d) =>
     d.$client.prepare(`
       update jobs set status = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
-      where id in (
-        select id from jobs
-        where ((status = 'queued' and run_at <= ?) or (status = 'running' and locked_until < ?))
-          ${types.length ? `and type in (${types.map(() => '?').join(', ')})` : ''}
-        order by run_at limit ?
-      )
+      where id in (select id from jobs where ${DUE} ${typeFilter(types)} order by run_at limit ?)
       returning *`),
   );
   const rows = stmt.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, now, now, ...types, o.limit) as Record<string, unknown>[];
+  return rows.map(rowToJob).sort((a, b) => a.runAt.localeCompare(b.runAt));
+}
+
+/**
+ * The same claim, leaving out lanes at their cap: pick from the oldest due candidates (saturated lanes skipped in
+ * SQL), then lease the picked ones. The lease UPDATE re-checks that each is still due, so a job is never claimed twice.
+ */
+function claimWithinLanes(db: Db, o: ClaimOptions, lanes: NonNullable<ClaimOptions['lanes']>): Job[] {
+  const now = o.now.toISOString();
+  const types = o.types ?? [];
+  const saturated = [...lanes.busy].filter(([, n]) => n >= lanes.cap).map(([lane]) => lane);
+  const candidates = prepared(db, `claim-candidates:${types.join(',')}`, (d) =>
+    d.$client.prepare(`
+      select id, lane from jobs where ${DUE} ${typeFilter(types)}
+        and (lane is null or lane not in (select value from json_each(?)))
+      order by run_at limit ?`),
+  ).all(now, now, ...types, JSON.stringify(saturated), o.limit * 4) as { id: string; lane: string | null }[];
+  const counts = new Map(lanes.busy);
+  const picked: string[] = [];
+  for (const c of candidates) {
+    if (picked.length === o.limit) break;
+    if (c.lane !== null) {
+      const n = counts.get(c.lane) ?? 0;
+      if (n >= lanes.cap) continue;
+      counts.set(c.lane, n + 1);
+    }
+    picked.push(c.id);
+  }
+  if (picked.length === 0) return [];
+  const lease = prepared(db, 'claim-lease', (d) =>
+    d.$client.prepare(`
+      update jobs set status = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
+      where id in (select value from json_each(?)) and ${DUE}
+      returning *`),
+  );
+  const rows = lease.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, JSON.stringify(picked), now, now) as Record<string, unknown>[];
   return rows.map(rowToJob).sort((a, b) => a.runAt.localeCompare(b.runAt));
 }
 
@@ -62,6 +109,7 @@ function rowToJob(r: Record<string, unknown>): Job {
     tenantId: (r.tenant_id as string) ?? null,
     environment: (r.environment as Environment) ?? null,
     type: r.type as string,
+    lane: (r.lane as string) ?? null,
     payload: JSON.parse(r.payload as string),
     status: r.status as Job['status'],
     attempts: r.attempts as number,

@@ -16,6 +16,8 @@ export interface Worker {
   drain(): Promise<number>;
   /** Drain soon, without waiting for the next tick (called after an enqueue). */
   wake(): void;
+  /** Claims nothing more; resolves when the jobs in flight have ended (graceful shutdown). */
+  stop(): Promise<void>;
 }
 
 export function createWorker(o: {
@@ -25,11 +27,15 @@ export function createWorker(o: {
   handlers: Record<string, JobHandler>;
   logger: Logger;
   concurrency?: number;
+  /** At most this many jobs of one lane (`jobs.lane`) at once; unset: lanes are not limited. */
+  laneCap?: number;
   leaseMs?: number;
 }): Worker {
   const concurrency = o.concurrency ?? 8;
+  const laneBusy = new Map<string, number>();
   let draining: Promise<number> | undefined;
   let again = false;
+  let stopped = false;
 
   const runJob = async (job: Job) => {
     const handler = o.handlers[job.type];
@@ -43,21 +49,34 @@ export function createWorker(o: {
     }
   };
 
+  const start = (job: Job, inFlight: Set<Promise<void>>) => {
+    if (job.lane) laneBusy.set(job.lane, (laneBusy.get(job.lane) ?? 0) + 1);
+    const p: Promise<void> = runJob(job).finally(() => {
+      inFlight.delete(p);
+      if (!job.lane) return;
+      const left = laneBusy.get(job.lane)! - 1;
+      if (left === 0) laneBusy.delete(job.lane);
+      else laneBusy.set(job.lane, left);
+    });
+    inFlight.add(p);
+  };
+
   /**
    * A pool, not batches: up to `concurrency` jobs in flight, and a free slot is refilled as soon as a job ends, so
-   * one slow job (a webhook receiver that takes 10 s) does not hold up the others.
+   * one slow job (a webhook receiver that takes 10 s) does not hold up the others. With a lane cap, a claim that
+   * skipped a saturated lane is followed by another until the free slots are filled or nothing else is due.
    */
   const drainOnce = async () => {
     let total = 0;
     const inFlight = new Set<Promise<void>>();
+    const lanes = o.laneCap ? { cap: o.laneCap, busy: laneBusy } : undefined;
     for (;;) {
-      const free = concurrency - inFlight.size;
-      const batch = free > 0 ? claimJobs(o.db, { workerId: o.workerId, now: o.now(), leaseMs: o.leaseMs ?? 120_000, limit: free, types: Object.keys(o.handlers) }) : [];
-      for (const job of batch) {
-        const p: Promise<void> = runJob(job).finally(() => inFlight.delete(p));
-        inFlight.add(p);
+      for (let free = stopped ? 0 : concurrency - inFlight.size; free > 0 && !stopped; free = concurrency - inFlight.size) {
+        const batch = claimJobs(o.db, { workerId: o.workerId, now: o.now(), leaseMs: o.leaseMs ?? 120_000, limit: free, types: Object.keys(o.handlers), lanes });
+        for (const job of batch) start(job, inFlight);
+        total += batch.length;
+        if (batch.length === 0 || !lanes) break;
       }
-      total += batch.length;
       if (inFlight.size === 0) break; // nothing running and nothing due: a failed attempt is due ≥ 0.5 s later
       await Promise.race(inFlight);
     }
@@ -65,6 +84,7 @@ export function createWorker(o: {
   };
 
   const drain = (): Promise<number> => {
+    if (stopped) return Promise.resolve(0);
     if (draining) {
       again = true;
       return draining;
@@ -83,5 +103,18 @@ export function createWorker(o: {
   return {
     drain,
     wake: () => void setTimeout(() => void drain(), 0),
+    async stop() {
+      stopped = true;
+      await draining;
+    },
+  };
+}
+
+/** Several pools driven as one: drain runs them side by side, wake wakes each. */
+export function combineWorkers(...workers: Worker[]): Worker {
+  return {
+    drain: async () => (await Promise.all(workers.map((w) => w.drain()))).reduce((a, b) => a + b, 0),
+    wake: () => workers.forEach((w) => w.wake()),
+    stop: async () => void (await Promise.all(workers.map((w) => w.stop()))),
   };
 }

@@ -26,6 +26,23 @@ describe('job queue', () => {
     expect(status(db, due).status).toBe('done');
   });
 
+  test('lanes: a claim takes at most the cap per lane, counting jobs already running; unlaned jobs are not limited', () => {
+    const db = openDatabase(':memory:');
+    for (let i = 0; i < 5; i++) enqueue(db, T0, { type: 't', lane: 'slow', payload: { i } });
+    const other = enqueue(db, T0, { type: 't', lane: 'fast', payload: {} });
+    const free = [enqueue(db, T0, { type: 't', payload: {} }), enqueue(db, T0, { type: 't', payload: {} })];
+    const busy = new Map([['slow', 1]]);
+    const first = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, lanes: { cap: 2, busy } });
+    expect(first.filter((j) => j.lane === 'slow')).toHaveLength(1); // 1 running + 1 claimed = cap
+    expect(first.map((j) => j.id)).toEqual(expect.arrayContaining([other, ...free]));
+    expect(first).toHaveLength(4);
+    // Saturated lanes are skipped, and nothing is claimed twice.
+    const second = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, lanes: { cap: 2, busy: new Map([['slow', 2]]) } });
+    expect(second).toEqual([]);
+    const third = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, lanes: { cap: 2, busy: new Map() } });
+    expect(third.map((j) => j.lane)).toEqual(['slow', 'slow']);
+  });
+
   test('failures back off exponentially with jitter, capped; permanent errors and deadlines end the job', () => {
     expect(backoffMs(1, () => 0)).toBe(500);
     expect(backoffMs(1, () => 1)).toBe(1000);

@@ -25,11 +25,6 @@ export async function startServer(dataDir: string, env: Record<string, string> =
   throw new Error(`server did not start: ${buffered} ${await new Response(proc.stderr).text()}`);
 }
 
-async function stop(proc: Bun.Subprocess) {
-  proc.kill('SIGTERM');
-  expect(await proc.exited).toBe(0);
-}
-
 export async function stopServer(proc: Bun.Subprocess) {
   proc.kill('SIGTERM');
   expect(await proc.exited).toBe(0);

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { recordEvent } from '../../src/invoices/events.ts';
 import { createTestApp, csdFiles, csdForm, TENANTS } from '../helpers.ts';
 
 /** A real HTTP receiver on loopback whose answers the test scripts. */
@@ -224,4 +225,44 @@ describe('webhooks', () => {
     }
     expect((await t.call('POST', '/webhooks', { token: reg.token, body: { url: 'http://127.0.0.1/x', events: ['*'] } })).status).toBe(201);
   });
+
+  test('a slow receiver does not delay other tenants: one endpoint holds at most 8 delivery slots', async () => {
+    const t = createTestApp();
+    const slowTenant = await t.register({ tenant: TENANTS.EKU });
+    const fastTenant = await t.register({ tenant: TENANTS.FUNK, email: 'fast@example.com' });
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const slowServer = Bun.serve({ port: 0, async fetch(req) {
+      await req.text();
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await Bun.sleep(1500);
+      inFlight--;
+      return new Response('ok');
+    } });
+    const fast = newReceiver();
+    try {
+      const hookFor = async (token: string, url: string) =>
+        (await t.call('POST', '/webhooks', { token: (await t.createKey(token)).key, body: { url, events: ['*'] } })).json as { id: string };
+      await hookFor(slowTenant.token, `http://127.0.0.1:${slowServer.port}/`);
+      await hookFor(fastTenant.token, fast.url);
+      const [slowId, fastId] = [slowTenant.tenant.id as string, fastTenant.tenant.id as string];
+      // 80 events for the slow tenant first (more than the 64 delivery slots), then 20 for the fast one.
+      t.db.transaction((tx) => {
+        for (let i = 0; i < 80; i++) recordEvent(tx, { tenantId: slowId, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
+        for (let i = 0; i < 20; i++) recordEvent(tx, { tenantId: fastId, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
+      });
+      const started = performance.now();
+      const draining = t.app.worker.drain();
+      while (fast.got.length < 20 && performance.now() - started < 5000) await Bun.sleep(10);
+      const fastDone = performance.now() - started;
+      expect(fast.got).toHaveLength(20);
+      expect(fastDone).toBeLessThan(1000); // before the first slow attempt (1.5 s) ends
+      expect(inFlight).toBeLessThanOrEqual(8);
+      slowServer.stop(true); // the rest of the slow tenant's attempts fail fast
+      await draining;
+      expect(maxInFlight).toBe(8);
+    } finally {
+      slowServer.stop(true);
+    }
+  }, 20_000);
 });

@@ -19,6 +19,8 @@ export const jobs = sqliteTable(
     tenantId: text('tenant_id'),
     environment: text('environment', { enum: ENVIRONMENTS }),
     type: text('type').notNull(),
+    /** Jobs sharing a lane (one webhook endpoint) are limited in how many run at once, so one slow lane cannot hold every slot. */
+    lane: text('lane'),
     payload: text('payload', { mode: 'json' }).notNull().$type<Record<string, unknown>>(),
     status: text('status', { enum: JOB_STATUSES }).notNull().default('queued'),
     attempts: integer('attempts').notNull().default(0),

@@ -35,6 +35,11 @@ interface EventRow {
   createdAt: string;
 }
 
+/** One attempt of a delivery, as a job in the webhook's lane (a slow endpoint holds at most the lane cap of workers). */
+export function enqueueDelivery(tx: object, now: Date, d: { tenantId: string; environment: Environment; webhookId: string; deliveryId: string; runAt?: Date }) {
+  enqueue(tx as Db, now, { type: DELIVER_JOB, tenantId: d.tenantId, environment: d.environment, lane: `webhook:${d.webhookId}`, payload: { delivery_id: d.deliveryId }, runAt: d.runAt });
+}
+
 /** The spec's payload, serialised once: every attempt sends these exact bytes. */
 export const payloadOf = (e: EventRow) => JSON.stringify({ event: e.type, tenant_id: e.tenantId, created_at: e.createdAt, data: e.data });
 
@@ -56,7 +61,7 @@ export function fanOut(tx: Tx, e: EventRow, now: Date, only?: string): string[] 
     statement(tx, 'insert into webhook_deliveries (id, tenant_id, webhook_id, event_id, event, body, state, created_at, updated_at, next_attempt_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
       id, e.tenantId, h.id, e.id, e.type, payloadOf(e), 'pendiente', now.toISOString(), now.toISOString(), now.toISOString(),
     );
-    if (h.estado === 'ACTIVO') enqueue(tx as Db, now, { type: DELIVER_JOB, tenantId: e.tenantId, environment: e.environment, payload: { delivery_id: id } });
+    if (h.estado === 'ACTIVO') enqueueDelivery(tx, now, { tenantId: e.tenantId, environment: e.environment, webhookId: h.id, deliveryId: id });
     ids.push(id);
   }
   return ids;
@@ -191,7 +196,7 @@ export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
         );
         if (gone) statement(tx, "update webhooks set estado = 'DESACTIVADO', updated_at = ? where id = ?").run(at, d.webhook_id);
         else if (failures >= PAUSE_AFTER_FAILURES) statement(tx, "update webhooks set estado = 'PAUSADO', updated_at = ? where id = ? and estado = 'ACTIVO'").run(at, d.webhook_id);
-        else if (next) enqueue(tx as Db, now, { type: DELIVER_JOB, tenantId: d.tenant_id, environment: d.environment, payload: { delivery_id: d.id }, runAt: new Date(next) });
+        else if (next) enqueueDelivery(tx, now, { tenantId: d.tenant_id, environment: d.environment, webhookId: d.webhook_id, deliveryId: d.id, runAt: new Date(next) });
       };
     },
   };

@@ -3,14 +3,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, gt, lt, or } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { DELIVERY_STATES, webhookAttempts, webhookDeliveries, webhooks, WEBHOOK_ESTADOS } from '../../db/schema/index.ts';
-import { enqueue } from '../../jobs/queue.ts';
 import { actorOf, type Actor, type BackendEnv } from '../../lib/backend.ts';
 import { badRequest, forbidden, notFound } from '../../lib/errors.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { DeletedSchema, errorResponse, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import { sealSecret } from '../../lib/secret-box.ts';
 import { EVENT_TYPES } from '../events.ts';
-import { DELIVER_JOB, fanOut, urlProblem, type WebhookDeliveryDeps } from './delivery.ts';
+import { enqueueDelivery, fanOut, urlProblem, type WebhookDeliveryDeps } from './delivery.ts';
 
 const tags = ['Webhooks'];
 const EventName = z.enum([...EVENT_TYPES, '*'], { message: `must be one of ${[...EVENT_TYPES, '*'].join(', ')}` });
@@ -87,7 +86,7 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.webhookId, w.id), deliveryId ? eq(webhookDeliveries.id, deliveryId) : eq(webhookDeliveries.state, 'pendiente')))
       .all();
-    for (const d of pending) enqueue(tx as never, deps.now(), { type: DELIVER_JOB, tenantId: w.tenantId, environment: w.environment, payload: { delivery_id: d.id } });
+    for (const d of pending) enqueueDelivery(tx, deps.now(), { tenantId: w.tenantId, environment: w.environment, webhookId: w.id, deliveryId: d.id });
   };
   const common = { 401: errorResponse('Missing or invalid credential'), 403: errorResponse('API key or ADMIN required') };
 
