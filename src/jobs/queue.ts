@@ -36,7 +36,24 @@ export function enqueue(tx: Tx, now: Date, o: EnqueueOptions): string {
 }
 
 const DUE = "((status = 'queued' and run_at <= ?) or (status = 'running' and locked_until < ?))";
-const typeFilter = (types: string[]) => (types.length ? `and type in (${types.map(() => '?').join(', ')})` : '');
+
+/**
+ * The oldest due jobs, as two index range scans that stop at the limit (queued by run_at, expired leases by
+ * locked_until) merged: one OR over both would read and sort every due row, on every claim, however deep the queue.
+ * Parameters: now, ...types, limit, twice; then limit.
+ */
+function candidatesSql(types: string[]) {
+  const filter = types.length ? `and type in (${types.map(() => '?').join(', ')})` : '';
+  return `
+    select id, run_at from (select id, run_at from jobs where status = 'queued' and run_at <= ? ${filter} order by run_at limit ?)
+    union all
+    select id, run_at from (select id, run_at from jobs where status = 'running' and locked_until < ? ${filter} order by locked_until limit ?)
+    order by run_at limit ?`;
+}
+const candidateParams = (now: string, types: string[], limit: number) => {
+  const half = [now, ...types, limit];
+  return [...half, ...half, limit];
+};
 
 export interface ClaimOptions {
   workerId: string;
@@ -60,46 +77,59 @@ export function claimJobs(db: Db, o: ClaimOptions): Job[] {
   const stmt = prepared(db, `claim:${types.join(',')}`, (d) =>
     d.$client.prepare(`
       update jobs set status = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
-      where id in (select id from jobs where ${DUE} ${typeFilter(types)} order by run_at limit ?)
+      where id in (select id from (${candidatesSql(types)}))
       returning *`),
   );
-  const rows = stmt.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, now, now, ...types, o.limit) as Record<string, unknown>[];
+  const rows = stmt.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, ...candidateParams(now, types, o.limit)) as Record<string, unknown>[];
   return rows.map(rowToJob).sort((a, b) => a.runAt.localeCompare(b.runAt));
 }
 
 /**
- * The same claim, leaving out lanes at their cap: pick from the oldest due candidates (saturated lanes skipped in
- * SQL), then lease the picked ones. The lease UPDATE re-checks that each is still due, so a job is never claimed twice.
+ * The same claim with a cap per lane, without reading a saturated lane's backlog (a slow endpoint may have thousands
+ * of due deliveries): the lanes with queued jobs are listed by index seeks (one per lane), then each lane with room
+ * gives its oldest due jobs, unlaned jobs and expired leases theirs; the oldest of those are leased. The lease UPDATE
+ * re-checks that each is still due, so a job is never claimed twice. One job type per call.
  */
 function claimWithinLanes(db: Db, o: ClaimOptions, lanes: NonNullable<ClaimOptions['lanes']>): Job[] {
+  const [type, ...more] = o.types ?? [];
+  if (!type || more.length) throw new Error('a claim with lanes takes exactly one job type');
   const now = o.now.toISOString();
-  const types = o.types ?? [];
-  const saturated = [...lanes.busy].filter(([, n]) => n >= lanes.cap).map(([lane]) => lane);
-  const candidates = prepared(db, `claim-candidates:${types.join(',')}`, (d) =>
-    d.$client.prepare(`
-      select id, lane from jobs where ${DUE} ${typeFilter(types)}
-        and (lane is null or lane not in (select value from json_each(?)))
-      order by run_at limit ?`),
-  ).all(now, now, ...types, JSON.stringify(saturated), o.limit * 4) as { id: string; lane: string | null }[];
+  const q = prepared(db, 'claim-lanes', (d) => ({
+    lanes: d.$client.prepare(`
+      with recursive l(lane) as (
+        select min(lane) from jobs where status = 'queued' and type = ? and lane is not null
+        union all
+        select (select min(lane) from jobs where status = 'queued' and type = ? and lane > l.lane) from l where l.lane is not null
+      )
+      select lane from l where lane is not null`).pluck(),
+    inLane: d.$client.prepare("select id, lane, run_at from jobs where status = 'queued' and type = ? and lane = ? and run_at <= ? order by run_at limit ?"),
+    unlaned: d.$client.prepare("select id, lane, run_at from jobs where status = 'queued' and type = ? and lane is null and run_at <= ? order by run_at limit ?"),
+    expired: d.$client.prepare("select id, lane, run_at from jobs where status = 'running' and type = ? and locked_until < ? order by locked_until limit ?"),
+    lease: d.$client.prepare(`
+      update jobs set status = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
+      where id in (select value from json_each(?)) and ${DUE.replaceAll('status', '+status')}
+      returning *`), // `+status`: look the picked ids up by key, not every queued job by status
+  }));
+  type Candidate = { id: string; lane: string | null; run_at: string };
+  const candidates: Candidate[] = [...(q.unlaned.all(type, now, o.limit) as Candidate[]), ...(q.expired.all(type, now, o.limit) as Candidate[])];
+  for (const lane of q.lanes.all(type, type) as string[]) {
+    const room = Math.min(lanes.cap - (lanes.busy.get(lane) ?? 0), o.limit);
+    if (room > 0) candidates.push(...(q.inLane.all(type, lane, now, room) as Candidate[]));
+  }
+  candidates.sort((a, b) => a.run_at.localeCompare(b.run_at));
   const counts = new Map(lanes.busy);
   const picked: string[] = [];
   for (const c of candidates) {
     if (picked.length === o.limit) break;
     if (c.lane !== null) {
       const n = counts.get(c.lane) ?? 0;
-      if (n >= lanes.cap) continue;
+      if (n >= lanes.cap) continue; // an expired lease in a lane that is full
       counts.set(c.lane, n + 1);
     }
     picked.push(c.id);
   }
   if (picked.length === 0) return [];
-  const lease = prepared(db, 'claim-lease', (d) =>
-    d.$client.prepare(`
-      update jobs set status = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
-      where id in (select value from json_each(?)) and ${DUE}
-      returning *`),
-  );
-  const rows = lease.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, JSON.stringify(picked), now, now) as Record<string, unknown>[];
+  const rows = q.lease.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, JSON.stringify(picked), now, now) as Record<string, unknown>[];
   return rows.map(rowToJob).sort((a, b) => a.runAt.localeCompare(b.runAt));
 }
 

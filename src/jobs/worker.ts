@@ -63,20 +63,18 @@ export function createWorker(o: {
 
   /**
    * A pool, not batches: up to `concurrency` jobs in flight, and a free slot is refilled as soon as a job ends, so
-   * one slow job (a webhook receiver that takes 10 s) does not hold up the others. With a lane cap, a claim that
-   * skipped a saturated lane is followed by another until the free slots are filled or nothing else is due.
+   * one slow job (a webhook receiver that takes 10 s) does not hold up the others; with a lane cap, one slow lane
+   * holds at most its cap of slots.
    */
   const drainOnce = async () => {
     let total = 0;
     const inFlight = new Set<Promise<void>>();
     const lanes = o.laneCap ? { cap: o.laneCap, busy: laneBusy } : undefined;
     for (;;) {
-      for (let free = stopped ? 0 : concurrency - inFlight.size; free > 0 && !stopped; free = concurrency - inFlight.size) {
-        const batch = claimJobs(o.db, { workerId: o.workerId, now: o.now(), leaseMs: o.leaseMs ?? 120_000, limit: free, types: Object.keys(o.handlers), lanes });
-        for (const job of batch) start(job, inFlight);
-        total += batch.length;
-        if (batch.length === 0 || !lanes) break;
-      }
+      const free = stopped ? 0 : concurrency - inFlight.size;
+      const batch = free > 0 ? claimJobs(o.db, { workerId: o.workerId, now: o.now(), leaseMs: o.leaseMs ?? 120_000, limit: free, types: Object.keys(o.handlers), lanes }) : [];
+      for (const job of batch) start(job, inFlight);
+      total += batch.length;
       if (inFlight.size === 0) break; // nothing running and nothing due: a failed attempt is due ≥ 0.5 s later
       await Promise.race(inFlight);
     }

@@ -32,14 +32,14 @@ describe('job queue', () => {
     const other = enqueue(db, T0, { type: 't', lane: 'fast', payload: {} });
     const free = [enqueue(db, T0, { type: 't', payload: {} }), enqueue(db, T0, { type: 't', payload: {} })];
     const busy = new Map([['slow', 1]]);
-    const first = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, lanes: { cap: 2, busy } });
+    const first = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, types: ['t'], lanes: { cap: 2, busy } });
     expect(first.filter((j) => j.lane === 'slow')).toHaveLength(1); // 1 running + 1 claimed = cap
     expect(first.map((j) => j.id)).toEqual(expect.arrayContaining([other, ...free]));
     expect(first).toHaveLength(4);
     // Saturated lanes are skipped, and nothing is claimed twice.
-    const second = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, lanes: { cap: 2, busy: new Map([['slow', 2]]) } });
+    const second = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, types: ['t'], lanes: { cap: 2, busy: new Map([['slow', 2]]) } });
     expect(second).toEqual([]);
-    const third = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, lanes: { cap: 2, busy: new Map() } });
+    const third = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, types: ['t'], lanes: { cap: 2, busy: new Map() } });
     expect(third.map((j) => j.lane)).toEqual(['slow', 'slow']);
   });
 

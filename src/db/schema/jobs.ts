@@ -35,5 +35,5 @@ export const jobs = sqliteTable(
     updatedAt: text('updated_at').notNull().default(now),
     finishedAt: text('finished_at'),
   },
-  (t) => [index('jobs_due_idx').on(t.status, t.runAt), index('jobs_lease_idx').on(t.status, t.lockedUntil), index('jobs_tenant_idx').on(t.tenantId, t.type)],
+  (t) => [index('jobs_due_idx').on(t.status, t.type, t.runAt), index('jobs_lease_idx').on(t.status, t.lockedUntil), index('jobs_tenant_idx').on(t.tenantId, t.type), index('jobs_lane_idx').on(t.status, t.type, t.lane, t.runAt)],
 );
