@@ -119,6 +119,9 @@ describe('webhooks', () => {
     expect(paused.json).toMatchObject({ estado: 'PAUSADO', consecutive_failures: 10 });
     await issue(); // a new event while paused waits
     await deliver();
+    const test = await t.call('POST', `/webhooks/${h.id}/test`, { token: key }); // and nothing is sent on demand either
+    expect(test.status).toBe(409);
+    expect(test.json.error.details).toEqual([{ field: 'estado', issue: expect.stringContaining('PAUSADO') }]);
     expect(r.got).toHaveLength(10);
     r.state.fallback = 200;
     const resumed = await t.call('PATCH', `/webhooks/${h.id}`, { token: key, body: { estado: 'ACTIVO' } });

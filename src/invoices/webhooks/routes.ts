@@ -4,7 +4,7 @@ import { and, asc, desc, eq, gt, lt, or } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { DELIVERY_STATES, webhookAttempts, webhookDeliveries, webhooks, WEBHOOK_ESTADOS } from '../../db/schema/index.ts';
 import { actorOf, type Actor, type BackendEnv } from '../../lib/backend.ts';
-import { badRequest, forbidden, notFound } from '../../lib/errors.ts';
+import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { DeletedSchema, errorResponse, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import { sealSecret } from '../../lib/secret-box.ts';
@@ -225,33 +225,36 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
     },
   );
 
-  const waitForFirstAttempt = async (id: string) => {
+  /** The delivery once it has more than `after` attempts (an attempt takes at most 10 s), or as it is after 12 s. */
+  const waitForAttempt = async (id: string, after: number) => {
     deps.wakeJobs();
+    const read = () => deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get()!;
     for (let i = 0; i < 120; i++) {
-      const d = deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get();
-      if (!d || d.attempts > 0) return d;
+      const d = read();
+      if (d.attempts > after) return d;
       await Bun.sleep(100);
     }
-    return deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get();
+    return read();
   };
 
   app.openapi(
     createRoute({
       method: 'post', path: '/api/v1/webhooks/{id}/test', tags, operationId: 'testWebhook',
       summary: 'Send a synthetic webhook.test event; answers with the delivery after its first attempt',
+      description: 'Only an ACTIVO webhook sends anything: a PAUSADO or DESACTIVADO one answers 409 (PATCH estado ACTIVO first).',
       middleware: [apiKeyOrAdmin] as const,
       request: { params: Params },
-      responses: { 200: jsonResponse(DeliverySchema, 'The delivery'), 404: errorResponse('No such webhook'), ...common },
+      responses: { 200: jsonResponse(DeliverySchema, 'The delivery'), 404: errorResponse('No such webhook'), 409: errorResponse('The webhook is not ACTIVO'), ...common },
     }),
     async (c) => {
       const actor = actorOf(c);
       const row = getRow(actor, c.req.valid('param').id);
+      if (row.estado !== 'ACTIVO') throw conflict(`The webhook is ${row.estado}`, [{ field: 'estado', issue: `is ${row.estado}; PATCH estado ACTIVO to send again` }]);
       const now = deps.now();
       const [deliveryId] = deps.db.transaction((tx) =>
         fanOut(tx, { id: `evt_test_${randomUUID()}`, tenantId: actor.tenantId, environment: actor.environment, type: 'webhook.test', data: { webhook_id: row.id, message: 'Prueba de entrega' }, createdAt: now.toISOString() }, now, row.id),
       );
-      const d = await waitForFirstAttempt(deliveryId!);
-      return c.json(deliveryRecord(d!), 200);
+      return c.json(deliveryRecord(await waitForAttempt(deliveryId!, 0)), 200);
     },
   );
 
@@ -273,13 +276,9 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
         tx.update(webhookDeliveries).set({ state: 'pendiente', nextAttemptAt: deps.now().toISOString() }).where(eq(webhookDeliveries.id, d.id)).run();
         requeuePending(tx, row, d.id);
       });
-      deps.wakeJobs();
-      for (let i = 0; i < 120; i++) {
-        const now = deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, d.id)).get()!;
-        if (now.attempts > attempts || row.estado !== 'ACTIVO') return c.json(deliveryRecord(now), 200);
-        await Bun.sleep(100);
-      }
-      return c.json(deliveryRecord(deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, d.id)).get()!), 200);
+      // A paused or disabled webhook sends nothing now: answer at once with the delivery, pending again.
+      if (row.estado !== 'ACTIVO') return c.json(deliveryRecord(deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, d.id)).get()!), 200);
+      return c.json(deliveryRecord(await waitForAttempt(d.id, attempts)), 200);
     },
   );
 }
