@@ -15,6 +15,7 @@ import { createPrivateKey, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { INVOICE } from './invoice.ts';
+import { spawnReady } from './servers/spawn.ts';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '10' }, rows: { type: 'string', default: '100000' }, depth: { type: 'string', default: '900' }, profile: { type: 'string' } },
@@ -52,23 +53,12 @@ async function startServer(args: string[]) {
   const prof = values.profile ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${values.profile}`] : [];
   const script = new URL('./servers/cfdis.ts', import.meta.url).pathname;
   // Request logs (stdout) go to /dev/null; the ready line comes on stderr.
-  const proc = Bun.spawn([process.execPath, ...prof, script, ...args], { stdout: 'ignore', stderr: 'pipe' });
-  const reader = proc.stderr.getReader();
-  let text = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server exited: ${text}`);
-    text += new TextDecoder().decode(value);
-    const line = text.split('\n').find((l) => l.includes('"ready"'));
-    if (line) {
-      const ready = JSON.parse(line) as { url: string; key: string; seeded_ms: number };
-      const stop = async () => {
-        proc.kill();
-        await proc.exited;
-      };
-      return { ...ready, headers: { authorization: `Bearer ${ready.key}` }, stop };
-    }
-  }
+  const { proc, ready } = await spawnReady<{ url: string; key: string; seeded_ms: number }>([...prof, script, ...args], 'stderr');
+  const stop = async () => {
+    proc.kill();
+    await proc.exited;
+  };
+  return { ...ready, headers: { authorization: `Bearer ${ready.key}` }, stop };
 }
 
 type Result = { rps: number; ok: number; errors: number; statuses: Record<number, number>; p50: number; p99: number };

@@ -7,6 +7,7 @@
  *   npm run bench -- --seconds 20 --concurrency 64 --rounds 5
  */
 import { parseArgs } from 'node:util';
+import { spawnReady } from './servers/spawn.ts';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '32' }, rounds: { type: 'string', default: '3' } },
@@ -16,18 +17,9 @@ const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
 
 async function startServer(script: string) {
-  // The gateway server prints its ready line on stderr (stdout carries its request logs).
-  const proc = Bun.spawn([process.execPath, script], { stdout: script.includes('hello') ? 'pipe' : 'ignore', stderr: 'pipe' });
-  const stream = script.includes('hello') ? proc.stdout! : proc.stderr;
-  const reader = (stream as ReadableStream<Uint8Array>).getReader();
-  let text = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`${script} exited: ${text}`);
-    text += new TextDecoder().decode(value);
-    const line = text.split('\n').find((l) => l.includes('"ready"'));
-    if (line) return { proc, ...(JSON.parse(line) as { url: string; key?: string }) };
-  }
+  // The hello server prints its ready line on stdout; the gateway server on stderr (stdout carries its request logs).
+  const { proc, ready } = await spawnReady<{ url: string; key?: string }>([script], script.includes('hello') ? 'stdout' : 'stderr');
+  return { proc, ...ready };
 }
 
 async function load(url: string, headers: Record<string, string>, durationMs: number) {

@@ -16,23 +16,13 @@ import { openDatabase } from '../src/db/client.ts';
 import { recordEvent } from '../src/invoices/events.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { createSandboxSat } from '../src/pac/sandbox.ts';
+import { spawnReady } from './servers/spawn.ts';
 
 const { values } = parseArgs({ options: { deliveries: { type: 'string', default: '10000' }, fair: { type: 'string', default: '1000' } } });
 const logger = createLogger('silent');
 const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-webhooks-'));
 
-const proc = Bun.spawn([process.execPath, new URL('./servers/receiver.ts', import.meta.url).pathname], { stdout: 'pipe' });
-const receivers = await (async () => {
-  const reader = proc.stdout.getReader();
-  let text = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`receiver exited: ${text}`);
-    text += new TextDecoder().decode(value);
-    const line = text.split('\n').find((l) => l.includes('"ready"'));
-    if (line) return JSON.parse(line) as { fast: string; slow: string };
-  }
-})();
+const { proc, ready: receivers } = await spawnReady<{ fast: string; slow: string }>([new URL('./servers/receiver.ts', import.meta.url).pathname], 'stdout');
 
 const db = openDatabase(join(dir, 'webhooks.sqlite'));
 const app = createApp({
