@@ -1,9 +1,9 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
-import { TenantPatchSchema, TenantSchema } from './schemas.ts';
-import { getMyTenant, updateMyTenant } from './service.ts';
+import { LogoUploadSchema, MAX_LOGO_BYTES, TenantPatchSchema, TenantSchema } from './schemas.ts';
+import { deleteLogo, getLogo, getMyTenant, updateMyTenant, uploadLogo } from './service.ts';
 
 const tags = ['Tenant'];
 
@@ -31,5 +31,47 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       },
     }),
     (c) => c.json(updateMyTenant(deps, actorOf(c), c.req.valid('json')), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'put', path: '/api/v1/tenants/me/logo', operationId: 'uploadTenantLogo', tags,
+      summary: 'Upload the logo printed on invoice PDFs (ADMIN)',
+      description: `multipart field \`logo\`: PNG or JPEG, at most ${MAX_LOGO_BYTES / 1024} KiB (larger → 413). Replaces the previous logo. Shown top left on every page, scaled to fit 110 × 52 pt.`,
+      middleware: [requireRole('ADMIN')] as const,
+      request: { body: { required: true, content: { 'multipart/form-data': { schema: LogoUploadSchema } } } },
+      responses: {
+        200: jsonResponse(TenantSchema, 'Stored'),
+        401: errorResponse('Missing or invalid credential'),
+        403: errorResponse('Role ADMIN required'),
+        413: errorResponse('The file is too large'),
+        422: errorResponse('Not a PNG or JPEG image'),
+      },
+    }),
+    async (c) => c.json(await uploadLogo(deps, actorOf(c), c.req.valid('form').logo), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/api/v1/tenants/me/logo', operationId: 'getTenantLogo', tags, summary: 'The stored logo',
+      responses: {
+        200: { description: 'The image as uploaded', content: { 'image/png': { schema: z.string().openapi({ format: 'binary' }) }, 'image/jpeg': { schema: z.string().openapi({ format: 'binary' }) } } },
+        401: errorResponse('Missing or invalid credential'),
+        404: errorResponse('No logo'),
+      },
+    }),
+    (c) => {
+      const logo = getLogo(deps, actorOf(c));
+      return c.body(new Uint8Array(logo.bytes), 200, { 'Content-Type': logo.type });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete', path: '/api/v1/tenants/me/logo', operationId: 'deleteTenantLogo', tags, summary: 'Remove the logo (ADMIN)',
+      middleware: [requireRole('ADMIN')] as const,
+      responses: { 200: jsonResponse(TenantSchema, 'Removed'), 401: errorResponse('Missing or invalid credential'), 403: errorResponse('Role ADMIN required') },
+    }),
+    (c) => c.json(deleteLogo(deps, actorOf(c)), 200),
   );
 }

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { isPostalCode, personaOf, regimenFiscal } from '../../catalogs/index.ts';
 import { CodigoPostal, Rfc, RFC_PATTERN, text } from '../../lib/schemas.ts';
-import { PLANS, type tenants } from '../../db/schema/index.ts';
+import { LOGO_TYPES, PLANS, type tenantBranding, type tenants } from '../../db/schema/index.ts';
 
 /** Why `regimen` cannot be used by the taxpayer with this RFC, or undefined when it can (c_RegimenFiscal). */
 export function regimenProblem(rfc: string, regimen: string): string | undefined {
@@ -35,11 +35,17 @@ export const TenantInputSchema = z
   })
   .openapi('TenantInput');
 
+export const AccentColor = z
+  .string()
+  .regex(/^#[0-9A-Fa-f]{6}$/, 'must be a colour as #RRGGBB')
+  .openapi({ example: '#1F4E8C', description: 'Colour of the rules and title bar on the invoice PDF' });
+
 export const TenantPatchSchema = z
   .object({
     nombre: RazonSocial.optional(),
     regimen_fiscal: RegimenFiscal.optional(),
     codigo_postal: TenantCodigoPostal.optional(),
+    accent_color: AccentColor.nullable().optional().openapi({ description: '#RRGGBB for the invoice PDF; null restores the default' }),
   })
   .strict()
   .openapi('TenantPatch');
@@ -53,6 +59,14 @@ export const TenantSchema = z
     codigo_postal: z.string(),
     plan: z.enum(PLANS),
     rate_limit_per_minute: z.number().int().openapi({ description: 'Requests per minute per API key (per user for a JWT)' }),
+    branding: z
+      .object({
+        accent_color: z.string().nullable(),
+        logo: z
+          .object({ content_type: z.enum(LOGO_TYPES), size: z.number().int(), url: z.string().openapi({ example: '/api/v1/tenants/me/logo' }) })
+          .nullable(),
+      })
+      .openapi({ description: 'What the invoice PDF shows of the brand: PUT /tenants/me/logo, PATCH accent_color' }),
     created_at: z.string().openapi({ format: 'date-time' }),
     updated_at: z.string().openapi({ format: 'date-time' }),
   })
@@ -65,7 +79,9 @@ const PLAN_LIMITS = { sandbox: 60, starter: 100, pro: 300, enterprise: 1000 } as
 export const rateLimitOf = (t: Pick<TenantRow, 'plan' | 'rateLimitPerMinute'>): number =>
   t.plan === 'enterprise' ? Math.max(PLAN_LIMITS.enterprise, t.rateLimitPerMinute ?? 0) : PLAN_LIMITS[t.plan];
 
-export const toTenant = (t: TenantRow): z.infer<typeof TenantSchema> => ({
+type BrandingRow = Pick<typeof tenantBranding.$inferSelect, 'accentColor' | 'logoType'> & { logoSize: number | null };
+
+export const toTenant = (t: TenantRow, b?: BrandingRow): z.infer<typeof TenantSchema> => ({
   id: t.id,
   rfc: t.rfc,
   nombre: t.nombre,
@@ -73,6 +89,21 @@ export const toTenant = (t: TenantRow): z.infer<typeof TenantSchema> => ({
   codigo_postal: t.codigoPostal,
   plan: t.plan,
   rate_limit_per_minute: rateLimitOf(t),
+  branding: {
+    accent_color: b?.accentColor ?? null,
+    logo: b?.logoType && b.logoSize ? { content_type: b.logoType, size: b.logoSize, url: '/api/v1/tenants/me/logo' } : null,
+  },
   created_at: t.createdAt,
   updated_at: t.updatedAt,
 });
+
+/** Largest accepted logo: it is embedded in every PDF. */
+export const MAX_LOGO_BYTES = 256 * 1024;
+
+export const LogoUploadSchema = z
+  .object({
+    logo: z
+      .instanceof(File, { message: 'must be a file (multipart field "logo")' })
+      .openapi({ type: 'string', format: 'binary', description: `PNG or JPEG, at most ${MAX_LOGO_BYTES / 1024} KiB` }),
+  })
+  .openapi('LogoUpload');

@@ -1,11 +1,12 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { PDFDocument } from 'pdf-lib';
 import { findTenant, forgetTenant } from './lookup.ts';
 import type { z } from '@hono/zod-openapi';
-import { tenants } from '../../db/schema/index.ts';
+import { tenantBranding, tenants } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { ApiError, notFound } from '../../lib/errors.ts';
 import type { AuthDeps } from '../deps.ts';
-import { regimenProblem, toTenant, type TenantPatchSchema } from './schemas.ts';
+import { MAX_LOGO_BYTES, regimenProblem, toTenant, type TenantPatchSchema } from './schemas.ts';
 
 function getTenantRow(deps: AuthDeps, actor: Actor) {
   const row = findTenant(deps.db, actor.tenantId, deps.now().getTime());
@@ -13,7 +14,23 @@ function getTenantRow(deps: AuthDeps, actor: Actor) {
   return row;
 }
 
-export const getMyTenant = (deps: AuthDeps, actor: Actor) => toTenant(getTenantRow(deps, actor));
+const brandingOf = (deps: AuthDeps, tenantId: string) =>
+  deps.db
+    .select({ accentColor: tenantBranding.accentColor, logoType: tenantBranding.logoType, logoSize: sql<number | null>`length(${tenantBranding.logo})` })
+    .from(tenantBranding)
+    .where(eq(tenantBranding.tenantId, tenantId))
+    .get();
+
+export const getMyTenant = (deps: AuthDeps, actor: Actor) => toTenant(getTenantRow(deps, actor), brandingOf(deps, actor.tenantId));
+
+function upsertBranding(deps: AuthDeps, tenantId: string, set: Partial<typeof tenantBranding.$inferInsert>) {
+  const updatedAt = deps.now().toISOString();
+  deps.db
+    .insert(tenantBranding)
+    .values({ tenantId, ...set, updatedAt })
+    .onConflictDoUpdate({ target: tenantBranding.tenantId, set: { ...set, updatedAt } })
+    .run();
+}
 
 /** The RFC never changes (certificates and issued invoices are bound to it); name, régimen and postal code may. */
 export function updateMyTenant(deps: AuthDeps, actor: Actor, input: z.infer<typeof TenantPatchSchema>) {
@@ -22,6 +39,7 @@ export function updateMyTenant(deps: AuthDeps, actor: Actor, input: z.infer<type
     const problem = regimenProblem(current.rfc, input.regimen_fiscal);
     if (problem) throw new ApiError(422, 'Invalid input', [{ field: 'regimen_fiscal', issue: problem }]);
   }
+  if (input.accent_color !== undefined) upsertBranding(deps, actor.tenantId, { accentColor: input.accent_color?.toUpperCase() ?? null });
   deps.db
     .update(tenants)
     .set({
@@ -33,5 +51,35 @@ export function updateMyTenant(deps: AuthDeps, actor: Actor, input: z.infer<type
     .where(eq(tenants.id, actor.tenantId))
     .run();
   forgetTenant(deps.db, actor.tenantId);
+  return getMyTenant(deps, actor);
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** Stores the logo the invoice PDF shows, once the PDF library has shown it can embed it. */
+export async function uploadLogo(deps: AuthDeps, actor: Actor, file: File) {
+  if (file.size > MAX_LOGO_BYTES) throw new ApiError(413, 'File too large', [{ field: 'logo', issue: `must be at most ${MAX_LOGO_BYTES} bytes` }]);
+  const bytes = Buffer.from(await file.arrayBuffer());
+  const type = bytes.subarray(0, 8).equals(PNG_SIGNATURE) ? 'image/png' : bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff ? 'image/jpeg' : undefined;
+  if (!type) throw new ApiError(422, 'Invalid input', [{ field: 'logo', issue: 'must be a PNG or JPEG image' }]);
+  try {
+    const probe = await PDFDocument.create();
+    await (type === 'image/png' ? probe.embedPng(bytes) : probe.embedJpg(bytes));
+  } catch {
+    throw new ApiError(422, 'Invalid input', [{ field: 'logo', issue: `is not a readable ${type === 'image/png' ? 'PNG' : 'JPEG'} image` }]);
+  }
+  getTenantRow(deps, actor);
+  upsertBranding(deps, actor.tenantId, { logo: bytes, logoType: type });
+  return getMyTenant(deps, actor);
+}
+
+export function getLogo(deps: AuthDeps, actor: Actor): { bytes: Buffer; type: string } {
+  const row = deps.db.select({ logo: tenantBranding.logo, type: tenantBranding.logoType }).from(tenantBranding).where(eq(tenantBranding.tenantId, actor.tenantId)).get();
+  if (!row?.logo || !row.type) throw notFound('Logo');
+  return { bytes: row.logo, type: row.type };
+}
+
+export function deleteLogo(deps: AuthDeps, actor: Actor) {
+  upsertBranding(deps, actor.tenantId, { logo: null, logoType: null });
   return getMyTenant(deps, actor);
 }

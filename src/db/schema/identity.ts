@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 const timestamps = {
   createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
@@ -24,6 +24,18 @@ export const tenants = sqliteTable('tenants', {
   /** Per-minute request limit; only read for the enterprise plan. */
   rateLimitPerMinute: integer('rate_limit_per_minute'),
   ...timestamps,
+});
+
+export const LOGO_TYPES = ['image/png', 'image/jpeg'] as const;
+
+/** What the printed invoice shows of the tenant's brand. Apart from `tenants`, whose rows are cached per request. */
+export const tenantBranding = sqliteTable('tenant_branding', {
+  tenantId: text('tenant_id').primaryKey().references(() => tenants.id, { onDelete: 'cascade' }),
+  logo: blob('logo', { mode: 'buffer' }),
+  logoType: text('logo_type', { enum: LOGO_TYPES }),
+  /** #RRGGBB */
+  accentColor: text('accent_color'),
+  updatedAt: text('updated_at').notNull(),
 });
 
 export const users = sqliteTable(

@@ -5,7 +5,7 @@ import { errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQu
 import { badRequest } from '../../lib/errors.ts';
 import { SANDBOX_SCENARIOS, type SandboxScenario } from '../../pac/types.ts';
 import { CfdiRequestSchema } from './schemas.ts';
-import { getCfdi, getCfdiXml, issueCfdi, listCfdis, validateCfdi, type CfdiDeps } from './service.ts';
+import { getCfdi, getCfdiPdf, getCfdiXml, issueCfdi, listCfdis, validateCfdi, type CfdiDeps } from './service.ts';
 
 const tags = ['CFDIs'];
 const Num = z.number();
@@ -94,8 +94,12 @@ const ListQuery = PaginationQuery.extend({
 const UuidParams = z.object({
   uuid: z
     .string()
-    .regex(/^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/, 'must be a UUID')
-    .openapi({ param: { name: 'uuid', in: 'path' }, example: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7' }),
+    .regex(/^(?:[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}|cfdi_[0-9a-zA-Z]{1,60})$/, 'must be a UUID (or a cfdi_ id)')
+    .openapi({
+      param: { name: 'uuid', in: 'path' },
+      example: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7',
+      description: 'The folio fiscal (UUID), any case; the cfdi_ id is accepted too, so a queued invoice gets a 404 that says it is not stamped yet',
+    }),
 });
 
 const errors = {
@@ -187,7 +191,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
       responses: {
         200: { description: 'The XML as stamped', content: { 'application/xml': { schema: z.string().openapi({ format: 'binary' }) } } },
         400: errorResponse('Not a UUID'),
-        404: errorResponse('No such CFDI'),
+        404: errorResponse('No such CFDI, or not stamped yet'),
         ...errors,
       },
     }),
@@ -197,6 +201,28 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         'Content-Type': 'application/xml',
         'Content-Disposition': `attachment; filename=${uuid}.xml`,
       });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get', path: '/api/v1/cfdis/{uuid}/pdf', tags, operationId: 'downloadCfdiPdf', summary: 'Download the printed representation (PDF)',
+      description:
+        'Rendered on demand from the stored XML (the XML is the source of every value): issuer, receptor, conceptos with their taxes, totals and ' +
+        'the total in words, related CFDI, información global, the stamp (UUID, certificate numbers, both seals, the TFD cadena) and the QR code ' +
+        'with SAT\'s verification URL. Letter size, numbered pages; the tenant\'s logo and accent colour (PUT /tenants/me/logo, PATCH ' +
+        '/tenants/me). Sandbox (test) invoices carry "SIN VALIDEZ FISCAL — SANDBOX" on every page.',
+      request: { params: UuidParams },
+      responses: {
+        200: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } },
+        400: errorResponse('Not a UUID'),
+        404: errorResponse('No such CFDI, or not stamped yet'),
+        ...errors,
+      },
+    }),
+    async (c) => {
+      const { uuid, pdf } = await getCfdiPdf(deps, actorOf(c), c.req.valid('param').uuid);
+      return c.body(pdf as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/pdf', 'Content-Disposition': `attachment; filename=${uuid}.pdf` });
     },
   );
 }

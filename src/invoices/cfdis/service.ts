@@ -3,12 +3,13 @@ import { findTenant } from '../../auth/tenants/lookup.ts';
 import { sealComprobante } from '../../cfdi/build.ts';
 import type { CsdSigner } from '../../cfdi/csd.ts';
 import type { ComprobanteModel } from '../../cfdi/model.ts';
+import { renderCfdiPdf } from '../../cfdi/pdf.ts';
 import { prepareInvoice, type ReceptorInput } from '../../cfdi/prepare.ts';
 import { timeZoneOf, zonedToUtc } from '../../cfdi/time.ts';
 import { tfdCadena } from '../../cfdi/tfd.ts';
 import { statement } from '../../db/prepared.ts';
 import type { Db } from '../../db/client.ts';
-import { cfdiDocuments, cfdis, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
+import { cfdiDocuments, cfdis, tenantBranding, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { ApiError, badRequest, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
@@ -258,16 +259,37 @@ function getRow(db: Db, actor: Actor, id: string): Row {
 
 export const getCfdi = (deps: CfdiDeps, actor: Actor, id: string) => toCfdi(getRow(deps.db, actor, id));
 
-/** The stored document exactly as stamped, by UUID (case-insensitive). */
-export function getCfdiXml(deps: CfdiDeps, actor: Actor, uuid: string): { uuid: string; xml: Buffer } {
+/**
+ * The stored document of a stamped CFDI, by UUID (case-insensitive) or by cfdi_ id. One that is not stamped has
+ * no UUID and no fiscal document yet: 404 saying so.
+ */
+function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): { uuid: string; xml: Buffer } {
   const row = deps.db
-    .select({ uuid: cfdis.uuid, xml: cfdiDocuments.xml })
+    .select({ id: cfdis.id, status: cfdis.status, uuid: cfdis.uuid, xml: cfdiDocuments.xml })
     .from(cfdis)
     .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
-    .where(and(eq(cfdis.uuid, uuid.toUpperCase()), scoped(actor)))
+    .where(and(ref.startsWith('cfdi_') ? eq(cfdis.id, ref) : eq(cfdis.uuid, ref.toUpperCase()), scoped(actor)))
     .get();
-  if (!row || !row.uuid) throw notFound('CFDI');
+  if (!row) throw notFound('CFDI');
+  if (!row.uuid) {
+    const why = row.status === 'en_cola' ? 'is queued for stamping' : `is ${row.status}`;
+    throw new ApiError(404, `CFDI ${row.id} ${why}: it has no UUID, so no fiscal XML or PDF yet`, [{ field: 'uuid', issue: `${row.id} is not stamped (status ${row.status})` }]);
+  }
   return { uuid: row.uuid, xml: row.xml };
+}
+
+/** The stored document exactly as stamped. */
+export const getCfdiXml = (deps: CfdiDeps, actor: Actor, ref: string) => getStampedDocument(deps, actor, ref);
+
+/** The printed representation, rendered from the stored XML with the tenant's branding. */
+export async function getCfdiPdf(deps: CfdiDeps, actor: Actor, ref: string): Promise<{ uuid: string; pdf: Uint8Array }> {
+  const { uuid, xml } = getStampedDocument(deps, actor, ref);
+  const brand = deps.db.select().from(tenantBranding).where(eq(tenantBranding.tenantId, actor.tenantId)).get();
+  const pdf = await renderCfdiPdf(xml.toString('utf8'), {
+    sandbox: actor.environment === 'test',
+    branding: { accentColor: brand?.accentColor ?? undefined, logo: brand?.logo && brand.logoType ? { bytes: brand.logo, type: brand.logoType } : undefined },
+  });
+  return { uuid, pdf };
 }
 
 export interface ListQuery {

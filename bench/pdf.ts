@@ -1,0 +1,71 @@
+/**
+ * Invoice PDFs (issue 7): how fast a stamped invoice's printed representation renders, on one core (one thread),
+ * for the benchmark's 10-concepto invoice and a 300-concepto one (target: a 10-concepto PDF in under 20 ms).
+ *  1. renderCfdiPdf on the stored XML, back to back;
+ *  2. GET /api/v1/cfdis/:uuid/pdf through the whole app in process (credential, tenant, load, render).
+ *
+ *   bun bench/pdf.ts [--seconds 5]
+ */
+import { parseArgs } from 'node:util';
+import { createApp } from '../src/app.ts';
+import { forgetTenant } from '../src/auth/tenants/lookup.ts';
+import { renderCfdiPdf } from '../src/cfdi/pdf.ts';
+import { openDatabase } from '../src/db/client.ts';
+import { createLogger } from '../src/lib/logger.ts';
+import { createSandboxSat } from '../src/pac/sandbox.ts';
+import { INVOICE } from './invoice.ts';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' } } });
+const seconds = Number(values.seconds);
+const db = openDatabase(':memory:');
+const app = createApp({
+  db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), sandboxSat: createSandboxSat(), logger: createLogger('silent'),
+  heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 }, passwordCost: { memoryCost: 256, timeCost: 1 }, anonymousRateLimit: 1e9,
+});
+const post = async (path: string, body: unknown, token?: string) => {
+  const res = await app.request(`/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+  if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as any;
+};
+const reg = await post('/auth/register', { email: 'pdf@example.com', password: 'bench-password-1', nombre: 'P', tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' } });
+const key = (await post('/api-keys', { name: 'pdf' }, reg.access_token)).key;
+db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000000").run();
+forgetTenant(db, reg.tenant.id);
+const csdDir = new URL('../tests/fixtures/csd/EKU9003173C9_CSD/', import.meta.url).pathname;
+const form = new FormData();
+form.append('cer', new Blob([await Bun.file(`${csdDir}EKU9003173C9.cer`).arrayBuffer()]));
+form.append('key', new Blob([await Bun.file(`${csdDir}EKU9003173C9.key`).arrayBuffer()]));
+form.append('password', '12345678a');
+await app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+
+const big = { ...INVOICE, conceptos: Array.from({ length: 300 }, (_, i) => ({ ...INVOICE.conceptos[i % 10]!, descripcion: `Servicio de consultoría en facturación electrónica, partida ${i + 1}${i % 10 === 0 ? ': incluye análisis, diseño, implementación y capacitación del personal' : ''}` })) };
+const auth = { headers: { authorization: `Bearer ${key}` } };
+
+for (const [name, body] of [['10 conceptos', INVOICE], ['300 conceptos', big]] as const) {
+  const cfdi = await post('/cfdis', body, key);
+  const xml = await (await app.request(`/api/v1/cfdis/${cfdi.uuid}/xml`, auth)).text();
+  const first = await renderCfdiPdf(xml, { sandbox: true });
+  const pages = (new TextDecoder('latin1').decode(first).match(/\/Type \/Page\b/g) ?? []).length;
+  const loop = async (once: () => Promise<unknown>) => {
+    for (let i = 0; i < 5; i++) await once(); // warm-up
+    const times: number[] = [];
+    const end = performance.now() + seconds * 1000;
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      await once();
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    const mean = times.reduce((a, b) => a + b, 0) / times.length;
+    return { perSecond: 1000 / mean, mean, p50: times[Math.floor(times.length / 2)]!, p99: times[Math.floor(times.length * 0.99)]! };
+  };
+  const direct = await loop(() => renderCfdiPdf(xml, { sandbox: true }));
+  const http = await loop(async () => {
+    const res = await app.request(`/api/v1/cfdis/${cfdi.uuid}/pdf`, auth);
+    if (res.status !== 200) throw new Error(`GET pdf: ${res.status}`);
+    await res.arrayBuffer();
+  });
+  const f = (r: typeof direct) => `${r.perSecond.toFixed(1)} PDFs/s, mean ${r.mean.toFixed(1)} ms, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`;
+  console.log(`${name} (${pages} page${pages > 1 ? 's' : ''}, ${(first.length / 1024).toFixed(0)} KiB): render ${f(direct)}; GET /pdf ${f(http)}`);
+}
+console.log(`Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores, one thread`);

@@ -1,0 +1,584 @@
+import fontkit from '@pdf-lib/fontkit';
+import { readFileSync } from 'node:fs';
+import { deflateSync } from 'node:zlib';
+import pako from 'pako';
+import { fileURLToPath } from 'node:url';
+import {
+  asPDFNumber, beginText, degrees, endText, fill, PDFDocument, PDFHexString, PDFOperator, PDFOperatorNames, popGraphicsState, pushGraphicsState, rgb,
+  setFillingRgbColor, setFontAndSize, setTextMatrix, showText, type Color, type PDFFont, type PDFImage, type PDFPage,
+} from 'pdf-lib';
+import { catalogEntry, type CatalogName } from '../catalogs/index.ts';
+import { amountInWords } from './amount-words.ts';
+import { qrMatrix, verificationUrl } from './qr.ts';
+import { tfdCadena, tfdFromNode } from './tfd.ts';
+import { child, childrenNamed, parseXml, type XmlNode } from './xml.ts';
+
+/**
+ * The printed representation of a stamped CFDI (RMF 2.7.1.7, RULES.md §7.2), rendered from the stored XML only:
+ * every value on the page is read from the document (descriptions of catalog keys come from SAT's catalogs).
+ * Letter size; header and footer with page numbers on every page; long descriptions wrap across lines and pages.
+ */
+export interface PdfOptions {
+  /** Test-environment stamp: every page carries "SIN VALIDEZ FISCAL — SANDBOX". */
+  sandbox: boolean;
+  branding?: { logo?: { bytes: Uint8Array; type: 'image/png' | 'image/jpeg' }; accentColor?: string };
+}
+
+export const SANDBOX_MARK = 'SIN VALIDEZ FISCAL — SANDBOX';
+export const PRINTED_LEGEND = 'Este documento es una representación impresa de un CFDI versión 4.0';
+
+// DejaVu Sans Condensed (free licence, every Latin-1 letter and the punctuation Spanish uses), from its npm package.
+const fontBytes = (file: string) => readFileSync(fileURLToPath(import.meta.resolve(`dejavu-fonts-ttf/ttf/${file}`)));
+let fonts: { regular: Uint8Array; bold: Uint8Array } | undefined;
+const fontFiles = () => (fonts ??= { regular: fontBytes('DejaVuSansCondensed.ttf'), bold: fontBytes('DejaVuSansCondensed-Bold.ttf') });
+
+/** pdf-lib parses the font file for every document; the parsed font is read-only, so parse each file once. */
+const parsed = new Map<Uint8Array, ReturnType<typeof fontkit.create>>();
+const cachingFontkit = {
+  create(data: Uint8Array, postscriptName?: string) {
+    let font = parsed.get(data);
+    if (!font) parsed.set(data, (font = fontkit.create(data, postscriptName)));
+    return font;
+  },
+};
+
+// pdf-lib compresses every stream with pako, a JavaScript zlib: a quarter of a small invoice's render time. The
+// runtime's native zlib writes the same format (zlib-wrapped deflate) several times faster; pako serves only pdf-lib.
+pako.deflate = ((data: Uint8Array) => new Uint8Array(deflateSync(data))) as typeof pako.deflate;
+
+type FontkitFont = ReturnType<typeof fontkit.create> & { unitsPerEm: number; glyphForCodePoint(cp: number): { id: number; advanceWidth: number } };
+interface SubsetEmbedder {
+  font: FontkitFont;
+  subset: { includeGlyph(glyph: unknown): number };
+  glyphs: unknown[];
+  glyphIdMap: Map<number, number>;
+  glyphCache: { invalidate(): void };
+  encodeText(text: string): PDFHexString;
+}
+
+/**
+ * pdf-lib encodes every string through fontkit's OpenType layout engine (GSUB/GPOS lookups): most of a render's
+ * time. With ligatures and kerning off, Latin text needs only the cmap, one glyph per character, so encode that way
+ * (same subset bookkeeping as pdf-lib's CustomFontSubsetEmbedder.encodeText).
+ */
+function encodeWithCmap(font: PDFFont): void {
+  const embedder = (font as unknown as { embedder: SubsetEmbedder }).embedder;
+  const glyphOf = new Map<number, { id: number }>();
+  embedder.encodeText = (text: string) => {
+    let hex = '';
+    for (const ch of text) {
+      const cp = ch.codePointAt(0)!;
+      let glyph = glyphOf.get(cp);
+      if (!glyph) glyphOf.set(cp, (glyph = embedder.font.glyphForCodePoint(cp)));
+      const subsetId = embedder.subset.includeGlyph(glyph);
+      embedder.glyphs[subsetId - 1] = glyph;
+      embedder.glyphIdMap.set(glyph.id, subsetId);
+      hex += subsetId.toString(16).padStart(4, '0');
+    }
+    embedder.glyphCache.invalidate();
+    return PDFHexString.of(hex);
+  };
+}
+
+const PAGE = { width: 612, height: 792, margin: 36 };
+const CONTENT_WIDTH = PAGE.width - 2 * PAGE.margin;
+const HEADER_HEIGHT = 86;
+const FOOTER_HEIGHT = 30;
+const BODY_TOP = PAGE.height - PAGE.margin - HEADER_HEIGHT;
+const BODY_BOTTOM = PAGE.margin + FOOTER_HEIGHT;
+const SIZE = { body: 7.5, small: 6.5, label: 6.5, title: 11 };
+const LEADING = 1.25;
+const GREY = rgb(0.35, 0.35, 0.35);
+const LIGHT = rgb(0.93, 0.93, 0.93);
+const BLACK = rgb(0, 0, 0);
+
+function parseColor(hex: string | undefined): Color {
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex ?? '');
+  if (!m) return rgb(0.11, 0.3, 0.55);
+  return rgb(parseInt(m[1]!, 16) / 255, parseInt(m[2]!, 16) / 255, parseInt(m[3]!, 16) / 255);
+}
+
+/** "1234567.5" → "1,234,567.5": digits grouped, the decimals exactly as in the XML. */
+export function groupDigits(amount: string | undefined): string {
+  if (!amount) return '';
+  const [int, frac] = amount.split('.');
+  const grouped = int!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return frac === undefined ? grouped : `${grouped}.${frac}`;
+}
+
+/** "601 - General de Ley Personas Morales"; the bare key when the catalog does not know it. */
+function described(catalog: CatalogName, key: string | undefined, column = 'descripcion'): string {
+  if (!key) return '';
+  const text = catalogEntry(catalog, key)?.[column];
+  return text ? `${key} - ${text}` : key;
+}
+
+const TIPO_TITLES: Record<string, string> = { I: 'FACTURA', E: 'NOTA DE CRÉDITO', P: 'RECIBO ELECTRÓNICO DE PAGO', N: 'RECIBO DE NÓMINA', T: 'TRASLADO' };
+
+type Face = 'regular' | 'bold';
+
+/**
+ * Text widths from the font's advance widths, per character (ligatures and kerning are off, so widths add up),
+ * cached for the life of the process: they depend only on the font file.
+ */
+class Measure {
+  private widths: Record<Face, Map<string, number>> = { regular: new Map(), bold: new Map() };
+  width(face: Face, text: string, size: number): number {
+    const cache = this.widths[face];
+    let w = 0;
+    for (const ch of text) {
+      let cw = cache.get(ch);
+      if (cw === undefined) {
+        const font = cachingFontkit.create(fontFiles()[face]) as FontkitFont;
+        cache.set(ch, (cw = font.glyphForCodePoint(ch.codePointAt(0)!).advanceWidth / font.unitsPerEm));
+      }
+      w += cw;
+    }
+    return w * size;
+  }
+  /** Lines no wider than `width`: breaks at spaces, and inside words longer than a line (seals, long codes). */
+  wrap(font: Face, text: string, size: number, width: number): string[] {
+    const lines: string[] = [];
+    let line = '';
+    const push = () => {
+      if (line) lines.push(line);
+      line = '';
+    };
+    for (const word of text.split(/\s+/).filter(Boolean)) {
+      const candidate = line ? `${line} ${word}` : word;
+      if (this.width(font, candidate, size) <= width) {
+        line = candidate;
+        continue;
+      }
+      push();
+      if (this.width(font, word, size) <= width) {
+        line = word;
+        continue;
+      }
+      let piece = '';
+      for (const ch of word) {
+        if (this.width(font, piece + ch, size) > width) {
+          lines.push(piece);
+          piece = '';
+        }
+        piece += ch;
+      }
+      line = piece;
+    }
+    push();
+    return lines.length ? lines : [''];
+  }
+}
+
+const m = new Measure();
+
+interface Cell {
+  lines: string[];
+  font: Face;
+  size: number;
+  align?: 'left' | 'right';
+  /** Extra lines in the small size under the main ones (per-concepto taxes). */
+  notes?: string[];
+}
+
+interface RGB {
+  red: number;
+  green: number;
+  blue: number;
+}
+interface TextRun {
+  text: string;
+  x: number;
+  y: number;
+  face: Face;
+  size: number;
+  color: RGB;
+}
+
+const r2 = (n: number) => Math.round(n * 100) / 100;
+
+/**
+ * All of a page's text in one BT … ET block, after its shapes (so text sits on top of backgrounds): a text matrix
+ * and a string per run, font and colour only when they change. pdf-lib's drawText writes a whole graphics-state
+ * block per string, three times the operators to build and serialise.
+ */
+function writeText(page: PDFPage, runs: TextRun[], fonts: Record<Face, PDFFont>) {
+  const keys = { regular: page.node.newFontDictionary(fonts.regular.name, fonts.regular.ref), bold: page.node.newFontDictionary(fonts.bold.name, fonts.bold.ref) };
+  const ops: PDFOperator[] = [beginText()];
+  let face: Face | undefined;
+  let size = 0;
+  let color: RGB | undefined;
+  for (const run of runs) {
+    if (run.face !== face || run.size !== size) ops.push(setFontAndSize(keys[run.face], (size = run.size)));
+    face = run.face;
+    if (!color || run.color.red !== color.red || run.color.green !== color.green || run.color.blue !== color.blue) {
+      ops.push(setFillingRgbColor(run.color.red, run.color.green, run.color.blue));
+      color = run.color;
+    }
+    ops.push(setTextMatrix(1, 0, 0, 1, r2(run.x), r2(run.y)), showText(fonts[run.face].encodeText(run.text)));
+  }
+  ops.push(endText());
+  page.pushOperators(...ops);
+}
+
+export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<Uint8Array> {
+  const root = parseXml(xml);
+  const a = root.attrs;
+  const emisor = child(root, 'cfdi:Emisor')?.attrs ?? {};
+  const receptor = child(root, 'cfdi:Receptor')?.attrs ?? {};
+  const tfdNode = child(child(root, 'cfdi:Complemento') ?? { name: '', attrs: {}, children: [] }, 'tfd:TimbreFiscalDigital');
+  if (!tfdNode) throw new Error('the CFDI has no TimbreFiscalDigital: only stamped invoices have a printed representation');
+  const tfd = tfdFromNode(tfdNode);
+
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  doc.registerFontkit(cachingFontkit);
+  const features = { liga: false, kern: false, calt: false };
+  const pdfFonts: Record<Face, PDFFont> = {
+    regular: await doc.embedFont(fontFiles().regular, { subset: true, features }),
+    bold: await doc.embedFont(fontFiles().bold, { subset: true, features }),
+  };
+  encodeWithCmap(pdfFonts.regular);
+  encodeWithCmap(pdfFonts.bold);
+  const regular: Face = 'regular';
+  const bold: Face = 'bold';
+  const accent = parseColor(options.branding?.accentColor);
+  let logo: PDFImage | undefined;
+  if (options.branding?.logo) {
+    logo = options.branding.logo.type === 'image/png' ? await doc.embedPng(options.branding.logo.bytes) : await doc.embedJpg(options.branding.logo.bytes);
+  }
+  doc.setTitle(`CFDI ${tfd.uuid}`);
+  doc.setSubject(`${TIPO_TITLES[a.TipoDeComprobante ?? ''] ?? 'CFDI'} ${a.Serie ?? ''}${a.Folio ?? ''}`.trim());
+  doc.setProducer('cfdi-api');
+  doc.setCreator('cfdi-api');
+
+  const pages: PDFPage[] = [];
+  const texts = new Map<PDFPage, TextRun[]>();
+  let page!: PDFPage;
+  let y = 0;
+
+  const text = (s: string, x: number, yy: number, font: Face = regular, size = SIZE.body, color: Color = BLACK) => {
+    if (s) texts.get(page)!.push({ text: s, x, y: yy, face: font, size, color: color as RGB });
+  };
+  const rightText = (s: string, right: number, yy: number, font: Face = regular, size = SIZE.body, color: Color = BLACK) =>
+    text(s, right - m.width(font, s, size), yy, font, size, color);
+
+  const drawHeader = () => {
+    const top = PAGE.height - PAGE.margin;
+    let x = PAGE.margin;
+    if (logo) {
+      const scale = Math.min(110 / logo.width, 52 / logo.height, 1);
+      const w = logo.width * scale;
+      const h = logo.height * scale;
+      page.drawImage(logo, { x, y: top - h, width: w, height: h });
+      x += w + 10;
+    }
+    const boxWidth = 250;
+    const leftWidth = PAGE.width - PAGE.margin - boxWidth - 10 - x;
+    let ly = top - 10;
+    for (const line of m.wrap(bold, emisor.Nombre ?? '', 10, leftWidth).slice(0, 2)) {
+      text(line, x, ly, bold, 10);
+      ly -= 12;
+    }
+    for (const line of [`RFC: ${emisor.Rfc ?? ''}`, `Régimen fiscal: ${described('c_RegimenFiscal', emisor.RegimenFiscal)}`, `Lugar de expedición: ${a.LugarExpedicion ?? ''}`]) {
+      for (const l of m.wrap(regular, line, SIZE.body, leftWidth).slice(0, 2)) {
+        text(l, x, ly);
+        ly -= SIZE.body * LEADING;
+      }
+    }
+    // The document box, right.
+    const bx = PAGE.width - PAGE.margin - boxWidth;
+    page.drawRectangle({ x: bx, y: top - 14, width: boxWidth, height: 14, color: accent });
+    text(TIPO_TITLES[a.TipoDeComprobante ?? ''] ?? 'CFDI', bx + 6, top - 10.5, bold, 8.5, rgb(1, 1, 1));
+    const rows: [string, string][] = [
+      ['Serie y folio', [a.Serie, a.Folio].filter(Boolean).join(' ') || '—'],
+      ['Folio fiscal (UUID)', tfd.uuid],
+      ['Fecha de emisión', a.Fecha ?? ''],
+      ['Fecha de certificación', tfd.fechaTimbrado],
+    ];
+    let by = top - 24;
+    for (const [label, value] of rows) {
+      text(label, bx + 6, by, regular, SIZE.label, GREY);
+      rightText(value, bx + boxWidth - 4, by, bold, SIZE.body);
+      by -= 10;
+    }
+    page.drawRectangle({ x: bx, y: by + 5, width: boxWidth, height: top - 14 - by - 5, borderColor: accent, borderWidth: 0.75 });
+    if (options.sandbox) text(SANDBOX_MARK, PAGE.margin, top - HEADER_HEIGHT + 8, bold, 8, rgb(0.75, 0.1, 0.1));
+    page.drawLine({ start: { x: PAGE.margin, y: top - HEADER_HEIGHT + 3 }, end: { x: PAGE.width - PAGE.margin, y: top - HEADER_HEIGHT + 3 }, thickness: 1, color: accent });
+  };
+
+  const newPage = () => {
+    page = doc.addPage([PAGE.width, PAGE.height]);
+    pages.push(page);
+    texts.set(page, []);
+    drawHeader();
+    y = BODY_TOP;
+  };
+  /** Starts a new page unless `height` fits above the footer. */
+  const ensure = (height: number) => {
+    if (y - height < BODY_BOTTOM) newPage();
+  };
+
+  const sectionTitle = (title: string) => {
+    ensure(14 + SIZE.body * LEADING * 2);
+    y -= 10;
+    text(title, PAGE.margin, y, bold, 8, accent);
+    y -= 4;
+  };
+
+  /** Label/value pairs in `columns` columns; values wrap inside their column. */
+  const fields = (pairs: [string, string | undefined][], columns = 2) => {
+    const shown = pairs.filter(([, v]) => v !== undefined && v !== '') as [string, string][];
+    const colWidth = CONTENT_WIDTH / columns;
+    for (let i = 0; i < shown.length; i += columns) {
+      const row = shown.slice(i, i + columns).map(([label, value]) => ({ label, lines: m.wrap(regular, value, SIZE.body, colWidth - 8) }));
+      const height = Math.max(...row.map((r) => r.lines.length)) * SIZE.body * LEADING + SIZE.label * LEADING + 2;
+      ensure(height);
+      row.forEach((r, col) => {
+        const x = PAGE.margin + col * colWidth;
+        text(r.label, x, y - SIZE.label, regular, SIZE.label, GREY);
+        r.lines.forEach((line, k) => text(line, x, y - SIZE.label * LEADING - SIZE.body * (k + 1) * LEADING + 1));
+      });
+      y -= height;
+    }
+  };
+
+  newPage();
+
+  // Receptor.
+  sectionTitle('RECEPTOR');
+  fields([
+    ['Nombre', receptor.Nombre],
+    ['RFC', receptor.Rfc],
+    ['Régimen fiscal', described('c_RegimenFiscal', receptor.RegimenFiscalReceptor)],
+    ['Domicilio fiscal (código postal)', receptor.DomicilioFiscalReceptor],
+    ['Uso del CFDI', described('c_UsoCFDI', receptor.UsoCFDI)],
+    ['Residencia fiscal', receptor.ResidenciaFiscal ? described('c_Pais', receptor.ResidenciaFiscal) : undefined],
+    ['Número de registro de identidad fiscal', receptor.NumRegIdTrib],
+  ]);
+
+  // Comprobante.
+  sectionTitle('COMPROBANTE');
+  const moneda = a.Moneda ?? 'MXN';
+  fields(
+    [
+      ['Tipo de comprobante', described('c_TipoDeComprobante', a.TipoDeComprobante)],
+      ['Exportación', described('c_Exportacion', a.Exportacion)],
+      ['Moneda', described('c_Moneda', moneda)],
+      ['Tipo de cambio', a.TipoCambio],
+      ['Forma de pago', described('c_FormaPago', a.FormaPago)],
+      ['Método de pago', described('c_MetodoPago', a.MetodoPago)],
+      ['Condiciones de pago', a.CondicionesDePago],
+      ['Versión', a.Version],
+    ],
+    3,
+  );
+
+  const global = child(root, 'cfdi:InformacionGlobal')?.attrs;
+  if (global) {
+    sectionTitle('INFORMACIÓN GLOBAL');
+    fields(
+      [
+        ['Periodicidad', described('c_Periodicidad', global.Periodicidad)],
+        ['Meses', described('c_Meses', global.Meses)],
+        ['Año', global.Año],
+      ],
+      3,
+    );
+  }
+  const relacionados = childrenNamed(root, 'cfdi:CfdiRelacionados');
+  if (relacionados.length) {
+    sectionTitle('CFDI RELACIONADOS');
+    fields(relacionados.map((r): [string, string] => [described('c_TipoRelacion', r.attrs.TipoRelacion), childrenNamed(r, 'cfdi:CfdiRelacionado').map((c) => c.attrs.UUID).join(', ')]), 1);
+  }
+
+  // Conceptos.
+  sectionTitle('CONCEPTOS');
+  const columns = [
+    { title: 'Clave prod./serv.', width: 46 },
+    { title: 'Cantidad', width: 42, align: 'right' as const },
+    { title: 'Unidad', width: 54 },
+    { title: 'Descripción', width: 178 },
+    { title: 'Valor unitario', width: 56, align: 'right' as const },
+    { title: 'Descuento', width: 48, align: 'right' as const },
+    { title: 'Importe', width: 62, align: 'right' as const },
+    { title: 'Objeto de impuesto', width: 54 },
+  ];
+  const PAD = 2.5;
+  const tableHeader = () => {
+    const h = SIZE.small * LEADING * 2 + 4;
+    ensure(h + SIZE.body * LEADING * 2);
+    page.drawRectangle({ x: PAGE.margin, y: y - h, width: CONTENT_WIDTH, height: h, color: LIGHT });
+    let x = PAGE.margin;
+    for (const c of columns) {
+      m.wrap(bold, c.title, SIZE.small, c.width - 2 * PAD).forEach((line, k) => {
+        const yy = y - 2 - SIZE.small * (k + 1) * LEADING + 1.5;
+        if (c.align === 'right') rightText(line, x + c.width - PAD, yy, bold, SIZE.small);
+        else text(line, x + PAD, yy, bold, SIZE.small);
+      });
+      x += c.width;
+    }
+    y -= h + 2;
+  };
+  tableHeader();
+  const taxLine = (kind: string, t: Record<string, string>) =>
+    `${kind} ${described('c_Impuesto', t.Impuesto)} ${t.TipoFactor ?? ''}${t.TasaOCuota ? ` ${t.TasaOCuota}` : ''} · Base ${groupDigits(t.Base)}${t.Importe ? ` · Importe ${groupDigits(t.Importe)}` : ''}`;
+  for (const concepto of childrenNamed(child(root, 'cfdi:Conceptos') ?? { name: '', attrs: {}, children: [] }, 'cfdi:Concepto')) {
+    const c = concepto.attrs;
+    const impuestos = child(concepto, 'cfdi:Impuestos');
+    const notes = [
+      ...(c.NoIdentificacion ? [`No. identificación: ${c.NoIdentificacion}`] : []),
+      ...childrenNamed(child(impuestos ?? concepto, 'cfdi:Traslados') ?? concepto, 'cfdi:Traslado').map((t) => taxLine('Traslado', t.attrs)),
+      ...childrenNamed(child(impuestos ?? concepto, 'cfdi:Retenciones') ?? concepto, 'cfdi:Retencion').map((t) => taxLine('Retención', t.attrs)),
+      ...childrenNamed(concepto, 'cfdi:CuentaPredial').map((p) => `Cuenta predial: ${p.attrs.Numero}`),
+    ];
+    const values = [
+      c.ClaveProdServ ?? '',
+      c.Cantidad ?? '',
+      [c.ClaveUnidad, c.Unidad].filter(Boolean).join(' ') || described('c_ClaveUnidad', c.ClaveUnidad, 'nombre'),
+      c.Descripcion ?? '',
+      groupDigits(c.ValorUnitario),
+      groupDigits(c.Descuento),
+      groupDigits(c.Importe),
+      described('c_ObjetoImp', c.ObjetoImp),
+    ];
+    const cells: Cell[] = columns.map((col, i) => {
+      const font = regular;
+      const size = i === 3 || i === 6 ? SIZE.body : SIZE.small;
+      return {
+        lines: m.wrap(font, values[i]!, size, col.width - 2 * PAD),
+        font,
+        size,
+        align: col.align,
+        notes: i === 3 ? notes.flatMap((n) => m.wrap(regular, n, SIZE.small, col.width - 2 * PAD)) : undefined,
+      };
+    });
+    // Rows of text, each cell's main lines then its notes; a row taller than the page continues on the next.
+    const rowsOf = (cell: Cell) => [...cell.lines.map((l) => ({ l, size: cell.size, color: BLACK })), ...(cell.notes ?? []).map((l) => ({ l, size: SIZE.small, color: GREY }))];
+    const cellRows = cells.map(rowsOf);
+    const lineHeight = SIZE.body * LEADING;
+    let from = 0;
+    const total = Math.max(...cellRows.map((r) => r.length));
+    while (from < total) {
+      if (y - lineHeight - 3 < BODY_BOTTOM) {
+        newPage();
+        tableHeader();
+      }
+      const fit = Math.max(1, Math.floor((y - 3 - BODY_BOTTOM) / lineHeight));
+      const to = Math.min(total, from + fit);
+      let x = PAGE.margin;
+      cells.forEach((cell, i) => {
+        cellRows[i]!.slice(from, to).forEach((r, k) => {
+          const yy = y - (k + 1) * lineHeight + 2;
+          if (cell.align === 'right') rightText(r.l, x + columns[i]!.width - PAD, yy, cell.font, r.size, r.color);
+          else text(r.l, x + PAD, yy, cell.font, r.size, r.color);
+        });
+        x += columns[i]!.width;
+      });
+      y -= (to - from) * lineHeight + 3;
+      from = to;
+      page.drawLine({ start: { x: PAGE.margin, y: y + 1 }, end: { x: PAGE.width - PAGE.margin, y: y + 1 }, thickness: 0.3, color: rgb(0.8, 0.8, 0.8) });
+    }
+  }
+
+  // Totals: amounts right, the amount in words left.
+  const impuestos = child(root, 'cfdi:Impuestos');
+  const totals: [string, string, boolean?][] = [['Subtotal', groupDigits(a.SubTotal)]];
+  if (a.Descuento) totals.push(['Descuento', groupDigits(a.Descuento)]);
+  for (const t of childrenNamed(child(impuestos ?? root, 'cfdi:Traslados') ?? root, 'cfdi:Traslado')) {
+    const r = t.attrs;
+    totals.push([`${described('c_Impuesto', r.Impuesto)} trasladado ${r.TipoFactor === 'Exento' ? 'exento' : `${r.TipoFactor} ${r.TasaOCuota}`}`, r.Importe ? groupDigits(r.Importe) : `Base ${groupDigits(r.Base)}`]);
+  }
+  for (const t of childrenNamed(child(impuestos ?? root, 'cfdi:Retenciones') ?? root, 'cfdi:Retencion')) {
+    totals.push([`${described('c_Impuesto', t.attrs.Impuesto)} retenido`, `-${groupDigits(t.attrs.Importe)}`]);
+  }
+  totals.push([`Total ${moneda}`, groupDigits(a.Total), true]);
+  const decimals = Number(catalogEntry('c_Moneda', moneda)?.decimales ?? '2');
+  const words = m.wrap(regular, amountInWords(a.Total ?? '0', moneda, decimals), SIZE.body, CONTENT_WIDTH - 240);
+  const totalsHeight = Math.max(totals.length * 11, words.length * SIZE.body * LEADING + 12) + 10;
+  ensure(totalsHeight);
+  y -= 6;
+  text('Importe con letra', PAGE.margin, y - SIZE.label, regular, SIZE.label, GREY);
+  words.forEach((line, k) => text(line, PAGE.margin, y - SIZE.label * LEADING - (k + 1) * SIZE.body * LEADING + 1));
+  const right = PAGE.width - PAGE.margin;
+  totals.forEach(([label, value, strong], k) => {
+    const yy = y - (k + 1) * 11 + 2;
+    const font = strong ? bold : regular;
+    const size = strong ? 9 : SIZE.body;
+    for (const line of m.wrap(font, label, size, 150).slice(0, 1)) rightText(line, right - 80, yy, font, size, strong ? BLACK : GREY);
+    rightText(value, right, yy, font, size);
+  });
+  y -= totalsHeight;
+
+  // Timbre fiscal digital: QR beside the stamp data, then the seals and the TFD cadena.
+  const qrSize = 96; // ≥ 2.75 cm (78 pt), Anexo 20 §D
+  const url = verificationUrl({ uuid: tfd.uuid, rfcEmisor: emisor.Rfc ?? '', rfcReceptor: receptor.Rfc ?? '', total: a.Total ?? '0', sello: a.Sello ?? '' });
+  sectionTitle('TIMBRE FISCAL DIGITAL');
+  ensure(qrSize + 6);
+  const matrix = qrMatrix(url);
+  const quiet = 4;
+  const cell = qrSize / (matrix.size + 2 * quiet);
+  const qx = PAGE.margin;
+  const qy = y - qrSize;
+  // One filled path of `re` rectangles, one per run of dark modules in a row (pdf-lib's drawRectangle would write
+  // a graphics-state block of some twenty operators for each).
+  const runs: PDFOperator[] = [];
+  for (let row = 0; row < matrix.size; row++) {
+    for (let col = 0; col < matrix.size; ) {
+      if (!matrix.dark(row, col)) {
+        col++;
+        continue;
+      }
+      let end = col;
+      while (end < matrix.size && matrix.dark(row, end)) end++;
+      const rect = [qx + (quiet + col) * cell, qy + qrSize - (quiet + row + 1) * cell, (end - col) * cell, cell].map((n) => asPDFNumber(Math.round(n * 1000) / 1000));
+      runs.push(PDFOperator.of(PDFOperatorNames.AppendRectangle, rect));
+      col = end;
+    }
+  }
+  page.pushOperators(pushGraphicsState(), setFillingRgbColor(0, 0, 0), ...runs, fill(), popGraphicsState());
+  const sx = qx + qrSize + 12;
+  const stampRows: [string, string][] = [
+    ['Folio fiscal (UUID)', tfd.uuid],
+    ['Fecha y hora de certificación', tfd.fechaTimbrado],
+    ['No. de certificado del emisor', a.NoCertificado ?? ''],
+    ['No. de certificado del SAT', tfd.noCertificadoSat],
+    ['RFC del proveedor de certificación', tfd.rfcProvCertif],
+    ['Fecha y hora de emisión', a.Fecha ?? ''],
+  ];
+  stampRows.forEach(([label, value], k) => {
+    const yy = y - 8 - k * 15;
+    text(label, sx, yy, regular, SIZE.label, GREY);
+    text(value, sx, yy - 8, bold, SIZE.body);
+  });
+  y -= qrSize + 8;
+  const SEAL = 6;
+  const long = (label: string, value: string) => {
+    const lines = m.wrap(regular, value, SEAL, CONTENT_WIDTH);
+    ensure(SIZE.label * LEADING + SEAL * LEADING * Math.min(lines.length, 3));
+    text(label, PAGE.margin, y - SIZE.label, bold, SIZE.label, GREY);
+    y -= SIZE.label * LEADING + 1;
+    for (const line of lines) {
+      ensure(SEAL * LEADING);
+      text(line, PAGE.margin, y - SEAL, regular, SEAL);
+      y -= SEAL * LEADING;
+    }
+    y -= 3;
+  };
+  long('Sello digital del CFDI', a.Sello ?? '');
+  long('Sello digital del SAT', tfd.selloSat);
+  long('Cadena original del complemento de certificación digital del SAT', tfdCadena(tfd));
+
+  // Footer and sandbox mark on every page, now that the page count is known.
+  pages.forEach((p, i) => {
+    page = p;
+    const fy = PAGE.margin + 8;
+    p.drawLine({ start: { x: PAGE.margin, y: fy + 12 }, end: { x: PAGE.width - PAGE.margin, y: fy + 12 }, thickness: 0.5, color: accent });
+    text(PRINTED_LEGEND, PAGE.margin, fy, regular, SIZE.small, GREY);
+    rightText(`Página ${i + 1} de ${pages.length}`, PAGE.width - PAGE.margin, fy, regular, SIZE.small, GREY);
+    writeText(p, texts.get(p)!, pdfFonts);
+    if (options.sandbox) {
+      p.drawText(SANDBOX_MARK, { x: 120, y: 220, size: 34, font: pdfFonts.bold, color: rgb(0.85, 0.2, 0.2), opacity: 0.15, rotate: degrees(38) });
+    }
+  });
+  return doc.save({ useObjectStreams: true });
+}

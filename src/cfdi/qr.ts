@@ -1,0 +1,25 @@
+import QRCode from 'qrcode';
+import { Dec } from './decimal.ts';
+
+/** `tt` as phpcfdi/nodecfdi/CfdiUtils write it (RULES.md §7.1): 6 decimals, trailing zeros stripped, at least one kept. */
+export function formatTotalForQr(total: string): string {
+  return Dec.parse(total).round(6).trim(1).toString();
+}
+
+/**
+ * SAT's verification URL (Anexo 20 §D, RULES.md §7.1): parameters id, re, rr, tt, fe in that order; RFCs with `&`
+ * written `&amp;`; fe = the last 8 characters of the Sello; nothing URL-encoded, as the reference implementations do.
+ */
+export function verificationUrl(v: { uuid: string; rfcEmisor: string; rfcReceptor: string; total: string; sello: string }): string {
+  const rfc = (r: string) => r.replaceAll('&', '&amp;');
+  return (
+    'https://verificacfdi.facturaelectronica.sat.gob.mx/default.aspx' +
+    `?id=${v.uuid}&re=${rfc(v.rfcEmisor)}&rr=${rfc(v.rfcReceptor)}&tt=${formatTotalForQr(v.total)}&fe=${v.sello.slice(-8)}`
+  );
+}
+
+/** The QR symbol's modules (true = dark), row by row; error correction M, as Anexo 20 asks at least. */
+export function qrMatrix(text: string): { size: number; dark: (row: number, col: number) => boolean } {
+  const { modules } = QRCode.create(text, { errorCorrectionLevel: 'M' });
+  return { size: modules.size, dark: (row, col) => modules.get(row, col) === 1 };
+}
