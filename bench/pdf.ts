@@ -9,12 +9,12 @@
 import { parseArgs } from 'node:util';
 import { PDFDocument } from 'pdf-lib';
 import { createApp } from '../src/app.ts';
-import { forgetTenant } from '../src/auth/tenants/lookup.ts';
 import { renderCfdiPdf } from '../src/cfdi/pdf.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { createSandboxSat } from '../src/pac/sandbox.ts';
 import { INVOICE } from './invoice.ts';
+import { benchTenant } from './tenant.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' } } });
 const seconds = Number(values.seconds);
@@ -23,21 +23,12 @@ const app = createApp({
   db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), sandboxSat: createSandboxSat(), logger: createLogger('silent'),
   heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 }, passwordCost: { memoryCost: 256, timeCost: 1 }, anonymousRateLimit: 1e9,
 });
-const post = async (path: string, body: unknown, token?: string) => {
-  const res = await app.request(`/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+const post = async (path: string, body: unknown, token: string) => {
+  const res = await app.request(`/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
   if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as any;
 };
-const reg = await post('/auth/register', { email: 'pdf@example.com', password: 'bench-password-1', nombre: 'P', tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' } });
-const key = (await post('/api-keys', { name: 'pdf' }, reg.access_token)).key;
-db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000000").run();
-forgetTenant(db, reg.tenant.id);
-const csdDir = new URL('../tests/fixtures/csd/EKU9003173C9_CSD/', import.meta.url).pathname;
-const form = new FormData();
-form.append('cer', new Blob([await Bun.file(`${csdDir}EKU9003173C9.cer`).arrayBuffer()]));
-form.append('key', new Blob([await Bun.file(`${csdDir}EKU9003173C9.key`).arrayBuffer()]));
-form.append('password', '12345678a');
-await app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+const key = await benchTenant(app, db, 'test');
 
 const big = { ...INVOICE, conceptos: Array.from({ length: 300 }, (_, i) => ({ ...INVOICE.conceptos[i % 10]!, descripcion: `Servicio de consultoría en facturación electrónica, partida ${i + 1}${i % 10 === 0 ? ': incluye análisis, diseño, implementación y capacitación del personal' : ''}` })) };
 const auth = { headers: { authorization: `Bearer ${key}` } };

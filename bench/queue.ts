@@ -11,13 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createApp } from '../src/app.ts';
-import { forgetTenant } from '../src/auth/tenants/lookup.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { enqueue } from '../src/jobs/queue.ts';
 import { createWorker } from '../src/jobs/worker.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { createSandboxPac, createSandboxSat } from '../src/pac/sandbox.ts';
 import type { Pac } from '../src/pac/types.ts';
+import { benchTenant } from './tenant.ts';
 
 const { values } = parseArgs({ options: { jobs: { type: 'string', default: '20000' }, invoices: { type: 'string', default: '10000' } } });
 const logger = createLogger('silent');
@@ -49,21 +49,9 @@ const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-queue-'));
     db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), sandboxSat, livePac: pac, logger,
     heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 }, passwordCost: { memoryCost: 256, timeCost: 1 },
   });
-  const post = (path: string, body: unknown, token?: string) =>
-    app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-  const reg = (await (await post('/api/v1/auth/register', {
-    email: 'queue@example.com', password: 'bench-password-1', nombre: 'Q',
-    tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' },
-  })).json()) as any;
-  const key = ((await (await post('/api/v1/api-keys', { name: 'q', environment: 'live' }, reg.access_token)).json()) as any).key;
-  db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000000").run();
-  forgetTenant(db, reg.tenant.id);
-  const csdDir = new URL('../tests/fixtures/csd/EKU9003173C9_CSD/', import.meta.url).pathname;
-  const form = new FormData();
-  form.append('cer', new Blob([await Bun.file(`${csdDir}EKU9003173C9.cer`).arrayBuffer()]));
-  form.append('key', new Blob([await Bun.file(`${csdDir}EKU9003173C9.key`).arrayBuffer()]));
-  form.append('password', '12345678a');
-  await app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  const post = (path: string, body: unknown, token: string) =>
+    app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  const key = await benchTenant(app, db, 'live');
 
   const n = Number(values.invoices);
   const body = {
