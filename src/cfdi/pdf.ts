@@ -434,7 +434,7 @@ export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<U
     const values = [
       c.ClaveProdServ ?? '',
       c.Cantidad ?? '',
-      [c.ClaveUnidad, c.Unidad].filter(Boolean).join(' ') || described('c_ClaveUnidad', c.ClaveUnidad, 'nombre'),
+      c.Unidad ? `${c.ClaveUnidad} ${c.Unidad}` : described('c_ClaveUnidad', c.ClaveUnidad, 'nombre'), // the XML's Unidad, else SAT's name
       c.Descripcion ?? '',
       groupDigits(c.ValorUnitario),
       groupDigits(c.Descuento),
