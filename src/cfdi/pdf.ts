@@ -56,20 +56,28 @@ interface SubsetEmbedder {
   encodeText(text: string): PDFHexString;
 }
 
+type Face = 'regular' | 'bold';
+
+/** The font's glyph for a character, per face, kept for the life of the process (the parsed font is shared). */
+const glyphs: Record<Face, Map<string, { id: number; advanceWidth: number }>> = { regular: new Map(), bold: new Map() };
+const fontkitFont = (face: Face) => cachingFontkit.create(fontFiles()[face]) as FontkitFont;
+function glyphOf(face: Face, ch: string) {
+  let glyph = glyphs[face].get(ch);
+  if (!glyph) glyphs[face].set(ch, (glyph = fontkitFont(face).glyphForCodePoint(ch.codePointAt(0)!)));
+  return glyph;
+}
+
 /**
  * pdf-lib encodes every string through fontkit's OpenType layout engine (GSUB/GPOS lookups): most of a render's
  * time. With ligatures and kerning off, Latin text needs only the cmap, one glyph per character, so encode that way
  * (same subset bookkeeping as pdf-lib's CustomFontSubsetEmbedder.encodeText).
  */
-function encodeWithCmap(font: PDFFont): void {
+function encodeWithCmap(font: PDFFont, face: Face): void {
   const embedder = (font as unknown as { embedder: SubsetEmbedder }).embedder;
-  const glyphOf = new Map<number, { id: number }>();
   embedder.encodeText = (text: string) => {
     let hex = '';
     for (const ch of text) {
-      const cp = ch.codePointAt(0)!;
-      let glyph = glyphOf.get(cp);
-      if (!glyph) glyphOf.set(cp, (glyph = embedder.font.glyphForCodePoint(cp)));
+      const glyph = glyphOf(face, ch);
       const subsetId = embedder.subset.includeGlyph(glyph);
       embedder.glyphs[subsetId - 1] = glyph;
       embedder.glyphIdMap.set(glyph.id, subsetId);
@@ -115,8 +123,6 @@ function described(catalog: CatalogName, key: string | undefined, column = 'desc
 
 const TIPO_TITLES: Record<string, string> = { I: 'FACTURA', E: 'NOTA DE CRÉDITO', P: 'RECIBO ELECTRÓNICO DE PAGO', N: 'RECIBO DE NÓMINA', T: 'TRASLADO' };
 
-type Face = 'regular' | 'bold';
-
 /**
  * Text widths from the font's advance widths, per character (ligatures and kerning are off, so widths add up),
  * cached for the life of the process: they depend only on the font file.
@@ -128,10 +134,7 @@ class Measure {
     let w = 0;
     for (const ch of text) {
       let cw = cache.get(ch);
-      if (cw === undefined) {
-        const font = cachingFontkit.create(fontFiles()[face]) as FontkitFont;
-        cache.set(ch, (cw = font.glyphForCodePoint(ch.codePointAt(0)!).advanceWidth / font.unitsPerEm));
-      }
+      if (cw === undefined) cache.set(ch, (cw = glyphOf(face, ch).advanceWidth / fontkitFont(face).unitsPerEm));
       w += cw;
     }
     return w * size;
@@ -237,8 +240,8 @@ export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<U
     regular: await doc.embedFont(fontFiles().regular, { subset: true, features }),
     bold: await doc.embedFont(fontFiles().bold, { subset: true, features }),
   };
-  encodeWithCmap(pdfFonts.regular);
-  encodeWithCmap(pdfFonts.bold);
+  encodeWithCmap(pdfFonts.regular, 'regular');
+  encodeWithCmap(pdfFonts.bold, 'bold');
   const regular: Face = 'regular';
   const bold: Face = 'bold';
   const accent = parseColor(options.branding?.accentColor);

@@ -80,8 +80,7 @@ export function claimJobs(db: Db, o: ClaimOptions): Job[] {
       where id in (select id from (${candidatesSql(types)}))
       returning *`),
   );
-  const rows = stmt.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, ...candidateParams(now, types, o.limit)) as Record<string, unknown>[];
-  return rows.map(rowToJob).sort((a, b) => a.runAt.localeCompare(b.runAt));
+  return leased(stmt.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, ...candidateParams(now, types, o.limit)));
 }
 
 /**
@@ -129,9 +128,11 @@ function claimWithinLanes(db: Db, o: ClaimOptions, lanes: NonNullable<ClaimOptio
     picked.push(c.id);
   }
   if (picked.length === 0) return [];
-  const rows = q.lease.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, JSON.stringify(picked), now, now) as Record<string, unknown>[];
-  return rows.map(rowToJob).sort((a, b) => a.runAt.localeCompare(b.runAt));
+  return leased(q.lease.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, JSON.stringify(picked), now, now));
 }
+
+/** Rows from a lease UPDATE … RETURNING (which keeps no order), oldest first. */
+const leased = (rows: unknown[]) => (rows as Record<string, unknown>[]).map(rowToJob).sort((a, b) => a.runAt.localeCompare(b.runAt));
 
 function rowToJob(r: Record<string, unknown>): Job {
   return {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jsQR from 'jsqr';
-import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, type PDFRawStream } from 'pdf-lib';
+import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, type PDFPage, type PDFRawStream } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { child, parseXml } from '../../src/cfdi/xml.ts';
@@ -61,13 +61,18 @@ async function readPdf(bytes: Uint8Array) {
   return pages;
 }
 
+/** A page's content streams, decompressed: its drawing operators as text. */
+function pageOperators(pdf: PDFDocument, page: PDFPage): string {
+  const contents = page.node.Contents();
+  const streams = contents instanceof PDFArray ? contents.asArray().map((r) => pdf.context.lookup(r)) : [contents];
+  return streams.map((s) => new TextDecoder().decode(decodePDFRawStream(s as PDFRawStream).decode())).join('\n');
+}
+
 /** The QR symbol rebuilt from the filled `re` rectangles of the page that has them, decoded by jsQR. */
 async function decodeQr(bytes: Uint8Array): Promise<string | undefined> {
   const pdf = await PDFDocument.load(bytes);
   for (const page of pdf.getPages()) {
-    const contents = page.node.Contents();
-    const streams = contents instanceof PDFArray ? contents.asArray().map((r) => pdf.context.lookup(r)) : [contents];
-    const ops = streams.map((s) => new TextDecoder().decode(decodePDFRawStream(s as PDFRawStream).decode())).join('\n');
+    const ops = pageOperators(pdf, page);
     const rects = [...ops.matchAll(/(-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) re\b/g)].map((m) => m.slice(1, 5).map(Number) as [number, number, number, number]);
     if (rects.length < 20) continue;
     const module = Math.min(...rects.map((r) => r[3]));
@@ -258,9 +263,7 @@ describe('tenant branding on the PDF', () => {
   const pageOps = async (bytes: Uint8Array) => {
     const pdf = await PDFDocument.load(bytes);
     const page = pdf.getPage(0);
-    const contents = page.node.Contents();
-    const streams = contents instanceof PDFArray ? contents.asArray().map((r) => pdf.context.lookup(r)) : [contents];
-    const ops = streams.map((s) => new TextDecoder().decode(decodePDFRawStream(s as PDFRawStream).decode())).join('\n');
+    const ops = pageOperators(pdf, page);
     const xobjects = page.node.Resources()?.get(PDFName.of('XObject'));
     return { ops, images: xobjects ? (pdf.context.lookup(xobjects) as PDFDict).keys().length : 0 };
   };

@@ -225,16 +225,16 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
     },
   );
 
+  const readDelivery = (id: string) => deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get()!;
   /** The delivery once it has more than `after` attempts (an attempt takes at most 10 s), or as it is after 12 s. */
   const waitForAttempt = async (id: string, after: number) => {
     deps.wakeJobs();
-    const read = () => deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get()!;
     for (let i = 0; i < 120; i++) {
-      const d = read();
+      const d = readDelivery(id);
       if (d.attempts > after) return d;
       await Bun.sleep(100);
     }
-    return read();
+    return readDelivery(id);
   };
 
   app.openapi(
@@ -277,7 +277,7 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
         requeuePending(tx, row, d.id);
       });
       // A paused or disabled webhook sends nothing now: answer at once with the delivery, pending again.
-      if (row.estado !== 'ACTIVO') return c.json(deliveryRecord(deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, d.id)).get()!), 200);
+      if (row.estado !== 'ACTIVO') return c.json(deliveryRecord(readDelivery(d.id)), 200);
       return c.json(deliveryRecord(await waitForAttempt(d.id, attempts)), 200);
     },
   );
