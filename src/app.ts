@@ -12,6 +12,7 @@ import { createInvoiceBackend } from './invoices/backend.ts';
 import type { Heartbeat } from './jobs/scheduler.ts';
 import { combineWorkers, createWorker } from './jobs/worker.ts';
 import { STAMP_JOB, stampJobHandler } from './invoices/cfdis/stamping.ts';
+import { CANCEL_JOB, cancellationJobHandler, sandboxRegistry } from './invoices/cancellations/service.ts';
 import { DEFAULT_RETRY_SCHEDULE, DELIVER_JOB, deliveryJobHandler } from './invoices/webhooks/delivery.ts';
 import type { Environment } from './db/schema/index.ts';
 import { newId } from './lib/ids.ts';
@@ -39,6 +40,8 @@ export interface AppDeps {
   workerId?: string;
   /** Seconds before each webhook attempt (default: Standard Webhooks' schedule). */
   webhookRetrySchedule?: number[];
+  /** How often a pending cancellation is polled, in seconds (default 300; the sandbox's receiver answers within half of it). */
+  cancellationPollSeconds?: number;
   /** Let live webhooks target private/loopback addresses (tests, local demos). */
   webhookAllowPrivate?: boolean;
   logger: Logger;
@@ -69,7 +72,8 @@ export function createApp(deps: AppDeps) {
     onIdentityChange: (tenantId) => credentials.invalidateTenant(tenantId),
   });
   const stampBudgetMs = deps.stampBudgetMs ?? 5000;
-  const sandboxPac = createSandboxPac(deps.sandboxSat, now, deps.sandboxSlowMs ?? stampBudgetMs + 1000);
+  const cancellationPollMs = (deps.cancellationPollSeconds ?? 300) * 1000;
+  const sandboxPac = createSandboxPac(deps.sandboxSat, now, deps.sandboxSlowMs ?? stampBudgetMs + 1000, sandboxRegistry(deps.db, cancellationPollMs));
   const pacFor = (environment: Environment) => (environment === 'test' ? sandboxPac : deps.livePac);
   // The worker does nothing by itself: index.ts lets the scheduler drain it; tests call drain().
   const webhookDeps = {
@@ -85,7 +89,10 @@ export function createApp(deps: AppDeps) {
   const workerId = deps.workerId ?? newId('boot');
   const stamping = createWorker({
     db: deps.db, now, workerId, logger: deps.logger, concurrency: 32,
-    handlers: { [STAMP_JOB]: stampJobHandler({ db: deps.db, now, pacFor }) },
+    handlers: {
+      [STAMP_JOB]: stampJobHandler({ db: deps.db, now, pacFor }),
+      [CANCEL_JOB]: cancellationJobHandler({ db: deps.db, now, pacFor, cancellationPollMs }),
+    },
   });
   const deliveries = createWorker({
     db: deps.db, now, workerId, logger: deps.logger, concurrency: 64, laneCap: 8,
@@ -97,6 +104,7 @@ export function createApp(deps: AppDeps) {
     masterKey: deps.masterKey,
     pacFor,
     stampBudgetMs,
+    cancellationPollMs,
     wakeJobs: () => worker.wake(),
     retrySchedule: webhookDeps.retrySchedule,
     allowPrivate: webhookDeps.allowPrivate,

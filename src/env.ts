@@ -18,6 +18,8 @@ const EnvSchema = z.object({
   PAC_URL: z.url().optional(),
   PAC_USER: z.string().min(1).optional(),
   PAC_PASSWORD: z.string().min(1).optional(),
+  SAT_CONSULTA_URL: z.url().optional(),
+  CANCELLATION_POLL_SECONDS: z.coerce.number({ message: 'must be a number of seconds' }).int('must be a whole number of seconds').min(1, 'must be at least 1').max(86_400, 'must be at most 86400').default(300),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
@@ -38,8 +40,10 @@ export interface Config {
   invoiceBackendUrl?: string;
   webhookAllowPrivate: boolean;
   webhookRetrySchedule?: number[];
+  /** Seconds between polls of a pending cancellation. */
+  cancellationPollSeconds: number;
   /** Live stamping provider (SW REST API), when configured. */
-  pac?: { url: string; user: string; password: string };
+  pac?: { url: string; user: string; password: string; satConsultaUrl?: string };
 }
 
 export class ConfigError extends Error {}
@@ -69,7 +73,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
     webhookRetrySchedule: e.WEBHOOK_RETRY_SCHEDULE?.split(',').map(Number),
-    pac: e.PAC_URL ? { url: e.PAC_URL, user: e.PAC_USER!, password: e.PAC_PASSWORD! } : undefined,
+    cancellationPollSeconds: e.CANCELLATION_POLL_SECONDS,
+    pac: e.PAC_URL ? { url: e.PAC_URL, user: e.PAC_USER!, password: e.PAC_PASSWORD!, satConsultaUrl: e.SAT_CONSULTA_URL } : undefined,
     authBackendUrl: e.AUTH_BACKEND_URL,
     invoiceBackendUrl: e.INVOICE_BACKEND_URL,
   };

@@ -6,6 +6,7 @@ import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
 import { ConfigError, loadConfig } from './env.ts';
 import { sweepCsdExpiry } from './invoices/csds/service.ts';
 import { recoverJobs } from './jobs/queue.ts';
+import { backfillRelations } from './invoices/cancellations/service.ts';
 import { createScheduler, type Task } from './jobs/scheduler.ts';
 import { newId } from './lib/ids.ts';
 import { purgeIdempotencyKeys } from './lib/idempotency.ts';
@@ -39,6 +40,7 @@ try {
 }
 const workerId = newId('boot');
 const recovered = recoverJobs(db, workerId, new Date());
+backfillRelations(db);
 if (recovered > 0) logger.info('jobs recovered from an earlier run', { count: recovered });
 
 // The scheduler is created first and the app's worker registered as its task once the app exists.
@@ -65,6 +67,7 @@ const app = createApp({
   workerId,
   webhookAllowPrivate: config.webhookAllowPrivate,
   webhookRetrySchedule: config.webhookRetrySchedule,
+  cancellationPollSeconds: config.cancellationPollSeconds,
 });
 tasks.push({ name: 'jobs', run: () => app.worker.drain() });
 scheduler.start(); // the first tick runs at once: recovered jobs are stamped without waiting

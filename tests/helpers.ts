@@ -113,8 +113,8 @@ export const csdFiles = (folder: string, base: string) => ({
 
 export function csdForm(files: { cer?: Buffer | string; key?: Buffer | string; password?: string }) {
   const form = new FormData();
-  if (files.cer !== undefined) form.append('cer', new Blob([files.cer]), 'cert.cer');
-  if (files.key !== undefined) form.append('key', new Blob([files.key]), 'key.key');
+  if (files.cer !== undefined) form.append('cer', new Blob([typeof files.cer === 'string' ? files.cer : new Uint8Array(files.cer)]), 'cert.cer');
+  if (files.key !== undefined) form.append('key', new Blob([typeof files.key === 'string' ? files.key : new Uint8Array(files.key)]), 'key.key');
   if (files.password !== undefined) form.append('password', files.password);
   return form;
 }

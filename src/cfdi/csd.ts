@@ -111,6 +111,8 @@ export interface CsdSigner {
   /** `Sello`: RSA PKCS#1 v1.5 + SHA-256 over the UTF-8 cadena, base64. */
   sign(cadena: string): string;
   validAt(date: Date): boolean;
+  /** For XML-DSig documents signed with the CSD (cancellation requests). */
+  signingKey: { privateKey: KeyObject; certificateDer: Buffer };
 }
 
 export function createSigner(certificate: CertificateInfo, privateKey: KeyObject): CsdSigner {
@@ -120,6 +122,7 @@ export function createSigner(certificate: CertificateInfo, privateKey: KeyObject
     certificadoBase64: certificate.der.toString('base64'),
     sign: (cadena) => sign('sha256', Buffer.from(cadena, 'utf8'), privateKey).toString('base64'),
     validAt: (date) => date >= certificate.validFrom && date <= certificate.validTo,
+    signingKey: { privateKey, certificateDer: certificate.der },
   };
 }
 

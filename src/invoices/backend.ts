@@ -1,6 +1,8 @@
 import { createBackend, type BackendDeps } from '../lib/backend.ts';
 import { mountCfdiRoutes } from './cfdis/routes.ts';
 import type { CfdiDeps } from './cfdis/service.ts';
+import { mountCancellationRoutes } from './cancellations/routes.ts';
+import type { CancellationDeps } from './cancellations/service.ts';
 import { mountWebhookRoutes } from './webhooks/routes.ts';
 import type { WebhookDeliveryDeps } from './webhooks/delivery.ts';
 import { mountCsdRoutes } from './csds/routes.ts';
@@ -8,12 +10,13 @@ import { mountClientRoutes } from './clients/routes.ts';
 import { mountSeriesRoutes } from './series/routes.ts';
 
 /** The invoice backend: /cfdis, /csds, /clients, /series, /catalogos, /webhooks, /stats. Invalid input answers 400. */
-export function createInvoiceBackend(deps: BackendDeps & Omit<CfdiDeps, 'db' | 'now'> & Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'>) {
+export function createInvoiceBackend(deps: BackendDeps & Omit<CfdiDeps, 'db' | 'now'> & Pick<CancellationDeps, 'cancellationPollMs'> & Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'>) {
   const app = createBackend(deps, 400);
   mountCsdRoutes(app, deps);
   mountClientRoutes(app, deps);
   mountSeriesRoutes(app, deps);
   mountCfdiRoutes(app, deps);
+  mountCancellationRoutes(app, deps);
   mountWebhookRoutes(app, deps);
   return app;
 }

@@ -231,3 +231,8 @@ export function queueStats(db: Db, now: Date): { depth: number; running: number;
 export function rescheduleJob(tx: object, id: string, at: Date): void {
   statement(tx, "update jobs set run_at = ?, updated_at = ? where id = ? and status = 'queued'").run(at.toISOString(), at.toISOString(), id);
 }
+
+/** A queued job whose work was settled another way (a synchronous attempt answered): nothing left for it to do. */
+export function closeQueuedJob(tx: object, id: string, now: Date): void {
+  statement(tx, "update jobs set status = 'done', finished_at = ?, updated_at = ? where id = ? and status = 'queued'").run(now.toISOString(), now.toISOString(), id);
+}

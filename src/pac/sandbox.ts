@@ -1,13 +1,15 @@
 import forge from 'node-forge';
 import { createHash, createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import { signEnveloped, type CancellationFacts, type SatStatus } from '../cfdi/cancellation.ts';
+import { Dec } from '../cfdi/decimal.ts';
 import { tfdCadena, tfdNode, type Tfd } from '../cfdi/tfd.ts';
 import { wallClock } from '../cfdi/time.ts';
 import { serializeXml } from '../cfdi/xml.ts';
 import type { Db } from '../db/client.ts';
-import { settings } from '../db/schema/index.ts';
+import { sandboxCancellations, settings } from '../db/schema/index.ts';
 import { openSecret, sealSecret } from '../lib/secret-box.ts';
-import type { Pac, StampOptions, StampResult } from './types.ts';
+import type { CancelRequest, CancelResult, CancelScenario, CfdiQuery, Pac, StampOptions, StampResult, StatusResult } from './types.ts';
 
 /** The sandbox's own "SAT" stamping identity: a self-signed certificate published at /sandbox/sat-certificate. */
 export interface SandboxSat {
@@ -73,8 +75,11 @@ function uuidFromSello(sello: string): string {
  * Mexico time, SelloSAT over the TFD cadena), signed by the sandbox certificate instead of SAT's. Scenarios force
  * an outcome of one attempt: unavailable (retryable), rejected, or slower than the synchronous budget.
  */
-export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Date(), slowMs = 6000): Pac {
+export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Date(), slowMs = 6000, sandboxSat?: SandboxSatRegistry): Pac {
+  const unavailable = { ok: false as const, retryable: false as const, code: '999', message: 'sandbox: this simulator was created without a SAT registry' };
   return {
+    cancel: async (request, options) => (sandboxSat ? simulateCancel(sat, sandboxSat, now(), request, options?.scenario) : unavailable),
+    status: async (query) => (sandboxSat ? { ok: true, status: simulateStatus(sandboxSat, now(), query) } : { ok: false, retryable: true, message: unavailable.message }),
     async stamp(sealedXml: string, options: StampOptions = {}): Promise<StampResult> {
       if (options.scenario === 'pac_unavailable') return { ok: false, retryable: true, message: 'sandbox: the provider is unavailable (X-Sandbox-Scenario)' };
       if (options.scenario === 'pac_rejected') return { ok: false, retryable: false, code: 'CFDI40999', message: 'sandbox: rejected by the provider (X-Sandbox-Scenario)' };
@@ -97,4 +102,87 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
       return { ok: true, xml, tfd };
     },
   };
+}
+
+/** What the simulated SAT knows: the CFDI the sandbox stamped and the cancellation requests it received. */
+export interface SandboxSatRegistry {
+  db: Db;
+  /** The sandbox (test) CFDI with this UUID: what its XML says and whether a vigente document relates to it. */
+  find(uuid: string): { tenantId: string; facts: CancellationFacts; hasDependents: boolean } | undefined;
+  /** CANCELLATION_POLL_SECONDS in ms: the simulated receiver answers within half of it. */
+  pollMs: number;
+}
+
+const FOUND = 'S - Comprobante obtenido satisfactoriamente.';
+const NOT_FOUND: SatStatus = { CodigoEstatus: 'N - 602: Comprobante no encontrado.', Estado: 'No Encontrado', EsCancelable: '', EstatusCancelacion: '', ValidacionEFOS: '' };
+
+/** SAT's acknowledgement of a cancellation request, signed by the sandbox SAT certificate. EstatusUUID 201: received. */
+function sandboxAcuse(sat: SandboxSat, request: CancelRequest, fecha: string): string {
+  const xml =
+    `<Acuse xmlns="http://cancelacfd.sat.gob.mx" Fecha="${fecha}" RfcEmisor="${request.rfcEmisor.replace(/&/g, '&amp;')}">` +
+    `<Folios><UUID>${request.uuid}</UUID><EstatusUUID>201</EstatusUUID></Folios></Acuse>`;
+  return signEnveloped(xml, { privateKey: sat.privateKey, certificateDer: sat.certificateDer });
+}
+
+/**
+ * A request for a UUID the sandbox already holds (and did not reject) is answered with the earlier acuse, as SAT
+ * answers a repeated request; after a rejection a new request starts over.
+ */
+async function simulateCancel(sat: SandboxSat, registry: SandboxSatRegistry, at: Date, request: CancelRequest, scenario?: CancelScenario): Promise<CancelResult> {
+  const query = { uuid: request.uuid, rfcEmisor: request.rfcEmisor, rfcReceptor: request.rfcReceptor, total: request.total, sello: request.sello };
+  const before = simulateStatus(registry, at, query);
+  if (before.Estado === 'No Encontrado') return { ok: false, retryable: false, code: '205', message: 'sandbox: UUID no existe (no sandbox CFDI matches the UUID, RFCs and total)' };
+  if (before.EsCancelable === 'No cancelable') return { ok: false, retryable: false, code: '205', message: 'sandbox: No cancelable: a vigente CFDI relates to it' };
+  const held = registry.db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, request.uuid)).get();
+  const cfdi = registry.find(request.uuid)!;
+  if (!held || before.EstatusCancelacion === 'Solicitud rechazada') {
+    const row = {
+      uuid: request.uuid,
+      tenantId: cfdi.tenantId,
+      scenario: scenario ?? 'default',
+      requiresAcceptance: request.requiresAcceptance,
+      requestedAt: at.toISOString(),
+      acuseXml: Buffer.from(sandboxAcuse(sat, request, wallClock(at, 'America/Mexico_City')), 'utf8'),
+    };
+    registry.db.insert(sandboxCancellations).values(row).onConflictDoUpdate({ target: sandboxCancellations.uuid, set: row }).run();
+  }
+  const acuse = registry.db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, request.uuid)).get()!;
+  return { ok: true, acuseXml: acuse.acuseXml.toString('utf8'), estatusUuid: held && before.Estado === 'Cancelado' ? '202' : '201', status: simulateStatus(registry, at, query) };
+}
+
+/**
+ * Where a cancellation stands, from the scenario and the time since the request (deterministic, and the same
+ * whoever asks): by default cancelled at once; the receiver accepts or rejects half a poll interval after the
+ * request (so the next poll sees it); with `cancel_expired` it never answers and the window closes after one and a
+ * half intervals (the second poll).
+ */
+function simulateStatus(registry: SandboxSatRegistry, at: Date, q: CfdiQuery): SatStatus {
+  const cfdi = registry.find(q.uuid);
+  if (!cfdi) return NOT_FOUND;
+  const f = cfdi.facts;
+  const sameTotal = (() => {
+    try {
+      return Dec.parse(f.total).cmp(Dec.parse(q.total)) === 0;
+    } catch {
+      return false;
+    }
+  })();
+  if (f.rfcEmisor !== q.rfcEmisor || f.rfcReceptor !== q.rfcReceptor || !sameTotal || !f.sello.endsWith(q.sello.slice(-8))) return NOT_FOUND;
+  const held = registry.db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, q.uuid)).get();
+  const withAcceptance = held ? held.scenario !== 'default' || held.requiresAcceptance : false;
+  const esCancelable: SatStatus['EsCancelable'] = cfdi.hasDependents && !held ? 'No cancelable' : withAcceptance ? 'Cancelable con aceptación' : 'Cancelable sin aceptación';
+  const base = { CodigoEstatus: FOUND, EsCancelable: esCancelable, ValidacionEFOS: '200' };
+  if (!held) return { ...base, Estado: 'Vigente', EstatusCancelacion: '' };
+  const elapsed = at.getTime() - Date.parse(held.requestedAt);
+  const answered = elapsed >= registry.pollMs / 2;
+  switch (held.scenario as CancelScenario | 'default') {
+    case 'cancel_pending_accept':
+      return answered ? { ...base, Estado: 'Cancelado', EstatusCancelacion: 'Cancelado con aceptación' } : { ...base, Estado: 'Vigente', EstatusCancelacion: 'En proceso' };
+    case 'cancel_rejected':
+      return { ...base, Estado: 'Vigente', EstatusCancelacion: answered ? 'Solicitud rechazada' : 'En proceso' };
+    case 'cancel_expired':
+      return elapsed >= registry.pollMs * 1.5 ? { ...base, Estado: 'Cancelado', EstatusCancelacion: 'Plazo vencido' } : { ...base, Estado: 'Vigente', EstatusCancelacion: 'En proceso' };
+    default:
+      return { ...base, Estado: 'Cancelado', EstatusCancelacion: held.requiresAcceptance ? 'Cancelado con aceptación' : 'Cancelado sin aceptación' };
+  }
 }

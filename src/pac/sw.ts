@@ -1,6 +1,7 @@
 import { tfdFromNode } from '../cfdi/tfd.ts';
 import { child, parseXml } from '../cfdi/xml.ts';
-import type { Pac, StampResult } from './types.ts';
+import { consultSat } from './sat-consulta.ts';
+import type { CancelResult, Pac, StampResult } from './types.ts';
 
 /**
  * Live stamping through SW (SmarterWeb) REST services: POST /security/authenticate (headers user, password) for
@@ -15,13 +16,15 @@ export interface SwPacOptions {
   password: string;
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** SAT's ConsultaCFDIService (default: production). */
+  satConsultaUrl?: string;
 }
 
 interface SwReply {
   status?: string;
   message?: string;
   messageDetail?: string;
-  data?: { token?: string; cfdi?: string; uuid?: string } | null;
+  data?: { token?: string; cfdi?: string; uuid?: string | Record<string, string>; acuse?: string } | null;
 }
 
 export function createSwPac(o: SwPacOptions): Pac {
@@ -50,7 +53,35 @@ export function createSwPac(o: SwPacOptions): Pac {
     return value;
   }
 
+  const consult = (query: Parameters<Pac['status']>[0]) => consultSat(query, { url: o.satConsultaUrl, fetch: doFetch, timeoutMs });
+
   return {
+    status: consult,
+    async cancel(request): Promise<CancelResult> {
+      let res: Awaited<ReturnType<typeof call>>;
+      try {
+        token ??= await authenticate();
+        const form = new FormData();
+        form.append('xml', new Blob([request.signedXml], { type: 'application/xml' }), 'cancelacion.xml');
+        res = await call('/cfdi33/cancel/xml', { method: 'POST', headers: { Authorization: `bearer ${token}` }, body: form });
+      } catch (err) {
+        return { ok: false, retryable: true, message: `PAC unreachable: ${err instanceof Error ? err.message : String(err)}` };
+      }
+      if (res.status === 401) {
+        token = undefined;
+        return { ok: false, retryable: true, message: 'PAC session expired' };
+      }
+      if (res.status >= 500 || res.status === 429) return { ok: false, retryable: true, message: `PAC answered HTTP ${res.status}` };
+      if (!res.reply) return { ok: false, retryable: true, message: `PAC reply is not JSON (HTTP ${res.status})` };
+      const codes = typeof res.reply.data?.uuid === 'object' && res.reply.data.uuid ? res.reply.data.uuid : {};
+      const code = Object.entries(codes).find(([uuid]) => uuid.toUpperCase() === request.uuid)?.[1];
+      if (res.reply.status === 'success' && res.reply.data?.acuse && (code === '201' || code === '202')) {
+        const now = await consult(request);
+        return { ok: true, acuseXml: res.reply.data.acuse, estatusUuid: code, status: now.ok ? now.status : undefined };
+      }
+      const message = [res.reply.message, res.reply.messageDetail].filter(Boolean).join(' — ') || `HTTP ${res.status}`;
+      return { ok: false, retryable: false, code: code ?? /^\s*(\d{3}|CFDI\d{5})/.exec(res.reply.message ?? '')?.[1] ?? String(res.status), message };
+    },
     async stamp(sealedXml: string): Promise<StampResult> {
       const sello = /<cfdi:Comprobante\b[^>]*?\sSello="([^"]*)"/.exec(sealedXml)?.[1];
       let res: Awaited<ReturnType<typeof call>>;

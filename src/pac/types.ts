@@ -1,3 +1,4 @@
+import type { Motivo, SatStatus } from '../cfdi/cancellation.ts';
 import type { Tfd } from '../cfdi/tfd.ts';
 
 /** A stamping provider. The sandbox simulator and the live HTTP adapters implement it. */
@@ -9,15 +10,49 @@ export type StampResult =
 export const SANDBOX_SCENARIOS = ['pac_unavailable', 'pac_slow', 'pac_rejected'] as const;
 export type SandboxScenario = (typeof SANDBOX_SCENARIOS)[number];
 
+/** Test mode only: how the simulated receiver answers a cancellation (X-Sandbox-Scenario on the cancel request). */
+export const CANCEL_SCENARIOS = ['cancel_pending_accept', 'cancel_rejected', 'cancel_expired'] as const;
+export type CancelScenario = (typeof CANCEL_SCENARIOS)[number];
+
 export interface StampOptions {
   /** Test mode only: force an outcome of this attempt (X-Sandbox-Scenario). */
   scenario?: SandboxScenario;
 }
 
+/** What identifies a stamped CFDI to SAT's consultation service (the QR expression's parts). */
+export interface CfdiQuery {
+  uuid: string;
+  rfcEmisor: string;
+  rfcReceptor: string;
+  total: string;
+  sello: string;
+}
+
+export interface CancelRequest extends CfdiQuery {
+  motivo: Motivo;
+  folioSustitucion?: string;
+  /** The Cancelacion document signed with the issuer's CSD (RULES.md §8.4). */
+  signedXml: string;
+  /** Whether the rules make the receiver accept (the sandbox answers accordingly). */
+  requiresAcceptance: boolean;
+}
+
+export type CancelResult =
+  | { ok: true; acuseXml: string; estatusUuid: string; status?: SatStatus }
+  | { ok: false; retryable: true; message: string }
+  | { ok: false; retryable: false; code: string; message: string };
+
+export type StatusResult = { ok: true; status: SatStatus } | { ok: false; retryable: true; message: string };
+
 /**
  * Stamping the same sealed document again must return the same stamp (PACs answer a duplicate with the earlier
- * TFD): that is what makes a retry after a lost response safe.
+ * TFD): that is what makes a retry after a lost response safe. Cancelling the same UUID again likewise returns the
+ * request already made (SAT: "previamente cancelado").
  */
 export interface Pac {
   stamp(sealedXml: string, options?: StampOptions): Promise<StampResult>;
+  /** Sends a signed cancellation request. `status`, when the provider knows it already, is where it stands. */
+  cancel(request: CancelRequest, options?: { scenario?: CancelScenario }): Promise<CancelResult>;
+  /** SAT's consultation (ConsultaCFDIService) for a stamped CFDI. */
+  status(query: CfdiQuery): Promise<StatusResult>;
 }

@@ -257,7 +257,7 @@ describe('invoice PDF', () => {
 describe('tenant branding on the PDF', () => {
   const upload = (file: Uint8Array | string, token = key, name = 'logo.png') => {
     const form = new FormData();
-    form.append('logo', new File([file], name));
+    form.append('logo', new File([typeof file === 'string' ? file : new Uint8Array(file)], name));
     return t.app.request('/api/v1/tenants/me/logo', { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: form });
   };
   const pageOps = async (bytes: Uint8Array) => {

@@ -17,6 +17,7 @@ const invoice = () => ({
 function scriptedPac(script: ('ok' | 'down' | 'reject')[]): Pac & { calls: number } {
   const sandbox = createSandboxPac(testSandboxSat());
   const pac = {
+    ...sandbox,
     calls: 0,
     async stamp(xml: string): Promise<StampResult> {
       const step = script[Math.min(pac.calls++, script.length - 1)];

@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test';
+import { verifyEnveloped } from '../../src/cfdi/cancellation.ts';
+import { child, parseXml } from '../../src/cfdi/xml.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import { createSwPac } from '../../src/pac/sw.ts';
 import { createTestApp, csdFiles, csdForm, TENANTS, testSandboxSat } from '../helpers.ts';
@@ -11,6 +13,25 @@ type Mode = 'ok' | 'reject' | '5xx' | 'hang' | 'malformed' | 'no-cfdi' | 'foreig
 const sandbox = createSandboxPac(testSandboxSat());
 const stamped = new Map<string, string>();
 const state = { modes: [] as Mode[], requests: 0, tokens: 0 };
+/** The fake SAT behind it: scripted cancellation answers and consultation states per UUID. */
+const sat = {
+  cancelModes: [] as ('ok' | 'reject' | '5xx')[],
+  cancelRequests: [] as { xml: string; verifies: boolean }[],
+  states: new Map<string, { Estado: string; EsCancelable: string; EstatusCancelacion: string }[]>(),
+  consultDown: false,
+  expressions: [] as string[],
+};
+const CSD_CER = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9').cer;
+
+function consultaReply(s: { Estado: string; EsCancelable: string; EstatusCancelacion: string }) {
+  return (
+    '<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><ConsultaResponse xmlns="http://tempuri.org/">' +
+    '<ConsultaResult xmlns:a="http://schemas.datacontract.org/2004/07/Sat.Cfdi.Negocio.ConsultaCfdi.Servicio" xmlns:i="http://www.w3.org/2001/XMLSchema-instance">' +
+    `<a:CodigoEstatus>S - Comprobante obtenido satisfactoriamente.</a:CodigoEstatus><a:EsCancelable>${s.EsCancelable}</a:EsCancelable>` +
+    `<a:Estado>${s.Estado}</a:Estado><a:EstatusCancelacion>${s.EstatusCancelacion}</a:EstatusCancelacion><a:ValidacionEFOS>200</a:ValidacionEFOS>` +
+    '</ConsultaResult></ConsultaResponse></s:Body></s:Envelope>'
+  );
+}
 
 const server = Bun.serve({
   port: 0,
@@ -20,6 +41,26 @@ const server = Bun.serve({
       if (req.headers.get('user') !== 'demo' || req.headers.get('password') !== 'secret') return Response.json({ status: 'error', message: 'bad credentials' }, { status: 401 });
       state.tokens++;
       return Response.json({ status: 'success', data: { token: `T${state.tokens}` } });
+    }
+    if (url.pathname === '/ConsultaCFDIService.svc') {
+      if (sat.consultDown) return new Response('unavailable', { status: 500 });
+      if (req.headers.get('soapaction') !== '"http://tempuri.org/IConsultaCFDIService/Consulta"') return new Response('no action', { status: 400 });
+      const expression = /<c:expresionImpresa>([^<]*)<\/c:expresionImpresa>/.exec(await req.text())?.[1] ?? '';
+      sat.expressions.push(expression);
+      const uuid = /[?&]id=([^&]+)/.exec(expression)?.[1] ?? '';
+      const script = sat.states.get(uuid) ?? [];
+      const now = script.length > 1 ? script.shift()! : script[0] ?? { Estado: 'Vigente', EsCancelable: 'Cancelable con aceptación', EstatusCancelacion: '' };
+      return new Response(consultaReply(now), { headers: { 'content-type': 'text/xml; charset=utf-8' } });
+    }
+    if (url.pathname === '/cfdi33/cancel/xml') {
+      if (!req.headers.get('authorization')?.startsWith('bearer T')) return Response.json({ status: 'error', message: 'unauthorized' }, { status: 401 });
+      const xml = await ((await req.formData()).get('xml') as Blob).text();
+      sat.cancelRequests.push({ xml, verifies: verifyEnveloped(xml, CSD_CER) });
+      const uuid = child(child(parseXml(xml), 'Folios')!, 'Folio')!.attrs.UUID!;
+      const mode = sat.cancelModes.shift() ?? 'ok';
+      if (mode === '5xx') return new Response('upstream', { status: 502 });
+      if (mode === 'reject') return Response.json({ status: 'error', message: '205 - UUID No existe', data: { uuid: { [uuid]: '205' } } }, { status: 400 });
+      return Response.json({ status: 'success', data: { acuse: `<Acuse><Folios><UUID>${uuid}</UUID><EstatusUUID>201</EstatusUUID></Folios></Acuse>`, uuid: { [uuid]: '201' } } });
     }
     if (url.pathname !== '/cfdi33/stamp/v4/b64') return new Response('not found', { status: 404 });
     if (!req.headers.get('authorization')?.startsWith('bearer T')) return Response.json({ status: 'error', message: 'unauthorized' }, { status: 401 });
@@ -46,7 +87,7 @@ const server = Bun.serve({
 afterAll(() => server.stop(true));
 
 const pacUrl = `http://127.0.0.1:${server.port}`;
-const pac = createSwPac({ url: pacUrl, user: 'demo', password: 'secret', timeoutMs: 400 });
+const pac = createSwPac({ url: pacUrl, user: 'demo', password: 'secret', timeoutMs: 400, satConsultaUrl: `${pacUrl}/ConsultaCFDIService.svc` });
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = (valor: number) => ({
   tipo: 'I', forma_pago: '03', receptor: ICV,
@@ -145,4 +186,57 @@ describe('SW PAC adapter against a fake PAC server', () => {
     await p.stamp('<cfdi:Comprobante Sello="a"/>');
     expect(state.tokens).toBe(tokens + 1);
   });
+
+  test('cancellation: the signed request goes to /cfdi33/cancel/xml; SAT\'s consultation resolves it (en proceso → cancelado)', async () => {
+    const { t, live, retry } = await setup();
+    const issued = await t.call('POST', '/cfdis', { token: live, body: invoice(5000) });
+    expect(issued.status).toBe(201);
+    const uuid = issued.json.uuid as string;
+    sat.states.set(uuid, [
+      { Estado: 'Vigente', EsCancelable: 'Cancelable con aceptación', EstatusCancelacion: 'En proceso' },
+      { Estado: 'Vigente', EsCancelable: 'Cancelable con aceptación', EstatusCancelacion: 'En proceso' },
+      { Estado: 'Cancelado', EsCancelable: 'Cancelable con aceptación', EstatusCancelacion: 'Cancelado con aceptación' },
+    ]);
+    const res = await t.call('POST', `/cfdis/${uuid}/cancel`, { token: live, body: { motivo: '02' } });
+    expect(res.status).toBe(202);
+    expect(res.json).toMatchObject({ status: 'en_proceso', estatus_cancelacion: 'En proceso' });
+    const sent = sat.cancelRequests.at(-1)!;
+    expect(sent.verifies).toBe(true);
+    expect(sent.xml).toContain(`UUID="${uuid}" Motivo="02"`);
+    expect(sat.expressions.at(-1)).toContain(`?id=${uuid}&amp;re=EKU9003173C9&amp;rr=ICV060329BY0&amp;tt=5800.0&amp;fe=`);
+    const acuse = await (await t.app.request(`/api/v1/cfdis/${uuid}/cancellation/acuse.xml`, { headers: { authorization: `Bearer ${live}` } })).text();
+    expect(acuse).toContain('<EstatusUUID>201</EstatusUUID>');
+    await retry(); // poll: still in process
+    expect((await t.call('GET', `/cfdis/${issued.json.id}`, { token: live })).json.status).toBe('cancelacion_pendiente');
+    await retry(); // poll: cancelled
+    expect((await t.call('GET', `/cfdis/${issued.json.id}`, { token: live })).json.status).toBe('cancelado');
+    const status = await t.call('GET', `/cfdis/${uuid}/sat-status`, { token: live });
+    expect(status.json).toMatchObject({ uuid, Estado: 'Cancelado', EstatusCancelacion: 'Cancelado con aceptación', ValidacionEFOS: '200', CodigoEstatus: 'S - Comprobante obtenido satisfactoriamente.' });
+  });
+
+  test('cancellation failures leave the CFDI vigente: PAC rejection 422, PAC down 503; SAT consultation down 503', async () => {
+    const { t, live } = await setup();
+    const issued = await t.call('POST', '/cfdis', { token: live, body: invoice(300) });
+    const id = issued.json.id as string;
+    sat.cancelModes = ['reject'];
+    const rejected = await t.call('POST', `/cfdis/${id}/cancel`, { token: live, body: { motivo: '03' } });
+    expect(rejected.status).toBe(422);
+    expect(rejected.json.error.details[0]).toMatchObject({ field: 'pac', issue: expect.stringContaining('205') });
+    sat.cancelModes = ['5xx'];
+    const down = await t.call('POST', `/cfdis/${id}/cancel`, { token: live, body: { motivo: '03' } });
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toBe('30');
+    const c = await t.call('GET', `/cfdis/${id}/cancellation`, { token: live });
+    expect(c.json).toMatchObject({ status: 'fallido', cfdi_status: 'vigente', motivo_rechazo: expect.stringContaining('HTTP 502') });
+    expect(c.json.historial.map((h: any) => h.to)).toEqual(['cancelacion_pendiente', 'vigente', 'cancelacion_pendiente', 'vigente']);
+    sat.consultDown = true;
+    try {
+      const status = await t.call('GET', `/cfdis/${id}/sat-status`, { token: live });
+      expect(status.status).toBe(503);
+      expect(status.json.error.details[0].issue).toContain('HTTP 500');
+    } finally {
+      sat.consultDown = false;
+    }
+  });
 });
+

@@ -12,6 +12,8 @@ describe('loadConfig', () => {
     const a = loadConfig({ DATA_DIR: dataDir });
     expect(a.port).toBe(3000);
     expect(a.logLevel).toBe('info');
+    expect(a.cancellationPollSeconds).toBe(300);
+    expect(loadConfig({ DATA_DIR: dataDir, CANCELLATION_POLL_SECONDS: '2' }).cancellationPollSeconds).toBe(2);
     expect(a.databasePath).toBe(join(dataDir, 'cfdi.sqlite'));
     expect(a.jwtSecret.length).toBeGreaterThanOrEqual(32);
     expect(a.masterKey.length).toBe(32);
@@ -37,6 +39,10 @@ describe('loadConfig', () => {
     ['JWT_SECRET', 'too-short'],
     ['MASTER_KEY', 'abc'],
     ['AUTH_BACKEND_URL', 'not a url'],
+    ['CANCELLATION_POLL_SECONDS', '0'],
+    ['CANCELLATION_POLL_SECONDS', '1.5'],
+    ['CANCELLATION_POLL_SECONDS', 'soon'],
+    ['SAT_CONSULTA_URL', 'not a url'],
   ])('%s=%s is rejected naming the variable', (name, value) => {
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(name);

@@ -5,3 +5,4 @@ export * from './clients.ts';
 export * from './cfdis.ts';
 export * from './jobs.ts';
 export * from './webhooks.ts';
+export * from './cancellations.ts';

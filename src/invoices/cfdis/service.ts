@@ -15,8 +15,8 @@ import { ApiError, badRequest, notFound, type ErrorDetail } from '../../lib/erro
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { Pac, SandboxScenario } from '../../pac/types.ts';
-import { enqueue, rescheduleJob } from '../../jobs/queue.ts';
-import { closeStampJob, recordFailure, recordStamp, STAMP_JOB } from './stamping.ts';
+import { closeQueuedJob, enqueue, rescheduleJob } from '../../jobs/queue.ts';
+import { recordFailure, recordStamp, STAMP_JOB } from './stamping.ts';
 import { getClientReceptor } from '../clients/service.ts';
 import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
@@ -129,6 +129,11 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
       model.moneda, model.subTotal.toString(), model.total.toString(), JSON.stringify(summary), stamp, stamp,
     );
     statement(tx, 'insert into cfdi_documents (cfdi_id, tenant_id, xml) values (?, ?, ?)').run(id, actor.tenantId, Buffer.from(s.xml, 'utf8'));
+    for (const r of model.relacionados) {
+      for (const uuid of r.uuids) {
+        statement(tx, 'insert or ignore into cfdi_relations (cfdi_id, tenant_id, environment, tipo_relacion, related_uuid) values (?, ?, ?, ?, ?)').run(id, actor.tenantId, actor.environment, r.tipoRelacion, uuid.toUpperCase());
+      }
+    }
     const jobId = enqueue(tx, now, {
       type: STAMP_JOB,
       tenantId: actor.tenantId,
@@ -146,7 +151,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
     if (result.ok) {
       const recorded = deps.db.transaction((tx) => {
         const done = recordStamp(tx, target, result, deps.now());
-        if (done) closeStampJob(tx, jobId, deps.now());
+        if (done) closeQueuedJob(tx, jobId, deps.now());
         return done;
       });
       if (recorded) {
@@ -163,7 +168,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   if (result && !result.ok && !result.retryable) {
     deps.db.transaction((tx) => {
       recordFailure(tx, target, `${result.code}: ${result.message}`, deps.now());
-      closeStampJob(tx, jobId, deps.now());
+      closeQueuedJob(tx, jobId, deps.now());
     });
     throw new ApiError(422, 'Rejected by the stamping provider', [{ field: 'pac', issue: `${result.code}: ${result.message}` }]);
   }

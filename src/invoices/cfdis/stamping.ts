@@ -25,11 +25,15 @@ interface Target {
 export function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; tfd: Tfd }, now: Date): boolean {
   const fechaTimbrado = zonedToUtc(stamped.tfd.fechaTimbrado, 'America/Mexico_City').toISOString();
   const tfd = { sello_sat: stamped.tfd.selloSat, certificado_sat: stamped.tfd.noCertificadoSat, cadena_original_sat: tfdCadena(stamped.tfd) };
-  const changed = statement(
-    tx,
-    "update cfdis set status = 'vigente', uuid = ?, fecha_timbrado = ?, summary = json_patch(summary, ?), updated_at = ? where id = ? and status = 'en_cola'",
-  ).run(stamped.tfd.uuid, fechaTimbrado, JSON.stringify(tfd), now.toISOString(), cfdi.id).changes;
-  if (changed !== 1) return false;
+  const update = (from: string, patch: object = tfd) =>
+    statement(tx, `update cfdis set status = 'vigente', uuid = ?, fecha_timbrado = ?, summary = json_patch(summary, ?), updated_at = ? where id = ? and ${from}`)
+      .run(stamped.tfd.uuid, fechaTimbrado, JSON.stringify(patch), now.toISOString(), cfdi.id).changes === 1;
+  if (!update("status = 'en_cola'")) {
+    // Withdrawn while an attempt was already in flight, and that attempt stamped it: SAT has it, so it is vigente.
+    if (!update("status = 'fallido' and json_extract(summary, '$.withdrawn_at') is not null", { ...tfd, error: null })) return false;
+    statement(tx, "insert into cfdi_status_changes (cfdi_id, tenant_id, from_status, to_status, reason, at) values (?, ?, 'fallido', 'vigente', ?, ?)")
+      .run(cfdi.id, cfdi.tenantId, 'stamped by an attempt already in flight when it was withdrawn: cancel it if it is not wanted', now.toISOString());
+  }
   statement(tx, 'update cfdi_documents set xml = ? where cfdi_id = ?').run(Buffer.from(stamped.xml, 'utf8'), cfdi.id);
   recordEvent(tx, { tenantId: cfdi.tenantId, environment: cfdi.environment, type: 'cfdi.timbrado', data: { cfdi_id: cfdi.id, uuid: stamped.tfd.uuid }, now });
   return true;
@@ -72,9 +76,4 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environm
       return (tx) => void recordFailure(tx, target(job), error instanceof Error ? error.message : String(error), deps.now());
     },
   };
-}
-
-/** The synchronous attempt settled the invoice: its queued job has nothing left to do. */
-export function closeStampJob(tx: Tx, jobId: string, now: Date): void {
-  statement(tx, "update jobs set status = 'done', finished_at = ?, updated_at = ? where id = ? and status = 'queued'").run(now.toISOString(), now.toISOString(), jobId);
 }

@@ -1,0 +1,91 @@
+import { sql } from 'drizzle-orm';
+import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { cfdis } from './cfdis.ts';
+import { ENVIRONMENTS, tenants } from './identity.ts';
+
+export const CANCELLATION_STATUSES = ['en_proceso', 'cancelado', 'rechazado', 'fallido'] as const;
+export type CancellationStatus = (typeof CANCELLATION_STATUSES)[number];
+
+/**
+ * One row per cancellation request sent for a CFDI (a rejected or failed one may be followed by another). At most
+ * one is `en_proceso` per CFDI. The signed request and SAT's acknowledgement (acuse) are kept byte for byte.
+ */
+export const cfdiCancellations = sqliteTable(
+  'cfdi_cancellations',
+  {
+    id: text('id').primaryKey(),
+    cfdiId: text('cfdi_id').notNull().references(() => cfdis.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
+    uuid: text('uuid').notNull(),
+    motivo: text('motivo').notNull(),
+    folioSustitucion: text('folio_sustitucion'),
+    status: text('status', { enum: CANCELLATION_STATUSES }).notNull(),
+    requiresAcceptance: integer('requires_acceptance', { mode: 'boolean' }).notNull(),
+    /** SAT's words for where the request stands (EstatusCancelacion), as last reported. */
+    estatusCancelacion: text('estatus_cancelacion'),
+    /** SAT's Estado of the CFDI as last reported (Vigente / Cancelado). */
+    estado: text('estado'),
+    /** Why it was rejected or failed. */
+    reason: text('reason'),
+    /** Test mode only: the X-Sandbox-Scenario the request was sent with, so a re-send keeps it. */
+    sandboxScenario: text('sandbox_scenario'),
+    requestXml: blob('request_xml', { mode: 'buffer' }).notNull(),
+    acuseXml: blob('acuse_xml', { mode: 'buffer' }),
+    requestedAt: text('requested_at').notNull(),
+    resolvedAt: text('resolved_at'),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [
+    index('cfdi_cancellations_cfdi_idx').on(t.cfdiId, t.id),
+    uniqueIndex('cfdi_cancellations_active').on(t.cfdiId).where(sql`status = 'en_proceso'`),
+  ],
+);
+
+/** Every move of a CFDI's status after stamping (cancellation, withdrawal), with its time and reason. */
+export const cfdiStatusChanges = sqliteTable(
+  'cfdi_status_changes',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    cfdiId: text('cfdi_id').notNull().references(() => cfdis.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').notNull(),
+    fromStatus: text('from_status').notNull(),
+    toStatus: text('to_status').notNull(),
+    reason: text('reason').notNull(),
+    at: text('at').notNull(),
+  },
+  (t) => [index('cfdi_status_changes_cfdi_idx').on(t.cfdiId, t.id)],
+);
+
+/**
+ * CfdiRelacionados of each issued CFDI (this one → related UUID): what makes a CFDI "No cancelable" while a
+ * vigente document relates to it, and how a substitute (TipoRelacion 04) is checked.
+ */
+export const cfdiRelations = sqliteTable(
+  'cfdi_relations',
+  {
+    cfdiId: text('cfdi_id').notNull().references(() => cfdis.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').notNull(),
+    environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
+    tipoRelacion: text('tipo_relacion').notNull(),
+    relatedUuid: text('related_uuid').notNull(),
+  },
+  (t) => [
+    uniqueIndex('cfdi_relations_unique').on(t.cfdiId, t.tipoRelacion, t.relatedUuid),
+    index('cfdi_relations_related_idx').on(t.tenantId, t.environment, t.relatedUuid),
+  ],
+);
+
+/**
+ * The sandbox's simulated SAT cancellation state per UUID: which scenario the request chose, when it arrived and
+ * its acuse. Kept in the database so a restart does not change what the sandbox answers.
+ */
+export const sandboxCancellations = sqliteTable('sandbox_cancellations', {
+  uuid: text('uuid').primaryKey(),
+  /** The tenant whose CFDI it is (the simulated SAT serves every test tenant). */
+  tenantId: text('tenant_id').notNull(),
+  scenario: text('scenario').notNull(),
+  requiresAcceptance: integer('requires_acceptance', { mode: 'boolean' }).notNull(),
+  requestedAt: text('requested_at').notNull(),
+  acuseXml: blob('acuse_xml', { mode: 'buffer' }).notNull(),
+});
