@@ -21,10 +21,13 @@ import { child, childrenNamed, parseXml, type XmlNode } from './xml.ts';
 export interface PdfOptions {
   /** Test-environment stamp: every page carries "SIN VALIDEZ FISCAL — SANDBOX". */
   sandbox: boolean;
+  /** Cancelled with SAT: every page says "CFDI CANCELADO" (the document itself is unchanged). */
+  cancelled?: boolean;
   branding?: { logo?: { bytes: Uint8Array; type: 'image/png' | 'image/jpeg' }; accentColor?: string };
 }
 
 export const SANDBOX_MARK = 'SIN VALIDEZ FISCAL — SANDBOX';
+export const CANCELLED_MARK = 'CFDI CANCELADO';
 export const PRINTED_LEGEND = 'Este documento es una representación impresa de un CFDI versión 4.0';
 
 // DejaVu Sans Condensed (free licence, every Latin-1 letter and the punctuation Spanish uses), from its npm package.
@@ -306,6 +309,7 @@ export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<U
     }
     page.drawRectangle({ x: bx, y: by + 5, width: boxWidth, height: top - 14 - by - 5, borderColor: accent, borderWidth: 0.75 });
     if (options.sandbox) text(SANDBOX_MARK, PAGE.margin, top - HEADER_HEIGHT + 8, bold, 8, rgb(0.75, 0.1, 0.1));
+    if (options.cancelled) text(CANCELLED_MARK, PAGE.margin + 180, top - HEADER_HEIGHT + 8, bold, 8, rgb(0.75, 0.1, 0.1));
     page.drawLine({ start: { x: PAGE.margin, y: top - HEADER_HEIGHT + 3 }, end: { x: PAGE.width - PAGE.margin, y: top - HEADER_HEIGHT + 3 }, thickness: 1, color: accent });
   };
 
@@ -581,6 +585,9 @@ export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<U
     writeText(p, texts.get(p)!, pdfFonts);
     if (options.sandbox) {
       p.drawText(SANDBOX_MARK, { x: 120, y: 220, size: 34, font: pdfFonts.bold, color: rgb(0.85, 0.2, 0.2), opacity: 0.15, rotate: degrees(38) });
+    }
+    if (options.cancelled) {
+      p.drawText(CANCELLED_MARK, { x: 150, y: 420, size: 48, font: pdfFonts.bold, color: rgb(0.85, 0.2, 0.2), opacity: 0.18, rotate: degrees(38) });
     }
   });
   return doc.save({ useObjectStreams: true });

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cancellationFactsOf, verifyEnveloped } from '../../src/cfdi/cancellation.ts';
+import { CANCELLED_MARK } from '../../src/cfdi/pdf.ts';
 import { child, parseXml } from '../../src/cfdi/xml.ts';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { createTestApp, csdFiles, csdForm, TENANTS, testSandboxSat } from '../helpers.ts';
 
 /**
@@ -93,6 +95,17 @@ describe('cancellation: motivos and their rules', () => {
     const again = await cancel(c.uuid.toLowerCase(), { motivo: '02' });
     expect(again.status).toBe(409);
     expect(again.json.error.message).toContain('already cancelled');
+    // The PDF of a cancelled CFDI says so on every page; the XML stays as stamped.
+    const pdfText = async (ref: string) => {
+      const bytes = new Uint8Array(await (await t.app.request(`/api/v1/cfdis/${ref}/pdf`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer());
+      const task = getDocument({ data: bytes, disableFontFace: true, useSystemFonts: false, verbosity: 0 });
+      const doc = await task.promise;
+      const items = ((await (await doc.getPage(1)).getTextContent()).items as { str?: string }[]).map((i) => i.str ?? '');
+      await task.destroy();
+      return items.join(' ');
+    };
+    expect(await pdfText(c.uuid)).toContain(CANCELLED_MARK);
+    expect(await pdfText((await issue()).uuid)).not.toContain(CANCELLED_MARK);
     expect((await t.call('GET', `/cfdis/${c.uuid}/sat-status`, { token: key })).json).toMatchObject({ Estado: 'Cancelado', EstatusCancelacion: 'Cancelado sin aceptación', CodigoEstatus: expect.stringMatching(/^S - /) });
   });
 

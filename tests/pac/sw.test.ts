@@ -238,5 +238,29 @@ describe('SW PAC adapter against a fake PAC server', () => {
       sat.consultDown = false;
     }
   });
+
+  test('a request whose answer never came (crash, lost reply) is re-sent by the follow-up job; the late answer changes nothing', async () => {
+    let calls = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const gated = { ...pac, cancel: async (...args: Parameters<typeof pac.cancel>) => (++calls === 1 ? gate.then(() => pac.cancel(...args)) : pac.cancel(...args)) };
+    const { t, live, retry } = await setup(gated);
+    const issued = await t.call('POST', '/cfdis', { token: live, body: invoice(400) });
+    const uuid = issued.json.uuid as string;
+    sat.states.set(uuid, [{ Estado: 'Cancelado', EsCancelable: 'Cancelable sin aceptación', EstatusCancelacion: 'Cancelado sin aceptación' }]);
+    const pending = t.call('POST', `/cfdis/${uuid}/cancel`, { token: live, body: { motivo: '02' } });
+    await Bun.sleep(50);
+    expect((await t.call('GET', `/cfdis/${issued.json.id}`, { token: live })).json.status).toBe('cancelacion_pendiente');
+    await retry(); // the job finds no acuse and sends the stored request again
+    expect(calls).toBe(2);
+    expect((await t.call('GET', `/cfdis/${issued.json.id}`, { token: live })).json.status).toBe('cancelado');
+    release();
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(res.json.status).toBe('cancelado');
+    const events = t.db.$client.prepare("select count(*) n from events where type = 'cfdi.cancelado' and json_extract(data, '$.uuid') = ?").get(uuid) as { n: number };
+    expect(events.n).toBe(1);
+    expect(t.db.$client.prepare("select count(*) n from jobs where type = 'cfdi.cancellation' and status = 'queued'").get()).toEqual({ n: 0 });
+  });
 });
 

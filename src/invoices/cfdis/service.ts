@@ -268,7 +268,7 @@ export const getCfdi = (deps: CfdiDeps, actor: Actor, id: string) => toCfdi(getR
  * The stored document of a stamped CFDI, by UUID (case-insensitive) or by cfdi_ id. One that is not stamped has
  * no UUID and no fiscal document yet: 404 saying so.
  */
-function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): { uuid: string; xml: Buffer } {
+function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): { uuid: string; xml: Buffer; status: CfdiStatus } {
   const row = deps.db
     .select({ id: cfdis.id, status: cfdis.status, uuid: cfdis.uuid, xml: cfdiDocuments.xml })
     .from(cfdis)
@@ -280,7 +280,7 @@ function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): { uuid: 
     const why = row.status === 'en_cola' ? 'is queued for stamping' : `is ${row.status}`;
     throw new ApiError(404, `CFDI ${row.id} ${why}: it has no UUID, so no fiscal XML or PDF yet`, [{ field: 'uuid', issue: `${row.id} is not stamped (status ${row.status})` }]);
   }
-  return { uuid: row.uuid, xml: row.xml };
+  return { uuid: row.uuid, xml: row.xml, status: row.status };
 }
 
 /** The stored document exactly as stamped. */
@@ -288,10 +288,11 @@ export const getCfdiXml = (deps: CfdiDeps, actor: Actor, ref: string) => getStam
 
 /** The printed representation, rendered from the stored XML with the tenant's branding. */
 export async function getCfdiPdf(deps: CfdiDeps, actor: Actor, ref: string): Promise<{ uuid: string; pdf: Uint8Array }> {
-  const { uuid, xml } = getStampedDocument(deps, actor, ref);
+  const { uuid, xml, status } = getStampedDocument(deps, actor, ref);
   const brand = deps.db.select().from(tenantBranding).where(eq(tenantBranding.tenantId, actor.tenantId)).get();
   const pdf = await renderCfdiPdf(xml.toString('utf8'), {
     sandbox: actor.environment === 'test',
+    cancelled: status === 'cancelado',
     branding: { accentColor: brand?.accentColor ?? undefined, logo: brand?.logo && brand.logoType ? { bytes: brand.logo, type: brand.logoType } : undefined },
   });
   return { uuid, pdf };
