@@ -1,5 +1,6 @@
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../lib/logger.ts';
+import { statement } from '../db/prepared.ts';
 import { claimJobs, completeJob, failJob, type Job } from './queue.ts';
 
 type Ended = Parameters<typeof completeJob>[3];
@@ -30,12 +31,33 @@ export function createWorker(o: {
   /** At most this many jobs of one lane (`jobs.lane`) at once; unset: lanes are not limited. */
   laneCap?: number;
   leaseMs?: number;
+  /**
+   * After a drain, a job of this pool due within this many ms (before the scheduler's next tick) gets a timer that
+   * wakes the pool when it is due, so a short delay (a 1 s cancellation poll) is not stretched to the tick.
+   */
+  wakeWithinMs?: number;
 }): Worker {
   const concurrency = o.concurrency ?? 8;
   const laneBusy = new Map<string, number>();
   let draining: Promise<number> | undefined;
   let again = false;
   let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const types = Object.keys(o.handlers);
+  const nextDueSql = `select run_at from jobs where status = 'queued' and run_at > ? and run_at <= ? and type in (${types.map(() => '?').join(', ')}) order by run_at limit 1`;
+  /** Arms one timer for the next job of this pool due before the next tick (future ones only: due ones are claimed). */
+  const armTimer = () => {
+    const within = o.wakeWithinMs ?? 5000;
+    if (stopped || timer || within <= 0 || types.length === 0) return;
+    const now = o.now();
+    const next = statement(o.db, nextDueSql).get(now.toISOString(), new Date(now.getTime() + within).toISOString(), ...types) as { run_at: string } | undefined;
+    if (!next) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void drain();
+    }, Math.max(1, Date.parse(next.run_at) - now.getTime()));
+    timer.unref?.();
+  };
 
   const runJob = async (job: Job) => {
     const handler = o.handlers[job.type];
@@ -94,7 +116,10 @@ export function createWorker(o: {
         total += await drainOnce();
       } while (again);
       return total;
-    })().finally(() => (draining = undefined));
+    })().finally(() => {
+      draining = undefined;
+      armTimer();
+    });
     return draining;
   };
 
@@ -103,6 +128,7 @@ export function createWorker(o: {
     wake: () => void setTimeout(() => void drain(), 0),
     async stop() {
       stopped = true;
+      clearTimeout(timer);
       await draining;
     },
   };

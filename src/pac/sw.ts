@@ -53,26 +53,36 @@ export function createSwPac(o: SwPacOptions): Pac {
     return value;
   }
 
+  /**
+   * POST of one multipart field `xml` with the session token. Unreachable, 401 (the token is dropped), 5xx, 429 and
+   * non-JSON replies are retryable failures; anything else is the PAC's JSON answer.
+   */
+  async function postFile(path: string, file: Blob, filename: string): Promise<{ status: number; reply: SwReply } | { ok: false; retryable: true; message: string }> {
+    let res: Awaited<ReturnType<typeof call>>;
+    try {
+      token ??= await authenticate();
+      const form = new FormData();
+      form.append('xml', file, filename);
+      res = await call(path, { method: 'POST', headers: { Authorization: `bearer ${token}` }, body: form });
+    } catch (err) {
+      return { ok: false, retryable: true, message: `PAC unreachable: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    if (res.status === 401) {
+      token = undefined;
+      return { ok: false, retryable: true, message: 'PAC session expired' };
+    }
+    if (res.status >= 500 || res.status === 429) return { ok: false, retryable: true, message: `PAC answered HTTP ${res.status}` };
+    if (!res.reply) return { ok: false, retryable: true, message: `PAC reply is not JSON (HTTP ${res.status})` };
+    return { status: res.status, reply: res.reply };
+  }
+
   const consult = (query: Parameters<Pac['status']>[0]) => consultSat(query, { url: o.satConsultaUrl, fetch: doFetch, timeoutMs });
 
   return {
     status: consult,
     async cancel(request): Promise<CancelResult> {
-      let res: Awaited<ReturnType<typeof call>>;
-      try {
-        token ??= await authenticate();
-        const form = new FormData();
-        form.append('xml', new Blob([request.signedXml], { type: 'application/xml' }), 'cancelacion.xml');
-        res = await call('/cfdi33/cancel/xml', { method: 'POST', headers: { Authorization: `bearer ${token}` }, body: form });
-      } catch (err) {
-        return { ok: false, retryable: true, message: `PAC unreachable: ${err instanceof Error ? err.message : String(err)}` };
-      }
-      if (res.status === 401) {
-        token = undefined;
-        return { ok: false, retryable: true, message: 'PAC session expired' };
-      }
-      if (res.status >= 500 || res.status === 429) return { ok: false, retryable: true, message: `PAC answered HTTP ${res.status}` };
-      if (!res.reply) return { ok: false, retryable: true, message: `PAC reply is not JSON (HTTP ${res.status})` };
+      const res = await postFile('/cfdi33/cancel/xml', new Blob([request.signedXml], { type: 'application/xml' }), 'cancelacion.xml');
+      if ('retryable' in res) return res;
       const codes = typeof res.reply.data?.uuid === 'object' && res.reply.data.uuid ? res.reply.data.uuid : {};
       const code = Object.entries(codes).find(([uuid]) => uuid.toUpperCase() === request.uuid)?.[1];
       if (res.reply.status === 'success' && res.reply.data?.acuse && (code === '201' || code === '202')) {
@@ -84,21 +94,8 @@ export function createSwPac(o: SwPacOptions): Pac {
     },
     async stamp(sealedXml: string): Promise<StampResult> {
       const sello = /<cfdi:Comprobante\b[^>]*?\sSello="([^"]*)"/.exec(sealedXml)?.[1];
-      let res: Awaited<ReturnType<typeof call>>;
-      try {
-        token ??= await authenticate();
-        const form = new FormData();
-        form.append('xml', new Blob([Buffer.from(sealedXml, 'utf8').toString('base64')], { type: 'text/plain' }), 'cfdi.xml');
-        res = await call('/cfdi33/stamp/v4/b64', { method: 'POST', headers: { Authorization: `bearer ${token}` }, body: form });
-      } catch (err) {
-        return { ok: false, retryable: true, message: `PAC unreachable: ${err instanceof Error ? err.message : String(err)}` };
-      }
-      if (res.status === 401) {
-        token = undefined;
-        return { ok: false, retryable: true, message: 'PAC session expired' };
-      }
-      if (res.status >= 500 || res.status === 429) return { ok: false, retryable: true, message: `PAC answered HTTP ${res.status}` };
-      if (!res.reply) return { ok: false, retryable: true, message: `PAC reply is not JSON (HTTP ${res.status})` };
+      const res = await postFile('/cfdi33/stamp/v4/b64', new Blob([Buffer.from(sealedXml, 'utf8').toString('base64')], { type: 'text/plain' }), 'cfdi.xml');
+      if ('retryable' in res) return res;
 
       const stamped = res.reply.data?.cfdi ? readStamp(res.reply.data.cfdi, sello) : undefined;
       if (res.reply.status === 'success') {

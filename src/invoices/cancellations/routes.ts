@@ -2,9 +2,9 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { MOTIVOS } from '../../cfdi/cancellation.ts';
 import { CANCELLATION_STATUSES, CFDI_STATUSES } from '../../db/schema/index.ts';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { badRequest } from '../../lib/errors.ts';
 import { errorResponse, jsonBody, jsonResponse } from '../../lib/schemas.ts';
-import { CANCEL_SCENARIOS, type CancelScenario } from '../../pac/types.ts';
+import { CANCEL_SCENARIOS } from '../../pac/types.ts';
+import { sandboxScenarioOf } from '../scenario.ts';
 import { cancelCfdi, getCancellation, getCancellationDocument, getSatStatus, withdrawCfdi, type CancellationDeps } from './service.ts';
 
 const tags = ['CFDIs'];
@@ -101,17 +101,8 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
       },
     }),
     async (c) => {
-      const actor = actorOf(c);
-      const requested = c.req.header('x-sandbox-scenario');
-      let scenario: CancelScenario | undefined;
-      if (requested !== undefined) {
-        if (!(CANCEL_SCENARIOS as readonly string[]).includes(requested)) {
-          throw badRequest('Invalid X-Sandbox-Scenario', [{ field: 'x-sandbox-scenario', issue: `must be one of ${CANCEL_SCENARIOS.join(', ')}` }]);
-        }
-        if (actor.environment === 'test') scenario = requested as CancelScenario;
-        else c.header('Warning', '299 - "X-Sandbox-Scenario is ignored in live mode"');
-      }
-      const result = await cancelCfdi(deps, actor, c.req.valid('param').id, c.req.valid('json'), { scenario });
+      const scenario = sandboxScenarioOf(c, CANCEL_SCENARIOS);
+      const result = await cancelCfdi(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'), { scenario });
       return result.pending ? c.json(result.body, 202) : c.json(result.body, 200);
     },
   );

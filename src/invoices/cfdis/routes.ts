@@ -2,8 +2,8 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { CFDI_STATUSES } from '../../db/schema/index.ts';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
-import { badRequest } from '../../lib/errors.ts';
-import { SANDBOX_SCENARIOS, type SandboxScenario } from '../../pac/types.ts';
+import { SANDBOX_SCENARIOS } from '../../pac/types.ts';
+import { sandboxScenarioOf } from '../scenario.ts';
 import { CfdiRequestSchema } from './schemas.ts';
 import { getCfdi, getCfdiPdf, getCfdiXml, issueCfdi, listCfdis, validateCfdi, type CfdiDeps } from './service.ts';
 
@@ -140,17 +140,8 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
       },
     }),
     async (c) => {
-      const actor = actorOf(c);
-      const requested = c.req.header('x-sandbox-scenario');
-      let scenario: SandboxScenario | undefined;
-      if (requested !== undefined) {
-        if (!(SANDBOX_SCENARIOS as readonly string[]).includes(requested)) {
-          throw badRequest('Invalid X-Sandbox-Scenario', [{ field: 'x-sandbox-scenario', issue: `must be one of ${SANDBOX_SCENARIOS.join(', ')}` }]);
-        }
-        if (actor.environment === 'test') scenario = requested as SandboxScenario;
-        else c.header('Warning', '299 - "X-Sandbox-Scenario is ignored in live mode"');
-      }
-      const result = await issueCfdi(deps, actor, c.req.valid('json'), { scenario });
+      const scenario = sandboxScenarioOf(c, SANDBOX_SCENARIOS);
+      const result = await issueCfdi(deps, actorOf(c), c.req.valid('json'), { scenario });
       return result.queued ? c.json(result.body, 202) : c.json(result.body, 201);
     },
   );
