@@ -76,11 +76,6 @@ export const CORPUS: [string, Record<string, unknown>][] = [
   ['persona física receptor, deducción personal D01', { tipo: 'I', forma_pago: '04', receptor: PF, conceptos: [servicio({ clave_prod_serv: '85121800', descripcion: 'Consulta médica', impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Exento' }] } })] }],
   ['PPD with forma_pago 99 and condiciones', { tipo: 'I', metodo_pago: 'PPD', forma_pago: '99', condiciones_de_pago: 'Crédito a 30 días', receptor: ICV, conceptos: [servicio({ valor_unitario: '15000' })] }],
   ['sustitución (cfdi_relacionados 04)', { tipo: 'I', forma_pago: '03', receptor: ICV, cfdi_relacionados: [{ tipo_relacion: '04', uuids: ['6F35D3B5-3651-5370-BC2C-14CDBE384CD7'] }], conceptos: [servicio()] }],
-  ['Egreso: nota de crédito related with 01', {
-    tipo: 'E', forma_pago: '03', receptor: { ...ICV, uso_cfdi: 'G02' },
-    cfdi_relacionados: [{ tipo_relacion: '01', uuids: ['6f35d3b5-3651-5370-bc2c-14cdbe384cd7', 'AF124DC7-BD75-5EFF-8EDF-28C1E7D43B1D'] }],
-    conceptos: [servicio({ clave_prod_serv: '84111506', clave_unidad: 'ACT', descripcion: 'Bonificación por pronto pago', valor_unitario: '100' })],
-  }],
   ['objeto_imp 03 (no desglose)', { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [servicio({ objeto_imp: '03', impuestos: undefined })] }],
   ['a cuenta de terceros', {
     tipo: 'I', forma_pago: '03', receptor: ICV,
@@ -101,3 +96,72 @@ export const CORPUS: [string, Record<string, unknown>][] = [
   }],
   ['past fecha within 72 h', { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [servicio()], fecha: 'PAST' }],
 ];
+
+/**
+ * Invoices the Egreso corpus relates to: `$1`… in a corpus request's cfdi_relacionados stand for the UUIDs these get
+ * when the test issues them (an Egreso may only relate to the tenant's own vigente invoices to the same receptor).
+ */
+export const BASES: Record<string, unknown>[] = [
+  { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [servicio({ cantidad: 2, valor_unitario: 2500 })] },
+  { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [servicio({ valor_unitario: 12000 })] },
+  { tipo: 'I', forma_pago: '01', receptor: ICV, conceptos: [servicio({ clave_prod_serv: '43211503', clave_unidad: 'H87', descripcion: 'Computadora portátil', cantidad: 3, valor_unitario: 15999 })] },
+  { tipo: 'I', metodo_pago: 'PPD', forma_pago: '99', receptor: ICV, conceptos: [servicio({ valor_unitario: 8000 })] },
+];
+const G02 = { ...ICV, uso_cfdi: 'G02' };
+const nota = (over: Record<string, unknown> = {}) => servicio({ clave_unidad: 'ACT', descripcion: 'Bonificación por pronto pago', valor_unitario: '100', ...over });
+
+export const EGRESOS: [string, Record<string, unknown>][] = [
+  ['Egreso: nota de crédito (01) for one invoice', { tipo: 'E', forma_pago: '03', receptor: G02, cfdi_relacionados: [{ tipo_relacion: '01', uuids: ['$1'] }], conceptos: [nota()] }],
+  ['Egreso: nota de crédito (01) covering two invoices, two conceptos', {
+    tipo: 'E', forma_pago: '03', receptor: G02, cfdi_relacionados: [{ tipo_relacion: '01', uuids: ['$1', '$2'] }],
+    conceptos: [nota({ descripcion: 'Descuento sobre factura 1', valor_unitario: '250.00' }), nota({ descripcion: 'Descuento sobre factura 2', valor_unitario: '1200.00' })],
+  }],
+  ['Egreso: devolución de mercancía (03)', {
+    tipo: 'E', forma_pago: '01', receptor: G02, cfdi_relacionados: [{ tipo_relacion: '03', uuids: ['$3'] }],
+    conceptos: [servicio({ clave_prod_serv: '43211503', clave_unidad: 'H87', descripcion: 'Devolución: computadora portátil', valor_unitario: 15999 })],
+  }],
+  ['Egreso: aplicación de anticipo (07, forma de pago 30)', {
+    tipo: 'E', forma_pago: '30', receptor: G02, cfdi_relacionados: [{ tipo_relacion: '07', uuids: ['$2'] }],
+    conceptos: [servicio({ clave_unidad: 'ACT', descripcion: 'Aplicación de anticipo', valor_unitario: '3000.00' })],
+  }],
+  ['Egreso in USD with tipo de cambio', {
+    tipo: 'E', forma_pago: '03', moneda: 'USD', tipo_cambio: '17.2345', receptor: G02, cfdi_relacionados: [{ tipo_relacion: '01', uuids: ['$2'] }],
+    conceptos: [nota({ valor_unitario: '12.34' })],
+  }],
+  ['Egreso with descuento, IEPS and IVA', {
+    tipo: 'E', forma_pago: '03', receptor: G02, cfdi_relacionados: [{ tipo_relacion: '01', uuids: ['$3'] }],
+    conceptos: [nota({ clave_prod_serv: '50161800', clave_unidad: 'H87', descripcion: 'Bonificación sobre dulces', cantidad: 10, valor_unitario: '12.40', descuento: '4.00', impuestos: { traslados: [{ impuesto: '003', tipo_factor: 'Tasa', tasa_o_cuota: '0.080000' }, { impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } })],
+  }],
+  ['Egreso with retenciones of ISR and IVA', {
+    tipo: 'E', forma_pago: '03', receptor: G02, cfdi_relacionados: [{ tipo_relacion: '01', uuids: ['$1'] }],
+    conceptos: [nota({ valor_unitario: '500.00', impuestos: { traslados: iva16.traslados, retenciones: [{ impuesto: '001', tipo_factor: 'Tasa', tasa_o_cuota: '0.100000' }, { impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.106667' }] } })],
+  }],
+  ['Egreso with two relation types (01 and 03)', {
+    tipo: 'E', forma_pago: '03', receptor: G02, cfdi_relacionados: [{ tipo_relacion: '01', uuids: ['$1'] }, { tipo_relacion: '03', uuids: ['$3'] }],
+    conceptos: [nota({ valor_unitario: '80.00' }), servicio({ clave_prod_serv: '43211503', clave_unidad: 'H87', descripcion: 'Devolución parcial', valor_unitario: '999.00' })],
+  }],
+  ['Egreso for an unpaid PPD invoice (forma de pago 15, condonación)', {
+    tipo: 'E', forma_pago: '15', receptor: G02, cfdi_relacionados: [{ tipo_relacion: '01', uuids: ['$4'] }],
+    conceptos: [nota({ descripcion: 'Bonificación sobre factura a crédito', valor_unitario: '800.00' })],
+  }],
+];
+
+/**
+ * Turns a corpus request into the body to send: `fecha: 'PAST'` becomes two hours ago, `$n` related UUIDs the UUIDs
+ * of BASES[n-1], issued through `issue` the first time one is needed.
+ */
+export function corpusResolver(issue: (body: Record<string, unknown>) => Promise<string>, pastFecha: () => string) {
+  const uuids: Promise<string>[] = [];
+  const base = (n: number) => (uuids[n] ??= issue(BASES[n - 1]!));
+  return async (request: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const body = { ...request };
+    if (body.fecha === 'PAST') body.fecha = pastFecha();
+    const relations = body.cfdi_relacionados as { tipo_relacion: string; uuids: string[] }[] | undefined;
+    if (relations) {
+      body.cfdi_relacionados = await Promise.all(
+        relations.map(async (r) => ({ ...r, uuids: await Promise.all(r.uuids.map((u) => (u.startsWith('$') ? base(Number(u.slice(1))) : u))) })),
+      );
+    }
+    return body;
+  };
+}

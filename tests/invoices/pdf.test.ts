@@ -7,7 +7,7 @@ import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, type PDFPa
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { child, parseXml } from '../../src/cfdi/xml.ts';
-import { CORPUS } from '../cfdi/corpus.ts';
+import { CORPUS, corpusResolver, EGRESOS } from '../cfdi/corpus.ts';
 import { createTestApp, csdFiles, csdForm, TENANTS } from '../helpers.ts';
 
 /**
@@ -182,12 +182,15 @@ const bigInvoice = {
   })),
 };
 
+const resolve = corpusResolver(
+  async (body) => (await issue(body)).uuid,
+  () => localDateTime(new Date(t.clock.now.getTime() - 2 * 3600_000), '42501'),
+);
+
 describe('invoice PDF', () => {
-  for (const [name, request] of CORPUS) {
+  for (const [name, request] of [...CORPUS, ...EGRESOS]) {
     test(`corpus: ${name}`, async () => {
-      const body = { ...request };
-      if (body.fecha === 'PAST') body.fecha = localDateTime(new Date(t.clock.now.getTime() - 2 * 3600_000), '42501');
-      const { uuid, xml } = await issue(body);
+      const { uuid, xml } = await issue(await resolve(request));
       await checkPdf(uuid, xml);
     });
   }

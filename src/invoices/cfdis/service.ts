@@ -60,6 +60,36 @@ function signerFor(deps: CfdiDeps, actor: Actor, emisorRfc: string): { signer?: 
   return { signer };
 }
 
+/** Which voucher types an Egreso may relate to with each TipoRelacion (Guía de llenado, RULES.md §9.4). */
+const EGRESO_RELATES_TO: Record<string, string[]> = { '01': ['I', 'E'], '02': ['I', 'E'], '03': ['I', 'T'], '04': ['E'], '06': ['T'], '07': ['I', 'E'] };
+
+/**
+ * An Egreso corrects the tenant's own invoices: every related UUID must be a vigente CFDI of this tenant and
+ * environment, to the same receptor, of a type its TipoRelacion allows. (SAT cannot check this; we can.)
+ */
+function egresoRelationProblems(deps: CfdiDeps, actor: Actor, req: CfdiRequest, receptorRfc: string | undefined): ErrorDetail[] {
+  if (req.tipo !== 'E') return [];
+  const problems: ErrorDetail[] = [];
+  (req.cfdi_relacionados ?? []).forEach((r, i) => {
+    const allowed = EGRESO_RELATES_TO[r.tipo_relacion];
+    if (!allowed) {
+      problems.push({ field: `cfdi_relacionados[${i}].tipo_relacion`, issue: `${r.tipo_relacion} is not a relation an Egreso uses (01, 02, 03, 04, 06, 07)` });
+      return;
+    }
+    r.uuids.forEach((uuid, j) => {
+      const field = `cfdi_relacionados[${i}].uuids[${j}]`;
+      const row = statement(deps.db, 'select tipo, status, receptor_rfc as receptorRfc from cfdis where uuid = ? and tenant_id = ? and environment = ?').get(uuid.toUpperCase(), actor.tenantId, actor.environment) as
+        | { tipo: string; status: CfdiStatus; receptorRfc: string }
+        | undefined;
+      if (!row) problems.push({ field, issue: `no CFDI ${uuid} in this tenant and environment: an Egreso relates to your own invoices` });
+      else if (row.status !== 'vigente') problems.push({ field, issue: `${uuid} is ${row.status}: an Egreso relates to vigente invoices` });
+      else if (!allowed.includes(row.tipo)) problems.push({ field, issue: `${uuid} is of type ${row.tipo}; TipoRelacion ${r.tipo_relacion} relates an Egreso to ${allowed.join(' or ')}` });
+      else if (receptorRfc && row.receptorRfc !== receptorRfc) problems.push({ field, issue: `${uuid} was issued to ${row.receptorRfc}, not to this receptor ${receptorRfc}` });
+    });
+  });
+  return problems;
+}
+
 /** POST /cfdis/validate: the stamping rules without a folio, a seal or the PAC. */
 export function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
   const errors: ErrorDetail[] = [];
@@ -80,6 +110,7 @@ export function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
   }
   const prepared = receptor ? prepareInvoice(req, { emisor, receptor, now: deps.now(), serie: folio?.serie, folio: folio ? String(folio.folio) : undefined }) : undefined;
   errors.push(...(prepared?.errors ?? []));
+  errors.push(...egresoRelationProblems(deps, actor, req, receptor?.rfc.toUpperCase()));
   const { problem } = signerFor(deps, actor, emisor.rfc);
   if (problem) errors.push(problem);
   return { valid: errors.length === 0, errors, warnings: prepared?.warnings ?? [] };
@@ -101,7 +132,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   const now = deps.now();
   const prepared = prepareInvoice(req, { emisor, receptor, now, serie: peek.serie, folio: String(peek.folio) });
   const { signer, problem } = signerFor(deps, actor, emisor.rfc);
-  const errors = [...prepared.errors, ...(problem ? [problem] : [])];
+  const errors = [...prepared.errors, ...egresoRelationProblems(deps, actor, req, receptor.rfc.toUpperCase()), ...(problem ? [problem] : [])];
   if (errors.length > 0 || !prepared.model || !signer) throw badRequest('The CFDI fails validation', errors);
   const pac = deps.pacFor(actor.environment);
   if (!pac) {
@@ -193,6 +224,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
     };
   }
   if (row.status !== 'vigente') row = getRow(deps.db, actor, id); // stamped by a job in between
+  if (row.status === 'fallido') throw new ApiError(422, 'Rejected by the stamping provider', [{ field: 'pac', issue: String((row.summary as Record<string, unknown>).error ?? 'stamping failed') }]);
   deps.wakeJobs(); // webhook deliveries of cfdi.timbrado go out now, not at the next tick
   return { queued: false as const, body: { ...toCfdi(row), warnings: prepared.warnings } };
 }

@@ -23,6 +23,13 @@ interface Target {
  * job retry cannot both write one (and the sandbox/PAC give the same UUID for the same document anyway).
  */
 export function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; tfd: Tfd }, now: Date): boolean {
+  const holder = statement(tx, 'select id from cfdis where uuid = ?').get(stamped.tfd.uuid) as { id: string } | undefined;
+  if (holder && holder.id !== cfdi.id) {
+    // The PAC answered with a UUID another CFDI here already has: the very same document was stamped before (two
+    // tenants with one RFC sent identical XML). A UUID belongs to one CFDI, so this one fails instead of a 500.
+    recordFailure(tx, cfdi, `307: this exact document was already stamped (UUID ${stamped.tfd.uuid}); issue it again`, now);
+    return false;
+  }
   const fechaTimbrado = zonedToUtc(stamped.tfd.fechaTimbrado, 'America/Mexico_City').toISOString();
   const tfd = { sello_sat: stamped.tfd.selloSat, certificado_sat: stamped.tfd.noCertificadoSat, cadena_original_sat: tfdCadena(stamped.tfd) };
   const update = (from: string, patch: object = tfd) =>
