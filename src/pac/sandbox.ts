@@ -79,7 +79,7 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
   const unavailable = { ok: false as const, retryable: false as const, code: '999', message: 'sandbox: this simulator was created without a SAT registry' };
   return {
     cancel: async (request, options) => (sandboxSat ? simulateCancel(sat, sandboxSat, now(), request, options?.scenario) : unavailable),
-    status: async (query) => (sandboxSat ? { ok: true, status: simulateStatus(sandboxSat, now(), query) } : { ok: false, retryable: true, message: unavailable.message }),
+    status: async (query) => (sandboxSat ? { ok: true, status: simulateStatus(sandboxSat, sandboxSat.find(query.uuid), now(), query) } : { ok: false, retryable: true, message: unavailable.message }),
     async stamp(sealedXml: string, options: StampOptions = {}): Promise<StampResult> {
       if (options.scenario === 'pac_unavailable') return { ok: false, retryable: true, message: 'sandbox: the provider is unavailable (X-Sandbox-Scenario)' };
       if (options.scenario === 'pac_rejected') return { ok: false, retryable: false, code: 'CFDI40999', message: 'sandbox: rejected by the provider (X-Sandbox-Scenario)' };
@@ -130,15 +130,15 @@ function sandboxAcuse(sat: SandboxSat, request: CancelRequest, fecha: string): s
  */
 async function simulateCancel(sat: SandboxSat, registry: SandboxSatRegistry, at: Date, request: CancelRequest, scenario?: CancelScenario): Promise<CancelResult> {
   const query = { uuid: request.uuid, rfcEmisor: request.rfcEmisor, rfcReceptor: request.rfcReceptor, total: request.total, sello: request.sello };
-  const before = simulateStatus(registry, at, query);
+  const cfdi = registry.find(request.uuid);
+  const before = simulateStatus(registry, cfdi, at, query);
   if (before.Estado === 'No Encontrado') return { ok: false, retryable: false, code: '205', message: 'sandbox: UUID no existe (no sandbox CFDI matches the UUID, RFCs and total)' };
   if (before.EsCancelable === 'No cancelable') return { ok: false, retryable: false, code: '205', message: 'sandbox: No cancelable: a vigente CFDI relates to it' };
   const held = registry.db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, request.uuid)).get();
-  const cfdi = registry.find(request.uuid)!;
   if (!held || before.EstatusCancelacion === 'Solicitud rechazada') {
     const row = {
       uuid: request.uuid,
-      tenantId: cfdi.tenantId,
+      tenantId: cfdi!.tenantId, // found: the status above was not No Encontrado
       scenario: scenario ?? 'default',
       requiresAcceptance: request.requiresAcceptance,
       requestedAt: at.toISOString(),
@@ -147,7 +147,7 @@ async function simulateCancel(sat: SandboxSat, registry: SandboxSatRegistry, at:
     registry.db.insert(sandboxCancellations).values(row).onConflictDoUpdate({ target: sandboxCancellations.uuid, set: row }).run();
   }
   const acuse = registry.db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, request.uuid)).get()!;
-  return { ok: true, acuseXml: acuse.acuseXml.toString('utf8'), estatusUuid: held && before.Estado === 'Cancelado' ? '202' : '201', status: simulateStatus(registry, at, query) };
+  return { ok: true, acuseXml: acuse.acuseXml.toString('utf8'), estatusUuid: held && before.Estado === 'Cancelado' ? '202' : '201', status: simulateStatus(registry, cfdi, at, query) };
 }
 
 /**
@@ -156,8 +156,7 @@ async function simulateCancel(sat: SandboxSat, registry: SandboxSatRegistry, at:
  * request (so the next poll sees it); with `cancel_expired` it never answers and the window closes after one and a
  * half intervals (the second poll).
  */
-function simulateStatus(registry: SandboxSatRegistry, at: Date, q: CfdiQuery): SatStatus {
-  const cfdi = registry.find(q.uuid);
+function simulateStatus(registry: SandboxSatRegistry, cfdi: ReturnType<SandboxSatRegistry['find']>, at: Date, q: CfdiQuery): SatStatus {
   if (!cfdi) return NOT_FOUND;
   const f = cfdi.facts;
   const sameTotal = (() => {

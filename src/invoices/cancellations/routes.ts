@@ -4,6 +4,7 @@ import { CANCELLATION_STATUSES, CFDI_STATUSES } from '../../db/schema/index.ts';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import { CANCEL_SCENARIOS } from '../../pac/types.ts';
+import { CFDI_REF_PATTERN } from '../cfdis/schemas.ts';
 import { sandboxScenarioOf } from '../scenario.ts';
 import { cancelCfdi, getCancellation, getCancellationDocument, getSatStatus, withdrawCfdi, type CancellationDeps } from './service.ts';
 
@@ -13,7 +14,7 @@ const UUID = /^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA
 const CfdiRefParams = z.object({
   id: z
     .string()
-    .regex(/^(?:[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}|cfdi_[0-9a-zA-Z]{1,60})$/, 'must be a cfdi_ id or a UUID')
+    .regex(CFDI_REF_PATTERN, 'must be a cfdi_ id or a UUID')
     .openapi({ param: { name: 'id', in: 'path' }, example: 'cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x', description: 'The cfdi_ id or the folio fiscal (UUID, any case)' }),
 });
 

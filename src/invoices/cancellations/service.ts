@@ -21,6 +21,8 @@ import { ApiError, badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { SandboxSatRegistry } from '../../pac/sandbox.ts';
 import type { CancelRequest, CancelResult, CancelScenario, CfdiQuery, Pac } from '../../pac/types.ts';
+import { byRef } from '../cfdis/service.ts';
+import { recordStatusChange } from '../cfdis/stamping.ts';
 import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
 
@@ -54,7 +56,7 @@ function findCfdi(db: Db, actor: Actor, ref: string): CfdiRef {
     .select({ id: cfdis.id, tenantId: cfdis.tenantId, environment: cfdis.environment, uuid: cfdis.uuid, status: cfdis.status, xml: cfdiDocuments.xml })
     .from(cfdis)
     .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
-    .where(and(ref.startsWith('cfdi_') ? eq(cfdis.id, ref) : eq(cfdis.uuid, ref.toUpperCase()), eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment)))
+    .where(byRef(actor, ref))
     .get();
   if (!row) throw notFound('CFDI');
   return row;
@@ -63,10 +65,9 @@ function findCfdi(db: Db, actor: Actor, ref: string): CfdiRef {
 const queryOf = (f: CancellationFacts): CfdiQuery => ({ uuid: f.uuid, rfcEmisor: f.rfcEmisor, rfcReceptor: f.rfcReceptor, total: f.total, sello: f.sello });
 
 /** Moves a CFDI's status (only from `from`) and records the move with its reason. False when it was not in `from`. */
-function moveStatus(tx: Tx, cfdiId: string, from: CfdiStatus, to: CfdiStatus, reason: string, at: Date): boolean {
-  const stamp = at.toISOString();
-  if (statement(tx, 'update cfdis set status = ?, updated_at = ? where id = ? and status = ?').run(to, stamp, cfdiId, from).changes !== 1) return false;
-  statement(tx, 'insert into cfdi_status_changes (cfdi_id, tenant_id, from_status, to_status, reason, at) select id, tenant_id, ?, ?, ?, ? from cfdis where id = ?').run(from, to, reason, stamp, cfdiId);
+function moveStatus(tx: Tx, cfdi: { id: string; tenantId: string }, from: CfdiStatus, to: CfdiStatus, reason: string, at: Date): boolean {
+  if (statement(tx, 'update cfdis set status = ?, updated_at = ? where id = ? and status = ?').run(to, at.toISOString(), cfdi.id, from).changes !== 1) return false;
+  recordStatusChange(tx, cfdi, from, to, reason, at);
   return true;
 }
 
@@ -154,7 +155,7 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
   const id = newId('can', now.getTime());
   const jobId = deps.db.transaction((tx) => {
     const reason = `cancellation requested: motivo ${body.motivo} (${MOTIVO_NAMES[body.motivo]})${folio.folioSustitucion ? `, replaced by ${folio.folioSustitucion}` : ''}`;
-    if (!moveStatus(tx, cfdi.id, 'vigente', 'cancelacion_pendiente', reason, now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile: it is no longer vigente`, [{ field: 'status', issue: 'is not vigente' }]);
+    if (!moveStatus(tx, cfdi, 'vigente', 'cancelacion_pendiente', reason, now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile: it is no longer vigente`, [{ field: 'status', issue: 'is not vigente' }]);
     tx.insert(cfdiCancellations)
       .values({
         id, cfdiId: cfdi.id, tenantId: actor.tenantId, environment: actor.environment, uuid: facts.uuid, motivo: body.motivo,
@@ -217,13 +218,13 @@ function finish(tx: Tx, c: Cancellation, status: Exclude<Cancellation['status'],
   const ended = statement(tx, "update cfdi_cancellations set status = ?, reason = ?, resolved_at = ?, updated_at = ? where id = ? and status = 'en_proceso'").run(status, status === 'cancelado' ? null : reason, stamp, stamp, c.id);
   if (ended.changes !== 1) return;
   if (status === 'cancelado') {
-    moveStatus(tx, c.cfdiId, 'cancelacion_pendiente', 'cancelado', reason, now);
+    moveStatus(tx, { id: c.cfdiId, tenantId: c.tenantId }, 'cancelacion_pendiente', 'cancelado', reason, now);
     recordEvent(tx, {
       tenantId: c.tenantId, environment: c.environment, type: 'cfdi.cancelado', now,
       data: { cfdi_id: c.cfdiId, uuid: c.uuid, motivo: c.motivo, estado: c.estado ?? 'Cancelado', estatus_cancelacion: c.estatusCancelacion ?? null },
     });
   } else {
-    moveStatus(tx, c.cfdiId, 'cancelacion_pendiente', 'vigente', reason, now);
+    moveStatus(tx, { id: c.cfdiId, tenantId: c.tenantId }, 'cancelacion_pendiente', 'vigente', reason, now);
   }
 }
 
@@ -273,11 +274,17 @@ export function cancellationJobHandler(deps: Pick<CancellationDeps, 'db' | 'now'
   };
 }
 
+/** The CFDI's most recent cancellation request, or 404 saying there is none. */
+function latestCancellation(db: Db, cfdiId: string): Cancellation {
+  const c = db.select().from(cfdiCancellations).where(eq(cfdiCancellations.cfdiId, cfdiId)).orderBy(desc(cfdiCancellations.id)).get();
+  if (!c) throw new ApiError(404, `CFDI ${cfdiId} has no cancellation request`, [{ field: 'id', issue: `no cancellation was requested for ${cfdiId}` }]);
+  return c;
+}
+
 /** GET /cfdis/:id/cancellation: the latest request for the CFDI and the CFDI's status moves. */
 export function getCancellation(deps: Pick<CancellationDeps, 'db'>, actor: Actor, ref: string) {
   const cfdi = findCfdi(deps.db, actor, ref);
-  const c = deps.db.select().from(cfdiCancellations).where(eq(cfdiCancellations.cfdiId, cfdi.id)).orderBy(desc(cfdiCancellations.id)).get();
-  if (!c) throw new ApiError(404, `CFDI ${cfdi.id} has no cancellation request`, [{ field: 'id', issue: `no cancellation was requested for ${cfdi.id}` }]);
+  const c = latestCancellation(deps.db, cfdi.id);
   const moves = deps.db.select().from(cfdiStatusChanges).where(eq(cfdiStatusChanges.cfdiId, cfdi.id)).orderBy(cfdiStatusChanges.id).all();
   const base = `/api/v1/cfdis/${cfdi.id}/cancellation`;
   return {
@@ -303,8 +310,7 @@ export function getCancellation(deps: Pick<CancellationDeps, 'db'>, actor: Actor
 /** The signed request or SAT's acuse of the latest cancellation, byte for byte. */
 export function getCancellationDocument(deps: Pick<CancellationDeps, 'db'>, actor: Actor, ref: string, which: 'request' | 'acuse'): { uuid: string; xml: Buffer } {
   const cfdi = findCfdi(deps.db, actor, ref);
-  const c = deps.db.select().from(cfdiCancellations).where(eq(cfdiCancellations.cfdiId, cfdi.id)).orderBy(desc(cfdiCancellations.id)).get();
-  if (!c) throw new ApiError(404, `CFDI ${cfdi.id} has no cancellation request`, [{ field: 'id', issue: `no cancellation was requested for ${cfdi.id}` }]);
+  const c = latestCancellation(deps.db, cfdi.id);
   const xml = which === 'request' ? c.requestXml : c.acuseXml;
   if (!xml) throw new ApiError(404, `No acuse yet for the cancellation of ${cfdi.id}: the PAC has not acknowledged the request`, [{ field: 'acuse', issue: 'not received yet' }]);
   return { uuid: c.uuid, xml };
@@ -337,7 +343,7 @@ export function withdrawCfdi(deps: CancellationDeps, actor: Actor, ref: string) 
   deps.db.transaction((tx) => {
     const running = statement(tx, "select 1 from jobs where type = 'cfdi.stamp' and status = 'running' and json_extract(payload, '$.cfdi_id') = ?").get(cfdi.id);
     if (running) throw conflict(`A stamping attempt for ${cfdi.id} is in flight; try again in a few seconds`, [{ field: 'status', issue: 'stamping attempt running' }]);
-    if (!moveStatus(tx, cfdi.id, 'en_cola', 'fallido', 'withdrawn before stamping', now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile`, [{ field: 'status', issue: 'is no longer en_cola' }]);
+    if (!moveStatus(tx, cfdi, 'en_cola', 'fallido', 'withdrawn before stamping', now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile`, [{ field: 'status', issue: 'is no longer en_cola' }]);
     statement(tx, "update cfdis set summary = json_set(summary, '$.error', 'withdrawn before stamping', '$.withdrawn_at', ?) where id = ?").run(now.toISOString(), cfdi.id);
     statement(tx, "update jobs set status = 'done', finished_at = ?, updated_at = ? where type = 'cfdi.stamp' and status = 'queued' and json_extract(payload, '$.cfdi_id') = ?").run(now.toISOString(), now.toISOString(), cfdi.id);
     recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.fallido', data: { cfdi_id: cfdi.id, reason: 'withdrawn' }, now });

@@ -4,7 +4,7 @@ import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import { SANDBOX_SCENARIOS } from '../../pac/types.ts';
 import { sandboxScenarioOf } from '../scenario.ts';
-import { CfdiRequestSchema } from './schemas.ts';
+import { CFDI_REF_PATTERN, CfdiRequestSchema } from './schemas.ts';
 import { getCfdi, getCfdiPdf, getCfdiXml, issueCfdi, listCfdis, validateCfdi, type CfdiDeps } from './service.ts';
 
 const tags = ['CFDIs'];
@@ -94,7 +94,7 @@ const ListQuery = PaginationQuery.extend({
 const UuidParams = z.object({
   uuid: z
     .string()
-    .regex(/^(?:[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}|cfdi_[0-9a-zA-Z]{1,60})$/, 'must be a UUID (or a cfdi_ id)')
+    .regex(CFDI_REF_PATTERN, 'must be a UUID (or a cfdi_ id)')
     .openapi({
       param: { name: 'uuid', in: 'path' },
       example: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7',

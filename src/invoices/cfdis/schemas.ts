@@ -1,5 +1,8 @@
 import { z } from '@hono/zod-openapi';
 
+/** A path parameter naming a CFDI by its folio fiscal (UUID, any case) or its cfdi_ id. */
+export const CFDI_REF_PATTERN = /^(?:[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}|cfdi_[0-9a-zA-Z]{1,60})$/;
+
 /** Money and quantities: a JSON number or a decimal string, non-negative, at most 6 decimals. */
 export const Amount = z
   .union([z.number(), z.string()], { message: 'must be a number or a decimal string' })

@@ -37,6 +37,8 @@ export interface CfdiDeps {
 
 type Row = typeof cfdis.$inferSelect;
 const scoped = (actor: Actor) => and(eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment));
+/** A CFDI named by its cfdi_ id or its UUID (any case), within the caller's tenant and environment. */
+export const byRef = (actor: Actor, ref: string) => and(ref.startsWith('cfdi_') ? eq(cfdis.id, ref) : eq(cfdis.uuid, ref.toUpperCase()), scoped(actor));
 
 function resolveReceptor(deps: CfdiDeps, actor: Actor, req: CfdiRequest): ReceptorInput {
   if (req.receptor) return req.receptor;
@@ -305,7 +307,7 @@ function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): { uuid: 
     .select({ id: cfdis.id, status: cfdis.status, uuid: cfdis.uuid, xml: cfdiDocuments.xml })
     .from(cfdis)
     .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
-    .where(and(ref.startsWith('cfdi_') ? eq(cfdis.id, ref) : eq(cfdis.uuid, ref.toUpperCase()), scoped(actor)))
+    .where(byRef(actor, ref))
     .get();
   if (!row) throw notFound('CFDI');
   if (!row.uuid) {

@@ -38,12 +38,16 @@ export function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; tfd: T
   if (!update("status = 'en_cola'")) {
     // Withdrawn while an attempt was already in flight, and that attempt stamped it: SAT has it, so it is vigente.
     if (!update("status = 'fallido' and json_extract(summary, '$.withdrawn_at') is not null", { ...tfd, error: null })) return false;
-    statement(tx, "insert into cfdi_status_changes (cfdi_id, tenant_id, from_status, to_status, reason, at) values (?, ?, 'fallido', 'vigente', ?, ?)")
-      .run(cfdi.id, cfdi.tenantId, 'stamped by an attempt already in flight when it was withdrawn: cancel it if it is not wanted', now.toISOString());
+    recordStatusChange(tx, cfdi, 'fallido', 'vigente', 'stamped by an attempt already in flight when it was withdrawn: cancel it if it is not wanted', now);
   }
   statement(tx, 'update cfdi_documents set xml = ? where cfdi_id = ?').run(Buffer.from(stamped.xml, 'utf8'), cfdi.id);
   recordEvent(tx, { tenantId: cfdi.tenantId, environment: cfdi.environment, type: 'cfdi.timbrado', data: { cfdi_id: cfdi.id, uuid: stamped.tfd.uuid }, now });
   return true;
+}
+
+/** One move of a CFDI's status after stamping, with its reason (cfdi_status_changes). */
+export function recordStatusChange(tx: object, cfdi: { id: string; tenantId: string }, from: string, to: string, reason: string, at: Date): void {
+  statement(tx, 'insert into cfdi_status_changes (cfdi_id, tenant_id, from_status, to_status, reason, at) values (?, ?, ?, ?, ?, ?)').run(cfdi.id, cfdi.tenantId, from, to, reason, at.toISOString());
 }
 
 /** The invoice could not be stamped for good: `fallido`, event cfdi.fallido. Its folio stays used. */
