@@ -47,8 +47,64 @@ export const COMPROBANTE_40: Step[] = [
   each('cfdi:Complemento', [{ complements: true }]),
 ];
 
-/** Complement templates by element name (Pagos 2.0 and Nómina 1.2 register theirs here). */
-export const COMPLEMENT_STEPS: Record<string, Step[]> = {};
+const attrs = (required: string, optional = '') => [...required.split(' ').filter(Boolean).map(R), ...optional.split(' ').filter(Boolean).map(O)];
+
+/** Pagos20.xslt. */
+const TRASLADO_DR = [R('BaseDR'), R('ImpuestoDR'), R('TipoFactorDR'), O('TasaOCuotaDR'), O('ImporteDR')];
+const PAGOS_20: Step[] = [
+  R('Version'),
+  each('pago20:Totales', [
+    O('TotalRetencionesIVA'), O('TotalRetencionesISR'), O('TotalRetencionesIEPS'), O('TotalTrasladosBaseIVA16'), O('TotalTrasladosImpuestoIVA16'),
+    O('TotalTrasladosBaseIVA8'), O('TotalTrasladosImpuestoIVA8'), O('TotalTrasladosBaseIVA0'), O('TotalTrasladosImpuestoIVA0'), O('TotalTrasladosBaseIVAExento'),
+    R('MontoTotalPagos'),
+  ]),
+  each('pago20:Pago', [
+    R('FechaPago'), R('FormaDePagoP'), R('MonedaP'), O('TipoCambioP'), R('Monto'), O('NumOperacion'), O('RfcEmisorCtaOrd'), O('NomBancoOrdExt'),
+    O('CtaOrdenante'), O('RfcEmisorCtaBen'), O('CtaBeneficiario'), O('TipoCadPago'), O('CertPago'), O('CadPago'), O('SelloPago'),
+    each('pago20:DoctoRelacionado', [
+      R('IdDocumento'), O('Serie'), O('Folio'), R('MonedaDR'), O('EquivalenciaDR'), R('NumParcialidad'), R('ImpSaldoAnt'), R('ImpPagado'),
+      R('ImpSaldoInsoluto'), R('ObjetoImpDR'),
+      each('pago20:ImpuestosDR/pago20:RetencionesDR/pago20:RetencionDR', [R('BaseDR'), R('ImpuestoDR'), R('TipoFactorDR'), R('TasaOCuotaDR'), R('ImporteDR')]),
+      each('pago20:ImpuestosDR/pago20:TrasladosDR/pago20:TrasladoDR', TRASLADO_DR),
+    ]),
+    each('pago20:ImpuestosP', [
+      each('pago20:RetencionesP/pago20:RetencionP', [R('ImpuestoP'), R('ImporteP')]),
+      each('pago20:TrasladosP/pago20:TrasladoP', [R('BaseP'), R('ImpuestoP'), R('TipoFactorP'), O('TasaOCuotaP'), O('ImporteP')]),
+    ]),
+  ]),
+];
+
+/** nomina12.xslt. */
+const NOMINA_12: Step[] = [
+  ...attrs('Version TipoNomina FechaPago FechaInicialPago FechaFinalPago NumDiasPagados', 'TotalPercepciones TotalDeducciones TotalOtrosPagos'),
+  each('nomina12:Emisor', [...attrs('', 'Curp RegistroPatronal RfcPatronOrigen'), each('nomina12:EntidadSNCF', attrs('OrigenRecurso', 'MontoRecursoPropio'))]),
+  each('nomina12:Receptor', [
+    R('Curp'), O('NumSeguridadSocial'), O('FechaInicioRelLaboral'), O('Antigüedad'), R('TipoContrato'), O('Sindicalizado'), O('TipoJornada'),
+    R('TipoRegimen'), R('NumEmpleado'), O('Departamento'), O('Puesto'), O('RiesgoPuesto'), R('PeriodicidadPago'), O('Banco'), O('CuentaBancaria'),
+    O('SalarioBaseCotApor'), O('SalarioDiarioIntegrado'), R('ClaveEntFed'),
+    each('nomina12:SubContratacion', attrs('RfcLabora PorcentajeTiempo')),
+  ]),
+  each('nomina12:Percepciones', [
+    ...attrs('', 'TotalSueldos TotalSeparacionIndemnizacion TotalJubilacionPensionRetiro'), R('TotalGravado'), R('TotalExento'),
+    each('nomina12:Percepcion', [
+      ...attrs('TipoPercepcion Clave Concepto ImporteGravado ImporteExento'),
+      each('nomina12:AccionesOTitulos', attrs('ValorMercado PrecioAlOtorgarse')),
+      each('nomina12:HorasExtra', attrs('Dias TipoHoras HorasExtra ImportePagado')),
+    ]),
+    each('nomina12:JubilacionPensionRetiro', [...attrs('', 'TotalUnaExhibicion TotalParcialidad MontoDiario'), ...attrs('IngresoAcumulable IngresoNoAcumulable')]),
+    each('nomina12:SeparacionIndemnizacion', attrs('TotalPagado NumAñosServicio UltimoSueldoMensOrd IngresoAcumulable IngresoNoAcumulable')),
+  ]),
+  each('nomina12:Deducciones', [...attrs('', 'TotalOtrasDeducciones TotalImpuestosRetenidos'), each('nomina12:Deduccion', attrs('TipoDeduccion Clave Concepto Importe'))]),
+  each('nomina12:OtrosPagos/nomina12:OtroPago', [
+    ...attrs('TipoOtroPago Clave Concepto Importe'),
+    each('nomina12:SubsidioAlEmpleo', attrs('SubsidioCausado')),
+    each('nomina12:CompensacionSaldosAFavor', attrs('SaldoAFavor Año RemanenteSalFav')),
+  ]),
+  each('nomina12:Incapacidades/nomina12:Incapacidad', attrs('DiasIncapacidad TipoIncapacidad', 'ImporteMonetario')),
+];
+
+/** Complement templates by element name, as cadenaoriginal_4_0.xslt includes them (the ones this service issues). */
+export const COMPLEMENT_STEPS: Record<string, Step[]> = { 'pago20:Pagos': PAGOS_20, 'nomina12:Nomina': NOMINA_12 };
 
 /** XPath normalize-space(): trim and collapse runs of space, tab, CR, LF. */
 export const normalizeSpace = (s: string) => s.replace(/[ \t\r\n]+/g, ' ').trim();

@@ -12,8 +12,7 @@ const read = (name: string) => readFileSync(join(SAMPLES, name), 'utf8');
 const SAT_CERT = readFileSync(join(import.meta.dir, '..', 'fixtures', 'csd', 'sat-timbrado', '30001000000500003456.cer'));
 const keyOf = (der: Buffer) => createPublicKey(new X509Certificate(der).publicKey.export({ type: 'spki', format: 'pem' }));
 
-// Pagos 2.0 and Nómina 1.2 samples need those complements' templates (voucher types P and N, a later issue).
-for (const name of ['cfdi40-ingreso-iva-sandbox-EKU', 'cfdi40-ingreso-retenciones-sandbox-EKU']) {
+for (const name of ['cfdi40-ingreso-iva-sandbox-EKU', 'cfdi40-ingreso-retenciones-sandbox-EKU', 'cfdi40-pago20-sandbox-WATM']) {
   describe(name, () => {
     const root = parseXml(read(`${name}.xml`));
     test('cadena original equals the stored XSLT output and the Sello verifies', () => {
@@ -36,6 +35,20 @@ for (const name of ['cfdi40-ingreso-iva-sandbox-EKU', 'cfdi40-ingreso-retencione
     });
   });
 }
+
+// The Pagos 2.0 and Nómina 1.2 golden samples without a TFD: our complement templates reproduce SAT's XSLT too.
+describe.each(['cfdi40-pago20-sellado-sin-timbre-EKU', 'cfdi40-nomina12-sin-sello'])('%s', (name) => {
+  test('cadena original equals the stored XSLT output (and the Sello verifies where there is one)', () => {
+    const root = parseXml(read(`${name}.xml`));
+    const cadena = cadenaOriginal(root);
+    expect(cadena).toBe(read(`${name}.cadena.txt`));
+    expect(cadena).toContain(name.includes('pago20') ? '|2.0|' : '|1.2|');
+    if (root.attrs.Sello) {
+      const cert = Buffer.from(root.attrs.Certificado!, 'base64');
+      expect(verify('sha256', Buffer.from(cadena), keyOf(cert), Buffer.from(root.attrs.Sello, 'base64'))).toBe(true);
+    }
+  });
+});
 
 test('normalize-space collapses whitespace like XPath', () => {
   expect(normalizeSpace('  a \t\n b  ')).toBe('a b');
