@@ -1,13 +1,29 @@
 import { cadenaOriginal } from './cadena.ts';
 import type { CsdSigner } from './csd.ts';
 import type { ComprobanteModel, ConceptoModel, TaxLine } from './model.ts';
+import { nominaNode } from './nomina.ts';
+import { pagosNode } from './pagos.ts';
 import { el, serializeXml, type XmlNode } from './xml.ts';
 
-const NS = {
-  'xmlns:cfdi': 'http://www.sat.gob.mx/cfd/4',
-  'xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance',
-  'xsi:schemaLocation': 'http://www.sat.gob.mx/cfd/4 http://www.sat.gob.mx/sitio_internet/cfd/4/cfdv40.xsd',
-};
+const CFDI_LOCATION = 'http://www.sat.gob.mx/cfd/4 http://www.sat.gob.mx/sitio_internet/cfd/4/cfdv40.xsd';
+/** Complement namespaces, declared on the root with their schemaLocation pair (RULES §1.1). */
+const COMPLEMENT_NS = [
+  { prefix: 'pago20', uri: 'http://www.sat.gob.mx/Pagos20', xsd: 'http://www.sat.gob.mx/sitio_internet/cfd/Pagos/Pagos20.xsd', usedBy: (m: ComprobanteModel) => !!m.pagos },
+  { prefix: 'nomina12', uri: 'http://www.sat.gob.mx/nomina12', xsd: 'http://www.sat.gob.mx/sitio_internet/cfd/nomina/nomina12.xsd', usedBy: (m: ComprobanteModel) => !!m.nomina },
+];
+
+function namespaces(m: ComprobanteModel): Record<string, string> {
+  const used = COMPLEMENT_NS.filter((ns) => ns.usedBy(m));
+  return {
+    'xmlns:cfdi': 'http://www.sat.gob.mx/cfd/4',
+    'xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance',
+    ...Object.fromEntries(used.map((ns) => [`xmlns:${ns.prefix}`, ns.uri])),
+    'xsi:schemaLocation': [CFDI_LOCATION, ...used.map((ns) => `${ns.uri} ${ns.xsd}`)].join(' '),
+  };
+}
+
+/** The complement nodes the model carries (the PAC appends the TFD). */
+const complementsOf = (m: ComprobanteModel): XmlNode[] => [m.pagos && pagosNode(m.pagos), m.nomina && nominaNode(m.nomina)].filter((n): n is XmlNode => !!n);
 
 const traslado = (t: TaxLine) =>
   el('cfdi:Traslado', { Base: t.base.toString(), Impuesto: t.impuesto, TipoFactor: t.tipoFactor, TasaOCuota: t.tasaOCuota, Importe: t.importe?.toString() });
@@ -57,11 +73,12 @@ export function impuestosNode(m: ComprobanteModel): XmlNode | undefined {
 }
 
 /** The whole `cfdi:Comprobante` (XSD child order), with NoCertificado/Certificado of the signer; Sello empty. */
-export function comprobanteNode(m: ComprobanteModel, signer: Pick<CsdSigner, 'noCertificado' | 'certificadoBase64'>, complemento: XmlNode[] = []): XmlNode {
+export function comprobanteNode(m: ComprobanteModel, signer: Pick<CsdSigner, 'noCertificado' | 'certificadoBase64'>): XmlNode {
+  const complemento = complementsOf(m);
   return el(
     'cfdi:Comprobante',
     {
-      ...NS,
+      ...namespaces(m),
       Version: '4.0',
       Serie: m.serie,
       Folio: m.folio,
@@ -109,8 +126,8 @@ export interface SealedCfdi {
 }
 
 /** Builds the XML, computes the cadena original from it and seals it with the CSD. */
-export function sealComprobante(m: ComprobanteModel, signer: CsdSigner, complemento: XmlNode[] = []): SealedCfdi {
-  const node = comprobanteNode(m, signer, complemento);
+export function sealComprobante(m: ComprobanteModel, signer: CsdSigner): SealedCfdi {
+  const node = comprobanteNode(m, signer);
   const cadena = cadenaOriginal(node);
   const sello = signer.sign(cadena);
   node.attrs.Sello = sello;

@@ -43,6 +43,15 @@ export class Dec {
     return new Dec(this.units * other.units, this.scale + other.scale);
   }
 
+  /** this ÷ other, rounded half away from zero to `digits` decimals (exact: bigint long division). */
+  div(other: Dec, digits: number): Dec {
+    if (other.units === 0n) throw new RangeError('division by zero');
+    // units/10^s ÷ (o/10^t) at scale d = units·10^(d+t) ÷ (o·10^s), one extra digit to round from.
+    const num = this.units * 10n ** BigInt(digits + 1 + other.scale);
+    const den = other.units * 10n ** BigInt(this.scale);
+    return new Dec(num / den, digits + 1).round(digits);
+  }
+
   cmp(other: Dec): -1 | 0 | 1 {
     const [a, b] = this.aligned(other);
     return a < b ? -1 : a > b ? 1 : 0;

@@ -1,4 +1,6 @@
 import type { Dec } from './decimal.ts';
+import type { NominaModel } from './nomina.ts';
+import type { PagosModel } from './pagos.ts';
 
 /** The invoice as it will be written: every amount final, exact, with the decimals it will carry in the XML. */
 export interface TaxLine {
@@ -67,4 +69,8 @@ export interface ComprobanteModel {
     totalRetenidos?: Dec;
     totalTrasladados?: Dec;
   };
+  /** Complemento de Pagos 2.0 (tipo P). */
+  pagos?: PagosModel;
+  /** Complemento de Nómina 1.2 (tipo N). */
+  nomina?: NominaModel;
 }

@@ -1,9 +1,12 @@
-import { catalogEntry, catalogRows, inForce, isValidKey } from '../catalogs/index.ts';
+import { catalogEntry, inForce, isValidKey } from '../catalogs/index.ts';
 import type { CfdiRequest, ConceptoRequest } from '../invoices/cfdis/schemas.ts';
 import type { ErrorDetail } from '../lib/errors.ts';
 import { Dec, sum } from './decimal.ts';
 import type { ComprobanteModel, ConceptoModel, ReceptorModel, TaxLine } from './model.ts';
+import { nominaComprobanteAmounts, prepareNomina } from './nomina.ts';
+import { preparePagos, type PaidDocument } from './pagos.ts';
 import { checkReceptor, type ReceptorFields } from './rules/receptor.ts';
+import { IMPUESTO_NAME, importeWindow, tasaAllowed } from './rules/taxes.ts';
 import { localDateTime } from './time.ts';
 
 /**
@@ -16,6 +19,8 @@ export interface PrepareContext {
   now: Date;
   serie?: string;
   folio?: string;
+  /** Pago: each pagos[i].documentos[j] as the service resolved it (undefined where it reported a problem). */
+  paidDocuments?: (PaidDocument | undefined)[][];
 }
 
 export type ReceptorInput = ReceptorFields;
@@ -35,11 +40,11 @@ export function prepareInvoice(req: CfdiRequest, ctx: PrepareContext): Prepared 
   const errors: ErrorDetail[] = [];
   const warnings: string[] = [];
   const fail = (field: string, issue: string, rule?: string) => errors.push(rule ? { field, issue, rule } : { field, issue });
-
-  if (req.tipo !== 'I' && req.tipo !== 'E') {
-    fail('tipo', `tipo ${req.tipo} is not supported yet: this service issues I (Ingreso) and E (Egreso)`);
-    return { errors, warnings };
-  }
+  const tipo = req.tipo;
+  /** Fields a voucher type must not carry, with the rule that says so. */
+  const forbid = (field: keyof CfdiRequest, why: string, rule?: string) => {
+    if (req[field] !== undefined) fail(field, `must not be sent for tipo ${tipo}: ${why}`, rule);
+  };
 
   // Fecha: the local time of the place of issue (CFDI40101), within the PAC's 72-hour window, never ahead.
   const lugar = ctx.emisor.codigoPostal;
@@ -51,16 +56,25 @@ export function prepareInvoice(req: CfdiRequest, ctx: PrepareContext): Prepared 
   }
   const day = fecha.slice(0, 10);
 
-  // Moneda and TipoCambio (CFDI40113–40117).
-  const moneda = req.moneda ?? 'MXN';
+  // Moneda and TipoCambio (CFDI40113–40117). P and T carry no money (XXX); N is paid in MXN.
+  const defaultMoneda = tipo === 'P' || tipo === 'T' ? 'XXX' : 'MXN';
+  const moneda = req.moneda ?? defaultMoneda;
   const monedaRow = catalogEntry('c_Moneda', moneda);
   if (!monedaRow || !inForce(monedaRow, day)) fail('moneda', `${moneda} is not a c_Moneda key`, 'CFDI40113');
   const decimals = monedaRow ? Number(monedaRow.decimales) : 2;
   let tipoCambio: string | undefined;
-  if (!monedaRow) {
+  if (tipo === 'P') {
+    if (moneda !== 'XXX') fail('moneda', 'must be XXX (or omitted) for a Pago: the currency of each payment goes in pagos[].moneda', 'CRP20104');
+    forbid('tipo_cambio', 'the exchange rate of each payment goes in pagos[].tipo_cambio', 'CRP20109');
+  } else if (tipo === 'N') {
+    if (moneda !== 'MXN') fail('moneda', 'must be MXN (or omitted) for a Nómina', 'NOM1');
+    forbid('tipo_cambio', 'a Nómina is in MXN', 'NOM1');
+  } else if (tipo === 'T' && moneda !== 'XXX' && moneda !== 'MXN') {
+    fail('moneda', 'must be XXX (default) or MXN for a Traslado: its amounts are 0', 'CFDI40113');
+  } else if (!monedaRow) {
     // Unknown currency: its tipo_cambio cannot be judged.
   } else if (moneda === 'XXX') {
-    fail('moneda', 'XXX is only for Pago and Traslado vouchers', 'CFDI40113');
+    if (tipo !== 'T') fail('moneda', 'XXX is only for Pago and Traslado vouchers', 'CFDI40113');
     if (req.tipo_cambio !== undefined) fail('tipo_cambio', 'must not be sent with moneda XXX', 'CFDI40116');
   } else if (moneda === 'MXN') {
     if (req.tipo_cambio !== undefined && Dec.parse(req.tipo_cambio).cmp(Dec.parse('1')) !== 0) fail('tipo_cambio', 'must be 1 (or omitted) with moneda MXN', 'CFDI40114');
@@ -73,18 +87,35 @@ export function prepareInvoice(req: CfdiRequest, ctx: PrepareContext): Prepared 
     tipoCambio = req.tipo_cambio;
   }
 
-  // FormaPago / MetodoPago / Exportacion (CFDI40104, 40105, 40122–40124).
-  const metodoPago = req.metodo_pago ?? 'PUE';
-  if (!isValidKey('c_MetodoPago', metodoPago, day)) fail('metodo_pago', 'must be PUE or PPD (c_MetodoPago)', 'CFDI40124');
-  let formaPago = req.forma_pago;
-  if (formaPago === undefined) {
-    formaPago = '99';
-    if (metodoPago === 'PUE') warnings.push('forma_pago defaulted to 99 (Por definir); a PUE invoice should carry the form actually used');
+  // FormaPago / MetodoPago / CondicionesDePago (CFDI40103–40105, 40124, 40125): only I and E carry them; N is PUE.
+  let formaPago: string | undefined;
+  let metodoPago: string | undefined;
+  if (tipo === 'I' || tipo === 'E') {
+    metodoPago = req.metodo_pago ?? 'PUE';
+    if (!isValidKey('c_MetodoPago', metodoPago, day)) fail('metodo_pago', 'must be PUE or PPD (c_MetodoPago)', 'CFDI40124');
+    formaPago = req.forma_pago;
+    if (formaPago === undefined) {
+      formaPago = '99';
+      if (metodoPago === 'PUE') warnings.push('forma_pago defaulted to 99 (Por definir); a PUE invoice should carry the form actually used');
+    }
+    if (!isValidKey('c_FormaPago', formaPago, day)) fail('forma_pago', `${formaPago} is not a c_FormaPago key`, 'CFDI40104');
+    if (metodoPago === 'PPD' && formaPago !== '99') fail('forma_pago', 'must be 99 (Por definir) when metodo_pago is PPD', 'CFDI40105');
+  } else {
+    // The Guía de llenado forbids CondicionesDePago for N and T and MetodoPago for T; the matrices carry no code.
+    const rules = { P: ['CRP20105', 'CRP20106', 'CRP20107'], N: ['CFDI40103', undefined, undefined], T: ['CFDI40103', 'CFDI40125', undefined] }[tipo];
+    forbid('forma_pago', 'it has no form of payment', rules[0]);
+    if (tipo === 'N') {
+      metodoPago = 'PUE';
+      if (req.metodo_pago !== undefined && req.metodo_pago !== 'PUE') fail('metodo_pago', 'must be PUE (or omitted) for a Nómina', rules[1]);
+    } else {
+      forbid('metodo_pago', 'it has no payment method', rules[1]);
+    }
+    forbid('condiciones_de_pago', 'only Ingreso and Egreso carry payment terms', rules[2]);
   }
-  if (!isValidKey('c_FormaPago', formaPago, day)) fail('forma_pago', `${formaPago} is not a c_FormaPago key`, 'CFDI40104');
-  if (metodoPago === 'PPD' && formaPago !== '99') fail('forma_pago', 'must be 99 (Por definir) when metodo_pago is PPD', 'CFDI40105');
+
   const exportacion = req.exportacion ?? '01';
   if (!isValidKey('c_Exportacion', exportacion, day)) fail('exportacion', `${exportacion} is not a c_Exportacion key`, 'CFDI40123');
+  else if ((tipo === 'P' || tipo === 'N') && exportacion !== '01') fail('exportacion', `must be 01 for tipo ${tipo}`, tipo === 'P' ? 'CRP20102' : 'NOM3');
   else if (exportacion === '02') fail('exportacion', '02 requires the Comercio Exterior complement, which this service does not issue', 'CFDI40122');
 
   if (!isValidKey('c_CodigoPostal', lugar, day)) fail('tenant.codigo_postal', `${lugar} (LugarExpedicion) is not in c_CodigoPostal`, 'CFDI40126');
@@ -93,8 +124,8 @@ export function prepareInvoice(req: CfdiRequest, ctx: PrepareContext): Prepared 
   // Receptor (CFDI40143–40161, shared with /clients).
   const receptorInput = ctx.receptor;
   const receptorPrefix = req.receptor_id && !req.receptor ? 'receptor_id' : 'receptor';
-  errors.push(...checkReceptor(receptorInput, { fecha, tipo: req.tipo, lugarExpedicion: lugar }, receptorPrefix));
-  if (receptorInput.rfc === ctx.emisor.rfc && !GENERIC.has(receptorInput.rfc)) warnings.push('receptor.rfc equals the issuer RFC');
+  errors.push(...checkReceptor(receptorInput, { fecha, tipo, lugarExpedicion: lugar }, receptorPrefix));
+  if (receptorInput.rfc === ctx.emisor.rfc && !GENERIC.has(receptorInput.rfc) && tipo !== 'T') warnings.push('receptor.rfc equals the issuer RFC');
   const receptor: ReceptorModel = {
     rfc: receptorInput.rfc,
     nombre: receptorInput.nombre,
@@ -108,10 +139,12 @@ export function prepareInvoice(req: CfdiRequest, ctx: PrepareContext): Prepared 
     warnings.push('receptor.nombre seems to include the corporate suffix (SA DE CV …); SAT expects the name exactly as in the Constancia, without it');
   }
 
-  // InformacionGlobal (CFDI40130–40136).
+  // InformacionGlobal (CFDI40130–40136): invoices to the general public only.
   const publico = receptor.rfc === 'XAXX010101000' && receptor.nombre === 'PUBLICO EN GENERAL';
   let informacionGlobal: ComprobanteModel['informacionGlobal'];
-  if (req.informacion_global) {
+  if (req.informacion_global && tipo !== 'I' && tipo !== 'E') {
+    fail('informacion_global', `must not be sent for tipo ${tipo}: it is for global invoices to the general public`, tipo === 'N' ? 'NOM4' : 'CFDI40130');
+  } else if (req.informacion_global) {
     const g = req.informacion_global;
     if (!isValidKey('c_Periodicidad', g.periodicidad, day)) fail('informacion_global.periodicidad', 'is not a c_Periodicidad key', 'CFDI40131');
     else if (g.periodicidad === '05' && ctx.emisor.regimenFiscal !== '621') fail('informacion_global.periodicidad', '05 (bimestral) is only for issuers in régimen 621', 'CFDI40132');
@@ -122,19 +155,58 @@ export function prepareInvoice(req: CfdiRequest, ctx: PrepareContext): Prepared 
     if (!/^\d{4}$/.test(g.anio) || Number(g.anio) > year || Number(g.anio) < year - 5) fail('informacion_global.anio', `must be between ${year - 5} and ${year}`, 'CFDI40136');
     if (!publico) fail('informacion_global', 'only applies to invoices to PUBLICO EN GENERAL (XAXX010101000)', 'CFDI40130');
     informacionGlobal = { periodicidad: g.periodicidad, meses: g.meses, anio: g.anio };
-  } else if (publico && req.tipo === 'I') {
+  } else if (publico && tipo === 'I') {
     fail('informacion_global', 'is required for an Ingreso to XAXX010101000 named PUBLICO EN GENERAL', 'CFDI40130');
   }
 
-  // CfdiRelacionados (CFDI40137).
+  // CfdiRelacionados (CFDI40137). A P or N relates only to the one it replaces (04).
   const relacionados = (req.cfdi_relacionados ?? []).map((r, i) => {
     if (!isValidKey('c_TipoRelacion', r.tipo_relacion, day)) fail(`cfdi_relacionados[${i}].tipo_relacion`, 'is not a c_TipoRelacion key', 'CFDI40137');
+    else if ((tipo === 'P' || tipo === 'N') && r.tipo_relacion !== '04') fail(`cfdi_relacionados[${i}].tipo_relacion`, `a ${tipo === 'P' ? 'Pago' : 'Nómina'} relates only to the CFDI it replaces (04)`, 'CFDI40137');
     return { tipoRelacion: r.tipo_relacion, uuids: r.uuids.map((u) => u.toUpperCase()) };
   });
 
-  // Conceptos.
-  const conceptos = req.conceptos.map((c, i) => prepareConcepto(c, `conceptos[${i}]`, { tipo: req.tipo as 'I' | 'E', day, decimals, emisorRfc: ctx.emisor.rfc, receptorRfc: receptor.rfc, lugar }, fail));
+  const header = {
+    serie: ctx.serie,
+    folio: ctx.folio,
+    fecha,
+    formaPago,
+    condicionesDePago: tipo === 'I' || tipo === 'E' ? req.condiciones_de_pago : undefined,
+    moneda,
+    tipoCambio,
+    tipo,
+    exportacion,
+    metodoPago,
+    lugarExpedicion: lugar,
+    informacionGlobal,
+    relacionados,
+    emisor: { rfc: ctx.emisor.rfc, nombre: ctx.emisor.nombre, regimenFiscal: ctx.emisor.regimenFiscal },
+    receptor,
+  };
+  const done = (model: ComprobanteModel | undefined): Prepared => (errors.length > 0 || !model ? { errors, warnings } : { errors, warnings, model });
 
+  if (tipo === 'P') {
+    // Pago: one fixed concepto, amounts 0, the payments in the complement (RULES §9.1, CRP20101–20123).
+    const pagos = preparePagos(req.pagos ?? [], ctx.paidDocuments ?? [], { day, fecha }, fail);
+    return done({ ...header, subTotal: Dec.ZERO, total: Dec.ZERO, conceptos: [fixedConcepto('84111506', 'Pago', Dec.ZERO)], pagos });
+  }
+  if (tipo === 'N') {
+    // Nómina: one fixed concepto worth percepciones + otros pagos, deducciones as its Descuento (RULES §9.2).
+    if (receptor.rfc.length !== 13) fail(`${receptorPrefix}.rfc`, 'a Nómina is issued to a worker: a persona física with a 13-character RFC', 'NOM8');
+    const nomina = prepareNomina(req.nomina!, { emisorRfc: ctx.emisor.rfc, receptorRfc: receptor.rfc, fecha }, fail);
+    if (!nomina) return done(undefined);
+    const { subTotal, descuento, total } = nominaComprobanteAmounts(nomina);
+    const concepto = { ...fixedConcepto('84111505', 'Pago de nómina', subTotal), descuento };
+    return done({ ...header, subTotal, descuento, total, conceptos: [concepto], nomina });
+  }
+
+  // Conceptos (I, E, T).
+  const conceptos = req.conceptos!.map((c, i) => prepareConcepto(c, `conceptos[${i}]`, { tipo, day, decimals, emisorRfc: ctx.emisor.rfc, receptorRfc: receptor.rfc, lugar }, fail));
+
+  if (tipo === 'T') {
+    // Traslado: the goods moved, at their value or 0, with SubTotal and Total 0 (CFDI40109) and no taxes (CFDI40201).
+    return done({ ...header, subTotal: Dec.ZERO, total: Dec.ZERO, conceptos });
+  }
   if (errors.length > 0) return { errors, warnings };
 
   // Totals at the currency's decimals (CFDI40108, 40111, 40119, 40203–40221), from the concept values as written.
@@ -149,37 +221,16 @@ export function prepareInvoice(req: CfdiRequest, ctx: PrepareContext): Prepared 
     fail('conceptos', `the total would be negative (${total.toString()}): retenciones and descuentos exceed the amount`, 'CFDI40119');
     return { errors, warnings };
   }
+  return done({ ...header, subTotal, descuento, total: total.round(decimals), conceptos, impuestos });
+}
 
-  return {
-    errors,
-    warnings,
-    model: {
-      serie: ctx.serie,
-      folio: ctx.folio,
-      fecha,
-      formaPago,
-      condicionesDePago: req.condiciones_de_pago,
-      subTotal,
-      descuento,
-      moneda,
-      tipoCambio,
-      total: total.round(decimals),
-      tipo: req.tipo,
-      exportacion,
-      metodoPago,
-      lugarExpedicion: lugar,
-      informacionGlobal,
-      relacionados,
-      emisor: { rfc: ctx.emisor.rfc, nombre: ctx.emisor.nombre, regimenFiscal: ctx.emisor.regimenFiscal },
-      receptor,
-      conceptos,
-      impuestos,
-    },
-  };
+/** The one concepto SAT fixes for a Pago and a Nómina: 1 ACT, ObjetoImp 01, no taxes (CRP20111–20123, NOM13–29). */
+function fixedConcepto(claveProdServ: string, descripcion: string, valor: Dec): ConceptoModel {
+  return { claveProdServ, cantidad: Dec.parse('1'), claveUnidad: 'ACT', descripcion, valorUnitario: valor, importe: valor, objetoImp: '01', traslados: [], retenciones: [] };
 }
 
 interface ConceptoContext {
-  tipo: 'I' | 'E';
+  tipo: 'I' | 'E' | 'T';
   day: string;
   decimals: number;
   emisorRfc: string;
@@ -201,7 +252,12 @@ function prepareConcepto(c: ConceptoRequest, at: string, ctx: ConceptoContext, f
   const cantidad = Dec.parse(c.cantidad);
   const valorUnitario = Dec.parse(c.valor_unitario);
   if (cantidad.isZero()) fail(`${at}.cantidad`, 'must be greater than 0', 'CFDI40167');
-  if (valorUnitario.isZero()) fail(`${at}.valor_unitario`, 'must be greater than 0 for I and E', 'CFDI40166');
+  if (valorUnitario.isZero() && ctx.tipo !== 'T') fail(`${at}.valor_unitario`, 'must be greater than 0 for I and E', 'CFDI40166');
+  if (ctx.tipo === 'T') {
+    // A Traslado has no comprobante-level Impuestos (CFDI40201), so its conceptos carry none, and no discounts.
+    if (c.impuestos || (c.objeto_imp !== undefined && c.objeto_imp !== '01')) fail(`${at}.impuestos`, 'a Traslado carries no taxes: send objeto_imp 01 (or omit it) and no impuestos', 'CFDI40201');
+    if (c.descuento !== undefined) fail(`${at}.descuento`, 'a Traslado carries no discounts', 'CFDI40109');
+  }
   const descuentoIn = c.descuento !== undefined ? Dec.parse(c.descuento) : undefined;
   // Importe = Cantidad × ValorUnitario (always inside the CFDI40167 window), with at least the discount's decimals.
   const importe = written(cantidad.mul(valorUnitario), Math.max(ctx.decimals, descuentoIn?.decimals ?? 0));
@@ -268,22 +324,10 @@ function prepareConcepto(c: ConceptoRequest, at: string, ctx: ConceptoContext, f
   };
 }
 
-const IMPUESTO_NAME: Record<string, string> = { '001': 'ISR', '002': 'IVA', '003': 'IEPS' };
 const TAX_RULES = {
   traslado: { base: 'CFDI40174', impuesto: 'CFDI40175', factor: 'CFDI40176', tasa: 'CFDI40179', importe: 'CFDI40180' },
   retencion: { base: 'CFDI40181', impuesto: 'CFDI40182', factor: 'CFDI40183', tasa: 'CFDI40185', importe: 'CFDI40186' },
 } as const;
-
-/** Whether `tasa` is allowed for the tax in c_TasaOCuota (a fixed value, or within a range). */
-export function tasaAllowed(impuesto: string, factor: string, kind: 'traslado' | 'retencion', tasa: Dec, day: string): boolean {
-  const name = IMPUESTO_NAME[impuesto];
-  return catalogRows('c_TasaOCuota').some((r) => {
-    if (!inForce(r, day) || r.factor !== factor || r[kind] !== '1') return false;
-    if (!(r.impuesto === name || (name === 'IVA' && r.impuesto!.startsWith('IVA')))) return false;
-    const max = Dec.parse(r.valor_maximo!);
-    return r.rango_o_fijo === 'Fijo' ? max.cmp(tasa) === 0 : Dec.parse(r.valor_minimo || '0').cmp(tasa) <= 0 && tasa.cmp(max) <= 0;
-  });
-}
 
 function prepareTax(
   t: NonNullable<NonNullable<ConceptoRequest['impuestos']>['traslados']>[number],
@@ -315,10 +359,7 @@ function prepareTax(
   let importe: Dec;
   if (t.importe !== undefined) {
     importe = Dec.parse(t.importe);
-    // SAT's window: [trunc((Base − ½·10^−dB)·Tasa), ceil((Base + ½·10^−dB − 10^−12)·Tasa)] at the importe's decimals.
-    const half = Dec.parse(`0.${'0'.repeat(base.decimals)}5`);
-    const low = base.sub(half).mul(tasa).trunc(importe.decimals);
-    const high = base.add(half).sub(Dec.parse('0.000000000001')).mul(tasa).ceil(importe.decimals);
+    const { low, high } = importeWindow(base, tasa, importe.decimals);
     if (importe.cmp(low) < 0 || importe.cmp(high) > 0) fail(`${at}.importe`, `must be between ${low.toString()} and ${high.toString()} (base × tasa_o_cuota = ${exact.toString()})`, rules.importe);
   } else {
     importe = written(exact, ctx.decimals);

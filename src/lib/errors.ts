@@ -81,7 +81,9 @@ export function zodDetails(error: ZodError, prefix?: string): ErrorDetail[] {
     const path = fieldPath(issue.path);
     let field = [prefix, path].filter(Boolean).join('.') || prefix || 'body';
     if (issue.code === 'unrecognized_keys') field = [field === 'body' ? '' : field, issue.keys.join(',')].filter(Boolean).join('.');
-    return { field, issue: issue.message };
+    // A refinement may name the SAT rule it enforces (params.rule), like the engine's own checks do.
+    const rule = issue.code === 'custom' ? (issue.params as { rule?: unknown } | undefined)?.rule : undefined;
+    return typeof rule === 'string' ? { field, issue: issue.message, rule } : { field, issue: issue.message };
   });
 }
 

@@ -50,3 +50,13 @@ function scaled(units: bigint, scale: number): string {
   const s = units.toString().padStart(scale + 1, '0');
   return scale ? `${s.slice(0, -scale)}.${s.slice(-scale)}` : s;
 }
+
+test('div rounds half away from zero at the requested decimals, exactly', () => {
+  expect(Dec.parse('12000').div(Dec.parse('1.16'), 2).toString()).toBe('10344.83');
+  expect(Dec.parse('1').div(Dec.parse('3'), 10).toString()).toBe('0.3333333333');
+  expect(Dec.parse('2').div(Dec.parse('3'), 2).toString()).toBe('0.67');
+  expect(Dec.parse('-2').div(Dec.parse('3'), 2).toString()).toBe('-0.67');
+  expect(Dec.parse('0.125').div(Dec.parse('1'), 2).toString()).toBe('0.13');
+  expect(Dec.parse('17.5').div(Dec.parse('0.05'), 0).toString()).toBe('350');
+  expect(() => Dec.parse('1').div(Dec.ZERO, 2)).toThrow(RangeError);
+});

@@ -1,30 +1,9 @@
 import { z } from '@hono/zod-openapi';
+import { Amount, code, Rate, str } from './fields.ts';
+import { NominaRequestSchema } from './nomina-schema.ts';
 
 /** A path parameter naming a CFDI by its folio fiscal (UUID, any case) or its cfdi_ id. */
 export const CFDI_REF_PATTERN = /^(?:[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}|cfdi_[0-9a-zA-Z]{1,60})$/;
-
-/** Money and quantities: a JSON number or a decimal string, non-negative, at most 6 decimals. */
-export const Amount = z
-  .union([z.number(), z.string()], { message: 'must be a number or a decimal string' })
-  .transform((v, ctx) => {
-    const text = typeof v === 'number' ? (Number.isFinite(v) ? String(v) : 'x') : v.trim();
-    const plain = /e/i.test(text) ? Number(text).toFixed(12).replace(/\.?0+$/, '') : text;
-    if (!/^\d{1,18}(\.\d{1,6})?$/.test(plain)) {
-      ctx.addIssue({ code: 'custom', message: 'must be a non-negative decimal with at most 18 integer digits and 6 decimals' });
-      return z.NEVER;
-    }
-    return plain;
-  })
-  .openapi({ type: 'string', example: '1500.00', description: 'Number or decimal string; at most 6 decimals' });
-
-const str = (max: number, min = 1) =>
-  z
-    .string()
-    .trim()
-    .min(min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
-    .max(max, `must be at most ${max} characters`)
-    .refine((s) => s.isWellFormed() && !/[\u0000-\u001f\u007f|]/.test(s), 'must not contain "|" or control characters');
-const code = (pattern: RegExp, message: string, example: string) => z.string().regex(pattern, message).openapi({ example });
 
 const Tax = z
   .object({
@@ -69,6 +48,55 @@ export const ConceptoSchema = z
   .strict()
   .openapi('Concepto');
 
+const UUID = /^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/;
+
+const PagoDocumentoSchema = z
+  .object({
+    cfdi_id: z.string().regex(/^cfdi_[0-9a-zA-Z]{1,60}$/, 'must be a cfdi_ id').optional().openapi({ description: 'An invoice issued here (or send uuid)' }),
+    uuid: z.string().regex(UUID, 'must be a UUID').optional().openapi({ description: 'The folio fiscal of the paid invoice' }),
+    num_parcialidad: z.number().int().min(1).max(999).optional().openapi({ description: 'Default: the next instalment of that invoice' }),
+    imp_pagado: Amount.openapi({ description: 'Amount applied to this document, in its currency' }),
+    equivalencia: Rate.optional().openapi({
+      description: 'EquivalenciaDR: units of the document currency per unit of the payment currency. Default 1 for the same currency, tipo_cambio for an MXN document paid in another currency',
+    }),
+    serie: str(25).optional().openapi({ description: 'Only for a document issued elsewhere' }),
+    folio: str(40).optional().openapi({ description: 'Only for a document issued elsewhere' }),
+    moneda: z.string().optional().openapi({ description: 'Required for a document issued elsewhere (MonedaDR)' }),
+    imp_saldo_ant: Amount.optional().openapi({ description: 'Required for a document issued elsewhere: its balance before this payment' }),
+    objeto_imp: z.string().optional().openapi({ description: 'For a document issued elsewhere (ObjetoImpDR); default 01' }),
+    impuestos: z
+      .object({ traslados: z.array(Tax).max(10).optional(), retenciones: z.array(Tax).max(10).optional() })
+      .strict()
+      .optional()
+      .openapi({ description: 'For a document issued elsewhere with objeto_imp 02: the taxes of the amount paid (TrasladosDR/RetencionesDR), base and importe included' }),
+  })
+  .strict()
+  .superRefine((d, ctx) => {
+    if (!d.cfdi_id === !d.uuid) ctx.addIssue({ code: 'custom', path: ['uuid'], message: 'send exactly one of cfdi_id or uuid' });
+  })
+  .openapi('PagoDocumento');
+
+const PagoSchema = z
+  .object({
+    fecha_pago: z
+      .string()
+      .regex(/^20\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d:[0-5]\d)?$/, 'must be YYYY-MM-DD or YYYY-MM-DDThh:mm:ss')
+      .openapi({ example: '2026-11-20T12:00:00', description: 'When the money was received; a date alone means 12:00:00' }),
+    forma_pago: code(/^\d{2}$/, 'must be a 2-digit c_FormaPago key', '03'),
+    moneda: z.string().openapi({ example: 'MXN' }),
+    tipo_cambio: Amount.optional().openapi({ description: 'TipoCambioP: MXN per unit of moneda; required unless MXN' }),
+    monto: Amount.openapi({ example: '1160.00' }),
+    num_operacion: str(100).optional(),
+    rfc_emisor_cta_ord: z.string().trim().toUpperCase().optional(),
+    nom_banco_ord_ext: str(300).optional(),
+    cta_ordenante: z.string().optional(),
+    rfc_emisor_cta_ben: z.string().trim().toUpperCase().optional(),
+    cta_beneficiario: z.string().optional(),
+    documentos: z.array(PagoDocumentoSchema).min(1, 'must list at least one paid document').max(1000),
+  })
+  .strict()
+  .openapi('Pago');
+
 export const CfdiRequestSchema = z
   .object({
     tipo: z.enum(['I', 'E', 'P', 'N', 'T'], { message: 'must be one of I, E, P, N, T' }),
@@ -95,16 +123,30 @@ export const CfdiRequestSchema = z
         z
           .object({
             tipo_relacion: z.string(),
-            uuids: z.array(z.string().regex(/^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/, 'must be a UUID')).min(1).max(1000),
+            uuids: z.array(z.string().regex(UUID, 'must be a UUID')).min(1).max(1000),
           })
           .strict(),
       )
       .max(10)
       .optional(),
-    conceptos: z.array(ConceptoSchema).min(1, 'must have at least one concepto').max(5000),
+    conceptos: z
+      .array(ConceptoSchema)
+      .min(1, 'must have at least one concepto')
+      .max(5000)
+      .optional()
+      .openapi({ description: 'Required for I, E and T; a Pago (P) and a Nómina (N) carry a fixed concepto and take none' }),
+    pagos: z.array(PagoSchema).min(1, 'must list at least one payment').max(100).optional().openapi({ description: 'Pago (P) only: the payments received (Complemento de Pagos 2.0)' }),
+    nomina: NominaRequestSchema.optional().openapi({ description: 'Nómina (N) only: the payroll receipt (Complemento de Nómina 1.2)' }),
   })
   .strict()
   .superRefine((r, ctx) => {
+    const fixed = r.tipo === 'P' || r.tipo === 'N';
+    if (!fixed && !r.conceptos) ctx.addIssue({ code: 'custom', path: ['conceptos'], message: `is required for tipo ${r.tipo}` });
+    if (fixed && r.conceptos) ctx.addIssue({ code: 'custom', path: ['conceptos'], message: `must not be sent for tipo ${r.tipo}: its concepto is fixed by SAT`, params: { rule: r.tipo === 'P' ? 'CRP20111' : 'NOM13' } });
+    if (r.tipo === 'P' && !r.pagos) ctx.addIssue({ code: 'custom', path: ['pagos'], message: 'is required for tipo P (Complemento de Pagos 2.0)' });
+    if (r.tipo !== 'P' && r.pagos) ctx.addIssue({ code: 'custom', path: ['pagos'], message: 'is only for tipo P' });
+    if (r.tipo === 'N' && !r.nomina) ctx.addIssue({ code: 'custom', path: ['nomina'], message: 'is required for tipo N (Complemento de Nómina 1.2)' });
+    if (r.tipo !== 'N' && r.nomina) ctx.addIssue({ code: 'custom', path: ['nomina'], message: 'is only for tipo N' });
     if (!r.receptor && !r.receptor_id) ctx.addIssue({ code: 'custom', path: ['receptor'], message: 'is required (or send receptor_id)' });
     if (r.receptor && r.receptor_id) ctx.addIssue({ code: 'custom', path: ['receptor_id'], message: 'send either receptor or receptor_id, not both' });
   })
@@ -112,3 +154,6 @@ export const CfdiRequestSchema = z
 
 export type CfdiRequest = z.infer<typeof CfdiRequestSchema>;
 export type ConceptoRequest = z.infer<typeof ConceptoSchema>;
+export type PagoRequest = z.infer<typeof PagoSchema>;
+export type PagoDocumentoRequest = z.infer<typeof PagoDocumentoSchema>;
+export type TaxRequest = z.infer<typeof Tax>;

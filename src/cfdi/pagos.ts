@@ -1,0 +1,431 @@
+import { catalogEntry, inForce, isValidKey } from '../catalogs/index.ts';
+import type { PagoRequest, TaxRequest } from '../invoices/cfdis/schemas.ts';
+import { Dec, sum } from './decimal.ts';
+import { importeWindow, tasaAllowed } from './rules/taxes.ts';
+import { el, type XmlNode } from './xml.ts';
+
+/**
+ * Complemento para recepción de Pagos 2.0 (RULES.md §9.1), pure: the caller resolves each paid document (its
+ * balance before this REP, its taxes) and this module computes every amount, checks SAT's CRP rules, and builds
+ * the pago20:Pagos node.
+ */
+type Fail = (field: string, issue: string, rule?: string) => void;
+
+/** A tax of a whole invoice (summed over its conceptos), or of the amount paid (a DR line). */
+export interface TaxGroup {
+  impuesto: string;
+  tipoFactor: string;
+  tasaOCuota?: string;
+  base: Dec;
+  importe?: Dec;
+}
+
+/** What a payment needs to know of the document it pays, as it stood before this REP. */
+export interface PaidDocument {
+  uuid: string;
+  serie?: string;
+  folio?: string;
+  moneda: string;
+  saldoAnterior: Dec;
+  /** The instalment number this payment gets when the request does not say. */
+  nextParcialidad: number;
+  /** Instalment numbers already taken by earlier, still valid payments. */
+  takenParcialidades: number[];
+  objetoImp: string;
+  /** Issued here: the invoice's total and taxes, prorated by ImpPagado / Total. */
+  invoice?: { total: Dec; traslados: TaxGroup[]; retenciones: TaxGroup[] };
+  /** Issued elsewhere: the DR taxes as the caller sent them. */
+  sent?: { traslados: TaxRequest[]; retenciones: TaxRequest[] };
+}
+
+export interface DoctoModel {
+  idDocumento: string;
+  serie?: string;
+  folio?: string;
+  monedaDR: string;
+  equivalenciaDR: string;
+  numParcialidad: number;
+  impSaldoAnt: Dec;
+  impPagado: Dec;
+  impSaldoInsoluto: Dec;
+  objetoImpDR: string;
+  traslados: TaxGroup[];
+  retenciones: TaxGroup[];
+}
+
+export interface PagoModel {
+  fechaPago: string;
+  formaDePagoP: string;
+  monedaP: string;
+  tipoCambioP: string;
+  monto: Dec;
+  banco: Record<string, string | undefined>;
+  documentos: DoctoModel[];
+  trasladosP: TaxGroup[];
+  retencionesP: { impuesto: string; importe: Dec }[];
+}
+
+export interface PagosModel {
+  /** Totales attributes in XSD order, only those that apply. */
+  totales: [string, Dec][];
+  pagos: PagoModel[];
+}
+
+const decimalsOf = (moneda: string) => Number(catalogEntry('c_Moneda', moneda)?.decimales ?? 2);
+const ONE = Dec.parse('1');
+/** Precision of intermediate currency conversions before the final rounding. */
+const WORK = 12;
+
+export function preparePagos(pagos: PagoRequest[], docs: (PaidDocument | undefined)[][], ctx: { day: string; fecha: string }, fail: Fail): PagosModel {
+  // Balances move within one REP too: a document paid twice here chains from the first payment.
+  const running = new Map<string, { saldo: Dec; next: number; taken: Set<number> }>();
+  const models = pagos.map((p, i) => preparePago(p, docs[i] ?? [], `pagos[${i}]`, ctx, running, fail));
+  return { pagos: models, totales: totalesOf(models) };
+}
+
+function preparePago(
+  p: PagoRequest,
+  docs: (PaidDocument | undefined)[],
+  at: string,
+  ctx: { day: string; fecha: string },
+  running: Map<string, { saldo: Dec; next: number; taken: Set<number> }>,
+  fail: Fail,
+): PagoModel {
+  const fechaPago = p.fecha_pago.length === 10 ? `${p.fecha_pago}T12:00:00` : p.fecha_pago;
+  if (fechaPago > ctx.fecha) fail(`${at}.fecha_pago`, `is after the Fecha of this CFDI (${ctx.fecha}): a receipt follows the payment`);
+
+  const forma = catalogEntry('c_FormaPago', p.forma_pago);
+  if (p.forma_pago === '99') fail(`${at}.forma_pago`, 'must be the form actually used, not 99 (Por definir)', 'CRP20212');
+  else if (!forma || !inForce(forma, ctx.day)) fail(`${at}.forma_pago`, `${p.forma_pago} is not a c_FormaPago key`, 'CRP20999');
+
+  const monedaRow = catalogEntry('c_Moneda', p.moneda);
+  if (p.moneda === 'XXX') fail(`${at}.moneda`, 'must be the currency of the payment, not XXX', 'CRP20213');
+  else if (!monedaRow || !inForce(monedaRow, ctx.day)) fail(`${at}.moneda`, `${p.moneda} is not a c_Moneda key`, 'CRP20999');
+  const dP = decimalsOf(p.moneda);
+  let tipoCambioP = '1';
+  if (p.moneda === 'MXN') {
+    if (p.tipo_cambio !== undefined && Dec.parse(p.tipo_cambio).cmp(ONE) !== 0) fail(`${at}.tipo_cambio`, 'must be 1 (or omitted) when moneda is MXN', 'CRP20215');
+  } else if (p.tipo_cambio === undefined || Dec.parse(p.tipo_cambio).isZero()) {
+    fail(`${at}.tipo_cambio`, `is required (MXN per ${p.moneda}) when moneda is not MXN`, 'CRP20214');
+  } else {
+    tipoCambioP = p.tipo_cambio;
+  }
+
+  const monto = Dec.parse(p.monto);
+  if (monto.isZero()) fail(`${at}.monto`, 'must be greater than 0', 'CRP20218');
+  if (monto.decimals > dP) fail(`${at}.monto`, `has more decimals than ${p.moneda} allows (${dP})`, 'CRP20219');
+
+  checkBankData(p, at, forma, fail);
+
+  const documentos: DoctoModel[] = [];
+  docs.forEach((doc, j) => {
+    if (!doc) return; // the caller already reported why
+    const d = prepareDocto(p.documentos[j]!, doc, `${at}.documentos[${j}]`, { monedaP: p.moneda, tipoCambioP: p.tipo_cambio, day: ctx.day }, running, fail);
+    if (d) documentos.push(d);
+  });
+
+  // Monto covers what is applied (CRP20217; across currencies within SAT's margins, CRP20276).
+  if (documentos.length === docs.length && !monto.isZero()) {
+    const applied = sum(documentos.map((d) => d.impPagado.div(Dec.parse(d.equivalenciaDR), WORK))).trunc(dP);
+    if (applied.cmp(monto) > 0) {
+      const mixed = documentos.some((d) => d.monedaDR !== p.moneda);
+      const lowest = mixed ? sum(documentos.map((d) => lowerLimit(d))).trunc(dP) : applied;
+      if (!mixed) fail(`${at}.monto`, `is less than the sum of imp_pagado (${applied.toString()} ${p.moneda})`, 'CRP20217');
+      else if (monto.cmp(lowest) < 0) fail(`${at}.monto`, `is less than the documents' imp_pagado converted to ${p.moneda} (${applied.toString()}, lowest admissible ${lowest.toString()})`, 'CRP20276');
+    }
+  }
+
+  const { trasladosP, retencionesP } = impuestosP(documentos);
+  return {
+    fechaPago,
+    formaDePagoP: p.forma_pago,
+    monedaP: p.moneda,
+    tipoCambioP,
+    monto: monto.round(Math.max(dP, 0)),
+    banco: {
+      NumOperacion: p.num_operacion,
+      RfcEmisorCtaOrd: p.rfc_emisor_cta_ord,
+      NomBancoOrdExt: p.nom_banco_ord_ext,
+      CtaOrdenante: p.cta_ordenante,
+      RfcEmisorCtaBen: p.rfc_emisor_cta_ben,
+      CtaBeneficiario: p.cta_beneficiario,
+    },
+    documentos,
+    trasladosP,
+    retencionesP,
+  };
+}
+
+/** Bank data only for banked forms, in the shapes c_FormaPago gives (CRP20221–20228). */
+function checkBankData(p: PagoRequest, at: string, forma: Record<string, string> | undefined, fail: Fail): void {
+  if (!forma) return;
+  const banked = forma.bancarizado === '1';
+  const check = (field: keyof PagoRequest, allowedCol: string, rule: string, patternCol?: string, patternRule?: string) => {
+    const v = p[field] as string | undefined;
+    if (v === undefined) return;
+    if (!banked || forma[allowedCol] !== '1') {
+      fail(`${at}.${field}`, `must not be sent with forma_pago ${p.forma_pago} (${forma.descripcion})`, rule);
+      return;
+    }
+    const pattern = patternCol ? forma[patternCol] : undefined;
+    if (pattern && !new RegExp(`^(?:${pattern})$`).test(v)) fail(`${at}.${field}`, `must match ${pattern} for forma_pago ${p.forma_pago}`, patternRule);
+  };
+  check('rfc_emisor_cta_ord', 'rfc_emisor_cuenta_ordenante', 'CRP20221');
+  check('cta_ordenante', 'cuenta_ordenante', 'CRP20224', 'patron_cuenta_ordenante', 'CRP20225');
+  check('rfc_emisor_cta_ben', 'rfc_emisor_cuenta_beneficiario', 'CRP20227');
+  check('cta_beneficiario', 'cuenta_beneficiario', 'CRP20228', 'patron_cuenta_beneficiario', 'CRP20226');
+  if (p.nom_banco_ord_ext !== undefined && p.rfc_emisor_cta_ord !== 'XEXX010101000') {
+    fail(`${at}.nom_banco_ord_ext`, 'is only for a foreign ordering bank (rfc_emisor_cta_ord XEXX010101000)', 'CRP20223');
+  }
+  if (p.rfc_emisor_cta_ord === 'XEXX010101000' && p.nom_banco_ord_ext === undefined) {
+    fail(`${at}.nom_banco_ord_ext`, 'is required when rfc_emisor_cta_ord is XEXX010101000', 'CRP20223');
+  }
+}
+
+function prepareDocto(
+  req: PagoRequest['documentos'][number],
+  doc: PaidDocument,
+  at: string,
+  p: { monedaP: string; tipoCambioP?: string; day: string },
+  running: Map<string, { saldo: Dec; next: number; taken: Set<number> }>,
+  fail: Fail,
+): DoctoModel | undefined {
+  const monedaRow = catalogEntry('c_Moneda', doc.moneda);
+  if (doc.moneda === 'XXX') {
+    fail(`${at}.moneda`, 'the paid document cannot be in XXX', 'CRP20236');
+    return undefined;
+  }
+  if (!monedaRow) {
+    fail(`${at}.moneda`, `${doc.moneda} is not a c_Moneda key`, 'CRP20999');
+    return undefined;
+  }
+  const dDR = Number(monedaRow.decimales);
+
+  // EquivalenciaDR: units of the document's currency per unit of the payment's (CRP20237/20238).
+  let equivalencia = '1';
+  if (doc.moneda === p.monedaP) {
+    if (req.equivalencia !== undefined && Dec.parse(req.equivalencia).cmp(ONE) !== 0) fail(`${at}.equivalencia`, 'must be 1 (or omitted) when the document and the payment share a currency', 'CRP20238');
+  } else if (req.equivalencia !== undefined) {
+    equivalencia = Dec.parse(req.equivalencia).round(10).trim().toString();
+  } else if (doc.moneda === 'MXN' && p.tipoCambioP !== undefined) {
+    equivalencia = Dec.parse(p.tipoCambioP).trim().toString(); // MXN per unit of MonedaP is exactly TipoCambioP
+  } else {
+    fail(`${at}.equivalencia`, `is required: the document is in ${doc.moneda} and the payment in ${p.monedaP} (units of ${doc.moneda} per 1 ${p.monedaP})`, 'CRP20237');
+    return undefined;
+  }
+
+  const state = running.get(doc.uuid) ?? { saldo: doc.saldoAnterior, next: doc.nextParcialidad, taken: new Set(doc.takenParcialidades) };
+  running.set(doc.uuid, state);
+  const numParcialidad = req.num_parcialidad ?? state.next;
+  if (state.taken.has(numParcialidad)) fail(`${at}.num_parcialidad`, `instalment ${numParcialidad} of ${doc.uuid} is already covered by another payment receipt`);
+
+  const impPagado = Dec.parse(req.imp_pagado);
+  const saldoAnt = state.saldo.round(dDR);
+  if (!(saldoAnt.cmp(Dec.ZERO) > 0)) {
+    fail(`${at}.imp_pagado`, `${doc.uuid} has no outstanding balance: it is fully paid`, 'CRP20239');
+    return undefined;
+  }
+  if (impPagado.isZero()) fail(`${at}.imp_pagado`, 'must be greater than 0', 'CRP20241');
+  if (impPagado.decimals > dDR) fail(`${at}.imp_pagado`, `has more decimals than ${doc.moneda} allows (${dDR})`, 'CRP20242');
+  if (impPagado.cmp(saldoAnt) > 0) {
+    fail(`${at}.imp_pagado`, `${impPagado.toString()} exceeds the outstanding balance of ${doc.uuid} (${saldoAnt.toString()} ${doc.moneda})`, 'CRP20244');
+    return undefined;
+  }
+  const pagado = impPagado.round(dDR);
+  const insoluto = saldoAnt.sub(pagado);
+  state.saldo = insoluto;
+  state.taken.add(numParcialidad);
+  state.next = Math.max(state.next, numParcialidad + 1);
+
+  if (!/^0[1-8]$/.test(doc.objetoImp) || !isValidKey('c_ObjetoImp', doc.objetoImp, p.day)) fail(`${at}.objeto_imp`, `${doc.objetoImp} is not a c_ObjetoImp key`, 'CRP20245');
+  const { traslados, retenciones } = doc.invoice ? prorate(doc.invoice, pagado, dDR) : checkSentTaxes(doc.sent, at, p.day, fail);
+  const lines = [...traslados, ...retenciones];
+  if (doc.objetoImp === '02' && lines.length === 0) fail(`${at}.impuestos`, 'are required: objeto_imp 02 means the document carries taxes (ImpuestosDR)', 'CRP20246');
+  if (['01', '03', '04', '05'].includes(doc.objetoImp) && lines.length > 0) fail(`${at}.impuestos`, `must not be sent with objeto_imp ${doc.objetoImp}`, 'CRP20247');
+  if (['06', '08'].includes(doc.objetoImp) && lines.some((t) => t.impuesto !== '001')) fail(`${at}.impuestos`, `objeto_imp ${doc.objetoImp} allows only an ISR (001) retention`, 'CRP20278');
+  if (doc.objetoImp === '07' && (lines.some((t) => t.impuesto === '002') || !traslados.some((t) => t.impuesto === '003'))) fail(`${at}.impuestos`, 'objeto_imp 07 allows no IVA and requires an IEPS (003) traslado', 'CRP20279');
+
+  return {
+    idDocumento: doc.uuid,
+    serie: doc.serie,
+    folio: doc.folio,
+    monedaDR: doc.moneda,
+    equivalenciaDR: equivalencia,
+    numParcialidad,
+    impSaldoAnt: saldoAnt,
+    impPagado: pagado,
+    impSaldoInsoluto: insoluto,
+    objetoImpDR: doc.objetoImp,
+    traslados: doc.objetoImp === '02' || doc.objetoImp > '05' ? traslados : [],
+    retenciones: doc.objetoImp === '02' || doc.objetoImp > '05' ? retenciones : [],
+  };
+}
+
+/**
+ * The invoice's taxes in proportion to the amount paid (RULES §9.1): BaseDR = Base × ImpPagado / Total, ImporteDR
+ * likewise, at the document currency's decimals. An ImporteDR the rounding pushed outside SAT's window around
+ * BaseDR × Tasa (CRP20254/20261) is taken from that product instead.
+ */
+export function prorate(invoice: NonNullable<PaidDocument['invoice']>, pagado: Dec, decimals: number) {
+  const share = (x: Dec) => x.mul(pagado).div(invoice.total, decimals);
+  const line = (t: TaxGroup): TaxGroup => {
+    const base = share(t.base);
+    if (t.tipoFactor === 'Exento' || t.importe === undefined) return { ...t, base, importe: undefined };
+    let importe = share(t.importe);
+    if (t.tipoFactor === 'Tasa' && t.tasaOCuota) {
+      const tasa = Dec.parse(t.tasaOCuota);
+      const { low, high } = importeWindow(base, tasa, decimals);
+      if (importe.cmp(low) < 0 || importe.cmp(high) > 0) importe = base.mul(tasa).round(decimals);
+    }
+    return { ...t, base, importe };
+  };
+  const positive = (t: TaxGroup) => t.base.cmp(Dec.ZERO) > 0;
+  return { traslados: invoice.traslados.map(line).filter(positive), retenciones: invoice.retenciones.map(line).filter(positive) };
+}
+
+/** A document issued elsewhere: its DR taxes as sent, checked like concept taxes (CRP20249–20261). */
+function checkSentTaxes(sent: PaidDocument['sent'], at: string, day: string, fail: Fail): { traslados: TaxGroup[]; retenciones: TaxGroup[] } {
+  const check = (t: TaxRequest, field: string, kind: 'traslado' | 'retencion'): TaxGroup | undefined => {
+    const rules = kind === 'traslado' ? { base: 'CRP20255', imp: 'CRP20256', tasa: 'CRP20260', importe: 'CRP20261' } : { base: 'CRP20249', imp: 'CRP20250', tasa: 'CRP20253', importe: 'CRP20254' };
+    if (t.base === undefined) {
+      fail(`${field}.base`, 'is required: the base of the amount paid (BaseDR)', rules.base);
+      return undefined;
+    }
+    const base = Dec.parse(t.base);
+    if (base.isZero()) fail(`${field}.base`, 'must be greater than 0', rules.base);
+    const imp = catalogEntry('c_Impuesto', t.impuesto);
+    if (!imp || imp[kind] !== '1') fail(`${field}.impuesto`, `${t.impuesto} is not a ${kind} tax in c_Impuesto`, rules.imp);
+    if (t.tipo_factor === 'Exento') {
+      if (kind === 'retencion') fail(`${field}.tipo_factor`, 'Exento is not allowed in a retention', 'CRP20252');
+      else if (t.tasa_o_cuota !== undefined || t.importe !== undefined) fail(field, 'an Exento traslado carries neither tasa_o_cuota nor importe', 'CRP20258');
+      return { impuesto: t.impuesto, tipoFactor: 'Exento', base };
+    }
+    if (t.tasa_o_cuota === undefined || t.importe === undefined) {
+      fail(field, `tasa_o_cuota and importe are required with tipo_factor ${t.tipo_factor}`, kind === 'traslado' ? 'CRP20259' : rules.tasa);
+      return undefined;
+    }
+    const tasa = Dec.parse(t.tasa_o_cuota);
+    if (!tasaAllowed(t.impuesto, t.tipo_factor, kind, tasa, day)) fail(`${field}.tasa_o_cuota`, `${t.tasa_o_cuota} is not a c_TasaOCuota value for this tax`, rules.tasa);
+    const importe = Dec.parse(t.importe);
+    const { low, high } = importeWindow(base, tasa, importe.decimals);
+    if (importe.cmp(low) < 0 || importe.cmp(high) > 0) fail(`${field}.importe`, `must be between ${low.toString()} and ${high.toString()} (base × tasa_o_cuota)`, rules.importe);
+    return { impuesto: t.impuesto, tipoFactor: t.tipo_factor, tasaOCuota: tasa.round(6).toString(), base, importe };
+  };
+  const defined = <T>(x: T | undefined): x is T => x !== undefined;
+  return {
+    traslados: (sent?.traslados ?? []).map((t, k) => check(t, `${at}.impuestos.traslados[${k}]`, 'traslado')).filter(defined),
+    retenciones: (sent?.retenciones ?? []).map((t, k) => check(t, `${at}.impuestos.retenciones[${k}]`, 'retencion')).filter(defined),
+  };
+}
+
+/** Lowest payment-currency amount an ImpPagado can stand for, given the decimals written (CRP20275/20276). */
+function lowerLimit(d: DoctoModel): Dec {
+  const halfD = Dec.parse(`0.${'0'.repeat(d.impPagado.decimals)}5`);
+  const equiv = Dec.parse(d.equivalenciaDR);
+  const halfE = Dec.parse(`0.${'0'.repeat(Math.max(equiv.decimals, 10))}5`);
+  return d.impPagado.sub(halfD).div(equiv.add(halfE).sub(Dec.parse('0.0000000000000001')), WORK);
+}
+
+/** ImpuestosP: the DR taxes converted to the payment currency (÷ EquivalenciaDR), one line per tax and rate. */
+function impuestosP(documentos: DoctoModel[]): { trasladosP: TaxGroup[]; retencionesP: { impuesto: string; importe: Dec }[] } {
+  const traslados = new Map<string, TaxGroup>();
+  const retenciones = new Map<string, Dec>();
+  for (const d of documentos) {
+    const equiv = Dec.parse(d.equivalenciaDR);
+    const conv = (x: Dec) => x.div(equiv, WORK);
+    for (const t of d.traslados) {
+      const key = `${t.impuesto}|${t.tipoFactor}|${t.tasaOCuota ?? ''}`;
+      const g = traslados.get(key);
+      const importe = t.importe ? conv(t.importe) : undefined;
+      if (!g) traslados.set(key, { ...t, base: conv(t.base), importe });
+      else traslados.set(key, { ...g, base: g.base.add(conv(t.base)), importe: importe && g.importe ? g.importe.add(importe) : g.importe ?? importe });
+    }
+    for (const r of d.retenciones) retenciones.set(r.impuesto, (retenciones.get(r.impuesto) ?? Dec.ZERO).add(conv(r.importe!)));
+  }
+  const six = (x: Dec) => x.round(6);
+  return {
+    trasladosP: [...traslados.values()]
+      .sort((a, b) => `${a.impuesto}${a.tipoFactor}${a.tasaOCuota}`.localeCompare(`${b.impuesto}${b.tipoFactor}${b.tasaOCuota}`))
+      .map((t) => ({ ...t, base: six(t.base), importe: t.importe && six(t.importe) })),
+    retencionesP: [...retenciones.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([impuesto, importe]) => ({ impuesto, importe: six(importe) })),
+  };
+}
+
+/** Totales in MXN at 2 decimals: each ImpuestosP amount × TipoCambioP, summed per tax/rate (CRP20201–20211). */
+function totalesOf(pagos: PagoModel[]): [string, Dec][] {
+  const acc = new Map<string, Dec>();
+  const add = (name: string, x: Dec, tc: Dec) => acc.set(name, (acc.get(name) ?? Dec.ZERO).add(x.mul(tc)));
+  const IVA_RATE: Record<string, string> = { '0.160000': '16', '0.080000': '8', '0.000000': '0' };
+  const RET: Record<string, string> = { '001': 'ISR', '002': 'IVA', '003': 'IEPS' };
+  for (const p of pagos) {
+    const tc = Dec.parse(p.tipoCambioP);
+    for (const r of p.retencionesP) if (RET[r.impuesto]) add(`TotalRetenciones${RET[r.impuesto]}`, r.importe, tc);
+    for (const t of p.trasladosP) {
+      if (t.impuesto !== '002') continue;
+      if (t.tipoFactor === 'Exento') add('TotalTrasladosBaseIVAExento', t.base, tc);
+      const rate = t.tipoFactor === 'Tasa' && t.tasaOCuota ? IVA_RATE[t.tasaOCuota] : undefined;
+      if (rate) {
+        add(`TotalTrasladosBaseIVA${rate}`, t.base, tc);
+        add(`TotalTrasladosImpuestoIVA${rate}`, t.importe!, tc);
+      }
+    }
+    add('MontoTotalPagos', p.monto, tc);
+  }
+  const ORDER = [
+    'TotalRetencionesIVA', 'TotalRetencionesISR', 'TotalRetencionesIEPS', 'TotalTrasladosBaseIVA16', 'TotalTrasladosImpuestoIVA16', 'TotalTrasladosBaseIVA8',
+    'TotalTrasladosImpuestoIVA8', 'TotalTrasladosBaseIVA0', 'TotalTrasladosImpuestoIVA0', 'TotalTrasladosBaseIVAExento', 'MontoTotalPagos',
+  ];
+  return ORDER.filter((k) => acc.has(k)).map((k) => [k, acc.get(k)!.round(2)]);
+}
+
+const taxDR = (name: string, t: TaxGroup) =>
+  el(name, { BaseDR: t.base.toString(), ImpuestoDR: t.impuesto, TipoFactorDR: t.tipoFactor, TasaOCuotaDR: t.tasaOCuota, ImporteDR: t.importe?.toString() });
+
+/** pago20:Pagos, XSD order; the namespace is declared on cfdi:Comprobante. */
+export function pagosNode(m: PagosModel): XmlNode {
+  return el('pago20:Pagos', { Version: '2.0' }, [
+    el('pago20:Totales', Object.fromEntries(m.totales.map(([k, v]) => [k, v.toString()]))),
+    ...m.pagos.map((p) =>
+      el(
+        'pago20:Pago',
+        { FechaPago: p.fechaPago, FormaDePagoP: p.formaDePagoP, MonedaP: p.monedaP, TipoCambioP: p.tipoCambioP, Monto: p.monto.toString(), ...p.banco },
+        [
+          ...p.documentos.map((d) =>
+            el(
+              'pago20:DoctoRelacionado',
+              {
+                IdDocumento: d.idDocumento,
+                Serie: d.serie,
+                Folio: d.folio,
+                MonedaDR: d.monedaDR,
+                EquivalenciaDR: d.equivalenciaDR,
+                NumParcialidad: String(d.numParcialidad),
+                ImpSaldoAnt: d.impSaldoAnt.toString(),
+                ImpPagado: d.impPagado.toString(),
+                ImpSaldoInsoluto: d.impSaldoInsoluto.toString(),
+                ObjetoImpDR: d.objetoImpDR,
+              },
+              [
+                d.traslados.length + d.retenciones.length > 0 &&
+                  el('pago20:ImpuestosDR', {}, [
+                    d.retenciones.length > 0 && el('pago20:RetencionesDR', {}, d.retenciones.map((t) => taxDR('pago20:RetencionDR', t))),
+                    d.traslados.length > 0 && el('pago20:TrasladosDR', {}, d.traslados.map((t) => taxDR('pago20:TrasladoDR', t))),
+                  ]),
+              ],
+            ),
+          ),
+          p.trasladosP.length + p.retencionesP.length > 0 &&
+            el('pago20:ImpuestosP', {}, [
+              p.retencionesP.length > 0 && el('pago20:RetencionesP', {}, p.retencionesP.map((r) => el('pago20:RetencionP', { ImpuestoP: r.impuesto, ImporteP: r.importe.toString() }))),
+              p.trasladosP.length > 0 &&
+                el(
+                  'pago20:TrasladosP',
+                  {},
+                  p.trasladosP.map((t) => el('pago20:TrasladoP', { BaseP: t.base.toString(), ImpuestoP: t.impuesto, TipoFactorP: t.tipoFactor, TasaOCuotaP: t.tasaOCuota, ImporteP: t.importe?.toString() })),
+                ),
+            ]),
+        ],
+      ),
+    ),
+  ]);
+}
