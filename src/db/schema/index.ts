@@ -6,3 +6,4 @@ export * from './cfdis.ts';
 export * from './jobs.ts';
 export * from './webhooks.ts';
 export * from './cancellations.ts';
+export * from './payments.ts';

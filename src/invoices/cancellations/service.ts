@@ -21,6 +21,7 @@ import { ApiError, badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { SandboxSatRegistry } from '../../pac/sandbox.ts';
 import type { CancelRequest, CancelResult, CancelScenario, CfdiQuery, Pac } from '../../pac/types.ts';
+import { standingPaymentsOf } from '../cfdis/payments.ts';
 import { byRef } from '../cfdis/service.ts';
 import { recordStatusChange } from '../cfdis/stamping.ts';
 import { activeSigner } from '../csds/service.ts';
@@ -137,8 +138,12 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
     throw conflict(`CFDI ${cfdi.id} can no longer be cancelled: the deadline was ${deadline} (the annual return of the year it was issued)`, [{ field: 'fecha', issue: `issued ${facts.fecha}; cancellable until ${deadline}` }]);
   }
   const dependents = dependentsOf(deps.db, actor, facts.uuid);
-  if (dependents.length > 0) {
-    throw conflict(`CFDI ${cfdi.id} is not cancellable (No cancelable): vigente CFDIs relate to it; cancel them first`, dependents.map((d) => ({ field: 'cfdi_relacionados', issue: `${d.uuid} relates to it with TipoRelacion ${d.tipoRelacion}` })));
+  const payments = standingPaymentsOf(deps.db, actor, facts.uuid);
+  if (dependents.length + payments.length > 0) {
+    throw conflict(`CFDI ${cfdi.id} is not cancellable (No cancelable): vigente CFDIs relate to it; cancel them first`, [
+      ...dependents.map((d) => ({ field: 'cfdi_relacionados', issue: `${d.uuid} relates to it with TipoRelacion ${d.tipoRelacion}` })),
+      ...payments.map((p) => ({ field: 'pagos', issue: `the Pago ${p} pays it` })),
+    ]);
   }
   const signer = activeSigner(deps, actor.tenantId, actor.environment);
   if (!signer || signer.rfc !== facts.rfcEmisor || !signer.validAt(now)) {

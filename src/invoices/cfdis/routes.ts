@@ -30,6 +30,35 @@ export const CfdiSchema = z
     total: Num,
     forma_pago: z.string().optional(),
     metodo_pago: z.string().optional(),
+    pagos: z
+      .array(
+        z.object({
+          fecha_pago: z.string(),
+          forma_pago: z.string(),
+          moneda: z.string(),
+          tipo_cambio: z.string(),
+          monto: Num,
+          documentos: z.array(
+            z.object({
+              uuid: z.string(),
+              moneda: z.string(),
+              equivalencia: z.string(),
+              num_parcialidad: z.number().int(),
+              imp_saldo_ant: Num,
+              imp_pagado: Num,
+              imp_saldo_insoluto: Num,
+            }),
+          ),
+        }),
+      )
+      .optional()
+      .openapi({ description: 'Pago (P): the payments and the balance each paid document moved' }),
+    nomina: z
+      .object({ total_percepciones: Num.optional(), total_deducciones: Num.optional(), total_otros_pagos: Num.optional() })
+      .optional()
+      .openapi({ description: 'Nómina (N): the receipt totals' }),
+    saldo_insoluto: Num.optional().openapi({ description: 'GET of a PPD Ingreso: what is still owed after the Pagos that stand (not cancelled or failed)' }),
+    parcialidades: z.number().int().optional().openapi({ description: 'GET of a PPD Ingreso: how many instalments the standing Pagos cover' }),
     fecha_timbrado: z.string().nullable().openapi({ format: 'date-time', description: 'Stamping time, ISO 8601 UTC' }),
     sello_sat: z.string().nullable(),
     certificado_sat: z.string().nullable().openapi({ description: 'NoCertificadoSAT' }),

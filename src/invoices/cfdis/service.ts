@@ -21,6 +21,7 @@ import { getClientReceptor } from '../clients/service.ts';
 import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
 import { allocateFolio, peekFolio } from '../series/service.ts';
+import { balanceOf, recordPayments, resolvePaidDocuments } from './payments.ts';
 import type { CfdiRequest } from './schemas.ts';
 
 export interface CfdiDeps {
@@ -62,20 +63,32 @@ function signerFor(deps: CfdiDeps, actor: Actor, emisorRfc: string): { signer?: 
   return { signer };
 }
 
-/** Which voucher types an Egreso may relate to with each TipoRelacion (Guía de llenado, RULES.md §9.4). */
-const EGRESO_RELATES_TO: Record<string, string[]> = { '01': ['I', 'E'], '02': ['I', 'E'], '03': ['I', 'T'], '04': ['E'], '06': ['T'], '07': ['I', 'E'] };
+/**
+ * Which voucher types each new type may relate to, per TipoRelacion (Guía de llenado, RULES.md §9): an Egreso
+ * corrects invoices, a Traslado moves invoiced goods (05), and P, N and T replace only their own kind (04).
+ * An Ingreso is not restricted here.
+ */
+const RELATES_TO: Partial<Record<CfdiRequest['tipo'], Record<string, string[]>>> = {
+  E: { '01': ['I', 'E'], '02': ['I', 'E'], '03': ['I', 'T'], '04': ['E'], '06': ['T'], '07': ['I', 'E'] },
+  T: { '04': ['T'], '05': ['I', 'E'] },
+  P: { '04': ['P'] },
+  N: { '04': ['N'] },
+};
+const TIPO_NAME: Record<string, string> = { I: 'an Ingreso', E: 'an Egreso', T: 'a Traslado', P: 'a Pago', N: 'a Nómina' };
 
 /**
- * An Egreso corrects the tenant's own invoices: every related UUID must be a vigente CFDI of this tenant and
- * environment, to the same receptor, of a type its TipoRelacion allows. (SAT cannot check this; we can.)
+ * Related UUIDs must be vigente CFDIs of this tenant and environment, of a type the TipoRelacion allows, and
+ * (except a Traslado's goods) to the same receptor. SAT cannot check this; we can.
  */
-function egresoRelationProblems(deps: CfdiDeps, actor: Actor, req: CfdiRequest, receptorRfc: string | undefined): ErrorDetail[] {
-  if (req.tipo !== 'E') return [];
+function relationProblems(deps: CfdiDeps, actor: Actor, req: CfdiRequest, receptorRfc: string | undefined): ErrorDetail[] {
+  const relatesTo = RELATES_TO[req.tipo];
+  if (!relatesTo) return [];
+  const what = TIPO_NAME[req.tipo]!;
   const problems: ErrorDetail[] = [];
   (req.cfdi_relacionados ?? []).forEach((r, i) => {
-    const allowed = EGRESO_RELATES_TO[r.tipo_relacion];
+    const allowed = relatesTo[r.tipo_relacion];
     if (!allowed) {
-      problems.push({ field: `cfdi_relacionados[${i}].tipo_relacion`, issue: `${r.tipo_relacion} is not a relation an Egreso uses (01, 02, 03, 04, 06, 07)` });
+      problems.push({ field: `cfdi_relacionados[${i}].tipo_relacion`, issue: `${r.tipo_relacion} is not a relation ${what} uses (${Object.keys(relatesTo).join(', ')})` });
       return;
     }
     r.uuids.forEach((uuid, j) => {
@@ -83,13 +96,20 @@ function egresoRelationProblems(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
       const row = statement(deps.db, 'select tipo, status, receptor_rfc as receptorRfc from cfdis where uuid = ? and tenant_id = ? and environment = ?').get(uuid.toUpperCase(), actor.tenantId, actor.environment) as
         | { tipo: string; status: CfdiStatus; receptorRfc: string }
         | undefined;
-      if (!row) problems.push({ field, issue: `no CFDI ${uuid} in this tenant and environment: an Egreso relates to your own invoices` });
-      else if (row.status !== 'vigente') problems.push({ field, issue: `${uuid} is ${row.status}: an Egreso relates to vigente invoices` });
-      else if (!allowed.includes(row.tipo)) problems.push({ field, issue: `${uuid} is of type ${row.tipo}; TipoRelacion ${r.tipo_relacion} relates an Egreso to ${allowed.join(' or ')}` });
-      else if (receptorRfc && row.receptorRfc !== receptorRfc) problems.push({ field, issue: `${uuid} was issued to ${row.receptorRfc}, not to this receptor ${receptorRfc}` });
+      if (!row) problems.push({ field, issue: `no CFDI ${uuid} in this tenant and environment: ${what} relates to your own CFDIs` });
+      else if (row.status !== 'vigente') problems.push({ field, issue: `${uuid} is ${row.status}: ${what} relates to vigente CFDIs` });
+      else if (!allowed.includes(row.tipo)) problems.push({ field, issue: `${uuid} is of type ${row.tipo}; TipoRelacion ${r.tipo_relacion} relates ${what} to ${allowed.join(' or ')}` });
+      else if (receptorRfc && row.receptorRfc !== receptorRfc && r.tipo_relacion !== '05') problems.push({ field, issue: `${uuid} was issued to ${row.receptorRfc}, not to this receptor ${receptorRfc}` });
     });
   });
   return problems;
+}
+
+/** Everything the database knows that a request's validity depends on, beyond the request itself. */
+function storedFacts(deps: CfdiDeps, actor: Actor, req: CfdiRequest, receptorRfc: string | undefined) {
+  const scope = { tenantId: actor.tenantId, environment: actor.environment };
+  const paid = req.tipo === 'P' && req.pagos ? resolvePaidDocuments(deps.db, scope, req.pagos, receptorRfc) : { docs: [], problems: [] };
+  return { paidDocuments: paid.docs, problems: [...paid.problems, ...relationProblems(deps, actor, req, receptorRfc)] };
 }
 
 /** POST /cfdis/validate: the stamping rules without a folio, a seal or the PAC. */
@@ -110,9 +130,11 @@ export function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
     if (!(err instanceof ApiError)) throw err;
     errors.push(...err.details);
   }
-  const prepared = receptor ? prepareInvoice(req, { emisor, receptor, now: deps.now(), serie: folio?.serie, folio: folio ? String(folio.folio) : undefined }) : undefined;
-  errors.push(...(prepared?.errors ?? []));
-  errors.push(...egresoRelationProblems(deps, actor, req, receptor?.rfc.toUpperCase()));
+  const facts = storedFacts(deps, actor, req, receptor?.rfc.toUpperCase());
+  const prepared = receptor
+    ? prepareInvoice(req, { emisor, receptor, now: deps.now(), serie: folio?.serie, folio: folio ? String(folio.folio) : undefined, paidDocuments: facts.paidDocuments })
+    : undefined;
+  errors.push(...facts.problems, ...(prepared?.errors ?? []));
   const { problem } = signerFor(deps, actor, emisor.rfc);
   if (problem) errors.push(problem);
   return { valid: errors.length === 0, errors, warnings: prepared?.warnings ?? [] };
@@ -132,9 +154,11 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   const scope = { tenantId: actor.tenantId, environment: actor.environment };
   const peek = peekFolio(deps.db, scope, req.serie);
   const now = deps.now();
-  const prepared = prepareInvoice(req, { emisor, receptor, now, serie: peek.serie, folio: String(peek.folio) });
+  // Resolving and recording happen in this same synchronous turn, so no other request can move a balance between.
+  const facts = storedFacts(deps, actor, req, receptor.rfc.toUpperCase());
+  const prepared = prepareInvoice(req, { emisor, receptor, now, serie: peek.serie, folio: String(peek.folio), paidDocuments: facts.paidDocuments });
   const { signer, problem } = signerFor(deps, actor, emisor.rfc);
-  const errors = [...prepared.errors, ...egresoRelationProblems(deps, actor, req, receptor.rfc.toUpperCase()), ...(problem ? [problem] : [])];
+  const errors = [...facts.problems, ...prepared.errors, ...(problem ? [problem] : [])];
   if (errors.length > 0 || !prepared.model || !signer) throw badRequest('The CFDI fails validation', errors);
   const pac = deps.pacFor(actor.environment);
   if (!pac) {
@@ -162,6 +186,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
       model.moneda, model.subTotal.toString(), model.total.toString(), JSON.stringify(summary), stamp, stamp,
     );
     statement(tx, 'insert into cfdi_documents (cfdi_id, tenant_id, xml) values (?, ?, ?)').run(id, actor.tenantId, Buffer.from(s.xml, 'utf8'));
+    if (model.pagos) recordPayments(tx, id, scope, model.pagos);
     for (const r of model.relacionados) {
       for (const uuid of r.uuids) {
         statement(tx, 'insert or ignore into cfdi_relations (cfdi_id, tenant_id, environment, tipo_relacion, related_uuid) values (?, ?, ?, ?, ?)').run(id, actor.tenantId, actor.environment, r.tipoRelacion, uuid.toUpperCase());
@@ -232,7 +257,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
 }
 
 /** What the response needs beyond the row's columns, fixed at issue time. */
-function summaryOf(m: ComprobanteModel): Record<string, unknown> {
+function summaryOf(m: ComprobanteModel) {
   return {
     emisor: { rfc: m.emisor.rfc, nombre: m.emisor.nombre, regimen_fiscal: m.emisor.regimenFiscal },
     receptor: { rfc: m.receptor.rfc, nombre: m.receptor.nombre },
@@ -248,9 +273,31 @@ function summaryOf(m: ComprobanteModel): Record<string, unknown> {
     total_impuestos_retenidos: m.impuestos?.totalRetenidos?.toString(),
     forma_pago: m.formaPago,
     metodo_pago: m.metodoPago,
+    pagos: m.pagos?.pagos.map((p) => ({
+      fecha_pago: p.fechaPago,
+      forma_pago: p.formaDePagoP,
+      moneda: p.monedaP,
+      tipo_cambio: p.tipoCambioP,
+      monto: p.monto.toString(),
+      documentos: p.documentos.map((d) => ({
+        uuid: d.idDocumento,
+        moneda: d.monedaDR,
+        equivalencia: d.equivalenciaDR,
+        num_parcialidad: d.numParcialidad,
+        imp_saldo_ant: d.impSaldoAnt.toString(),
+        imp_pagado: d.impPagado.toString(),
+        imp_saldo_insoluto: d.impSaldoInsoluto.toString(),
+      })),
+    })),
+    nomina: m.nomina && {
+      total_percepciones: m.nomina.totalPercepciones?.toString(),
+      total_deducciones: m.nomina.totalDeducciones?.toString(),
+      total_otros_pagos: m.nomina.totalOtrosPagos?.toString(),
+    },
   };
 }
 
+type PagoSummary = NonNullable<ReturnType<typeof summaryOf>['pagos']>[number];
 const num = (v: unknown) => (typeof v === 'string' ? Number(v) : undefined);
 
 /** The spec's CFDI response (201 and GET /cfdis/:id). Amounts are JSON numbers printed from exact decimals. */
@@ -281,6 +328,27 @@ export function toCfdi(r: Row) {
     total: Number(r.total),
     forma_pago: s.forma_pago,
     metodo_pago: s.metodo_pago,
+    pagos: (s.pagos as PagoSummary[] | undefined)?.map((p) => ({
+      fecha_pago: p.fecha_pago,
+      forma_pago: p.forma_pago,
+      moneda: p.moneda,
+      tipo_cambio: p.tipo_cambio,
+      monto: Number(p.monto),
+      documentos: p.documentos.map((d) => ({
+        uuid: d.uuid,
+        moneda: d.moneda,
+        equivalencia: d.equivalencia,
+        num_parcialidad: d.num_parcialidad,
+        imp_saldo_ant: Number(d.imp_saldo_ant),
+        imp_pagado: Number(d.imp_pagado),
+        imp_saldo_insoluto: Number(d.imp_saldo_insoluto),
+      })),
+    })),
+    nomina: s.nomina && {
+      total_percepciones: num(s.nomina.total_percepciones),
+      total_deducciones: num(s.nomina.total_deducciones),
+      total_otros_pagos: num(s.nomina.total_otros_pagos),
+    },
     fecha_timbrado: r.fechaTimbrado,
     sello_sat: s.sello_sat ?? null,
     certificado_sat: s.certificado_sat ?? null,
@@ -296,7 +364,14 @@ function getRow(db: Db, actor: Actor, id: string): Row {
   return row;
 }
 
-export const getCfdi = (deps: CfdiDeps, actor: Actor, id: string) => toCfdi(getRow(deps.db, actor, id));
+export function getCfdi(deps: CfdiDeps, actor: Actor, id: string) {
+  const row = getRow(deps.db, actor, id);
+  const cfdi = toCfdi(row);
+  if (row.tipo !== 'I' || cfdi.metodo_pago !== 'PPD' || !row.uuid) return cfdi;
+  // A PPD invoice is paid by Pagos: show what is still owed and which instalments have been received.
+  const { saldo, parcialidades } = balanceOf(deps.db, actor, row.uuid, row.total);
+  return { ...cfdi, saldo_insoluto: saldo.toNumber(), parcialidades: parcialidades.length };
+}
 
 /**
  * The stored document of a stamped CFDI, by UUID (case-insensitive) or by cfdi_ id. One that is not stamped has
