@@ -6,7 +6,7 @@ import { tfdCadena, tfdFromNode } from '../../src/cfdi/tfd.ts';
 import { child, parseXml } from '../../src/cfdi/xml.ts';
 import { createTestApp, csdFiles, csdForm, TENANTS } from '../helpers.ts';
 import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '../sat/verify.ts';
-import { CORPUS, corpusResolver, EGRESOS } from './corpus.ts';
+import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from './corpus.ts';
 
 /**
  * Acceptance: every corpus invoice stamps, and the result is checked with SAT's own artefacts: XSD validity,
@@ -40,8 +40,8 @@ const resolve = corpusResolver(
 
 describe('corpus: stamped invoices pass SAT checks', () => {
   expect(CORPUS.length).toBeGreaterThanOrEqual(25);
-  expect(EGRESOS.length).toBeGreaterThanOrEqual(8);
-  for (const [name, request] of [...CORPUS, ...EGRESOS]) {
+  for (const type of [EGRESOS, PAGOS, NOMINAS, TRASLADOS]) expect(type.length).toBeGreaterThanOrEqual(8);
+  for (const [name, request] of [...CORPUS, ...EGRESOS, ...PAGOS, ...NOMINAS, ...TRASLADOS]) {
     test(name, async () => {
       const body = await resolve(request);
       const res = await t.call('POST', '/cfdis', { token, body });
@@ -87,6 +87,13 @@ describe('corpus: stamped invoices pass SAT checks', () => {
       // The JSON agrees with the XML.
       expect(String(res.json.total)).toBe(String(Number(root.attrs.Total)));
       expect(String(res.json.subtotal)).toBe(String(Number(root.attrs.SubTotal)));
+      expect(root.attrs.TipoDeComprobante).toBe(request.tipo as string);
+      // The complement the type requires is there, declared on the root with its schemaLocation.
+      const complement = { P: 'pago20:Pagos', N: 'nomina12:Nomina' }[request.tipo as string];
+      if (complement) {
+        expect(child(child(root, 'cfdi:Complemento')!, complement)).toBeDefined();
+        expect(root.attrs['xsi:schemaLocation']).toContain(request.tipo === 'P' ? 'Pagos20.xsd' : 'nomina12.xsd');
+      }
     }, 30_000);
   }
 });

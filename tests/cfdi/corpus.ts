@@ -106,7 +106,20 @@ export const BASES: Record<string, unknown>[] = [
   { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [servicio({ valor_unitario: 12000 })] },
   { tipo: 'I', forma_pago: '01', receptor: ICV, conceptos: [servicio({ clave_prod_serv: '43211503', clave_unidad: 'H87', descripcion: 'Computadora portátil', cantidad: 3, valor_unitario: 15999 })] },
   { tipo: 'I', metodo_pago: 'PPD', forma_pago: '99', receptor: ICV, conceptos: [servicio({ valor_unitario: 8000 })] },
+  // 5–13: PPD invoices for the Pagos corpus.
+  ppd([servicio({ valor_unitario: '10000.00' })]),
+  ppd([servicio({ valor_unitario: '25000.00', impuestos: { traslados: iva16.traslados, retenciones: [{ impuesto: '001', tipo_factor: 'Tasa', tasa_o_cuota: '0.100000' }, { impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.106667' }] } })]),
+  ppd([servicio({ descripcion: 'Colegiatura', valor_unitario: '4500.00', impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Exento' }] } })]),
+  ppd([servicio({ clave_prod_serv: '50202306', clave_unidad: 'H87', descripcion: 'Cerveza', cantidad: 240, valor_unitario: '18.50', impuestos: { traslados: [{ impuesto: '003', tipo_factor: 'Tasa', tasa_o_cuota: '0.265000' }, { impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } })]),
+  ppd([servicio({ valor_unitario: '7300.00', impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.080000' }] } })]),
+  ppd([servicio({ valor_unitario: '3333.33' }), servicio({ valor_unitario: '1234.56' })]),
+  ppd([servicio({ valor_unitario: '1250.00' })], { moneda: 'USD', tipo_cambio: '17.2345' }),
+  ppd([servicio({ valor_unitario: '980.00' })], { moneda: 'USD', tipo_cambio: '17.10' }),
+  ppd([{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Asesoría sin impuestos', cantidad: 1, valor_unitario: '6000.00' }]),
 ];
+function ppd(conceptos: Record<string, unknown>[], over: Record<string, unknown> = {}): Record<string, unknown> {
+  return { tipo: 'I', metodo_pago: 'PPD', forma_pago: '99', receptor: ICV, conceptos, ...over };
+}
 const G02 = { ...ICV, uso_cfdi: 'G02' };
 const nota = (over: Record<string, unknown> = {}) => servicio({ clave_unidad: 'ACT', descripcion: 'Bonificación por pronto pago', valor_unitario: '100', ...over });
 
@@ -146,6 +159,64 @@ export const EGRESOS: [string, Record<string, unknown>][] = [
   }],
 ];
 
+const CP01 = { ...ICV, uso_cfdi: 'CP01' };
+const pago = (documentos: Record<string, unknown>[], over: Record<string, unknown> = {}) => ({ fecha_pago: 'PAST', forma_pago: '03', moneda: 'MXN', documentos, ...over });
+
+/** Pagos (P) with Complemento de Pagos 2.0, paying BASES 5–13 (`$n`) and one document issued elsewhere. */
+export const PAGOS: [string, Record<string, unknown>][] = [
+  ['Pago: one payment settles a PPD invoice, with bank data', {
+    tipo: 'P', receptor: CP01,
+    pagos: [pago([{ uuid: '$5', imp_pagado: '11600.00' }], { monto: '11600.00', num_operacion: 'SPEI 0042', rfc_emisor_cta_ord: 'BMI9704113PA', cta_ordenante: '002180700000000001', rfc_emisor_cta_ben: 'BBA830831LJ2', cta_beneficiario: '012180001234567897' })],
+  }],
+  ['Pago: first instalment of an invoice with IVA and ISR/IVA retenciones', {
+    tipo: 'P', receptor: CP01, pagos: [pago([{ uuid: '$6', imp_pagado: '10000.00' }], { monto: '10000.00' })],
+  }],
+  ['Pago: one payment for two invoices (IVA exento; IEPS + IVA)', {
+    tipo: 'P', receptor: CP01, pagos: [pago([{ uuid: '$7', imp_pagado: '4500.00' }, { uuid: '$8', imp_pagado: '2000.00' }], { monto: '6500.00', forma_pago: '02' })],
+  }],
+  ['Pago: two payments (cash and card) of the same invoice in one receipt (IVA 8 %)', {
+    tipo: 'P', receptor: CP01,
+    pagos: [pago([{ uuid: '$9', imp_pagado: '1000.00' }], { forma_pago: '01', monto: '1000.00' }), pago([{ uuid: '$9', imp_pagado: '2500.50' }], { forma_pago: '04', monto: '2500.50' })],
+  }],
+  ['Pago: USD payment of an MXN invoice (EquivalenciaDR = TipoCambioP)', {
+    tipo: 'P', receptor: CP01, pagos: [pago([{ uuid: '$10', imp_pagado: '1750.00' }], { moneda: 'USD', tipo_cambio: '17.50', monto: '100.00' })],
+  }],
+  ['Pago: USD invoice paid in USD', {
+    tipo: 'P', receptor: CP01, pagos: [pago([{ uuid: '$11', imp_pagado: '450.00' }], { moneda: 'USD', tipo_cambio: '17.3012', monto: '450.00' })],
+  }],
+  ['Pago: MXN payment of a USD invoice (EquivalenciaDR sent)', {
+    tipo: 'P', receptor: CP01, pagos: [pago([{ uuid: '$12', imp_pagado: '100.00', equivalencia: '0.0584795322' }], { monto: '1710.00' })],
+  }],
+  ['Pago: invoice without taxes (ObjetoImpDR 01)', {
+    tipo: 'P', receptor: CP01, pagos: [pago([{ uuid: '$13', imp_pagado: '6000.00' }], { monto: '6000.00' })],
+  }],
+  ['Pago: a document issued elsewhere, with its data and taxes', {
+    tipo: 'P', receptor: CP01,
+    pagos: [pago([{
+      uuid: '6a1c43b6-4f7d-4c55-9c0e-2f1a7b3d9e10', serie: 'EXT', folio: '881', moneda: 'MXN', num_parcialidad: 2, imp_saldo_ant: '5800.00', imp_pagado: '2900.00', objeto_imp: '02',
+      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000', base: '2500.00', importe: '400.00' }] },
+    }], { monto: '2900.00' })],
+  }],
+];
+
+const EKU_SELF = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', domicilio_fiscal: '42501', uso_cfdi: 'S01' };
+const mercancia = (over: Record<string, unknown> = {}) => ({ clave_prod_serv: '43211503', clave_unidad: 'H87', descripcion: 'Computadora portátil', cantidad: 10, valor_unitario: 0, ...over });
+
+/** Traslados (T): the issuer moving its own goods, or goods already invoiced (05). Carta Porte is out of scope. */
+export const TRASLADOS: [string, Record<string, unknown>][] = [
+  ['Traslado: own goods between branches, no value (XXX)', { tipo: 'T', receptor: EKU_SELF, conceptos: [mercancia()] }],
+  ['Traslado: goods listed at their value, SubTotal and Total 0', { tipo: 'T', receptor: EKU_SELF, conceptos: [mercancia({ valor_unitario: '15999.00' }), mercancia({ clave_prod_serv: '43211708', descripcion: 'Teclado', cantidad: 25, valor_unitario: '349.90' })] }],
+  ['Traslado in MXN with zero amounts', { tipo: 'T', moneda: 'MXN', receptor: EKU_SELF, conceptos: [mercancia()] }],
+  ['Traslado of invoiced goods (05)', { tipo: 'T', receptor: EKU_SELF, cfdi_relacionados: [{ tipo_relacion: '05', uuids: ['$3'] }], conceptos: [mercancia({ cantidad: 3 })] }],
+  ['Traslado with identifiers, units and many lines', {
+    tipo: 'T', receptor: EKU_SELF,
+    conceptos: Array.from({ length: 12 }, (_, i) => mercancia({ no_identificacion: `SKU-${1000 + i}`, unidad: 'Pieza', descripcion: `Artículo ${i + 1}`, cantidad: i + 1 })),
+  }],
+  ['Traslado to a third party (consignment)', { tipo: 'T', receptor: { ...ICV, uso_cfdi: 'S01' }, conceptos: [mercancia({ descripcion: 'Mercancía en consignación', valor_unitario: '1200.00' })] }],
+  ['Traslado of goods by weight (fractional quantity)', { tipo: 'T', receptor: EKU_SELF, conceptos: [mercancia({ clave_prod_serv: '50161800', clave_unidad: 'KGM', descripcion: 'Dulces a granel', cantidad: '125.375' })] }],
+  ['Traslado dated two hours ago, with a series', { tipo: 'T', fecha: 'PAST', receptor: EKU_SELF, conceptos: [mercancia({ descripcion: 'Equipo de laboratorio', cantidad: 2 })] }],
+];
+
 /**
  * Turns a corpus request into the body to send: `fecha: 'PAST'` becomes two hours ago, `$n` related UUIDs the UUIDs
  * of BASES[n-1], issued through `issue` the first time one is needed.
@@ -162,6 +233,136 @@ export function corpusResolver(issue: (body: Record<string, unknown>) => Promise
         relations.map(async (r) => ({ ...r, uuids: await Promise.all(r.uuids.map((u) => (u.startsWith('$') ? base(Number(u.slice(1))) : u))) })),
       );
     }
+    const pagos = body.pagos as { fecha_pago: string; documentos: { uuid?: string }[] }[] | undefined;
+    if (pagos) {
+      body.pagos = await Promise.all(
+        pagos.map(async (p) => ({
+          ...p,
+          fecha_pago: p.fecha_pago === 'PAST' ? pastFecha() : p.fecha_pago,
+          documentos: await Promise.all(p.documentos.map(async (d) => (d.uuid?.startsWith('$') ? { ...d, uuid: await base(Number(d.uuid.slice(1))) } : d))),
+        })),
+      );
+    }
     return body;
   };
 }
+
+/** Deep-merges `over` into `base`: objects merge, arrays and scalars replace, undefined deletes. */
+export function merged(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const prev = out[k];
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' && !Array.isArray(prev) ? merged(prev as Record<string, unknown>, v as Record<string, unknown>) : v;
+    if (v === undefined) delete out[k];
+  }
+  return out;
+}
+
+/** A quincenal ordinary payroll: sueldo, aguinaldo partly exempt, IMSS + ISR, subsidio caused but not paid, viáticos. */
+export const QUINCENAL = {
+  tipo_nomina: 'O',
+  fecha_pago: '2026-04-30',
+  fecha_inicial_pago: '2026-04-16',
+  fecha_final_pago: '2026-04-30',
+  num_dias_pagados: 15,
+  emisor: { registro_patronal: 'B5510768108' },
+  receptor: {
+    curp: 'PEGJ800101HJCRRN09',
+    nss: '04078873454',
+    fecha_inicio_rel_laboral: '2024-11-01',
+    tipo_contrato: '01',
+    sindicalizado: false,
+    tipo_jornada: '01',
+    tipo_regimen: '02',
+    num_empleado: '120',
+    departamento: 'Almacén',
+    puesto: 'Auxiliar',
+    riesgo_puesto: '1',
+    periodicidad_pago: '04',
+    cuenta_bancaria: '032180000118359719',
+    salario_base_cot_apor: '293.26',
+    salario_diario_integrado: '293.26',
+    clave_ent_fed: 'JAL',
+  },
+  percepciones: [
+    { tipo_percepcion: '001', clave: 'P001', concepto: 'Sueldo', importe_gravado: '4200', importe_exento: 0 },
+    { tipo_percepcion: '002', clave: 'P002', concepto: 'Aguinaldo', importe_gravado: '805.80', importe_exento: '3394.20' },
+  ],
+  deducciones: [
+    { tipo_deduccion: '001', clave: 'D001', concepto: 'IMSS', importe: '105.62' },
+    { tipo_deduccion: '002', clave: 'D002', concepto: 'ISR', importe: '412.37' },
+  ],
+  otros_pagos: [
+    { tipo_otro_pago: '002', clave: 'OP002', concepto: 'Subsidio para el empleo', importe: '0', subsidio_causado: '237.24' },
+    { tipo_otro_pago: '003', clave: 'OP003', concepto: 'Viáticos', importe: 350 },
+  ],
+};
+const nominaVariant = (over: Record<string, unknown>) => merged(QUINCENAL, over);
+
+/** The worker: a persona física, régimen 605, UsoCFDI CN01. */
+export const TRABAJADOR = { rfc: 'PEGJ800101AB1', nombre: 'JUAN PEREZ GARCIA', regimen_fiscal: '605', domicilio_fiscal: '44100', uso_cfdi: 'CN01' };
+const nominaRequest = (nomina: Record<string, unknown>, over: Record<string, unknown> = {}) => ({ tipo: 'N', receptor: TRABAJADOR, nomina, ...over });
+
+/** Nóminas (N) with Complemento de Nómina 1.2, issued by the persona moral EKU9003173C9. */
+export const NOMINAS: [string, Record<string, unknown>][] = [
+  ['Nómina: quincenal ordinaria (sueldo, aguinaldo, IMSS, ISR, subsidio causado, viáticos)', nominaRequest(QUINCENAL)],
+  ['Nómina: no deducciones (no Descuento)', nominaRequest(nominaVariant({ deducciones: undefined }))],
+  ['Nómina: extraordinaria, aguinaldo only', nominaRequest(nominaVariant({
+    tipo_nomina: 'E', fecha_pago: '2025-12-15', fecha_inicial_pago: '2025-12-15', fecha_final_pago: '2025-12-15', num_dias_pagados: 1,
+    receptor: { periodicidad_pago: '99' },
+    percepciones: [{ tipo_percepcion: '002', clave: 'P002', concepto: 'Aguinaldo', importe_gravado: '2805.80', importe_exento: '3394.20' }],
+    deducciones: [{ tipo_deduccion: '002', clave: 'D002', concepto: 'ISR', importe: '301.15' }],
+    otros_pagos: [{ tipo_otro_pago: '002', clave: 'OP002', concepto: 'Subsidio para el empleo', importe: 0, subsidio_causado: 0 }],
+  }))],
+  ['Nómina: separación e indemnización', nominaRequest(nominaVariant({
+    percepciones: [
+      { tipo_percepcion: '001', clave: 'P001', concepto: 'Sueldo', importe_gravado: '4200', importe_exento: 0 },
+      { tipo_percepcion: '022', clave: 'P022', concepto: 'Prima de antigüedad', importe_gravado: '0', importe_exento: '3360.00' },
+      { tipo_percepcion: '025', clave: 'P025', concepto: 'Indemnización', importe_gravado: '12000.00', importe_exento: '13200.50' },
+    ],
+    separacion_indemnizacion: { total_pagado: '28560.50', num_anios_servicio: 1, ultimo_sueldo_mens_ord: '8400.00', ingreso_acumulable: '8400.00', ingreso_no_acumulable: '3600.00' },
+  }))],
+  ['Nómina: jubilación en parcialidades (contrato 10, régimen 12)', nominaRequest(nominaVariant({
+    emisor: undefined,
+    receptor: { tipo_contrato: '10', tipo_regimen: '12', nss: undefined, riesgo_puesto: undefined, salario_base_cot_apor: undefined, salario_diario_integrado: undefined, tipo_jornada: undefined },
+    percepciones: [{ tipo_percepcion: '044', clave: 'P044', concepto: 'Pensión', importe_gravado: '3000.00', importe_exento: '9000.00' }],
+    jubilacion_pension_retiro: { total_parcialidad: '12000.00', monto_diario: '800.00', ingreso_acumulable: '3000.00', ingreso_no_acumulable: '9000.00' },
+    deducciones: [{ tipo_deduccion: '002', clave: 'D002', concepto: 'ISR', importe: '150.00' }],
+    otros_pagos: undefined,
+  }))],
+  ['Nómina: asimilados (contrato 09, régimen 09), acciones o títulos, SNCF ingresos mixtos', nominaRequest(nominaVariant({
+    emisor: { registro_patronal: undefined, entidad_sncf: { origen_recurso: 'IM', monto_recurso_propio: '1000.00' } },
+    receptor: { tipo_contrato: '09', tipo_regimen: '09', nss: undefined, fecha_inicio_rel_laboral: undefined, riesgo_puesto: undefined, periodicidad_pago: '05' },
+    fecha_inicial_pago: '2026-04-01', num_dias_pagados: '30.5',
+    percepciones: [
+      { tipo_percepcion: '046', clave: 'P046', concepto: 'Honorarios asimilados', importe_gravado: '20000', importe_exento: 0 },
+      { tipo_percepcion: '045', clave: 'P045', concepto: 'Acciones', importe_gravado: '1500', importe_exento: 0, acciones_o_titulos: { valor_mercado: '125.123456', precio_al_otorgarse: '100' } },
+    ],
+    otros_pagos: undefined,
+  }))],
+  ['Nómina: horas extra, incapacidad, subcontratación, saldo a favor, card account', nominaRequest(nominaVariant({
+    receptor: {
+      cuenta_bancaria: '4152313412341234', banco: '012', sindicalizado: true,
+      subcontratacion: [{ rfc_labora: 'ICV060329BY0', porcentaje_tiempo: '60.5' }, { rfc_labora: 'AAA010101AAA', porcentaje_tiempo: 39.5 }],
+    },
+    percepciones: [
+      { tipo_percepcion: '001', clave: 'P001', concepto: 'Sueldo', importe_gravado: '3640', importe_exento: 0 },
+      { tipo_percepcion: '019', clave: 'P019', concepto: 'Horas extra', importe_gravado: '280.00', importe_exento: '280.00', horas_extra: [{ dias: 2, tipo_horas: '01', horas_extra: 4, importe_pagado: '560.00' }] },
+    ],
+    deducciones: [
+      { tipo_deduccion: '002', clave: 'D002', concepto: 'ISR', importe: '350.10' },
+      { tipo_deduccion: '006', clave: 'D006', concepto: 'Descuento por incapacidad', importe: '560.00' },
+    ],
+    otros_pagos: [
+      { tipo_otro_pago: '002', clave: 'OP002', concepto: 'Subsidio para el empleo', importe: 0, subsidio_causado: '120.00' },
+      { tipo_otro_pago: '004', clave: 'OP004', concepto: 'Saldo a favor', importe: '500.00', compensacion_saldos_a_favor: { saldo_a_favor: '1500.00', anio: 2025, remanente_sal_fav: '1000.00' } },
+    ],
+    incapacidades: [{ dias_incapacidad: 2, tipo_incapacidad: '02', importe_monetario: '560.00' }],
+  }))],
+  ['Nómina: semanal with subsidio paid, in a series', nominaRequest(nominaVariant({
+    fecha_inicial_pago: '2026-04-24', num_dias_pagados: 7, receptor: { periodicidad_pago: '02', salario_diario_integrado: '278.80', salario_base_cot_apor: '278.80' },
+    percepciones: [{ tipo_percepcion: '001', clave: 'P001', concepto: 'Sueldo semanal', importe_gravado: '1951.60', importe_exento: 0 }],
+    deducciones: [{ tipo_deduccion: '001', clave: 'D001', concepto: 'IMSS', importe: '48.79' }],
+    otros_pagos: [{ tipo_otro_pago: '002', clave: 'OP002', concepto: 'Subsidio para el empleo', importe: '15.12', subsidio_causado: '15.12' }],
+  }))],
+];
