@@ -7,8 +7,9 @@ import {
   asPDFNumber, beginText, degrees, endText, fill, PDFDocument, PDFHexString, PDFOperator, PDFOperatorNames, popGraphicsState, pushGraphicsState, rgb,
   setFillingRgbColor, setFontAndSize, setTextMatrix, showText, type Color, type PDFFont, type PDFImage, type PDFPage,
 } from 'pdf-lib';
-import { catalogEntry, type CatalogName } from '../catalogs/index.ts';
+import { catalogEntry } from '../catalogs/index.ts';
 import { amountInWords } from './amount-words.ts';
+import { described, groupDigits, nominaTotals, renderNomina, renderPagos, taxLine, TRASLADO_NOTE, type PdfColumn, type PdfLayout, type TotalRow } from './pdf-complements.ts';
 import { qrMatrix, verificationUrl } from './qr.ts';
 import { tfdCadena, tfdFromNode } from './tfd.ts';
 import { child, childrenNamed, parseXml, type XmlNode } from './xml.ts';
@@ -17,6 +18,7 @@ import { child, childrenNamed, parseXml, type XmlNode } from './xml.ts';
  * The printed representation of a stamped CFDI (RMF 2.7.1.7, RULES.md §7.2), rendered from the stored XML only:
  * every value on the page is read from the document (descriptions of catalog keys come from SAT's catalogs).
  * Letter size; header and footer with page numbers on every page; long descriptions wrap across lines and pages.
+ * Pagos 2.0 and Nómina 1.2 print their own sections (pdf-complements.ts); a Pago or a Traslado has no money lines.
  */
 export interface PdfOptions {
   /** Test-environment stamp: every page carries "SIN VALIDEZ FISCAL — SANDBOX". */
@@ -109,20 +111,7 @@ function parseColor(hex: string | undefined): Color {
   return rgb(parseInt(m[1]!, 16) / 255, parseInt(m[2]!, 16) / 255, parseInt(m[3]!, 16) / 255);
 }
 
-/** "1234567.5" → "1,234,567.5": digits grouped, the decimals exactly as in the XML. */
-export function groupDigits(amount: string | undefined): string {
-  if (!amount) return '';
-  const [int, frac] = amount.split('.');
-  const grouped = int!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return frac === undefined ? grouped : `${grouped}.${frac}`;
-}
-
-/** "601 - General de Ley Personas Morales"; the bare key when the catalog does not know it. */
-function described(catalog: CatalogName, key: string | undefined, column = 'descripcion'): string {
-  if (!key) return '';
-  const text = catalogEntry(catalog, key)?.[column];
-  return text ? `${key} - ${text}` : key;
-}
+export { groupDigits };
 
 const TIPO_TITLES: Record<string, string> = { I: 'FACTURA', E: 'NOTA DE CRÉDITO', P: 'RECIBO ELECTRÓNICO DE PAGO', N: 'RECIBO DE NÓMINA', T: 'TRASLADO' };
 
@@ -398,124 +387,174 @@ export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<U
     fields(relacionados.map((r): [string, string] => [described('c_TipoRelacion', r.attrs.TipoRelacion), childrenNamed(r, 'cfdi:CfdiRelacionado').map((c) => c.attrs.UUID).join(', ')]), 1);
   }
 
+  /** Paragraph across the page, a line at a time (it may run onto the next page). */
+  const note = (s: string) => {
+    y -= 3;
+    for (const line of m.wrap(regular, s, SIZE.body, CONTENT_WIDTH)) {
+      ensure(SIZE.body * LEADING);
+      text(line, PAGE.margin, y - SIZE.body);
+      y -= SIZE.body * LEADING;
+    }
+    y -= 3;
+  };
+
+  /** A heading inside a section; never alone at the foot of a page (room for a table's titles and a row under it). */
+  const heading = (title: string) => {
+    ensure(12 + SIZE.small * LEADING * 2 + 6 + SIZE.body * LEADING * 2);
+    y -= 9;
+    text(title, PAGE.margin, y, bold, SIZE.body);
+    y -= 3;
+  };
+
+  /**
+   * A table: the column titles on a grey band, then rows; a row taller than what is left of the page continues on
+   * the next one, under the titles again. Every table of the document (conceptos, complements) is drawn here.
+   */
+  const PAD = 2.5;
+  const table = (columns: PdfColumn[]) => {
+    const tableHeader = () => {
+      const h = SIZE.small * LEADING * 2 + 4;
+      ensure(h + SIZE.body * LEADING * 2);
+      page.drawRectangle({ x: PAGE.margin, y: y - h, width: CONTENT_WIDTH, height: h, color: LIGHT });
+      let x = PAGE.margin;
+      for (const c of columns) {
+        m.wrap(bold, c.title, SIZE.small, c.width - 2 * PAD).forEach((line, k) => {
+          const yy = y - 2 - SIZE.small * (k + 1) * LEADING + 1.5;
+          if (c.align === 'right') rightText(line, x + c.width - PAD, yy, bold, SIZE.small);
+          else text(line, x + PAD, yy, bold, SIZE.small);
+        });
+        x += c.width;
+      }
+      y -= h + 2;
+    };
+    tableHeader();
+    return (values: string[], notes: string[] = []) => {
+      const cells: Cell[] = columns.map((col, i) => {
+        const size = col.size ?? SIZE.small;
+        return {
+          lines: m.wrap(regular, values[i] ?? '', size, col.width - 2 * PAD),
+          font: regular,
+          size,
+          align: col.align,
+          notes: col.notes ? notes.flatMap((n) => m.wrap(regular, n, SIZE.small, col.width - 2 * PAD)) : undefined,
+        };
+      });
+      // Rows of text, each cell's main lines then its notes; a row taller than the page continues on the next.
+      const rowsOf = (cell: Cell) => [...cell.lines.map((l) => ({ l, size: cell.size, color: BLACK })), ...(cell.notes ?? []).map((l) => ({ l, size: SIZE.small, color: GREY }))];
+      const cellRows = cells.map(rowsOf);
+      const lineHeight = SIZE.body * LEADING;
+      let from = 0;
+      const total = Math.max(...cellRows.map((r) => r.length));
+      while (from < total) {
+        if (y - lineHeight - 3 < BODY_BOTTOM) {
+          newPage();
+          tableHeader();
+        }
+        const fit = Math.max(1, Math.floor((y - 3 - BODY_BOTTOM) / lineHeight));
+        const to = Math.min(total, from + fit);
+        let x = PAGE.margin;
+        cells.forEach((cell, i) => {
+          cellRows[i]!.slice(from, to).forEach((r, k) => {
+            const yy = y - (k + 1) * lineHeight + 2;
+            if (cell.align === 'right') rightText(r.l, x + columns[i]!.width - PAD, yy, cell.font, r.size, r.color);
+            else text(r.l, x + PAD, yy, cell.font, r.size, r.color);
+          });
+          x += columns[i]!.width;
+        });
+        y -= (to - from) * lineHeight + 3;
+        from = to;
+        page.drawLine({ start: { x: PAGE.margin, y: y + 1 }, end: { x: PAGE.width - PAGE.margin, y: y + 1 }, thickness: 0.3, color: rgb(0.8, 0.8, 0.8) });
+      }
+    };
+  };
+
   // Conceptos.
   sectionTitle('CONCEPTOS');
-  const columns = [
+  const conceptoRow = table([
     { title: 'Clave prod./serv.', width: 46 },
-    { title: 'Cantidad', width: 42, align: 'right' as const },
+    { title: 'Cantidad', width: 42, align: 'right' },
     { title: 'Unidad', width: 54 },
-    { title: 'Descripción', width: 178 },
-    { title: 'Valor unitario', width: 56, align: 'right' as const },
-    { title: 'Descuento', width: 48, align: 'right' as const },
-    { title: 'Importe', width: 62, align: 'right' as const },
+    { title: 'Descripción', width: 178, size: SIZE.body, notes: true },
+    { title: 'Valor unitario', width: 56, align: 'right' },
+    { title: 'Descuento', width: 48, align: 'right' },
+    { title: 'Importe', width: 62, align: 'right', size: SIZE.body },
     { title: 'Objeto de impuesto', width: 54 },
-  ];
-  const PAD = 2.5;
-  const tableHeader = () => {
-    const h = SIZE.small * LEADING * 2 + 4;
-    ensure(h + SIZE.body * LEADING * 2);
-    page.drawRectangle({ x: PAGE.margin, y: y - h, width: CONTENT_WIDTH, height: h, color: LIGHT });
-    let x = PAGE.margin;
-    for (const c of columns) {
-      m.wrap(bold, c.title, SIZE.small, c.width - 2 * PAD).forEach((line, k) => {
-        const yy = y - 2 - SIZE.small * (k + 1) * LEADING + 1.5;
-        if (c.align === 'right') rightText(line, x + c.width - PAD, yy, bold, SIZE.small);
-        else text(line, x + PAD, yy, bold, SIZE.small);
-      });
-      x += c.width;
-    }
-    y -= h + 2;
-  };
-  tableHeader();
-  const taxLine = (kind: string, t: Record<string, string>) =>
-    `${kind} ${described('c_Impuesto', t.Impuesto)} ${t.TipoFactor ?? ''}${t.TasaOCuota ? ` ${t.TasaOCuota}` : ''} · Base ${groupDigits(t.Base)}${t.Importe ? ` · Importe ${groupDigits(t.Importe)}` : ''}`;
+  ]);
   for (const concepto of childrenNamed(child(root, 'cfdi:Conceptos') ?? { name: '', attrs: {}, children: [] }, 'cfdi:Concepto')) {
     const c = concepto.attrs;
     const impuestos = child(concepto, 'cfdi:Impuestos');
-    const notes = [
-      ...(c.NoIdentificacion ? [`No. identificación: ${c.NoIdentificacion}`] : []),
-      ...childrenNamed(child(impuestos ?? concepto, 'cfdi:Traslados') ?? concepto, 'cfdi:Traslado').map((t) => taxLine('Traslado', t.attrs)),
-      ...childrenNamed(child(impuestos ?? concepto, 'cfdi:Retenciones') ?? concepto, 'cfdi:Retencion').map((t) => taxLine('Retención', t.attrs)),
-      ...childrenNamed(concepto, 'cfdi:CuentaPredial').map((p) => `Cuenta predial: ${p.attrs.Numero}`),
-    ];
-    const values = [
-      c.ClaveProdServ ?? '',
-      c.Cantidad ?? '',
-      c.Unidad ? `${c.ClaveUnidad} ${c.Unidad}` : described('c_ClaveUnidad', c.ClaveUnidad, 'nombre'), // the XML's Unidad, else SAT's name
-      c.Descripcion ?? '',
-      groupDigits(c.ValorUnitario),
-      groupDigits(c.Descuento),
-      groupDigits(c.Importe),
-      described('c_ObjetoImp', c.ObjetoImp),
-    ];
-    const cells: Cell[] = columns.map((col, i) => {
-      const font = regular;
-      const size = i === 3 || i === 6 ? SIZE.body : SIZE.small;
-      return {
-        lines: m.wrap(font, values[i]!, size, col.width - 2 * PAD),
-        font,
-        size,
-        align: col.align,
-        notes: i === 3 ? notes.flatMap((n) => m.wrap(regular, n, SIZE.small, col.width - 2 * PAD)) : undefined,
-      };
+    conceptoRow(
+      [
+        c.ClaveProdServ ?? '',
+        c.Cantidad ?? '',
+        c.Unidad ? `${c.ClaveUnidad} ${c.Unidad}` : described('c_ClaveUnidad', c.ClaveUnidad, 'nombre'), // the XML's Unidad, else SAT's name
+        c.Descripcion ?? '',
+        groupDigits(c.ValorUnitario),
+        groupDigits(c.Descuento),
+        groupDigits(c.Importe),
+        described('c_ObjetoImp', c.ObjetoImp),
+      ],
+      [
+        ...(c.NoIdentificacion ? [`No. identificación: ${c.NoIdentificacion}`] : []),
+        ...childrenNamed(child(impuestos ?? concepto, 'cfdi:Traslados') ?? concepto, 'cfdi:Traslado').map((t) => taxLine('Traslado', t.attrs)),
+        ...childrenNamed(child(impuestos ?? concepto, 'cfdi:Retenciones') ?? concepto, 'cfdi:Retencion').map((t) => taxLine('Retención', t.attrs)),
+        ...childrenNamed(concepto, 'cfdi:CuentaPredial').map((p) => `Cuenta predial: ${p.attrs.Numero}`),
+      ],
+    );
+  }
+
+  // Complements with something to print: their own sections, drawn through the same layout.
+  const layout: PdfLayout = { section: sectionTitle, heading, fields, table, note };
+  const complemento = child(root, 'cfdi:Complemento');
+  const pagos = complemento ? childrenNamed(complemento, 'pago20:Pagos') : [];
+  const nominas = complemento ? childrenNamed(complemento, 'nomina12:Nomina') : [];
+  for (const p of pagos) renderPagos(layout, p);
+  for (const n of nominas) renderNomina(layout, n);
+
+  /** Amounts right, the amount in words (when there is one) left. */
+  const totalsBlock = (totals: TotalRow[], amount?: string) => {
+    const words = amount === undefined ? [] : m.wrap(regular, amount, SIZE.body, CONTENT_WIDTH - 240);
+    const totalsHeight = Math.max(totals.length * 11, words.length * SIZE.body * LEADING + 12) + 10;
+    ensure(totalsHeight);
+    y -= 6;
+    if (words.length) {
+      text('Importe con letra', PAGE.margin, y - SIZE.label, regular, SIZE.label, GREY);
+      words.forEach((line, k) => text(line, PAGE.margin, y - SIZE.label * LEADING - (k + 1) * SIZE.body * LEADING + 1));
+    }
+    const right = PAGE.width - PAGE.margin;
+    totals.forEach(([label, value, strong], k) => {
+      const yy = y - (k + 1) * 11 + 2;
+      const font = strong ? bold : regular;
+      const size = strong ? 9 : SIZE.body;
+      for (const line of m.wrap(font, label, size, 150).slice(0, 1)) rightText(line, right - 80, yy, font, size, strong ? BLACK : GREY);
+      rightText(value, right, yy, font, size);
     });
-    // Rows of text, each cell's main lines then its notes; a row taller than the page continues on the next.
-    const rowsOf = (cell: Cell) => [...cell.lines.map((l) => ({ l, size: cell.size, color: BLACK })), ...(cell.notes ?? []).map((l) => ({ l, size: SIZE.small, color: GREY }))];
-    const cellRows = cells.map(rowsOf);
-    const lineHeight = SIZE.body * LEADING;
-    let from = 0;
-    const total = Math.max(...cellRows.map((r) => r.length));
-    while (from < total) {
-      if (y - lineHeight - 3 < BODY_BOTTOM) {
-        newPage();
-        tableHeader();
+    y -= totalsHeight;
+  };
+  const inWords = () => amountInWords(a.Total ?? '0', moneda, Number(catalogEntry('c_Moneda', moneda)?.decimales ?? '2'));
+
+  // Totals. A Pago carries no amount of its own (Moneda XXX, Total 0: its amounts are in the complement), and a
+  // Traslado collects nothing: neither prints money lines nor an amount in words.
+  if (a.TipoDeComprobante === 'T') {
+    note(TRASLADO_NOTE);
+  } else if (a.TipoDeComprobante !== 'P' && moneda !== 'XXX') {
+    if (a.TipoDeComprobante === 'N' && nominas.length === 1) {
+      totalsBlock(nominaTotals(nominas[0]!, a.Total, moneda), inWords());
+    } else {
+      const impuestos = child(root, 'cfdi:Impuestos');
+      const totals: TotalRow[] = [['Subtotal', groupDigits(a.SubTotal)]];
+      if (a.Descuento) totals.push(['Descuento', groupDigits(a.Descuento)]);
+      for (const t of childrenNamed(child(impuestos ?? root, 'cfdi:Traslados') ?? root, 'cfdi:Traslado')) {
+        const r = t.attrs;
+        totals.push([`${described('c_Impuesto', r.Impuesto)} trasladado ${r.TipoFactor === 'Exento' ? 'exento' : `${r.TipoFactor} ${r.TasaOCuota}`}`, r.Importe ? groupDigits(r.Importe) : `Base ${groupDigits(r.Base)}`]);
       }
-      const fit = Math.max(1, Math.floor((y - 3 - BODY_BOTTOM) / lineHeight));
-      const to = Math.min(total, from + fit);
-      let x = PAGE.margin;
-      cells.forEach((cell, i) => {
-        cellRows[i]!.slice(from, to).forEach((r, k) => {
-          const yy = y - (k + 1) * lineHeight + 2;
-          if (cell.align === 'right') rightText(r.l, x + columns[i]!.width - PAD, yy, cell.font, r.size, r.color);
-          else text(r.l, x + PAD, yy, cell.font, r.size, r.color);
-        });
-        x += columns[i]!.width;
-      });
-      y -= (to - from) * lineHeight + 3;
-      from = to;
-      page.drawLine({ start: { x: PAGE.margin, y: y + 1 }, end: { x: PAGE.width - PAGE.margin, y: y + 1 }, thickness: 0.3, color: rgb(0.8, 0.8, 0.8) });
+      for (const t of childrenNamed(child(impuestos ?? root, 'cfdi:Retenciones') ?? root, 'cfdi:Retencion')) {
+        totals.push([`${described('c_Impuesto', t.attrs.Impuesto)} retenido`, `-${groupDigits(t.attrs.Importe)}`]);
+      }
+      totals.push([`Total ${moneda}`, groupDigits(a.Total), true]);
+      totalsBlock(totals, inWords());
     }
   }
-
-  // Totals: amounts right, the amount in words left.
-  const impuestos = child(root, 'cfdi:Impuestos');
-  const totals: [string, string, boolean?][] = [['Subtotal', groupDigits(a.SubTotal)]];
-  if (a.Descuento) totals.push(['Descuento', groupDigits(a.Descuento)]);
-  for (const t of childrenNamed(child(impuestos ?? root, 'cfdi:Traslados') ?? root, 'cfdi:Traslado')) {
-    const r = t.attrs;
-    totals.push([`${described('c_Impuesto', r.Impuesto)} trasladado ${r.TipoFactor === 'Exento' ? 'exento' : `${r.TipoFactor} ${r.TasaOCuota}`}`, r.Importe ? groupDigits(r.Importe) : `Base ${groupDigits(r.Base)}`]);
-  }
-  for (const t of childrenNamed(child(impuestos ?? root, 'cfdi:Retenciones') ?? root, 'cfdi:Retencion')) {
-    totals.push([`${described('c_Impuesto', t.attrs.Impuesto)} retenido`, `-${groupDigits(t.attrs.Importe)}`]);
-  }
-  totals.push([`Total ${moneda}`, groupDigits(a.Total), true]);
-  const decimals = Number(catalogEntry('c_Moneda', moneda)?.decimales ?? '2');
-  const words = m.wrap(regular, amountInWords(a.Total ?? '0', moneda, decimals), SIZE.body, CONTENT_WIDTH - 240);
-  const totalsHeight = Math.max(totals.length * 11, words.length * SIZE.body * LEADING + 12) + 10;
-  ensure(totalsHeight);
-  y -= 6;
-  text('Importe con letra', PAGE.margin, y - SIZE.label, regular, SIZE.label, GREY);
-  words.forEach((line, k) => text(line, PAGE.margin, y - SIZE.label * LEADING - (k + 1) * SIZE.body * LEADING + 1));
-  const right = PAGE.width - PAGE.margin;
-  totals.forEach(([label, value, strong], k) => {
-    const yy = y - (k + 1) * 11 + 2;
-    const font = strong ? bold : regular;
-    const size = strong ? 9 : SIZE.body;
-    for (const line of m.wrap(font, label, size, 150).slice(0, 1)) rightText(line, right - 80, yy, font, size, strong ? BLACK : GREY);
-    rightText(value, right, yy, font, size);
-  });
-  y -= totalsHeight;
-
   // Timbre fiscal digital: QR beside the stamp data, then the seals and the TFD cadena.
   const qrSize = 96; // ≥ 2.75 cm (78 pt), Anexo 20 §D
   const url = verificationUrl({ uuid: tfd.uuid, rfcEmisor: emisor.Rfc ?? '', rfcReceptor: receptor.Rfc ?? '', total: a.Total ?? '0', sello: a.Sello ?? '' });
