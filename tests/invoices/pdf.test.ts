@@ -7,7 +7,7 @@ import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, type PDFPa
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { child, parseXml } from '../../src/cfdi/xml.ts';
-import { CORPUS, corpusResolver, EGRESOS } from '../cfdi/corpus.ts';
+import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from '../cfdi/corpus.ts';
 import { createTestApp, csdFiles, csdForm, TENANTS } from '../helpers.ts';
 
 /**
@@ -128,7 +128,28 @@ async function checkPdf(uuid: string, xml: string) {
   expect(all).toContain(uuid);
   expect(all).toContain(child(root, 'cfdi:Emisor')!.attrs.Rfc!);
   expect(all).toContain(child(root, 'cfdi:Receptor')!.attrs.Rfc!);
-  expect(all).toContain(grouped(root.attrs.Total!));
+  const tipo = root.attrs.TipoDeComprobante;
+  const complemento = child(root, 'cfdi:Complemento')!;
+  if (tipo === 'P') {
+    // No money lines for a Pago: its payments and the documents they pay instead.
+    for (const pago of child(complemento, 'pago20:Pagos')!.children.filter((n) => n.name === 'pago20:Pago')) {
+      expect(all).toContain(grouped(pago.attrs.Monto!));
+      for (const d of pago.children.filter((n) => n.name === 'pago20:DoctoRelacionado')) {
+        expect(squash(all)).toContain(d.attrs.IdDocumento!);
+        expect(all).toContain(grouped(d.attrs.ImpPagado!));
+        expect(all).toContain(grouped(d.attrs.ImpSaldoInsoluto!));
+      }
+    }
+  } else if (tipo === 'T') {
+    expect(all).toContain('traslado');
+  } else {
+    expect(all).toContain(grouped(root.attrs.Total!));
+  }
+  if (tipo === 'N') {
+    const nomina = child(complemento, 'nomina12:Nomina')!;
+    expect(all).toContain(child(nomina, 'nomina12:Receptor')!.attrs.Curp!);
+    for (const group of nomina.children) for (const line of group.children) if (line.attrs.Concepto) expect(all).toContain(line.attrs.Concepto);
+  }
   // Descriptions wrap over lines (and pages): compare the description column's text (left edge at x = 180.5, where
   // nothing else starts) without whitespace.
   const descriptionColumn = squash(pages.flatMap((p) => p.items.filter((i) => Math.abs(i.transform[4]! - 180.5) < 0.01 && i.str !== 'Descripción').map((i) => i.str)).join(''));
@@ -188,7 +209,7 @@ const resolve = corpusResolver(
 );
 
 describe('invoice PDF', () => {
-  for (const [name, request] of [...CORPUS, ...EGRESOS]) {
+  for (const [name, request] of [...CORPUS, ...EGRESOS, ...PAGOS, ...NOMINAS, ...TRASLADOS]) {
     test(`corpus: ${name}`, async () => {
       const { uuid, xml } = await issue(await resolve(request));
       await checkPdf(uuid, xml);
