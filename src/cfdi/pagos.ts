@@ -217,6 +217,7 @@ function prepareDocto(
   const state = running.get(doc.uuid) ?? { saldo: doc.saldoAnterior, next: doc.nextParcialidad, taken: new Set(doc.takenParcialidades) };
   running.set(doc.uuid, state);
   const numParcialidad = req.num_parcialidad ?? state.next;
+  if (numParcialidad > 999) fail(`${at}.num_parcialidad`, `${doc.uuid} would reach instalment ${numParcialidad}: SAT allows at most 999`, 'CRP20999');
   if (state.taken.has(numParcialidad)) fail(`${at}.num_parcialidad`, `instalment ${numParcialidad} of ${doc.uuid} is already covered by another payment receipt`);
 
   const impPagado = Dec.parse(req.imp_pagado);

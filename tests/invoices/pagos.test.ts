@@ -219,3 +219,13 @@ describe('Pagos: the voucher itself', () => {
     await rejected(pagoBody(doc, { forma_pago: '03', cta_ordenante: '12345' }), 'pagos[0].cta_ordenante', /must match/, 'CRP20225');
   });
 });
+
+describe('Pagos: instalment numbers', () => {
+  test('an explicit num_parcialidad already taken → 400; the 1000th instalment → 400 (SAT allows 999)', async () => {
+    const invoice = await issue(ppd('1000.00'));
+    await issue(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '1.00', num_parcialidad: 998 }]));
+    await rejected(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '1.00', num_parcialidad: 998 }]), 'pagos[0].documentos[0].num_parcialidad', /instalment 998 .* already covered/);
+    await issue(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '1.00' }])); // 999
+    await rejected(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '1.00' }]), 'pagos[0].documentos[0].num_parcialidad', /at most 999/, 'CRP20999');
+  });
+});
