@@ -103,12 +103,14 @@ function preparePago(
   else if (!monedaRow || !inForce(monedaRow, ctx.day)) fail(`${at}.moneda`, `${p.moneda} is not a c_Moneda key`, 'CRP20999');
   const dP = decimalsOf(p.moneda);
   let tipoCambioP = '1';
+  /** TipoCambioP of a non-MXN payment once it is known to be valid: the default EquivalenciaDR of an MXN document. */
+  let foreignRate: string | undefined;
   if (p.moneda === 'MXN') {
     if (p.tipo_cambio !== undefined && Dec.parse(p.tipo_cambio).cmp(ONE) !== 0) fail(`${at}.tipo_cambio`, 'must be 1 (or omitted) when moneda is MXN', 'CRP20215');
   } else if (p.tipo_cambio === undefined || Dec.parse(p.tipo_cambio).isZero()) {
     fail(`${at}.tipo_cambio`, `is required (MXN per ${p.moneda}) when moneda is not MXN`, 'CRP20214');
   } else {
-    tipoCambioP = p.tipo_cambio;
+    tipoCambioP = foreignRate = p.tipo_cambio;
   }
 
   const monto = Dec.parse(p.monto);
@@ -120,7 +122,7 @@ function preparePago(
   const documentos: DoctoModel[] = [];
   docs.forEach((doc, j) => {
     if (!doc) return; // the caller already reported why
-    const d = prepareDocto(p.documentos[j]!, doc, `${at}.documentos[${j}]`, { monedaP: p.moneda, tipoCambioP: p.tipo_cambio, day: ctx.day }, running, fail);
+    const d = prepareDocto(p.documentos[j]!, doc, `${at}.documentos[${j}]`, { monedaP: p.moneda, tipoCambioP: foreignRate, day: ctx.day }, running, fail);
     if (d) documentos.push(d);
   });
 

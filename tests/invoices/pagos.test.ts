@@ -171,6 +171,8 @@ describe('Pagos across currencies', () => {
     await rejected(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '10.00', equivalencia: '2' }]), 'pagos[0].documentos[0].equivalencia', /must be 1/, 'CRP20238');
     await rejected(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '10.00' }], { tipo_cambio: '17.0' }), 'pagos[0].tipo_cambio', /must be 1/, 'CRP20215');
     await rejected(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '10.00' }], { moneda: 'USD', monto: '1' }), 'pagos[0].tipo_cambio', /is required/, 'CRP20214');
+    // A zero rate is refused, not used as the MXN document's EquivalenciaDR (a division by zero, once a 500).
+    await rejected(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '10.00' }], { moneda: 'USD', tipo_cambio: '0', monto: '1' }), 'pagos[0].tipo_cambio', /is required/, 'CRP20214');
   });
 });
 
