@@ -98,7 +98,21 @@ export function createTestApp(overrides: Partial<AppDeps> = {}) {
     return { id: created.json.id as string, email, password, token: login.json.access_token as string };
   }
 
-  return { app, db, clock, call, register, createKey, userWithRole };
+  /**
+   * A ready issuer: the EKU9003173C9 test tenant registered (a new one each call), its plan raised so rate limits
+   * never interfere, a sandbox API key, and its test CSD uploaded. Returns the key.
+   */
+  async function issuerKey(): Promise<string> {
+    const reg = await register({ tenant: TENANTS.EKU });
+    db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 1000000 where id = ?").run(reg.tenant.id);
+    clock.advance(11_000); // past the tenant lookup cache, so the new plan applies
+    const key = (await createKey(reg.token)).key;
+    const csd = await app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+    if (csd.status !== 201) throw new Error(`CSD upload failed: ${csd.status} ${await csd.text()}`);
+    return key;
+  }
+
+  return { app, db, clock, call, register, createKey, userWithRole, issuerKey };
 }
 
 export type TestApp = ReturnType<typeof createTestApp>;

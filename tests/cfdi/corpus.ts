@@ -303,34 +303,36 @@ const nominaVariant = (over: Record<string, unknown>) => merged(QUINCENAL, over)
 export const TRABAJADOR = { rfc: 'PEGJ800101AB1', nombre: 'JUAN PEREZ GARCIA', regimen_fiscal: '605', domicilio_fiscal: '44100', uso_cfdi: 'CN01' };
 const nominaRequest = (nomina: Record<string, unknown>, over: Record<string, unknown> = {}) => ({ tipo: 'N', receptor: TRABAJADOR, nomina, ...over });
 
-/** Nóminas (N) with Complemento de Nómina 1.2, issued by the persona moral EKU9003173C9. */
-export const NOMINAS: [string, Record<string, unknown>][] = [
-  ['Nómina: quincenal ordinaria (sueldo, aguinaldo, IMSS, ISR, subsidio causado, viáticos)', nominaRequest(QUINCENAL)],
-  ['Nómina: no deducciones (no Descuento)', nominaRequest(nominaVariant({ deducciones: undefined }))],
-  ['Nómina: extraordinaria, aguinaldo only', nominaRequest(nominaVariant({
+/** Payroll variants as changes to QUINCENAL (shared with the engine's unit tests). */
+export const PAYROLLS = {
+  /** Extraordinaria, aguinaldo only. */
+  extraordinaria: {
     tipo_nomina: 'E', fecha_pago: '2025-12-15', fecha_inicial_pago: '2025-12-15', fecha_final_pago: '2025-12-15', num_dias_pagados: 1,
     receptor: { periodicidad_pago: '99' },
     percepciones: [{ tipo_percepcion: '002', clave: 'P002', concepto: 'Aguinaldo', importe_gravado: '2805.80', importe_exento: '3394.20' }],
     deducciones: [{ tipo_deduccion: '002', clave: 'D002', concepto: 'ISR', importe: '301.15' }],
     otros_pagos: [{ tipo_otro_pago: '002', clave: 'OP002', concepto: 'Subsidio para el empleo', importe: 0, subsidio_causado: 0 }],
-  }))],
-  ['Nómina: separación e indemnización', nominaRequest(nominaVariant({
+  },
+  /** Separación e indemnización. */
+  separacion: {
     percepciones: [
       { tipo_percepcion: '001', clave: 'P001', concepto: 'Sueldo', importe_gravado: '4200', importe_exento: 0 },
       { tipo_percepcion: '022', clave: 'P022', concepto: 'Prima de antigüedad', importe_gravado: '0', importe_exento: '3360.00' },
       { tipo_percepcion: '025', clave: 'P025', concepto: 'Indemnización', importe_gravado: '12000.00', importe_exento: '13200.50' },
     ],
     separacion_indemnizacion: { total_pagado: '28560.50', num_anios_servicio: 1, ultimo_sueldo_mens_ord: '8400.00', ingreso_acumulable: '8400.00', ingreso_no_acumulable: '3600.00' },
-  }))],
-  ['Nómina: jubilación en parcialidades (contrato 10, régimen 12)', nominaRequest(nominaVariant({
+  },
+  /** Jubilación en parcialidades (contrato 10, régimen 12). */
+  jubilacion: {
     emisor: undefined,
     receptor: { tipo_contrato: '10', tipo_regimen: '12', nss: undefined, riesgo_puesto: undefined, salario_base_cot_apor: undefined, salario_diario_integrado: undefined, tipo_jornada: undefined },
     percepciones: [{ tipo_percepcion: '044', clave: 'P044', concepto: 'Pensión', importe_gravado: '3000.00', importe_exento: '9000.00' }],
     jubilacion_pension_retiro: { total_parcialidad: '12000.00', monto_diario: '800.00', ingreso_acumulable: '3000.00', ingreso_no_acumulable: '9000.00' },
     deducciones: [{ tipo_deduccion: '002', clave: 'D002', concepto: 'ISR', importe: '150.00' }],
     otros_pagos: undefined,
-  }))],
-  ['Nómina: asimilados (contrato 09, régimen 09), acciones o títulos, SNCF ingresos mixtos', nominaRequest(nominaVariant({
+  },
+  /** Asimilados (contrato 09, régimen 09), acciones o títulos, SNCF ingresos mixtos. */
+  asimilados: {
     emisor: { registro_patronal: undefined, entidad_sncf: { origen_recurso: 'IM', monto_recurso_propio: '1000.00' } },
     receptor: { tipo_contrato: '09', tipo_regimen: '09', nss: undefined, fecha_inicio_rel_laboral: undefined, riesgo_puesto: undefined, periodicidad_pago: '05' },
     fecha_inicial_pago: '2026-04-01', num_dias_pagados: '30.5',
@@ -339,8 +341,9 @@ export const NOMINAS: [string, Record<string, unknown>][] = [
       { tipo_percepcion: '045', clave: 'P045', concepto: 'Acciones', importe_gravado: '1500', importe_exento: 0, acciones_o_titulos: { valor_mercado: '125.123456', precio_al_otorgarse: '100' } },
     ],
     otros_pagos: undefined,
-  }))],
-  ['Nómina: horas extra, incapacidad, subcontratación, saldo a favor, card account', nominaRequest(nominaVariant({
+  },
+  /** Horas extra, incapacidad, subcontratación, saldo a favor, card account. */
+  horasExtra: {
     receptor: {
       cuenta_bancaria: '4152313412341234', banco: '012', sindicalizado: true,
       subcontratacion: [{ rfc_labora: 'ICV060329BY0', porcentaje_tiempo: '60.5' }, { rfc_labora: 'AAA010101AAA', porcentaje_tiempo: 39.5 }],
@@ -358,7 +361,18 @@ export const NOMINAS: [string, Record<string, unknown>][] = [
       { tipo_otro_pago: '004', clave: 'OP004', concepto: 'Saldo a favor', importe: '500.00', compensacion_saldos_a_favor: { saldo_a_favor: '1500.00', anio: 2025, remanente_sal_fav: '1000.00' } },
     ],
     incapacidades: [{ dias_incapacidad: 2, tipo_incapacidad: '02', importe_monetario: '560.00' }],
-  }))],
+  },
+} satisfies Record<string, Record<string, unknown>>;
+
+/** Nóminas (N) with Complemento de Nómina 1.2, issued by the persona moral EKU9003173C9. */
+export const NOMINAS: [string, Record<string, unknown>][] = [
+  ['Nómina: quincenal ordinaria (sueldo, aguinaldo, IMSS, ISR, subsidio causado, viáticos)', nominaRequest(QUINCENAL)],
+  ['Nómina: no deducciones (no Descuento)', nominaRequest(nominaVariant({ deducciones: undefined }))],
+  ['Nómina: extraordinaria, aguinaldo only', nominaRequest(nominaVariant(PAYROLLS.extraordinaria))],
+  ['Nómina: separación e indemnización', nominaRequest(nominaVariant(PAYROLLS.separacion))],
+  ['Nómina: jubilación en parcialidades (contrato 10, régimen 12)', nominaRequest(nominaVariant(PAYROLLS.jubilacion))],
+  ['Nómina: asimilados (contrato 09, régimen 09), acciones o títulos, SNCF ingresos mixtos', nominaRequest(nominaVariant(PAYROLLS.asimilados))],
+  ['Nómina: horas extra, incapacidad, subcontratación, saldo a favor, card account', nominaRequest(nominaVariant(PAYROLLS.horasExtra))],
   ['Nómina: semanal with subsidio paid, in a series', nominaRequest(nominaVariant({
     fecha_inicial_pago: '2026-04-24', num_dias_pagados: 7, receptor: { periodicidad_pago: '02', salario_diario_integrado: '278.80', salario_base_cot_apor: '278.80' },
     percepciones: [{ tipo_percepcion: '001', clave: 'P001', concepto: 'Sueldo semanal', importe_gravado: '1951.60', importe_exento: 0 }],

@@ -5,7 +5,7 @@ import { el, parseXml, serializeXml } from '../../src/cfdi/xml.ts';
 import { NominaRequestSchema, type NominaRequest } from '../../src/invoices/cfdis/nomina-schema.ts';
 import type { ErrorDetail } from '../../src/lib/errors.ts';
 import { cadenaFromSatXslt, validateAgainstSatXsd } from '../sat/verify.ts';
-import { merged, QUINCENAL } from './corpus.ts';
+import { merged, PAYROLLS, QUINCENAL } from './corpus.ts';
 
 const CTX: NominaContext = { emisorRfc: 'EKU9003173C9', receptorRfc: 'PEGJ800101AB1', fecha: '2026-04-30T12:00:00' };
 const FISICA_CTX: NominaContext = { ...CTX, emisorRfc: 'FUNK671228PH6' };
@@ -149,35 +149,14 @@ describe('prepareNomina: quincenal ordinary payroll', () => {
 
 describe('prepareNomina: varied payrolls pass SAT XSD and cadena XSLT', () => {
   test('extraordinaria: aguinaldo only', async () => {
-    const m = valid(
-      variant({
-        tipo_nomina: 'E',
-        fecha_pago: '2025-12-15',
-        fecha_inicial_pago: '2025-12-15',
-        fecha_final_pago: '2025-12-15',
-        num_dias_pagados: 1,
-        receptor: { periodicidad_pago: '99' },
-        percepciones: [{ tipo_percepcion: '002', clave: 'P002', concepto: 'Aguinaldo', importe_gravado: '2805.80', importe_exento: '3394.20' }],
-        deducciones: [{ tipo_deduccion: '002', clave: 'D002', concepto: 'ISR', importe: '301.15' }],
-        otros_pagos: [{ tipo_otro_pago: '002', clave: 'OP002', concepto: 'Subsidio para el empleo', importe: 0, subsidio_causado: 0 }],
-      }),
-    );
+    const m = valid(variant(PAYROLLS.extraordinaria));
     expect(m.receptor.antiguedad).toBe('P58W');
     expect(nominaComprobanteAmounts(m).total.toString()).toBe('5898.85');
     await expectSatValid(m);
   });
 
   test('separación e indemnización', async () => {
-    const m = valid(
-      variant({
-        percepciones: [
-          { tipo_percepcion: '001', clave: 'P001', concepto: 'Sueldo', importe_gravado: '4200', importe_exento: 0 },
-          { tipo_percepcion: '022', clave: 'P022', concepto: 'Prima de antigüedad', importe_gravado: '0', importe_exento: '3360.00' },
-          { tipo_percepcion: '025', clave: 'P025', concepto: 'Indemnización', importe_gravado: '12000.00', importe_exento: '13200.50' },
-        ],
-        separacion_indemnizacion: { total_pagado: '28560.50', num_anios_servicio: 1, ultimo_sueldo_mens_ord: '8400.00', ingreso_acumulable: '8400.00', ingreso_no_acumulable: '3600.00' },
-      }),
-    );
+    const m = valid(variant(PAYROLLS.separacion));
     expect(m.percepciones?.totalSueldos?.toString()).toBe('4200.00');
     expect(m.percepciones?.totalSeparacionIndemnizacion?.toString()).toBe('28560.50');
     expect(m.totalPercepciones?.toString()).toBe('32760.50');
@@ -185,16 +164,7 @@ describe('prepareNomina: varied payrolls pass SAT XSD and cadena XSLT', () => {
   });
 
   test('jubilación en parcialidades (contrato 10, régimen 12, no IMSS registration)', async () => {
-    const m = valid(
-      variant({
-        emisor: undefined,
-        receptor: { tipo_contrato: '10', tipo_regimen: '12', nss: undefined, riesgo_puesto: undefined, salario_base_cot_apor: undefined, salario_diario_integrado: undefined, tipo_jornada: undefined },
-        percepciones: [{ tipo_percepcion: '044', clave: 'P044', concepto: 'Pensión', importe_gravado: '3000.00', importe_exento: '9000.00' }],
-        jubilacion_pension_retiro: { total_parcialidad: '12000.00', monto_diario: '800.00', ingreso_acumulable: '3000.00', ingreso_no_acumulable: '9000.00' },
-        deducciones: [{ tipo_deduccion: '002', clave: 'D002', concepto: 'ISR', importe: '150.00' }],
-        otros_pagos: undefined,
-      }),
-    );
+    const m = valid(variant(PAYROLLS.jubilacion));
     expect(m.percepciones?.totalJubilacionPensionRetiro?.toString()).toBe('12000.00');
     expect(m.percepciones?.totalSueldos).toBeUndefined();
     expect(m.emisor).toBeUndefined();
@@ -202,37 +172,7 @@ describe('prepareNomina: varied payrolls pass SAT XSD and cadena XSLT', () => {
   });
 
   test('persona física employer: horas extra, incapacidad, subcontratación, compensación, card account', async () => {
-    const m = valid(
-      variant({
-        emisor: { curp: 'FUNK671228MDFNLR05', registro_patronal: 'Y6012345102' },
-        receptor: {
-          cuenta_bancaria: '4152313412341234',
-          banco: '012',
-          sindicalizado: true,
-          subcontratacion: [
-            { rfc_labora: 'EKU9003173C9', porcentaje_tiempo: '60.5' },
-            { rfc_labora: 'AAA010101AAA', porcentaje_tiempo: 39.5 },
-          ],
-        },
-        percepciones: [
-          { tipo_percepcion: '001', clave: 'P001', concepto: 'Sueldo', importe_gravado: '3640', importe_exento: 0 },
-          {
-            tipo_percepcion: '019', clave: 'P019', concepto: 'Horas extra', importe_gravado: '280.00', importe_exento: '280.00',
-            horas_extra: [{ dias: 2, tipo_horas: '01', horas_extra: 4, importe_pagado: '560.00' }],
-          },
-        ],
-        deducciones: [
-          { tipo_deduccion: '002', clave: 'D002', concepto: 'ISR', importe: '350.10' },
-          { tipo_deduccion: '006', clave: 'D006', concepto: 'Descuento por incapacidad', importe: '560.00' },
-        ],
-        otros_pagos: [
-          { tipo_otro_pago: '002', clave: 'OP002', concepto: 'Subsidio para el empleo', importe: 0, subsidio_causado: '120.00' },
-          { tipo_otro_pago: '004', clave: 'OP004', concepto: 'Saldo a favor', importe: '500.00', compensacion_saldos_a_favor: { saldo_a_favor: '1500.00', anio: 2025, remanente_sal_fav: '1000.00' } },
-        ],
-        incapacidades: [{ dias_incapacidad: 2, tipo_incapacidad: '02', importe_monetario: '560.00' }],
-      }),
-      FISICA_CTX,
-    );
+    const m = valid(variant(merged(PAYROLLS.horasExtra, { emisor: { curp: 'FUNK671228MDFNLR05', registro_patronal: 'Y6012345102' } })), FISICA_CTX);
     const receptor = nominaNode(m).children[1]!;
     expect(receptor.attrs.Sindicalizado).toBe('Sí');
     expect(receptor.children.map((c) => c.attrs.PorcentajeTiempo)).toEqual(['60.5', '39.5']);
@@ -240,19 +180,7 @@ describe('prepareNomina: varied payrolls pass SAT XSD and cadena XSLT', () => {
   });
 
   test('asimilados (contrato 09, régimen 09): acciones o títulos, SNCF ingresos mixtos', async () => {
-    const m = valid(
-      variant({
-        emisor: { registro_patronal: undefined, entidad_sncf: { origen_recurso: 'IM', monto_recurso_propio: '1000.00' } },
-        receptor: { tipo_contrato: '09', tipo_regimen: '09', nss: undefined, fecha_inicio_rel_laboral: undefined, riesgo_puesto: undefined, periodicidad_pago: '05' },
-        fecha_inicial_pago: '2026-04-01',
-        num_dias_pagados: '30.5',
-        percepciones: [
-          { tipo_percepcion: '046', clave: 'P046', concepto: 'Honorarios asimilados', importe_gravado: '20000', importe_exento: 0 },
-          { tipo_percepcion: '045', clave: 'P045', concepto: 'Acciones', importe_gravado: '1500', importe_exento: 0, acciones_o_titulos: { valor_mercado: '125.123456', precio_al_otorgarse: '100' } },
-        ],
-        otros_pagos: undefined,
-      }),
-    );
+    const m = valid(variant(PAYROLLS.asimilados));
     expect(m.receptor.antiguedad).toBeUndefined();
     expect(nominaNode(m).attrs.NumDiasPagados).toBe('30.500');
     await expectSatValid(m);

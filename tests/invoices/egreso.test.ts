@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { createTestApp, csdFiles, csdForm, TENANTS } from '../helpers.ts';
+import { createTestApp } from '../helpers.ts';
 
 /**
  * Issue 9, Egreso: an Egreso relates to the tenant's own vigente invoices to the same receptor, with a TipoRelacion
@@ -9,21 +9,12 @@ import { createTestApp, csdFiles, csdForm, TENANTS } from '../helpers.ts';
 const t = createTestApp();
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const PF = { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_fiscal: '612', domicilio_fiscal: '01000', uso_cfdi: 'G02' };
-const CSD = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
 let key = '';
 let other = '';
 
-async function tenantKey() {
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000").run();
-  t.clock.advance(11_000);
-  const k = (await t.createKey(reg.token)).key;
-  expect((await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${k}` }, body: csdForm(CSD) })).status).toBe(201);
-  return k;
-}
 beforeAll(async () => {
-  key = await tenantKey();
-  other = await tenantKey();
+  key = await t.issuerKey();
+  other = await t.issuerKey();
 });
 
 const concepto = { clave_prod_serv: '84111506', clave_unidad: 'ACT', descripcion: 'Bonificación', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } };
@@ -74,7 +65,7 @@ describe('Egreso relations', () => {
   });
 
   test('two tenants with one RFC sending byte-identical XML: the second gets 422 (the document was stamped already), not a 500', async () => {
-    const [first, second] = [await tenantKey(), await tenantKey()]; // both at folio A-1, same clock second
+    const [first, second] = [await t.issuerKey(), await t.issuerKey()]; // both at folio A-1, same clock second
     const a = await t.call('POST', '/cfdis', { token: first, body: ingreso() });
     const b = await t.call('POST', '/cfdis', { token: second, body: ingreso() });
     expect(a.status).toBe(201);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { child, childrenNamed, parseXml, type XmlNode } from '../../src/cfdi/xml.ts';
 import { localDateTime } from '../../src/cfdi/time.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS } from '../helpers.ts';
+import { createTestApp } from '../helpers.ts';
 import { cadenaFromSatXslt, validateAgainstSatXsd } from '../sat/verify.ts';
 import { cadenaOriginal } from '../../src/cfdi/cadena.ts';
 
@@ -16,17 +16,9 @@ const CP01 = { ...ICV, uso_cfdi: 'CP01' };
 let key = '';
 let other = '';
 
-async function tenantKey() {
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000").run();
-  t.clock.advance(11_000);
-  const k = (await t.createKey(reg.token)).key;
-  expect((await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${k}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) })).status).toBe(201);
-  return k;
-}
 beforeAll(async () => {
-  key = await tenantKey();
-  other = await tenantKey();
+  key = await t.issuerKey();
+  other = await t.issuerKey();
 });
 
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };

@@ -2,7 +2,7 @@ import { beforeAll, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { NOMINAS, TRASLADOS } from '../cfdi/corpus.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS } from '../helpers.ts';
+import { createTestApp } from '../helpers.ts';
 
 /**
  * Bad input never gives a 500: valid P, N and T requests with one leaf replaced by an arbitrary JSON value (or
@@ -14,11 +14,7 @@ let key = '';
 const bases: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 1000000").run();
-  t.clock.advance(11_000);
-  key = (await t.createKey(reg.token)).key;
-  expect((await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) })).status).toBe(201);
+  key = await t.issuerKey();
   const invoice = await t.call('POST', '/cfdis', {
     token: key,
     body: { tipo: 'I', metodo_pago: 'PPD', forma_pago: '99', receptor: ICV, conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'S', cantidad: 1, valor_unitario: '1000000', impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }] },

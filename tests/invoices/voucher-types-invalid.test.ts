@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { merged, QUINCENAL, TRABAJADOR } from '../cfdi/corpus.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS } from '../helpers.ts';
+import { createTestApp } from '../helpers.ts';
 
 /**
  * Issue 9, acceptance 4: invalid requests across the four voucher types, each → 400 naming the field and SAT's rule
@@ -18,11 +18,7 @@ let mxn = ''; // a PPD invoice in MXN (1160.00)
 let usd = ''; // a PPD invoice in USD
 
 beforeAll(async () => {
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000").run();
-  t.clock.advance(11_000);
-  key = (await t.createKey(reg.token)).key;
-  expect((await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) })).status).toBe(201);
+  key = await t.issuerKey();
   const ppd = async (over: Record<string, unknown>) => {
     const res = await t.call('POST', '/cfdis', { token: key, body: { tipo: 'I', metodo_pago: 'PPD', forma_pago: '99', receptor: ICV, conceptos: [servicio], ...over } });
     expect(res.status).toBe(201);
