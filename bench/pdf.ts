@@ -8,21 +8,15 @@
  */
 import { parseArgs } from 'node:util';
 import { PDFDocument } from 'pdf-lib';
-import { createApp } from '../src/app.ts';
 import { renderCfdiPdf } from '../src/cfdi/pdf.ts';
 import { openDatabase } from '../src/db/client.ts';
-import { createLogger } from '../src/lib/logger.ts';
-import { createSandboxSat } from '../src/pac/sandbox.ts';
 import { INVOICE } from './invoice.ts';
-import { benchTenant } from './tenant.ts';
+import { benchApp, benchTenant } from './tenant.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' } } });
 const seconds = Number(values.seconds);
 const db = openDatabase(':memory:');
-const app = createApp({
-  db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), sandboxSat: createSandboxSat(), logger: createLogger('silent'),
-  heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 }, passwordCost: { memoryCost: 256, timeCost: 1 }, anonymousRateLimit: 1e9,
-});
+const app = benchApp(db);
 const post = async (path: string, body: unknown, token: string) => {
   const res = await app.request(`/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
   if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);

@@ -1,5 +1,8 @@
+import { createApp, type AppDeps } from '../src/app.ts';
 import { forgetTenant } from '../src/auth/tenants/lookup.ts';
 import type { Db } from '../src/db/client.ts';
+import { createLogger } from '../src/lib/logger.ts';
+import { createSandboxSat } from '../src/pac/sandbox.ts';
 
 type App = { request(path: string, init?: RequestInit): Response | Promise<Response> };
 
@@ -25,4 +28,13 @@ export async function benchTenant(app: App, db: Db, environment: 'test' | 'live'
   const csd = await app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
   if (csd.status !== 201) throw new Error(`CSD upload: ${csd.status} ${await csd.text()}`);
   return key;
+}
+
+/** The whole app in process on `db`, as the benchmarks run it: silent, cheap password hashing, no anonymous limit. */
+export function benchApp(db: Db, deps: Partial<AppDeps> = {}) {
+  return createApp({
+    db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), sandboxSat: createSandboxSat(), logger: createLogger('silent'),
+    heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 }, passwordCost: { memoryCost: 256, timeCost: 1 }, anonymousRateLimit: 1e9,
+    ...deps,
+  });
 }

@@ -6,22 +6,16 @@
  *   bun bench/voucher-types.ts [--seconds 5]
  */
 import { parseArgs } from 'node:util';
-import { createApp } from '../src/app.ts';
 import { localDateTime } from '../src/cfdi/time.ts';
 import { openDatabase } from '../src/db/client.ts';
-import { createLogger } from '../src/lib/logger.ts';
-import { createSandboxSat } from '../src/pac/sandbox.ts';
 import { NOMINAS, QUINCENAL, TRABAJADOR } from '../tests/cfdi/corpus.ts';
 import { INVOICE } from './invoice.ts';
-import { benchTenant } from './tenant.ts';
+import { benchApp, benchTenant } from './tenant.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' } } });
 const seconds = Number(values.seconds);
 const db = openDatabase(':memory:');
-const app = createApp({
-  db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), sandboxSat: createSandboxSat(), logger: createLogger('silent'),
-  heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 }, passwordCost: { memoryCost: 256, timeCost: 1 }, anonymousRateLimit: 1e9,
-});
+const app = benchApp(db);
 const key = await benchTenant(app, db, 'test');
 const post = async (body: unknown) => {
   const res = await app.request('/api/v1/cfdis', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });

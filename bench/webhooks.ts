@@ -11,12 +11,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createApp } from '../src/app.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { recordEvent } from '../src/invoices/events.ts';
 import { createLogger } from '../src/lib/logger.ts';
-import { createSandboxSat } from '../src/pac/sandbox.ts';
 import { spawnReady } from './servers/spawn.ts';
+import { benchApp } from './tenant.ts';
 
 const { values } = parseArgs({ options: { deliveries: { type: 'string', default: '10000' }, fair: { type: 'string', default: '1000' } } });
 const logger = createLogger('silent');
@@ -25,10 +24,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-webhooks-'));
 const { proc, ready: receivers } = await spawnReady<{ fast: string; slow: string }>([new URL('./servers/receiver.ts', import.meta.url).pathname], 'stdout');
 
 const db = openDatabase(join(dir, 'webhooks.sqlite'));
-const app = createApp({
-  db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), sandboxSat: createSandboxSat(), logger,
-  heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 }, passwordCost: { memoryCost: 256, timeCost: 1 }, anonymousRateLimit: 1e9,
-});
+const app = benchApp(db, { logger });
 const post = async (path: string, body: unknown, token?: string) => {
   const res = await app.request(`/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
