@@ -3,7 +3,7 @@ import { createPublicKey, verify, X509Certificate } from 'node:crypto';
 import { cadenaOriginal } from '../../src/cfdi/cadena.ts';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { tfdCadena, tfdFromNode } from '../../src/cfdi/tfd.ts';
-import { child, parseXml } from '../../src/cfdi/xml.ts';
+import { child, childrenNamed, parseXml } from '../../src/cfdi/xml.ts';
 import { createTestApp, csdFiles, csdForm, TENANTS } from '../helpers.ts';
 import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '../sat/verify.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from './corpus.ts';
@@ -93,6 +93,15 @@ describe('corpus: stamped invoices pass SAT checks', () => {
       if (complement) {
         expect(child(child(root, 'cfdi:Complemento')!, complement)).toBeDefined();
         expect(root.attrs['xsi:schemaLocation']).toContain(request.tipo === 'P' ? 'Pagos20.xsd' : 'nomina12.xsd');
+      }
+      if (request.tipo === 'N') {
+        const n = child(child(root, 'cfdi:Complemento')!, 'nomina12:Nomina')!.attrs;
+        const asNumber = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+        expect(res.json.nomina).toEqual({ total_percepciones: asNumber(n.TotalPercepciones), total_deducciones: asNumber(n.TotalDeducciones), total_otros_pagos: asNumber(n.TotalOtrosPagos) });
+      }
+      if (request.tipo === 'P') {
+        const pagos = childrenNamed(child(child(root, 'cfdi:Complemento')!, 'pago20:Pagos')!, 'pago20:Pago');
+        expect(res.json.pagos.map((p: { monto: number }) => p.monto)).toEqual(pagos.map((p) => Number(p.attrs.Monto)));
       }
     }, 30_000);
   }
