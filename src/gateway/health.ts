@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { CATALOG_VERSION } from '../catalogs/index.ts';
 import type { Db } from '../db/client.ts';
 import type { Heartbeat } from '../jobs/scheduler.ts';
 import { queueStats } from '../jobs/queue.ts';
@@ -59,7 +60,7 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
         status: ok ? ('ok' as const) : ('error' as const),
         info,
         error,
-        details: { ...info, ...error, service: { status: 'up', version: deps.version } },
+        details: { ...info, ...error, service: { status: 'up', version: deps.version }, catalogs: { status: 'up', version: CATALOG_VERSION } },
       };
       return ok ? c.json(body, 200) : c.json(body, 503);
     },

@@ -8,6 +8,7 @@ import type { WebhookDeliveryDeps } from './webhooks/delivery.ts';
 import { mountCsdRoutes } from './csds/routes.ts';
 import { mountClientRoutes } from './clients/routes.ts';
 import { mountSeriesRoutes } from './series/routes.ts';
+import { mountCatalogRoutes } from '../catalogs/routes.ts';
 
 /** The invoice backend: /cfdis, /csds, /clients, /series, /catalogos, /webhooks, /stats. Invalid input answers 400. */
 export function createInvoiceBackend(deps: BackendDeps & Omit<CfdiDeps, 'db' | 'now'> & Pick<CancellationDeps, 'cancellationPollMs'> & Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'>) {
@@ -18,5 +19,6 @@ export function createInvoiceBackend(deps: BackendDeps & Omit<CfdiDeps, 'db' | '
   mountCfdiRoutes(app, deps);
   mountCancellationRoutes(app, deps);
   mountWebhookRoutes(app, deps);
+  mountCatalogRoutes(app, deps);
   return app;
 }

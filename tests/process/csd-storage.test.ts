@@ -95,5 +95,5 @@ describe('CSD private keys at rest', () => {
     const wrong = Bun.spawn([process.execPath, 'src/index.ts'], { env: { ...process.env, PORT: '0', DATA_DIR: dataDir, MASTER_KEY: 'ab'.repeat(32) }, stdout: 'pipe', stderr: 'pipe' });
     expect(await wrong.exited).toBe(1);
     expect(await new Response(wrong.stderr).text()).toContain('MASTER_KEY does not match');
-  });
+  }, 30_000); // two server starts, the first one loading the SAT catalogs (~2 s on a busy machine)
 });

@@ -45,7 +45,7 @@ describe('the service process', () => {
     } finally {
       await stop(second.proc);
     }
-  });
+  }, 30_000); // two server starts, the first one loading the SAT catalogs
 
   test('invalid configuration: exits at once naming the variable', async () => {
     for (const [name, value] of [['PORT', 'abc'], ['LOG_LEVEL', 'loud'], ['JWT_SECRET', 'short'], ['MASTER_KEY', 'nothex']]) {

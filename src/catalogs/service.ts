@@ -1,0 +1,165 @@
+import type { Db } from '../db/client.ts';
+import { statement } from '../db/prepared.ts';
+import { ApiError, badRequest } from '../lib/errors.ts';
+import { decodeCursor, encodeCursor } from '../lib/pagination.ts';
+import { catalogEntry, type CatalogName, type CatalogRow } from './index.ts';
+import { SEARCHABLE, seedCatalogs } from './seed.ts';
+
+/**
+ * The SAT catalogs as the API shows them: each public name maps to a catalog and to what its rows look like on the
+ * wire. Search is SQLite FTS5 for the big ones (products/services, units) and a plain filter for the rest.
+ */
+const bool = (v: string | undefined) => v === '1';
+const list = (v: string | undefined) => (v ? v.split(';').filter(Boolean) : []);
+type Shape = (r: CatalogRow) => Record<string, unknown>;
+
+export const CATALOGS: Record<string, { catalog: CatalogName; title: string; shape?: Shape }> = {
+  'productos-servicios': {
+    catalog: 'c_ClaveProdServ', title: 'c_ClaveProdServ: products and services (search `q` over descriptions and SAT\'s similar words)',
+    shape: (r) => ({ palabras_similares: r.palabras_similares || undefined, incluir_iva_trasladado: r.incluir_iva_trasladado, incluir_ieps_trasladado: r.incluir_ieps_trasladado, complemento: r.complemento || undefined, estimulo_franja_fronteriza: r.estimulo_franja_fronteriza }),
+  },
+  unidades: { catalog: 'c_ClaveUnidad', title: 'c_ClaveUnidad: units (search `q`)', shape: (r) => ({ nombre: r.nombre, simbolo: r.simbolo || undefined }) },
+  'regimenes-fiscales': { catalog: 'c_RegimenFiscal', title: 'c_RegimenFiscal', shape: (r) => ({ persona_fisica: bool(r.aplica_fisica), persona_moral: bool(r.aplica_moral) }) },
+  'usos-cfdi': {
+    catalog: 'c_UsoCFDI', title: 'c_UsoCFDI, with the receptor regimes each one allows',
+    shape: (r) => ({ persona_fisica: bool(r.aplica_fisica), persona_moral: bool(r.aplica_moral), regimenes_receptor: list(r.regimenes_receptor) }),
+  },
+  'formas-pago': { catalog: 'c_FormaPago', title: 'c_FormaPago', shape: (r) => ({ bancarizado: bool(r.bancarizado) }) },
+  'metodos-pago': { catalog: 'c_MetodoPago', title: 'c_MetodoPago' },
+  monedas: { catalog: 'c_Moneda', title: 'c_Moneda, with the decimals amounts carry', shape: (r) => ({ decimales: Number(r.decimales) }) },
+  'motivos-cancelacion': { catalog: 'c_MotivoCancelacion', title: 'c_MotivoCancelacion' },
+  'codigos-postales': { catalog: 'c_CodigoPostal', title: 'c_CodigoPostal: look a code up for its estado, municipio and localidad', shape: postalCode },
+  'tipos-relacion': { catalog: 'c_TipoRelacion', title: 'c_TipoRelacion' },
+  'objetos-impuesto': { catalog: 'c_ObjetoImp', title: 'c_ObjetoImp' },
+  exportaciones: { catalog: 'c_Exportacion', title: 'c_Exportacion' },
+  paises: { catalog: 'c_Pais', title: 'c_Pais' },
+  // Nómina 1.2
+  'tipos-nomina': { catalog: 'c_TipoNomina', title: 'c_TipoNomina' },
+  'tipos-contrato': { catalog: 'c_TipoContrato', title: 'c_TipoContrato' },
+  'tipos-jornada': { catalog: 'c_TipoJornada', title: 'c_TipoJornada' },
+  'tipos-regimen': { catalog: 'c_TipoRegimen', title: 'c_TipoRegimen' },
+  'periodicidades-pago': { catalog: 'c_PeriodicidadPago', title: 'c_PeriodicidadPago' },
+  'riesgos-puesto': { catalog: 'c_RiesgoPuesto', title: 'c_RiesgoPuesto' },
+  'bancos': { catalog: 'c_Banco', title: 'c_Banco', shape: (r) => ({ razon_social: r.razon_social || undefined }) },
+  'tipos-percepcion': { catalog: 'c_TipoPercepcion', title: 'c_TipoPercepcion' },
+  'tipos-deduccion': { catalog: 'c_TipoDeduccion', title: 'c_TipoDeduccion' },
+  'tipos-otro-pago': { catalog: 'c_TipoOtroPago', title: 'c_TipoOtroPago' },
+  'tipos-incapacidad': { catalog: 'c_TipoIncapacidad', title: 'c_TipoIncapacidad' },
+  'tipos-horas': { catalog: 'c_TipoHoras', title: 'c_TipoHoras' },
+  'origenes-recurso': { catalog: 'c_OrigenRecurso', title: 'c_OrigenRecurso' },
+  'estados-nomina': { catalog: 'c_EstadoNomina', title: 'c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado)' },
+};
+
+function postalCode(r: CatalogRow): Record<string, unknown> {
+  const name = (catalog: CatalogName, key: string) => (key ? catalogEntry(catalog, key)?.descripcion : undefined);
+  return {
+    estado: { clave: r.estado, nombre: name('c_Estado', `MEX|${r.estado}`) ?? name('c_Estado', `${r.estado}`) },
+    municipio: r.municipio ? { clave: r.municipio, nombre: name('c_Municipio', `${r.estado}|${r.municipio}`) } : undefined,
+    localidad: r.localidad ? { clave: r.localidad, nombre: name('c_Localidad', `${r.estado}|${r.localidad}`) } : undefined,
+    huso_horario: r.huso_horario,
+    estimulo_franja_fronteriza: r.estimulo_franja_fronteriza,
+  };
+}
+
+interface EntryRow {
+  clave: string;
+  descripcion: string | null;
+  validFrom: string | null;
+  validTo: string | null;
+  data: string;
+}
+
+const seeded = new WeakSet<object>();
+/** The catalog tables are filled at start-up (src/index.ts); a database opened otherwise (tests, tools) is filled on first use. */
+function ready(db: Db): Db {
+  if (!seeded.has(db)) {
+    seedCatalogs(db);
+    seeded.add(db);
+  }
+  return db;
+}
+
+/** Wire shape of a row: the key (without the country prefix of composite keys), description, validity, extras. */
+function toWire(name: string, row: EntryRow) {
+  const spec = CATALOGS[name]!;
+  const data = JSON.parse(row.data) as CatalogRow;
+  const clave = row.clave.includes('|') ? row.clave.slice(row.clave.lastIndexOf('|') + 1) : row.clave;
+  return { clave, descripcion: row.descripcion ?? '', ...spec.shape?.(data), vigencia: { desde: row.validFrom, hasta: row.validTo } };
+}
+
+/** Prefix of composite keys stored in catalog_entries (c_EstadoNomina is keyed by country and state). */
+const keyPrefix = (catalog: CatalogName) => (catalog === 'c_EstadoNomina' ? 'MEX|' : '');
+
+export function getCatalogEntry(db: Db, name: string, clave: string) {
+  const spec = CATALOGS[name]!;
+  const row = statement(ready(db), 'select clave, descripcion, valid_from as validFrom, valid_to as validTo, data from catalog_entries where catalog = ? and clave = ?').get(
+    spec.catalog,
+    keyPrefix(spec.catalog) + clave,
+  ) as EntryRow | undefined;
+  if (!row) throw new ApiError(404, `${clave} is not a key of ${spec.catalog}`, [{ field: 'clave', issue: `not in ${spec.catalog}` }]);
+  return toWire(name, row);
+}
+
+/** Words of a search as FTS5 prefix terms ("credito tarj" → "credito"* "tarj"*), all required. */
+function ftsQuery(q: string): string | undefined {
+  const words = q.normalize('NFC').match(/[\p{L}\p{N}]+/gu);
+  return words?.map((w) => `"${w}"*`).join(' ');
+}
+
+const OFFSET = /^o:(\d{1,7})$/;
+
+/**
+ * A page of a catalog. Without `q`: by key, keyset cursor. With `q`: keys starting with it (digits), or — for the
+ * searchable catalogs — FTS5 matches ranked with the entries of a class whose own name matches first (SAT's keys are
+ * hierarchical: 31161500 "Tornillos" heads 311615xx), then by bm25; elsewhere a case- and accent-insensitive filter.
+ */
+export function listCatalog(db: Db, name: string, q: { q?: string; limit: number; cursor?: string }) {
+  const spec = CATALOGS[name]!;
+  ready(db);
+  const prefix = keyPrefix(spec.catalog);
+  const after = decodeCursor(q.cursor, 400);
+  const select = 'select clave, descripcion, valid_from as validFrom, valid_to as validTo, data from catalog_entries';
+  const text = q.q?.trim();
+  if (text && SEARCHABLE[spec.catalog] && !/^\d+$/.test(text)) {
+    const match = ftsQuery(text);
+    if (!match) throw badRequest('Invalid query', [{ field: 'q', issue: 'must contain at least one letter or digit' }]);
+    const offset = after === undefined ? 0 : Number(OFFSET.exec(after)?.[1] ?? NaN);
+    if (!Number.isInteger(offset)) throw badRequest('Invalid cursor', [{ field: 'cursor', issue: 'is not a cursor returned by this API' }]);
+    const rows = statement(
+      db,
+      `with hits as (select clave, bm25(catalog_search) as rank from catalog_search where catalog_search match ? and catalog = ?)
+       select e.clave, e.descripcion, e.valid_from as validFrom, e.valid_to as validTo, e.data,
+              exists(select 1 from hits h2 where length(h.clave) = 8 and h2.clave = substr(h.clave, 1, 6) || '00') as family
+       from hits h join catalog_entries e on e.catalog = ? and e.clave = h.clave
+       order by family desc, h.rank, h.clave limit ? offset ?`,
+    ).all(match, spec.catalog, spec.catalog, q.limit + 1, offset) as EntryRow[];
+    return paged(name, rows, q.limit, () => `o:${offset + q.limit}`);
+  }
+  if (text && /^\d+$/.test(text)) {
+    // Digits: keys that start with them (a product family, a postal code).
+    const rows = statement(db, `${select} where catalog = ? and clave > ? and clave like ? order by clave limit ?`).all(spec.catalog, prefix + (after ?? ''), `${prefix}${text}%`, q.limit + 1) as EntryRow[];
+    return paged(name, rows, q.limit, (last) => last.clave.slice(prefix.length));
+  }
+  if (text) {
+    if (spec.catalog === 'c_CodigoPostal') throw badRequest('Invalid query', [{ field: 'q', issue: 'postal codes are searched by their digits' }]);
+    // A small catalog: its key or its description, case- and accent-insensitive.
+    const folded = fold(text);
+    const rows = (statement(db, `${select} where catalog = ? and clave > ? and clave like ? order by clave`).all(spec.catalog, prefix + (after ?? ''), `${prefix}%`) as EntryRow[]).filter(
+      (r) => fold(r.clave.slice(prefix.length)).startsWith(folded) || fold(r.descripcion ?? '').includes(folded),
+    );
+    return paged(name, rows.slice(0, q.limit + 1), q.limit, (last) => last.clave.slice(prefix.length));
+  }
+  const rows = statement(db, `${select} where catalog = ? and clave > ? and clave like ? order by clave limit ?`).all(spec.catalog, prefix + (after ?? ''), `${prefix}%`, q.limit + 1) as EntryRow[];
+  return paged(name, rows, q.limit, (last) => last.clave.slice(prefix.length));
+}
+
+const fold = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+function paged(name: string, rows: EntryRow[], limit: number, next: (last: EntryRow) => string) {
+  const more = rows.length > limit;
+  const items = more ? rows.slice(0, limit) : rows;
+  return {
+    data: items.map((r) => toWire(name, r)),
+    pagination: more ? { has_more: true, next_cursor: encodeCursor(next(items[items.length - 1]!)), limit } : { has_more: false, limit },
+  };
+}
