@@ -9,6 +9,7 @@ import { mountCsdRoutes } from './csds/routes.ts';
 import { mountClientRoutes } from './clients/routes.ts';
 import { mountSeriesRoutes } from './series/routes.ts';
 import { mountCatalogRoutes } from '../catalogs/routes.ts';
+import { mountStatsRoutes } from './stats/routes.ts';
 
 /** The invoice backend: /cfdis, /csds, /clients, /series, /catalogos, /webhooks, /stats. Invalid input answers 400. */
 export function createInvoiceBackend(deps: BackendDeps & Omit<CfdiDeps, 'db' | 'now'> & Pick<CancellationDeps, 'cancellationPollMs'> & Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'>) {
@@ -20,5 +21,6 @@ export function createInvoiceBackend(deps: BackendDeps & Omit<CfdiDeps, 'db' | '
   mountCancellationRoutes(app, deps);
   mountWebhookRoutes(app, deps);
   mountCatalogRoutes(app, deps);
+  mountStatsRoutes(app, deps);
   return app;
 }

@@ -7,3 +7,4 @@ export * from './jobs.ts';
 export * from './webhooks.ts';
 export * from './cancellations.ts';
 export * from './payments.ts';
+export * from './stats.ts';
