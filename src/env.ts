@@ -27,6 +27,7 @@ const EnvSchema = z.object({
     .optional(),
   AUTH_BACKEND_URL: z.url().optional(),
   INVOICE_BACKEND_URL: z.url().optional(),
+  DEMO: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
 });
 
 export interface Config {
@@ -42,6 +43,8 @@ export interface Config {
   webhookRetrySchedule?: number[];
   /** Seconds between polls of a pending cancellation. */
   cancellationPollSeconds: number;
+  /** On an empty database, create the demo tenant, admin, test key and CSD, and print them (src/demo.ts). */
+  demo: boolean;
   /** Live stamping provider (SW REST API), when configured. */
   pac?: { url: string; user: string; password: string; satConsultaUrl?: string };
 }
@@ -77,6 +80,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pac: e.PAC_URL ? { url: e.PAC_URL, user: e.PAC_USER!, password: e.PAC_PASSWORD!, satConsultaUrl: e.SAT_CONSULTA_URL } : undefined,
     authBackendUrl: e.AUTH_BACKEND_URL,
     invoiceBackendUrl: e.INVOICE_BACKEND_URL,
+    demo: e.DEMO === 'true',
   };
 }
 

@@ -3,6 +3,7 @@ import { CATALOG_VERSION } from './catalogs/index.ts';
 import { seedCatalogs } from './catalogs/seed.ts';
 import { openDatabase } from './db/client.ts';
 import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
+import { demoBanner, setUpDemo, type DemoSetUp } from './demo.ts';
 import { ConfigError, loadConfig } from './env.ts';
 import { sweepCsdExpiry } from './invoices/csds/service.ts';
 import { recoverJobs } from './jobs/queue.ts';
@@ -72,8 +73,20 @@ const app = createApp({
 tasks.push({ name: 'jobs', run: () => app.worker.drain() });
 scheduler.start(); // the first tick runs at once: recovered jobs are stamped without waiting
 
+// Before listening, so the printed curl works as soon as it can be read.
+let demo: DemoSetUp | undefined;
+if (config.demo) {
+  try {
+    demo = await setUpDemo({ app, db, logger });
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  }
+}
+
 const server = Bun.serve({ port: config.port, fetch: app.fetch });
 logger.info('listening', { port: server.port, data_dir: config.dataDir, version: VERSION });
+if (demo) console.log(demoBanner(demo, server.url));
 
 let stopping = false;
 async function shutdown(signal: string) {

@@ -14,6 +14,8 @@ describe('loadConfig', () => {
     expect(a.logLevel).toBe('info');
     expect(a.cancellationPollSeconds).toBe(300);
     expect(loadConfig({ DATA_DIR: dataDir, CANCELLATION_POLL_SECONDS: '2' }).cancellationPollSeconds).toBe(2);
+    expect(a.demo).toBe(false);
+    expect(loadConfig({ DATA_DIR: dataDir, DEMO: 'true' }).demo).toBe(true);
     expect(a.databasePath).toBe(join(dataDir, 'cfdi.sqlite'));
     expect(a.jwtSecret.length).toBeGreaterThanOrEqual(32);
     expect(a.masterKey.length).toBe(32);
@@ -43,6 +45,7 @@ describe('loadConfig', () => {
     ['CANCELLATION_POLL_SECONDS', '1.5'],
     ['CANCELLATION_POLL_SECONDS', 'soon'],
     ['SAT_CONSULTA_URL', 'not a url'],
+    ['DEMO', 'yes'],
   ])('%s=%s is rejected naming the variable', (name, value) => {
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(name);

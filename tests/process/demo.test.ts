@@ -1,0 +1,113 @@
+import { Database } from 'bun:sqlite';
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '../../src/lib/logger.ts';
+import { DEMO_EMAIL, setUpDemo } from '../../src/demo.ts';
+import { createTestApp } from '../helpers.ts';
+
+/** DEMO=true on the real entry point: what it prints is what a person pastes, so the test uses exactly that. */
+const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-demo-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const UUID = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/i;
+
+/** Starts `src/index.ts` with DEMO=true and collects all of stdout; `until` waits for some text to appear. */
+function startDemo() {
+  const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', JWT_SECRET: '', MASTER_KEY: '', DEMO: 'true' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  let out = '';
+  const pumping = (async () => {
+    for await (const chunk of proc.stdout) out += new TextDecoder().decode(chunk);
+  })();
+  async function until(pattern: RegExp): Promise<RegExpMatchArray> {
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline) {
+      const m = out.match(pattern);
+      if (m) return m;
+      if (proc.exitCode !== null) break;
+      await Bun.sleep(25);
+    }
+    throw new Error(`no ${pattern} in the output: ${out} ${await new Response(proc.stderr).text()}`);
+  }
+  return { proc, until, output: () => out, pumping };
+}
+
+async function stop(proc: Bun.Subprocess) {
+  proc.kill('SIGTERM');
+  expect(await proc.exited).toBe(0);
+}
+
+describe('DEMO=true', () => {
+  test('on an empty DATA_DIR: prints the credentials and a curl that stamps; a restart creates nothing and still serves', async () => {
+    const first = startDemo();
+    let key: string, tenantId: string, base: string;
+    try {
+      const [, url, bearer, body] = await first.until(/^curl -X POST (http:\/\/\S+\/api\/v1\/cfdis) -H 'authorization: Bearer (sk_test_[\w-]+)' -H 'content-type: application\/json' -d '(.+)'$/m);
+      await first.until(/"msg":"listening"/);
+      key = bearer!;
+      base = url!.replace(/\/cfdis$/, '');
+      const password = (await first.until(/^ {2}password {4}(\S+)$/m))[1]!;
+      expect(first.output()).toContain(`admin user  ${DEMO_EMAIL}`);
+      tenantId = JSON.parse((await first.until(/^.*"msg":"demo tenant created".*$/m))[0]).tenant_id;
+
+      const stamped = await fetch(url!, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body! });
+      expect(stamped.status).toBe(201);
+      const cfdi: any = await stamped.json();
+      expect(cfdi.uuid).toMatch(UUID);
+      expect(cfdi.status).toBe('vigente');
+      expect(cfdi.emisor.rfc).toBe('EKU9003173C9');
+
+      // The line itself, through a shell, when curl is installed: what a person pastes.
+      if (Bun.which('curl')) {
+        const line = (await first.until(/^curl .*$/m))[0];
+        const sh = Bun.spawnSync(['sh', '-c', `${line} -s`]);
+        const viaCurl = JSON.parse(sh.stdout.toString());
+        expect(viaCurl.uuid).toMatch(UUID);
+        expect(viaCurl.status).toBe('vigente');
+      }
+
+      const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: DEMO_EMAIL, password }) });
+      expect(login.status).toBe(200);
+    } finally {
+      await stop(first.proc);
+    }
+
+    const second = startDemo();
+    try {
+      const listening = JSON.parse((await second.until(/^.*"msg":"listening".*$/m))[0]);
+      const exists = JSON.parse((await second.until(/^.*"msg":"demo tenant exists".*$/m))[0]);
+      expect(exists.tenant_id).toBe(tenantId);
+      expect(second.output()).toContain('already exists');
+      expect(second.output()).not.toContain('demo tenant created');
+      expect(second.output()).not.toContain('sk_test_'); // the key is not stored, so it cannot be shown again
+
+      const api = `http://127.0.0.1:${listening.port}/api/v1`;
+      const me = await fetch(`${api}/tenants/me`, { headers: { authorization: `Bearer ${key}` } });
+      expect(((await me.json()) as any).id).toBe(tenantId);
+      const csds: any = await (await fetch(`${api}/csds`, { headers: { authorization: `Bearer ${key}` } })).json();
+      expect(csds.data).toHaveLength(1);
+    } finally {
+      await stop(second.proc);
+    }
+    const db = new Database(join(dataDir, 'cfdi.sqlite'), { readonly: true });
+    try {
+      expect(db.query('select count(*) as n from tenants').get()).toEqual({ n: 1 });
+      expect(db.query('select count(*) as n from api_keys').get()).toEqual({ n: 1 });
+    } finally {
+      db.close();
+    }
+  }, 30_000);
+
+  test('a database that already has tenants gets no demo tenant', async () => {
+    const t = createTestApp();
+    await t.register();
+    const demo = await setUpDemo({ app: t.app, db: t.db, logger: createLogger('silent') });
+    expect(demo).toEqual({ state: 'skipped', tenants: 1 });
+    expect(t.db.$client.prepare('select count(*) as n from users where email = ?').get(DEMO_EMAIL)).toEqual({ n: 0 });
+  });
+});
