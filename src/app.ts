@@ -8,6 +8,7 @@ import { CredentialCache } from './gateway/credential-cache.ts';
 import { createGateway } from './gateway/gateway.ts';
 import { mountHealth } from './gateway/health.ts';
 import { buildOpenApiDocument } from './gateway/openapi.ts';
+import { mountDocs } from './docs/page.ts';
 import { createInvoiceBackend } from './invoices/backend.ts';
 import type { Heartbeat } from './jobs/scheduler.ts';
 import { combineWorkers, createWorker } from './jobs/worker.ts';
@@ -162,6 +163,9 @@ export function createApp(deps: AppDeps) {
     }),
     (c) => c.json((document ??= buildOpenApiDocument(app, [authBackend, invoiceBackend], VERSION)), 200),
   );
+
+  app.use('/docs/*', anonymous); // the page and its assets
+  mountDocs(app);
 
   app.all('/api/v1/*', limitBody, routeToBackend);
   return Object.assign(app, { backends: { auth: authBackend, invoices: invoiceBackend }, worker });
