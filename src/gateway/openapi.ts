@@ -52,7 +52,7 @@ export function buildOpenApiDocument(gateway: AnyOpenApiApp, backends: AnyOpenAp
     apiKey: { type: 'http', scheme: 'bearer', description: 'API key: sk_test_… (sandbox) or sk_live_… (production)' },
   };
   doc.tags = [
-    { name: 'System', description: 'Health and this document' },
+    { name: 'System', description: 'Health, this document, its reference page (/docs) and the sandbox certificate' },
     { name: 'Auth', description: 'Register, log in, refresh, log out, who am I' },
     { name: 'Users', description: 'Users of the tenant and their roles' },
     { name: 'API keys', description: 'Persistent credentials for integrations' },
@@ -62,6 +62,8 @@ export function buildOpenApiDocument(gateway: AnyOpenApiApp, backends: AnyOpenAp
     { name: 'CSDs', description: 'Seal certificates (Certificado de Sello Digital) that sign the tenant\'s CFDIs' },
     { name: 'Clients', description: 'The tenant\'s customers: receptor data checked with the SAT receptor rules, reused by receptor_id' },
     { name: 'Series', description: 'Invoice series and their consecutive folios' },
+    { name: 'Catálogos SAT', description: 'SAT\'s catalogs as shipped with the service: products and services, units, regimes, uses, payment forms and methods, currencies, postal codes, Nómina' },
+    { name: 'Estadísticas', description: 'The tenant\'s activity: CFDIs, CSDs, users, keys' },
   ];
   return doc;
 }
