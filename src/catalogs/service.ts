@@ -13,7 +13,30 @@ const bool = (v: string | undefined) => v === '1';
 const list = (v: string | undefined) => (v ? v.split(';').filter(Boolean) : []);
 type Shape = (r: CatalogRow) => Record<string, unknown>;
 
+/** Catalogs shown as they are: key, description, validity (the Nómina ones among them). */
+const PLAIN: Record<string, CatalogName> = {
+  'metodos-pago': 'c_MetodoPago',
+  'motivos-cancelacion': 'c_MotivoCancelacion',
+  'tipos-relacion': 'c_TipoRelacion',
+  'objetos-impuesto': 'c_ObjetoImp',
+  'exportaciones': 'c_Exportacion',
+  'paises': 'c_Pais',
+  'tipos-nomina': 'c_TipoNomina',
+  'tipos-contrato': 'c_TipoContrato',
+  'tipos-jornada': 'c_TipoJornada',
+  'tipos-regimen': 'c_TipoRegimen',
+  'periodicidades-pago': 'c_PeriodicidadPago',
+  'riesgos-puesto': 'c_RiesgoPuesto',
+  'tipos-percepcion': 'c_TipoPercepcion',
+  'tipos-deduccion': 'c_TipoDeduccion',
+  'tipos-otro-pago': 'c_TipoOtroPago',
+  'tipos-incapacidad': 'c_TipoIncapacidad',
+  'tipos-horas': 'c_TipoHoras',
+  'origenes-recurso': 'c_OrigenRecurso',
+};
+
 export const CATALOGS: Record<string, { catalog: CatalogName; title: string; shape?: Shape }> = {
+  ...Object.fromEntries(Object.entries(PLAIN).map(([name, catalog]) => [name, { catalog, title: catalog }])),
   'productos-servicios': {
     catalog: 'c_ClaveProdServ', title: 'c_ClaveProdServ: products and services (search `q` over descriptions and SAT\'s similar words)',
     shape: (r) => ({ palabras_similares: r.palabras_similares || undefined, incluir_iva_trasladado: r.incluir_iva_trasladado, incluir_ieps_trasladado: r.incluir_ieps_trasladado, complemento: r.complemento || undefined, estimulo_franja_fronteriza: r.estimulo_franja_fronteriza }),
@@ -25,28 +48,9 @@ export const CATALOGS: Record<string, { catalog: CatalogName; title: string; sha
     shape: (r) => ({ persona_fisica: bool(r.aplica_fisica), persona_moral: bool(r.aplica_moral), regimenes_receptor: list(r.regimenes_receptor) }),
   },
   'formas-pago': { catalog: 'c_FormaPago', title: 'c_FormaPago', shape: (r) => ({ bancarizado: bool(r.bancarizado) }) },
-  'metodos-pago': { catalog: 'c_MetodoPago', title: 'c_MetodoPago' },
   monedas: { catalog: 'c_Moneda', title: 'c_Moneda, with the decimals amounts carry', shape: (r) => ({ decimales: Number(r.decimales) }) },
-  'motivos-cancelacion': { catalog: 'c_MotivoCancelacion', title: 'c_MotivoCancelacion' },
   'codigos-postales': { catalog: 'c_CodigoPostal', title: 'c_CodigoPostal: look a code up for its estado, municipio and localidad', shape: postalCode },
-  'tipos-relacion': { catalog: 'c_TipoRelacion', title: 'c_TipoRelacion' },
-  'objetos-impuesto': { catalog: 'c_ObjetoImp', title: 'c_ObjetoImp' },
-  exportaciones: { catalog: 'c_Exportacion', title: 'c_Exportacion' },
-  paises: { catalog: 'c_Pais', title: 'c_Pais' },
-  // Nómina 1.2
-  'tipos-nomina': { catalog: 'c_TipoNomina', title: 'c_TipoNomina' },
-  'tipos-contrato': { catalog: 'c_TipoContrato', title: 'c_TipoContrato' },
-  'tipos-jornada': { catalog: 'c_TipoJornada', title: 'c_TipoJornada' },
-  'tipos-regimen': { catalog: 'c_TipoRegimen', title: 'c_TipoRegimen' },
-  'periodicidades-pago': { catalog: 'c_PeriodicidadPago', title: 'c_PeriodicidadPago' },
-  'riesgos-puesto': { catalog: 'c_RiesgoPuesto', title: 'c_RiesgoPuesto' },
-  'bancos': { catalog: 'c_Banco', title: 'c_Banco', shape: (r) => ({ razon_social: r.razon_social || undefined }) },
-  'tipos-percepcion': { catalog: 'c_TipoPercepcion', title: 'c_TipoPercepcion' },
-  'tipos-deduccion': { catalog: 'c_TipoDeduccion', title: 'c_TipoDeduccion' },
-  'tipos-otro-pago': { catalog: 'c_TipoOtroPago', title: 'c_TipoOtroPago' },
-  'tipos-incapacidad': { catalog: 'c_TipoIncapacidad', title: 'c_TipoIncapacidad' },
-  'tipos-horas': { catalog: 'c_TipoHoras', title: 'c_TipoHoras' },
-  'origenes-recurso': { catalog: 'c_OrigenRecurso', title: 'c_OrigenRecurso' },
+  bancos: { catalog: 'c_Banco', title: 'c_Banco', shape: (r) => ({ razon_social: r.razon_social || undefined }) },
   'estados-nomina': { catalog: 'c_EstadoNomina', title: 'c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado)' },
 };
 
