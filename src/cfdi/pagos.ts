@@ -1,7 +1,8 @@
 import { catalogEntry, inForce, isValidKey } from '../catalogs/index.ts';
 import type { PagoRequest, TaxRequest } from '../invoices/cfdis/schemas.ts';
 import { Dec, sum } from './decimal.ts';
-import { importeWindow, tasaAllowed } from './rules/taxes.ts';
+import type { TaxLine } from './model.ts';
+import { importeWindow, prepareTaxLine, sumByTax, type TaxRuleCodes } from './rules/taxes.ts';
 import { el, type XmlNode } from './xml.ts';
 
 /**
@@ -10,15 +11,6 @@ import { el, type XmlNode } from './xml.ts';
  * the pago20:Pagos node.
  */
 type Fail = (field: string, issue: string, rule?: string) => void;
-
-/** A tax of a whole invoice (summed over its conceptos), or of the amount paid (a DR line). */
-export interface TaxGroup {
-  impuesto: string;
-  tipoFactor: string;
-  tasaOCuota?: string;
-  base: Dec;
-  importe?: Dec;
-}
 
 /** What a payment needs to know of the document it pays, as it stood before this REP. */
 export interface PaidDocument {
@@ -33,7 +25,7 @@ export interface PaidDocument {
   takenParcialidades: number[];
   objetoImp: string;
   /** Issued here: the invoice's total and taxes, prorated by ImpPagado / Total. */
-  invoice?: { total: Dec; traslados: TaxGroup[]; retenciones: TaxGroup[] };
+  invoice?: { total: Dec; traslados: TaxLine[]; retenciones: TaxLine[] };
   /** Issued elsewhere: the DR taxes as the caller sent them. */
   sent?: { traslados: TaxRequest[]; retenciones: TaxRequest[] };
 }
@@ -49,8 +41,8 @@ export interface DoctoModel {
   impPagado: Dec;
   impSaldoInsoluto: Dec;
   objetoImpDR: string;
-  traslados: TaxGroup[];
-  retenciones: TaxGroup[];
+  traslados: TaxLine[];
+  retenciones: TaxLine[];
 }
 
 export interface PagoModel {
@@ -61,7 +53,7 @@ export interface PagoModel {
   monto: Dec;
   banco: Record<string, string | undefined>;
   documentos: DoctoModel[];
-  trasladosP: TaxGroup[];
+  trasladosP: TaxLine[];
   retencionesP: { impuesto: string; importe: Dec }[];
 }
 
@@ -271,7 +263,7 @@ function prepareDocto(
  */
 export function prorate(invoice: NonNullable<PaidDocument['invoice']>, pagado: Dec, decimals: number) {
   const share = (x: Dec) => x.mul(pagado).div(invoice.total, decimals);
-  const line = (t: TaxGroup): TaxGroup => {
+  const line = (t: TaxLine): TaxLine => {
     const base = share(t.base);
     if (t.tipoFactor === 'Exento' || t.importe === undefined) return { ...t, base, importe: undefined };
     let importe = share(t.importe);
@@ -282,43 +274,21 @@ export function prorate(invoice: NonNullable<PaidDocument['invoice']>, pagado: D
     }
     return { ...t, base, importe };
   };
-  const positive = (t: TaxGroup) => t.base.cmp(Dec.ZERO) > 0;
+  const positive = (t: TaxLine) => t.base.cmp(Dec.ZERO) > 0;
   return { traslados: invoice.traslados.map(line).filter(positive), retenciones: invoice.retenciones.map(line).filter(positive) };
 }
 
+const DR_CODES: Record<'traslado' | 'retencion', TaxRuleCodes> = {
+  traslado: { base: 'CRP20255', impuesto: 'CRP20256', tasa: 'CRP20260', importe: 'CRP20261', exentoRetencion: 'CRP20252', exentoBare: 'CRP20258', required: 'CRP20259' },
+  retencion: { base: 'CRP20249', impuesto: 'CRP20250', tasa: 'CRP20253', importe: 'CRP20254', exentoRetencion: 'CRP20252', exentoBare: 'CRP20258', required: 'CRP20253' },
+};
+
 /** A document issued elsewhere: its DR taxes as sent, checked like concept taxes (CRP20249–20261). */
-function checkSentTaxes(sent: PaidDocument['sent'], at: string, day: string, fail: Fail): { traslados: TaxGroup[]; retenciones: TaxGroup[] } {
-  const check = (t: TaxRequest, field: string, kind: 'traslado' | 'retencion'): TaxGroup | undefined => {
-    const rules = kind === 'traslado' ? { base: 'CRP20255', imp: 'CRP20256', tasa: 'CRP20260', importe: 'CRP20261' } : { base: 'CRP20249', imp: 'CRP20250', tasa: 'CRP20253', importe: 'CRP20254' };
-    if (t.base === undefined) {
-      fail(`${field}.base`, 'is required: the base of the amount paid (BaseDR)', rules.base);
-      return undefined;
-    }
-    const base = Dec.parse(t.base);
-    if (base.isZero()) fail(`${field}.base`, 'must be greater than 0', rules.base);
-    const imp = catalogEntry('c_Impuesto', t.impuesto);
-    if (!imp || imp[kind] !== '1') fail(`${field}.impuesto`, `${t.impuesto} is not a ${kind} tax in c_Impuesto`, rules.imp);
-    if (t.tipo_factor === 'Exento') {
-      if (kind === 'retencion') fail(`${field}.tipo_factor`, 'Exento is not allowed in a retention', 'CRP20252');
-      else if (t.tasa_o_cuota !== undefined || t.importe !== undefined) fail(field, 'an Exento traslado carries neither tasa_o_cuota nor importe', 'CRP20258');
-      return { impuesto: t.impuesto, tipoFactor: 'Exento', base };
-    }
-    if (t.tasa_o_cuota === undefined || t.importe === undefined) {
-      fail(field, `tasa_o_cuota and importe are required with tipo_factor ${t.tipo_factor}`, kind === 'traslado' ? 'CRP20259' : rules.tasa);
-      return undefined;
-    }
-    const tasa = Dec.parse(t.tasa_o_cuota);
-    if (!tasaAllowed(t.impuesto, t.tipo_factor, kind, tasa, day)) fail(`${field}.tasa_o_cuota`, `${t.tasa_o_cuota} is not a c_TasaOCuota value for this tax`, rules.tasa);
-    const importe = Dec.parse(t.importe);
-    const { low, high } = importeWindow(base, tasa, importe.decimals);
-    if (importe.cmp(low) < 0 || importe.cmp(high) > 0) fail(`${field}.importe`, `must be between ${low.toString()} and ${high.toString()} (base × tasa_o_cuota)`, rules.importe);
-    return { impuesto: t.impuesto, tipoFactor: t.tipo_factor, tasaOCuota: tasa.round(6).toString(), base, importe };
-  };
+function checkSentTaxes(sent: PaidDocument['sent'], at: string, day: string, fail: Fail): { traslados: TaxLine[]; retenciones: TaxLine[] } {
   const defined = <T>(x: T | undefined): x is T => x !== undefined;
-  return {
-    traslados: (sent?.traslados ?? []).map((t, k) => check(t, `${at}.impuestos.traslados[${k}]`, 'traslado')).filter(defined),
-    retenciones: (sent?.retenciones ?? []).map((t, k) => check(t, `${at}.impuestos.retenciones[${k}]`, 'retencion')).filter(defined),
-  };
+  const check = (kind: 'traslado' | 'retencion', lines: TaxRequest[] = []) =>
+    lines.map((t, k) => prepareTaxLine(t, `${at}.impuestos.${kind === 'traslado' ? 'traslados' : 'retenciones'}[${k}]`, kind, DR_CODES[kind], day, fail)).filter(defined);
+  return { traslados: check('traslado', sent?.traslados), retenciones: check('retencion', sent?.retenciones) };
 }
 
 /** Lowest payment-currency amount an ImpPagado can stand for, given the decimals written (CRP20275/20276). */
@@ -330,24 +300,18 @@ function lowerLimit(d: DoctoModel): Dec {
 }
 
 /** ImpuestosP: the DR taxes converted to the payment currency (÷ EquivalenciaDR), one line per tax and rate. */
-function impuestosP(documentos: DoctoModel[]): { trasladosP: TaxGroup[]; retencionesP: { impuesto: string; importe: Dec }[] } {
-  const traslados = new Map<string, TaxGroup>();
+function impuestosP(documentos: DoctoModel[]): { trasladosP: TaxLine[]; retencionesP: { impuesto: string; importe: Dec }[] } {
   const retenciones = new Map<string, Dec>();
+  const converted: TaxLine[] = [];
   for (const d of documentos) {
     const equiv = Dec.parse(d.equivalenciaDR);
     const conv = (x: Dec) => x.div(equiv, WORK);
-    for (const t of d.traslados) {
-      const key = `${t.impuesto}|${t.tipoFactor}|${t.tasaOCuota ?? ''}`;
-      const g = traslados.get(key);
-      const importe = t.importe ? conv(t.importe) : undefined;
-      if (!g) traslados.set(key, { ...t, base: conv(t.base), importe });
-      else traslados.set(key, { ...g, base: g.base.add(conv(t.base)), importe: importe && g.importe ? g.importe.add(importe) : g.importe ?? importe });
-    }
+    for (const t of d.traslados) converted.push({ ...t, base: conv(t.base), importe: t.importe && conv(t.importe) });
     for (const r of d.retenciones) retenciones.set(r.impuesto, (retenciones.get(r.impuesto) ?? Dec.ZERO).add(conv(r.importe!)));
   }
   const six = (x: Dec) => x.round(6);
   return {
-    trasladosP: [...traslados.values()]
+    trasladosP: sumByTax(converted)
       .sort((a, b) => `${a.impuesto}${a.tipoFactor}${a.tasaOCuota}`.localeCompare(`${b.impuesto}${b.tipoFactor}${b.tasaOCuota}`))
       .map((t) => ({ ...t, base: six(t.base), importe: t.importe && six(t.importe) })),
     retencionesP: [...retenciones.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([impuesto, importe]) => ({ impuesto, importe: six(importe) })),
@@ -381,7 +345,7 @@ function totalesOf(pagos: PagoModel[]): [string, Dec][] {
   return ORDER.filter((k) => acc.has(k)).map((k) => [k, acc.get(k)!.round(2)]);
 }
 
-const taxDR = (name: string, t: TaxGroup) =>
+const taxDR = (name: string, t: TaxLine) =>
   el(name, { BaseDR: t.base.toString(), ImpuestoDR: t.impuesto, TipoFactorDR: t.tipoFactor, TasaOCuotaDR: t.tasaOCuota, ImporteDR: t.importe?.toString() });
 
 /** pago20:Pagos, XSD order; the namespace is declared on cfdi:Comprobante. */

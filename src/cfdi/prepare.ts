@@ -6,7 +6,7 @@ import type { ComprobanteModel, ConceptoModel, ReceptorModel, TaxLine } from './
 import { nominaComprobanteAmounts, prepareNomina } from './nomina.ts';
 import { preparePagos, type PaidDocument } from './pagos.ts';
 import { checkReceptor, type ReceptorFields } from './rules/receptor.ts';
-import { IMPUESTO_NAME, importeWindow, tasaAllowed } from './rules/taxes.ts';
+import { prepareTaxLine, sumByTax, type TaxRuleCodes } from './rules/taxes.ts';
 import { localDateTime } from './time.ts';
 
 /**
@@ -288,8 +288,9 @@ function prepareConcepto(c: ConceptoRequest, at: string, ctx: ConceptoContext, f
   }
 
   const defaultBase = importe.sub(descuento ?? Dec.ZERO);
-  const traslados = trasladosIn.map((t, j) => prepareTax(t, `${at}.impuestos.traslados[${j}]`, 'traslado', defaultBase, ctx, fail));
-  const retenciones = retencionesIn.map((t, j) => prepareTax(t, `${at}.impuestos.retenciones[${j}]`, 'retencion', defaultBase, ctx, fail));
+  const computed = { base: defaultBase, decimals: ctx.decimals };
+  const traslados = trasladosIn.map((t, j) => prepareTaxLine(t, `${at}.impuestos.traslados[${j}]`, 'traslado', TAX_CODES.traslado, ctx.day, fail, computed)!);
+  const retenciones = retencionesIn.map((t, j) => prepareTaxLine(t, `${at}.impuestos.retenciones[${j}]`, 'retencion', TAX_CODES.retencion, ctx.day, fail, computed)!);
 
   let aCuentaTerceros: ConceptoModel['aCuentaTerceros'];
   if (c.a_cuenta_terceros) {
@@ -324,77 +325,20 @@ function prepareConcepto(c: ConceptoRequest, at: string, ctx: ConceptoContext, f
   };
 }
 
-const TAX_RULES = {
-  traslado: { base: 'CFDI40174', impuesto: 'CFDI40175', factor: 'CFDI40176', tasa: 'CFDI40179', importe: 'CFDI40180' },
-  retencion: { base: 'CFDI40181', impuesto: 'CFDI40182', factor: 'CFDI40183', tasa: 'CFDI40185', importe: 'CFDI40186' },
-} as const;
-
-function prepareTax(
-  t: NonNullable<NonNullable<ConceptoRequest['impuestos']>['traslados']>[number],
-  at: string,
-  kind: 'traslado' | 'retencion',
-  defaultBase: Dec,
-  ctx: ConceptoContext,
-  fail: Fail,
-): TaxLine {
-  const rules = TAX_RULES[kind];
-  const base = t.base !== undefined ? Dec.parse(t.base) : written(defaultBase, ctx.decimals);
-  if (!(base.cmp(Dec.ZERO) > 0)) fail(`${at}.base`, 'must be greater than 0 (importe − descuento is 0)', rules.base);
-  const imp = catalogEntry('c_Impuesto', t.impuesto);
-  if (!imp || imp[kind] !== '1') fail(`${at}.impuesto`, `${t.impuesto} is not a ${kind} tax in c_Impuesto`, rules.impuesto);
-  if (t.tipo_factor === 'Exento') {
-    if (kind === 'retencion') fail(`${at}.tipo_factor`, 'Exento is not allowed in a retencion', 'CFDI40184');
-    if (t.tasa_o_cuota !== undefined || t.importe !== undefined) fail(at, 'an Exento traslado carries neither tasa_o_cuota nor importe', 'CFDI40177');
-    return { base, impuesto: t.impuesto, tipoFactor: 'Exento' };
-  }
-  if (t.tasa_o_cuota === undefined) {
-    fail(`${at}.tasa_o_cuota`, `is required with tipo_factor ${t.tipo_factor}`, kind === 'traslado' ? 'CFDI40178' : rules.tasa);
-    return { base, impuesto: t.impuesto, tipoFactor: t.tipo_factor };
-  }
-  const tasa = Dec.parse(t.tasa_o_cuota);
-  if (!tasaAllowed(t.impuesto, t.tipo_factor, kind, tasa, ctx.day)) {
-    fail(`${at}.tasa_o_cuota`, `${t.tasa_o_cuota} is not a c_TasaOCuota value for ${IMPUESTO_NAME[t.impuesto] ?? t.impuesto} ${t.tipo_factor} (${kind})`, rules.tasa);
-  }
-  const exact = base.mul(tasa);
-  let importe: Dec;
-  if (t.importe !== undefined) {
-    importe = Dec.parse(t.importe);
-    const { low, high } = importeWindow(base, tasa, importe.decimals);
-    if (importe.cmp(low) < 0 || importe.cmp(high) > 0) fail(`${at}.importe`, `must be between ${low.toString()} and ${high.toString()} (base × tasa_o_cuota = ${exact.toString()})`, rules.importe);
-  } else {
-    importe = written(exact, ctx.decimals);
-  }
-  return { base, impuesto: t.impuesto, tipoFactor: t.tipo_factor, tasaOCuota: tasa.round(6).toString(), importe };
-}
+const TAX_CODES: Record<'traslado' | 'retencion', TaxRuleCodes> = {
+  traslado: { base: 'CFDI40174', impuesto: 'CFDI40175', tasa: 'CFDI40179', importe: 'CFDI40180', exentoRetencion: 'CFDI40184', exentoBare: 'CFDI40177', required: 'CFDI40178' },
+  retencion: { base: 'CFDI40181', impuesto: 'CFDI40182', tasa: 'CFDI40185', importe: 'CFDI40186', exentoRetencion: 'CFDI40184', exentoBare: 'CFDI40177', required: 'CFDI40185' },
+};
 
 /** Comprobante-level Impuestos: one traslado per (impuesto, factor, tasa), one retencion per impuesto. */
 function summarizeTaxes(conceptos: ConceptoModel[], decimals: number): ComprobanteModel['impuestos'] {
-  const traslados = new Map<string, { line: TaxLine; bases: Dec[]; importes: Dec[] }>();
   const retenciones = new Map<string, Dec[]>();
-  for (const c of conceptos) {
-    for (const t of c.traslados) {
-      const key = `${t.impuesto}|${t.tipoFactor}|${t.tasaOCuota ?? ''}`;
-      let g = traslados.get(key);
-      if (!g) traslados.set(key, (g = { line: t, bases: [], importes: [] }));
-      g.bases.push(t.base);
-      if (t.importe) g.importes.push(t.importe);
-    }
-    for (const r of c.retenciones) {
-      const list = retenciones.get(r.impuesto) ?? [];
-      list.push(r.importe!);
-      retenciones.set(r.impuesto, list);
-    }
-  }
-  if (traslados.size === 0 && retenciones.size === 0) return undefined;
-  const trasladoLines: TaxLine[] = [...traslados.values()]
-    .sort((a, b) => a.line.impuesto.localeCompare(b.line.impuesto))
-    .map(({ line, bases, importes }) => ({
-      base: sum(bases).round(decimals),
-      impuesto: line.impuesto,
-      tipoFactor: line.tipoFactor,
-      tasaOCuota: line.tasaOCuota,
-      importe: line.tipoFactor === 'Exento' ? undefined : sum(importes).round(decimals),
-    }));
+  for (const r of conceptos.flatMap((c) => c.retenciones)) retenciones.set(r.impuesto, [...(retenciones.get(r.impuesto) ?? []), r.importe!]);
+  const traslados = sumByTax(conceptos.flatMap((c) => c.traslados));
+  if (traslados.length === 0 && retenciones.size === 0) return undefined;
+  const trasladoLines: TaxLine[] = traslados
+    .sort((a, b) => a.impuesto.localeCompare(b.impuesto))
+    .map((t) => ({ ...t, base: t.base.round(decimals), importe: t.tipoFactor === 'Exento' ? undefined : (t.importe ?? Dec.ZERO).round(decimals) }));
   const retencionLines = [...retenciones.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([impuesto, importes]) => ({ impuesto, importe: sum(importes).round(decimals) }));
   const nonExempt = trasladoLines.filter((t) => t.tipoFactor !== 'Exento');
   return {

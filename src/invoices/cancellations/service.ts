@@ -20,9 +20,9 @@ import type { Actor } from '../../lib/backend.ts';
 import { ApiError, badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { SandboxSatRegistry } from '../../pac/sandbox.ts';
-import type { CancelRequest, CancelResult, CancelScenario, CfdiQuery, Pac } from '../../pac/types.ts';
+import type { CancelRequest, CancelResult, CancelScenario, CfdiQuery } from '../../pac/types.ts';
 import { standingPaymentsOf } from '../cfdis/payments.ts';
-import { byRef } from '../cfdis/service.ts';
+import { byRef, type CfdiDeps } from '../cfdis/service.ts';
 import { recordStatusChange } from '../cfdis/stamping.ts';
 import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
@@ -30,15 +30,10 @@ import { recordEvent } from '../events.ts';
 export const CANCEL_JOB = 'cfdi.cancellation';
 const SAT_ZONE = 'America/Mexico_City';
 
-export interface CancellationDeps {
-  db: Db;
-  now: () => Date;
-  masterKey: Buffer;
-  pacFor(environment: Environment): Pac | undefined;
+export type CancellationDeps = Omit<CfdiDeps, 'stampBudgetMs'> & {
   /** CANCELLATION_POLL_SECONDS in ms: how often a pending cancellation is asked about. */
   cancellationPollMs: number;
-  wakeJobs(): void;
-}
+};
 
 type Tx = Pick<Db, 'update' | 'insert' | 'select'>;
 type Cancellation = typeof cfdiCancellations.$inferSelect;

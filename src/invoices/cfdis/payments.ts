@@ -1,6 +1,8 @@
 import { Dec, sum } from '../../cfdi/decimal.ts';
-import type { PagosModel, PaidDocument, TaxGroup } from '../../cfdi/pagos.ts';
-import { child, childrenNamed, parseXml } from '../../cfdi/xml.ts';
+import type { TaxLine } from '../../cfdi/model.ts';
+import type { PagosModel, PaidDocument } from '../../cfdi/pagos.ts';
+import { sumByTax } from '../../cfdi/rules/taxes.ts';
+import { child, childrenNamed, parseXml, type XmlNode } from '../../cfdi/xml.ts';
 import { statement } from '../../db/prepared.ts';
 import type { Environment } from '../../db/schema/index.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
@@ -51,34 +53,29 @@ export function standingPaymentsOf(db: Reader, scope: Scope, uuid: string): stri
 }
 
 /** The invoice's taxes summed over its conceptos, per tax, factor and rate: what a payment prorates. */
-function invoiceTaxes(xml: Buffer): { objetoImp: string; traslados: TaxGroup[]; retenciones: TaxGroup[] } {
-  const root = parseXml(xml.toString('utf8'));
+function invoiceTaxes(root: XmlNode): { objetoImp: string; traslados: TaxLine[]; retenciones: TaxLine[] } {
   const conceptos = childrenNamed(child(root, 'cfdi:Conceptos')!, 'cfdi:Concepto');
-  const groups = { traslados: new Map<string, TaxGroup>(), retenciones: new Map<string, TaxGroup>() };
-  for (const c of conceptos) {
-    const impuestos = child(c, 'cfdi:Impuestos');
-    if (!impuestos) continue;
-    for (const [kind, parent, name] of [['traslados', 'cfdi:Traslados', 'cfdi:Traslado'], ['retenciones', 'cfdi:Retenciones', 'cfdi:Retencion']] as const) {
-      const container = child(impuestos, parent);
-      for (const t of container ? childrenNamed(container, name) : []) {
-        const a = t.attrs;
-        const key = `${a.Impuesto}|${a.TipoFactor}|${a.TasaOCuota ?? ''}`;
-        const g = groups[kind].get(key);
-        const base = Dec.parse(a.Base!);
-        const importe = a.Importe !== undefined ? Dec.parse(a.Importe) : undefined;
-        if (!g) groups[kind].set(key, { impuesto: a.Impuesto!, tipoFactor: a.TipoFactor!, tasaOCuota: a.TasaOCuota, base, importe });
-        else groups[kind].set(key, { ...g, base: g.base.add(base), importe: importe && g.importe ? g.importe.add(importe) : g.importe });
-      }
-    }
-  }
+  const lines = (parent: string, name: string): TaxLine[] =>
+    conceptos.flatMap((c) => {
+      const impuestos = child(c, 'cfdi:Impuestos');
+      const container = impuestos && child(impuestos, parent);
+      return (container ? childrenNamed(container, name) : []).map(({ attrs: a }) => ({
+        impuesto: a.Impuesto!,
+        tipoFactor: a.TipoFactor!,
+        tasaOCuota: a.TasaOCuota,
+        base: Dec.parse(a.Base!),
+        importe: a.Importe !== undefined ? Dec.parse(a.Importe) : undefined,
+      }));
+    });
+  const byKey = (taxes: TaxLine[]) => sumByTax(taxes).sort((a, b) => `${a.impuesto}|${a.tipoFactor}|${a.tasaOCuota ?? ''}`.localeCompare(`${b.impuesto}|${b.tipoFactor}|${b.tasaOCuota ?? ''}`));
+  const traslados = byKey(lines('cfdi:Traslados', 'cfdi:Traslado'));
+  const retenciones = byKey(lines('cfdi:Retenciones', 'cfdi:Retencion'));
   const objetos = new Set(conceptos.map((c) => c.attrs.ObjetoImp!));
   // One ObjetoImpDR for the document: 02 when any concepto is taxed, else the conceptos' common key.
-  const objetoImp = objetos.has('02') || groups.traslados.size + groups.retenciones.size > 0 ? '02' : objetos.size === 1 ? [...objetos][0]! : '01';
-  const byKey = (m: Map<string, TaxGroup>) => [...m.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, g]) => g);
-  return { objetoImp, traslados: byKey(groups.traslados), retenciones: byKey(groups.retenciones) };
+  const objetoImp = objetos.has('02') || traslados.length + retenciones.length > 0 ? '02' : objetos.size === 1 ? [...objetos][0]! : '01';
+  return { objetoImp, traslados, retenciones };
 }
 
-const metodoPagoOf = (xml: Buffer) => /\sMetodoPago="([A-Z]{3})"/.exec(xml.toString('utf8', 0, 4000))?.[1];
 const EXTERNAL_FIELDS = ['moneda', 'imp_saldo_ant', 'serie', 'folio', 'objeto_imp', 'impuestos'] as const;
 
 /**
@@ -106,10 +103,11 @@ export function resolvePaidDocuments(db: Reader, scope: Scope, pagos: PagoReques
       if (!row.uuid) return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} is ${row.status}: only a stamped invoice can be paid`);
       if (row.status !== 'vigente') return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} is ${row.status}: only a vigente invoice can be paid`);
       if (row.tipo !== 'I') return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} is of tipo ${row.tipo}: a Pago pays Ingreso invoices`);
-      if (metodoPagoOf(row.xml) !== 'PPD') return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} was issued with metodo_pago PUE (paid on issue): only PPD invoices take a Pago`);
+      const root = parseXml(row.xml.toString('utf8'));
+      if (root.attrs.MetodoPago !== 'PPD') return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} was issued with metodo_pago PUE (paid on issue): only PPD invoices take a Pago`);
       if (receptorRfc && row.receptorRfc !== receptorRfc) return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} was issued to ${row.receptorRfc}, not to this receptor ${receptorRfc}`);
       const { saldo, parcialidades } = balanceOf(db, scope, row.uuid, row.total);
-      const taxes = invoiceTaxes(row.xml);
+      const taxes = invoiceTaxes(root);
       return {
         uuid: row.uuid,
         serie: row.serie ?? undefined,
