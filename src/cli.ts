@@ -52,9 +52,10 @@ function listJobs(status: string, env: Record<string, string | undefined>): { co
   }
 }
 
-if (import.meta.main) {
+/** Runs one command, prints its answer and exits with its code. */
+export function main(args: string[]): never {
   try {
-    const { code, out } = runCli(process.argv.slice(2));
+    const { code, out } = runCli(args);
     (code === 0 ? console.log : console.error)(out);
     process.exit(code);
   } catch (err) {
@@ -62,3 +63,5 @@ if (import.meta.main) {
     process.exit(1);
   }
 }
+
+if (import.meta.main) main(process.argv.slice(2));

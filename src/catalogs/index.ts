@@ -1,5 +1,43 @@
 import { readFileSync } from 'node:fs';
 import { parseCsv } from './csv.ts';
+import c_Aduana from './data/c_Aduana.csv' with { type: 'file' };
+import c_Banco from './data/c_Banco.csv' with { type: 'file' };
+import c_ClaveProdServ from './data/c_ClaveProdServ.csv' with { type: 'file' };
+import c_ClaveUnidad from './data/c_ClaveUnidad.csv' with { type: 'file' };
+import c_CodigoPostal from './data/c_CodigoPostal.csv' with { type: 'file' };
+import c_Estado from './data/c_Estado.csv' with { type: 'file' };
+import c_EstadoNomina from './data/c_EstadoNomina.csv' with { type: 'file' };
+import c_Exportacion from './data/c_Exportacion.csv' with { type: 'file' };
+import c_FormaPago from './data/c_FormaPago.csv' with { type: 'file' };
+import c_Impuesto from './data/c_Impuesto.csv' with { type: 'file' };
+import c_Localidad from './data/c_Localidad.csv' with { type: 'file' };
+import c_Meses from './data/c_Meses.csv' with { type: 'file' };
+import c_MetodoPago from './data/c_MetodoPago.csv' with { type: 'file' };
+import c_Moneda from './data/c_Moneda.csv' with { type: 'file' };
+import c_MotivoCancelacion from './data/c_MotivoCancelacion.csv' with { type: 'file' };
+import c_Municipio from './data/c_Municipio.csv' with { type: 'file' };
+import c_ObjetoImp from './data/c_ObjetoImp.csv' with { type: 'file' };
+import c_OrigenRecurso from './data/c_OrigenRecurso.csv' with { type: 'file' };
+import c_Pais from './data/c_Pais.csv' with { type: 'file' };
+import c_Periodicidad from './data/c_Periodicidad.csv' with { type: 'file' };
+import c_PeriodicidadPago from './data/c_PeriodicidadPago.csv' with { type: 'file' };
+import c_RegimenFiscal from './data/c_RegimenFiscal.csv' with { type: 'file' };
+import c_RiesgoPuesto from './data/c_RiesgoPuesto.csv' with { type: 'file' };
+import c_TasaOCuota from './data/c_TasaOCuota.csv' with { type: 'file' };
+import c_TipoCadenaPago from './data/c_TipoCadenaPago.csv' with { type: 'file' };
+import c_TipoContrato from './data/c_TipoContrato.csv' with { type: 'file' };
+import c_TipoDeComprobante from './data/c_TipoDeComprobante.csv' with { type: 'file' };
+import c_TipoDeduccion from './data/c_TipoDeduccion.csv' with { type: 'file' };
+import c_TipoFactor from './data/c_TipoFactor.csv' with { type: 'file' };
+import c_TipoHoras from './data/c_TipoHoras.csv' with { type: 'file' };
+import c_TipoIncapacidad from './data/c_TipoIncapacidad.csv' with { type: 'file' };
+import c_TipoJornada from './data/c_TipoJornada.csv' with { type: 'file' };
+import c_TipoNomina from './data/c_TipoNomina.csv' with { type: 'file' };
+import c_TipoOtroPago from './data/c_TipoOtroPago.csv' with { type: 'file' };
+import c_TipoPercepcion from './data/c_TipoPercepcion.csv' with { type: 'file' };
+import c_TipoRegimen from './data/c_TipoRegimen.csv' with { type: 'file' };
+import c_TipoRelacion from './data/c_TipoRelacion.csv' with { type: 'file' };
+import c_UsoCFDI from './data/c_UsoCFDI.csv' with { type: 'file' };
 
 /**
  * SAT catalogs shipped with the project as CSV (data/, provenance in data/SAT-CATALOGS-README.md). Each file is
@@ -50,6 +88,48 @@ export const CATALOG_KEYS = {
 export type CatalogName = keyof typeof CATALOG_KEYS;
 export type CatalogRow = Readonly<Record<string, string>>;
 
+/** Where each CSV is: a file import, so the compiled executable carries it. */
+const CATALOG_FILES: Record<CatalogName, string> = {
+  c_Aduana,
+  c_Banco,
+  c_ClaveProdServ,
+  c_ClaveUnidad,
+  c_CodigoPostal,
+  c_Estado,
+  c_EstadoNomina,
+  c_Exportacion,
+  c_FormaPago,
+  c_Impuesto,
+  c_Localidad,
+  c_Meses,
+  c_MetodoPago,
+  c_Moneda,
+  c_MotivoCancelacion,
+  c_Municipio,
+  c_ObjetoImp,
+  c_OrigenRecurso,
+  c_Pais,
+  c_Periodicidad,
+  c_PeriodicidadPago,
+  c_RegimenFiscal,
+  c_RiesgoPuesto,
+  c_TasaOCuota,
+  c_TipoCadenaPago,
+  c_TipoContrato,
+  c_TipoDeComprobante,
+  c_TipoDeduccion,
+  c_TipoFactor,
+  c_TipoHoras,
+  c_TipoIncapacidad,
+  c_TipoJornada,
+  c_TipoNomina,
+  c_TipoOtroPago,
+  c_TipoPercepcion,
+  c_TipoRegimen,
+  c_TipoRelacion,
+  c_UsoCFDI,
+};
+
 /** Identifies the shipped catalog data; bump when a CSV changes so databases reseed. */
 export const CATALOG_VERSION = 'sat-10.14.20260806';
 
@@ -59,7 +139,7 @@ const indexCache = new Map<CatalogName, Map<string, CatalogRow>>();
 export function catalogRows(name: CatalogName): CatalogRow[] {
   let rows = rowsCache.get(name);
   if (!rows) {
-    rows = parseCsv(readFileSync(new URL(`./data/${name}.csv`, import.meta.url), 'utf8'));
+    rows = parseCsv(readFileSync(CATALOG_FILES[name], 'utf8'));
     rowsCache.set(name, rows);
   }
   return rows;

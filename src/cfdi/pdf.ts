@@ -2,7 +2,9 @@ import fontkit from '@pdf-lib/fontkit';
 import { readFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
 import pako from 'pako';
-import { fileURLToPath } from 'node:url';
+// DejaVu Sans Condensed (free licence, every Latin-1 letter and the punctuation Spanish uses), from its npm package.
+import regularFont from 'dejavu-fonts-ttf/ttf/DejaVuSansCondensed.ttf' with { type: 'file' };
+import boldFont from 'dejavu-fonts-ttf/ttf/DejaVuSansCondensed-Bold.ttf' with { type: 'file' };
 import {
   asPDFNumber, beginText, degrees, endText, fill, PDFDocument, PDFHexString, PDFOperator, PDFOperatorNames, popGraphicsState, pushGraphicsState, rgb,
   setFillingRgbColor, setFontAndSize, setTextMatrix, showText, type Color, type PDFFont, type PDFImage, type PDFPage,
@@ -32,10 +34,8 @@ export const SANDBOX_MARK = 'SIN VALIDEZ FISCAL — SANDBOX';
 export const CANCELLED_MARK = 'CFDI CANCELADO';
 export const PRINTED_LEGEND = 'Este documento es una representación impresa de un CFDI versión 4.0';
 
-// DejaVu Sans Condensed (free licence, every Latin-1 letter and the punctuation Spanish uses), from its npm package.
-const fontBytes = (file: string) => readFileSync(fileURLToPath(import.meta.resolve(`dejavu-fonts-ttf/ttf/${file}`)));
 let fonts: { regular: Uint8Array; bold: Uint8Array } | undefined;
-const fontFiles = () => (fonts ??= { regular: fontBytes('DejaVuSansCondensed.ttf'), bold: fontBytes('DejaVuSansCondensed-Bold.ttf') });
+const fontFiles = () => (fonts ??= { regular: readFileSync(regularFont), bold: readFileSync(boldFont) });
 
 /** pdf-lib parses the font file for every document; the parsed font is read-only, so parse each file once. */
 const parsed = new Map<Uint8Array, ReturnType<typeof fontkit.create>>();

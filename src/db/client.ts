@@ -1,12 +1,14 @@
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as schema from './schema/index.ts';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+// The executable carries drizzle/ as an embedded asset beside its own path (src/compile.ts).
+export const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable ? join(import.meta.dir, 'drizzle') : fileURLToPath(new URL('../../drizzle', import.meta.url));
 
 /** Open (or create) the database, set the pragmas and apply every pending migration. */
 export function openDatabase(path: string): Db {

@@ -1,8 +1,9 @@
 import { expect } from 'bun:test';
 
-/** Starts `src/index.ts` on a free port (PORT=0) and waits for its "listening" log line. */
-export async function startServer(dataDir: string, env: Record<string, string> = {}) {
-  const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
+/** Starts `src/index.ts` (or `command`, e.g. the compiled executable) on a free port (PORT=0) and waits for its "listening" log line. */
+export async function startServer(dataDir: string, env: Record<string, string> = {}, { command = [process.execPath, 'src/index.ts'], cwd }: { command?: string[]; cwd?: string } = {}) {
+  const proc = Bun.spawn(command, {
+    cwd,
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', JWT_SECRET: '', MASTER_KEY: '', ...env },
     stdout: 'pipe',
     stderr: 'pipe',

@@ -1,0 +1,18 @@
+// `import path from './x.csv' with { type: 'file' }` gives the file's path: on disk when run from source, inside the
+// executable once compiled (src/compile.ts). Every data file the service reads at run time is imported this way.
+declare module '*.cer' {
+  const path: string;
+  export default path;
+}
+declare module '*.key' {
+  const path: string;
+  export default path;
+}
+declare module '*.csv' {
+  const path: string;
+  export default path;
+}
+declare module '*.ttf' {
+  const path: string;
+  export default path;
+}

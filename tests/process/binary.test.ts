@@ -1,0 +1,100 @@
+import { Database } from 'bun:sqlite';
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CATALOG_VERSION } from '../../src/catalogs/index.ts';
+import { compileExecutable, sqliteEntryFor } from '../../src/compile.ts';
+import { DEMO_INVOICE } from '../../src/demo.ts';
+import { csdFiles, csdForm, TENANT } from '../helpers.ts';
+import { startServer, stopServer } from './server.ts';
+
+/**
+ * The single executable (`npm run build`), built here and run from an empty folder on an empty DATA_DIR: the
+ * migrations, catalogs, fonts, /docs assets and the SQLite addon must all come from inside it.
+ */
+const REPO = resolve(import.meta.dir, '..', '..');
+const work = mkdtempSync(join(tmpdir(), 'cfdi-binary-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const UUID = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/;
+const json = (method: string, body?: unknown, token?: string): RequestInit => ({
+  method,
+  headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  body: body === undefined ? undefined : JSON.stringify(body),
+});
+
+describe('the compiled executable', () => {
+  test('starts on an empty DATA_DIR, stamps an invoice, renders its PDF, serves /docs and the catalogs, and stops cleanly', async () => {
+    const exe = await compileExecutable({ outfile: join(work, 'bin', 'cfdi-api') });
+    // Nothing in it points back into this checkout (where node_modules, drizzle/ and the CSVs happen to exist).
+    expect(Buffer.from(await Bun.file(exe).arrayBuffer()).includes(REPO)).toBe(false);
+    const dataDir = join(work, 'data');
+    const elsewhere = join(work, 'cwd');
+    mkdirSync(elsewhere);
+    mkdirSync(dataDir);
+    const server = await startServer(dataDir, {}, { command: [exe], cwd: elsewhere });
+    try {
+      const health: any = await (await fetch(`${server.base}/health`)).json();
+      expect(health.status).toBe('ok');
+      expect(health.details.catalogs).toMatchObject({ version: CATALOG_VERSION });
+
+      const reg: any = await (await fetch(`${server.base}/auth/register`, json('POST', { email: 'binary@example.com', password: 'a-long-password-1', nombre: 'B', tenant: TENANT }))).json();
+      const key: any = await (await fetch(`${server.base}/api-keys`, json('POST', { name: 'ERP' }, reg.access_token))).json();
+      const auth = { authorization: `Bearer ${key.key}` };
+      expect((await fetch(`${server.base}/csds`, { method: 'POST', headers: auth, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) })).status).toBe(201);
+
+      const stamped = await fetch(`${server.base}/cfdis`, json('POST', DEMO_INVOICE, key.key));
+      expect(stamped.status).toBe(201);
+      const cfdi: any = await stamped.json();
+      expect(cfdi.uuid).toMatch(UUID);
+      expect(cfdi.status).toBe('vigente');
+      expect(cfdi.total).toBe(1160);
+
+      const pdf = await fetch(`${server.base}/cfdis/${cfdi.id}/pdf`, { headers: auth });
+      expect(pdf.status).toBe(200);
+      expect(new TextDecoder().decode((await pdf.bytes()).subarray(0, 5))).toBe('%PDF-');
+      const xml = await (await fetch(`${server.base}/cfdis/${cfdi.id}/xml`, { headers: auth })).text();
+      expect(xml).toContain(`UUID="${cfdi.uuid}"`);
+
+      const search: any = await (await fetch(`${server.base}/catalogos/productos-servicios?q=tornillo&limit=3`, { headers: auth })).json();
+      expect(search.data[0].clave).toStartWith('311615');
+
+      const docs = await fetch(`${server.base.replace(/\/api\/v1$/, '')}/docs`);
+      expect(docs.status).toBe(200);
+      const page = await docs.text();
+      const bundle = page.match(/src="([^"]+\.js)"/)?.[1];
+      expect(bundle).toBeDefined();
+      expect((await fetch(new URL(bundle!, docs.url))).status).toBe(200);
+
+      const port = new URL(server.base).port;
+      const healthcheck = Bun.spawnSync([exe, 'healthcheck'], { env: { ...process.env, PORT: port } });
+      expect(healthcheck.exitCode).toBe(0);
+    } finally {
+      await stopServer(server.proc);
+    }
+
+    // An operator command runs from the same file, on the same DATA_DIR.
+    const jobs = Bun.spawnSync([exe, 'jobs', 'failed'], { cwd: elsewhere, env: { ...process.env, DATA_DIR: dataDir } });
+    expect(jobs.exitCode).toBe(0);
+    expect(jobs.stdout.toString()).toContain('no failed jobs');
+
+    const db = new Database(join(dataDir, 'cfdi.sqlite'), { readonly: true });
+    try {
+      expect(db.query("select count(*) as n from cfdis where status = 'vigente'").get()).toEqual({ n: 1 });
+      expect(db.query('pragma integrity_check').get()).toEqual({ integrity_check: 'ok' });
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  test('better-sqlite3 entry point per target: the one whose prebuilt addon Bun embeds', () => {
+    expect(sqliteEntryFor('bun-linux-x64')).toBe('linux-x64');
+    expect(sqliteEntryFor('bun-linux-arm64-musl')).toBe('linuxmusl-arm64');
+    expect(sqliteEntryFor('bun-linux-x64-baseline-glibc')).toBe('linux-x64');
+    expect(sqliteEntryFor('bun-darwin-arm64')).toBe('darwin-arm64');
+    expect(sqliteEntryFor('bun-windows-x64')).toBe('win32-x64');
+    expect(() => sqliteEntryFor('bun-freebsd-x64')).toThrow('unsupported target');
+    expect(sqliteEntryFor(undefined)).toMatch(/^(linux|linuxmusl|darwin|win32)-(x64|arm64)$/);
+  });
+});
