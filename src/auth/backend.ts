@@ -1,11 +1,12 @@
 import { createBackend, type BackendDeps } from '../lib/backend.ts';
 import { mountApiKeyRoutes } from './api-keys/routes.ts';
+import { mountAuditLogRoutes } from './audit-log/routes.ts';
 import type { AuthDeps } from './deps.ts';
 import { mountSessionRoutes } from './session/routes.ts';
 import { mountTenantRoutes } from './tenants/routes.ts';
 import { mountUserRoutes } from './users/routes.ts';
 
-/** The authentication backend: /auth/*, /users, /api-keys, /tenants/me. Invalid input answers 422. */
+/** The authentication backend: /auth/*, /users, /api-keys, /tenants/me, /audit-log. Invalid input answers 422. */
 export function createAuthBackend(deps: BackendDeps & AuthDeps & { onIdentityChange?: (tenantId: string) => void }) {
   const app = createBackend(deps, 422);
   // Any write here may change who a credential is (revoked key, role, deleted user, password, plan):
@@ -19,5 +20,6 @@ export function createAuthBackend(deps: BackendDeps & AuthDeps & { onIdentityCha
   mountUserRoutes(app, deps);
   mountApiKeyRoutes(app, deps);
   mountTenantRoutes(app, deps);
+  mountAuditLogRoutes(app, deps);
   return app;
 }

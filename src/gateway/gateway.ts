@@ -34,6 +34,7 @@ const ROUTE_GROUPS: Record<string, 'auth' | 'invoices'> = {
   users: 'auth',
   'api-keys': 'auth',
   tenants: 'auth',
+  'audit-log': 'auth',
   cfdis: 'invoices',
   csds: 'invoices',
   clients: 'invoices',

@@ -57,6 +57,7 @@ export function buildOpenApiDocument(gateway: AnyOpenApiApp, backends: AnyOpenAp
     { name: 'Users', description: 'Users of the tenant and their roles' },
     { name: 'API keys', description: 'Persistent credentials for integrations' },
     { name: 'Tenant', description: 'The issuer profile' },
+    { name: 'Audit log', description: 'Who did what, when: every write to the tenant (append-only, ADMIN)' },
     { name: 'CFDIs', description: 'Issue, seal, stamp, list and download CFDI 4.0 invoices' },
     { name: 'Webhooks', description: 'Signed, retried event deliveries (cfdi.timbrado, cfdi.encolado, cfdi.fallido, cfdi.cancelado, csd.por_vencer, csd.vencido)' },
     { name: 'CSDs', description: 'Seal certificates (Certificado de Sello Digital) that sign the tenant\'s CFDIs' },

@@ -2,6 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Db } from '../db/client.ts';
 import type { Environment, Role } from '../db/schema/index.ts';
+import { auditWrites, type AuditSubject } from './audit.ts';
 import { constantTimeEqual } from './crypto.ts';
 import { ApiError, forbidden, handleError, respondError, unauthorized, zodDetails } from './errors.ts';
 import { idempotency } from './idempotency.ts';
@@ -35,7 +36,7 @@ export interface GatewayContext {
 
 export type BackendEnv = {
   Bindings: { gateway?: GatewayContext };
-  Variables: { requestId: string; actor: Actor | undefined; ctx: ServiceCtx };
+  Variables: { requestId: string; actor: Actor | undefined; ctx: ServiceCtx; auditSubject?: AuditSubject };
 };
 
 export interface ServiceCtx {
@@ -77,6 +78,7 @@ export function createBackend(deps: BackendDeps, invalidInputStatus: 400 | 422) 
   });
 
   app.use('*', idempotency(deps));
+  app.use('*', auditWrites(app, deps));
 
   app.onError((err, c) => handleError(err, c, (e) => deps.logger.error('unhandled error', { err: e.stack ?? String(e), request_id: c.get('requestId') })));
 

@@ -25,7 +25,11 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
         422: invalid,
       },
     }),
-    async (c) => c.json(await registerTenant(deps, c.req.valid('json')), 201),
+    async (c) => {
+      const { body, subject } = await registerTenant(deps, c.req.valid('json'));
+      c.set('auditSubject', subject);
+      return c.json(body, 201);
+    },
   );
 
   app.openapi(
@@ -44,7 +48,11 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
         429: errorResponse('Account temporarily locked after repeated failures'),
       },
     }),
-    async (c) => c.json(await login(deps, c.req.valid('json')), 200),
+    async (c) => {
+      const { body, subject } = await login(deps, c.req.valid('json'));
+      c.set('auditSubject', subject);
+      return c.json(body, 200);
+    },
   );
 
   app.openapi(
@@ -62,7 +70,11 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
         422: invalid,
       },
     }),
-    async (c) => c.json(await refreshSession(deps, c.req.valid('json').refresh_token), 200),
+    async (c) => {
+      const { body, subject } = await refreshSession(deps, c.req.valid('json').refresh_token);
+      c.set('auditSubject', subject);
+      return c.json(body, 200);
+    },
   );
 
   app.openapi(
@@ -77,7 +89,8 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
       responses: { 204: { description: 'Revoked' }, 422: invalid },
     }),
     (c) => {
-      logout(deps, c.req.valid('json').refresh_token);
+      const subject = logout(deps, c.req.valid('json').refresh_token);
+      if (subject) c.set('auditSubject', subject);
       return c.body(null, 204);
     },
   );

@@ -1,6 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { z } from '@hono/zod-openapi';
 import { apiKeys, refreshTokens, tenants, users } from '../../db/schema/index.ts';
+import type { AuditSubject } from '../../lib/audit.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 import { ApiError, conflict, unauthorized } from '../../lib/errors.ts';
@@ -59,7 +60,7 @@ export async function registerTenant(deps: AuthDeps, input: z.infer<typeof Regis
   }
   const tenant = db.select().from(tenants).where(eq(tenants.id, tenantId)).get()!;
   const user = db.select().from(users).where(eq(users.id, userId)).get()!;
-  return { tenant: toTenant(tenant), user: toUser(user), ...(await issueTokens(deps, user, newId('fam'))) };
+  return { body: { tenant: toTenant(tenant), user: toUser(user), ...(await issueTokens(deps, user, newId('fam'))) }, subject: subjectOf(user) };
 }
 
 export async function login(deps: AuthDeps, input: z.infer<typeof LoginSchema>) {
@@ -91,7 +92,7 @@ export async function login(deps: AuthDeps, input: z.infer<typeof LoginSchema>) 
   const nowIso = now.toISOString();
   db.update(users).set({ failedLogins: 0, lockedUntil: null, lastLoginAt: nowIso }).where(eq(users.id, user.id)).run();
   const fresh = { ...user, failedLogins: 0, lockedUntil: null, lastLoginAt: nowIso };
-  return { user: toUser(fresh), ...(await issueTokens(deps, fresh, newId('fam'))) };
+  return { body: { user: toUser(fresh), ...(await issueTokens(deps, fresh, newId('fam'))) }, subject: subjectOf(user) };
 }
 
 /** Rotate: a refresh token works once. Presenting an already-rotated one revokes its whole family. */
@@ -116,13 +117,19 @@ export async function refreshSession(deps: AuthDeps, token: string) {
     revokeFamily(deps, row.familyId);
     throw unauthorized('Refresh token already used; every session of this login was revoked');
   }
-  return issueTokens(deps, user, row.familyId);
+  return { body: await issueTokens(deps, user, row.familyId), subject: subjectOf(user) };
 }
 
-export function logout(deps: AuthDeps, token: string): void {
+/** Whose login it was, when the token was known (an unknown one changes nothing). */
+export function logout(deps: AuthDeps, token: string): AuditSubject | undefined {
   const row = deps.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token))).get();
-  if (row) revokeFamily(deps, row.familyId);
+  if (!row) return undefined;
+  revokeFamily(deps, row.familyId);
+  return { tenantId: row.tenantId, actorType: 'user', actorId: row.userId };
 }
+
+/** Routes without a credential tell the audit log whom they acted for. */
+const subjectOf = (user: UserRow): AuditSubject => ({ tenantId: user.tenantId, actorType: 'user', actorId: user.id });
 
 function revokeFamily(deps: AuthDeps, familyId: string) {
   deps.db

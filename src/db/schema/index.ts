@@ -8,3 +8,4 @@ export * from './webhooks.ts';
 export * from './cancellations.ts';
 export * from './payments.ts';
 export * from './stats.ts';
+export * from './audit.ts';

@@ -1,0 +1,70 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
+import type { Db } from '../db/client.ts';
+import { statement } from '../db/prepared.ts';
+import type { Environment } from '../db/schema/index.ts';
+import type { BackendEnv } from './backend.ts';
+import { newId } from './ids.ts';
+import type { Logger } from './logger.ts';
+
+/** Whom a write without a credential acted for (sign-up, login, token refresh, logout); its handler says so. */
+export interface AuditSubject {
+  tenantId: string;
+  actorType: 'user' | 'api_key';
+  actorId: string;
+  environment?: Environment;
+}
+
+/** POSTs that change nothing. */
+const READ_ONLY_OPERATIONS = new Set(['validateCfdi']);
+
+const INSERT = `insert into audit_log (id, tenant_id, environment, actor_type, actor_id, action, method, path, status, resource_type, resource_id, request_id, created_at)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * Records every successful write of a backend in `audit_log`: the caller, the operation (its OpenAPI
+ * operationId), the resource (path segment after /api/v1 and its id, or the id a create answered with), the
+ * status and the request id. It runs inside the idempotency middleware, so a replayed answer is not a second
+ * write. The row is written after the write's own transaction: if the process died between the two, the write
+ * would stand without its record (no route holds a transaction across the await of a handler).
+ */
+export function auditWrites(app: OpenAPIHono<BackendEnv>, deps: { db: Db; now: () => Date; logger: Logger }): MiddlewareHandler<BackendEnv> {
+  let operations: Map<string, string> | undefined;
+  const operationOf = (method: string, path: string) => {
+    operations ??= new Map(
+      app.openAPIRegistry.definitions.flatMap((d) =>
+        d.type === 'route' && d.route.operationId ? [[`${d.route.method.toUpperCase()} ${d.route.path.replace(/\{(\w+)\}/g, ':$1')}`, d.route.operationId] as const] : [],
+      ),
+    );
+    return operations.get(`${method} ${path}`);
+  };
+
+  return async (c, next) => {
+    await next();
+    const method = c.req.method;
+    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || c.res.status < 200 || c.res.status >= 300) return;
+    const action = operationOf(method, routePath(c, -1));
+    if (!action || READ_ONLY_OPERATIONS.has(action)) return;
+    const actor = c.get('actor');
+    const who: AuditSubject | undefined = actor ? { tenantId: actor.tenantId, actorType: actor.type, actorId: actor.id, environment: actor.environment } : c.get('auditSubject');
+    if (!who) return;
+    try {
+      const [, , , group = '', segment] = c.req.path.split('/');
+      // /auth/* acts on the user's own session; /tenants/me is the tenant; a create names its id in the answer.
+      const resourceType = group === 'auth' ? 'users' : group;
+      let resourceId = group === 'auth' ? who.actorId : segment === 'me' ? who.tenantId : (segment ?? null);
+      if (resourceId === null && method === 'POST' && c.res.headers.get('content-type')?.startsWith('application/json')) {
+        const created = (await c.res.clone().json()) as { id?: unknown };
+        if (typeof created.id === 'string') resourceId = created.id;
+      }
+      statement(deps.db, INSERT).run(
+        newId('aud'), who.tenantId, who.environment ?? 'test', who.actorType, who.actorId, action, method, c.req.path,
+        c.res.status, resourceType, resourceId, c.get('requestId') || 'none', deps.now().toISOString(),
+      );
+    } catch (err) {
+      // The write itself succeeded and is answered as such: a retry would repeat it. Operators see the gap here.
+      deps.logger.error('audit record failed', { err: err instanceof Error ? err.message : String(err), request_id: c.get('requestId'), action });
+    }
+  };
+}
