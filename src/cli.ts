@@ -1,4 +1,6 @@
 import { desc, eq } from 'drizzle-orm';
+import { resolve } from 'node:path';
+import { BackupError, backupDatabase, restoreDatabase } from './db/backup.ts';
 import { openDatabase } from './db/client.ts';
 import { JOB_STATUSES, jobs, PLANS, tenants, type JobStatus, type Plan } from './db/schema/index.ts';
 import { ConfigError, loadConfig } from './env.ts';
@@ -7,13 +9,17 @@ import { ConfigError, loadConfig } from './env.ts';
  * Operator commands, run beside the service on the same DATA_DIR (never exposed over HTTP):
  *   npm run cli -- set-plan <tenant_id> <sandbox|starter|pro|enterprise> [requests_per_minute]
  *   npm run cli -- jobs [queued|running|done|failed]     (default: failed; newest 100, one JSON line each)
+ *   npm run backup -- <file>                             (while the service runs; a consistent, checked copy)
+ *   npm run restore -- <file>                            (with the service stopped)
  * A running service picks a plan change up within 10 s (its tenant cache).
  */
-const USAGE = 'usage: set-plan <tenant_id> <sandbox|starter|pro|enterprise> [requests_per_minute] | jobs [queued|running|done|failed]';
+const USAGE =
+  'usage: set-plan <tenant_id> <sandbox|starter|pro|enterprise> [requests_per_minute] | jobs [queued|running|done|failed] | backup <file> | restore <file>';
 
 export function runCli(args: string[], env: Record<string, string | undefined> = process.env): { code: number; out: string } {
   const [command, ...rest] = args;
   if (command === 'jobs') return listJobs(rest[0] ?? 'failed', env);
+  if (command === 'backup' || command === 'restore') return backupOrRestore(command, rest, env);
   if (command !== 'set-plan') return { code: 2, out: USAGE };
   const [tenantId, plan, limitText] = rest;
   if (!tenantId || !PLANS.includes(plan as Plan)) return { code: 2, out: `usage: set-plan <tenant_id> <${PLANS.join('|')}> [requests_per_minute]` };
@@ -32,6 +38,21 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
     return { code: 0, out: `tenant ${tenantId}: plan ${plan}${limit ? `, ${limit} requests per minute` : ''}` };
   } finally {
     db.$client.close();
+  }
+}
+
+/** Prints a JSON summary; a refused backup or restore (exit 1) says why and changes nothing. */
+function backupOrRestore(command: 'backup' | 'restore', rest: string[], env: Record<string, string | undefined>): { code: number; out: string } {
+  const [file] = rest;
+  if (!file || rest.length !== 1) return { code: 2, out: `usage: ${command} <file>` };
+  const config = loadConfig(env);
+  try {
+    const summary = command === 'backup' ? backupDatabase(config.databasePath, resolve(file)) : restoreDatabase(resolve(file), config.databasePath, config.masterKey);
+    const note = command === 'backup' ? 'Keep MASTER_KEY (or DATA_DIR/master-key) with it: the CSD private keys inside are sealed with it.' : 'Start the service: pending migrations apply at start.';
+    return { code: 0, out: `${JSON.stringify(summary)}\n${note}` };
+  } catch (err) {
+    if (err instanceof BackupError) return { code: 1, out: `${command} refused: ${err.message}` };
+    throw err;
   }
 }
 

@@ -6,7 +6,7 @@ import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
 import { demoBanner, setUpDemo, type DemoSetUp } from './demo.ts';
 import { ConfigError, loadConfig } from './env.ts';
 import { sweepCsdExpiry } from './invoices/csds/service.ts';
-import { recoverJobs } from './jobs/queue.ts';
+import { recoverJobs, releaseLeases } from './jobs/queue.ts';
 import { backfillRelations } from './invoices/cancellations/service.ts';
 import { createScheduler, type Task } from './jobs/scheduler.ts';
 import { newId } from './lib/ids.ts';
@@ -101,7 +101,10 @@ async function shutdown(signal: string) {
     await Promise.race([Promise.all([server.stop(), app.worker.stop()]), Bun.sleep(11_000)]);
   } finally {
     clearTimeout(force);
+    const released = releaseLeases(db, workerId, new Date());
+    if (released > 0) logger.warn('jobs cut short, due again at the next start', { count: released });
     db.$client.close();
+    logger.info('stopped', { signal });
     process.exit(0);
   }
 }

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import type Database from 'better-sqlite3';
 import { openSecret, sealSecret, SecretBoxError } from '../lib/secret-box.ts';
 import type { Db } from './client.ts';
 import { settings } from './schema/index.ts';
@@ -13,18 +13,26 @@ export class MasterKeyMismatch extends Error {}
  * (or a lost master-key file) then fails at start-up with a clear message, never later as an undecryptable CSD.
  */
 export function assertMasterKey(db: Db, masterKey: Buffer): void {
-  const row = db.select().from(settings).where(eq(settings.key, CHECK_KEY)).get();
-  if (!row) {
+  const state = masterKeyState(db.$client, masterKey);
+  if (state === 'missing') {
     db.insert(settings).values({ key: CHECK_KEY, value: sealSecret(masterKey, CHECK_TEXT, CHECK_KEY) }).onConflictDoNothing().run();
     return;
   }
-  try {
-    if (openSecret(masterKey, row.value, CHECK_KEY).equals(CHECK_TEXT)) return;
-  } catch (err) {
-    if (!(err instanceof SecretBoxError)) throw err;
-  }
+  if (state === 'ok') return;
   throw new MasterKeyMismatch(
     'MASTER_KEY does not match the key this database was encrypted with: stored CSD private keys cannot be read. ' +
       'Start with the original MASTER_KEY (or restore DATA_DIR/master-key).',
   );
+}
+
+/** Whether `masterKey` opens this database's check text (a backup is checked before it is restored). */
+export function masterKeyState(sqlite: Database.Database, masterKey: Buffer): 'ok' | 'mismatch' | 'missing' {
+  const row = sqlite.prepare('select value from settings where key = ?').get(CHECK_KEY) as { value: Buffer } | undefined;
+  if (!row) return 'missing';
+  try {
+    return openSecret(masterKey, row.value, CHECK_KEY).equals(CHECK_TEXT) ? 'ok' : 'mismatch';
+  } catch (err) {
+    if (!(err instanceof SecretBoxError)) throw err;
+    return 'mismatch';
+  }
 }

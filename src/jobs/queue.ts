@@ -201,6 +201,15 @@ export function failJob(db: Db, job: Job, now: Date, error: unknown, onGiveUp?: 
   return giveUp ? 'failed' : 'retry';
 }
 
+/** At shutdown: jobs this process still holds (cut short by the time limit) are due again at once, for the next run. */
+export function releaseLeases(db: Db, workerId: string, now: Date): number {
+  return db
+    .update(jobs)
+    .set({ status: 'queued', lockedBy: null, lockedUntil: null, runAt: now.toISOString(), updatedAt: now.toISOString() })
+    .where(and(eq(jobs.status, 'running'), eq(jobs.lockedBy, workerId)))
+    .run().changes;
+}
+
 /** At start: jobs leased by an earlier run of the process are due again at once. */
 export function recoverJobs(db: Db, workerId: string, now: Date): number {
   return db

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { openDatabase } from '../../src/db/client.ts';
-import { backoffMs, claimJobs, completeJob, enqueue, failJob, PermanentJobError, queueStats, recoverJobs } from '../../src/jobs/queue.ts';
+import { backoffMs, claimJobs, completeJob, enqueue, failJob, PermanentJobError, queueStats, recoverJobs, releaseLeases } from '../../src/jobs/queue.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 
@@ -74,6 +74,18 @@ describe('job queue', () => {
     claimJobs(db, { workerId: 'old-boot', now: T0, leaseMs: 3_600_000, limit: 1 });
     expect(recoverJobs(db, 'new-boot', at(1000))).toBe(1);
     expect(claimJobs(db, { workerId: 'new-boot', now: at(1000), leaseMs: 1000, limit: 1 }).map((j) => j.id)).toEqual([id]);
+  });
+
+  test('at shutdown a process hands back only its own leases, due at once', () => {
+    const db = openDatabase(':memory:');
+    const mine = enqueue(db, T0, { type: 't', payload: {} });
+    const theirs = enqueue(db, T0, { type: 't', payload: {} });
+    claimJobs(db, { workerId: 'me', now: T0, leaseMs: 3_600_000, limit: 1 });
+    claimJobs(db, { workerId: 'other', now: T0, leaseMs: 3_600_000, limit: 1 });
+    expect(releaseLeases(db, 'me', at(500))).toBe(1);
+    expect(status(db, mine)).toMatchObject({ status: 'queued', run_at: at(500).toISOString() });
+    expect(status(db, theirs).status).toBe('running');
+    expect(claimJobs(db, { workerId: 'next-boot', now: at(500), leaseMs: 1000, limit: 5 }).map((j) => j.id)).toEqual([mine]);
   });
 
   test('the worker runs handlers, commits their work with completion, and retries failures', async () => {

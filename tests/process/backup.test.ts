@@ -1,0 +1,127 @@
+import { Database } from 'bun:sqlite';
+import { afterAll, describe, expect, test } from 'bun:test';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../../src/cli.ts';
+import { DEMO_INVOICE } from '../../src/demo.ts';
+import { csdFiles, csdForm, TENANTS } from '../helpers.ts';
+import { startServer, stopServer } from './server.ts';
+
+/**
+ * Acceptance (issue 11): a backup taken under write load restores to a database that passes integrity_check and
+ * holds every invoice acknowledged before the backup started. `npm run backup` is `bun src/cli.ts backup`.
+ */
+const work = mkdtempSync(join(tmpdir(), 'cfdi-backup-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const dir = (name: string) => {
+  const d = join(work, name);
+  mkdirSync(d, { recursive: true });
+  return d;
+};
+
+const post = (base: string, path: string, body: unknown, token?: string) =>
+  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+
+describe('backup and restore', () => {
+  test('a backup under write load restores with every invoice acknowledged before it started; refusals change nothing', async () => {
+    const live = dir('live');
+    const setup = await startServer(live);
+    const reg: any = await (await post(setup.base, '/auth/register', { email: 'backup@example.com', password: 'a-long-password-1', nombre: 'B', tenant: TENANTS.EKU })).json();
+    const key: string = ((await (await post(setup.base, '/api-keys', { name: 'ERP' }, reg.access_token)).json()) as any).key;
+    expect((await fetch(`${setup.base}/csds`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) })).status).toBe(201);
+    await stopServer(setup.proc);
+    expect(runCli(['set-plan', reg.tenant.id, 'enterprise', '100000'], { DATA_DIR: live }).code).toBe(0);
+
+    const server = await startServer(live);
+    const acked: string[] = [];
+    const failures: string[] = [];
+    let writing = true;
+    const writer = async () => {
+      while (writing) {
+        const res = await post(server.base, '/cfdis', DEMO_INVOICE, key);
+        if (res.status === 201) acked.push(((await res.json()) as any).id);
+        else failures.push(`${res.status} ${await res.text()}`);
+      }
+    };
+    const writers = [writer(), writer(), writer()];
+    let backup: { exit: number; out: string; err: string };
+    let ackedBefore: string[];
+    const file = join(work, 'cfdi-backup.sqlite');
+    try {
+      while (acked.length < 30) await Bun.sleep(20);
+      ackedBefore = [...acked];
+      // Exactly what `npm run backup -- <file>` runs, as its own process, while the writers go on.
+      const proc = Bun.spawn([process.execPath, 'src/cli.ts', 'backup', file], { env: { ...process.env, DATA_DIR: live }, stdout: 'pipe', stderr: 'pipe' });
+      const [exit, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+      backup = { exit, out, err };
+      const afterBackup = acked.length;
+      while (acked.length < afterBackup + 10) await Bun.sleep(20); // still writing after it
+      // The service is running: a restore over its database is refused and changes nothing.
+      const refused = runCli(['restore', file], { DATA_DIR: live });
+      expect(refused.code).toBe(1);
+      expect(refused.out).toContain('is the service running');
+    } finally {
+      writing = false;
+      await Promise.all(writers);
+      await stopServer(server.proc);
+    }
+    expect(failures).toEqual([]);
+    expect(backup.err).toBe('');
+    expect(backup.exit).toBe(0);
+    const summary = JSON.parse(backup.out.split('\n')[0]!);
+    expect(summary).toMatchObject({ file, integrity: 'ok', tenants: 1 });
+    expect(summary.cfdis).toBeGreaterThanOrEqual(ackedBefore.length);
+    expect(summary.cfdis).toBeLessThan(acked.length); // taken mid-load: some later invoices are not in it
+    expect(backup.out).toContain('MASTER_KEY');
+    expect(readdirSync(work).filter((f) => f.startsWith('cfdi-backup'))).toEqual(['cfdi-backup.sqlite']); // no .partial, -wal or -shm
+    // Never overwrites.
+    const again = runCli(['backup', file], { DATA_DIR: live });
+    expect(again.code).toBe(1);
+    expect(again.out).toContain('exists');
+
+    // Another machine without the master key: refused, nothing replaced.
+    const stranger = dir('stranger');
+    const wrongKey = runCli(['restore', file], { DATA_DIR: stranger });
+    expect(wrongKey.code).toBe(1);
+    expect(wrongKey.out).toContain('MASTER_KEY');
+    expect(existsSync(join(stranger, 'cfdi.sqlite'))).toBe(false);
+
+    // The documented restore: the secrets of DATA_DIR go with the backup; the service is stopped.
+    const restored = dir('restored');
+    for (const secret of ['master-key', 'jwt-secret']) copyFileSync(join(live, secret), join(restored, secret));
+    const done = runCli(['restore', file], { DATA_DIR: restored });
+    expect(done.code).toBe(0);
+    expect(JSON.parse(done.out.split('\n')[0]!)).toMatchObject({ restored: join(restored, 'cfdi.sqlite'), previous: null, tenants: 1, cfdis: summary.cfdis });
+
+    const back = await startServer(restored);
+    try {
+      for (const id of ackedBefore) {
+        const res = await fetch(`${back.base}/cfdis/${id}`, { headers: { authorization: `Bearer ${key}` } });
+        expect(res.status).toBe(200);
+        expect(((await res.json()) as any).status).toBe('vigente');
+      }
+      const xml = await fetch(`${back.base}/cfdis/${ackedBefore[0]}/xml`, { headers: { authorization: `Bearer ${key}` } });
+      expect(xml.status).toBe(200);
+      // The restored service issues on: the CSD key opens with the master key that came along.
+      expect((await post(back.base, '/cfdis', DEMO_INVOICE, key)).status).toBe(201);
+    } finally {
+      await stopServer(back.proc);
+    }
+    const db = new Database(join(restored, 'cfdi.sqlite'), { readonly: true });
+    try {
+      expect(db.query('pragma integrity_check').get()).toEqual({ integrity_check: 'ok' });
+      expect((db.query('select count(*) as n from cfdis').get() as { n: number }).n).toBe(summary.cfdis + 1);
+    } finally {
+      db.close();
+    }
+
+    // Restoring over an existing (stopped) database keeps the old one beside it.
+    const over = runCli(['restore', file], { DATA_DIR: restored });
+    expect(over.out).not.toContain('refused');
+    expect(over.code).toBe(0);
+    const previous = JSON.parse(over.out.split('\n')[0]!).previous as string;
+    expect(previous).toStartWith(join(restored, 'cfdi.sqlite.before-restore-'));
+    expect(readdirSync(restored)).toContain(previous.split('/').pop()!);
+  }, 60_000);
+});

@@ -1,0 +1,72 @@
+import { Database } from 'bun:sqlite';
+import { afterAll, describe, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEMO_INVOICE } from '../../src/demo.ts';
+import { csdFiles, csdForm, TENANTS } from '../helpers.ts';
+import { startServer, stopServer } from './server.ts';
+
+/**
+ * Graceful shutdown (issue 11): SIGTERM while a request is in flight. The request gets its answer, new connections
+ * are refused, the database is closed cleanly (its WAL folded in and removed), and a restart resumes the queue.
+ */
+const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-shutdown-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const post = (base: string, path: string, body: unknown, token?: string, headers: Record<string, string> = {}) =>
+  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers }, body: JSON.stringify(body) });
+
+describe('graceful shutdown', () => {
+  test('SIGTERM mid-request: the request is answered, new ones refused, the database closed; the restart stamps what was queued', async () => {
+    const server = await startServer(dataDir);
+    const logs: string[] = [];
+    let id: string;
+    let key: string;
+    try {
+      const reg: any = await (await post(server.base, '/auth/register', { email: 'stop@example.com', password: 'a-long-password-1', nombre: 'S', tenant: TENANTS.EKU })).json();
+      key = ((await (await post(server.base, '/api-keys', { name: 'ERP' }, reg.access_token)).json()) as any).key;
+      expect((await fetch(`${server.base}/csds`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) })).status).toBe(201);
+
+      // The sandbox provider answers after the 5 s budget: the request is in flight for 5 s, then answers 202.
+      const started = performance.now();
+      const inFlight = post(server.base, '/cfdis', DEMO_INVOICE, key, { 'x-sandbox-scenario': 'pac_slow' });
+      await Bun.sleep(500);
+      server.proc.kill('SIGTERM');
+      await Bun.sleep(200);
+      await expect(fetch(`${server.base}/health`)).rejects.toThrow(); // no longer accepting
+      const res = await inFlight;
+      expect(res.status).toBe(202);
+      id = ((await res.json()) as any).id;
+      expect(await server.proc.exited).toBe(0);
+      expect(performance.now() - started).toBeLessThan(12_000); // bounded: the in-flight request, not the 10 s limit
+    } finally {
+      if (server.proc.exitCode === null) await stopServer(server.proc);
+      logs.push(await new Response(server.proc.stderr).text());
+    }
+    expect(logs.join('')).toBe(''); // nothing went to stderr
+    expect(existsSync(join(dataDir, 'cfdi.sqlite-wal'))).toBe(false); // closed, WAL checkpointed and removed
+
+    const again = await startServer(dataDir);
+    try {
+      let cfdi: any;
+      const deadline = Date.now() + 20_000;
+      do {
+        await Bun.sleep(200);
+        cfdi = await (await fetch(`${again.base}/cfdis/${id}`, { headers: { authorization: `Bearer ${key}` } })).json();
+      } while (cfdi.status !== 'vigente' && Date.now() < deadline);
+      expect(cfdi.status).toBe('vigente');
+      expect(cfdi.uuid).toMatch(/^[0-9A-F-]{36}$/);
+    } finally {
+      await stopServer(again.proc);
+    }
+    const db = new Database(join(dataDir, 'cfdi.sqlite'), { readonly: true });
+    try {
+      expect(db.query("select count(*) as n from jobs where status = 'running'").get()).toEqual({ n: 0 });
+      expect(db.query('select count(distinct uuid) as n from cfdis where uuid is not null').get()).toEqual({ n: 1 });
+      expect(db.query('pragma integrity_check').get()).toEqual({ integrity_check: 'ok' });
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+});
