@@ -993,7 +993,7 @@ export interface components {
             tenant: components["schemas"]["Tenant"];
             /** @enum {string} */
             environment: "test" | "live";
-            user: components["schemas"]["User"] & (Record<string, never> | null);
+            user: components["schemas"]["User"] | null;
             api_key: {
                 id: string;
                 name: string;
@@ -1450,7 +1450,7 @@ export interface components {
              * @description Number or decimal string; at most 6 decimals
              * @example 1500.00
              */
-            tipo_cambio?: string;
+            tipo_cambio?: number | string;
             condiciones_de_pago?: string;
             /**
              * @description c_Exportacion; default 01
@@ -1497,7 +1497,7 @@ export interface components {
              * @description Number or decimal string; at most 6 decimals
              * @example 1
              */
-            cantidad: string;
+            cantidad: number | string;
             /** @example E48 */
             clave_unidad: string;
             unidad?: string;
@@ -1507,12 +1507,12 @@ export interface components {
              * @description Number or decimal string; at most 6 decimals
              * @example 1000.00
              */
-            valor_unitario: string;
+            valor_unitario: number | string;
             /**
              * @description Number or decimal string; at most 6 decimals
              * @example 1500.00
              */
-            descuento?: string;
+            descuento?: number | string;
             /**
              * @description Default: 02 when impuestos are sent, else 01
              * @example 02
@@ -1528,17 +1528,17 @@ export interface components {
                      * @description Number or decimal string; at most 6 decimals
                      * @example 0.160000
                      */
-                    tasa_o_cuota?: string;
+                    tasa_o_cuota?: number | string;
                     /**
                      * @description Computed (importe − descuento) when omitted; checked when sent
                      * @example 1500.00
                      */
-                    base?: string;
+                    base?: number | string;
                     /**
                      * @description Computed (base × tasa_o_cuota) when omitted; checked against SAT tolerance when sent
                      * @example 1500.00
                      */
-                    importe?: string;
+                    importe?: number | string;
                 }[];
                 retenciones?: {
                     /** @example 002 */
@@ -1549,17 +1549,17 @@ export interface components {
                      * @description Number or decimal string; at most 6 decimals
                      * @example 0.160000
                      */
-                    tasa_o_cuota?: string;
+                    tasa_o_cuota?: number | string;
                     /**
                      * @description Computed (importe − descuento) when omitted; checked when sent
                      * @example 1500.00
                      */
-                    base?: string;
+                    base?: number | string;
                     /**
                      * @description Computed (base × tasa_o_cuota) when omitted; checked against SAT tolerance when sent
                      * @example 1500.00
                      */
-                    importe?: string;
+                    importe?: number | string;
                 }[];
             };
             a_cuenta_terceros?: {
@@ -1583,12 +1583,12 @@ export interface components {
              * @description TipoCambioP: MXN per unit of moneda; required unless MXN
              * @example 1500.00
              */
-            tipo_cambio?: string;
+            tipo_cambio?: number | string;
             /**
              * @description Number or decimal string; at most 6 decimals
              * @example 1160.00
              */
-            monto: string;
+            monto: number | string;
             num_operacion?: string;
             rfc_emisor_cta_ord?: string;
             nom_banco_ord_ext?: string;
@@ -1608,12 +1608,12 @@ export interface components {
              * @description Amount applied to this document, in its currency
              * @example 1500.00
              */
-            imp_pagado: string;
+            imp_pagado: number | string;
             /**
              * @description EquivalenciaDR: units of the document currency per unit of the payment currency. Default 1 for the same currency, tipo_cambio for an MXN document paid in another currency
              * @example 17.2509
              */
-            equivalencia?: string;
+            equivalencia?: number | string;
             /** @description Only for a document issued elsewhere */
             serie?: string;
             /** @description Only for a document issued elsewhere */
@@ -1624,7 +1624,7 @@ export interface components {
              * @description Required for a document issued elsewhere: its balance before this payment
              * @example 1500.00
              */
-            imp_saldo_ant?: string;
+            imp_saldo_ant?: number | string;
             /** @description For a document issued elsewhere (ObjetoImpDR); default 01 */
             objeto_imp?: string;
             /** @description For a document issued elsewhere with objeto_imp 02: the taxes of the amount paid (TrasladosDR/RetencionesDR), base and importe included */
@@ -1638,17 +1638,17 @@ export interface components {
                      * @description Number or decimal string; at most 6 decimals
                      * @example 0.160000
                      */
-                    tasa_o_cuota?: string;
+                    tasa_o_cuota?: number | string;
                     /**
                      * @description Computed (importe − descuento) when omitted; checked when sent
                      * @example 1500.00
                      */
-                    base?: string;
+                    base?: number | string;
                     /**
                      * @description Computed (base × tasa_o_cuota) when omitted; checked against SAT tolerance when sent
                      * @example 1500.00
                      */
-                    importe?: string;
+                    importe?: number | string;
                 }[];
                 retenciones?: {
                     /** @example 002 */
@@ -1659,17 +1659,17 @@ export interface components {
                      * @description Number or decimal string; at most 6 decimals
                      * @example 0.160000
                      */
-                    tasa_o_cuota?: string;
+                    tasa_o_cuota?: number | string;
                     /**
                      * @description Computed (importe − descuento) when omitted; checked when sent
                      * @example 1500.00
                      */
-                    base?: string;
+                    base?: number | string;
                     /**
                      * @description Computed (base × tasa_o_cuota) when omitted; checked against SAT tolerance when sent
                      * @example 1500.00
                      */
-                    importe?: string;
+                    importe?: number | string;
                 }[];
             };
         };
@@ -1687,7 +1687,7 @@ export interface components {
              * @description Number or decimal string; at most 6 decimals
              * @example 15
              */
-            num_dias_pagados: string;
+            num_dias_pagados: number | string;
             emisor?: {
                 /** @example B5510768108 */
                 registro_patronal?: string;
@@ -1705,7 +1705,7 @@ export interface components {
                      * @description Number or decimal string; at most 6 decimals
                      * @example 1500.00
                      */
-                    monto_recurso_propio?: string;
+                    monto_recurso_propio?: number | string;
                 };
             };
             receptor: {
@@ -1744,12 +1744,12 @@ export interface components {
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                salario_base_cot_apor?: string;
+                salario_base_cot_apor?: number | string;
                 /**
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                salario_diario_integrado?: string;
+                salario_diario_integrado?: number | string;
                 /** @example JAL */
                 clave_ent_fed: string;
                 subcontratacion?: {
@@ -1759,7 +1759,7 @@ export interface components {
                      * @description Number or decimal string; at most 6 decimals
                      * @example 100
                      */
-                    porcentaje_tiempo: string;
+                    porcentaje_tiempo: number | string;
                 }[];
             };
             percepciones?: {
@@ -1776,12 +1776,12 @@ export interface components {
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                importe_gravado: string;
+                importe_gravado: number | string;
                 /**
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                importe_exento: string;
+                importe_exento: number | string;
                 /** @description Required with tipo_percepcion 019 (horas extra) */
                 horas_extra?: {
                     /** @example 2 */
@@ -1794,7 +1794,7 @@ export interface components {
                      * @description Number or decimal string; at most 6 decimals
                      * @example 1500.00
                      */
-                    importe_pagado: string;
+                    importe_pagado: number | string;
                 }[];
                 /** @description Required with tipo_percepcion 045 */
                 acciones_o_titulos?: {
@@ -1802,12 +1802,12 @@ export interface components {
                      * @description Number or decimal string; at most 6 decimals
                      * @example 1500.00
                      */
-                    valor_mercado: string;
+                    valor_mercado: number | string;
                     /**
                      * @description Number or decimal string; at most 6 decimals
                      * @example 1500.00
                      */
-                    precio_al_otorgarse: string;
+                    precio_al_otorgarse: number | string;
                 };
             }[];
             /** @description Required with tipo_percepcion 039 or 044 */
@@ -1816,27 +1816,27 @@ export interface components {
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                total_una_exhibicion?: string;
+                total_una_exhibicion?: number | string;
                 /**
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                total_parcialidad?: string;
+                total_parcialidad?: number | string;
                 /**
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                monto_diario?: string;
+                monto_diario?: number | string;
                 /**
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                ingreso_acumulable: string;
+                ingreso_acumulable: number | string;
                 /**
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                ingreso_no_acumulable: string;
+                ingreso_no_acumulable: number | string;
             };
             /** @description Required with tipo_percepcion 022, 023 or 025 */
             separacion_indemnizacion?: {
@@ -1844,24 +1844,24 @@ export interface components {
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                total_pagado: string;
+                total_pagado: number | string;
                 /** @example 5 */
                 num_anios_servicio: number;
                 /**
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                ultimo_sueldo_mens_ord: string;
+                ultimo_sueldo_mens_ord: number | string;
                 /**
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                ingreso_acumulable: string;
+                ingreso_acumulable: number | string;
                 /**
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                ingreso_no_acumulable: string;
+                ingreso_no_acumulable: number | string;
             };
             deducciones?: {
                 /** @example 002 */
@@ -1874,7 +1874,7 @@ export interface components {
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                importe: string;
+                importe: number | string;
             }[];
             otros_pagos?: {
                 /** @example 002 */
@@ -1887,26 +1887,26 @@ export interface components {
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                importe: string;
+                importe: number | string;
                 /**
                  * @description Required with tipo_otro_pago 002
                  * @example 1500.00
                  */
-                subsidio_causado?: string;
+                subsidio_causado?: number | string;
                 /** @description Required with tipo_otro_pago 004 */
                 compensacion_saldos_a_favor?: {
                     /**
                      * @description Number or decimal string; at most 6 decimals
                      * @example 1500.00
                      */
-                    saldo_a_favor: string;
+                    saldo_a_favor: number | string;
                     /** @example 2025 */
                     anio: number;
                     /**
                      * @description Number or decimal string; at most 6 decimals
                      * @example 1500.00
                      */
-                    remanente_sal_fav: string;
+                    remanente_sal_fav: number | string;
                 };
             }[];
             incapacidades?: {
@@ -1918,7 +1918,7 @@ export interface components {
                  * @description Number or decimal string; at most 6 decimals
                  * @example 1500.00
                  */
-                importe_monetario?: string;
+                importe_monetario?: number | string;
             }[];
         };
         CfdiValidation: {

@@ -35,7 +35,7 @@ export const MeSchema = z
   .object({
     tenant: TenantSchema,
     environment: z.enum(ENVIRONMENTS),
-    user: UserSchema.nullable(),
+    user: z.union([UserSchema, z.null()]),
     api_key: z.object({ id: z.string(), name: z.string(), environment: z.enum(ENVIRONMENTS) }).nullable(),
   })
   .openapi('Me');

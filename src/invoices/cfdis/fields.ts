@@ -14,7 +14,7 @@ export const Amount = z
     }
     return plain;
   })
-  .openapi({ type: 'string', example: '1500.00', description: 'Number or decimal string; at most 6 decimals' });
+  .openapi({ type: ['number', 'string'], example: '1500.00', description: 'Number or decimal string; at most 6 decimals' });
 
 /** An exchange rate or currency equivalence: positive, up to 10 decimals (EquivalenciaDR). */
 export const Rate = z
@@ -27,7 +27,7 @@ export const Rate = z
     }
     return text;
   })
-  .openapi({ type: 'string', example: '17.2509' });
+  .openapi({ type: ['number', 'string'], example: '17.2509', description: 'Number or decimal string' });
 
 export const str = (max: number, min = 1) =>
   z

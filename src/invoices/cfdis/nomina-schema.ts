@@ -8,7 +8,7 @@ import { Amount, code, str } from './fields.ts';
  */
 
 /** t_ImporteMXN: money in MXN with at most 2 decimals (rejected, not rounded: a payslip amount is never altered). */
-const Money = Amount.refine((v) => !/\.\d{3}/.test(v), 'must have at most 2 decimals').openapi({ type: 'string', example: '1500.00' });
+const Money = Amount.refine((v) => !/\.\d{3}/.test(v), 'must have at most 2 decimals').openapi({ type: ['number', 'string'], example: '1500.00' });
 
 /** xs:date restricted by t_Fecha; the refine rejects days that do not exist (2025-02-30). */
 const FECHA = /^(19|20)\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
@@ -76,7 +76,7 @@ export const NominaRequestSchema = z
     fecha_final_pago: Fecha,
     num_dias_pagados: Amount.refine((v) => !/\.\d{4}/.test(v), 'must have at most 3 decimals')
       .refine((v) => Number(v) <= 36160, 'must be at most 36160')
-      .openapi({ type: 'string', example: '15' }),
+      .openapi({ type: ['number', 'string'], example: '15' }),
     emisor: z
       .object({
         registro_patronal: str(20).optional().openapi({ example: 'B5510768108' }),
@@ -118,7 +118,7 @@ export const NominaRequestSchema = z
                 rfc_labora: Rfc,
                 porcentaje_tiempo: Amount.refine((v) => !/\.\d{4}/.test(v), 'must have at most 3 decimals')
                   .refine((v) => Number(v) > 0 && Number(v) <= 100, 'must be greater than 0 and at most 100')
-                  .openapi({ type: 'string', example: '100' }),
+                  .openapi({ type: ['number', 'string'], example: '100' }),
               })
               .strict(),
           )
