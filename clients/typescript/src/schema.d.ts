@@ -4134,8 +4134,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Test mode only: pac_unavailable, pac_slow, pac_rejected */
-                "x-sandbox-scenario"?: string;
+                /** @description Test mode only: forces the provider outcome (ignored in live mode) */
+                "x-sandbox-scenario"?: "pac_unavailable" | "pac_slow" | "pac_rejected";
                 /** @description Replays the first response for 24 h */
                 "idempotency-key"?: string;
             };
@@ -4408,8 +4408,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Test mode only: cancel_pending_accept, cancel_rejected, cancel_expired */
-                "x-sandbox-scenario"?: string;
+                /** @description Test mode only: forces the cancellation outcome (ignored in live mode) */
+                "x-sandbox-scenario"?: "cancel_pending_accept" | "cancel_rejected" | "cancel_expired";
                 /** @description Replays the first response for 24 h */
                 "idempotency-key"?: string;
             };

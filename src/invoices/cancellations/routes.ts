@@ -85,7 +85,7 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
         params: CfdiRefParams,
         body: jsonBody(CancelBodySchema),
         headers: z.object({
-          'x-sandbox-scenario': z.string().optional().openapi({ description: `Test mode only: ${CANCEL_SCENARIOS.join(', ')}` }),
+          'x-sandbox-scenario': z.string().optional().openapi({ enum: [...CANCEL_SCENARIOS], description: 'Test mode only: forces the cancellation outcome (ignored in live mode)' }),
           'idempotency-key': z.string().optional().openapi({ description: 'Replays the first response for 24 h' }),
         }),
       },

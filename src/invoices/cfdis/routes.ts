@@ -153,7 +153,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
       request: {
         body: jsonBody(CfdiRequestSchema),
         headers: z.object({
-          'x-sandbox-scenario': z.string().optional().openapi({ description: `Test mode only: ${SANDBOX_SCENARIOS.join(', ')}` }),
+          'x-sandbox-scenario': z.string().optional().openapi({ enum: [...SANDBOX_SCENARIOS], description: 'Test mode only: forces the provider outcome (ignored in live mode)' }),
           'idempotency-key': z.string().optional().openapi({ description: 'Replays the first response for 24 h' }),
         }),
       },
