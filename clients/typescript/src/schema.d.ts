@@ -2502,15 +2502,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role or credential type not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Invalid input */
             422: {
                 headers: {
@@ -2553,7 +2544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role or credential type not allowed */
+            /** @description Not ADMIN, or an API key instead of a user session */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2611,15 +2602,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role or credential type not allowed */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description No such user in this tenant */
             404: {
                 headers: {
@@ -2669,7 +2651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role or credential type not allowed */
+            /** @description Not ADMIN, or an API key instead of a user session */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2740,7 +2722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role or credential type not allowed */
+            /** @description Not ADMIN, or an API key instead of a user session */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2809,7 +2791,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Role or credential type not allowed */
+            /** @description Not ADMIN, or an API key instead of a user session */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -6,9 +6,11 @@ import { ChangePasswordSchema, UserCreateSchema, UserPatchSchema, UserSchema } f
 import { changePassword, createUser, deleteUser, getUser, listUsers, updateUser } from './service.ts';
 
 const tags = ['Users'];
+/** These need a person's session: API keys are refused (requireUserSession). */
+const security = [{ bearerJwt: [] }];
 const common = {
   401: errorResponse('Missing or invalid credential'),
-  403: errorResponse('Role or credential type not allowed'),
+  403: errorResponse('Not ADMIN, or an API key instead of a user session'),
   422: errorResponse('Invalid input'),
 };
 const Params = idParam('usr');
@@ -16,7 +18,7 @@ const Params = idParam('usr');
 export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/users', operationId: 'createUser', tags, summary: 'Create a user in the tenant (ADMIN)',
+      method: 'post', path: '/api/v1/users', operationId: 'createUser', tags, security, summary: 'Create a user in the tenant (ADMIN)',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
       request: { body: jsonBody(UserCreateSchema) },
       responses: { 201: jsonResponse(UserSchema, 'Created'), 409: errorResponse('Email already registered'), ...common },
@@ -28,7 +30,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
     createRoute({
       method: 'get', path: '/api/v1/users', operationId: 'listUsers', tags, summary: 'List the tenant\'s users',
       request: { query: PaginationQuery },
-      responses: { 200: jsonResponse(paginated(UserSchema), 'A page of users'), ...common },
+      responses: { 200: jsonResponse(paginated(UserSchema), 'A page of users'), 401: common[401], 422: common[422] },
     }),
     (c) => c.json(listUsers(deps, actorOf(c), c.req.valid('query')), 200),
   );
@@ -37,14 +39,14 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
     createRoute({
       method: 'get', path: '/api/v1/users/{id}', operationId: 'getUser', tags, summary: 'Get a user',
       request: { params: Params },
-      responses: { 200: jsonResponse(UserSchema, 'The user'), 404: errorResponse('No such user in this tenant'), ...common },
+      responses: { 200: jsonResponse(UserSchema, 'The user'), 404: errorResponse('No such user in this tenant'), 401: common[401], 422: common[422] },
     }),
     (c) => c.json(getUser(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
     createRoute({
-      method: 'patch', path: '/api/v1/users/{id}', operationId: 'updateUser', tags, summary: 'Update a user\'s email, name or role',
+      method: 'patch', path: '/api/v1/users/{id}', operationId: 'updateUser', tags, security, summary: 'Update a user\'s email, name or role',
       middleware: [requireUserSession] as const,
       request: { params: Params, body: jsonBody(UserPatchSchema) },
       responses: { 200: jsonResponse(UserSchema, 'Updated'), 404: errorResponse('No such user'), 409: errorResponse('Email taken, or last ADMIN'), ...common },
@@ -54,7 +56,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
 
   app.openapi(
     createRoute({
-      method: 'delete', path: '/api/v1/users/{id}', operationId: 'deleteUser', tags, summary: 'Delete a user (ADMIN); their tokens stop working at once',
+      method: 'delete', path: '/api/v1/users/{id}', operationId: 'deleteUser', tags, security, summary: 'Delete a user (ADMIN); their tokens stop working at once',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
       request: { params: Params },
       responses: { 200: jsonResponse(DeletedSchema, 'Deleted'), 404: errorResponse('No such user'), 409: errorResponse('Yourself, or the last ADMIN'), ...common },
@@ -64,7 +66,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
 
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/users/{id}/change-password', operationId: 'changePassword', tags,
+      method: 'post', path: '/api/v1/users/{id}/change-password', operationId: 'changePassword', tags, security,
       summary: 'Change a password (yours with current_password, or any user\'s as ADMIN)',
       description: 'Ends every session of that user: refresh tokens are revoked and earlier access tokens stop working.',
       middleware: [requireUserSession] as const,
