@@ -1,4 +1,4 @@
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { jobs, type Environment } from '../db/schema/index.ts';
 import { newId } from '../lib/ids.ts';
@@ -201,23 +201,19 @@ export function failJob(db: Db, job: Job, now: Date, error: unknown, onGiveUp?: 
   return giveUp ? 'failed' : 'retry';
 }
 
-/** At shutdown: jobs this process still holds (cut short by the time limit) are due again at once, for the next run. */
-export function releaseLeases(db: Db, workerId: string, now: Date): number {
-  return db
+/** Running jobs matching `which` are due again at once, their leases dropped. */
+const requeueRunning = (db: Db, which: SQL, now: Date): number =>
+  db
     .update(jobs)
     .set({ status: 'queued', lockedBy: null, lockedUntil: null, runAt: now.toISOString(), updatedAt: now.toISOString() })
-    .where(and(eq(jobs.status, 'running'), eq(jobs.lockedBy, workerId)))
+    .where(and(eq(jobs.status, 'running'), which))
     .run().changes;
-}
+
+/** At shutdown: jobs this process still holds (cut short by the time limit) are due again at once, for the next run. */
+export const releaseLeases = (db: Db, workerId: string, now: Date): number => requeueRunning(db, eq(jobs.lockedBy, workerId), now);
 
 /** At start: jobs leased by an earlier run of the process are due again at once. */
-export function recoverJobs(db: Db, workerId: string, now: Date): number {
-  return db
-    .update(jobs)
-    .set({ status: 'queued', lockedBy: null, lockedUntil: null, runAt: now.toISOString(), updatedAt: now.toISOString() })
-    .where(and(eq(jobs.status, 'running'), ne(jobs.lockedBy, workerId)))
-    .run().changes;
-}
+export const recoverJobs = (db: Db, workerId: string, now: Date): number => requeueRunning(db, ne(jobs.lockedBy, workerId), now);
 
 export function queueStats(db: Db, now: Date): { depth: number; running: number; failed: number; oldest_due_seconds: number | null } {
   const row = db.get<{ depth: number; running: number; failed: number; oldest: string | null }>(sql`

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { runCli } from '../../src/cli.ts';
 import { DEMO_INVOICE } from '../../src/demo.ts';
 import { csdFiles, csdForm, TENANTS } from '../helpers.ts';
-import { startServer, stopServer } from './server.ts';
+import { post, startServer, stopServer } from './server.ts';
 
 /**
  * Acceptance (issue 11): a backup taken under write load restores to a database that passes integrity_check and
@@ -20,8 +20,6 @@ const dir = (name: string) => {
   return d;
 };
 
-const post = (base: string, path: string, body: unknown, token?: string) =>
-  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
 
 describe('backup and restore', () => {
   test('a backup under write load restores with every invoice acknowledged before it started; refusals change nothing', async () => {

@@ -7,7 +7,7 @@ import { CATALOG_VERSION } from '../../src/catalogs/index.ts';
 import { compileExecutable, sqliteEntryFor } from '../../src/compile.ts';
 import { DEMO_INVOICE } from '../../src/demo.ts';
 import { csdFiles, csdForm, TENANT } from '../helpers.ts';
-import { startServer, stopServer } from './server.ts';
+import { json, startServer, stopServer } from './server.ts';
 
 /**
  * The single executable (`npm run build`), built here and run from an empty folder on an empty DATA_DIR: the
@@ -18,11 +18,6 @@ const work = mkdtempSync(join(tmpdir(), 'cfdi-binary-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const UUID = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/;
-const json = (method: string, body?: unknown, token?: string): RequestInit => ({
-  method,
-  headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-  body: body === undefined ? undefined : JSON.stringify(body),
-});
 
 describe('the compiled executable', () => {
   test('starts on an empty DATA_DIR, stamps an invoice, renders its PDF, serves /docs and the catalogs, and stops cleanly', async () => {

@@ -3,18 +3,13 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TENANT } from '../helpers.ts';
-import { startServer, stopServer as stop } from './server.ts';
+import { json, startServer, stopServer as stop } from './server.ts';
 
 /** The real entry point, on a real socket (PORT=0), twice on the same DATA_DIR. */
 const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-restart-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const start = (env: Record<string, string> = {}) => startServer(dataDir, env);
 
-const json = (method: string, body?: unknown, token?: string): RequestInit => ({
-  method,
-  headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-  body: body === undefined ? undefined : JSON.stringify(body),
-});
 
 describe('the service process', () => {
   test('starts with no set-up, and after a restart on the same DATA_DIR tokens, keys and data still work', async () => {

@@ -30,3 +30,13 @@ export async function stopServer(proc: Bun.Subprocess) {
   proc.kill('SIGTERM');
   expect(await proc.exited).toBe(0);
 }
+
+/** Request options for a JSON call, with a bearer credential when given. */
+export const json = (method: string, body?: unknown, token?: string, headers: Record<string, string> = {}): RequestInit => ({
+  method,
+  headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+  body: body === undefined ? undefined : JSON.stringify(body),
+});
+
+/** POST a JSON body to `base` + `path`. */
+export const post = (base: string, path: string, body: unknown, token?: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, json('POST', body, token, headers));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_INVOICE } from '../../src/demo.ts';
 import { csdFiles, csdForm, TENANTS } from '../helpers.ts';
-import { startServer, stopServer } from './server.ts';
+import { post, startServer, stopServer } from './server.ts';
 
 /**
  * Graceful shutdown (issue 11): SIGTERM while a request is in flight. The request gets its answer, new connections
@@ -14,8 +14,6 @@ import { startServer, stopServer } from './server.ts';
 const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-shutdown-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const post = (base: string, path: string, body: unknown, token?: string, headers: Record<string, string> = {}) =>
-  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers }, body: JSON.stringify(body) });
 
 describe('graceful shutdown', () => {
   test('SIGTERM mid-request: the request is answered, new ones refused, the database closed; the restart stamps what was queued', async () => {
