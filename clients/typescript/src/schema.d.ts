@@ -306,7 +306,7 @@ export interface paths {
         get: operations["getTenantLogo"];
         /**
          * Upload the logo printed on invoice PDFs (ADMIN)
-         * @description multipart field `logo`: PNG or JPEG, at most 256 KiB (larger → 413). Replaces the previous logo. Shown top left on every page, scaled to fit 110 × 52 pt.
+         * @description multipart field `logo`: PNG or JPEG, at most 256 KiB (larger → 413) and 2048 × 2048 pixels. Replaces the previous logo. Shown top left on every page, scaled to fit 110 × 52 pt.
          */
         put: operations["uploadTenantLogo"];
         post?: never;
@@ -3119,6 +3119,15 @@ export interface operations {
                     "application/json": components["schemas"]["Tenant"];
                 };
             };
+            /** @description Malformed multipart body */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
@@ -3146,7 +3155,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not a PNG or JPEG image */
+            /** @description Not a whole PNG or JPEG image, or larger than 2048 × 2048 pixels */
             422: {
                 headers: {
                     [name: string]: unknown;

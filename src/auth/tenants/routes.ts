@@ -37,15 +37,16 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
     createRoute({
       method: 'put', path: '/api/v1/tenants/me/logo', operationId: 'uploadTenantLogo', tags,
       summary: 'Upload the logo printed on invoice PDFs (ADMIN)',
-      description: `multipart field \`logo\`: PNG or JPEG, at most ${MAX_LOGO_BYTES / 1024} KiB (larger → 413). Replaces the previous logo. Shown top left on every page, scaled to fit 110 × 52 pt.`,
+      description: `multipart field \`logo\`: PNG or JPEG, at most ${MAX_LOGO_BYTES / 1024} KiB (larger → 413) and 2048 × 2048 pixels. Replaces the previous logo. Shown top left on every page, scaled to fit 110 × 52 pt.`,
       middleware: [requireRole('ADMIN')] as const,
       request: { body: { required: true, content: { 'multipart/form-data': { schema: LogoUploadSchema } } } },
       responses: {
         200: jsonResponse(TenantSchema, 'Stored'),
+        400: errorResponse('Malformed multipart body'),
         401: errorResponse('Missing or invalid credential'),
         403: errorResponse('Role ADMIN required'),
         413: errorResponse('The file is too large'),
-        422: errorResponse('Not a PNG or JPEG image'),
+        422: errorResponse('Not a whole PNG or JPEG image, or larger than 2048 × 2048 pixels'),
       },
     }),
     async (c) => c.json(await uploadLogo(deps, actorOf(c), c.req.valid('form').logo), 200),

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { statement } from '../../db/prepared.ts';
 import { PDFDocument } from 'pdf-lib';
+import { isJpeg, isPng, jpegProblem, pngProblem } from './image-check.ts';
 import { findTenant, forgetTenant } from './lookup.ts';
 import type { z } from '@hono/zod-openapi';
 import { tenantBranding, tenants } from '../../db/schema/index.ts';
@@ -54,14 +55,14 @@ export function updateMyTenant(deps: AuthDeps, actor: Actor, input: z.infer<type
   return getMyTenant(deps, actor);
 }
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-/** Stores the logo the invoice PDF shows, once the PDF library has shown it can embed it. */
+/** Stores the logo the invoice PDF shows, once it is whole and the PDF library has shown it can embed it. */
 export async function uploadLogo(deps: AuthDeps, actor: Actor, file: File) {
   if (file.size > MAX_LOGO_BYTES) throw new ApiError(413, 'File too large', [{ field: 'logo', issue: `must be at most ${MAX_LOGO_BYTES} bytes` }]);
   const bytes = Buffer.from(await file.arrayBuffer());
-  const type = bytes.subarray(0, 8).equals(PNG_SIGNATURE) ? 'image/png' : bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff ? 'image/jpeg' : undefined;
+  const type = isPng(bytes) ? 'image/png' : isJpeg(bytes) ? 'image/jpeg' : undefined;
   if (!type) throw new ApiError(422, 'Invalid input', [{ field: 'logo', issue: 'must be a PNG or JPEG image' }]);
+  const problem = type === 'image/png' ? pngProblem(bytes) : jpegProblem(bytes);
+  if (problem) throw new ApiError(422, 'Invalid input', [{ field: 'logo', issue: `${type === 'image/png' ? 'PNG' : 'JPEG'} ${problem}` }]);
   try {
     const probe = await PDFDocument.create();
     await (type === 'image/png' ? probe.embedPng(bytes) : probe.embedJpg(bytes));
