@@ -5,7 +5,7 @@ import type { Environment, Role } from '../db/schema/index.ts';
 import { auditWrites, type AuditSubject } from './audit.ts';
 import { constantTimeEqual } from './crypto.ts';
 import { ApiError, forbidden, handleError, respondError, unauthorized, zodDetails } from './errors.ts';
-import { idempotency } from './idempotency.ts';
+import { idempotency, type IdempotencyClaim } from './idempotency.ts';
 import type { Logger } from './logger.ts';
 
 /** Who is calling, as derived by the gateway. API keys act with role ADMIN on their tenant's data. */
@@ -36,7 +36,7 @@ export interface GatewayContext {
 
 export type BackendEnv = {
   Bindings: { gateway?: GatewayContext };
-  Variables: { requestId: string; actor: Actor | undefined; ctx: ServiceCtx; auditSubject?: AuditSubject };
+  Variables: { requestId: string; actor: Actor | undefined; ctx: ServiceCtx; auditSubject?: AuditSubject; idempotency?: IdempotencyClaim };
 };
 
 export interface ServiceCtx {

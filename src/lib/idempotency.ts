@@ -1,6 +1,7 @@
-import { and, eq, gt, lt } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import type { Db } from '../db/client.ts';
+import { statement } from '../db/prepared.ts';
 import { idempotencyKeys } from '../db/schema/index.ts';
 import type { BackendEnv } from './backend.ts';
 import { sha256Hex } from './crypto.ts';
@@ -10,9 +11,26 @@ const TTL_MS = 24 * 3600 * 1000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
+ * What a route may do with the request's key: `bind` the resource it creates, inside the transaction that creates it;
+ * `resumed` is that resource when an earlier request with this key created it and then its process died before
+ * answering — the route answers from the resource's current state instead of creating it again.
+ */
+export interface IdempotencyClaim {
+  bind(tx: object, resourceId: string): void;
+  resumed: string | undefined;
+}
+
+const PENDING = 0;
+
+/**
  * `Idempotency-Key` on POST: the first response (2xx or 4xx) to a key is stored and replayed for 24 h to the same
  * tenant and environment; the same key with another body is 409. A request arriving while the first one with its
  * key is still running waits for it and gets its response, so concurrent retries cannot issue twice.
+ *
+ * The key is claimed durably (a pending row) before the route runs, so a crash cannot make a retry issue twice
+ * either: a route that creates something binds it to the claim in its own transaction. A retry that finds a pending
+ * claim from a process that died runs the route again when nothing was bound (nothing was created), or hands the
+ * route the bound resource to answer from.
  */
 export function idempotency(deps: { db: Db; now: () => Date }): MiddlewareHandler<BackendEnv> {
   const running = new Map<string, Promise<void>>();
@@ -29,18 +47,33 @@ export function idempotency(deps: { db: Db; now: () => Date }): MiddlewareHandle
     const since = new Date(deps.now().getTime() - TTL_MS).toISOString();
     const scope = and(eq(idempotencyKeys.tenantId, actor.tenantId), eq(idempotencyKeys.environment, actor.environment), eq(idempotencyKeys.key, key));
     const stored = deps.db.select().from(idempotencyKeys).where(and(scope, gt(idempotencyKeys.createdAt, since))).get();
-    if (stored) {
-      if (stored.requestHash !== hash) {
-        throw new ApiError(409, 'Idempotency-Key already used with another request', [
-          { field: 'idempotency-key', issue: `was first used for ${stored.method} ${stored.path} with another body` },
-        ]);
-      }
+    if (stored && stored.requestHash !== hash) {
+      throw new ApiError(409, 'Idempotency-Key already used with another request', [
+        { field: 'idempotency-key', issue: `was first used for ${stored.method} ${stored.path} with another body` },
+      ]);
+    }
+    if (stored && stored.status !== PENDING) {
       return new Response(new Uint8Array(stored.body), { status: stored.status, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' } });
     }
 
     let done!: () => void;
     running.set(slot, new Promise<void>((resolve) => (done = resolve)));
+    let answered = false;
     try {
+      if (!stored) {
+        deps.db.transaction((tx) => {
+          tx.delete(idempotencyKeys).where(scope).run(); // an expired record of the same key
+          tx.insert(idempotencyKeys).values({
+            tenantId: actor.tenantId, environment: actor.environment, key, method: c.req.method, path: c.req.path,
+            requestHash: hash, status: PENDING, headers: {}, body: Buffer.alloc(0), createdAt: deps.now().toISOString(),
+          }).run();
+        });
+      }
+      const bindSql = 'update idempotency_keys set resource_id = ? where tenant_id = ? and environment = ? and key = ?';
+      c.set('idempotency', {
+        bind: (tx, resourceId) => void statement(tx, bindSql).run(resourceId, actor.tenantId, actor.environment, key),
+        resumed: stored?.resourceId ?? undefined,
+      });
       await next();
       if (c.res.status < 500) {
         const res = c.res.clone();
@@ -50,15 +83,12 @@ export function idempotency(deps: { db: Db; now: () => Date }): MiddlewareHandle
           if (v) headers[h] = v;
         }
         const bodyOut = Buffer.from(await res.arrayBuffer());
-        deps.db.transaction((tx) => {
-          tx.delete(idempotencyKeys).where(scope).run(); // an expired record of the same key
-          tx.insert(idempotencyKeys).values({
-            tenantId: actor.tenantId, environment: actor.environment, key, method: c.req.method, path: c.req.path,
-            requestHash: hash, status: c.res.status, headers, body: bodyOut, createdAt: deps.now().toISOString(),
-          }).run();
-        });
+        deps.db.update(idempotencyKeys).set({ status: c.res.status, headers, body: bodyOut }).where(scope).run();
+        answered = true;
       }
     } finally {
+      // A 5xx or an exception: the claim goes unless something was bound to it (then a retry answers from that).
+      if (!answered) deps.db.delete(idempotencyKeys).where(and(scope, eq(idempotencyKeys.status, PENDING), isNull(idempotencyKeys.resourceId))).run();
       running.delete(slot);
       done();
     }

@@ -206,4 +206,44 @@ describe('Idempotency-Key', () => {
     expect(later.status).toBe(201);
     expect((await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'with space' } })).status).toBe(400);
   });
+
+  test('after a crash mid-request (a pending claim left behind): a retry answers from the invoice it created, or issues when none was', async () => {
+    const a = await issuer();
+    const claims = () => t.db.$client.prepare('select key, status, resource_id from idempotency_keys where tenant_id = ? order by key').all(a.tenant.id);
+    // The claim is durable before the route runs and bound to the invoice in the invoice's own transaction.
+    const queued = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-1', 'x-sandbox-scenario': 'pac_unavailable' } });
+    expect(queued.status).toBe(202);
+    expect(claims()).toEqual([{ key: 'crash-1', status: 202, resource_id: queued.json.id }]);
+    // What a process killed after the invoice's commit, before its answer was stored, leaves behind:
+    t.db.$client.prepare("update idempotency_keys set status = 0, body = x'' where key = 'crash-1'").run();
+    const retried = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-1' } });
+    expect(retried.status).toBe(202);
+    expect(retried.json).toMatchObject({ id: queued.json.id, status: 'en_cola' });
+    expect(countRows(a.tenant.id)).toBe(1);
+    // Once stamped, the same situation answers 201 with the invoice.
+    t.clock.advance(60_000);
+    await t.app.worker.drain();
+    t.db.$client.prepare("update idempotency_keys set status = 0, body = x'' where key = 'crash-1'").run();
+    const stamped = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-1' } });
+    expect(stamped.status).toBe(201);
+    expect(stamped.json).toMatchObject({ id: queued.json.id, status: 'vigente' });
+    expect(countRows(a.tenant.id)).toBe(1);
+    // Killed before anything was committed (a claim with nothing bound): the retry issues it, once.
+    t.db.$client.prepare("insert into idempotency_keys (tenant_id, environment, key, method, path, request_hash, status, headers, body, created_at) select tenant_id, environment, 'crash-2', method, path, request_hash, 0, '{}', x'', ? from idempotency_keys where key = 'crash-1'").run(t.clock.now.toISOString());
+    const fresh = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-2' } });
+    expect(fresh.status).toBe(201);
+    expect(fresh.json.id).not.toBe(queued.json.id);
+    expect(countRows(a.tenant.id)).toBe(2);
+    expect(claims()).toEqual([
+      { key: 'crash-1', status: 201, resource_id: queued.json.id },
+      { key: 'crash-2', status: 201, resource_id: fresh.json.id },
+    ]);
+  });
+
+  test('a request that fails with a 5xx leaves no claim: its retry runs again', async () => {
+    const a = await issuer({ live: true }); // live without a PAC configured → 503
+    const headers = { 'idempotency-key': 'no-pac' };
+    expect((await t.call('POST', '/cfdis', { token: a.live, body: invoice(), headers })).status).toBe(503);
+    expect(t.db.$client.prepare("select count(*) n from idempotency_keys where key = 'no-pac'").get()).toEqual({ n: 0 });
+  });
 });

@@ -46,7 +46,7 @@ export const cfdiDocuments = sqliteTable('cfdi_documents', {
   xml: blob('xml', { mode: 'buffer' }).notNull(),
 });
 
-/** Idempotency-Key records: the first response to a key is replayed for 24 h. */
+/** Idempotency-Key records: claimed before the request runs, then the first response is replayed for 24 h. */
 export const idempotencyKeys = sqliteTable(
   'idempotency_keys',
   {
@@ -56,7 +56,10 @@ export const idempotencyKeys = sqliteTable(
     method: text('method').notNull(),
     path: text('path').notNull(),
     requestHash: text('request_hash').notNull(),
+    /** 0 while the first request runs (or if its process died); then the status it was answered with. */
     status: integer('status').notNull(),
+    /** What the first request created, bound in the same transaction as the creation: a retry after a crash answers from it. */
+    resourceId: text('resource_id'),
     headers: text('headers', { mode: 'json' }).notNull().$type<Record<string, string>>(),
     body: blob('body', { mode: 'buffer' }).notNull(),
     createdAt: text('created_at').notNull().default(now),

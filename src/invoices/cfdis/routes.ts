@@ -5,7 +5,7 @@ import { errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQu
 import { SANDBOX_SCENARIOS } from '../../pac/types.ts';
 import { sandboxScenarioOf } from '../scenario.ts';
 import { CFDI_REF_PATTERN, CfdiRequestSchema } from './schemas.ts';
-import { getCfdi, getCfdiPdf, getCfdiXml, issueCfdi, listCfdis, validateCfdi, type CfdiDeps } from './service.ts';
+import { getCfdi, getCfdiPdf, getCfdiXml, issueCfdi, listCfdis, resumeIssue, validateCfdi, type CfdiDeps } from './service.ts';
 
 const tags = ['CFDIs'];
 const Num = z.number();
@@ -145,7 +145,8 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         'fecha now (local time of the issuer\'s postal code), serie the default series. Every SAT rule that can be checked without SAT\'s private ' +
         'lists is applied and all problems are returned at once (400, each with the rule code). With a sk_test_ key (or a JWT in test) the ' +
         'sandbox stamps in process with a real TFD 1.1 signed by the sandbox certificate (GET /sandbox/sat-certificate). ' +
-        'Send `Idempotency-Key` to make retries safe: the first response is replayed for 24 h. When the provider is unavailable or does not ' +
+        'Send `Idempotency-Key` to make retries safe: the first response is replayed for 24 h, and a retry after the service crashed mid-request ' +
+        'answers from the invoice that request created instead of issuing another. When the provider is unavailable or does not ' +
         'answer within the synchronous budget the CFDI is queued (202, status en_cola, uuid null) and stamped by the scheduler; poll GET /cfdis/{id}. ' +
         'In test mode the header `X-Sandbox-Scenario` forces the synchronous attempt: `pac_unavailable` (→ 202, stamped by the next scheduled attempt), ' +
         '`pac_slow` (slower than the budget → 202, then stamped), `pac_rejected` (→ 422 with a provider code). It is ignored in live mode (with a Warning header).',
@@ -170,7 +171,10 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
     }),
     async (c) => {
       const scenario = sandboxScenarioOf(c, SANDBOX_SCENARIOS);
-      const result = await issueCfdi(deps, actorOf(c), c.req.valid('json'), { scenario });
+      const claim = c.get('idempotency');
+      const result = claim?.resumed
+        ? resumeIssue(deps, actorOf(c), claim.resumed)
+        : await issueCfdi(deps, actorOf(c), c.req.valid('json'), { scenario, bindIdempotency: claim?.bind });
       return result.queued ? c.json(result.body, 202) : c.json(result.body, 201);
     },
   );

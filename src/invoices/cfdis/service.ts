@@ -11,6 +11,7 @@ import { statement } from '../../db/prepared.ts';
 import type { Db } from '../../db/client.ts';
 import { cfdiDocuments, cfdis, tenantBranding, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
+import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { ApiError, badRequest, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
@@ -148,7 +149,7 @@ const STAMP_DEADLINE_MS = 60 * 3600 * 1000;
 const INSERT_CFDI = `insert into cfdis (id, tenant_id, environment, uuid, tipo, status, serie, folio, fecha, receptor_rfc, receptor_nombre,
   moneda, subtotal, total, summary, created_at, updated_at) values (?, ?, ?, null, ?, 'en_cola', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, opts: { scenario?: SandboxScenario } = {}) {
+export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, opts: { scenario?: SandboxScenario; bindIdempotency?: IdempotencyClaim['bind'] } = {}) {
   const receptor = resolveReceptor(deps, actor, req);
   const emisor = emisorOf(deps, actor);
   const scope = { tenantId: actor.tenantId, environment: actor.environment };
@@ -186,6 +187,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
       model.moneda, model.subTotal.toString(), model.total.toString(), JSON.stringify(summary), stamp, stamp,
     );
     statement(tx, 'insert into cfdi_documents (cfdi_id, tenant_id, xml) values (?, ?, ?)').run(id, actor.tenantId, Buffer.from(s.xml, 'utf8'));
+    opts.bindIdempotency?.(tx, id);
     if (model.pagos) recordPayments(tx, id, scope, model.pagos);
     for (const r of model.relacionados) {
       for (const uuid of r.uuids) {
@@ -238,23 +240,39 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
       if (result) rescheduleJob(tx, jobId, deps.now());
     });
     if (result) deps.wakeJobs();
-    return {
-      queued: true as const,
-      body: {
-        id,
-        uuid: null,
-        tipo: row.tipo,
-        status: 'en_cola' as const,
-        mensaje: `The stamping provider did not answer in time; the CFDI is queued and will be stamped automatically. Poll GET /api/v1/cfdis/${id} until its status is vigente (or fallido).`,
-        created_at: row.createdAt,
-      },
-    };
+    return queuedAnswer(row);
   }
   if (row.status !== 'vigente') row = getRow(deps.db, actor, id); // stamped by a job in between
-  if (row.status === 'fallido') throw new ApiError(422, 'Rejected by the stamping provider', [{ field: 'pac', issue: String((row.summary as Record<string, unknown>).error ?? 'stamping failed') }]);
+  if (row.status === 'fallido') throw rejected(row);
   deps.wakeJobs(); // webhook deliveries of cfdi.timbrado go out now, not at the next tick
   return { queued: false as const, body: { ...toCfdi(row), warnings: prepared.warnings } };
 }
+
+/**
+ * The answer to a retry whose first request created invoice `id` and then died before answering: what that request
+ * would answer now — 202 while queued, 422 if the provider rejected it, else 201 with the invoice.
+ */
+export function resumeIssue(deps: CfdiDeps, actor: Actor, id: string) {
+  const row = getRow(deps.db, actor, id);
+  if (row.status === 'en_cola') return queuedAnswer(row);
+  if (row.status === 'fallido') throw rejected(row);
+  return { queued: false as const, body: toCfdi(row) };
+}
+
+const queuedAnswer = (row: Row) => ({
+  queued: true as const,
+  body: {
+    id: row.id,
+    uuid: null,
+    tipo: row.tipo,
+    status: 'en_cola' as const,
+    mensaje: `The stamping provider did not answer in time; the CFDI is queued and will be stamped automatically. Poll GET /api/v1/cfdis/${row.id} until its status is vigente (or fallido).`,
+    created_at: row.createdAt,
+  },
+});
+
+const rejected = (row: Row) =>
+  new ApiError(422, 'Rejected by the stamping provider', [{ field: 'pac', issue: String((row.summary as Record<string, unknown>).error ?? 'stamping failed') }]);
 
 /** What the response needs beyond the row's columns, fixed at issue time. */
 function summaryOf(m: ComprobanteModel) {
