@@ -316,6 +316,24 @@ describe('cancellation: idempotency, isolation, queued CFDIs', () => {
     expect((t.db.$client.prepare('select count(*) n from cfdi_cancellations where cfdi_id = ?').get(d.id) as { n: number }).n).toBe(1);
   });
 
+  test('Idempotency-Key after a crash mid-request: the retry answers from the request it recorded, no second one', async () => {
+    const c = await issue();
+    const idem = `crash-cancel-${c.id}`;
+    const first = await cancel(c.id, { motivo: '02' }, { idem, scenario: 'cancel_pending_accept' });
+    expect(first.status).toBe(202);
+    // What a process killed after recording the request, before storing its answer, leaves behind:
+    t.db.$client.prepare("update idempotency_keys set status = 0, body = x'' where key = ?").run(idem);
+    const retried = await cancel(c.id, { motivo: '02' }, { idem, scenario: 'cancel_pending_accept' });
+    expect(retried.status).toBe(202);
+    expect(retried.json).toMatchObject({ id: first.json.id, status: 'en_proceso' });
+    expect((t.db.$client.prepare('select count(*) n from cfdi_cancellations where cfdi_id = ?').get(c.id) as { n: number }).n).toBe(1);
+    await poll(); // accepted: the same situation now answers 200 cancelado
+    t.db.$client.prepare("update idempotency_keys set status = 0, body = x'' where key = ?").run(idem);
+    const resolved = await cancel(c.id, { motivo: '02' }, { idem, scenario: 'cancel_pending_accept' });
+    expect(resolved.status).toBe(200);
+    expect(resolved.json).toMatchObject({ id: first.json.id, status: 'cancelado' });
+  });
+
   test('another tenant (or the live environment) cannot cancel, read, download, consult or withdraw (404)', async () => {
     const c = await issue();
     expect((await cancel(c.id, { motivo: '02' }, { scenario: 'cancel_pending_accept' })).status).toBe(202);

@@ -6,7 +6,7 @@ import { errorResponse, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import { CANCEL_SCENARIOS } from '../../pac/types.ts';
 import { CFDI_REF_PATTERN } from '../cfdis/schemas.ts';
 import { sandboxScenarioOf } from '../scenario.ts';
-import { cancelCfdi, getCancellation, getCancellationDocument, getSatStatus, withdrawCfdi, type CancellationDeps } from './service.ts';
+import { cancelCfdi, getCancellation, resumeCancel, getCancellationDocument, getSatStatus, withdrawCfdi, type CancellationDeps } from './service.ts';
 
 const tags = ['CFDIs'];
 const UUID = /^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/;
@@ -103,7 +103,10 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
     }),
     async (c) => {
       const scenario = sandboxScenarioOf(c, CANCEL_SCENARIOS);
-      const result = await cancelCfdi(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'), { scenario });
+      const claim = c.get('idempotency');
+      const result =
+        (claim?.resumed && resumeCancel(deps, actorOf(c), claim.resumed)) ||
+        (await cancelCfdi(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'), { scenario, bindIdempotency: claim?.bind }));
       return result.pending ? c.json(result.body, 202) : c.json(result.body, 200);
     },
   );

@@ -17,6 +17,7 @@ import { cfdiCancellations, cfdiDocuments, cfdis, cfdiStatusChanges, settings, t
 import { closeQueuedJob, enqueue, PermanentJobError } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { Actor } from '../../lib/backend.ts';
+import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { ApiError, badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { SandboxSatRegistry } from '../../pac/sandbox.ts';
@@ -113,7 +114,7 @@ export interface CancelBody {
  * `cancelacion_pendiente`, stores the signed request and queues the follow-up job (which re-sends it after a crash
  * and polls while the receiver decides); then the request goes to the PAC and its answer is applied.
  */
-export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: string, body: CancelBody, opts: { scenario?: CancelScenario } = {}) {
+export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: string, body: CancelBody, opts: { scenario?: CancelScenario; bindIdempotency?: IdempotencyClaim['bind'] } = {}) {
   const cfdi = findCfdi(deps.db, actor, ref);
   const refuse = NOT_CANCELLABLE[cfdi.status];
   if (refuse) throw conflict(refuse(cfdi.id), [{ field: 'status', issue: `is ${cfdi.status}` }]);
@@ -163,6 +164,7 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
         sandboxScenario: opts.scenario ?? null, requestXml: Buffer.from(signedXml, 'utf8'), requestedAt: now.toISOString(), updatedAt: now.toISOString(),
       })
       .run();
+    opts.bindIdempotency?.(tx, id);
     return enqueue(tx, now, { type: CANCEL_JOB, tenantId: actor.tenantId, environment: actor.environment, payload: { cancellation_id: id }, runAt: new Date(now.getTime() + deps.cancellationPollMs) });
   });
 
@@ -181,6 +183,17 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
     throw new ApiError(422, 'Cancellation rejected by the PAC/SAT; the CFDI stays vigente', [{ field: 'pac', issue: `${result.code}: ${result.message}` }]);
   }
   return { pending: outcome === 'en_proceso', body: getCancellation(deps, actor, cfdi.id) };
+}
+
+/**
+ * The answer to a retry whose first request recorded cancellation `id` and then died before answering: 202 while SAT
+ * has it in process, 200 once it is resolved. A request that had failed (the CFDI stayed vigente) is tried again:
+ * undefined.
+ */
+export function resumeCancel(deps: Pick<CancellationDeps, 'db'>, actor: Actor, id: string) {
+  const c = loadCancellation(deps.db, id);
+  if (!c || c.tenantId !== actor.tenantId || c.environment !== actor.environment || c.status === 'fallido') return undefined;
+  return { pending: c.status === 'en_proceso', body: getCancellation(deps, actor, c.cfdiId) };
 }
 
 function loadCancellation(db: Pick<Db, 'select'>, id: string): Cancellation | undefined {
