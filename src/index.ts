@@ -1,5 +1,5 @@
 import { createApp, VERSION } from './app.ts';
-import { CATALOG_VERSION } from './catalogs/index.ts';
+import { CATALOG_VERSION, warmCatalogs } from './catalogs/index.ts';
 import { seedCatalogs } from './catalogs/seed.ts';
 import { openDatabase } from './db/client.ts';
 import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
@@ -30,6 +30,8 @@ try {
 const logger = createLogger(config.logLevel);
 const db = openDatabase(config.databasePath);
 if (seedCatalogs(db)) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION });
+warmCatalogs();
+Bun.gc(true); // loading the catalogs left some hundred MiB of garbage: give it back before serving
 try {
   assertMasterKey(db, config.masterKey);
 } catch (err) {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseCsv } from './csv.ts';
+import { eachRecord, parseCsv, recordCells, toRow } from './csv.ts';
 import c_Aduana from './data/c_Aduana.csv' with { type: 'file' };
 import c_Banco from './data/c_Banco.csv' with { type: 'file' };
 import c_ClaveProdServ from './data/c_ClaveProdServ.csv' with { type: 'file' };
@@ -133,27 +133,54 @@ const CATALOG_FILES: Record<CatalogName, string> = {
 /** Identifies the shipped catalog data; bump when a CSV changes so databases reseed. */
 export const CATALOG_VERSION = 'sat-10.14.20260806';
 
+/**
+ * Catalogs are parsed once per process, on first use. A small one is kept as row objects. A large one (postal
+ * codes, products and services: 150,000 rows) keeps only the text of each row under its key and parses a row when
+ * it is asked for: as objects they held 6 million strings, over 200 MiB, and took a second to build.
+ */
+const SMALL = 5000;
 const rowsCache = new Map<CatalogName, CatalogRow[]>();
-const indexCache = new Map<CatalogName, Map<string, CatalogRow>>();
+const indexCache = new Map<CatalogName, { header: string[]; rows: Map<string, CatalogRow | string> }>();
 
+const readCatalog = (name: CatalogName) => readFileSync(CATALOG_FILES[name], 'utf8');
+
+/** Every row of a catalog, in file order (kept for small catalogs; a large one is parsed again each call). */
 export function catalogRows(name: CatalogName): CatalogRow[] {
-  let rows = rowsCache.get(name);
-  if (!rows) {
-    rows = parseCsv(readFileSync(CATALOG_FILES[name], 'utf8'));
-    rowsCache.set(name, rows);
-  }
+  const cached = rowsCache.get(name);
+  if (cached) return cached;
+  const rows = parseCsv(readCatalog(name));
+  if (rows.length <= SMALL) rowsCache.set(name, rows);
   return rows;
 }
 
 export const catalogKey = (name: CatalogName, row: CatalogRow): string => CATALOG_KEYS[name].map((k) => row[k] ?? '').join('|');
 
-export function catalogEntry(name: CatalogName, key: string): CatalogRow | undefined {
+function indexOf(name: CatalogName) {
   let index = indexCache.get(name);
   if (!index) {
-    index = new Map(catalogRows(name).map((r) => [catalogKey(name, r), r]));
-    indexCache.set(name, index);
+    const text = readCatalog(name);
+    let header: string[] | undefined;
+    let positions: number[] = [];
+    const rows = new Map<string, CatalogRow | string>();
+    eachRecord(text, (cells, start, end) => {
+      if (header) rows.set(positions.map((p) => cells[p] ?? '').join('|'), text.slice(start, end));
+      else positions = CATALOG_KEYS[name].map((k) => (header = cells).indexOf(k));
+    });
+    if (rows.size <= SMALL) for (const [key, line] of rows) rows.set(key, toRow(header!, recordCells(line as string)));
+    indexCache.set(name, (index = { header: header ?? [], rows }));
   }
-  return index.get(key);
+  return index;
+}
+
+export function catalogEntry(name: CatalogName, key: string): CatalogRow | undefined {
+  const { header, rows } = indexOf(name);
+  const row = rows.get(key);
+  return typeof row === 'string' ? toRow(header, recordCells(row)) : row;
+}
+
+/** Builds the large catalogs' indexes now (at start), so the first invoice does not wait for them. */
+export function warmCatalogs(): void {
+  for (const name of ['c_CodigoPostal', 'c_ClaveProdServ', 'c_ClaveUnidad'] as const) indexOf(name);
 }
 
 /** In force on `date` (YYYY-MM-DD comparison against valid_from/valid_to; an empty valid_to never ends). */

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
 import { parseCsv } from '../../src/catalogs/csv.ts';
-import { isPostalCode, regimenFiscal } from '../../src/catalogs/index.ts';
+import { catalogEntry, catalogKey, isPostalCode, regimenFiscal } from '../../src/catalogs/index.ts';
 import { FixedWindowLimiter } from '../../src/gateway/rate-limit.ts';
 import { ID_PATTERN, newId } from '../../src/lib/ids.ts';
 import { decodeCursor, encodeCursor } from '../../src/lib/pagination.ts';
@@ -72,5 +73,17 @@ describe('catalog seeding', () => {
     expect(JSON.parse(row.data).regimenes_receptor).toContain('601');
     const count = db.$client.prepare("select count(*) n from catalog_entries where catalog = 'c_ClaveProdServ'").get() as { n: number };
     expect(count.n).toBe(52514);
+  });
+});
+
+describe('catalog lookups', () => {
+  test('a large catalog, kept as row text, answers every key with exactly the row the CSV parser reads', () => {
+    for (const name of ['c_CodigoPostal', 'c_ClaveProdServ', 'c_ClaveUnidad', 'c_RegimenFiscal'] as const) {
+      const rows = parseCsv(readFileSync(new URL(`../../src/catalogs/data/${name}.csv`, import.meta.url), 'utf8'));
+      const last = new Map(rows.map((r) => [catalogKey(name, r), r]));
+      expect(last.size).toBeGreaterThan(10);
+      for (const [key, row] of last) expect(catalogEntry(name, key)).toEqual(row);
+      expect(catalogEntry(name, 'no-such-key')).toBeUndefined();
+    }
   });
 });
