@@ -22,7 +22,9 @@ API keys act as ADMIN on their tenant's data but cannot manage users or API keys
 
 Idempotency: send \`Idempotency-Key\` (1–255 visible ASCII characters) on any authenticated POST; the first response
 (2xx or 4xx) is replayed for 24 h to the same tenant and environment (header \`Idempotent-Replayed: true\`), the same
-key with another request is 409, and a retry that arrives while the first is running waits for its result.
+key with another request is 409, and a retry that arrives while the first is running waits for its result. If the
+service stopped mid-request (a crash), a retry of POST /cfdis or POST /cfdis/{id}/cancel answers from the invoice or
+cancellation the first request recorded instead of making a second one.
 
 Sandbox: with a sk_test_ key (or a JWT in test) invoices are stamped in process with a real TFD 1.1 signed by the
 sandbox certificate served at GET /api/v1/sandbox/sat-certificate; they have no fiscal validity.
@@ -47,6 +49,7 @@ export function buildOpenApiDocument(gateway: AnyOpenApiApp, backends: AnyOpenAp
       doc.components[kind] = { ...(doc.components[kind] ?? {}), ...(entries as object) };
     }
   }
+  documentCommonHeaders(doc);
   doc.components.securitySchemes = {
     bearerJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /api/v1/auth/login (24 h)' },
     apiKey: { type: 'http', scheme: 'bearer', description: 'API key: sk_test_… (sandbox) or sk_live_… (production)' },
@@ -67,4 +70,34 @@ export function buildOpenApiDocument(gateway: AnyOpenApiApp, backends: AnyOpenAp
     { name: 'Estadísticas', description: 'The tenant\'s activity: CFDIs, CSDs, users, keys' },
   ];
   return doc;
+}
+
+/** Headers the gateway puts on answers, declared once and referenced from every response they can appear on. */
+function documentCommonHeaders(doc: any): void {
+  const integer = { type: 'integer' };
+  doc.components.headers = {
+    'X-Request-Id': { required: true, description: 'The id of this request (the caller\'s own X-Request-Id when it sent a valid one); also in the error envelope and the service log', schema: { type: 'string' } },
+    'X-RateLimit-Limit': { description: 'Requests allowed in the current one-minute window', schema: integer },
+    'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: integer },
+    'X-RateLimit-Reset': { description: 'When the current window ends, in Unix seconds', schema: integer },
+    'Retry-After': { description: 'Seconds to wait before trying again', schema: integer },
+    'Idempotent-Replayed': { description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+  };
+  const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+  for (const ops of Object.values<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(ops)) {
+      const idempotent = method === 'post' && (op.parameters ?? []).some((p: any) => p.in === 'header' && p.name === 'idempotency-key');
+      for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
+        response.headers = {
+          'X-Request-Id': ref('X-Request-Id'),
+          'X-RateLimit-Limit': ref('X-RateLimit-Limit'),
+          'X-RateLimit-Remaining': ref('X-RateLimit-Remaining'),
+          'X-RateLimit-Reset': ref('X-RateLimit-Reset'),
+          ...(status === '429' || status === '503' ? { 'Retry-After': ref('Retry-After') } : {}),
+          ...(idempotent && !status.startsWith('5') ? { 'Idempotent-Replayed': ref('Idempotent-Replayed') } : {}),
+          ...response.headers,
+        };
+      }
+    }
+  }
 }

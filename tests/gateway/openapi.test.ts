@@ -43,4 +43,22 @@ describe('OpenAPI document', () => {
     expect(served.length).toBeGreaterThan(15);
     for (const op of served) expect(documented).toContain(op);
   });
+
+  test('documents the headers the gateway adds, and answers carry them', async () => {
+    const doc = (await t.call('GET', '/openapi.json')).json;
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        for (const [status, response] of Object.entries<any>(op.responses)) {
+          const where = `${method} ${path} ${status}`;
+          expect([where, response.headers?.['X-Request-Id']]).toEqual([where, { $ref: '#/components/headers/X-Request-Id' }]);
+          expect([where, !!response.headers?.['X-RateLimit-Remaining']]).toEqual([where, true]);
+          if (status === '429') expect([where, !!response.headers['Retry-After']]).toEqual([where, true]);
+        }
+      }
+    }
+    expect(Object.keys(doc.paths['/api/v1/cfdis'].post.responses['201'].headers)).toContain('Idempotent-Replayed');
+    const reg = await t.register();
+    const res = await t.call('GET', '/tenants/me', { token: reg.token });
+    for (const h of ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect([h, res.headers.get(h)]).not.toEqual([h, null]);
+  });
 });
