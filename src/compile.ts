@@ -41,7 +41,8 @@ export async function compileExecutable({ target, outfile = join(ROOT, 'dist', '
   try {
     const result = await Bun.build({
       entrypoints: [join(ROOT, 'src', 'bin.ts')],
-      compile: { ...(target && { target }), outfile, assets: ['drizzle'] },
+      // .env in the working directory is read, as `bun src/index.ts` does; a stray bunfig.toml is not.
+      compile: { ...(target && { target }), outfile, assets: ['drizzle'], autoloadBunfig: false },
       // Not minified: a stack trace from the executable keeps the source's names.
       plugins: [
         {
