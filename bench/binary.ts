@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileExecutable } from '../src/compile.ts';
 import { DEMO_INVOICE } from '../src/demo.ts';
-import { post, startServer, stopServer } from '../tests/process/server.ts';
-import { csdFiles, csdForm, TENANTS } from '../tests/helpers.ts';
+import { post, issuerOn, startServer, stopServer } from '../tests/process/server.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'cfdi-bench-binary-'));
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
@@ -27,11 +26,9 @@ async function measure(label: string, command: string[]) {
     return { server, ms: performance.now() - started };
   };
   const cold = await timed();
-  const reg: any = await (await post(cold.server.base, '/auth/register', { email: `${label}@example.com`, password: 'a-long-password-1', nombre: 'B', tenant: TENANTS.EKU })).json();
-  const key = ((await (await post(cold.server.base, '/api-keys', { name: 'bench' }, reg.access_token)).json()) as any).key as string;
-  await fetch(`${cold.server.base}/csds`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+  const { tenantId, key } = await issuerOn(cold.server.base, `${label}@example.com`);
   await stopServer(cold.server.proc);
-  Bun.spawnSync([process.execPath, 'src/cli.ts', 'set-plan', reg.tenant.id, 'enterprise', '100000'], { env: { ...process.env, DATA_DIR: dataDir } });
+  Bun.spawnSync([process.execPath, 'src/cli.ts', 'set-plan', tenantId, 'enterprise', '100000'], { env: { ...process.env, DATA_DIR: dataDir } });
   const warm = await timed();
   const idle = rssMb(warm.server.proc.pid);
   const n = 200;

@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli.ts';
 import { DEMO_INVOICE } from '../../src/demo.ts';
-import { csdFiles, csdForm, TENANTS } from '../helpers.ts';
-import { post, startServer, stopServer } from './server.ts';
+import { post, issuerOn, startServer, stopServer } from './server.ts';
 
 /**
  * Acceptance (issue 11): a backup taken under write load restores to a database that passes integrity_check and
@@ -25,11 +24,9 @@ describe('backup and restore', () => {
   test('a backup under write load restores with every invoice acknowledged before it started; refusals change nothing', async () => {
     const live = dir('live');
     const setup = await startServer(live);
-    const reg: any = await (await post(setup.base, '/auth/register', { email: 'backup@example.com', password: 'a-long-password-1', nombre: 'B', tenant: TENANTS.EKU })).json();
-    const key: string = ((await (await post(setup.base, '/api-keys', { name: 'ERP' }, reg.access_token)).json()) as any).key;
-    expect((await fetch(`${setup.base}/csds`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) })).status).toBe(201);
+    const { tenantId, key } = await issuerOn(setup.base, 'backup@example.com');
     await stopServer(setup.proc);
-    expect(runCli(['set-plan', reg.tenant.id, 'enterprise', '100000'], { DATA_DIR: live }).code).toBe(0);
+    expect(runCli(['set-plan', tenantId, 'enterprise', '100000'], { DATA_DIR: live }).code).toBe(0);
 
     const server = await startServer(live);
     const acked: string[] = [];

@@ -2,8 +2,7 @@ import { afterAll, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { csdFiles, csdForm, TENANTS } from '../helpers.ts';
-import { startServer, stopServer } from './server.ts';
+import { issuerOn, startServer, stopServer } from './server.ts';
 
 /** The real scheduler polls a pending cancellation every CANCELLATION_POLL_SECONDS: with 1 s it resolves in seconds. */
 const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-cancel-poll-'));
@@ -14,9 +13,7 @@ test('CANCELLATION_POLL_SECONDS=1: cancel_pending_accept is cancelado within a f
   try {
     const post = (path: string, body: unknown, token?: string, headers: Record<string, string> = {}) =>
       fetch(`${server.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers }, body: JSON.stringify(body) });
-    const reg: any = await (await post('/auth/register', { email: 'poll@example.com', password: 'a-long-password-1', nombre: 'P', tenant: TENANTS.EKU })).json();
-    const key: any = await (await post('/api-keys', { name: 'poll' }, reg.access_token)).json();
-    expect((await fetch(`${server.base}/csds`, { method: 'POST', headers: { authorization: `Bearer ${key.key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) })).status).toBe(201);
+    const key = await issuerOn(server.base, 'poll@example.com');
     const issued: any = await (await post('/cfdis', {
       tipo: 'I', forma_pago: '03',
       receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },

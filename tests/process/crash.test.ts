@@ -4,8 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli.ts';
-import { csdFiles, csdForm, TENANTS } from '../helpers.ts';
-import { startServer, stopServer } from './server.ts';
+import { issuerOn, startServer, stopServer } from './server.ts';
 
 /**
  * Acceptance: queue 200 invoices with the provider down, SIGKILL the server while it stamps them, restart it:
@@ -19,13 +18,9 @@ describe('crash safety', () => {
   test('SIGKILL while stamping a queue of 200; after restart all are stamped exactly once', async () => {
     // Set-up run: tenant, key, CSD; then the operator raises the plan so 200 calls fit in a minute.
     const setup = await startServer(dataDir);
-    const json = (body: unknown, token?: string) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-    const reg: any = await (await fetch(`${setup.base}/auth/register`, json({ email: 'crash@example.com', password: 'a-long-password-1', nombre: 'C', tenant: TENANTS.EKU }))).json();
-    const key: any = await (await fetch(`${setup.base}/api-keys`, json({ name: 'crash' }, reg.access_token))).json();
-    const csd = await fetch(`${setup.base}/csds`, { method: 'POST', headers: { authorization: `Bearer ${key.key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
-    expect(csd.status).toBe(201);
+    const key = await issuerOn(setup.base, 'crash@example.com');
     await stopServer(setup.proc);
-    expect(runCli(['set-plan', reg.tenant.id, 'enterprise', '100000'], { DATA_DIR: dataDir }).code).toBe(0);
+    expect(runCli(['set-plan', key.tenantId, 'enterprise', '100000'], { DATA_DIR: dataDir }).code).toBe(0);
 
     // Run 1: the provider is down for every synchronous attempt; the worker starts stamping the queue at once.
     const first = await startServer(dataDir);

@@ -4,8 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_INVOICE } from '../../src/demo.ts';
-import { csdFiles, csdForm, TENANTS } from '../helpers.ts';
-import { post, startServer, stopServer } from './server.ts';
+import { post, issuerOn, startServer, stopServer } from './server.ts';
 
 /**
  * Graceful shutdown (issue 11): SIGTERM while a request is in flight. The request gets its answer, new connections
@@ -22,9 +21,7 @@ describe('graceful shutdown', () => {
     let id: string;
     let key: string;
     try {
-      const reg: any = await (await post(server.base, '/auth/register', { email: 'stop@example.com', password: 'a-long-password-1', nombre: 'S', tenant: TENANTS.EKU })).json();
-      key = ((await (await post(server.base, '/api-keys', { name: 'ERP' }, reg.access_token)).json()) as any).key;
-      expect((await fetch(`${server.base}/csds`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) })).status).toBe(201);
+      key = (await issuerOn(server.base, 'stop@example.com')).key;
 
       // The sandbox provider answers after the 5 s budget: the request is in flight for 5 s, then answers 202.
       const started = performance.now();

@@ -3,8 +3,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { csdFiles, csdForm, TENANTS } from '../helpers.ts';
-import { startServer, stopServer } from './server.ts';
+import { issuerOn, startServer, stopServer } from './server.ts';
 
 /**
  * Acceptance (webhooks, crash safety): SIGKILL the server while deliveries are pending; after a restart every event
@@ -36,9 +35,7 @@ describe('webhook crash safety', () => {
   test('SIGKILL with deliveries pending; after restart every event is delivered at least once', async () => {
     const first = await startServer(dataDir);
     const json = (body: unknown, token?: string) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-    const reg: any = await (await fetch(`${first.base}/auth/register`, json({ email: 'hooks@example.com', password: 'a-long-password-1', nombre: 'H', tenant: TENANTS.EKU }))).json();
-    const key: any = await (await fetch(`${first.base}/api-keys`, json({ name: 'hooks' }, reg.access_token))).json();
-    expect((await fetch(`${first.base}/csds`, { method: 'POST', headers: { authorization: `Bearer ${key.key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) })).status).toBe(201);
+    const key = await issuerOn(first.base, 'hooks@example.com');
     const hook = await fetch(`${first.base}/webhooks`, json({ url: `http://127.0.0.1:${receiver.port}/hook`, events: ['cfdi.timbrado'] }, key.key));
     expect(hook.status).toBe(201);
 
