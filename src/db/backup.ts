@@ -45,20 +45,7 @@ export function backupDatabase(databasePath: string, file: string): BackupSummar
 export function restoreDatabase(file: string, databasePath: string, masterKey: Buffer, now = new Date()): { restored: string; previous: string | null; tenants: number; cfdis: number } {
   if (!existsSync(file)) throw new BackupError(`no backup at ${file}`);
   if (existsSync(databasePath)) settle(databasePath);
-  const { tenants, cfdis } = inspect(file);
-  const check = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    const state = masterKeyState(check, masterKey);
-    if (state !== 'ok') {
-      throw new BackupError(
-        state === 'missing'
-          ? `${file} is not a backup of this service (no master key check)`
-          : `${file} was made with another MASTER_KEY: set MASTER_KEY (or DATA_DIR/master-key) to the key of the database it came from`,
-      );
-    }
-  } finally {
-    check.close();
-  }
+  const { tenants, cfdis } = inspect(file, masterKey);
   const previous = existsSync(databasePath) ? `${databasePath}.before-restore-${now.toISOString().replace(/[:.]/g, '-')}` : null;
   const incoming = `${databasePath}.restoring`;
   copyFileSync(file, incoming);
@@ -83,12 +70,17 @@ function settle(databasePath: string): void {
   }
 }
 
-/** integrity_check and a few counts of a database file. */
-function inspect(path: string): { tenants: number; cfdis: number; integrity: 'ok' } {
+/** integrity_check and a few counts of a database file; with `masterKey`, also that the key opens it. */
+function inspect(path: string, masterKey?: Buffer): { tenants: number; cfdis: number; integrity: 'ok' } {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     const integrity = db.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') throw new BackupError(`${path} fails integrity_check: ${integrity}`);
+    const state = masterKey && masterKeyState(db, masterKey);
+    if (state === 'missing') throw new BackupError(`${path} is not a backup of this service (no master key check)`);
+    if (state === 'mismatch') {
+      throw new BackupError(`${path} was made with another MASTER_KEY: set MASTER_KEY (or DATA_DIR/master-key) to the key of the database it came from`);
+    }
     const count = (table: string) => (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n;
     return { tenants: count('tenants'), cfdis: count('cfdis'), integrity: 'ok' };
   } catch (err) {
