@@ -86,7 +86,8 @@ function documentCommonHeaders(doc: any): void {
   const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
   for (const ops of Object.values<any>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(ops)) {
-      const idempotent = method === 'post' && (op.parameters ?? []).some((p: any) => p.in === 'header' && p.name === 'idempotency-key');
+      // The idempotency middleware serves every POST made with a credential, not only those that name the header.
+      const idempotent = method === 'post' && !(Array.isArray(op.security) && op.security.length === 0);
       for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
         response.headers = {
           'X-Request-Id': ref('X-Request-Id'),
