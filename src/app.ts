@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { cors } from 'hono/cors';
 import { createAuthBackend } from './auth/backend.ts';
 import { createPasswordHasher, type PasswordCost } from './auth/passwords.ts';
 import { createAccessTokens } from './auth/tokens.ts';
@@ -20,7 +21,7 @@ import { newId } from './lib/ids.ts';
 import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
 import type { Pac } from './pac/types.ts';
 import { hmacHex } from './lib/crypto.ts';
-import { errorResponse } from './lib/schemas.ts';
+import { errorResponse, jsonResponse } from './lib/schemas.ts';
 import type { Logger } from './lib/logger.ts';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -54,9 +55,25 @@ export interface AppDeps {
   maxBodyBytes?: number;
   authBackendUrl?: string;
   invoiceBackendUrl?: string;
+  /** `closed`: POST /auth/register answers 403; the operator's create-tenant command creates tenants (default open). */
+  registration?: 'open' | 'closed';
+  /** Browser origins allowed to call the API (`['*']`: any); none: no CORS headers. */
+  corsOrigins?: string[];
 }
 
+/** Headers a browser script may read from an answer (CORS hides all but a few unless listed). */
+const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed', 'Warning', 'Content-Disposition', 'Location'];
+
 export const VERSION: string = pkg.version;
+
+const RootSchema = z
+  .object({
+    docs: z.string().openapi({ example: '/docs' }),
+    openapi: z.string().openapi({ example: '/api/v1/openapi.json' }),
+    api: z.string().openapi({ example: '/api/v1' }),
+    version: z.string().openapi({ example: '0.1.0' }),
+  })
+  .openapi('Root');
 
 /** Pure composition: gateway in front of the auth and invoice backends. No I/O happens here. */
 export function createApp(deps: AppDeps) {
@@ -71,6 +88,7 @@ export function createApp(deps: AppDeps) {
     hasher: createPasswordHasher(deps.passwordCost),
     accessTokens,
     onIdentityChange: (tenantId) => credentials.invalidateTenant(tenantId),
+    registration: deps.registration ?? 'open',
   });
   const stampBudgetMs = deps.stampBudgetMs ?? 5000;
   const cancellationPollMs = (deps.cancellationPollSeconds ?? 300) * 1000;
@@ -121,6 +139,32 @@ export function createApp(deps: AppDeps) {
     anonymousLimit: deps.anonymousRateLimit ?? 100,
     maxBodyBytes: deps.maxBodyBytes ?? 1024 * 1024,
   });
+
+  // Before any route: a preflight (OPTIONS, no credential by design) is answered here, never by authentication.
+  const origins = deps.corsOrigins;
+  if (origins?.length) app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, exposeHeaders: EXPOSED_HEADERS, maxAge: 600 }));
+
+  app.use('/', anonymous);
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      operationId: 'getRoot',
+      tags: ['System'],
+      summary: 'Where to start: the API reference (/docs) and the OpenAPI document',
+      description: 'A browser (Accept: text/html) is redirected to the API reference, /docs; anything else gets where to look as JSON.',
+      security: [],
+      responses: {
+        200: jsonResponse(RootSchema, 'Where the reference, the OpenAPI document and the API are'),
+        302: { description: 'To /docs (the request accepts text/html)', headers: { Location: { schema: { type: 'string', example: '/docs' } } } },
+        429: errorResponse('Too many requests from this address'),
+      },
+    }),
+    (c) => {
+      if (c.req.header('accept')?.includes('text/html')) return c.redirect('/docs', 302);
+      return c.json({ docs: '/docs', openapi: '/api/v1/openapi.json', api: '/api/v1', version: VERSION }, 200);
+    },
+  );
 
   app.use('/api/v1/health', anonymous);
   mountHealth(app, { db: deps.db, heartbeat: deps.heartbeat, now, version: VERSION, livePac: deps.livePac !== undefined });

@@ -1,17 +1,17 @@
 /**
- * The executable's entry point (src/compile.ts). `cfdi-api` serves the API, as `npm start` does;
+ * The executable's entry point (src/compile.ts). `cfdi-api` (or `cfdi-api serve`) serves the API, as `npm start` does;
  * `cfdi-api healthcheck` asks the service on $PORT for /health (the container's HEALTHCHECK: the image has no curl);
- * any other argument is an operator command of src/cli.ts (`cfdi-api jobs failed`, `cfdi-api set-plan …`).
+ * anything else (`--help`, `--version`, an operator command: `cfdi-api jobs failed`, …) goes to src/cli.ts.
  */
-export {}; // a module: top-level await
+import { main } from './cli.ts';
+
 const [command, ...rest] = process.argv.slice(2);
-if (command === undefined) {
+if (command === undefined || command === 'serve') {
   await import('./index.ts');
 } else if (command === 'healthcheck') {
   const port = process.env.PORT || '3000';
   const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`, { signal: AbortSignal.timeout(4000) }).then((r) => r.ok, () => false);
   process.exit(ok ? 0 : 1);
 } else {
-  const { main } = await import('./cli.ts');
   main([command, ...rest]);
 }

@@ -1,28 +1,77 @@
 import { desc, eq } from 'drizzle-orm';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createPasswordHasher } from './auth/passwords.ts';
+import { RegisterSchema } from './auth/session/schemas.ts';
+import { createTenantWithAdmin } from './auth/session/service.ts';
 import { BackupError, backupDatabase, restoreDatabase } from './db/backup.ts';
 import { openDatabase } from './db/client.ts';
 import { JOB_STATUSES, jobs, PLANS, tenants, type JobStatus, type Plan } from './db/schema/index.ts';
 import { ConfigError, loadConfig } from './env.ts';
+import { ApiError, zodDetails } from './lib/errors.ts';
+import pkg from '../package.json' with { type: 'json' };
+
+type Env = Record<string, string | undefined>;
+type Result = { code: number; out: string };
 
 /**
- * Operator commands, run beside the service on the same DATA_DIR (never exposed over HTTP):
- *   npm run cli -- set-plan <tenant_id> <sandbox|starter|pro|enterprise> [requests_per_minute]
- *   npm run cli -- jobs [queued|running|done|failed]     (default: failed; newest 100, one JSON line each)
- *   npm run backup -- <file>                             (while the service runs; a consistent, checked copy)
- *   npm run restore -- <file>                            (with the service stopped)
+ * Operator commands, run beside the service on the same DATA_DIR (never exposed over HTTP), as
+ * `npm run cli -- <command>` or `cfdi-api <command>`. This table is the one list: usage() and `--help` print it.
  * A running service picks a plan change up within 10 s (its tenant cache).
  */
-const USAGE =
-  'usage: set-plan <tenant_id> <sandbox|starter|pro|enterprise> [requests_per_minute] | jobs [queued|running|done|failed] | backup <file> | restore <file>';
+export const COMMANDS: Record<string, { args: string; summary: string; run: (args: string[], env: Env) => Result }> = {
+  'create-tenant': {
+    args: '--rfc <RFC> --nombre <razón social> --regimen-fiscal <c_RegimenFiscal> --codigo-postal <CP> --email <admin email> [--admin-nombre <name>]',
+    summary: "a tenant and its first ADMIN (REGISTRATION=closed leaves only this); the admin's password from ADMIN_PASSWORD or stdin",
+    run: createTenant,
+  },
+  'set-plan': {
+    args: `<tenant_id> <${PLANS.join('|')}> [requests_per_minute]`,
+    summary: 'change a tenant\'s plan (requests_per_minute: enterprise only, ≥ 1000)',
+    run: setPlan,
+  },
+  jobs: { args: `[${JOB_STATUSES.join('|')}]`, summary: 'list jobs in that status (default: failed; newest 100, one JSON line each)', run: (rest, env) => listJobs(rest[0] ?? 'failed', env) },
+  backup: { args: '<file>', summary: 'a consistent, checked copy of the database, while the service runs', run: (rest, env) => backupOrRestore('backup', rest, env) },
+  restore: { args: '<file>', summary: 'put a backup in place of the database, with the service stopped', run: (rest, env) => backupOrRestore('restore', rest, env) },
+};
 
-export function runCli(args: string[], env: Record<string, string | undefined> = process.env): { code: number; out: string } {
+/** Two lines per command: its arguments, then what it does. */
+export function usage(prefix = ''): string {
+  return Object.entries(COMMANDS)
+    .map(([name, c]) => `${prefix}${name} ${c.args}\n${prefix}    ${c.summary}`)
+    .join('\n');
+}
+
+/** `--help` of the executable (src/bin.ts serves and answers healthcheck; the rest is this table) and of `npm run cli`. */
+export const HELP = `cfdi-api ${pkg.version}: ${pkg.description}
+
+usage: cfdi-api [command]        (from a checkout: npm start, or npm run cli -- <command>)
+  serve
+      the default: serve the API on $PORT; settings from the environment (README.md, "Configuration")
+  healthcheck
+      exit 0 when the service on $PORT answers /api/v1/health as healthy, 1 otherwise
+  --help, -h
+      this list
+  --version, -v
+      the version
+Operator commands, on the service's DATA_DIR:
+${usage('  ')}`;
+
+const usageOf = (name: string) => `usage: ${name} ${COMMANDS[name]!.args}`;
+
+export function runCli(args: string[], env: Env = process.env): Result {
   const [command, ...rest] = args;
-  if (command === 'jobs') return listJobs(rest[0] ?? 'failed', env);
-  if (command === 'backup' || command === 'restore') return backupOrRestore(command, rest, env);
-  if (command !== 'set-plan') return { code: 2, out: USAGE };
+  if (command === '--help' || command === '-h' || command === 'help') return { code: 0, out: HELP };
+  if (command === '--version' || command === '-v') return { code: 0, out: pkg.version };
+  const entry = command === undefined ? undefined : COMMANDS[command];
+  if (!entry) return { code: 2, out: `${command === undefined ? 'a command is needed' : `unknown command ${command}`}\n\n${HELP}` };
+  return entry.run(rest, env);
+}
+
+function setPlan(rest: string[], env: Env): Result {
   const [tenantId, plan, limitText] = rest;
-  if (!tenantId || !PLANS.includes(plan as Plan)) return { code: 2, out: `usage: set-plan <tenant_id> <${PLANS.join('|')}> [requests_per_minute]` };
+  if (!tenantId || !PLANS.includes(plan as Plan)) return { code: 2, out: usageOf('set-plan') };
   const limit = limitText === undefined ? null : Number(limitText);
   if (limit !== null && (!Number.isInteger(limit) || limit < 1000 || plan !== 'enterprise')) {
     return { code: 2, out: 'requests_per_minute is only for enterprise and must be an integer ≥ 1000' };
@@ -41,10 +90,49 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
   }
 }
 
+/**
+ * The same checks as POST /auth/register (RegisterSchema, the unique email). The password never comes through argv
+ * (other users see it in `ps`): ADMIN_PASSWORD, or the first line of stdin.
+ */
+function createTenant(rest: string[], env: Env): Result {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: { rfc: { type: 'string' }, nombre: { type: 'string' }, 'regimen-fiscal': { type: 'string' }, 'codigo-postal': { type: 'string' }, email: { type: 'string' }, 'admin-nombre': { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    return { code: 2, out: `${err instanceof Error ? err.message : err}\n${usageOf('create-tenant')}` };
+  }
+  const password = env.ADMIN_PASSWORD ?? readFileSync(0, 'utf8').split('\n')[0]!;
+  const parsed = RegisterSchema.safeParse({
+    email: values.email,
+    password,
+    nombre: values['admin-nombre'] ?? values.nombre,
+    tenant: { rfc: values.rfc, nombre: values.nombre, regimen_fiscal: values['regimen-fiscal'], codigo_postal: values['codigo-postal'] },
+  });
+  if (!parsed.success) {
+    const problems = zodDetails(parsed.error).map((d) => `${d.field.replace(/^tenant\./, '').replaceAll('_', '-')}: ${d.issue}`);
+    return { code: 2, out: `${problems.join('\n')}\n${usageOf('create-tenant')}` };
+  }
+  const db = openDatabase(loadConfig(env).databasePath);
+  try {
+    const { tenant, user } = createTenantWithAdmin(db, new Date(), parsed.data, createPasswordHasher().hashSync(parsed.data.password));
+    return { code: 0, out: JSON.stringify({ tenant_id: tenant.id, rfc: tenant.rfc, user_id: user.id, email: user.email, role: user.role }) };
+  } catch (err) {
+    if (err instanceof ApiError) return { code: 1, out: `create-tenant refused: ${err.message}` };
+    throw err;
+  } finally {
+    db.$client.close();
+  }
+}
+
 /** Prints a JSON summary; a refused backup or restore (exit 1) says why and changes nothing. */
-function backupOrRestore(command: 'backup' | 'restore', rest: string[], env: Record<string, string | undefined>): { code: number; out: string } {
+function backupOrRestore(command: 'backup' | 'restore', rest: string[], env: Env): Result {
   const [file] = rest;
-  if (!file || rest.length !== 1) return { code: 2, out: `usage: ${command} <file>` };
+  if (!file || rest.length !== 1) return { code: 2, out: usageOf(command) };
   const config = loadConfig(env);
   try {
     const summary = command === 'backup' ? backupDatabase(config.databasePath, resolve(file)) : restoreDatabase(resolve(file), config.databasePath, config.masterKey);
@@ -56,8 +144,8 @@ function backupOrRestore(command: 'backup' | 'restore', rest: string[], env: Rec
   }
 }
 
-function listJobs(status: string, env: Record<string, string | undefined>): { code: number; out: string } {
-  if (!(JOB_STATUSES as readonly string[]).includes(status)) return { code: 2, out: USAGE };
+function listJobs(status: string, env: Env): Result {
+  if (!(JOB_STATUSES as readonly string[]).includes(status)) return { code: 2, out: usageOf('jobs') };
   const db = openDatabase(loadConfig(env).databasePath);
   try {
     const rows = db

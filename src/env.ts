@@ -28,6 +28,12 @@ const EnvSchema = z.object({
   AUTH_BACKEND_URL: z.url().optional(),
   INVOICE_BACKEND_URL: z.url().optional(),
   DEMO: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
+  REGISTRATION: z.enum(['open', 'closed'], { message: 'must be open or closed' }).default('open'),
+  CORS_ORIGINS: z
+    .string()
+    .regex(/^(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)$/, 'must be * or comma-separated origins such as https://app.example.com')
+    .optional(),
+  HOST: z.string().min(1).optional(),
 });
 
 export interface Config {
@@ -45,6 +51,14 @@ export interface Config {
   cancellationPollSeconds: number;
   /** On an empty database, create the demo tenant, admin, test key and CSD, and print them (src/demo.ts). */
   demo: boolean;
+  /** `closed`: POST /auth/register answers 403; tenants are created with the create-tenant command (src/cli.ts). */
+  registration: 'open' | 'closed';
+  /** Browser origins allowed to call the API (`['*']`: any); none: no CORS headers. */
+  corsOrigins?: string[];
+  /** The address the server binds; none: every interface. */
+  host?: string;
+  /** Secret files this start created in DATA_DIR (first start): to be backed up. */
+  generatedSecrets: string[];
   /** Live stamping provider (SW REST API), when configured. */
   pac?: { url: string; user: string; password: string; satConsultaUrl?: string };
 }
@@ -64,9 +78,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   if (e.PAC_URL && (!e.PAC_USER || !e.PAC_PASSWORD)) throw new ConfigError('Invalid configuration: PAC_USER and PAC_PASSWORD are required with PAC_URL');
   const dataDir = resolve(e.DATA_DIR);
-  mkdirSync(dataDir, { recursive: true });
-  const jwtSecret = e.JWT_SECRET ?? readOrCreateSecret(join(dataDir, 'jwt-secret'), () => randomToken(48));
-  const masterKeyText = e.MASTER_KEY ?? readOrCreateSecret(join(dataDir, 'master-key'), () => randomToken(32));
+  // Only the service's user reads the database and the secrets; a directory that already exists keeps its mode.
+  if (mkdirSync(dataDir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(dataDir, 0o700);
+  const generatedSecrets: string[] = [];
+  const secret = (name: string, create: () => string) => readOrCreateSecret(join(dataDir, name), create, generatedSecrets);
+  const jwtSecret = e.JWT_SECRET ?? secret('jwt-secret', () => randomToken(48));
+  const masterKeyText = e.MASTER_KEY ?? secret('master-key', () => randomToken(32));
   return {
     port: e.PORT,
     dataDir,
@@ -81,6 +98,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authBackendUrl: e.AUTH_BACKEND_URL,
     invoiceBackendUrl: e.INVOICE_BACKEND_URL,
     demo: e.DEMO === 'true',
+    registration: e.REGISTRATION,
+    corsOrigins: e.CORS_ORIGINS?.split(',').map((o) => o.trim()),
+    host: e.HOST,
+    generatedSecrets,
   };
 }
 
@@ -96,10 +117,11 @@ function decodeKey(text: string): Buffer {
   return key;
 }
 
-function readOrCreateSecret(path: string, create: () => string): string {
+function readOrCreateSecret(path: string, create: () => string, created: string[]): string {
   if (existsSync(path)) return readFileSync(path, 'utf8').trim();
   const secret = create();
   writeFileSync(path, secret + '\n', { mode: 0o600, flag: 'wx' });
   chmodSync(path, 0o600);
+  created.push(path);
   return secret;
 }

@@ -28,8 +28,27 @@ try {
 }
 
 const logger = createLogger(config.logLevel);
+const listen = (fetch: (req: Request) => Response | Promise<Response>) => {
+  try {
+    return Bun.serve({ hostname: config.host, port: config.port, fetch });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'EADDRINUSE') console.error(`port ${config.port} is already in use (set PORT)`);
+    else if (code === 'EACCES') console.error(`port ${config.port} needs privileges this user lacks (set PORT above 1023)`);
+    else if (code === 'EADDRNOTAVAIL') console.error(`HOST ${config.host} is not an address of this machine (set HOST)`);
+    else throw err;
+    process.exit(1);
+  }
+};
+// Fail on a taken port in a second, not after the catalogs load (a minute on a first start): try it, let it go.
+if (config.port !== 0) listen(() => new Response(null, { status: 503 })).stop(true);
+if (config.generatedSecrets.length > 0) {
+  logger.warn('secrets generated: back these files up with the database (without master-key the stored CSD keys cannot be read)', { files: config.generatedSecrets });
+}
 const db = openDatabase(config.databasePath);
-if (seedCatalogs(db)) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION });
+const catalogsStarted = performance.now();
+const seeded = seedCatalogs(db, () => logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }));
+if (seeded) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION, duration_ms: Math.round(performance.now() - catalogsStarted) });
 warmCatalogs();
 Bun.gc(true); // loading the catalogs left some hundred MiB of garbage: give it back before serving
 try {
@@ -71,6 +90,8 @@ const app = createApp({
   webhookAllowPrivate: config.webhookAllowPrivate,
   webhookRetrySchedule: config.webhookRetrySchedule,
   cancellationPollSeconds: config.cancellationPollSeconds,
+  registration: config.registration,
+  corsOrigins: config.corsOrigins,
 });
 tasks.push({ name: 'jobs', run: () => app.worker.drain() });
 scheduler.start(); // the first tick runs at once: recovered jobs are stamped without waiting
@@ -86,8 +107,8 @@ if (config.demo) {
   }
 }
 
-const server = Bun.serve({ port: config.port, fetch: app.fetch });
-logger.info('listening', { port: server.port, data_dir: config.dataDir, version: VERSION });
+const server = listen(app.fetch);
+logger.info('listening', { host: config.host ?? 'all interfaces', port: server.port, data_dir: config.dataDir, version: VERSION });
 if (demo) console.log(demoBanner(demo, server.url));
 
 let stopping = false;

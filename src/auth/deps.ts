@@ -7,4 +7,6 @@ export interface AuthDeps {
   now: () => Date;
   hasher: PasswordHasher;
   accessTokens: AccessTokens;
+  /** `closed`: POST /auth/register is refused (403); only the operator's create-tenant command creates tenants. */
+  registration?: 'open' | 'closed';
 }

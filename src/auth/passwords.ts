@@ -8,6 +8,8 @@ export const DEFAULT_PASSWORD_COST: PasswordCost = { memoryCost: 19456, timeCost
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
+  /** For the operator's command line, which has nothing else to do meanwhile. */
+  hashSync(password: string): string;
   verify(password: string, hash: string): Promise<boolean>;
   /** Spend the same time as a real verify, so an unknown email is not told apart by timing. */
   verifyDummy(password: string): Promise<false>;
@@ -18,6 +20,7 @@ export function createPasswordHasher(cost: PasswordCost = DEFAULT_PASSWORD_COST)
   let dummy: Promise<string> | undefined;
   return {
     hash: (password) => Bun.password.hash(password, options),
+    hashSync: (password) => Bun.password.hashSync(password, options),
     verify: (password, hash) => Bun.password.verify(password, hash),
     async verifyDummy(password) {
       dummy ??= Bun.password.hash('dummy password for timing', options);

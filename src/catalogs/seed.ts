@@ -11,12 +11,14 @@ export const SEARCHABLE: Partial<Record<CatalogName, string[]>> = {
 
 /**
  * Copies every shipped catalog into `catalog_entries` when the database holds another version (or none), in one
- * transaction. Runs after the migrations; a database already at CATALOG_VERSION costs one read.
+ * transaction. Runs after the migrations; a database already at CATALOG_VERSION costs one read. `onLoad` is told
+ * before a load starts (the start-up's progress line).
  */
-export function seedCatalogs(db: Db): boolean {
+export function seedCatalogs(db: Db, onLoad?: () => void): boolean {
   const current = db.select().from(settings).where(eq(settings.key, 'catalog_version')).get();
   const indexed = db.$client.prepare('select 1 from catalog_search limit 1').get() !== undefined;
   if (current?.value.toString('utf8') === CATALOG_VERSION && indexed) return false;
+  onLoad?.();
   const index = db.$client.prepare('insert into catalog_search (catalog, clave, texto) values (?, ?, ?)');
   const insert = db.$client.prepare(
     'insert into catalog_entries (catalog, clave, descripcion, valid_from, valid_to, data) values (?, ?, ?, ?, ?, ?)',

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { masterKeyState } from './master-key.ts';
 
 export interface BackupSummary {
@@ -32,6 +32,7 @@ export function backupDatabase(databasePath: string, file: string): BackupSummar
     source.close();
   }
   settle(partial); // one self-contained file: reading it later creates no -wal or -shm beside it
+  chmodSync(partial, 0o600); // as the database: password hashes and sealed keys
   const summary = inspect(partial);
   renameSync(partial, file);
   return { file, bytes: statSync(file).size, ...summary, duration_ms: Math.round(performance.now() - started) };

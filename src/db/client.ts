@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as schema from './schema/index.ts';
@@ -14,6 +15,8 @@ export const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable ? join(import.meta.d
 export function openDatabase(path: string): Db {
   const sqlite = new Database(path);
   sqlite.pragma('journal_mode = WAL');
+  // It holds password hashes and sealed keys: only the service's user reads it (SQLite gives -wal/-shm the same mode).
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');

@@ -50,6 +50,7 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   getSandboxSatCertificate: PUBLIC,
   getOpenApi: PUBLIC,
   getApiReference: PUBLIC,
+  getRoot: PUBLIC,
   registerTenant: PUBLIC,
   login: PUBLIC,
   refreshSession: PUBLIC,

@@ -3,7 +3,9 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { VERSION } from '../../src/app.ts';
 import { CATALOG_VERSION } from '../../src/catalogs/index.ts';
+import { HELP } from '../../src/cli.ts';
 import { compileExecutable, sqliteEntryFor } from '../../src/compile.ts';
 import { DEMO_INVOICE } from '../../src/demo.ts';
 import { json, issuerOn, startServer, stopServer } from './server.ts';
@@ -65,6 +67,12 @@ describe('the compiled executable', () => {
     } finally {
       await stopServer(server.proc);
     }
+
+    // --help and --version: the same text as src/cli.ts, from inside the file.
+    const help = Bun.spawnSync([exe, '--help'], { cwd: elsewhere });
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout.toString()).toBe(HELP + '\n');
+    expect(Bun.spawnSync([exe, '--version'], { cwd: elsewhere }).stdout.toString()).toBe(`${VERSION}\n`);
 
     // An operator command runs from the same file, on the same DATA_DIR.
     const jobs = Bun.spawnSync([exe, 'jobs', 'failed'], { cwd: elsewhere, env: { ...process.env, DATA_DIR: dataDir } });

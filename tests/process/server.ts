@@ -1,7 +1,7 @@
 import { expect } from 'bun:test';
 import { csdFiles, csdForm, TENANTS } from '../helpers.ts';
 
-/** Starts `src/index.ts` (or `command`, e.g. the compiled executable) on a free port (PORT=0) and waits for its "listening" log line. */
+/** Starts `src/index.ts` (or `command`, e.g. the compiled executable) on a free port (PORT=0) and waits for its "listening" log line; `startLog` is stdout up to it. */
 export async function startServer(dataDir: string, env: Record<string, string> = {}, { command = [process.execPath, 'src/index.ts'], cwd }: { command?: string[]; cwd?: string } = {}) {
   const proc = Bun.spawn(command, {
     cwd,
@@ -20,7 +20,7 @@ export async function startServer(dataDir: string, env: Record<string, string> =
     if (line) {
       reader.releaseLock();
       void proc.stdout.pipeTo(new WritableStream()); // keep draining the logs
-      return { proc, base: `http://127.0.0.1:${JSON.parse(line).port}/api/v1` };
+      return { proc, base: `http://127.0.0.1:${JSON.parse(line).port}/api/v1`, startLog: buffered };
     }
   }
   proc.kill();

@@ -1,5 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, type BackendEnv } from '../../lib/backend.ts';
+import { ApiError } from '../../lib/errors.ts';
 import { errorResponse, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
 import { LoginResponseSchema, LoginSchema, MeSchema, RefreshSchema, RegisterResponseSchema, RegisterSchema, TokensSchema } from './schemas.ts';
@@ -9,6 +10,15 @@ const tags = ['Auth'];
 const invalid = errorResponse('Invalid input (malformed JSON is 400)');
 
 export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
+  // Before the body is validated: on a closed server any sign-up is refused the same way.
+  app.use('/api/v1/auth/register', async (_c, next) => {
+    if (deps.registration === 'closed') {
+      throw new ApiError(403, 'Registration is closed on this server', [
+        { field: 'registration', issue: 'is closed (REGISTRATION=closed): the operator creates tenants with the create-tenant command' },
+      ]);
+    }
+    await next();
+  });
   app.openapi(
     createRoute({
       method: 'post',
@@ -21,6 +31,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
       request: { body: jsonBody(RegisterSchema) },
       responses: {
         201: jsonResponse(RegisterResponseSchema, 'Tenant and user created; tokens for the new user'),
+        403: errorResponse('Registration is closed on this server (REGISTRATION=closed): an operator creates tenants'),
         409: errorResponse('Email already registered'),
         422: invalid,
       },

@@ -6,6 +6,7 @@ import type { Actor } from '../../lib/backend.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 import { ApiError, conflict, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import type { Db } from '../../db/client.ts';
 import type { AuthDeps } from '../deps.ts';
 import { findTenant } from '../tenants/lookup.ts';
 import { toTenant } from '../tenants/schemas.ts';
@@ -25,10 +26,15 @@ export const isUniqueEmailViolation = (err: unknown) =>
   err instanceof Error && /UNIQUE constraint failed: users\.email/.test(err.message);
 
 export async function registerTenant(deps: AuthDeps, input: z.infer<typeof RegisterSchema>) {
-  const { db } = deps;
-  if (db.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get()) throw emailTaken();
-  const passwordHash = await deps.hasher.hash(input.password);
-  const now = deps.now().toISOString();
+  // Checked before hashing only to spare the cost; the unique index decides (two sign-ups racing).
+  if (deps.db.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get()) throw emailTaken();
+  const { tenant, user } = createTenantWithAdmin(deps.db, deps.now(), input, await deps.hasher.hash(input.password));
+  return { body: { tenant: toTenant(tenant), user: toUser(user), ...(await issueTokens(deps, user, newId('fam'))) }, subject: subjectOf(user) };
+}
+
+/** The tenant and its first ADMIN, in one transaction: POST /auth/register, and the operator's create-tenant command. */
+export function createTenantWithAdmin(db: Db, at: Date, input: Omit<z.infer<typeof RegisterSchema>, 'password'>, passwordHash: string) {
+  const now = at.toISOString();
   const tenantId = newId('ten');
   const userId = newId('usr');
   try {
@@ -60,7 +66,7 @@ export async function registerTenant(deps: AuthDeps, input: z.infer<typeof Regis
   }
   const tenant = db.select().from(tenants).where(eq(tenants.id, tenantId)).get()!;
   const user = db.select().from(users).where(eq(users.id, userId)).get()!;
-  return { body: { tenant: toTenant(tenant), user: toUser(user), ...(await issueTokens(deps, user, newId('fam'))) }, subject: subjectOf(user) };
+  return { tenant, user };
 }
 
 export async function login(deps: AuthDeps, input: z.infer<typeof LoginSchema>) {
