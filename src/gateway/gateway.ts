@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { proxy } from 'hono/proxy';
 import { getConnInfo } from 'hono/bun';
-import { CONTEXT_HEADERS, type Actor, type GatewayContext } from '../lib/backend.ts';
+import { CONTEXT_HEADERS, methodGuard, type Actor, type GatewayContext } from '../lib/backend.ts';
 import { handleError, respondError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -88,6 +88,9 @@ export function createGateway(deps: GatewayDeps) {
       actor_id: c.get('actor')?.id,
     });
   });
+
+  // The gateway's own routes (health, this document, /docs); each backend guards its own.
+  app.use('*', methodGuard(() => app.routes));
 
   app.onError((err, c) => handleError(err, c, (e) => deps.logger.error('unhandled error', { err: e.stack ?? String(e), request_id: c.get('requestId') })));
   app.notFound((c) => respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]));

@@ -77,18 +77,13 @@ export function createBackend(deps: BackendDeps, invalidInputStatus: 400 | 422) 
     await next();
   });
 
+  app.use('*', methodGuard(() => app.routes));
   app.use('*', idempotency(deps));
   app.use('*', auditWrites(app, deps));
 
   app.onError((err, c) => handleError(err, c, (e) => deps.logger.error('unhandled error', { err: e.stack ?? String(e), request_id: c.get('requestId') })));
 
-  app.notFound((c) => {
-    const allowed = allowedMethods(app.routes, c.req.path);
-    if (allowed.length === 0) return respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]);
-    c.header('Allow', allowed.join(', '));
-    if (c.req.method === 'OPTIONS') return c.body(null, 204);
-    return respondError(c, 405, `Method ${c.req.method} not allowed`, [{ field: 'method', issue: `allowed: ${allowed.join(', ')}` }]);
-  });
+  app.notFound((c) => respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]));
 
   return app;
 }
@@ -108,22 +103,65 @@ function readActor(c: Context, gatewayToken: string): Actor | undefined {
   };
 }
 
-const patternCache = new Map<string, RegExp>();
-function allowedMethods(routes: { method: string; path: string }[], path: string): string[] {
-  const methods = new Set<string>();
+interface RouteShape {
+  /** One entry per path segment: the literal, or null for a parameter. */
+  segments: (string | null)[];
+  methods: string[];
+}
+
+/** The shapes of an app's routes, by segment count; `/users/:id` and `/users/:uid` are one shape. */
+function routeShapes(routes: readonly { method: string; path: string }[]): Map<number, RouteShape[]> {
+  const byKey = new Map<string, RouteShape>();
   for (const r of routes) {
     if (r.method === 'ALL' || r.path.includes('*')) continue;
-    let re = patternCache.get(r.path);
-    if (!re) {
-      re = new RegExp('^' + r.path.replace(/:[^/]+/g, '[^/]+') + '/?$');
-      patternCache.set(r.path, re);
-    }
-    if (re.test(path)) methods.add(r.method);
+    const segments = r.path.split('/').slice(1).map((s) => (s.startsWith(':') ? null : s));
+    const key = segments.map((s) => s ?? ':').join('/');
+    const shape = byKey.get(key) ?? byKey.set(key, { segments, methods: [] }).get(key)!;
+    if (!shape.methods.includes(r.method)) shape.methods.push(r.method);
   }
-  if (methods.size === 0) return [];
-  if (methods.has('GET')) methods.add('HEAD');
-  methods.add('OPTIONS');
-  return [...methods];
+  const bySize = new Map<number, RouteShape[]>();
+  for (const shape of byKey.values()) {
+    if (shape.methods.includes('GET')) shape.methods.push('HEAD');
+    shape.methods.push('OPTIONS');
+    bySize.set(shape.segments.length, [...(bySize.get(shape.segments.length) ?? []), shape]);
+  }
+  return bySize;
+}
+
+/** The shape a path belongs to: of those it matches, the one whose first literal comes earliest (`/cfdis/validate` beats `/cfdis/{id}`). */
+function shapeOf(shapes: Map<number, RouteShape[]>, path: string): RouteShape | undefined {
+  const parts = path.split('/').slice(1);
+  if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+  let best: RouteShape | undefined;
+  for (const shape of shapes.get(parts.length) ?? []) {
+    if (!shape.segments.every((s, i) => s === null || s === parts[i])) continue;
+    if (!best || moreLiteral(shape, best)) best = shape;
+  }
+  return best;
+}
+
+const moreLiteral = (a: RouteShape, b: RouteShape) => {
+  for (let i = 0; i < a.segments.length; i++) {
+    if ((a.segments[i] === null) !== (b.segments[i] === null)) return a.segments[i] !== null;
+  }
+  return false;
+};
+
+/**
+ * A known path with an unserved method is 405 with Allow, and OPTIONS is 204 with Allow, for every route of `routes`
+ * (read once, at the first request). It runs before routing, so a literal path segment is never taken for a
+ * parameter of another method's route (GET /cfdis/validate is not GET /cfdis/{id}).
+ */
+export function methodGuard(routes: () => readonly { method: string; path: string }[]): MiddlewareHandler {
+  let shapes: Map<number, RouteShape[]> | undefined;
+  return async (c, next) => {
+    const shape = shapeOf((shapes ??= routeShapes(routes())), c.req.path);
+    if (!shape || (shape.methods.includes(c.req.method) && c.req.method !== 'OPTIONS')) return next();
+    const allow = shape.methods.join(', ');
+    c.header('Allow', allow);
+    if (c.req.method === 'OPTIONS') return c.body(null, 204);
+    return respondError(c, 405, `Method ${c.req.method} not allowed`, [{ field: 'method', issue: `allowed: ${allow}` }]);
+  };
 }
 
 /** The caller, or 401: backends behind the gateway only see authenticated requests on these routes. */

@@ -1,0 +1,62 @@
+import { describe, expect, test } from 'bun:test';
+import { createTestApp } from '../helpers.ts';
+
+/** Every path of the OpenAPI document, every method it does not serve: 405 with an Allow header naming what it does. */
+const t = createTestApp();
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/** The document's paths are absolute (/api/v1/…, /docs). */
+async function send(method: string, path: string, token: string) {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  const withBody = method !== 'GET' && method !== 'DELETE' && method !== 'OPTIONS';
+  if (withBody) headers['content-type'] = 'application/json';
+  const res = await t.app.request(path, { method, headers, body: withBody ? '{}' : undefined });
+  const text = await res.text();
+  return { status: res.status, allow: res.headers.get('allow')?.split(', ').sort(), json: text ? JSON.parse(text) : undefined };
+}
+
+describe('405 Method Not Allowed', () => {
+  test('every documented path answers each unserved method with 405 and Allow listing exactly its methods', async () => {
+    const reg = await t.register();
+    // Enough requests for every path and method without meeting the rate limit.
+    t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 1000000 where id = ?").run(reg.tenant.id);
+    t.clock.advance(11_000);
+    const doc = (await t.call('GET', '/openapi.json')).json;
+    let checked = 0;
+    for (const [template, ops] of Object.entries<Record<string, unknown>>(doc.paths)) {
+      const served = Object.keys(ops).map((m) => m.toUpperCase());
+      const allow = [...served, ...(served.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].sort();
+      // Any value fills a parameter: the answer depends on the path's shape, not on whether the resource exists.
+      const path = template.replace(/\{\w+\}/g, 'x1');
+      for (const method of METHODS.filter((m) => !(m in ops)).map((m) => m.toUpperCase())) {
+        const res = await send(method, path, reg.token);
+        const where = `${method} ${template}`;
+        expect([where, res.status, res.allow]).toEqual([where, 405, allow]);
+        expect(res.json.error.code).toBe('HTTP_405');
+        checked++;
+      }
+      const options = await send('OPTIONS', path, reg.token);
+      expect([`OPTIONS ${template}`, options.status, options.allow]).toEqual([`OPTIONS ${template}`, 204, allow]);
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  test('a literal segment wins over a parameter: GET /cfdis/validate is 405, not "CFDI not found"', async () => {
+    const reg = await t.register();
+    const res = await t.call('GET', '/cfdis/validate', { token: reg.token });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+    expect(res.json.error.details).toEqual([{ field: 'method', issue: 'allowed: POST, OPTIONS' }]);
+  });
+
+  test('the credential is checked first: without one a protected path is 401 whatever the method', async () => {
+    const res = await t.call('GET', '/cfdis/validate');
+    expect(res.status).toBe(401);
+    // Public paths need none, so they answer 405 straight away.
+    const login = await t.call('GET', '/auth/login');
+    expect(login.status).toBe(405);
+    const health = await t.call('POST', '/health');
+    expect(health.status).toBe(405);
+    expect(health.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+});
