@@ -10,8 +10,9 @@ Authenticate with \`Authorization: Bearer <token>\`: a JWT from POST /auth/login
 
 Errors: every non-2xx response has the body \`{ error: { code: "HTTP_<status>", message, details: [{ field, issue, rule? }] },
 path, timestamp, request_id }\`. Invalid input is 422 on the authentication routes (/auth, /users, /api-keys, /tenants)
-and 400 on the invoice routes; malformed JSON is 400; bodies over 1 MiB are 413; a known path with an unserved
-method is 405 with \`Allow\`.
+and 400 on the invoice routes; malformed JSON is invalid input too (422 / 400), its detail naming the line and column
+where it broke; a body in another content type is 415 naming the one the route takes; bodies over 1 MiB are 413; a
+known path with an unserved method is 405 with \`Allow\` (a path that needs a credential is 401 without one first).
 
 Rate limits: per API key (per user for a JWT), per minute, by plan: sandbox 60, starter 100 (default), pro 300,
 enterprise 1,000 or more. Calls without a credential are limited per client address. Every response carries
@@ -49,6 +50,7 @@ export function buildOpenApiDocument(gateway: AnyOpenApiApp, backends: AnyOpenAp
       doc.components[kind] = { ...(doc.components[kind] ?? {}), ...(entries as object) };
     }
   }
+  documentUnsupportedMediaType(doc);
   documentCommonHeaders(doc);
   doc.components.securitySchemes = {
     bearerJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /api/v1/auth/login (24 h)' },
@@ -70,6 +72,20 @@ export function buildOpenApiDocument(gateway: AnyOpenApiApp, backends: AnyOpenAp
     { name: 'Estadísticas', description: 'The tenant\'s activity: CFDIs, CSDs, users, keys' },
   ];
   return doc;
+}
+
+/** Every operation with a body answers another content type with 415 naming the one it takes. */
+function documentUnsupportedMediaType(doc: any): void {
+  for (const ops of Object.values<any>(doc.paths)) {
+    for (const op of Object.values<any>(ops)) {
+      const types = Object.keys(op.requestBody?.content ?? {});
+      if (types.length === 0 || op.responses['415']) continue;
+      op.responses['415'] = {
+        description: `Unsupported media type: send Content-Type: ${types.join(' or ')}`,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+    }
+  }
 }
 
 /** Headers the gateway puts on answers, declared once and referenced from every response they can appear on. */

@@ -4,7 +4,7 @@ import type { Db } from '../db/client.ts';
 import type { Environment, Role } from '../db/schema/index.ts';
 import { auditWrites, type AuditSubject } from './audit.ts';
 import { constantTimeEqual } from './crypto.ts';
-import { ApiError, forbidden, handleError, respondError, unauthorized, zodDetails } from './errors.ts';
+import { ApiError, forbidden, handleError, type BodyErrorContext, respondError, unauthorized, zodDetails } from './errors.ts';
 import { idempotency, type IdempotencyClaim } from './idempotency.ts';
 import type { Logger } from './logger.ts';
 
@@ -81,7 +81,12 @@ export function createBackend(deps: BackendDeps, invalidInputStatus: 400 | 422) 
   app.use('*', idempotency(deps));
   app.use('*', auditWrites(app, deps));
 
-  app.onError((err, c) => handleError(err, c, (e) => deps.logger.error('unhandled error', { err: e.stack ?? String(e), request_id: c.get('requestId') })));
+  let bodies: Map<string, string> | undefined;
+  const bodyErrors: BodyErrorContext = {
+    accepts: (c) => (bodies ??= routeBodies(app)).get(`${c.req.method} ${c.req.routePath}`),
+    invalidInputStatus,
+  };
+  app.onError((err, c) => handleError(err, c, (e) => deps.logger.error('unhandled error', { err: e.stack ?? String(e), request_id: c.get('requestId') }), bodyErrors));
 
   app.notFound((c) => respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]));
 
@@ -101,6 +106,21 @@ function readActor(c: Context, gatewayToken: string): Actor | undefined {
     tenantId,
     environment: c.req.header(CONTEXT_HEADERS.environment) === 'live' ? 'live' : 'test',
   };
+}
+
+/** `POST /api/v1/csds` → `multipart/form-data with fields cer, key, password`, from the routes' declared bodies. */
+function routeBodies(app: OpenAPIHono<any>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const def of app.openAPIRegistry.definitions) {
+    if (def.type !== 'route' || !def.route.request?.body) continue;
+    const accepts = Object.entries(def.route.request.body.content).map(([type, media]) => {
+      const schema = media && 'schema' in media ? (media.schema as { shape?: object }) : undefined;
+      const fields = type === 'multipart/form-data' ? Object.keys(schema?.shape ?? {}) : [];
+      return fields.length ? `${type} with field${fields.length > 1 ? 's' : ''} ${fields.join(', ')}` : type;
+    });
+    out.set(`${def.route.method.toUpperCase()} ${def.route.path.replace(/\{(\w+)\}/g, ':$1')}`, accepts.join(' or '));
+  }
+  return out;
 }
 
 interface RouteShape {

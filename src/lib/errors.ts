@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
+import { locateJsonError } from './json-error.ts';
 
 export interface ErrorDetail {
   field: string;
@@ -87,25 +88,46 @@ export function zodDetails(error: ZodError, prefix?: string): ErrorDetail[] {
   });
 }
 
+/** What a backend knows about its routes' bodies, so Hono's body errors can say what to send. */
+export interface BodyErrorContext {
+  /** The body the matched route takes: `application/json`, or `multipart/form-data with fields cer, key, password`. */
+  accepts(c: Context): string | undefined;
+  /** Malformed JSON is invalid input: 422 on the authentication routes, 400 on the invoice routes. */
+  invalidInputStatus: 400 | 422;
+}
+
 /** onError for every app: our ApiError, Hono's HTTPException (malformed JSON, 415, 413), or a bug (500, no stack). */
-export function handleError(err: Error, c: Context, log?: (e: Error) => void): Response {
+export function handleError(err: Error, c: Context, log?: (e: Error) => void, body?: BodyErrorContext): Response | Promise<Response> {
   if (err instanceof ApiError) {
     return respondError(c, err.status as ContentfulStatusCode, err.message, err.details, err.headers);
   }
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;
+    if (status === 415) {
+      const send = `send Content-Type: ${body?.accepts(c) ?? 'application/json'}`;
+      const sent = c.req.header('content-type');
+      return respondError(c, 415, `Unsupported media type: ${send}`, [{ field: 'content-type', issue: `${sent ? `${sent} is not accepted` : 'is missing'}; ${send}` }]);
+    }
+    // Hono's JSON validator read the body as text (cached) before JSON.parse refused it.
+    if (status === 400 && err.message.startsWith('Malformed JSON')) return malformedJson(c, body?.invalidInputStatus ?? 400);
     const message = err.message || defaultMessage(status);
-    return respondError(c, status, message, [{ field: status === 413 ? 'body' : 'body', issue: message }]);
+    return respondError(c, status, message, [{ field: 'body', issue: message }]);
   }
   log?.(err);
   return respondError(c, 500, 'Internal server error');
+}
+
+async function malformedJson(c: Context, status: 400 | 422): Promise<Response> {
+  const text: string | undefined = await Promise.resolve(c.req.bodyCache.text).catch(() => undefined);
+  const at = text === undefined ? undefined : locateJsonError(text);
+  const issue = at ? `malformed JSON at line ${at.line}, column ${at.column} (offset ${at.offset}): ${at.problem}` : 'malformed JSON';
+  return respondError(c, status, 'Malformed JSON in request body', [{ field: 'body', issue }]);
 }
 
 function defaultMessage(status: number): string {
   switch (status) {
     case 400: return 'Bad request';
     case 413: return 'Request body too large';
-    case 415: return 'Unsupported media type: send Content-Type: application/json';
     default: return `HTTP ${status}`;
   }
 }

@@ -175,14 +175,45 @@ describe('bad-input battery on every route', () => {
     for (const d of res.json.error.details) expect(d.issue.length).toBeGreaterThan(3);
   });
 
-  test('malformed JSON is 400, a wrong content type 415, an oversized body 413', async () => {
+  test('malformed JSON is invalid input (422 on auth routes, 400 on invoice routes), a wrong content type 415, an oversized body 413', async () => {
     const malformed = await t.call('POST', '/auth/login', { raw: '{"email":', headers: { 'content-type': 'application/json' } });
-    expect(malformed.status).toBe(400);
-    expect(malformed.json.error.code).toBe('HTTP_400');
+    expect(malformed.status).toBe(422);
+    expect(malformed.json.error.code).toBe('HTTP_422');
     const wrongType = await t.call('POST', '/auth/login', { raw: '{}', headers: { 'content-type': 'text/plain' } });
     expect(wrongType.status).toBe(415);
     const big = await t.call('POST', '/auth/login', { raw: JSON.stringify({ email: 'x'.repeat(70 * 1024) }), headers: { 'content-type': 'application/json' } });
     expect(big.status).toBe(413);
     expect(big.json.error.details[0].field).toBe('body');
+  });
+
+  test('malformed JSON says where it broke', async () => {
+    const admin = await t.register();
+    const json = { 'content-type': 'application/json' };
+    const invoice = await t.call('POST', '/cfdis/validate', { token: admin.token, raw: '{\n  "tipo": "I",\n  "serie": nope\n}', headers: json });
+    expect(invoice.status).toBe(400);
+    expect(invoice.json.error.details).toEqual([{ field: 'body', issue: 'malformed JSON at line 3, column 12 (offset 28): unexpected "nope"' }]);
+    for (const path of ['/auth/login', '/users', '/api-keys', '/tenants/me']) {
+      const res = await t.call(path === '/tenants/me' ? 'PATCH' : 'POST', path, { token: admin.token, raw: '{"nombre": "x",}', headers: json });
+      expect([path, res.status, res.json.error.details]).toEqual([path, 422, [{ field: 'body', issue: "malformed JSON at line 1, column 16 (offset 15): a trailing comma before '}'" }]]);
+    }
+    const truncated = await t.call('POST', '/clients', { token: admin.token, raw: '{"rfc": ', headers: json });
+    expect(truncated.json.error.details[0].issue).toBe('malformed JSON at line 1, column 9 (offset 8): unexpected end of input');
+  });
+
+  test('415 names the content type the route takes', async () => {
+    const admin = await t.register();
+    const json = await t.call('POST', '/clients', { token: admin.token, raw: 'rfc=X', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(json.status).toBe(415);
+    expect(json.json.error.message).toBe('Unsupported media type: send Content-Type: application/json');
+    expect(json.json.error.details).toEqual([{ field: 'content-type', issue: 'application/x-www-form-urlencoded is not accepted; send Content-Type: application/json' }]);
+    const csd = await t.call('POST', '/csds', { token: admin.token, body: { cer: 'x' } });
+    expect(csd.status).toBe(415);
+    expect(csd.json.error.message).toBe('Unsupported media type: send Content-Type: multipart/form-data with fields cer, key, password');
+    const logo = await t.call('PUT', '/tenants/me/logo', { token: admin.token, raw: 'x', headers: { 'content-type': 'image/png' } });
+    expect(logo.status).toBe(415);
+    expect(logo.json.error.message).toBe('Unsupported media type: send Content-Type: multipart/form-data with field logo');
+    const doc = (await t.call('GET', '/openapi.json')).json;
+    expect(doc.paths['/api/v1/csds'].post.responses['415'].description).toBe('Unsupported media type: send Content-Type: multipart/form-data');
+    expect(doc.paths['/api/v1/clients'].post.responses['415'].description).toBe('Unsupported media type: send Content-Type: application/json');
   });
 });

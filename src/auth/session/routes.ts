@@ -7,7 +7,7 @@ import { LoginResponseSchema, LoginSchema, MeSchema, RefreshSchema, RegisterResp
 import { describeMe, login, logout, refreshSession, registerTenant } from './service.ts';
 
 const tags = ['Auth'];
-const invalid = errorResponse('Invalid input (malformed JSON is 400)');
+const invalid = errorResponse('Invalid input, malformed JSON included (the detail names its line and column)');
 
 export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
   // Before the body is validated: on a closed server any sign-up is refused the same way.
