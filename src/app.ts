@@ -102,6 +102,7 @@ export function createApp(deps: AppDeps) {
     retrySchedule: deps.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE,
     allowPrivate: deps.webhookAllowPrivate ?? false,
     wakeJobs: () => worker.wake(),
+    logger: deps.logger,
   };
   // Two pools on the same jobs table, so webhook receivers (up to 10 s each) never take a slot from stamping, and
   // each webhook endpoint is its own lane: a slow one holds at most 8 of the 64 delivery slots.
@@ -109,7 +110,7 @@ export function createApp(deps: AppDeps) {
   const stamping = createWorker({
     db: deps.db, now, workerId, logger: deps.logger, concurrency: 32,
     handlers: {
-      [STAMP_JOB]: stampJobHandler({ db: deps.db, now, pacFor }),
+      [STAMP_JOB]: stampJobHandler({ db: deps.db, now, pacFor, logger: deps.logger }),
       [CANCEL_JOB]: cancellationJobHandler({ db: deps.db, now, pacFor, cancellationPollMs }),
     },
   });

@@ -4,13 +4,15 @@ import { bodyLimit } from 'hono/body-limit';
 import { proxy } from 'hono/proxy';
 import { getConnInfo } from 'hono/bun';
 import { CONTEXT_HEADERS, methodGuard, type Actor, type GatewayContext } from '../lib/backend.ts';
-import { handleError, respondError } from '../lib/errors.ts';
+import { handleError, respondError, type ErrorSummary } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Principal } from './authenticate.ts';
 import { FixedWindowLimiter, type RateDecision } from './rate-limit.ts';
 
-export type GatewayEnv = { Variables: { requestId: string; actor: Actor | undefined; rate: RateDecision | undefined } };
+export type GatewayEnv = {
+  Variables: { requestId: string; actor: Actor | undefined; rate: RateDecision | undefined; error?: ErrorSummary; forwarded?: GatewayContext };
+};
 
 export interface Backend {
   fetch(request: Request, bindings: { gateway: GatewayContext }): Response | Promise<Response>;
@@ -78,6 +80,8 @@ export function createGateway(deps: GatewayDeps) {
     }
     const rate = c.get('rate');
     if (rate) setRateHeaders(res, rate);
+    // An error answer says which error and on what: from the gateway's own respondError or the in-process backend's.
+    const error = res.status >= 400 ? (c.get('error') ?? c.get('forwarded')?.error) : undefined;
     deps.logger.info('request', {
       request_id: requestId,
       method: c.req.method,
@@ -86,6 +90,7 @@ export function createGateway(deps: GatewayDeps) {
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
       tenant_id: c.get('actor')?.tenantId,
       actor_id: c.get('actor')?.id,
+      ...(error && { error_code: error.code, error_field: error.field, error_rule: error.rule }),
     });
   });
 
@@ -128,7 +133,9 @@ export function createGateway(deps: GatewayDeps) {
       const headers = writableHeaders(c);
       headers.delete(CONTEXT_HEADERS.tenant);
       if (actor) headers.set(CONTEXT_HEADERS.tenant, actor.tenantId);
-      return target.backend.fetch(c.req.raw, { gateway: { actor, requestId } });
+      const context: GatewayContext = { actor, requestId };
+      c.set('forwarded', context);
+      return target.backend.fetch(c.req.raw, { gateway: context });
     }
     // Over HTTP, the context travels as headers, trusted by the backend only with the gateway token.
     const headers = new Headers(c.req.raw.headers);

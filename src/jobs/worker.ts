@@ -61,10 +61,13 @@ export function createWorker(o: {
 
   const runJob = async (job: Job) => {
     const handler = o.handlers[job.type];
+    const started = performance.now();
+    o.logger.debug('job claimed', { job_id: job.id, type: job.type, attempt: job.attempts, lane: job.lane ?? undefined, leased_until: job.lockedUntil });
     try {
       if (!handler) throw new Error(`no handler for job type ${job.type}`);
       const done = await handler.run(job);
       completeJob(o.db, job, o.now(), done ?? undefined);
+      o.logger.debug('job done', { job_id: job.id, type: job.type, attempt: job.attempts, duration_ms: Math.round(performance.now() - started) });
     } catch (err) {
       const outcome = failJob(o.db, job, o.now(), err, handler?.giveUp?.(job, err));
       o.logger.warn('job attempt failed', { job_id: job.id, type: job.type, attempt: job.attempts, outcome, err: err instanceof Error ? err.message : String(err) });
@@ -115,6 +118,7 @@ export function createWorker(o: {
         again = false;
         total += await drainOnce();
       } while (again);
+      if (total > 0) o.logger.debug('jobs drained', { types, jobs: total });
       return total;
     })().finally(() => {
       draining = undefined;

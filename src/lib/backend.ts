@@ -4,7 +4,7 @@ import type { Db } from '../db/client.ts';
 import type { Environment, Role } from '../db/schema/index.ts';
 import { auditWrites, type AuditSubject } from './audit.ts';
 import { constantTimeEqual } from './crypto.ts';
-import { ApiError, forbidden, handleError, type BodyErrorContext, respondError, unauthorized, zodDetails } from './errors.ts';
+import { ApiError, forbidden, handleError, type BodyErrorContext, type ErrorSummary, respondError, unauthorized, zodDetails } from './errors.ts';
 import { idempotency, type IdempotencyClaim } from './idempotency.ts';
 import type { Logger } from './logger.ts';
 
@@ -32,11 +32,13 @@ export const CONTEXT_HEADERS = {
 export interface GatewayContext {
   actor: Actor | undefined;
   requestId: string;
+  /** Filled by the backend when it answers with an error, for the gateway's request log line. */
+  error?: ErrorSummary;
 }
 
 export type BackendEnv = {
   Bindings: { gateway?: GatewayContext };
-  Variables: { requestId: string; actor: Actor | undefined; ctx: ServiceCtx; auditSubject?: AuditSubject; idempotency?: IdempotencyClaim };
+  Variables: { requestId: string; actor: Actor | undefined; ctx: ServiceCtx; auditSubject?: AuditSubject; idempotency?: IdempotencyClaim; error?: ErrorSummary };
 };
 
 export interface ServiceCtx {
@@ -75,6 +77,7 @@ export function createBackend(deps: BackendDeps, invalidInputStatus: 400 | 422) 
     c.set('actor', actor);
     c.set('ctx', { db: deps.db, now: deps.now, actor });
     await next();
+    if (inProcess) inProcess.error = c.get('error');
   });
 
   app.use('*', methodGuard(() => app.routes));

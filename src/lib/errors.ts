@@ -11,6 +11,13 @@ export interface ErrorDetail {
   rule?: string;
 }
 
+/** What the request log says about an error answer: its code and the first detail's field and rule. */
+export interface ErrorSummary {
+  code: string;
+  field?: string;
+  rule?: string;
+}
+
 export interface ErrorEnvelope {
   error: { code: string; message: string; details: ErrorDetail[] };
   path: string;
@@ -64,7 +71,11 @@ export function respondError(
   headers: Record<string, string> = {},
 ): Response {
   for (const [k, v] of Object.entries(headers)) c.header(k, v);
-  return c.json(errorEnvelope(c, status, message, details), status);
+  const envelope = errorEnvelope(c, status, message, details);
+  // For the request log line: recorded here, so nobody parses the body again.
+  const summary: ErrorSummary = { code: envelope.error.code, field: details[0]?.field, rule: details[0]?.rule };
+  c.set('error', summary);
+  return c.json(envelope, status);
 }
 
 /** Field path as users write it: `tenant.rfc`, `conceptos[0].cantidad`. */

@@ -6,6 +6,7 @@ import { statement } from '../../db/prepared.ts';
 import { cfdiDocuments, cfdis, type Environment } from '../../db/schema/index.ts';
 import { PermanentJobError } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
+import type { Logger } from '../../lib/logger.ts';
 import type { Pac } from '../../pac/types.ts';
 import { recordEvent } from '../events.ts';
 
@@ -60,7 +61,7 @@ export function recordFailure(tx: Tx, cfdi: Target, reason: string, now: Date): 
 }
 
 /** The queued attempt: send the stored sealed XML again (the PAC recognizes a document it already stamped). */
-export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environment: Environment): Pac | undefined }): JobHandler {
+export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environment: Environment): Pac | undefined; logger: Logger }): JobHandler {
   const target = (job: { payload: Record<string, unknown>; tenantId: string | null; environment: Environment | null }): Target => ({
     id: job.payload.cfdi_id as string,
     tenantId: job.tenantId!,
@@ -78,13 +79,23 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environm
       if (!doc || doc.status !== 'en_cola') return; // stamped meanwhile (late synchronous answer) or gone
       const pac = deps.pacFor(cfdi.environment);
       if (!pac) throw new PermanentJobError(`no PAC configured for ${cfdi.environment}`);
+      const started = performance.now();
       const result = await pac.stamp(doc.xml.toString('utf8'));
-      if (result.ok) return (tx) => void recordStamp(tx, cfdi, result, deps.now());
+      deps.logger.debug('pac stamp', { cfdi_id: cfdi.id, environment: cfdi.environment, attempt: job.attempts, ok: result.ok, duration_ms: Math.round(performance.now() - started) });
+      if (result.ok) {
+        return (tx) => {
+          if (recordStamp(tx, cfdi, result, deps.now())) deps.logger.info('stamped from queue', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, uuid: result.tfd.uuid, attempts: job.attempts });
+        };
+      }
       if (result.retryable) throw new Error(result.message);
       throw new PermanentJobError(`${result.code}: ${result.message}`);
     },
     giveUp(job, error) {
-      return (tx) => void recordFailure(tx, target(job), error instanceof Error ? error.message : String(error), deps.now());
+      const reason = error instanceof Error ? error.message : String(error);
+      return (tx) => {
+        const cfdi = target(job);
+        if (recordFailure(tx, cfdi, reason, deps.now())) deps.logger.warn('stamping failed', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, reason, attempts: job.attempts });
+      };
     },
   };
 }

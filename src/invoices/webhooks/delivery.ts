@@ -7,6 +7,7 @@ import type { Environment } from '../../db/schema/index.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import { openSecret } from '../../lib/secret-box.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 export const DELIVER_JOB = 'webhook.deliver';
 /** Standard Webhooks' schedule, in seconds before each attempt: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
@@ -22,6 +23,7 @@ export interface WebhookDeliveryDeps {
   retrySchedule: number[];
   allowPrivate: boolean;
   wakeJobs(): void;
+  logger: Logger;
 }
 
 type Tx = object;
@@ -182,7 +184,9 @@ export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
         statement(tx, 'insert into webhook_attempts (tenant_id, delivery_id, attempt, status_code, response_body, error, duration_ms, at) values (?, ?, ?, ?, ?, ?, ?, ?)').run(
           d.tenant_id, d.id, attempt, status, responseBody, error, durationMs, at,
         );
+        const outcome = { delivery_id: d.id, webhook_id: d.webhook_id, tenant_id: d.tenant_id, event: d.event, attempt, status_code: status, duration_ms: durationMs };
         if (ok) {
+          deps.logger.info('webhook delivered', outcome);
           statement(tx, "update webhook_deliveries set state = 'entregado', attempts = ?, last_status_code = ?, last_response_body = ?, last_error = null, next_attempt_at = null, delivered_at = ?, updated_at = ? where id = ?").run(attempt, status, responseBody, at, at, d.id);
           statement(tx, 'update webhooks set consecutive_failures = 0, updated_at = ? where id = ?').run(at, d.webhook_id);
           return;
@@ -194,6 +198,7 @@ export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
         statement(tx, 'update webhook_deliveries set state = ?, attempts = ?, last_status_code = ?, last_response_body = ?, last_error = ?, next_attempt_at = ?, updated_at = ? where id = ?').run(
           next ? 'pendiente' : 'fallido', attempt, status, responseBody, error, next, at, d.id,
         );
+        deps.logger.warn('webhook delivery failed', { ...outcome, error: error ?? `HTTP ${status}`, next_attempt_at: next, state: next ? 'pendiente' : 'fallido' });
         if (gone) statement(tx, "update webhooks set estado = 'DESACTIVADO', updated_at = ? where id = ?").run(at, d.webhook_id);
         else if (failures >= PAUSE_AFTER_FAILURES) statement(tx, "update webhooks set estado = 'PAUSADO', updated_at = ? where id = ? and estado = 'ACTIVO'").run(at, d.webhook_id);
         else if (next) enqueueDelivery(tx, now, { tenantId: d.tenant_id, environment: d.environment, webhookId: d.webhook_id, deliveryId: d.id, runAt: new Date(next) });
