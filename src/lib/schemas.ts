@@ -60,10 +60,22 @@ export const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: ErrorEnvelopeSchema } },
 });
 
-export const jsonBody = <T extends z.ZodType>(schema: T, description?: string) => ({
+/**
+ * Named request examples: Swagger UI pre-fills the first one in "Try it out", so each must work as sent (or name
+ * the resource it needs in its description); tests/gateway/openapi-examples.test.ts sends every one.
+ */
+export type BodyExamples<T> = Record<string, { summary: string; description?: string; value: T }>;
+
+/** A required JSON body; the examples are typed by what the schema accepts. */
+export const jsonBody = <T extends z.ZodType>(schema: T, examples: BodyExamples<z.input<T>>) => ({
   required: true,
-  description,
-  content: { 'application/json': { schema } },
+  content: { 'application/json': { schema, examples } },
+});
+
+/** A required multipart body; its example lists each field (files described, not embedded). */
+export const formBody = <T extends z.ZodObject>(schema: T, examples: BodyExamples<Record<keyof z.input<T>, string>>) => ({
+  required: true,
+  content: { 'multipart/form-data': { schema, examples } },
 });
 
 export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({

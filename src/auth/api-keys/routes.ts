@@ -4,6 +4,7 @@ import { errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQu
 import type { AuthDeps } from '../deps.ts';
 import { ApiKeyCreatedSchema, ApiKeyCreateSchema, ApiKeySchema, RevokedSchema } from './schemas.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './service.ts';
+import { ApiKeyCreateExamples } from './examples.ts';
 
 const tags = ['API keys'];
 const security = [{ bearerJwt: [] }];
@@ -19,7 +20,7 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       summary: 'Create an API key (ADMIN, user session)',
       description: 'The `key` is returned only in this response and cannot be retrieved again.',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
-      request: { body: jsonBody(ApiKeyCreateSchema) },
+      request: { body: jsonBody(ApiKeyCreateSchema, ApiKeyCreateExamples) },
       responses: { 201: jsonResponse(ApiKeyCreatedSchema, 'Created; the secret is shown once'), 422: errorResponse('Invalid input'), ...common },
     }),
     (c) => c.json(createApiKey(deps, actorOf(c), c.req.valid('json')), 201),

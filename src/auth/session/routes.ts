@@ -5,6 +5,7 @@ import { errorResponse, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
 import { LoginResponseSchema, LoginSchema, MeSchema, RefreshSchema, RegisterResponseSchema, RegisterSchema, TokensSchema } from './schemas.ts';
 import { describeMe, login, logout, refreshSession, registerTenant } from './service.ts';
+import { LoginExamples, RefreshExamples, RegisterExamples } from './examples.ts';
 
 const tags = ['Auth'];
 const invalid = errorResponse('Invalid input, malformed JSON included (the detail names its line and column)');
@@ -28,7 +29,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
       description:
         'The RFC decides the persona type (12 characters moral, 13 física); the régimen must apply to it (c_RegimenFiscal) and the postal code must be in c_CodigoPostal.',
       security: [],
-      request: { body: jsonBody(RegisterSchema) },
+      request: { body: jsonBody(RegisterSchema, RegisterExamples) },
       responses: {
         201: jsonResponse(RegisterResponseSchema, 'Tenant and user created; tokens for the new user'),
         403: errorResponse('Registration is closed on this server (REGISTRATION=closed): an operator creates tenants'),
@@ -51,7 +52,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
       summary: 'Log in with email and password',
       description: `After 5 consecutive wrong passwords the account is locked for 15 minutes (429 with Retry-After).`,
       security: [],
-      request: { body: jsonBody(LoginSchema) },
+      request: { body: jsonBody(LoginSchema, LoginExamples) },
       responses: {
         200: jsonResponse(LoginResponseSchema, 'Tokens'),
         401: errorResponse('Wrong email or password'),
@@ -74,7 +75,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
       summary: 'Exchange a refresh token for new tokens (rotation)',
       description: 'Each refresh token works once. Presenting one that was already used revokes every token of that login.',
       security: [],
-      request: { body: jsonBody(RefreshSchema) },
+      request: { body: jsonBody(RefreshSchema, RefreshExamples) },
       responses: {
         200: jsonResponse(TokensSchema, 'New access and refresh tokens'),
         401: errorResponse('Invalid, expired, revoked or reused refresh token'),
@@ -96,7 +97,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
       summary: 'Revoke a refresh token and every token rotated from the same login',
       description: 'Always 204, also for an unknown token. Access tokens stay valid until they expire.',
       security: [],
-      request: { body: jsonBody(RefreshSchema) },
+      request: { body: jsonBody(RefreshSchema, RefreshExamples) },
       responses: { 204: { description: 'Revoked' }, 422: invalid },
     }),
     (c) => {

@@ -1,9 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { errorResponse, jsonBody, jsonResponse } from '../../lib/schemas.ts';
+import { errorResponse, formBody, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
 import { LogoUploadSchema, MAX_LOGO_BYTES, TenantPatchSchema, TenantSchema } from './schemas.ts';
 import { deleteLogo, getLogo, getMyTenant, updateMyTenant, uploadLogo } from './service.ts';
+import { LogoUploadExamples, TenantPatchExamples } from './examples.ts';
 
 const tags = ['Tenant'];
 
@@ -22,7 +23,7 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       summary: 'Update legal name, fiscal regime or postal code (ADMIN)',
       description: 'The RFC cannot change. The régimen must apply to the RFC\'s persona type.',
       middleware: [requireRole('ADMIN')] as const,
-      request: { body: jsonBody(TenantPatchSchema) },
+      request: { body: jsonBody(TenantPatchSchema, TenantPatchExamples) },
       responses: {
         200: jsonResponse(TenantSchema, 'Updated'),
         401: errorResponse('Missing or invalid credential'),
@@ -39,7 +40,7 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       summary: 'Upload the logo printed on invoice PDFs (ADMIN)',
       description: `multipart field \`logo\`: PNG or JPEG, at most ${MAX_LOGO_BYTES / 1024} KiB (larger → 413) and 2048 × 2048 pixels. Replaces the previous logo. Shown top left on every page, scaled to fit 110 × 52 pt.`,
       middleware: [requireRole('ADMIN')] as const,
-      request: { body: { required: true, content: { 'multipart/form-data': { schema: LogoUploadSchema } } } },
+      request: { body: formBody(LogoUploadSchema, LogoUploadExamples) },
       responses: {
         200: jsonResponse(TenantSchema, 'Stored'),
         400: errorResponse('Malformed multipart body'),

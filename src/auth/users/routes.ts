@@ -4,6 +4,7 @@ import { DeletedSchema, errorResponse, idParam, jsonBody, jsonResponse, paginate
 import type { AuthDeps } from '../deps.ts';
 import { ChangePasswordSchema, UserCreateSchema, UserPatchSchema, UserSchema } from './schemas.ts';
 import { changePassword, createUser, deleteUser, getUser, listUsers, updateUser } from './service.ts';
+import { ChangePasswordExamples, UserCreateExamples, UserPatchExamples } from './examples.ts';
 
 const tags = ['Users'];
 /** These need a person's session: API keys are refused (requireUserSession). */
@@ -20,7 +21,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
     createRoute({
       method: 'post', path: '/api/v1/users', operationId: 'createUser', tags, security, summary: 'Create a user in the tenant (ADMIN)',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
-      request: { body: jsonBody(UserCreateSchema) },
+      request: { body: jsonBody(UserCreateSchema, UserCreateExamples) },
       responses: { 201: jsonResponse(UserSchema, 'Created'), 409: errorResponse('Email already registered'), ...common },
     }),
     async (c) => c.json(await createUser(deps, actorOf(c), c.req.valid('json')), 201),
@@ -48,7 +49,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
     createRoute({
       method: 'patch', path: '/api/v1/users/{id}', operationId: 'updateUser', tags, security, summary: 'Update a user\'s email, name or role',
       middleware: [requireUserSession] as const,
-      request: { params: Params, body: jsonBody(UserPatchSchema) },
+      request: { params: Params, body: jsonBody(UserPatchSchema, UserPatchExamples) },
       responses: { 200: jsonResponse(UserSchema, 'Updated'), 404: errorResponse('No such user'), 409: errorResponse('Email taken, or last ADMIN'), ...common },
     }),
     (c) => c.json(updateUser(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json')), 200),
@@ -70,7 +71,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
       summary: 'Change a password (yours with current_password, or any user\'s as ADMIN)',
       description: 'Ends every session of that user: refresh tokens are revoked and earlier access tokens stop working.',
       middleware: [requireUserSession] as const,
-      request: { params: Params, body: jsonBody(ChangePasswordSchema) },
+      request: { params: Params, body: jsonBody(ChangePasswordSchema, ChangePasswordExamples) },
       responses: { 204: { description: 'Changed' }, 404: errorResponse('No such user'), ...common },
     }),
     async (c) => {

@@ -7,6 +7,7 @@ import { CANCEL_SCENARIOS } from '../../pac/types.ts';
 import { CFDI_REF_PATTERN } from '../cfdis/schemas.ts';
 import { sandboxScenarioOf } from '../scenario.ts';
 import { cancelCfdi, getCancellation, resumeCancel, getCancellationDocument, getSatStatus, withdrawCfdi, type CancellationDeps } from './service.ts';
+import { CancelExamples } from './examples.ts';
 
 const tags = ['CFDIs'];
 const UUID = /^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/;
@@ -83,7 +84,7 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
       middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
       request: {
         params: CfdiRefParams,
-        body: jsonBody(CancelBodySchema),
+        body: jsonBody(CancelBodySchema, CancelExamples),
         headers: z.object({
           'x-sandbox-scenario': z.string().optional().openapi({ enum: [...CANCEL_SCENARIOS], description: 'Test mode only: forces the cancellation outcome (ignored in live mode)' }),
           'idempotency-key': z.string().optional().openapi({ description: 'Replays the first response for 24 h' }),

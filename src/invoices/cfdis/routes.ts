@@ -4,6 +4,7 @@ import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import { SANDBOX_SCENARIOS } from '../../pac/types.ts';
 import { sandboxScenarioOf } from '../scenario.ts';
+import { CfdiExamples } from './examples.ts';
 import { CFDI_REF_PATTERN, CfdiRequestSchema } from './schemas.ts';
 import { getCfdi, getCfdiPdf, getCfdiXml, issueCfdi, listCfdis, resumeIssue, validateCfdi, type CfdiDeps } from './service.ts';
 
@@ -152,7 +153,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         '`pac_slow` (slower than the budget → 202, then stamped), `pac_rejected` (→ 422 with a provider code). It is ignored in live mode (with a Warning header).',
       middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
       request: {
-        body: jsonBody(CfdiRequestSchema),
+        body: jsonBody(CfdiRequestSchema, CfdiExamples),
         headers: z.object({
           'x-sandbox-scenario': z.string().optional().openapi({ enum: [...SANDBOX_SCENARIOS], description: 'Test mode only: forces the provider outcome (ignored in live mode)' }),
           'idempotency-key': z.string().optional().openapi({ description: 'Replays the first response for 24 h' }),
@@ -184,7 +185,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
       method: 'post', path: '/api/v1/cfdis/validate', tags, operationId: 'validateCfdi',
       summary: 'Apply the stamping rules without stamping',
       description: 'Same checks as POST /cfdis (including the CSD); consumes no folio and contacts no PAC.',
-      request: { body: jsonBody(CfdiRequestSchema) },
+      request: { body: jsonBody(CfdiRequestSchema, CfdiExamples) },
       responses: { 200: jsonResponse(ValidationResult, 'The verdict'), 400: errorResponse('Malformed request'), ...errors },
     }),
     (c) => c.json(validateCfdi(deps, actorOf(c), c.req.valid('json')), 200),

@@ -3,6 +3,7 @@ import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { DeletedSchema, errorResponse, idParam, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
 import { ClientCreateSchema, ClientListQuery, ClientPatchSchema, ClientSchema } from './schemas.ts';
 import { createClient, deleteClient, getClient, listClients, updateClient, type ClientDeps } from './service.ts';
+import { ClientCreateExamples, ClientPatchExamples } from './examples.ts';
 
 const tags = ['Clients'];
 const Params = idParam('cli');
@@ -25,7 +26,7 @@ export function mountClientRoutes(app: OpenAPIHono<BackendEnv>, deps: ClientDeps
       summary: 'Register a client (receptor) for invoices (ADMIN, OPERATOR)',
       description: `${RULES} Clients belong to the credential's environment. The RFC need not be unique (generic RFCs repeat).`,
       middleware: [write] as const,
-      request: { body: jsonBody(ClientCreateSchema) },
+      request: { body: jsonBody(ClientCreateSchema, ClientCreateExamples) },
       responses: {
         201: jsonResponse(ClientSchema, 'Created'),
         400: errorResponse('Invalid input or a SAT receptor rule broken (details name the field and rule)'),
@@ -60,7 +61,7 @@ export function mountClientRoutes(app: OpenAPIHono<BackendEnv>, deps: ClientDeps
       summary: 'Change a client (ADMIN, OPERATOR); the result is checked as a whole',
       description: `${RULES} Send null to clear email, residencia_fiscal or num_reg_id_trib.`,
       middleware: [write] as const,
-      request: { params: Params, body: jsonBody(ClientPatchSchema) },
+      request: { params: Params, body: jsonBody(ClientPatchSchema, ClientPatchExamples) },
       responses: {
         200: jsonResponse(ClientSchema, 'Updated'),
         400: errorResponse('Invalid input or a SAT receptor rule broken (details name the field and rule)'),

@@ -1,8 +1,9 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { DeletedSchema, errorResponse, idParam, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
+import { DeletedSchema, errorResponse, formBody, idParam, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import { CsdSchema, CsdUploadSchema } from './schemas.ts';
 import { activateCsd, deactivateCsd, deleteCsd, getCsd, listCsds, uploadCsd, type CsdDeps } from './service.ts';
+import { CsdUploadExamples } from './examples.ts';
 
 const tags = ['CSDs'];
 const Params = idParam('csd');
@@ -21,7 +22,7 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
         'belongs to the certificate. The new CSD becomes the active one of its environment (the previous one becomes inactive). The private key ' +
         `is stored encrypted (AES-256-GCM under the master key); the password is never stored. Files over 64 KiB → 413.`,
       middleware: [requireRole('ADMIN')] as const,
-      request: { body: { required: true, content: { 'multipart/form-data': { schema: CsdUploadSchema } } } },
+      request: { body: formBody(CsdUploadSchema, CsdUploadExamples) },
       responses: {
         201: jsonResponse(CsdSchema, 'Stored and active'),
         400: errorResponse('Not a CSD, expired, another RFC, wrong password, or a key of another certificate'),

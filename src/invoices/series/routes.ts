@@ -3,6 +3,7 @@ import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import { SeriesCreateSchema, SeriesPatchSchema, SeriesSchema } from './schemas.ts';
 import { createSeries, getSeries, listSeries, updateSeries, type SeriesDeps } from './service.ts';
+import { SeriesCreateExamples, SeriesPatchExamples } from './examples.ts';
 
 const tags = ['Series'];
 const Params = idParam('ser');
@@ -22,7 +23,7 @@ export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps
         'invoice names no serie): the first one created, or the last one created or updated with default: true. When an invoice names no ' +
         'serie and none exists, series "A" is created as the default. Series cannot be deleted: their folios identify issued invoices.',
       middleware: [write] as const,
-      request: { body: jsonBody(SeriesCreateSchema) },
+      request: { body: jsonBody(SeriesCreateSchema, SeriesCreateExamples) },
       responses: {
         201: jsonResponse(SeriesSchema, 'Created'),
         400: errorResponse('Invalid input'),
@@ -56,7 +57,7 @@ export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps
       method: 'patch', path: '/api/v1/series/{id}', tags, operationId: 'updateSeries',
       summary: 'Move the next folio forward, make the series the default, or change its description (ADMIN, OPERATOR)',
       middleware: [write] as const,
-      request: { params: Params, body: jsonBody(SeriesPatchSchema) },
+      request: { params: Params, body: jsonBody(SeriesPatchSchema, SeriesPatchExamples) },
       responses: {
         200: jsonResponse(SeriesSchema, 'Updated'),
         400: errorResponse('Invalid input'),

@@ -10,6 +10,7 @@ import { DeletedSchema, errorResponse, jsonBody, jsonResponse, paginated, Pagina
 import { sealSecret } from '../../lib/secret-box.ts';
 import { EVENT_TYPES } from '../events.ts';
 import { enqueueDelivery, fanOut, urlProblem, type WebhookDeliveryDeps } from './delivery.ts';
+import { WebhookCreateExamples, WebhookPatchExamples } from './examples.ts';
 
 const tags = ['Webhooks'];
 const EventName = z.enum([...EVENT_TYPES, '*'], { message: `must be one of ${[...EVENT_TYPES, '*'].join(', ')}` });
@@ -101,7 +102,7 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
         'when the receiver sends Retry-After; 410 Gone disables the webhook; 10 consecutive failures pause it. In live mode the URL may not resolve to a ' +
         'private, loopback, link-local or metadata address.',
       middleware: [apiKeyOrAdmin] as const,
-      request: { body: jsonBody(z.object({ url: Url, events: z.array(EventName).min(1, 'must name at least one event').max(20) }).strict().openapi('WebhookCreate')) },
+      request: { body: jsonBody(z.object({ url: Url, events: z.array(EventName).min(1, 'must name at least one event').max(20) }).strict().openapi('WebhookCreate'), WebhookCreateExamples) },
       responses: { 201: jsonResponse(WebhookCreatedSchema, 'Created; the secret is shown once'), 400: errorResponse('Invalid URL or events'), ...common },
     }),
     async (c) => {
@@ -152,7 +153,7 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
       middleware: [apiKeyOrAdmin] as const,
       request: {
         params: Params,
-        body: jsonBody(z.object({ url: Url.optional(), events: z.array(EventName).min(1).max(20).optional(), estado: z.enum(['ACTIVO', 'PAUSADO']).optional() }).strict().openapi('WebhookPatch')),
+        body: jsonBody(z.object({ url: Url.optional(), events: z.array(EventName).min(1).max(20).optional(), estado: z.enum(['ACTIVO', 'PAUSADO']).optional() }).strict().openapi('WebhookPatch'), WebhookPatchExamples),
       },
       responses: { 200: jsonResponse(WebhookSchema, 'Updated'), 400: errorResponse('Invalid input'), 404: errorResponse('No such webhook'), ...common },
     }),

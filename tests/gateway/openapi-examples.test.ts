@@ -1,0 +1,153 @@
+import { describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { EGRESO_RELATED_UUID } from '../../src/invoices/cfdis/examples.ts';
+import { createTestApp, csdFiles, TENANTS } from '../helpers.ts';
+
+/**
+ * Every request body of the served OpenAPI document has examples, and each one works: sent to its route by a real
+ * tenant with a CSD, it answers 2xx (a CFDI also passes POST /cfdis/validate). What an example cannot carry (a path
+ * id, a live refresh token, the UUID of an invoice of yours, the bytes of a file) is created first and put in.
+ */
+const t = createTestApp();
+const LOGO = readFileSync(new URL('../fixtures/branding/logo.png', import.meta.url).pathname);
+
+interface Example {
+  summary: string;
+  value: any;
+}
+interface Sent {
+  path?: string;
+  token?: string;
+  body?: unknown;
+  form?: FormData;
+}
+
+async function request(method: string, path: string, sent: Sent) {
+  const headers: Record<string, string> = {};
+  if (sent.token) headers.authorization = `Bearer ${sent.token}`;
+  if (!sent.form) headers['content-type'] = 'application/json';
+  const res = await t.app.request(sent.path ?? path, { method, headers, body: sent.form ?? JSON.stringify(sent.body) });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined, text };
+}
+
+/** A tenant like the sandbox's (EKU9003173C9), its CSD uploaded, a plan with room for every request. */
+async function issuer() {
+  const reg = await t.register({ tenant: TENANTS.EKU });
+  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 1000000 where id = ?").run(reg.tenant.id);
+  t.clock.advance(11_000);
+  const files = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
+  const form = new FormData();
+  form.append('cer', new Blob([new Uint8Array(files.cer)]), 'EKU9003173C9.cer');
+  form.append('key', new Blob([new Uint8Array(files.key)]), 'EKU9003173C9.key');
+  form.append('password', files.password);
+  const csd = await request('POST', '/api/v1/csds', { token: reg.token, form });
+  if (csd.status !== 201) throw new Error(`CSD upload failed: ${csd.status} ${csd.text}`);
+  return reg;
+}
+
+const created = async (method: string, path: string, token: string, body: unknown): Promise<any> => {
+  const res = await request(method, `/api/v1${path}`, { token, body });
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${res.text}`);
+  return res.json;
+};
+
+describe('OpenAPI request examples', () => {
+  test('every operation with a body has examples, and every example works as sent', async () => {
+    const doc = (await t.call('GET', '/openapi.json')).json;
+    const admin = await issuer();
+    const token = admin.token;
+    const ingreso = (): Promise<any> => created('POST', '/cfdis', token, doc.paths['/api/v1/cfdis'].post.requestBody.content['application/json'].examples.ingreso.value);
+    const withEgresoRelated = async (value: any) => JSON.parse(JSON.stringify(value).replaceAll(EGRESO_RELATED_UUID, (await ingreso()).uuid));
+    const login = async (value: { email: string; password: string }) => {
+      const res = await request('POST', '/api/v1/auth/login', { body: value });
+      if (res.status !== 200) {
+        // The register example's user: registered here when its own operation has not run yet.
+        await request('POST', '/api/v1/auth/register', { body: doc.paths['/api/v1/auth/register'].post.requestBody.content['application/json'].examples.tenant.value });
+        return (await request('POST', '/api/v1/auth/login', { body: value })).json;
+      }
+      return res.json;
+    };
+    const loginExample = () => doc.paths['/api/v1/auth/login'].post.requestBody.content['application/json'].examples.login.value;
+
+    /** What each operation needs beyond its example; an operation with a path parameter must be listed. */
+    const prepare: Record<string, (value: any, path: string) => Promise<Sent>> = {
+      registerTenant: async (value) => ({ body: value }),
+      login: async (value) => (await login(value), { body: value }),
+      refreshSession: async () => ({ body: { refresh_token: (await login(loginExample())).refresh_token } }),
+      logout: async () => ({ body: { refresh_token: (await login(loginExample())).refresh_token } }),
+      updateUser: async (value, path) => {
+        const user = await created('POST', '/users', token, { email: `u-${crypto.randomUUID()}@example.com`, password: 'a-long-password-1', nombre: 'Otro Usuario', role: 'OPERATOR' });
+        return { path: path.replace('{id}', user.id), body: value };
+      },
+      changePassword: async (value, path) => {
+        // A user whose password is the example's current_password changes their own.
+        const email = `u-${crypto.randomUUID()}@example.com`;
+        const user = await created('POST', '/users', token, { email, password: value.current_password, nombre: 'Otro Usuario', role: 'OPERATOR' });
+        const own = (await request('POST', '/api/v1/auth/login', { body: { email, password: value.current_password } })).json.access_token;
+        return { path: path.replace('{id}', user.id), token: own, body: value };
+      },
+      uploadTenantLogo: async (value) => {
+        expect(Object.keys(value)).toEqual(['logo']);
+        const form = new FormData();
+        form.append('logo', new File([new Uint8Array(LOGO)], 'logo.png', { type: 'image/png' }));
+        return { form };
+      },
+      uploadCsd: async (value) => {
+        // A tenant without a CSD yet (a certificate is uploaded once per environment), SAT's test files.
+        const fresh = await t.register({ tenant: TENANTS.EKU });
+        const files = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
+        expect(Object.keys(value)).toEqual(['cer', 'key', 'password']);
+        expect(value.password).toBe(files.password);
+        const form = new FormData();
+        form.append('cer', new Blob([new Uint8Array(files.cer)]), 'EKU9003173C9.cer');
+        form.append('key', new Blob([new Uint8Array(files.key)]), 'EKU9003173C9.key');
+        form.append('password', value.password);
+        return { form, token: fresh.token };
+      },
+      updateClient: async (value, path) => {
+        const client = await created('POST', '/clients', token, { rfc: 'URE180429TM6', nombre: 'UNIVERSIDAD ROBOTICA ESPAÑOLA', regimen_fiscal: '601', domicilio_fiscal: '86991', uso_cfdi: 'G03' });
+        return { path: path.replace('{id}', client.id), body: value };
+      },
+      updateSeries: async (value, path) => {
+        const series = await created('POST', '/series', token, { serie: `S${Math.floor(Math.random() * 1e6)}` });
+        return { path: path.replace('{id}', series.id), body: value };
+      },
+      issueCfdi: async (value) => ({ body: await withEgresoRelated(value) }),
+      validateCfdi: async (value) => ({ body: await withEgresoRelated(value) }),
+      cancelCfdi: async (value, path) => ({ path: path.replace('{id}', (await ingreso()).id), body: value }),
+      updateWebhook: async (value, path) => {
+        const hook = await created('POST', '/webhooks', token, { url: 'https://erp.example.com/hooks/otro', events: ['cfdi.timbrado'] });
+        return { path: path.replace('{id}', hook.id), body: value };
+      },
+    };
+
+    let sent = 0;
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        for (const [type, media] of Object.entries<any>(op.requestBody?.content ?? {})) {
+          const where = `${method.toUpperCase()} ${path} (${type})`;
+          const examples = Object.entries<Example>(media.examples ?? {});
+          expect([where, examples.length > 0]).toEqual([where, true]);
+          for (const [name, example] of examples) {
+            const fill = prepare[op.operationId];
+            if (path.includes('{') && !fill) throw new Error(`${where}: add ${op.operationId} to prepare, to fill ${path}`);
+            const body = fill ? await fill(example.value, path) : { body: example.value };
+            const res = await request(method.toUpperCase(), path, { token, ...body });
+            expect([where, name, res.status < 300 ? 'ok' : res.text]).toEqual([where, name, 'ok']);
+            if (op.operationId === 'validateCfdi') expect([where, name, res.json]).toEqual([where, name, { valid: true, errors: [], warnings: [] }]);
+            sent++;
+          }
+        }
+      }
+    }
+    expect(sent).toBeGreaterThanOrEqual(25);
+  }, 60_000);
+
+  test('POST /cfdis has one example per voucher type', async () => {
+    const doc = (await t.call('GET', '/openapi.json')).json;
+    const examples = doc.paths['/api/v1/cfdis'].post.requestBody.content['application/json'].examples;
+    expect(Object.keys(examples)).toEqual(['ingreso', 'egreso', 'pago', 'nomina', 'traslado']);
+    expect(Object.values<any>(examples).map((e) => e.value.tipo)).toEqual(['I', 'E', 'P', 'N', 'T']);
+  });
+});
