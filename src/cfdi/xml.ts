@@ -45,7 +45,8 @@ const parser = new XMLParser({
   trimValues: true,
   ignoreDeclaration: true,
   processEntities: true,
-  htmlEntities: false,
+  // The library's switch for numeric character references too: a Descripcion may carry &#9; &#10; &#13;.
+  htmlEntities: true,
 });
 
 type Ordered = Record<string, unknown> & { ':@'?: Record<string, string> };
@@ -57,7 +58,7 @@ function toNode(entry: Ordered): XmlNode | undefined {
   return { name, attrs: { ...(entry[':@'] ?? {}) }, children };
 }
 
-/** Parses a CFDI document into nodes (attributes decoded: `&amp;` → `&`). */
+/** Parses a CFDI document into nodes (attributes decoded: `&amp;` → `&`, `&#10;` → LF). */
 export function parseXml(xml: string): XmlNode {
   const doc = parser.parse(xml) as Ordered[];
   const root = doc.map(toNode).find((n) => n !== undefined);

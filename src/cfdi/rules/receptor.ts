@@ -1,5 +1,6 @@
 import { catalogEntry, inForce, personaOf, type CatalogName, type CatalogRow } from '../../catalogs/index.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
+import { textProblems } from '../text.ts';
 
 /** The receptor as the API carries it (CFDI request `receptor`, a stored client). */
 export interface ReceptorFields {
@@ -70,10 +71,12 @@ export function checkReceptor(r: ReceptorFields, ctx: ReceptorContext, prefix = 
   const national = rfcOk && !extranjero;
   const persona = rfcOk ? personaOf(r.rfc) : undefined;
 
+  // Characters (the same check as every field of a request): a client stored earlier may hold what is refused now.
+  out.push(...textProblems(r, prefix));
+
   // Nombre.
   if (r.nombre.length < 1 || r.nombre.length > 300) fail('nombre', 'must be 1 to 300 characters');
   else if (r.nombre.trim() === '') fail('nombre', 'must not be blank');
-  if (r.nombre.includes('|')) fail('nombre', 'must not contain "|"');
   if (r.nombre === NOMBRE_PUBLICO_GENERAL && !publico) {
     fail('rfc', `must be ${RFC_PUBLICO_GENERAL} when nombre is "${NOMBRE_PUBLICO_GENERAL}"`, 'CFDI40146');
   }

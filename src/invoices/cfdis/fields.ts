@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { textIssues } from '../../cfdi/text.ts';
 
 /** Field types shared by the CFDI request schemas (the voucher and its complements). */
 
@@ -29,12 +30,27 @@ export const Rate = z
   })
   .openapi({ type: ['number', 'string'], example: '17.2509', description: 'Number or decimal string' });
 
+/** Free text; which characters it may hold is checked once for the whole request (withTextCheck). */
 export const str = (max: number, min = 1) =>
   z
     .string()
     .trim()
     .min(min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
-    .max(max, `must be at most ${max} characters`)
-    .refine((s) => s.isWellFormed() && !/[\u0000-\u001f\u007f|]/.test(s), 'must not contain "|" or control characters');
+    .max(max, `must be at most ${max} characters`);
+
+/**
+ * Adds the one character check (src/cfdi/text.ts) over every string of the body: XML 1.0 characters only, no "|",
+ * no control characters except tab/LF/CR in a descripcion. It runs even when other fields fail, so all are listed.
+ * `except` names top-level fields that never reach the XML (a client's email).
+ */
+export const withTextCheck = <T extends z.ZodType>(schema: T, except: string[] = []) =>
+  schema.superRefine(
+    (value, ctx) => {
+      const checked = except.length && value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).filter(([k]) => !except.includes(k))) : value;
+      for (const { path, issue } of textIssues(checked)) ctx.addIssue({ code: 'custom', path, message: issue });
+    },
+    { when: () => true },
+  );
+
 export const code = (pattern: RegExp, message: string, example: string) => z.string().regex(pattern, message).openapi({ example });
 

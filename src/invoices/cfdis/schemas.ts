@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { Amount, code, Rate, str } from './fields.ts';
+import { Amount, code, Rate, str, withTextCheck } from './fields.ts';
 import { NominaRequestSchema } from './nomina-schema.ts';
 
 /** A path parameter naming a CFDI by its folio fiscal (UUID, any case) or its cfdi_ id. */
@@ -97,7 +97,7 @@ const PagoSchema = z
   .strict()
   .openapi('Pago');
 
-export const CfdiRequestSchema = z
+const CfdiRequestFields = z
   .object({
     tipo: z.enum(['I', 'E', 'P', 'N', 'T'], { message: 'must be one of I, E, P, N, T' }),
     serie: str(25).optional().openapi({ description: 'A series created with POST /series; default: the default series' }),
@@ -149,8 +149,13 @@ export const CfdiRequestSchema = z
     if (r.tipo !== 'N' && r.nomina) ctx.addIssue({ code: 'custom', path: ['nomina'], message: 'is only for tipo N' });
     if (!r.receptor && !r.receptor_id) ctx.addIssue({ code: 'custom', path: ['receptor'], message: 'is required (or send receptor_id)' });
     if (r.receptor && r.receptor_id) ctx.addIssue({ code: 'custom', path: ['receptor_id'], message: 'send either receptor or receptor_id, not both' });
-  })
-  .openapi('CfdiRequest');
+  });
+
+export const CfdiRequestSchema = withTextCheck(CfdiRequestFields).openapi('CfdiRequest', {
+  description:
+    'Every string may hold only characters XML 1.0 allows (not U+FFFE, U+FFFF, unpaired surrogates or control characters) and no "|"; ' +
+    'tab, line feed and carriage return are allowed only in conceptos[].descripcion, where SAT collapses whitespace.',
+});
 
 export type CfdiRequest = z.infer<typeof CfdiRequestSchema>;
 export type ConceptoRequest = z.infer<typeof ConceptoSchema>;

@@ -1,8 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import type { clients } from '../../db/schema/index.ts';
-import { Email, PaginationQuery, text } from '../../lib/schemas.ts';
+import { Email, PaginationQuery } from '../../lib/schemas.ts';
+import { str, withTextCheck } from '../cfdis/fields.ts';
 
-// Shapes only: SAT rules (catalogs, persona type, generic RFCs) are checked by checkReceptor, which names the rule.
+// Shapes only: SAT rules (catalogs, persona type, generic RFCs) are checked by checkReceptor, which names the rule;
+// which characters the text may hold, by the same check as a CFDI request (a client becomes a receptor).
 const Rfc = z
   .string()
   .trim()
@@ -10,7 +12,7 @@ const Rfc = z
   .min(1, 'must not be empty')
   .max(13, 'must be at most 13 characters')
   .openapi({ example: 'EKU9003173C9', description: 'RFC; XAXX010101000 for público en general, XEXX010101000 for a foreigner' });
-const Nombre = text(300).openapi({
+const Nombre = str(300).openapi({
   example: 'ESCUELA KEMPER URGATE',
   description: 'Exactly as in the Constancia de Situación Fiscal, without the corporate suffix; "PUBLICO EN GENERAL" only with XAXX010101000',
 });
@@ -20,36 +22,40 @@ const RegimenFiscal = Key(3, '601', 'RegimenFiscalReceptor (c_RegimenFiscal); 61
 const DomicilioFiscal = Key(5, '42501', 'DomicilioFiscalReceptor: postal code of the fiscal address (c_CodigoPostal); for generic RFCs the issuer\'s');
 const UsoCfdi = Key(4, 'G03', 'Default UsoCFDI of invoices to this client (c_UsoCFDI), allowed for its persona type and régimen');
 const ResidenciaFiscal = Key(3, 'USA', 'ResidenciaFiscal (c_Pais, not MEX): only for XEXX010101000');
-const NumRegIdTrib = text(40).openapi({ example: '123456789', description: 'Foreign tax id (NumRegIdTrib): only for XEXX010101000, with residencia_fiscal' });
+const NumRegIdTrib = str(40).openapi({ example: '123456789', description: 'Foreign tax id (NumRegIdTrib): only for XEXX010101000, with residencia_fiscal' });
 const ClientEmail = Email.openapi({ description: 'Where to send this client\'s invoices' });
 
-export const ClientCreateSchema = z
-  .object({
-    rfc: Rfc,
-    nombre: Nombre,
-    regimen_fiscal: RegimenFiscal,
-    domicilio_fiscal: DomicilioFiscal,
-    uso_cfdi: UsoCfdi,
-    email: ClientEmail.optional(),
-    residencia_fiscal: ResidenciaFiscal.optional(),
-    num_reg_id_trib: NumRegIdTrib.optional(),
-  })
-  .strict()
-  .openapi('ClientCreate');
+export const ClientCreateSchema = withTextCheck(
+  z
+    .object({
+      rfc: Rfc,
+      nombre: Nombre,
+      regimen_fiscal: RegimenFiscal,
+      domicilio_fiscal: DomicilioFiscal,
+      uso_cfdi: UsoCfdi,
+      email: ClientEmail.optional(),
+      residencia_fiscal: ResidenciaFiscal.optional(),
+      num_reg_id_trib: NumRegIdTrib.optional(),
+    })
+    .strict(),
+  ['email'],
+).openapi('ClientCreate');
 
-export const ClientPatchSchema = z
-  .object({
-    rfc: Rfc.optional(),
-    nombre: Nombre.optional(),
-    regimen_fiscal: RegimenFiscal.optional(),
-    domicilio_fiscal: DomicilioFiscal.optional(),
-    uso_cfdi: UsoCfdi.optional(),
-    email: ClientEmail.nullable().optional(),
-    residencia_fiscal: ResidenciaFiscal.nullable().optional(),
-    num_reg_id_trib: NumRegIdTrib.nullable().optional(),
-  })
-  .strict()
-  .openapi('ClientPatch', { description: 'Fields to change; null clears email, residencia_fiscal or num_reg_id_trib. The result is checked as a whole.' });
+export const ClientPatchSchema = withTextCheck(
+  z
+    .object({
+      rfc: Rfc.optional(),
+      nombre: Nombre.optional(),
+      regimen_fiscal: RegimenFiscal.optional(),
+      domicilio_fiscal: DomicilioFiscal.optional(),
+      uso_cfdi: UsoCfdi.optional(),
+      email: ClientEmail.nullable().optional(),
+      residencia_fiscal: ResidenciaFiscal.nullable().optional(),
+      num_reg_id_trib: NumRegIdTrib.nullable().optional(),
+    })
+    .strict(),
+  ['email'],
+).openapi('ClientPatch', { description: 'Fields to change; null clears email, residencia_fiscal or num_reg_id_trib. The result is checked as a whole.' });
 
 export const ClientSchema = z
   .object({

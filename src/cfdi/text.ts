@@ -1,0 +1,52 @@
+import { fieldPath, type ErrorDetail } from '../lib/errors.ts';
+
+/**
+ * The characters a CFDI's text may carry. Every string of a request ends up in an XML attribute and in the cadena
+ * original, so one walk over the whole request checks them all (every voucher type and complement, and fields
+ * added later): a character outside XML 1.0's Char production makes the document not well-formed, `|` separates
+ * the cadena's fields, and control characters are refused except where SAT's schema collapses whitespace.
+ */
+
+/** XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
+const isXmlChar = (cp: number) =>
+  cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+
+/** Fields whose XSD type collapses whitespace (cfdi:Concepto/@Descripcion): tab, LF and CR are allowed there. */
+const WHITESPACE_COLLAPSED = new Set(['descripcion']);
+
+const codePointName = (cp: number) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** The first problem of one string, or undefined. Iterating by code point leaves lone surrogates as themselves. */
+export function textIssue(s: string, allowWhitespace = false): string | undefined {
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (cp >= 0xd800 && cp <= 0xdfff) return `contains ${codePointName(cp)} (an unpaired surrogate), which XML 1.0 does not allow`;
+    if (!isXmlChar(cp)) return `contains ${codePointName(cp)}, which XML 1.0 does not allow`;
+    if (cp < 0x20 || cp === 0x7f) {
+      if (!allowWhitespace || cp === 0x7f) return `contains the control character ${codePointName(cp)}`;
+    }
+    if (ch === '|') return 'must not contain "|" (it separates the fields of the cadena original)';
+  }
+  return undefined;
+}
+
+/** Every string under `value` with a problem, with its path (object keys are not checked: the schemas refuse unknown ones). */
+export function textIssues(value: unknown): { path: (string | number)[]; issue: string }[] {
+  const out: { path: (string | number)[]; issue: string }[] = [];
+  const visit = (v: unknown, path: (string | number)[], key: string | undefined) => {
+    if (typeof v === 'string') {
+      const issue = textIssue(v, key !== undefined && WHITESPACE_COLLAPSED.has(key));
+      if (issue) out.push({ path, issue });
+    } else if (Array.isArray(v)) {
+      v.forEach((item, i) => visit(item, [...path, i], key));
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v)) visit(item, [...path, k], k);
+    }
+  };
+  visit(value, [], undefined);
+  return out;
+}
+
+/** The same as error details, fields named as users write them (`conceptos[0].descripcion`) under `prefix`. */
+export const textProblems = (value: unknown, prefix = ''): ErrorDetail[] =>
+  textIssues(value).map(({ path, issue }) => ({ field: [prefix, fieldPath(path)].filter(Boolean).join('.') || 'body', issue }));
