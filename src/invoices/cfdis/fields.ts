@@ -3,19 +3,36 @@ import { textIssues } from '../../cfdi/text.ts';
 
 /** Field types shared by the CFDI request schemas (the voucher and its complements). */
 
+/**
+ * A JSON number as the decimal it stands for: binary floating point turns 10 + 1.37 into 11.370000000000001, so a
+ * number within 1e-9 of a value with at most 6 decimals is that value. Anything else keeps its own digits.
+ */
+function numberText(v: number): string {
+  if (!Number.isFinite(v)) return 'x';
+  const nearest = Math.abs(v) < 1e21 ? v.toFixed(6) : undefined;
+  if (nearest !== undefined && Math.abs(v - Number(nearest)) <= 1e-9) return nearest.replace(/\.?0+$/, '');
+  const text = String(v);
+  return /e/i.test(text) ? v.toFixed(12).replace(/\.?0+$/, '') : text;
+}
+
 /** Money and quantities: a JSON number or a decimal string, non-negative, at most 6 decimals. */
 export const Amount = z
   .union([z.number(), z.string()], { message: 'must be a number or a decimal string' })
   .transform((v, ctx) => {
-    const text = typeof v === 'number' ? (Number.isFinite(v) ? String(v) : 'x') : v.trim();
-    const plain = /e/i.test(text) ? Number(text).toFixed(12).replace(/\.?0+$/, '') : text;
+    const plain = typeof v === 'number' ? numberText(v) : v.trim();
     if (!/^\d{1,18}(\.\d{1,6})?$/.test(plain)) {
       ctx.addIssue({ code: 'custom', message: 'must be a non-negative decimal with at most 18 integer digits and 6 decimals' });
       return z.NEVER;
     }
     return plain;
   })
-  .openapi({ type: ['number', 'string'], example: '1500.00', description: 'Number or decimal string; at most 6 decimals' });
+  .openapi({
+    type: ['number', 'string'],
+    example: '1500.00',
+    description:
+      'Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value ' +
+      '(11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.',
+  });
 
 /** An exchange rate or currency equivalence: positive, up to 10 decimals (EquivalenciaDR). */
 export const Rate = z

@@ -1,0 +1,49 @@
+import { beforeAll, describe, expect, test } from 'bun:test';
+import { child, parseXml } from '../../src/cfdi/xml.ts';
+import { createTestApp } from '../helpers.ts';
+
+/** Issue 18 (3–7): payment dates, receptor RFCs, a forgotten tax block, rule codes on every refusal, float noise. */
+const t = createTestApp();
+const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
+const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
+const concepto = (over: Record<string, unknown> = {}) => ({ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: iva16, ...over });
+const ingreso = (over: Record<string, unknown> = {}) => ({ tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [concepto()], ...over });
+type Detail = { field: string; issue: string; rule?: string };
+let key = '';
+
+beforeAll(async () => {
+  key = await t.issuerKey();
+});
+
+async function xmlOf(uuid: string): Promise<string> {
+  const res = await t.app.request(`/api/v1/cfdis/${uuid}/xml`, { headers: { authorization: `Bearer ${key}` } });
+  expect(res.status).toBe(200);
+  return res.text();
+}
+const detailOf = (res: { json: { error: { details: Detail[] } }; text: string }, field: string): Detail => {
+  const detail = res.json.error.details.find((d) => d.field === field);
+  if (!detail) throw new Error(`no detail for ${field}: ${res.text}`);
+  return detail;
+};
+
+describe('amounts sent as JSON numbers with binary floating-point noise (7)', () => {
+  for (const [name, value] of [['11.370000000000001', 11.370000000000001], ['10 + 1.37', 10 + 1.37]] as const) {
+    for (const field of ['valor_unitario', 'cantidad'] as const) {
+      test(`${field} ${name} is read as 11.37`, async () => {
+        const res = await t.call('POST', '/cfdis', { token: key, body: ingreso({ conceptos: [concepto({ [field]: value })] }) });
+        if (res.status !== 201) throw new Error(`${res.status} ${res.text}`);
+        const c = child(child(parseXml(await xmlOf(res.json.uuid)), 'cfdi:Conceptos')!, 'cfdi:Concepto')!;
+        expect(c.attrs[field === 'cantidad' ? 'Cantidad' : 'ValorUnitario']).toBe('11.37');
+        expect(c.attrs.Importe).toBe(field === 'cantidad' ? '1137.00' : '11.37');
+      });
+    }
+  }
+
+  test('a real 7th decimal (11.3700001) is still refused, and a string keeps the strict rule', async () => {
+    for (const value of [11.3700001, '11.370000000000001']) {
+      const res = await t.call('POST', '/cfdis/validate', { token: key, body: ingreso({ conceptos: [concepto({ valor_unitario: value })] }) });
+      expect(res.status).toBe(400);
+      expect(detailOf(res, 'conceptos[0].valor_unitario').issue).toContain('6 decimals');
+    }
+  });
+});
