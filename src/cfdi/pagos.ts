@@ -83,7 +83,9 @@ function preparePago(
   running: Map<string, { saldo: Dec; next: number; taken: Set<number> }>,
   fail: Fail,
 ): PagoModel {
-  const fechaPago = p.fecha_pago.length === 10 ? `${p.fecha_pago}T12:00:00` : p.fecha_pago;
+  // A date alone is 12:00:00, or the CFDI's Fecha when that is earlier on the same day: any day up to the receipt's fits.
+  const noon = `${p.fecha_pago}T12:00:00`;
+  const fechaPago = p.fecha_pago.length > 10 ? p.fecha_pago : p.fecha_pago === ctx.fecha.slice(0, 10) && noon > ctx.fecha ? ctx.fecha : noon;
   if (fechaPago > ctx.fecha) fail(`${at}.fecha_pago`, `is after the Fecha of this CFDI (${ctx.fecha}): a receipt follows the payment`);
 
   const forma = catalogEntry('c_FormaPago', p.forma_pago);

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
+import { localDateTime, zonedToUtc } from '../../src/cfdi/time.ts';
 import { child, parseXml } from '../../src/cfdi/xml.ts';
 import { createTestApp } from '../helpers.ts';
 
@@ -44,6 +45,41 @@ describe('amounts sent as JSON numbers with binary floating-point noise (7)', ()
       const res = await t.call('POST', '/cfdis/validate', { token: key, body: ingreso({ conceptos: [concepto({ valor_unitario: value })] }) });
       expect(res.status).toBe(400);
       expect(detailOf(res, 'conceptos[0].valor_unitario').issue).toContain('6 decimals');
+    }
+  });
+});
+
+describe('a payment date without a time (3)', () => {
+  test('today, before noon, is accepted and written as the Fecha of the receipt; an earlier day as 12:00:00; tomorrow is refused', async () => {
+    const saved = t.clock.now;
+    const today = localDateTime(t.clock.now, '42501').slice(0, 10);
+    t.clock.now = zonedToUtc(`${today}T09:00:00`, 'America/Mexico_City');
+    try {
+      const ppd = await t.call('POST', '/cfdis', { token: key, body: ingreso({ metodo_pago: 'PPD', forma_pago: '99' }) });
+      expect(ppd.status).toBe(201);
+      t.clock.advance(30 * 60_000); // 09:30
+      const pago = (fecha_pago: string) => ({
+        tipo: 'P', receptor: { ...ICV, uso_cfdi: 'CP01' },
+        pagos: [{ fecha_pago, forma_pago: '03', moneda: 'MXN', monto: '10.00', documentos: [{ cfdi_id: ppd.json.id, imp_pagado: '10.00' }] }],
+      });
+      const res = await t.call('POST', '/cfdis', { token: key, body: pago(today) });
+      if (res.status !== 201) throw new Error(`${res.status} ${res.text}`);
+      const root = parseXml(await xmlOf(res.json.uuid));
+      const fechaPago = child(child(child(root, 'cfdi:Complemento')!, 'pago20:Pagos')!, 'pago20:Pago')!.attrs.FechaPago;
+      expect(root.attrs.Fecha).toBe(`${today}T09:30:00`);
+      expect(fechaPago).toBe(`${today}T09:30:00`);
+
+      const yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+      const earlier = await t.call('POST', '/cfdis', { token: key, body: pago(yesterday) });
+      if (earlier.status !== 201) throw new Error(`${earlier.status} ${earlier.text}`);
+      expect(earlier.json.pagos[0].fecha_pago).toBe(`${yesterday}T12:00:00`);
+
+      const tomorrow = new Date(Date.parse(`${today}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+      const later = await t.call('POST', '/cfdis/validate', { token: key, body: pago(tomorrow) });
+      expect(later.json.valid).toBe(false);
+      expect(later.json.errors).toContainEqual(expect.objectContaining({ field: 'pagos[0].fecha_pago' }));
+    } finally {
+      t.clock.now = saved;
     }
   });
 });

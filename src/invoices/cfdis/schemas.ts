@@ -81,7 +81,12 @@ const PagoSchema = z
     fecha_pago: z
       .string()
       .regex(/^20\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d:[0-5]\d)?$/, 'must be YYYY-MM-DD or YYYY-MM-DDThh:mm:ss')
-      .openapi({ example: '2026-11-20T12:00:00', description: 'When the money was received; a date alone means 12:00:00' }),
+      .openapi({
+        example: '2026-11-20T12:00:00',
+        description:
+          'When the money was received (local time), not after the Fecha of this CFDI. A date alone is written as 12:00:00 that day, ' +
+          'or as the Fecha of this CFDI when the payment is of the same day and the receipt is issued before noon',
+      }),
     forma_pago: code(/^\d{2}$/, 'must be a 2-digit c_FormaPago key', '03'),
     moneda: z.string().openapi({ example: 'MXN' }),
     tipo_cambio: Amount.optional().openapi({ description: 'TipoCambioP: MXN per unit of moneda; required unless MXN' }),
