@@ -2,6 +2,7 @@ import { catalogEntry, inForce, isValidKey } from '../catalogs/index.ts';
 import type { PagoRequest, TaxRequest } from '../invoices/cfdis/schemas.ts';
 import { Dec, sum } from './decimal.ts';
 import type { TaxLine } from './model.ts';
+import { rfcProblem } from './rules/rfc.ts';
 import { importeWindow, prepareTaxLine, sumByTax, type TaxRuleCodes } from './rules/taxes.ts';
 import { el, type XmlNode } from './xml.ts';
 
@@ -163,6 +164,8 @@ function checkBankData(p: PagoRequest, at: string, forma: Record<string, string>
       fail(`${at}.${field}`, `must not be sent with forma_pago ${p.forma_pago} (${forma.descripcion})`, rule);
       return;
     }
+    const rfcIssue = field.startsWith('rfc_') ? rfcProblem(v) : undefined;
+    if (rfcIssue) fail(`${at}.${field}`, rfcIssue);
     const pattern = patternCol ? forma[patternCol] : undefined;
     if (pattern && !new RegExp(`^(?:${pattern})$`).test(v)) fail(`${at}.${field}`, `must match ${pattern} for forma_pago ${p.forma_pago}`, patternRule);
   };

@@ -6,6 +6,7 @@ import type { ComprobanteModel, ConceptoModel, ReceptorModel, TaxLine } from './
 import { nominaComprobanteAmounts, prepareNomina } from './nomina.ts';
 import { preparePagos, type PaidDocument } from './pagos.ts';
 import { checkReceptor, type ReceptorFields } from './rules/receptor.ts';
+import { rfcCheckDigitWarning, rfcProblem } from './rules/rfc.ts';
 import { prepareTaxLine, sumByTax, type TaxRuleCodes } from './rules/taxes.ts';
 import { localDateTime } from './time.ts';
 
@@ -125,6 +126,8 @@ export function prepareInvoice(req: CfdiRequest, ctx: PrepareContext): Prepared 
   const receptorInput = ctx.receptor;
   const receptorPrefix = req.receptor_id && !req.receptor ? 'receptor_id' : 'receptor';
   errors.push(...checkReceptor(receptorInput, { fecha, tipo, lugarExpedicion: lugar }, receptorPrefix));
+  const warn = (w: string | undefined) => w && warnings.push(w);
+  warn(rfcCheckDigitWarning(receptorInput.rfc, `${receptorPrefix}.rfc`));
   if (receptorInput.rfc === ctx.emisor.rfc && !GENERIC.has(receptorInput.rfc) && tipo !== 'T') warnings.push('receptor.rfc equals the issuer RFC');
   const receptor: ReceptorModel = {
     rfc: receptorInput.rfc,
@@ -201,7 +204,7 @@ export function prepareInvoice(req: CfdiRequest, ctx: PrepareContext): Prepared 
   }
 
   // Conceptos (I, E, T).
-  const conceptos = req.conceptos!.map((c, i) => prepareConcepto(c, `conceptos[${i}]`, { tipo, day, decimals, emisorRfc: ctx.emisor.rfc, receptorRfc: receptor.rfc, lugar }, fail));
+  const conceptos = req.conceptos!.map((c, i) => prepareConcepto(c, `conceptos[${i}]`, { tipo, day, decimals, emisorRfc: ctx.emisor.rfc, receptorRfc: receptor.rfc, lugar, warn }, fail));
 
   if (tipo === 'T') {
     // Traslado: the goods moved, at their value or 0, with SubTotal and Total 0 (CFDI40109) and no taxes (CFDI40201).
@@ -236,6 +239,7 @@ interface ConceptoContext {
   emisorRfc: string;
   receptorRfc: string;
   lugar: string;
+  warn: (warning: string | undefined) => void;
 }
 
 type Fail = (field: string, issue: string, rule?: string) => void;
@@ -296,7 +300,9 @@ function prepareConcepto(c: ConceptoRequest, at: string, ctx: ConceptoContext, f
   if (c.a_cuenta_terceros) {
     const t = c.a_cuenta_terceros;
     const p = `${at}.a_cuenta_terceros`;
-    if (!/^[A-Z&Ñ]{3,4}\d{2}(0[1-9]|1[012])(0[1-9]|[12]\d|3[01])[A-Z0-9]{2}[0-9A]$/.test(t.rfc)) fail(`${p}.rfc`, 'is not a valid RFC', 'CFDI40187');
+    const rfcIssue = rfcProblem(t.rfc);
+    if (rfcIssue) fail(`${p}.rfc`, rfcIssue, 'CFDI40187');
+    else ctx.warn(rfcCheckDigitWarning(t.rfc, `${p}.rfc`));
     if (t.rfc === ctx.emisorRfc || t.rfc === ctx.receptorRfc) fail(`${p}.rfc`, 'must differ from the issuer and the receptor RFC', 'CFDI40188');
     if (!isValidKey('c_RegimenFiscal', t.regimen_fiscal, ctx.day)) fail(`${p}.regimen_fiscal`, 'is not in c_RegimenFiscal', 'CFDI40190');
     if (!/^\d{5}$/.test(t.domicilio_fiscal) || !isValidKey('c_CodigoPostal', t.domicilio_fiscal, ctx.day)) fail(`${p}.domicilio_fiscal`, 'is not in c_CodigoPostal', 'CFDI40192');

@@ -83,3 +83,34 @@ describe('a payment date without a time (3)', () => {
     }
   });
 });
+
+describe('impossible receptor RFCs (4)', () => {
+  const feb31 = 'ICV060231BY0';
+  test('a date part that is not a date → 400 naming CFDI40143, on /cfdis, /cfdis/validate, a client and a_cuenta_terceros', async () => {
+    for (const path of ['/cfdis', '/cfdis/validate']) {
+      const res = await t.call('POST', path, { token: key, body: ingreso({ receptor: { ...ICV, rfc: feb31 } }) });
+      expect(res.status).toBe(path === '/cfdis' ? 400 : 200);
+      const details = (path === '/cfdis' ? res.json.error.details : res.json.errors) as Detail[];
+      expect(details).toContainEqual({ field: 'receptor.rfc', issue: expect.stringContaining('060231 (YYMMDD) is not a date'), rule: 'CFDI40143' });
+    }
+    const client = await t.call('POST', '/clients', { token: key, body: { ...ICV, rfc: feb31 } });
+    expect(client.status).toBe(400);
+    expect(client.json.error.details).toContainEqual({ field: 'rfc', issue: expect.stringContaining('not a date'), rule: 'CFDI40143' });
+    const terceros = { rfc: 'CVD110230TF6', nombre: 'CV DIGITAL', regimen_fiscal: '601', domicilio_fiscal: '33826' };
+    const res = await t.call('POST', '/cfdis', { token: key, body: ingreso({ conceptos: [concepto({ a_cuenta_terceros: terceros })] }) });
+    expect(res.status).toBe(400);
+    expect(res.json.error.details).toContainEqual({ field: 'conceptos[0].a_cuenta_terceros.rfc', issue: expect.stringContaining('not a date'), rule: 'CFDI40187' });
+  });
+
+  test('a wrong check digit is stamped with a warning naming CFDI40143, on the 201 and on /cfdis/validate', async () => {
+    const body = ingreso({ receptor: { ...ICV, rfc: 'ICV060329BY1' } });
+    const validated = await t.call('POST', '/cfdis/validate', { token: key, body });
+    expect(validated.json.valid).toBe(true);
+    expect(validated.json.warnings).toContainEqual(expect.stringMatching(/^receptor\.rfc: the check digit of ICV060329BY1 should be 0.*CFDI40143/));
+    const res = await t.call('POST', '/cfdis', { token: key, body });
+    expect(res.status).toBe(201);
+    expect(res.json.warnings).toEqual(validated.json.warnings);
+    const clean = await t.call('POST', '/cfdis/validate', { token: key, body: ingreso() });
+    expect(clean.json).toEqual({ valid: true, errors: [], warnings: [] });
+  });
+});

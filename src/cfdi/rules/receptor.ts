@@ -1,6 +1,7 @@
 import { catalogEntry, inForce, personaOf, type CatalogName, type CatalogRow } from '../../catalogs/index.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
 import { textProblems } from '../text.ts';
+import { rfcProblem, T_RFC } from './rfc.ts';
 
 /** The receptor as the API carries it (CFDI request `receptor`, a stored client). */
 export interface ReceptorFields {
@@ -25,8 +26,6 @@ export const RFC_PUBLICO_GENERAL = 'XAXX010101000';
 export const RFC_EXTRANJERO = 'XEXX010101000';
 export const NOMBRE_PUBLICO_GENERAL = 'PUBLICO EN GENERAL';
 
-/** SAT t_RFC (also matches both generic RFCs). Kept here so the engine does not depend on the HTTP schemas. */
-const T_RFC = /^[A-Z&Ñ]{3,4}[0-9]{2}(0[1-9]|1[012])(0[1-9]|[12][0-9]|3[01])[A-Z0-9]{2}[0-9A]$/;
 
 const regexCache = new Map<string, RegExp | null>();
 /** c_Pais "Formato de Registro de Identidad Tributaria" as an anchored regex; null when SAT's text does not compile. */
@@ -61,9 +60,11 @@ export function checkReceptor(r: ReceptorFields, ctx: ReceptorContext, prefix = 
     return row && inForce(row, day) ? row : undefined;
   };
 
-  // RFC (t_RFC). Persona type (12 moral, 13 física) is only meaningful for a well-formed RFC.
-  const rfcOk = T_RFC.test(r.rfc);
-  if (!rfcOk) fail('rfc', 'is not a valid RFC (12 characters persona moral, 13 persona física, or XAXX010101000 / XEXX010101000)');
+  // RFC (t_RFC, a real date: one that is not cannot be in SAT's list, CFDI40143). Persona type (12 moral, 13 física)
+  // is only meaningful for a well-formed RFC. The check digit is a warning (rfcCheckDigitWarning), not a refusal.
+  const rfcIssue = rfcProblem(r.rfc);
+  const rfcOk = !rfcIssue;
+  if (rfcIssue) fail('rfc', rfcIssue, T_RFC.test(r.rfc) ? 'CFDI40143' : undefined);
   const publico = r.rfc === RFC_PUBLICO_GENERAL;
   const extranjero = r.rfc === RFC_EXTRANJERO;
   const generic = publico || extranjero;

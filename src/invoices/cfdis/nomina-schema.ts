@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { rfcProblem } from '../../cfdi/rules/rfc.ts';
 import { Amount, code, str } from './fields.ts';
 
 /**
@@ -33,7 +34,10 @@ const Rfc = z
   .string()
   .trim()
   .toUpperCase()
-  .regex(/^[A-Z&Ñ]{3,4}[0-9]{2}(0[1-9]|1[012])(0[1-9]|[12][0-9]|3[01])[A-Z0-9]{2}[0-9A]$/, 'must be a 12- or 13-character RFC')
+  .superRefine((rfc, ctx) => {
+    const problem = rfcProblem(rfc);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
   .openapi({ example: 'EKU9003173C9' });
 
 const Percepcion = z

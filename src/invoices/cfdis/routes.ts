@@ -9,6 +9,9 @@ import { CFDI_REF_PATTERN, CfdiRequestSchema } from './schemas.ts';
 import { getCfdi, getCfdiPdf, getCfdiXml, issueCfdi, listCfdis, resumeIssue, validateCfdi, type CfdiDeps } from './service.ts';
 
 const tags = ['CFDIs'];
+const WARNINGS =
+  'Non-blocking remarks, each opening with the field it concerns, e.g. a receptor RFC whose check digit is wrong: it is stamped ' +
+  '(some older RFCs fail the digit) but a PAC refuses an RFC that is not in SAT\'s list (CFDI40143)';
 const Num = z.number();
 
 export const CfdiSchema = z
@@ -65,7 +68,7 @@ export const CfdiSchema = z
     certificado_sat: z.string().nullable().openapi({ description: 'NoCertificadoSAT' }),
     cadena_original_sat: z.string().nullable().openapi({ description: 'Cadena original of the TFD' }),
     created_at: z.string().openapi({ format: 'date-time' }),
-    warnings: z.array(z.string()).optional(),
+    warnings: z.array(z.string()).optional().openapi({ description: WARNINGS }),
   })
   .openapi('Cfdi');
 
@@ -101,7 +104,7 @@ const ValidationResult = z
   .object({
     valid: z.boolean(),
     errors: z.array(z.object({ field: z.string(), issue: z.string(), rule: z.string().optional() })),
-    warnings: z.array(z.string()),
+    warnings: z.array(z.string()).openapi({ description: WARNINGS }),
   })
   .openapi('CfdiValidation');
 

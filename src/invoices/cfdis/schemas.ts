@@ -17,7 +17,10 @@ const Tax = z
 
 export const ReceptorSchema = z
   .object({
-    rfc: z.string().trim().toUpperCase().openapi({ example: 'ICV060329BY0' }),
+    rfc: z.string().trim().toUpperCase().openapi({
+      example: 'ICV060329BY0',
+      description: 'Its YYMMDD must be a date (else 400, CFDI40143); a wrong check digit is stamped with a warning',
+    }),
     nombre: str(300).openapi({ example: 'INMOBILIARIA CVA' }),
     regimen_fiscal: z.string().openapi({ example: '601' }),
     domicilio_fiscal: z.string().openapi({ example: '33826' }),
