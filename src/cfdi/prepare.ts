@@ -1,4 +1,4 @@
-import { catalogEntry, inForce, isValidKey } from '../catalogs/index.ts';
+import { catalogEntry, catalogRows, inForce, isValidKey } from '../catalogs/index.ts';
 import type { CfdiRequest, ConceptoRequest } from '../invoices/cfdis/schemas.ts';
 import type { ErrorDetail } from '../lib/errors.ts';
 import { Dec, sum } from './decimal.ts';
@@ -272,6 +272,11 @@ function prepareConcepto(c: ConceptoRequest, at: string, ctx: ConceptoContext, f
     descuento = descuentoIn;
   }
 
+  // A forgotten tax block must not become a valid but wrong "01": on I and E, no impuestos means saying why.
+  if (c.objeto_imp === undefined && !c.impuestos && ctx.tipo !== 'T') {
+    const choices = catalogRows('c_ObjetoImp').filter((r) => inForce(r, ctx.day)).map((r) => `${r.clave} (${r.descripcion!.replace(/\.$/, '')})`);
+    fail(`${at}.objeto_imp`, `is required when impuestos is not sent: one of ${choices.join(', ')}; or send impuestos (02)`, 'CFDI40170');
+  }
   const objetoImp = c.objeto_imp ?? (c.impuestos ? '02' : '01');
   if (!isValidKey('c_ObjetoImp', objetoImp, ctx.day)) fail(`${at}.objeto_imp`, `${objetoImp} is not in c_ObjetoImp (in force on ${ctx.day})`, 'CFDI40170');
   const trasladosIn = c.impuestos?.traslados ?? [];

@@ -13,7 +13,7 @@ const servicio = (over: Record<string, unknown> = {}) => ({
 });
 
 export const CORPUS: [string, Record<string, unknown>][] = [
-  ['minimal request (spec): no taxes, defaults', { tipo: 'I', receptor: ICV, conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Consultoría', cantidad: 1, valor_unitario: 500 }] }],
+  ['minimal request (spec): no taxes, defaults', { tipo: 'I', receptor: ICV, conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Consultoría', cantidad: 1, valor_unitario: 500, objeto_imp: '01' }] }],
   ['IVA 16 %', { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [servicio()] }],
   ['IVA 16 % with descuentos on several conceptos', {
     tipo: 'I', forma_pago: '01', receptor: ICV,
@@ -115,7 +115,7 @@ export const BASES: Record<string, unknown>[] = [
   ppd([servicio({ valor_unitario: '3333.33' }), servicio({ valor_unitario: '1234.56' })]),
   ppd([servicio({ valor_unitario: '1250.00' })], { moneda: 'USD', tipo_cambio: '17.2345' }),
   ppd([servicio({ valor_unitario: '980.00' })], { moneda: 'USD', tipo_cambio: '17.10' }),
-  ppd([{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Asesoría sin impuestos', cantidad: 1, valor_unitario: '6000.00' }]),
+  ppd([{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Asesoría sin impuestos', cantidad: 1, valor_unitario: '6000.00', objeto_imp: '01' }]),
 ];
 function ppd(conceptos: Record<string, unknown>[], over: Record<string, unknown> = {}): Record<string, unknown> {
   return { tipo: 'I', metodo_pago: 'PPD', forma_pago: '99', receptor: ICV, conceptos, ...over };

@@ -91,6 +91,7 @@ describe('totals (property)', () => {
               valor_unitario: c.asNumber ? Number(c.valor_unitario) : c.valor_unitario,
               descuento: descuento && descuento < importe ? fmt(descuento, 2) : undefined,
               impuestos: hasTaxes ? { traslados, retenciones: c.retenciones } : undefined,
+              objeto_imp: hasTaxes ? undefined : '01',
             };
           }),
         } as unknown as CfdiRequest;

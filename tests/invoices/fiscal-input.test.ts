@@ -114,3 +114,31 @@ describe('impossible receptor RFCs (4)', () => {
     expect(clean.json).toEqual({ valid: true, errors: [], warnings: [] });
   });
 });
+
+describe('a concepto without impuestos and without objeto_imp (5)', () => {
+  const untaxed = (over: Record<string, unknown> = {}) => concepto({ impuestos: undefined, ...over });
+  test('on an Ingreso or an Egreso → 400 naming the field, the choices and CFDI40170, on /cfdis and /cfdis/validate', async () => {
+    for (const tipo of ['I', 'E']) {
+      const body = ingreso({ tipo, receptor: { ...ICV, uso_cfdi: tipo === 'E' ? 'G02' : 'G03' }, conceptos: [concepto(), untaxed()] });
+      const res = await t.call('POST', '/cfdis', { token: key, body });
+      expect(res.status).toBe(400);
+      const detail = detailOf(res, 'conceptos[1].objeto_imp');
+      expect(detail.rule).toBe('CFDI40170');
+      expect(detail.issue).toContain('is required when impuestos is not sent');
+      for (const choice of ['01 (No objeto de impuesto)', '03 (Sí objeto del impuesto y no obligado al desglose)', '04 (Sí objeto del impuesto y no causa impuesto)']) expect(detail.issue).toContain(choice);
+      const validated = await t.call('POST', '/cfdis/validate', { token: key, body });
+      expect(validated.json.valid).toBe(false);
+      expect(validated.json.errors).toContainEqual(detail);
+    }
+  });
+
+  test('with objeto_imp 01 it is stamped as 01; a Traslado\'s goods keep the default 01', async () => {
+    const res = await t.call('POST', '/cfdis', { token: key, body: ingreso({ conceptos: [untaxed({ objeto_imp: '01' })] }) });
+    if (res.status !== 201) throw new Error(`${res.status} ${res.text}`);
+    expect(child(child(parseXml(await xmlOf(res.json.uuid)), 'cfdi:Conceptos')!, 'cfdi:Concepto')!.attrs.ObjetoImp).toBe('01');
+    const traslado = { tipo: 'T', receptor: { ...ICV, uso_cfdi: 'S01' }, conceptos: [untaxed({ clave_prod_serv: '43211503', clave_unidad: 'H87', valor_unitario: 0 })] };
+    const moved = await t.call('POST', '/cfdis', { token: key, body: traslado });
+    if (moved.status !== 201) throw new Error(`${moved.status} ${moved.text}`);
+    expect(child(child(parseXml(await xmlOf(moved.json.uuid)), 'cfdi:Conceptos')!, 'cfdi:Concepto')!.attrs.ObjetoImp).toBe('01');
+  });
+});

@@ -41,7 +41,14 @@ export const ConceptoSchema = z
     descripcion: str(1000).openapi({ example: 'Servicio de facturación' }),
     valor_unitario: Amount.openapi({ example: '1000.00' }),
     descuento: Amount.optional(),
-    objeto_imp: code(/^\d{2}$/, 'must be a 2-digit c_ObjetoImp key', '02').optional().openapi({ description: 'Default: 02 when impuestos are sent, else 01' }),
+    objeto_imp: code(/^\d{2}$/, 'must be a 2-digit c_ObjetoImp key', '02')
+      .optional()
+      .openapi({
+        description:
+          'c_ObjetoImp. Default 02 when impuestos are sent. Without impuestos it is required on an Ingreso or Egreso (01 no objeto de impuesto, ' +
+          '03 no obligado al desglose, 04 no causa impuesto, …: 400 CFDI40170 when missing), so a forgotten tax block is not stamped as 01; ' +
+          'a Traslado\'s goods default to 01',
+      }),
     impuestos: z.object({ traslados: z.array(Tax).max(10).optional(), retenciones: z.array(Tax).max(10).optional() }).strict().optional(),
     a_cuenta_terceros: z
       .object({ rfc: z.string().trim().toUpperCase(), nombre: str(254), regimen_fiscal: z.string(), domicilio_fiscal: z.string() })
