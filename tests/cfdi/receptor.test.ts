@@ -131,7 +131,7 @@ describe('checkReceptor: RegimenFiscalReceptor', () => {
     // CFDI 4.0 catalogs start on 2022-01-01: the postal code, the régimen and the use are all out of force before.
     const problems = check({}, MORAL, { fecha: '2021-12-31' });
     expect(problems.map((p) => [p.field, p.rule])).toEqual([
-      ['receptor.domicilio_fiscal', undefined],
+      ['receptor.domicilio_fiscal', 'CFDI40147'],
       ['receptor.regimen_fiscal', 'CFDI40157'],
       ['receptor.uso_cfdi', 'CFDI40160'],
     ]);

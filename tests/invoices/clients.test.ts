@@ -85,7 +85,7 @@ describe('POST /clients', () => {
     ['a use outside c_UsoCFDI', { ...MORAL, uso_cfdi: 'Z99' }, [['uso_cfdi', 'CFDI40160']]],
     ['D01 for a persona moral', { ...MORAL, uso_cfdi: 'D01' }, [['uso_cfdi', 'CFDI40161']]],
     ['G03 for público en general (616)', { ...PUBLICO, uso_cfdi: 'G03' }, [['uso_cfdi', 'CFDI40161']]],
-    ['a postal code outside c_CodigoPostal', { ...MORAL, domicilio_fiscal: '00000' }, [['domicilio_fiscal', undefined]]],
+    ['a postal code outside c_CodigoPostal', { ...MORAL, domicilio_fiscal: '00000' }, [['domicilio_fiscal', 'CFDI40147']]],
     ['a postal code that is not 5 digits', { ...MORAL, domicilio_fiscal: '4250' }, [['domicilio_fiscal', undefined]]],
     ['a name with "|"', { ...MORAL, nombre: 'ESCUELA | KEMPER' }, [['nombre', undefined]]],
   ];

@@ -142,3 +142,16 @@ describe('a concepto without impuestos and without objeto_imp (5)', () => {
     expect(child(child(parseXml(await xmlOf(moved.json.uuid)), 'cfdi:Conceptos')!, 'cfdi:Concepto')!.attrs.ObjetoImp).toBe('01');
   });
 });
+
+describe('refusals name their SAT rule (6)', () => {
+  test('a receptor postal code not in c_CodigoPostal → CFDI40147, on /cfdis, /cfdis/validate and a client', async () => {
+    const body = ingreso({ receptor: { ...ICV, domicilio_fiscal: '00000' } });
+    const res = await t.call('POST', '/cfdis', { token: key, body });
+    expect(res.status).toBe(400);
+    expect(detailOf(res, 'receptor.domicilio_fiscal')).toEqual({ field: 'receptor.domicilio_fiscal', issue: '00000 is not in the SAT catalog c_CodigoPostal', rule: 'CFDI40147' });
+    const validated = await t.call('POST', '/cfdis/validate', { token: key, body });
+    expect(validated.json.errors).toContainEqual({ field: 'receptor.domicilio_fiscal', issue: '00000 is not in the SAT catalog c_CodigoPostal', rule: 'CFDI40147' });
+    const client = await t.call('POST', '/clients', { token: key, body: { ...ICV, domicilio_fiscal: '00000' } });
+    expect(client.json.error.details).toContainEqual({ field: 'domicilio_fiscal', issue: '00000 is not in the SAT catalog c_CodigoPostal', rule: 'CFDI40147' });
+  });
+});

@@ -84,7 +84,8 @@ export function checkReceptor(r: ReceptorFields, ctx: ReceptorContext, prefix = 
 
   // DomicilioFiscalReceptor.
   if (!/^[0-9]{5}$/.test(r.domicilio_fiscal)) fail('domicilio_fiscal', 'must be a 5-digit postal code');
-  else if (!entry('c_CodigoPostal', r.domicilio_fiscal)) fail('domicilio_fiscal', `${r.domicilio_fiscal} is not in the SAT catalog c_CodigoPostal`);
+  // Not a postal code at all: it cannot be this RFC's fiscal address in SAT's list, which is what a PAC checks (CFDI40147).
+  else if (!entry('c_CodigoPostal', r.domicilio_fiscal)) fail('domicilio_fiscal', `${r.domicilio_fiscal} is not in the SAT catalog c_CodigoPostal`, 'CFDI40147');
   else if (generic && ctx.lugarExpedicion !== undefined && r.domicilio_fiscal !== ctx.lugarExpedicion) {
     fail('domicilio_fiscal', `must equal the issuer's LugarExpedicion (${ctx.lugarExpedicion}) for the generic RFC ${r.rfc}`, 'CFDI40149');
   }
