@@ -17,7 +17,7 @@ test('CANCELLATION_POLL_SECONDS=1: cancel_pending_accept is cancelado within a f
     const issued: any = await (await post('/cfdis', {
       tipo: 'I', forma_pago: '03',
       receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },
-      conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 5000 }],
+      conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 5000, objeto_imp: '01' }],
     }, key.key)).json();
     const requested = await post(`/cfdis/${issued.id}/cancel`, { motivo: '02' }, key.key, { 'x-sandbox-scenario': 'cancel_pending_accept' });
     expect(requested.status).toBe(202);
