@@ -9,6 +9,16 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 type Tx = Pick<Db, 'insert'>;
 
+/**
+ * Every event of an invoice carries the integrator's external_id and metadata, read in the event's own transaction,
+ * so a receiver can route it to its own order without a lookup.
+ */
+function integratorReferences(tx: Tx, cfdiId: unknown): { external_id: string | null; metadata: Record<string, string> } | undefined {
+  if (typeof cfdiId !== 'string') return undefined;
+  const row = statement(tx, 'select external_id as externalId, metadata from cfdis where id = ?').get(cfdiId) as { externalId: string | null; metadata: string } | undefined;
+  return row && { external_id: row.externalId, metadata: JSON.parse(row.metadata) as Record<string, string> };
+}
+
 const INSERT_EVENT = 'insert into events (id, tenant_id, environment, type, data, created_at) values (?, ?, ?, ?, ?, ?)';
 
 /**
@@ -21,7 +31,8 @@ export function recordEvent(
 ): string {
   const id = newId('evt', e.now.getTime());
   const createdAt = e.now.toISOString();
-  statement(tx, INSERT_EVENT).run(id, e.tenantId, e.environment, e.type, JSON.stringify(e.data), createdAt);
-  fanOut(tx, { id, tenantId: e.tenantId, environment: e.environment, type: e.type, data: e.data, createdAt }, e.now);
+  const data = e.type.startsWith('cfdi.') ? { ...e.data, ...integratorReferences(tx, e.data.cfdi_id) } : e.data;
+  statement(tx, INSERT_EVENT).run(id, e.tenantId, e.environment, e.type, JSON.stringify(data), createdAt);
+  fanOut(tx, { id, tenantId: e.tenantId, environment: e.environment, type: e.type, data, createdAt }, e.now);
   return id;
 }

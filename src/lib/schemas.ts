@@ -117,3 +117,32 @@ export const idParam = (prefix: string) =>
   });
 
 export const DeletedSchema = z.object({ id: z.string(), deleted: z.literal(true) }).openapi('Deleted');
+
+/** Text an integrator stores and reads back (never printed on a fiscal document): well-formed, no control characters. */
+const storable = (s: string) => s.isWellFormed() && !/[\u0000-\u001f\u007f]/.test(s);
+
+/** The integrator's own key → value pairs on a resource, like Stripe's: at most 50 keys of ≤ 40 characters, values ≤ 500. */
+export const Metadata = z
+  .record(
+    z
+      .string()
+      .min(1, 'must not be empty')
+      .max(40, 'must be at most 40 characters')
+      .refine(storable, 'must not contain control characters or invalid unicode'),
+    z.string().max(500, 'must be at most 500 characters').refine(storable, 'must not contain control characters or invalid unicode'),
+    // A bad key is reported as the key's own problem ("metadata.<key>: key must be …"), not zod's generic "Invalid key".
+    { error: (issue) => (issue.code === 'invalid_key' ? `key ${issue.issues[0]?.message ?? 'is invalid'}` : undefined) },
+  )
+  .refine((m) => Object.keys(m).length <= 50, 'must have at most 50 keys')
+  .openapi('Metadata', {
+    description: 'Your own string key → string value pairs (at most 50 keys of up to 40 characters, values up to 500); returned as sent, never printed on the CFDI',
+    example: { pedido: 'SO-10482', canal: 'tienda-en-linea' },
+  });
+
+/** The integrator's own reference for a resource (its order or document number): printable, matched exactly. */
+export const ExternalId = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(255, 'must be at most 255 characters')
+  .refine(storable, 'must not contain control characters or invalid unicode')
+  .openapi({ example: 'SO-10482' });

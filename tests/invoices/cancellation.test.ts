@@ -90,7 +90,7 @@ describe('cancellation: motivos and their rules', () => {
     expect(await listed('vigente')).not.toContain(c.id);
     await t.app.worker.drain();
     expect(cancelados(c.uuid)).toHaveLength(1);
-    expect(cancelados(c.uuid)[0]!.data).toEqual({ cfdi_id: c.id, uuid: c.uuid, motivo: '02', estado: 'Cancelado', estatus_cancelacion: 'Cancelado sin aceptación' });
+    expect(cancelados(c.uuid)[0]!.data).toEqual({ cfdi_id: c.id, uuid: c.uuid, motivo: '02', estado: 'Cancelado', estatus_cancelacion: 'Cancelado sin aceptación', external_id: null, metadata: {} });
     // Already cancelled: 409, by id or by UUID (lower case too).
     const again = await cancel(c.uuid.toLowerCase(), { motivo: '02' });
     expect(again.status).toBe(409);

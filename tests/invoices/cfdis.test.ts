@@ -50,7 +50,7 @@ describe('POST /cfdis', () => {
     expect(got.json).toEqual(body);
     const events = t.db.$client.prepare('select type, data from events where tenant_id = ? order by id').all(a.tenant.id) as { type: string; data: string }[];
     expect(events.map((e) => e.type)).toContain('cfdi.timbrado');
-    expect(JSON.parse(events.find((e) => e.type === 'cfdi.timbrado')!.data)).toEqual({ cfdi_id: res.json.id, uuid: res.json.uuid });
+    expect(JSON.parse(events.find((e) => e.type === 'cfdi.timbrado')!.data)).toEqual({ cfdi_id: res.json.id, uuid: res.json.uuid, external_id: null, metadata: {} });
     const second = await t.call('POST', '/cfdis', { token: a.key, body: invoice() });
     expect(second.json.folio).toBe(2);
   });

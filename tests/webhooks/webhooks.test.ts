@@ -79,7 +79,7 @@ describe('webhooks', () => {
     const body = JSON.parse(got.raw);
     expect(Object.keys(body).sort()).toEqual(['created_at', 'data', 'event', 'tenant_id']);
     expect(body.event).toBe('cfdi.timbrado');
-    expect(body.data).toEqual({ cfdi_id: cfdi.id, uuid: cfdi.uuid });
+    expect(body.data).toEqual({ cfdi_id: cfdi.id, uuid: cfdi.uuid, external_id: null, metadata: {} });
     expect(body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(got.headers.get('content-type')).toBe('application/json');
     expect(got.headers.get('x-fc-event')).toBe('cfdi.timbrado');

@@ -28,12 +28,17 @@ export const cfdis = sqliteTable(
     total: text('total').notNull(),
     /** The API response body fields that are not columns (emisor, conceptos summary, TFD values). */
     summary: text('summary', { mode: 'json' }).notNull().$type<Record<string, unknown>>(),
+    /** The integrator's own reference (its order number): unique per tenant and environment when given. */
+    externalId: text('external_id'),
+    /** The integrator's string key → string value pairs, echoed in the invoice's webhook events. */
+    metadata: text('metadata', { mode: 'json' }).notNull().default({}).$type<Record<string, string>>(),
     createdAt: text('created_at').notNull().default(now),
     updatedAt: text('updated_at').notNull().default(now),
   },
   (t) => [
     uniqueIndex('cfdis_uuid_unique').on(t.uuid),
     uniqueIndex('cfdis_folio_unique').on(t.tenantId, t.environment, t.serie, t.folio),
+    uniqueIndex('cfdis_external_id_unique').on(t.tenantId, t.environment, t.externalId).where(sql`external_id is not null`),
     index('cfdis_tenant_idx').on(t.tenantId, t.environment, t.id),
     index('cfdis_tenant_receptor_idx').on(t.tenantId, t.environment, t.receptorRfc, t.id),
   ],

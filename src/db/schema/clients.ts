@@ -21,6 +21,8 @@ export const clients = sqliteTable(
     email: text('email'),
     residenciaFiscal: text('residencia_fiscal'),
     numRegIdTrib: text('num_reg_id_trib'),
+    /** The integrator's string key → string value pairs (not copied into invoices). */
+    metadata: text('metadata', { mode: 'json' }).notNull().default({}).$type<Record<string, string>>(),
     createdAt: text('created_at').notNull().default(now),
     updatedAt: text('updated_at').notNull().default(now),
   },

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { CFDI_STATUSES } from '../../db/schema/index.ts';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
+import { errorResponse, ExternalId, idParam, jsonBody, jsonResponse, Metadata, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import { SANDBOX_SCENARIOS } from '../../pac/types.ts';
 import { sandboxScenarioOf } from '../scenario.ts';
 import { CfdiExamples } from './examples.ts';
@@ -69,8 +69,19 @@ export const CfdiSchema = z
     cadena_original_sat: z.string().nullable().openapi({ description: 'Cadena original of the TFD' }),
     created_at: z.string().openapi({ format: 'date-time' }),
     warnings: z.array(z.string()).optional().openapi({ description: WARNINGS }),
+    external_id: z.string().nullable().openapi({ description: 'Your reference, as sent on POST /cfdis (null when none was)', example: 'SO-10482' }),
+    metadata: Metadata.openapi({ description: 'Your key → value pairs, as sent on POST /cfdis ({} when none were)' }),
   })
   .openapi('Cfdi');
+
+/** The 201 of POST /cfdis: stamped, so the fiscal fields are present (typed clients may rely on `uuid` being a string). */
+export const StampedCfdiSchema = CfdiSchema.extend({
+  uuid: z.string().openapi({ description: 'Folio fiscal', example: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7' }),
+  fecha_timbrado: z.string().openapi({ format: 'date-time', description: 'Stamping time, ISO 8601 UTC' }),
+  sello_sat: z.string(),
+  certificado_sat: z.string().openapi({ description: 'NoCertificadoSAT' }),
+  cadena_original_sat: z.string().openapi({ description: 'Cadena original of the TFD' }),
+}).openapi('CfdiStamped');
 
 export const QueuedSchema = z
   .object({
@@ -78,6 +89,8 @@ export const QueuedSchema = z
     uuid: z.null(),
     tipo: z.string(),
     status: z.literal('en_cola'),
+    external_id: z.string().nullable(),
+    metadata: Metadata,
     mensaje: z.string(),
     created_at: z.string().openapi({ format: 'date-time' }),
   })
@@ -96,6 +109,8 @@ const ListItem = z
     moneda: z.string(),
     subtotal: Num,
     total: Num,
+    external_id: z.string().nullable(),
+    metadata: Metadata,
     created_at: z.string(),
   })
   .openapi('CfdiListItem');
@@ -122,6 +137,7 @@ const ListQuery = PaginationQuery.extend({
   serie: z.string().max(25).optional().openapi({ param: { name: 'serie', in: 'query' } }),
   desde: dateParam('desde'),
   hasta: dateParam('hasta'),
+  external_id: ExternalId.optional().openapi({ param: { name: 'external_id', in: 'query' }, description: 'Exactly this external_id (your reference sent on POST /cfdis)' }),
 });
 
 const UuidParams = z.object({
@@ -163,11 +179,11 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         }),
       },
       responses: {
-        201: jsonResponse(CfdiSchema, 'Stamped'),
+        201: jsonResponse(StampedCfdiSchema, 'Stamped'),
         202: jsonResponse(QueuedSchema, 'The provider is unavailable or slow: queued, stamped later (poll GET /cfdis/{id})'),
         400: errorResponse('Invalid data or fails SAT validation (details carry the rule code)'),
         403: errorResponse('Role ADMIN or OPERATOR required'),
-        409: errorResponse('Idempotency-Key reused with another body'),
+        409: errorResponse('Idempotency-Key reused with another body, or external_id already used by another invoice (details name it)'),
         422: errorResponse('Rejected by the stamping provider'),
         503: errorResponse('No stamping provider configured for live'),
         ...errors,

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { Amount, code, Rate, str, withTextCheck } from './fields.ts';
 import { NominaRequestSchema } from './nomina-schema.ts';
+import { ExternalId, Metadata } from '../../lib/schemas.ts';
 
 /** A path parameter naming a CFDI by its folio fiscal (UUID, any case) or its cfdi_ id. */
 export const CFDI_REF_PATTERN = /^(?:[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}|cfdi_[0-9a-zA-Z]{1,60})$/;
@@ -152,6 +153,10 @@ const CfdiRequestFields = z
       .openapi({ description: 'Required for I, E and T; a Pago (P) and a Nómina (N) carry a fixed concepto and take none' }),
     pagos: z.array(PagoSchema).min(1, 'must list at least one payment').max(100).optional().openapi({ description: 'Pago (P) only: the payments received (Complemento de Pagos 2.0)' }),
     nomina: NominaRequestSchema.optional().openapi({ description: 'Nómina (N) only: the payroll receipt (Complemento de Nómina 1.2)' }),
+    external_id: ExternalId.optional().openapi({
+      description: 'Your own reference (e.g. your order number), at most 255 printable characters: unique per tenant and environment (a second invoice with it is 409, naming the first), kept by a failed invoice, found with GET /cfdis?external_id=',
+    }),
+    metadata: Metadata.optional().openapi({ description: 'Your own key → value pairs, echoed in this invoice\'s webhook events; not merged with a receptor_id client\'s metadata, never in the XML' }),
   })
   .strict()
   .superRefine((r, ctx) => {
@@ -166,7 +171,7 @@ const CfdiRequestFields = z
     if (r.receptor && r.receptor_id) ctx.addIssue({ code: 'custom', path: ['receptor_id'], message: 'send either receptor or receptor_id, not both' });
   });
 
-export const CfdiRequestSchema = withTextCheck(CfdiRequestFields).openapi('CfdiRequest', {
+export const CfdiRequestSchema = withTextCheck(CfdiRequestFields, ['external_id', 'metadata']).openapi('CfdiRequest', {
   description:
     'Every string may hold only characters XML 1.0 allows (not U+FFFE, U+FFFF, unpaired surrogates or control characters) and no "|"; ' +
     'tab, line feed and carriage return are allowed only in conceptos[].descripcion, where SAT collapses whitespace.',

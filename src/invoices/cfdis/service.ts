@@ -12,7 +12,7 @@ import type { Db } from '../../db/client.ts';
 import { cfdiDocuments, cfdis, tenantBranding, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
-import { ApiError, badRequest, notFound, type ErrorDetail } from '../../lib/errors.ts';
+import { ApiError, badRequest, conflict, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { Pac, SandboxScenario } from '../../pac/types.ts';
@@ -147,7 +147,16 @@ export function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
  */
 const STAMP_DEADLINE_MS = 60 * 3600 * 1000;
 const INSERT_CFDI = `insert into cfdis (id, tenant_id, environment, uuid, tipo, status, serie, folio, fecha, receptor_rfc, receptor_nombre,
-  moneda, subtotal, total, summary, created_at, updated_at) values (?, ?, ?, null, ?, 'en_cola', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  moneda, subtotal, total, summary, external_id, metadata, created_at, updated_at) values (?, ?, ?, null, ?, 'en_cola', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** The unique index on (tenant, environment, external_id) refused the insert: 409 naming the invoice that has it. */
+function externalIdTaken(deps: CfdiDeps, actor: Actor, externalId: string | undefined, err: unknown): ApiError | undefined {
+  if (externalId === undefined || !(err instanceof Error) || !/UNIQUE constraint failed: cfdis\.tenant_id, cfdis\.environment, cfdis\.external_id/.test(err.message)) return undefined;
+  const holder = deps.db.select({ id: cfdis.id }).from(cfdis).where(and(scoped(actor), eq(cfdis.externalId, externalId))).get();
+  return conflict(`external_id ${externalId} is already used by CFDI ${holder?.id ?? '(another invoice)'}`, [
+    { field: 'external_id', issue: `already used by ${holder?.id ?? 'another invoice'} in this tenant and environment: GET /cfdis?external_id= finds it` },
+  ]);
+}
 
 export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, opts: { scenario?: SandboxScenario; bindIdempotency?: IdempotencyClaim['bind'] } = {}) {
   const receptor = resolveReceptor(deps, actor, req);
@@ -175,36 +184,44 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   // stamping job (due after the synchronous budget, so the scheduler does not race the attempt below).
   const summary = summaryOf(prepared.model);
   let row!: Row;
-  const { sealed, jobId } = deps.db.transaction((tx) => {
-    const { serie, folio } = allocateFolio(tx, scope, req.serie);
-    const model: ComprobanteModel = { ...prepared.model!, serie, folio: String(folio) };
-    const s = sealComprobante(model, signer);
-    row = { id, tenantId: actor.tenantId, environment: actor.environment, uuid: null, tipo: model.tipo, status: 'en_cola', serie, folio, fecha: model.fecha,
-      fechaTimbrado: null, receptorRfc: model.receptor.rfc, receptorNombre: model.receptor.nombre, moneda: model.moneda,
-      subtotal: model.subTotal.toString(), total: model.total.toString(), summary, createdAt: stamp, updatedAt: stamp };
-    statement(tx, INSERT_CFDI).run(
-      id, actor.tenantId, actor.environment, model.tipo, serie, folio, model.fecha, model.receptor.rfc, model.receptor.nombre,
-      model.moneda, model.subTotal.toString(), model.total.toString(), JSON.stringify(summary), stamp, stamp,
-    );
-    statement(tx, 'insert into cfdi_documents (cfdi_id, tenant_id, xml) values (?, ?, ?)').run(id, actor.tenantId, Buffer.from(s.xml, 'utf8'));
-    opts.bindIdempotency?.(tx, id);
-    if (model.pagos) recordPayments(tx, id, scope, model.pagos);
-    for (const r of model.relacionados) {
-      for (const uuid of r.uuids) {
-        statement(tx, 'insert or ignore into cfdi_relations (cfdi_id, tenant_id, environment, tipo_relacion, related_uuid) values (?, ?, ?, ?, ?)').run(id, actor.tenantId, actor.environment, r.tipoRelacion, uuid.toUpperCase());
+  const metadata = req.metadata ?? {};
+  const externalId = req.external_id ?? null;
+  let stored: { sealed: { xml: string }; jobId: string };
+  try {
+    stored = deps.db.transaction((tx) => {
+      const { serie, folio } = allocateFolio(tx, scope, req.serie);
+      const model: ComprobanteModel = { ...prepared.model!, serie, folio: String(folio) };
+      const s = sealComprobante(model, signer);
+      row = { id, tenantId: actor.tenantId, environment: actor.environment, uuid: null, tipo: model.tipo, status: 'en_cola', serie, folio, fecha: model.fecha,
+        fechaTimbrado: null, receptorRfc: model.receptor.rfc, receptorNombre: model.receptor.nombre, moneda: model.moneda,
+        subtotal: model.subTotal.toString(), total: model.total.toString(), summary, externalId, metadata, createdAt: stamp, updatedAt: stamp };
+      statement(tx, INSERT_CFDI).run(
+        id, actor.tenantId, actor.environment, model.tipo, serie, folio, model.fecha, model.receptor.rfc, model.receptor.nombre,
+        model.moneda, model.subTotal.toString(), model.total.toString(), JSON.stringify(summary), externalId, JSON.stringify(metadata), stamp, stamp,
+      );
+      statement(tx, 'insert into cfdi_documents (cfdi_id, tenant_id, xml) values (?, ?, ?)').run(id, actor.tenantId, Buffer.from(s.xml, 'utf8'));
+      opts.bindIdempotency?.(tx, id);
+      if (model.pagos) recordPayments(tx, id, scope, model.pagos);
+      for (const r of model.relacionados) {
+        for (const uuid of r.uuids) {
+          statement(tx, 'insert or ignore into cfdi_relations (cfdi_id, tenant_id, environment, tipo_relacion, related_uuid) values (?, ?, ?, ?, ?)').run(id, actor.tenantId, actor.environment, r.tipoRelacion, uuid.toUpperCase());
+        }
       }
-    }
-    const jobId = enqueue(tx, now, {
-      type: STAMP_JOB,
-      tenantId: actor.tenantId,
-      environment: actor.environment,
-      payload: { cfdi_id: id },
-      runAt: new Date(now.getTime() + deps.stampBudgetMs),
-      // Well inside SAT's 72 hours after Fecha: past this the invoice is given up as fallido.
-      deadline: new Date(zonedToUtc(model.fecha, timeZoneOf(model.lugarExpedicion)).getTime() + STAMP_DEADLINE_MS),
+      const jobId = enqueue(tx, now, {
+        type: STAMP_JOB,
+        tenantId: actor.tenantId,
+        environment: actor.environment,
+        payload: { cfdi_id: id },
+        runAt: new Date(now.getTime() + deps.stampBudgetMs),
+        // Well inside SAT's 72 hours after Fecha: past this the invoice is given up as fallido.
+        deadline: new Date(zonedToUtc(model.fecha, timeZoneOf(model.lugarExpedicion)).getTime() + STAMP_DEADLINE_MS),
+      });
+      return { sealed: s, jobId };
     });
-    return { sealed: s, jobId };
-  });
+  } catch (err) {
+    throw externalIdTaken(deps, actor, req.external_id, err) ?? err;
+  }
+  const { sealed, jobId } = stored;
 
   // The synchronous attempt, with a budget. A slow answer that arrives later is still recorded (once).
   const attempt = pac.stamp(sealed.xml, { scenario: opts.scenario }).then((result) => {
@@ -245,7 +262,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   if (row.status !== 'vigente') row = getRow(deps.db, actor, id); // stamped by a job in between
   if (row.status === 'fallido') throw rejected(row);
   deps.wakeJobs(); // webhook deliveries of cfdi.timbrado go out now, not at the next tick
-  return { queued: false as const, body: { ...toCfdi(row), warnings: prepared.warnings } };
+  return stampedAnswer(row, prepared.warnings);
 }
 
 /**
@@ -256,7 +273,15 @@ export function resumeIssue(deps: CfdiDeps, actor: Actor, id: string) {
   const row = getRow(deps.db, actor, id);
   if (row.status === 'en_cola') return queuedAnswer(row);
   if (row.status === 'fallido') throw rejected(row);
-  return { queued: false as const, body: toCfdi(row) };
+  return stampedAnswer(row);
+}
+
+/** The 201: an invoice that has been stamped (vigente, or cancelled since when a crashed request is resumed) has its UUID. */
+function stampedAnswer(row: Row, warnings?: string[]) {
+  const cfdi = toCfdi(row);
+  const { uuid, fecha_timbrado: fechaTimbrado } = cfdi;
+  if (uuid === null || fechaTimbrado === null) throw new Error(`CFDI ${row.id} is ${row.status} without a stamp`);
+  return { queued: false as const, body: { ...cfdi, uuid, fecha_timbrado: fechaTimbrado, ...(warnings && { warnings }) } };
 }
 
 const queuedAnswer = (row: Row) => ({
@@ -266,6 +291,8 @@ const queuedAnswer = (row: Row) => ({
     uuid: null,
     tipo: row.tipo,
     status: 'en_cola' as const,
+    external_id: row.externalId,
+    metadata: row.metadata,
     mensaje: `The stamping provider did not answer in time; the CFDI is queued and will be stamped automatically. Poll GET /api/v1/cfdis/${row.id} until its status is vigente (or fallido).`,
     created_at: row.createdAt,
   },
@@ -371,6 +398,8 @@ export function toCfdi(r: Row) {
     sello_sat: s.sello_sat ?? null,
     certificado_sat: s.certificado_sat ?? null,
     cadena_original_sat: s.cadena_original_sat ?? null,
+    external_id: r.externalId,
+    metadata: r.metadata,
     created_at: r.createdAt,
   };
   return base;
@@ -434,6 +463,7 @@ export interface ListQuery {
   serie?: string;
   desde?: string;
   hasta?: string;
+  external_id?: string;
 }
 
 /** Newest first, keyset on the time-sortable id: a page costs the same at any depth. */
@@ -443,7 +473,8 @@ export function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
   const rows = deps.db
     .select({
       id: cfdis.id, uuid: cfdis.uuid, tipo: cfdis.tipo, status: cfdis.status, serie: cfdis.serie, folio: cfdis.folio, fecha: cfdis.fecha,
-      receptorRfc: cfdis.receptorRfc, receptorNombre: cfdis.receptorNombre, moneda: cfdis.moneda, subtotal: cfdis.subtotal, total: cfdis.total, createdAt: cfdis.createdAt,
+      receptorRfc: cfdis.receptorRfc, receptorNombre: cfdis.receptorNombre, moneda: cfdis.moneda, subtotal: cfdis.subtotal, total: cfdis.total,
+      externalId: cfdis.externalId, metadata: cfdis.metadata, createdAt: cfdis.createdAt,
     })
     .from(cfdis)
     .where(
@@ -454,6 +485,7 @@ export function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
         q.tipo ? eq(cfdis.tipo, q.tipo) : undefined,
         q.receptor_rfc ? eq(cfdis.receptorRfc, q.receptor_rfc.toUpperCase()) : undefined,
         q.serie ? eq(cfdis.serie, q.serie) : undefined,
+        q.external_id !== undefined ? eq(cfdis.externalId, q.external_id) : undefined,
         q.desde ? gte(cfdis.fecha, q.desde) : undefined,
         q.hasta ? lte(cfdis.fecha, q.hasta.length === 10 ? `${q.hasta}T23:59:59` : q.hasta) : undefined,
       ),
@@ -473,6 +505,8 @@ export function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
     moneda: r.moneda,
     subtotal: Number(r.subtotal),
     total: Number(r.total),
+    external_id: r.externalId,
+    metadata: r.metadata,
     created_at: r.createdAt,
   }));
 }

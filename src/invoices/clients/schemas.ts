@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { clients } from '../../db/schema/index.ts';
-import { Email, PaginationQuery } from '../../lib/schemas.ts';
+import { Email, Metadata, PaginationQuery } from '../../lib/schemas.ts';
 import { str, withTextCheck } from '../cfdis/fields.ts';
 
 // Shapes only: SAT rules (catalogs, persona type, generic RFCs) are checked by checkReceptor, which names the rule;
@@ -36,9 +36,10 @@ export const ClientCreateSchema = withTextCheck(
       email: ClientEmail.optional(),
       residencia_fiscal: ResidenciaFiscal.optional(),
       num_reg_id_trib: NumRegIdTrib.optional(),
+      metadata: Metadata.optional().openapi({ description: 'Your own key → value pairs for this client (e.g. its id in your ERP); not copied into its invoices' }),
     })
     .strict(),
-  ['email'],
+  ['email', 'metadata'],
 ).openapi('ClientCreate');
 
 export const ClientPatchSchema = withTextCheck(
@@ -52,9 +53,10 @@ export const ClientPatchSchema = withTextCheck(
       email: ClientEmail.nullable().optional(),
       residencia_fiscal: ResidenciaFiscal.nullable().optional(),
       num_reg_id_trib: NumRegIdTrib.nullable().optional(),
+      metadata: Metadata.optional().openapi({ description: 'Replaces the client\'s whole metadata; {} clears it' }),
     })
     .strict(),
-  ['email'],
+  ['email', 'metadata'],
 ).openapi('ClientPatch', { description: 'Fields to change; null clears email, residencia_fiscal or num_reg_id_trib. The result is checked as a whole.' });
 
 export const ClientSchema = z
@@ -68,6 +70,7 @@ export const ClientSchema = z
     email: z.string().nullable(),
     residencia_fiscal: z.string().nullable(),
     num_reg_id_trib: z.string().nullable(),
+    metadata: Metadata.openapi({ description: 'Your key → value pairs ({} when none were sent)' }),
     created_at: z.string().openapi({ format: 'date-time' }),
     updated_at: z.string().openapi({ format: 'date-time' }),
   })
@@ -95,6 +98,7 @@ export const toClient = (r: ClientRow): z.infer<typeof ClientSchema> => ({
   email: r.email,
   residencia_fiscal: r.residenciaFiscal,
   num_reg_id_trib: r.numRegIdTrib,
+  metadata: r.metadata,
   created_at: r.createdAt,
   updated_at: r.updatedAt,
 });

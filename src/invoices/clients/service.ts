@@ -94,6 +94,7 @@ export function createClient(deps: ClientDeps, actor: Actor, input: ClientCreate
     email: input.email ?? null,
     residenciaFiscal: input.residencia_fiscal ?? null,
     numRegIdTrib: input.num_reg_id_trib ?? null,
+    metadata: input.metadata ?? {},
     createdAt: stamp,
     updatedAt: stamp,
   }).run();
@@ -125,8 +126,9 @@ export const getClient = (deps: ClientDeps, actor: Actor, id: string) => toClien
 /** Applies the change, then checks the resulting client as a whole (a field may only be valid with another). */
 export function updateClient(deps: ClientDeps, actor: Actor, id: string, patch: ClientPatch) {
   const row = getOr404(deps, actor, id);
+  const { metadata, ...fields } = patch;
   const merged = { ...wireOf(row) };
-  for (const [k, v] of Object.entries(patch) as [keyof typeof merged, string | null | undefined][]) {
+  for (const [k, v] of Object.entries(fields) as [keyof typeof merged, string | null | undefined][]) {
     if (v !== undefined) (merged as Record<string, string | null>)[k] = v;
   }
   assertReceptor(deps, actor, receptorOf(merged));
@@ -142,6 +144,7 @@ export function updateClient(deps: ClientDeps, actor: Actor, id: string, patch: 
       email: merged.email,
       residenciaFiscal: merged.residencia_fiscal,
       numRegIdTrib: merged.num_reg_id_trib,
+      metadata: metadata ?? row.metadata,
       updatedAt: deps.now().toISOString(),
     })
     .where(and(eq(clients.id, row.id), scoped(actor)))

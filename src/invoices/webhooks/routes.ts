@@ -95,7 +95,7 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
     createRoute({
       method: 'post', path: '/api/v1/webhooks', tags, operationId: 'createWebhook', summary: 'Subscribe a URL to events',
       description:
-        'Deliveries: POST with body `{ event, tenant_id, created_at, data }`; headers X-FC-Event, X-FC-Signature (`sha256=` + hex HMAC-SHA256 of the raw body ' +
+        'Deliveries: POST with body `{ event, tenant_id, created_at, data }` (the data of every cfdi.* event carries the invoice\'s external_id and metadata); headers X-FC-Event, X-FC-Signature (`sha256=` + hex HMAC-SHA256 of the raw body ' +
         'keyed with the whole secret string), X-FC-Delivery-Id (same on retries: dedupe on it), X-FC-Timestamp, and Standard Webhooks headers webhook-id, ' +
         'webhook-timestamp, webhook-signature (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part after `whsec_`). ' +
         '10 s timeout, redirects not followed, any 2xx is success; retries after 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (±10 %), or later ' +
