@@ -1,4 +1,5 @@
 import { catalogEntry, type CatalogName } from '../catalogs/index.ts';
+import { Dec } from './decimal.ts';
 import { child, childrenNamed, type XmlNode } from './xml.ts';
 
 /**
@@ -39,6 +40,40 @@ export function groupDigits(amount: string | undefined): string {
   return frac === undefined ? grouped : `${grouped}.${frac}`;
 }
 
+/** The decimals of a currency (c_Moneda): 2 for MXN and USD, 0 for JPY and XXX. */
+export const currencyDecimals = (moneda: string | undefined): number => Number(catalogEntry('c_Moneda', moneda ?? 'MXN')?.decimales ?? '2');
+
+/**
+ * A unit price (or a cuota) with the currency's decimals, like the amounts beside it, unless the XML has more
+ * significant ones, which are kept: "1000" → "1,000.00", "0.123450" → "0.12345" (never rounded: it is the value).
+ */
+export function unitAmount(value: string | undefined, decimals: number): string {
+  if (!value) return '';
+  return groupDigits(Dec.parse(value).trim(decimals).toString());
+}
+
+/** The currency's sign before an amount: "$1,160.00" for MXN, the ISO code for another ("USD 1,160.00"); none for XXX. */
+export function money(amount: string, moneda: string | undefined): string {
+  if (!amount || moneda === 'XXX') return amount;
+  const negative = amount.startsWith('-');
+  const sign = !moneda || moneda === 'MXN' ? '$' : `${moneda} `;
+  return `${negative ? '-' : ''}${sign}${negative ? amount.slice(1) : amount}`;
+}
+
+/** A TasaOCuota as read: a Tasa as a percentage ("0.160000" → "16 %", "0.106667" → "10.6667 %"), a Cuota as the amount it is. */
+export function rateText(tipoFactor: string | undefined, tasaOCuota: string | undefined): string {
+  if (!tasaOCuota) return '';
+  if (tipoFactor !== 'Tasa') return unitAmount(tasaOCuota, 2);
+  return `${Dec.parse(tasaOCuota).mul(Dec.parse('100')).trim().toString()} %`;
+}
+
+/** SAT's local date-time "2026-11-20T12:00:00" as people in Mexico read it, "20/11/2026 12:00"; a date alone "20/11/2026". */
+export function printedDate(value: string | undefined): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}))?/.exec(value ?? '');
+  if (!m) return value ?? '';
+  return `${m[3]}/${m[2]}/${m[1]}${m[4] ? ` ${m[4]}:${m[5]}` : ''}`;
+}
+
 /** "601 - General de Ley Personas Morales"; the bare key when the catalog does not know it. */
 export function described(catalog: CatalogName, key: string | undefined, column = 'descripcion'): string {
   if (!key) return '';
@@ -48,7 +83,7 @@ export function described(catalog: CatalogName, key: string | undefined, column 
 
 /** One tax of a concepto, a DoctoRelacionado or a pago, as a note line. */
 export const taxLine = (kind: string, t: { Impuesto?: string; TipoFactor?: string; TasaOCuota?: string; Base?: string; Importe?: string }) =>
-  `${kind} ${described('c_Impuesto', t.Impuesto)} ${t.TipoFactor ?? ''}${t.TasaOCuota ? ` ${t.TasaOCuota}` : ''}${t.Base ? ` · Base ${groupDigits(t.Base)}` : ''}${t.Importe ? ` · Importe ${groupDigits(t.Importe)}` : ''}`;
+  `${kind} ${described('c_Impuesto', t.Impuesto)} ${t.TipoFactor ?? ''}${t.TasaOCuota ? ` ${rateText(t.TipoFactor, t.TasaOCuota)}` : ''}${t.Base ? ` · Base ${groupDigits(t.Base)}` : ''}${t.Importe ? ` · Importe ${groupDigits(t.Importe)}` : ''}`;
 
 const none: XmlNode = { name: '', attrs: {}, children: [] };
 /** The children named `name` of the child named `parent` (none when the parent is absent). */
@@ -104,11 +139,11 @@ export function renderPagos(layout: PdfLayout, pagos: XmlNode): void {
     layout.heading(all.length > 1 ? `Pago ${i + 1} de ${all.length}` : 'Pago');
     layout.fields(
       [
-        ['Fecha de pago', p.FechaPago],
+        ['Fecha de pago', printedDate(p.FechaPago)],
         ['Forma de pago', described('c_FormaPago', p.FormaDePagoP)],
         ['Moneda', described('c_Moneda', p.MonedaP)],
         ['Tipo de cambio', p.TipoCambioP],
-        ['Monto', groupDigits(p.Monto)],
+        ['Monto', money(groupDigits(p.Monto), p.MonedaP)],
         ['Número de operación', p.NumOperacion],
         ['RFC del banco ordenante', p.RfcEmisorCtaOrd],
         ['Banco ordenante (extranjero)', p.NomBancoOrdExt],
@@ -161,7 +196,7 @@ export function renderPagos(layout: PdfLayout, pagos: XmlNode): void {
       layout.heading('Impuestos del pago');
       const row = layout.table(IMPUESTOS_P_COLUMNS);
       for (const [kind, t] of taxes) {
-        row([`${kind} ${described('c_Impuesto', t.Impuesto)}`, t.TipoFactor ?? '', t.TasaOCuota ?? '', groupDigits(t.Base), groupDigits(t.Importe)]);
+        row([`${kind} ${described('c_Impuesto', t.Impuesto)}`, t.TipoFactor ?? '', rateText(t.TipoFactor, t.TasaOCuota), groupDigits(t.Base), groupDigits(t.Importe)]);
       }
     }
   });
@@ -213,8 +248,8 @@ export function renderNomina(layout: PdfLayout, nomina: XmlNode): void {
   layout.fields(
     [
       ['Tipo de nómina', described('c_TipoNomina', n.TipoNomina)],
-      ['Periodo de pago', n.FechaInicialPago || n.FechaFinalPago ? `${n.FechaInicialPago ?? ''} al ${n.FechaFinalPago ?? ''}` : undefined],
-      ['Fecha de pago', n.FechaPago],
+      ['Periodo de pago', n.FechaInicialPago || n.FechaFinalPago ? `${printedDate(n.FechaInicialPago)} al ${printedDate(n.FechaFinalPago)}` : undefined],
+      ['Fecha de pago', printedDate(n.FechaPago)],
       ['Días pagados', n.NumDiasPagados],
       ['Registro patronal', emisor.RegistroPatronal],
       ['CURP del patrón', emisor.Curp],
@@ -233,7 +268,7 @@ export function renderNomina(layout: PdfLayout, nomina: XmlNode): void {
       ['Número de empleado', receptor.NumEmpleado],
       ['Puesto', receptor.Puesto],
       ['Departamento', receptor.Departamento],
-      ['Fecha de inicio de la relación laboral', receptor.FechaInicioRelLaboral],
+      ['Fecha de inicio de la relación laboral', printedDate(receptor.FechaInicioRelLaboral)],
       ['Antigüedad', seniority(receptor['Antigüedad'])],
       ['Tipo de contrato', described('c_TipoContrato', receptor.TipoContrato)],
       ['Tipo de jornada', described('c_TipoJornada', receptor.TipoJornada)],
@@ -340,10 +375,10 @@ export function renderNomina(layout: PdfLayout, nomina: XmlNode): void {
 export function nominaTotals(nomina: XmlNode, total: string | undefined, moneda: string): TotalRow[] {
   const n = nomina.attrs;
   return [
-    ['Total de percepciones', groupDigits(n.TotalPercepciones ?? '0')],
-    ...(n.TotalOtrosPagos !== undefined ? [['Total de otros pagos', groupDigits(n.TotalOtrosPagos)] as TotalRow] : []),
-    ['Total de deducciones', `-${groupDigits(n.TotalDeducciones ?? '0')}`],
-    [`Neto a pagar ${moneda}`, groupDigits(total), true],
+    ['Total de percepciones', money(groupDigits(n.TotalPercepciones ?? '0'), moneda)],
+    ...(n.TotalOtrosPagos !== undefined ? [['Total de otros pagos', money(groupDigits(n.TotalOtrosPagos), moneda)] as TotalRow] : []),
+    ['Total de deducciones', money(`-${groupDigits(n.TotalDeducciones ?? '0')}`, moneda)],
+    [`Neto a pagar ${moneda}`, money(groupDigits(total), moneda), true],
   ];
 }
 

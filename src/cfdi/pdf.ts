@@ -1,5 +1,6 @@
 import fontkit from '@pdf-lib/fontkit';
 import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import pako from 'pako';
 // DejaVu Sans Condensed (free licence, every Latin-1 letter and the punctuation Spanish uses), from its npm package.
@@ -9,9 +10,11 @@ import {
   asPDFNumber, beginText, degrees, endText, fill, PDFDocument, PDFHexString, PDFOperator, PDFOperatorNames, popGraphicsState, pushGraphicsState, rgb,
   setFillingRgbColor, setFontAndSize, setTextMatrix, showText, type Color, type PDFFont, type PDFImage, type PDFPage,
 } from 'pdf-lib';
-import { catalogEntry } from '../catalogs/index.ts';
 import { amountInWords } from './amount-words.ts';
-import { described, groupDigits, nominaTotals, renderNomina, renderPagos, taxLine, TRASLADO_NOTE, type PdfColumn, type PdfLayout, type TotalRow } from './pdf-complements.ts';
+import {
+  currencyDecimals, described, groupDigits, money, nominaTotals, printedDate, rateText, renderNomina, renderPagos, taxLine, TRASLADO_NOTE, unitAmount,
+  type PdfColumn, type PdfLayout, type TotalRow,
+} from './pdf-complements.ts';
 import { qrMatrix, verificationUrl } from './qr.ts';
 import { tfdCadena, tfdFromNode } from './tfd.ts';
 import { child, childrenNamed, parseXml, type XmlNode } from './xml.ts';
@@ -92,6 +95,21 @@ function encodeWithCmap(font: PDFFont, face: Face): void {
     return PDFHexString.of(hex);
   };
 }
+
+/**
+ * A subset font's BaseFont is its name behind a tag of six capital letters and "+" (PDF 32000 §9.6.4), so viewers and
+ * preflight know the file carries only the glyphs used; pdf-lib would append a number instead. The tag comes from the
+ * document's UUID, so a render is reproducible and two invoices' subsets never share a name.
+ */
+function subsetName(postscriptName: string, uuid: string): string {
+  const digest = createHash('sha256').update(`${uuid}/${postscriptName}`).digest();
+  const tag = [...digest.subarray(0, 6)].map((b) => String.fromCharCode(65 + (b % 26))).join('');
+  return `${tag}+${postscriptName}`;
+}
+
+/** "Serie A · Folio 1" (either alone when the other is absent), as the header prints it. */
+export const serieFolio = (serie: string | undefined, folio: string | undefined): string =>
+  [serie && `Serie ${serie}`, folio && `Folio ${folio}`].filter(Boolean).join(' · ');
 
 const PAGE = { width: 612, height: 792, margin: 36 };
 const CONTENT_WIDTH = PAGE.width - 2 * PAGE.margin;
@@ -229,8 +247,8 @@ export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<U
   doc.registerFontkit(cachingFontkit);
   const features = { liga: false, kern: false, calt: false };
   const pdfFonts: Record<Face, PDFFont> = {
-    regular: await doc.embedFont(fontFiles().regular, { subset: true, features }),
-    bold: await doc.embedFont(fontFiles().bold, { subset: true, features }),
+    regular: await doc.embedFont(fontFiles().regular, { subset: true, features, customName: subsetName('DejaVuSansCondensed', tfd.uuid) }),
+    bold: await doc.embedFont(fontFiles().bold, { subset: true, features, customName: subsetName('DejaVuSansCondensed-Bold', tfd.uuid) }),
   };
   encodeWithCmap(pdfFonts.regular, 'regular');
   encodeWithCmap(pdfFonts.bold, 'bold');
@@ -242,7 +260,7 @@ export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<U
     logo = options.branding.logo.type === 'image/png' ? await doc.embedPng(options.branding.logo.bytes) : await doc.embedJpg(options.branding.logo.bytes);
   }
   doc.setTitle(`CFDI ${tfd.uuid}`);
-  doc.setSubject(`${TIPO_TITLES[a.TipoDeComprobante ?? ''] ?? 'CFDI'} ${a.Serie ?? ''}${a.Folio ?? ''}`.trim());
+  doc.setSubject(`${TIPO_TITLES[a.TipoDeComprobante ?? ''] ?? 'CFDI'} ${serieFolio(a.Serie, a.Folio)}`.trim());
   doc.setProducer('cfdi-api');
   doc.setCreator('cfdi-api');
 
@@ -283,12 +301,16 @@ export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<U
     // The document box, right.
     const bx = PAGE.width - PAGE.margin - boxWidth;
     page.drawRectangle({ x: bx, y: top - 14, width: boxWidth, height: 14, color: accent });
-    text(TIPO_TITLES[a.TipoDeComprobante ?? ''] ?? 'CFDI', bx + 6, top - 10.5, bold, 8.5, rgb(1, 1, 1));
+    const title = TIPO_TITLES[a.TipoDeComprobante ?? ''] ?? 'CFDI';
+    text(title, bx + 6, top - 10.5, bold, 8.5, rgb(1, 1, 1));
+    // Beside the title; smaller when a long serie and folio (up to 25 and 40 characters) would not fit.
+    const sf = serieFolio(a.Serie, a.Folio);
+    const room = boxWidth - 16 - m.width(bold, title, 8.5);
+    rightText(sf, bx + boxWidth - 4, top - 10.5, bold, Math.min(8.5, (8.5 * room) / Math.max(m.width(bold, sf, 8.5), 1)), rgb(1, 1, 1));
     const rows: [string, string][] = [
-      ['Serie y folio', [a.Serie, a.Folio].filter(Boolean).join(' ') || '—'],
       ['Folio fiscal (UUID)', tfd.uuid],
-      ['Fecha de emisión', a.Fecha ?? ''],
-      ['Fecha de certificación', tfd.fechaTimbrado],
+      ['Fecha de emisión', printedDate(a.Fecha)],
+      ['Fecha de certificación', printedDate(tfd.fechaTimbrado)],
     ];
     let by = top - 24;
     for (const [label, value] of rows) {
@@ -489,9 +511,9 @@ export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<U
         c.Cantidad ?? '',
         c.Unidad ? `${c.ClaveUnidad} ${c.Unidad}` : described('c_ClaveUnidad', c.ClaveUnidad, 'nombre'), // the XML's Unidad, else SAT's name
         c.Descripcion ?? '',
-        groupDigits(c.ValorUnitario),
-        groupDigits(c.Descuento),
-        groupDigits(c.Importe),
+        money(unitAmount(c.ValorUnitario, currencyDecimals(moneda)), moneda),
+        money(groupDigits(c.Descuento), moneda),
+        money(groupDigits(c.Importe), moneda),
         described('c_ObjetoImp', c.ObjetoImp),
       ],
       [
@@ -531,7 +553,7 @@ export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<U
     });
     y -= totalsHeight;
   };
-  const inWords = () => amountInWords(a.Total ?? '0', moneda, Number(catalogEntry('c_Moneda', moneda)?.decimales ?? '2'));
+  const inWords = () => amountInWords(a.Total ?? '0', moneda, currencyDecimals(moneda));
 
   // Totals. A Pago carries no amount of its own (Moneda XXX, Total 0: its amounts are in the complement), and a
   // Traslado collects nothing: neither prints money lines nor an amount in words.
@@ -542,16 +564,17 @@ export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<U
       totalsBlock(nominaTotals(nominas[0]!, a.Total, moneda), inWords());
     } else {
       const impuestos = child(root, 'cfdi:Impuestos');
-      const totals: TotalRow[] = [['Subtotal', groupDigits(a.SubTotal)]];
-      if (a.Descuento) totals.push(['Descuento', groupDigits(a.Descuento)]);
+      const amount = (value: string | undefined) => money(groupDigits(value), moneda);
+      const totals: TotalRow[] = [['Subtotal', amount(a.SubTotal)]];
+      if (a.Descuento) totals.push(['Descuento', amount(a.Descuento)]);
       for (const t of childrenNamed(child(impuestos ?? root, 'cfdi:Traslados') ?? root, 'cfdi:Traslado')) {
         const r = t.attrs;
-        totals.push([`${described('c_Impuesto', r.Impuesto)} trasladado ${r.TipoFactor === 'Exento' ? 'exento' : `${r.TipoFactor} ${r.TasaOCuota}`}`, r.Importe ? groupDigits(r.Importe) : `Base ${groupDigits(r.Base)}`]);
+        totals.push([`${described('c_Impuesto', r.Impuesto)} trasladado ${r.TipoFactor === 'Exento' ? 'exento' : `${r.TipoFactor} ${rateText(r.TipoFactor, r.TasaOCuota)}`}`, r.Importe ? amount(r.Importe) : `Base ${amount(r.Base)}`]);
       }
       for (const t of childrenNamed(child(impuestos ?? root, 'cfdi:Retenciones') ?? root, 'cfdi:Retencion')) {
-        totals.push([`${described('c_Impuesto', t.attrs.Impuesto)} retenido`, `-${groupDigits(t.attrs.Importe)}`]);
+        totals.push([`${described('c_Impuesto', t.attrs.Impuesto)} retenido`, amount(`-${t.attrs.Importe}`)]);
       }
-      totals.push([`Total ${moneda}`, groupDigits(a.Total), true]);
+      totals.push([`Total ${moneda}`, amount(a.Total), true]);
       totalsBlock(totals, inWords());
     }
   }
@@ -585,11 +608,11 @@ export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<U
   const sx = qx + qrSize + 12;
   const stampRows: [string, string][] = [
     ['Folio fiscal (UUID)', tfd.uuid],
-    ['Fecha y hora de certificación', tfd.fechaTimbrado],
+    ['Fecha y hora de certificación', printedDate(tfd.fechaTimbrado)],
     ['No. de certificado del emisor', a.NoCertificado ?? ''],
     ['No. de certificado del SAT', tfd.noCertificadoSat],
     ['RFC del proveedor de certificación', tfd.rfcProvCertif],
-    ['Fecha y hora de emisión', a.Fecha ?? ''],
+    ['Fecha y hora de emisión', printedDate(a.Fecha)],
   ];
   stampRows.forEach(([label, value], k) => {
     const yy = y - 8 - k * 15;

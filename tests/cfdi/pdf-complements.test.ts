@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { renderCfdiPdf } from '../../src/cfdi/pdf.ts';
+import { printedDate } from '../../src/cfdi/pdf-complements.ts';
 import { child, childrenNamed, parseXml, type XmlNode } from '../../src/cfdi/xml.ts';
 
 /**
@@ -61,7 +62,7 @@ function expectPagos(r: Awaited<ReturnType<typeof render>>, pagos: XmlNode) {
   for (const [attr, value] of Object.entries(child(pagos, 'pago20:Totales')!.attrs)) expect(r.all, attr).toContain(grouped(value));
   for (const pago of childrenNamed(pagos, 'pago20:Pago')) {
     const p = pago.attrs;
-    for (const v of [p.FechaPago, p.MonedaP, grouped(p.Monto), p.NumOperacion, p.RfcEmisorCtaOrd, p.CtaOrdenante, p.RfcEmisorCtaBen, p.CtaBeneficiario]) {
+    for (const v of [printedDate(p.FechaPago), p.MonedaP, grouped(p.Monto), p.NumOperacion, p.RfcEmisorCtaOrd, p.CtaOrdenante, p.RfcEmisorCtaBen, p.CtaBeneficiario]) {
       if (v) expect(r.all).toContain(v);
     }
     for (const docto of childrenNamed(pago, 'pago20:DoctoRelacionado')) {
@@ -90,7 +91,7 @@ describe('Complemento de pagos 2.0 on the PDF', () => {
     const r = await render(WATM);
     expectPagos(r, complement(WATM, 'pago20:Pagos'));
     expect(r.all).toContain('01 - Efectivo');
-    expect(r.row('Traslado 002 - IVA')).toEqual(['Traslado 002 - IVA', 'Tasa', '0.160000', '862.07', '137.93']);
+    expect(r.row('Traslado 002 - IVA')).toEqual(['Traslado 002 - IVA', 'Tasa', '16 %', '862.07', '137.93']);
     expect(r.all).toContain('F-PPD-1');
   });
 
@@ -99,7 +100,7 @@ describe('Complemento de pagos 2.0 on the PDF', () => {
     expectPagos(r, complement(EKU_PAGO, 'pago20:Pagos'));
     expect(r.all).toContain('03 - Transferencia electrónica de fondos');
     expect(r.row('00000000-1111-2222-3333-00000000000B').slice(0, 7)).toEqual(['00000000-1111-2222-3333-00000000000B', 'MXN', '1', '1', '10,000.00', '3,000.00', '7,000.00']);
-    expect(r.row('Traslado 002 - IVA')).toEqual(['Traslado 002 - IVA', 'Tasa', '0.160000', '12,931.040000', '2,068.960000']);
+    expect(r.row('Traslado 002 - IVA')).toEqual(['Traslado 002 - IVA', 'Tasa', '16 %', '12,931.040000', '2,068.960000']);
   });
 
   test('60 related documents: several pages, the table continues under its titles, every UUID exactly once', async () => {
@@ -129,11 +130,12 @@ describe('Complemento de nómina 1.2 on the PDF', () => {
     const r = await render(NOMINA);
     expect(r.all).toContain('RECIBO DE NÓMINA');
     expect(r.all).toContain('O - Nómina ordinaria');
-    expect(r.all).toContain('2026-04-16 al 2026-04-30');
-    for (const v of [nomina.attrs.FechaPago!, nomina.attrs.NumDiasPagados!, child(nomina, 'nomina12:Emisor')!.attrs.RegistroPatronal!]) expect(r.all).toContain(v);
-    for (const attr of ['Curp', 'NumSeguridadSocial', 'NumEmpleado', 'Puesto', 'Departamento', 'FechaInicioRelLaboral', 'SalarioDiarioIntegrado']) {
+    expect(r.all).toContain('16/04/2026 al 30/04/2026');
+    for (const v of [printedDate(nomina.attrs.FechaPago), nomina.attrs.NumDiasPagados!, child(nomina, 'nomina12:Emisor')!.attrs.RegistroPatronal!]) expect(r.all).toContain(v);
+    for (const attr of ['Curp', 'NumSeguridadSocial', 'NumEmpleado', 'Puesto', 'Departamento', 'SalarioDiarioIntegrado']) {
       expect(r.all, attr).toContain(receptor[attr]!);
     }
+    expect(r.all).toContain(printedDate(receptor.FechaInicioRelLaboral));
     expect(r.all).toContain('78 semanas (P78W)');
     expect(r.all).toContain('04 - Quincenal');
     expect(r.compact).toContain(squash('01 - Contrato de trabajo por tiempo indeterminado'));
@@ -156,10 +158,10 @@ describe('Complemento de nómina 1.2 on the PDF', () => {
     }
     const otro = child(child(nomina, 'nomina12:OtrosPagos')!, 'nomina12:OtroPago')!;
     expect(r.row(otro.attrs.Concepto!).slice(-2)).toEqual([grouped(otro.attrs.Importe), grouped(child(otro, 'nomina12:SubsidioAlEmpleo')!.attrs.SubsidioCausado)]);
-    expect(r.row('Total de percepciones')).toEqual(['Total de percepciones', '5,186.10']);
-    expect(r.row('Total de otros pagos')).toEqual(['Total de otros pagos', '0.00']);
-    expect(r.row('Total de deducciones')).toEqual(['Total de deducciones', '-741.10']);
-    expect(r.row('Neto a pagar MXN')).toEqual(['Neto a pagar MXN', '4,445.00']);
+    expect(r.row('Total de percepciones')).toEqual(['Total de percepciones', '$5,186.10']);
+    expect(r.row('Total de otros pagos')).toEqual(['Total de otros pagos', '$0.00']);
+    expect(r.row('Total de deducciones')).toEqual(['Total de deducciones', '-$741.10']);
+    expect(r.row('Neto a pagar MXN')).toEqual(['Neto a pagar MXN', '$4,445.00']);
     expect(r.all).toContain('CUATRO MIL CUATROCIENTOS CUARENTA Y CINCO PESOS 00/100 M.N.');
     expect(r.all).not.toContain('Subtotal');
   });
@@ -177,10 +179,10 @@ describe('other types', () => {
 
   test('Ingreso (regression): the totals block as before', async () => {
     const r = await render(INGRESO);
-    expect(r.row('Subtotal')).toEqual(['Subtotal', '3,824.15']);
-    expect(r.row('Descuento')).toEqual(['Descuento', '956.04']);
-    expect(r.row('002 - IVA trasladado Tasa 0.160000')).toEqual(['002 - IVA trasladado Tasa 0.160000', '458.90']);
-    expect(r.row('Total MXN')).toEqual(['Total MXN', '3,327.01']);
+    expect(r.row('Subtotal')).toEqual(['Subtotal', '$3,824.15']);
+    expect(r.row('Descuento')).toEqual(['Descuento', '$956.04']);
+    expect(r.row('002 - IVA trasladado Tasa 16 %')).toEqual(['002 - IVA trasladado Tasa 16 %', '$458.90']);
+    expect(r.row('Total MXN')).toEqual(['Total MXN', '$3,327.01']);
     expect(r.all).toContain('Importe con letra');
     expect(r.all).toContain('TRES MIL TRESCIENTOS VEINTISIETE PESOS 01/100 M.N.');
     for (const absent of ['COMPLEMENTO DE PAGO', 'RECIBO DE NÓMINA']) expect(r.all).not.toContain(absent);
