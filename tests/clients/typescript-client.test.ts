@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { type components, createCfdiClient, formData } from '@cfdi-api/client';
+import { byStatus, type components, createCfdiClient, formData } from '@cfdi-api/client';
 import { createTestApp, csdFiles, TENANTS } from '../helpers.ts';
 
 // The generated client against the real app on a real socket: only the client talks to the server.
@@ -100,6 +100,21 @@ describe('the typed TypeScript client (clients/typescript) against the running a
     expect(invalid.error?.error.details.map((d) => d.field)).toContain('receptor.uso_cfdi');
   });
 
+  test('byStatus: one result per status, 201 stamped, 202 queued, 409 the error envelope', async () => {
+    const client = byStatus(await issuer());
+    const stamped = await client.POST('/api/v1/cfdis', { body: { ...invoice, condiciones_de_pago: 'Contado', external_id: 'SO-1' } }); // not the XML the first test stamped
+    if (stamped.status !== 201) throw new Error(`not stamped: ${JSON.stringify(stamped.data)}`);
+    expect(stamped.data.uuid).toMatch(UUID);
+    expect(stamped.data.emisor.rfc).toBe('EKU9003173C9');
+    const queued = await client.POST('/api/v1/cfdis', { body: invoice, params: { header: { 'x-sandbox-scenario': 'pac_unavailable' } } });
+    if (queued.status !== 202) throw new Error(`not queued: ${queued.status}`);
+    expect(queued.data).toMatchObject({ status: 'en_cola', uuid: null });
+    const taken = await client.POST('/api/v1/cfdis', { body: { ...invoice, external_id: 'SO-1' } });
+    if (taken.status !== 409) throw new Error(`external_id reused: ${taken.status}`);
+    expect(taken.data.error.details[0]?.field).toBe('external_id');
+    expect(taken.response.headers.get('content-type')).toContain('application/json');
+  });
+
   test('without a credential the client gets the typed 401 envelope', async () => {
     const { data, error, response } = await createCfdiClient({ baseUrl }).GET('/api/v1/cfdis');
     expect(response.status).toBe(401);
@@ -122,5 +137,26 @@ export function _typeChecks(client: ReturnType<typeof createCfdiClient>) {
   void client.GET('/api/v1/cfdis/{id}', { params: { path: { id: 'x' } } }).then(({ data }) => {
     // @ts-expect-error a field the response does not have
     void data?.totl;
+  });
+  // byStatus narrows `data` by the status the document declares.
+  void byStatus(client).POST('/api/v1/cfdis', { body: invoice }).then((res) => {
+    if (res.status === 202) {
+      const queued: 'en_cola' = res.data.status;
+      // @ts-expect-error a queued invoice has no emisor yet
+      void res.data.emisor;
+      return queued;
+    }
+    if (res.status === 201) {
+      // @ts-expect-error only a queued invoice has a mensaje
+      void res.data.mensaje;
+      return res.data.emisor.rfc;
+    }
+    if (res.status === 400) {
+      // @ts-expect-error an error envelope is not an invoice
+      void res.data.uuid;
+      return res.data.error.code;
+    }
+    // @ts-expect-error POST /cfdis never answers 204
+    return res.status === 204;
   });
 }

@@ -1,7 +1,8 @@
-import createClient, { type Client, type ClientOptions, type Middleware } from 'openapi-fetch';
-import type { paths } from './schema.d.ts';
+import createClient, { type Client, type ClientOptions, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
+// `.js`: resolves to the declarations beside it, in src/ (TypeScript) and in dist/ (the built package) alike.
+import type { paths } from './schema.js';
 
-export type { components, operations, paths } from './schema.d.ts';
+export type { components, operations, paths } from './schema.js';
 export type CfdiClient = Client<paths>;
 
 /** A bearer credential, or a function that returns the current one (e.g. a JWT you refresh). */
@@ -44,4 +45,52 @@ export function formData(body: Record<string, string | Blob | undefined>): FormD
   const form = new FormData();
   for (const [name, value] of Object.entries(body)) if (value !== undefined) form.append(name, value);
   return form;
+}
+
+type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch';
+/** The paths that have operation `M` (a path without it declares `M?: never`). */
+export type PathsWith<M extends HttpMethod> = { [P in keyof paths]: paths[P] extends { [K in M]: object } ? P : never }[keyof paths];
+type Responses<Op> = Op extends { responses: infer R } ? R : never;
+type BodyOf<R> = R extends { content: infer C } ? (C extends { 'application/json': infer J } ? J : C[keyof C]) : undefined;
+
+/**
+ * An operation's result as a union discriminated by the HTTP status: after `if (res.status === 201)`, `res.data` is
+ * the body the document declares for 201 (for an error status, the error envelope).
+ */
+export type StatusResult<Op> = {
+  [S in keyof Responses<Op>]: { status: S; data: BodyOf<Responses<Op>[S]>; response: Response };
+}[keyof Responses<Op>];
+
+type RequiredKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? never : K }[keyof T];
+type StatusMethod<M extends HttpMethod> = <P extends PathsWith<M>, I extends MaybeOptionalInit<paths[P], M>>(
+  url: P,
+  ...init: RequiredKeys<I> extends never ? [I?] : [I]
+) => Promise<StatusResult<paths[P][M]>>;
+
+export interface StatusClient {
+  GET: StatusMethod<'get'>;
+  PUT: StatusMethod<'put'>;
+  POST: StatusMethod<'post'>;
+  DELETE: StatusMethod<'delete'>;
+  PATCH: StatusMethod<'patch'>;
+}
+
+/**
+ * The same client, answering `{ status, data, response }` narrowed by status: openapi-fetch's `{ data, error }`
+ * narrows only success against failure, so a 201 and a 202 (stamped, queued) would share one type.
+ *
+ * ```ts
+ * const res = await byStatus(cfdi).POST('/api/v1/cfdis', { body });
+ * if (res.status === 201) console.log(res.data.uuid); // string
+ * else if (res.status === 202) console.log(res.data.id, 'queued');
+ * else console.log(res.data.error.code);
+ * ```
+ */
+export function byStatus(client: CfdiClient): StatusClient {
+  const call = (method: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'PATCH') =>
+    async (url: string, init?: object) => {
+      const { data, error, response } = await (client[method] as (url: string, init?: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>)(url, init);
+      return { status: response.status, data: data ?? error, response };
+    };
+  return { GET: call('GET'), PUT: call('PUT'), POST: call('POST'), DELETE: call('DELETE'), PATCH: call('PATCH') } as unknown as StatusClient;
 }
