@@ -46,7 +46,7 @@ describe('queued stamping', () => {
     const { t, test: key, events } = await setup();
     const res = await t.call('POST', '/cfdis', { token: key, body: invoice(), headers: { 'x-sandbox-scenario': 'pac_unavailable' } });
     expect(res.status).toBe(202);
-    expect(Object.keys(res.json).sort()).toEqual(['created_at', 'id', 'mensaje', 'status', 'tipo', 'uuid']);
+    expect(Object.keys(res.json).sort()).toEqual(['created_at', 'external_id', 'id', 'mensaje', 'metadata', 'status', 'tipo', 'uuid']);
     expect(res.json).toMatchObject({ uuid: null, status: 'en_cola', tipo: 'I' });
     expect(res.json.mensaje).toContain(`GET /api/v1/cfdis/${res.json.id}`);
     expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: key })).json.status).toBe('en_cola');
