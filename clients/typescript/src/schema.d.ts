@@ -5,6 +5,26 @@
  */
 
 export interface paths {
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where to start: the API reference (/docs) and the OpenAPI document
+         * @description A browser (Accept: text/html) is redirected to the API reference, /docs; anything else gets where to look as JSON.
+         */
+        get: operations["getRoot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/health": {
         parameters: {
             query?: never;
@@ -710,7 +730,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to events
-         * @description Deliveries: POST with body `{ event, tenant_id, created_at, data }`; headers X-FC-Event, X-FC-Signature (`sha256=` + hex HMAC-SHA256 of the raw body keyed with the whole secret string), X-FC-Delivery-Id (same on retries: dedupe on it), X-FC-Timestamp, and Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part after `whsec_`). 10 s timeout, redirects not followed, any 2xx is success; retries after 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (±10 %), or later when the receiver sends Retry-After; 410 Gone disables the webhook; 10 consecutive failures pause it. In live mode the URL may not resolve to a private, loopback, link-local or metadata address.
+         * @description Deliveries: POST with body `{ event, tenant_id, created_at, data }` (the data of every cfdi.* event carries the invoice's external_id and metadata); headers X-FC-Event, X-FC-Signature (`sha256=` + hex HMAC-SHA256 of the raw body keyed with the whole secret string), X-FC-Delivery-Id (same on retries: dedupe on it), X-FC-Timestamp, and Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part after `whsec_`). 10 s timeout, redirects not followed, any 2xx is success; retries after 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (±10 %), or later when the receiver sends Retry-After; 410 Gone disables the webhook; 10 consecutive failures pause it. In live mode the URL may not resolve to a private, loopback, link-local or metadata address.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -853,6 +873,33 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Root: {
+            /** @example /docs */
+            docs: string;
+            /** @example /api/v1/openapi.json */
+            openapi: string;
+            /** @example /api/v1 */
+            api: string;
+            /** @example 0.1.0 */
+            version: string;
+        };
+        Error: {
+            error: {
+                /** @example HTTP_422 */
+                code: string;
+                message: string;
+                details: {
+                    field: string;
+                    issue: string;
+                    /** @description SAT rule code when one applies, e.g. CFDI40108 */
+                    rule?: string;
+                }[];
+            };
+            path: string;
+            /** Format: date-time */
+            timestamp: string;
+            request_id: string;
+        };
         Health: {
             /** @enum {string} */
             status: "ok" | "error";
@@ -880,23 +927,6 @@ export interface components {
                     [key: string]: unknown;
                 };
             };
-        };
-        Error: {
-            error: {
-                /** @example HTTP_422 */
-                code: string;
-                message: string;
-                details: {
-                    field: string;
-                    issue: string;
-                    /** @description SAT rule code when one applies, e.g. CFDI40108 */
-                    rule?: string;
-                }[];
-            };
-            path: string;
-            /** Format: date-time */
-            timestamp: string;
-            request_id: string;
         };
         RegisterResponse: components["schemas"]["Tokens"] & {
             tenant: components["schemas"]["Tenant"];
@@ -1204,10 +1234,21 @@ export interface components {
             email: string | null;
             residencia_fiscal: string | null;
             num_reg_id_trib: string | null;
+            metadata: components["schemas"]["Metadata"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /**
+         * @description Your key → value pairs ({} when none were sent)
+         * @example {
+         *       "pedido": "SO-10482",
+         *       "canal": "tienda-en-linea"
+         *     }
+         */
+        Metadata: {
+            [key: string]: string;
         };
         ClientCreate: {
             /**
@@ -1250,6 +1291,7 @@ export interface components {
              * @example 123456789
              */
             num_reg_id_trib?: string;
+            metadata?: components["schemas"]["Metadata"] & unknown;
         };
         /** @description Fields to change; null clears email, residencia_fiscal or num_reg_id_trib. The result is checked as a whole. */
         ClientPatch: {
@@ -1293,6 +1335,7 @@ export interface components {
              * @example 123456789
              */
             num_reg_id_trib?: string | null;
+            metadata?: components["schemas"]["Metadata"] & unknown;
         };
         Series: {
             /** @example ser_01jd2m3k4n5p6q7r8s9t0v1w2x */
@@ -1336,6 +1379,23 @@ export interface components {
              * @example Facturas de mostrador
              */
             descripcion?: string | null;
+        };
+        CfdiStamped: components["schemas"]["Cfdi"] & {
+            /**
+             * @description Folio fiscal
+             * @example 6F35D3B5-3651-5370-BC2C-14CDBE384CD7
+             */
+            uuid?: string;
+            /**
+             * Format: date-time
+             * @description Stamping time, ISO 8601 UTC
+             */
+            fecha_timbrado?: string;
+            sello_sat?: string;
+            /** @description NoCertificadoSAT */
+            certificado_sat?: string;
+            /** @description Cadena original of the TFD */
+            cadena_original_sat?: string;
         };
         Cfdi: {
             /** @example cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x */
@@ -1412,7 +1472,14 @@ export interface components {
             cadena_original_sat: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description Non-blocking remarks, each opening with the field it concerns, e.g. a receptor RFC whose check digit is wrong: it is stamped (some older RFCs fail the digit) but a PAC refuses an RFC that is not in SAT's list (CFDI40143) */
             warnings?: string[];
+            /**
+             * @description Your reference, as sent on POST /cfdis (null when none was)
+             * @example SO-10482
+             */
+            external_id: string | null;
+            metadata: components["schemas"]["Metadata"] & unknown;
         };
         CfdiQueued: {
             id: string;
@@ -1420,10 +1487,13 @@ export interface components {
             tipo: string;
             /** @enum {string} */
             status: "en_cola";
+            external_id: string | null;
+            metadata: components["schemas"]["Metadata"] & unknown;
             mensaje: string;
             /** Format: date-time */
             created_at: string;
         };
+        /** @description Every string but external_id and metadata (which never reach the XML) may hold only characters XML 1.0 allows (not U+FFFE, U+FFFF, unpaired surrogates or control characters) and no "|"; tab, line feed and carriage return are allowed only in conceptos[].descripcion, where SAT collapses whitespace. */
         CfdiRequest: {
             /** @enum {string} */
             tipo: "I" | "E" | "P" | "N" | "T";
@@ -1447,7 +1517,7 @@ export interface components {
              */
             moneda?: string;
             /**
-             * @description Number or decimal string; at most 6 decimals
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
              * @example 1500.00
              */
             tipo_cambio?: number | string;
@@ -1474,9 +1544,18 @@ export interface components {
             /** @description Pago (P) only: the payments received (Complemento de Pagos 2.0) */
             pagos?: components["schemas"]["Pago"][];
             nomina?: components["schemas"]["Nomina"];
+            /**
+             * @description Your own reference (e.g. your order number), at most 255 printable characters: unique per tenant and environment (a second invoice with it is 409, naming the first), kept by a failed invoice, found with GET /cfdis?external_id=
+             * @example SO-10482
+             */
+            external_id?: string;
+            metadata?: components["schemas"]["Metadata"] & unknown;
         };
         Receptor: {
-            /** @example ICV060329BY0 */
+            /**
+             * @description Its YYMMDD must be a date (else 400, CFDI40143); a wrong check digit is stamped with a warning
+             * @example ICV060329BY0
+             */
             rfc: string;
             /** @example INMOBILIARIA CVA */
             nombre: string;
@@ -1494,7 +1573,7 @@ export interface components {
             clave_prod_serv: string;
             no_identificacion?: string;
             /**
-             * @description Number or decimal string; at most 6 decimals
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
              * @example 1
              */
             cantidad: number | string;
@@ -1504,17 +1583,17 @@ export interface components {
             /** @example Servicio de facturación */
             descripcion: string;
             /**
-             * @description Number or decimal string; at most 6 decimals
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
              * @example 1000.00
              */
             valor_unitario: number | string;
             /**
-             * @description Number or decimal string; at most 6 decimals
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
              * @example 1500.00
              */
             descuento?: number | string;
             /**
-             * @description Default: 02 when impuestos are sent, else 01
+             * @description c_ObjetoImp. Default 02 when impuestos are sent. Without impuestos it is required on an Ingreso or Egreso (01 no objeto de impuesto, 03 no obligado al desglose, 04 no causa impuesto, …: 400 CFDI40170 when missing), so a forgotten tax block is not stamped as 01; a Traslado's goods default to 01
              * @example 02
              */
             objeto_imp?: string;
@@ -1525,7 +1604,7 @@ export interface components {
                     /** @enum {string} */
                     tipo_factor: "Tasa" | "Cuota" | "Exento";
                     /**
-                     * @description Number or decimal string; at most 6 decimals
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                      * @example 0.160000
                      */
                     tasa_o_cuota?: number | string;
@@ -1546,7 +1625,7 @@ export interface components {
                     /** @enum {string} */
                     tipo_factor: "Tasa" | "Cuota" | "Exento";
                     /**
-                     * @description Number or decimal string; at most 6 decimals
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                      * @example 0.160000
                      */
                     tasa_o_cuota?: number | string;
@@ -1571,7 +1650,7 @@ export interface components {
         };
         Pago: {
             /**
-             * @description When the money was received; a date alone means 12:00:00
+             * @description When the money was received (local time), not after the Fecha of this CFDI. A date alone is written as 12:00:00 that day, or as the Fecha of this CFDI when the payment is of the same day and the receipt is issued before noon
              * @example 2026-11-20T12:00:00
              */
             fecha_pago: string;
@@ -1585,7 +1664,7 @@ export interface components {
              */
             tipo_cambio?: number | string;
             /**
-             * @description Number or decimal string; at most 6 decimals
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
              * @example 1160.00
              */
             monto: number | string;
@@ -1635,7 +1714,7 @@ export interface components {
                     /** @enum {string} */
                     tipo_factor: "Tasa" | "Cuota" | "Exento";
                     /**
-                     * @description Number or decimal string; at most 6 decimals
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                      * @example 0.160000
                      */
                     tasa_o_cuota?: number | string;
@@ -1656,7 +1735,7 @@ export interface components {
                     /** @enum {string} */
                     tipo_factor: "Tasa" | "Cuota" | "Exento";
                     /**
-                     * @description Number or decimal string; at most 6 decimals
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                      * @example 0.160000
                      */
                     tasa_o_cuota?: number | string;
@@ -1684,7 +1763,7 @@ export interface components {
             /** @example 2026-04-30 */
             fecha_final_pago: string;
             /**
-             * @description Number or decimal string; at most 6 decimals
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
              * @example 15
              */
             num_dias_pagados: number | string;
@@ -1702,7 +1781,7 @@ export interface components {
                     /** @example IP */
                     origen_recurso: string;
                     /**
-                     * @description Number or decimal string; at most 6 decimals
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                      * @example 1500.00
                      */
                     monto_recurso_propio?: number | string;
@@ -1741,12 +1820,12 @@ export interface components {
                 /** @example 1234567890 */
                 cuenta_bancaria?: string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 salario_base_cot_apor?: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 salario_diario_integrado?: number | string;
@@ -1756,7 +1835,7 @@ export interface components {
                     /** @example EKU9003173C9 */
                     rfc_labora: string;
                     /**
-                     * @description Number or decimal string; at most 6 decimals
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                      * @example 100
                      */
                     porcentaje_tiempo: number | string;
@@ -1773,12 +1852,12 @@ export interface components {
                 /** @example Sueldo */
                 concepto: string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 importe_gravado: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 importe_exento: number | string;
@@ -1791,7 +1870,7 @@ export interface components {
                     /** @example 4 */
                     horas_extra: number;
                     /**
-                     * @description Number or decimal string; at most 6 decimals
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                      * @example 1500.00
                      */
                     importe_pagado: number | string;
@@ -1799,12 +1878,12 @@ export interface components {
                 /** @description Required with tipo_percepcion 045 */
                 acciones_o_titulos?: {
                     /**
-                     * @description Number or decimal string; at most 6 decimals
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                      * @example 1500.00
                      */
                     valor_mercado: number | string;
                     /**
-                     * @description Number or decimal string; at most 6 decimals
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                      * @example 1500.00
                      */
                     precio_al_otorgarse: number | string;
@@ -1813,27 +1892,27 @@ export interface components {
             /** @description Required with tipo_percepcion 039 or 044 */
             jubilacion_pension_retiro?: {
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 total_una_exhibicion?: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 total_parcialidad?: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 monto_diario?: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 ingreso_acumulable: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 ingreso_no_acumulable: number | string;
@@ -1841,24 +1920,24 @@ export interface components {
             /** @description Required with tipo_percepcion 022, 023 or 025 */
             separacion_indemnizacion?: {
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 total_pagado: number | string;
                 /** @example 5 */
                 num_anios_servicio: number;
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 ultimo_sueldo_mens_ord: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 ingreso_acumulable: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 ingreso_no_acumulable: number | string;
@@ -1871,7 +1950,7 @@ export interface components {
                 /** @example ISR */
                 concepto: string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 importe: number | string;
@@ -1884,7 +1963,7 @@ export interface components {
                 /** @example Subsidio para el empleo */
                 concepto: string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 importe: number | string;
@@ -1896,14 +1975,14 @@ export interface components {
                 /** @description Required with tipo_otro_pago 004 */
                 compensacion_saldos_a_favor?: {
                     /**
-                     * @description Number or decimal string; at most 6 decimals
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                      * @example 1500.00
                      */
                     saldo_a_favor: number | string;
                     /** @example 2025 */
                     anio: number;
                     /**
-                     * @description Number or decimal string; at most 6 decimals
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                      * @example 1500.00
                      */
                     remanente_sal_fav: number | string;
@@ -1915,7 +1994,7 @@ export interface components {
                 /** @example 02 */
                 tipo_incapacidad: string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
                  * @example 1500.00
                  */
                 importe_monetario?: number | string;
@@ -1928,6 +2007,7 @@ export interface components {
                 issue: string;
                 rule?: string;
             }[];
+            /** @description Non-blocking remarks, each opening with the field it concerns, e.g. a receptor RFC whose check digit is wrong: it is stamped (some older RFCs fail the digit) but a PAC refuses an RFC that is not in SAT's list (CFDI40143) */
             warnings: string[];
         };
         CfdiListItem: {
@@ -1946,6 +2026,8 @@ export interface components {
             moneda: string;
             subtotal: number;
             total: number;
+            external_id: string | null;
+            metadata: components["schemas"]["Metadata"] & unknown;
             created_at: string;
         };
         Cancellation: {
@@ -2155,6 +2237,56 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getRoot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the reference, the OpenAPI document and the API are */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Root"];
+                };
+            };
+            /** @description To /docs (the request accepts text/html) */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests from this address */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -2349,6 +2481,19 @@ export interface operations {
                     "application/json": components["schemas"]["RegisterResponse"];
                 };
             };
+            /** @description Registration is closed on this server (REGISTRATION=closed): an operator creates tenants */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Email already registered */
             409: {
                 headers: {
@@ -2362,7 +2507,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid input (malformed JSON is 400) */
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input, malformed JSON included (the detail names its line and column) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2416,7 +2574,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid input (malformed JSON is 400) */
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input, malformed JSON included (the detail names its line and column) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2484,7 +2655,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid input (malformed JSON is 400) */
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input, malformed JSON included (the detail names its line and column) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2523,7 +2707,20 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (malformed JSON is 400) */
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invalid input, malformed JSON included (the detail names its line and column) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2693,6 +2890,20 @@ export interface operations {
             };
             /** @description Email already registered */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2957,6 +3168,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Invalid input */
             422: {
                 headers: {
@@ -3029,6 +3253,20 @@ export interface operations {
             };
             /** @description No such user */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3174,6 +3412,20 @@ export interface operations {
             };
             /** @description Not ADMIN, or called with an API key instead of a user session */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3356,6 +3608,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Invalid input */
             422: {
                 headers: {
@@ -3489,6 +3754,19 @@ export interface operations {
             };
             /** @description The file is too large */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: multipart/form-data */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3791,6 +4069,20 @@ export interface operations {
             };
             /** @description A file is too large */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: multipart/form-data */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4220,6 +4512,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getClient: {
@@ -4419,6 +4725,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listSeries: {
@@ -4553,6 +4872,20 @@ export interface operations {
             };
             /** @description A series with this name already exists in this environment */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4712,6 +5045,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listCfdis: {
@@ -4728,6 +5074,8 @@ export interface operations {
                 desde?: string;
                 /** @description On the CFDI fecha (local time of issue) */
                 hasta?: string;
+                /** @description Exactly this external_id (your reference sent on POST /cfdis) */
+                external_id?: string;
             };
             header?: never;
             path?: never;
@@ -4812,7 +5160,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Cfdi"];
+                    "application/json": components["schemas"]["CfdiStamped"];
                 };
             };
             /** @description The provider is unavailable or slow: queued, stamped later (poll GET /cfdis/{id}) */
@@ -4871,8 +5219,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body */
+            /** @description Idempotency-Key reused with another body, or external_id already used by another invoice (details name it) */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4958,6 +5320,20 @@ export interface operations {
             };
             /** @description Missing or invalid credential */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5263,6 +5639,20 @@ export interface operations {
             };
             /** @description The CFDI cannot be cancelled now (see the message), or Idempotency-Key reused with another body */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5824,6 +6214,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getWebhook: {
@@ -6025,6 +6429,19 @@ export interface operations {
             };
             /** @description No such webhook */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

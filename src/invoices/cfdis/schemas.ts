@@ -173,7 +173,7 @@ const CfdiRequestFields = z
 
 export const CfdiRequestSchema = withTextCheck(CfdiRequestFields, ['external_id', 'metadata']).openapi('CfdiRequest', {
   description:
-    'Every string may hold only characters XML 1.0 allows (not U+FFFE, U+FFFF, unpaired surrogates or control characters) and no "|"; ' +
+    'Every string but external_id and metadata (which never reach the XML) may hold only characters XML 1.0 allows (not U+FFFE, U+FFFF, unpaired surrogates or control characters) and no "|"; ' +
     'tab, line feed and carriage return are allowed only in conceptos[].descripcion, where SAT collapses whitespace.',
 });
 
