@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { textIssue } from '../cfdi/text.ts';
 
 /** Free text we store and later print on fiscal documents: no control characters, no broken UTF-16. */
 export const text = (max: number) =>
@@ -9,6 +10,13 @@ export const text = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine((s) => s.isWellFormed(), 'contains invalid unicode (unpaired surrogate)')
     .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), 'contains control characters');
+
+/** Text that is written into a CFDI (the issuer's name, a serie): the characters a CFDI request may hold (src/cfdi/text.ts). */
+export const xmlText = (max: number) =>
+  text(max).superRefine((s, ctx) => {
+    const issue = textIssue(s);
+    if (issue) ctx.addIssue({ code: 'custom', message: issue });
+  });
 
 export const Email = z
   .string()

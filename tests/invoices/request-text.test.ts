@@ -85,6 +85,21 @@ describe('characters outside XML 1.0 are refused in every text field, naming the
     expect(patched.json.error.details).toContainEqual({ field: 'num_reg_id_trib', issue: expect.stringContaining('U+DFFF') });
   });
 
+  test('the issuer\'s name and a serie, written into every CFDI, are refused the same way', async () => {
+    const register = await t.call('POST', '/auth/register', {
+      body: { email: `fffe-${crypto.randomUUID()}@example.com`, password: 'a-long-password-1', nombre: 'Ana', tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA\uFFFEKEMPER', regimen_fiscal: '601', codigo_postal: '42501' } },
+    });
+    expect(register.status).toBe(422);
+    expect(register.json.error.details).toContainEqual({ field: 'tenant.nombre', issue: expect.stringContaining('U+FFFE') });
+    const admin = await t.register();
+    const patched = await t.call('PATCH', '/tenants/me', { token: admin.token, body: { nombre: 'ESCUELA KEMPER\uFFFF' } });
+    expect(patched.status).toBe(422);
+    expect(patched.json.error.details).toContainEqual({ field: 'nombre', issue: expect.stringContaining('U+FFFF') });
+    const serie = await t.call('POST', '/series', { token: key, body: { serie: 'B\uFFFE' } });
+    expect(serie.status).toBe(400);
+    expect(serie.json.error.details).toContainEqual({ field: 'serie', issue: expect.stringContaining('U+FFFE') });
+  });
+
   test('other fields still refuse tab and newline; the emoji (a valid surrogate pair) is accepted', async () => {
     const res = await t.call('POST', '/cfdis', { token: key, body: ingreso({ receptor: { ...ICV, nombre: 'INMOBILIARIA\tCVA' } }) });
     expect(res.status).toBe(400);

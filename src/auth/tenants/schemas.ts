@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { isPostalCode, personaOf, regimenFiscal } from '../../catalogs/index.ts';
-import { CodigoPostal, Rfc, RFC_PATTERN, text } from '../../lib/schemas.ts';
+import { CodigoPostal, Rfc, RFC_PATTERN, xmlText } from '../../lib/schemas.ts';
 import { LOGO_TYPES, PLANS, type tenantBranding, type tenants } from '../../db/schema/index.ts';
 
 /** Why `regimen` cannot be used by the taxpayer with this RFC, or undefined when it can (c_RegimenFiscal). */
@@ -15,9 +15,7 @@ export function regimenProblem(rfc: string, regimen: string): string | undefined
 
 export const RegimenFiscal = z.string().regex(/^[0-9]{3}$/, 'must be a 3-digit SAT régimen key').openapi({ example: '601' });
 export const TenantCodigoPostal = CodigoPostal.refine(isPostalCode, 'is not in the SAT catalog c_CodigoPostal');
-export const RazonSocial = text(300)
-  .refine((s) => !s.includes('|'), 'must not contain "|"')
-  .openapi({ example: 'ESCUELA KEMPER URGATE', description: 'Exactly as in the Constancia de Situación Fiscal, without the corporate suffix' });
+export const RazonSocial = xmlText(300).openapi({ example: 'ESCUELA KEMPER URGATE', description: 'Exactly as in the Constancia de Situación Fiscal, without the corporate suffix' });
 
 export const TenantInputSchema = z
   .object({

@@ -1,12 +1,11 @@
 import { z } from '@hono/zod-openapi';
 import type { series } from '../../db/schema/index.ts';
-import { text } from '../../lib/schemas.ts';
+import { text, xmlText } from '../../lib/schemas.ts';
 
 /** Highest folio accepted: 15 digits stay exact in a JSON number and well within CFDI's 40-character Folio. */
 export const MAX_FOLIO = 999_999_999_999_999;
 
-const Serie = text(25)
-  .refine((s) => !s.includes('|'), 'must not contain "|"')
+const Serie = xmlText(25)
   // XML whitespace collapse would make the cadena differ from the stored value.
   .refine((s) => !/\s\s/.test(s), 'must not contain consecutive spaces')
   .openapi({ example: 'A', description: 'Serie printed before the folio (1–25 characters, no "|"); unique in the tenant and environment' });
