@@ -119,6 +119,19 @@ export type TestApp = ReturnType<typeof createTestApp>;
 
 /** SAT test CSDs (tests/fixtures/csd, copied from shared/sat/csd). */
 const CSD_FIXTURES = join(import.meta.dir, 'fixtures', 'csd');
+/** A webhook receiver on a free loopback port that keeps every event body it gets; stop it in afterAll. */
+export function eventReceiver() {
+  const received: { event: string; data: any }[] = [];
+  const server = Bun.serve({
+    port: 0,
+    async fetch(req) {
+      received.push(await req.json());
+      return new Response('ok');
+    },
+  });
+  return { received, port: server.port, stop: () => server.stop(true) };
+}
+
 export const csdFiles = (folder: string, base: string) => ({
   cer: readFileSync(join(CSD_FIXTURES, folder, `${base}.cer`)),
   key: readFileSync(join(CSD_FIXTURES, folder, `${base}.key`)),

@@ -6,7 +6,7 @@ import { cancellationFactsOf, verifyEnveloped } from '../../src/cfdi/cancellatio
 import { CANCELLED_MARK } from '../../src/cfdi/pdf.ts';
 import { child, parseXml } from '../../src/cfdi/xml.ts';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { createTestApp, csdFiles, csdForm, TENANTS, testSandboxSat } from '../helpers.ts';
+import { createTestApp, csdFiles, csdForm, eventReceiver, TENANTS, testSandboxSat } from '../helpers.ts';
 
 /**
  * Acceptance (issue 8): each motivo's happy path and each rule violation; the three sandbox scenarios walk
@@ -19,15 +19,9 @@ const t = createTestApp({ cancellationPollSeconds: POLL_SECONDS, webhookAllowPri
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const CSD = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
 
-const received: { event: string; data: any }[] = [];
-const receiver = Bun.serve({
-  port: 0,
-  async fetch(req) {
-    received.push(await req.json());
-    return new Response('ok');
-  },
-});
-afterAll(() => receiver.stop(true));
+const receiver = eventReceiver();
+const { received } = receiver;
+afterAll(receiver.stop);
 
 let key = '';
 let other = '';

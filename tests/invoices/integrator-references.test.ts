@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { createTestApp } from '../helpers.ts';
+import { createTestApp, eventReceiver } from '../helpers.ts';
 
 /**
  * An integrator's own references: `metadata` on invoices and clients, `external_id` on invoices (unique per tenant
@@ -12,15 +12,9 @@ const invoice = (extra: Record<string, unknown> = {}) => ({
   conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: '1', valor_unitario: '100', impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
 });
 
-const received: { event: string; data: Record<string, any> }[] = [];
-const receiver = Bun.serve({
-  port: 0,
-  async fetch(req) {
-    received.push(await req.json());
-    return new Response('ok');
-  },
-});
-afterAll(() => receiver.stop(true));
+const receiver = eventReceiver();
+const { received } = receiver;
+afterAll(receiver.stop);
 
 let key = '';
 let other = '';
