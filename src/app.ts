@@ -57,6 +57,8 @@ export interface AppDeps {
   invoiceBackendUrl?: string;
   /** `closed`: POST /auth/register answers 403; the operator's create-tenant command creates tenants (default open). */
   registration?: 'open' | 'closed';
+  /** Sign-ups per hour per client address and in all (default 5 and 100). */
+  registrationLimits?: { perAddress: number; total: number };
   /** Browser origins allowed to call the API (`['*']`: any); none: no CORS headers. */
   corsOrigins?: string[];
 }
@@ -81,7 +83,7 @@ export function createApp(deps: AppDeps) {
   // Derived from the JWT secret so a backend moved to its own host only needs the same secret.
   const gatewayToken = hmacHex(deps.jwtSecret, 'gateway-to-backend');
   const accessTokens = createAccessTokens(deps.jwtSecret);
-  const backendDeps = { db: deps.db, now, logger: deps.logger, gatewayToken };
+  const backendDeps = { db: deps.db, now, logger: deps.logger, gatewayToken, masterKey: deps.masterKey };
   const credentials = new CredentialCache();
   const authBackend = createAuthBackend({
     ...backendDeps,
@@ -89,6 +91,7 @@ export function createApp(deps: AppDeps) {
     accessTokens,
     onIdentityChange: (tenantId) => credentials.invalidateTenant(tenantId),
     registration: deps.registration ?? 'open',
+    registrationLimits: deps.registrationLimits ?? { perAddress: 5, total: 100 },
   });
   const stampBudgetMs = deps.stampBudgetMs ?? 5000;
   const cancellationPollMs = (deps.cancellationPollSeconds ?? 300) * 1000;

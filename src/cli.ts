@@ -91,7 +91,7 @@ function setPlan(rest: string[], env: Env): Result {
 }
 
 /**
- * The same checks as POST /auth/register (RegisterSchema, the unique email). The password never comes through argv
+ * The same checks as POST /auth/register (RegisterSchema). The password never comes through argv
  * (other users see it in `ps`): ADMIN_PASSWORD, or the first line of stdin.
  */
 function createTenant(rest: string[], env: Env): Result {

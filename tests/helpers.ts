@@ -39,12 +39,14 @@ export function createTestApp(overrides: Partial<AppDeps> = {}) {
     now: () => clock.now,
     passwordCost: { memoryCost: 256, timeCost: 1 },
     anonymousRateLimit: 100_000,
+    registrationLimits: { perAddress: 100_000, total: 100_000 },
     stampBudgetMs: 300,
     sandboxSlowMs: 600,
     ...overrides,
   });
 
-  async function call(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | FormData } = {}) {
+  /** `address`: the client address the gateway sees, as Bun.serve would report it (default: none known). */
+  async function call(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | FormData; address?: string } = {}) {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     let body: string | FormData | undefined = opts.raw;
@@ -52,7 +54,8 @@ export function createTestApp(overrides: Partial<AppDeps> = {}) {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await app.request(path.startsWith('/api/') ? path : `/api/v1${path}`, { method, headers, body });
+    const server = opts.address === undefined ? undefined : { requestIP: () => ({ address: opts.address, family: 'IPv4', port: 40000 }) };
+    const res = await app.request(path.startsWith('/api/') ? path : `/api/v1${path}`, { method, headers, body }, server);
     const text = await res.text();
     let json: any;
     try {

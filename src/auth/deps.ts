@@ -9,4 +9,6 @@ export interface AuthDeps {
   accessTokens: AccessTokens;
   /** `closed`: POST /auth/register is refused (403); only the operator's create-tenant command creates tenants. */
   registration?: 'open' | 'closed';
+  /** Sign-ups (POST /auth/register) allowed per hour from one client address, and in all. */
+  registrationLimits: { perAddress: number; total: number };
 }

@@ -46,6 +46,9 @@ const ROUTE_GROUPS: Record<string, 'auth' | 'invoices'> = {
   stats: 'invoices',
 };
 
+/** A tenant's credentials together get this many times the plan's per-minute limit (each one alone: the plan's). */
+export const TENANT_BUDGET = 2;
+
 /** /auth/* needs no credential (spec), except /auth/me, which describes the caller. */
 const isPublic = (group: string, path: string) => group === 'auth' && !/^\/api\/v1\/auth\/me\/?$/.test(path);
 
@@ -105,17 +108,27 @@ export function createGateway(deps: GatewayDeps) {
     onError: (c) => respondError(c, 413, 'Request body too large', [{ field: 'body', issue: `must be at most ${deps.maxBodyBytes} bytes` }]),
   });
 
+  const refuse = (c: Context<GatewayEnv>, decision: RateDecision, issue: string) =>
+    respondError(c, 429, 'Rate limit exceeded', [{ field: 'rate_limit', issue: `${issue}; retry in ${decision.retryAfter} seconds` }], {
+      'Retry-After': String(decision.retryAfter),
+    });
+
   const rateLimit = (c: Context<GatewayEnv>, key: string, limit: number): Response | undefined => {
     const decision = limiter.hit(key, limit, deps.now().getTime());
     c.set('rate', decision);
+    return decision.allowed ? undefined : refuse(c, decision, `limit of ${limit} requests per minute reached`);
+  };
+
+  /**
+   * Each credential has the plan's limit; all of a tenant's keys and sessions together have TENANT_BUDGET times it,
+   * so more keys do not buy more than that. The headers show the credential's window unless the tenant's refuses.
+   */
+  const tenantBudget = (c: Context<GatewayEnv>, tenantId: string, planLimit: number): Response | undefined => {
+    const limit = planLimit * TENANT_BUDGET;
+    const decision = limiter.hit(`tenant:${tenantId}`, limit, deps.now().getTime());
     if (decision.allowed) return undefined;
-    return respondError(
-      c,
-      429,
-      'Rate limit exceeded',
-      [{ field: 'rate_limit', issue: `limit of ${limit} requests per minute reached; retry in ${decision.retryAfter} seconds` }],
-      { 'Retry-After': String(decision.retryAfter) },
-    );
+    c.set('rate', decision);
+    return refuse(c, decision, `the tenant's limit of ${limit} requests per minute, all its API keys and sessions together, reached`);
   };
 
   /** Rate-limit unauthenticated traffic (and failed credentials) by client address. */
@@ -133,7 +146,7 @@ export function createGateway(deps: GatewayDeps) {
       const headers = writableHeaders(c);
       headers.delete(CONTEXT_HEADERS.tenant);
       if (actor) headers.set(CONTEXT_HEADERS.tenant, actor.tenantId);
-      const context: GatewayContext = { actor, requestId };
+      const context: GatewayContext = { actor, requestId, clientAddress: clientAddress(c) };
       c.set('forwarded', context);
       return target.backend.fetch(c.req.raw, { gateway: context });
     }
@@ -141,8 +154,9 @@ export function createGateway(deps: GatewayDeps) {
     const headers = new Headers(c.req.raw.headers);
     for (const name of Object.values(CONTEXT_HEADERS)) headers.delete(name);
     headers.set(CONTEXT_HEADERS.requestId, requestId);
+    headers.set(CONTEXT_HEADERS.gatewayToken, deps.gatewayToken);
+    headers.set(CONTEXT_HEADERS.clientAddress, clientAddress(c));
     if (actor) {
-      headers.set(CONTEXT_HEADERS.gatewayToken, deps.gatewayToken);
       headers.set(CONTEXT_HEADERS.tenant, actor.tenantId);
       headers.set(CONTEXT_HEADERS.environment, actor.environment);
       headers.set(CONTEXT_HEADERS.actorType, actor.type);
@@ -172,7 +186,7 @@ export function createGateway(deps: GatewayDeps) {
       }
       actor = principal.actor;
       c.set('actor', actor);
-      const limited = rateLimit(c, `${actor.type}:${actor.id}`, principal.limit);
+      const limited = rateLimit(c, `${actor.type}:${actor.id}`, principal.limit) ?? tenantBudget(c, actor.tenantId, principal.limit);
       if (limited) return limited;
     } else {
       const limited = rateLimit(c, `ip:${clientAddress(c)}`, deps.anonymousLimit);

@@ -15,15 +15,18 @@ where it broke; a body in another content type is 415 naming the one the route t
 known path with an unserved method is 405 with \`Allow\` (a path that needs a credential is 401 without one first).
 
 Rate limits: per API key (per user for a JWT), per minute, by plan: sandbox 60, starter 100 (default), pro 300,
-enterprise 1,000 or more. Calls without a credential are limited per client address. Every response carries
+enterprise 1,000 or more; all of a tenant's keys and sessions together get twice its plan's limit. Calls without a
+credential are limited per client address; POST /auth/login and POST /auth/register have their own limits (see
+them). These limits are kept in memory by each process. Every response carries
 \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\`; a 429 also \`Retry-After\`.
 
 Roles: ADMIN (everything), OPERATOR (issues and cancels CFDIs, manages clients and series), VIEWER (reads only).
 API keys act as ADMIN on their tenant's data but cannot manage users or API keys (that needs a user session).
 
 Idempotency: send \`Idempotency-Key\` (1–255 visible ASCII characters) on any authenticated POST; the first response
-(2xx or 4xx) is replayed for 24 h to the same tenant and environment (header \`Idempotent-Replayed: true\`), the same
-key with another request is 409, and a retry that arrives while the first is running waits for its result. If the
+(2xx or 4xx) is replayed for 24 h to the same credential (the same API key, or the same user with the same role) in the
+same environment (header \`Idempotent-Replayed: true\`); another credential sending the same key makes its own request,
+with its own checks. Stored answers are encrypted. The same key with another request is 409, and a retry that arrives while the first is running waits for its result. If the
 service stopped mid-request (a crash), a retry of POST /cfdis or POST /cfdis/{id}/cancel answers from the invoice or
 cancellation the first request recorded instead of making a second one.
 

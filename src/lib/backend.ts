@@ -26,19 +26,22 @@ export const CONTEXT_HEADERS = {
   role: 'x-actor-role',
   requestId: 'x-request-id',
   gatewayToken: 'x-gateway-token',
+  clientAddress: 'x-client-address',
 } as const;
 
 /** What the gateway hands an in-process backend through the fetch bindings. */
 export interface GatewayContext {
   actor: Actor | undefined;
   requestId: string;
+  /** The caller's network address as the gateway saw it (login throttling, the registration budget). */
+  clientAddress: string;
   /** Filled by the backend when it answers with an error, for the gateway's request log line. */
   error?: ErrorSummary;
 }
 
 export type BackendEnv = {
   Bindings: { gateway?: GatewayContext };
-  Variables: { requestId: string; actor: Actor | undefined; ctx: ServiceCtx; auditSubject?: AuditSubject; idempotency?: IdempotencyClaim; error?: ErrorSummary };
+  Variables: { requestId: string; clientAddress: string; actor: Actor | undefined; ctx: ServiceCtx; auditSubject?: AuditSubject; idempotency?: IdempotencyClaim; error?: ErrorSummary };
 };
 
 export interface ServiceCtx {
@@ -53,6 +56,8 @@ export interface BackendDeps {
   logger: Logger;
   /** Proves a request came through the gateway; without it the context headers are ignored. */
   gatewayToken: string;
+  /** Seals the answers kept for Idempotency-Key replays. */
+  masterKey: Buffer;
 }
 
 /**
@@ -73,8 +78,10 @@ export function createBackend(deps: BackendDeps, invalidInputStatus: 400 | 422) 
   app.use('*', async (c, next) => {
     const inProcess = c.env?.gateway;
     c.set('requestId', inProcess ? inProcess.requestId : (c.req.header(CONTEXT_HEADERS.requestId) ?? ''));
-    const actor = inProcess ? inProcess.actor : readActor(c, deps.gatewayToken);
+    const fromGateway = inProcess !== undefined || hasGatewayToken(c, deps.gatewayToken);
+    const actor = inProcess ? inProcess.actor : fromGateway ? readActor(c) : undefined;
     c.set('actor', actor);
+    c.set('clientAddress', (inProcess ? inProcess.clientAddress : fromGateway ? c.req.header(CONTEXT_HEADERS.clientAddress) : undefined) ?? 'unknown');
     c.set('ctx', { db: deps.db, now: deps.now, actor });
     await next();
     if (inProcess) inProcess.error = c.get('error');
@@ -96,9 +103,12 @@ export function createBackend(deps: BackendDeps, invalidInputStatus: 400 | 422) 
   return app;
 }
 
-function readActor(c: Context, gatewayToken: string): Actor | undefined {
+function hasGatewayToken(c: Context, gatewayToken: string): boolean {
   const token = c.req.header(CONTEXT_HEADERS.gatewayToken);
-  if (!token || !constantTimeEqual(token, gatewayToken)) return undefined;
+  return token !== undefined && constantTimeEqual(token, gatewayToken);
+}
+
+function readActor(c: Context): Actor | undefined {
   const tenantId = c.req.header(CONTEXT_HEADERS.tenant);
   const id = c.req.header(CONTEXT_HEADERS.actorId);
   if (!tenantId || !id) return undefined;

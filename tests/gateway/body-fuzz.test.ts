@@ -93,7 +93,7 @@ const READ_ONLY = new Set(['validateCfdi']);
  * Writes a refused request legitimately makes (each documented behaviour, not a leftover):
  * - api_keys.last_used_at: stamped when a key authenticates (at most once a minute), before the route is reached;
  * - idempotency_keys: with `Idempotency-Key`, the first answer — a 4xx too — is stored to be replayed (src/lib/idempotency.ts);
- * - login 401/429: the failed-login counter and the lock are the point of the refusal (masked columns of users);
+ * - login 401/429: the attempt is counted before the password is checked (login_failures): the point of the refusal;
  * - refresh 401: presenting an already-rotated refresh token revokes its whole login (reuse detection);
  * - issue 422 from the PAC: the invoice was sealed with its folio before the provider refused it, and is kept as
  *   `fallido` with event cfdi.fallido (docs/decisions.md, "Issuing flow"); validation refusals store nothing.
@@ -103,7 +103,7 @@ function refusedMayWrite(op: Operation, change: TableChange, sentIdempotencyKey:
   if (table === 'api_keys' && change.maskedOnly) return true; // last_used_at: see the watch below
   if (table === 'idempotency_keys') return sentIdempotencyKey;
   if (op.id === 'issueCfdi' && res.status === 422 && res.json?.error?.message === PAC_REJECTED) return INVOICE_WRITES.includes(table);
-  if (op.id === 'login' && table === 'users') return change.maskedOnly && (res.status === 401 || res.status === 429);
+  if (op.id === 'login' && table === 'login_failures') return res.status === 401 || res.status === 429;
   if (op.id === 'refreshSession' && table === 'refresh_tokens') return res.status === 401;
   return false;
 }
@@ -111,7 +111,6 @@ function refusedMayWrite(op: Operation, change: TableChange, sentIdempotencyKey:
 const watch = createDbWatch(t.db.$client, {
   reference: ['catalog_entries'],
   masked: {
-    users: ['failed_logins', 'locked_until'],
     // Authentication bookkeeping: the key's last use is stamped at most once a minute on any request, refused or not.
     api_keys: ['last_used_at'],
   },
@@ -241,8 +240,8 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
         ...base, token: () => undefined,
         hints: { email: pick([...emails, admin.email.toUpperCase(), 'nobody@example.com']), password: pick([PASSWORD, other.password, 'wrong-password!']) },
         seeds: fc.constantFrom({ email: admin.email, password: PASSWORD }, { email: other.email, password: other.password }),
-        // Five wrong passwords lock an account for 15 minutes: unlock before each run so a correct login can pass.
-        beforeRun: () => t.db.$client.prepare(`update users set failed_logins = 0, locked_until = null where email in (${emails.map(() => '?').join(',')})`).run(...emails),
+        // Five wrong passwords make the address wait: forget the failures before each run so a correct login can pass.
+        beforeRun: () => t.db.$client.prepare('delete from login_failures').run(),
       };
     }
     case 'refreshSession':

@@ -79,4 +79,32 @@ describe('rate limits', () => {
     for (let i = 0; i < 3; i++) expect((await t.call('GET', '/tenants/me', { token: 'sk_test_guess' + i })).status).toBe(401);
     expect((await t.call('GET', '/tenants/me', { token: 'sk_test_guess' })).status).toBe(429);
   });
+
+  test("a tenant's keys and sessions together get twice the plan's limit, however many keys it makes", async () => {
+    const t = createTestApp();
+    const reg = await t.register();
+    t.db.$client.prepare("update tenants set plan = 'sandbox' where id = ?").run(reg.tenant.id);
+    const keys = [await t.createKey(reg.token, 'test', 'a'), await t.createKey(reg.token, 'test', 'b'), await t.createKey(reg.token, 'test', 'c')];
+    // A new minute, 11 s in: past the gateway's tenant cache, so the sandbox plan (60) applies.
+    t.clock.now = new Date(Math.ceil((t.clock.now.getTime() + 11_000) / 60_000) * 60_000 + 11_000);
+    for (let i = 0; i < 60; i++) expect((await t.call('GET', '/tenants/me', { token: keys[0]!.key })).status).toBe(200);
+    for (let i = 0; i < 60; i++) {
+      const res = await t.call('GET', '/tenants/me', { token: keys[1]!.key });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('60'); // the credential's own window
+    }
+    const third = await t.call('GET', '/tenants/me', { token: keys[2]!.key });
+    expect(third.status).toBe(429);
+    expect(third.headers.get('x-ratelimit-limit')).toBe('120');
+    expect(third.headers.get('retry-after')).toBe('49');
+    expect(third.json.error.details).toEqual([
+      { field: 'rate_limit', issue: "the tenant's limit of 120 requests per minute, all its API keys and sessions together, reached; retry in 49 seconds" },
+    ]);
+    expect((await t.call('GET', '/tenants/me', { token: reg.token })).status).toBe(429);
+    // Another tenant is untouched; the next minute opens a new window.
+    const other = await t.register();
+    expect((await t.call('GET', '/tenants/me', { token: other.token })).status).toBe(200);
+    t.clock.advance(60_000);
+    expect((await t.call('GET', '/tenants/me', { token: keys[2]!.key })).status).toBe(200);
+  });
 });

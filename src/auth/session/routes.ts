@@ -4,6 +4,8 @@ import { ApiError } from '../../lib/errors.ts';
 import { errorResponse, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
 import { LoginResponseSchema, LoginSchema, MeSchema, RefreshSchema, RegisterResponseSchema, RegisterSchema, TokensSchema } from './schemas.ts';
+import { FixedWindowLimiter, type RateDecision } from '../../gateway/rate-limit.ts';
+import { createLoginThrottle } from './login-throttle.ts';
 import { describeMe, login, logout, refreshSession, registerTenant } from './service.ts';
 import { LoginExamples, RefreshExamples, RegisterExamples } from './examples.ts';
 
@@ -11,7 +13,22 @@ const tags = ['Auth'];
 const invalid = errorResponse('Invalid input, malformed JSON included (the detail names its line and column)');
 
 export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
-  // Before the body is validated: on a closed server any sign-up is refused the same way.
+  const throttle = createLoginThrottle(deps.db);
+  // In memory, per process, like the gateway's limits. Only valid sign-ups count: a mistyped RFC costs nothing.
+  const registrations = new FixedWindowLimiter(3600_000);
+  const spendRegistration = (address: string) => {
+    const { perAddress, total } = deps.registrationLimits;
+    const nowMs = deps.now().getTime();
+    const check = (decision: RateDecision, issue: string) => {
+      if (decision.allowed) return;
+      throw new ApiError(429, 'Too many registrations', [{ field: 'rate_limit', issue: `${issue}; retry in ${decision.retryAfter} seconds` }], {
+        'Retry-After': String(decision.retryAfter),
+      });
+    };
+    check(registrations.hit(`address:${address}`, perAddress, nowMs), `limit of ${perAddress} registrations per hour from this address reached`);
+    check(registrations.hit('all', total, nowMs), `this server's limit of ${total} registrations per hour reached`);
+  };
+
   app.use('/api/v1/auth/register', async (_c, next) => {
     if (deps.registration === 'closed') {
       throw new ApiError(403, 'Registration is closed on this server', [
@@ -27,17 +44,20 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
       tags,
       summary: 'Register a tenant (issuer) and its first ADMIN user',
       description:
-        'The RFC decides the persona type (12 characters moral, 13 física); the régimen must apply to it (c_RegimenFiscal) and the postal code must be in c_CodigoPostal.',
+        'The RFC decides the persona type (12 characters moral, 13 física); the régimen must apply to it (c_RegimenFiscal) and the postal code must be in c_CodigoPostal. ' +
+        'Any email may be used: emails are unique within a tenant only, so the answer never tells whether another tenant uses it. ' +
+        'At most 5 sign-ups per hour from one client address and 100 per hour on the server (429 with Retry-After); invalid requests do not count.',
       security: [],
       request: { body: jsonBody(RegisterSchema, RegisterExamples) },
       responses: {
         201: jsonResponse(RegisterResponseSchema, 'Tenant and user created; tokens for the new user'),
         403: errorResponse('Registration is closed on this server (REGISTRATION=closed): an operator creates tenants'),
-        409: errorResponse('Email already registered'),
         422: invalid,
+        429: errorResponse('Registration budget spent: this address, or the whole server, registered too many tenants this hour'),
       },
     }),
     async (c) => {
+      spendRegistration(c.get('clientAddress'));
       const { body, subject } = await registerTenant(deps, c.req.valid('json'));
       c.set('auditSubject', subject);
       return c.json(body, 201);
@@ -50,18 +70,22 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
       path: '/api/v1/auth/login', operationId: 'login',
       tags,
       summary: 'Log in with email and password',
-      description: `After 5 consecutive wrong passwords the account is locked for 15 minutes (429 with Retry-After).`,
+      description:
+        'Attempts are counted before the password is checked. After 5 wrong passwords for an email from one client address, that address waits ' +
+        '(429 with Retry-After): 1 minute, then twice as long after each further wrong password, up to 1 hour; a right password resets it. ' +
+        'Other addresses are not held back, so the owner still logs in from elsewhere; addresses that already failed for an email share ' +
+        '20 attempts a minute. An unknown email gets the same answers, the same waits and the same cost as a known one.',
       security: [],
       request: { body: jsonBody(LoginSchema, LoginExamples) },
       responses: {
         200: jsonResponse(LoginResponseSchema, 'Tokens'),
         401: errorResponse('Wrong email or password'),
         422: invalid,
-        429: errorResponse('Account temporarily locked after repeated failures'),
+        429: errorResponse('Too many wrong passwords for this email from this address: wait Retry-After seconds'),
       },
     }),
     async (c) => {
-      const { body, subject } = await login(deps, c.req.valid('json'));
+      const { body, subject } = await login(deps, throttle, c.req.valid('json'), c.get('clientAddress'));
       c.set('auditSubject', subject);
       return c.json(body, 200);
     },

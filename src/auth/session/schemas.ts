@@ -10,7 +10,14 @@ export const RegisterSchema = z
   .openapi('Register');
 
 export const LoginSchema = z
-  .object({ email: Email, password: z.string().min(1, 'must not be empty').max(128) })
+  .object({
+    email: Email,
+    password: z.string().min(1, 'must not be empty').max(128),
+    tenant_id: z.string().min(1, 'must not be empty').max(64).optional().openapi({
+      description: 'Which tenant to log into when the email belongs to users of several tenants; without it, the oldest such user.',
+      example: 'ten_01jd2m3k4n5p6q7r8s9t0v1w2x',
+    }),
+  })
   .strict()
   .openapi('Login');
 

@@ -1,10 +1,10 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { z } from '@hono/zod-openapi';
 import { apiKeys, refreshTokens, tenants, users } from '../../db/schema/index.ts';
 import type { AuditSubject } from '../../lib/audit.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
-import { ApiError, conflict, unauthorized } from '../../lib/errors.ts';
+import { conflict, unauthorized } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Db } from '../../db/client.ts';
 import type { AuthDeps } from '../deps.ts';
@@ -12,22 +12,20 @@ import { findTenant } from '../tenants/lookup.ts';
 import { toTenant } from '../tenants/schemas.ts';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from '../tokens.ts';
 import { toUser, type UserRow } from '../users/schemas.ts';
+import type { LoginThrottle } from './login-throttle.ts';
 import type { LoginSchema, RegisterSchema } from './schemas.ts';
 
-const MAX_FAILED_LOGINS = 5;
-const LOCK_SECONDS = 15 * 60;
-
+/** Only within one tenant: whether another tenant has the email is never told (docs/decisions.md). */
 export function emailTaken() {
-  return conflict('Email already registered', [{ field: 'email', issue: 'is already registered' }]);
+  return conflict('Email already used in this tenant', [{ field: 'email', issue: 'is already the email of a user of this tenant' }]);
 }
 
-/** True when the error is SQLite's unique violation on users.email (a race between two sign-ups). */
+/** True when the error is SQLite's unique violation on (tenant, email) (a race between two writes). */
 export const isUniqueEmailViolation = (err: unknown) =>
-  err instanceof Error && /UNIQUE constraint failed: users\.email/.test(err.message);
+  err instanceof Error && /UNIQUE constraint failed: users\.tenant_id, users\.email/.test(err.message);
 
+/** A new tenant: its first user's email cannot clash, whatever other tenants use. */
 export async function registerTenant(deps: AuthDeps, input: z.infer<typeof RegisterSchema>) {
-  // Checked before hashing only to spare the cost; the unique index decides (two sign-ups racing).
-  if (deps.db.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get()) throw emailTaken();
   const { tenant, user } = createTenantWithAdmin(deps.db, deps.now(), input, await deps.hasher.hash(input.password));
   return { body: { tenant: toTenant(tenant), user: toUser(user), ...(await issueTokens(deps, user, newId('fam'))) }, subject: subjectOf(user) };
 }
@@ -37,67 +35,54 @@ export function createTenantWithAdmin(db: Db, at: Date, input: Omit<z.infer<type
   const now = at.toISOString();
   const tenantId = newId('ten');
   const userId = newId('usr');
-  try {
-    db.transaction((tx) => {
-      tx.insert(tenants).values({
-        id: tenantId,
-        rfc: input.tenant.rfc,
-        nombre: input.tenant.nombre,
-        regimenFiscal: input.tenant.regimen_fiscal,
-        codigoPostal: input.tenant.codigo_postal,
-        createdAt: now,
-        updatedAt: now,
-      }).run();
-      tx.insert(users).values({
-        id: userId,
-        tenantId,
-        email: input.email,
-        passwordHash,
-        nombre: input.nombre,
-        role: 'ADMIN',
-        lastLoginAt: now,
-        createdAt: now,
-        updatedAt: now,
-      }).run();
-    });
-  } catch (err) {
-    if (isUniqueEmailViolation(err)) throw emailTaken();
-    throw err;
-  }
+  db.transaction((tx) => {
+    tx.insert(tenants).values({
+      id: tenantId,
+      rfc: input.tenant.rfc,
+      nombre: input.tenant.nombre,
+      regimenFiscal: input.tenant.regimen_fiscal,
+      codigoPostal: input.tenant.codigo_postal,
+      createdAt: now,
+      updatedAt: now,
+    }).run();
+    tx.insert(users).values({
+      id: userId,
+      tenantId,
+      email: input.email,
+      passwordHash,
+      nombre: input.nombre,
+      role: 'ADMIN',
+      lastLoginAt: now,
+      createdAt: now,
+      updatedAt: now,
+    }).run();
+  });
   const tenant = db.select().from(tenants).where(eq(tenants.id, tenantId)).get()!;
   const user = db.select().from(users).where(eq(users.id, userId)).get()!;
   return { tenant, user };
 }
 
-export async function login(deps: AuthDeps, input: z.infer<typeof LoginSchema>) {
+/**
+ * The attempt is counted before the password is checked (login-throttle.ts). Without `tenant_id` the oldest user with
+ * the email logs in. An unknown email costs the same verification and gets the same answers as a wrong password.
+ */
+export async function login(deps: AuthDeps, throttle: LoginThrottle, input: z.infer<typeof LoginSchema>, clientAddress: string) {
   const { db } = deps;
   const now = deps.now();
-  const user = db.select().from(users).where(eq(users.email, input.email)).get();
-  if (!user) {
-    await deps.hasher.verifyDummy(input.password);
-    throw unauthorized('Wrong email or password');
-  }
-  if (user.lockedUntil && new Date(user.lockedUntil) > now) {
-    const retryAfter = Math.ceil((new Date(user.lockedUntil).getTime() - now.getTime()) / 1000);
-    throw new ApiError(
-      429,
-      'Too many failed logins for this account',
-      [{ field: 'email', issue: `account locked after ${MAX_FAILED_LOGINS} failed logins; retry in ${retryAfter} seconds` }],
-      { 'Retry-After': String(retryAfter) },
-    );
-  }
-  if (!(await deps.hasher.verify(input.password, user.passwordHash))) {
-    const failed = user.failedLogins + 1;
-    const lock = failed >= MAX_FAILED_LOGINS;
-    db.update(users)
-      .set({ failedLogins: lock ? 0 : failed, lockedUntil: lock ? new Date(now.getTime() + LOCK_SECONDS * 1000).toISOString() : user.lockedUntil })
-      .where(eq(users.id, user.id))
-      .run();
-    throw unauthorized('Wrong email or password');
-  }
+  const attempt = throttle.reserve(input.email, clientAddress, now);
+  const user = db
+    .select()
+    .from(users)
+    .where(and(eq(users.email, input.email), input.tenant_id === undefined ? undefined : eq(users.tenantId, input.tenant_id)))
+    .orderBy(asc(users.createdAt), asc(users.id))
+    .limit(1)
+    .get();
+  const right = user ? await deps.hasher.verify(input.password, user.passwordHash) : await deps.hasher.verifyDummy(input.password);
+  if (!user || !right) throw unauthorized('Wrong email or password');
+  attempt.succeeded();
   const nowIso = now.toISOString();
-  db.update(users).set({ failedLogins: 0, lockedUntil: null, lastLoginAt: nowIso }).where(eq(users.id, user.id)).run();
-  const fresh = { ...user, failedLogins: 0, lockedUntil: null, lastLoginAt: nowIso };
+  db.update(users).set({ lastLoginAt: nowIso }).where(eq(users.id, user.id)).run();
+  const fresh = { ...user, lastLoginAt: nowIso };
   return { body: { user: toUser(fresh), ...(await issueTokens(deps, fresh, newId('fam'))) }, subject: subjectOf(user) };
 }
 

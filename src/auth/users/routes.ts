@@ -22,7 +22,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
       method: 'post', path: '/api/v1/users', operationId: 'createUser', tags, security, summary: 'Create a user in the tenant (ADMIN)',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
       request: { body: jsonBody(UserCreateSchema, UserCreateExamples) },
-      responses: { 201: jsonResponse(UserSchema, 'Created'), 409: errorResponse('Email already registered'), ...common },
+      responses: { 201: jsonResponse(UserSchema, 'Created'), 409: errorResponse('Email already used by a user of this tenant (other tenants are never consulted)'), ...common },
     }),
     async (c) => c.json(await createUser(deps, actorOf(c), c.req.valid('json')), 201),
   );

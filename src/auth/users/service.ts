@@ -31,7 +31,7 @@ export function listUsers(deps: AuthDeps, actor: Actor, q: { limit: number; curs
 }
 
 export async function createUser(deps: AuthDeps, actor: Actor, input: z.infer<typeof UserCreateSchema>) {
-  if (deps.db.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get()) throw emailTaken();
+  if (deps.db.select({ id: users.id }).from(users).where(and(eq(users.tenantId, actor.tenantId), eq(users.email, input.email))).get()) throw emailTaken();
   const passwordHash = await deps.hasher.hash(input.password);
   const now = deps.now().toISOString();
   const id = newId('usr');
@@ -53,7 +53,7 @@ export function updateUser(deps: AuthDeps, actor: Actor, id: string, input: z.in
   return deps.db.transaction((tx) => {
     if (input.role && input.role !== 'ADMIN' && target.role === 'ADMIN') assertAnotherAdmin(tx, actor.tenantId, target.id);
     if (input.email && input.email !== target.email) {
-      const other = tx.select({ id: users.id }).from(users).where(eq(users.email, input.email)).get();
+      const other = tx.select({ id: users.id }).from(users).where(and(eq(users.tenantId, actor.tenantId), eq(users.email, input.email))).get();
       if (other) throw emailTaken();
     }
     tx.update(users)
@@ -93,7 +93,7 @@ export async function changePassword(deps: AuthDeps, actor: Actor, id: string, i
   deps.db.transaction((tx) => {
     // Bumping the token version ends every access token issued before, on every device.
     tx.update(users)
-      .set({ passwordHash, tokenVersion: sql`${users.tokenVersion} + 1`, failedLogins: 0, lockedUntil: null, updatedAt: deps.now().toISOString() })
+      .set({ passwordHash, tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: deps.now().toISOString() })
       .where(eq(users.id, target.id))
       .run();
     revokeUserSessions({ db: tx as unknown as AuthDeps['db'], now: deps.now }, target.id);

@@ -57,6 +57,8 @@ export const idempotencyKeys = sqliteTable(
   {
     tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
     environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
+    /** The credential that sent the key and its role (`user:usr_…:ADMIN`): only it gets the stored answer back. */
+    actor: text('actor').notNull().default(''),
     key: text('key').notNull(),
     method: text('method').notNull(),
     path: text('path').notNull(),
@@ -66,8 +68,9 @@ export const idempotencyKeys = sqliteTable(
     /** What the first request created, bound in the same transaction as the creation: a retry after a crash answers from it. */
     resourceId: text('resource_id'),
     headers: text('headers', { mode: 'json' }).notNull().$type<Record<string, string>>(),
+    /** Sealed with the master key (it may hold a secret shown once: an API key, a webhook secret). */
     body: blob('body', { mode: 'buffer' }).notNull(),
     createdAt: text('created_at').notNull().default(now),
   },
-  (t) => [uniqueIndex('idempotency_unique').on(t.tenantId, t.environment, t.key), index('idempotency_created_idx').on(t.createdAt)],
+  (t) => [uniqueIndex('idempotency_actor_unique').on(t.tenantId, t.environment, t.actor, t.key), index('idempotency_created_idx').on(t.createdAt)],
 );

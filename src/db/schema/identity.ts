@@ -49,12 +49,29 @@ export const users = sqliteTable(
     role: text('role', { enum: ROLES }).notNull(),
     /** Bumped on password change and deletion: access tokens carry it, so old ones stop working at once. */
     tokenVersion: integer('token_version').notNull().default(0),
-    failedLogins: integer('failed_logins').notNull().default(0),
-    lockedUntil: text('locked_until'),
     lastLoginAt: text('last_login_at'),
     ...timestamps,
   },
-  (t) => [uniqueIndex('users_email_unique').on(t.email), index('users_tenant_idx').on(t.tenantId, t.id)],
+  // An email is unique within a tenant only: the same person may belong to several tenants, and no sign-up reveals
+  // that an email is used elsewhere. Login takes the oldest unless the request names the tenant.
+  (t) => [uniqueIndex('users_tenant_email_unique').on(t.tenantId, t.email), index('users_email_idx').on(t.email, t.createdAt), index('users_tenant_idx').on(t.tenantId, t.id)],
+);
+
+/**
+ * Failed logins per (email, client address), counted before the password is verified. Keyed by the email's SHA-256,
+ * whether or not a user has it, so a refusal never tells an unknown email from a known one.
+ */
+export const loginFailures = sqliteTable(
+  'login_failures',
+  {
+    /** sha256(email) + '|' + client address */
+    key: text('key').primaryKey(),
+    failures: integer('failures').notNull(),
+    /** Set from the limit on, doubling with each further failure: this address waits; others do not. */
+    blockedUntil: text('blocked_until'),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [index('login_failures_updated_idx').on(t.updatedAt)],
 );
 
 export const apiKeys = sqliteTable(

@@ -1,0 +1,63 @@
+import { eq, lt } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
+import { loginFailures } from '../../db/schema/index.ts';
+import { FixedWindowLimiter } from '../../gateway/rate-limit.ts';
+import { sha256Hex } from '../../lib/crypto.ts';
+import { ApiError } from '../../lib/errors.ts';
+
+/** Wrong passwords from one address for one email before that address waits. */
+export const MAX_FAILED_LOGINS = 5;
+const FIRST_WAIT_SECONDS = 60;
+const LONGEST_WAIT_SECONDS = 3600;
+/** An address that already failed for an email shares, with every other such address, this many attempts a minute. */
+export const ACCOUNT_ATTEMPTS_PER_MINUTE = 20;
+/** A row untouched this long starts again from zero (and is deleted). */
+const FORGET_MS = 24 * 3600 * 1000;
+
+/** At the limit, then each further failure doubles the wait: 1, 2, 4 … 60 minutes. */
+const waitSeconds = (failures: number) => Math.min(LONGEST_WAIT_SECONDS, FIRST_WAIT_SECONDS * 2 ** (failures - MAX_FAILED_LOGINS));
+
+function tooMany(retryAfter: number) {
+  return new ApiError(
+    429,
+    'Too many failed logins',
+    [{ field: 'rate_limit', issue: `too many failed logins for this email from this address; retry in ${retryAfter} seconds` }],
+    { 'Retry-After': String(retryAfter) },
+  );
+}
+
+/**
+ * Counts a login attempt BEFORE its password is verified, in one write transaction, so concurrent guesses cannot
+ * all pass a stale count: the MAX_FAILED_LOGINS-th reservation already sets the wait for the next. Per (email,
+ * address): a guesser backs off, the owner logging in from elsewhere does not. Unknown emails are counted the same.
+ */
+export function createLoginThrottle(db: Db) {
+  // Per process, like the gateway's limits: a short brake on guessing one account from many addresses.
+  const accounts = new FixedWindowLimiter();
+
+  return {
+    /** Reserves an attempt or throws 429; call `succeeded` when the password was right. */
+    reserve(email: string, address: string, now: Date): { succeeded(): void } {
+      const account = sha256Hex(email);
+      const key = `${account}|${address}`;
+      const nowMs = now.getTime();
+      db.transaction(
+        (tx) => {
+          tx.delete(loginFailures).where(lt(loginFailures.updatedAt, new Date(nowMs - FORGET_MS).toISOString())).run();
+          const row = tx.select().from(loginFailures).where(eq(loginFailures.key, key)).get();
+          if (row?.blockedUntil && Date.parse(row.blockedUntil) > nowMs) throw tooMany(Math.ceil((Date.parse(row.blockedUntil) - nowMs) / 1000));
+          const shared = row && accounts.hit(account, ACCOUNT_ATTEMPTS_PER_MINUTE, nowMs);
+          if (shared && !shared.allowed) throw tooMany(shared.retryAfter);
+          const failures = (row?.failures ?? 0) + 1;
+          const blockedUntil = failures >= MAX_FAILED_LOGINS ? new Date(nowMs + waitSeconds(failures) * 1000).toISOString() : null;
+          const values = { failures, blockedUntil, updatedAt: now.toISOString() };
+          tx.insert(loginFailures).values({ key, ...values }).onConflictDoUpdate({ target: loginFailures.key, set: values }).run();
+        },
+        { behavior: 'immediate' },
+      );
+      return { succeeded: () => void db.delete(loginFailures).where(eq(loginFailures.key, key)).run() };
+    },
+  };
+}
+
+export type LoginThrottle = ReturnType<typeof createLoginThrottle>;
