@@ -6,6 +6,7 @@ import { idempotencyKeys } from '../db/schema/index.ts';
 import type { BackendEnv } from './backend.ts';
 import { sha256Hex } from './crypto.ts';
 import { ApiError } from './errors.ts';
+import { openSecret, sealSecret } from './secret-box.ts';
 
 const TTL_MS = 24 * 3600 * 1000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
@@ -24,15 +25,18 @@ const PENDING = 0;
 
 /**
  * `Idempotency-Key` on POST: the first response (2xx or 4xx) to a key is stored and replayed for 24 h to the same
- * tenant and environment; the same key with another body is 409. A request arriving while the first one with its
- * key is still running waits for it and gets its response, so concurrent retries cannot issue twice.
+ * credential (API key or user), acting with the same role, in the same tenant and environment; any other caller's
+ * request with that key is its own request and goes through its own checks. The stored body is sealed with the master
+ * key: it may carry a secret shown once (a new API key, a webhook secret). The same key with another body is 409.
+ * A request arriving while the first one with its key is still running waits for it and gets its response, so
+ * concurrent retries cannot issue twice.
  *
  * The key is claimed durably (a pending row) before the route runs, so a crash cannot make a retry issue twice
  * either: a route that creates something binds it to the claim in its own transaction. A retry that finds a pending
  * claim from a process that died runs the route again when nothing was bound (nothing was created), or hands the
  * route the bound resource to answer from.
  */
-export function idempotency(deps: { db: Db; now: () => Date }): MiddlewareHandler<BackendEnv> {
+export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer }): MiddlewareHandler<BackendEnv> {
   const running = new Map<string, Promise<void>>();
   return async (c, next) => {
     const key = c.req.header('idempotency-key');
@@ -41,11 +45,19 @@ export function idempotency(deps: { db: Db; now: () => Date }): MiddlewareHandle
     if (!KEY.test(key)) throw new ApiError(400, 'Invalid Idempotency-Key', [{ field: 'idempotency-key', issue: 'must be 1–255 visible ASCII characters' }]);
     const body = Buffer.from(await c.req.arrayBuffer());
     const hash = sha256Hex(`${c.req.method} ${c.req.path}\n${sha256Hex(body.toString('latin1'))}`);
-    const slot = `${actor.tenantId}|${actor.environment}|${key}`;
+    // The role is part of the credential's scope: a user whose role changed is checked again, not answered from before.
+    const who = `${actor.type}:${actor.id}:${actor.role}`;
+    const slot = `${actor.tenantId}|${actor.environment}|${who}|${key}`;
+    const sealing = `idempotency|${slot}`;
 
     while (running.has(slot)) await running.get(slot);
     const since = new Date(deps.now().getTime() - TTL_MS).toISOString();
-    const scope = and(eq(idempotencyKeys.tenantId, actor.tenantId), eq(idempotencyKeys.environment, actor.environment), eq(idempotencyKeys.key, key));
+    const scope = and(
+      eq(idempotencyKeys.tenantId, actor.tenantId),
+      eq(idempotencyKeys.environment, actor.environment),
+      eq(idempotencyKeys.actor, who),
+      eq(idempotencyKeys.key, key),
+    );
     const stored = deps.db.select().from(idempotencyKeys).where(and(scope, gt(idempotencyKeys.createdAt, since))).get();
     if (stored && stored.requestHash !== hash) {
       throw new ApiError(409, 'Idempotency-Key already used with another request', [
@@ -53,7 +65,7 @@ export function idempotency(deps: { db: Db; now: () => Date }): MiddlewareHandle
       ]);
     }
     if (stored && stored.status !== PENDING) {
-      return new Response(new Uint8Array(stored.body), { status: stored.status, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' } });
+      return new Response(new Uint8Array(openSecret(deps.masterKey, stored.body, sealing)), { status: stored.status, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' } });
     }
 
     let done!: () => void;
@@ -64,14 +76,14 @@ export function idempotency(deps: { db: Db; now: () => Date }): MiddlewareHandle
         deps.db.transaction((tx) => {
           tx.delete(idempotencyKeys).where(scope).run(); // an expired record of the same key
           tx.insert(idempotencyKeys).values({
-            tenantId: actor.tenantId, environment: actor.environment, key, method: c.req.method, path: c.req.path,
+            tenantId: actor.tenantId, environment: actor.environment, actor: who, key, method: c.req.method, path: c.req.path,
             requestHash: hash, status: PENDING, headers: {}, body: Buffer.alloc(0), createdAt: deps.now().toISOString(),
           }).run();
         });
       }
-      const bindSql = 'update idempotency_keys set resource_id = ? where tenant_id = ? and environment = ? and key = ?';
+      const bindSql = 'update idempotency_keys set resource_id = ? where tenant_id = ? and environment = ? and actor = ? and key = ?';
       c.set('idempotency', {
-        bind: (tx, resourceId) => void statement(tx, bindSql).run(resourceId, actor.tenantId, actor.environment, key),
+        bind: (tx, resourceId) => void statement(tx, bindSql).run(resourceId, actor.tenantId, actor.environment, who, key),
         resumed: stored?.resourceId ?? undefined,
       });
       await next();
@@ -82,7 +94,7 @@ export function idempotency(deps: { db: Db; now: () => Date }): MiddlewareHandle
           const v = res.headers.get(h);
           if (v) headers[h] = v;
         }
-        const bodyOut = Buffer.from(await res.arrayBuffer());
+        const bodyOut = sealSecret(deps.masterKey, Buffer.from(await res.arrayBuffer()), sealing);
         deps.db.update(idempotencyKeys).set({ status: c.res.status, headers, body: bodyOut }).where(scope).run();
         answered = true;
       }

@@ -229,7 +229,7 @@ describe('Idempotency-Key', () => {
     expect(stamped.json).toMatchObject({ id: queued.json.id, status: 'vigente' });
     expect(countRows(a.tenant.id)).toBe(1);
     // Killed before anything was committed (a claim with nothing bound): the retry issues it, once.
-    t.db.$client.prepare("insert into idempotency_keys (tenant_id, environment, key, method, path, request_hash, status, headers, body, created_at) select tenant_id, environment, 'crash-2', method, path, request_hash, 0, '{}', x'', ? from idempotency_keys where key = 'crash-1'").run(t.clock.now.toISOString());
+    t.db.$client.prepare("insert into idempotency_keys (tenant_id, environment, actor, key, method, path, request_hash, status, headers, body, created_at) select tenant_id, environment, actor, 'crash-2', method, path, request_hash, 0, '{}', x'', ? from idempotency_keys where key = 'crash-1'").run(t.clock.now.toISOString());
     const fresh = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-2' } });
     expect(fresh.status).toBe(201);
     expect(fresh.json.id).not.toBe(queued.json.id);

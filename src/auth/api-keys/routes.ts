@@ -18,10 +18,18 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
     createRoute({
       method: 'post', path: '/api/v1/api-keys', operationId: 'createApiKey', tags, security,
       summary: 'Create an API key (ADMIN, user session)',
-      description: 'The `key` is returned only in this response and cannot be retrieved again.',
+      description:
+        'The `key` is returned only in this response and cannot be retrieved again. A retry with the same `Idempotency-Key` by the same user ' +
+        'gets this answer back (it is stored sealed); anyone else sending that key makes their own request. ' +
+        'At most 20 active keys per tenant and environment (409).',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
       request: { body: jsonBody(ApiKeyCreateSchema, ApiKeyCreateExamples) },
-      responses: { 201: jsonResponse(ApiKeyCreatedSchema, 'Created; the secret is shown once'), 422: errorResponse('Invalid input'), ...common },
+      responses: {
+        201: jsonResponse(ApiKeyCreatedSchema, 'Created; the secret is shown once'),
+        409: errorResponse('The tenant already has 20 active keys in this environment: revoke one first'),
+        422: errorResponse('Invalid input'),
+        ...common,
+      },
     }),
     (c) => c.json(createApiKey(deps, actorOf(c), c.req.valid('json')), 201),
   );

@@ -1,15 +1,17 @@
-import { and, asc, eq, gt, isNull } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNull } from 'drizzle-orm';
 import type { z } from '@hono/zod-openapi';
 import { apiKeys } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
-import { notFound } from '../../lib/errors.ts';
+import { conflict, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { AuthDeps } from '../deps.ts';
 import { toApiKey, type ApiKeyCreateSchema } from './schemas.ts';
 
 export const API_KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9_-]{43}$/;
+/** Active keys per tenant and environment: each has its own rate-limit window, and forgotten keys are leaks waiting. */
+export const MAX_ACTIVE_API_KEYS = 20;
 
 /** The secret (256 random bits) is returned once; only its SHA-256 is kept. */
 export function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<typeof ApiKeyCreateSchema>) {
@@ -26,7 +28,19 @@ export function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<typeof
     createdAt: now,
     updatedAt: now,
   };
-  deps.db.insert(apiKeys).values(row).run();
+  // Counted in the insert's transaction, so two concurrent creations cannot both take the last place.
+  deps.db.transaction(
+    (tx) => {
+      const active = tx.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.tenantId, actor.tenantId), eq(apiKeys.environment, input.environment), isNull(apiKeys.revokedAt))).get()!.n;
+      if (active >= MAX_ACTIVE_API_KEYS) {
+        throw conflict('Too many active API keys', [
+          { field: 'environment', issue: `the tenant already has ${active} active ${input.environment} keys, the limit is ${MAX_ACTIVE_API_KEYS}: revoke one first` },
+        ]);
+      }
+      tx.insert(apiKeys).values(row).run();
+    },
+    { behavior: 'immediate' },
+  );
   return { ...toApiKey({ ...row, lastUsedAt: null, revokedAt: null }), key };
 }
 
