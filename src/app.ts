@@ -16,6 +16,7 @@ import { combineWorkers, createWorker } from './jobs/worker.ts';
 import { STAMP_JOB, stampJobHandler } from './invoices/cfdis/stamping.ts';
 import { CANCEL_JOB, cancellationJobHandler, sandboxRegistry } from './invoices/cancellations/service.ts';
 import { DEFAULT_RETRY_SCHEDULE, DELIVER_JOB, deliveryJobHandler } from './invoices/webhooks/delivery.ts';
+import { systemResolver, type HostResolver } from './invoices/webhooks/target.ts';
 import type { Environment } from './db/schema/index.ts';
 import { newId } from './lib/ids.ts';
 import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
@@ -44,8 +45,10 @@ export interface AppDeps {
   webhookRetrySchedule?: number[];
   /** How often a pending cancellation is polled, in seconds (default 300; the sandbox's receiver answers within half of it). */
   cancellationPollSeconds?: number;
-  /** Let live webhooks target private/loopback addresses (tests, local demos). */
+  /** Let webhooks (test and live) target private, loopback, link-local and metadata addresses (local receivers). */
   webhookAllowPrivate?: boolean;
+  /** Resolves webhook host names (default: the system's, dns.lookup); tests answer without DNS. */
+  webhookResolver?: HostResolver;
   logger: Logger;
   heartbeat: Heartbeat;
   now?: () => Date;
@@ -104,6 +107,7 @@ export function createApp(deps: AppDeps) {
     masterKey: deps.masterKey,
     retrySchedule: deps.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE,
     allowPrivate: deps.webhookAllowPrivate ?? false,
+    resolve: deps.webhookResolver ?? systemResolver,
     wakeJobs: () => worker.wake(),
     logger: deps.logger,
   };
@@ -131,6 +135,7 @@ export function createApp(deps: AppDeps) {
     wakeJobs: () => worker.wake(),
     retrySchedule: webhookDeps.retrySchedule,
     allowPrivate: webhookDeps.allowPrivate,
+    resolve: webhookDeps.resolve,
   });
 
   const { app, anonymous, limitBody, routeToBackend } = createGateway({

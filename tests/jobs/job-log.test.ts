@@ -28,7 +28,7 @@ afterAll(() => receiver.stop(true));
 
 async function setup(level: 'debug' | 'info') {
   const lines: Record<string, any>[] = [];
-  const t = createTestApp({ livePac: downThenRejecting(), webhookRetrySchedule: [0, 0], logger: createLogger(level, (line) => lines.push(JSON.parse(line))) });
+  const t = createTestApp({ livePac: downThenRejecting(), webhookAllowPrivate: true, webhookRetrySchedule: [0, 0], logger: createLogger(level, (line) => lines.push(JSON.parse(line))) });
   const reg = await t.register({ tenant: TENANTS.EKU });
   const keys = { test: (await t.createKey(reg.token)).key, live: (await t.createKey(reg.token, 'live')).key };
   for (const key of Object.values(keys)) {

@@ -33,7 +33,7 @@ afterAll(() => {
 
 describe('webhook crash safety', () => {
   test('SIGKILL with deliveries pending; after restart every event is delivered at least once', async () => {
-    const first = await startServer(dataDir);
+    const first = await startServer(dataDir, { WEBHOOK_ALLOW_PRIVATE: 'true' }); // the receiver is on loopback
     const json = (body: unknown, token?: string) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
     const key = await issuerOn(first.base, 'hooks@example.com');
     const hook = await fetch(`${first.base}/webhooks`, json({ url: `http://127.0.0.1:${receiver.port}/hook`, events: ['cfdi.timbrado'] }, key.key));

@@ -38,8 +38,9 @@ afterAll(() => receivers.forEach((r) => r.stop()));
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }] };
 
-async function setup(schedule = Array(20).fill(0)) {
-  const t = createTestApp({ webhookRetrySchedule: schedule, webhookAllowPrivate: false });
+/** An app whose webhooks may target the loopback receivers (or, with `allowPrivate: false`, may not). */
+async function setup(schedule = Array(20).fill(0), { allowPrivate = true } = {}) {
+  const t = createTestApp({ webhookRetrySchedule: schedule, webhookAllowPrivate: allowPrivate });
   const reg = await t.register({ tenant: TENANTS.EKU });
   const key = (await t.createKey(reg.token)).key;
   const live = (await t.createKey(reg.token, 'live')).key;
@@ -193,14 +194,19 @@ describe('webhooks', () => {
     expect(rb.got).toHaveLength(0);
   });
 
-  test('live mode rejects private, loopback, link-local and metadata URLs (400); test mode accepts loopback', async () => {
-    const { t, live, key } = await setup();
-    for (const url of ['http://127.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/x', 'http://[::1]/x', 'http://localhost/x', 'http://192.168.1.5/x']) {
-      const res = await t.call('POST', '/webhooks', { token: live, body: { url, events: ['*'] } });
-      expect(res.status).toBe(400);
-      expect(res.json.error.details[0].field).toBe('url');
+  test('both modes reject private, loopback, link-local and metadata URLs (400); WEBHOOK_ALLOW_PRIVATE accepts them in both', async () => {
+    const { t, live, key } = await setup(undefined, { allowPrivate: false });
+    for (const token of [live, key]) {
+      // Issue 19: the mapped, NAT64, 6to4, IPv4-compatible, site-local and special IPv4 forms were accepted in live mode.
+      const embedded = ['http://[::ffff:127.0.0.1]/x', 'http://[64:ff9b::127.0.0.1]/x', 'http://[2002:7f00:1::]/x', 'http://[::127.0.0.1]/x', 'http://[fec0::1]/x', 'http://198.18.0.1/x', 'http://192.0.0.8/x'];
+      for (const url of ['http://127.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/x', 'http://[::1]/x', 'http://localhost/x', 'http://192.168.1.5/x', ...embedded]) {
+        const res = await t.call('POST', '/webhooks', { token, body: { url, events: ['*'] } });
+        expect({ url, status: res.status }).toEqual({ url, status: 400 });
+        expect(res.json.error.details[0].field).toBe('url');
+      }
     }
-    expect((await t.call('POST', '/webhooks', { token: key, body: { url: 'http://127.0.0.1/hook', events: ['*'] } })).status).toBe(201);
+    const allowed = await setup(undefined, { allowPrivate: true });
+    for (const token of [allowed.key, allowed.live]) expect((await allowed.t.call('POST', '/webhooks', { token, body: { url: 'http://127.0.0.1/hook', events: ['*'] } })).status).toBe(201);
     expect((await t.call('POST', '/webhooks', { token: key, body: { url: 'ftp://x', events: ['*'] } })).status).toBe(400);
     expect((await t.call('POST', '/webhooks', { token: key, body: { url: 'https://x.example', events: ['cfdi.inventado'] } })).status).toBe(400);
   });
@@ -230,7 +236,7 @@ describe('webhooks', () => {
   });
 
   test('a slow receiver does not delay other tenants: one endpoint holds at most 8 delivery slots', async () => {
-    const t = createTestApp();
+    const t = createTestApp({ webhookAllowPrivate: true });
     const slowTenant = await t.register({ tenant: TENANTS.EKU });
     const fastTenant = await t.register({ tenant: TENANTS.FUNK, email: 'fast@example.com' });
     let inFlight = 0;

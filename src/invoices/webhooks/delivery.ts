@@ -1,6 +1,4 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { statement } from '../../db/prepared.ts';
 import type { Db } from '../../db/client.ts';
 import type { Environment } from '../../db/schema/index.ts';
@@ -8,6 +6,7 @@ import { enqueue } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import { openSecret } from '../../lib/secret-box.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { postPinned, resolveTarget, type HostResolver } from './target.ts';
 
 export const DELIVER_JOB = 'webhook.deliver';
 /** Standard Webhooks' schedule, in seconds before each attempt: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
@@ -21,7 +20,9 @@ export interface WebhookDeliveryDeps {
   now: () => Date;
   masterKey: Buffer;
   retrySchedule: number[];
+  /** Lets webhooks (test and live) target private, loopback, link-local and metadata addresses. */
   allowPrivate: boolean;
+  resolve: HostResolver;
   wakeJobs(): void;
   logger: Logger;
 }
@@ -86,39 +87,6 @@ export function signatureHeaders(secret: string, deliveryId: string, event: stri
   };
 }
 
-/** Private, loopback, link-local, metadata and other non-public addresses (IPv4 and IPv6). */
-export function isPrivateAddress(ip: string): boolean {
-  if (isIP(ip) === 4) {
-    const [a, b] = ip.split('.').map(Number) as [number, number];
-    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
-  }
-  const v6 = ip.toLowerCase();
-  if (v6.startsWith('::ffff:')) return isPrivateAddress(v6.slice(7));
-  return v6 === '::1' || v6 === '::' || v6.startsWith('fe80') || v6.startsWith('fc') || v6.startsWith('fd') || v6.startsWith('ff');
-}
-
-/** Why the URL may not receive deliveries (live mode, unless private targets are allowed), or undefined. */
-export async function urlProblem(url: string, opts: { live: boolean; allowPrivate: boolean }): Promise<string | undefined> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'is not a URL';
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return 'must be http or https';
-  if (parsed.username || parsed.password) return 'must not carry credentials';
-  if (!opts.live || opts.allowPrivate) return undefined;
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  try {
-    addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-  } catch {
-    return `host ${host} does not resolve`;
-  }
-  const bad = addresses.find(isPrivateAddress);
-  return bad ? `resolves to a private, loopback, link-local or metadata address (${bad})` : undefined;
-}
-
 /** Delay before the next attempt: the schedule's, or the receiver's Retry-After when longer; ±10 % jitter. */
 function nextDelayMs(schedule: number[], attempt: number, retryAfter: string | null): number | undefined {
   if (attempt >= schedule.length) return undefined;
@@ -160,21 +128,20 @@ export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
       let error: string | null = null;
       let retryAfter: string | null = null;
       try {
-        const problem = await urlProblem(d.url, { live: d.environment === 'live', allowPrivate: deps.allowPrivate });
-        if (problem) throw new Error(`url ${problem}`);
+        const checked = await resolveTarget(d.url, deps);
+        if ('problem' in checked) throw new Error(`url ${checked.problem}`);
         const secret = openSecret(deps.masterKey, d.secret_sealed, d.webhook_id).toString('utf8');
-        const res = await fetch(d.url, {
-          method: 'POST',
+        const res = await postPinned(checked.target, {
           body: d.body,
           headers: signatureHeaders(secret, d.id, d.event, d.body, Math.floor(deps.now().getTime() / 1000)),
-          redirect: 'manual',
-          signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+          timeoutMs: ATTEMPT_TIMEOUT_MS,
+          bodyLimit: RESPONSE_BODY_LIMIT,
         });
         status = res.status;
-        retryAfter = res.headers.get('retry-after');
-        responseBody = (await res.text()).slice(0, RESPONSE_BODY_LIMIT);
+        retryAfter = res.retryAfter;
+        responseBody = res.body;
       } catch (err) {
-        error = err instanceof Error ? (err.name === 'TimeoutError' ? `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s` : err.message) : String(err);
+        error = err instanceof Error ? err.message : String(err);
       }
       const durationMs = Math.round(performance.now() - started);
       const ok = status !== null && status >= 200 && status < 300;

@@ -9,7 +9,8 @@ import { decodeCursor, page } from '../../lib/pagination.ts';
 import { DeletedSchema, errorResponse, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import { sealSecret } from '../../lib/secret-box.ts';
 import { EVENT_TYPES } from '../events.ts';
-import { enqueueDelivery, fanOut, urlProblem, type WebhookDeliveryDeps } from './delivery.ts';
+import { enqueueDelivery, fanOut, type WebhookDeliveryDeps } from './delivery.ts';
+import { webhookUrlProblem } from './target.ts';
 import { WebhookCreateExamples, WebhookPatchExamples } from './examples.ts';
 
 const tags = ['Webhooks'];
@@ -70,8 +71,8 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
     if (!row) throw notFound('Webhook');
     return row;
   };
-  const checkUrl = async (actor: Actor, url: string) => {
-    const problem = await urlProblem(url, { live: actor.environment === 'live', allowPrivate: deps.allowPrivate });
+  const checkUrl = async (url: string) => {
+    const problem = await webhookUrlProblem(url, deps);
     if (problem) throw badRequest('Invalid webhook URL', [{ field: 'url', issue: problem }]);
   };
   const deliveryRecord = (d: typeof webhookDeliveries.$inferSelect) => ({
@@ -108,7 +109,7 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
     async (c) => {
       const actor = actorOf(c);
       const body = c.req.valid('json');
-      await checkUrl(actor, body.url);
+      await checkUrl(body.url);
       const id = randomUUID();
       const secret = `whsec_${randomBytes(24).toString('base64')}`;
       const now = deps.now().toISOString();
@@ -161,7 +162,7 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
       const actor = actorOf(c);
       const row = getRow(actor, c.req.valid('param').id);
       const body = c.req.valid('json');
-      if (body.url) await checkUrl(actor, body.url);
+      if (body.url) await checkUrl(body.url);
       const resume = body.estado === 'ACTIVO' && row.estado !== 'ACTIVO';
       deps.db.transaction((tx) => {
         tx.update(webhooks)
