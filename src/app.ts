@@ -112,7 +112,8 @@ export function createApp(deps: AppDeps) {
     logger: deps.logger,
   };
   // Two pools on the same jobs table, so webhook receivers (up to 10 s each) never take a slot from stamping, and
-  // each webhook endpoint is its own lane: a slow one holds at most 8 of the 64 delivery slots.
+  // each webhook endpoint is its own lane: a slow one holds at most 8 of the 64 delivery slots, and a tenant's
+  // endpoints together at most 16, so one tenant with many slow receivers leaves the other 48 to everyone else.
   const workerId = deps.workerId ?? newId('boot');
   const stamping = createWorker({
     db: deps.db, now, workerId, logger: deps.logger, concurrency: 32,
@@ -122,7 +123,7 @@ export function createApp(deps: AppDeps) {
     },
   });
   const deliveries = createWorker({
-    db: deps.db, now, workerId, logger: deps.logger, concurrency: 64, laneCap: 8,
+    db: deps.db, now, workerId, logger: deps.logger, concurrency: 64, laneCap: 8, tenantCap: 16,
     handlers: { [DELIVER_JOB]: deliveryJobHandler(webhookDeps) },
   });
   const worker = combineWorkers(stamping, deliveries);

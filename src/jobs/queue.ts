@@ -61,8 +61,11 @@ export interface ClaimOptions {
   leaseMs: number;
   limit: number;
   types?: string[];
-  /** At most `cap` running jobs per lane, counting `busy` (the caller's jobs already running, by lane). */
-  lanes?: { cap: number; busy: ReadonlyMap<string, number> };
+  /**
+   * At most `cap` running jobs per lane, counting `busy` (the caller's jobs already running, by lane), and at most
+   * `tenantCap` per tenant across all its lanes, counting `tenantBusy`.
+   */
+  lanes?: { cap: number; busy: ReadonlyMap<string, number>; tenantCap?: number; tenantBusy?: ReadonlyMap<string, number> };
 }
 
 /**
@@ -87,7 +90,8 @@ export function claimJobs(db: Db, o: ClaimOptions): Job[] {
  * The same claim with a cap per lane, without reading a saturated lane's backlog (a slow endpoint may have thousands
  * of due deliveries): the lanes with queued jobs are listed by index seeks (one per lane), then each lane with room
  * gives its oldest due jobs, unlaned jobs and expired leases theirs; the oldest of those are leased. The lease UPDATE
- * re-checks that each is still due, so a job is never claimed twice. One job type per call.
+ * re-checks that each is still due, so a job is never claimed twice. One job type per call. The tenant cap keeps one
+ * tenant's many lanes from holding every slot: the others' jobs still find room at once.
  */
 function claimWithinLanes(db: Db, o: ClaimOptions, lanes: NonNullable<ClaimOptions['lanes']>): Job[] {
   const [type, ...more] = o.types ?? [];
@@ -101,15 +105,15 @@ function claimWithinLanes(db: Db, o: ClaimOptions, lanes: NonNullable<ClaimOptio
         select (select min(lane) from jobs where status = 'queued' and type = ? and lane > l.lane) from l where l.lane is not null
       )
       select lane from l where lane is not null`).pluck(),
-    inLane: d.$client.prepare("select id, lane, run_at from jobs where status = 'queued' and type = ? and lane = ? and run_at <= ? order by run_at limit ?"),
-    unlaned: d.$client.prepare("select id, lane, run_at from jobs where status = 'queued' and type = ? and lane is null and run_at <= ? order by run_at limit ?"),
-    expired: d.$client.prepare("select id, lane, run_at from jobs where status = 'running' and type = ? and locked_until < ? order by locked_until limit ?"),
+    inLane: d.$client.prepare("select id, lane, tenant_id, run_at from jobs where status = 'queued' and type = ? and lane = ? and run_at <= ? order by run_at limit ?"),
+    unlaned: d.$client.prepare("select id, lane, tenant_id, run_at from jobs where status = 'queued' and type = ? and lane is null and run_at <= ? order by run_at limit ?"),
+    expired: d.$client.prepare("select id, lane, tenant_id, run_at from jobs where status = 'running' and type = ? and locked_until < ? order by locked_until limit ?"),
     lease: d.$client.prepare(`
       update jobs set status = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
       where id in (select value from json_each(?)) and ${DUE.replaceAll('status', '+status')}
       returning *`), // `+status`: look the picked ids up by key, not every queued job by status
   }));
-  type Candidate = { id: string; lane: string | null; run_at: string };
+  type Candidate = { id: string; lane: string | null; tenant_id: string | null; run_at: string };
   const candidates: Candidate[] = [...(q.unlaned.all(type, now, o.limit) as Candidate[]), ...(q.expired.all(type, now, o.limit) as Candidate[])];
   for (const lane of q.lanes.all(type, type) as string[]) {
     const room = Math.min(lanes.cap - (lanes.busy.get(lane) ?? 0), o.limit);
@@ -117,14 +121,16 @@ function claimWithinLanes(db: Db, o: ClaimOptions, lanes: NonNullable<ClaimOptio
   }
   candidates.sort((a, b) => a.run_at.localeCompare(b.run_at));
   const counts = new Map(lanes.busy);
+  const tenantCounts = new Map(lanes.tenantBusy);
   const picked: string[] = [];
   for (const c of candidates) {
     if (picked.length === o.limit) break;
-    if (c.lane !== null) {
-      const n = counts.get(c.lane) ?? 0;
-      if (n >= lanes.cap) continue; // an expired lease in a lane that is full
-      counts.set(c.lane, n + 1);
-    }
+    const n = c.lane === null ? 0 : (counts.get(c.lane) ?? 0);
+    if (n >= lanes.cap) continue; // an expired lease in a lane that is full
+    const t = c.tenant_id === null ? 0 : (tenantCounts.get(c.tenant_id) ?? 0);
+    if (lanes.tenantCap !== undefined && t >= lanes.tenantCap) continue;
+    if (c.lane !== null) counts.set(c.lane, n + 1);
+    if (c.tenant_id !== null) tenantCounts.set(c.tenant_id, t + 1);
     picked.push(c.id);
   }
   if (picked.length === 0) return [];

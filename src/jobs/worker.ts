@@ -30,6 +30,8 @@ export function createWorker(o: {
   concurrency?: number;
   /** At most this many jobs of one lane (`jobs.lane`) at once; unset: lanes are not limited. */
   laneCap?: number;
+  /** With a lane cap: at most this many jobs of one tenant at once, across all its lanes. */
+  tenantCap?: number;
   leaseMs?: number;
   /**
    * After a drain, a job of this pool due within this many ms (before the scheduler's next tick) gets a timer that
@@ -39,6 +41,7 @@ export function createWorker(o: {
 }): Worker {
   const concurrency = o.concurrency ?? 8;
   const laneBusy = new Map<string, number>();
+  const tenantBusy = new Map<string, number>();
   let draining: Promise<number> | undefined;
   let again = false;
   let stopped = false;
@@ -75,13 +78,12 @@ export function createWorker(o: {
   };
 
   const start = (job: Job, inFlight: Set<Promise<void>>) => {
-    if (job.lane) laneBusy.set(job.lane, (laneBusy.get(job.lane) ?? 0) + 1);
+    count(laneBusy, job.lane, 1);
+    count(tenantBusy, job.tenantId, 1);
     const p: Promise<void> = runJob(job).finally(() => {
       inFlight.delete(p);
-      if (!job.lane) return;
-      const left = laneBusy.get(job.lane)! - 1;
-      if (left === 0) laneBusy.delete(job.lane);
-      else laneBusy.set(job.lane, left);
+      count(laneBusy, job.lane, -1);
+      count(tenantBusy, job.tenantId, -1);
     });
     inFlight.add(p);
   };
@@ -94,7 +96,7 @@ export function createWorker(o: {
   const drainOnce = async () => {
     let total = 0;
     const inFlight = new Set<Promise<void>>();
-    const lanes = o.laneCap ? { cap: o.laneCap, busy: laneBusy } : undefined;
+    const lanes = o.laneCap ? { cap: o.laneCap, busy: laneBusy, tenantCap: o.tenantCap, tenantBusy } : undefined;
     for (;;) {
       const free = stopped ? 0 : concurrency - inFlight.size;
       const batch = free > 0 ? claimJobs(o.db, { workerId: o.workerId, now: o.now(), leaseMs: o.leaseMs ?? 120_000, limit: free, types: Object.keys(o.handlers), lanes }) : [];
@@ -136,6 +138,14 @@ export function createWorker(o: {
       await draining;
     },
   };
+}
+
+/** Adds `delta` to the running count of `key` (none for a null key); a count back at 0 is removed. */
+function count(counts: Map<string, number>, key: string | null, delta: number) {
+  if (key === null) return;
+  const n = (counts.get(key) ?? 0) + delta;
+  if (n === 0) counts.delete(key);
+  else counts.set(key, n);
 }
 
 /** Several pools driven as one: drain runs them side by side, wake wakes each. */

@@ -274,4 +274,54 @@ describe('webhooks', () => {
       slowServer.stop(true);
     }
   }, 20_000);
+
+  test('one tenant with many slow endpoints does not starve another tenant: a tenant holds at most 16 delivery slots', async () => {
+    const t = createTestApp({ webhookAllowPrivate: true });
+    const busy = await t.register({ tenant: TENANTS.EKU });
+    const other = await t.register({ tenant: TENANTS.FUNK, email: 'other@example.com' });
+    const DELAY_MS = 2000;
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let slowAnswered = 0;
+    const slowServer = Bun.serve({ port: 0, idleTimeout: 30, async fetch(req) {
+      await req.text();
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await Bun.sleep(DELAY_MS);
+      inFlight--;
+      slowAnswered++;
+      return new Response('ok');
+    } });
+    let slowAnsweredWhenOtherArrived: number | undefined;
+    const otherServer = Bun.serve({ port: 0, async fetch(req) {
+      await req.text();
+      slowAnsweredWhenOtherArrived ??= slowAnswered;
+      return new Response('ok');
+    } });
+    try {
+      const busyKey = (await t.createKey(busy.token)).key;
+      // 12 slow endpoints × 8 per lane = 96 slots wanted, more than the pool's 64.
+      for (let i = 0; i < 12; i++) {
+        expect((await t.call('POST', '/webhooks', { token: busyKey, body: { url: `http://127.0.0.1:${slowServer.port}/hook/${i}`, events: ['*'] } })).status).toBe(201);
+      }
+      expect((await t.call('POST', '/webhooks', { token: (await t.createKey(other.token)).key, body: { url: `http://127.0.0.1:${otherServer.port}/hook`, events: ['*'] } })).status).toBe(201);
+      t.db.transaction((tx) => {
+        for (let i = 0; i < 10; i++) recordEvent(tx, { tenantId: busy.tenant.id, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
+      });
+      t.clock.advance(1); // the other tenant's delivery is the youngest due job: oldest-first alone would serve it last
+      t.db.transaction((tx) => recordEvent(tx, { tenantId: other.tenant.id, environment: 'test', type: 'csd.por_vencer', data: {}, now: t.clock.now }));
+      const draining = t.app.worker.drain();
+      const started = performance.now();
+      while (slowAnsweredWhenOtherArrived === undefined && performance.now() - started < 3 * DELAY_MS) await Bun.sleep(10);
+      // Delivered while the busy tenant's first attempts still hang: it did not wait for one of their slots.
+      expect(slowAnsweredWhenOtherArrived).toBe(0);
+      while (inFlight < 16 && performance.now() - started < DELAY_MS) await Bun.sleep(10);
+      expect(maxInFlight).toBe(16); // the busy tenant's share: the rest of its backlog waits
+      slowServer.stop(true); // the busy tenant's other attempts fail fast
+      await draining;
+      expect(maxInFlight).toBe(16);
+    } finally {
+      slowServer.stop(true);
+      otherServer.stop(true);
+    }
+  }, 30_000);
 });
