@@ -31,9 +31,11 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+const LOOPBACK_RECEIVER = { WEBHOOK_ALLOW_PRIVATE: 'true' };
+
 describe('webhook crash safety', () => {
   test('SIGKILL with deliveries pending; after restart every event is delivered at least once', async () => {
-    const first = await startServer(dataDir, { WEBHOOK_ALLOW_PRIVATE: 'true' }); // the receiver is on loopback
+    const first = await startServer(dataDir, LOOPBACK_RECEIVER);
     const json = (body: unknown, token?: string) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
     const key = await issuerOn(first.base, 'hooks@example.com');
     const hook = await fetch(`${first.base}/webhooks`, json({ url: `http://127.0.0.1:${receiver.port}/hook`, events: ['cfdi.timbrado'] }, key.key));
@@ -61,7 +63,7 @@ describe('webhook crash safety', () => {
     expect(beforeRestart).toBeLessThan(N);
     expect(pendingAtKill).toBeGreaterThan(0);
 
-    const second = await startServer(dataDir);
+    const second = await startServer(dataDir, LOOPBACK_RECEIVER);
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline && cfdiIds.size < N) await Bun.sleep(50);
     await stopServer(second.proc);
