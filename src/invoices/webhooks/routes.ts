@@ -100,11 +100,13 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
         'keyed with the whole secret string), X-FC-Delivery-Id (same on retries: dedupe on it), X-FC-Timestamp, and Standard Webhooks headers webhook-id, ' +
         'webhook-timestamp, webhook-signature (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part after `whsec_`). ' +
         '10 s timeout, redirects not followed, any 2xx is success; retries after 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (±10 %), or later ' +
-        'when the receiver sends Retry-After; 410 Gone disables the webhook; 10 consecutive failures pause it. In live mode the URL may not resolve to a ' +
-        'private, loopback, link-local or metadata address.',
+        'when the receiver sends Retry-After; 410 Gone disables the webhook; 10 consecutive failures pause it. In test and live mode alike the URL ' +
+        '(every address its host resolves to) must be public: private, loopback, link-local, CGNAT, reserved and cloud metadata addresses, also ' +
+        'inside IPv4-mapped, NAT64, 6to4 and Teredo IPv6 forms, answer 400, on create and PATCH; each attempt checks again and connects to the ' +
+        'address it checked. A tenant\'s deliveries run at most 16 at a time (8 per webhook).',
       middleware: [apiKeyOrAdmin] as const,
       request: { body: jsonBody(z.object({ url: Url, events: z.array(EventName).min(1, 'must name at least one event').max(20) }).strict().openapi('WebhookCreate'), WebhookCreateExamples) },
-      responses: { 201: jsonResponse(WebhookCreatedSchema, 'Created; the secret is shown once'), 400: errorResponse('Invalid URL or events'), ...common },
+      responses: { 201: jsonResponse(WebhookCreatedSchema, 'Created; the secret is shown once'), 400: errorResponse('Invalid events, or a URL that is not http(s), carries credentials, does not resolve or is not public'), ...common },
     }),
     async (c) => {
       const actor = actorOf(c);
@@ -156,7 +158,7 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
         params: Params,
         body: jsonBody(z.object({ url: Url.optional(), events: z.array(EventName).min(1).max(20).optional(), estado: z.enum(['ACTIVO', 'PAUSADO']).optional() }).strict().openapi('WebhookPatch'), WebhookPatchExamples),
       },
-      responses: { 200: jsonResponse(WebhookSchema, 'Updated'), 400: errorResponse('Invalid input'), 404: errorResponse('No such webhook'), ...common },
+      responses: { 200: jsonResponse(WebhookSchema, 'Updated'), 400: errorResponse('Invalid input, or a URL that is not public (see createWebhook)'), 404: errorResponse('No such webhook'), ...common },
     }),
     async (c) => {
       const actor = actorOf(c);
