@@ -177,6 +177,7 @@ export function createApp(deps: AppDeps) {
   );
 
   app.use('/api/v1/health', anonymous);
+  app.use('/api/v1/health/live', anonymous);
   mountHealth(app, { db: deps.db, heartbeat: deps.heartbeat, now, version: VERSION, livePac: deps.livePac !== undefined });
 
   app.use('/api/v1/sandbox/*', anonymous);

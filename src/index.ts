@@ -1,7 +1,7 @@
 import { createApp, VERSION } from './app.ts';
 import { CATALOG_VERSION, warmCatalogs } from './catalogs/index.ts';
 import { seedCatalogs } from './catalogs/seed.ts';
-import { openDatabase } from './db/client.ts';
+import { freeBytes, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/client.ts';
 import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
 import { demoBanner, setUpDemo, type DemoSetUp } from './demo.ts';
 import { ConfigError, loadConfig } from './env.ts';
@@ -28,6 +28,13 @@ try {
 }
 
 const logger = createLogger(config.logLevel);
+// Every promise is awaited or caught where it is made; these log whatever escapes. An uncaught exception leaves
+// unknown state behind: exit, and let the supervisor restart (the next start recovers the jobs' leases).
+process.on('unhandledRejection', (reason) => logger.error('unhandled rejection', { err: reason instanceof Error ? reason.stack : String(reason) }));
+process.on('uncaughtException', (err) => {
+  logger.error('uncaught exception: exiting', { err: err.stack ?? String(err) });
+  process.exit(1);
+});
 const listen = (fetch: (req: Request) => Response | Promise<Response>) => {
   try {
     return Bun.serve({ hostname: config.host, port: config.port, fetch });
@@ -45,6 +52,14 @@ if (config.port !== 0) listen(() => new Response(null, { status: 503 })).stop(tr
 if (config.generatedSecrets.length > 0) {
   logger.warn('secrets generated: back these files up with the database (without master-key the stored CSD keys cannot be read)', { files: config.generatedSecrets });
 }
+// A full disk fails every write with 503: say so at start, not at the first invoice.
+const free = freeBytes(config.dataDir);
+const MiB = 1024 * 1024;
+if (free < MIN_FREE_BYTES) {
+  console.error(`DATA_DIR ${config.dataDir} has ${Math.floor(free / MiB)} MiB free; the service needs at least ${MIN_FREE_BYTES / MiB} MiB to record invoices (free space, or point DATA_DIR at a larger volume)`);
+  process.exit(1);
+}
+if (free < LOW_FREE_BYTES) logger.warn('little free space in DATA_DIR: when it runs out, writes answer 503 and /health reports the database down', { data_dir: config.dataDir, free_mib: Math.floor(free / MiB) });
 const db = openDatabase(config.databasePath);
 const catalogsStarted = performance.now();
 const seeded = seedCatalogs(db, () => logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }));

@@ -158,3 +158,42 @@ export const TENANTS = {
   AAA: { rfc: 'AAA010101AAA', nombre: 'ACCEM SERVICIOS EMPRESARIALES', regimen_fiscal: '601', codigo_postal: '01000' },
 };
 
+
+/**
+ * A full disk without filling the real one: caps the test database at its current size (SQLite's max_page_count)
+ * and fills the room left in its pages, including the jobs table's, so a write that needs room fails with
+ * SQLITE_FULL. Returns what frees it again.
+ */
+export function fillDatabase(db: TestApp['db']): () => void {
+  const sqlite = db.$client;
+  sqlite.exec('create table disk_filler (b blob)');
+  sqlite.pragma(`max_page_count = ${sqlite.pragma('page_count', { simple: true })}`);
+  const fill = (insert: { run(size: number): unknown }) => {
+    for (const size of [4000, 400, 40, 4, 0]) {
+      try {
+        for (;;) insert.run(size);
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_FULL') throw err;
+      }
+    }
+  };
+  fill(sqlite.prepare('insert into disk_filler values (zeroblob(?))'));
+  fill(sqlite.prepare("insert into jobs (id, type, payload, status, run_at) values ('filler_' || hex(randomblob(8)), 'filler', hex(zeroblob(?)), 'done', '2000-01-01')"));
+  // The last row shares the page of the jobs that are there: grown to the byte, it leaves no room for them to grow.
+  const grow = sqlite.prepare("update jobs set last_error = zeroblob(?) where rowid = (select max(rowid) from jobs)");
+  let [lo, hi] = [0, 4096];
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    try {
+      grow.run(mid);
+      lo = mid;
+    } catch {
+      hi = mid - 1;
+    }
+  }
+  grow.run(lo);
+  return () => {
+    sqlite.pragma('max_page_count = 1073741823');
+    sqlite.exec("drop table disk_filler; delete from jobs where type = 'filler'");
+  };
+}

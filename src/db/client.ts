@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { chmodSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, statfsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as schema from './schema/index.ts';
 
@@ -23,6 +23,26 @@ export function openDatabase(path: string): Db {
   const db = drizzle(sqlite, { schema }) as Db;
   migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
   return db;
+}
+
+/** Below this much room for the database the service refuses to start and /health reports the database down. */
+export const MIN_FREE_BYTES = 64 * 1024 * 1024;
+/** Below this much room a start logs a warning. */
+export const LOW_FREE_BYTES = 1024 * 1024 * 1024;
+
+/** Free bytes on the filesystem holding `dir` for this (unprivileged) user. */
+export function freeBytes(dir: string): number {
+  const fs = statfsSync(dir);
+  return fs.bavail * fs.bsize;
+}
+
+/** Room the database has to grow: the filesystem's free space, or less when SQLite's max_page_count caps it. */
+export function storageRoom(db: Db): number {
+  const sqlite = db.$client;
+  const pragma = (name: string) => Number(sqlite.pragma(name, { simple: true }));
+  const pages = pragma('max_page_count') - pragma('page_count') + pragma('freelist_count');
+  const sqliteRoom = pages * pragma('page_size');
+  return sqlite.memory ? sqliteRoom : Math.min(sqliteRoom, freeBytes(dirname(sqlite.name)));
 }
 
 export { schema };

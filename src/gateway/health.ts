@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { CATALOG_VERSION } from '../catalogs/index.ts';
-import type { Db } from '../db/client.ts';
+import { MIN_FREE_BYTES, storageRoom, type Db } from '../db/client.ts';
 import type { Heartbeat } from '../jobs/scheduler.ts';
 import { queueStats } from '../jobs/queue.ts';
 import { errorResponse, jsonResponse } from '../lib/schemas.ts';
@@ -17,15 +17,57 @@ export const HealthSchema = z
   .openapi('Health');
 
 type Indicators = Record<string, { status: string; [k: string]: unknown }>;
+type Indicator = Indicators[string];
+
+const MiB = 1024 * 1024;
+/** The database check writes, so it runs at most once a second; in between, /health repeats its last answer. */
+const DATABASE_CHECK_MS = 1000;
+
+/**
+ * Whether the database takes a write: a committed update of one settings row (it fails on a read-only or failing
+ * disk) and room to grow (a full disk lets that small update through but not a new invoice).
+ */
+function checkDatabase(db: Db, now: Date): Indicator {
+  try {
+    db.$client.prepare("insert into settings (key, value) values ('health_probe', ?) on conflict (key) do update set value = excluded.value, updated_at = unixepoch()").run(Buffer.from(now.toISOString()));
+    const room = storageRoom(db);
+    if (room < MIN_FREE_BYTES) return { status: 'down', message: `storage is full: ${Math.floor(room / MiB)} MiB left, at least ${MIN_FREE_BYTES / MiB} MiB needed`, free_bytes: room };
+    return { status: 'up', free_bytes: room };
+  } catch (err) {
+    return { status: 'down', message: err instanceof Error ? err.message : String(err) };
+  }
+}
 
 export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartbeat: Heartbeat; now: () => Date; version: string; livePac: boolean }) {
+  let database: { at: number; result: Indicator } | undefined;
+  const service = { status: 'up', version: deps.version };
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/v1/health/live', operationId: 'getLiveness',
+      tags: ['System'],
+      summary: 'Liveness: the process answers',
+      description:
+        'For a supervisor deciding whether to restart the process (a Kubernetes livenessProbe): 200 whenever the process answers HTTP. ' +
+        'It checks no dependency, so a full disk or a busy queue never gets a working process restarted; `/health` (readiness) does.',
+      security: [],
+      responses: {
+        200: jsonResponse(HealthSchema, 'The process answers'),
+        429: errorResponse('Too many requests from this address'),
+      },
+    }),
+    (c) => c.json({ status: 'ok' as const, info: { service }, error: null, details: { service } }, 200),
+  );
   app.openapi(
     createRoute({
       method: 'get',
       path: '/api/v1/health', operationId: 'getHealth',
       tags: ['System'],
-      summary: 'Readiness: database and scheduler',
-      description: 'For load balancers and container health checks. 503 when a dependency is down; `error` names it.',
+      summary: 'Readiness: database writable, scheduler ticking, queue moving',
+      description:
+        'For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (a write failed, or less than 64 MiB of storage left), ' +
+        '`scheduler` (no tick for three intervals; a tick that finds the job worker still busy counts), `queue` (the oldest due job waits over 10 minutes). ' +
+        'The database write runs at most once a second. `/health/live` is the liveness check.',
       security: [],
       responses: {
         200: jsonResponse(HealthSchema, 'Ready'),
@@ -36,12 +78,9 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
     (c) => {
       const info: Indicators = {};
       const error: Indicators = {};
-      try {
-        deps.db.$client.prepare('select 1').get();
-        info.database = { status: 'up' };
-      } catch (err) {
-        error.database = { status: 'down', message: err instanceof Error ? err.message : String(err) };
-      }
+      const at = deps.now().getTime();
+      if (!database || at - database.at >= DATABASE_CHECK_MS || at < database.at) database = { at, result: checkDatabase(deps.db, deps.now()) };
+      (database.result.status === 'up' ? info : error).database = database.result;
       const last = deps.heartbeat.lastTickAt();
       const age = last === null ? null : deps.now().getTime() - last;
       const scheduler = { last_tick_at: last === null ? null : new Date(last).toISOString(), interval_ms: deps.heartbeat.intervalMs };
@@ -60,7 +99,7 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
         status: ok ? ('ok' as const) : ('error' as const),
         info,
         error,
-        details: { ...info, ...error, service: { status: 'up', version: deps.version }, catalogs: { status: 'up', version: CATALOG_VERSION } },
+        details: { ...info, ...error, service, catalogs: { status: 'up', version: CATALOG_VERSION } },
       };
       return ok ? c.json(body, 200) : c.json(body, 503);
     },

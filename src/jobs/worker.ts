@@ -13,7 +13,7 @@ export interface JobHandler {
 }
 
 export interface Worker {
-  /** Runs due jobs until none is left. */
+  /** Runs due jobs until none is left. Never rejects: a database error (a full disk) is logged and ends the drain. */
   drain(): Promise<number>;
   /** Drain soon, without waiting for the next tick (called after an enqueue). */
   wake(): void;
@@ -72,8 +72,13 @@ export function createWorker(o: {
       completeJob(o.db, job, o.now(), done ?? undefined);
       o.logger.debug('job done', { job_id: job.id, type: job.type, attempt: job.attempts, duration_ms: Math.round(performance.now() - started) });
     } catch (err) {
-      const outcome = failJob(o.db, job, o.now(), err, handler?.giveUp?.(job, err));
-      o.logger.warn('job attempt failed', { job_id: job.id, type: job.type, attempt: job.attempts, outcome, err: err instanceof Error ? err.message : String(err) });
+      try {
+        const outcome = failJob(o.db, job, o.now(), err, handler?.giveUp?.(job, err));
+        o.logger.warn('job attempt failed', { job_id: job.id, type: job.type, attempt: job.attempts, outcome, err: errorText(err) });
+      } catch (recordErr) {
+        // The outcome could not be written (a full disk): the job keeps its lease and runs again once it expires.
+        o.logger.error('job outcome not recorded', { job_id: job.id, type: job.type, attempt: job.attempts, err: errorText(recordErr), job_err: errorText(err) });
+      }
     }
   };
 
@@ -97,14 +102,21 @@ export function createWorker(o: {
     let total = 0;
     const inFlight = new Set<Promise<void>>();
     const lanes = o.laneCap ? { cap: o.laneCap, busy: laneBusy, tenantCap: o.tenantCap, tenantBusy } : undefined;
+    let claimError: unknown;
     for (;;) {
-      const free = stopped ? 0 : concurrency - inFlight.size;
-      const batch = free > 0 ? claimJobs(o.db, { workerId: o.workerId, now: o.now(), leaseMs: o.leaseMs ?? 120_000, limit: free, types: Object.keys(o.handlers), lanes }) : [];
+      const free = stopped || claimError !== undefined ? 0 : concurrency - inFlight.size;
+      let batch: Job[] = [];
+      try {
+        if (free > 0) batch = claimJobs(o.db, { workerId: o.workerId, now: o.now(), leaseMs: o.leaseMs ?? 120_000, limit: free, types: Object.keys(o.handlers), lanes });
+      } catch (err) {
+        claimError = err; // claims nothing more; the jobs in flight still end and record their outcome
+      }
       for (const job of batch) start(job, inFlight);
       total += batch.length;
       if (inFlight.size === 0) break; // nothing running and nothing due: a failed attempt is due ≥ 0.5 s later
       await Promise.race(inFlight);
     }
+    if (claimError !== undefined) throw claimError;
     return total;
   };
 
@@ -122,10 +134,20 @@ export function createWorker(o: {
       } while (again);
       if (total > 0) o.logger.debug('jobs drained', { types, jobs: total });
       return total;
-    })().finally(() => {
-      draining = undefined;
-      armTimer();
-    });
+    })()
+      .catch((err) => {
+        // A database that cannot be written (a full disk) or read: the next tick or wake tries again.
+        o.logger.error('job drain failed', { types, err: errorText(err) });
+        return 0;
+      })
+      .finally(() => {
+        draining = undefined;
+        try {
+          armTimer();
+        } catch (err) {
+          o.logger.error('job drain failed', { types, err: errorText(err) });
+        }
+      });
     return draining;
   };
 
@@ -147,6 +169,8 @@ function count(counts: Map<string, number>, key: string | null, delta: number) {
   if (n === 0) counts.delete(key);
   else counts.set(key, n);
 }
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Several pools driven as one: drain runs them side by side, wake wakes each. */
 export function combineWorkers(...workers: Worker[]): Worker {

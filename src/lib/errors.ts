@@ -107,7 +107,22 @@ export interface BodyErrorContext {
   invalidInputStatus: 400 | 422;
 }
 
-/** onError for every app: our ApiError, Hono's HTTPException (malformed JSON, 415, 413), or a bug (500, no stack). */
+/**
+ * SQLite's code for a write the storage could not take: SQLITE_FULL (no space) or SQLITE_IOERR_* (the disk failed),
+ * found on the error or its cause (Drizzle wraps the driver's error).
+ */
+export function storageErrorCode(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'SQLITE_FULL' || (typeof code === 'string' && code.startsWith('SQLITE_IOERR'))) return code;
+  }
+  return undefined;
+}
+
+/** How long a client is told to wait when the storage cannot take a write (the operator has to free space). */
+const STORAGE_RETRY_AFTER_SECONDS = '60';
+
+/** onError for every app: our ApiError, Hono's HTTPException (malformed JSON, 415, 413), a storage failure (503), or a bug (500, no stack). */
 export function handleError(err: Error, c: Context, log?: (e: Error) => void, body?: BodyErrorContext): Response | Promise<Response> {
   if (err instanceof ApiError) {
     return respondError(c, err.status as ContentfulStatusCode, err.message, err.details, err.headers);
@@ -123,6 +138,13 @@ export function handleError(err: Error, c: Context, log?: (e: Error) => void, bo
     if (status === 400 && err.message.startsWith('Malformed JSON')) return malformedJson(c, body?.invalidInputStatus ?? 400);
     const message = err.message || defaultMessage(status);
     return respondError(c, status, message, [{ field: 'body', issue: message }]);
+  }
+  const storage = storageErrorCode(err);
+  if (storage) {
+    log?.(err); // the operator has to act: logged with its SQLite code, never shown to the client
+    const full = storage === 'SQLITE_FULL';
+    const message = full ? 'Storage is full; retry later' : 'Storage is failing; retry later';
+    return respondError(c, 503, message, [{ field: 'storage', issue: full ? 'the service has no space left to record this request' : 'the service could not write this request' }], { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS });
   }
   log?.(err);
   return respondError(c, 500, 'Internal server error');

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp } from '../helpers.ts';
+import { createTestApp, fillDatabase } from '../helpers.ts';
 
 describe('GET /health', () => {
   test('200 ok with database and scheduler up', async () => {
@@ -28,5 +28,31 @@ describe('GET /health', () => {
     expect(res.status).toBe(503);
     expect(res.json.error.database.status).toBe('down');
     expect(res.json.error.database.message).toBeTruthy();
+  });
+
+  test('the database check writes (at most once a second) and is down when the storage is full; liveness stays 200', async () => {
+    const t = createTestApp();
+    const probe = () => (t.db.$client.prepare("select value from settings where key = 'health_probe'").get() as { value: Buffer } | undefined)?.value.toString();
+    const ok = await t.call('GET', '/health');
+    expect(ok.status).toBe(200);
+    expect(ok.json.info.database.free_bytes).toBeGreaterThan(64 * 1024 * 1024);
+    expect(probe()).toBe(t.clock.now.toISOString());
+
+    const free = fillDatabase(t.db);
+    // Within the second, the last answer is repeated (no write).
+    expect((await t.call('GET', '/health')).status).toBe(200);
+    t.clock.advance(1000);
+    const full = await t.call('GET', '/health');
+    expect(full.status).toBe(503);
+    expect(full.json.error.database).toMatchObject({ status: 'down', message: expect.stringMatching(/^storage is full: 0 MiB left, at least 64 MiB needed$/) });
+    expect(full.json.info.scheduler.status).toBe('up');
+    const live = await t.call('GET', '/health/live');
+    expect(live.status).toBe(200);
+    expect(live.json).toMatchObject({ status: 'ok', error: null, info: { service: { status: 'up' } } });
+
+    free();
+    t.clock.advance(1000);
+    expect((await t.call('GET', '/health')).status).toBe(200);
+    expect(probe()).toBe(t.clock.now.toISOString());
   });
 });

@@ -47,6 +47,7 @@ const PUBLIC = 'public' as const;
 const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   // System and sign-in: no credential (spec: /health and /auth/* need none).
   getHealth: PUBLIC,
+  getLiveness: PUBLIC,
   getSandboxSatCertificate: PUBLIC,
   getOpenApi: PUBLIC,
   getApiReference: PUBLIC,

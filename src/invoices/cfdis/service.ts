@@ -241,6 +241,8 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
     }
     return result;
   });
+  // Past the budget nobody awaits it: a late failure (the provider, or a full disk while recording) is the job's to retry.
+  attempt.catch(() => undefined);
   const result = await Promise.race([attempt, Bun.sleep(deps.stampBudgetMs).then(() => undefined)]);
   if (result && !result.ok && !result.retryable) {
     deps.db.transaction((tx) => {

@@ -1,0 +1,55 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { createTestApp, fillDatabase } from '../helpers.ts';
+
+const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
+const invoice = () => ({
+  tipo: 'I', forma_pago: '03', receptor: ICV,
+  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+});
+
+// What escaped every handler while a test ran (in the server, the process-level handler's log line).
+const unhandled: unknown[] = [];
+const record = (err: unknown) => void unhandled.push(err);
+beforeEach(() => {
+  unhandled.length = 0;
+  process.on('unhandledRejection', record);
+});
+afterEach(() => void process.off('unhandledRejection', record));
+
+describe('a full disk', () => {
+  test('POST /cfdis answers 503 with Retry-After and the envelope, naming no internals; it works again once there is room', async () => {
+    const t = createTestApp();
+    const key = await t.issuerKey();
+    const free = fillDatabase(t.db);
+    const res = await t.call('POST', '/cfdis', { token: key, body: invoice() });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(res.json.error).toEqual({ code: 'HTTP_503', message: 'Storage is full; retry later', details: [{ field: 'storage', issue: 'the service has no space left to record this request' }] });
+    expect(res.text).not.toMatch(/SQLITE|sqlite|disk_filler/);
+
+    free();
+    expect((await t.call('POST', '/cfdis', { token: key, body: invoice() })).status).toBe(201);
+  });
+
+  test('the job worker logs a drain it cannot record, leaks no rejection, and stamps the job once there is room', async () => {
+    const t = createTestApp();
+    const key = await t.issuerKey();
+    const queued = await t.call('POST', '/cfdis', { token: key, body: invoice(), headers: { 'x-sandbox-scenario': 'pac_unavailable' } });
+    expect(queued.status).toBe(202);
+    const free = fillDatabase(t.db);
+
+    // The path an enqueue takes (wake: a drain nobody awaits) and the scheduler's (drain awaited).
+    t.app.worker.wake();
+    await Bun.sleep(50);
+    expect(await t.app.worker.drain()).toBe(0);
+    await Bun.sleep(10); // a rejection is reported after the microtasks that could have handled it
+    expect(unhandled).toEqual([]);
+    expect((await t.call('GET', `/cfdis/${queued.json.id}`, { token: key })).json.status).toBe('en_cola');
+
+    free();
+    t.clock.advance(5_000);
+    await t.app.worker.drain();
+    expect((await t.call('GET', `/cfdis/${queued.json.id}`, { token: key })).json.status).toBe('vigente');
+    expect(unhandled).toEqual([]);
+  });
+});
