@@ -2,7 +2,7 @@ import { Cron } from 'croner';
 import type { Logger } from '../lib/logger.ts';
 
 export interface Heartbeat {
-  /** Epoch ms of the last completed tick, or null before the first. */
+  /** Epoch ms of the last tick, or null before the first. */
   lastTickAt(): number | null;
   intervalMs: number;
 }
@@ -15,12 +15,15 @@ export interface Task {
 export interface Scheduler extends Heartbeat {
   start(): void;
   stop(): void;
+  /** Records the heartbeat and starts each task not still running from an earlier tick; resolves when those end. */
   tick(): Promise<void>;
 }
 
 /**
- * The in-process scheduler: croner ticks every `intervalSeconds` (never overlapping: `protect`), and each tick
- * runs the registered tasks. The heartbeat it leaves is what GET /health checks. Work lives in tables, not here.
+ * The in-process scheduler: croner ticks every `intervalSeconds` and each tick starts the registered tasks. The
+ * heartbeat (what GET /health checks) moves on every tick, also while a task from an earlier tick is still running
+ * (a job drain under steady load can go on for minutes): it says the scheduler is alive, not that the work is done;
+ * stuck work shows in /health's queue check. Work lives in tables, not here.
  */
 export function createScheduler(opts: {
   logger: Logger;
@@ -34,26 +37,38 @@ export function createScheduler(opts: {
   let last: number | null = null;
   let cron: Cron | undefined;
   let dailyCron: Cron | undefined;
-  const run = async (tasks: Task[]) => {
-    for (const task of tasks) {
+  const running = new Map<Task, Promise<void>>();
+  /** Starts a task unless it is still running (a task never overlaps itself); never rejects. */
+  const runTask = (task: Task): Promise<void> => {
+    const inProgress = running.get(task);
+    if (inProgress) return inProgress;
+    const p = (async () => {
       try {
         await task.run();
       } catch (err) {
         opts.logger.error('scheduler task failed', { task: task.name, err: err instanceof Error ? err.stack : String(err) });
+      } finally {
+        running.delete(task);
       }
-    }
+    })();
+    running.set(task, p);
+    return p;
+  };
+  const run = async (tasks: Task[]) => {
+    for (const task of tasks) await runTask(task);
   };
   const tick = async () => {
-    await run(opts.tasks ?? []);
     last = Date.now();
+    await Promise.all((opts.tasks ?? []).map(runTask));
   };
   return {
     intervalMs: intervalSeconds * 1000,
     lastTickAt: () => last,
     tick,
     start() {
-      cron ??= new Cron(`*/${intervalSeconds} * * * * *`, { protect: true }, tick);
-      dailyCron ??= new Cron('0 0 3 * * *', { protect: true }, () => run(opts.daily ?? []));
+      // Not awaited: a tick returns at once, so the next one fires on time (and moves the heartbeat) while a task runs.
+      cron ??= new Cron(`*/${intervalSeconds} * * * * *`, () => void tick());
+      dailyCron ??= new Cron('0 0 3 * * *', () => void run(opts.daily ?? []));
       void tick();
       void run(opts.daily ?? []);
     },
