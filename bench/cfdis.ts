@@ -10,6 +10,7 @@
  *   bun bench/cfdis.ts                    # defaults: 2 s warm-up + 10 s per run, 100,000 rows, cursor 900 pages in
  *   bun bench/cfdis.ts --seconds 5 --rows 20000 --depth 100
  *   bun bench/cfdis.ts --profile /tmp/prof   # each server writes a CPU profile there (.cpuprofile + Markdown) on exit
+ *   bun bench/cfdis.ts --durability --seconds 10   # only: POST /cfdis at concurrency 8 with SQLITE_SYNCHRONOUS normal, then full
  */
 import { createPrivateKey, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -18,13 +19,36 @@ import { INVOICE } from './invoice.ts';
 import { spawnReady } from './servers/spawn.ts';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '10' }, rows: { type: 'string', default: '100000' }, depth: { type: 'string', default: '900' }, profile: { type: 'string' } },
+  options: { seconds: { type: 'string', default: '10' }, rows: { type: 'string', default: '100000' }, depth: { type: 'string', default: '900' }, profile: { type: 'string' }, durability: { type: 'boolean', default: false } },
 });
 const seconds = Number(values.seconds);
 const rows = Number(values.rows);
 const depth = Number(values.depth);
 const log = (s: string) => console.error(s);
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+// The cost of syncing every commit (SQLITE_SYNCHRONOUS=full) on issuing, against syncing at checkpoints only.
+if (values.durability) {
+  const runs: [string, Result][] = [];
+  for (const synchronous of ['normal', 'full']) {
+    const server = await startServer(['--synchronous', synchronous]);
+    try {
+      const post = { method: 'POST', headers: { ...server.headers, 'content-type': 'application/json' }, body: JSON.stringify(INVOICE) };
+      runs.push([synchronous, await measure(`${server.url}/cfdis`, post, 201, 8)]);
+    } finally {
+      await server.stop();
+    }
+  }
+  const normal = runs[0]![1];
+  console.log([
+    `Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores; ${seconds} s per run after 2 s warm-up`,
+    '',
+    '| SQLITE_SYNCHRONOUS | concurrency | throughput | p50 | p99 | errors | vs normal |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...runs.map(([s, r]) => `| \`${s}\` | 8 | ${fmt(r.rps)} invoices/s | ${r.p50.toFixed(2)} ms | ${r.p99.toFixed(2)} ms | ${r.errors} | ${((r.rps / normal.rps) * 100).toFixed(1)} % |`),
+  ].join('\n'));
+  process.exit(0);
+}
 
 // 1. The ceiling.
 const csd = new URL('../tests/fixtures/csd/EKU9003173C9_CSD/', import.meta.url).pathname;

@@ -34,6 +34,7 @@ const EnvSchema = z.object({
     .regex(/^(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)$/, 'must be * or comma-separated origins such as https://app.example.com')
     .optional(),
   HOST: z.string().min(1).optional(),
+  SQLITE_SYNCHRONOUS: z.enum(['full', 'normal'], { message: 'must be full or normal' }).default('full'),
 });
 
 export interface Config {
@@ -57,6 +58,8 @@ export interface Config {
   corsOrigins?: string[];
   /** The address the server binds; none: every interface. */
   host?: string;
+  /** SQLite's synchronous pragma: `full` makes every acknowledged write survive a power loss; `normal` may lose the last ones. */
+  sqliteSynchronous: 'full' | 'normal';
   /** Secret files this start created in DATA_DIR (first start): to be backed up. */
   generatedSecrets: string[];
   /** Live stamping provider (SW REST API), when configured. */
@@ -101,6 +104,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registration: e.REGISTRATION,
     corsOrigins: e.CORS_ORIGINS?.split(',').map((o) => o.trim()),
     host: e.HOST,
+    sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     generatedSecrets,
   };
 }

@@ -60,7 +60,7 @@ if (free < MIN_FREE_BYTES) {
   process.exit(1);
 }
 if (free < LOW_FREE_BYTES) logger.warn('little free space in DATA_DIR: when it runs out, writes answer 503 and /health reports the database down', { data_dir: config.dataDir, free_mib: Math.floor(free / MiB) });
-const db = openDatabase(config.databasePath);
+const db = openDatabase(config.databasePath, config.sqliteSynchronous);
 const catalogsStarted = performance.now();
 const seeded = seedCatalogs(db, () => logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }));
 if (seeded) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION, duration_ms: Math.round(performance.now() - catalogsStarted) });
@@ -123,7 +123,9 @@ if (config.demo) {
 }
 
 const server = listen(app.fetch);
-logger.info('listening', { host: config.host ?? 'all interfaces', port: server.port, data_dir: config.dataDir, version: VERSION });
+// Read back from SQLite, not from the setting: what the connection really does with a commit.
+const synchronous = ['off', 'normal', 'full', 'extra'][Number(db.$client.pragma('synchronous', { simple: true }))];
+logger.info('listening', { host: config.host ?? 'all interfaces', port: server.port, data_dir: config.dataDir, version: VERSION, sqlite_synchronous: synchronous });
 if (demo) console.log(demoBanner(demo, server.url));
 
 let stopping = false;

@@ -17,11 +17,11 @@ import { createLogger } from '../../src/lib/logger.ts';
 import { createSandboxSat } from '../../src/pac/sandbox.ts';
 import { INVOICE } from '../invoice.ts';
 
-const { values } = parseArgs({ options: { seed: { type: 'string', default: '0' } } });
+const { values } = parseArgs({ options: { seed: { type: 'string', default: '0' }, synchronous: { type: 'string', default: 'full' } } });
 const seed = Number(values.seed);
 
 const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-cfdis-'));
-const db = openDatabase(join(dir, 'bench.sqlite'));
+const db = openDatabase(join(dir, 'bench.sqlite'), values.synchronous === 'normal' ? 'normal' : 'full');
 const logger = createLogger('info');
 const scheduler = createScheduler({ logger });
 scheduler.start();

@@ -11,13 +11,17 @@ export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Data
 // The executable carries drizzle/ as an embedded asset beside its own path (src/compile.ts).
 export const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable ? join(import.meta.dir, 'drizzle') : fileURLToPath(new URL('../../drizzle', import.meta.url));
 
-/** Open (or create) the database, set the pragmas and apply every pending migration. */
-export function openDatabase(path: string): Db {
+/**
+ * Open (or create) the database, set the pragmas and apply every pending migration. `synchronous`: `full` (the
+ * default) syncs the WAL on every commit, so a committed invoice survives a power loss; `normal` syncs only at
+ * checkpoints and may lose the last commits (never corrupts).
+ */
+export function openDatabase(path: string, synchronous: 'full' | 'normal' = 'full'): Db {
   const sqlite = new Database(path);
   sqlite.pragma('journal_mode = WAL');
   // It holds password hashes and sealed keys: only the service's user reads it (SQLite gives -wal/-shm the same mode).
   for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
-  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = drizzle(sqlite, { schema }) as Db;

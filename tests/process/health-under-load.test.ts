@@ -20,12 +20,16 @@ const POLL_MS = 500;
 const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-health-load-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+const listening = (startLog: string) => JSON.parse(startLog.split('\n').find((l) => l.includes('"msg":"listening"'))!);
+
 describe('health under load', () => {
-  test(`/health stays 200 while ${CLIENTS} clients issue invoices continuously for ${SECONDS} s`, async () => {
+  test(`/health stays 200 while ${CLIENTS} clients issue invoices continuously for ${SECONDS} s; fiscal writes are synchronous=FULL by default`, async () => {
     // An integrator's receiver that is slow but answers: deliveries back up behind its lane's 8 slots.
     const receiver = Bun.serve({ port: 0, fetch: async () => (await Bun.sleep(1000), new Response('ok')) });
     try {
       const setup = await startServer(dataDir);
+      // Item 14: the connection really syncs every commit (read back from SQLite at start).
+      expect(listening(setup.startLog).sqlite_synchronous).toBe('full');
       const tenant = await setUpTenant(setup.base, receiver.url.origin, SOAK_TENANTS[0]!);
       await stopServer(setup.proc);
       liftRateLimits(dataDir, [tenant]);
@@ -67,6 +71,11 @@ describe('health under load', () => {
       expect(health.length).toBeGreaterThanOrEqual((SECONDS * 1000) / POLL_MS / 2);
       expect([...statuses.keys()].sort()).toEqual([201, 202]);
       expect(statuses.get(201)! + statuses.get(202)!).toBeGreaterThan(SECONDS * 4);
+
+      // The setting reaches the pragma.
+      const normal = await startServer(dataDir, { SQLITE_SYNCHRONOUS: 'normal' });
+      expect(listening(normal.startLog).sqlite_synchronous).toBe('normal');
+      await stopServer(normal.proc);
     } finally {
       receiver.stop(true);
     }

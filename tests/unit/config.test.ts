@@ -46,6 +46,7 @@ describe('loadConfig', () => {
     ['CANCELLATION_POLL_SECONDS', 'soon'],
     ['SAT_CONSULTA_URL', 'not a url'],
     ['DEMO', 'yes'],
+    ['SQLITE_SYNCHRONOUS', 'off'],
   ])('%s=%s is rejected naming the variable', (name, value) => {
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(name);
