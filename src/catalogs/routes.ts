@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Db } from '../db/client.ts';
 import type { BackendEnv } from '../lib/backend.ts';
 import { errorResponse, jsonResponse, paginated, PaginationQuery } from '../lib/schemas.ts';
-import { CATALOGS, getCatalogEntry, listCatalog } from './service.ts';
+import { CATALOGS, getCatalogEntry, listCatalog, SEARCH_CANDIDATES } from './service.ts';
 
 const tags = ['Catálogos SAT'];
 const names = Object.keys(CATALOGS) as [string, ...string[]];
@@ -23,7 +23,11 @@ const Entry = z
 
 const ListQuery = PaginationQuery.extend({
   q: z.string().max(100, 'must be at most 100 characters').optional().openapi({
-    description: 'Search. Digits: keys starting with them. Words: products/services and units by full text (prefixes, accents ignored: "credito" finds "Crédito"); other catalogs by key or description',
+    description:
+      'Search. Digits: keys starting with them. Words: products/services and units by full text, every word required, accents ignored ' +
+      '("credito" finds "Crédito"); a word of two or more characters matches as a prefix ("torn" finds "Tornillos"), a one-character word ' +
+      `only as a whole word ("vitamina c", "rayos x"). At most the ${SEARCH_CANDIDATES} best matches are returned (by relevance, a class whose own name matches ` +
+      'first); refine the words to reach others. Other catalogs: by key or description',
     example: 'tornillo',
   }),
 });

@@ -94,66 +94,75 @@ function toWire(name: string, row: EntryRow) {
 /** Prefix of composite keys stored in catalog_entries (c_EstadoNomina is keyed by country and state). */
 const keyPrefix = (catalog: CatalogName) => (catalog === 'c_EstadoNomina' ? 'MEX|' : '');
 
+const SELECT = 'select clave, descripcion, valid_from as validFrom, valid_to as validTo, data from catalog_entries';
+const entryRow = (db: Db, catalog: CatalogName, clave: string) => statement(db, `${SELECT} where catalog = ? and clave = ?`).get(catalog, clave) as EntryRow | undefined;
+
 export function getCatalogEntry(db: Db, name: string, clave: string) {
   const spec = CATALOGS[name]!;
-  const row = statement(ready(db), 'select clave, descripcion, valid_from as validFrom, valid_to as validTo, data from catalog_entries where catalog = ? and clave = ?').get(
-    spec.catalog,
-    keyPrefix(spec.catalog) + clave,
-  ) as EntryRow | undefined;
+  const row = entryRow(ready(db), spec.catalog, keyPrefix(spec.catalog) + clave);
   if (!row) throw new ApiError(404, `${clave} is not a key of ${spec.catalog}`, [{ field: 'clave', issue: `not in ${spec.catalog}` }]);
   return toWire(name, row);
 }
 
-/** Words of a search as FTS5 prefix terms ("credito tarj" → "credito"* "tarj"*), all required. */
+/**
+ * Words of a search as FTS5 terms, all required. A word of two or more characters is a prefix ("credito tarj" →
+ * "credito"* "tarj"*); a one-character word is a whole word ("vitamina c", "rayos x"): as a prefix it would match
+ * a third of the catalog. A word that another word extends adds nothing and is dropped ("de del de" → "del"*).
+ */
 function ftsQuery(q: string): string | undefined {
-  const words = q.normalize('NFC').match(/[\p{L}\p{N}]+/gu);
-  return words?.map((w) => `"${w}"*`).join(' ');
+  const words = new Map<string, string>();
+  for (const w of q.normalize('NFC').match(/[\p{L}\p{N}]+/gu) ?? []) if (!words.has(fold(w))) words.set(fold(w), w);
+  const needed = [...words].filter(([f]) => f.length === 1 || ![...words.keys()].some((other) => other !== f && other.startsWith(f)));
+  return needed.length ? needed.map(([f, w]) => (f.length === 1 ? `"${w}"` : `"${w}"*`)).join(' ') : undefined;
 }
+
+/**
+ * The best matches a search ranks and pages through. Ranking every hit of a broad word ("de": 22,000 products)
+ * cost a correlated scan per hit (minutes on the only JS thread); bm25 over the hits, capped, costs tens of ms.
+ */
+export const SEARCH_CANDIDATES = 2000;
 
 const OFFSET = /^o:(\d{1,7})$/;
 
 /**
  * A page of a catalog. Without `q`: by key, keyset cursor. With `q`: keys starting with it (digits), or — for the
- * searchable catalogs — FTS5 matches ranked with the entries of a class whose own name matches first (SAT's keys are
- * hierarchical: 31161500 "Tornillos" heads 311615xx), then by bm25; elsewhere a case- and accent-insensitive filter.
+ * searchable catalogs — the SEARCH_CANDIDATES best FTS5 matches by bm25, those of a class whose own name matches
+ * first (SAT's keys are hierarchical: 31161500 "Tornillos" heads 311615xx); elsewhere a case- and
+ * accent-insensitive filter.
  */
 export function listCatalog(db: Db, name: string, q: { q?: string; limit: number; cursor?: string }) {
   const spec = CATALOGS[name]!;
   ready(db);
   const prefix = keyPrefix(spec.catalog);
   const after = decodeCursor(q.cursor, 400);
-  const select = 'select clave, descripcion, valid_from as validFrom, valid_to as validTo, data from catalog_entries';
   const text = q.q?.trim();
   if (text && SEARCHABLE[spec.catalog] && !/^\d+$/.test(text)) {
     const match = ftsQuery(text);
     if (!match) throw badRequest('Invalid query', [{ field: 'q', issue: 'must contain at least one letter or digit' }]);
     const offset = after === undefined ? 0 : Number(OFFSET.exec(after)?.[1] ?? NaN);
     if (!Number.isInteger(offset)) throw badRequest('Invalid cursor', [{ field: 'cursor', issue: 'is not a cursor returned by this API' }]);
-    const rows = statement(
-      db,
-      `with hits as (select clave, bm25(catalog_search) as rank from catalog_search where catalog_search match ? and catalog = ?)
-       select e.clave, e.descripcion, e.valid_from as validFrom, e.valid_to as validTo, e.data,
-              exists(select 1 from hits h2 where length(h.clave) = 8 and h2.clave = substr(h.clave, 1, 6) || '00') as family
-       from hits h join catalog_entries e on e.catalog = ? and e.clave = h.clave
-       order by family desc, h.rank, h.clave limit ? offset ?`,
-    ).all(match, spec.catalog, spec.catalog, q.limit + 1, offset) as EntryRow[];
+    const hits = (statement(db, 'select clave from catalog_search where catalog_search match ? and catalog = ? order by rank limit ?').all(match, spec.catalog, SEARCH_CANDIDATES) as { clave: string }[]).map((h) => h.clave);
+    const found = new Set(hits);
+    const inFamily = (clave: string) => clave.length === 8 && found.has(`${clave.slice(0, 6)}00`);
+    const ranked = [...hits.filter(inFamily), ...hits.filter((clave) => !inFamily(clave))];
+    const rows = ranked.slice(offset, offset + q.limit + 1).map((clave) => entryRow(db, spec.catalog, clave)!);
     return paged(name, rows, q.limit, () => `o:${offset + q.limit}`);
   }
   if (text && /^\d+$/.test(text)) {
     // Digits: keys that start with them (a product family, a postal code).
-    const rows = statement(db, `${select} where catalog = ? and clave > ? and clave like ? order by clave limit ?`).all(spec.catalog, prefix + (after ?? ''), `${prefix}${text}%`, q.limit + 1) as EntryRow[];
+    const rows = statement(db, `${SELECT} where catalog = ? and clave > ? and clave like ? order by clave limit ?`).all(spec.catalog, prefix + (after ?? ''), `${prefix}${text}%`, q.limit + 1) as EntryRow[];
     return paged(name, rows, q.limit, (last) => last.clave.slice(prefix.length));
   }
   if (text) {
     if (spec.catalog === 'c_CodigoPostal') throw badRequest('Invalid query', [{ field: 'q', issue: 'postal codes are searched by their digits' }]);
     // A small catalog: its key or its description, case- and accent-insensitive.
     const folded = fold(text);
-    const rows = (statement(db, `${select} where catalog = ? and clave > ? and clave like ? order by clave`).all(spec.catalog, prefix + (after ?? ''), `${prefix}%`) as EntryRow[]).filter(
+    const rows = (statement(db, `${SELECT} where catalog = ? and clave > ? and clave like ? order by clave`).all(spec.catalog, prefix + (after ?? ''), `${prefix}%`) as EntryRow[]).filter(
       (r) => fold(r.clave.slice(prefix.length)).startsWith(folded) || fold(r.descripcion ?? '').includes(folded),
     );
     return paged(name, rows.slice(0, q.limit + 1), q.limit, (last) => last.clave.slice(prefix.length));
   }
-  const rows = statement(db, `${select} where catalog = ? and clave > ? and clave like ? order by clave limit ?`).all(spec.catalog, prefix + (after ?? ''), `${prefix}%`, q.limit + 1) as EntryRow[];
+  const rows = statement(db, `${SELECT} where catalog = ? and clave > ? and clave like ? order by clave limit ?`).all(spec.catalog, prefix + (after ?? ''), `${prefix}%`, q.limit + 1) as EntryRow[];
   return paged(name, rows, q.limit, (last) => last.clave.slice(prefix.length));
 }
 

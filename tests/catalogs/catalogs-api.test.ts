@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { CATALOG_VERSION } from '../../src/catalogs/index.ts';
+import { SEARCH_CANDIDATES } from '../../src/catalogs/service.ts';
 import { createTestApp } from '../helpers.ts';
 
 /** Issue 10, acceptance 1: the SAT catalogs through the API — search, lookups, 404, pagination. */
@@ -51,6 +52,30 @@ describe('productos-servicios search', () => {
     }
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen.length).toBeGreaterThanOrEqual(90); // every "tornillo" row of the catalog
+  });
+
+  test('a one-letter word matches that whole word, not every word it starts ("x" finds rayos x, not xilocaína)', async () => {
+    const page = (await get('/catalogos/productos-servicios?q=x&limit=100')).json as Page;
+    expect(page.data.map((e) => e.clave)).toContain('41101802'); // Generadores de rayos x
+    expect(page.data.every((e) => /(^|[^\p{L}\p{N}])x($|[^\p{L}\p{N}])/iu.test(`${e.descripcion} ${e.palabras_similares ?? ''}`))).toBe(true);
+    const vitamin = (await get('/catalogos/productos-servicios?q=vitamina%20c')).json as Page;
+    expect(vitamin.data.map((e) => e.clave)).toContain('12162201'); // Ácido ascórbico, SAT's similar words: Vitamina C
+  });
+
+  test(`a broad word pages through its ${SEARCH_CANDIDATES} best matches, each once; repeating a word changes nothing`, async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = (await get(`/catalogos/productos-servicios?q=de&limit=100${cursor ? `&cursor=${cursor}` : ''}`)).json as Page;
+      seen.push(...page.data.map((e) => e.clave));
+      cursor = page.pagination.next_cursor;
+    } while (cursor && ++pages < 30);
+    expect(seen.length).toBe(SEARCH_CANDIDATES); // "de" is in 22,000 descriptions
+    expect(new Set(seen).size).toBe(seen.length);
+    const once = (await get('/catalogos/productos-servicios?q=del&limit=50')).json as Page;
+    const repeated = (await get(`/catalogos/productos-servicios?q=${encodeURIComponent('de DEL de del')}&limit=50`)).json as Page;
+    expect(repeated.data.map((e) => e.clave)).toEqual(once.data.map((e) => e.clave));
   });
 });
 

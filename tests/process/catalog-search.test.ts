@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TENANTS } from '../helpers.ts';
+import { post, startServer } from './server.ts';
+
+/**
+ * Issue 19, item 1: SQLite runs on the only JS thread, so a catalog search that runs long freezes the whole service
+ * (`q=a` held it for minutes, /health answered 503). The broadest searches run at once against a real server while
+ * /health is asked every 20 ms.
+ */
+const work = mkdtempSync(join(tmpdir(), 'cfdi-catalog-search-'));
+let server: Awaited<ReturnType<typeof startServer>>;
+let key = '';
+
+beforeAll(async () => {
+  server = await startServer(join(work, 'data')); // one server for the file: the first start loads the catalogs
+  const reg = (await (await post(server.base, '/auth/register', { email: 'search@example.com', password: 'a-long-password-1', nombre: 'Search', tenant: TENANTS.EKU })).json()) as { access_token: string };
+  key = ((await (await post(server.base, '/api-keys', { name: 'search' }, reg.access_token)).json()) as { key: string }).key;
+}, 60_000);
+
+afterAll(async () => {
+  // Not a graceful stop: a server frozen in a search (the failure this file catches) would only stop minutes later.
+  server?.proc.kill('SIGKILL');
+  await server?.proc.exited;
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Status and milliseconds of one request; status 0 when it had no answer within `timeoutMs`. */
+async function timed(url: string, timeoutMs: number, headers: Record<string, string> = {}) {
+  const started = performance.now();
+  try {
+    const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+    await res.arrayBuffer();
+    return { status: res.status, ms: Math.round(performance.now() - started) };
+  } catch {
+    return { status: 0, ms: Math.round(performance.now() - started) };
+  }
+}
+
+describe('catalog search under load', () => {
+  test('while q=a, q=para, every one-letter and the broadest two-letter queries run, /health answers 200 within 500 ms and every search within 1 s', async () => {
+    const queries = [...'abcdefghijklmnopqrstuvwxyz', 'para', 'de', 'co', 'se', 'en', 'con', 'servicio', 'de '.repeat(33).trim()];
+    let searching = true;
+    const health = (async () => {
+      const answers: { status: number; ms: number }[] = [];
+      while (searching) {
+        answers.push(await timed(`${server.base}/health`, 2_000));
+        await Bun.sleep(20);
+      }
+      return answers;
+    })();
+    const searches = await Promise.all(
+      queries.map(async (q) => ({ q, ...(await timed(`${server.base}/catalogos/productos-servicios?q=${encodeURIComponent(q)}&limit=100`, 5_000, { authorization: `Bearer ${key}` })) })),
+    );
+    searching = false;
+    const checks = await health;
+
+    expect(checks.length).toBeGreaterThan(0);
+    expect(checks.filter((h) => h.status !== 200 || h.ms >= 500)).toEqual([]);
+    expect(searches.filter((s) => s.status !== 200 || s.ms >= 1_000)).toEqual([]);
+  }, 30_000);
+});
