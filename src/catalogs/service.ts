@@ -107,7 +107,7 @@ export function getCatalogEntry(db: Db, name: string, clave: string) {
 /**
  * Words of a search as FTS5 terms, all required. A word of two or more characters is a prefix ("credito tarj" →
  * "credito"* "tarj"*); a one-character word is a whole word ("vitamina c", "rayos x"): as a prefix it would match
- * a third of the catalog. A word that another word extends adds nothing and is dropped ("de del de" → "del"*).
+ * up to half of the catalog. A word that another word extends adds nothing and is dropped ("de del de" → "del"*).
  */
 function ftsQuery(q: string): string | undefined {
   const words = new Map<string, string>();
