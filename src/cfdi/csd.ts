@@ -76,20 +76,97 @@ function isCsd(cert: forge.pki.Certificate): boolean {
   return hasOu && !extKeyUsage && !keyUsage?.dataEncipherment && !keyUsage?.keyAgreement;
 }
 
+/** SAT's `.key` files: PBES2 with PBKDF2 (HMAC-SHA1) at 2,048 iterations and DES-EDE3-CBC. */
+const SAT_PBKDF2_ITERATIONS = 2048;
+/**
+ * Opening a key runs PBKDF2 synchronously on the event loop, so its cost is bounded here: 100,000 iterations (about
+ * 20 ms; 50 times SAT's count, room for keys re-encrypted by other tools) instead of whatever the file asks for.
+ */
+export const MAX_PBKDF2_ITERATIONS = 100_000;
+
+const PBES2 = '1.2.840.113549.1.5.13';
+const PBKDF2 = '1.2.840.113549.1.5.12';
+const HMAC_SHA1 = '1.2.840.113549.2.7';
+const PRFS: Record<string, string> = { [HMAC_SHA1]: 'HMAC-SHA1', '1.2.840.113549.2.9': 'HMAC-SHA256' };
+const CIPHERS: Record<string, { name: string; keyBytes: number }> = {
+  '1.2.840.113549.3.7': { name: 'DES-EDE3-CBC', keyBytes: 24 },
+  '2.16.840.1.101.3.4.1.2': { name: 'AES-128-CBC', keyBytes: 16 },
+  '2.16.840.1.101.3.4.1.22': { name: 'AES-192-CBC', keyBytes: 24 },
+  '2.16.840.1.101.3.4.1.42': { name: 'AES-256-CBC', keyBytes: 32 },
+};
+const ACCEPTED_ENCRYPTION =
+  "SAT's keys use PBES2 (PBKDF2 with HMAC-SHA1, DES-EDE3-CBC); accepted are PBES2 with PBKDF2 (HMAC-SHA1 or HMAC-SHA256) and DES-EDE3-CBC or AES-128/192/256-CBC";
+
+// forge.asn1.validate templates (RFC 5208 EncryptedPrivateKeyInfo, RFC 8018 PBES2 and PBKDF2 parameters): each level's
+// algorithm is captured with its parameters left open, so an unknown algorithm is named rather than called malformed.
+const { Class, Type } = forge.asn1;
+type Template = Record<string, unknown>;
+const primitive = (name: string, type: number, extra: Template = {}): Template => ({ name, tagClass: Class.UNIVERSAL, type, constructed: false, ...extra });
+const sequence = (name: string, value: Template[], extra: Template = {}): Template => ({ name, tagClass: Class.UNIVERSAL, type: Type.SEQUENCE, constructed: true, value, ...extra });
+const algorithmIdentifier = (name: string, capture: string, extra: Template = {}) =>
+  sequence(name, [primitive(`${name}.algorithm`, Type.OID, { capture }), { name: `${name}.parameters`, optional: true, captureAsn1: `${capture}Params` }], extra);
+const ENCRYPTED_PRIVATE_KEY_INFO = sequence('EncryptedPrivateKeyInfo', [algorithmIdentifier('encryptionAlgorithm', 'scheme'), primitive('encryptedData', Type.OCTETSTRING)]);
+const PBES2_PARAMS = sequence('PBES2-params', [algorithmIdentifier('keyDerivationFunc', 'kdf'), algorithmIdentifier('encryptionScheme', 'cipher')]);
+const PBKDF2_PARAMS = sequence('PBKDF2-params', [
+  primitive('salt', Type.OCTETSTRING),
+  primitive('iterationCount', Type.INTEGER, { capture: 'iterations' }),
+  primitive('keyLength', Type.INTEGER, { optional: true, capture: 'keyLength' }),
+  algorithmIdentifier('prf', 'prf', { optional: true }),
+]);
+
+// forge.asn1.validate is public API that @types/node-forge does not declare.
+const { validate: asn1Validate } = forge.asn1 as unknown as { validate(node: unknown, template: Template, capture: Record<string, any>, errors: string[]): boolean };
+const validate = (node: unknown, template: Template, capture: Record<string, any>) => node !== undefined && asn1Validate(node, template, capture, []);
+/** A DER INTEGER's content octets (two's complement) as a bigint; negative when the first bit is set. */
+const derInteger = (bytes: string): bigint => {
+  if (bytes.length === 0) return -1n;
+  const value = BigInt(`0x${forge.util.bytesToHex(bytes)}`);
+  return bytes.charCodeAt(0) & 0x80 ? value - (1n << BigInt(bytes.length * 8)) : value;
+};
+const algorithmName = (oidBytes: string) => {
+  const oid = forge.asn1.derToOid(oidBytes);
+  const name = (forge.pki.oids as Record<string, string>)[oid];
+  return name ? `${name} (${oid})` : oid;
+};
+
+/**
+ * Reads how the key is encrypted before anything is derived from the password: an algorithm outside the allow-list
+ * or more PBKDF2 iterations than MAX_PBKDF2_ITERATIONS is refused at once, without running the key derivation.
+ */
+function checkKeyEncryption(encryptedKeyInfo: forge.asn1.Asn1): void {
+  const malformed = (what: string) => new CsdError('key', `has a malformed encryption header (${what}): it is not a key as SAT issues them`);
+  const refused = (what: string) => new CsdError('key', `is encrypted with ${what}, which is not accepted: ${ACCEPTED_ENCRYPTION}`);
+  const found: Record<string, any> = {};
+  if (!validate(encryptedKeyInfo, ENCRYPTED_PRIVATE_KEY_INFO, found)) throw new CsdError('key', 'is not an encrypted PKCS#8 private key (.key from SAT)');
+  if (forge.asn1.derToOid(found.scheme) !== PBES2) throw refused(algorithmName(found.scheme));
+  if (!validate(found.schemeParams, PBES2_PARAMS, found)) throw malformed('PBES2 parameters');
+  if (forge.asn1.derToOid(found.kdf) !== PBKDF2) throw refused(`the key derivation ${algorithmName(found.kdf)}`);
+  const cipher = CIPHERS[forge.asn1.derToOid(found.cipher)];
+  if (!cipher) throw refused(`the cipher ${algorithmName(found.cipher)}`);
+  if (!validate(found.kdfParams, PBKDF2_PARAMS, found)) throw malformed('PBKDF2 parameters');
+  const prf = found.prf === undefined ? HMAC_SHA1 : forge.asn1.derToOid(found.prf);
+  if (!PRFS[prf]) throw refused(`the PBKDF2 pseudo-random function ${algorithmName(found.prf)}`);
+  if (found.keyLength !== undefined && derInteger(found.keyLength) !== BigInt(cipher.keyBytes)) {
+    throw malformed(`PBKDF2 asks for a ${derInteger(found.keyLength)}-byte key; ${cipher.name} takes ${cipher.keyBytes}`);
+  }
+  const iterations = derInteger(found.iterations);
+  if (iterations < 1n) throw malformed(`an iteration count of ${iterations}`);
+  if (iterations > BigInt(MAX_PBKDF2_ITERATIONS)) {
+    throw new CsdError('key', `the key's encryption asks for ${iterations} PBKDF2 iterations; SAT's keys use ${SAT_PBKDF2_ITERATIONS}; at most ${MAX_PBKDF2_ITERATIONS} are accepted`);
+  }
+}
+
 /** Opens the encrypted PKCS#8 `.key` (DER or PEM) with its password and checks it belongs to the certificate. */
 export function openPrivateKey(keyBytes: Buffer, password: string, certificate: CertificateInfo): KeyObject {
   if (keyBytes.length === 0) throw new CsdError('key', 'is empty');
   const der = fromPem(keyBytes, PEM_KEY);
-  let encrypted = false;
+  let asn1: forge.asn1.Asn1;
   try {
-    const asn1 = forge.asn1.fromDer(forge.util.createBuffer(der.toString('binary')));
-    // EncryptedPrivateKeyInfo = SEQUENCE { AlgorithmIdentifier SEQUENCE, encryptedData OCTET STRING }.
-    const parts = asn1.value as forge.asn1.Asn1[];
-    encrypted = parts.length === 2 && parts[0]!.type === forge.asn1.Type.SEQUENCE && parts[1]!.type === forge.asn1.Type.OCTETSTRING;
+    asn1 = forge.asn1.fromDer(forge.util.createBuffer(der.toString('binary')));
   } catch {
     throw new CsdError('key', 'is not a private key file (.key, PKCS#8 DER or PEM)');
   }
-  if (!encrypted) throw new CsdError('key', 'is not an encrypted PKCS#8 private key (.key from SAT)');
+  checkKeyEncryption(asn1);
   let key: KeyObject;
   try {
     key = createPrivateKey({ key: der, format: 'der', type: 'pkcs8', passphrase: password });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { verify } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { publicKeyOf } from '../../src/cfdi/csd.ts';
@@ -12,6 +12,11 @@ const EKU_FIEL = csdFiles('EKU9003173C9_FIEL', 'EKU9003173C9');
 const FUNK = csdFiles('FUNK671228PH6_CSD', 'FUNK671228PH6');
 const ONO = csdFiles('ONO120726RX3_CSD', 'ONO120726RX3');
 const AAA = csdFiles('AAA010101AAA_CSD01_expired', 'CSD01_AAA010101AAA');
+/** Made for these tests with openssl (tests/fixtures/csd/refused/README.md); the keys open with EKU's password. */
+const refusedKey = (name: string) => readFileSync(join(import.meta.dir, '..', 'fixtures', 'csd', 'refused', name));
+const EKU_10M_ITERATIONS = refusedKey('EKU9003173C9_10M_iterations.key');
+/** EKU's key with the INTEGER tag of its PBKDF2 iteration count (offset 44) turned into an OCTET STRING. */
+const EKU_MALFORMED_PBKDF2 = Buffer.from(EKU.key).fill(0x04, 44, 45);
 
 const t = createTestApp();
 
@@ -67,6 +72,10 @@ describe('POST /csds rejects what cannot seal, naming the field and the reason',
     ['a file that is not a certificate', 'EKU', { ...EKU, cer: 'hello, I am a text file' }, 400, 'cer', /not an X.509 certificate/],
     ['a file that is not a key', 'EKU', { ...EKU, key: EKU.cer }, 400, 'key', /not an encrypted PKCS#8/],
     ['garbage as key', 'EKU', { ...EKU, key: Buffer.from([1, 2, 3, 4]) }, 400, 'key', /not .*private key/],
+    ['a key asking for 10,000,000 PBKDF2 iterations', 'EKU', { ...EKU, key: EKU_10M_ITERATIONS }, 400, 'key', /^the key's encryption asks for 10000000 PBKDF2 iterations; SAT's keys use 2048; at most 100000 are accepted$/],
+    ['a key encrypted with Camellia', 'EKU', { ...EKU, key: refusedKey('EKU9003173C9_camellia.key') }, 400, 'key', /encrypted with the cipher 1\.2\.392\.200011\.61\.1\.1\.1\.4, which is not accepted: SAT's keys use PBES2/],
+    ['a key derived with scrypt', 'EKU', { ...EKU, key: refusedKey('EKU9003173C9_scrypt.key') }, 400, 'key', /encrypted with the key derivation 1\.3\.6\.1\.4\.1\.11591\.4\.11, which is not accepted/],
+    ['a key whose PBKDF2 parameters are malformed', 'EKU', { ...EKU, key: EKU_MALFORMED_PBKDF2 }, 400, 'key', /malformed encryption header \(PBKDF2 parameters\)/],
     ['an empty certificate', 'EKU', { ...EKU, cer: Buffer.alloc(0) }, 400, 'cer', /empty/],
     ['an empty key', 'EKU', { ...EKU, key: Buffer.alloc(0) }, 400, 'key', /empty/],
     ['a certificate over 64 KiB', 'EKU', { ...EKU, cer: Buffer.alloc(70 * 1024, 1) }, 413, 'cer', /at most 65536 bytes/],
@@ -86,6 +95,23 @@ describe('POST /csds rejects what cannot seal, naming the field and the reason',
       expect((await t.call('GET', '/csds', { token: reg.token })).json.data).toEqual([]);
     });
   }
+
+  test('a key asking for 10,000,000 PBKDF2 iterations is refused before any key derivation: well under 100 ms', async () => {
+    const reg = await t.register({ tenant: TENANTS.EKU });
+    const timed = async (files: Parameters<typeof csdForm>[0]) => {
+      const started = performance.now();
+      const res = await upload(reg.token, files);
+      return { ...res, ms: performance.now() - started };
+    };
+    // The same request with SAT's own key (2,048 iterations, a wrong password): the machine's pace for one upload.
+    const baseline = await timed({ ...EKU, password: 'wrong-password' });
+    expect(baseline.status).toBe(400);
+    const hostile = await timed({ ...EKU, key: EKU_10M_ITERATIONS });
+    expect(hostile.status).toBe(400);
+    expect(hostile.json.error.details).toEqual([{ field: 'key', issue: expect.stringContaining('10000000 PBKDF2 iterations') }]);
+    // Deriving 10,000,000 iterations takes seconds; refusing takes what any upload takes (generous on a busy machine).
+    expect(hostile.ms).toBeLessThan(Math.max(100, 3 * baseline.ms));
+  });
 
   test('JSON instead of multipart → 415', async () => {
     const reg = await t.register({ tenant: TENANTS.EKU });
