@@ -128,6 +128,34 @@ describe('POST /csds rejects what cannot seal, naming the field and the reason',
   });
 });
 
+describe('POST /csds is rate-limited per tenant and environment', () => {
+  test('10 uploads an hour, accepted or refused; the 11th → 429 with Retry-After until the hour ends; other tenants and environments unaffected', async () => {
+    const reg = await t.register({ tenant: TENANTS.EKU });
+    expect((await upload(reg.token, EKU)).status).toBe(201);
+    expect((await upload(reg.token, EKU)).status).toBe(409);
+    for (let i = 0; i < 8; i++) expect((await upload(reg.token, { ...EKU, password: 'wrong-password' })).status).toBe(400);
+
+    const res = await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${reg.token}` }, body: csdForm(EKU) });
+    expect(res.status).toBe(429);
+    const untilHourEnds = Math.ceil((3_600_000 - (t.clock.now.getTime() % 3_600_000)) / 1000);
+    expect(Number(res.headers.get('retry-after'))).toBe(untilHourEnds);
+    const body = (await res.json()) as any;
+    expect(body).toMatchObject({ error: { code: 'HTTP_429', message: 'Too many CSD uploads' }, path: '/api/v1/csds' });
+    expect(body.error.details).toEqual([
+      { field: 'rate_limit', issue: `at most 10 CSD uploads per hour per tenant and environment; retry in ${untilHourEnds} seconds` },
+    ]);
+    expect(body.request_id).toBeString();
+
+    const live = await t.createKey(reg.token, 'live');
+    expect((await upload(live.key, EKU)).status).toBe(201);
+    const other = await t.register({ tenant: TENANTS.EKU });
+    expect((await upload(other.token, EKU)).status).toBe(201);
+
+    t.clock.advance(untilHourEnds * 1000);
+    expect((await upload(reg.token, { ...EKU, password: 'wrong-password' })).status).toBe(400);
+  });
+});
+
 describe('managing CSDs', () => {
   test('list, get, deactivate, activate, delete; at most one active per tenant and environment', async () => {
     const reg = await t.register({ tenant: TENANTS.EKU });

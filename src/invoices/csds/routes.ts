@@ -3,7 +3,7 @@ import { MAX_PBKDF2_ITERATIONS } from '../../cfdi/csd.ts';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { DeletedSchema, errorResponse, formBody, idParam, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import { CsdSchema, CsdUploadSchema } from './schemas.ts';
-import { activateCsd, deactivateCsd, deleteCsd, getCsd, listCsds, uploadCsd, type CsdDeps } from './service.ts';
+import { activateCsd, createCsdUploadLimiter, CSD_UPLOADS_PER_HOUR, deactivateCsd, deleteCsd, getCsd, listCsds, uploadCsd, type CsdDeps } from './service.ts';
 import { CsdUploadExamples } from './examples.ts';
 
 const tags = ['CSDs'];
@@ -14,6 +14,7 @@ const common = {
 };
 
 export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
+  const uploads = createCsdUploadLimiter();
   app.openapi(
     createRoute({
       method: 'post', path: '/api/v1/csds', tags, operationId: 'uploadCsd',
@@ -23,7 +24,8 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
         'belongs to the certificate. The key\'s encryption is read before the password is tried: PBES2 with PBKDF2 (HMAC-SHA1 or HMAC-SHA256) ' +
         `and DES-EDE3-CBC or AES-CBC, at most ${MAX_PBKDF2_ITERATIONS} PBKDF2 iterations (SAT's keys use 2048); anything else → 400 naming \`key\`. ` +
         'The new CSD becomes the active one of its environment (the previous one becomes inactive). The private key ' +
-        `is stored encrypted (AES-256-GCM under the master key); the password is never stored. Files over 64 KiB → 413.`,
+        `is stored encrypted (AES-256-GCM under the master key); the password is never stored. Files over 64 KiB → 413. At most ${CSD_UPLOADS_PER_HOUR} ` +
+        'uploads (accepted or refused) per tenant and environment in each clock hour; past that → 429 with `Retry-After` (seconds until the hour ends).',
       middleware: [requireRole('ADMIN')] as const,
       request: { body: formBody(CsdUploadSchema, CsdUploadExamples) },
       responses: {
@@ -31,10 +33,11 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
         400: errorResponse('Not a CSD, expired, another RFC, wrong password, a key of another certificate, or a key encrypted with an algorithm or iteration count that is not accepted'),
         409: errorResponse('This certificate is already stored'),
         413: errorResponse('A file is too large'),
+        429: errorResponse(`More than ${CSD_UPLOADS_PER_HOUR} uploads this hour for the tenant and environment; Retry-After says when to try again`),
         ...common,
       },
     }),
-    async (c) => c.json(await uploadCsd(deps, actorOf(c), c.req.valid('form')), 201),
+    async (c) => c.json(await uploadCsd({ ...deps, uploads }, actorOf(c), c.req.valid('form')), 201),
   );
 
   app.openapi(

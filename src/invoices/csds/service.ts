@@ -4,6 +4,7 @@ import { createSigner, CsdError, exportPrivateKey, importPrivateKey, openPrivate
 import type { Db } from '../../db/client.ts';
 import { csds, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
+import { FixedWindowLimiter } from '../../gateway/rate-limit.ts';
 import { ApiError, badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { statement } from '../../db/prepared.ts';
@@ -19,6 +20,13 @@ export interface CsdDeps {
 }
 
 const EXPIRY_NOTICE_DAYS = 30;
+
+/**
+ * Uploads (accepted or not) per tenant and environment in a clock hour: each one parses certificates and derives a
+ * key from the password. A tenant uploads a CSD every few years; ten leaves room for mistakes.
+ */
+export const CSD_UPLOADS_PER_HOUR = 10;
+export const createCsdUploadLimiter = () => new FixedWindowLimiter(3_600_000);
 const scoped = (actor: Actor) => and(eq(csds.tenantId, actor.tenantId), eq(csds.environment, actor.environment));
 
 function getCsdRow(deps: CsdDeps, actor: Actor, id: string): CsdRow {
@@ -38,9 +46,14 @@ async function readUpload(file: File, field: 'cer' | 'key'): Promise<Buffer> {
  * Checks the pair as a PAC would (a CSD, not a FIEL; valid now; the tenant's RFC; the password opens the key;
  * the key is the certificate's), then stores it as the active CSD of the tenant and environment.
  */
-export async function uploadCsd(deps: CsdDeps, actor: Actor, input: { cer: File; key: File; password: string }) {
-  const [cerBytes, keyBytes] = [await readUpload(input.cer, 'cer'), await readUpload(input.key, 'key')];
+export async function uploadCsd(deps: CsdDeps & { uploads: FixedWindowLimiter }, actor: Actor, input: { cer: File; key: File; password: string }) {
   const now = deps.now();
+  const rate = deps.uploads.hit(`${actor.tenantId}:${actor.environment}`, CSD_UPLOADS_PER_HOUR, now.getTime());
+  if (!rate.allowed) {
+    const issue = `at most ${CSD_UPLOADS_PER_HOUR} CSD uploads per hour per tenant and environment; retry in ${rate.retryAfter} seconds`;
+    throw new ApiError(429, 'Too many CSD uploads', [{ field: 'rate_limit', issue }], { 'Retry-After': String(rate.retryAfter) });
+  }
+  const [cerBytes, keyBytes] = [await readUpload(input.cer, 'cer'), await readUpload(input.key, 'key')];
   try {
     const certificate = parseCertificate(cerBytes);
     if (certificate.kind === 'FIEL') {
