@@ -22,6 +22,8 @@ export interface CertificateInfo {
   validFrom: Date;
   validTo: Date;
   kind: 'CSD' | 'FIEL';
+  /** The issuer's organization (O): SAT's authorities name "SERVICIO DE ADMINISTRACION TRIBUTARIA". */
+  issuerOrganization: string;
 }
 
 const PEM_CERT = /-----BEGIN CERTIFICATE-----([\s\S]+?)-----END CERTIFICATE-----/;
@@ -42,8 +44,8 @@ export function parseCertificate(bytes: Buffer): CertificateInfo {
   } catch {
     throw new CsdError('cer', 'is not an X.509 certificate (.cer, DER or PEM)');
   }
-  const attr = (key: string) => {
-    const a = cert.subject.attributes.find((x) => x.type === key || x.shortName === key || x.name === key);
+  const attr = (key: string, of: forge.pki.Certificate['subject'] = cert.subject) => {
+    const a = of.attributes.find((x) => x.type === key || x.shortName === key || x.name === key);
     if (!a || typeof a.value !== 'string') return undefined;
     // UTF8String values come back as UTF-8 bytes; other string types (T61, Printable) are Latin-1 already.
     return (a.valueTagClass as number) === forge.asn1.Type.UTF8 ? forge.util.decodeUtf8(a.value) : a.value;
@@ -62,7 +64,38 @@ export function parseCertificate(bytes: Buffer): CertificateInfo {
     validFrom: cert.validity.notBefore,
     validTo: cert.validity.notAfter,
     kind: isCsd(cert) ? 'CSD' : 'FIEL',
+    issuerOrganization: attr('O', cert.issuer) ?? '',
   };
+}
+
+/** Certification authorities a CSD must chain to, each a DER certificate; `name` says which in a refusal. */
+export interface CertificationAuthorities {
+  name: string;
+  certificates: readonly X509Certificate[];
+}
+
+const SAT_ORGANIZATION = 'SERVICIO DE ADMINISTRACION TRIBUTARIA';
+/** Upper case without accents: SAT's older authorities write "Servicio de Administración Tributaria". */
+const withoutAccents = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toUpperCase().trim();
+
+/**
+ * A CSD comes from SAT: never self-signed, its issuer's organization is SAT and, when `authorities` lists any, it
+ * chains through them to a self-signed root, every signature verified by node:crypto.
+ */
+export function checkIssuer(certificate: CertificateInfo, authorities: CertificationAuthorities): void {
+  let cert = new X509Certificate(certificate.der);
+  if (cert.issuer === cert.subject) throw new CsdError('cer', 'is self-signed: a CSD is issued by SAT (Servicio de Administración Tributaria)');
+  if (withoutAccents(certificate.issuerOrganization) !== SAT_ORGANIZATION) {
+    throw new CsdError('cer', `is issued by "${certificate.issuerOrganization}", not by SAT (Servicio de Administración Tributaria)`);
+  }
+  if (authorities.certificates.length === 0) return;
+  for (let depth = 0; depth < authorities.certificates.length; depth++) {
+    const issuer = authorities.certificates.find((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
+    if (!issuer) throw new CsdError('cer', `is not issued by ${authorities.name}: its issuer's signature does not verify against them`);
+    if (issuer.issuer === issuer.subject) return; // the root
+    cert = issuer;
+  }
+  throw new CsdError('cer', `does not chain to a root of ${authorities.name}`);
 }
 
 /**

@@ -15,6 +15,10 @@ const AAA = csdFiles('AAA010101AAA_CSD01_expired', 'CSD01_AAA010101AAA');
 /** Made for these tests with openssl (tests/fixtures/csd/refused/README.md); the keys open with EKU's password. */
 const refusedKey = (name: string) => readFileSync(join(import.meta.dir, '..', 'fixtures', 'csd', 'refused', name));
 const EKU_10M_ITERATIONS = refusedKey('EKU9003173C9_10M_iterations.key');
+/** CSD-looking certificates of EKU9003173C9 (RFC, OU, 20-digit serial, CSD key usage) that SAT did not issue. */
+const SELF_SIGNED = csdFiles('refused', 'self_signed');
+const OTHER_CA = csdFiles('refused', 'other_ca');
+const FORGED_AC_UAT = csdFiles('refused', 'forged_ac_uat');
 /** EKU's key with the INTEGER tag of its PBKDF2 iteration count (offset 44) turned into an OCTET STRING. */
 const EKU_MALFORMED_PBKDF2 = Buffer.from(EKU.key).fill(0x04, 44, 45);
 
@@ -68,6 +72,9 @@ describe('POST /csds rejects what cannot seal, naming the field and the reason',
     ['the expired AAA010101AAA CSD', 'AAA', AAA, 400, 'cer', /expired on 2021-05-18/],
     ['a wrong password', 'EKU', { ...EKU, password: 'wrong-password' }, 400, 'password', /does not open/],
     ['a key from another certificate', 'EKU', { ...EKU, key: FUNK.key }, 400, 'key', /does not belong to the certificate/],
+    ['a self-signed certificate', 'EKU', SELF_SIGNED, 400, 'cer', /^is self-signed: a CSD is issued by SAT/],
+    ['a certificate issued by another authority', 'EKU', OTHER_CA, 400, 'cer', /^is issued by "CERTIFICADORA DE EJEMPLO", not by SAT/],
+    ['a certificate naming SAT\'s test authority as issuer but not signed by it', 'EKU', FORGED_AC_UAT, 400, 'cer', /^is not issued by SAT's test certification authorities \(AC UAT, ARC UAT\): its issuer's signature does not verify/],
     ['the FUNK certificate on the EKU tenant', 'EKU', FUNK, 400, 'cer', /belongs to RFC FUNK671228PH6, not to this tenant's RFC EKU9003173C9/],
     ['a file that is not a certificate', 'EKU', { ...EKU, cer: 'hello, I am a text file' }, 400, 'cer', /not an X.509 certificate/],
     ['a file that is not a key', 'EKU', { ...EKU, key: EKU.cer }, 400, 'key', /not an encrypted PKCS#8/],
@@ -125,6 +132,20 @@ describe('POST /csds rejects what cannot seal, naming the field and the reason',
     const again = await upload(reg.token, EKU);
     expect(again.status).toBe(409);
     expect(again.json.error.details[0].field).toBe('cer');
+  });
+});
+
+describe('POST /csds in live refuses certificates SAT did not issue', () => {
+  test('self-signed or issued by another authority → 400 naming cer; SAT\'s test CSD still passes the issuer check', async () => {
+    const reg = await t.register({ tenant: TENANTS.EKU });
+    const live = await t.createKey(reg.token, 'live');
+    const self = await upload(live.key, SELF_SIGNED);
+    expect(self.status).toBe(400);
+    expect(self.json.error.details).toEqual([{ field: 'cer', issue: 'is self-signed: a CSD is issued by SAT (Servicio de Administración Tributaria)' }]);
+    const other = await upload(live.key, OTHER_CA);
+    expect(other.status).toBe(400);
+    expect(other.json.error.details).toEqual([{ field: 'cer', issue: 'is issued by "CERTIFICADORA DE EJEMPLO", not by SAT (Servicio de Administración Tributaria)' }]);
+    expect((await upload(live.key, EKU)).status).toBe(201);
   });
 });
 

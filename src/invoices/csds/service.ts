@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNull, lte, ne } from 'drizzle-orm';
 import { findTenant } from '../../auth/tenants/lookup.ts';
-import { createSigner, CsdError, exportPrivateKey, importPrivateKey, openPrivateKey, parseCertificate, type CsdSigner } from '../../cfdi/csd.ts';
+import { checkIssuer, createSigner, CsdError, exportPrivateKey, importPrivateKey, openPrivateKey, parseCertificate, type CsdSigner } from '../../cfdi/csd.ts';
 import type { Db } from '../../db/client.ts';
 import { csds, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
@@ -11,6 +11,7 @@ import { statement } from '../../db/prepared.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { openSecret, sealSecret } from '../../lib/secret-box.ts';
 import { recordEvent } from '../events.ts';
+import { satAuthorities } from './authorities.ts';
 import { MAX_CSD_FILE_BYTES, toCsd, type CsdRow } from './schemas.ts';
 
 export interface CsdDeps {
@@ -61,6 +62,8 @@ export async function uploadCsd(deps: CsdDeps & { uploads: FixedWindowLimiter },
     }
     if (now > certificate.validTo) throw new CsdError('cer', `expired on ${certificate.validTo.toISOString()}`);
     if (now < certificate.validFrom) throw new CsdError('cer', `is not valid until ${certificate.validFrom.toISOString()}`);
+    // After the dates, so an expired CSD of an authority no longer bundled is still reported as expired.
+    checkIssuer(certificate, satAuthorities(actor.environment));
     const tenant = findTenant(deps.db, actor.tenantId, now.getTime());
     if (!tenant) throw notFound('Tenant');
     if (certificate.rfc !== tenant.rfc) {
