@@ -44,7 +44,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-queue-'));
   const sandboxSat = createSandboxSat();
   const sandbox = createSandboxPac(sandboxSat);
   let up = false;
-  const pac: Pac = { ...sandbox, stamp: (xml) => (up ? sandbox.stamp(xml) : Promise.resolve({ ok: false, retryable: true, message: 'down' })) };
+  const pac: Pac = { ...sandbox, stamp: (xml, options) => (up ? sandbox.stamp(xml, options) : Promise.resolve({ ok: false, retryable: true, message: 'down' })) };
   const app = createApp({
     db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), sandboxSat, livePac: pac, logger,
     heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 }, passwordCost: { memoryCost: 256, timeCost: 1 },

@@ -63,9 +63,12 @@ export function loadOrCreateSandboxSat(db: Db, masterKey: Buffer): SandboxSat {
 
 const SELLO = /<cfdi:Comprobante\b[^>]*?\sSello="([^"]*)"/;
 
-/** The same sealed document always gets the same UUID, as a real PAC answers a duplicate with its earlier stamp. */
-function uuidFromSello(sello: string): string {
-  const h = createHash('sha256').update(sello).digest('hex');
+/**
+ * The same sealed document of the same tenant always gets the same UUID, as a real PAC answers a duplicate with its
+ * earlier stamp; two tenants sending the same document (SAT's public test CSD, same invoice, same second) do not.
+ */
+function sandboxUuid(tenantId: string, sello: string): string {
+  const h = createHash('sha256').update(`${tenantId}\n${sello}`).digest('hex');
   const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`.toUpperCase();
 }
@@ -80,7 +83,7 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
   return {
     cancel: async (request, options) => (sandboxSat ? simulateCancel(sat, sandboxSat, now(), request, options?.scenario) : unavailable),
     status: async (query) => (sandboxSat ? { ok: true, status: simulateStatus(sandboxSat, sandboxSat.find(query.uuid), now(), query) } : { ok: false, retryable: true, message: unavailable.message }),
-    async stamp(sealedXml: string, options: StampOptions = {}): Promise<StampResult> {
+    async stamp(sealedXml: string, options: StampOptions): Promise<StampResult> {
       if (options.scenario === 'pac_unavailable') return { ok: false, retryable: true, message: 'sandbox: the provider is unavailable (X-Sandbox-Scenario)' };
       if (options.scenario === 'pac_rejected') return { ok: false, retryable: false, code: 'CFDI40999', message: 'sandbox: rejected by the provider (X-Sandbox-Scenario)' };
       if (options.scenario === 'pac_slow') await Bun.sleep(slowMs);
@@ -88,7 +91,7 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
       if (!sello) return { ok: false, retryable: false, code: '302', message: 'Sello mal formado o inválido' };
       if (sealedXml.includes('<tfd:TimbreFiscalDigital')) return { ok: false, retryable: false, code: '307', message: 'El CFDI contiene un timbre previo' };
       const base = {
-        uuid: uuidFromSello(sello),
+        uuid: sandboxUuid(options.tenantId, sello),
         fechaTimbrado: wallClock(now(), 'America/Mexico_City'),
         rfcProvCertif: SANDBOX_RFC_PROV_CERTIF,
         selloCfd: sello,

@@ -15,6 +15,11 @@ export const CANCEL_SCENARIOS = ['cancel_pending_accept', 'cancel_rejected', 'ca
 export type CancelScenario = (typeof CANCEL_SCENARIOS)[number];
 
 export interface StampOptions {
+  /**
+   * Whose document it is. A PAC keeps its accounts' stamps apart; the sandbox serves every tenant, so it derives the
+   * UUID from the tenant too (SAT's public test CSD is shared). Live providers know their account from credentials.
+   */
+  tenantId: string;
   /** Test mode only: force an outcome of this attempt (X-Sandbox-Scenario). */
   scenario?: SandboxScenario;
 }
@@ -50,7 +55,7 @@ export type StatusResult = { ok: true; status: SatStatus } | { ok: false; retrya
  * request already made (SAT: "previamente cancelado").
  */
 export interface Pac {
-  stamp(sealedXml: string, options?: StampOptions): Promise<StampResult>;
+  stamp(sealedXml: string, options: StampOptions): Promise<StampResult>;
   /** Sends a signed cancellation request. `status`, when the provider knows it already, is where it stands. */
   cancel(request: CancelRequest, options?: { scenario?: CancelScenario }): Promise<CancelResult>;
   /** SAT's consultation (ConsultaCFDIService) for a stamped CFDI. */

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { createPublicKey, verify, X509Certificate } from 'node:crypto';
 import { cadenaOriginal } from '../../src/cfdi/cadena.ts';
 import { parseXml } from '../../src/cfdi/xml.ts';
-import type { Pac, StampResult } from '../../src/pac/types.ts';
+import type { Pac, StampOptions, StampResult } from '../../src/pac/types.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import { createTestApp, csdFiles, csdForm, TENANTS, testSandboxSat } from '../helpers.ts';
 import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '../sat/verify.ts';
@@ -19,11 +19,11 @@ function scriptedPac(script: ('ok' | 'down' | 'reject')[]): Pac & { calls: numbe
   const pac = {
     ...sandbox,
     calls: 0,
-    async stamp(xml: string): Promise<StampResult> {
+    async stamp(xml: string, options: StampOptions): Promise<StampResult> {
       const step = script[Math.min(pac.calls++, script.length - 1)];
       if (step === 'down') return { ok: false, retryable: true, message: 'provider down' };
       if (step === 'reject') return { ok: false, retryable: false, code: '301', message: 'XML mal formado' };
-      return sandbox.stamp(xml);
+      return sandbox.stamp(xml, options);
     },
   };
   return pac;

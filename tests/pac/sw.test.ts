@@ -75,7 +75,7 @@ const server = Bun.serve({
     if (mode === 'reject') return Response.json({ status: 'error', message: 'CFDI40108 - El TipoDeComprobante es I, E o N, el importe no es correcto.' }, { status: 400 });
     if (mode === 'dup-without-stamp') return Response.json({ status: 'error', message: '307. El comprobante contiene un timbre previo.' }, { status: 400 });
     if (previous) return Response.json({ status: 'error', message: '307. El comprobante contiene un timbre previo.', data: { cfdi: Buffer.from(previous).toString('base64') } }, { status: 400 });
-    const result = await sandbox.stamp(xml);
+    const result = await sandbox.stamp(xml, { tenantId: 'sw-account' });
     if (!result.ok) return Response.json({ status: 'error', message: '302. Sello mal formado' }, { status: 400 });
     if (mode !== 'foreign-stamp') stamped.set(sello, result.xml);
     if (mode === 'foreign-stamp') return Response.json({ status: 'success', data: { cfdi: result.xml.replace(`SelloCFD="${sello}"`, 'SelloCFD="AAAA"') } });
@@ -174,16 +174,16 @@ describe('SW PAC adapter against a fake PAC server', () => {
 
   test('"already stamped" without the earlier stamp is a clear rejection, not a guess', async () => {
     state.modes = ['dup-without-stamp'];
-    const dup = await pac.stamp('<cfdi:Comprobante Sello="never-seen"></cfdi:Comprobante>');
+    const dup = await pac.stamp('<cfdi:Comprobante Sello="never-seen"></cfdi:Comprobante>', { tenantId: 'ten_1' });
     expect(dup).toMatchObject({ ok: false, retryable: false, code: '307' });
   });
 
   test('an expired session re-authenticates', async () => {
     const p = createSwPac({ url: pacUrl, user: 'demo', password: 'secret', timeoutMs: 400 });
     const badAuth = createSwPac({ url: pacUrl, user: 'demo', password: 'wrong', timeoutMs: 400 });
-    expect(await badAuth.stamp('<cfdi:Comprobante Sello="a"/>')).toMatchObject({ ok: false, retryable: true });
+    expect(await badAuth.stamp('<cfdi:Comprobante Sello="a"/>', { tenantId: 'ten_1' })).toMatchObject({ ok: false, retryable: true });
     const tokens = state.tokens;
-    await p.stamp('<cfdi:Comprobante Sello="a"/>');
+    await p.stamp('<cfdi:Comprobante Sello="a"/>', { tenantId: 'ten_1' });
     expect(state.tokens).toBe(tokens + 1);
   });
 

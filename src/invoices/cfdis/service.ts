@@ -224,7 +224,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   const { sealed, jobId } = stored;
 
   // The synchronous attempt, with a budget. A slow answer that arrives later is still recorded (once).
-  const attempt = pac.stamp(sealed.xml, { scenario: opts.scenario }).then((result) => {
+  const attempt = pac.stamp(sealed.xml, { tenantId: actor.tenantId, scenario: opts.scenario }).then((result) => {
     if (result.ok) {
       const recorded = deps.db.transaction((tx) => {
         const done = recordStamp(tx, target, result, deps.now());

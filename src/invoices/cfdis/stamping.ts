@@ -80,7 +80,7 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environm
       const pac = deps.pacFor(cfdi.environment);
       if (!pac) throw new PermanentJobError(`no PAC configured for ${cfdi.environment}`);
       const started = performance.now();
-      const result = await pac.stamp(doc.xml.toString('utf8'));
+      const result = await pac.stamp(doc.xml.toString('utf8'), { tenantId: cfdi.tenantId });
       deps.logger.debug('pac stamp', { cfdi_id: cfdi.id, environment: cfdi.environment, attempt: job.attempts, ok: result.ok, duration_ms: Math.round(performance.now() - started) });
       if (result.ok) {
         return (tx) => {

@@ -1,0 +1,23 @@
+import { describe, expect, test } from 'bun:test';
+import { createTestApp } from '../helpers.ts';
+
+const t = createTestApp();
+const body = {
+  tipo: 'I',
+  forma_pago: '03',
+  receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },
+  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+};
+
+describe('sandbox UUIDs', () => {
+  test('two tenants with SAT\'s public test CSD issue the same invoice at the same instant: both 201, different UUIDs', async () => {
+    const [first, second] = [await t.issuerKey(), await t.issuerKey()];
+    const a = await t.call('POST', '/cfdis', { token: first, body });
+    const b = await t.call('POST', '/cfdis', { token: second, body });
+    expect([a.status, b.status]).toEqual([201, 201]);
+    // The same sealed document: same emisor, serie and folio, Fecha and Sello.
+    const sello = (uuid: string, key: string) => t.call('GET', `/cfdis/${uuid}/xml`, { token: key }).then((r) => /\sSello="([^"]+)"/.exec(r.text)![1]);
+    expect(await sello(a.json.uuid, first)).toBe(await sello(b.json.uuid, second));
+    expect(a.json.uuid).not.toBe(b.json.uuid);
+  });
+});
