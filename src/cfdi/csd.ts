@@ -113,7 +113,7 @@ function isCsd(cert: forge.pki.Certificate): boolean {
 const SAT_PBKDF2_ITERATIONS = 2048;
 /**
  * Opening a key runs PBKDF2 synchronously on the event loop, so its cost is bounded here: 100,000 iterations (about
- * 20 ms; 50 times SAT's count, room for keys re-encrypted by other tools) instead of whatever the file asks for.
+ * 25 ms; 50 times SAT's count, room for keys re-encrypted by other tools) instead of whatever the file asks for.
  */
 export const MAX_PBKDF2_ITERATIONS = 100_000;
 

@@ -20,8 +20,9 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
       method: 'post', path: '/api/v1/csds', tags, operationId: 'uploadCsd',
       summary: 'Upload a seal certificate (CSD): .cer, .key and its password (ADMIN)',
       description:
-        'Checked as a PAC would: a CSD (a FIEL is rejected), valid now, issued to the tenant\'s RFC, the password opens the key and the key ' +
-        'belongs to the certificate. The key\'s encryption is read before the password is tried: PBES2 with PBKDF2 (HMAC-SHA1 or HMAC-SHA256) ' +
+        'Checked as a PAC would: a CSD (a FIEL is rejected), valid now, issued by SAT (not self-signed, the issuer\'s organization SAT; with a ' +
+        'test credential it must chain to SAT\'s test certification authorities, signatures verified), issued to the tenant\'s RFC, the password ' +
+        'opens the key and the key belongs to the certificate. The key\'s encryption is read before the password is tried: PBES2 with PBKDF2 (HMAC-SHA1 or HMAC-SHA256) ' +
         `and DES-EDE3-CBC or AES-CBC, at most ${MAX_PBKDF2_ITERATIONS} PBKDF2 iterations (SAT's keys use 2048); anything else → 400 naming \`key\`. ` +
         'The new CSD becomes the active one of its environment (the previous one becomes inactive). The private key ' +
         `is stored encrypted (AES-256-GCM under the master key); the password is never stored. Files over 64 KiB → 413. At most ${CSD_UPLOADS_PER_HOUR} ` +
@@ -30,7 +31,7 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
       request: { body: formBody(CsdUploadSchema, CsdUploadExamples) },
       responses: {
         201: jsonResponse(CsdSchema, 'Stored and active'),
-        400: errorResponse('Not a CSD, expired, another RFC, wrong password, a key of another certificate, or a key encrypted with an algorithm or iteration count that is not accepted'),
+        400: errorResponse('Not a CSD, expired, not issued by SAT, another RFC, wrong password, a key of another certificate, or a key encrypted with an algorithm or iteration count that is not accepted'),
         409: errorResponse('This certificate is already stored'),
         413: errorResponse('A file is too large'),
         429: errorResponse(`More than ${CSD_UPLOADS_PER_HOUR} uploads this hour for the tenant and environment; Retry-After says when to try again`),
