@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { createTestApp } from '../helpers.ts';
+import { createSandboxPac } from '../../src/pac/sandbox.ts';
+import { createTestApp, csdFiles, csdForm, TENANTS, testSandboxSat } from '../helpers.ts';
 
 /**
  * Issue 9, Egreso: an Egreso relates to the tenant's own vigente invoices to the same receptor, with a TipoRelacion
@@ -64,13 +65,23 @@ describe('Egreso relations', () => {
     expect((t.db.$client.prepare('select count(*) n from cfdis').get() as { n: number }).n).toBe(before);
   });
 
-  test('two tenants with one RFC sending byte-identical XML: the second gets 422 (the document was stamped already), not a 500', async () => {
-    const [first, second] = [await t.issuerKey(), await t.issuerKey()]; // both at folio A-1, same clock second
-    const a = await t.call('POST', '/cfdis', { token: first, body: ingreso() });
-    const b = await t.call('POST', '/cfdis', { token: second, body: ingreso() });
+  test('two tenants with one RFC sending byte-identical XML through one live PAC account: the second gets 422 (the document was stamped already), not a 500', async () => {
+    // A live provider answers by account, not by tenant: one deployment's account gives byte-identical XML one UUID.
+    const sandbox = createSandboxPac(testSandboxSat());
+    const live = createTestApp({ livePac: { ...sandbox, stamp: (xml) => sandbox.stamp(xml, { tenantId: 'the-deployment-account' }) } });
+    const liveIssuer = async () => {
+      const reg = await live.register({ tenant: TENANTS.EKU });
+      const liveKey = (await live.createKey(reg.token, 'live')).key;
+      const csd = await live.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${liveKey}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+      expect(csd.status).toBe(201);
+      return liveKey;
+    };
+    const [first, second] = [await liveIssuer(), await liveIssuer()]; // both at folio A-1, same clock second
+    const a = await live.call('POST', '/cfdis', { token: first, body: ingreso() });
+    const b = await live.call('POST', '/cfdis', { token: second, body: ingreso() });
     expect(a.status).toBe(201);
     expect(b.status).toBe(422);
     expect(b.json.error.details[0].issue).toContain('already stamped');
-    expect((await t.call('GET', `/cfdis/${b.json.error.details[0] && (t.db.$client.prepare("select id from cfdis where status = 'fallido' order by id desc limit 1").get() as { id: string }).id}`, { token: second })).json.status).toBe('fallido');
+    expect((await live.call('GET', `/cfdis/${b.json.error.details[0] && (live.db.$client.prepare("select id from cfdis where status = 'fallido' order by id desc limit 1").get() as { id: string }).id}`, { token: second })).json.status).toBe('fallido');
   });
 });
