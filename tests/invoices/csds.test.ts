@@ -150,11 +150,13 @@ describe('POST /csds in live refuses certificates SAT did not issue', () => {
 });
 
 describe('POST /csds is rate-limited per tenant and environment', () => {
-  test('10 uploads an hour, accepted or refused; the 11th → 429 with Retry-After until the hour ends; other tenants and environments unaffected', async () => {
+  test('10 uploads that try a password an hour, accepted or refused; the 11th → 429 with Retry-After until the hour ends; other tenants and environments unaffected', async () => {
     const reg = await t.register({ tenant: TENANTS.EKU });
     expect((await upload(reg.token, EKU)).status).toBe(201);
     expect((await upload(reg.token, EKU)).status).toBe(409);
     for (let i = 0; i < 8; i++) expect((await upload(reg.token, { ...EKU, password: 'wrong-password' })).status).toBe(400);
+    // A certificate refused before the key is opened costs no key derivation and does not count.
+    for (let i = 0; i < 3; i++) expect((await upload(reg.token, FUNK)).status).toBe(400);
 
     const res = await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${reg.token}` }, body: csdForm(EKU) });
     expect(res.status).toBe(429);
@@ -163,7 +165,7 @@ describe('POST /csds is rate-limited per tenant and environment', () => {
     const body = (await res.json()) as any;
     expect(body).toMatchObject({ error: { code: 'HTTP_429', message: 'Too many CSD uploads' }, path: '/api/v1/csds' });
     expect(body.error.details).toEqual([
-      { field: 'rate_limit', issue: `at most 10 CSD uploads per hour per tenant and environment; retry in ${untilHourEnds} seconds` },
+      { field: 'rate_limit', issue: `at most 10 CSD uploads that try a password per hour per tenant and environment; retry in ${untilHourEnds} seconds` },
     ]);
     expect(body.request_id).toBeString();
 

@@ -26,7 +26,8 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
         `and DES-EDE3-CBC or AES-CBC, at most ${MAX_PBKDF2_ITERATIONS} PBKDF2 iterations (SAT's keys use 2048); anything else → 400 naming \`key\`. ` +
         'The new CSD becomes the active one of its environment (the previous one becomes inactive). The private key ' +
         `is stored encrypted (AES-256-GCM under the master key); the password is never stored. Files over 64 KiB → 413. At most ${CSD_UPLOADS_PER_HOUR} ` +
-        'uploads (accepted or refused) per tenant and environment in each clock hour; past that → 429 with `Retry-After` (seconds until the hour ends).',
+        'uploads that try the password (the certificate passed its checks; accepted or refused) per tenant and environment in each clock hour; ' +
+        'past that → 429 with `Retry-After` (seconds until the hour ends).',
       middleware: [requireRole('ADMIN')] as const,
       request: { body: formBody(CsdUploadSchema, CsdUploadExamples) },
       responses: {
@@ -34,7 +35,7 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
         400: errorResponse('Not a CSD, expired, not issued by SAT, another RFC, wrong password, a key of another certificate, or a key encrypted with an algorithm or iteration count that is not accepted'),
         409: errorResponse('This certificate is already stored'),
         413: errorResponse('A file is too large'),
-        429: errorResponse(`More than ${CSD_UPLOADS_PER_HOUR} uploads this hour for the tenant and environment; Retry-After says when to try again`),
+        429: errorResponse(`More than ${CSD_UPLOADS_PER_HOUR} uploads that tried a password this hour for the tenant and environment; Retry-After says when to try again`),
         ...common,
       },
     }),

@@ -23,8 +23,9 @@ export interface CsdDeps {
 const EXPIRY_NOTICE_DAYS = 30;
 
 /**
- * Uploads (accepted or not) per tenant and environment in a clock hour: each one parses certificates and derives a
- * key from the password. A tenant uploads a CSD every few years; ten leaves room for mistakes.
+ * Uploads that try a password (their certificate passed its checks), accepted or not, per tenant and environment in a
+ * clock hour: each derives a key. A tenant uploads a CSD every few years; ten leaves room for mistakes. Refusals of
+ * the certificate cost no derivation and are left to the gateway's per-minute limit.
  */
 export const CSD_UPLOADS_PER_HOUR = 10;
 export const createCsdUploadLimiter = () => new FixedWindowLimiter(3_600_000);
@@ -49,11 +50,6 @@ async function readUpload(file: File, field: 'cer' | 'key'): Promise<Buffer> {
  */
 export async function uploadCsd(deps: CsdDeps & { uploads: FixedWindowLimiter }, actor: Actor, input: { cer: File; key: File; password: string }) {
   const now = deps.now();
-  const rate = deps.uploads.hit(`${actor.tenantId}:${actor.environment}`, CSD_UPLOADS_PER_HOUR, now.getTime());
-  if (!rate.allowed) {
-    const issue = `at most ${CSD_UPLOADS_PER_HOUR} CSD uploads per hour per tenant and environment; retry in ${rate.retryAfter} seconds`;
-    throw new ApiError(429, 'Too many CSD uploads', [{ field: 'rate_limit', issue }], { 'Retry-After': String(rate.retryAfter) });
-  }
   const [cerBytes, keyBytes] = [await readUpload(input.cer, 'cer'), await readUpload(input.key, 'key')];
   try {
     const certificate = parseCertificate(cerBytes);
@@ -68,6 +64,11 @@ export async function uploadCsd(deps: CsdDeps & { uploads: FixedWindowLimiter },
     if (!tenant) throw notFound('Tenant');
     if (certificate.rfc !== tenant.rfc) {
       throw new CsdError('cer', `belongs to RFC ${certificate.rfc}, not to this tenant's RFC ${tenant.rfc}`);
+    }
+    const rate = deps.uploads.hit(`${actor.tenantId}:${actor.environment}`, CSD_UPLOADS_PER_HOUR, now.getTime());
+    if (!rate.allowed) {
+      const issue = `at most ${CSD_UPLOADS_PER_HOUR} CSD uploads that try a password per hour per tenant and environment; retry in ${rate.retryAfter} seconds`;
+      throw new ApiError(429, 'Too many CSD uploads', [{ field: 'rate_limit', issue }], { 'Retry-After': String(rate.retryAfter) });
     }
     const privateKey = openPrivateKey(keyBytes, input.password, certificate);
 
