@@ -5,6 +5,8 @@ import { fieldPath, type ErrorDetail } from '../lib/errors.ts';
  * original, so one walk over the whole request checks them all (every voucher type and complement, and fields
  * added later): a character outside XML 1.0's Char production makes the document not well-formed, `|` separates
  * the cadena's fields, and control characters are refused except where SAT's schema collapses whitespace.
+ * Invisible bidi and zero-width characters are refused too: they are valid XML, but they make the printed or
+ * displayed text read differently from the stored one (a reversed RFC or amount in a description, a hidden space).
  */
 
 /** XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
@@ -13,6 +15,34 @@ const isXmlChar = (cp: number) =>
 
 /** Fields whose XSD type collapses whitespace (cfdi:Concepto/@Descripcion): tab, LF and CR are allowed there. */
 const WHITESPACE_COLLAPSED = new Set(['descripcion']);
+
+/**
+ * Bidi controls and zero-width characters, by name. ZWJ (U+200D) is among them: it only joins emoji sequences,
+ * which fiscal text does not need; a plain emoji (one code point) is accepted.
+ */
+const INVISIBLE: Record<number, string> = {
+  0x061c: 'ARABIC LETTER MARK',
+  0x200b: 'ZERO WIDTH SPACE',
+  0x200c: 'ZERO WIDTH NON-JOINER',
+  0x200d: 'ZERO WIDTH JOINER',
+  0x200e: 'LEFT-TO-RIGHT MARK',
+  0x200f: 'RIGHT-TO-LEFT MARK',
+  0x202a: 'LEFT-TO-RIGHT EMBEDDING',
+  0x202b: 'RIGHT-TO-LEFT EMBEDDING',
+  0x202c: 'POP DIRECTIONAL FORMATTING',
+  0x202d: 'LEFT-TO-RIGHT OVERRIDE',
+  0x202e: 'RIGHT-TO-LEFT OVERRIDE',
+  0x2060: 'WORD JOINER',
+  0x2061: 'FUNCTION APPLICATION',
+  0x2062: 'INVISIBLE TIMES',
+  0x2063: 'INVISIBLE SEPARATOR',
+  0x2064: 'INVISIBLE PLUS',
+  0x2066: 'LEFT-TO-RIGHT ISOLATE',
+  0x2067: 'RIGHT-TO-LEFT ISOLATE',
+  0x2068: 'FIRST STRONG ISOLATE',
+  0x2069: 'POP DIRECTIONAL ISOLATE',
+  0xfeff: 'ZERO WIDTH NO-BREAK SPACE (byte order mark)',
+};
 
 const codePointName = (cp: number) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
 
@@ -25,6 +55,8 @@ export function textIssue(s: string, allowWhitespace = false): string | undefine
     if (cp < 0x20 || cp === 0x7f) {
       if (!allowWhitespace || cp === 0x7f) return `contains the control character ${codePointName(cp)}`;
     }
+    const invisible = INVISIBLE[cp];
+    if (invisible) return `contains ${codePointName(cp)} ${invisible}, an invisible bidi or zero-width character that makes the text read differently from what is stored`;
     if (ch === '|') return 'must not contain "|" (it separates the fields of the cadena original)';
   }
   return undefined;

@@ -109,6 +109,46 @@ describe('characters outside XML 1.0 are refused in every text field, naming the
   });
 });
 
+describe('bidi controls and zero-width characters are refused in fiscal text, each named', () => {
+  // Valid XML, but the stored text would read differently once printed: "RFC 123" shown reversed, a hidden space.
+  const invisible: [string, string][] = [
+    ['\u202E', 'U+202E RIGHT-TO-LEFT OVERRIDE'], ['\u202A', 'U+202A LEFT-TO-RIGHT EMBEDDING'], ['\u2066', 'U+2066 LEFT-TO-RIGHT ISOLATE'],
+    ['\u2069', 'U+2069 POP DIRECTIONAL ISOLATE'], ['\u200B', 'U+200B ZERO WIDTH SPACE'], ['\u200D', 'U+200D ZERO WIDTH JOINER'],
+    ['\u200F', 'U+200F RIGHT-TO-LEFT MARK'], ['\u061C', 'U+061C ARABIC LETTER MARK'], ['\u2060', 'U+2060 WORD JOINER'],
+    ['\u2064', 'U+2064 INVISIBLE PLUS'], ['\uFEFF', 'U+FEFF ZERO WIDTH NO-BREAK SPACE'],
+  ];
+  for (const [bad, named] of invisible) {
+    test(`${named} in a descripcion, a receptor nombre and a pago num_operacion → 400`, async () => {
+      for (const [body, field] of [
+        [ingreso({ conceptos: [concepto({ descripcion: `Servicio${bad} mensual` })] }), 'conceptos[0].descripcion'],
+        [ingreso({ receptor: { ...ICV, nombre: `INMOBILIARIA${bad}CVA` } }), 'receptor.nombre'],
+        [pago({ num_operacion: `OP${bad}1` }), 'pagos[0].num_operacion'],
+      ] as const) {
+        const res = await t.call('POST', '/cfdis/validate', { token: key, body });
+        expect(res.status).toBe(400);
+        expect(res.json.error.details).toContainEqual({ field, issue: expect.stringContaining(named) });
+      }
+    });
+  }
+
+  test('a client, the issuer\'s name and a serie refuse them too; a plain emoji stays accepted, a ZWJ emoji sequence does not', async () => {
+    const client = await t.call('POST', '/clients', { token: key, body: { ...ICV, nombre: 'INMOBILIARIA\u202ECVA' } });
+    expect(client.status).toBe(400);
+    expect(client.json.error.details).toContainEqual({ field: 'nombre', issue: expect.stringContaining('U+202E') });
+    const admin = await t.register();
+    const tenant = await t.call('PATCH', '/tenants/me', { token: admin.token, body: { nombre: 'ESCUELA\u200BKEMPER' } });
+    expect(tenant.status).toBe(422);
+    expect(tenant.json.error.details).toContainEqual({ field: 'nombre', issue: expect.stringContaining('U+200B') });
+    const serie = await t.call('POST', '/series', { token: key, body: { serie: 'B\uFEFFC' } });
+    expect(serie.status).toBe(400);
+    expect(serie.json.error.details).toContainEqual({ field: 'serie', issue: expect.stringContaining('U+FEFF') });
+    expect((await t.call('POST', '/cfdis/validate', { token: key, body: ingreso({ conceptos: [concepto({ descripcion: 'Pastel 🎂' })] }) })).json).toMatchObject({ valid: true });
+    const family = await t.call('POST', '/cfdis/validate', { token: key, body: ingreso({ conceptos: [concepto({ descripcion: 'Familia 👩\u200D👧' })] }) });
+    expect(family.status).toBe(400);
+    expect(family.json.error.details).toContainEqual({ field: 'conceptos[0].descripcion', issue: expect.stringContaining('U+200D ZERO WIDTH JOINER') });
+  });
+});
+
 describe('tab, newline and carriage return in a descripcion', () => {
   test('are stamped as character references; the XML is XSD-valid, our cadena equals SAT\'s XSLT and the Sello verifies', async () => {
     const descripcion = 'Servicio\tde facturación\nmensual\r\nnoviembre';

@@ -174,6 +174,7 @@ const CfdiRequestFields = z
 export const CfdiRequestSchema = withTextCheck(CfdiRequestFields, ['external_id', 'metadata']).openapi('CfdiRequest', {
   description:
     'Every string but external_id and metadata (which never reach the XML) may hold only characters XML 1.0 allows (not U+FFFE, U+FFFF, unpaired surrogates or control characters) and no "|"; ' +
+    'no invisible bidi control or zero-width character (U+202A–U+202E, U+2066–U+2069, U+200B–U+200F, U+2060–U+2064, U+061C, U+FEFF), each named in the 400; ' +
     'tab, line feed and carriage return are allowed only in conceptos[].descripcion, where SAT collapses whitespace.',
 });
 
