@@ -49,6 +49,45 @@ describe('amounts sent as JSON numbers with binary floating-point noise (7)', ()
   });
 });
 
+describe('JSON numbers with more digits than a double keeps (issue 19)', () => {
+  // Sent as JSON text: JSON.parse turns these digits into a different number before any schema sees them.
+  const post = (path: string, body: Record<string, unknown>, replace: [string, string]) =>
+    t.app.request(`/api/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body).replace(replace[0], replace[1]),
+    });
+  const refusal = async (res: Response, field: string) => {
+    expect(res.status).toBe(400);
+    const details = ((await res.json()) as { error: { details: Detail[] } }).error.details;
+    expect(details).toContainEqual({ field, issue: expect.stringContaining('send it as a string') });
+  };
+
+  test('an amount above 2^53, or with 17 significant digits, is refused naming the field; as a string it is taken digit for digit', async () => {
+    for (const digits of ['9007199254740993', '12345678901.123456']) {
+      await refusal(await post('/cfdis/validate', ingreso({ conceptos: [concepto({ valor_unitario: 1 })] }), ['"valor_unitario":1', `"valor_unitario":${digits}`]), 'conceptos[0].valor_unitario');
+      await refusal(await post('/cfdis/validate', ingreso({ conceptos: [concepto({ cantidad: 1 })] }), ['"cantidad":1', `"cantidad":${digits}`]), 'conceptos[0].cantidad');
+    }
+    const asString = await t.call('POST', '/cfdis', { token: key, body: ingreso({ conceptos: [concepto({ valor_unitario: '12345678901.123456' })] }) });
+    if (asString.status !== 201) throw new Error(`${asString.status} ${asString.text}`);
+    expect(child(child(parseXml(await xmlOf(asString.json.uuid)), 'cfdi:Conceptos')!, 'cfdi:Concepto')!.attrs.ValorUnitario).toBe('12345678901.123456');
+    // 15 significant digits and safe integers are exact: still accepted as numbers.
+    const exact = await post('/cfdis/validate', ingreso({ conceptos: [concepto({ valor_unitario: 1 })] }), ['"valor_unitario":1', '"valor_unitario":123456789.123456']);
+    expect(await exact.json()).toMatchObject({ valid: true });
+  });
+
+  test('an integer field above 2^53 − 1 is refused naming the field: anio (send it as a string), folio_inicial (its bound, not "not an integer")', async () => {
+    const global = ingreso({
+      receptor: { rfc: 'XAXX010101000', nombre: 'PUBLICO EN GENERAL', regimen_fiscal: '616', domicilio_fiscal: '42501', uso_cfdi: 'S01' },
+      informacion_global: { periodicidad: '01', meses: '01', anio: 1 },
+    });
+    await refusal(await post('/cfdis/validate', global, ['"anio":1', '"anio":9007199254740993']), 'informacion_global.anio');
+    const serie = await post('/series', { serie: 'BIG', folio_inicial: 1 }, ['"folio_inicial":1', '"folio_inicial":9007199254740993']);
+    expect(serie.status).toBe(400);
+    expect(((await serie.json()) as { error: { details: Detail[] } }).error.details).toEqual([{ field: 'folio_inicial', issue: 'must be at most 999999999999999' }]);
+  });
+});
+
 describe('a payment date without a time (3)', () => {
   test('today, before noon, is accepted and written as the Fecha of the receipt; an earlier day as 12:00:00; tomorrow is refused', async () => {
     const saved = t.clock.now;

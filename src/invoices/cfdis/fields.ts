@@ -15,6 +15,14 @@ function numberText(v: number): string {
   return /e/i.test(text) ? v.toFixed(12).replace(/\.?0+$/, '') : text;
 }
 
+/**
+ * A JSON number is a double by the time the schema sees it: JSON.parse turns 9007199254740993 into 9007199254740992
+ * and 12345678901.1234567 into 12345678901.123457, silently. A double keeps 15 significant digits and every integer
+ * up to 2^53 − 1, so a number beyond that may not be what was sent: it must come as a string, digit for digit.
+ */
+export const SEND_AS_STRING = 'has more digits than a JSON number keeps exactly (15 significant digits, or an integer up to 2^53 − 1): send it as a string';
+const lostDigits = (v: number, text: string): boolean => !Number.isSafeInteger(v) && text.replace('.', '').replace(/^0+/, '').length > 15;
+
 /** Money and quantities: a JSON number or a decimal string, non-negative, at most 6 decimals. */
 export const Amount = z
   .union([z.number(), z.string()], { message: 'must be a number or a decimal string' })
@@ -24,6 +32,10 @@ export const Amount = z
       ctx.addIssue({ code: 'custom', message: 'must be a non-negative decimal with at most 18 integer digits and 6 decimals' });
       return z.NEVER;
     }
+    if (typeof v === 'number' && lostDigits(v, plain)) {
+      ctx.addIssue({ code: 'custom', message: SEND_AS_STRING });
+      return z.NEVER;
+    }
     return plain;
   })
   .openapi({
@@ -31,7 +43,8 @@ export const Amount = z
     example: '1500.00',
     description:
       'Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value ' +
-      '(11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.',
+      '(11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 ' +
+      'significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.',
   });
 
 /** An exchange rate or currency equivalence: positive, up to 10 decimals (EquivalenciaDR). */
@@ -43,9 +56,25 @@ export const Rate = z
       ctx.addIssue({ code: 'custom', message: 'must be a positive decimal with at most 10 decimals' });
       return z.NEVER;
     }
+    if (typeof v === 'number' && lostDigits(v, text)) {
+      ctx.addIssue({ code: 'custom', message: SEND_AS_STRING });
+      return z.NEVER;
+    }
     return text;
   })
-  .openapi({ type: ['number', 'string'], example: '17.2509', description: 'Number or decimal string' });
+  .openapi({ type: ['number', 'string'], example: '17.2509', description: 'Number or decimal string; a JSON number with more than 15 significant digits is refused (send it as a string)' });
+
+/**
+ * An integer field. A number past 2^53 − 1 arrives already changed by JSON.parse; the bound says so (zod's own
+ * int() would call 9007199254740993 "not an integer").
+ */
+export const integer = (min: number, max: number) =>
+  z
+    .number({ message: 'must be an integer' })
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`)
+    .refine(Number.isInteger, 'must be an integer')
+    .openapi({ type: 'integer' });
 
 /** Free text; which characters it may hold is checked once for the whole request (withTextCheck). */
 export const str = (max: number, min = 1) =>

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { rfcProblem } from '../../cfdi/rules/rfc.ts';
-import { Amount, code, str } from './fields.ts';
+import { Amount, code, integer, str } from './fields.ts';
 
 /**
  * The `nomina` member of POST /cfdis (tipo N): the Nómina 1.2 complement in snake_case. Only format checks live
@@ -23,8 +23,7 @@ const Fecha = z
   }, 'is not a calendar date')
   .openapi({ example: '2026-04-30' });
 
-const int = (min: number, max: number, example: number) =>
-  z.number({ message: 'must be an integer' }).int('must be an integer').min(min, `must be at least ${min}`).max(max, `must be at most ${max}`).openapi({ example });
+const int = (min: number, max: number, example: number) => integer(min, max).openapi({ example });
 
 /** SAT t_CURP (tdCFDI.xsd). */
 export const CURP_PATTERN =

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { Amount, code, Rate, str, withTextCheck } from './fields.ts';
+import { Amount, code, integer, Rate, SEND_AS_STRING, str, withTextCheck } from './fields.ts';
 import { NominaRequestSchema } from './nomina-schema.ts';
 import { ExternalId, Metadata } from '../../lib/schemas.ts';
 
@@ -65,7 +65,7 @@ const PagoDocumentoSchema = z
   .object({
     cfdi_id: z.string().regex(/^cfdi_[0-9a-zA-Z]{1,60}$/, 'must be a cfdi_ id').optional().openapi({ description: 'An invoice issued here (or send uuid)' }),
     uuid: z.string().regex(UUID, 'must be a UUID').optional().openapi({ description: 'The folio fiscal of the paid invoice' }),
-    num_parcialidad: z.number().int().min(1).max(999).optional().openapi({ description: 'Default: the next instalment of that invoice' }),
+    num_parcialidad: integer(1, 999).optional().openapi({ description: 'Default: the next instalment of that invoice' }),
     imp_pagado: Amount.openapi({ description: 'Amount applied to this document, in its currency' }),
     equivalencia: Rate.optional().openapi({
       description: 'EquivalenciaDR: units of the document currency per unit of the payment currency. Default 1 for the same currency, tipo_cambio for an MXN document paid in another currency',
@@ -113,6 +113,16 @@ const PagoSchema = z
   .strict()
   .openapi('Pago');
 
+/** InformacionGlobal's Año, as a number or a string (checked against the Fecha by CFDI40136). */
+const Anio = z
+  .union([z.number(), z.string()])
+  .transform((v, ctx) => {
+    if (typeof v === 'number' && !Number.isInteger(v)) ctx.addIssue({ code: 'custom', message: 'must be a year such as 2026' });
+    else if (typeof v === 'number' && !Number.isSafeInteger(v)) ctx.addIssue({ code: 'custom', message: SEND_AS_STRING });
+    return String(v);
+  })
+  .openapi({ type: ['integer', 'string'], example: 2026 });
+
 const CfdiRequestFields = z
   .object({
     tipo: z.enum(['I', 'E', 'P', 'N', 'T'], { message: 'must be one of I, E, P, N, T' }),
@@ -131,7 +141,7 @@ const CfdiRequestFields = z
     receptor: ReceptorSchema.optional(),
     receptor_id: z.string().max(64).optional().openapi({ description: 'A client id (cli_…) instead of receptor' }),
     informacion_global: z
-      .object({ periodicidad: z.string(), meses: z.string(), anio: z.union([z.number().int(), z.string()]).transform(String) })
+      .object({ periodicidad: z.string(), meses: z.string(), anio: Anio })
       .strict()
       .optional(),
     cfdi_relacionados: z

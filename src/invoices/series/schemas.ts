@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { series } from '../../db/schema/index.ts';
 import { text, xmlText } from '../../lib/schemas.ts';
+import { integer } from '../cfdis/fields.ts';
 
 /** Highest folio accepted: 15 digits stay exact in a JSON number and well within CFDI's 40-character Folio. */
 export const MAX_FOLIO = 999_999_999_999_999;
@@ -9,11 +10,7 @@ const Serie = xmlText(25)
   // XML whitespace collapse would make the cadena differ from the stored value.
   .refine((s) => !/\s\s/.test(s), 'must not contain consecutive spaces')
   .openapi({ example: 'A', description: 'Serie printed before the folio (1–25 characters, no "|"); unique in the tenant and environment' });
-const Folio = z
-  .number({ message: 'must be an integer' })
-  .int('must be an integer')
-  .min(1, 'must be at least 1')
-  .max(MAX_FOLIO, `must be at most ${MAX_FOLIO}`);
+const Folio = integer(1, MAX_FOLIO);
 const Descripcion = text(200).openapi({ example: 'Facturas de mostrador' });
 
 export const SeriesCreateSchema = z
