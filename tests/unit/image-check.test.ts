@@ -16,13 +16,13 @@ function chunk(type: string, data: Buffer): Buffer {
   crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])));
   return Buffer.concat([head, data, crc]);
 }
-/** A grey PNG of the given size, its image data as given (whole by default). */
-function png(width: number, height: number, pixels = deflateSync(Buffer.alloc(height * (1 + width)))): Buffer {
+/** A grey PNG of the given size, its image data as given (whole by default); or of another colour type and depth. */
+function png(width: number, height: number, pixels = deflateSync(Buffer.alloc(height * (1 + width))), { depth = 8, color = 0 } = {}): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 0; // greyscale
+  ihdr[8] = depth;
+  ihdr[9] = color; // 0 greyscale, 6 RGBA
   return Buffer.concat([PNG.subarray(0, 8), chunk('IHDR', ihdr), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))]);
 }
 
@@ -48,6 +48,22 @@ describe('logo checks (before pdf-lib reads it)', () => {
     expect(pngProblem(png(MAX_LOGO_PIXELS + 1, 1))).toContain(`${MAX_LOGO_PIXELS} × ${MAX_LOGO_PIXELS}`);
   });
 
+  test('a 2048 × 2048 16-bit RGBA PNG (whole, within the pixel cap) is refused for its decoded size: 32 MiB, over 16 MiB', () => {
+    const rgba16 = (side: number) => png(side, side, deflateSync(Buffer.alloc(side * (1 + side * 8)), { level: 9 }), { depth: 16, color: 6 });
+    expect(pngProblem(rgba16(2048))).toBe('decodes to 32 MiB (2048 × 2048 pixels × 4 channels × 16 bits): must be at most 16 MiB decoded');
+    // The header decides, before any decompression: image data that would not even inflate gets the same answer.
+    expect(pngProblem(png(2048, 2048, Buffer.from('not zlib'), { depth: 16, color: 6 }))).toContain('decodes to 32 MiB');
+    expect(pngProblem(rgba16(1024))).toBeUndefined(); // 8 MiB
+    expect(pngProblem(png(2048, 2048, deflateSync(Buffer.alloc(2048 * (1 + 2048 * 4))), { color: 6 }))).toBeUndefined(); // 8-bit RGBA: 16 MiB
+    // A 12-bit JPEG frame of 2048 × 2048 × 3 components: 24 MiB decoded.
+    const sof = JPEG.indexOf(Buffer.from([0xff, 0xc0]));
+    const jpeg12 = Buffer.from(JPEG);
+    jpeg12[sof + 4] = 12;
+    jpeg12.writeUInt16BE(2048, sof + 5);
+    jpeg12.writeUInt16BE(2048, sof + 7);
+    expect(jpegProblem(jpeg12)).toContain('decodes to 24 MiB');
+  });
+
   test('a JPEG cut anywhere is refused', () => {
     for (let n = 3; n < JPEG.length; n += Math.max(1, Math.floor(JPEG.length / 400))) expect(jpegProblem(JPEG.subarray(0, n))).toBeString();
     expect(jpegProblem(JPEG.subarray(0, 300))).toContain('cut short');
@@ -66,6 +82,9 @@ describe('logo checks (before pdf-lib reads it)', () => {
     expect(res.status).toBe(422);
     expect(((await res.json()) as any).error.details[0]).toEqual({ field: 'logo', issue: 'PNG is cut short (in its IDAT chunk)' });
     expect((await upload(JPEG.subarray(0, 300))).status).toBe(422);
+    const huge = await upload(png(2048, 2048, deflateSync(Buffer.alloc(2048 * (1 + 2048 * 8)), { level: 9 }), { depth: 16, color: 6 }));
+    expect(huge.status).toBe(422);
+    expect(((await huge.json()) as any).error.details).toEqual([{ field: 'logo', issue: expect.stringContaining('PNG decodes to 32 MiB') }]);
     expect((await upload(PNG)).status).toBe(200);
   });
 });

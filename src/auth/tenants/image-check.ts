@@ -4,12 +4,25 @@ import { crc32, inflateSync } from 'node:zlib';
  * Structural checks of an uploaded logo before any image library reads it. pdf-lib's PNG decoder loops forever on a
  * PNG whose image data is cut short (one request would block the whole process), and a JPEG cut short embeds as a
  * broken image; so every PNG chunk is read with its CRC, the image data is inflated with the exact size the header
- * implies, and a JPEG must have a frame header and end with its end-of-image marker. Each function answers the
+ * implies, and a JPEG must have a frame header and end with its end-of-image marker. Both are bounded in pixels
+ * and in decoded size, read from the header before anything is decompressed. Each function answers the
  * problem, or undefined when the file is whole.
  */
 
 /** A logo is printed at 110 × 52 pt: this is plenty, and bounds the memory a decoder may need. */
 export const MAX_LOGO_PIXELS = 2048;
+/**
+ * The pixels' size once decoded (width × height × channels × bytes per channel): the dimension cap alone lets a
+ * 16-bit RGBA PNG decode to 32 MiB per render. 16 MiB is 2048 × 2048 in 8-bit RGBA (or CMYK).
+ */
+export const MAX_LOGO_DECODED_BYTES = 16 * 1024 * 1024;
+
+function decodedSizeProblem(width: number, height: number, channels: number, bitsPerChannel: number): string | undefined {
+  const bytes = width * height * channels * (bitsPerChannel > 8 ? 2 : 1);
+  if (bytes <= MAX_LOGO_DECODED_BYTES) return undefined;
+  const mib = (n: number) => `${Math.round((n / 1024 / 1024) * 10) / 10} MiB`;
+  return `decodes to ${mib(bytes)} (${width} × ${height} pixels × ${channels} channels × ${bitsPerChannel} bits): must be at most ${mib(MAX_LOGO_DECODED_BYTES)} decoded`;
+}
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
@@ -50,6 +63,8 @@ export function pngProblem(bytes: Buffer): string | undefined {
   if (!DEPTHS[color]?.includes(depth) || interlace > 1) return 'is damaged (unknown colour type or bit depth)';
   if (color === 3 && !palette) return 'is damaged (no palette)';
   if (data.length === 0) return 'is damaged (no image data)';
+  const tooBig = decodedSizeProblem(width, height, CHANNELS[color]!, depth);
+  if (tooBig) return tooBig;
   const bitsPerPixel = CHANNELS[color]! * depth;
   const rows = (w: number, h: number) => (w > 0 && h > 0 ? h * (1 + Math.ceil((w * bitsPerPixel) / 8)) : 0);
   const expected = interlace
@@ -89,6 +104,8 @@ export function jpegProblem(bytes: Buffer): string | undefined {
       const width = bytes.readUInt16BE(pos + 7);
       if (width < 1 || height < 1) return 'is damaged (zero width or height)';
       if (width > MAX_LOGO_PIXELS || height > MAX_LOGO_PIXELS) return `must be at most ${MAX_LOGO_PIXELS} × ${MAX_LOGO_PIXELS} pixels`;
+      const tooBig = decodedSizeProblem(width, height, bytes[pos + 9]!, bytes[pos + 4]!);
+      if (tooBig) return tooBig;
       frame = true;
     }
     if (marker === 0xda) {

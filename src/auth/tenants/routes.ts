@@ -2,6 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, formBody, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
+import { MAX_LOGO_DECODED_BYTES } from './image-check.ts';
 import { LogoUploadSchema, MAX_LOGO_BYTES, TenantPatchSchema, TenantSchema } from './schemas.ts';
 import { deleteLogo, getLogo, getMyTenant, updateMyTenant, uploadLogo } from './service.ts';
 import { LogoUploadExamples, TenantPatchExamples } from './examples.ts';
@@ -38,7 +39,7 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
     createRoute({
       method: 'put', path: '/api/v1/tenants/me/logo', operationId: 'uploadTenantLogo', tags,
       summary: 'Upload the logo printed on invoice PDFs (ADMIN)',
-      description: `multipart field \`logo\`: PNG or JPEG, at most ${MAX_LOGO_BYTES / 1024} KiB (larger → 413) and 2048 × 2048 pixels. Replaces the previous logo. Shown top left on every page, scaled to fit 110 × 52 pt.`,
+      description: `multipart field \`logo\`: PNG or JPEG, at most ${MAX_LOGO_BYTES / 1024} KiB (larger → 413), 2048 × 2048 pixels and ${MAX_LOGO_DECODED_BYTES / 1024 / 1024} MiB decoded (width × height × channels × bytes per channel: a 16-bit RGBA PNG of 2048 × 2048 is 32 MiB, refused; else 422 naming \`logo\`). Replaces the previous logo. Shown top left on every page, scaled to fit 110 × 52 pt.`,
       middleware: [requireRole('ADMIN')] as const,
       request: { body: formBody(LogoUploadSchema, LogoUploadExamples) },
       responses: {
@@ -47,7 +48,7 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
         401: errorResponse('Missing or invalid credential'),
         403: errorResponse('Role ADMIN required'),
         413: errorResponse('The file is too large'),
-        422: errorResponse('Not a whole PNG or JPEG image, or larger than 2048 × 2048 pixels'),
+        422: errorResponse('Not a whole PNG or JPEG image, or larger than 2048 × 2048 pixels or 16 MiB decoded'),
       },
     }),
     async (c) => c.json(await uploadLogo(deps, actorOf(c), c.req.valid('form').logo), 200),
