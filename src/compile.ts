@@ -40,7 +40,8 @@ export async function compileExecutable({ target, outfile = join(ROOT, 'dist', '
   process.chdir(ROOT); // assets keep the path they are given, relative to here: drizzle/ → <executable>/drizzle
   try {
     const result = await Bun.build({
-      entrypoints: [join(ROOT, 'src', 'bin.ts')],
+      // The PDF render thread is an entry point of its own: Bun embeds it, and new Worker() finds it by its path.
+      entrypoints: [join(ROOT, 'src', 'bin.ts'), join(ROOT, 'src', 'cfdi', 'pdf-worker.ts')],
       // .env in the working directory is read, as `bun src/index.ts` does; a stray bunfig.toml is not.
       compile: { ...(target && { target }), outfile, assets: ['drizzle'], autoloadBunfig: false },
       // Not minified: a stack trace from the executable keeps the source's names.

@@ -3,7 +3,7 @@ import { findTenant } from '../../auth/tenants/lookup.ts';
 import { sealComprobante } from '../../cfdi/build.ts';
 import type { CsdSigner } from '../../cfdi/csd.ts';
 import type { ComprobanteModel } from '../../cfdi/model.ts';
-import { renderCfdiPdf } from '../../cfdi/pdf.ts';
+import { pdfPool } from '../../cfdi/pdf-pool.ts';
 import { prepareInvoice, type ReceptorInput } from '../../cfdi/prepare.ts';
 import { timeZoneOf, zonedToUtc } from '../../cfdi/time.ts';
 import { tfdCadena } from '../../cfdi/tfd.ts';
@@ -444,11 +444,11 @@ function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): { uuid: 
 /** The stored document exactly as stamped. */
 export const getCfdiXml = (deps: CfdiDeps, actor: Actor, ref: string) => getStampedDocument(deps, actor, ref);
 
-/** The printed representation, rendered from the stored XML with the tenant's branding. */
+/** The printed representation, rendered from the stored XML with the tenant's branding, off the event loop. */
 export async function getCfdiPdf(deps: CfdiDeps, actor: Actor, ref: string): Promise<{ uuid: string; pdf: Uint8Array }> {
   const { uuid, xml, status } = getStampedDocument(deps, actor, ref);
   const brand = deps.db.select().from(tenantBranding).where(eq(tenantBranding.tenantId, actor.tenantId)).get();
-  const pdf = await renderCfdiPdf(xml.toString('utf8'), {
+  const pdf = await pdfPool.render(xml.toString('utf8'), {
     sandbox: actor.environment === 'test',
     cancelled: status === 'cancelado',
     branding: { accentColor: brand?.accentColor ?? undefined, logo: brand?.logo && brand.logoType ? { bytes: brand.logo, type: brand.logoType } : undefined },

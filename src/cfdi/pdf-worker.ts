@@ -1,0 +1,16 @@
+import { renderCfdiPdf, type PdfOptions } from './pdf.ts';
+
+/**
+ * A PDF render thread (pdf-pool.ts): one render at a time, posted back as a transferred buffer. The fonts and glyph
+ * caches stay parsed between renders. Also an entry point of the single executable (src/compile.ts).
+ */
+declare const self: Worker;
+
+self.onmessage = async ({ data }: MessageEvent<{ xml: string; options: PdfOptions }>) => {
+  try {
+    const pdf = await renderCfdiPdf(data.xml, data.options);
+    self.postMessage({ pdf }, [pdf.buffer]);
+  } catch (err) {
+    self.postMessage({ error: err instanceof Error ? err.message : String(err) });
+  }
+};
