@@ -13,4 +13,6 @@ self.onmessage = async ({ data }: MessageEvent<{ xml: string; options: PdfOption
   } catch (err) {
     self.postMessage({ error: err instanceof Error ? err.message : String(err) });
   }
+  // A large document leaves hundreds of MiB of garbage that the thread's heap would otherwise keep for a while.
+  Bun.gc(true);
 };
