@@ -25,6 +25,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness: the process answers
+         * @description For a supervisor deciding whether to restart the process (a Kubernetes livenessProbe): 200 whenever the process answers HTTP. It checks no dependency, so a full disk or a busy queue never gets a working process restarted; `/health` (readiness) does.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/health": {
         parameters: {
             query?: never;
@@ -33,8 +53,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: database and scheduler
-         * @description For load balancers and container health checks. 503 when a dependency is down; `error` names it.
+         * Readiness: database writable, scheduler ticking, queue moving
+         * @description For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (a write failed, or less than 64 MiB of storage left), `scheduler` (no tick for three intervals; a tick that finds the job worker still busy counts), `queue` (the oldest due job waits over 10 minutes). The database write runs at most once a second. `/health/live` is the liveness check.
          */
         get: operations["getHealth"];
         put?: never;
@@ -113,7 +133,7 @@ export interface paths {
         put?: never;
         /**
          * Register a tenant (issuer) and its first ADMIN user
-         * @description The RFC decides the persona type (12 characters moral, 13 física); the régimen must apply to it (c_RegimenFiscal) and the postal code must be in c_CodigoPostal.
+         * @description The RFC decides the persona type (12 characters moral, 13 física); the régimen must apply to it (c_RegimenFiscal) and the postal code must be in c_CodigoPostal. Any email may be used: emails are unique within a tenant only, so the answer never tells whether another tenant uses it. At most 5 sign-ups per hour from one client address and 100 per hour on the server (429 with Retry-After); invalid requests do not count.
          */
         post: operations["registerTenant"];
         delete?: never;
@@ -133,7 +153,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with email and password
-         * @description After 5 consecutive wrong passwords the account is locked for 15 minutes (429 with Retry-After).
+         * @description Attempts are counted before the password is checked. After 5 wrong passwords for an email from one client address, that address waits (429 with Retry-After): 1 minute, then twice as long after each further wrong password, up to 1 hour; a right password resets it. Other addresses are not held back, so the owner still logs in from elsewhere; addresses that already failed for an email share 20 attempts a minute. An unknown email gets the same answers, the same waits and the same cost as a known one.
          */
         post: operations["login"];
         delete?: never;
@@ -268,7 +288,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (ADMIN, user session)
-         * @description The `key` is returned only in this response and cannot be retrieved again.
+         * @description The `key` is returned only in this response and cannot be retrieved again. A retry with the same `Idempotency-Key` by the same user gets this answer back (it is stored sealed); anyone else sending that key makes their own request. At most 20 active keys per tenant and environment (409).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -326,7 +346,7 @@ export interface paths {
         get: operations["getTenantLogo"];
         /**
          * Upload the logo printed on invoice PDFs (ADMIN)
-         * @description multipart field `logo`: PNG or JPEG, at most 256 KiB (larger → 413) and 2048 × 2048 pixels. Replaces the previous logo. Shown top left on every page, scaled to fit 110 × 52 pt.
+         * @description multipart field `logo`: PNG or JPEG, at most 256 KiB (larger → 413), 2048 × 2048 pixels and 16 MiB decoded (width × height × channels × bytes per channel: a 16-bit RGBA PNG of 2048 × 2048 is 32 MiB, refused; else 422 naming `logo`). Replaces the previous logo. Shown top left on every page, scaled to fit 110 × 52 pt.
          */
         put: operations["uploadTenantLogo"];
         post?: never;
@@ -369,7 +389,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a seal certificate (CSD): .cer, .key and its password (ADMIN)
-         * @description Checked as a PAC would: a CSD (a FIEL is rejected), valid now, issued to the tenant's RFC, the password opens the key and the key belongs to the certificate. The new CSD becomes the active one of its environment (the previous one becomes inactive). The private key is stored encrypted (AES-256-GCM under the master key); the password is never stored. Files over 64 KiB → 413.
+         * @description Checked as a PAC would: a CSD (a FIEL is rejected), valid now, issued by SAT (not self-signed, the issuer's organization SAT; with a test credential it must chain to SAT's test certification authorities, signatures verified), issued to the tenant's RFC, the password opens the key and the key belongs to the certificate. The key's encryption is read before the password is tried: PBES2 with PBKDF2 (HMAC-SHA1 or HMAC-SHA256) and DES-EDE3-CBC or AES-CBC, at most 100000 PBKDF2 iterations (SAT's keys use 2048); anything else → 400 naming `key`. The new CSD becomes the active one of its environment (the previous one becomes inactive). The private key is stored encrypted (AES-256-GCM under the master key); the password is never stored. Files over 64 KiB → 413. At most 10 uploads that try the password (the certificate passed its checks; accepted or refused) per tenant and environment in each clock hour; past that → 429 with `Retry-After` (seconds until the hour ends).
          */
         post: operations["uploadCsd"];
         delete?: never;
@@ -596,7 +616,7 @@ export interface paths {
         };
         /**
          * Download the printed representation (PDF)
-         * @description Rendered on demand from the stored XML (the XML is the source of every value): issuer, receptor, conceptos with their taxes, totals and the total in words, related CFDI, información global, the stamp (UUID, certificate numbers, both seals, the TFD cadena) and the QR code with SAT's verification URL. Letter size, numbered pages; the tenant's logo and accent colour (PUT /tenants/me/logo, PATCH /tenants/me). Sandbox (test) invoices carry "SIN VALIDEZ FISCAL — SANDBOX" on every page.
+         * @description Rendered on demand from the stored XML (the XML is the source of every value): issuer, receptor, conceptos with their taxes, totals and the total in words, related CFDI, información global, the stamp (UUID, certificate numbers, both seals, the TFD cadena) and the QR code with SAT's verification URL. Letter size, numbered pages; the tenant's logo and accent colour (PUT /tenants/me/logo, PATCH /tenants/me). Sandbox (test) invoices carry "SIN VALIDEZ FISCAL — SANDBOX" on every page. Rendered on worker threads, at most min(2, CPU cores) at once; up to 16 more wait their turn, beyond that 503 with Retry-After.
          */
         get: operations["downloadCfdiPdf"];
         put?: never;
@@ -730,7 +750,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to events
-         * @description Deliveries: POST with body `{ event, tenant_id, created_at, data }` (the data of every cfdi.* event carries the invoice's external_id and metadata); headers X-FC-Event, X-FC-Signature (`sha256=` + hex HMAC-SHA256 of the raw body keyed with the whole secret string), X-FC-Delivery-Id (same on retries: dedupe on it), X-FC-Timestamp, and Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part after `whsec_`). 10 s timeout, redirects not followed, any 2xx is success; retries after 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (±10 %), or later when the receiver sends Retry-After; 410 Gone disables the webhook; 10 consecutive failures pause it. In live mode the URL may not resolve to a private, loopback, link-local or metadata address.
+         * @description Deliveries: POST with body `{ event, tenant_id, created_at, data }` (the data of every cfdi.* event carries the invoice's external_id and metadata); headers X-FC-Event, X-FC-Signature (`sha256=` + hex HMAC-SHA256 of the raw body keyed with the whole secret string), X-FC-Delivery-Id (same on retries: dedupe on it), X-FC-Timestamp, and Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part after `whsec_`). 10 s timeout, redirects not followed, any 2xx is success; retries after 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (±10 %), or later when the receiver sends Retry-After; 410 Gone disables the webhook; 10 consecutive failures pause it. In test and live mode alike the URL (every address its host resolves to) must be public: private, loopback, link-local, CGNAT, reserved and cloud metadata addresses, also inside IPv4-mapped, NAT64, 6to4 and Teredo IPv6 forms, answer 400, on create and PATCH; each attempt checks again and connects to the address it checked. A tenant's deliveries run at most 16 at a time (8 per webhook).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1015,6 +1035,11 @@ export interface components {
             /** @example ana@example.com */
             email: string;
             password: string;
+            /**
+             * @description Which tenant to log into when the email belongs to users of several tenants; without it, the oldest such user.
+             * @example ten_01jd2m3k4n5p6q7r8s9t0v1w2x
+             */
+            tenant_id?: string;
         };
         RefreshRequest: {
             refresh_token: string;
@@ -1493,7 +1518,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        /** @description Every string but external_id and metadata (which never reach the XML) may hold only characters XML 1.0 allows (not U+FFFE, U+FFFF, unpaired surrogates or control characters) and no "|"; tab, line feed and carriage return are allowed only in conceptos[].descripcion, where SAT collapses whitespace. */
+        /** @description Every string but external_id and metadata (which never reach the XML) may hold only characters XML 1.0 allows (not U+FFFE, U+FFFF, unpaired surrogates or control characters) and no "|"; no invisible bidi control or zero-width character (U+202A–U+202E, U+2066–U+2069, U+200B–U+200F, U+2060–U+2064, U+061C, U+FEFF), each named in the 400; tab, line feed and carriage return are allowed only in conceptos[].descripcion, where SAT collapses whitespace. */
         CfdiRequest: {
             /** @enum {string} */
             tipo: "I" | "E" | "P" | "N" | "T";
@@ -1517,7 +1542,7 @@ export interface components {
              */
             moneda?: string;
             /**
-             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
              * @example 1500.00
              */
             tipo_cambio?: number | string;
@@ -1533,6 +1558,7 @@ export interface components {
             informacion_global?: {
                 periodicidad: string;
                 meses: string;
+                /** @example 2026 */
                 anio: number | string;
             };
             cfdi_relacionados?: {
@@ -1573,7 +1599,7 @@ export interface components {
             clave_prod_serv: string;
             no_identificacion?: string;
             /**
-             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
              * @example 1
              */
             cantidad: number | string;
@@ -1583,12 +1609,12 @@ export interface components {
             /** @example Servicio de facturación */
             descripcion: string;
             /**
-             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
              * @example 1000.00
              */
             valor_unitario: number | string;
             /**
-             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
              * @example 1500.00
              */
             descuento?: number | string;
@@ -1604,7 +1630,7 @@ export interface components {
                     /** @enum {string} */
                     tipo_factor: "Tasa" | "Cuota" | "Exento";
                     /**
-                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                      * @example 0.160000
                      */
                     tasa_o_cuota?: number | string;
@@ -1625,7 +1651,7 @@ export interface components {
                     /** @enum {string} */
                     tipo_factor: "Tasa" | "Cuota" | "Exento";
                     /**
-                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                      * @example 0.160000
                      */
                     tasa_o_cuota?: number | string;
@@ -1664,7 +1690,7 @@ export interface components {
              */
             tipo_cambio?: number | string;
             /**
-             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
              * @example 1160.00
              */
             monto: number | string;
@@ -1714,7 +1740,7 @@ export interface components {
                     /** @enum {string} */
                     tipo_factor: "Tasa" | "Cuota" | "Exento";
                     /**
-                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                      * @example 0.160000
                      */
                     tasa_o_cuota?: number | string;
@@ -1735,7 +1761,7 @@ export interface components {
                     /** @enum {string} */
                     tipo_factor: "Tasa" | "Cuota" | "Exento";
                     /**
-                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                      * @example 0.160000
                      */
                     tasa_o_cuota?: number | string;
@@ -1763,7 +1789,7 @@ export interface components {
             /** @example 2026-04-30 */
             fecha_final_pago: string;
             /**
-             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
              * @example 15
              */
             num_dias_pagados: number | string;
@@ -1781,7 +1807,7 @@ export interface components {
                     /** @example IP */
                     origen_recurso: string;
                     /**
-                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                      * @example 1500.00
                      */
                     monto_recurso_propio?: number | string;
@@ -1820,12 +1846,12 @@ export interface components {
                 /** @example 1234567890 */
                 cuenta_bancaria?: string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 salario_base_cot_apor?: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 salario_diario_integrado?: number | string;
@@ -1835,7 +1861,7 @@ export interface components {
                     /** @example EKU9003173C9 */
                     rfc_labora: string;
                     /**
-                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                      * @example 100
                      */
                     porcentaje_tiempo: number | string;
@@ -1852,12 +1878,12 @@ export interface components {
                 /** @example Sueldo */
                 concepto: string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 importe_gravado: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 importe_exento: number | string;
@@ -1870,7 +1896,7 @@ export interface components {
                     /** @example 4 */
                     horas_extra: number;
                     /**
-                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                      * @example 1500.00
                      */
                     importe_pagado: number | string;
@@ -1878,12 +1904,12 @@ export interface components {
                 /** @description Required with tipo_percepcion 045 */
                 acciones_o_titulos?: {
                     /**
-                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                      * @example 1500.00
                      */
                     valor_mercado: number | string;
                     /**
-                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                      * @example 1500.00
                      */
                     precio_al_otorgarse: number | string;
@@ -1892,27 +1918,27 @@ export interface components {
             /** @description Required with tipo_percepcion 039 or 044 */
             jubilacion_pension_retiro?: {
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 total_una_exhibicion?: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 total_parcialidad?: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 monto_diario?: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 ingreso_acumulable: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 ingreso_no_acumulable: number | string;
@@ -1920,24 +1946,24 @@ export interface components {
             /** @description Required with tipo_percepcion 022, 023 or 025 */
             separacion_indemnizacion?: {
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 total_pagado: number | string;
                 /** @example 5 */
                 num_anios_servicio: number;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 ultimo_sueldo_mens_ord: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 ingreso_acumulable: number | string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 ingreso_no_acumulable: number | string;
@@ -1950,7 +1976,7 @@ export interface components {
                 /** @example ISR */
                 concepto: string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 importe: number | string;
@@ -1963,7 +1989,7 @@ export interface components {
                 /** @example Subsidio para el empleo */
                 concepto: string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 importe: number | string;
@@ -1975,14 +2001,14 @@ export interface components {
                 /** @description Required with tipo_otro_pago 004 */
                 compensacion_saldos_a_favor?: {
                     /**
-                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                      * @example 1500.00
                      */
                     saldo_a_favor: number | string;
                     /** @example 2025 */
                     anio: number;
                     /**
-                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                      * @example 1500.00
                      */
                     remanente_sal_fav: number | string;
@@ -1994,7 +2020,7 @@ export interface components {
                 /** @example 02 */
                 tipo_incapacidad: string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit.
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
                  * @example 1500.00
                  */
                 importe_monetario?: number | string;
@@ -2287,6 +2313,44 @@ export interface operations {
             };
         };
     };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process answers */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description Too many requests from this address */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -2494,19 +2558,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Email already registered */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description Unsupported media type: send Content-Type: application/json */
             415: {
                 headers: {
@@ -2527,6 +2578,20 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Registration budget spent: this address, or the whole server, registered too many tenants this hour */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2600,7 +2665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Account temporarily locked after repeated failures */
+            /** @description Too many wrong passwords for this email from this address: wait Retry-After seconds */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2888,7 +2953,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Email already registered */
+            /** @description Email already used by a user of this tenant (other tenants are never consulted) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3424,6 +3489,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The tenant already has 20 active keys in this environment: revoke one first */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unsupported media type: send Content-Type: application/json */
             415: {
                 headers: {
@@ -3778,7 +3857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not a whole PNG or JPEG image, or larger than 2048 × 2048 pixels */
+            /** @description Not a whole PNG or JPEG image, or larger than 2048 × 2048 pixels or 16 MiB decoded */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4011,7 +4090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Csd"];
                 };
             };
-            /** @description Not a CSD, expired, another RFC, wrong password, or a key of another certificate */
+            /** @description Not a CSD, expired, not issued by SAT, another RFC, wrong password, a key of another certificate, or a key encrypted with an algorithm or iteration count that is not accepted */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4088,6 +4167,21 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description More than 10 uploads that tried a password this hour for the tenant and environment; Retry-After says when to try again */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -5530,6 +5624,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many PDFs are being rendered: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     cancelCfdi: {
@@ -6172,7 +6280,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
-            /** @description Invalid URL or events */
+            /** @description Invalid events, or a URL that is not http(s), carries credentials, does not resolve or is not public */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6388,7 +6496,7 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
-            /** @description Invalid input */
+            /** @description Invalid input, or a URL that is not public (see createWebhook) */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6703,7 +6811,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque; from pagination.next_cursor */
                 cursor?: string;
-                /** @description Search. Digits: keys starting with them. Words: products/services and units by full text (prefixes, accents ignored: "credito" finds "Crédito"); other catalogs by key or description */
+                /** @description Search. Digits: keys starting with them. Words: products/services and units by full text, every word required, accents ignored ("credito" finds "Crédito"); a word of two or more characters matches as a prefix ("torn" finds "Tornillos"), a one-character word only as a whole word ("vitamina c", "rayos x"). At most the 2000 best matches are returned (by relevance, a class whose own name matches first); refine the words to reach others. Other catalogs: by key or description */
                 q?: string;
             };
             header?: never;
