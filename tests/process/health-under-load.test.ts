@@ -17,6 +17,8 @@ const CLIENTS = 8;
 // Every 500 ms: /health shares the per-address limit of calls without a credential (100 a minute).
 const POLL_MS = 500;
 
+// The receiver listens on loopback, which webhooks may target only with the operator's consent.
+const ENV = { WEBHOOK_ALLOW_PRIVATE: 'true' };
 const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-health-load-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -27,14 +29,14 @@ describe('health under load', () => {
     // An integrator's receiver that is slow but answers: deliveries back up behind its lane's 8 slots.
     const receiver = Bun.serve({ port: 0, fetch: async () => (await Bun.sleep(1000), new Response('ok')) });
     try {
-      const setup = await startServer(dataDir);
+      const setup = await startServer(dataDir, ENV);
       // Item 14: the connection really syncs every commit (read back from SQLite at start).
       expect(listening(setup.startLog).sqlite_synchronous).toBe('full');
       const tenant = await setUpTenant(setup.base, receiver.url.origin, SOAK_TENANTS[0]!);
       await stopServer(setup.proc);
       liftRateLimits(dataDir, [tenant]);
 
-      const { proc, base } = await startServer(dataDir);
+      const { proc, base } = await startServer(dataDir, ENV);
       const statuses = new Map<number, number>();
       const health: { at: number; status: number; body: string }[] = [];
       let stopping = false;
