@@ -55,6 +55,8 @@ export interface AppDeps {
   passwordCost?: PasswordCost;
   /** Requests per minute per client address for calls without a credential (login, register, health). */
   anonymousRateLimit?: number;
+  /** Requests per minute per client address for /health and /health/live (default 600). */
+  probeRateLimit?: number;
   maxBodyBytes?: number;
   authBackendUrl?: string;
   invoiceBackendUrl?: string;
@@ -139,7 +141,7 @@ export function createApp(deps: AppDeps) {
     resolve: webhookDeps.resolve,
   });
 
-  const { app, anonymous, limitBody, routeToBackend } = createGateway({
+  const { app, anonymous, probes, limitBody, routeToBackend } = createGateway({
     logger: deps.logger,
     now,
     authenticate: createAuthenticator(deps.db, accessTokens, now, credentials),
@@ -147,6 +149,7 @@ export function createApp(deps: AppDeps) {
     auth: { backend: authBackend, url: deps.authBackendUrl },
     invoices: { backend: invoiceBackend, url: deps.invoiceBackendUrl },
     anonymousLimit: deps.anonymousRateLimit ?? 100,
+    probeLimit: deps.probeRateLimit ?? 600,
     maxBodyBytes: deps.maxBodyBytes ?? 1024 * 1024,
   });
 
@@ -176,8 +179,8 @@ export function createApp(deps: AppDeps) {
     },
   );
 
-  app.use('/api/v1/health', anonymous);
-  app.use('/api/v1/health/live', anonymous);
+  app.use('/api/v1/health', probes);
+  app.use('/api/v1/health/live', probes);
   mountHealth(app, { db: deps.db, heartbeat: deps.heartbeat, now, version: VERSION, livePac: deps.livePac !== undefined });
 
   app.use('/api/v1/sandbox/*', anonymous);

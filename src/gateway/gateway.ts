@@ -27,6 +27,8 @@ export interface GatewayDeps {
   invoices: { backend: Backend; url?: string };
   /** Per-minute limit for calls without a credential, per client address. */
   anonymousLimit: number;
+  /** Per-minute limit for /health and /health/live, per client address, apart from anonymousLimit. */
+  probeLimit: number;
   maxBodyBytes: number;
 }
 
@@ -196,7 +198,17 @@ export function createGateway(deps: GatewayDeps) {
     return forward(c, target, actor);
   };
 
-  return { app, anonymous, limitBody, routeToBackend };
+  /**
+   * Health probes have their own, larger budget per address: a load balancer or orchestrator polling every second
+   * (often readiness and liveness both) must not be refused because sign-ups or logins came from the same address.
+   */
+  const probes: MiddlewareHandler<GatewayEnv> = async (c, next) => {
+    const limited = rateLimit(c, `probe:${clientAddress(c)}`, deps.probeLimit);
+    if (limited) return limited;
+    await next();
+  };
+
+  return { app, anonymous, probes, limitBody, routeToBackend };
 }
 
 /** Requests from Bun.serve have mutable headers; others (tests' Request objects may not) get a copy. */

@@ -53,7 +53,7 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
       security: [],
       responses: {
         200: jsonResponse(HealthSchema, 'The process answers'),
-        429: errorResponse('Too many requests from this address'),
+        429: errorResponse('More than 600 probes a minute from this address (shared with /health)'),
       },
     }),
     (c) => c.json({ status: 'ok' as const, info: { service }, error: null, details: { service } }, 200),
@@ -67,11 +67,12 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
       description:
         'For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (a write failed, or less than 64 MiB of storage left), ' +
         '`scheduler` (no tick for three intervals; a tick that finds the job worker still busy counts), `queue` (the oldest due job waits over 10 minutes). ' +
-        'The database write runs at most once a second. `/health/live` is the liveness check.',
+        'The database write runs at most once a second. `/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per ' +
+        'client address (429 past it), apart from the 100 of the other calls without a credential, so sign-ups from the same address never make an instance look down.',
       security: [],
       responses: {
         200: jsonResponse(HealthSchema, 'Ready'),
-        429: errorResponse('Too many requests from this address'),
+        429: errorResponse('More than 600 probes a minute from this address'),
         503: jsonResponse(HealthSchema, 'A dependency failed'),
       },
     }),

@@ -73,6 +73,20 @@ describe('rate limits', () => {
     expect(await limitFor('enterprise', 10)).toBe('1000');
   });
 
+  test('health probes have their own budget per address: sign-ups from the same address never make the instance look down', async () => {
+    const t = createTestApp({ anonymousRateLimit: 3, probeRateLimit: 20 });
+    t.clock.now = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 1000);
+    for (let i = 0; i < 3; i++) expect((await t.call('GET', '/openapi.json')).status).toBe(200);
+    expect((await t.call('GET', '/openapi.json')).status).toBe(429); // the address's anonymous budget is spent
+    for (let i = 0; i < 10; i++) {
+      expect((await t.call('GET', '/health')).status).toBe(200);
+      expect((await t.call('GET', '/health/live')).status).toBe(200);
+    }
+    const past = await t.call('GET', '/health');
+    expect(past.status).toBe(429);
+    expect(past.headers.get('x-ratelimit-limit')).toBe('20');
+  });
+
   test('failed credentials are limited per client address', async () => {
     const t = createTestApp({ anonymousRateLimit: 3 });
     t.clock.now = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 1000);

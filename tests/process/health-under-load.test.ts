@@ -14,7 +14,7 @@ import { startServer, stopServer } from './server.ts';
  */
 const SECONDS = Number(process.env.HEALTH_LOAD_SECONDS ?? (process.env.CI ? 30 : 20));
 const CLIENTS = 8;
-// Every 500 ms: /health shares the per-address limit of calls without a credential (100 a minute).
+// Every 500 ms, as an orchestrator's probe might (probes have their own 600 a minute per address).
 const POLL_MS = 500;
 
 // The receiver listens on loopback, which webhooks may target only with the operator's consent.
