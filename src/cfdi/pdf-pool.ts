@@ -11,6 +11,8 @@ import type { PdfOptions } from './pdf.ts';
 // availableParallelism() reads navigator.hardwareConcurrency, which a library may shadow (pdf.js in the tests does).
 export const PDF_WORKERS = Math.min(2, availableParallelism() || cpus().length || 1);
 export const PDF_WAITING = 16;
+/** A render taking longer is stopped (its thread replaced): the largest invoice the schema allows renders in seconds. */
+export const PDF_RENDER_TIMEOUT_MS = 60_000;
 const RETRY_AFTER_SECONDS = 2;
 
 /**
@@ -36,6 +38,7 @@ export class PdfPool {
   constructor(
     readonly size = PDF_WORKERS,
     readonly waiting = PDF_WAITING,
+    public timeoutMs = PDF_RENDER_TIMEOUT_MS,
   ) {}
 
   render(xml: string, options: PdfOptions): Promise<Uint8Array> {
@@ -71,7 +74,17 @@ export class PdfPool {
 
   private run(job: Job): void {
     const worker = this.idle.pop() ?? this.spawn();
+    // A render that never ends would hold its thread for good: stop it, replace the thread, answer 503.
+    const deadline = setTimeout(() => {
+      done(false);
+      job.reject(
+        new ApiError(503, 'The PDF took too long to render', [{ field: 'pdf', issue: `not rendered within ${this.timeoutMs / 1000} seconds; retry later` }], {
+          'Retry-After': String(RETRY_AFTER_SECONDS),
+        }),
+      );
+    }, this.timeoutMs);
     const done = (reuse: boolean) => {
+      clearTimeout(deadline);
       worker.onmessage = null;
       worker.onerror = null;
       if (reuse) this.idle.push(worker);

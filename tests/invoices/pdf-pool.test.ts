@@ -79,4 +79,21 @@ describe('PDF rendering off the event loop', () => {
       pool.close();
     }
   }, 60_000);
+
+  test('a render past its deadline is stopped: 503 with Retry-After, its thread replaced, the next render served', async () => {
+    const xml = await (await t.app.request(`/api/v1/cfdis/${big}/xml`, { headers: { authorization: `Bearer ${key}` } })).text();
+    const pool = new PdfPool(1, 1, 50); // the 2,000-concepto invoice takes far longer than 50 ms
+    try {
+      const late = await pool.render(xml, { sandbox: true }).catch((err: unknown) => err);
+      expect(late).toBeInstanceOf(ApiError);
+      expect((late as ApiError).status).toBe(503);
+      expect((late as ApiError).headers['Retry-After']).toBe('2');
+      expect(pool.running).toBe(0);
+      pool.timeoutMs = 60_000;
+      const served = await pool.render(xml, { sandbox: true }); // on the thread that replaced the stopped one
+      expect(new TextDecoder().decode(served.subarray(0, 5))).toBe('%PDF-');
+    } finally {
+      pool.close();
+    }
+  }, 60_000);
 });

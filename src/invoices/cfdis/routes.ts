@@ -256,13 +256,13 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         'the total in words, related CFDI, información global, the stamp (UUID, certificate numbers, both seals, the TFD cadena) and the QR code ' +
         'with SAT\'s verification URL. Letter size, numbered pages; the tenant\'s logo and accent colour (PUT /tenants/me/logo, PATCH ' +
         '/tenants/me). Sandbox (test) invoices carry "SIN VALIDEZ FISCAL — SANDBOX" on every page. Rendered on worker threads, at most ' +
-        'min(2, CPU cores) at once; up to 16 more wait their turn, beyond that 503 with Retry-After.',
+        'min(2, CPU cores) at once; up to 16 more wait their turn, beyond that 503 with Retry-After. A render that takes over 60 s is stopped (503 with Retry-After).',
       request: { params: UuidParams },
       responses: {
         200: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } },
         400: errorResponse('Not a UUID'),
         404: errorResponse('No such CFDI, or not stamped yet'),
-        503: errorResponse('Too many PDFs are being rendered: retry after Retry-After seconds'),
+        503: errorResponse('Too many PDFs are being rendered, or this one took over 60 s: retry after Retry-After seconds'),
         ...errors,
       },
     }),
