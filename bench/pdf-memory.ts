@@ -5,7 +5,7 @@
  *   bun bench/pdf-memory.ts --mode pool|inline
  */
 import { parseArgs } from 'node:util';
-import { pdfPool } from '../src/cfdi/pdf-pool.ts';
+import { pdfPool } from '../src/invoices/cfdis/pdf-pool.ts';
 import { renderCfdiPdf } from '../src/cfdi/pdf.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { INVOICE } from './invoice.ts';

@@ -41,7 +41,7 @@ export async function compileExecutable({ target, outfile = join(ROOT, 'dist', '
   try {
     const result = await Bun.build({
       // The PDF render thread is an entry point of its own: Bun embeds it, and new Worker() finds it by its path.
-      entrypoints: [join(ROOT, 'src', 'bin.ts'), join(ROOT, 'src', 'cfdi', 'pdf-worker.ts')],
+      entrypoints: [join(ROOT, 'src', 'bin.ts'), join(ROOT, 'src', 'invoices', 'cfdis', 'pdf-worker.ts')],
       // .env in the working directory is read, as `bun src/index.ts` does; a stray bunfig.toml is not.
       compile: { ...(target && { target }), outfile, assets: ['drizzle'], autoloadBunfig: false },
       // Not minified: a stack trace from the executable keeps the source's names.

@@ -1,6 +1,6 @@
 import { catalogEntry, inForce, type CatalogName } from '../catalogs/index.ts';
-import type { NominaRequest } from '../invoices/cfdis/nomina-schema.ts';
 import { Dec, sum } from './decimal.ts';
+import type { Fail, NominaInput } from './input.ts';
 import { el, type XmlNode } from './xml.ts';
 
 /**
@@ -10,8 +10,6 @@ import { el, type XmlNode } from './xml.ts';
  * public Rev. E table that agrees with every code RULES cites (complement rules NOM30–NOM108). Checks with no
  * matrix code (XSD facets, our own consistency checks) carry none.
  */
-
-export type Fail = (field: string, issue: string, rule?: string) => void;
 
 export interface NominaContext {
   emisorRfc: string;
@@ -119,7 +117,7 @@ export function clabeValida(clabe: string): boolean {
  * the model. Problems go to `fail`, all of them; the model is returned even then (the caller decides from its
  * list), so undefined is reserved for a request it cannot read at all.
  */
-export function prepareNomina(req: NominaRequest, ctx: NominaContext, fail: Fail): NominaModel | undefined {
+export function prepareNomina(req: NominaInput, ctx: NominaContext, fail: Fail): NominaModel | undefined {
   const day = ctx.fecha.slice(0, 10);
   const valid = (name: CatalogName, key: string) => {
     const row = catalogEntry(name, key);
@@ -305,7 +303,7 @@ export function prepareNomina(req: NominaRequest, ctx: NominaContext, fail: Fail
 type CatalogCheck = (path: string, name: CatalogName, key: string, rule: string) => boolean;
 
 /** Percepciones and their dependent nodes (NOM75–NOM90); totals by kind (NOM69–NOM74, NOM77–NOM79). */
-function preparePercepciones(req: NominaRequest, hasIncapacidades: boolean, totalIncapacidades: Dec, catalog: CatalogCheck, fail: Fail): PercepcionesModel {
+function preparePercepciones(req: NominaInput, hasIncapacidades: boolean, totalIncapacidades: Dec, catalog: CatalogCheck, fail: Fail): PercepcionesModel {
   const items: PercepcionModel[] = req.percepciones!.map((p, i) => {
     const path = `percepciones[${i}]`;
     catalog(`${path}.tipo_percepcion`, 'c_TipoPercepcion', p.tipo_percepcion, 'NOM76');
@@ -396,7 +394,7 @@ function preparePercepciones(req: NominaRequest, hasIncapacidades: boolean, tota
 }
 
 /** OtrosPagos (NOM97–NOM103, NOM107). */
-function prepareOtrosPagos(req: NominaRequest, catalog: CatalogCheck, fail: Fail): OtroPagoModel[] {
+function prepareOtrosPagos(req: NominaInput, catalog: CatalogCheck, fail: Fail): OtroPagoModel[] {
   const paymentYear = Number(req.fecha_pago.slice(0, 4));
   return req.otros_pagos!.map((o, i) => {
     const path = `otros_pagos[${i}]`;

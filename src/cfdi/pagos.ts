@@ -1,6 +1,6 @@
 import { catalogEntry, inForce, isValidKey } from '../catalogs/index.ts';
-import type { PagoRequest, TaxRequest } from '../invoices/cfdis/schemas.ts';
 import { Dec, sum } from './decimal.ts';
+import type { DoctoRelacionadoInput, Fail, PagoInput, TaxInput } from './input.ts';
 import type { TaxLine } from './model.ts';
 import { rfcProblem } from './rules/rfc.ts';
 import { importeWindow, prepareTaxLine, sumByTax, type TaxRuleCodes } from './rules/taxes.ts';
@@ -11,7 +11,6 @@ import { el, type XmlNode } from './xml.ts';
  * balance before this REP, its taxes) and this module computes every amount, checks SAT's CRP rules, and builds
  * the pago20:Pagos node.
  */
-type Fail = (field: string, issue: string, rule?: string) => void;
 
 /** What a payment needs to know of the document it pays, as it stood before this REP. */
 export interface PaidDocument {
@@ -28,7 +27,7 @@ export interface PaidDocument {
   /** Issued here: the invoice's total and taxes, prorated by ImpPagado / Total. */
   invoice?: { total: Dec; traslados: TaxLine[]; retenciones: TaxLine[] };
   /** Issued elsewhere: the DR taxes as the caller sent them. */
-  sent?: { traslados: TaxRequest[]; retenciones: TaxRequest[] };
+  sent?: { traslados: TaxInput[]; retenciones: TaxInput[] };
 }
 
 export interface DoctoModel {
@@ -69,7 +68,7 @@ const ONE = Dec.parse('1');
 /** Precision of intermediate currency conversions before the final rounding. */
 const WORK = 12;
 
-export function preparePagos(pagos: PagoRequest[], docs: (PaidDocument | undefined)[][], ctx: { day: string; fecha: string }, fail: Fail): PagosModel {
+export function preparePagos(pagos: PagoInput[], docs: (PaidDocument | undefined)[][], ctx: { day: string; fecha: string }, fail: Fail): PagosModel {
   // Balances move within one REP too: a document paid twice here chains from the first payment.
   const running = new Map<string, { saldo: Dec; next: number; taken: Set<number> }>();
   const models = pagos.map((p, i) => preparePago(p, docs[i] ?? [], `pagos[${i}]`, ctx, running, fail));
@@ -77,7 +76,7 @@ export function preparePagos(pagos: PagoRequest[], docs: (PaidDocument | undefin
 }
 
 function preparePago(
-  p: PagoRequest,
+  p: PagoInput,
   docs: (PaidDocument | undefined)[],
   at: string,
   ctx: { day: string; fecha: string },
@@ -154,10 +153,10 @@ function preparePago(
 }
 
 /** Bank data only for banked forms, in the shapes c_FormaPago gives (CRP20221–20228). */
-function checkBankData(p: PagoRequest, at: string, forma: Record<string, string> | undefined, fail: Fail): void {
+function checkBankData(p: PagoInput, at: string, forma: Record<string, string> | undefined, fail: Fail): void {
   if (!forma) return;
   const banked = forma.bancarizado === '1';
-  const check = (field: keyof PagoRequest, allowedCol: string, rule: string, patternCol?: string, patternRule?: string) => {
+  const check = (field: keyof PagoInput, allowedCol: string, rule: string, patternCol?: string, patternRule?: string) => {
     const v = p[field] as string | undefined;
     if (v === undefined) return;
     if (!banked || forma[allowedCol] !== '1') {
@@ -182,7 +181,7 @@ function checkBankData(p: PagoRequest, at: string, forma: Record<string, string>
 }
 
 function prepareDocto(
-  req: PagoRequest['documentos'][number],
+  req: DoctoRelacionadoInput,
   doc: PaidDocument,
   at: string,
   p: { monedaP: string; tipoCambioP?: string; day: string },
@@ -291,7 +290,7 @@ const DR_CODES: Record<'traslado' | 'retencion', TaxRuleCodes> = {
 /** A document issued elsewhere: its DR taxes as sent, checked like concept taxes (CRP20249–20261). */
 function checkSentTaxes(sent: PaidDocument['sent'], at: string, day: string, fail: Fail): { traslados: TaxLine[]; retenciones: TaxLine[] } {
   const defined = <T>(x: T | undefined): x is T => x !== undefined;
-  const check = (kind: 'traslado' | 'retencion', lines: TaxRequest[] = []) =>
+  const check = (kind: 'traslado' | 'retencion', lines: TaxInput[] = []) =>
     lines.map((t, k) => prepareTaxLine(t, `${at}.impuestos.${kind === 'traslado' ? 'traslados' : 'retenciones'}[${k}]`, kind, DR_CODES[kind], day, fail)).filter(defined);
   return { traslados: check('traslado', sent?.traslados), retenciones: check('retencion', sent?.retenciones) };
 }

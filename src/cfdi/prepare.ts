@@ -1,11 +1,10 @@
 import { catalogEntry, catalogRows, inForce, isValidKey } from '../catalogs/index.ts';
-import type { CfdiRequest, ConceptoRequest } from '../invoices/cfdis/schemas.ts';
-import type { ErrorDetail } from '../lib/errors.ts';
 import { Dec, sum } from './decimal.ts';
+import type { ComprobanteInput, ConceptoInput, Fail, FieldProblem, ReceptorInput } from './input.ts';
 import type { ComprobanteModel, ConceptoModel, ReceptorModel, TaxLine } from './model.ts';
 import { nominaComprobanteAmounts, prepareNomina } from './nomina.ts';
 import { preparePagos, type PaidDocument } from './pagos.ts';
-import { checkReceptor, type ReceptorFields } from './rules/receptor.ts';
+import { checkReceptor } from './rules/receptor.ts';
 import { rfcCheckDigitWarning, rfcProblem } from './rules/rfc.ts';
 import { prepareTaxLine, sumByTax, type TaxRuleCodes } from './rules/taxes.ts';
 import { localDateTime } from './time.ts';
@@ -24,11 +23,9 @@ export interface PrepareContext {
   paidDocuments?: (PaidDocument | undefined)[][];
 }
 
-export type ReceptorInput = ReceptorFields;
-
 export interface Prepared {
   model?: ComprobanteModel;
-  errors: ErrorDetail[];
+  errors: FieldProblem[];
   warnings: string[];
 }
 
@@ -37,13 +34,13 @@ const GENERIC = new Set(['XAXX010101000', 'XEXX010101000']);
 const EXT_LEGEND =
   'EXPEDICIÓN DE CFDI POR RESIDENTES EN MÉXICO QUE PRESTAN SERVICIOS DE INTERMEDIACIÓN ENTRE TERCEROS A OFERENTES DE BIENES Y SERVICIOS RESIDENTES EN EL EXTRANJERO';
 
-export function prepareInvoice(req: CfdiRequest, ctx: PrepareContext): Prepared {
-  const errors: ErrorDetail[] = [];
+export function prepareInvoice(req: ComprobanteInput, ctx: PrepareContext): Prepared {
+  const errors: FieldProblem[] = [];
   const warnings: string[] = [];
   const fail = (field: string, issue: string, rule?: string) => errors.push(rule ? { field, issue, rule } : { field, issue });
   const tipo = req.tipo;
   /** Fields a voucher type must not carry, with the rule that says so. */
-  const forbid = (field: keyof CfdiRequest, why: string, rule?: string) => {
+  const forbid = (field: keyof ComprobanteInput, why: string, rule?: string) => {
     if (req[field] !== undefined) fail(field, `must not be sent for tipo ${tipo}: ${why}`, rule);
   };
 
@@ -242,12 +239,10 @@ interface ConceptoContext {
   warn: (warning: string | undefined) => void;
 }
 
-type Fail = (field: string, issue: string, rule?: string) => void;
-
 /** Amounts written at concept level: exact up to 6 decimals, at least the currency's. */
 const written = (d: Dec, minDecimals: number) => d.round(6).trim(minDecimals);
 
-function prepareConcepto(c: ConceptoRequest, at: string, ctx: ConceptoContext, fail: Fail): ConceptoModel {
+function prepareConcepto(c: ConceptoInput, at: string, ctx: ConceptoContext, fail: Fail): ConceptoModel {
   const prodServ = catalogEntry('c_ClaveProdServ', c.clave_prod_serv);
   if (!prodServ || !inForce(prodServ, ctx.day)) fail(`${at}.clave_prod_serv`, `${c.clave_prod_serv} is not in c_ClaveProdServ`, 'CFDI40162');
   else if (prodServ.complemento) fail(`${at}.clave_prod_serv`, `${c.clave_prod_serv} requires the complement "${prodServ.complemento}", which this service does not issue`, 'CFDI40163');

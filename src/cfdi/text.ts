@@ -1,4 +1,4 @@
-import { fieldPath, type ErrorDetail } from '../lib/errors.ts';
+import { fieldPath, type FieldProblem } from './input.ts';
 
 /**
  * The characters a CFDI's text may carry. Every string of a request ends up in an XML attribute and in the cadena
@@ -80,5 +80,5 @@ export function textIssues(value: unknown): { path: (string | number)[]; issue: 
 }
 
 /** The same as error details, fields named as users write them (`conceptos[0].descripcion`) under `prefix`. */
-export const textProblems = (value: unknown, prefix = ''): ErrorDetail[] =>
+export const textProblems = (value: unknown, prefix = ''): FieldProblem[] =>
   textIssues(value).map(({ path, issue }) => ({ field: [prefix, fieldPath(path)].filter(Boolean).join('.') || 'body', issue }));

@@ -2,14 +2,11 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
+import { fieldPath, type FieldProblem } from '../cfdi/input.ts';
 import { locateJsonError } from './json-error.ts';
 
-export interface ErrorDetail {
-  field: string;
-  issue: string;
-  /** SAT rule code (e.g. CFDI40108) when one applies. */
-  rule?: string;
-}
+/** One detail of an error answer: the engine's problem shape (field, issue, SAT rule code when one applies). */
+export type ErrorDetail = FieldProblem;
 
 /** What the request log says about an error answer: its code and the first detail's field and rule. */
 export interface ErrorSummary {
@@ -76,16 +73,6 @@ export function respondError(
   const summary: ErrorSummary = { code: envelope.error.code, field: details[0]?.field, rule: details[0]?.rule };
   c.set('error', summary);
   return c.json(envelope, status);
-}
-
-/** Field path as users write it: `tenant.rfc`, `conceptos[0].cantidad`. */
-export function fieldPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) {
-    if (typeof p === 'number') out += `[${p}]`;
-    else out += out ? `.${String(p)}` : String(p);
-  }
-  return out;
 }
 
 export function zodDetails(error: ZodError, prefix?: string): ErrorDetail[] {

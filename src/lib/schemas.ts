@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { T_RFC } from '../cfdi/patterns.ts';
 import { textIssue } from '../cfdi/text.ts';
 
 /** Free text we store and later print on fiscal documents: no control characters, no broken UTF-16. */
@@ -34,12 +35,11 @@ export const Password = z
   .openapi({ example: 'correct horse battery staple' });
 
 /** SAT t_RFC, upper-cased before the check. Generic RFCs (público en general, extranjero) are not issuers. */
-export const RFC_PATTERN = /^[A-Z&Ñ]{3,4}[0-9]{2}(0[1-9]|1[012])(0[1-9]|[12][0-9]|3[01])[A-Z0-9]{2}[0-9A]$/;
 export const Rfc = z
   .string()
   .trim()
   .toUpperCase()
-  .regex(RFC_PATTERN, { message: 'is not a valid RFC (12 characters persona moral, 13 persona física)', abort: true })
+  .regex(T_RFC, { message: 'is not a valid RFC (12 characters persona moral, 13 persona física)', abort: true })
   .openapi({ example: 'EKU9003173C9' });
 
 export const CodigoPostal = z.string().regex(/^[0-9]{5}$/, { message: 'must be a 5-digit postal code', abort: true }).openapi({ example: '42501' });

@@ -1,17 +1,18 @@
 import { describe, expect, test } from 'bun:test';
-import { checkReceptor, type ReceptorFields } from '../../src/cfdi/rules/receptor.ts';
+import type { ReceptorInput } from '../../src/cfdi/input.ts';
+import { checkReceptor } from '../../src/cfdi/rules/receptor.ts';
 
 const FECHA = '2025-06-15T10:00:00';
-const MORAL: ReceptorFields = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', domicilio_fiscal: '42501', uso_cfdi: 'G03' };
-const FISICA: ReceptorFields = { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_fiscal: '612', domicilio_fiscal: '01000', uso_cfdi: 'D01' };
-const PUBLICO: ReceptorFields = { rfc: 'XAXX010101000', nombre: 'PUBLICO EN GENERAL', regimen_fiscal: '616', domicilio_fiscal: '42501', uso_cfdi: 'S01' };
-const EXTRANJERO: ReceptorFields = {
+const MORAL: ReceptorInput = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', domicilio_fiscal: '42501', uso_cfdi: 'G03' };
+const FISICA: ReceptorInput = { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_fiscal: '612', domicilio_fiscal: '01000', uso_cfdi: 'D01' };
+const PUBLICO: ReceptorInput = { rfc: 'XAXX010101000', nombre: 'PUBLICO EN GENERAL', regimen_fiscal: '616', domicilio_fiscal: '42501', uso_cfdi: 'S01' };
+const EXTRANJERO: ReceptorInput = {
   rfc: 'XEXX010101000', nombre: 'ACME INC', regimen_fiscal: '616', domicilio_fiscal: '42501', uso_cfdi: 'S01',
   residencia_fiscal: 'USA', num_reg_id_trib: '123456789',
 };
 const ctx = { fecha: FECHA, lugarExpedicion: '42501' };
 
-const check = (over: Partial<ReceptorFields>, base: ReceptorFields = MORAL, c: Parameters<typeof checkReceptor>[1] = ctx) =>
+const check = (over: Partial<ReceptorInput>, base: ReceptorInput = MORAL, c: Parameters<typeof checkReceptor>[1] = ctx) =>
   checkReceptor({ ...base, ...over }, c);
 /** The one problem reported, as field + rule. */
 const only = (problems: ReturnType<typeof checkReceptor>) => {
@@ -188,7 +189,7 @@ describe('checkReceptor: reporting', () => {
   });
   test('odd strings never throw', () => {
     for (const s of ['\u0000', '\ud800', '(', '[', '.*', 'x'.repeat(5000), '🧾']) {
-      const all: ReceptorFields = { rfc: s, nombre: s, regimen_fiscal: s, domicilio_fiscal: s, uso_cfdi: s, residencia_fiscal: s, num_reg_id_trib: s };
+      const all: ReceptorInput = { rfc: s, nombre: s, regimen_fiscal: s, domicilio_fiscal: s, uso_cfdi: s, residencia_fiscal: s, num_reg_id_trib: s };
       expect(checkReceptor(all, ctx).length).toBeGreaterThan(0);
     }
   });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { PDF_WORKERS, pdfPool, PdfPool } from '../../src/cfdi/pdf-pool.ts';
+import { PDF_WORKERS, pdfPool, PdfPool } from '../../src/invoices/cfdis/pdf-pool.ts';
 import { ApiError } from '../../src/lib/errors.ts';
 import { createTestApp } from '../helpers.ts';
 

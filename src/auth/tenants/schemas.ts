@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { isPostalCode, personaOf, regimenFiscal } from '../../catalogs/index.ts';
-import { CodigoPostal, Rfc, RFC_PATTERN, xmlText } from '../../lib/schemas.ts';
+import { T_RFC } from '../../cfdi/patterns.ts';
+import { CodigoPostal, Rfc, xmlText } from '../../lib/schemas.ts';
 import { LOGO_TYPES, PLANS, type tenantBranding, type tenants } from '../../db/schema/index.ts';
 
 /** Why `regimen` cannot be used by the taxpayer with this RFC, or undefined when it can (c_RegimenFiscal). */
@@ -27,7 +28,7 @@ export const TenantInputSchema = z
   .strict()
   .superRefine((t, ctx) => {
     // Only when both parts are well-formed: a broken RFC or key already has its own issue.
-    if (!RFC_PATTERN.test(t.rfc) || !/^[0-9]{3}$/.test(t.regimen_fiscal)) return;
+    if (!T_RFC.test(t.rfc) || !/^[0-9]{3}$/.test(t.regimen_fiscal)) return;
     const problem = regimenProblem(t.rfc, t.regimen_fiscal);
     if (problem) ctx.addIssue({ code: 'custom', path: ['regimen_fiscal'], message: problem });
   })

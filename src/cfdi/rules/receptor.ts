@@ -1,18 +1,8 @@
 import { catalogEntry, inForce, personaOf, type CatalogName, type CatalogRow } from '../../catalogs/index.ts';
-import type { ErrorDetail } from '../../lib/errors.ts';
+import type { FieldProblem, ReceptorInput } from '../input.ts';
 import { textProblems } from '../text.ts';
-import { rfcProblem, T_RFC } from './rfc.ts';
-
-/** The receptor as the API carries it (CFDI request `receptor`, a stored client). */
-export interface ReceptorFields {
-  rfc: string;
-  nombre: string;
-  regimen_fiscal: string;
-  domicilio_fiscal: string;
-  uso_cfdi: string;
-  residencia_fiscal?: string;
-  num_reg_id_trib?: string;
-}
+import { T_RFC } from '../patterns.ts';
+import { rfcProblem } from './rfc.ts';
 
 export interface ReceptorContext {
   /** Fecha of the CFDI (YYYY-MM-DD…): catalog keys must be in force on that day. */
@@ -48,9 +38,9 @@ function taxIdPattern(source: string): RegExp | null {
  * names when it is empty). Checks that depend on a malformed value (e.g. the persona type of an invalid RFC) are
  * skipped, not reported twice.
  */
-export function checkReceptor(r: ReceptorFields, ctx: ReceptorContext, prefix = 'receptor'): ErrorDetail[] {
-  const out: ErrorDetail[] = [];
-  const fail = (name: keyof ReceptorFields, issue: string, rule?: string) => {
+export function checkReceptor(r: ReceptorInput, ctx: ReceptorContext, prefix = 'receptor'): FieldProblem[] {
+  const out: FieldProblem[] = [];
+  const fail = (name: keyof ReceptorInput, issue: string, rule?: string) => {
     const field = prefix ? `${prefix}.${name}` : name;
     out.push(rule ? { field, issue, rule } : { field, issue });
   };

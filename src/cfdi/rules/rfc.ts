@@ -3,8 +3,8 @@
  * check digit. One place for every RFC a CFDI carries (receptor, clients, a cuenta de terceros, payments, nómina).
  */
 
-/** SAT t_RFC: 3 letters (persona moral) or 4 (física), YYMMDD, 2 characters of homoclave and the check digit. */
-export const T_RFC = /^[A-Z&Ñ]{3,4}[0-9]{2}(0[1-9]|1[012])(0[1-9]|[12][0-9]|3[01])[A-Z0-9]{2}[0-9A]$/;
+import { T_RFC } from '../patterns.ts';
+
 export const GENERIC_RFCS = new Set(['XAXX010101000', 'XEXX010101000']);
 /** The fixed RFC of a foreign third party in ACuentaTerceros (CFDI40189): SAT's, not a taxpayer's. */
 export const RFC_EXTRANJERO_A_CUENTA_TERCEROS = 'EXT990101NI1';

@@ -1,6 +1,6 @@
 import { catalogEntry, catalogRows, inForce } from '../../catalogs/index.ts';
-import type { TaxRequest } from '../../invoices/cfdis/schemas.ts';
 import { Dec } from '../decimal.ts';
+import type { Fail, TaxInput } from '../input.ts';
 import type { TaxLine } from '../model.ts';
 
 export const IMPUESTO_NAME: Record<string, string> = { '001': 'ISR', '002': 'IVA', '003': 'IEPS' };
@@ -42,15 +42,13 @@ export interface TaxRuleCodes {
   required: string;
 }
 
-type Fail = (field: string, issue: string, rule?: string) => void;
-
 /**
  * Checks one tax line as sent and returns it with exact amounts. With `computed` (concept taxes) an absent base is
  * importe − descuento and an absent importe base × tasa, at `computed.decimals`; without it (a document issued
  * elsewhere, whose amounts only the caller knows) base, tasa and importe must all be sent.
  */
 export function prepareTaxLine(
-  t: TaxRequest,
+  t: TaxInput,
   at: string,
   kind: 'traslado' | 'retencion',
   codes: TaxRuleCodes,

@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { MOTIVOS } from '../../cfdi/cancellation.ts';
+import { UUID } from '../../cfdi/patterns.ts';
 import { CANCELLATION_STATUSES, CFDI_STATUSES } from '../../db/schema/index.ts';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, jsonBody, jsonResponse } from '../../lib/schemas.ts';
@@ -10,7 +11,6 @@ import { cancelCfdi, getCancellation, resumeCancel, getCancellationDocument, get
 import { CancelExamples } from './examples.ts';
 
 const tags = ['CFDIs'];
-const UUID = /^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/;
 
 const CfdiRefParams = z.object({
   id: z

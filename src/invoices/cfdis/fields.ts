@@ -98,5 +98,11 @@ export const withTextCheck = <T extends z.ZodType>(schema: T, except: string[] =
     { when: () => true },
   );
 
+/**
+ * A request type checked against the engine's input type (src/cfdi/input.ts): the compiler refuses a schema whose
+ * output no longer fits what the engine reads, so the two cannot drift apart.
+ */
+export type Fits<Request extends EngineInput, EngineInput> = Request;
+
 export const code = (pattern: RegExp, message: string, example: string) => z.string().regex(pattern, message).openapi({ example });
 

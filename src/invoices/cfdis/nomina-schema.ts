@@ -1,6 +1,8 @@
 import { z } from '@hono/zod-openapi';
+import type { NominaInput } from '../../cfdi/input.ts';
+import { T_CURP } from '../../cfdi/patterns.ts';
 import { rfcProblem } from '../../cfdi/rules/rfc.ts';
-import { Amount, code, integer, str } from './fields.ts';
+import { Amount, code, type Fits, integer, str } from './fields.ts';
 
 /**
  * The `nomina` member of POST /cfdis (tipo N): the Nómina 1.2 complement in snake_case. Only format checks live
@@ -25,10 +27,7 @@ const Fecha = z
 
 const int = (min: number, max: number, example: number) => integer(min, max).openapi({ example });
 
-/** SAT t_CURP (tdCFDI.xsd). */
-export const CURP_PATTERN =
-  /^[A-Z][AEIOUX][A-Z]{2}[0-9]{2}(0[1-9]|1[012])(0[1-9]|[12][0-9]|3[01])[MHX]([ABCMTZ]S|[BCJMOT]C|[CNPST]L|[GNQ]T|[GQS]R|C[MH]|[MY]N|[DH]G|NE|VZ|DF|SP)[BCDFGHJ-NP-TV-Z]{3}[0-9A-Z][0-9]$/;
-const Curp = z.string().trim().toUpperCase().regex(CURP_PATTERN, 'must be an 18-character CURP').openapi({ example: 'PEGJ800101HJCRRN09' });
+const Curp = z.string().trim().toUpperCase().regex(T_CURP, 'must be an 18-character CURP').openapi({ example: 'PEGJ800101HJCRRN09' });
 const Rfc = z
   .string()
   .trim()
@@ -203,4 +202,4 @@ export const NominaRequestSchema = z
   .strict()
   .openapi('Nomina', { description: 'Complemento Nómina 1.2 (tipo N). Totals and Antigüedad are computed.' });
 
-export type NominaRequest = z.infer<typeof NominaRequestSchema>;
+export type NominaRequest = Fits<z.output<typeof NominaRequestSchema>, NominaInput>;

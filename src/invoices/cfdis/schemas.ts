@@ -1,10 +1,12 @@
 import { z } from '@hono/zod-openapi';
-import { Amount, code, integer, Rate, SEND_AS_STRING, str, withTextCheck } from './fields.ts';
+import type { ComprobanteInput, ConceptoInput, DoctoRelacionadoInput, PagoInput, TaxInput } from '../../cfdi/input.ts';
+import { UUID } from '../../cfdi/patterns.ts';
+import { Amount, code, type Fits, integer, Rate, SEND_AS_STRING, str, withTextCheck } from './fields.ts';
 import { NominaRequestSchema } from './nomina-schema.ts';
 import { ExternalId, Metadata } from '../../lib/schemas.ts';
 
 /** A path parameter naming a CFDI by its folio fiscal (UUID, any case) or its cfdi_ id. */
-export const CFDI_REF_PATTERN = /^(?:[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}|cfdi_[0-9a-zA-Z]{1,60})$/;
+export const CFDI_REF_PATTERN = new RegExp(`^(?:${UUID.source.slice(1, -1)}|cfdi_[0-9a-zA-Z]{1,60})$`);
 
 const Tax = z
   .object({
@@ -58,8 +60,6 @@ export const ConceptoSchema = z
   })
   .strict()
   .openapi('Concepto');
-
-const UUID = /^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/;
 
 const PagoDocumentoSchema = z
   .object({
@@ -188,8 +188,9 @@ export const CfdiRequestSchema = withTextCheck(CfdiRequestFields, ['external_id'
     'tab, line feed and carriage return are allowed only in conceptos[].descripcion, where SAT collapses whitespace.',
 });
 
-export type CfdiRequest = z.infer<typeof CfdiRequestSchema>;
-export type ConceptoRequest = z.infer<typeof ConceptoSchema>;
-export type PagoRequest = z.infer<typeof PagoSchema>;
-export type PagoDocumentoRequest = z.infer<typeof PagoDocumentoSchema>;
-export type TaxRequest = z.infer<typeof Tax>;
+// What each schema yields must fit what the engine takes (src/cfdi/input.ts); the compiler checks it here.
+export type CfdiRequest = Fits<z.output<typeof CfdiRequestSchema>, ComprobanteInput>;
+export type ConceptoRequest = Fits<z.output<typeof ConceptoSchema>, ConceptoInput>;
+export type PagoRequest = Fits<z.output<typeof PagoSchema>, PagoInput>;
+export type PagoDocumentoRequest = Fits<z.output<typeof PagoDocumentoSchema>, DoctoRelacionadoInput>;
+export type TaxRequest = Fits<z.output<typeof Tax>, TaxInput>;

@@ -2,9 +2,9 @@ import { and, desc, eq, gte, lt, lte } from 'drizzle-orm';
 import { findTenant } from '../../auth/tenants/lookup.ts';
 import { sealComprobante } from '../../cfdi/build.ts';
 import type { CsdSigner } from '../../cfdi/csd.ts';
+import type { ReceptorInput } from '../../cfdi/input.ts';
 import type { ComprobanteModel } from '../../cfdi/model.ts';
-import { pdfPool } from '../../cfdi/pdf-pool.ts';
-import { prepareInvoice, type ReceptorInput } from '../../cfdi/prepare.ts';
+import { prepareInvoice } from '../../cfdi/prepare.ts';
 import { timeZoneOf, zonedToUtc } from '../../cfdi/time.ts';
 import { tfdCadena } from '../../cfdi/tfd.ts';
 import { statement } from '../../db/prepared.ts';
@@ -23,6 +23,7 @@ import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
 import { allocateFolio, peekFolio } from '../series/service.ts';
 import { balanceOf, recordPayments, resolvePaidDocuments } from './payments.ts';
+import { pdfPool } from './pdf-pool.ts';
 import type { CfdiRequest } from './schemas.ts';
 
 export interface CfdiDeps {

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, or, sql } from 'drizzle-orm';
 import { findTenant } from '../../auth/tenants/lookup.ts';
-import { checkReceptor, type ReceptorFields } from '../../cfdi/rules/receptor.ts';
+import type { ReceptorInput } from '../../cfdi/input.ts';
+import { checkReceptor } from '../../cfdi/rules/receptor.ts';
 import type { Db } from '../../db/client.ts';
 import { clients, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
@@ -40,7 +41,7 @@ function getOr404(deps: ClientDeps, actor: Actor, id: string): ClientRow {
  * SAT receptor rules on the client as a whole. A generic RFC's domicilio fiscal must be the issuer's postal code
  * (CFDI40149), so it is checked against the tenant's: any invoice to that client would fail otherwise.
  */
-function assertReceptor(deps: ClientDeps, actor: Actor, fields: ReceptorFields) {
+function assertReceptor(deps: ClientDeps, actor: Actor, fields: ReceptorInput) {
   const now = deps.now();
   const tenant = findTenant(deps.db, actor.tenantId, now.getTime());
   const problems = checkReceptor(fields, { fecha: now.toISOString(), lugarExpedicion: tenant?.codigoPostal }, '');
@@ -55,7 +56,7 @@ const receptorOf = (r: {
   uso_cfdi: string;
   residencia_fiscal?: string | null;
   num_reg_id_trib?: string | null;
-}): ReceptorFields => ({
+}): ReceptorInput => ({
   rfc: r.rfc,
   nombre: r.nombre,
   regimen_fiscal: r.regimen_fiscal,
@@ -163,7 +164,7 @@ export function deleteClient(deps: ClientDeps, actor: Actor, id: string) {
  * For the CFDI engine (receptor_id): the client's receptor fields, named as checkReceptor takes them, or undefined
  * when the id is not a client of this tenant and environment.
  */
-export function getClientReceptor(db: Db, scope: Scope, id: string): ReceptorFields | undefined {
+export function getClientReceptor(db: Db, scope: Scope, id: string): ReceptorInput | undefined {
   const row = getClientRow(db, scope, id);
   return row ? receptorOf(wireOf(row)) : undefined;
 }

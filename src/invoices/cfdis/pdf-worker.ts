@@ -1,4 +1,4 @@
-import { renderCfdiPdf, type PdfOptions } from './pdf.ts';
+import { renderCfdiPdf, type PdfOptions } from '../../cfdi/pdf.ts';
 
 /**
  * A PDF render thread (pdf-pool.ts): one render at a time, posted back as a transferred buffer. The fonts and glyph

@@ -1,7 +1,7 @@
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
-import { ApiError } from '../lib/errors.ts';
-import type { PdfOptions } from './pdf.ts';
+import type { PdfOptions } from '../../cfdi/pdf.ts';
+import { ApiError } from '../../lib/errors.ts';
 
 /**
  * PDF renders run on worker threads, so a 2,000-concepto invoice (seconds of CPU) never stalls the event loop that
@@ -19,7 +19,7 @@ const RETRY_AFTER_SECONDS = 2;
  * The worker's entry: a sibling file from source; inside the executable, an entry point of its own (src/compile.ts)
  * kept at its path under src/, beside the bundle (whose import.meta is the executable's root).
  */
-const WORKER_ENTRY = Bun.isStandaloneExecutable ? join(import.meta.dir, 'cfdi', 'pdf-worker.js') : new URL('./pdf-worker.ts', import.meta.url).href;
+const WORKER_ENTRY = Bun.isStandaloneExecutable ? join(import.meta.dir, 'invoices', 'cfdis', 'pdf-worker.js') : new URL('./pdf-worker.ts', import.meta.url).href;
 
 interface Job {
   xml: string;
