@@ -6,10 +6,12 @@
  */
 import { parseArgs } from 'node:util';
 import { pdfPool } from '../src/invoices/cfdis/pdf-pool.ts';
-import { renderCfdiPdf } from '../src/cfdi/pdf.ts';
+import { renderCfdiPdf, useNativeDeflate } from '../src/cfdi/pdf.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { INVOICE } from './invoice.ts';
 import { benchApp, benchTenant } from './tenant.ts';
+
+useNativeDeflate(); // as the PDF worker does
 
 const { values } = parseArgs({ options: { mode: { type: 'string', default: 'pool' } } });
 const db = openDatabase(':memory:');

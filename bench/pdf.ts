@@ -8,10 +8,12 @@
  */
 import { parseArgs } from 'node:util';
 import { PDFDocument } from 'pdf-lib';
-import { renderCfdiPdf } from '../src/cfdi/pdf.ts';
+import { renderCfdiPdf, useNativeDeflate } from '../src/cfdi/pdf.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { INVOICE } from './invoice.ts';
 import { benchApp, benchTenant } from './tenant.ts';
+
+useNativeDeflate(); // as the PDF worker does
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' } } });
 const seconds = Number(values.seconds);

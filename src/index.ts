@@ -1,5 +1,6 @@
 import { createApp, VERSION } from './app.ts';
 import { CATALOG_VERSION, warmCatalogs } from './catalogs/index.ts';
+import { useNativeDeflate } from './cfdi/pdf.ts';
 import { seedCatalogs } from './catalogs/seed.ts';
 import { freeBytes, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/client.ts';
 import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
@@ -28,6 +29,7 @@ try {
 }
 
 const logger = createLogger(config.logLevel);
+useNativeDeflate(); // pdf-lib (a logo's check here) compresses with the native zlib; each PDF worker thread calls it too
 // Every promise is awaited or caught where it is made; these log whatever escapes. An uncaught exception leaves
 // unknown state behind: exit, and let the supervisor restart (the next start recovers the jobs' leases).
 process.on('unhandledRejection', (reason) => logger.error('unhandled rejection', { err: reason instanceof Error ? reason.stack : String(reason) }));

@@ -50,9 +50,14 @@ const cachingFontkit = {
   },
 };
 
-// pdf-lib compresses every stream with pako, a JavaScript zlib: a quarter of a small invoice's render time. The
-// runtime's native zlib writes the same format (zlib-wrapped deflate) several times faster; pako serves only pdf-lib.
-pako.deflate = ((data: Uint8Array) => new Uint8Array(deflateSync(data))) as typeof pako.deflate;
+/**
+ * pdf-lib compresses every stream with pako, a JavaScript zlib: a quarter of a small invoice's render time. The
+ * runtime's native zlib writes the same format (zlib-wrapped deflate) several times faster; pako serves only pdf-lib.
+ * It replaces a function of a shared module, so the process's entry points call it (src/index.ts, the PDF worker).
+ */
+export function useNativeDeflate(): void {
+  pako.deflate = ((data: Uint8Array) => new Uint8Array(deflateSync(data))) as typeof pako.deflate;
+}
 
 type FontkitFont = ReturnType<typeof fontkit.create> & { unitsPerEm: number; glyphForCodePoint(cp: number): { id: number; advanceWidth: number } };
 interface SubsetEmbedder {

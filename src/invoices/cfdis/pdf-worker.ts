@@ -1,10 +1,12 @@
-import { renderCfdiPdf, type PdfOptions } from '../../cfdi/pdf.ts';
+import { renderCfdiPdf, useNativeDeflate, type PdfOptions } from '../../cfdi/pdf.ts';
 
 /**
  * A PDF render thread (pdf-pool.ts): one render at a time, posted back as a transferred buffer. The fonts and glyph
  * caches stay parsed between renders. Also an entry point of the single executable (src/compile.ts).
  */
 declare const self: Worker;
+
+useNativeDeflate();
 
 self.onmessage = async ({ data }: MessageEvent<{ xml: string; options: PdfOptions }>) => {
   try {
