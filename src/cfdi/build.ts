@@ -1,8 +1,8 @@
 import { cadenaOriginal } from './cadena.ts';
 import type { CsdSigner } from './csd.ts';
 import type { ComprobanteModel, ConceptoModel, TaxLine } from './model.ts';
-import { nominaNode } from './nomina.ts';
-import { pagosNode } from './pagos.ts';
+import { nominaNode } from './nomina12/xml.ts';
+import { pagosNode } from './pagos20/xml.ts';
 import { el, serializeXml, type XmlNode } from './xml.ts';
 
 const CFDI_LOCATION = 'http://www.sat.gob.mx/cfd/4 http://www.sat.gob.mx/sitio_internet/cfd/4/cfdv40.xsd';

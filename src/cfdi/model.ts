@@ -1,6 +1,6 @@
 import type { Dec } from './decimal.ts';
-import type { NominaModel } from './nomina.ts';
-import type { PagosModel } from './pagos.ts';
+import type { NominaModel } from './nomina12/model.ts';
+import type { PagosModel } from './pagos20/model.ts';
 
 /** The invoice as it will be written: every amount final, exact, with the decimals it will carry in the XML. */
 export interface TaxLine {

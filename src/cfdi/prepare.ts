@@ -2,8 +2,9 @@ import { catalogEntry, catalogRows, inForce, isValidKey } from '../catalogs/inde
 import { Dec, sum } from './decimal.ts';
 import type { ComprobanteInput, ConceptoInput, Fail, FieldProblem, ReceptorInput } from './input.ts';
 import type { ComprobanteModel, ConceptoModel, ReceptorModel, TaxLine } from './model.ts';
-import { nominaComprobanteAmounts, prepareNomina } from './nomina.ts';
-import { preparePagos, type PaidDocument } from './pagos.ts';
+import { nominaComprobanteAmounts, prepareNomina } from './nomina12/rules.ts';
+import type { PaidDocument } from './pagos20/model.ts';
+import { preparePagos } from './pagos20/rules.ts';
 import { checkReceptor } from './rules/receptor.ts';
 import { rfcCheckDigitWarning, rfcProblem } from './rules/rfc.ts';
 import { prepareTaxLine, sumByTax, type TaxRuleCodes } from './rules/taxes.ts';

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { cadenaOriginal } from '../../src/cfdi/cadena.ts';
-import { antiguedadSemanas, clabeValida, nominaComprobanteAmounts, nominaNode, prepareNomina, type NominaContext, type NominaModel } from '../../src/cfdi/nomina.ts';
+import type { NominaContext, NominaModel } from '../../src/cfdi/nomina12/model.ts';
+import { antiguedadSemanas, clabeValida, nominaComprobanteAmounts, prepareNomina } from '../../src/cfdi/nomina12/rules.ts';
+import { nominaNode } from '../../src/cfdi/nomina12/xml.ts';
 import { el, parseXml, serializeXml } from '../../src/cfdi/xml.ts';
 import { NominaRequestSchema, type NominaRequest } from '../../src/invoices/cfdis/nomina-schema.ts';
 import type { ErrorDetail } from '../../src/lib/errors.ts';

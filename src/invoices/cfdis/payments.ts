@@ -1,6 +1,6 @@
 import { Dec, sum } from '../../cfdi/decimal.ts';
 import type { TaxLine } from '../../cfdi/model.ts';
-import type { PagosModel, PaidDocument } from '../../cfdi/pagos.ts';
+import type { PagosModel, PaidDocument } from '../../cfdi/pagos20/model.ts';
 import { sumByTax } from '../../cfdi/rules/taxes.ts';
 import { child, childrenNamed, parseXml, type XmlNode } from '../../cfdi/xml.ts';
 import { statement } from '../../db/prepared.ts';

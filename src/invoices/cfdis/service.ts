@@ -5,6 +5,7 @@ import type { CsdSigner } from '../../cfdi/csd.ts';
 import type { ReceptorInput } from '../../cfdi/input.ts';
 import type { ComprobanteModel } from '../../cfdi/model.ts';
 import { prepareInvoice } from '../../cfdi/prepare.ts';
+import { RELATES_TO, TIPO_NAME } from '../../cfdi/rules/relations.ts';
 import { timeZoneOf, zonedToUtc } from '../../cfdi/time.ts';
 import { tfdCadena } from '../../cfdi/tfd.ts';
 import { statement } from '../../db/prepared.ts';
@@ -64,19 +65,6 @@ function signerFor(deps: CfdiDeps, actor: Actor, emisorRfc: string): { signer?: 
   if (signer.rfc !== emisorRfc) return { problem: { field: 'csd', issue: `the active CSD belongs to ${signer.rfc}, not to ${emisorRfc} (PAC 303)` } };
   return { signer };
 }
-
-/**
- * Which voucher types each new type may relate to, per TipoRelacion (Guía de llenado, RULES.md §9): an Egreso
- * corrects invoices, a Traslado moves invoiced goods (05), and P, N and T replace only their own kind (04).
- * An Ingreso is not restricted here.
- */
-const RELATES_TO: Partial<Record<CfdiRequest['tipo'], Record<string, string[]>>> = {
-  E: { '01': ['I', 'E'], '02': ['I', 'E'], '03': ['I', 'T'], '04': ['E'], '06': ['T'], '07': ['I', 'E'] },
-  T: { '04': ['T'], '05': ['I', 'E'] },
-  P: { '04': ['P'] },
-  N: { '04': ['N'] },
-};
-const TIPO_NAME: Record<string, string> = { I: 'an Ingreso', E: 'an Egreso', T: 'a Traslado', P: 'a Pago', N: 'a Nómina' };
 
 /**
  * Related UUIDs must be vigente CFDIs of this tenant and environment, of a type the TipoRelacion allows, and

@@ -1,67 +1,16 @@
-import { catalogEntry, inForce, isValidKey } from '../catalogs/index.ts';
-import { Dec, sum } from './decimal.ts';
-import type { DoctoRelacionadoInput, Fail, PagoInput, TaxInput } from './input.ts';
-import type { TaxLine } from './model.ts';
-import { rfcProblem } from './rules/rfc.ts';
-import { importeWindow, prepareTaxLine, sumByTax, type TaxRuleCodes } from './rules/taxes.ts';
-import { el, type XmlNode } from './xml.ts';
+import { catalogEntry, inForce, isValidKey } from '../../catalogs/index.ts';
+import { Dec, sum } from '../decimal.ts';
+import type { DoctoRelacionadoInput, Fail, PagoInput, TaxInput } from '../input.ts';
+import type { TaxLine } from '../model.ts';
+import { rfcProblem } from '../rules/rfc.ts';
+import { importeWindow, prepareTaxLine, sumByTax, type TaxRuleCodes } from '../rules/taxes.ts';
+import type { DoctoModel, PagoModel, PagosModel, PaidDocument } from './model.ts';
 
 /**
  * Complemento para recepción de Pagos 2.0 (RULES.md §9.1), pure: the caller resolves each paid document (its
- * balance before this REP, its taxes) and this module computes every amount, checks SAT's CRP rules, and builds
- * the pago20:Pagos node.
+ * balance before this REP, its taxes) and this module computes every amount and checks SAT's CRP rules (the
+ * pago20:Pagos node is in xml.ts).
  */
-
-/** What a payment needs to know of the document it pays, as it stood before this REP. */
-export interface PaidDocument {
-  uuid: string;
-  serie?: string;
-  folio?: string;
-  moneda: string;
-  saldoAnterior: Dec;
-  /** The instalment number this payment gets when the request does not say. */
-  nextParcialidad: number;
-  /** Instalment numbers already taken by earlier, still valid payments. */
-  takenParcialidades: number[];
-  objetoImp: string;
-  /** Issued here: the invoice's total and taxes, prorated by ImpPagado / Total. */
-  invoice?: { total: Dec; traslados: TaxLine[]; retenciones: TaxLine[] };
-  /** Issued elsewhere: the DR taxes as the caller sent them. */
-  sent?: { traslados: TaxInput[]; retenciones: TaxInput[] };
-}
-
-export interface DoctoModel {
-  idDocumento: string;
-  serie?: string;
-  folio?: string;
-  monedaDR: string;
-  equivalenciaDR: string;
-  numParcialidad: number;
-  impSaldoAnt: Dec;
-  impPagado: Dec;
-  impSaldoInsoluto: Dec;
-  objetoImpDR: string;
-  traslados: TaxLine[];
-  retenciones: TaxLine[];
-}
-
-export interface PagoModel {
-  fechaPago: string;
-  formaDePagoP: string;
-  monedaP: string;
-  tipoCambioP: string;
-  monto: Dec;
-  banco: Record<string, string | undefined>;
-  documentos: DoctoModel[];
-  trasladosP: TaxLine[];
-  retencionesP: { impuesto: string; importe: Dec }[];
-}
-
-export interface PagosModel {
-  /** Totales attributes in XSD order, only those that apply. */
-  totales: [string, Dec][];
-  pagos: PagoModel[];
-}
 
 const decimalsOf = (moneda: string) => Number(catalogEntry('c_Moneda', moneda)?.decimales ?? 2);
 const ONE = Dec.parse('1');
@@ -347,56 +296,4 @@ function totalesOf(pagos: PagoModel[]): [string, Dec][] {
     'TotalTrasladosImpuestoIVA8', 'TotalTrasladosBaseIVA0', 'TotalTrasladosImpuestoIVA0', 'TotalTrasladosBaseIVAExento', 'MontoTotalPagos',
   ];
   return ORDER.filter((k) => acc.has(k)).map((k) => [k, acc.get(k)!.round(2)]);
-}
-
-const taxDR = (name: string, t: TaxLine) =>
-  el(name, { BaseDR: t.base.toString(), ImpuestoDR: t.impuesto, TipoFactorDR: t.tipoFactor, TasaOCuotaDR: t.tasaOCuota, ImporteDR: t.importe?.toString() });
-
-/** pago20:Pagos, XSD order; the namespace is declared on cfdi:Comprobante. */
-export function pagosNode(m: PagosModel): XmlNode {
-  return el('pago20:Pagos', { Version: '2.0' }, [
-    el('pago20:Totales', Object.fromEntries(m.totales.map(([k, v]) => [k, v.toString()]))),
-    ...m.pagos.map((p) =>
-      el(
-        'pago20:Pago',
-        { FechaPago: p.fechaPago, FormaDePagoP: p.formaDePagoP, MonedaP: p.monedaP, TipoCambioP: p.tipoCambioP, Monto: p.monto.toString(), ...p.banco },
-        [
-          ...p.documentos.map((d) =>
-            el(
-              'pago20:DoctoRelacionado',
-              {
-                IdDocumento: d.idDocumento,
-                Serie: d.serie,
-                Folio: d.folio,
-                MonedaDR: d.monedaDR,
-                EquivalenciaDR: d.equivalenciaDR,
-                NumParcialidad: String(d.numParcialidad),
-                ImpSaldoAnt: d.impSaldoAnt.toString(),
-                ImpPagado: d.impPagado.toString(),
-                ImpSaldoInsoluto: d.impSaldoInsoluto.toString(),
-                ObjetoImpDR: d.objetoImpDR,
-              },
-              [
-                d.traslados.length + d.retenciones.length > 0 &&
-                  el('pago20:ImpuestosDR', {}, [
-                    d.retenciones.length > 0 && el('pago20:RetencionesDR', {}, d.retenciones.map((t) => taxDR('pago20:RetencionDR', t))),
-                    d.traslados.length > 0 && el('pago20:TrasladosDR', {}, d.traslados.map((t) => taxDR('pago20:TrasladoDR', t))),
-                  ]),
-              ],
-            ),
-          ),
-          p.trasladosP.length + p.retencionesP.length > 0 &&
-            el('pago20:ImpuestosP', {}, [
-              p.retencionesP.length > 0 && el('pago20:RetencionesP', {}, p.retencionesP.map((r) => el('pago20:RetencionP', { ImpuestoP: r.impuesto, ImporteP: r.importe.toString() }))),
-              p.trasladosP.length > 0 &&
-                el(
-                  'pago20:TrasladosP',
-                  {},
-                  p.trasladosP.map((t) => el('pago20:TrasladoP', { BaseP: t.base.toString(), ImpuestoP: t.impuesto, TipoFactorP: t.tipoFactor, TasaOCuotaP: t.tasaOCuota, ImporteP: t.importe?.toString() })),
-                ),
-            ]),
-        ],
-      ),
-    ),
-  ]);
 }

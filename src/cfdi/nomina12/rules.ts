@@ -1,91 +1,15 @@
-import { catalogEntry, inForce, type CatalogName } from '../catalogs/index.ts';
-import { Dec, sum } from './decimal.ts';
-import type { Fail, NominaInput } from './input.ts';
-import { el, type XmlNode } from './xml.ts';
+import { catalogEntry, inForce, type CatalogName } from '../../catalogs/index.ts';
+import { Dec, sum } from '../decimal.ts';
+import type { Fail, NominaInput } from '../input.ts';
+import type { NominaContext, NominaModel, OtroPagoModel, PercepcionesModel, PercepcionModel } from './model.ts';
 
 /**
- * Complemento Nómina 1.2 (rev. D): request → checked model → `nomina12:Nomina` node. Pure. Every total is computed
+ * Complemento Nómina 1.2 (rev. D): request → checked model (the node is in xml.ts). Pure. Every total is computed
  * here from the lines (RULES §9.2), so the totals rules (NOM36–NOM40, NOM69–NOM74, NOM77, NOM91, NOM92) hold by
  * construction. Rule codes: those RULES §9.2 cites, and for the rest the matrix's numbering as transcribed in a
  * public Rev. E table that agrees with every code RULES cites (complement rules NOM30–NOM108). Checks with no
  * matrix code (XSD facets, our own consistency checks) carry none.
  */
-
-export interface NominaContext {
-  emisorRfc: string;
-  /** Not checked here: XAXX010101000 for a deceased worker (NOM10) needs facts the API does not have. */
-  receptorRfc: string;
-  /** CFDI Fecha (YYYY-MM-DDThh:mm:ss): catalog keys must be in force on its day. */
-  fecha: string;
-}
-
-export interface PercepcionModel {
-  tipoPercepcion: string;
-  clave: string;
-  concepto: string;
-  importeGravado: Dec;
-  importeExento: Dec;
-  accionesOTitulos?: { valorMercado: Dec; precioAlOtorgarse: Dec };
-  horasExtra: { dias: number; tipoHoras: string; horasExtra: number; importePagado: Dec }[];
-}
-
-export interface PercepcionesModel {
-  totalSueldos?: Dec;
-  totalSeparacionIndemnizacion?: Dec;
-  totalJubilacionPensionRetiro?: Dec;
-  totalGravado: Dec;
-  totalExento: Dec;
-  items: PercepcionModel[];
-  jubilacionPensionRetiro?: { totalUnaExhibicion?: Dec; totalParcialidad?: Dec; montoDiario?: Dec; ingresoAcumulable: Dec; ingresoNoAcumulable: Dec };
-  separacionIndemnizacion?: { totalPagado: Dec; numAniosServicio: number; ultimoSueldoMensOrd: Dec; ingresoAcumulable: Dec; ingresoNoAcumulable: Dec };
-}
-
-export interface OtroPagoModel {
-  tipoOtroPago: string;
-  clave: string;
-  concepto: string;
-  importe: Dec;
-  subsidioCausado?: Dec;
-  compensacionSaldosAFavor?: { saldoAFavor: Dec; anio: number; remanenteSalFav: Dec };
-}
-
-/** Everything the node writes, amounts already at their written precision. */
-export interface NominaModel {
-  tipoNomina: string;
-  fechaPago: string;
-  fechaInicialPago: string;
-  fechaFinalPago: string;
-  numDiasPagados: Dec;
-  totalPercepciones?: Dec;
-  totalDeducciones?: Dec;
-  totalOtrosPagos?: Dec;
-  emisor?: { curp?: string; registroPatronal?: string; rfcPatronOrigen?: string; entidadSncf?: { origenRecurso: string; montoRecursoPropio?: Dec } };
-  receptor: {
-    curp: string;
-    numSeguridadSocial?: string;
-    fechaInicioRelLaboral?: string;
-    antiguedad?: string;
-    tipoContrato: string;
-    sindicalizado?: 'Sí' | 'No';
-    tipoJornada?: string;
-    tipoRegimen: string;
-    numEmpleado: string;
-    departamento?: string;
-    puesto?: string;
-    riesgoPuesto?: string;
-    periodicidadPago: string;
-    banco?: string;
-    cuentaBancaria?: string;
-    salarioBaseCotApor?: Dec;
-    salarioDiarioIntegrado?: Dec;
-    claveEntFed: string;
-    subContratacion: { rfcLabora: string; porcentajeTiempo: Dec }[];
-  };
-  percepciones?: PercepcionesModel;
-  deducciones?: { totalOtrasDeducciones?: Dec; totalImpuestosRetenidos?: Dec; items: { tipoDeduccion: string; clave: string; concepto: string; importe: Dec }[] };
-  otrosPagos?: OtroPagoModel[];
-  incapacidades?: { diasIncapacidad: number; tipoIncapacidad: string; importeMonetario?: Dec }[];
-}
 
 const SEPARACION = new Set(['022', '023', '025']);
 const JUBILACION = new Set(['039', '044']);
@@ -423,122 +347,6 @@ function prepareOtrosPagos(req: NominaInput, catalog: CatalogCheck, fail: Fail):
     }
     return { tipoOtroPago: o.tipo_otro_pago, clave: o.clave, concepto: o.concepto, importe, subsidioCausado, compensacionSaldosAFavor: compensacion };
   });
-}
-
-const w = (d: Dec | undefined) => d?.toString();
-
-/** The `nomina12:Nomina` element, attributes and children in nomina12.xsd order. No xmlns: the root declares it. */
-export function nominaNode(m: NominaModel): XmlNode {
-  const r = m.receptor;
-  const p = m.percepciones;
-  const e = m.emisor;
-  return el(
-    'nomina12:Nomina',
-    {
-      Version: '1.2',
-      TipoNomina: m.tipoNomina,
-      FechaPago: m.fechaPago,
-      FechaInicialPago: m.fechaInicialPago,
-      FechaFinalPago: m.fechaFinalPago,
-      NumDiasPagados: m.numDiasPagados.toString(),
-      TotalPercepciones: w(m.totalPercepciones),
-      TotalDeducciones: w(m.totalDeducciones),
-      TotalOtrosPagos: w(m.totalOtrosPagos),
-    },
-    [
-      e &&
-        el('nomina12:Emisor', { Curp: e.curp, RegistroPatronal: e.registroPatronal, RfcPatronOrigen: e.rfcPatronOrigen }, [
-          e.entidadSncf && el('nomina12:EntidadSNCF', { OrigenRecurso: e.entidadSncf.origenRecurso, MontoRecursoPropio: w(e.entidadSncf.montoRecursoPropio) }),
-        ]),
-      el(
-        'nomina12:Receptor',
-        {
-          Curp: r.curp,
-          NumSeguridadSocial: r.numSeguridadSocial,
-          FechaInicioRelLaboral: r.fechaInicioRelLaboral,
-          Antigüedad: r.antiguedad,
-          TipoContrato: r.tipoContrato,
-          Sindicalizado: r.sindicalizado,
-          TipoJornada: r.tipoJornada,
-          TipoRegimen: r.tipoRegimen,
-          NumEmpleado: r.numEmpleado,
-          Departamento: r.departamento,
-          Puesto: r.puesto,
-          RiesgoPuesto: r.riesgoPuesto,
-          PeriodicidadPago: r.periodicidadPago,
-          Banco: r.banco,
-          CuentaBancaria: r.cuentaBancaria,
-          SalarioBaseCotApor: w(r.salarioBaseCotApor),
-          SalarioDiarioIntegrado: w(r.salarioDiarioIntegrado),
-          ClaveEntFed: r.claveEntFed,
-        },
-        r.subContratacion.map((s) => el('nomina12:SubContratacion', { RfcLabora: s.rfcLabora, PorcentajeTiempo: s.porcentajeTiempo.toString() })),
-      ),
-      p &&
-        el(
-          'nomina12:Percepciones',
-          {
-            TotalSueldos: w(p.totalSueldos),
-            TotalSeparacionIndemnizacion: w(p.totalSeparacionIndemnizacion),
-            TotalJubilacionPensionRetiro: w(p.totalJubilacionPensionRetiro),
-            TotalGravado: w(p.totalGravado),
-            TotalExento: w(p.totalExento),
-          },
-          [
-            ...p.items.map((x) =>
-              el('nomina12:Percepcion', { TipoPercepcion: x.tipoPercepcion, Clave: x.clave, Concepto: x.concepto, ImporteGravado: w(x.importeGravado), ImporteExento: w(x.importeExento) }, [
-                x.accionesOTitulos && el('nomina12:AccionesOTitulos', { ValorMercado: w(x.accionesOTitulos.valorMercado), PrecioAlOtorgarse: w(x.accionesOTitulos.precioAlOtorgarse) }),
-                ...x.horasExtra.map((h) => el('nomina12:HorasExtra', { Dias: String(h.dias), TipoHoras: h.tipoHoras, HorasExtra: String(h.horasExtra), ImportePagado: w(h.importePagado) })),
-              ]),
-            ),
-            p.jubilacionPensionRetiro &&
-              el('nomina12:JubilacionPensionRetiro', {
-                TotalUnaExhibicion: w(p.jubilacionPensionRetiro.totalUnaExhibicion),
-                TotalParcialidad: w(p.jubilacionPensionRetiro.totalParcialidad),
-                MontoDiario: w(p.jubilacionPensionRetiro.montoDiario),
-                IngresoAcumulable: w(p.jubilacionPensionRetiro.ingresoAcumulable),
-                IngresoNoAcumulable: w(p.jubilacionPensionRetiro.ingresoNoAcumulable),
-              }),
-            p.separacionIndemnizacion &&
-              el('nomina12:SeparacionIndemnizacion', {
-                TotalPagado: w(p.separacionIndemnizacion.totalPagado),
-                NumAñosServicio: String(p.separacionIndemnizacion.numAniosServicio),
-                UltimoSueldoMensOrd: w(p.separacionIndemnizacion.ultimoSueldoMensOrd),
-                IngresoAcumulable: w(p.separacionIndemnizacion.ingresoAcumulable),
-                IngresoNoAcumulable: w(p.separacionIndemnizacion.ingresoNoAcumulable),
-              }),
-          ],
-        ),
-      m.deducciones &&
-        el(
-          'nomina12:Deducciones',
-          { TotalOtrasDeducciones: w(m.deducciones.totalOtrasDeducciones), TotalImpuestosRetenidos: w(m.deducciones.totalImpuestosRetenidos) },
-          m.deducciones.items.map((d) => el('nomina12:Deduccion', { TipoDeduccion: d.tipoDeduccion, Clave: d.clave, Concepto: d.concepto, Importe: w(d.importe) })),
-        ),
-      m.otrosPagos &&
-        el(
-          'nomina12:OtrosPagos',
-          {},
-          m.otrosPagos.map((o) =>
-            el('nomina12:OtroPago', { TipoOtroPago: o.tipoOtroPago, Clave: o.clave, Concepto: o.concepto, Importe: w(o.importe) }, [
-              o.subsidioCausado && el('nomina12:SubsidioAlEmpleo', { SubsidioCausado: w(o.subsidioCausado) }),
-              o.compensacionSaldosAFavor &&
-                el('nomina12:CompensacionSaldosAFavor', {
-                  SaldoAFavor: w(o.compensacionSaldosAFavor.saldoAFavor),
-                  Año: String(o.compensacionSaldosAFavor.anio),
-                  RemanenteSalFav: w(o.compensacionSaldosAFavor.remanenteSalFav),
-                }),
-            ]),
-          ),
-        ),
-      m.incapacidades &&
-        el(
-          'nomina12:Incapacidades',
-          {},
-          m.incapacidades.map((x) => el('nomina12:Incapacidad', { DiasIncapacidad: String(x.diasIncapacidad), TipoIncapacidad: x.tipoIncapacidad, ImporteMonetario: w(x.importeMonetario) })),
-        ),
-    ],
-  );
 }
 
 /** CFDI-level amounts (RULES §9.2): SubTotal = TotalPercepciones + TotalOtrosPagos; Descuento = TotalDeducciones (undefined when none); Total = SubTotal − Descuento. All 2 decimals. */
