@@ -1,8 +1,9 @@
 import { catalogEntry, inForce, personaOf, type CatalogName, type CatalogRow } from '../../catalogs/index.ts';
-import type { FieldProblem, ReceptorInput } from '../input.ts';
+import type { ComprobanteInput, FieldProblem, ReceptorInput } from '../input.ts';
+import type { ReceptorModel } from '../model.ts';
 import { textProblems } from '../text.ts';
 import { T_RFC } from '../patterns.ts';
-import { rfcProblem } from './rfc.ts';
+import { GENERIC_RFCS, rfcCheckDigitWarning, rfcProblem } from './rfc.ts';
 
 export interface ReceptorContext {
   /** Fecha of the CFDI (YYYY-MM-DD…): catalog keys must be in force on that day. */
@@ -143,4 +144,35 @@ export function checkReceptor(r: ReceptorInput, ctx: ReceptorContext, prefix = '
     if (r.regimen_fiscal !== '605') fail('regimen_fiscal', 'must be 605 (Sueldos y Salarios) on a CFDI of tipo N', 'NOM11');
   }
   return out;
+}
+
+/**
+ * The Comprobante's receptor step: the receptor the caller resolved (sent, or a stored client's), checked as above
+ * and reported under the field the request used (`receptor` or `receptor_id`), with its warnings.
+ */
+export function prepareReceptor(
+  req: ComprobanteInput,
+  ctx: { receptor: ReceptorInput; emisorRfc: string; fecha: string; lugarExpedicion: string },
+  errors: FieldProblem[],
+  warnings: string[],
+): { receptor: ReceptorModel; field: string } {
+  const receptorInput = ctx.receptor;
+  const field = req.receptor_id && !req.receptor ? 'receptor_id' : 'receptor';
+  errors.push(...checkReceptor(receptorInput, { fecha: ctx.fecha, tipo: req.tipo, lugarExpedicion: ctx.lugarExpedicion }, field));
+  const checkDigit = rfcCheckDigitWarning(receptorInput.rfc, `${field}.rfc`);
+  if (checkDigit) warnings.push(checkDigit);
+  if (receptorInput.rfc === ctx.emisorRfc && !GENERIC_RFCS.has(receptorInput.rfc) && req.tipo !== 'T') warnings.push('receptor.rfc equals the issuer RFC');
+  const receptor: ReceptorModel = {
+    rfc: receptorInput.rfc,
+    nombre: receptorInput.nombre,
+    domicilioFiscal: receptorInput.domicilio_fiscal,
+    residenciaFiscal: receptorInput.residencia_fiscal,
+    numRegIdTrib: receptorInput.num_reg_id_trib,
+    regimenFiscal: receptorInput.regimen_fiscal,
+    usoCfdi: receptorInput.uso_cfdi,
+  };
+  if (/\b(S\.?\s?A\.?\s?(DE\s)?C\.?\s?V\.?|S\.?\s?DE\s?R\.?\s?L\.?)\s*$/i.test(receptor.nombre)) {
+    warnings.push('receptor.nombre seems to include the corporate suffix (SA DE CV …); SAT expects the name exactly as in the Constancia, without it');
+  }
+  return { receptor, field };
 }
