@@ -4,7 +4,7 @@ import { tenants, users } from './db/schema/index.ts';
 import { randomToken } from './lib/crypto.ts';
 import type { Logger } from './lib/logger.ts';
 // SAT's public test CSD of EKU9003173C9 (serial 30001000000500003416, valid until 2027-05-18, password 12345678a),
-// byte-identical to tests/fixtures/csd/EKU9003173C9_CSD; provenance (eclipxe13/CfdiUtils, MIT) in ../shared/sat/README.md.
+// byte-identical to tests/fixtures/csd/EKU9003173C9_CSD; provenance (eclipxe13/CfdiUtils, MIT) in tests/fixtures/sat/PROVENANCE.md.
 // File imports so that `bun build --compile` embeds them.
 import demoCer from './demo-csd/EKU9003173C9.cer' with { type: 'file' };
 import demoKey from './demo-csd/EKU9003173C9.key' with { type: 'file' };

@@ -120,7 +120,7 @@ export function createTestApp(overrides: Partial<AppDeps> = {}) {
 
 export type TestApp = ReturnType<typeof createTestApp>;
 
-/** SAT test CSDs (tests/fixtures/csd, copied from shared/sat/csd). */
+/** SAT test CSDs (tests/fixtures/csd; provenance in tests/fixtures/sat/PROVENANCE.md). */
 const CSD_FIXTURES = join(import.meta.dir, 'fixtures', 'csd');
 /** A webhook receiver on a free loopback port that keeps every event body it gets; stop it in afterAll. */
 export function eventReceiver() {

@@ -6,7 +6,7 @@ import { pagosNode } from './pagos20/xml.ts';
 import { el, serializeXml, type XmlNode } from './xml.ts';
 
 const CFDI_LOCATION = 'http://www.sat.gob.mx/cfd/4 http://www.sat.gob.mx/sitio_internet/cfd/4/cfdv40.xsd';
-/** Complement namespaces, declared on the root with their schemaLocation pair (RULES §1.1). */
+/** Complement namespaces, declared on the root with their schemaLocation pair (docs/sat-rules.md §1). */
 const COMPLEMENT_NS = [
   { prefix: 'pago20', uri: 'http://www.sat.gob.mx/Pagos20', xsd: 'http://www.sat.gob.mx/sitio_internet/cfd/Pagos/Pagos20.xsd', usedBy: (m: ComprobanteModel) => !!m.pagos },
   { prefix: 'nomina12', uri: 'http://www.sat.gob.mx/nomina12', xsd: 'http://www.sat.gob.mx/sitio_internet/cfd/nomina/nomina12.xsd', usedBy: (m: ComprobanteModel) => !!m.nomina },

@@ -5,7 +5,7 @@ import { SignedXml } from 'xml-crypto';
 import { Dec } from './decimal.ts';
 import { child, childrenNamed, el, parseXml, serializeXml } from './xml.ts';
 
-/** c_MotivoCancelacion (RULES.md §8.1). */
+/** c_MotivoCancelacion (docs/sat-rules.md §6.1). */
 export const MOTIVOS = ['01', '02', '03', '04'] as const;
 export type Motivo = (typeof MOTIVOS)[number];
 export const MOTIVO_NAMES: Record<Motivo, string> = {
@@ -20,7 +20,7 @@ const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
 
 /**
- * The cancellation request SAT receives through the PAC (RULES.md §8.4): one `Folios` per UUID, `Fecha` local
+ * The cancellation request SAT receives through the PAC (docs/sat-rules.md §6.4): one `Folios` per UUID, `Fecha` local
  * time without zone, `FolioSustitucion` only when there is one.
  */
 export function buildCancelacionXml(r: { rfcEmisor: string; fecha: string; folios: { uuid: string; motivo: Motivo; folioSustitucion?: string }[] }): string {
@@ -68,7 +68,7 @@ function keyInfoContent(certificateDer: Buffer): string {
 }
 
 /**
- * XML-DSig enveloped signature over the whole document, as SAT's cancellation services expect (RULES.md §8.4):
+ * XML-DSig enveloped signature over the whole document, as SAT's cancellation services expect (docs/sat-rules.md §6.4):
  * inclusive C14N, SHA-1 digest, RSA-SHA1 with the CSD key, `Reference URI=""`, Signature appended to the root.
  */
 export function signEnveloped(xml: string, key: { privateKey: KeyObject; certificateDer: Buffer }): string {
@@ -145,7 +145,7 @@ export const RFC_EXTRANJERO = 'XEXX010101000';
 const THOUSAND = Dec.parse('1000');
 
 /**
- * Whether the receiver must accept the cancellation (RULES.md §8.2, RMF 2.7.1.35): not for totals up to $1,000 MXN,
+ * Whether the receiver must accept the cancellation (RMF 2.7.1.35; docs/sat-rules.md §6.2): not for totals up to $1,000 MXN,
  * nómina, egresos, traslados, RIF ingresos, público en general or global invoices, foreign receivers, nor when
  * cancelled up to the business day after stamping. Otherwise it does (3 business days; silence accepts).
  * Cases the XML cannot show (sector primario, financial entities, the Federación) are not recognised.
@@ -170,7 +170,7 @@ export function receiverAcceptance(f: CancellationFacts, nowLocal: string): { re
 /**
  * The last day a CFDI may be cancelled: CFF 29-A allows the fiscal year of issue, RMF extends it to the annual
  * return's deadline — 31 March of the next year for personas morales (12-character RFC), 30 April for personas
- * físicas (RULES.md §8.2; RMF 2.7.1.46 in 2025).
+ * físicas (RMF 2.7.1.46 in 2025; docs/sat-rules.md §6.2).
  */
 export function cancellationDeadline(fecha: string, rfcEmisor: string): string {
   const year = Number(fecha.slice(0, 4)) + 1;
@@ -200,7 +200,7 @@ export function nextBusinessDay(date: string): string {
   }
 }
 
-/** SAT's ConsultaCFDIService answer (RULES.md §8.3), field names as SAT spells them. */
+/** SAT's ConsultaCFDIService answer (docs/sat-rules.md §6.3), field names as SAT spells them. */
 export interface SatStatus {
   CodigoEstatus: string;
   Estado: 'Vigente' | 'Cancelado' | 'No Encontrado';

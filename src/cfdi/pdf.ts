@@ -20,7 +20,7 @@ import { tfdCadena, tfdFromNode } from './tfd.ts';
 import { child, childrenNamed, parseXml, type XmlNode } from './xml.ts';
 
 /**
- * The printed representation of a stamped CFDI (RMF 2.7.1.7, RULES.md §7.2), rendered from the stored XML only:
+ * The printed representation of a stamped CFDI (RMF 2.7.1.7; docs/sat-rules.md §5), rendered from the stored XML only:
  * every value on the page is read from the document (descriptions of catalog keys come from SAT's catalogs).
  * Letter size; header and footer with page numbers on every page; long descriptions wrap across lines and pages.
  * Pagos 2.0 and Nómina 1.2 print their own sections (pdf-complements.ts); a Pago or a Traslado has no money lines.

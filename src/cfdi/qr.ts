@@ -1,13 +1,13 @@
 import QRCode from 'qrcode';
 import { Dec } from './decimal.ts';
 
-/** `tt` as phpcfdi/nodecfdi/CfdiUtils write it (RULES.md §7.1): 6 decimals, trailing zeros stripped, at least one kept. */
+/** `tt` as phpcfdi/nodecfdi/CfdiUtils write it (docs/sat-rules.md §4): 6 decimals, trailing zeros stripped, at least one kept. */
 export function formatTotalForQr(total: string): string {
   return Dec.parse(total).round(6).trim(1).toString();
 }
 
 /**
- * SAT's verification URL (Anexo 20 §D, RULES.md §7.1): parameters id, re, rr, tt, fe in that order; RFCs with `&`
+ * SAT's verification URL (Anexo 20 §D; docs/sat-rules.md §4): parameters id, re, rr, tt, fe in that order; RFCs with `&`
  * written `&amp;`; fe = the last 8 characters of the Sello; nothing URL-encoded, as the reference implementations do.
  */
 export function verificationUrl(v: { uuid: string; rfcEmisor: string; rfcReceptor: string; total: string; sello: string }): string {

@@ -9,7 +9,7 @@ const escapeText = (v: string) => v.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<
 const parser = new XMLParser({ removeNSPrefix: true, parseTagValue: false, trimValues: true });
 
 /**
- * SAT's ConsultaCFDIService (SOAP 1.1, RULES.md §8.3): the QR expression in, CodigoEstatus, Estado, EsCancelable,
+ * SAT's ConsultaCFDIService (SOAP 1.1; docs/sat-rules.md §6.3): the QR expression in, CodigoEstatus, Estado, EsCancelable,
  * EstatusCancelacion and ValidacionEFOS out (read by local name). Network errors, timeouts, non-200 and replies
  * without a result are retryable: the caller asks again later.
  */

@@ -36,7 +36,7 @@ export interface CfdiQuery {
 export interface CancelRequest extends CfdiQuery {
   motivo: Motivo;
   folioSustitucion?: string;
-  /** The Cancelacion document signed with the issuer's CSD (RULES.md §8.4). */
+  /** The Cancelacion document signed with the issuer's CSD (docs/sat-rules.md §6.4). */
   signedXml: string;
   /** Whether the rules make the receiver accept (the sandbox answers accordingly). */
   requiresAcceptance: boolean;

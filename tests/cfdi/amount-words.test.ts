@@ -32,7 +32,7 @@ describe('total in words (Spanish, as printed on Mexican invoices)', () => {
   });
 });
 
-describe('QR verification expression (RULES.md §7.1)', () => {
+describe('QR verification expression (docs/sat-rules.md §4)', () => {
   test('tt: six decimals, trailing zeros stripped, at least one kept', () => {
     expect(formatTotalForQr('1000.00')).toBe('1000.0');
     expect(formatTotalForQr('2010.01')).toBe('2010.01');

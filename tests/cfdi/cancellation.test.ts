@@ -11,7 +11,7 @@ import {
 import { openPrivateKey, parseCertificate } from '../../src/cfdi/csd.ts';
 import { csdFiles } from '../helpers.ts';
 
-/** The cancellation rules of RULES.md §8 as pure functions: who must accept, until when, and the signed request. */
+/** The cancellation rules of docs/sat-rules.md §6 as pure functions: who must accept, until when, and the signed request. */
 const base: CancellationFacts = {
   uuid: 'AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE', tipo: 'I', fecha: '2026-03-02T10:00:00', fechaTimbrado: '2026-03-02T10:00:05',
   total: '5800.00', moneda: 'MXN', rfcEmisor: 'EKU9003173C9', regimenEmisor: '601', rfcReceptor: 'ICV060329BY0', sello: 'x', informacionGlobal: false, relacionados: [],
@@ -59,7 +59,7 @@ describe('receiver acceptance (RMF 2.7.1.35)', () => {
   });
 });
 
-describe('the signed cancellation request (RULES.md §8.4)', () => {
+describe('the signed cancellation request (docs/sat-rules.md §6.4)', () => {
   const files = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
   const cert = parseCertificate(files.cer);
   const key = { privateKey: openPrivateKey(files.key, files.password, cert), certificateDer: cert.der };

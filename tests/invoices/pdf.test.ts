@@ -99,7 +99,7 @@ async function decodeQr(bytes: Uint8Array): Promise<string | undefined> {
   return undefined;
 }
 
-/** What the QR must say, computed here from the XML (RULES.md §7.1), not by the code under test. */
+/** What the QR must say, computed here from the XML (docs/sat-rules.md §4), not by the code under test. */
 function expectedQr(xml: string) {
   const root = parseXml(xml);
   const tfd = child(child(root, 'cfdi:Complemento')!, 'tfd:TimbreFiscalDigital')!.attrs;

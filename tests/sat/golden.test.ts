@@ -40,7 +40,7 @@ const samples = readdirSync(SAMPLES)
     };
   });
 
-// shared/sat once had a 6th (production-stamped) sample; it was removed because it named a real taxpayer.
+// The SAT material these were copied from once had a 6th (production-stamped) sample; it was removed because it named a real taxpayer.
 test("fixture set is complete: 5 samples, 4 signed, 3 stamped", () => {
   expect(samples.length).toBe(5);
   expect(samples.filter((s) => s.signed).length).toBe(4);

@@ -35,7 +35,7 @@ function taxIdPattern(source: string): RegExp | null {
 
 /**
  * Every problem of a CFDI 4.0 receptor that can be checked without SAT's private lists (l_RFC), each with the
- * matrix rule code when one applies (RULES.md §3.2, §3.5, §3.6). Fields are JSON paths under `prefix` (bare
+ * matrix rule code when one applies (docs/sat-rules.md §3). Fields are JSON paths under `prefix` (bare
  * names when it is empty). Checks that depend on a malformed value (e.g. the persona type of an invalid RFC) are
  * skipped, not reported twice.
  */

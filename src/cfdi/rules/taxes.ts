@@ -17,7 +17,7 @@ export function tasaAllowed(impuesto: string, factor: string, kind: 'traslado' |
 }
 
 /**
- * SAT's window for a tax Importe written with `decimals` decimals (RULES §2.3, CFDI40180/40186, CRP20254/20261):
+ * SAT's window for a tax Importe written with `decimals` decimals (docs/sat-rules.md §2, CFDI40180/40186, CRP20254/20261):
  * [trunc((Base − ½·10^−dB)·Tasa), ceil((Base + ½·10^−dB − 10^−12)·Tasa)].
  */
 export function importeWindow(base: Dec, tasa: Dec, decimals: number): { low: Dec; high: Dec } {

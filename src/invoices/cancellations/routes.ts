@@ -72,7 +72,7 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
     createRoute({
       method: 'post', path: '/api/v1/cfdis/{id}/cancel', tags, operationId: 'cancelCfdi', summary: 'Cancel a stamped CFDI with SAT',
       description:
-        'Signs a cancellation request with the tenant\'s active CSD (XML-DSig, RULES §8.4) and sends it through the PAC. The CFDI moves ' +
+        'Signs a cancellation request with the tenant\'s active CSD (XML-DSig) and sends it through the PAC. The CFDI moves ' +
         'vigente → cancelacion_pendiente → cancelado, or back to vigente when the receiver rejects or the request fails; each move is kept ' +
         '(GET /cfdis/{id}/cancellation) and `cfdi.cancelado` is emitted when it becomes cancelado. 200: cancelled now. 202: waiting for the ' +
         'receiver (needed for invoices over $1,000 MXN to a named receiver after the business day following stamping, except nómina, egresos, ' +
