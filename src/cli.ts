@@ -95,7 +95,7 @@ function setPlan(rest: string[], env: Env): Result {
  * (other users see it in `ps`): ADMIN_PASSWORD, or the first line of stdin.
  */
 function createTenant(rest: string[], env: Env): Result {
-  let values;
+  let values: Record<string, string | undefined>;
   try {
     ({ values } = parseArgs({
       args: rest,

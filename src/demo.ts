@@ -55,23 +55,23 @@ export async function setUpDemo({ app, db, logger }: { app: App; db: Db; logger:
     return { state: 'skipped', tenants: tenantCount };
   }
 
-  const call = async (path: string, init: RequestInit, token?: string) => {
+  const call = async <T>(path: string, init: RequestInit, token?: string): Promise<T> => {
     const headers = new Headers(init.headers);
     if (token) headers.set('authorization', `Bearer ${token}`);
     const res = await app.request(`/api/v1${path}`, { ...init, headers });
     if (res.status !== 201) throw new Error(`Demo set-up failed at POST ${path}: ${res.status} ${await res.text()}\nStart again on an empty DATA_DIR.`);
-    return (await res.json()) as any;
+    return (await res.json()) as T;
   };
   const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   const password = randomToken(12);
-  const reg = await call('/auth/register', json({ email: DEMO_EMAIL, password, nombre: 'Demo Admin', tenant: DEMO_TENANT }));
-  const key = await call('/api-keys', json({ name: 'demo', environment: 'test' }), reg.access_token);
+  const reg = await call<{ access_token: string; tenant: { id: string }; user: { email: string } }>('/auth/register', json({ email: DEMO_EMAIL, password, nombre: 'Demo Admin', tenant: DEMO_TENANT }));
+  const key = await call<{ key: string }>('/api-keys', json({ name: 'demo', environment: 'test' }), reg.access_token);
   const form = new FormData();
   form.append('cer', new Blob([await Bun.file(demoCer).arrayBuffer()]), 'EKU9003173C9.cer');
   form.append('key', new Blob([await Bun.file(demoKey).arrayBuffer()]), 'EKU9003173C9.key');
   form.append('password', CSD_PASSWORD);
-  const csd = await call('/csds', { method: 'POST', body: form }, key.key);
+  const csd = await call<{ id: string; serial_number: string }>('/csds', { method: 'POST', body: form }, key.key);
   logger.info('demo tenant created', { tenant_id: reg.tenant.id, rfc: DEMO_TENANT.rfc, csd_id: csd.id });
   return { state: 'created', tenantId: reg.tenant.id, email: reg.user.email, password, apiKey: key.key, csdSerial: csd.serial_number };
 }

@@ -5,7 +5,7 @@ import { seedCatalogs } from './catalogs/seed.ts';
 import { freeBytes, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/client.ts';
 import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
 import { demoBanner, setUpDemo, type DemoSetUp } from './demo.ts';
-import { ConfigError, loadConfig } from './env.ts';
+import { type Config, ConfigError, loadConfig } from './env.ts';
 import { sweepCsdExpiry } from './invoices/csds/service.ts';
 import { recoverJobs, releaseLeases } from './jobs/queue.ts';
 import { backfillRelations } from './invoices/cancellations/service.ts';
@@ -17,7 +17,7 @@ import { loadOrCreateSandboxSat } from './pac/sandbox.ts';
 import { createSwPac } from './pac/sw.ts';
 
 // The only module with side effects: configuration → database → migrations → scheduler → HTTP server.
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (err) {

@@ -148,8 +148,8 @@ const PBKDF2_PARAMS = sequence('PBKDF2-params', [
 ]);
 
 // forge.asn1.validate is public API that @types/node-forge does not declare.
-const { validate: asn1Validate } = forge.asn1 as unknown as { validate(node: unknown, template: Template, capture: Record<string, any>, errors: string[]): boolean };
-const validate = (node: unknown, template: Template, capture: Record<string, any>) => node !== undefined && asn1Validate(node, template, capture, []);
+const { validate: asn1Validate } = forge.asn1 as unknown as { validate(node: unknown, template: Template, capture: object, errors: string[]): boolean };
+const validate = (node: unknown, template: Template, capture: object) => node !== undefined && asn1Validate(node, template, capture, []);
 /** A DER INTEGER's content octets (two's complement) as a bigint; negative when the first bit is set. */
 const derInteger = (bytes: string): bigint => {
   if (bytes.length === 0) return -1n;
@@ -162,6 +162,18 @@ const algorithmName = (oidBytes: string) => {
   return name ? `${name} (${oid})` : oid;
 };
 
+/** What the templates above capture: byte strings, and parameter nodes that only go back to validate. */
+interface KeyEncryptionFields {
+  scheme: string;
+  schemeParams: unknown;
+  kdf: string;
+  kdfParams: unknown;
+  cipher: string;
+  iterations: string;
+  keyLength?: string;
+  prf?: string;
+}
+
 /**
  * Reads how the key is encrypted before anything is derived from the password: an algorithm outside the allow-list
  * or more PBKDF2 iterations than MAX_PBKDF2_ITERATIONS is refused at once, without running the key derivation.
@@ -169,7 +181,7 @@ const algorithmName = (oidBytes: string) => {
 function checkKeyEncryption(encryptedKeyInfo: forge.asn1.Asn1): void {
   const malformed = (what: string) => new CsdError('key', `has a malformed encryption header (${what}): it is not a key as SAT issues them`);
   const refused = (what: string) => new CsdError('key', `is encrypted with ${what}, which is not accepted: ${ACCEPTED_ENCRYPTION}`);
-  const found: Record<string, any> = {};
+  const found = {} as KeyEncryptionFields;
   if (!validate(encryptedKeyInfo, ENCRYPTED_PRIVATE_KEY_INFO, found)) throw new CsdError('key', 'is not an encrypted PKCS#8 private key (.key from SAT)');
   if (forge.asn1.derToOid(found.scheme) !== PBES2) throw refused(algorithmName(found.scheme));
   if (!validate(found.schemeParams, PBES2_PARAMS, found)) throw malformed('PBES2 parameters');
@@ -178,7 +190,7 @@ function checkKeyEncryption(encryptedKeyInfo: forge.asn1.Asn1): void {
   if (!cipher) throw refused(`the cipher ${algorithmName(found.cipher)}`);
   if (!validate(found.kdfParams, PBKDF2_PARAMS, found)) throw malformed('PBKDF2 parameters');
   const prf = found.prf === undefined ? HMAC_SHA1 : forge.asn1.derToOid(found.prf);
-  if (!PRFS[prf]) throw refused(`the PBKDF2 pseudo-random function ${algorithmName(found.prf)}`);
+  if (!PRFS[prf]) throw refused(`the PBKDF2 pseudo-random function ${algorithmName(found.prf!)}`);
   if (found.keyLength !== undefined && derInteger(found.keyLength) !== BigInt(cipher.keyBytes)) {
     throw malformed(`PBKDF2 asks for a ${derInteger(found.keyLength)}-byte key; ${cipher.name} takes ${cipher.keyBytes}`);
   }

@@ -17,7 +17,7 @@ import {
 } from './pdf-complements.ts';
 import { qrMatrix, verificationUrl } from './qr.ts';
 import { tfdCadena, tfdFromNode } from './tfd.ts';
-import { child, childrenNamed, parseXml, type XmlNode } from './xml.ts';
+import { child, childrenNamed, parseXml } from './xml.ts';
 
 /**
  * The printed representation of a stamped CFDI (RMF 2.7.1.7; docs/sat-rules.md §5), rendered from the stored XML only:

@@ -1,6 +1,18 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 
-type AnyOpenApiApp = Pick<OpenAPIHono<any>, 'getOpenAPI31Document'>;
+type OpenApiApp = Pick<OpenAPIHono, 'getOpenAPI31Document'>;
+
+/** The parts of an OpenAPI 3.1 document this file edits. */
+interface Operation {
+  requestBody?: { content?: Record<string, unknown> };
+  responses: Record<string, { description?: string; content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
+  security?: unknown[];
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+  components: Record<string, Record<string, unknown>>;
+  tags?: Array<{ name: string; description: string }>;
+}
 
 const DESCRIPTION = `Multi-tenant CFDI 4.0 electronic-invoicing API.
 
@@ -36,25 +48,25 @@ sandbox certificate served at GET /api/v1/sandbox/sat-certificate; they have no 
 Lists use cursor pagination: \`limit\` (1–100, default 20) and the opaque \`cursor\` from \`pagination.next_cursor\`.`;
 
 /** One OpenAPI 3.1 document for the whole gateway: its own routes plus every backend's. */
-export function buildOpenApiDocument(gateway: AnyOpenApiApp, backends: AnyOpenApiApp[], version: string) {
+export function buildOpenApiDocument(gateway: OpenApiApp, backends: OpenApiApp[], version: string) {
   const config = {
     openapi: '3.1.0',
     info: { title: 'CFDI 4.0 invoicing API', version, description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
     servers: [{ url: '/', description: 'This server' }],
     security: [{ bearerJwt: [] }, { apiKey: [] }] as Array<Record<string, string[]>>,
   };
-  const doc = gateway.getOpenAPI31Document(config) as any;
+  const doc = gateway.getOpenAPI31Document(config) as Partial<Document>;
   doc.paths ??= {};
   doc.components ??= {};
   for (const backend of backends) {
-    const part = backend.getOpenAPI31Document(config) as any;
+    const part = backend.getOpenAPI31Document(config) as Partial<Document>;
     Object.assign(doc.paths, part.paths ?? {});
     for (const [kind, entries] of Object.entries(part.components ?? {})) {
-      doc.components[kind] = { ...(doc.components[kind] ?? {}), ...(entries as object) };
+      doc.components[kind] = { ...(doc.components[kind] ?? {}), ...entries };
     }
   }
-  documentUnsupportedMediaType(doc);
-  documentCommonHeaders(doc);
+  documentUnsupportedMediaType(doc as Document);
+  documentCommonHeaders(doc as Document);
   doc.components.securitySchemes = {
     bearerJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /api/v1/auth/login (24 h)' },
     apiKey: { type: 'http', scheme: 'bearer', description: 'API key: sk_test_… (sandbox) or sk_live_… (production)' },
@@ -78,9 +90,9 @@ export function buildOpenApiDocument(gateway: AnyOpenApiApp, backends: AnyOpenAp
 }
 
 /** Every operation with a body answers another content type with 415 naming the one it takes. */
-function documentUnsupportedMediaType(doc: any): void {
-  for (const ops of Object.values<any>(doc.paths)) {
-    for (const op of Object.values<any>(ops)) {
+function documentUnsupportedMediaType(doc: Document): void {
+  for (const ops of Object.values(doc.paths)) {
+    for (const op of Object.values(ops)) {
       const types = Object.keys(op.requestBody?.content ?? {});
       if (types.length === 0 || op.responses['415']) continue;
       op.responses['415'] = {
@@ -92,7 +104,7 @@ function documentUnsupportedMediaType(doc: any): void {
 }
 
 /** Headers the gateway puts on answers, declared once and referenced from every response they can appear on. */
-function documentCommonHeaders(doc: any): void {
+function documentCommonHeaders(doc: Document): void {
   const integer = { type: 'integer' };
   doc.components.headers = {
     'X-Request-Id': { required: true, description: 'The id of this request (the caller\'s own X-Request-Id when it sent a valid one); also in the error envelope and the service log', schema: { type: 'string' } },
@@ -103,11 +115,11 @@ function documentCommonHeaders(doc: any): void {
     'Idempotent-Replayed': { description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
   };
   const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
-  for (const ops of Object.values<any>(doc.paths)) {
-    for (const [method, op] of Object.entries<any>(ops)) {
+  for (const ops of Object.values(doc.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
       // The idempotency middleware serves every POST made with a credential, not only those that name the header.
       const idempotent = method === 'post' && !(Array.isArray(op.security) && op.security.length === 0);
-      for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
+      for (const [status, response] of Object.entries(op.responses ?? {})) {
         response.headers = {
           'X-Request-Id': ref('X-Request-Id'),
           'X-RateLimit-Limit': ref('X-RateLimit-Limit'),

@@ -122,7 +122,7 @@ function readActor(c: Context): Actor | undefined {
 }
 
 /** `POST /api/v1/csds` → `multipart/form-data with fields cer, key, password`, from the routes' declared bodies. */
-function routeBodies(app: OpenAPIHono<any>): Map<string, string> {
+function routeBodies(app: OpenAPIHono<BackendEnv>): Map<string, string> {
   const out = new Map<string, string>();
   for (const def of app.openAPIRegistry.definitions) {
     if (def.type !== 'route' || !def.route.request?.body) continue;

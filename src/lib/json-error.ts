@@ -52,9 +52,9 @@ function scan(text: string): { offset: number; problem: string } | undefined {
       if (code < 32) return undefined;
       if (code === 92) {
         ESCAPE.lastIndex = j;
-        const escape = ESCAPE.exec(text);
-        if (!escape) return undefined;
-        j += escape[0].length;
+        const sequence = ESCAPE.exec(text);
+        if (!sequence) return undefined;
+        j += sequence[0].length;
       } else j++;
     }
     return undefined;

@@ -9,7 +9,7 @@ import { serializeXml } from '../cfdi/xml.ts';
 import type { Db } from '../db/client.ts';
 import { sandboxCancellations, settings } from '../db/schema/index.ts';
 import { openSecret, sealSecret } from '../lib/secret-box.ts';
-import type { CancelRequest, CancelResult, CancelScenario, CfdiQuery, Pac, StampOptions, StampResult, StatusResult } from './types.ts';
+import type { CancelRequest, CancelResult, CancelScenario, CfdiQuery, Pac, StampOptions, StampResult } from './types.ts';
 
 /** The sandbox's own "SAT" stamping identity: a self-signed certificate published at /sandbox/sat-certificate. */
 export interface SandboxSat {

@@ -22,9 +22,11 @@ const ODD_STRINGS = [
   '   ',
   'x'.repeat(5000),
   '%00%27',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log-injection probe, as a plain string
   '${jndi:ldap://x}',
   '<script>alert(1)</script>',
 ];
+// biome-ignore lint/correctness/noPrecisionLoss: a number too long for a double, on purpose
 const ODD_VALUES: unknown[] = [null, true, 0, -1, 1e308, 123456789012345678901234567890, [], [1, 2], {}, { $gt: '' }, ...ODD_STRINGS];
 
 interface Operation {

@@ -45,6 +45,7 @@ export function resolve(schema: JsonSchema | undefined, doc: OpenApiDoc): JsonSc
     const { allOf: _a, ...rest } = s;
     s = parts.reduce(
       (acc: JsonSchema, p: JsonSchema) => ({
+        // biome-ignore lint/performance/noAccumulatingSpread: a handful of allOf branches
         ...acc,
         ...p,
         properties: { ...acc.properties, ...p.properties },
@@ -227,6 +228,7 @@ export function createSchemaArbitraries(opts: SchemaArbitraryOptions) {
     if (types.includes('integer') || types.includes('number')) {
       const lo = s.minimum ?? s.exclusiveMinimum;
       const hi = s.maximum ?? s.exclusiveMaximum;
+      // biome-ignore lint/correctness/noPrecisionLoss: a number too long for a double, on purpose
       const numbers: unknown[] = [1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, -0, 123456789012345678901234567890, '1', '1.0', '0x10'];
       if (lo !== undefined) numbers.push(s.exclusiveMinimum !== undefined ? lo : lo - 1);
       if (hi !== undefined) numbers.push(s.exclusiveMaximum !== undefined ? hi : hi + 1);
