@@ -229,4 +229,3 @@ export function createApp(deps: AppDeps) {
   return Object.assign(app, { backends: { auth: authBackend, invoices: invoiceBackend }, worker });
 }
 
-export type App = ReturnType<typeof createApp>;

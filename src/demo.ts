@@ -9,7 +9,7 @@ import type { Logger } from './lib/logger.ts';
 import demoCer from './demo-csd/EKU9003173C9.cer' with { type: 'file' };
 import demoKey from './demo-csd/EKU9003173C9.key' with { type: 'file' };
 
-export const DEMO_TENANT = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' };
+const DEMO_TENANT = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' };
 export const DEMO_EMAIL = 'demo@example.com';
 const CSD_PASSWORD = '12345678a';
 

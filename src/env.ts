@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { randomToken } from './lib/crypto.ts';
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const EnvSchema = z.object({

@@ -15,7 +15,7 @@ export const testSandboxSat = (): SandboxSat => (sandboxSat ??= createSandboxSat
 /** EKU9003173C9 is SAT's test taxpayer (persona moral, its CSD is in the SAT test material). */
 export const TENANT = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' };
 
-export interface TestClock {
+interface TestClock {
   now: Date;
   advance(ms: number): void;
 }

@@ -4,7 +4,7 @@ export interface PasswordCost {
   timeCost: number;
 }
 
-export const DEFAULT_PASSWORD_COST: PasswordCost = { memoryCost: 19456, timeCost: 2 };
+const DEFAULT_PASSWORD_COST: PasswordCost = { memoryCost: 19456, timeCost: 2 };
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;

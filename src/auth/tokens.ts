@@ -6,7 +6,7 @@ export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
 const ISSUER = 'cfdi-api';
 const AUDIENCE = 'cfdi-api/v1';
 
-export interface AccessClaims {
+interface AccessClaims {
   /** user id */
   sub: string;
   /** tenant id */

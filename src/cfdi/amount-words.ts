@@ -31,7 +31,7 @@ function below1e6(n: number): string {
 }
 
 /** Integer words (long scale: millón 10^6, billón 10^12), and whether it ends in millón/billón (then "DE PESOS"). */
-export function integerInWords(value: bigint): { words: string; endsInScale: boolean } {
+function integerInWords(value: bigint): { words: string; endsInScale: boolean } {
   if (value === 0n) return { words: 'CERO', endsInScale: false };
   const billions = value / 10n ** 12n;
   const millions = (value / 10n ** 6n) % 10n ** 6n;

@@ -30,7 +30,7 @@ const traslado = (t: TaxLine) =>
 const retencion = (t: TaxLine) =>
   el('cfdi:Retencion', { Base: t.base.toString(), Impuesto: t.impuesto, TipoFactor: t.tipoFactor, TasaOCuota: t.tasaOCuota, Importe: t.importe?.toString() });
 
-export function conceptoNode(c: ConceptoModel): XmlNode {
+function conceptoNode(c: ConceptoModel): XmlNode {
   const hasTaxes = c.traslados.length > 0 || c.retenciones.length > 0;
   return el(
     'cfdi:Concepto',
@@ -63,7 +63,7 @@ export function conceptoNode(c: ConceptoModel): XmlNode {
   );
 }
 
-export function impuestosNode(m: ComprobanteModel): XmlNode | undefined {
+function impuestosNode(m: ComprobanteModel): XmlNode | undefined {
   const i = m.impuestos;
   if (!i) return undefined;
   return el('cfdi:Impuestos', { TotalImpuestosRetenidos: i.totalRetenidos?.toString(), TotalImpuestosTrasladados: i.totalTrasladados?.toString() }, [

@@ -29,7 +29,7 @@ const CONCEPTO: Step[] = [
   each('cfdi:Parte', PARTE),
 ];
 
-export const COMPROBANTE_40: Step[] = [
+const COMPROBANTE_40: Step[] = [
   R('Version'), O('Serie'), O('Folio'), R('Fecha'), O('FormaPago'), R('NoCertificado'), O('CondicionesDePago'),
   R('SubTotal'), O('Descuento'), R('Moneda'), O('TipoCambio'), R('Total'), R('TipoDeComprobante'), R('Exportacion'),
   O('MetodoPago'), R('LugarExpedicion'), O('Confirmacion'),
@@ -104,7 +104,7 @@ const NOMINA_12: Step[] = [
 ];
 
 /** Complement templates by element name, as cadenaoriginal_4_0.xslt includes them (the ones this service issues). */
-export const COMPLEMENT_STEPS: Record<string, Step[]> = { 'pago20:Pagos': PAGOS_20, 'nomina12:Nomina': NOMINA_12 };
+const COMPLEMENT_STEPS: Record<string, Step[]> = { 'pago20:Pagos': PAGOS_20, 'nomina12:Nomina': NOMINA_12 };
 
 /** XPath normalize-space(): trim and collapse runs of space, tab, CR, LF. */
 export const normalizeSpace = (s: string) => s.replace(/[ \t\r\n]+/g, ' ').trim();
@@ -136,5 +136,3 @@ export function cadenaOriginal(comprobante: XmlNode): string {
   return out.join('');
 }
 
-export type { Step };
-export { R, O, each };

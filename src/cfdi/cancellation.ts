@@ -15,7 +15,7 @@ export const MOTIVO_NAMES: Record<Motivo, string> = {
   '04': 'Operación nominativa relacionada en una factura global',
 };
 
-export const CANCELACION_NS = 'http://cancelacfd.sat.gob.mx';
+const CANCELACION_NS = 'http://cancelacfd.sat.gob.mx';
 const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
 
@@ -140,8 +140,8 @@ export function cancellationFactsOf(xml: string): CancellationFacts {
   };
 }
 
-export const RFC_PUBLICO_GENERAL = 'XAXX010101000';
-export const RFC_EXTRANJERO = 'XEXX010101000';
+const RFC_PUBLICO_GENERAL = 'XAXX010101000';
+const RFC_EXTRANJERO = 'XEXX010101000';
 const THOUSAND = Dec.parse('1000');
 
 /**

@@ -37,7 +37,7 @@ export interface ReceptorModel {
   usoCfdi: string;
 }
 
-export interface EmisorModel {
+interface EmisorModel {
   rfc: string;
   nombre: string;
   regimenFiscal: string;

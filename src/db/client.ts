@@ -9,7 +9,7 @@ import * as schema from './schema/index.ts';
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
 // The executable carries drizzle/ as an embedded asset beside its own path (src/compile.ts).
-export const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable ? join(import.meta.dir, 'drizzle') : fileURLToPath(new URL('../../drizzle', import.meta.url));
+const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable ? join(import.meta.dir, 'drizzle') : fileURLToPath(new URL('../../drizzle', import.meta.url));
 
 /**
  * Open (or create) the database, set the pragmas and apply every pending migration. `synchronous`: `full` (the
@@ -49,4 +49,3 @@ export function storageRoom(db: Db): number {
   return sqlite.memory ? sqliteRoom : Math.min(sqliteRoom, freeBytes(dirname(sqlite.name)));
 }
 
-export { schema };

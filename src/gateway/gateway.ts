@@ -14,7 +14,7 @@ export type GatewayEnv = {
   Variables: { requestId: string; actor: Actor | undefined; rate: RateDecision | undefined; error?: ErrorSummary; forwarded?: GatewayContext };
 };
 
-export interface Backend {
+interface Backend {
   fetch(request: Request, bindings: { gateway: GatewayContext }): Response | Promise<Response>;
 }
 
@@ -49,7 +49,7 @@ const ROUTE_GROUPS: Record<string, 'auth' | 'invoices'> = {
 };
 
 /** A tenant's credentials together get this many times the plan's per-minute limit (each one alone: the plan's). */
-export const TENANT_BUDGET = 2;
+const TENANT_BUDGET = 2;
 
 /** /auth/* needs no credential (spec), except /auth/me, which describes the caller. */
 const isPublic = (group: string, path: string) => group === 'auth' && !/^\/api\/v1\/auth\/me\/?$/.test(path);

@@ -7,7 +7,7 @@ import { errorResponse, jsonResponse } from '../lib/schemas.ts';
 import type { GatewayEnv } from './gateway.ts';
 
 const Indicator = z.record(z.string(), z.object({ status: z.string(), message: z.string().optional() }).catchall(z.unknown()));
-export const HealthSchema = z
+const HealthSchema = z
   .object({
     status: z.enum(['ok', 'error']),
     info: Indicator.nullable(),

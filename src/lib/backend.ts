@@ -41,14 +41,8 @@ export interface GatewayContext {
 
 export type BackendEnv = {
   Bindings: { gateway?: GatewayContext };
-  Variables: { requestId: string; clientAddress: string; actor: Actor | undefined; ctx: ServiceCtx; auditSubject?: AuditSubject; idempotency?: IdempotencyClaim; error?: ErrorSummary };
+  Variables: { requestId: string; clientAddress: string; actor: Actor | undefined; auditSubject?: AuditSubject; idempotency?: IdempotencyClaim; error?: ErrorSummary };
 };
-
-export interface ServiceCtx {
-  db: Db;
-  now: () => Date;
-  actor: Actor | undefined;
-}
 
 export interface BackendDeps {
   db: Db;
@@ -82,7 +76,6 @@ export function createBackend(deps: BackendDeps, invalidInputStatus: 400 | 422) 
     const actor = inProcess ? inProcess.actor : fromGateway ? readActor(c) : undefined;
     c.set('actor', actor);
     c.set('clientAddress', (inProcess ? inProcess.clientAddress : fromGateway ? c.req.header(CONTEXT_HEADERS.clientAddress) : undefined) ?? 'unknown');
-    c.set('ctx', { db: deps.db, now: deps.now, actor });
     await next();
     if (inProcess) inProcess.error = c.get('error');
   });

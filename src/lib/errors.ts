@@ -15,7 +15,7 @@ export interface ErrorSummary {
   rule?: string;
 }
 
-export interface ErrorEnvelope {
+interface ErrorEnvelope {
   error: { code: string; message: string; details: ErrorDetail[] };
   path: string;
   timestamp: string;
@@ -46,7 +46,7 @@ export const forbidden = (message: string) => new ApiError(403, message, [{ fiel
 export const notFound = (what: string) => new ApiError(404, `${what} not found`);
 export const conflict = (message: string, details: ErrorDetail[] = []) => new ApiError(409, message, details);
 
-export function errorEnvelope(
+function errorEnvelope(
   c: Context,
   status: number,
   message: string,
@@ -98,7 +98,7 @@ export interface BodyErrorContext {
  * SQLite's code for a write the storage could not take: SQLITE_FULL (no space) or SQLITE_IOERR_* (the disk failed),
  * found on the error or its cause (Drizzle wraps the driver's error).
  */
-export function storageErrorCode(err: unknown): string | undefined {
+function storageErrorCode(err: unknown): string | undefined {
   for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (code === 'SQLITE_FULL' || (typeof code === 'string' && code.startsWith('SQLITE_IOERR'))) return code;

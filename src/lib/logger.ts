@@ -13,7 +13,7 @@ export interface Logger {
  * Lines are batched and written to stdout at most every 20 ms (or at 64 KiB): one write per request costs more
  * than the rest of the gateway's work. `process.on('exit')` flushes what is left.
  */
-export function bufferedStdout(): (line: string) => void {
+function bufferedStdout(): (line: string) => void {
   let pending: string[] = [];
   let size = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -44,7 +44,7 @@ export const Rfc = z
 
 export const CodigoPostal = z.string().regex(/^[0-9]{5}$/, { message: 'must be a 5-digit postal code', abort: true }).openapi({ example: '42501' });
 
-export const ErrorEnvelopeSchema = z
+const ErrorEnvelopeSchema = z
   .object({
     error: z.object({
       code: z.string().openapi({ example: 'HTTP_422' }),

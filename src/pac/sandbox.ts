@@ -18,8 +18,8 @@ export interface SandboxSat {
   privateKey: KeyObject;
 }
 
-export const SANDBOX_NO_CERTIFICADO = '99001000000000000001';
-export const SANDBOX_RFC_PROV_CERTIF = 'AAA010101AAA';
+const SANDBOX_NO_CERTIFICADO = '99001000000000000001';
+const SANDBOX_RFC_PROV_CERTIF = 'AAA010101AAA';
 
 export function createSandboxSat(): SandboxSat {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });

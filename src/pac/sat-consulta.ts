@@ -3,7 +3,7 @@ import type { SatStatus } from '../cfdi/cancellation.ts';
 import { verificationUrl } from '../cfdi/qr.ts';
 import type { CfdiQuery, StatusResult } from './types.ts';
 
-export const SAT_CONSULTA_URL = 'https://consultaqr.facturaelectronica.sat.gob.mx/ConsultaCFDIService.svc';
+const SAT_CONSULTA_URL = 'https://consultaqr.facturaelectronica.sat.gob.mx/ConsultaCFDIService.svc';
 
 const escapeText = (v: string) => v.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
 const parser = new XMLParser({ removeNSPrefix: true, parseTagValue: false, trimValues: true });

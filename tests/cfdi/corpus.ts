@@ -101,7 +101,7 @@ export const CORPUS: [string, Record<string, unknown>][] = [
  * Invoices the Egreso corpus relates to: `$1`… in a corpus request's cfdi_relacionados stand for the UUIDs these get
  * when the test issues them (an Egreso may only relate to the tenant's own vigente invoices to the same receptor).
  */
-export const BASES: Record<string, unknown>[] = [
+const BASES: Record<string, unknown>[] = [
   { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [servicio({ cantidad: 2, valor_unitario: 2500 })] },
   { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [servicio({ valor_unitario: 12000 })] },
   { tipo: 'I', forma_pago: '01', receptor: ICV, conceptos: [servicio({ clave_prod_serv: '43211503', clave_unidad: 'H87', descripcion: 'Computadora portátil', cantidad: 3, valor_unitario: 15999 })] },

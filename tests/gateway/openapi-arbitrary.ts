@@ -70,7 +70,7 @@ function typesOf(s: JsonSchema): string[] {
 }
 
 /** The subschema a JSON path leads to (through properties, items, anyOf/oneOf branches), or undefined. */
-export function schemaAt(schema: JsonSchema, path: (string | number)[], doc: OpenApiDoc): JsonSchema | undefined {
+function schemaAt(schema: JsonSchema, path: (string | number)[], doc: OpenApiDoc): JsonSchema | undefined {
   let s: JsonSchema | undefined = resolve(schema, doc);
   for (const key of path) {
     if (!s) return undefined;
@@ -303,7 +303,7 @@ function jsonType(v: unknown): string {
 const REMOVE = Symbol('remove');
 
 /** Every path to a node of a JSON value. */
-export function jsonPaths(v: unknown, at: (string | number)[] = []): (string | number)[][] {
+function jsonPaths(v: unknown, at: (string | number)[] = []): (string | number)[][] {
   if (v && typeof v === 'object' && !ArrayBuffer.isView(v)) return [at, ...Object.entries(v).flatMap(([k, c]) => jsonPaths(c, [...at, Array.isArray(v) ? Number(k) : k]))];
   return [at];
 }

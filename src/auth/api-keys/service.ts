@@ -9,9 +9,8 @@ import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { AuthDeps } from '../deps.ts';
 import { toApiKey, type ApiKeyCreateSchema } from './schemas.ts';
 
-export const API_KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9_-]{43}$/;
 /** Active keys per tenant and environment: each has its own rate-limit window, and forgotten keys are leaks waiting. */
-export const MAX_ACTIVE_API_KEYS = 20;
+const MAX_ACTIVE_API_KEYS = 20;
 
 /** The secret (256 random bits) is returned once; only its SHA-256 is kept. */
 export function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<typeof ApiKeyCreateSchema>) {

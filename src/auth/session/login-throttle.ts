@@ -6,11 +6,11 @@ import { sha256Hex } from '../../lib/crypto.ts';
 import { ApiError } from '../../lib/errors.ts';
 
 /** Wrong passwords from one address for one email before that address waits. */
-export const MAX_FAILED_LOGINS = 5;
+const MAX_FAILED_LOGINS = 5;
 const FIRST_WAIT_SECONDS = 60;
 const LONGEST_WAIT_SECONDS = 3600;
 /** An address that already failed for an email shares, with every other such address, this many attempts a minute. */
-export const ACCOUNT_ATTEMPTS_PER_MINUTE = 20;
+const ACCOUNT_ATTEMPTS_PER_MINUTE = 20;
 /** A row untouched this long starts again from zero (and is deleted). */
 const FORGET_MS = 24 * 3600 * 1000;
 

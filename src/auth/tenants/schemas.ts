@@ -14,9 +14,9 @@ export function regimenProblem(rfc: string, regimen: string): string | undefined
   return undefined;
 }
 
-export const RegimenFiscal = z.string().regex(/^[0-9]{3}$/, 'must be a 3-digit SAT régimen key').openapi({ example: '601' });
-export const TenantCodigoPostal = CodigoPostal.refine(isPostalCode, 'is not in the SAT catalog c_CodigoPostal');
-export const RazonSocial = xmlText(300).openapi({ example: 'ESCUELA KEMPER URGATE', description: 'Exactly as in the Constancia de Situación Fiscal, without the corporate suffix' });
+const RegimenFiscal = z.string().regex(/^[0-9]{3}$/, 'must be a 3-digit SAT régimen key').openapi({ example: '601' });
+const TenantCodigoPostal = CodigoPostal.refine(isPostalCode, 'is not in the SAT catalog c_CodigoPostal');
+const RazonSocial = xmlText(300).openapi({ example: 'ESCUELA KEMPER URGATE', description: 'Exactly as in the Constancia de Situación Fiscal, without the corporate suffix' });
 
 export const TenantInputSchema = z
   .object({
@@ -34,7 +34,7 @@ export const TenantInputSchema = z
   })
   .openapi('TenantInput');
 
-export const AccentColor = z
+const AccentColor = z
   .string()
   .regex(/^#[0-9A-Fa-f]{6}$/, 'must be a colour as #RRGGBB')
   .openapi({ example: '#1F4E8C', description: 'Colour of the rules and title bar on the invoice PDF' });

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { ROLES, type users } from '../../db/schema/index.ts';
 import { Email, Password, text } from '../../lib/schemas.ts';
 
-export const Role = z.enum(ROLES).openapi({ description: 'ADMIN: everything. OPERATOR: issues and cancels CFDIs, manages clients and series. VIEWER: reads only.' });
+const Role = z.enum(ROLES).openapi({ description: 'ADMIN: everything. OPERATOR: issues and cancels CFDIs, manages clients and series. VIEWER: reads only.' });
 export const PersonName = text(200).openapi({ example: 'Ana López' });
 
 export const UserSchema = z

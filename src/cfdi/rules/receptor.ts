@@ -13,9 +13,9 @@ export interface ReceptorContext {
   lugarExpedicion?: string;
 }
 
-export const RFC_PUBLICO_GENERAL = 'XAXX010101000';
-export const RFC_EXTRANJERO = 'XEXX010101000';
-export const NOMBRE_PUBLICO_GENERAL = 'PUBLICO EN GENERAL';
+const RFC_PUBLICO_GENERAL = 'XAXX010101000';
+const RFC_EXTRANJERO = 'XEXX010101000';
+const NOMBRE_PUBLICO_GENERAL = 'PUBLICO EN GENERAL';
 
 
 const regexCache = new Map<string, RegExp | null>();

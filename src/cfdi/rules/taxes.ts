@@ -3,10 +3,10 @@ import { Dec } from '../decimal.ts';
 import type { Fail, TaxInput } from '../input.ts';
 import type { TaxLine } from '../model.ts';
 
-export const IMPUESTO_NAME: Record<string, string> = { '001': 'ISR', '002': 'IVA', '003': 'IEPS' };
+const IMPUESTO_NAME: Record<string, string> = { '001': 'ISR', '002': 'IVA', '003': 'IEPS' };
 
 /** Whether `tasa` is allowed for the tax in c_TasaOCuota (a fixed value, or within a range). */
-export function tasaAllowed(impuesto: string, factor: string, kind: 'traslado' | 'retencion', tasa: Dec, day: string): boolean {
+function tasaAllowed(impuesto: string, factor: string, kind: 'traslado' | 'retencion', tasa: Dec, day: string): boolean {
   const name = IMPUESTO_NAME[impuesto];
   return catalogRows('c_TasaOCuota').some((r) => {
     if (!inForce(r, day) || r.factor !== factor || r[kind] !== '1') return false;

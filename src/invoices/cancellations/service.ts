@@ -69,7 +69,7 @@ function moveStatus(tx: Tx, cfdi: { id: string; tenantId: string }, from: CfdiSt
 }
 
 /** Vigente (or pending) CFDIs of the tenant that relate to this UUID, other than substitutes (TipoRelacion 04). */
-export function dependentsOf(db: Pick<Db, 'select'>, scope: { tenantId: string; environment: Environment }, uuid: string): { uuid: string; tipoRelacion: string }[] {
+function dependentsOf(db: Pick<Db, 'select'>, scope: { tenantId: string; environment: Environment }, uuid: string): { uuid: string; tipoRelacion: string }[] {
   return statement(
     db,
     `select c.uuid as uuid, r.tipo_relacion as tipoRelacion from cfdi_relations r join cfdis c on c.id = r.cfdi_id

@@ -10,9 +10,9 @@ import { ApiError } from '../../lib/errors.ts';
  */
 // availableParallelism() reads navigator.hardwareConcurrency, which a library may shadow (pdf.js in the tests does).
 export const PDF_WORKERS = Math.min(2, availableParallelism() || cpus().length || 1);
-export const PDF_WAITING = 16;
+const PDF_WAITING = 16;
 /** A render taking longer is stopped (its thread replaced): the largest invoice the schema allows renders in seconds. */
-export const PDF_RENDER_TIMEOUT_MS = 60_000;
+const PDF_RENDER_TIMEOUT_MS = 60_000;
 const RETRY_AFTER_SECONDS = 2;
 
 /**

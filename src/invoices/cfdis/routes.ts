@@ -14,7 +14,7 @@ const WARNINGS =
   '(some older RFCs fail the digit) but a PAC refuses an RFC that is not in SAT\'s list (CFDI40143)';
 const Num = z.number();
 
-export const CfdiSchema = z
+const CfdiSchema = z
   .object({
     id: z.string().openapi({ example: 'cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
     uuid: z.string().nullable().openapi({ description: 'Folio fiscal; null while queued' }),
@@ -75,7 +75,7 @@ export const CfdiSchema = z
   .openapi('Cfdi');
 
 /** The 201 of POST /cfdis: stamped, so the fiscal fields are present (typed clients may rely on `uuid` being a string). */
-export const StampedCfdiSchema = CfdiSchema.extend({
+const StampedCfdiSchema = CfdiSchema.extend({
   uuid: z.string().openapi({ description: 'Folio fiscal', example: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7' }),
   fecha_timbrado: z.string().openapi({ format: 'date-time', description: 'Stamping time, ISO 8601 UTC' }),
   sello_sat: z.string(),
@@ -83,7 +83,7 @@ export const StampedCfdiSchema = CfdiSchema.extend({
   cadena_original_sat: z.string().openapi({ description: 'Cadena original of the TFD' }),
 }).openapi('CfdiStamped');
 
-export const QueuedSchema = z
+const QueuedSchema = z
   .object({
     id: z.string(),
     uuid: z.null(),

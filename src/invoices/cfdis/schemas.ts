@@ -18,7 +18,7 @@ const Tax = z
   })
   .strict();
 
-export const ReceptorSchema = z
+const ReceptorSchema = z
   .object({
     rfc: z.string().trim().toUpperCase().openapi({
       example: 'ICV060329BY0',
@@ -34,7 +34,7 @@ export const ReceptorSchema = z
   .strict()
   .openapi('Receptor');
 
-export const ConceptoSchema = z
+const ConceptoSchema = z
   .object({
     clave_prod_serv: code(/^\d{8}$/, 'must be an 8-digit c_ClaveProdServ key', '84111506'),
     no_identificacion: str(100).optional(),

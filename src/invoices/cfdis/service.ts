@@ -337,7 +337,7 @@ type PagoSummary = NonNullable<ReturnType<typeof summaryOf>['pagos']>[number];
 const num = (v: unknown) => (typeof v === 'string' ? Number(v) : undefined);
 
 /** The spec's CFDI response (201 and GET /cfdis/:id). Amounts are JSON numbers printed from exact decimals. */
-export function toCfdi(r: Row) {
+function toCfdi(r: Row) {
   // biome-ignore lint/suspicious/noExplicitAny: the summary JSON gets its declared type with issue 20, item 4
   const s = r.summary as Record<string, any>;
   const base = {

@@ -23,7 +23,7 @@ export interface Scope {
 const scoped = (s: Scope) => and(eq(clients.tenantId, s.tenantId), eq(clients.environment, s.environment));
 
 /** Upper case without diacritics: "Ñandú" and "nandu" both become "NANDU". */
-export const searchKey = (s: string): string => s.normalize('NFD').replace(/\p{M}/gu, '').toUpperCase();
+const searchKey = (s: string): string => s.normalize('NFD').replace(/\p{M}/gu, '').toUpperCase();
 /** Escapes LIKE wildcards so a search for "50%" means the characters. */
 const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 

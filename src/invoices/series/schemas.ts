@@ -4,7 +4,7 @@ import { text, xmlText } from '../../lib/schemas.ts';
 import { integer } from '../cfdis/fields.ts';
 
 /** Highest folio accepted: 15 digits stay exact in a JSON number and well within CFDI's 40-character Folio. */
-export const MAX_FOLIO = 999_999_999_999_999;
+const MAX_FOLIO = 999_999_999_999_999;
 
 const Serie = xmlText(25)
   // XML whitespace collapse would make the cadena differ from the stored value.

@@ -22,7 +22,7 @@ export interface Scope {
 export type DbOrTx = Pick<Db, 'select' | 'insert' | 'update'>;
 
 /** Name of the series created on first use when a tenant issues without one. */
-export const DEFAULT_SERIE = 'A';
+const DEFAULT_SERIE = 'A';
 
 const scoped = (s: Scope) => and(eq(series.tenantId, s.tenantId), eq(series.environment, s.environment));
 

@@ -11,8 +11,8 @@ import { postPinned, resolveTarget, type HostResolver } from './target.ts';
 export const DELIVER_JOB = 'webhook.deliver';
 /** Standard Webhooks' schedule, in seconds before each attempt: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
 export const DEFAULT_RETRY_SCHEDULE = [0, 5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400];
-export const ATTEMPT_TIMEOUT_MS = 10_000;
-export const PAUSE_AFTER_FAILURES = 10;
+const ATTEMPT_TIMEOUT_MS = 10_000;
+const PAUSE_AFTER_FAILURES = 10;
 const RESPONSE_BODY_LIMIT = 1024;
 
 export interface WebhookDeliveryDeps {
@@ -44,7 +44,7 @@ export function enqueueDelivery(tx: object, now: Date, d: { tenantId: string; en
 }
 
 /** The spec's payload, serialised once: every attempt sends these exact bytes. */
-export const payloadOf = (e: EventRow) => JSON.stringify({ event: e.type, tenant_id: e.tenantId, created_at: e.createdAt, data: e.data });
+const payloadOf = (e: EventRow) => JSON.stringify({ event: e.type, tenant_id: e.tenantId, created_at: e.createdAt, data: e.data });
 
 /**
  * Outbox fan-out, inside the transaction that records the event: one delivery per subscribed webhook of the same
@@ -71,7 +71,7 @@ export function fanOut(tx: Tx, e: EventRow, now: Date, only?: string): string[] 
 }
 
 /** Both signatures: ours (X-FC-Signature over the raw body) and Standard Webhooks' (over id.timestamp.body). */
-export function signatureHeaders(secret: string, deliveryId: string, event: string, body: string, timestamp: number): Record<string, string> {
+function signatureHeaders(secret: string, deliveryId: string, event: string, body: string, timestamp: number): Record<string, string> {
   const fc = createHmac('sha256', secret).update(body).digest('hex');
   const standardKey = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const standard = createHmac('sha256', standardKey).update(`${deliveryId}.${timestamp}.${body}`).digest('base64');

@@ -66,7 +66,7 @@ const ipv4Class = (a: IPv4): string | undefined => {
  * bytes: IPv4-mapped IPv6 is its IPv4, and the IPv4 inside NAT64, 6to4, Teredo and IPv4-compatible forms is
  * classified too.
  */
-export function addressProblem(ip: string): string | undefined {
+function addressProblem(ip: string): string | undefined {
   let a: IPv4 | IPv6;
   try {
     a = ipaddr.parse(ip);
@@ -98,7 +98,7 @@ export function addressProblem(ip: string): string | undefined {
 }
 
 /** Why a URL can never receive webhooks (scheme, credentials), or undefined. */
-export function urlProblem(url: string): string | undefined {
+function urlProblem(url: string): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
