@@ -21,7 +21,6 @@ import type { Environment } from './db/schema/index.ts';
 import { newId } from './lib/ids.ts';
 import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
 import type { Pac } from './pac/types.ts';
-import { hmacHex } from './lib/crypto.ts';
 import { errorResponse, jsonResponse } from './lib/schemas.ts';
 import type { Logger } from './lib/logger.ts';
 import pkg from '../package.json' with { type: 'json' };
@@ -58,8 +57,6 @@ export interface AppDeps {
   /** Requests per minute per client address for /health and /health/live (default 600). */
   probeRateLimit?: number;
   maxBodyBytes?: number;
-  authBackendUrl?: string;
-  invoiceBackendUrl?: string;
   /** `closed`: POST /auth/register answers 403; the operator's create-tenant command creates tenants (default open). */
   registration?: 'open' | 'closed';
   /** Sign-ups per hour per client address and in all (default 5 and 100). */
@@ -85,10 +82,8 @@ const RootSchema = z
 /** Pure composition: gateway in front of the auth and invoice backends. No I/O happens here. */
 export function createApp(deps: AppDeps) {
   const now = deps.now ?? (() => new Date());
-  // Derived from the JWT secret so a backend moved to its own host only needs the same secret.
-  const gatewayToken = hmacHex(deps.jwtSecret, 'gateway-to-backend');
   const accessTokens = createAccessTokens(deps.jwtSecret);
-  const backendDeps = { db: deps.db, now, logger: deps.logger, gatewayToken, masterKey: deps.masterKey };
+  const backendDeps = { db: deps.db, now, logger: deps.logger, masterKey: deps.masterKey };
   const credentials = new CredentialCache();
   const authBackend = createAuthBackend({
     ...backendDeps,
@@ -145,9 +140,8 @@ export function createApp(deps: AppDeps) {
     logger: deps.logger,
     now,
     authenticate: createAuthenticator(deps.db, accessTokens, now, credentials),
-    gatewayToken,
-    auth: { backend: authBackend, url: deps.authBackendUrl },
-    invoices: { backend: invoiceBackend, url: deps.invoiceBackendUrl },
+    auth: authBackend,
+    invoices: invoiceBackend,
     anonymousLimit: deps.anonymousRateLimit ?? 100,
     probeLimit: deps.probeRateLimit ?? 600,
     maxBodyBytes: deps.maxBodyBytes ?? 1024 * 1024,

@@ -25,8 +25,6 @@ const EnvSchema = z.object({
     .string()
     .regex(/^\d+(,\d+)*$/, 'must be comma-separated seconds, e.g. 0,5,300')
     .optional(),
-  AUTH_BACKEND_URL: z.url().optional(),
-  INVOICE_BACKEND_URL: z.url().optional(),
   DEMO: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   REGISTRATION: z.enum(['open', 'closed'], { message: 'must be open or closed' }).default('open'),
   CORS_ORIGINS: z
@@ -44,8 +42,6 @@ export interface Config {
   jwtSecret: string;
   masterKey: Buffer;
   logLevel: LogLevel;
-  authBackendUrl?: string;
-  invoiceBackendUrl?: string;
   webhookAllowPrivate: boolean;
   webhookRetrySchedule?: number[];
   /** Seconds between polls of a pending cancellation. */
@@ -98,8 +94,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookRetrySchedule: e.WEBHOOK_RETRY_SCHEDULE?.split(',').map(Number),
     cancellationPollSeconds: e.CANCELLATION_POLL_SECONDS,
     pac: e.PAC_URL ? { url: e.PAC_URL, user: e.PAC_USER!, password: e.PAC_PASSWORD!, satConsultaUrl: e.SAT_CONSULTA_URL } : undefined,
-    authBackendUrl: e.AUTH_BACKEND_URL,
-    invoiceBackendUrl: e.INVOICE_BACKEND_URL,
     demo: e.DEMO === 'true',
     registration: e.REGISTRATION,
     corsOrigins: e.CORS_ORIGINS?.split(',').map((o) => o.trim()),

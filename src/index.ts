@@ -101,8 +101,6 @@ const app = createApp({
   livePac: config.pac ? createSwPac(config.pac) : undefined,
   logger,
   heartbeat: scheduler,
-  authBackendUrl: config.authBackendUrl,
-  invoiceBackendUrl: config.invoiceBackendUrl,
   workerId,
   webhookAllowPrivate: config.webhookAllowPrivate,
   webhookRetrySchedule: config.webhookRetrySchedule,

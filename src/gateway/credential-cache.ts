@@ -3,8 +3,7 @@ import type { Principal } from './authenticate.ts';
 /**
  * Resolved credentials, so a busy API key does not cost database reads on every call. Entries live at most
  * `ttlMs`; any identity write in a tenant (key revoked, user changed or deleted, password, profile, plan) drops
- * that tenant's entries at once, so revocation stays immediate in a single process. A backend moved to another
- * host (AUTH_BACKEND_URL) cannot reach this cache: there a change takes effect within `ttlMs`.
+ * that tenant's entries at once, so revocation stays immediate in a single process.
  */
 export class CredentialCache {
   private entries = new Map<string, { principal: Principal; expires: number }>();

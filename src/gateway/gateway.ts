@@ -1,9 +1,8 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { proxy } from 'hono/proxy';
 import { getConnInfo } from 'hono/bun';
-import { CONTEXT_HEADERS, methodGuard, type Actor, type GatewayContext } from '../lib/backend.ts';
+import { methodGuard, type Actor, type GatewayContext } from '../lib/backend.ts';
 import { handleError, respondError, type ErrorSummary } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -22,15 +21,17 @@ export interface GatewayDeps {
   logger: Logger;
   now: () => Date;
   authenticate(authorization: string | undefined, environment: string | undefined): Promise<Principal>;
-  gatewayToken: string;
-  auth: { backend: Backend; url?: string };
-  invoices: { backend: Backend; url?: string };
+  auth: Backend;
+  invoices: Backend;
   /** Per-minute limit for calls without a credential, per client address. */
   anonymousLimit: number;
   /** Per-minute limit for /health and /health/live, per client address, apart from anonymousLimit. */
   probeLimit: number;
   maxBodyBytes: number;
 }
+
+/** The spec's header naming the tenant, which the gateway derives and never takes from the caller. */
+const TENANT_HEADER = 'x-tenant-id';
 
 /** First path segment after /api/v1 → which backend serves it. */
 const ROUTE_GROUPS: Record<string, 'auth' | 'invoices'> = {
@@ -140,33 +141,17 @@ export function createGateway(deps: GatewayDeps) {
     await next();
   };
 
-  const forward = (c: Context<GatewayEnv>, target: GatewayDeps['auth'], actor: Actor | undefined) => {
-    const requestId = c.get('requestId');
-    if (!target.url) {
-      // In process, the derived context travels in the fetch bindings, which no caller can forge. The caller's
-      // x-tenant-id is still replaced, as the spec says, for anything that reads the header.
-      const headers = writableHeaders(c);
-      headers.delete(CONTEXT_HEADERS.tenant);
-      if (actor) headers.set(CONTEXT_HEADERS.tenant, actor.tenantId);
-      const context: GatewayContext = { actor, requestId, clientAddress: clientAddress(c) };
-      c.set('forwarded', context);
-      return target.backend.fetch(c.req.raw, { gateway: context });
-    }
-    // Over HTTP, the context travels as headers, trusted by the backend only with the gateway token.
-    const headers = new Headers(c.req.raw.headers);
-    for (const name of Object.values(CONTEXT_HEADERS)) headers.delete(name);
-    headers.set(CONTEXT_HEADERS.requestId, requestId);
-    headers.set(CONTEXT_HEADERS.gatewayToken, deps.gatewayToken);
-    headers.set(CONTEXT_HEADERS.clientAddress, clientAddress(c));
-    if (actor) {
-      headers.set(CONTEXT_HEADERS.tenant, actor.tenantId);
-      headers.set(CONTEXT_HEADERS.environment, actor.environment);
-      headers.set(CONTEXT_HEADERS.actorType, actor.type);
-      headers.set(CONTEXT_HEADERS.actorId, actor.id);
-      headers.set(CONTEXT_HEADERS.role, actor.role);
-    }
-    const url = new URL(c.req.url);
-    return proxy(target.url.replace(/\/$/, '') + url.pathname + url.search, { raw: c.req.raw, headers });
+  /**
+   * The derived context travels in the fetch bindings, which no caller can forge. The caller's x-tenant-id is still
+   * replaced, as the spec says, for anything that reads the header.
+   */
+  const forward = (c: Context<GatewayEnv>, backend: Backend, actor: Actor | undefined) => {
+    const headers = writableHeaders(c);
+    headers.delete(TENANT_HEADER);
+    if (actor) headers.set(TENANT_HEADER, actor.tenantId);
+    const context: GatewayContext = { actor, requestId: c.get('requestId'), clientAddress: clientAddress(c) };
+    c.set('forwarded', context);
+    return backend.fetch(c.req.raw, { gateway: context });
   };
 
   const routeToBackend = async (c: Context<GatewayEnv>): Promise<Response> => {
@@ -214,7 +199,7 @@ export function createGateway(deps: GatewayDeps) {
 /** Requests from Bun.serve have mutable headers; others (tests' Request objects may not) get a copy. */
 function writableHeaders(c: Context): Headers {
   try {
-    c.req.raw.headers.delete(CONTEXT_HEADERS.gatewayToken);
+    c.req.raw.headers.delete(TENANT_HEADER);
     return c.req.raw.headers;
   } catch {
     const headers = new Headers(c.req.raw.headers);

@@ -3,7 +3,6 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Db } from '../db/client.ts';
 import type { Environment, Role } from '../db/schema/index.ts';
 import { auditWrites, type AuditSubject } from './audit.ts';
-import { constantTimeEqual } from './crypto.ts';
 import { ApiError, forbidden, handleError, type BodyErrorContext, type ErrorSummary, respondError, unauthorized, zodDetails } from './errors.ts';
 import { idempotency, type IdempotencyClaim } from './idempotency.ts';
 import type { Logger } from './logger.ts';
@@ -16,18 +15,6 @@ export interface Actor {
   tenantId: string;
   environment: Environment;
 }
-
-/** Headers the gateway injects into requests it forwards over HTTP (and strips from what callers send). */
-export const CONTEXT_HEADERS = {
-  tenant: 'x-tenant-id',
-  environment: 'x-environment',
-  actorType: 'x-actor-type',
-  actorId: 'x-actor-id',
-  role: 'x-actor-role',
-  requestId: 'x-request-id',
-  gatewayToken: 'x-gateway-token',
-  clientAddress: 'x-client-address',
-} as const;
 
 /** What the gateway hands an in-process backend through the fetch bindings. */
 export interface GatewayContext {
@@ -48,14 +35,12 @@ export interface BackendDeps {
   db: Db;
   now: () => Date;
   logger: Logger;
-  /** Proves a request came through the gateway; without it the context headers are ignored. */
-  gatewayToken: string;
   /** Seals the answers kept for Idempotency-Key replays. */
   masterKey: Buffer;
 }
 
 /**
- * A backend sub-app: trusts the context headers only with the gateway's token, answers invalid input with
+ * A backend sub-app: takes the caller's context only from the gateway's in-process bindings, answers invalid input with
  * `invalidInputStatus` (422 on auth routes, 400 on invoice routes, per the spec), and answers a known path
  * with an unserved method by 405 + Allow.
  */
@@ -71,11 +56,9 @@ export function createBackend(deps: BackendDeps, invalidInputStatus: 400 | 422) 
 
   app.use('*', async (c, next) => {
     const inProcess = c.env?.gateway;
-    c.set('requestId', inProcess ? inProcess.requestId : (c.req.header(CONTEXT_HEADERS.requestId) ?? ''));
-    const fromGateway = inProcess !== undefined || hasGatewayToken(c, deps.gatewayToken);
-    const actor = inProcess ? inProcess.actor : fromGateway ? readActor(c) : undefined;
-    c.set('actor', actor);
-    c.set('clientAddress', (inProcess ? inProcess.clientAddress : fromGateway ? c.req.header(CONTEXT_HEADERS.clientAddress) : undefined) ?? 'unknown');
+    c.set('requestId', inProcess?.requestId ?? '');
+    c.set('actor', inProcess?.actor);
+    c.set('clientAddress', inProcess?.clientAddress ?? 'unknown');
     await next();
     if (inProcess) inProcess.error = c.get('error');
   });
@@ -94,24 +77,6 @@ export function createBackend(deps: BackendDeps, invalidInputStatus: 400 | 422) 
   app.notFound((c) => respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]));
 
   return app;
-}
-
-function hasGatewayToken(c: Context, gatewayToken: string): boolean {
-  const token = c.req.header(CONTEXT_HEADERS.gatewayToken);
-  return token !== undefined && constantTimeEqual(token, gatewayToken);
-}
-
-function readActor(c: Context): Actor | undefined {
-  const tenantId = c.req.header(CONTEXT_HEADERS.tenant);
-  const id = c.req.header(CONTEXT_HEADERS.actorId);
-  if (!tenantId || !id) return undefined;
-  return {
-    type: c.req.header(CONTEXT_HEADERS.actorType) === 'api_key' ? 'api_key' : 'user',
-    id,
-    role: (c.req.header(CONTEXT_HEADERS.role) ?? 'VIEWER') as Role,
-    tenantId,
-    environment: c.req.header(CONTEXT_HEADERS.environment) === 'live' ? 'live' : 'test',
-  };
 }
 
 /** `POST /api/v1/csds` → `multipart/form-data with fields cer, key, password`, from the routes' declared bodies. */
