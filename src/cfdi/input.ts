@@ -5,7 +5,7 @@
  */
 
 /** An amount or quantity as written: a non-negative decimal string (src/cfdi/decimal.ts parses it). */
-export type DecimalText = string;
+type DecimalText = string;
 
 /** One tax line of a concepto or of a paid document (Traslado / Retencion). */
 export interface TaxInput {
@@ -16,7 +16,7 @@ export interface TaxInput {
   importe?: DecimalText;
 }
 
-export interface ImpuestosInput {
+interface ImpuestosInput {
   traslados?: TaxInput[];
   retenciones?: TaxInput[];
 }
@@ -32,7 +32,7 @@ export interface ReceptorInput {
   num_reg_id_trib?: string;
 }
 
-export interface ACuentaTercerosInput {
+interface ACuentaTercerosInput {
   rfc: string;
   nombre: string;
   regimen_fiscal: string;
@@ -83,7 +83,7 @@ export interface PagoInput {
 }
 
 /** Nómina 1.2 Percepcion. */
-export interface PercepcionInput {
+interface PercepcionInput {
   tipo_percepcion: string;
   clave: string;
   concepto: string;

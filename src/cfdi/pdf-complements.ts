@@ -205,7 +205,7 @@ export function renderPagos(layout: PdfLayout, pagos: XmlNode): void {
 const DURATION_UNITS: Record<string, [string, string]> = { Y: ['año', 'años'], M: ['mes', 'meses'], W: ['semana', 'semanas'], D: ['día', 'días'] };
 
 /** Antigüedad, an ISO 8601 duration: "P78W" → "78 semanas (P78W)"; the raw value when it is not one. */
-export function seniority(value: string | undefined): string {
+function seniority(value: string | undefined): string {
   if (!value) return '';
   const parts = [...value.matchAll(/(\d+)([YMWD])/g)];
   if (!/^P(\d+[YMWD])+$/.test(value) || !parts.length) return value;

@@ -33,9 +33,9 @@ export interface PdfOptions {
   branding?: { logo?: { bytes: Uint8Array; type: 'image/png' | 'image/jpeg' }; accentColor?: string };
 }
 
-export const SANDBOX_MARK = 'SIN VALIDEZ FISCAL — SANDBOX';
+const SANDBOX_MARK = 'SIN VALIDEZ FISCAL — SANDBOX';
 export const CANCELLED_MARK = 'CFDI CANCELADO';
-export const PRINTED_LEGEND = 'Este documento es una representación impresa de un CFDI versión 4.0';
+const PRINTED_LEGEND = 'Este documento es una representación impresa de un CFDI versión 4.0';
 
 let fonts: { regular: Uint8Array; bold: Uint8Array } | undefined;
 const fontFiles = () => (fonts ??= { regular: readFileSync(regularFont), bold: readFileSync(boldFont) });
@@ -113,7 +113,7 @@ function subsetName(postscriptName: string, uuid: string): string {
 }
 
 /** "Serie A · Folio 1" (either alone when the other is absent), as the header prints it. */
-export const serieFolio = (serie: string | undefined, folio: string | undefined): string =>
+const serieFolio = (serie: string | undefined, folio: string | undefined): string =>
   [serie && `Serie ${serie}`, folio && `Folio ${folio}`].filter(Boolean).join(' · ');
 
 const PAGE = { width: 612, height: 792, margin: 36 };
@@ -134,7 +134,6 @@ function parseColor(hex: string | undefined): Color {
   return rgb(parseInt(m[1]!, 16) / 255, parseInt(m[2]!, 16) / 255, parseInt(m[3]!, 16) / 255);
 }
 
-export { groupDigits };
 
 const TIPO_TITLES: Record<string, string> = { I: 'FACTURA', E: 'NOTA DE CRÉDITO', P: 'RECIBO ELECTRÓNICO DE PAGO', N: 'RECIBO DE NÓMINA', T: 'TRASLADO' };
 

@@ -69,12 +69,12 @@ export function prepareInvoice(req: ComprobanteInput, ctx: PrepareContext): Prep
   const done = (model: ComprobanteModel | undefined): Prepared => (errors.length > 0 || !model ? { errors, warnings } : { errors, warnings, model });
 
   if (tipo === 'P') {
-    // Pago: one fixed concepto, amounts 0, the payments in the complement (RULES §9.1, CRP20101–20123).
+    // Pago: one fixed concepto, amounts 0, the payments in the complement (docs/sat-rules.md §8, CRP20101–20123).
     const pagos = preparePagos(req.pagos ?? [], ctx.paidDocuments ?? [], { day, fecha }, fail);
     return done({ ...header, subTotal: Dec.ZERO, total: Dec.ZERO, conceptos: [fixedConcepto('84111506', 'Pago', Dec.ZERO)], pagos });
   }
   if (tipo === 'N') {
-    // Nómina: one fixed concepto worth percepciones + otros pagos, deducciones as its Descuento (RULES §9.2).
+    // Nómina: one fixed concepto worth percepciones + otros pagos, deducciones as its Descuento (docs/sat-rules.md §9).
     if (receptor.rfc.length !== 13) fail(`${receptorField}.rfc`, 'a Nómina is issued to a worker: a persona física with a 13-character RFC', 'NOM8');
     const nomina = prepareNomina(req.nomina!, { emisorRfc: ctx.emisor.rfc, receptorRfc: receptor.rfc, fecha }, fail);
     if (!nomina) return done(undefined);

@@ -5,9 +5,9 @@ import type { NominaContext, NominaModel, OtroPagoModel, PercepcionesModel, Perc
 
 /**
  * Complemento Nómina 1.2 (rev. D): request → checked model (the node is in xml.ts). Pure. Every total is computed
- * here from the lines (RULES §9.2), so the totals rules (NOM36–NOM40, NOM69–NOM74, NOM77, NOM91, NOM92) hold by
- * construction. Rule codes: those RULES §9.2 cites, and for the rest the matrix's numbering as transcribed in a
- * public Rev. E table that agrees with every code RULES cites (complement rules NOM30–NOM108). Checks with no
+ * here from the lines (docs/sat-rules.md §9), so the totals rules (NOM36–NOM40, NOM69–NOM74, NOM77, NOM91, NOM92) hold by
+ * construction. Rule codes: the Matriz de errores de Nómina 1.2 numbering (Rev. D/E agree on these; complement rules
+ * NOM30–NOM108). Checks with no
  * matrix code (XSD facets, our own consistency checks) carry none.
  */
 
@@ -349,7 +349,7 @@ function prepareOtrosPagos(req: NominaInput, catalog: CatalogCheck, fail: Fail):
   });
 }
 
-/** CFDI-level amounts (RULES §9.2): SubTotal = TotalPercepciones + TotalOtrosPagos; Descuento = TotalDeducciones (undefined when none); Total = SubTotal − Descuento. All 2 decimals. */
+/** CFDI-level amounts (docs/sat-rules.md §9): SubTotal = TotalPercepciones + TotalOtrosPagos; Descuento = TotalDeducciones (undefined when none); Total = SubTotal − Descuento. All 2 decimals. */
 export function nominaComprobanteAmounts(m: NominaModel): { subTotal: Dec; descuento?: Dec; total: Dec } {
   const subTotal = (m.totalPercepciones ?? ZERO).add(m.totalOtrosPagos ?? ZERO).round(2);
   const descuento = m.totalDeducciones?.round(2);

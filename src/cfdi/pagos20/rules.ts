@@ -7,7 +7,7 @@ import { importeWindow, prepareTaxLine, sumByTax, type TaxRuleCodes } from '../r
 import type { DoctoModel, PagoModel, PagosModel, PaidDocument } from './model.ts';
 
 /**
- * Complemento para recepción de Pagos 2.0 (RULES.md §9.1), pure: the caller resolves each paid document (its
+ * Complemento para recepción de Pagos 2.0 (docs/sat-rules.md §8), pure: the caller resolves each paid document (its
  * balance before this REP, its taxes) and this module computes every amount and checks SAT's CRP rules (the
  * pago20:Pagos node is in xml.ts).
  */
@@ -210,11 +210,11 @@ function prepareDocto(
 }
 
 /**
- * The invoice's taxes in proportion to the amount paid (RULES §9.1): BaseDR = Base × ImpPagado / Total, ImporteDR
+ * The invoice's taxes in proportion to the amount paid (docs/sat-rules.md §8): BaseDR = Base × ImpPagado / Total, ImporteDR
  * likewise, at the document currency's decimals. An ImporteDR the rounding pushed outside SAT's window around
  * BaseDR × Tasa (CRP20254/20261) is taken from that product instead.
  */
-export function prorate(invoice: NonNullable<PaidDocument['invoice']>, pagado: Dec, decimals: number) {
+function prorate(invoice: NonNullable<PaidDocument['invoice']>, pagado: Dec, decimals: number) {
   const share = (x: Dec) => x.mul(pagado).div(invoice.total, decimals);
   const line = (t: TaxLine): TaxLine => {
     const base = share(t.base);

@@ -3,7 +3,7 @@ import type { ComprobanteInput, Fail, TipoDeComprobante } from '../input.ts';
 import type { ComprobanteModel } from '../model.ts';
 
 /**
- * Which voucher types each new type may relate to, per TipoRelacion (Guía de llenado, RULES.md §9): an Egreso
+ * Which voucher types each new type may relate to, per TipoRelacion (Guía de llenado; docs/sat-rules.md §7): an Egreso
  * corrects invoices, a Traslado moves invoiced goods (05), and P, N and T replace only their own kind (04).
  * An Ingreso is not restricted here.
  */

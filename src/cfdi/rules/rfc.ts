@@ -7,7 +7,7 @@ import { T_RFC } from '../patterns.ts';
 
 export const GENERIC_RFCS = new Set(['XAXX010101000', 'XEXX010101000']);
 /** The fixed RFC of a foreign third party in ACuentaTerceros (CFDI40189): SAT's, not a taxpayer's. */
-export const RFC_EXTRANJERO_A_CUENTA_TERCEROS = 'EXT990101NI1';
+const RFC_EXTRANJERO_A_CUENTA_TERCEROS = 'EXT990101NI1';
 
 const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
 

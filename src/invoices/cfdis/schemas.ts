@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { ComprobanteInput, ConceptoInput, DoctoRelacionadoInput, PagoInput, TaxInput } from '../../cfdi/input.ts';
+import type { ComprobanteInput, DoctoRelacionadoInput, PagoInput } from '../../cfdi/input.ts';
 import { UUID } from '../../cfdi/patterns.ts';
 import { Amount, code, type Fits, integer, Rate, SEND_AS_STRING, str, withTextCheck } from './fields.ts';
 import { NominaRequestSchema } from './nomina-schema.ts';
@@ -188,9 +188,8 @@ export const CfdiRequestSchema = withTextCheck(CfdiRequestFields, ['external_id'
     'tab, line feed and carriage return are allowed only in conceptos[].descripcion, where SAT collapses whitespace.',
 });
 
-// What each schema yields must fit what the engine takes (src/cfdi/input.ts); the compiler checks it here.
+// What each schema yields must fit what the engine takes (src/cfdi/input.ts); the compiler checks it here (the
+// conceptos and their taxes inside CfdiRequest).
 export type CfdiRequest = Fits<z.output<typeof CfdiRequestSchema>, ComprobanteInput>;
-export type ConceptoRequest = Fits<z.output<typeof ConceptoSchema>, ConceptoInput>;
 export type PagoRequest = Fits<z.output<typeof PagoSchema>, PagoInput>;
 export type PagoDocumentoRequest = Fits<z.output<typeof PagoDocumentoSchema>, DoctoRelacionadoInput>;
-export type TaxRequest = Fits<z.output<typeof Tax>, TaxInput>;
