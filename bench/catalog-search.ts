@@ -18,17 +18,18 @@ const queries = values.queries?.split(',') ?? [
   'de '.repeat(33).trim(),
 ];
 const db = openDatabase(':memory:');
-listCatalog(db, values.catalogo, { q: 'tornillo', limit: 1 }); // fills the catalog tables (first use)
+await listCatalog(db, values.catalogo, { q: 'tornillo', limit: 1 }); // fills the catalog tables (first use)
 
-const timings = queries.map((q) => {
+const timings: { q: string; ms: number }[] = [];
+for (const q of queries) {
   let best = Infinity;
   for (let i = 0; i < 3; i++) {
     const started = performance.now();
-    listCatalog(db, values.catalogo, { q, limit: 100 });
+    await listCatalog(db, values.catalogo, { q, limit: 100 });
     best = Math.min(best, performance.now() - started);
   }
-  return { q: q.length > 20 ? `${q.slice(0, 17)}…` : q, ms: best };
-});
+  timings.push({ q: q.length > 20 ? `${q.slice(0, 17)}…` : q, ms: best });
+}
 timings.sort((a, b) => b.ms - a.ms);
 console.log(`${queries.length} queries on ${values.catalogo}, limit 100, best of 3; total ${timings.reduce((s, t) => s + t.ms, 0).toFixed(0)} ms; worst:`);
 for (const t of timings.slice(0, Number(values.top))) console.log(`  ${JSON.stringify(t.q).padEnd(24)} ${t.ms.toFixed(1).padStart(7)} ms`);

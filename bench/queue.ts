@@ -18,6 +18,7 @@ import { createLogger } from '../src/lib/logger.ts';
 import { createSandboxPac, createSandboxSat } from '../src/pac/sandbox.ts';
 import type { Pac } from '../src/pac/types.ts';
 import { benchTenant } from './tenant.ts';
+import { withTransaction } from '../src/db/index.ts';
 
 const { values } = parseArgs({ options: { jobs: { type: 'string', default: '20000' }, invoices: { type: 'string', default: '10000' } } });
 const logger = createLogger('silent');
@@ -28,8 +29,8 @@ const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-queue-'));
   const db = openDatabase(join(dir, 'noop.sqlite'));
   const n = Number(values.jobs);
   const now = new Date();
-  db.transaction((tx) => {
-    for (let i = 0; i < n; i++) enqueue(tx, now, { type: 'noop', payload: { i } });
+  await withTransaction(db, async (tx) => {
+    for (let i = 0; i < n; i++) await enqueue(tx, now, { type: 'noop', payload: { i } });
   });
   const worker = createWorker({ db, now: () => new Date(), workerId: 'bench', logger, concurrency: 64, handlers: { noop: { run: async () => {} } } });
   const t0 = performance.now();

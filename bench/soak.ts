@@ -181,9 +181,9 @@ export async function setUpTenant(base: string, receiverUrl: string | undefined,
 }
 
 /** The operator lifts the tenants' rate limit (run while the server is stopped, so no tenant cache holds the old plan). */
-export function liftRateLimits(dataDir: string, tenants: SoakTenant[]): void {
+export async function liftRateLimits(dataDir: string, tenants: SoakTenant[]): Promise<void> {
   for (const t of tenants) {
-    const r = runCli(['set-plan', t.tenantId, 'enterprise', '1000000'], { DATA_DIR: dataDir });
+    const r = await runCli(['set-plan', t.tenantId, 'enterprise', '1000000'], { DATA_DIR: dataDir });
     if (r.code !== 0) throw new Error(`set-plan: ${r.out}`);
   }
 }
@@ -370,7 +370,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     const tenants: SoakTenant[] = [];
     for (const spec of SOAK_TENANTS) tenants.push(await setUpTenant(setup.base, receiver.url, spec));
     await stopApi(setup);
-    liftRateLimits(dataDir, tenants);
+    await liftRateLimits(dataDir, tenants);
     api = await startApi(dataDir, env, { script });
     const server = api;
     const pid = server.proc.pid;

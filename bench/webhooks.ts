@@ -16,6 +16,7 @@ import { recordEvent } from '../src/invoices/events.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { spawnReady } from './servers/spawn.ts';
 import { benchApp } from './tenant.ts';
+import { withTransaction } from '../src/db/index.ts';
 
 const { values } = parseArgs({ options: { deliveries: { type: 'string', default: '10000' }, fair: { type: 'string', default: '1000' } } });
 const logger = createLogger('silent');
@@ -38,9 +39,9 @@ async function tenantWithWebhook(n: number, url: string): Promise<string> {
   return reg.tenant.id;
 }
 const record = (tenantId: string, n: number) =>
-  db.transaction((tx) => {
+  withTransaction(db, async (tx) => {
     const now = new Date();
-    for (let i = 0; i < n; i++) recordEvent(tx, { tenantId, environment: 'test', type: 'cfdi.timbrado', data: { cfdi_id: `cfdi_${i}`, uuid: crypto.randomUUID() }, now });
+    for (let i = 0; i < n; i++) await recordEvent(tx, { tenantId, environment: 'test', type: 'cfdi.timbrado', data: { cfdi_id: `cfdi_${i}`, uuid: crypto.randomUUID() }, now });
   });
 const delivered = (tenantId: string) =>
   (db.$client.prepare("select count(*) n from webhook_deliveries where tenant_id = ? and state = 'entregado'").get(tenantId) as { n: number }).n;
@@ -56,7 +57,7 @@ async function timeUntilDelivered(tenantId: string, n: number): Promise<number> 
 {
   const n = Number(values.deliveries);
   const tenant = await tenantWithWebhook(1, receivers.fast);
-  record(tenant, n);
+  await record(tenant, n);
   const t0 = performance.now();
   await app.worker.drain();
   const s = (performance.now() - t0) / 1000;
@@ -69,12 +70,12 @@ async function timeUntilDelivered(tenantId: string, n: number): Promise<number> 
 {
   const n = Number(values.fair);
   const alone = await tenantWithWebhook(2, receivers.fast);
-  record(alone, n);
+  await record(alone, n);
   const aloneS = await timeUntilDelivered(alone, n);
   const slow = await tenantWithWebhook(3, receivers.slow);
   const fast = await tenantWithWebhook(4, receivers.fast);
-  record(slow, 500); // older than the fast tenant's events, and more than the 64 delivery slots
-  record(fast, n);
+  await record(slow, 500); // older than the fast tenant's events, and more than the 64 delivery slots
+  await record(fast, n);
   const besideS = await timeUntilDelivered(fast, n);
   const slowDone = delivered(slow);
   console.log(`fairness: ${n} deliveries to a fast receiver take ${aloneS.toFixed(2)} s alone, ${besideS.toFixed(2)} s behind 500 pending for a 5 s receiver (${slowDone} of those done by then)`);

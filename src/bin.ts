@@ -13,5 +13,5 @@ if (command === undefined || command === 'serve') {
   const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`, { signal: AbortSignal.timeout(4000) }).then((r) => r.ok, () => false);
   process.exit(ok ? 0 : 1);
 } else {
-  main([command, ...rest]);
+  await main([command, ...rest]);
 }

@@ -20,7 +20,7 @@ type Result = { code: number; out: string };
  * `npm run cli -- <command>` or `cfdi-api <command>`. This table is the one list: usage() and `--help` print it.
  * A running service picks a plan change up within 10 s (its tenant cache).
  */
-export const COMMANDS: Record<string, { args: string; summary: string; run: (args: string[], env: Env) => Result }> = {
+export const COMMANDS: Record<string, { args: string; summary: string; run: (args: string[], env: Env) => Result | Promise<Result> }> = {
   'create-tenant': {
     args: '--rfc <RFC> --nombre <razón social> --regimen-fiscal <c_RegimenFiscal> --codigo-postal <CP> --email <admin email> [--admin-nombre <name>]',
     summary: "a tenant and its first ADMIN (REGISTRATION=closed leaves only this); the admin's password from ADMIN_PASSWORD or stdin",
@@ -60,7 +60,7 @@ ${usage('  ')}`;
 
 const usageOf = (name: string) => `usage: ${name} ${COMMANDS[name]!.args}`;
 
-export function runCli(args: string[], env: Env = process.env): Result {
+export async function runCli(args: string[], env: Env = process.env): Promise<Result> {
   const [command, ...rest] = args;
   if (command === '--help' || command === '-h' || command === 'help') return { code: 0, out: HELP };
   if (command === '--version' || command === '-v') return { code: 0, out: pkg.version };
@@ -69,7 +69,7 @@ export function runCli(args: string[], env: Env = process.env): Result {
   return entry.run(rest, env);
 }
 
-function setPlan(rest: string[], env: Env): Result {
+async function setPlan(rest: string[], env: Env): Promise<Result> {
   const [tenantId, plan, limitText] = rest;
   if (!tenantId || !PLANS.includes(plan as Plan)) return { code: 2, out: usageOf('set-plan') };
   const limit = limitText === undefined ? null : Number(limitText);
@@ -78,11 +78,10 @@ function setPlan(rest: string[], env: Env): Result {
   }
   const db = openDatabase(loadConfig(env).databasePath);
   try {
-    const res = db
+    const res = await db
       .update(tenants)
       .set({ plan: plan as Plan, rateLimitPerMinute: limit, updatedAt: new Date().toISOString() })
-      .where(eq(tenants.id, tenantId))
-      .run();
+      .where(eq(tenants.id, tenantId));
     if (res.changes !== 1) return { code: 1, out: `no tenant ${tenantId}` };
     return { code: 0, out: `tenant ${tenantId}: plan ${plan}${limit ? `, ${limit} requests per minute` : ''}` };
   } finally {
@@ -94,7 +93,7 @@ function setPlan(rest: string[], env: Env): Result {
  * The same checks as POST /auth/register (RegisterSchema). The password never comes through argv
  * (other users see it in `ps`): ADMIN_PASSWORD, or the first line of stdin.
  */
-function createTenant(rest: string[], env: Env): Result {
+async function createTenant(rest: string[], env: Env): Promise<Result> {
   let values: Record<string, string | undefined>;
   try {
     ({ values } = parseArgs({
@@ -119,7 +118,7 @@ function createTenant(rest: string[], env: Env): Result {
   }
   const db = openDatabase(loadConfig(env).databasePath);
   try {
-    const { tenant, user } = createTenantWithAdmin(db, new Date(), parsed.data, createPasswordHasher().hashSync(parsed.data.password));
+    const { tenant, user } = await createTenantWithAdmin(db, new Date(), parsed.data, createPasswordHasher().hashSync(parsed.data.password));
     return { code: 0, out: JSON.stringify({ tenant_id: tenant.id, rfc: tenant.rfc, user_id: user.id, email: user.email, role: user.role }) };
   } catch (err) {
     if (err instanceof ApiError) return { code: 1, out: `create-tenant refused: ${err.message}` };
@@ -144,17 +143,16 @@ function backupOrRestore(command: 'backup' | 'restore', rest: string[], env: Env
   }
 }
 
-function listJobs(status: string, env: Env): Result {
+async function listJobs(status: string, env: Env): Promise<Result> {
   if (!(JOB_STATUSES as readonly string[]).includes(status)) return { code: 2, out: usageOf('jobs') };
   const db = openDatabase(loadConfig(env).databasePath);
   try {
-    const rows = db
+    const rows = await db
       .select({ id: jobs.id, type: jobs.type, tenant_id: jobs.tenantId, payload: jobs.payload, attempts: jobs.attempts, last_error: jobs.lastError, run_at: jobs.runAt, created_at: jobs.createdAt })
       .from(jobs)
       .where(eq(jobs.status, status as JobStatus))
       .orderBy(desc(jobs.id))
-      .limit(100)
-      .all();
+      .limit(100);
     return { code: 0, out: rows.map((r) => JSON.stringify(r)).join('\n') || `no ${status} jobs` };
   } finally {
     db.$client.close();
@@ -162,9 +160,9 @@ function listJobs(status: string, env: Env): Result {
 }
 
 /** Runs one command, prints its answer and exits with its code. */
-export function main(args: string[]): never {
+export async function main(args: string[]): Promise<never> {
   try {
-    const { code, out } = runCli(args);
+    const { code, out } = await runCli(args);
     (code === 0 ? console.log : console.error)(out);
     process.exit(code);
   } catch (err) {
@@ -173,4 +171,4 @@ export function main(args: string[]): never {
   }
 }
 
-if (import.meta.main) main(process.argv.slice(2));
+if (import.meta.main) await main(process.argv.slice(2));

@@ -39,17 +39,16 @@ type App = { request(path: string, init?: RequestInit): Response | Promise<Respo
  * has the demo admin is left as it is, and one with other tenants is never given a demo tenant.
  */
 export async function setUpDemo({ app, db, logger }: { app: App; db: Db; logger: Logger }): Promise<DemoSetUp> {
-  const existing = db
+  const existing = (await db
     .select({ tenantId: users.tenantId, rfc: tenants.rfc })
     .from(users)
     .innerJoin(tenants, eq(tenants.id, users.tenantId))
-    .where(eq(users.email, DEMO_EMAIL))
-    .get();
+    .where(eq(users.email, DEMO_EMAIL)))[0];
   if (existing?.rfc === DEMO_TENANT.rfc) {
     logger.info('demo tenant exists', { tenant_id: existing.tenantId, rfc: DEMO_TENANT.rfc });
     return { state: 'exists', tenantId: existing.tenantId, email: DEMO_EMAIL };
   }
-  const tenantCount = db.select({ n: count() }).from(tenants).get()!.n;
+  const tenantCount = (await db.select({ n: count() }).from(tenants))[0]!.n;
   if (tenantCount > 0) {
     logger.warn('demo skipped: the database already has tenants', { tenants: tenantCount });
     return { state: 'skipped', tenants: tenantCount };

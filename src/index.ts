@@ -64,12 +64,12 @@ if (free < MIN_FREE_BYTES) {
 if (free < LOW_FREE_BYTES) logger.warn('little free space in DATA_DIR: when it runs out, writes answer 503 and /health reports the database down', { data_dir: config.dataDir, free_mib: Math.floor(free / MiB) });
 const db = openDatabase(config.databasePath, config.sqliteSynchronous);
 const catalogsStarted = performance.now();
-const seeded = seedCatalogs(db, () => logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }));
+const seeded = await seedCatalogs(db, () => logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }));
 if (seeded) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION, duration_ms: Math.round(performance.now() - catalogsStarted) });
 warmCatalogs();
 Bun.gc(true); // loading the catalogs left some hundred MiB of garbage: give it back before serving
 try {
-  assertMasterKey(db, config.masterKey);
+  await assertMasterKey(db, config.masterKey);
 } catch (err) {
   if (err instanceof MasterKeyMismatch) {
     console.error(err.message);
@@ -78,8 +78,8 @@ try {
   throw err;
 }
 const workerId = newId('boot');
-const recovered = recoverJobs(db, workerId, new Date());
-backfillRelations(db);
+const recovered = await recoverJobs(db, workerId, new Date());
+await backfillRelations(db);
 if (recovered > 0) logger.info('jobs recovered from an earlier run', { count: recovered });
 
 // The scheduler is created first and the app's worker registered as its task once the app exists.
@@ -88,7 +88,7 @@ const scheduler = createScheduler({
   logger,
   tasks,
   daily: [
-    { name: 'csd-expiry', run: () => logger.info('csd expiry sweep', sweepCsdExpiry(db, new Date())) },
+    { name: 'csd-expiry', run: async () => logger.info('csd expiry sweep', await sweepCsdExpiry(db, new Date())) },
     { name: 'idempotency-purge', run: () => purgeIdempotencyKeys(db, new Date()) },
   ],
 });
@@ -97,7 +97,7 @@ const app = createApp({
   db,
   jwtSecret: config.jwtSecret,
   masterKey: config.masterKey,
-  sandboxSat: loadOrCreateSandboxSat(db, config.masterKey),
+  sandboxSat: await loadOrCreateSandboxSat(db, config.masterKey),
   livePac: config.pac ? createSwPac(config.pac) : undefined,
   logger,
   heartbeat: scheduler,
@@ -141,7 +141,7 @@ async function shutdown(signal: string) {
     await Promise.race([Promise.all([server.stop(), app.worker.stop()]), Bun.sleep(11_000)]);
   } finally {
     clearTimeout(force);
-    const released = releaseLeases(db, workerId, new Date());
+    const released = await releaseLeases(db, workerId, new Date());
     if (released > 0) logger.warn('jobs cut short, due again at the next start', { count: released });
     db.$client.close();
     logger.info('stopped', { signal });

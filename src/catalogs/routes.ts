@@ -41,7 +41,7 @@ export function mountCatalogRoutes(app: OpenAPIHono<BackendEnv>, deps: { db: Db 
       request: { params: z.object({ catalogo: Catalogo }), query: ListQuery },
       responses: { 200: jsonResponse(paginated(Entry), 'A page of entries'), 400: errorResponse('Invalid query or cursor'), 401: errorResponse('Missing or invalid credential') },
     }),
-    (c) => c.json(listCatalog(deps.db, c.req.valid('param').catalogo, c.req.valid('query')), 200),
+    async (c) => c.json(await listCatalog(deps.db, c.req.valid('param').catalogo, c.req.valid('query')), 200),
   );
 
   app.openapi(
@@ -53,9 +53,9 @@ export function mountCatalogRoutes(app: OpenAPIHono<BackendEnv>, deps: { db: Db 
       },
       responses: { 200: jsonResponse(Entry, 'The entry'), 400: errorResponse('Unknown catalog'), 401: errorResponse('Missing or invalid credential'), 404: errorResponse('Not a key of that catalog') },
     }),
-    (c) => {
+    async (c) => {
       const { catalogo, clave } = c.req.valid('param');
-      return c.json(getCatalogEntry(deps.db, catalogo, clave), 200);
+      return c.json(await getCatalogEntry(deps.db, catalogo, clave), 200);
     },
   );
 }

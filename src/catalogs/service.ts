@@ -75,9 +75,9 @@ interface EntryRow {
 
 const seeded = new WeakSet<object>();
 /** The catalog tables are filled at start-up (src/index.ts); a database opened otherwise (tests, tools) is filled on first use. */
-function ready(db: Db): Db {
+async function ready(db: Db): Promise<Db> {
   if (!seeded.has(db)) {
-    seedCatalogs(db);
+    await seedCatalogs(db);
     seeded.add(db);
   }
   return db;
@@ -95,11 +95,11 @@ function toWire(name: string, row: EntryRow) {
 const keyPrefix = (catalog: CatalogName) => (catalog === 'c_EstadoNomina' ? 'MEX|' : '');
 
 const SELECT = 'select clave, descripcion, valid_from as validFrom, valid_to as validTo, data from catalog_entries';
-const entryRow = (db: Db, catalog: CatalogName, clave: string) => statement(db, `${SELECT} where catalog = ? and clave = ?`).get(catalog, clave) as EntryRow | undefined;
+const entryRow = async (db: Db, catalog: CatalogName, clave: string) => await statement(db, `${SELECT} where catalog = ? and clave = ?`).get(catalog, clave) as EntryRow | undefined;
 
-export function getCatalogEntry(db: Db, name: string, clave: string) {
+export async function getCatalogEntry(db: Db, name: string, clave: string) {
   const spec = CATALOGS[name]!;
-  const row = entryRow(ready(db), spec.catalog, keyPrefix(spec.catalog) + clave);
+  const row = await entryRow(await ready(db), spec.catalog, keyPrefix(spec.catalog) + clave);
   if (!row) throw new ApiError(404, `${clave} is not a key of ${spec.catalog}`, [{ field: 'clave', issue: `not in ${spec.catalog}` }]);
   return toWire(name, row);
 }
@@ -130,9 +130,9 @@ const OFFSET = /^o:(\d{1,7})$/;
  * first (SAT's keys are hierarchical: 31161500 "Tornillos" heads 311615xx); elsewhere a case- and
  * accent-insensitive filter.
  */
-export function listCatalog(db: Db, name: string, q: { q?: string; limit: number; cursor?: string }) {
+export async function listCatalog(db: Db, name: string, q: { q?: string; limit: number; cursor?: string }) {
   const spec = CATALOGS[name]!;
-  ready(db);
+  await ready(db);
   const prefix = keyPrefix(spec.catalog);
   const after = decodeCursor(q.cursor, 400);
   const text = q.q?.trim();
@@ -141,28 +141,29 @@ export function listCatalog(db: Db, name: string, q: { q?: string; limit: number
     if (!match) throw badRequest('Invalid query', [{ field: 'q', issue: 'must contain at least one letter or digit' }]);
     const offset = after === undefined ? 0 : Number(OFFSET.exec(after)?.[1] ?? NaN);
     if (!Number.isInteger(offset)) throw badRequest('Invalid cursor', [{ field: 'cursor', issue: 'is not a cursor returned by this API' }]);
-    const hits = (statement(db, 'select clave from catalog_search where catalog_search match ? and catalog = ? order by rank limit ?').all(match, spec.catalog, SEARCH_CANDIDATES) as { clave: string }[]).map((h) => h.clave);
+    const hits = (await statement(db, 'select clave from catalog_search where catalog_search match ? and catalog = ? order by rank limit ?').all(match, spec.catalog, SEARCH_CANDIDATES) as { clave: string }[]).map((h) => h.clave);
     const found = new Set(hits);
     const inFamily = (clave: string) => clave.length === 8 && found.has(`${clave.slice(0, 6)}00`);
     const ranked = [...hits.filter(inFamily), ...hits.filter((clave) => !inFamily(clave))];
-    const rows = ranked.slice(offset, offset + q.limit + 1).map((clave) => entryRow(db, spec.catalog, clave)!);
+    const rows: EntryRow[] = [];
+    for (const clave of ranked.slice(offset, offset + q.limit + 1)) rows.push((await entryRow(db, spec.catalog, clave))!);
     return paged(name, rows, q.limit, () => `o:${offset + q.limit}`);
   }
   if (text && /^\d+$/.test(text)) {
     // Digits: keys that start with them (a product family, a postal code).
-    const rows = statement(db, `${SELECT} where catalog = ? and clave > ? and clave like ? order by clave limit ?`).all(spec.catalog, prefix + (after ?? ''), `${prefix}${text}%`, q.limit + 1) as EntryRow[];
+    const rows = await statement(db, `${SELECT} where catalog = ? and clave > ? and clave like ? order by clave limit ?`).all(spec.catalog, prefix + (after ?? ''), `${prefix}${text}%`, q.limit + 1) as EntryRow[];
     return paged(name, rows, q.limit, (last) => last.clave.slice(prefix.length));
   }
   if (text) {
     if (spec.catalog === 'c_CodigoPostal') throw badRequest('Invalid query', [{ field: 'q', issue: 'postal codes are searched by their digits' }]);
     // A small catalog: its key or its description, case- and accent-insensitive.
     const folded = fold(text);
-    const rows = (statement(db, `${SELECT} where catalog = ? and clave > ? and clave like ? order by clave`).all(spec.catalog, prefix + (after ?? ''), `${prefix}%`) as EntryRow[]).filter(
+    const rows = (await statement(db, `${SELECT} where catalog = ? and clave > ? and clave like ? order by clave`).all(spec.catalog, prefix + (after ?? ''), `${prefix}%`) as EntryRow[]).filter(
       (r) => fold(r.clave.slice(prefix.length)).startsWith(folded) || fold(r.descripcion ?? '').includes(folded),
     );
     return paged(name, rows.slice(0, q.limit + 1), q.limit, (last) => last.clave.slice(prefix.length));
   }
-  const rows = statement(db, `${SELECT} where catalog = ? and clave > ? and clave like ? order by clave limit ?`).all(spec.catalog, prefix + (after ?? ''), `${prefix}%`, q.limit + 1) as EntryRow[];
+  const rows = await statement(db, `${SELECT} where catalog = ? and clave > ? and clave like ? order by clave limit ?`).all(spec.catalog, prefix + (after ?? ''), `${prefix}%`, q.limit + 1) as EntryRow[];
   return paged(name, rows, q.limit, (last) => last.clave.slice(prefix.length));
 }
 

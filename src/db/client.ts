@@ -1,12 +1,13 @@
 import Database from 'better-sqlite3';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { chmodSync, existsSync, statfsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { asyncDatabase, type Db } from './connection.ts';
 import * as schema from './schema/index.ts';
 
-export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+export type { Db, DbOrTx, Tx } from './connection.ts';
 
 // The executable carries drizzle/ as an embedded asset beside its own path (src/compile.ts).
 const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable ? join(import.meta.dir, 'drizzle') : fileURLToPath(new URL('../../drizzle', import.meta.url));
@@ -24,9 +25,9 @@ export function openDatabase(path: string, synchronous: 'full' | 'normal' = 'ful
   sqlite.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = drizzle(sqlite, { schema }) as Db;
-  migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
-  return db;
+  // Migrations run once, synchronously, before anything else can use the connection.
+  migrate(drizzle(sqlite), { migrationsFolder: MIGRATIONS_FOLDER });
+  return asyncDatabase(sqlite);
 }
 
 /** Below this much room for the database the service refuses to start and /health reports the database down. */

@@ -12,10 +12,10 @@ export class MasterKeyMismatch extends Error {}
  * The first start seals a known text under the master key; every later start opens it. A different MASTER_KEY
  * (or a lost master-key file) then fails at start-up with a clear message, never later as an undecryptable CSD.
  */
-export function assertMasterKey(db: Db, masterKey: Buffer): void {
+export async function assertMasterKey(db: Db, masterKey: Buffer): Promise<void> {
   const state = masterKeyState(db.$client, masterKey);
   if (state === 'missing') {
-    db.insert(settings).values({ key: CHECK_KEY, value: sealSecret(masterKey, CHECK_TEXT, CHECK_KEY) }).onConflictDoNothing().run();
+    await db.insert(settings).values({ key: CHECK_KEY, value: sealSecret(masterKey, CHECK_TEXT, CHECK_KEY) }).onConflictDoNothing();
     return;
   }
   if (state === 'ok') return;

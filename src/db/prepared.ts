@@ -1,13 +1,13 @@
 import type Database from 'better-sqlite3';
-import type { Db } from './client.ts';
+import { gated, type DbOrTx, type Tx } from './connection.ts';
 
 const cache = new WeakMap<object, Map<string, unknown>>();
 
 /**
- * A statement prepared once per database. Building a Drizzle query costs tens of microseconds, executing a
- * prepared one a few: hot paths (every authenticated request, every invoice) use this.
+ * A statement prepared once per database (or transaction handle). Building a Drizzle query costs tens of
+ * microseconds, executing a prepared one a few: hot paths (every authenticated request, every invoice) use this.
  */
-export function prepared<T>(db: Db, name: string, build: (db: Db) => T): T {
+export function prepared<D extends DbOrTx, T>(db: D, name: string, build: (db: D) => T): T {
   let statements = cache.get(db);
   if (!statements) cache.set(db, (statements = new Map()));
   let stmt = statements.get(name) as T | undefined;
@@ -15,23 +15,46 @@ export function prepared<T>(db: Db, name: string, build: (db: Db) => T): T {
   return stmt;
 }
 
-/** The better-sqlite3 connection behind a Drizzle database or transaction (the same connection either way). */
-function clientOf(dbOrTx: object): Database.Database {
-  const x = dbOrTx as { $client?: Database.Database; session?: { client?: Database.Database } };
-  const client = x.$client ?? x.session?.client;
-  if (!client) throw new Error('not a better-sqlite3 Drizzle database or transaction');
-  return client;
+/** Raw SQL with `?` placeholders, run through the connection's transaction gate (src/db/connection.ts). */
+export interface RawStatement {
+  run(...params: unknown[]): Promise<Database.RunResult>;
+  get<T = unknown>(...params: unknown[]): Promise<T | undefined>;
+  all<T = unknown>(...params: unknown[]): Promise<T[]>;
+}
+
+const raw = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+/**
+ * Raw SQL prepared once per connection, usable inside a transaction (pass `tx`) or outside (pass `db`). For hot
+ * writes where the query builder's cost shows in the benchmarks; a later step moves these into each module.
+ */
+export function statement(dbOrTx: DbOrTx, text: string, options: { safeIntegers?: boolean } = {}): RawStatement {
+  const client = dbOrTx.$client;
+  let statements = raw.get(client);
+  if (!statements) raw.set(client, (statements = new Map()));
+  const key = options.safeIntegers ? `safe:${text}` : text;
+  let stmt = statements.get(key);
+  if (!stmt) statements.set(key, (stmt = options.safeIntegers ? client.prepare(text).safeIntegers(true) : client.prepare(text)));
+  const s = stmt;
+  return {
+    run: (...params) => gated(dbOrTx, () => s.run(...params)),
+    get: <T>(...params: unknown[]) => gated(dbOrTx, () => s.get(...params) as T | undefined),
+    all: <T>(...params: unknown[]) => gated(dbOrTx, () => s.all(...params) as T[]),
+  };
 }
 
 /**
- * Raw SQL prepared once per connection, usable inside a Drizzle transaction (better-sqlite3 transactions belong
- * to the connection). For hot writes where the query builder's cost shows in the benchmarks.
+ * Many raw writes in one synchronous batch inside a transaction (a bulk load): `fill` calls `run(sql, …params)` per
+ * row, each statement prepared once.
  */
-export function statement(dbOrTx: object, text: string): Database.Statement {
-  const client = clientOf(dbOrTx);
-  let statements = cache.get(client);
-  if (!statements) cache.set(client, (statements = new Map()));
-  let stmt = statements.get(text) as Database.Statement | undefined;
-  if (!stmt) statements.set(text, (stmt = client.prepare(text)));
-  return stmt;
+export function insertMany(tx: Tx, fill: (run: (text: string, ...params: unknown[]) => void) => void): Promise<void> {
+  const client = tx.$client;
+  const prepared = new Map<string, Database.Statement>();
+  return gated(tx, () =>
+    fill((text, ...params) => {
+      let stmt = prepared.get(text);
+      if (!stmt) prepared.set(text, (stmt = client.prepare(text)));
+      stmt.run(...params);
+    }),
+  );
 }

@@ -33,12 +33,12 @@ export function createAuthenticator(db: Db, accessTokens: AccessTokens, now: () 
     .from(users)
     .where(eq(users.id, sql.placeholder('id')))
     .prepare();
-  const limitOf = (tenantId: string) => {
-    const t = findTenant(db, tenantId, now().getTime());
+  const limitOf = async (tenantId: string) => {
+    const t = await findTenant(db, tenantId, now().getTime());
     if (!t) throw unauthorized('Invalid credential');
     return rateLimitOf(t);
   };
-  const touchKey = db.update(apiKeys).set({ lastUsedAt: sql.placeholder('at') as unknown as string }).where(eq(apiKeys.id, sql.placeholder('id'))).prepare();
+  const touchKey = db.update(apiKeys).set({ lastUsedAt: sql`${sql.placeholder('at')}` }).where(eq(apiKeys.id, sql.placeholder('id'))).prepare();
 
   return async function authenticate(authorization: string | undefined, environmentHeader: string | undefined): Promise<Principal> {
     if (!authorization) throw unauthorized('Missing credential: send Authorization: Bearer <token>');
@@ -51,15 +51,15 @@ export function createAuthenticator(db: Db, accessTokens: AccessTokens, now: () 
       const hash = sha256Hex(token);
       const cached = cache.get(hash, nowMs);
       if (cached) return cached;
-      const key = keyByHash.get({ hash });
+      const [key] = await keyByHash.execute({ hash });
       if (!key) throw unauthorized('Invalid API key');
       if (key.revokedAt) throw unauthorized('API key revoked');
       if (!key.lastUsedAt || nowMs - Date.parse(key.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
-        touchKey.run({ id: key.id, at: new Date(nowMs).toISOString() });
+        await touchKey.execute({ id: key.id, at: new Date(nowMs).toISOString() });
       }
       const principal: Principal = {
         actor: { type: 'api_key', id: key.id, role: 'ADMIN', tenantId: key.tenantId, environment: key.environment },
-        limit: limitOf(key.tenantId),
+        limit: await limitOf(key.tenantId),
       };
       cache.set(hash, principal, nowMs);
       return principal;
@@ -70,11 +70,11 @@ export function createAuthenticator(db: Db, accessTokens: AccessTokens, now: () 
     const cached = cache.get(token, nowMs);
     if (cached) return { ...cached, actor: { ...cached.actor, environment } };
     const claims = await accessTokens.verify(token, now());
-    const user = userById.get({ id: claims.sub });
+    const [user] = await userById.execute({ id: claims.sub });
     if (!user || user.tenantId !== claims.tid || user.tokenVersion !== claims.ver) throw unauthorized('Access token revoked');
     const principal: Principal = {
       actor: { type: 'user', id: user.id, role: user.role, tenantId: user.tenantId, environment: 'test' },
-      limit: limitOf(user.tenantId),
+      limit: await limitOf(user.tenantId),
     };
     cache.set(token, principal, nowMs, claims.exp! * 1000);
     return { ...principal, actor: { ...principal.actor, environment } };

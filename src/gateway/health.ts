@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { CATALOG_VERSION } from '../catalogs/index.ts';
 import { MIN_FREE_BYTES, storageRoom, type Db } from '../db/client.ts';
+import { statement } from '../db/prepared.ts';
 import type { Heartbeat } from '../jobs/scheduler.ts';
 import { queueStats } from '../jobs/queue.ts';
 import { errorResponse, jsonResponse } from '../lib/schemas.ts';
@@ -27,9 +28,9 @@ const DATABASE_CHECK_MS = 1000;
  * Whether the database takes a write: a committed update of one settings row (it fails on a read-only or failing
  * disk) and room to grow (a full disk lets that small update through but not a new invoice).
  */
-function checkDatabase(db: Db, now: Date): Indicator {
+async function checkDatabase(db: Db, now: Date): Promise<Indicator> {
   try {
-    db.$client.prepare("insert into settings (key, value) values ('health_probe', ?) on conflict (key) do update set value = excluded.value, updated_at = unixepoch()").run(Buffer.from(now.toISOString()));
+    await statement(db, "insert into settings (key, value) values ('health_probe', ?) on conflict (key) do update set value = excluded.value, updated_at = unixepoch()").run(Buffer.from(now.toISOString()));
     const room = storageRoom(db);
     if (room < MIN_FREE_BYTES) return { status: 'down', message: `storage is full: ${Math.floor(room / MiB)} MiB left, at least ${MIN_FREE_BYTES / MiB} MiB needed`, free_bytes: room };
     return { status: 'up', free_bytes: room };
@@ -76,11 +77,11 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
         503: jsonResponse(HealthSchema, 'A dependency failed'),
       },
     }),
-    (c) => {
+    async (c) => {
       const info: Indicators = {};
       const error: Indicators = {};
       const at = deps.now().getTime();
-      if (!database || at - database.at >= DATABASE_CHECK_MS || at < database.at) database = { at, result: checkDatabase(deps.db, deps.now()) };
+      if (!database || at - database.at >= DATABASE_CHECK_MS || at < database.at) database = { at, result: await checkDatabase(deps.db, deps.now()) };
       (database.result.status === 'up' ? info : error).database = database.result;
       const last = deps.heartbeat.lastTickAt();
       const age = last === null ? null : deps.now().getTime() - last;
@@ -90,7 +91,7 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
       else error.scheduler = { status: 'down', message: last === null ? 'scheduler has not ticked yet' : `last tick ${Math.round(age! / 1000)} s ago`, ...scheduler };
       if (info.database) {
         // A queue whose oldest due job waits more than 10 minutes is stuck, whatever the scheduler says.
-        const queue = queueStats(deps.db, deps.now());
+        const queue = await queueStats(deps.db, deps.now());
         if (queue.oldest_due_seconds !== null && queue.oldest_due_seconds > 600) error.queue = { status: 'down', message: `oldest due job waits ${queue.oldest_due_seconds} s`, ...queue };
         else info.queue = { status: 'up', ...queue };
       }

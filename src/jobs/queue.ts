@@ -2,10 +2,10 @@ import { and, eq, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { jobs, type Environment } from '../db/schema/index.ts';
 import { newId } from '../lib/ids.ts';
-import { prepared, statement } from '../db/prepared.ts';
+import { statement } from '../db/prepared.ts';
+import { withTransaction, type Tx, type DbOrTx } from '../db/index.ts';
 
 export type Job = typeof jobs.$inferSelect;
-type Tx = Pick<Db, 'insert'>;
 
 /** Thrown by a handler for a failure that retrying cannot fix (a PAC rejection): the job ends as failed. */
 export class PermanentJobError extends Error {}
@@ -26,9 +26,9 @@ const INSERT_JOB =
   "insert into jobs (id, tenant_id, environment, type, lane, payload, status, run_at, deadline, max_attempts, created_at, updated_at) values (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)";
 
 /** Call inside the transaction that makes the change needing the work, so the two commit together. */
-export function enqueue(tx: Tx, now: Date, o: EnqueueOptions): string {
+export async function enqueue(tx: DbOrTx, now: Date, o: EnqueueOptions): Promise<string> {
   const id = newId('job', now.getTime());
-  statement(tx, INSERT_JOB).run(
+  await statement(tx, INSERT_JOB).run(
     id, o.tenantId ?? null, o.environment ?? null, o.type, o.lane ?? null, JSON.stringify(o.payload), (o.runAt ?? now).toISOString(),
     o.deadline?.toISOString() ?? null, o.maxAttempts ?? 20, now.toISOString(), now.toISOString(),
   );
@@ -72,18 +72,18 @@ export interface ClaimOptions {
  * Claims up to `limit` due jobs: queued ones whose time has come, and running ones whose lease expired (their
  * worker died). The lease is the claimer's until `leaseMs` from now. Without lanes this is one UPDATE … RETURNING.
  */
-export function claimJobs(db: Db, o: ClaimOptions): Job[] {
+export async function claimJobs(db: Db, o: ClaimOptions): Promise<Job[]> {
   if (o.lanes) return claimWithinLanes(db, o, o.lanes);
   const now = o.now.toISOString();
   const types = o.types ?? [];
-  // Prepared once per database and set of types: the claim runs on every tick and after every batch.
-  const stmt = prepared(db, `claim:${types.join(',')}`, (d) =>
-    d.$client.prepare(`
-      update jobs set status = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
-      where id in (select id from (${candidatesSql(types)}))
-      returning *`),
+  // Prepared once per connection and set of types (statement() caches by text): the claim runs on every tick.
+  const claim = statement(
+    db,
+    `update jobs set status = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
+     where id in (select id from (${candidatesSql(types)}))
+     returning *`,
   );
-  return leased(stmt.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, ...candidateParams(now, types, o.limit)));
+  return leased(await claim.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, ...candidateParams(now, types, o.limit)));
 }
 
 /**
@@ -93,31 +93,31 @@ export function claimJobs(db: Db, o: ClaimOptions): Job[] {
  * re-checks that each is still due, so a job is never claimed twice. One job type per call. The tenant cap keeps one
  * tenant's many lanes from holding every slot: the others' jobs still find room at once.
  */
-function claimWithinLanes(db: Db, o: ClaimOptions, lanes: NonNullable<ClaimOptions['lanes']>): Job[] {
+async function claimWithinLanes(db: Db, o: ClaimOptions, lanes: NonNullable<ClaimOptions['lanes']>): Promise<Job[]> {
   const [type, ...more] = o.types ?? [];
   if (!type || more.length) throw new Error('a claim with lanes takes exactly one job type');
   const now = o.now.toISOString();
-  const q = prepared(db, 'claim-lanes', (d) => ({
-    lanes: d.$client.prepare(`
+  const q = {
+    lanes: statement(db, `
       with recursive l(lane) as (
         select min(lane) from jobs where status = 'queued' and type = ? and lane is not null
         union all
         select (select min(lane) from jobs where status = 'queued' and type = ? and lane > l.lane) from l where l.lane is not null
       )
-      select lane from l where lane is not null`).pluck(),
-    inLane: d.$client.prepare("select id, lane, tenant_id, run_at from jobs where status = 'queued' and type = ? and lane = ? and run_at <= ? order by run_at limit ?"),
-    unlaned: d.$client.prepare("select id, lane, tenant_id, run_at from jobs where status = 'queued' and type = ? and lane is null and run_at <= ? order by run_at limit ?"),
-    expired: d.$client.prepare("select id, lane, tenant_id, run_at from jobs where status = 'running' and type = ? and locked_until < ? order by locked_until limit ?"),
-    lease: d.$client.prepare(`
+      select lane from l where lane is not null`),
+    inLane: statement(db, "select id, lane, tenant_id, run_at from jobs where status = 'queued' and type = ? and lane = ? and run_at <= ? order by run_at limit ?"),
+    unlaned: statement(db, "select id, lane, tenant_id, run_at from jobs where status = 'queued' and type = ? and lane is null and run_at <= ? order by run_at limit ?"),
+    expired: statement(db, "select id, lane, tenant_id, run_at from jobs where status = 'running' and type = ? and locked_until < ? order by locked_until limit ?"),
+    lease: statement(db, `
       update jobs set status = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
       where id in (select value from json_each(?)) and ${DUE.replaceAll('status', '+status')}
       returning *`), // `+status`: look the picked ids up by key, not every queued job by status
-  }));
+  };
   type Candidate = { id: string; lane: string | null; tenant_id: string | null; run_at: string };
-  const candidates: Candidate[] = [...(q.unlaned.all(type, now, o.limit) as Candidate[]), ...(q.expired.all(type, now, o.limit) as Candidate[])];
-  for (const lane of q.lanes.all(type, type) as string[]) {
+  const candidates: Candidate[] = [...(await q.unlaned.all<Candidate>(type, now, o.limit)), ...(await q.expired.all<Candidate>(type, now, o.limit))];
+  for (const { lane } of await q.lanes.all<{ lane: string }>(type, type)) {
     const room = Math.min(lanes.cap - (lanes.busy.get(lane) ?? 0), o.limit);
-    if (room > 0) candidates.push(...(q.inLane.all(type, lane, now, room) as Candidate[]));
+    if (room > 0) candidates.push(...(await q.inLane.all<Candidate>(type, lane, now, room)));
   }
   candidates.sort((a, b) => a.run_at.localeCompare(b.run_at));
   const counts = new Map(lanes.busy);
@@ -134,7 +134,7 @@ function claimWithinLanes(db: Db, o: ClaimOptions, lanes: NonNullable<ClaimOptio
     picked.push(c.id);
   }
   if (picked.length === 0) return [];
-  return leased(q.lease.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, JSON.stringify(picked), now, now));
+  return leased(await q.lease.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, JSON.stringify(picked), now, now));
 }
 
 /** Rows from a lease UPDATE … RETURNING (which keeps no order), oldest first. */
@@ -168,17 +168,18 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
   return Math.round(cap / 2 + (random() * cap) / 2);
 }
 
-type Ended = (tx: Pick<Db, 'update' | 'insert' | 'select'>) => void;
+type Ended = (tx: Tx) => unknown;
 
 /** Marks the job done; `inTx` runs in the same transaction (e.g. recording the stamp). Only the lease holder can. */
-export function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): boolean {
-  const done = prepared(db, 'completeJob', (d) =>
-    d.$client.prepare("update jobs set status = 'done', locked_by = null, locked_until = null, finished_at = ?, updated_at = ? where id = ? and status = 'running' and locked_by = ?"),
-  );
-  return db.transaction((tx) => {
+export async function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): Promise<boolean> {
+  return withTransaction(db, async (tx) => {
     const stamp = now.toISOString();
-    if (done.run(stamp, stamp, job.id, job.lockedBy).changes !== 1) return false;
-    inTx?.(tx);
+    const done = await statement(
+      tx,
+      "update jobs set status = 'done', locked_by = null, locked_until = null, finished_at = ?, updated_at = ? where id = ? and status = 'running' and locked_by = ? returning id",
+    ).all(stamp, stamp, job.id, job.lockedBy);
+    if (done.length !== 1) return false;
+    await inTx?.(tx);
     return true;
   });
 }
@@ -187,42 +188,43 @@ export function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): boolean 
  * A failed attempt: retried later with backoff while attempts and the deadline allow, otherwise the job ends as
  * failed (kept, with its last error) and `onGiveUp` runs in the same transaction.
  */
-export function failJob(db: Db, job: Job, now: Date, error: unknown, onGiveUp?: Ended): 'retry' | 'failed' {
+export async function failJob(db: Db, job: Job, now: Date, error: unknown, onGiveUp?: Ended): Promise<'retry' | 'failed'> {
   const message = error instanceof Error ? error.message : String(error);
   const next = new Date(now.getTime() + backoffMs(job.attempts));
   const permanent = error instanceof PermanentJobError;
   const tooLate = job.deadline !== null && next.toISOString() > job.deadline;
   const giveUp = permanent || tooLate || job.attempts >= job.maxAttempts;
-  db.transaction((tx) => {
-    tx.update(jobs)
+  await withTransaction(db, async (tx) => {
+    await tx.update(jobs)
       .set(
         giveUp
           ? { status: 'failed', lastError: message, lockedBy: null, lockedUntil: null, finishedAt: now.toISOString(), updatedAt: now.toISOString() }
           : { status: 'queued', lastError: message, lockedBy: null, lockedUntil: null, runAt: next.toISOString(), updatedAt: now.toISOString() },
       )
-      .where(and(eq(jobs.id, job.id), eq(jobs.lockedBy, job.lockedBy!)))
-      .run();
-    if (giveUp) onGiveUp?.(tx);
+      .where(and(eq(jobs.id, job.id), eq(jobs.lockedBy, job.lockedBy!)));
+    if (giveUp) await onGiveUp?.(tx);
   });
   return giveUp ? 'failed' : 'retry';
 }
 
 /** Running jobs matching `which` are due again at once, their leases dropped. */
-const requeueRunning = (db: Db, which: SQL, now: Date): number =>
-  db
-    .update(jobs)
-    .set({ status: 'queued', lockedBy: null, lockedUntil: null, runAt: now.toISOString(), updatedAt: now.toISOString() })
-    .where(and(eq(jobs.status, 'running'), which))
-    .run().changes;
+const requeueRunning = async (db: Db, which: SQL, now: Date): Promise<number> =>
+  (
+    await db
+      .update(jobs)
+      .set({ status: 'queued', lockedBy: null, lockedUntil: null, runAt: now.toISOString(), updatedAt: now.toISOString() })
+      .where(and(eq(jobs.status, 'running'), which))
+      .returning({ id: jobs.id })
+  ).length;
 
 /** At shutdown: jobs this process still holds (cut short by the time limit) are due again at once, for the next run. */
-export const releaseLeases = (db: Db, workerId: string, now: Date): number => requeueRunning(db, eq(jobs.lockedBy, workerId), now);
+export const releaseLeases = (db: Db, workerId: string, now: Date): Promise<number> => requeueRunning(db, eq(jobs.lockedBy, workerId), now);
 
 /** At start: jobs leased by an earlier run of the process are due again at once. */
-export const recoverJobs = (db: Db, workerId: string, now: Date): number => requeueRunning(db, ne(jobs.lockedBy, workerId), now);
+export const recoverJobs = (db: Db, workerId: string, now: Date): Promise<number> => requeueRunning(db, ne(jobs.lockedBy, workerId), now);
 
-export function queueStats(db: Db, now: Date): { depth: number; running: number; failed: number; oldest_due_seconds: number | null } {
-  const row = db.get<{ depth: number; running: number; failed: number; oldest: string | null }>(sql`
+export async function queueStats(db: Db, now: Date): Promise<{ depth: number; running: number; failed: number; oldest_due_seconds: number | null }> {
+  const row = await db.get<{ depth: number; running: number; failed: number; oldest: string | null }>(sql`
     select
       sum(case when status = 'queued' then 1 else 0 end) as depth,
       sum(case when status = 'running' then 1 else 0 end) as running,
@@ -239,11 +241,11 @@ export function queueStats(db: Db, now: Date): { depth: number; running: number;
 
 
 /** Makes a queued job due at `at` (e.g. now, when the reason to wait is gone). */
-export function rescheduleJob(tx: object, id: string, at: Date): void {
-  statement(tx, "update jobs set run_at = ?, updated_at = ? where id = ? and status = 'queued'").run(at.toISOString(), at.toISOString(), id);
+export async function rescheduleJob(tx: DbOrTx, id: string, at: Date): Promise<void> {
+  await statement(tx, "update jobs set run_at = ?, updated_at = ? where id = ? and status = 'queued'").run(at.toISOString(), at.toISOString(), id);
 }
 
 /** A queued job whose work was settled another way (a synchronous attempt answered): nothing left for it to do. */
-export function closeQueuedJob(tx: object, id: string, now: Date): void {
-  statement(tx, "update jobs set status = 'done', finished_at = ?, updated_at = ? where id = ? and status = 'queued'").run(now.toISOString(), now.toISOString(), id);
+export async function closeQueuedJob(tx: DbOrTx, id: string, now: Date): Promise<void> {
+  await statement(tx, "update jobs set status = 'done', finished_at = ?, updated_at = ? where id = ? and status = 'queued'").run(now.toISOString(), now.toISOString(), id);
 }

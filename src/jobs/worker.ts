@@ -49,11 +49,11 @@ export function createWorker(o: {
   const types = Object.keys(o.handlers);
   const nextDueSql = `select run_at from jobs where status = 'queued' and run_at > ? and run_at <= ? and type in (${types.map(() => '?').join(', ')}) order by run_at limit 1`;
   /** Arms one timer for the next job of this pool due before the next tick (future ones only: due ones are claimed). */
-  const armTimer = () => {
+  const armTimer = async () => {
     const within = o.wakeWithinMs ?? 5000;
     if (stopped || timer || within <= 0 || types.length === 0) return;
     const now = o.now();
-    const next = statement(o.db, nextDueSql).get(now.toISOString(), new Date(now.getTime() + within).toISOString(), ...types) as { run_at: string } | undefined;
+    const next = await statement(o.db, nextDueSql).get(now.toISOString(), new Date(now.getTime() + within).toISOString(), ...types) as { run_at: string } | undefined;
     if (!next) return;
     timer = setTimeout(() => {
       timer = undefined;
@@ -69,11 +69,11 @@ export function createWorker(o: {
     try {
       if (!handler) throw new Error(`no handler for job type ${job.type}`);
       const done = await handler.run(job);
-      completeJob(o.db, job, o.now(), done ?? undefined);
+      await completeJob(o.db, job, o.now(), done ?? undefined);
       o.logger.debug('job done', { job_id: job.id, type: job.type, attempt: job.attempts, duration_ms: Math.round(performance.now() - started) });
     } catch (err) {
       try {
-        const outcome = failJob(o.db, job, o.now(), err, handler?.giveUp?.(job, err));
+        const outcome = await failJob(o.db, job, o.now(), err, handler?.giveUp?.(job, err));
         o.logger.warn('job attempt failed', { job_id: job.id, type: job.type, attempt: job.attempts, outcome, err: errorText(err) });
       } catch (recordErr) {
         // The outcome could not be written (a full disk): the job keeps its lease and runs again once it expires.
@@ -107,7 +107,7 @@ export function createWorker(o: {
       const free = stopped || claimError !== undefined ? 0 : concurrency - inFlight.size;
       let batch: Job[] = [];
       try {
-        if (free > 0) batch = claimJobs(o.db, { workerId: o.workerId, now: o.now(), leaseMs: o.leaseMs ?? 120_000, limit: free, types: Object.keys(o.handlers), lanes });
+        if (free > 0) batch = await claimJobs(o.db, { workerId: o.workerId, now: o.now(), leaseMs: o.leaseMs ?? 120_000, limit: free, types: Object.keys(o.handlers), lanes });
       } catch (err) {
         claimError = err; // claims nothing more; the jobs in flight still end and record their outcome
       }
@@ -140,10 +140,10 @@ export function createWorker(o: {
         o.logger.error('job drain failed', { types, err: errorText(err) });
         return 0;
       })
-      .finally(() => {
+      .finally(async () => {
         draining = undefined;
         try {
-          armTimer();
+          await armTimer();
         } catch (err) {
           o.logger.error('job drain failed', { types, err: errorText(err) });
         }

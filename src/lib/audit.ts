@@ -58,7 +58,7 @@ export function auditWrites(app: OpenAPIHono<BackendEnv>, deps: { db: Db; now: (
         const created = (await c.res.clone().json()) as { id?: unknown };
         if (typeof created.id === 'string') resourceId = created.id;
       }
-      statement(deps.db, INSERT).run(
+      await statement(deps.db, INSERT).run(
         newId('aud'), who.tenantId, who.environment ?? 'test', who.actorType, who.actorId, action, method, c.req.path,
         c.res.status, resourceType, resourceId, c.get('requestId') || 'none', deps.now().toISOString(),
       );

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, lt } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
-import type { Db } from '../db/client.ts';
+import { withTransaction, type Db, type Tx } from '../db/index.ts';
 import { statement } from '../db/prepared.ts';
 import { idempotencyKeys } from '../db/schema/index.ts';
 import type { BackendEnv } from './backend.ts';
@@ -17,7 +17,7 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
  * answering — the route answers from the resource's current state instead of creating it again.
  */
 export interface IdempotencyClaim {
-  bind(tx: object, resourceId: string): void;
+  bind(tx: Tx, resourceId: string): Promise<void>;
   resumed: string | undefined;
 }
 
@@ -50,40 +50,42 @@ export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer }
     const slot = `${actor.tenantId}|${actor.environment}|${who}|${key}`;
     const sealing = `idempotency|${slot}`;
 
-    while (running.has(slot)) await running.get(slot);
-    const since = new Date(deps.now().getTime() - TTL_MS).toISOString();
     const scope = and(
       eq(idempotencyKeys.tenantId, actor.tenantId),
       eq(idempotencyKeys.environment, actor.environment),
       eq(idempotencyKeys.actor, who),
       eq(idempotencyKeys.key, key),
     );
-    const stored = deps.db.select().from(idempotencyKeys).where(and(scope, gt(idempotencyKeys.createdAt, since))).get();
-    if (stored && stored.requestHash !== hash) {
-      throw new ApiError(409, 'Idempotency-Key already used with another request', [
-        { field: 'idempotency-key', issue: `was first used for ${stored.method} ${stored.path} with another body` },
-      ]);
-    }
-    if (stored && stored.status !== PENDING) {
-      return new Response(new Uint8Array(openSecret(deps.masterKey, stored.body, sealing)), { status: stored.status, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' } });
-    }
-
+    while (running.has(slot)) await running.get(slot);
+    const since = new Date(deps.now().getTime() - TTL_MS).toISOString();
     let done!: () => void;
     running.set(slot, new Promise<void>((resolve) => (done = resolve)));
+    let claimed = false;
     let answered = false;
     try {
-      if (!stored) {
-        deps.db.transaction((tx) => {
-          tx.delete(idempotencyKeys).where(scope).run(); // an expired record of the same key
-          tx.insert(idempotencyKeys).values({
-            tenantId: actor.tenantId, environment: actor.environment, actor: who, key, method: c.req.method, path: c.req.path,
-            requestHash: hash, status: PENDING, headers: {}, body: Buffer.alloc(0), createdAt: deps.now().toISOString(),
-          }).run();
+      // The look-up and the claim in one transaction: two requests with one key (two processes too) never both claim.
+      const stored = await withTransaction(deps.db, async (tx) => {
+        const [found] = await tx.select().from(idempotencyKeys).where(and(scope, gt(idempotencyKeys.createdAt, since))).limit(1);
+        if (found) return found;
+        await tx.delete(idempotencyKeys).where(scope); // an expired record of the same key
+        await tx.insert(idempotencyKeys).values({
+          tenantId: actor.tenantId, environment: actor.environment, actor: who, key, method: c.req.method, path: c.req.path,
+          requestHash: hash, status: PENDING, headers: {}, body: Buffer.alloc(0), createdAt: deps.now().toISOString(),
         });
+        return undefined;
+      });
+      if (stored && stored.requestHash !== hash) {
+        throw new ApiError(409, 'Idempotency-Key already used with another request', [
+          { field: 'idempotency-key', issue: `was first used for ${stored.method} ${stored.path} with another body` },
+        ]);
       }
+      if (stored && stored.status !== PENDING) {
+        return new Response(new Uint8Array(openSecret(deps.masterKey, stored.body, sealing)), { status: stored.status, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' } });
+      }
+      claimed = true;
       const bindSql = 'update idempotency_keys set resource_id = ? where tenant_id = ? and environment = ? and actor = ? and key = ?';
       c.set('idempotency', {
-        bind: (tx, resourceId) => void statement(tx, bindSql).run(resourceId, actor.tenantId, actor.environment, who, key),
+        bind: async (tx, resourceId) => void (await statement(tx, bindSql).run(resourceId, actor.tenantId, actor.environment, who, key)),
         resumed: stored?.resourceId ?? undefined,
       });
       await next();
@@ -95,19 +97,23 @@ export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer }
           if (v) headers[h] = v;
         }
         const bodyOut = sealSecret(deps.masterKey, Buffer.from(await res.arrayBuffer()), sealing);
-        deps.db.update(idempotencyKeys).set({ status: c.res.status, headers, body: bodyOut }).where(scope).run();
+        await deps.db.update(idempotencyKeys).set({ status: c.res.status, headers, body: bodyOut }).where(scope);
         answered = true;
       }
     } finally {
       // A 5xx or an exception: the claim goes unless something was bound to it (then a retry answers from that).
-      if (!answered) deps.db.delete(idempotencyKeys).where(and(scope, eq(idempotencyKeys.status, PENDING), isNull(idempotencyKeys.resourceId))).run();
-      running.delete(slot);
-      done();
+      try {
+        if (claimed && !answered) await deps.db.delete(idempotencyKeys).where(and(scope, eq(idempotencyKeys.status, PENDING), isNull(idempotencyKeys.resourceId)));
+      } finally {
+        running.delete(slot);
+        done();
+      }
     }
   };
 }
 
 /** Daily: forget records past their 24 h. */
-export function purgeIdempotencyKeys(db: Db, now: Date): number {
-  return db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now.getTime() - TTL_MS).toISOString())).run().changes;
+export async function purgeIdempotencyKeys(db: Db, now: Date): Promise<number> {
+  const purged = await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now.getTime() - TTL_MS).toISOString())).returning({ key: idempotencyKeys.key });
+  return purged.length;
 }

@@ -10,6 +10,7 @@ import type { Db } from '../db/client.ts';
 import { sandboxCancellations, settings } from '../db/schema/index.ts';
 import { openSecret, sealSecret } from '../lib/secret-box.ts';
 import type { CancelRequest, CancelResult, CancelScenario, CfdiQuery, Pac, StampOptions, StampResult } from './types.ts';
+import { withTransaction } from '../db/index.ts';
 
 /** The sandbox's own "SAT" stamping identity: a self-signed certificate published at /sandbox/sat-certificate. */
 export interface SandboxSat {
@@ -43,20 +44,19 @@ export function createSandboxSat(): SandboxSat {
 }
 
 /** Created on first start and kept in the database (the key sealed under the master key), so stamps stay verifiable. */
-export function loadOrCreateSandboxSat(db: Db, masterKey: Buffer): SandboxSat {
-  const get = (key: string) => db.select().from(settings).where(eq(settings.key, key)).get()?.value;
-  const cert = get('sandbox_sat_certificate');
-  const key = get('sandbox_sat_key');
+export async function loadOrCreateSandboxSat(db: Db, masterKey: Buffer): Promise<SandboxSat> {
+  const get = async (key: string) => (await db.select().from(settings).where(eq(settings.key, key)))[0]?.value;
+  const cert = await get('sandbox_sat_certificate');
+  const key = await get('sandbox_sat_key');
   if (cert && key) {
     return { certificateDer: cert, noCertificado: SANDBOX_NO_CERTIFICADO, privateKey: createPrivateKey({ key: openSecret(masterKey, key, 'sandbox_sat_key'), format: 'der', type: 'pkcs8' }) };
   }
   const fresh = createSandboxSat();
-  db.transaction((tx) => {
-    tx.insert(settings).values({ key: 'sandbox_sat_certificate', value: fresh.certificateDer }).onConflictDoNothing().run();
-    tx.insert(settings)
+  await withTransaction(db, async (tx) => {
+    await tx.insert(settings).values({ key: 'sandbox_sat_certificate', value: fresh.certificateDer }).onConflictDoNothing();
+    await tx.insert(settings)
       .values({ key: 'sandbox_sat_key', value: sealSecret(masterKey, fresh.privateKey.export({ format: 'der', type: 'pkcs8' }) as Buffer, 'sandbox_sat_key') })
-      .onConflictDoNothing()
-      .run();
+      .onConflictDoNothing();
   });
   return loadOrCreateSandboxSat(db, masterKey);
 }
@@ -82,7 +82,7 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
   const unavailable = { ok: false as const, retryable: false as const, code: '999', message: 'sandbox: this simulator was created without a SAT registry' };
   return {
     cancel: async (request, options) => (sandboxSat ? simulateCancel(sat, sandboxSat, now(), request, options?.scenario) : unavailable),
-    status: async (query) => (sandboxSat ? { ok: true, status: simulateStatus(sandboxSat, sandboxSat.find(query.uuid), now(), query) } : { ok: false, retryable: true, message: unavailable.message }),
+    status: async (query) => (sandboxSat ? { ok: true, status: await simulateStatus(sandboxSat, await sandboxSat.find(query.uuid), now(), query) } : { ok: false, retryable: true, message: unavailable.message }),
     async stamp(sealedXml: string, options: StampOptions): Promise<StampResult> {
       if (options.scenario === 'pac_unavailable') return { ok: false, retryable: true, message: 'sandbox: the provider is unavailable (X-Sandbox-Scenario)' };
       if (options.scenario === 'pac_rejected') return { ok: false, retryable: false, code: 'CFDI40999', message: 'sandbox: rejected by the provider (X-Sandbox-Scenario)' };
@@ -111,7 +111,7 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
 export interface SandboxSatRegistry {
   db: Db;
   /** The sandbox (test) CFDI with this UUID: what its XML says and whether a vigente document relates to it. */
-  find(uuid: string): { tenantId: string; facts: CancellationFacts; hasDependents: boolean } | undefined;
+  find(uuid: string): Promise<{ tenantId: string; facts: CancellationFacts; hasDependents: boolean } | undefined>;
   /** CANCELLATION_POLL_SECONDS in ms: the simulated receiver answers within half of it. */
   pollMs: number;
 }
@@ -133,11 +133,11 @@ function sandboxAcuse(sat: SandboxSat, request: CancelRequest, fecha: string): s
  */
 async function simulateCancel(sat: SandboxSat, registry: SandboxSatRegistry, at: Date, request: CancelRequest, scenario?: CancelScenario): Promise<CancelResult> {
   const query = { uuid: request.uuid, rfcEmisor: request.rfcEmisor, rfcReceptor: request.rfcReceptor, total: request.total, sello: request.sello };
-  const cfdi = registry.find(request.uuid);
-  const before = simulateStatus(registry, cfdi, at, query);
+  const cfdi = await registry.find(request.uuid);
+  const before = await simulateStatus(registry, cfdi, at, query);
   if (before.Estado === 'No Encontrado') return { ok: false, retryable: false, code: '205', message: 'sandbox: UUID no existe (no sandbox CFDI matches the UUID, RFCs and total)' };
   if (before.EsCancelable === 'No cancelable') return { ok: false, retryable: false, code: '205', message: 'sandbox: No cancelable: a vigente CFDI relates to it' };
-  const held = registry.db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, request.uuid)).get();
+  const [held] = await registry.db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, request.uuid));
   if (!held || before.EstatusCancelacion === 'Solicitud rechazada') {
     const row = {
       uuid: request.uuid,
@@ -147,10 +147,10 @@ async function simulateCancel(sat: SandboxSat, registry: SandboxSatRegistry, at:
       requestedAt: at.toISOString(),
       acuseXml: Buffer.from(sandboxAcuse(sat, request, wallClock(at, 'America/Mexico_City')), 'utf8'),
     };
-    registry.db.insert(sandboxCancellations).values(row).onConflictDoUpdate({ target: sandboxCancellations.uuid, set: row }).run();
+    await registry.db.insert(sandboxCancellations).values(row).onConflictDoUpdate({ target: sandboxCancellations.uuid, set: row });
   }
-  const acuse = registry.db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, request.uuid)).get()!;
-  return { ok: true, acuseXml: acuse.acuseXml.toString('utf8'), estatusUuid: held && before.Estado === 'Cancelado' ? '202' : '201', status: simulateStatus(registry, cfdi, at, query) };
+  const [acuse] = await registry.db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, request.uuid));
+  return { ok: true, acuseXml: acuse!.acuseXml.toString('utf8'), estatusUuid: held && before.Estado === 'Cancelado' ? '202' : '201', status: await simulateStatus(registry, cfdi, at, query) };
 }
 
 /**
@@ -159,7 +159,7 @@ async function simulateCancel(sat: SandboxSat, registry: SandboxSatRegistry, at:
  * request (so the next poll sees it); with `cancel_expired` it never answers and the window closes after one and a
  * half intervals (the second poll).
  */
-function simulateStatus(registry: SandboxSatRegistry, cfdi: ReturnType<SandboxSatRegistry['find']>, at: Date, q: CfdiQuery): SatStatus {
+async function simulateStatus(registry: SandboxSatRegistry, cfdi: Awaited<ReturnType<SandboxSatRegistry['find']>>, at: Date, q: CfdiQuery): Promise<SatStatus> {
   if (!cfdi) return NOT_FOUND;
   const f = cfdi.facts;
   const sameTotal = (() => {
@@ -170,7 +170,7 @@ function simulateStatus(registry: SandboxSatRegistry, cfdi: ReturnType<SandboxSa
     }
   })();
   if (f.rfcEmisor !== q.rfcEmisor || f.rfcReceptor !== q.rfcReceptor || !sameTotal || !f.sello.endsWith(q.sello.slice(-8))) return NOT_FOUND;
-  const held = registry.db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, q.uuid)).get();
+  const [held] = await registry.db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, q.uuid));
   const withAcceptance = held ? held.scenario !== 'default' || held.requiresAcceptance : false;
   const esCancelable: SatStatus['EsCancelable'] = cfdi.hasDependents && !held ? 'No cancelable' : withAcceptance ? 'Cancelable con aceptación' : 'Cancelable sin aceptación';
   const base = { CodigoEstatus: FOUND, EsCancelable: esCancelable, ValidacionEFOS: '200' };

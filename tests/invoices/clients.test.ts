@@ -294,12 +294,12 @@ describe('getClientReceptor (for receptor_id)', () => {
     const moral = await create(a.token, { ...MORAL, email: 'x@example.com' });
     const foreign = await create(a.token, EXTRANJERO);
     const scope = { tenantId: a.tenant.id as string, environment: 'test' as const };
-    expect(getClientReceptor(t.db, scope, moral.id)).toEqual(MORAL);
+    expect(await getClientReceptor(t.db, scope, moral.id)).toEqual(MORAL);
     const { email: _email, ...receptor } = EXTRANJERO;
-    expect(getClientReceptor(t.db, scope, foreign.id)).toEqual(receptor);
-    expect(getClientReceptor(t.db, { ...scope, environment: 'live' }, moral.id)).toBeUndefined();
+    expect(await getClientReceptor(t.db, scope, foreign.id)).toEqual(receptor);
+    expect(await getClientReceptor(t.db, { ...scope, environment: 'live' }, moral.id)).toBeUndefined();
     const b = await t.register({ tenant: TENANTS.FUNK });
-    expect(getClientReceptor(t.db, { tenantId: b.tenant.id, environment: 'test' }, moral.id)).toBeUndefined();
-    expect(getClientReceptor(t.db, scope, 'cli_missing')).toBeUndefined();
+    expect(await getClientReceptor(t.db, { tenantId: b.tenant.id, environment: 'test' }, moral.id)).toBeUndefined();
+    expect(await getClientReceptor(t.db, scope, 'cli_missing')).toBeUndefined();
   });
 });

@@ -196,7 +196,7 @@ describe('managing CSDs', () => {
 
     const off = await t.call('POST', `/csds/${first.id}/deactivate`, { token: reg.token });
     expect(off.json.status).toBe('inactive');
-    expect(activeSigner({ db: t.db, now: () => t.clock.now, masterKey: TEST_MASTER_KEY }, reg.tenant.id, 'test')).toBeUndefined();
+    expect(await activeSigner({ db: t.db, now: () => t.clock.now, masterKey: TEST_MASTER_KEY }, reg.tenant.id, 'test')).toBeUndefined();
     const on = await t.call('POST', `/csds/${first.id}/activate`, { token: reg.token });
     expect(on.json.status).toBe('active');
 
@@ -246,7 +246,7 @@ describe('the loaded CSD signs', () => {
   test('sign() verifies with the certificate public key (RSA-SHA256, base64)', async () => {
     const reg = await t.register({ tenant: TENANTS.EKU });
     await upload(reg.token, EKU);
-    const signer = activeSigner({ db: t.db, now: () => t.clock.now, masterKey: TEST_MASTER_KEY }, reg.tenant.id, 'test')!;
+    const signer = (await activeSigner({ db: t.db, now: () => t.clock.now, masterKey: TEST_MASTER_KEY }, reg.tenant.id, 'test'))!;
     expect(signer.noCertificado).toBe('30001000000500003416');
     expect(signer.rfc).toBe('EKU9003173C9');
     expect(Buffer.from(signer.certificadoBase64, 'base64').equals(EKU.cer)).toBe(true);
@@ -264,7 +264,7 @@ describe('cross-check with OpenSSL', () => {
   test.skipIf(!Bun.which('openssl'))('openssl dgst -sha256 -verify accepts the seal with the certificate public key', async () => {
     const reg = await t.register({ tenant: TENANTS.EKU });
     await upload(reg.token, EKU);
-    const signer = activeSigner({ db: t.db, now: () => t.clock.now, masterKey: TEST_MASTER_KEY }, reg.tenant.id, 'test')!;
+    const signer = (await activeSigner({ db: t.db, now: () => t.clock.now, masterKey: TEST_MASTER_KEY }, reg.tenant.id, 'test'))!;
     const dir = mkdtempSync(join(tmpdir(), 'cfdi-openssl-'));
     const cadena = '||4.0|A|1|2026-11-21T10:00:00|ÑANDÚ||';
     writeFileSync(join(dir, 'cadena.txt'), cadena);
@@ -283,13 +283,13 @@ describe('expiry sweep', () => {
     const reg = await t.register({ tenant: TENANTS.EKU });
     const csd = (await upload(reg.token, EKU)).json;
     const events = () => t.db.$client.prepare('select type, data from events where tenant_id = ? order by id').all(reg.tenant.id) as { type: string; data: string }[];
-    expect(sweepCsdExpiry(t.db, new Date('2027-04-01T00:00:00Z'))).toEqual({ expired: 0, noticed: 0 });
-    sweepCsdExpiry(t.db, new Date('2027-04-20T00:00:00Z'));
-    sweepCsdExpiry(t.db, new Date('2027-04-21T00:00:00Z'));
+    expect(await sweepCsdExpiry(t.db, new Date('2027-04-01T00:00:00Z'))).toEqual({ expired: 0, noticed: 0 });
+    await sweepCsdExpiry(t.db, new Date('2027-04-20T00:00:00Z'));
+    await sweepCsdExpiry(t.db, new Date('2027-04-21T00:00:00Z'));
     expect(events().map((e) => e.type)).toEqual(['csd.por_vencer']);
     expect(JSON.parse(events()[0]!.data)).toEqual({ csd_id: csd.id, rfc: 'EKU9003173C9', serial_number: '30001000000500003416', valid_to: '2027-05-18T11:43:51.000Z' });
-    sweepCsdExpiry(t.db, new Date('2027-05-18T11:43:52Z'));
-    sweepCsdExpiry(t.db, new Date('2027-05-19T00:00:00Z'));
+    await sweepCsdExpiry(t.db, new Date('2027-05-18T11:43:52Z'));
+    await sweepCsdExpiry(t.db, new Date('2027-05-19T00:00:00Z'));
     expect(events().map((e) => e.type)).toEqual(['csd.por_vencer', 'csd.vencido']);
     expect((await t.call('GET', `/csds/${csd.id}`, { token: reg.token })).json.status).toBe('expired');
     expect((await t.call('POST', `/csds/${csd.id}/activate`, { token: reg.token })).status).toBe(409);

@@ -6,6 +6,7 @@ import { openDatabase } from '../../src/db/client.ts';
 import { ApiError } from '../../src/lib/errors.ts';
 import { allocateFolio, peekFolio } from '../../src/invoices/series/service.ts';
 import { createTestApp, TENANTS } from '../helpers.ts';
+import { withTransaction } from '../../src/db/index.ts';
 
 const t = createTestApp();
 
@@ -123,8 +124,8 @@ describe('PATCH /series/:id', () => {
   test('folio_inicial below a folio already assigned is 409', async () => {
     const reg = await t.register();
     const s = await create(reg.token, { serie: 'F' });
-    t.db.transaction((tx) => {
-      for (let i = 0; i < 3; i++) allocateFolio(tx, { tenantId: reg.tenant.id, environment: 'test' }, 'F');
+    await withTransaction(t.db, async (tx) => {
+      for (let i = 0; i < 3; i++) await allocateFolio(tx, { tenantId: reg.tenant.id, environment: 'test' }, 'F');
     });
     expect((await t.call('GET', `/series/${s.id}`, { token: reg.token })).json.next_folio).toBe(4);
     expect((await t.call('PATCH', `/series/${s.id}`, { token: reg.token, body: { folio_inicial: 3 } })).status).toBe(409);
@@ -220,8 +221,8 @@ describe('roles, tenants and environments', () => {
     expect((await list(admin.token, { 'x-environment': 'live' })).map((s) => s.id)).toEqual([liveSeries.id]);
     expect((await list(admin.token)).map((s) => s.id)).toEqual([testSeries.id]);
     const tenantId = admin.tenant.id as string;
-    expect(t.db.transaction((tx) => allocateFolio(tx, { tenantId, environment: 'live' }))).toEqual({ serie: 'A', folio: 7 });
-    expect(t.db.transaction((tx) => allocateFolio(tx, { tenantId, environment: 'test' }))).toEqual({ serie: 'A', folio: 1 });
+    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, { tenantId, environment: 'live' }))).toEqual({ serie: 'A', folio: 7 });
+    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, { tenantId, environment: 'test' }))).toEqual({ serie: 'A', folio: 1 });
   });
 });
 
@@ -229,14 +230,14 @@ describe('allocateFolio / peekFolio', () => {
   test('with no series: the default series "A" is created on first use and shows in the API', async () => {
     const reg = await t.register();
     const scope = { tenantId: reg.tenant.id as string, environment: 'test' as const };
-    expect(peekFolio(t.db, scope)).toEqual({ serie: 'A', folio: 1 });
+    expect(await peekFolio(t.db, scope)).toEqual({ serie: 'A', folio: 1 });
     expect(await list(reg.token)).toEqual([]); // peeking creates nothing
-    expect(t.db.transaction((tx) => allocateFolio(tx, scope))).toEqual({ serie: 'A', folio: 1 });
-    expect(t.db.transaction((tx) => allocateFolio(tx, scope))).toEqual({ serie: 'A', folio: 2 });
+    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'A', folio: 1 });
+    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'A', folio: 2 });
     const [a] = await list(reg.token);
     expect(a).toMatchObject({ serie: 'A', next_folio: 3, default: true });
     expect(a.id).toStartWith('ser_');
-    expect(peekFolio(t.db, scope)).toEqual({ serie: 'A', folio: 3 });
+    expect(await peekFolio(t.db, scope)).toEqual({ serie: 'A', folio: 3 });
   });
 
   test('without serie the default series is used, with serie that one; peek consumes nothing', async () => {
@@ -244,23 +245,23 @@ describe('allocateFolio / peekFolio', () => {
     const scope = { tenantId: reg.tenant.id as string, environment: 'test' as const };
     await create(reg.token, { serie: 'F', folio_inicial: 100 });
     await create(reg.token, { serie: 'NC', folio_inicial: 5 });
-    expect(peekFolio(t.db, scope)).toEqual({ serie: 'F', folio: 100 });
-    expect(peekFolio(t.db, scope)).toEqual({ serie: 'F', folio: 100 });
-    expect(peekFolio(t.db, scope, 'NC')).toEqual({ serie: 'NC', folio: 5 });
-    expect(t.db.transaction((tx) => allocateFolio(tx, scope))).toEqual({ serie: 'F', folio: 100 });
-    expect(t.db.transaction((tx) => allocateFolio(tx, scope, 'NC'))).toEqual({ serie: 'NC', folio: 5 });
-    expect(t.db.transaction((tx) => allocateFolio(tx, scope, 'NC'))).toEqual({ serie: 'NC', folio: 6 });
-    expect(t.db.transaction((tx) => allocateFolio(tx, scope))).toEqual({ serie: 'F', folio: 101 });
+    expect(await peekFolio(t.db, scope)).toEqual({ serie: 'F', folio: 100 });
+    expect(await peekFolio(t.db, scope)).toEqual({ serie: 'F', folio: 100 });
+    expect(await peekFolio(t.db, scope, 'NC')).toEqual({ serie: 'NC', folio: 5 });
+    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'F', folio: 100 });
+    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope, 'NC'))).toEqual({ serie: 'NC', folio: 5 });
+    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope, 'NC'))).toEqual({ serie: 'NC', folio: 6 });
+    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'F', folio: 101 });
     expect((await list(reg.token)).map((s) => [s.serie, s.next_folio])).toEqual([['F', 102], ['NC', 7]]);
   });
 
   test('an unknown serie is a 400 ApiError naming serie, from both functions', async () => {
     const reg = await t.register();
     const scope = { tenantId: reg.tenant.id as string, environment: 'test' as const };
-    for (const run of [() => t.db.transaction((tx) => allocateFolio(tx, scope, 'Z')), () => peekFolio(t.db, scope, 'Z')]) {
+    for (const run of [() => withTransaction(t.db, async (tx) => allocateFolio(tx, scope, 'Z')), () => peekFolio(t.db, scope, 'Z')]) {
       let err: unknown;
       try {
-        run();
+        await run();
       } catch (e) {
         err = e;
       }
@@ -276,28 +277,28 @@ describe('allocateFolio / peekFolio', () => {
     const a = await t.register();
     await create(a.token, { serie: 'SOLO' });
     const b = await t.register({ tenant: TENANTS.FUNK });
-    expect(() => peekFolio(t.db, { tenantId: b.tenant.id, environment: 'test' }, 'SOLO')).toThrow(ApiError);
-    expect(() => peekFolio(t.db, { tenantId: a.tenant.id, environment: 'live' }, 'SOLO')).toThrow(ApiError);
+    await expect(peekFolio(t.db, { tenantId: b.tenant.id, environment: 'test' }, 'SOLO')).rejects.toThrow(ApiError);
+    await expect(peekFolio(t.db, { tenantId: a.tenant.id, environment: 'live' }, 'SOLO')).rejects.toThrow(ApiError);
   });
 
   test('inside a transaction that rolls back, no folio is consumed (nor a series created)', async () => {
     const reg = await t.register();
     const scope = { tenantId: reg.tenant.id as string, environment: 'test' as const };
-    expect(() =>
-      t.db.transaction((tx) => {
-        expect(allocateFolio(tx, scope)).toEqual({ serie: 'A', folio: 1 });
+    await expect(
+      withTransaction(t.db, async (tx) => {
+        expect(await allocateFolio(tx, scope)).toEqual({ serie: 'A', folio: 1 });
         throw new Error('the invoice insert failed');
       }),
-    ).toThrow('the invoice insert failed');
+    ).rejects.toThrow('the invoice insert failed');
     expect(await list(reg.token)).toEqual([]);
-    expect(t.db.transaction((tx) => allocateFolio(tx, scope))).toEqual({ serie: 'A', folio: 1 });
-    expect(() =>
-      t.db.transaction((tx) => {
-        expect(allocateFolio(tx, scope, 'A')).toEqual({ serie: 'A', folio: 2 });
-        tx.rollback();
+    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'A', folio: 1 });
+    await expect(
+      withTransaction(t.db, async (tx) => {
+        expect(await allocateFolio(tx, scope, 'A')).toEqual({ serie: 'A', folio: 2 });
+        throw new Error('rolled back');
       }),
-    ).toThrow();
-    expect(t.db.transaction((tx) => allocateFolio(tx, scope, 'A'))).toEqual({ serie: 'A', folio: 2 });
+    ).rejects.toThrow();
+    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope, 'A'))).toEqual({ serie: 'A', folio: 2 });
   });
 
   test('many allocations are consecutive and unique, switching the default in between', async () => {
@@ -309,7 +310,7 @@ describe('allocateFolio / peekFolio', () => {
     for (let i = 0; i < 600; i++) {
       if (i === 200) await t.call('PATCH', `/series/${g.id}`, { token: reg.token, body: { default: true } });
       if (i === 400) await t.call('PATCH', `/series/${f.id}`, { token: reg.token, body: { default: true } });
-      const { serie, folio } = t.db.transaction((tx) => allocateFolio(tx, scope));
+      const { serie, folio } = await withTransaction(t.db, async (tx) => allocateFolio(tx, scope));
       got[serie]!.push(folio);
     }
     expect(got.F).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));

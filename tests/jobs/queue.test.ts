@@ -9,83 +9,83 @@ const at = (ms: number) => new Date(T0.getTime() + ms);
 const status = (db: ReturnType<typeof openDatabase>, id: string) => db.$client.prepare('select status, attempts, last_error, run_at from jobs where id = ?').get(id) as any;
 
 describe('job queue', () => {
-  test('claim is atomic: a due job goes to exactly one claimer; future jobs wait', () => {
+  test('claim is atomic: a due job goes to exactly one claimer; future jobs wait', async () => {
     const db = openDatabase(':memory:');
-    const due = enqueue(db, T0, { type: 't', payload: { n: 1 } });
-    enqueue(db, T0, { type: 't', payload: { n: 2 }, runAt: at(60_000) });
-    const a = claimJobs(db, { workerId: 'a', now: T0, leaseMs: 1000, limit: 10 });
-    const b = claimJobs(db, { workerId: 'b', now: T0, leaseMs: 1000, limit: 10 });
+    const due = await enqueue(db, T0, { type: 't', payload: { n: 1 } });
+    await enqueue(db, T0, { type: 't', payload: { n: 2 }, runAt: at(60_000) });
+    const a = await claimJobs(db, { workerId: 'a', now: T0, leaseMs: 1000, limit: 10 });
+    const b = await claimJobs(db, { workerId: 'b', now: T0, leaseMs: 1000, limit: 10 });
     expect(a.map((j) => j.id)).toEqual([due]);
     expect(a[0]).toMatchObject({ status: 'running', attempts: 1, lockedBy: 'a', payload: { n: 1 } });
     expect(b).toEqual([]);
     // The lease expires: another worker may take it over; the first cannot complete it any more.
-    const c = claimJobs(db, { workerId: 'c', now: at(2000), leaseMs: 1000, limit: 10 });
+    const c = await claimJobs(db, { workerId: 'c', now: at(2000), leaseMs: 1000, limit: 10 });
     expect(c.map((j) => j.id)).toEqual([due]);
-    expect(completeJob(db, a[0]!, at(2500))).toBe(false);
-    expect(completeJob(db, c[0]!, at(2500))).toBe(true);
+    expect(await completeJob(db, a[0]!, at(2500))).toBe(false);
+    expect(await completeJob(db, c[0]!, at(2500))).toBe(true);
     expect(status(db, due).status).toBe('done');
   });
 
-  test('lanes: a claim takes at most the cap per lane, counting jobs already running; unlaned jobs are not limited', () => {
+  test('lanes: a claim takes at most the cap per lane, counting jobs already running; unlaned jobs are not limited', async () => {
     const db = openDatabase(':memory:');
-    for (let i = 0; i < 5; i++) enqueue(db, T0, { type: 't', lane: 'slow', payload: { i } });
-    const other = enqueue(db, T0, { type: 't', lane: 'fast', payload: {} });
-    const free = [enqueue(db, T0, { type: 't', payload: {} }), enqueue(db, T0, { type: 't', payload: {} })];
+    for (let i = 0; i < 5; i++) await enqueue(db, T0, { type: 't', lane: 'slow', payload: { i } });
+    const other = await enqueue(db, T0, { type: 't', lane: 'fast', payload: {} });
+    const free = [await enqueue(db, T0, { type: 't', payload: {} }), await enqueue(db, T0, { type: 't', payload: {} })];
     const busy = new Map([['slow', 1]]);
-    const first = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, types: ['t'], lanes: { cap: 2, busy } });
+    const first = await claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, types: ['t'], lanes: { cap: 2, busy } });
     expect(first.filter((j) => j.lane === 'slow')).toHaveLength(1); // 1 running + 1 claimed = cap
     expect(first.map((j) => j.id)).toEqual(expect.arrayContaining([other, ...free]));
     expect(first).toHaveLength(4);
     // Saturated lanes are skipped, and nothing is claimed twice.
-    const second = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, types: ['t'], lanes: { cap: 2, busy: new Map([['slow', 2]]) } });
+    const second = await claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, types: ['t'], lanes: { cap: 2, busy: new Map([['slow', 2]]) } });
     expect(second).toEqual([]);
-    const third = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, types: ['t'], lanes: { cap: 2, busy: new Map() } });
+    const third = await claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 10, types: ['t'], lanes: { cap: 2, busy: new Map() } });
     expect(third.map((j) => j.lane)).toEqual(['slow', 'slow']);
   });
 
-  test('failures back off exponentially with jitter, capped; permanent errors and deadlines end the job', () => {
+  test('failures back off exponentially with jitter, capped; permanent errors and deadlines end the job', async () => {
     expect(backoffMs(1, () => 0)).toBe(500);
     expect(backoffMs(1, () => 1)).toBe(1000);
     expect(backoffMs(4, () => 1)).toBe(8000);
     expect(backoffMs(30, () => 1)).toBe(300_000);
     const db = openDatabase(':memory:');
-    const id = enqueue(db, T0, { type: 't', payload: {}, deadline: at(10_000) });
-    let [job] = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 });
-    expect(failJob(db, job!, T0, new Error('PAC down'))).toBe('retry');
+    const id = await enqueue(db, T0, { type: 't', payload: {}, deadline: at(10_000) });
+    let [job] = await claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 });
+    expect(await failJob(db, job!, T0, new Error('PAC down'))).toBe('retry');
     expect(status(db, id)).toMatchObject({ status: 'queued', last_error: 'PAC down' });
-    expect(claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 })).toEqual([]);
-    [job] = claimJobs(db, { workerId: 'w', now: at(1000), leaseMs: 1000, limit: 1 });
+    expect(await claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 })).toEqual([]);
+    [job] = await claimJobs(db, { workerId: 'w', now: at(1000), leaseMs: 1000, limit: 1 });
     expect(job!.attempts).toBe(2);
-    expect(failJob(db, job!, at(9500), new Error('still down'))).toBe('failed'); // the next try would pass the deadline
+    expect(await failJob(db, job!, at(9500), new Error('still down'))).toBe('failed'); // the next try would pass the deadline
     expect(status(db, id).status).toBe('failed');
 
-    const id2 = enqueue(db, T0, { type: 't', payload: {} });
-    const [j2] = claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 });
+    const id2 = await enqueue(db, T0, { type: 't', payload: {} });
+    const [j2] = await claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 });
     let gaveUp = false;
-    expect(failJob(db, j2!, T0, new PermanentJobError('rejected'), () => (gaveUp = true))).toBe('failed');
+    expect(await failJob(db, j2!, T0, new PermanentJobError('rejected'), () => (gaveUp = true))).toBe('failed');
     expect(gaveUp).toBe(true);
     expect(status(db, id2)).toMatchObject({ status: 'failed', last_error: 'rejected' });
-    expect(queueStats(db, T0)).toMatchObject({ depth: 0, failed: 2 });
+    expect(await queueStats(db, T0)).toMatchObject({ depth: 0, failed: 2 });
   });
 
-  test('recovery at start: jobs leased by an earlier run are due at once', () => {
+  test('recovery at start: jobs leased by an earlier run are due at once', async () => {
     const db = openDatabase(':memory:');
-    const id = enqueue(db, T0, { type: 't', payload: {} });
-    claimJobs(db, { workerId: 'old-boot', now: T0, leaseMs: 3_600_000, limit: 1 });
-    expect(recoverJobs(db, 'new-boot', at(1000))).toBe(1);
-    expect(claimJobs(db, { workerId: 'new-boot', now: at(1000), leaseMs: 1000, limit: 1 }).map((j) => j.id)).toEqual([id]);
+    const id = await enqueue(db, T0, { type: 't', payload: {} });
+    await claimJobs(db, { workerId: 'old-boot', now: T0, leaseMs: 3_600_000, limit: 1 });
+    expect(await recoverJobs(db, 'new-boot', at(1000))).toBe(1);
+    expect((await claimJobs(db, { workerId: 'new-boot', now: at(1000), leaseMs: 1000, limit: 1 })).map((j) => j.id)).toEqual([id]);
   });
 
-  test('at shutdown a process hands back only its own leases, due at once', () => {
+  test('at shutdown a process hands back only its own leases, due at once', async () => {
     const db = openDatabase(':memory:');
-    const mine = enqueue(db, T0, { type: 't', payload: {} });
-    const theirs = enqueue(db, T0, { type: 't', payload: {} });
-    claimJobs(db, { workerId: 'me', now: T0, leaseMs: 3_600_000, limit: 1 });
-    claimJobs(db, { workerId: 'other', now: T0, leaseMs: 3_600_000, limit: 1 });
-    expect(releaseLeases(db, 'me', at(500))).toBe(1);
+    const mine = await enqueue(db, T0, { type: 't', payload: {} });
+    const theirs = await enqueue(db, T0, { type: 't', payload: {} });
+    await claimJobs(db, { workerId: 'me', now: T0, leaseMs: 3_600_000, limit: 1 });
+    await claimJobs(db, { workerId: 'other', now: T0, leaseMs: 3_600_000, limit: 1 });
+    expect(await releaseLeases(db, 'me', at(500))).toBe(1);
     expect(status(db, mine)).toMatchObject({ status: 'queued', run_at: at(500).toISOString() });
     expect(status(db, theirs).status).toBe('running');
-    expect(claimJobs(db, { workerId: 'next-boot', now: at(500), leaseMs: 1000, limit: 5 }).map((j) => j.id)).toEqual([mine]);
+    expect((await claimJobs(db, { workerId: 'next-boot', now: at(500), leaseMs: 1000, limit: 5 })).map((j) => j.id)).toEqual([mine]);
   });
 
   test('the worker runs handlers, commits their work with completion, and retries failures', async () => {
@@ -107,8 +107,8 @@ describe('job queue', () => {
         },
       },
     });
-    for (let n = 0; n < 20; n++) enqueue(db, T0, { type: 'ok', payload: { n } });
-    const f = enqueue(db, T0, { type: 'flaky', payload: {} });
+    for (let n = 0; n < 20; n++) await enqueue(db, T0, { type: 'ok', payload: { n } });
+    const f = await enqueue(db, T0, { type: 'flaky', payload: {} });
     expect(await worker.drain()).toBe(21);
     expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect(status(db, f).status).toBe('queued');
@@ -117,6 +117,6 @@ describe('job queue', () => {
     now = at(20 * 60_000);
     await worker.drain();
     expect(status(db, f)).toMatchObject({ status: 'done', attempts: 3 });
-    expect(queueStats(db, now)).toMatchObject({ depth: 0, running: 0 });
+    expect(await queueStats(db, now)).toMatchObject({ depth: 0, running: 0 });
   });
 });

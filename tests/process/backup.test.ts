@@ -26,7 +26,7 @@ describe('backup and restore', () => {
     const setup = await startServer(live);
     const { tenantId, key } = await issuerOn(setup.base, 'backup@example.com');
     await stopServer(setup.proc);
-    expect(runCli(['set-plan', tenantId, 'enterprise', '100000'], { DATA_DIR: live }).code).toBe(0);
+    expect((await runCli(['set-plan', tenantId, 'enterprise', '100000'], { DATA_DIR: live })).code).toBe(0);
 
     const server = await startServer(live);
     const acked: string[] = [];
@@ -53,7 +53,7 @@ describe('backup and restore', () => {
       const afterBackup = acked.length;
       while (acked.length < afterBackup + 10) await Bun.sleep(20); // still writing after it
       // The service is running: a restore over its database is refused and changes nothing.
-      const refused = runCli(['restore', file], { DATA_DIR: live });
+      const refused = await runCli(['restore', file], { DATA_DIR: live });
       expect(refused.code).toBe(1);
       expect(refused.out).toContain('is the service running');
     } finally {
@@ -71,13 +71,13 @@ describe('backup and restore', () => {
     expect(backup.out).toContain('MASTER_KEY');
     expect(readdirSync(work).filter((f) => f.startsWith('cfdi-backup'))).toEqual(['cfdi-backup.sqlite']); // no .partial, -wal or -shm
     // Never overwrites.
-    const again = runCli(['backup', file], { DATA_DIR: live });
+    const again = await runCli(['backup', file], { DATA_DIR: live });
     expect(again.code).toBe(1);
     expect(again.out).toContain('exists');
 
     // Another machine without the master key: refused, nothing replaced.
     const stranger = dir('stranger');
-    const wrongKey = runCli(['restore', file], { DATA_DIR: stranger });
+    const wrongKey = await runCli(['restore', file], { DATA_DIR: stranger });
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.out).toContain('MASTER_KEY');
     expect(existsSync(join(stranger, 'cfdi.sqlite'))).toBe(false);
@@ -85,7 +85,7 @@ describe('backup and restore', () => {
     // The documented restore: the secrets of DATA_DIR go with the backup; the service is stopped.
     const restored = dir('restored');
     for (const secret of ['master-key', 'jwt-secret']) copyFileSync(join(live, secret), join(restored, secret));
-    const done = runCli(['restore', file], { DATA_DIR: restored });
+    const done = await runCli(['restore', file], { DATA_DIR: restored });
     expect(done.code).toBe(0);
     expect(JSON.parse(done.out.split('\n')[0]!)).toMatchObject({ restored: join(restored, 'cfdi.sqlite'), previous: null, tenants: 1, cfdis: summary.cfdis });
 
@@ -112,7 +112,7 @@ describe('backup and restore', () => {
     }
 
     // Restoring over an existing (stopped) database keeps the old one beside it.
-    const over = runCli(['restore', file], { DATA_DIR: restored });
+    const over = await runCli(['restore', file], { DATA_DIR: restored });
     expect(over.out).not.toContain('refused');
     expect(over.code).toBe(0);
     const previous = JSON.parse(over.out.split('\n')[0]!).previous as string;

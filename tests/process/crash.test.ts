@@ -20,7 +20,7 @@ describe('crash safety', () => {
     const setup = await startServer(dataDir);
     const key = await issuerOn(setup.base, 'crash@example.com');
     await stopServer(setup.proc);
-    expect(runCli(['set-plan', key.tenantId, 'enterprise', '100000'], { DATA_DIR: dataDir }).code).toBe(0);
+    expect((await runCli(['set-plan', key.tenantId, 'enterprise', '100000'], { DATA_DIR: dataDir })).code).toBe(0);
 
     // Run 1: the provider is down for every synchronous attempt; the worker starts stamping the queue at once.
     const first = await startServer(dataDir);

@@ -84,11 +84,11 @@ describe('CSD private keys at rest', () => {
     // Same DATA_DIR, same master key: the stored key decrypts and signs.
     const config = loadConfig({ DATA_DIR: dataDir });
     const db = openDatabase(config.databasePath);
-    const signer = activeSigner({ db, now: () => new Date(), masterKey: config.masterKey }, reg.tenant.id, 'test')!;
+    const signer = (await activeSigner({ db, now: () => new Date(), masterKey: config.masterKey }, reg.tenant.id, 'test'))!;
     const sello = signer.sign('||4.0|prueba||');
     expect(verify('sha256', Buffer.from('||4.0|prueba||'), publicKeyOf(cer), Buffer.from(sello, 'base64'))).toBe(true);
     // A different master key cannot open it (never a wrong signature).
-    expect(() => activeSigner({ db: openDatabase(config.databasePath), now: () => new Date(), masterKey: Buffer.alloc(32, 9) }, reg.tenant.id, 'test')).toThrow(/master key/);
+    await expect(activeSigner({ db: openDatabase(config.databasePath), now: () => new Date(), masterKey: Buffer.alloc(32, 9) }, reg.tenant.id, 'test')).rejects.toThrow(/master key/);
     db.$client.close();
 
     // A different MASTER_KEY: the process refuses to start, naming the variable.

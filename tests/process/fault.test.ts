@@ -34,7 +34,7 @@ describe('kill -9 under mixed load', () => {
       const tenants: SoakTenant[] = [];
       for (const spec of SOAK_TENANTS) tenants.push(await setUpTenant(setup.base, receiver.url, spec));
       await stopServer(setup.proc);
-      liftRateLimits(dataDir, tenants);
+      await liftRateLimits(dataDir, tenants);
 
       let server = await startServer(dataDir, ENV);
       const seed = Number(process.env.FAULT_SEED ?? Date.now() % 1e9); // printed below; FAULT_SEED replays the draws

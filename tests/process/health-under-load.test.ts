@@ -34,7 +34,7 @@ describe('health under load', () => {
       expect(listening(setup.startLog).sqlite_synchronous).toBe('full');
       const tenant = await setUpTenant(setup.base, receiver.url.origin, SOAK_TENANTS[0]!);
       await stopServer(setup.proc);
-      liftRateLimits(dataDir, [tenant]);
+      await liftRateLimits(dataDir, [tenant]);
 
       const { proc, base } = await startServer(dataDir, ENV);
       const statuses = new Map<number, number>();

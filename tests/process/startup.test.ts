@@ -45,7 +45,7 @@ describe('start-up', () => {
       expect(mode(dataDir)).toBe(0o700);
       for (const file of ['cfdi.sqlite', 'cfdi.sqlite-wal', 'cfdi.sqlite-shm', 'jwt-secret', 'master-key']) expect([file, mode(join(dataDir, file))]).toEqual([file, 0o600]);
       const backup = join(work, 'backup.sqlite');
-      expect(runCli(['backup', backup], { DATA_DIR: dataDir }).code).toBe(0);
+      expect((await runCli(['backup', backup], { DATA_DIR: dataDir })).code).toBe(0);
       expect(mode(backup)).toBe(0o600);
     } finally {
       await stopServer(first.proc);

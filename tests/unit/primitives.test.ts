@@ -66,8 +66,8 @@ describe('catalog seeding', () => {
     const { openDatabase } = await import('../../src/db/client.ts');
     const { seedCatalogs } = await import('../../src/catalogs/seed.ts');
     const db = openDatabase(':memory:');
-    expect(seedCatalogs(db)).toBe(true);
-    expect(seedCatalogs(db)).toBe(false);
+    expect(await seedCatalogs(db)).toBe(true);
+    expect(await seedCatalogs(db)).toBe(false);
     const row = db.$client.prepare("select descripcion, data from catalog_entries where catalog = 'c_UsoCFDI' and clave = 'G03'").get() as { descripcion: string; data: string };
     expect(row.descripcion).toBe('Gastos en general.');
     expect(JSON.parse(row.data).regimenes_receptor).toContain('601');

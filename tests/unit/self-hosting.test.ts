@@ -35,7 +35,7 @@ describe('REGISTRATION', () => {
   test('create-tenant: the operator creates a tenant and its ADMIN, who then logs in; the register checks apply', async () => {
     const dataDir = dir();
     const env = { DATA_DIR: dataDir, ADMIN_PASSWORD: 'a-long-password-1' };
-    const made = runCli(flags('Admin@Example.com', ['--admin-nombre', 'Ana López']), env);
+    const made = await runCli(flags('Admin@Example.com', ['--admin-nombre', 'Ana López']), env);
     expect(made.code).toBe(0);
     expect(JSON.parse(made.out)).toMatchObject({ rfc: 'EKU9003173C9', email: 'admin@example.com', role: 'ADMIN' });
 
@@ -46,12 +46,12 @@ describe('REGISTRATION', () => {
     expect(login.json.user).toMatchObject({ role: 'ADMIN', nombre: 'Ana López' });
 
     // Emails are unique per tenant, as on POST /auth/register: the same admin may own a second tenant.
-    expect(runCli(flags('admin@example.com'), env).code).toBe(0);
-    const badRfc = runCli(flags('b@example.com').map((a) => (a === 'EKU9003173C9' ? 'EKU900317' : a)), env);
+    expect((await runCli(flags('admin@example.com'), env)).code).toBe(0);
+    const badRfc = await runCli(flags('b@example.com').map((a) => (a === 'EKU9003173C9' ? 'EKU900317' : a)), env);
     expect(badRfc.code).toBe(2);
     expect(badRfc.out).toStartWith('rfc: ');
-    expect(runCli(flags('c@example.com'), { ...env, ADMIN_PASSWORD: 'short' })).toMatchObject({ code: 2 });
-    expect(runCli(flags('d@example.com', ['--password', 'a-long-password-1']), env).code).toBe(2); // never in argv
+    expect(await runCli(flags('c@example.com'), { ...env, ADMIN_PASSWORD: 'short' })).toMatchObject({ code: 2 });
+    expect((await runCli(flags('d@example.com', ['--password', 'a-long-password-1']), env)).code).toBe(2); // never in argv
     expect(db.$client.prepare('select count(*) n from tenants').get()).toEqual({ n: 2 });
   });
 
@@ -117,12 +117,12 @@ describe('GET /', () => {
 });
 
 describe('the command line', () => {
-  test('--help lists serve, healthcheck and every operator command, from the one table; --version prints the version', () => {
-    for (const arg of ['--help', '-h']) expect(runCli([arg], {})).toEqual({ code: 0, out: HELP });
+  test('--help lists serve, healthcheck and every operator command, from the one table; --version prints the version', async () => {
+    for (const arg of ['--help', '-h']) expect(await runCli([arg], {})).toEqual({ code: 0, out: HELP });
     for (const name of ['serve', 'healthcheck', ...Object.keys(COMMANDS)]) expect(HELP).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     expect(Object.keys(COMMANDS)).toEqual(expect.arrayContaining(['create-tenant', 'set-plan', 'jobs', 'backup', 'restore']));
-    for (const arg of ['--version', '-v']) expect(runCli([arg], {})).toEqual({ code: 0, out: pkg.version });
-    expect(runCli(['nope'], {}).code).toBe(2);
+    for (const arg of ['--version', '-v']) expect(await runCli([arg], {})).toEqual({ code: 0, out: pkg.version });
+    expect((await runCli(['nope'], {})).code).toBe(2);
   });
 
   test('the executable entry (src/bin.ts) and npm run cli answer the same', () => {

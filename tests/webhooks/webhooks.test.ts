@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { recordEvent } from '../../src/invoices/events.ts';
 import { createTestApp, csdFiles, csdForm, TENANTS } from '../helpers.ts';
+import { withTransaction } from '../../src/db/index.ts';
 
 /** A real HTTP receiver on loopback whose answers the test scripts. */
 interface Received {
@@ -256,9 +257,9 @@ describe('webhooks', () => {
       await hookFor(fastTenant.token, fast.url);
       const [slowId, fastId] = [slowTenant.tenant.id as string, fastTenant.tenant.id as string];
       // 80 events for the slow tenant first (more than the 64 delivery slots), then 20 for the fast one.
-      t.db.transaction((tx) => {
-        for (let i = 0; i < 80; i++) recordEvent(tx, { tenantId: slowId, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
-        for (let i = 0; i < 20; i++) recordEvent(tx, { tenantId: fastId, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
+      await withTransaction(t.db, async (tx) => {
+        for (let i = 0; i < 80; i++) await recordEvent(tx, { tenantId: slowId, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
+        for (let i = 0; i < 20; i++) await recordEvent(tx, { tenantId: fastId, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
       });
       const started = performance.now();
       const draining = t.app.worker.drain();
@@ -304,11 +305,11 @@ describe('webhooks', () => {
         expect((await t.call('POST', '/webhooks', { token: busyKey, body: { url: `http://127.0.0.1:${slowServer.port}/hook/${i}`, events: ['*'] } })).status).toBe(201);
       }
       expect((await t.call('POST', '/webhooks', { token: (await t.createKey(other.token)).key, body: { url: `http://127.0.0.1:${otherServer.port}/hook`, events: ['*'] } })).status).toBe(201);
-      t.db.transaction((tx) => {
-        for (let i = 0; i < 10; i++) recordEvent(tx, { tenantId: busy.tenant.id, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
+      await withTransaction(t.db, async (tx) => {
+        for (let i = 0; i < 10; i++) await recordEvent(tx, { tenantId: busy.tenant.id, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
       });
       t.clock.advance(1); // the other tenant's delivery is the youngest due job: oldest-first alone would serve it last
-      t.db.transaction((tx) => recordEvent(tx, { tenantId: other.tenant.id, environment: 'test', type: 'csd.por_vencer', data: {}, now: t.clock.now }));
+      await withTransaction(t.db, async (tx) => recordEvent(tx, { tenantId: other.tenant.id, environment: 'test', type: 'csd.por_vencer', data: {}, now: t.clock.now }));
       const draining = t.app.worker.drain();
       const started = performance.now();
       while (slowAnsweredWhenOtherArrived === undefined && performance.now() - started < 3 * DELAY_MS) await Bun.sleep(10);

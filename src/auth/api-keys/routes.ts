@@ -31,7 +31,7 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
         ...common,
       },
     }),
-    (c) => c.json(createApiKey(deps, actorOf(c), c.req.valid('json')), 201),
+    async (c) => c.json(await createApiKey(deps, actorOf(c), c.req.valid('json')), 201),
   );
 
   app.openapi(
@@ -42,7 +42,7 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       request: { query: PaginationQuery },
       responses: { 200: jsonResponse(paginated(ApiKeySchema), 'A page of keys'), 422: errorResponse('Invalid query'), ...common },
     }),
-    (c) => c.json(listApiKeys(deps, actorOf(c), c.req.valid('query')), 200),
+    async (c) => c.json(await listApiKeys(deps, actorOf(c), c.req.valid('query')), 200),
   );
 
   app.openapi(
@@ -53,6 +53,6 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       request: { params: idParam('ak') },
       responses: { 200: jsonResponse(RevokedSchema, 'Revoked'), 404: errorResponse('No such key in this tenant'), ...common },
     }),
-    (c) => c.json(revokeApiKey(deps, actorOf(c), c.req.valid('param').id), 200),
+    async (c) => c.json(await revokeApiKey(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 }

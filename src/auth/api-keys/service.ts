@@ -8,12 +8,13 @@ import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { AuthDeps } from '../deps.ts';
 import { toApiKey, type ApiKeyCreateSchema } from './schemas.ts';
+import { withTransaction } from '../../db/index.ts';
 
 /** Active keys per tenant and environment: each has its own rate-limit window, and forgotten keys are leaks waiting. */
 const MAX_ACTIVE_API_KEYS = 20;
 
 /** The secret (256 random bits) is returned once; only its SHA-256 is kept. */
-export function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<typeof ApiKeyCreateSchema>) {
+export async function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<typeof ApiKeyCreateSchema>) {
   const key = `sk_${input.environment}_${randomToken(32)}`;
   const now = deps.now().toISOString();
   const row = {
@@ -28,39 +29,35 @@ export function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<typeof
     updatedAt: now,
   };
   // Counted in the insert's transaction, so two concurrent creations cannot both take the last place.
-  deps.db.transaction(
-    (tx) => {
-      const active = tx.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.tenantId, actor.tenantId), eq(apiKeys.environment, input.environment), isNull(apiKeys.revokedAt))).get()!.n;
+  await withTransaction(deps.db, async (tx) => {
+      const active = (await tx.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.tenantId, actor.tenantId), eq(apiKeys.environment, input.environment), isNull(apiKeys.revokedAt))))[0]!.n;
       if (active >= MAX_ACTIVE_API_KEYS) {
         throw conflict('Too many active API keys', [
           { field: 'environment', issue: `the tenant already has ${active} active ${input.environment} keys, the limit is ${MAX_ACTIVE_API_KEYS}: revoke one first` },
         ]);
       }
-      tx.insert(apiKeys).values(row).run();
-    },
-    { behavior: 'immediate' },
-  );
+      await tx.insert(apiKeys).values(row);
+    });
   return { ...toApiKey({ ...row, lastUsedAt: null, revokedAt: null }), key };
 }
 
 const live = (actor: Actor) => and(eq(apiKeys.tenantId, actor.tenantId), isNull(apiKeys.revokedAt));
 
-export function listApiKeys(deps: AuthDeps, actor: Actor, q: { limit: number; cursor?: string }) {
+export async function listApiKeys(deps: AuthDeps, actor: Actor, q: { limit: number; cursor?: string }) {
   const after = decodeCursor(q.cursor, 422);
-  const rows = deps.db
+  const rows = await deps.db
     .select()
     .from(apiKeys)
     .where(and(live(actor), after ? gt(apiKeys.id, after) : undefined))
     .orderBy(asc(apiKeys.id))
-    .limit(q.limit + 1)
-    .all();
+    .limit(q.limit + 1);
   return page(rows, q.limit, toApiKey);
 }
 
 /** Revocation takes effect on the next request: the gateway looks keys up on every call. */
-export function revokeApiKey(deps: AuthDeps, actor: Actor, id: string) {
+export async function revokeApiKey(deps: AuthDeps, actor: Actor, id: string) {
   const now = deps.now().toISOString();
-  const res = deps.db.update(apiKeys).set({ revokedAt: now, updatedAt: now }).where(and(eq(apiKeys.id, id), live(actor))).run();
+  const res = await deps.db.update(apiKeys).set({ revokedAt: now, updatedAt: now }).where(and(eq(apiKeys.id, id), live(actor)));
   if (res.changes !== 1) throw notFound('API key');
   return { id, revoked: true as const, deleted: true as const };
 }

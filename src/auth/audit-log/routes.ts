@@ -22,6 +22,6 @@ export function mountAuditLogRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps
         422: errorResponse('Invalid input'),
       },
     }),
-    (c) => c.json(listAuditLog(deps, actorOf(c), c.req.valid('query')), 200),
+    async (c) => c.json(await listAuditLog(deps, actorOf(c), c.req.valid('query')), 200),
   );
 }

@@ -7,9 +7,9 @@ import type { AuthDeps } from '../deps.ts';
 import { toAuditEntry, type AuditQuery } from './schemas.ts';
 
 /** The tenant's audit log, newest first (ids sort by time). */
-export function listAuditLog(deps: Pick<AuthDeps, 'db'>, actor: Actor, q: z.infer<typeof AuditQuery>) {
+export async function listAuditLog(deps: Pick<AuthDeps, 'db'>, actor: Actor, q: z.infer<typeof AuditQuery>) {
   const before = decodeCursor(q.cursor, 422);
-  const rows = deps.db
+  const rows = await deps.db
     .select()
     .from(auditLog)
     .where(
@@ -22,7 +22,6 @@ export function listAuditLog(deps: Pick<AuthDeps, 'db'>, actor: Actor, q: z.infe
       ),
     )
     .orderBy(desc(auditLog.id))
-    .limit(q.limit + 1)
-    .all();
+    .limit(q.limit + 1);
   return page(rows, q.limit, toAuditEntry);
 }

@@ -4,6 +4,7 @@ import { loginFailures } from '../../db/schema/index.ts';
 import { FixedWindowLimiter } from '../../gateway/rate-limit.ts';
 import { sha256Hex } from '../../lib/crypto.ts';
 import { ApiError } from '../../lib/errors.ts';
+import { withTransaction } from '../../db/index.ts';
 
 /** Wrong passwords from one address for one email before that address waits. */
 const MAX_FAILED_LOGINS = 5;
@@ -37,25 +38,22 @@ export function createLoginThrottle(db: Db) {
 
   return {
     /** Reserves an attempt or throws 429; call `succeeded` when the password was right. */
-    reserve(email: string, address: string, now: Date): { succeeded(): void } {
+    async reserve(email: string, address: string, now: Date): Promise<{ succeeded(): Promise<void> }> {
       const account = sha256Hex(email);
       const key = `${account}|${address}`;
       const nowMs = now.getTime();
-      db.transaction(
-        (tx) => {
-          tx.delete(loginFailures).where(lt(loginFailures.updatedAt, new Date(nowMs - FORGET_MS).toISOString())).run();
-          const row = tx.select().from(loginFailures).where(eq(loginFailures.key, key)).get();
+      await withTransaction(db, async (tx) => {
+          await tx.delete(loginFailures).where(lt(loginFailures.updatedAt, new Date(nowMs - FORGET_MS).toISOString()));
+          const row = (await tx.select().from(loginFailures).where(eq(loginFailures.key, key)))[0];
           if (row?.blockedUntil && Date.parse(row.blockedUntil) > nowMs) throw tooMany(Math.ceil((Date.parse(row.blockedUntil) - nowMs) / 1000));
           const shared = row && accounts.hit(account, ACCOUNT_ATTEMPTS_PER_MINUTE, nowMs);
           if (shared && !shared.allowed) throw tooMany(shared.retryAfter);
           const failures = (row?.failures ?? 0) + 1;
           const blockedUntil = failures >= MAX_FAILED_LOGINS ? new Date(nowMs + waitSeconds(failures) * 1000).toISOString() : null;
           const values = { failures, blockedUntil, updatedAt: now.toISOString() };
-          tx.insert(loginFailures).values({ key, ...values }).onConflictDoUpdate({ target: loginFailures.key, set: values }).run();
-        },
-        { behavior: 'immediate' },
-      );
-      return { succeeded: () => void db.delete(loginFailures).where(eq(loginFailures.key, key)).run() };
+          await tx.insert(loginFailures).values({ key, ...values }).onConflictDoUpdate({ target: loginFailures.key, set: values });
+        });
+      return { succeeded: async () => void await db.delete(loginFailures).where(eq(loginFailures.key, key)) };
     },
   };
 }

@@ -124,8 +124,8 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
       request: { body: jsonBody(RefreshSchema, RefreshExamples) },
       responses: { 204: { description: 'Revoked' }, 422: invalid },
     }),
-    (c) => {
-      const subject = logout(deps, c.req.valid('json').refresh_token);
+    async (c) => {
+      const subject = await logout(deps, c.req.valid('json').refresh_token);
       if (subject) c.set('auditSubject', subject);
       return c.body(null, 204);
     },
@@ -139,6 +139,6 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
       summary: 'The caller: user or API key, tenant and environment',
       responses: { 200: jsonResponse(MeSchema, 'The caller'), 401: errorResponse('Missing or invalid credential') },
     }),
-    (c) => c.json(describeMe(deps, actorOf(c)), 200),
+    async (c) => c.json(await describeMe(deps, actorOf(c)), 200),
   );
 }

@@ -14,6 +14,7 @@ import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from '../tokens.t
 import { toUser, type UserRow } from '../users/schemas.ts';
 import type { LoginThrottle } from './login-throttle.ts';
 import type { LoginSchema, RegisterSchema } from './schemas.ts';
+import { withTransaction, type DbOrTx } from '../../db/index.ts';
 
 /** Only within one tenant: whether another tenant has the email is never told (docs/decisions.md). */
 export function emailTaken() {
@@ -26,17 +27,17 @@ export const isUniqueEmailViolation = (err: unknown) =>
 
 /** A new tenant: its first user's email cannot clash, whatever other tenants use. */
 export async function registerTenant(deps: AuthDeps, input: z.infer<typeof RegisterSchema>) {
-  const { tenant, user } = createTenantWithAdmin(deps.db, deps.now(), input, await deps.hasher.hash(input.password));
+  const { tenant, user } = await createTenantWithAdmin(deps.db, deps.now(), input, await deps.hasher.hash(input.password));
   return { body: { tenant: toTenant(tenant), user: toUser(user), ...(await issueTokens(deps, user, newId('fam'))) }, subject: subjectOf(user) };
 }
 
 /** The tenant and its first ADMIN, in one transaction: POST /auth/register, and the operator's create-tenant command. */
-export function createTenantWithAdmin(db: Db, at: Date, input: Omit<z.infer<typeof RegisterSchema>, 'password'>, passwordHash: string) {
+export async function createTenantWithAdmin(db: Db, at: Date, input: Omit<z.infer<typeof RegisterSchema>, 'password'>, passwordHash: string) {
   const now = at.toISOString();
   const tenantId = newId('ten');
   const userId = newId('usr');
-  db.transaction((tx) => {
-    tx.insert(tenants).values({
+  await withTransaction(db, async (tx) => {
+    await tx.insert(tenants).values({
       id: tenantId,
       rfc: input.tenant.rfc,
       nombre: input.tenant.nombre,
@@ -44,8 +45,8 @@ export function createTenantWithAdmin(db: Db, at: Date, input: Omit<z.infer<type
       codigoPostal: input.tenant.codigo_postal,
       createdAt: now,
       updatedAt: now,
-    }).run();
-    tx.insert(users).values({
+    });
+    await tx.insert(users).values({
       id: userId,
       tenantId,
       email: input.email,
@@ -55,10 +56,10 @@ export function createTenantWithAdmin(db: Db, at: Date, input: Omit<z.infer<type
       lastLoginAt: now,
       createdAt: now,
       updatedAt: now,
-    }).run();
+    });
   });
-  const tenant = db.select().from(tenants).where(eq(tenants.id, tenantId)).get()!;
-  const user = db.select().from(users).where(eq(users.id, userId)).get()!;
+  const tenant = (await db.select().from(tenants).where(eq(tenants.id, tenantId)))[0]!;
+  const user = (await db.select().from(users).where(eq(users.id, userId)))[0]!;
   return { tenant, user };
 }
 
@@ -69,19 +70,18 @@ export function createTenantWithAdmin(db: Db, at: Date, input: Omit<z.infer<type
 export async function login(deps: AuthDeps, throttle: LoginThrottle, input: z.infer<typeof LoginSchema>, clientAddress: string) {
   const { db } = deps;
   const now = deps.now();
-  const attempt = throttle.reserve(input.email, clientAddress, now);
-  const user = db
+  const attempt = await throttle.reserve(input.email, clientAddress, now);
+  const user = (await db
     .select()
     .from(users)
     .where(and(eq(users.email, input.email), input.tenant_id === undefined ? undefined : eq(users.tenantId, input.tenant_id)))
     .orderBy(asc(users.createdAt), asc(users.id))
-    .limit(1)
-    .get();
+    .limit(1))[0];
   const right = user ? await deps.hasher.verify(input.password, user.passwordHash) : await deps.hasher.verifyDummy(input.password);
   if (!user || !right) throw unauthorized('Wrong email or password');
-  attempt.succeeded();
+  await attempt.succeeded();
   const nowIso = now.toISOString();
-  db.update(users).set({ lastLoginAt: nowIso }).where(eq(users.id, user.id)).run();
+  await db.update(users).set({ lastLoginAt: nowIso }).where(eq(users.id, user.id));
   const fresh = { ...user, lastLoginAt: nowIso };
   return { body: { user: toUser(fresh), ...(await issueTokens(deps, fresh, newId('fam'))) }, subject: subjectOf(user) };
 }
@@ -90,58 +90,55 @@ export async function login(deps: AuthDeps, throttle: LoginThrottle, input: z.in
 export async function refreshSession(deps: AuthDeps, token: string) {
   const { db } = deps;
   const now = deps.now();
-  const row = db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token))).get();
+  const row = (await db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token))))[0];
   if (!row || row.revokedAt || new Date(row.expiresAt) <= now) throw unauthorized('Invalid or expired refresh token');
   if (row.rotatedAt) {
-    revokeFamily(deps, row.familyId);
+    await revokeFamily(deps, row.familyId);
     throw unauthorized('Refresh token already used; every session of this login was revoked');
   }
-  const user = db.select().from(users).where(eq(users.id, row.userId)).get();
+  const user = (await db.select().from(users).where(eq(users.id, row.userId)))[0];
   if (!user) throw unauthorized('Invalid or expired refresh token');
   // Claim the row atomically so two concurrent refreshes cannot both succeed.
-  const claimed = db
+  const claimed = await db
     .update(refreshTokens)
     .set({ rotatedAt: now.toISOString() })
-    .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.rotatedAt)))
-    .run();
+    .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.rotatedAt)));
   if (claimed.changes !== 1) {
-    revokeFamily(deps, row.familyId);
+    await revokeFamily(deps, row.familyId);
     throw unauthorized('Refresh token already used; every session of this login was revoked');
   }
   return { body: await issueTokens(deps, user, row.familyId), subject: subjectOf(user) };
 }
 
 /** Whose login it was, when the token was known (an unknown one changes nothing). */
-export function logout(deps: AuthDeps, token: string): AuditSubject | undefined {
-  const row = deps.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token))).get();
+export async function logout(deps: AuthDeps, token: string): Promise<AuditSubject | undefined> {
+  const row = (await deps.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token))))[0];
   if (!row) return undefined;
-  revokeFamily(deps, row.familyId);
+  await revokeFamily(deps, row.familyId);
   return { tenantId: row.tenantId, actorType: 'user', actorId: row.userId };
 }
 
 /** Routes without a credential tell the audit log whom they acted for. */
 const subjectOf = (user: UserRow): AuditSubject => ({ tenantId: user.tenantId, actorType: 'user', actorId: user.id });
 
-function revokeFamily(deps: AuthDeps, familyId: string) {
-  deps.db
+async function revokeFamily(deps: AuthDeps, familyId: string) {
+  await deps.db
     .update(refreshTokens)
     .set({ revokedAt: deps.now().toISOString() })
-    .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)))
-    .run();
+    .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)));
 }
 
-export function revokeUserSessions(deps: Pick<AuthDeps, 'db' | 'now'>, userId: string) {
-  deps.db
+export async function revokeUserSessions(deps: { db: DbOrTx; now: () => Date }, userId: string) {
+  await deps.db
     .update(refreshTokens)
     .set({ revokedAt: deps.now().toISOString() })
-    .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))
-    .run();
+    .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)));
 }
 
 async function issueTokens(deps: AuthDeps, user: UserRow, familyId: string) {
   const now = deps.now();
   const refreshToken = `rt_${randomToken(32)}`;
-  deps.db.insert(refreshTokens).values({
+  await deps.db.insert(refreshTokens).values({
     id: newId('rtk'),
     tenantId: user.tenantId,
     userId: user.id,
@@ -149,7 +146,7 @@ async function issueTokens(deps: AuthDeps, user: UserRow, familyId: string) {
     tokenHash: sha256Hex(refreshToken),
     expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000).toISOString(),
     createdAt: now.toISOString(),
-  }).run();
+  });
   const accessToken = await deps.accessTokens.sign({ sub: user.id, tid: user.tenantId, ver: user.tokenVersion }, now);
   return {
     access_token: accessToken,
@@ -159,16 +156,16 @@ async function issueTokens(deps: AuthDeps, user: UserRow, familyId: string) {
   };
 }
 
-export function describeMe(deps: AuthDeps, actor: Actor) {
+export async function describeMe(deps: AuthDeps, actor: Actor) {
   const { db } = deps;
-  const tenant = findTenant(db, actor.tenantId, deps.now().getTime());
+  const tenant = await findTenant(db, actor.tenantId, deps.now().getTime());
   if (!tenant) throw unauthorized();
   if (actor.type === 'user') {
-    const user = db.select().from(users).where(and(eq(users.id, actor.id), eq(users.tenantId, actor.tenantId))).get();
+    const user = (await db.select().from(users).where(and(eq(users.id, actor.id), eq(users.tenantId, actor.tenantId))))[0];
     if (!user) throw unauthorized();
     return { tenant: toTenant(tenant), environment: actor.environment, user: toUser(user), api_key: null };
   }
-  const key = db.select().from(apiKeys).where(and(eq(apiKeys.id, actor.id), eq(apiKeys.tenantId, actor.tenantId))).get();
+  const key = (await db.select().from(apiKeys).where(and(eq(apiKeys.id, actor.id), eq(apiKeys.tenantId, actor.tenantId))))[0];
   if (!key) throw unauthorized();
   return {
     tenant: toTenant(tenant),

@@ -12,12 +12,12 @@ const caches = new WeakMap<Db, Map<string, { row: TenantRow; expires: number }>>
  * fiscal data, and a SQLite read costs more than the rest of the gateway. Writes through this process call
  * `forgetTenant`, so they are seen at once; a change made outside the API is seen within 10 s.
  */
-export function findTenant(db: Db, id: string, nowMs: number): TenantRow | undefined {
+export async function findTenant(db: Db, id: string, nowMs: number): Promise<TenantRow | undefined> {
   let cache = caches.get(db);
   if (!cache) caches.set(db, (cache = new Map()));
   const hit = cache.get(id);
   if (hit && hit.expires > nowMs) return hit.row;
-  const row = prepared(db, 'tenantById', (d) => d.select().from(tenants).where(eq(tenants.id, sql.placeholder('id'))).prepare()).get({ id });
+  const [row] = await prepared(db, 'tenantById', (d) => d.select().from(tenants).where(eq(tenants.id, sql.placeholder('id'))).prepare()).execute({ id });
   if (!row) {
     cache.delete(id);
     return undefined;

@@ -15,7 +15,7 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       method: 'get', path: '/api/v1/tenants/me', operationId: 'getTenant', tags, summary: 'Profile of the tenant that owns the credential',
       responses: { 200: jsonResponse(TenantSchema, 'The tenant'), 401: errorResponse('Missing or invalid credential') },
     }),
-    (c) => c.json(getMyTenant(deps, actorOf(c)), 200),
+    async (c) => c.json(await getMyTenant(deps, actorOf(c)), 200),
   );
 
   app.openapi(
@@ -32,7 +32,7 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
         422: errorResponse('Invalid input'),
       },
     }),
-    (c) => c.json(updateMyTenant(deps, actorOf(c), c.req.valid('json')), 200),
+    async (c) => c.json(await updateMyTenant(deps, actorOf(c), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -63,8 +63,8 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
         404: errorResponse('No logo'),
       },
     }),
-    (c) => {
-      const logo = getLogo(deps, actorOf(c));
+    async (c) => {
+      const logo = await getLogo(deps, actorOf(c));
       return c.body(new Uint8Array(logo.bytes), 200, { 'Content-Type': logo.type });
     },
   );
@@ -75,6 +75,6 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       middleware: [requireRole('ADMIN')] as const,
       responses: { 200: jsonResponse(TenantSchema, 'Removed'), 401: errorResponse('Missing or invalid credential'), 403: errorResponse('Role ADMIN required') },
     }),
-    (c) => c.json(deleteLogo(deps, actorOf(c)), 200),
+    async (c) => c.json(await deleteLogo(deps, actorOf(c)), 200),
   );
 }

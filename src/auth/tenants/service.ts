@@ -10,38 +10,37 @@ import { ApiError, notFound } from '../../lib/errors.ts';
 import type { AuthDeps } from '../deps.ts';
 import { MAX_LOGO_BYTES, regimenProblem, toTenant, type TenantPatchSchema } from './schemas.ts';
 
-function getTenantRow(deps: AuthDeps, actor: Actor) {
-  const row = findTenant(deps.db, actor.tenantId, deps.now().getTime());
+async function getTenantRow(deps: AuthDeps, actor: Actor) {
+  const row = await findTenant(deps.db, actor.tenantId, deps.now().getTime());
   if (!row) throw notFound('Tenant');
   return row;
 }
 
 /** Prepared raw SQL: GET /tenants/me is on the gateway benchmark's hot path, and the logo itself is not needed. */
-const brandingOf = (deps: AuthDeps, tenantId: string) =>
-  statement(deps.db, 'select accent_color as accentColor, logo_type as logoType, length(logo) as logoSize from tenant_branding where tenant_id = ?').get(tenantId) as
+const brandingOf = async (deps: AuthDeps, tenantId: string) =>
+  await statement(deps.db, 'select accent_color as accentColor, logo_type as logoType, length(logo) as logoSize from tenant_branding where tenant_id = ?').get(tenantId) as
     | { accentColor: string | null; logoType: 'image/png' | 'image/jpeg' | null; logoSize: number | null }
     | undefined;
 
-export const getMyTenant = (deps: AuthDeps, actor: Actor) => toTenant(getTenantRow(deps, actor), brandingOf(deps, actor.tenantId));
+export const getMyTenant = async (deps: AuthDeps, actor: Actor) => toTenant(await getTenantRow(deps, actor), await brandingOf(deps, actor.tenantId));
 
-function upsertBranding(deps: AuthDeps, tenantId: string, set: Partial<typeof tenantBranding.$inferInsert>) {
+async function upsertBranding(deps: AuthDeps, tenantId: string, set: Partial<typeof tenantBranding.$inferInsert>) {
   const updatedAt = deps.now().toISOString();
-  deps.db
+  await deps.db
     .insert(tenantBranding)
     .values({ tenantId, ...set, updatedAt })
-    .onConflictDoUpdate({ target: tenantBranding.tenantId, set: { ...set, updatedAt } })
-    .run();
+    .onConflictDoUpdate({ target: tenantBranding.tenantId, set: { ...set, updatedAt } });
 }
 
 /** The RFC never changes (certificates and issued invoices are bound to it); name, régimen and postal code may. */
-export function updateMyTenant(deps: AuthDeps, actor: Actor, input: z.infer<typeof TenantPatchSchema>) {
-  const current = getTenantRow(deps, actor);
+export async function updateMyTenant(deps: AuthDeps, actor: Actor, input: z.infer<typeof TenantPatchSchema>) {
+  const current = await getTenantRow(deps, actor);
   if (input.regimen_fiscal !== undefined) {
     const problem = regimenProblem(current.rfc, input.regimen_fiscal);
     if (problem) throw new ApiError(422, 'Invalid input', [{ field: 'regimen_fiscal', issue: problem }]);
   }
-  if (input.accent_color !== undefined) upsertBranding(deps, actor.tenantId, { accentColor: input.accent_color?.toUpperCase() ?? null });
-  deps.db
+  if (input.accent_color !== undefined) await upsertBranding(deps, actor.tenantId, { accentColor: input.accent_color?.toUpperCase() ?? null });
+  await deps.db
     .update(tenants)
     .set({
       ...(input.nombre !== undefined && { nombre: input.nombre }),
@@ -49,8 +48,7 @@ export function updateMyTenant(deps: AuthDeps, actor: Actor, input: z.infer<type
       ...(input.codigo_postal !== undefined && { codigoPostal: input.codigo_postal }),
       updatedAt: deps.now().toISOString(),
     })
-    .where(eq(tenants.id, actor.tenantId))
-    .run();
+    .where(eq(tenants.id, actor.tenantId));
   forgetTenant(deps.db, actor.tenantId);
   return getMyTenant(deps, actor);
 }
@@ -69,18 +67,18 @@ export async function uploadLogo(deps: AuthDeps, actor: Actor, file: File) {
   } catch {
     throw new ApiError(422, 'Invalid input', [{ field: 'logo', issue: `is not a readable ${type === 'image/png' ? 'PNG' : 'JPEG'} image` }]);
   }
-  getTenantRow(deps, actor);
-  upsertBranding(deps, actor.tenantId, { logo: bytes, logoType: type });
+  await getTenantRow(deps, actor);
+  await upsertBranding(deps, actor.tenantId, { logo: bytes, logoType: type });
   return getMyTenant(deps, actor);
 }
 
-export function getLogo(deps: AuthDeps, actor: Actor): { bytes: Buffer; type: string } {
-  const row = deps.db.select({ logo: tenantBranding.logo, type: tenantBranding.logoType }).from(tenantBranding).where(eq(tenantBranding.tenantId, actor.tenantId)).get();
+export async function getLogo(deps: AuthDeps, actor: Actor): Promise<{ bytes: Buffer; type: string }> {
+  const row = (await deps.db.select({ logo: tenantBranding.logo, type: tenantBranding.logoType }).from(tenantBranding).where(eq(tenantBranding.tenantId, actor.tenantId)))[0];
   if (!row?.logo || !row.type) throw notFound('Logo');
   return { bytes: row.logo, type: row.type };
 }
 
-export function deleteLogo(deps: AuthDeps, actor: Actor) {
-  upsertBranding(deps, actor.tenantId, { logo: null, logoType: null });
+export async function deleteLogo(deps: AuthDeps, actor: Actor) {
+  await upsertBranding(deps, actor.tenantId, { logo: null, logoType: null });
   return getMyTenant(deps, actor);
 }

@@ -33,7 +33,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
       request: { query: PaginationQuery },
       responses: { 200: jsonResponse(paginated(UserSchema), 'A page of users'), 401: common[401], 422: common[422] },
     }),
-    (c) => c.json(listUsers(deps, actorOf(c), c.req.valid('query')), 200),
+    async (c) => c.json(await listUsers(deps, actorOf(c), c.req.valid('query')), 200),
   );
 
   app.openapi(
@@ -42,7 +42,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
       request: { params: Params },
       responses: { 200: jsonResponse(UserSchema, 'The user'), 404: errorResponse('No such user in this tenant'), 401: common[401], 422: common[422] },
     }),
-    (c) => c.json(getUser(deps, actorOf(c), c.req.valid('param').id), 200),
+    async (c) => c.json(await getUser(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
@@ -52,7 +52,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
       request: { params: Params, body: jsonBody(UserPatchSchema, UserPatchExamples) },
       responses: { 200: jsonResponse(UserSchema, 'Updated'), 404: errorResponse('No such user'), 409: errorResponse('Email taken, or last ADMIN'), ...common },
     }),
-    (c) => c.json(updateUser(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json')), 200),
+    async (c) => c.json(await updateUser(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -62,7 +62,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
       request: { params: Params },
       responses: { 200: jsonResponse(DeletedSchema, 'Deleted'), 404: errorResponse('No such user'), 409: errorResponse('Yourself, or the last ADMIN'), ...common },
     }),
-    (c) => c.json(deleteUser(deps, actorOf(c), c.req.valid('param').id), 200),
+    async (c) => c.json(await deleteUser(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(

@@ -8,35 +8,35 @@ import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { AuthDeps } from '../deps.ts';
 import { emailTaken, isUniqueEmailViolation, revokeUserSessions } from '../session/service.ts';
 import { toUser, type ChangePasswordSchema, type UserCreateSchema, type UserPatchSchema, type UserRow } from './schemas.ts';
+import { withTransaction } from '../../db/index.ts';
 
 /** The tenant's user or 404: another tenant's id is indistinguishable from a missing one. */
-function getUserRow(deps: AuthDeps, actor: Actor, id: string): UserRow {
-  const row = deps.db.select().from(users).where(and(eq(users.id, id), eq(users.tenantId, actor.tenantId))).get();
+async function getUserRow(deps: AuthDeps, actor: Actor, id: string): Promise<UserRow> {
+  const row = (await deps.db.select().from(users).where(and(eq(users.id, id), eq(users.tenantId, actor.tenantId))))[0];
   if (!row) throw notFound('User');
   return row;
 }
 
-export const getUser = (deps: AuthDeps, actor: Actor, id: string) => toUser(getUserRow(deps, actor, id));
+export const getUser = async (deps: AuthDeps, actor: Actor, id: string) => toUser(await getUserRow(deps, actor, id));
 
-export function listUsers(deps: AuthDeps, actor: Actor, q: { limit: number; cursor?: string }) {
+export async function listUsers(deps: AuthDeps, actor: Actor, q: { limit: number; cursor?: string }) {
   const after = decodeCursor(q.cursor, 422);
-  const rows = deps.db
+  const rows = await deps.db
     .select()
     .from(users)
     .where(and(eq(users.tenantId, actor.tenantId), after ? gt(users.id, after) : undefined))
     .orderBy(asc(users.id))
-    .limit(q.limit + 1)
-    .all();
+    .limit(q.limit + 1);
   return page(rows, q.limit, toUser);
 }
 
 export async function createUser(deps: AuthDeps, actor: Actor, input: z.infer<typeof UserCreateSchema>) {
-  if (deps.db.select({ id: users.id }).from(users).where(and(eq(users.tenantId, actor.tenantId), eq(users.email, input.email))).get()) throw emailTaken();
+  if ((await deps.db.select({ id: users.id }).from(users).where(and(eq(users.tenantId, actor.tenantId), eq(users.email, input.email))))[0]) throw emailTaken();
   const passwordHash = await deps.hasher.hash(input.password);
   const now = deps.now().toISOString();
   const id = newId('usr');
   try {
-    deps.db.insert(users).values({ id, tenantId: actor.tenantId, email: input.email, passwordHash, nombre: input.nombre, role: input.role, createdAt: now, updatedAt: now }).run();
+    await deps.db.insert(users).values({ id, tenantId: actor.tenantId, email: input.email, passwordHash, nombre: input.nombre, role: input.role, createdAt: now, updatedAt: now });
   } catch (err) {
     if (isUniqueEmailViolation(err)) throw emailTaken();
     throw err;
@@ -44,43 +44,42 @@ export async function createUser(deps: AuthDeps, actor: Actor, input: z.infer<ty
   return getUser(deps, actor, id);
 }
 
-export function updateUser(deps: AuthDeps, actor: Actor, id: string, input: z.infer<typeof UserPatchSchema>) {
-  const target = getUserRow(deps, actor, id);
+export async function updateUser(deps: AuthDeps, actor: Actor, id: string, input: z.infer<typeof UserPatchSchema>) {
+  const target = await getUserRow(deps, actor, id);
   const isSelf = actor.type === 'user' && actor.id === target.id;
   if (actor.role !== 'ADMIN' && !(isSelf && input.email === undefined && input.role === undefined)) {
     throw forbidden('Role ADMIN required (others may change only their own nombre)');
   }
-  return deps.db.transaction((tx) => {
-    if (input.role && input.role !== 'ADMIN' && target.role === 'ADMIN') assertAnotherAdmin(tx, actor.tenantId, target.id);
+  return withTransaction(deps.db, async (tx) => {
+    if (input.role && input.role !== 'ADMIN' && target.role === 'ADMIN') await assertAnotherAdmin(tx, actor.tenantId, target.id);
     if (input.email && input.email !== target.email) {
-      const other = tx.select({ id: users.id }).from(users).where(and(eq(users.tenantId, actor.tenantId), eq(users.email, input.email))).get();
+      const other = (await tx.select({ id: users.id }).from(users).where(and(eq(users.tenantId, actor.tenantId), eq(users.email, input.email))))[0];
       if (other) throw emailTaken();
     }
-    tx.update(users)
+    await tx.update(users)
       .set({
         ...(input.email !== undefined && { email: input.email }),
         ...(input.nombre !== undefined && { nombre: input.nombre }),
         ...(input.role !== undefined && { role: input.role }),
         updatedAt: deps.now().toISOString(),
       })
-      .where(and(eq(users.id, target.id), eq(users.tenantId, actor.tenantId)))
-      .run();
-    return toUser(tx.select().from(users).where(eq(users.id, target.id)).get()!);
+      .where(and(eq(users.id, target.id), eq(users.tenantId, actor.tenantId)));
+    return toUser((await tx.select().from(users).where(eq(users.id, target.id)))[0]!);
   });
 }
 
-export function deleteUser(deps: AuthDeps, actor: Actor, id: string) {
-  const target = getUserRow(deps, actor, id);
+export async function deleteUser(deps: AuthDeps, actor: Actor, id: string) {
+  const target = await getUserRow(deps, actor, id);
   if (actor.type === 'user' && actor.id === target.id) throw conflict('You cannot delete yourself', [{ field: 'id', issue: 'is the calling user' }]);
-  deps.db.transaction((tx) => {
-    if (target.role === 'ADMIN') assertAnotherAdmin(tx, actor.tenantId, target.id);
-    tx.delete(users).where(and(eq(users.id, target.id), eq(users.tenantId, actor.tenantId))).run();
+  await withTransaction(deps.db, async (tx) => {
+    if (target.role === 'ADMIN') await assertAnotherAdmin(tx, actor.tenantId, target.id);
+    await tx.delete(users).where(and(eq(users.id, target.id), eq(users.tenantId, actor.tenantId)));
   });
   return { id: target.id, deleted: true as const };
 }
 
 export async function changePassword(deps: AuthDeps, actor: Actor, id: string, input: z.infer<typeof ChangePasswordSchema>) {
-  const target = getUserRow(deps, actor, id);
+  const target = await getUserRow(deps, actor, id);
   const isSelf = actor.type === 'user' && actor.id === target.id;
   if (!isSelf && actor.role !== 'ADMIN') throw forbidden('Role ADMIN required to change another user\'s password');
   if (isSelf) {
@@ -90,21 +89,20 @@ export async function changePassword(deps: AuthDeps, actor: Actor, id: string, i
     }
   }
   const passwordHash = await deps.hasher.hash(input.new_password);
-  deps.db.transaction((tx) => {
+  await withTransaction(deps.db, async (tx) => {
     // Bumping the token version ends every access token issued before, on every device.
-    tx.update(users)
+    await tx
+      .update(users)
       .set({ passwordHash, tokenVersion: sql`${users.tokenVersion} + 1`, updatedAt: deps.now().toISOString() })
-      .where(eq(users.id, target.id))
-      .run();
-    revokeUserSessions({ db: tx as unknown as AuthDeps['db'], now: deps.now }, target.id);
+      .where(eq(users.id, target.id));
+    await revokeUserSessions({ db: tx, now: deps.now }, target.id);
   });
 }
 
-function assertAnotherAdmin(tx: Pick<AuthDeps['db'], 'select'>, tenantId: string, exceptId: string) {
-  const admins = tx
+async function assertAnotherAdmin(tx: Pick<AuthDeps['db'], 'select'>, tenantId: string, exceptId: string) {
+  const admins = (await tx
     .select({ n: sql<number>`count(*)` })
     .from(users)
-    .where(and(eq(users.tenantId, tenantId), eq(users.role, 'ADMIN'), sql`${users.id} <> ${exceptId}`))
-    .get();
+    .where(and(eq(users.tenantId, tenantId), eq(users.role, 'ADMIN'), sql`${users.id} <> ${exceptId}`)))[0];
   if (!admins || admins.n === 0) throw conflict('A tenant must keep at least one ADMIN', [{ field: 'role', issue: 'this is the last ADMIN of the tenant' }]);
 }

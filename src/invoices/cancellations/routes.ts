@@ -106,7 +106,7 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
       const scenario = sandboxScenarioOf(c, CANCEL_SCENARIOS);
       const claim = c.get('idempotency');
       const result =
-        (claim?.resumed && resumeCancel(deps, actorOf(c), claim.resumed)) ||
+        (claim?.resumed && await resumeCancel(deps, actorOf(c), claim.resumed)) ||
         (await cancelCfdi(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'), { scenario, bindIdempotency: claim?.bind }));
       return result.pending ? c.json(result.body, 202) : c.json(result.body, 200);
     },
@@ -118,7 +118,7 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
       request: { params: CfdiRefParams },
       responses: { 200: jsonResponse(CancellationSchema, 'Status, motivo, times, links to the signed request and the acuse, status history'), ...common },
     }),
-    (c) => c.json(getCancellation(deps, actorOf(c), c.req.valid('param').id), 200),
+    async (c) => c.json(await getCancellation(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   for (const which of ['request', 'acuse'] as const) {
@@ -130,8 +130,8 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
         request: { params: CfdiRefParams },
         responses: { 200: xmlResponse(which === 'request' ? 'Cancelacion signed with the CSD' : 'The acuse'), ...common },
       }),
-      (c) => {
-        const { uuid, xml } = getCancellationDocument(deps, actorOf(c), c.req.valid('param').id, which);
+      async (c) => {
+        const { uuid, xml } = await getCancellationDocument(deps, actorOf(c), c.req.valid('param').id, which);
         return c.body(new Uint8Array(xml), 200, { 'Content-Type': 'application/xml', 'Content-Disposition': `attachment; filename=${uuid}-${which === 'request' ? 'cancelacion' : 'acuse'}.xml` });
       },
     );
@@ -169,6 +169,6 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
         409: errorResponse('Not queued, or a stamping attempt is running'),
       },
     }),
-    (c) => c.json(withdrawCfdi(deps, actorOf(c), c.req.valid('param').id), 200),
+    async (c) => c.json(await withdrawCfdi(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 }

@@ -27,6 +27,7 @@ import { byRef, type CfdiDeps } from '../cfdis/service.ts';
 import { recordStatusChange } from '../cfdis/stamping.ts';
 import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
+import { withTransaction, type Tx, type DbOrTx } from '../../db/index.ts';
 
 export const CANCEL_JOB = 'cfdi.cancellation';
 const SAT_ZONE = 'America/Mexico_City';
@@ -36,7 +37,6 @@ export type CancellationDeps = Omit<CfdiDeps, 'stampBudgetMs'> & {
   cancellationPollMs: number;
 };
 
-type Tx = Pick<Db, 'update' | 'insert' | 'select'>;
 type Cancellation = typeof cfdiCancellations.$inferSelect;
 interface CfdiRef {
   id: string;
@@ -48,13 +48,12 @@ interface CfdiRef {
 }
 
 /** A CFDI of the caller's tenant and environment, by cfdi_ id or UUID (any case). */
-function findCfdi(db: Db, actor: Actor, ref: string): CfdiRef {
-  const row = db
+async function findCfdi(db: Db, actor: Actor, ref: string): Promise<CfdiRef> {
+  const row = (await db
     .select({ id: cfdis.id, tenantId: cfdis.tenantId, environment: cfdis.environment, uuid: cfdis.uuid, status: cfdis.status, xml: cfdiDocuments.xml })
     .from(cfdis)
     .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
-    .where(byRef(actor, ref))
-    .get();
+    .where(byRef(actor, ref)))[0];
   if (!row) throw notFound('CFDI');
   return row;
 }
@@ -62,15 +61,15 @@ function findCfdi(db: Db, actor: Actor, ref: string): CfdiRef {
 const queryOf = (f: CancellationFacts): CfdiQuery => ({ uuid: f.uuid, rfcEmisor: f.rfcEmisor, rfcReceptor: f.rfcReceptor, total: f.total, sello: f.sello });
 
 /** Moves a CFDI's status (only from `from`) and records the move with its reason. False when it was not in `from`. */
-function moveStatus(tx: Tx, cfdi: { id: string; tenantId: string }, from: CfdiStatus, to: CfdiStatus, reason: string, at: Date): boolean {
-  if (statement(tx, 'update cfdis set status = ?, updated_at = ? where id = ? and status = ?').run(to, at.toISOString(), cfdi.id, from).changes !== 1) return false;
-  recordStatusChange(tx, cfdi, from, to, reason, at);
+async function moveStatus(tx: Tx, cfdi: { id: string; tenantId: string }, from: CfdiStatus, to: CfdiStatus, reason: string, at: Date): Promise<boolean> {
+  if ((await statement(tx, 'update cfdis set status = ?, updated_at = ? where id = ? and status = ?').run(to, at.toISOString(), cfdi.id, from)).changes !== 1) return false;
+  await recordStatusChange(tx, cfdi, from, to, reason, at);
   return true;
 }
 
 /** Vigente (or pending) CFDIs of the tenant that relate to this UUID, other than substitutes (TipoRelacion 04). */
-function dependentsOf(db: Pick<Db, 'select'>, scope: { tenantId: string; environment: Environment }, uuid: string): { uuid: string; tipoRelacion: string }[] {
-  return statement(
+async function dependentsOf(db: DbOrTx, scope: { tenantId: string; environment: Environment }, uuid: string): Promise<{ uuid: string; tipoRelacion: string }[]> {
+  return await statement(
     db,
     `select c.uuid as uuid, r.tipo_relacion as tipoRelacion from cfdi_relations r join cfdis c on c.id = r.cfdi_id
      where r.tenant_id = ? and r.environment = ? and r.related_uuid = ? and r.tipo_relacion <> '04' and c.status in ('vigente', 'cancelacion_pendiente')
@@ -79,17 +78,16 @@ function dependentsOf(db: Pick<Db, 'select'>, scope: { tenantId: string; environ
 }
 
 /** Motivo 01's replacement: a vigente CFDI of the same tenant and environment that relates to this one with 04. */
-function checkSubstitute(db: Db, actor: Actor, cfdi: CfdiRef, folio: string): void {
+async function checkSubstitute(db: Db, actor: Actor, cfdi: CfdiRef, folio: string): Promise<void> {
   const field = 'folio_sustitucion';
-  const sub = db
+  const sub = (await db
     .select({ id: cfdis.id, status: cfdis.status })
     .from(cfdis)
-    .where(and(eq(cfdis.uuid, folio.toUpperCase()), eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment)))
-    .get();
+    .where(and(eq(cfdis.uuid, folio.toUpperCase()), eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment))))[0];
   if (!sub) throw badRequest('Invalid folio_sustitucion', [{ field, issue: `no CFDI with UUID ${folio} in this tenant and environment: issue the replacement first` }]);
   if (sub.id === cfdi.id) throw badRequest('Invalid folio_sustitucion', [{ field, issue: 'must be the UUID of the replacement, not of the CFDI being cancelled' }]);
   if (sub.status !== 'vigente') throw badRequest('Invalid folio_sustitucion', [{ field, issue: `the replacement ${folio} is ${sub.status}; it must be vigente` }]);
-  const related = statement(db, "select 1 from cfdi_relations where cfdi_id = ? and tipo_relacion = '04' and related_uuid = ?").get(sub.id, cfdi.uuid);
+  const related = await statement(db, "select 1 from cfdi_relations where cfdi_id = ? and tipo_relacion = '04' and related_uuid = ?").get(sub.id, cfdi.uuid);
   if (!related) {
     throw badRequest('Invalid folio_sustitucion', [
       { field, issue: `the replacement ${folio} does not relate to ${cfdi.uuid} with TipoRelacion 04 (cfdi_relacionados: [{ tipo_relacion: "04", uuids: ["${cfdi.uuid}"] }])` },
@@ -115,16 +113,16 @@ export interface CancelBody {
  * and polls while the receiver decides); then the request goes to the PAC and its answer is applied.
  */
 export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: string, body: CancelBody, opts: { scenario?: CancelScenario; bindIdempotency?: IdempotencyClaim['bind'] } = {}) {
-  const cfdi = findCfdi(deps.db, actor, ref);
+  const cfdi = await findCfdi(deps.db, actor, ref);
   const refuse = NOT_CANCELLABLE[cfdi.status];
-  if (refuse) throw conflict(refuse(cfdi.id), [{ field: 'status', issue: `is ${cfdi.status}` }]);
+  if (refuse) throw conflict(await refuse(cfdi.id), [{ field: 'status', issue: `is ${cfdi.status}` }]);
   if (body.motivo === '01' && !body.folio_sustitucion) {
     throw badRequest('Invalid input', [{ field: 'folio_sustitucion', issue: 'is required with motivo 01: the UUID of the vigente CFDI that replaces this one (issued with cfdi_relacionados tipo_relacion 04 to it)' }]);
   }
   if (body.motivo !== '01' && body.folio_sustitucion) {
     throw badRequest('Invalid input', [{ field: 'folio_sustitucion', issue: `must be absent with motivo ${body.motivo}: only motivo 01 names a replacement` }]);
   }
-  if (body.folio_sustitucion) checkSubstitute(deps.db, actor, cfdi, body.folio_sustitucion);
+  if (body.folio_sustitucion) await checkSubstitute(deps.db, actor, cfdi, body.folio_sustitucion);
 
   const facts = cancellationFactsOf(cfdi.xml.toString('utf8'));
   const now = deps.now();
@@ -133,15 +131,15 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
   if (nowLocal.slice(0, 10) > deadline) {
     throw conflict(`CFDI ${cfdi.id} can no longer be cancelled: the deadline was ${deadline} (the annual return of the year it was issued)`, [{ field: 'fecha', issue: `issued ${facts.fecha}; cancellable until ${deadline}` }]);
   }
-  const dependents = dependentsOf(deps.db, actor, facts.uuid);
-  const payments = standingPaymentsOf(deps.db, actor, facts.uuid);
+  const dependents = await dependentsOf(deps.db, actor, facts.uuid);
+  const payments = await standingPaymentsOf(deps.db, actor, facts.uuid);
   if (dependents.length + payments.length > 0) {
     throw conflict(`CFDI ${cfdi.id} is not cancellable (No cancelable): vigente CFDIs relate to it; cancel them first`, [
       ...dependents.map((d) => ({ field: 'cfdi_relacionados', issue: `${d.uuid} relates to it with TipoRelacion ${d.tipoRelacion}` })),
       ...payments.map((p) => ({ field: 'pagos', issue: `the Pago ${p} pays it` })),
     ]);
   }
-  const signer = activeSigner(deps, actor.tenantId, actor.environment);
+  const signer = await activeSigner(deps, actor.tenantId, actor.environment);
   if (!signer || signer.rfc !== facts.rfcEmisor || !signer.validAt(now)) {
     throw conflict('A cancellation is signed with the issuer\'s CSD and there is no usable one', [
       { field: 'csd', issue: signer ? `the active CSD ${signer.noCertificado} is not valid now or not of ${facts.rfcEmisor}` : `no active CSD in the ${actor.environment} environment: upload one with POST /csds` },
@@ -154,17 +152,16 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
   const folio = { uuid: facts.uuid, motivo: body.motivo, folioSustitucion: body.folio_sustitucion?.toUpperCase() };
   const signedXml = signEnveloped(buildCancelacionXml({ rfcEmisor: facts.rfcEmisor, fecha: nowLocal, folios: [folio] }), signer.signingKey);
   const id = newId('can', now.getTime());
-  const jobId = deps.db.transaction((tx) => {
+  const jobId = await withTransaction(deps.db, async (tx) => {
     const reason = `cancellation requested: motivo ${body.motivo} (${MOTIVO_NAMES[body.motivo]})${folio.folioSustitucion ? `, replaced by ${folio.folioSustitucion}` : ''}`;
-    if (!moveStatus(tx, cfdi, 'vigente', 'cancelacion_pendiente', reason, now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile: it is no longer vigente`, [{ field: 'status', issue: 'is not vigente' }]);
-    tx.insert(cfdiCancellations)
+    if (!await moveStatus(tx, cfdi, 'vigente', 'cancelacion_pendiente', reason, now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile: it is no longer vigente`, [{ field: 'status', issue: 'is not vigente' }]);
+    await tx.insert(cfdiCancellations)
       .values({
         id, cfdiId: cfdi.id, tenantId: actor.tenantId, environment: actor.environment, uuid: facts.uuid, motivo: body.motivo,
         folioSustitucion: folio.folioSustitucion ?? null, status: 'en_proceso', requiresAcceptance: acceptance.required,
         sandboxScenario: opts.scenario ?? null, requestXml: Buffer.from(signedXml, 'utf8'), requestedAt: now.toISOString(), updatedAt: now.toISOString(),
-      })
-      .run();
-    opts.bindIdempotency?.(tx, id);
+      });
+    await opts.bindIdempotency?.(tx, id);
     return enqueue(tx, now, { type: CANCEL_JOB, tenantId: actor.tenantId, environment: actor.environment, payload: { cancellation_id: id }, runAt: new Date(now.getTime() + deps.cancellationPollMs) });
   });
 
@@ -172,9 +169,9 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
   const result: CancelResult = await pac.cancel(request, { scenario: opts.scenario }).catch((err: unknown) => ({
     ok: false as const, retryable: true as const, message: err instanceof Error ? err.message : String(err),
   }));
-  const outcome = deps.db.transaction((tx) => {
-    const after = applyCancelResult(tx, loadCancellation(tx, id)!, result, deps.now());
-    if (after !== 'en_proceso') closeQueuedJob(tx, jobId, deps.now());
+  const outcome = await withTransaction(deps.db, async (tx) => {
+    const after = await applyCancelResult(tx, (await loadCancellation(tx, id))!, result, deps.now());
+    if (after !== 'en_proceso') await closeQueuedJob(tx, jobId, deps.now());
     return after;
   });
   deps.wakeJobs();
@@ -182,7 +179,7 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
     if (result.retryable) throw new ApiError(503, 'The PAC did not take the cancellation request; the CFDI stays vigente. Try again later', [{ field: 'pac', issue: result.message }], { 'Retry-After': '30' });
     throw new ApiError(422, 'Cancellation rejected by the PAC/SAT; the CFDI stays vigente', [{ field: 'pac', issue: `${result.code}: ${result.message}` }]);
   }
-  return { pending: outcome === 'en_proceso', body: getCancellation(deps, actor, cfdi.id) };
+  return { pending: outcome === 'en_proceso', body: await getCancellation(deps, actor, cfdi.id) };
 }
 
 /**
@@ -190,54 +187,54 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
  * has it in process, 200 once it is resolved. A request that had failed (the CFDI stayed vigente) is tried again:
  * undefined.
  */
-export function resumeCancel(deps: Pick<CancellationDeps, 'db'>, actor: Actor, id: string) {
-  const c = loadCancellation(deps.db, id);
+export async function resumeCancel(deps: Pick<CancellationDeps, 'db'>, actor: Actor, id: string) {
+  const c = await loadCancellation(deps.db, id);
   if (!c || c.tenantId !== actor.tenantId || c.environment !== actor.environment || c.status === 'fallido') return undefined;
-  return { pending: c.status === 'en_proceso', body: getCancellation(deps, actor, c.cfdiId) };
+  return { pending: c.status === 'en_proceso', body: await getCancellation(deps, actor, c.cfdiId) };
 }
 
-function loadCancellation(db: Pick<Db, 'select'>, id: string): Cancellation | undefined {
-  return db.select().from(cfdiCancellations).where(eq(cfdiCancellations.id, id)).get();
+async function loadCancellation(db: DbOrTx, id: string): Promise<Cancellation | undefined> {
+  return (await db.select().from(cfdiCancellations).where(eq(cfdiCancellations.id, id)))[0];
 }
 
 /** The PAC's answer to the request: a failure puts the CFDI back to vigente; an acuse is kept and its status applied. */
-function applyCancelResult(tx: Tx, c: Cancellation, result: CancelResult, now: Date): Cancellation['status'] {
+async function applyCancelResult(tx: Tx, c: Cancellation, result: CancelResult, now: Date): Promise<Cancellation['status']> {
   if (c.status !== 'en_proceso') return c.status;
   if (!result.ok) {
-    finish(tx, c, 'fallido', `the request failed: ${result.retryable ? result.message : `${result.code}: ${result.message}`}`, now);
+    await finish(tx, c, 'fallido', `the request failed: ${result.retryable ? result.message : `${result.code}: ${result.message}`}`, now);
     return 'fallido';
   }
-  statement(tx, 'update cfdi_cancellations set acuse_xml = coalesce(acuse_xml, ?), updated_at = ? where id = ?').run(Buffer.from(result.acuseXml, 'utf8'), now.toISOString(), c.id);
-  return result.status ? applySatStatus(tx, c, result.status, now) : 'en_proceso';
+  await statement(tx, 'update cfdi_cancellations set acuse_xml = coalesce(acuse_xml, ?), updated_at = ? where id = ?').run(Buffer.from(result.acuseXml, 'utf8'), now.toISOString(), c.id);
+  return result.status ? await applySatStatus(tx, c, result.status, now) : 'en_proceso';
 }
 
 /** Where SAT says the request stands: cancelled, rejected (back to vigente) or still in process. */
-function applySatStatus(tx: Tx, c: Cancellation, s: SatStatus, now: Date): Cancellation['status'] {
-  statement(tx, "update cfdi_cancellations set estado = ?, estatus_cancelacion = ?, updated_at = ? where id = ? and status = 'en_proceso'").run(s.Estado, s.EstatusCancelacion || null, now.toISOString(), c.id);
+async function applySatStatus(tx: Tx, c: Cancellation, s: SatStatus, now: Date): Promise<Cancellation['status']> {
+  await statement(tx, "update cfdi_cancellations set estado = ?, estatus_cancelacion = ?, updated_at = ? where id = ? and status = 'en_proceso'").run(s.Estado, s.EstatusCancelacion || null, now.toISOString(), c.id);
   if (s.Estado === 'Cancelado') {
-    finish(tx, { ...c, estado: s.Estado, estatusCancelacion: s.EstatusCancelacion }, 'cancelado', `SAT: ${s.EstatusCancelacion || 'Cancelado'}`, now);
+    await finish(tx, { ...c, estado: s.Estado, estatusCancelacion: s.EstatusCancelacion }, 'cancelado', `SAT: ${s.EstatusCancelacion || 'Cancelado'}`, now);
     return 'cancelado';
   }
   if (s.EstatusCancelacion === 'Solicitud rechazada') {
-    finish(tx, c, 'rechazado', 'SAT: Solicitud rechazada (the receiver rejected the cancellation)', now);
+    await finish(tx, c, 'rechazado', 'SAT: Solicitud rechazada (the receiver rejected the cancellation)', now);
     return 'rechazado';
   }
   return 'en_proceso';
 }
 
 /** Ends a cancellation and moves its CFDI; `cfdi.cancelado` goes out in the same transaction when it is cancelled. */
-function finish(tx: Tx, c: Cancellation, status: Exclude<Cancellation['status'], 'en_proceso'>, reason: string, now: Date): void {
+async function finish(tx: Tx, c: Cancellation, status: Exclude<Cancellation['status'], 'en_proceso'>, reason: string, now: Date): Promise<void> {
   const stamp = now.toISOString();
-  const ended = statement(tx, "update cfdi_cancellations set status = ?, reason = ?, resolved_at = ?, updated_at = ? where id = ? and status = 'en_proceso'").run(status, status === 'cancelado' ? null : reason, stamp, stamp, c.id);
+  const ended = await statement(tx, "update cfdi_cancellations set status = ?, reason = ?, resolved_at = ?, updated_at = ? where id = ? and status = 'en_proceso'").run(status, status === 'cancelado' ? null : reason, stamp, stamp, c.id);
   if (ended.changes !== 1) return;
   if (status === 'cancelado') {
-    moveStatus(tx, { id: c.cfdiId, tenantId: c.tenantId }, 'cancelacion_pendiente', 'cancelado', reason, now);
-    recordEvent(tx, {
+    await moveStatus(tx, { id: c.cfdiId, tenantId: c.tenantId }, 'cancelacion_pendiente', 'cancelado', reason, now);
+    await recordEvent(tx, {
       tenantId: c.tenantId, environment: c.environment, type: 'cfdi.cancelado', now,
       data: { cfdi_id: c.cfdiId, uuid: c.uuid, motivo: c.motivo, estado: c.estado ?? 'Cancelado', estatus_cancelacion: c.estatusCancelacion ?? null },
     });
   } else {
-    moveStatus(tx, { id: c.cfdiId, tenantId: c.tenantId }, 'cancelacion_pendiente', 'vigente', reason, now);
+    await moveStatus(tx, { id: c.cfdiId, tenantId: c.tenantId }, 'cancelacion_pendiente', 'vigente', reason, now);
   }
 }
 
@@ -255,11 +252,11 @@ export function cancellationJobHandler(deps: Pick<CancellationDeps, 'db' | 'now'
   const target = (payload: Record<string, unknown>) => loadCancellation(deps.db, String(payload.cancellation_id));
   return {
     async run(job) {
-      const c = target(job.payload);
+      const c = await target(job.payload);
       if (!c || c.status !== 'en_proceso') return;
       const pac = deps.pacFor(c.environment);
       if (!pac) throw new PermanentJobError(`no PAC configured for ${c.environment}`);
-      const doc = deps.db.select({ xml: cfdiDocuments.xml }).from(cfdiDocuments).where(eq(cfdiDocuments.cfdiId, c.cfdiId)).get();
+      const doc = (await deps.db.select({ xml: cfdiDocuments.xml }).from(cfdiDocuments).where(eq(cfdiDocuments.cfdiId, c.cfdiId)))[0];
       if (!doc) return;
       const facts = cancellationFactsOf(doc.xml.toString('utf8'));
       if (!c.acuseXml) {
@@ -268,37 +265,37 @@ export function cancellationJobHandler(deps: Pick<CancellationDeps, 'db' | 'now'
           { scenario: (c.sandboxScenario as CancelScenario | null) ?? undefined },
         );
         if (!result.ok && result.retryable) throw new Error(result.message);
-        return (tx) => {
-          if (applyCancelResult(tx, loadCancellation(tx, c.id)!, result, deps.now()) === 'en_proceso') next(tx, c);
+        return async (tx) => {
+          if (await applyCancelResult(tx, (await loadCancellation(tx, c.id))!, result, deps.now()) === 'en_proceso') await next(tx, c);
         };
       }
       const status = await pac.status(queryOf(facts));
       if (!status.ok) throw new Error(status.message);
-      return (tx) => {
-        if (applySatStatus(tx, loadCancellation(tx, c.id)!, status.status, deps.now()) === 'en_proceso') next(tx, c);
+      return async (tx) => {
+        if (await applySatStatus(tx, (await loadCancellation(tx, c.id))!, status.status, deps.now()) === 'en_proceso') await next(tx, c);
       };
     },
     giveUp(job, error) {
-      return (tx) => {
-        const c = loadCancellation(tx, String(job.payload.cancellation_id));
-        if (c) finish(tx, c, 'fallido', `gave up: ${error instanceof Error ? error.message : String(error)}`, deps.now());
+      return async (tx) => {
+        const c = await loadCancellation(tx, String(job.payload.cancellation_id));
+        if (c) await finish(tx, c, 'fallido', `gave up: ${error instanceof Error ? error.message : String(error)}`, deps.now());
       };
     },
   };
 }
 
 /** The CFDI's most recent cancellation request, or 404 saying there is none. */
-function latestCancellation(db: Db, cfdiId: string): Cancellation {
-  const c = db.select().from(cfdiCancellations).where(eq(cfdiCancellations.cfdiId, cfdiId)).orderBy(desc(cfdiCancellations.id)).get();
+async function latestCancellation(db: Db, cfdiId: string): Promise<Cancellation> {
+  const c = (await db.select().from(cfdiCancellations).where(eq(cfdiCancellations.cfdiId, cfdiId)).orderBy(desc(cfdiCancellations.id)))[0];
   if (!c) throw new ApiError(404, `CFDI ${cfdiId} has no cancellation request`, [{ field: 'id', issue: `no cancellation was requested for ${cfdiId}` }]);
   return c;
 }
 
 /** GET /cfdis/:id/cancellation: the latest request for the CFDI and the CFDI's status moves. */
-export function getCancellation(deps: Pick<CancellationDeps, 'db'>, actor: Actor, ref: string) {
-  const cfdi = findCfdi(deps.db, actor, ref);
-  const c = latestCancellation(deps.db, cfdi.id);
-  const moves = deps.db.select().from(cfdiStatusChanges).where(eq(cfdiStatusChanges.cfdiId, cfdi.id)).orderBy(cfdiStatusChanges.id).all();
+export async function getCancellation(deps: Pick<CancellationDeps, 'db'>, actor: Actor, ref: string) {
+  const cfdi = await findCfdi(deps.db, actor, ref);
+  const c = await latestCancellation(deps.db, cfdi.id);
+  const moves = await deps.db.select().from(cfdiStatusChanges).where(eq(cfdiStatusChanges.cfdiId, cfdi.id)).orderBy(cfdiStatusChanges.id);
   const base = `/api/v1/cfdis/${cfdi.id}/cancellation`;
   return {
     id: c.id,
@@ -321,9 +318,9 @@ export function getCancellation(deps: Pick<CancellationDeps, 'db'>, actor: Actor
 }
 
 /** The signed request or SAT's acuse of the latest cancellation, byte for byte. */
-export function getCancellationDocument(deps: Pick<CancellationDeps, 'db'>, actor: Actor, ref: string, which: 'request' | 'acuse'): { uuid: string; xml: Buffer } {
-  const cfdi = findCfdi(deps.db, actor, ref);
-  const c = latestCancellation(deps.db, cfdi.id);
+export async function getCancellationDocument(deps: Pick<CancellationDeps, 'db'>, actor: Actor, ref: string, which: 'request' | 'acuse'): Promise<{ uuid: string; xml: Buffer }> {
+  const cfdi = await findCfdi(deps.db, actor, ref);
+  const c = await latestCancellation(deps.db, cfdi.id);
   const xml = which === 'request' ? c.requestXml : c.acuseXml;
   if (!xml) throw new ApiError(404, `No acuse yet for the cancellation of ${cfdi.id}: the PAC has not acknowledged the request`, [{ field: 'acuse', issue: 'not received yet' }]);
   return { uuid: c.uuid, xml };
@@ -331,7 +328,7 @@ export function getCancellationDocument(deps: Pick<CancellationDeps, 'db'>, acto
 
 /** GET /cfdis/:id/sat-status: SAT's consultation for a stamped CFDI (simulated in the sandbox). */
 export async function getSatStatus(deps: CancellationDeps, actor: Actor, ref: string) {
-  const cfdi = findCfdi(deps.db, actor, ref);
+  const cfdi = await findCfdi(deps.db, actor, ref);
   if (!cfdi.uuid) {
     throw new ApiError(404, `CFDI ${cfdi.id} is ${cfdi.status === 'en_cola' ? 'queued for stamping' : cfdi.status}: it has no UUID, so SAT does not know it`, [{ field: 'id', issue: `${cfdi.id} is not stamped` }]);
   }
@@ -346,20 +343,20 @@ export async function getSatStatus(deps: CancellationDeps, actor: Actor, ref: st
  * POST /cfdis/:id/withdraw: a queued CFDI is not stamped any more (fallido, reason "withdrawn"). Only while no
  * stamping attempt is running; one already in flight that still stamps it is recorded anyway (SAT has it then).
  */
-export function withdrawCfdi(deps: CancellationDeps, actor: Actor, ref: string) {
-  const cfdi = findCfdi(deps.db, actor, ref);
+export async function withdrawCfdi(deps: CancellationDeps, actor: Actor, ref: string) {
+  const cfdi = await findCfdi(deps.db, actor, ref);
   if (cfdi.status !== 'en_cola') {
     const hint = cfdi.status === 'vigente' ? ': it is stamped, so cancel it instead (POST /cfdis/{id}/cancel)' : '';
     throw conflict(`CFDI ${cfdi.id} is ${cfdi.status}; only a queued CFDI can be withdrawn${hint}`, [{ field: 'status', issue: `is ${cfdi.status}` }]);
   }
   const now = deps.now();
-  deps.db.transaction((tx) => {
-    const running = statement(tx, "select 1 from jobs where type = 'cfdi.stamp' and status = 'running' and json_extract(payload, '$.cfdi_id') = ?").get(cfdi.id);
+  await withTransaction(deps.db, async (tx) => {
+    const running = await statement(tx, "select 1 from jobs where type = 'cfdi.stamp' and status = 'running' and json_extract(payload, '$.cfdi_id') = ?").get(cfdi.id);
     if (running) throw conflict(`A stamping attempt for ${cfdi.id} is in flight; try again in a few seconds`, [{ field: 'status', issue: 'stamping attempt running' }]);
-    if (!moveStatus(tx, cfdi, 'en_cola', 'fallido', 'withdrawn before stamping', now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile`, [{ field: 'status', issue: 'is no longer en_cola' }]);
-    statement(tx, "update cfdis set summary = json_set(summary, '$.error', 'withdrawn before stamping', '$.withdrawn_at', ?) where id = ?").run(now.toISOString(), cfdi.id);
-    statement(tx, "update jobs set status = 'done', finished_at = ?, updated_at = ? where type = 'cfdi.stamp' and status = 'queued' and json_extract(payload, '$.cfdi_id') = ?").run(now.toISOString(), now.toISOString(), cfdi.id);
-    recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.fallido', data: { cfdi_id: cfdi.id, reason: 'withdrawn' }, now });
+    if (!await moveStatus(tx, cfdi, 'en_cola', 'fallido', 'withdrawn before stamping', now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile`, [{ field: 'status', issue: 'is no longer en_cola' }]);
+    await statement(tx, "update cfdis set summary = json_set(summary, '$.error', 'withdrawn before stamping', '$.withdrawn_at', ?) where id = ?").run(now.toISOString(), cfdi.id);
+    await statement(tx, "update jobs set status = 'done', finished_at = ?, updated_at = ? where type = 'cfdi.stamp' and status = 'queued' and json_extract(payload, '$.cfdi_id') = ?").run(now.toISOString(), now.toISOString(), cfdi.id);
+    await recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.fallido', data: { cfdi_id: cfdi.id, reason: 'withdrawn' }, now });
   });
   return { id: cfdi.id, status: 'fallido' as const, withdrawn_at: now.toISOString() };
 }
@@ -367,20 +364,20 @@ export function withdrawCfdi(deps: CancellationDeps, actor: Actor, ref: string) 
 /**
  * Fills cfdi_relations for CFDIs issued before the table existed (read from their XML), once per database.
  */
-export function backfillRelations(db: Db): number {
-  const done = db.select().from(settings).where(eq(settings.key, 'cfdi_relations_backfilled')).get();
+export async function backfillRelations(db: Db): Promise<number> {
+  const done = (await db.select().from(settings).where(eq(settings.key, 'cfdi_relations_backfilled')))[0];
   if (done) return 0;
   let n = 0;
-  db.transaction((tx) => {
-    const rows = statement(tx, "select c.id, c.tenant_id, c.environment, d.xml from cfdis c join cfdi_documents d on d.cfdi_id = c.id where instr(cast(d.xml as text), 'CfdiRelacionados') > 0").all() as {
+  await withTransaction(db, async (tx) => {
+    const rows = await statement(tx, "select c.id, c.tenant_id, c.environment, d.xml from cfdis c join cfdi_documents d on d.cfdi_id = c.id where instr(cast(d.xml as text), 'CfdiRelacionados') > 0").all() as {
       id: string; tenant_id: string; environment: Environment; xml: Buffer;
     }[];
     for (const r of rows) {
       for (const rel of cancellationFactsOf(r.xml.toString('utf8')).relacionados) {
-        n += statement(tx, 'insert or ignore into cfdi_relations (cfdi_id, tenant_id, environment, tipo_relacion, related_uuid) values (?, ?, ?, ?, ?)').run(r.id, r.tenant_id, r.environment, rel.tipoRelacion, rel.uuid).changes;
+        n += (await statement(tx, 'insert or ignore into cfdi_relations (cfdi_id, tenant_id, environment, tipo_relacion, related_uuid) values (?, ?, ?, ?, ?)').run(r.id, r.tenant_id, r.environment, rel.tipoRelacion, rel.uuid)).changes;
       }
     }
-    tx.insert(settings).values({ key: 'cfdi_relations_backfilled', value: Buffer.from('1') }).run();
+    await tx.insert(settings).values({ key: 'cfdi_relations_backfilled', value: Buffer.from('1') });
   });
   return n;
 }
@@ -390,13 +387,13 @@ export function sandboxRegistry(db: Db, pollMs: number): SandboxSatRegistry {
   return {
     db,
     pollMs,
-    find(uuid) {
-      const row = statement(
+    async find(uuid) {
+      const row = await statement(
         db,
         "select c.tenant_id as tenantId, d.xml as xml from cfdis c join cfdi_documents d on d.cfdi_id = c.id where c.uuid = ? and c.environment = 'test'",
       ).get(uuid) as { tenantId: string; xml: Buffer } | undefined;
       if (!row) return undefined;
-      return { tenantId: row.tenantId, facts: cancellationFactsOf(row.xml.toString('utf8')), hasDependents: dependentsOf(db, { tenantId: row.tenantId, environment: 'test' }, uuid).length > 0 };
+      return { tenantId: row.tenantId, facts: cancellationFactsOf(row.xml.toString('utf8')), hasDependents: (await dependentsOf(db, { tenantId: row.tenantId, environment: 'test' }, uuid)).length > 0 };
     },
   };
 }

@@ -7,14 +7,13 @@ import { statement } from '../../db/prepared.ts';
 import type { Environment } from '../../db/schema/index.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
 import type { PagoDocumentoRequest, PagoRequest } from './schemas.ts';
+import { type DbOrTx } from '../../db/index.ts';
 
 /**
  * The service side of Pagos 2.0: which invoice each payment pays, its balance before this receipt (tracked in
  * cfdi_payment_documents), and the recording of the instalments a new receipt takes.
  */
 type Scope = { tenantId: string; environment: Environment };
-/** A database or a transaction (statement() takes either). */
-type Reader = object;
 
 /** Pagos that still stand: a failed or cancelled receipt gives its payments back. */
 const STANDING = "c.status not in ('fallido', 'cancelado')";
@@ -33,8 +32,8 @@ interface InvoiceRow {
 }
 
 /** An invoice's outstanding balance and the instalment numbers taken, from the Pagos that still stand. */
-export function balanceOf(db: Reader, scope: Scope, uuid: string, total: string): { saldo: Dec; parcialidades: number[] } {
-  const rows = statement(
+export async function balanceOf(db: DbOrTx, scope: Scope, uuid: string, total: string): Promise<{ saldo: Dec; parcialidades: number[] }> {
+  const rows = await statement(
     db,
     `select p.imp_pagado as pagado, p.num_parcialidad as n from cfdi_payment_documents p join cfdis c on c.id = p.cfdi_id
      where p.tenant_id = ? and p.environment = ? and p.related_uuid = ? and ${STANDING}`,
@@ -43,8 +42,8 @@ export function balanceOf(db: Reader, scope: Scope, uuid: string, total: string)
 }
 
 /** The Pagos that pay an invoice and still stand: an invoice with payments cannot be cancelled before them. */
-export function standingPaymentsOf(db: Reader, scope: Scope, uuid: string): string[] {
-  const rows = statement(
+export async function standingPaymentsOf(db: DbOrTx, scope: Scope, uuid: string): Promise<string[]> {
+  const rows = await statement(
     db,
     `select distinct c.uuid as uuid, c.id as id from cfdi_payment_documents p join cfdis c on c.id = p.cfdi_id
      where p.tenant_id = ? and p.environment = ? and p.related_uuid = ? and ${STANDING} limit 10`,
@@ -83,16 +82,20 @@ const EXTERNAL_FIELDS = ['moneda', 'imp_saldo_ant', 'serie', 'folio', 'objeto_im
  * with a balance), or — named by uuid only and unknown here — a document issued elsewhere whose data the caller
  * sends. Problems are reported per field; the engine then checks the amounts.
  */
-export function resolvePaidDocuments(db: Reader, scope: Scope, pagos: PagoRequest[], receptorRfc: string | undefined): { docs: (PaidDocument | undefined)[][]; problems: ErrorDetail[] } {
+export async function resolvePaidDocuments(
+  db: DbOrTx,
+  scope: Scope,
+  pagos: PagoRequest[],
+  receptorRfc: string | undefined,
+): Promise<{ docs: (PaidDocument | undefined)[][]; problems: ErrorDetail[] }> {
   const problems: ErrorDetail[] = [];
-  const docs = pagos.map((p, i) =>
-    p.documentos.map((d, j) => {
+  const resolve = async (d: PagoDocumentoRequest, i: number, j: number): Promise<PaidDocument | undefined> => {
       const at = `pagos[${i}].documentos[${j}]`;
       const problem = (field: string, issue: string, rule?: string) => {
         problems.push(rule ? { field: `${at}.${field}`, issue, rule } : { field: `${at}.${field}`, issue });
         return undefined;
       };
-      const row = findInvoice(db, scope, d);
+      const row = await findInvoice(db, scope, d);
       if (!row) {
         if (d.cfdi_id) return problem('cfdi_id', `no CFDI ${d.cfdi_id} in this tenant and environment`);
         return externalDocument(db, scope, d, problem);
@@ -106,7 +109,7 @@ export function resolvePaidDocuments(db: Reader, scope: Scope, pagos: PagoReques
       const root = parseXml(row.xml.toString('utf8'));
       if (root.attrs.MetodoPago !== 'PPD') return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} was issued with metodo_pago PUE (paid on issue): only PPD invoices take a Pago`);
       if (receptorRfc && row.receptorRfc !== receptorRfc) return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} was issued to ${row.receptorRfc}, not to this receptor ${receptorRfc}`);
-      const { saldo, parcialidades } = balanceOf(db, scope, row.uuid, row.total);
+      const { saldo, parcialidades } = await balanceOf(db, scope, row.uuid, row.total);
       const taxes = invoiceTaxes(root);
       return {
         uuid: row.uuid,
@@ -119,14 +122,20 @@ export function resolvePaidDocuments(db: Reader, scope: Scope, pagos: PagoReques
         objetoImp: taxes.objetoImp,
         invoice: { total: Dec.parse(row.total), traslados: taxes.traslados, retenciones: taxes.retenciones },
       } satisfies PaidDocument;
-    }),
-  );
+  };
+  // One document after another: the problems keep the request's order.
+  const docs: (PaidDocument | undefined)[][] = [];
+  for (const [i, p] of pagos.entries()) {
+    const resolved: (PaidDocument | undefined)[] = [];
+    for (const [j, d] of p.documentos.entries()) resolved.push(await resolve(d, i, j));
+    docs.push(resolved);
+  }
   return { docs, problems };
 }
 
-function findInvoice(db: Reader, scope: Scope, d: PagoDocumentoRequest): InvoiceRow | undefined {
+async function findInvoice(db: DbOrTx, scope: Scope, d: PagoDocumentoRequest): Promise<InvoiceRow | undefined> {
   const where = d.cfdi_id ? 'c.id = ?' : 'c.uuid = ?';
-  return statement(
+  return await statement(
     db,
     `select c.id, c.uuid, c.tipo, c.status, c.serie, c.folio, c.moneda, c.total, c.receptor_rfc as receptorRfc, d.xml
      from cfdis c join cfdi_documents d on d.cfdi_id = c.id where ${where} and c.tenant_id = ? and c.environment = ?`,
@@ -134,10 +143,10 @@ function findInvoice(db: Reader, scope: Scope, d: PagoDocumentoRequest): Invoice
 }
 
 /** A document issued elsewhere: the caller supplies what the service would otherwise know. */
-function externalDocument(db: Reader, scope: Scope, d: PagoDocumentoRequest, problem: (field: string, issue: string) => undefined): PaidDocument | undefined {
+async function externalDocument(db: DbOrTx, scope: Scope, d: PagoDocumentoRequest, problem: (field: string, issue: string) => undefined): Promise<PaidDocument | undefined> {
   const uuid = d.uuid!.toUpperCase();
   // A UUID another issuer stamped here is not this tenant's to pay, whatever data comes with it.
-  if (statement(db, 'select 1 from cfdis where uuid = ? and tenant_id <> ?').get(uuid, scope.tenantId)) {
+  if (await statement(db, 'select 1 from cfdis where uuid = ? and tenant_id <> ?').get(uuid, scope.tenantId)) {
     return problem('uuid', `no CFDI ${d.uuid} in this tenant and environment: a Pago pays the issuer's own invoices`);
   }
   const missing = (['moneda', 'imp_saldo_ant', 'num_parcialidad'] as const).filter((f) => d[f] === undefined);
@@ -158,10 +167,10 @@ function externalDocument(db: Reader, scope: Scope, d: PagoDocumentoRequest, pro
 }
 
 /** Records the instalments a new Pago takes, in the transaction that records the Pago. */
-export function recordPayments(tx: Reader, cfdiId: string, scope: Scope, pagos: PagosModel): void {
+export async function recordPayments(tx: DbOrTx, cfdiId: string, scope: Scope, pagos: PagosModel): Promise<void> {
   for (const p of pagos.pagos) {
     for (const d of p.documentos) {
-      statement(
+      await statement(
         tx,
         `insert into cfdi_payment_documents (cfdi_id, tenant_id, environment, related_uuid, num_parcialidad, moneda, imp_saldo_ant, imp_pagado, imp_saldo_insoluto)
          values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

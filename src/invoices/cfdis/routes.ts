@@ -193,7 +193,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
       const scenario = sandboxScenarioOf(c, SANDBOX_SCENARIOS);
       const claim = c.get('idempotency');
       const result = claim?.resumed
-        ? resumeIssue(deps, actorOf(c), claim.resumed)
+        ? await resumeIssue(deps, actorOf(c), claim.resumed)
         : await issueCfdi(deps, actorOf(c), c.req.valid('json'), { scenario, bindIdempotency: claim?.bind });
       return result.queued ? c.json(result.body, 202) : c.json(result.body, 201);
     },
@@ -207,7 +207,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
       request: { body: jsonBody(CfdiRequestSchema, CfdiExamples) },
       responses: { 200: jsonResponse(ValidationResult, 'The verdict'), 400: errorResponse('Malformed request'), ...errors },
     }),
-    (c) => c.json(validateCfdi(deps, actorOf(c), c.req.valid('json')), 200),
+    async (c) => c.json(await validateCfdi(deps, actorOf(c), c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -216,7 +216,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
       request: { query: ListQuery },
       responses: { 200: jsonResponse(paginated(ListItem), 'A page of CFDIs'), 400: errorResponse('Invalid query'), ...errors },
     }),
-    (c) => c.json(listCfdis(deps, actorOf(c), c.req.valid('query')), 200),
+    async (c) => c.json(await listCfdis(deps, actorOf(c), c.req.valid('query')), 200),
   );
 
   app.openapi(
@@ -225,7 +225,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
       request: { params: idParam('cfdi') },
       responses: { 200: jsonResponse(CfdiSchema, 'The CFDI'), 404: errorResponse('No such CFDI'), ...errors },
     }),
-    (c) => c.json(getCfdi(deps, actorOf(c), c.req.valid('param').id), 200),
+    async (c) => c.json(await getCfdi(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
@@ -239,8 +239,8 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         ...errors,
       },
     }),
-    (c) => {
-      const { uuid, xml } = getCfdiXml(deps, actorOf(c), c.req.valid('param').uuid);
+    async (c) => {
+      const { uuid, xml } = await getCfdiXml(deps, actorOf(c), c.req.valid('param').uuid);
       return c.body(new Uint8Array(xml), 200, {
         'Content-Type': 'application/xml',
         'Content-Disposition': `attachment; filename=${uuid}.xml`,

@@ -9,7 +9,7 @@ import { RELATES_TO, TIPO_NAME } from '../../cfdi/rules/relations.ts';
 import { timeZoneOf, zonedToUtc } from '../../cfdi/time.ts';
 import { tfdCadena } from '../../cfdi/tfd.ts';
 import { statement } from '../../db/prepared.ts';
-import type { Db } from '../../db/client.ts';
+import type { Db, DbOrTx } from '../../db/client.ts';
 import { cfdiDocuments, cfdis, tenantBranding, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
@@ -26,6 +26,7 @@ import { allocateFolio, peekFolio } from '../series/service.ts';
 import { balanceOf, recordPayments, resolvePaidDocuments } from './payments.ts';
 import { pdfPool } from './pdf-pool.ts';
 import type { CfdiRequest } from './schemas.ts';
+import { withTransaction } from '../../db/index.ts';
 
 export interface CfdiDeps {
   db: Db;
@@ -44,22 +45,22 @@ const scoped = (actor: Actor) => and(eq(cfdis.tenantId, actor.tenantId), eq(cfdi
 /** A CFDI named by its cfdi_ id or its UUID (any case), within the caller's tenant and environment. */
 export const byRef = (actor: Actor, ref: string) => and(ref.startsWith('cfdi_') ? eq(cfdis.id, ref) : eq(cfdis.uuid, ref.toUpperCase()), scoped(actor));
 
-function resolveReceptor(deps: CfdiDeps, actor: Actor, req: CfdiRequest): ReceptorInput {
+async function resolveReceptor(deps: CfdiDeps, actor: Actor, req: CfdiRequest): Promise<ReceptorInput> {
   if (req.receptor) return req.receptor;
-  const client = getClientReceptor(deps.db, { tenantId: actor.tenantId, environment: actor.environment }, req.receptor_id!);
+  const client = await getClientReceptor(deps.db, { tenantId: actor.tenantId, environment: actor.environment }, req.receptor_id!);
   if (!client) throw badRequest('Invalid input', [{ field: 'receptor_id', issue: `no client ${req.receptor_id} in this tenant and environment` }]);
   return client;
 }
 
-function emisorOf(deps: CfdiDeps, actor: Actor) {
-  const t = findTenant(deps.db, actor.tenantId, deps.now().getTime());
+async function emisorOf(deps: CfdiDeps, actor: Actor) {
+  const t = await findTenant(deps.db, actor.tenantId, deps.now().getTime());
   if (!t) throw notFound('Tenant');
   return { rfc: t.rfc, nombre: t.nombre, regimenFiscal: t.regimenFiscal, codigoPostal: t.codigoPostal };
 }
 
 /** The active CSD able to seal now, or the problem as an error detail. */
-function signerFor(deps: CfdiDeps, actor: Actor, emisorRfc: string): { signer?: CsdSigner; problem?: ErrorDetail } {
-  const signer = activeSigner(deps, actor.tenantId, actor.environment);
+async function signerFor(deps: CfdiDeps, actor: Actor, emisorRfc: string): Promise<{ signer?: CsdSigner; problem?: ErrorDetail }> {
+  const signer = await activeSigner(deps, actor.tenantId, actor.environment);
   if (!signer) return { problem: { field: 'csd', issue: `no active CSD in the ${actor.environment} environment: upload one with POST /csds` } };
   if (!signer.validAt(deps.now())) return { problem: { field: 'csd', issue: `the active CSD ${signer.noCertificado} is outside its validity period (PAC 305): upload a current one` } };
   if (signer.rfc !== emisorRfc) return { problem: { field: 'csd', issue: `the active CSD belongs to ${signer.rfc}, not to ${emisorRfc} (PAC 303)` } };
@@ -70,62 +71,65 @@ function signerFor(deps: CfdiDeps, actor: Actor, emisorRfc: string): { signer?: 
  * Related UUIDs must be vigente CFDIs of this tenant and environment, of a type the TipoRelacion allows, and
  * (except a Traslado's goods) to the same receptor. SAT cannot check this; we can.
  */
-function relationProblems(deps: CfdiDeps, actor: Actor, req: CfdiRequest, receptorRfc: string | undefined): ErrorDetail[] {
+async function relationProblems(db: DbOrTx, actor: Actor, req: CfdiRequest, receptorRfc: string | undefined): Promise<ErrorDetail[]> {
   const relatesTo = RELATES_TO[req.tipo];
   if (!relatesTo) return [];
   const what = TIPO_NAME[req.tipo]!;
   const problems: ErrorDetail[] = [];
-  (req.cfdi_relacionados ?? []).forEach((r, i) => {
+  for (const [i, r] of (req.cfdi_relacionados ?? []).entries()) {
     const allowed = relatesTo[r.tipo_relacion];
     if (!allowed) {
       problems.push({ field: `cfdi_relacionados[${i}].tipo_relacion`, issue: `${r.tipo_relacion} is not a relation ${what} uses (${Object.keys(relatesTo).join(', ')})` });
-      return;
+      continue;
     }
-    r.uuids.forEach((uuid, j) => {
+    for (const [j, uuid] of r.uuids.entries()) {
       const field = `cfdi_relacionados[${i}].uuids[${j}]`;
-      const row = statement(deps.db, 'select tipo, status, receptor_rfc as receptorRfc from cfdis where uuid = ? and tenant_id = ? and environment = ?').get(uuid.toUpperCase(), actor.tenantId, actor.environment) as
+      const row = await statement(db, 'select tipo, status, receptor_rfc as receptorRfc from cfdis where uuid = ? and tenant_id = ? and environment = ?').get(uuid.toUpperCase(), actor.tenantId, actor.environment) as
         | { tipo: string; status: CfdiStatus; receptorRfc: string }
         | undefined;
       if (!row) problems.push({ field, issue: `no CFDI ${uuid} in this tenant and environment: ${what} relates to your own CFDIs` });
       else if (row.status !== 'vigente') problems.push({ field, issue: `${uuid} is ${row.status}: ${what} relates to vigente CFDIs` });
       else if (!allowed.includes(row.tipo)) problems.push({ field, issue: `${uuid} is of type ${row.tipo}; TipoRelacion ${r.tipo_relacion} relates ${what} to ${allowed.join(' or ')}` });
       else if (receptorRfc && row.receptorRfc !== receptorRfc && r.tipo_relacion !== '05') problems.push({ field, issue: `${uuid} was issued to ${row.receptorRfc}, not to this receptor ${receptorRfc}` });
-    });
-  });
+    }
+  }
   return problems;
 }
 
 /** Everything the database knows that a request's validity depends on, beyond the request itself. */
-function storedFacts(deps: CfdiDeps, actor: Actor, req: CfdiRequest, receptorRfc: string | undefined) {
+async function storedFacts(db: DbOrTx, actor: Actor, req: CfdiRequest, receptorRfc: string | undefined) {
   const scope = { tenantId: actor.tenantId, environment: actor.environment };
-  const paid = req.tipo === 'P' && req.pagos ? resolvePaidDocuments(deps.db, scope, req.pagos, receptorRfc) : { docs: [], problems: [] };
-  return { paidDocuments: paid.docs, problems: [...paid.problems, ...relationProblems(deps, actor, req, receptorRfc)] };
+  const paid = req.tipo === 'P' && req.pagos ? await resolvePaidDocuments(db, scope, req.pagos, receptorRfc) : { docs: [], problems: [] };
+  return { paidDocuments: paid.docs, problems: [...paid.problems, ...(await relationProblems(db, actor, req, receptorRfc))] };
 }
 
+/** Whether the request's validity rests on rows other requests change: balances, instalment numbers, related CFDIs. */
+const readsStoredFacts = (req: CfdiRequest) => (req.tipo === 'P' && !!req.pagos) || (!!RELATES_TO[req.tipo] && !!req.cfdi_relacionados?.length);
+
 /** POST /cfdis/validate: the stamping rules without a folio, a seal or the PAC. */
-export function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
+export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
   const errors: ErrorDetail[] = [];
   let receptor: ReceptorInput | undefined;
   try {
-    receptor = resolveReceptor(deps, actor, req);
+    receptor = await resolveReceptor(deps, actor, req);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     errors.push(...err.details);
   }
-  const emisor = emisorOf(deps, actor);
+  const emisor = await emisorOf(deps, actor);
   let folio: { serie: string; folio: number } | undefined;
   try {
-    folio = peekFolio(deps.db, { tenantId: actor.tenantId, environment: actor.environment }, req.serie);
+    folio = await peekFolio(deps.db, { tenantId: actor.tenantId, environment: actor.environment }, req.serie);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     errors.push(...err.details);
   }
-  const facts = storedFacts(deps, actor, req, receptor?.rfc.toUpperCase());
+  const facts = await storedFacts(deps.db, actor, req, receptor?.rfc.toUpperCase());
   const prepared = receptor
     ? prepareInvoice(req, { emisor, receptor, now: deps.now(), serie: folio?.serie, folio: folio ? String(folio.folio) : undefined, paidDocuments: facts.paidDocuments })
     : undefined;
   errors.push(...facts.problems, ...(prepared?.errors ?? []));
-  const { problem } = signerFor(deps, actor, emisor.rfc);
+  const { problem } = await signerFor(deps, actor, emisor.rfc);
   if (problem) errors.push(problem);
   return { valid: errors.length === 0, errors, warnings: prepared?.warnings ?? [] };
 }
@@ -139,24 +143,24 @@ const INSERT_CFDI = `insert into cfdis (id, tenant_id, environment, uuid, tipo, 
   moneda, subtotal, total, summary, external_id, metadata, created_at, updated_at) values (?, ?, ?, null, ?, 'en_cola', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** The unique index on (tenant, environment, external_id) refused the insert: 409 naming the invoice that has it. */
-function externalIdTaken(deps: CfdiDeps, actor: Actor, externalId: string | undefined, err: unknown): ApiError | undefined {
+async function externalIdTaken(deps: CfdiDeps, actor: Actor, externalId: string | undefined, err: unknown): Promise<ApiError | undefined> {
   if (externalId === undefined || !(err instanceof Error) || !/UNIQUE constraint failed: cfdis\.tenant_id, cfdis\.environment, cfdis\.external_id/.test(err.message)) return undefined;
-  const holder = deps.db.select({ id: cfdis.id }).from(cfdis).where(and(scoped(actor), eq(cfdis.externalId, externalId))).get();
+  const holder = (await deps.db.select({ id: cfdis.id }).from(cfdis).where(and(scoped(actor), eq(cfdis.externalId, externalId))))[0];
   return conflict(`external_id ${externalId} is already used by CFDI ${holder?.id ?? '(another invoice)'}`, [
     { field: 'external_id', issue: `already used by ${holder?.id ?? 'another invoice'} in this tenant and environment: GET /cfdis?external_id= finds it` },
   ]);
 }
 
 export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, opts: { scenario?: SandboxScenario; bindIdempotency?: IdempotencyClaim['bind'] } = {}) {
-  const receptor = resolveReceptor(deps, actor, req);
-  const emisor = emisorOf(deps, actor);
+  const receptor = await resolveReceptor(deps, actor, req);
+  const emisor = await emisorOf(deps, actor);
   const scope = { tenantId: actor.tenantId, environment: actor.environment };
-  const peek = peekFolio(deps.db, scope, req.serie);
+  const peek = await peekFolio(deps.db, scope, req.serie);
   const now = deps.now();
-  // Resolving and recording happen in this same synchronous turn, so no other request can move a balance between.
-  const facts = storedFacts(deps, actor, req, receptor.rfc.toUpperCase());
+  // Checked here to answer 400 without taking the write lock; checked again inside the transaction that records it.
+  const facts = await storedFacts(deps.db, actor, req, receptor.rfc.toUpperCase());
   const prepared = prepareInvoice(req, { emisor, receptor, now, serie: peek.serie, folio: String(peek.folio), paidDocuments: facts.paidDocuments });
-  const { signer, problem } = signerFor(deps, actor, emisor.rfc);
+  const { signer, problem } = await signerFor(deps, actor, emisor.rfc);
   const errors = [...facts.problems, ...prepared.errors, ...(problem ? [problem] : [])];
   if (errors.length > 0 || !prepared.model || !signer) throw badRequest('The CFDI fails validation', errors);
   const pac = deps.pacFor(actor.environment);
@@ -171,32 +175,41 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   const target = { id, tenantId: actor.tenantId, environment: actor.environment };
   // One transaction takes the folio, seals, records the invoice as en_cola with its sealed XML, and queues the
   // stamping job (due after the synchronous budget, so the scheduler does not race the attempt below).
-  const summary = summaryOf(prepared.model);
   let row!: Row;
   const metadata = req.metadata ?? {};
   const externalId = req.external_id ?? null;
   let stored: { sealed: { xml: string }; jobId: string };
   try {
-    stored = deps.db.transaction((tx) => {
-      const { serie, folio } = allocateFolio(tx, scope, req.serie);
-      const model: ComprobanteModel = { ...prepared.model!, serie, folio: String(folio) };
+    stored = await withTransaction(deps.db, async (tx) => {
+      const { serie, folio } = await allocateFolio(tx, scope, req.serie);
+      let model: ComprobanteModel = { ...prepared.model!, serie, folio: String(folio) };
+      if (readsStoredFacts(req)) {
+        // Another request may have paid the same invoice (balance, instalment number) or cancelled a related CFDI
+        // since the check above: decide again on what this transaction sees, which nobody can change before it commits.
+        const current = await storedFacts(tx, actor, req, receptor.rfc.toUpperCase());
+        const again = prepareInvoice(req, { emisor, receptor, now, serie, folio: String(folio), paidDocuments: current.paidDocuments });
+        const problems = [...current.problems, ...again.errors];
+        if (problems.length > 0 || !again.model) throw badRequest('The CFDI fails validation', problems);
+        model = { ...again.model, serie, folio: String(folio) };
+      }
+      const summary = summaryOf(model);
       const s = sealComprobante(model, signer);
       row = { id, tenantId: actor.tenantId, environment: actor.environment, uuid: null, tipo: model.tipo, status: 'en_cola', serie, folio, fecha: model.fecha,
         fechaTimbrado: null, receptorRfc: model.receptor.rfc, receptorNombre: model.receptor.nombre, moneda: model.moneda,
         subtotal: model.subTotal.toString(), total: model.total.toString(), summary, externalId, metadata, createdAt: stamp, updatedAt: stamp };
-      statement(tx, INSERT_CFDI).run(
+      await statement(tx, INSERT_CFDI).run(
         id, actor.tenantId, actor.environment, model.tipo, serie, folio, model.fecha, model.receptor.rfc, model.receptor.nombre,
         model.moneda, model.subTotal.toString(), model.total.toString(), JSON.stringify(summary), externalId, JSON.stringify(metadata), stamp, stamp,
       );
-      statement(tx, 'insert into cfdi_documents (cfdi_id, tenant_id, xml) values (?, ?, ?)').run(id, actor.tenantId, Buffer.from(s.xml, 'utf8'));
-      opts.bindIdempotency?.(tx, id);
-      if (model.pagos) recordPayments(tx, id, scope, model.pagos);
+      await statement(tx, 'insert into cfdi_documents (cfdi_id, tenant_id, xml) values (?, ?, ?)').run(id, actor.tenantId, Buffer.from(s.xml, 'utf8'));
+      await opts.bindIdempotency?.(tx, id);
+      if (model.pagos) await recordPayments(tx, id, scope, model.pagos);
       for (const r of model.relacionados) {
         for (const uuid of r.uuids) {
-          statement(tx, 'insert or ignore into cfdi_relations (cfdi_id, tenant_id, environment, tipo_relacion, related_uuid) values (?, ?, ?, ?, ?)').run(id, actor.tenantId, actor.environment, r.tipoRelacion, uuid.toUpperCase());
+          await statement(tx, 'insert or ignore into cfdi_relations (cfdi_id, tenant_id, environment, tipo_relacion, related_uuid) values (?, ?, ?, ?, ?)').run(id, actor.tenantId, actor.environment, r.tipoRelacion, uuid.toUpperCase());
         }
       }
-      const jobId = enqueue(tx, now, {
+      const jobId = await enqueue(tx, now, {
         type: STAMP_JOB,
         tenantId: actor.tenantId,
         environment: actor.environment,
@@ -208,23 +221,23 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
       return { sealed: s, jobId };
     });
   } catch (err) {
-    throw externalIdTaken(deps, actor, req.external_id, err) ?? err;
+    throw await externalIdTaken(deps, actor, req.external_id, err) ?? err;
   }
   const { sealed, jobId } = stored;
 
   // The synchronous attempt, with a budget. A slow answer that arrives later is still recorded (once).
-  const attempt = pac.stamp(sealed.xml, { tenantId: actor.tenantId, scenario: opts.scenario }).then((result) => {
+  const attempt = pac.stamp(sealed.xml, { tenantId: actor.tenantId, scenario: opts.scenario }).then(async (result) => {
     if (result.ok) {
-      const recorded = deps.db.transaction((tx) => {
-        const done = recordStamp(tx, target, result, deps.now());
-        if (done) closeQueuedJob(tx, jobId, deps.now());
+      const recorded = await withTransaction(deps.db, async (tx) => {
+        const done = await recordStamp(tx, target, result, deps.now());
+        if (done) await closeQueuedJob(tx, jobId, deps.now());
         return done;
       });
       if (recorded) {
         // The same values recordStamp wrote, so the 201 needs no read-back.
         row = {
           ...row, status: 'vigente', uuid: result.tfd.uuid, fechaTimbrado: zonedToUtc(result.tfd.fechaTimbrado, 'America/Mexico_City').toISOString(),
-          summary: { ...summary, sello_sat: result.tfd.selloSat, certificado_sat: result.tfd.noCertificadoSat, cadena_original_sat: tfdCadena(result.tfd) },
+          summary: { ...row.summary, sello_sat: result.tfd.selloSat, certificado_sat: result.tfd.noCertificadoSat, cadena_original_sat: tfdCadena(result.tfd) },
         };
       }
     }
@@ -234,23 +247,23 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   attempt.catch(() => undefined);
   const result = await Promise.race([attempt, Bun.sleep(deps.stampBudgetMs).then(() => undefined)]);
   if (result && !result.ok && !result.retryable) {
-    deps.db.transaction((tx) => {
-      recordFailure(tx, target, `${result.code}: ${result.message}`, deps.now());
-      closeQueuedJob(tx, jobId, deps.now());
+    await withTransaction(deps.db, async (tx) => {
+      await recordFailure(tx, target, `${result.code}: ${result.message}`, deps.now());
+      await closeQueuedJob(tx, jobId, deps.now());
     });
     throw new ApiError(422, 'Rejected by the stamping provider', [{ field: 'pac', issue: `${result.code}: ${result.message}` }]);
   }
   if (!result || !result.ok) {
     // Unavailable or slow: the invoice stays queued and the scheduler retries it.
-    deps.db.transaction((tx) => {
-      recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.encolado', data: { cfdi_id: id }, now: deps.now() });
+    await withTransaction(deps.db, async (tx) => {
+      await recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.encolado', data: { cfdi_id: id }, now: deps.now() });
       // Unavailable (an answer, not a silence): nothing is in flight, so the job may try again right away.
-      if (result) rescheduleJob(tx, jobId, deps.now());
+      if (result) await rescheduleJob(tx, jobId, deps.now());
     });
     if (result) deps.wakeJobs();
     return queuedAnswer(row);
   }
-  if (row.status !== 'vigente') row = getRow(deps.db, actor, id); // stamped by a job in between
+  if (row.status !== 'vigente') row = await getRow(deps.db, actor, id); // stamped by a job in between
   if (row.status === 'fallido') throw rejected(row);
   deps.wakeJobs(); // webhook deliveries of cfdi.timbrado go out now, not at the next tick
   return stampedAnswer(row, prepared.warnings);
@@ -260,8 +273,8 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
  * The answer to a retry whose first request created invoice `id` and then died before answering: what that request
  * would answer now — 202 while queued, 422 if the provider rejected it, else 201 with the invoice.
  */
-export function resumeIssue(deps: CfdiDeps, actor: Actor, id: string) {
-  const row = getRow(deps.db, actor, id);
+export async function resumeIssue(deps: CfdiDeps, actor: Actor, id: string) {
+  const row = await getRow(deps.db, actor, id);
   if (row.status === 'en_cola') return queuedAnswer(row);
   if (row.status === 'fallido') throw rejected(row);
   return stampedAnswer(row);
@@ -397,18 +410,18 @@ function toCfdi(r: Row) {
   return base;
 }
 
-function getRow(db: Db, actor: Actor, id: string): Row {
-  const row = db.select().from(cfdis).where(and(eq(cfdis.id, id), scoped(actor))).get();
+async function getRow(db: Db, actor: Actor, id: string): Promise<Row> {
+  const row = (await db.select().from(cfdis).where(and(eq(cfdis.id, id), scoped(actor))))[0];
   if (!row) throw notFound('CFDI');
   return row;
 }
 
-export function getCfdi(deps: CfdiDeps, actor: Actor, id: string) {
-  const row = getRow(deps.db, actor, id);
+export async function getCfdi(deps: CfdiDeps, actor: Actor, id: string) {
+  const row = await getRow(deps.db, actor, id);
   const cfdi = toCfdi(row);
   if (row.tipo !== 'I' || cfdi.metodo_pago !== 'PPD' || !row.uuid) return cfdi;
   // A PPD invoice is paid by Pagos: show what is still owed and which instalments have been received.
-  const { saldo, parcialidades } = balanceOf(deps.db, actor, row.uuid, row.total);
+  const { saldo, parcialidades } = await balanceOf(deps.db, actor, row.uuid, row.total);
   return { ...cfdi, saldo_insoluto: saldo.toNumber(), parcialidades: parcialidades.length };
 }
 
@@ -416,13 +429,12 @@ export function getCfdi(deps: CfdiDeps, actor: Actor, id: string) {
  * The stored document of a stamped CFDI, by UUID (case-insensitive) or by cfdi_ id. One that is not stamped has
  * no UUID and no fiscal document yet: 404 saying so.
  */
-function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): { uuid: string; xml: Buffer; status: CfdiStatus } {
-  const row = deps.db
+async function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): Promise<{ uuid: string; xml: Buffer; status: CfdiStatus }> {
+  const row = (await deps.db
     .select({ id: cfdis.id, status: cfdis.status, uuid: cfdis.uuid, xml: cfdiDocuments.xml })
     .from(cfdis)
     .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
-    .where(byRef(actor, ref))
-    .get();
+    .where(byRef(actor, ref)))[0];
   if (!row) throw notFound('CFDI');
   if (!row.uuid) {
     const why = row.status === 'en_cola' ? 'is queued for stamping' : `is ${row.status}`;
@@ -436,8 +448,8 @@ export const getCfdiXml = (deps: CfdiDeps, actor: Actor, ref: string) => getStam
 
 /** The printed representation, rendered from the stored XML with the tenant's branding, off the event loop. */
 export async function getCfdiPdf(deps: CfdiDeps, actor: Actor, ref: string): Promise<{ uuid: string; pdf: Uint8Array }> {
-  const { uuid, xml, status } = getStampedDocument(deps, actor, ref);
-  const brand = deps.db.select().from(tenantBranding).where(eq(tenantBranding.tenantId, actor.tenantId)).get();
+  const { uuid, xml, status } = await getStampedDocument(deps, actor, ref);
+  const brand = (await deps.db.select().from(tenantBranding).where(eq(tenantBranding.tenantId, actor.tenantId)))[0];
   const pdf = await pdfPool.render(xml.toString('utf8'), {
     sandbox: actor.environment === 'test',
     cancelled: status === 'cancelado',
@@ -459,10 +471,10 @@ export interface ListQuery {
 }
 
 /** Newest first, keyset on the time-sortable id: a page costs the same at any depth. */
-export function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
+export async function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
   const before = decodeCursor(q.cursor, 400);
   // Only the listed columns: the JSON summary is the bulk of a row and the list does not show it.
-  const rows = deps.db
+  const rows = await deps.db
     .select({
       id: cfdis.id, uuid: cfdis.uuid, tipo: cfdis.tipo, status: cfdis.status, serie: cfdis.serie, folio: cfdis.folio, fecha: cfdis.fecha,
       receptorRfc: cfdis.receptorRfc, receptorNombre: cfdis.receptorNombre, moneda: cfdis.moneda, subtotal: cfdis.subtotal, total: cfdis.total,
@@ -483,8 +495,7 @@ export function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
       ),
     )
     .orderBy(desc(cfdis.id))
-    .limit(q.limit + 1)
-    .all();
+    .limit(q.limit + 1);
   return page(rows, q.limit, (r) => ({
     id: r.id,
     uuid: r.uuid,

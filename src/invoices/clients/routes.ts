@@ -33,7 +33,7 @@ export function mountClientRoutes(app: OpenAPIHono<BackendEnv>, deps: ClientDeps
         ...common,
       },
     }),
-    (c) => c.json(createClient(deps, actorOf(c), c.req.valid('json')), 201),
+    async (c) => c.json(await createClient(deps, actorOf(c), c.req.valid('json')), 201),
   );
 
   app.openapi(
@@ -43,7 +43,7 @@ export function mountClientRoutes(app: OpenAPIHono<BackendEnv>, deps: ClientDeps
       request: { query: ClientListQuery },
       responses: { 200: jsonResponse(paginated(ClientSchema), 'A page of clients'), 400: errorResponse('Invalid query'), 401: common[401] },
     }),
-    (c) => c.json(listClients(deps, actorOf(c), c.req.valid('query')), 200),
+    async (c) => c.json(await listClients(deps, actorOf(c), c.req.valid('query')), 200),
   );
 
   app.openapi(
@@ -52,7 +52,7 @@ export function mountClientRoutes(app: OpenAPIHono<BackendEnv>, deps: ClientDeps
       request: { params: Params },
       responses: { 200: jsonResponse(ClientSchema, 'The client'), 404: errorResponse('No such client in this tenant and environment'), 401: common[401] },
     }),
-    (c) => c.json(getClient(deps, actorOf(c), c.req.valid('param').id), 200),
+    async (c) => c.json(await getClient(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
@@ -69,7 +69,7 @@ export function mountClientRoutes(app: OpenAPIHono<BackendEnv>, deps: ClientDeps
         ...common,
       },
     }),
-    (c) => c.json(updateClient(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json')), 200),
+    async (c) => c.json(await updateClient(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json')), 200),
   );
 
   app.openapi(
@@ -80,6 +80,6 @@ export function mountClientRoutes(app: OpenAPIHono<BackendEnv>, deps: ClientDeps
       request: { params: Params },
       responses: { 200: jsonResponse(DeletedSchema, 'Deleted'), 404: errorResponse('No such client in this tenant and environment'), ...common },
     }),
-    (c) => c.json(deleteClient(deps, actorOf(c), c.req.valid('param').id), 200),
+    async (c) => c.json(await deleteClient(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 }

@@ -27,12 +27,12 @@ const searchKey = (s: string): string => s.normalize('NFD').replace(/\p{M}/gu, '
 /** Escapes LIKE wildcards so a search for "50%" means the characters. */
 const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-function getClientRow(db: Db, scope: Scope, id: string): ClientRow | undefined {
-  return db.select().from(clients).where(and(eq(clients.id, id), scoped(scope))).get();
+async function getClientRow(db: Db, scope: Scope, id: string): Promise<ClientRow | undefined> {
+  return (await db.select().from(clients).where(and(eq(clients.id, id), scoped(scope))))[0];
 }
 
-function getOr404(deps: ClientDeps, actor: Actor, id: string): ClientRow {
-  const row = getClientRow(deps.db, actor, id);
+async function getOr404(deps: ClientDeps, actor: Actor, id: string): Promise<ClientRow> {
+  const row = await getClientRow(deps.db, actor, id);
   if (!row) throw notFound('Client');
   return row;
 }
@@ -41,9 +41,9 @@ function getOr404(deps: ClientDeps, actor: Actor, id: string): ClientRow {
  * SAT receptor rules on the client as a whole. A generic RFC's domicilio fiscal must be the issuer's postal code
  * (CFDI40149), so it is checked against the tenant's: any invoice to that client would fail otherwise.
  */
-function assertReceptor(deps: ClientDeps, actor: Actor, fields: ReceptorInput) {
+async function assertReceptor(deps: ClientDeps, actor: Actor, fields: ReceptorInput) {
   const now = deps.now();
-  const tenant = findTenant(deps.db, actor.tenantId, now.getTime());
+  const tenant = await findTenant(deps.db, actor.tenantId, now.getTime());
   const problems = checkReceptor(fields, { fecha: now.toISOString(), lugarExpedicion: tenant?.codigoPostal }, '');
   if (problems.length > 0) throw badRequest('Invalid client', problems);
 }
@@ -77,12 +77,12 @@ const wireOf = (row: ClientRow) => ({
   num_reg_id_trib: row.numRegIdTrib,
 });
 
-export function createClient(deps: ClientDeps, actor: Actor, input: ClientCreate) {
-  assertReceptor(deps, actor, receptorOf(input));
+export async function createClient(deps: ClientDeps, actor: Actor, input: ClientCreate) {
+  await assertReceptor(deps, actor, receptorOf(input));
   const now = deps.now();
   const stamp = now.toISOString();
   const id = newId('cli', now.getTime());
-  deps.db.insert(clients).values({
+  await deps.db.insert(clients).values({
     id,
     tenantId: actor.tenantId,
     environment: actor.environment,
@@ -98,12 +98,12 @@ export function createClient(deps: ClientDeps, actor: Actor, input: ClientCreate
     metadata: input.metadata ?? {},
     createdAt: stamp,
     updatedAt: stamp,
-  }).run();
-  return toClient(getOr404(deps, actor, id));
+  });
+  return toClient(await getOr404(deps, actor, id));
 }
 
 /** Newest ids last (keyset on id). `q` matches an RFC prefix or any part of the name, ignoring case and accents. */
-export function listClients(deps: ClientDeps, actor: Actor, query: { limit: number; cursor?: string; q?: string }) {
+export async function listClients(deps: ClientDeps, actor: Actor, query: { limit: number; cursor?: string; q?: string }) {
   const after = decodeCursor(query.cursor, 400);
   const q = query.q?.trim();
   const search = q
@@ -112,28 +112,27 @@ export function listClients(deps: ClientDeps, actor: Actor, query: { limit: numb
         sql`${clients.nombreSearch} like ${'%' + likeLiteral(searchKey(q)) + '%'} escape '\\'`,
       )
     : undefined;
-  const rows = deps.db
+  const rows = await deps.db
     .select()
     .from(clients)
     .where(and(scoped(actor), search, after ? gt(clients.id, after) : undefined))
     .orderBy(asc(clients.id))
-    .limit(query.limit + 1)
-    .all();
+    .limit(query.limit + 1);
   return page(rows, query.limit, toClient);
 }
 
-export const getClient = (deps: ClientDeps, actor: Actor, id: string) => toClient(getOr404(deps, actor, id));
+export const getClient = async (deps: ClientDeps, actor: Actor, id: string) => toClient(await getOr404(deps, actor, id));
 
 /** Applies the change, then checks the resulting client as a whole (a field may only be valid with another). */
-export function updateClient(deps: ClientDeps, actor: Actor, id: string, patch: ClientPatch) {
-  const row = getOr404(deps, actor, id);
+export async function updateClient(deps: ClientDeps, actor: Actor, id: string, patch: ClientPatch) {
+  const row = await getOr404(deps, actor, id);
   const { metadata, ...fields } = patch;
   const merged = { ...wireOf(row) };
   for (const [k, v] of Object.entries(fields) as [keyof typeof merged, string | null | undefined][]) {
     if (v !== undefined) (merged as Record<string, string | null>)[k] = v;
   }
-  assertReceptor(deps, actor, receptorOf(merged));
-  deps.db
+  await assertReceptor(deps, actor, receptorOf(merged));
+  await deps.db
     .update(clients)
     .set({
       rfc: merged.rfc,
@@ -148,15 +147,14 @@ export function updateClient(deps: ClientDeps, actor: Actor, id: string, patch: 
       metadata: metadata ?? row.metadata,
       updatedAt: deps.now().toISOString(),
     })
-    .where(and(eq(clients.id, row.id), scoped(actor)))
-    .run();
+    .where(and(eq(clients.id, row.id), scoped(actor)));
   return getClient(deps, actor, id);
 }
 
 /** Invoices already issued keep the receptor data they were issued with. */
-export function deleteClient(deps: ClientDeps, actor: Actor, id: string) {
-  const row = getOr404(deps, actor, id);
-  deps.db.delete(clients).where(and(eq(clients.id, row.id), scoped(actor))).run();
+export async function deleteClient(deps: ClientDeps, actor: Actor, id: string) {
+  const row = await getOr404(deps, actor, id);
+  await deps.db.delete(clients).where(and(eq(clients.id, row.id), scoped(actor)));
   return { id: row.id, deleted: true as const };
 }
 
@@ -164,7 +162,7 @@ export function deleteClient(deps: ClientDeps, actor: Actor, id: string) {
  * For the CFDI engine (receptor_id): the client's receptor fields, named as checkReceptor takes them, or undefined
  * when the id is not a client of this tenant and environment.
  */
-export function getClientReceptor(db: Db, scope: Scope, id: string): ReceptorInput | undefined {
-  const row = getClientRow(db, scope, id);
+export async function getClientReceptor(db: Db, scope: Scope, id: string): Promise<ReceptorInput | undefined> {
+  const row = await getClientRow(db, scope, id);
   return row ? receptorOf(wireOf(row)) : undefined;
 }

@@ -48,7 +48,7 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
       request: { query: PaginationQuery },
       responses: { 200: jsonResponse(paginated(CsdSchema), 'A page of CSDs'), 400: errorResponse('Invalid query'), 401: common[401] },
     }),
-    (c) => c.json(listCsds(deps, actorOf(c), c.req.valid('query')), 200),
+    async (c) => c.json(await listCsds(deps, actorOf(c), c.req.valid('query')), 200),
   );
 
   app.openapi(
@@ -57,7 +57,7 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
       request: { params: Params },
       responses: { 200: jsonResponse(CsdSchema, 'The CSD'), 404: errorResponse('No such CSD in this tenant and environment'), 401: common[401] },
     }),
-    (c) => c.json(getCsd(deps, actorOf(c), c.req.valid('param').id), 200),
+    async (c) => c.json(await getCsd(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
@@ -68,7 +68,7 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
       request: { params: Params },
       responses: { 200: jsonResponse(CsdSchema, 'Active'), 404: errorResponse('No such CSD'), 409: errorResponse('Expired'), ...common },
     }),
-    (c) => c.json(activateCsd(deps, actorOf(c), c.req.valid('param').id), 200),
+    async (c) => c.json(await activateCsd(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
@@ -79,7 +79,7 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
       request: { params: Params },
       responses: { 200: jsonResponse(CsdSchema, 'Inactive'), 404: errorResponse('No such CSD'), 409: errorResponse('Expired'), ...common },
     }),
-    (c) => c.json(deactivateCsd(deps, actorOf(c), c.req.valid('param').id), 200),
+    async (c) => c.json(await deactivateCsd(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
@@ -90,6 +90,6 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
       request: { params: Params },
       responses: { 200: jsonResponse(DeletedSchema, 'Deleted'), 404: errorResponse('No such CSD'), ...common },
     }),
-    (c) => c.json(deleteCsd(deps, actorOf(c), c.req.valid('param').id), 200),
+    async (c) => c.json(await deleteCsd(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 }

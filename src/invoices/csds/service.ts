@@ -13,6 +13,7 @@ import { openSecret, sealSecret } from '../../lib/secret-box.ts';
 import { recordEvent } from '../events.ts';
 import { satAuthorities } from './authorities.ts';
 import { MAX_CSD_FILE_BYTES, toCsd, type CsdRow } from './schemas.ts';
+import { withTransaction } from '../../db/index.ts';
 
 export interface CsdDeps {
   db: Db;
@@ -31,8 +32,8 @@ export const CSD_UPLOADS_PER_HOUR = 10;
 export const createCsdUploadLimiter = () => new FixedWindowLimiter(3_600_000);
 const scoped = (actor: Actor) => and(eq(csds.tenantId, actor.tenantId), eq(csds.environment, actor.environment));
 
-function getCsdRow(deps: CsdDeps, actor: Actor, id: string): CsdRow {
-  const row = deps.db.select().from(csds).where(and(eq(csds.id, id), scoped(actor))).get();
+async function getCsdRow(deps: CsdDeps, actor: Actor, id: string): Promise<CsdRow> {
+  const row = (await deps.db.select().from(csds).where(and(eq(csds.id, id), scoped(actor))))[0];
   if (!row) throw notFound('CSD');
   return row;
 }
@@ -60,7 +61,7 @@ export async function uploadCsd(deps: CsdDeps & { uploads: FixedWindowLimiter },
     if (now < certificate.validFrom) throw new CsdError('cer', `is not valid until ${certificate.validFrom.toISOString()}`);
     // After the dates, so an expired CSD of an authority no longer bundled is still reported as expired.
     checkIssuer(certificate, satAuthorities(actor.environment));
-    const tenant = findTenant(deps.db, actor.tenantId, now.getTime());
+    const tenant = await findTenant(deps.db, actor.tenantId, now.getTime());
     if (!tenant) throw notFound('Tenant');
     if (certificate.rfc !== tenant.rfc) {
       throw new CsdError('cer', `belongs to RFC ${certificate.rfc}, not to this tenant's RFC ${tenant.rfc}`);
@@ -72,18 +73,17 @@ export async function uploadCsd(deps: CsdDeps & { uploads: FixedWindowLimiter },
     }
     const privateKey = openPrivateKey(keyBytes, input.password, certificate);
 
-    const duplicate = deps.db
+    const duplicate = (await deps.db
       .select({ id: csds.id })
       .from(csds)
-      .where(and(scoped(actor), eq(csds.serialNumber, certificate.noCertificado)))
-      .get();
+      .where(and(scoped(actor), eq(csds.serialNumber, certificate.noCertificado))))[0];
     if (duplicate) throw conflict('CSD already uploaded', [{ field: 'cer', issue: `certificate ${certificate.noCertificado} is already stored as ${duplicate.id}` }]);
 
     const id = newId('csd', now.getTime());
     const stamp = now.toISOString();
-    deps.db.transaction((tx) => {
-      tx.update(csds).set({ status: 'inactive', updatedAt: stamp }).where(and(scoped(actor), eq(csds.status, 'active'))).run();
-      tx.insert(csds).values({
+    await withTransaction(deps.db, async (tx) => {
+      await tx.update(csds).set({ status: 'inactive', updatedAt: stamp }).where(and(scoped(actor), eq(csds.status, 'active')));
+      await tx.insert(csds).values({
         id,
         tenantId: actor.tenantId,
         environment: actor.environment,
@@ -97,55 +97,54 @@ export async function uploadCsd(deps: CsdDeps & { uploads: FixedWindowLimiter },
         privateKeySealed: sealSecret(deps.masterKey, exportPrivateKey(privateKey), id),
         createdAt: stamp,
         updatedAt: stamp,
-      }).run();
+      });
     });
-    return toCsd(getCsdRow(deps, actor, id));
+    return toCsd(await getCsdRow(deps, actor, id));
   } catch (err) {
     if (err instanceof CsdError) throw badRequest('Invalid CSD', [{ field: err.field, issue: err.message }]);
     throw err;
   }
 }
 
-export function listCsds(deps: CsdDeps, actor: Actor, q: { limit: number; cursor?: string }) {
+export async function listCsds(deps: CsdDeps, actor: Actor, q: { limit: number; cursor?: string }) {
   const after = decodeCursor(q.cursor, 400);
-  const rows = deps.db
+  const rows = await deps.db
     .select()
     .from(csds)
     .where(and(scoped(actor), after ? gt(csds.id, after) : undefined))
     .orderBy(asc(csds.id))
-    .limit(q.limit + 1)
-    .all();
+    .limit(q.limit + 1);
   return page(rows, q.limit, toCsd);
 }
 
-export const getCsd = (deps: CsdDeps, actor: Actor, id: string) => toCsd(getCsdRow(deps, actor, id));
+export const getCsd = async (deps: CsdDeps, actor: Actor, id: string) => toCsd(await getCsdRow(deps, actor, id));
 
 /** Makes this CSD the one that seals; the tenant's other active CSD in the environment becomes inactive. */
-export function activateCsd(deps: CsdDeps, actor: Actor, id: string) {
-  const row = getCsdRow(deps, actor, id);
+export async function activateCsd(deps: CsdDeps, actor: Actor, id: string) {
+  const row = await getCsdRow(deps, actor, id);
   const now = deps.now();
   if (row.status === 'expired' || new Date(row.validTo) < now) {
     throw conflict('CSD expired', [{ field: 'id', issue: `expired on ${row.validTo}; upload a current CSD` }]);
   }
   const stamp = now.toISOString();
-  deps.db.transaction((tx) => {
-    tx.update(csds).set({ status: 'inactive', updatedAt: stamp }).where(and(scoped(actor), eq(csds.status, 'active'), ne(csds.id, id))).run();
-    tx.update(csds).set({ status: 'active', updatedAt: stamp }).where(eq(csds.id, id)).run();
+  await withTransaction(deps.db, async (tx) => {
+    await tx.update(csds).set({ status: 'inactive', updatedAt: stamp }).where(and(scoped(actor), eq(csds.status, 'active'), ne(csds.id, id)));
+    await tx.update(csds).set({ status: 'active', updatedAt: stamp }).where(eq(csds.id, id));
   });
   return getCsd(deps, actor, id);
 }
 
-export function deactivateCsd(deps: CsdDeps, actor: Actor, id: string) {
-  const row = getCsdRow(deps, actor, id);
+export async function deactivateCsd(deps: CsdDeps, actor: Actor, id: string) {
+  const row = await getCsdRow(deps, actor, id);
   if (row.status === 'expired') throw conflict('CSD expired', [{ field: 'id', issue: 'an expired CSD is already out of use' }]);
-  deps.db.update(csds).set({ status: 'inactive', updatedAt: deps.now().toISOString() }).where(eq(csds.id, row.id)).run();
+  await deps.db.update(csds).set({ status: 'inactive', updatedAt: deps.now().toISOString() }).where(eq(csds.id, row.id));
   return getCsd(deps, actor, id);
 }
 
 /** Deletes the certificate and its encrypted key. Invoices already sealed keep the certificate in their XML. */
-export function deleteCsd(deps: CsdDeps, actor: Actor, id: string) {
-  const row = getCsdRow(deps, actor, id);
-  deps.db.delete(csds).where(eq(csds.id, row.id)).run();
+export async function deleteCsd(deps: CsdDeps, actor: Actor, id: string) {
+  const row = await getCsdRow(deps, actor, id);
+  await deps.db.delete(csds).where(eq(csds.id, row.id));
   signerCache(deps.db).delete(row.id);
   return { id: row.id, deleted: true as const };
 }
@@ -161,13 +160,13 @@ function signerCache(db: Db) {
  * The tenant's active CSD, ready to seal, or undefined when it has none. The decrypted KeyObject is cached per
  * certificate: decrypting and importing on every invoice would cost more than signing.
  */
-export function activeSigner(deps: CsdDeps, tenantId: string, environment: Environment): CsdSigner | undefined {
-  const active = statement(deps.db, "select id from csds where tenant_id = ? and environment = ? and status = 'active'").get(tenantId, environment) as { id: string } | undefined;
+export async function activeSigner(deps: CsdDeps, tenantId: string, environment: Environment): Promise<CsdSigner | undefined> {
+  const active = await statement(deps.db, "select id from csds where tenant_id = ? and environment = ? and status = 'active'").get(tenantId, environment) as { id: string } | undefined;
   if (!active) return undefined;
   const cache = signerCache(deps.db);
   let signer = cache.get(active.id);
   if (!signer) {
-    const row = deps.db.select({ certificateDer: csds.certificateDer, privateKeySealed: csds.privateKeySealed }).from(csds).where(eq(csds.id, active.id)).get()!;
+    const row = (await deps.db.select({ certificateDer: csds.certificateDer, privateKeySealed: csds.privateKeySealed }).from(csds).where(eq(csds.id, active.id)))[0]!;
     signer = createSigner(parseCertificate(row.certificateDer), importPrivateKey(openSecret(deps.masterKey, row.privateKeySealed, active.id)));
     cache.set(active.id, signer);
   }
@@ -178,23 +177,22 @@ export function activeSigner(deps: CsdDeps, tenantId: string, environment: Envir
  * Daily: CSDs past valid_to become `expired` (event csd.vencido); those within 30 days of it get one
  * csd.por_vencer. Idempotent, so running it more than once a day changes nothing.
  */
-export function sweepCsdExpiry(db: Db, now: Date): { expired: number; noticed: number } {
+export async function sweepCsdExpiry(db: Db, now: Date): Promise<{ expired: number; noticed: number }> {
   const stamp = now.toISOString();
   const soon = new Date(now.getTime() + EXPIRY_NOTICE_DAYS * 86_400_000).toISOString();
-  return db.transaction((tx) => {
-    const expiring = tx.select().from(csds).where(and(ne(csds.status, 'expired'), lte(csds.validTo, stamp))).all();
+  return withTransaction(db, async (tx) => {
+    const expiring = await tx.select().from(csds).where(and(ne(csds.status, 'expired'), lte(csds.validTo, stamp)));
     for (const c of expiring) {
-      tx.update(csds).set({ status: 'expired', updatedAt: stamp }).where(eq(csds.id, c.id)).run();
-      recordEvent(tx, { tenantId: c.tenantId, environment: c.environment, type: 'csd.vencido', data: eventData(c), now });
+      await tx.update(csds).set({ status: 'expired', updatedAt: stamp }).where(eq(csds.id, c.id));
+      await recordEvent(tx, { tenantId: c.tenantId, environment: c.environment, type: 'csd.vencido', data: eventData(c), now });
     }
-    const notice = tx
+    const notice = await tx
       .select()
       .from(csds)
-      .where(and(ne(csds.status, 'expired'), isNull(csds.expiryNoticeAt), lte(csds.validTo, soon), gt(csds.validTo, stamp)))
-      .all();
+      .where(and(ne(csds.status, 'expired'), isNull(csds.expiryNoticeAt), lte(csds.validTo, soon), gt(csds.validTo, stamp)));
     for (const c of notice) {
-      tx.update(csds).set({ expiryNoticeAt: stamp }).where(eq(csds.id, c.id)).run();
-      recordEvent(tx, { tenantId: c.tenantId, environment: c.environment, type: 'csd.por_vencer', data: eventData(c), now });
+      await tx.update(csds).set({ expiryNoticeAt: stamp }).where(eq(csds.id, c.id));
+      await recordEvent(tx, { tenantId: c.tenantId, environment: c.environment, type: 'csd.por_vencer', data: eventData(c), now });
     }
     return { expired: expiring.length, noticed: notice.length };
   });

@@ -31,7 +31,7 @@ export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps
         ...common,
       },
     }),
-    (c) => c.json(createSeries(deps, actorOf(c), c.req.valid('json')), 201),
+    async (c) => c.json(await createSeries(deps, actorOf(c), c.req.valid('json')), 201),
   );
 
   app.openapi(
@@ -40,7 +40,7 @@ export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps
       request: { query: PaginationQuery },
       responses: { 200: jsonResponse(paginated(SeriesSchema), 'A page of series'), 400: errorResponse('Invalid query'), 401: common[401] },
     }),
-    (c) => c.json(listSeries(deps, actorOf(c), c.req.valid('query')), 200),
+    async (c) => c.json(await listSeries(deps, actorOf(c), c.req.valid('query')), 200),
   );
 
   app.openapi(
@@ -49,7 +49,7 @@ export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps
       request: { params: Params },
       responses: { 200: jsonResponse(SeriesSchema, 'The series'), 404: errorResponse('No such series in this tenant and environment'), 401: common[401] },
     }),
-    (c) => c.json(getSeries(deps, actorOf(c), c.req.valid('param').id), 200),
+    async (c) => c.json(await getSeries(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
@@ -66,6 +66,6 @@ export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps
         ...common,
       },
     }),
-    (c) => c.json(updateSeries(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json')), 200),
+    async (c) => c.json(await updateSeries(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json')), 200),
   );
 }

@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.ts';
 import { statement } from '../../db/prepared.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { toSeries, type SeriesCreate, type SeriesPatch, type SeriesRow } from './schemas.ts';
+import { withTransaction, type DbOrTx } from '../../db/index.ts';
 
 export interface SeriesDeps {
   db: Db;
@@ -19,15 +20,14 @@ export interface Scope {
 }
 
 /** The database or a transaction of it: allocateFolio runs inside the caller's invoice transaction. */
-export type DbOrTx = Pick<Db, 'select' | 'insert' | 'update'>;
 
 /** Name of the series created on first use when a tenant issues without one. */
 const DEFAULT_SERIE = 'A';
 
 const scoped = (s: Scope) => and(eq(series.tenantId, s.tenantId), eq(series.environment, s.environment));
 
-function getOr404(db: DbOrTx, actor: Actor, id: string): SeriesRow {
-  const row = db.select().from(series).where(and(eq(series.id, id), scoped(actor))).get();
+async function getOr404(db: DbOrTx, actor: Actor, id: string): Promise<SeriesRow> {
+  const row = (await db.select().from(series).where(and(eq(series.id, id), scoped(actor))))[0];
   if (!row) throw notFound('Series');
   return row;
 }
@@ -38,19 +38,19 @@ const unknownSerie = (serie: string) =>
   badRequest('Unknown series', [{ field: 'serie', issue: `${serie} does not exist; create it with POST /series` }]);
 
 /** The first series of an environment becomes its default whatever `default` says: one default always exists. */
-export function createSeries(deps: SeriesDeps, actor: Actor, input: SeriesCreate) {
+export async function createSeries(deps: SeriesDeps, actor: Actor, input: SeriesCreate) {
   const now = deps.now();
   const stamp = now.toISOString();
   const id = newId('ser', now.getTime());
   try {
-    deps.db.transaction((tx) => {
-      if (tx.select({ id: series.id }).from(series).where(and(scoped(actor), eq(series.serie, input.serie))).get()) throw duplicate(input.serie);
-      const hasDefault = tx.select({ id: series.id }).from(series).where(and(scoped(actor), eq(series.isDefault, true))).get() !== undefined;
+    await withTransaction(deps.db, async (tx) => {
+      if ((await tx.select({ id: series.id }).from(series).where(and(scoped(actor), eq(series.serie, input.serie))))[0]) throw duplicate(input.serie);
+      const hasDefault = (await tx.select({ id: series.id }).from(series).where(and(scoped(actor), eq(series.isDefault, true))))[0] !== undefined;
       const isDefault = input.default === true || !hasDefault;
       if (isDefault && hasDefault) {
-        tx.update(series).set({ isDefault: false, updatedAt: stamp }).where(and(scoped(actor), eq(series.isDefault, true))).run();
+        await tx.update(series).set({ isDefault: false, updatedAt: stamp }).where(and(scoped(actor), eq(series.isDefault, true)));
       }
-      tx.insert(series).values({
+      await tx.insert(series).values({
         id,
         tenantId: actor.tenantId,
         environment: actor.environment,
@@ -60,7 +60,7 @@ export function createSeries(deps: SeriesDeps, actor: Actor, input: SeriesCreate
         descripcion: input.descripcion ?? null,
         createdAt: stamp,
         updatedAt: stamp,
-      }).run();
+      });
     });
   } catch (err) {
     const violated = uniqueViolation(err);
@@ -69,27 +69,26 @@ export function createSeries(deps: SeriesDeps, actor: Actor, input: SeriesCreate
     if (violated) throw conflict('The default series changed meanwhile; retry', [{ field: 'default', issue: 'another default series was created at the same time' }]);
     throw err;
   }
-  return toSeries(getOr404(deps.db, actor, id));
+  return toSeries(await getOr404(deps.db, actor, id));
 }
 
-export function listSeries(deps: SeriesDeps, actor: Actor, q: { limit: number; cursor?: string }) {
+export async function listSeries(deps: SeriesDeps, actor: Actor, q: { limit: number; cursor?: string }) {
   const after = decodeCursor(q.cursor, 400);
-  const rows = deps.db
+  const rows = await deps.db
     .select()
     .from(series)
     .where(and(scoped(actor), after ? gt(series.id, after) : undefined))
     .orderBy(asc(series.id))
-    .limit(q.limit + 1)
-    .all();
+    .limit(q.limit + 1);
   return page(rows, q.limit, toSeries);
 }
 
-export const getSeries = (deps: SeriesDeps, actor: Actor, id: string) => toSeries(getOr404(deps.db, actor, id));
+export const getSeries = async (deps: SeriesDeps, actor: Actor, id: string) => toSeries(await getOr404(deps.db, actor, id));
 
-export function updateSeries(deps: SeriesDeps, actor: Actor, id: string, patch: SeriesPatch) {
+export async function updateSeries(deps: SeriesDeps, actor: Actor, id: string, patch: SeriesPatch) {
   const stamp = deps.now().toISOString();
-  deps.db.transaction((tx) => {
-    const row = getOr404(tx, actor, id);
+  await withTransaction(deps.db, async (tx) => {
+    const row = await getOr404(tx, actor, id);
     if (patch.default === false && row.isDefault) {
       throw conflict('A default series is required', [
         { field: 'default', issue: `${row.serie} is the default series; make another series the default (default: true) instead` },
@@ -97,41 +96,39 @@ export function updateSeries(deps: SeriesDeps, actor: Actor, id: string, patch: 
     }
     if (patch.folio_inicial !== undefined) {
       // Guarded in the UPDATE itself: a folio taken meanwhile cannot be handed out again.
-      const moved = tx
+      const moved = (await tx
         .update(series)
         .set({ nextFolio: patch.folio_inicial })
         .where(and(eq(series.id, row.id), scoped(actor), sql`${series.nextFolio} <= ${patch.folio_inicial}`))
-        .returning({ id: series.id })
-        .get();
+        .returning({ id: series.id }))[0];
       if (!moved) {
-        const next = getOr404(tx, actor, id).nextFolio;
+        const next = (await getOr404(tx, actor, id)).nextFolio;
         throw conflict('Folios only move forward', [
           { field: 'folio_inicial', issue: `must be at least ${next}, the next folio of ${row.serie}: folios already used cannot be reused` },
         ]);
       }
     }
     if (patch.default === true && !row.isDefault) {
-      tx.update(series).set({ isDefault: false, updatedAt: stamp }).where(and(scoped(actor), eq(series.isDefault, true), ne(series.id, row.id))).run();
+      await tx.update(series).set({ isDefault: false, updatedAt: stamp }).where(and(scoped(actor), eq(series.isDefault, true), ne(series.id, row.id)));
     }
-    tx.update(series)
+    await tx.update(series)
       .set({
         ...(patch.default === true && { isDefault: true }),
         ...(patch.descripcion !== undefined && { descripcion: patch.descripcion }),
         updatedAt: stamp,
       })
-      .where(and(eq(series.id, row.id), scoped(actor)))
-      .run();
+      .where(and(eq(series.id, row.id), scoped(actor)));
   });
   return getSeries(deps, actor, id);
 }
 
 /** Takes the next folio of the matching series in one UPDATE … RETURNING; undefined when no series matches. */
 /** One UPDATE … RETURNING, prepared once: runs for every invoice. `byName` picks the series by name, else the default. */
-function bump(tx: DbOrTx, scope: Scope, serie: string | undefined): { serie: string; folio: number } | undefined {
+async function bump(tx: DbOrTx, scope: Scope, serie: string | undefined): Promise<{ serie: string; folio: number } | undefined> {
   const row = (
     serie !== undefined
-      ? statement(tx, 'update series set next_folio = next_folio + 1 where tenant_id = ? and environment = ? and serie = ? returning serie, next_folio').get(scope.tenantId, scope.environment, serie)
-      : statement(tx, 'update series set next_folio = next_folio + 1 where tenant_id = ? and environment = ? and is_default = 1 returning serie, next_folio').get(scope.tenantId, scope.environment)
+      ? await statement(tx, 'update series set next_folio = next_folio + 1 where tenant_id = ? and environment = ? and serie = ? returning serie, next_folio').get(scope.tenantId, scope.environment, serie)
+      : await statement(tx, 'update series set next_folio = next_folio + 1 where tenant_id = ? and environment = ? and is_default = 1 returning serie, next_folio').get(scope.tenantId, scope.environment)
   ) as { serie: string; next_folio: number } | undefined;
   return row ? { serie: row.serie, folio: row.next_folio - 1 } : undefined;
 }
@@ -141,36 +138,35 @@ function bump(tx: DbOrTx, scope: Scope, serie: string | undefined): { serie: str
  * back, the folio is not consumed, so folios stay consecutive. With `serie`, that series (400 naming `serie` when
  * it does not exist); without, the default series, created as "A" on first use.
  */
-export function allocateFolio(tx: DbOrTx, scope: Scope, serie?: string): { serie: string; folio: number } {
+export async function allocateFolio(tx: DbOrTx, scope: Scope, serie?: string): Promise<{ serie: string; folio: number }> {
   if (serie !== undefined) {
-    const taken = bump(tx, scope, serie);
+    const taken = await bump(tx, scope, serie);
     if (!taken) throw unknownSerie(serie);
     return taken;
   }
-  const taken = bump(tx, scope, undefined);
+  const taken = await bump(tx, scope, undefined);
   if (taken) return taken;
-  const created = tx
+  const created = (await tx
     .insert(series)
     .values({ id: newId('ser'), tenantId: scope.tenantId, environment: scope.environment, serie: DEFAULT_SERIE, nextFolio: 2, isDefault: true })
     .onConflictDoNothing()
-    .returning({ id: series.id })
-    .get();
+    .returning({ id: series.id }))[0];
   if (created) return { serie: DEFAULT_SERIE, folio: 1 };
   // Only when the one-default invariant was broken outside the API: "A" exists without being the default.
-  const fromA = bump(tx, scope, DEFAULT_SERIE);
+  const fromA = await bump(tx, scope, DEFAULT_SERIE);
   if (!fromA) throw new Error('no default series, and series A could not be created');
   return fromA;
 }
 
 /** What allocateFolio would answer now, consuming nothing (POST /cfdis/validate). */
-export function peekFolio(db: DbOrTx, scope: Scope, serie?: string): { serie: string; folio: number } {
+export async function peekFolio(db: DbOrTx, scope: Scope, serie?: string): Promise<{ serie: string; folio: number }> {
   const row = (
     serie !== undefined
-      ? statement(db, 'select serie, next_folio from series where tenant_id = ? and environment = ? and serie = ?').get(scope.tenantId, scope.environment, serie)
-      : statement(db, 'select serie, next_folio from series where tenant_id = ? and environment = ? and is_default = 1').get(scope.tenantId, scope.environment)
+      ? await statement(db, 'select serie, next_folio from series where tenant_id = ? and environment = ? and serie = ?').get(scope.tenantId, scope.environment, serie)
+      : await statement(db, 'select serie, next_folio from series where tenant_id = ? and environment = ? and is_default = 1').get(scope.tenantId, scope.environment)
   ) as { serie: string; next_folio: number } | undefined;
   if (row) return { serie: row.serie, folio: row.next_folio };
   if (serie !== undefined) throw unknownSerie(serie);
-  const a = db.select({ next: series.nextFolio }).from(series).where(and(scoped(scope), eq(series.serie, DEFAULT_SERIE))).get();
+  const a = (await db.select({ next: series.nextFolio }).from(series).where(and(scoped(scope), eq(series.serie, DEFAULT_SERIE))))[0];
   return { serie: DEFAULT_SERIE, folio: a?.next ?? 1 };
 }

@@ -33,6 +33,6 @@ export function mountStatsRoutes(app: OpenAPIHono<BackendEnv>, deps: { db: Db; n
       request: { query: z.object({ desde: Month.optional().openapi({ description: 'First month (YYYY-MM) of Fecha' }), hasta: Month.optional().openapi({ description: 'Last month (YYYY-MM)' }) }) },
       responses: { 200: jsonResponse(StatsSchema, 'Statistics'), 400: errorResponse('Invalid query'), 401: errorResponse('Missing or invalid credential') },
     }),
-    (c) => c.json(tenantStats(deps.db, actorOf(c), c.req.valid('query'), deps.now()), 200),
+    async (c) => c.json(await tenantStats(deps.db, actorOf(c), c.req.valid('query'), deps.now()), 200),
   );
 }

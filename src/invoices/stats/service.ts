@@ -22,14 +22,13 @@ const STANDING = new Set(['vigente', 'cancelacion_pendiente']);
 const MILLION = Dec.parse('1000000');
 const amount = (micros: bigint, moneda: string) => Dec.parse(micros.toString()).div(MILLION, 6).round(Number(catalogEntry('c_Moneda', moneda)?.decimales ?? 2)).toNumber();
 
-export function tenantStats(db: Db, actor: Actor, range: { desde?: string; hasta?: string }, now: Date) {
-  const rows = statement(
+export async function tenantStats(db: Db, actor: Actor, range: { desde?: string; hasta?: string }, now: Date) {
+  const rows = await statement(
     db,
     `select mes, tipo, status, moneda, cantidad, total_micros as micros from cfdi_stats
      where tenant_id = ? and environment = ? and mes >= ? and mes <= ? and cantidad > 0 order by mes`,
-  )
-    .safeIntegers(true)
-    .all(actor.tenantId, actor.environment, range.desde ?? '0000-00', range.hasta ?? '9999-99') as StatRow[];
+    { safeIntegers: true },
+  ).all(actor.tenantId, actor.environment, range.desde ?? '0000-00', range.hasta ?? '9999-99') as StatRow[];
 
   const porStatus: Record<string, number> = {};
   const porTipo: Record<string, number> = {};
@@ -57,13 +56,13 @@ export function tenantStats(db: Db, actor: Actor, range: { desde?: string; hasta
       return { tipo, moneda, total: amount(micros, moneda) };
     });
 
-  const csd = statement(
+  const csd = await statement(
     db,
     `select count(*) as total, coalesce(sum(status = 'active'), 0) as activos, coalesce(sum(status = 'active' and valid_to <= ?), 0) as porVencer
      from csds where tenant_id = ? and environment = ?`,
   ).get(new Date(now.getTime() + 30 * 86_400_000).toISOString(), actor.tenantId, actor.environment) as { total: number; activos: number; porVencer: number };
-  const users = statement(db, 'select role, count(*) as n from users where tenant_id = ? group by role').all(actor.tenantId) as { role: string; n: number }[];
-  const keys = statement(db, 'select count(*) as n from api_keys where tenant_id = ? and environment = ? and revoked_at is null').get(actor.tenantId, actor.environment) as { n: number };
+  const users = await statement(db, 'select role, count(*) as n from users where tenant_id = ? group by role').all(actor.tenantId) as { role: string; n: number }[];
+  const keys = await statement(db, 'select count(*) as n from api_keys where tenant_id = ? and environment = ? and revoked_at is null').get(actor.tenantId, actor.environment) as { n: number };
 
   return {
     environment: actor.environment,

@@ -7,6 +7,7 @@ import type { JobHandler } from '../../jobs/worker.ts';
 import { openSecret } from '../../lib/secret-box.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { postPinned, resolveTarget, type HostResolver } from './target.ts';
+import { type Tx, type DbOrTx } from '../../db/index.ts';
 
 export const DELIVER_JOB = 'webhook.deliver';
 /** Standard Webhooks' schedule, in seconds before each attempt: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
@@ -27,7 +28,6 @@ export interface WebhookDeliveryDeps {
   logger: Logger;
 }
 
-type Tx = object;
 
 interface EventRow {
   id: string;
@@ -39,8 +39,8 @@ interface EventRow {
 }
 
 /** One attempt of a delivery, as a job in the webhook's lane (a slow endpoint holds at most the lane cap of workers). */
-export function enqueueDelivery(tx: object, now: Date, d: { tenantId: string; environment: Environment; webhookId: string; deliveryId: string; runAt?: Date }) {
-  enqueue(tx as Db, now, { type: DELIVER_JOB, tenantId: d.tenantId, environment: d.environment, lane: `webhook:${d.webhookId}`, payload: { delivery_id: d.deliveryId }, runAt: d.runAt });
+export async function enqueueDelivery(tx: DbOrTx, now: Date, d: { tenantId: string; environment: Environment; webhookId: string; deliveryId: string; runAt?: Date }) {
+  await enqueue(tx, now, { type: DELIVER_JOB, tenantId: d.tenantId, environment: d.environment, lane: `webhook:${d.webhookId}`, payload: { delivery_id: d.deliveryId }, runAt: d.runAt });
 }
 
 /** The spec's payload, serialised once: every attempt sends these exact bytes. */
@@ -50,21 +50,21 @@ const payloadOf = (e: EventRow) => JSON.stringify({ event: e.type, tenant_id: e.
  * Outbox fan-out, inside the transaction that records the event: one delivery per subscribed webhook of the same
  * tenant and environment. Active webhooks get a job now; paused ones keep the delivery pending until resumed.
  */
-export function fanOut(tx: Tx, e: EventRow, now: Date, only?: string): string[] {
+export async function fanOut(tx: DbOrTx, e: EventRow, now: Date, only?: string): Promise<string[]> {
   const hooks = (
     only
-      ? statement(tx, "select id, events, estado from webhooks where id = ? and estado <> 'DESACTIVADO'").all(only)
-      : statement(tx, "select id, events, estado from webhooks where tenant_id = ? and environment = ? and estado <> 'DESACTIVADO'").all(e.tenantId, e.environment)
+      ? await statement(tx, "select id, events, estado from webhooks where id = ? and estado <> 'DESACTIVADO'").all(only)
+      : await statement(tx, "select id, events, estado from webhooks where tenant_id = ? and environment = ? and estado <> 'DESACTIVADO'").all(e.tenantId, e.environment)
   ) as { id: string; events: string; estado: string }[];
   const ids: string[] = [];
   for (const h of hooks) {
     const subscribed = JSON.parse(h.events) as string[];
     if (!only && !subscribed.includes('*') && !subscribed.includes(e.type)) continue;
     const id = randomUUID();
-    statement(tx, 'insert into webhook_deliveries (id, tenant_id, webhook_id, event_id, event, body, state, created_at, updated_at, next_attempt_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+    await statement(tx, 'insert into webhook_deliveries (id, tenant_id, webhook_id, event_id, event, body, state, created_at, updated_at, next_attempt_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
       id, e.tenantId, h.id, e.id, e.type, payloadOf(e), 'pendiente', now.toISOString(), now.toISOString(), now.toISOString(),
     );
-    if (h.estado === 'ACTIVO') enqueueDelivery(tx, now, { tenantId: e.tenantId, environment: e.environment, webhookId: h.id, deliveryId: id });
+    if (h.estado === 'ACTIVO') await enqueueDelivery(tx, now, { tenantId: e.tenantId, environment: e.environment, webhookId: h.id, deliveryId: id });
     ids.push(id);
   }
   return ids;
@@ -114,7 +114,7 @@ interface DeliveryRow {
 export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
   return {
     async run(job) {
-      const d = statement(
+      const d = await statement(
         deps.db,
         `select d.id, d.tenant_id, d.webhook_id, d.event, d.body, d.state, d.attempts, w.url, w.estado, w.secret_sealed, w.environment
          from webhook_deliveries d join webhooks w on w.id = d.webhook_id where d.id = ?`,
@@ -145,30 +145,30 @@ export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
       }
       const durationMs = Math.round(performance.now() - started);
       const ok = status !== null && status >= 200 && status < 300;
-      return (tx) => {
+      return async (tx) => {
         const now = deps.now();
         const at = now.toISOString();
-        statement(tx, 'insert into webhook_attempts (tenant_id, delivery_id, attempt, status_code, response_body, error, duration_ms, at) values (?, ?, ?, ?, ?, ?, ?, ?)').run(
+        await statement(tx, 'insert into webhook_attempts (tenant_id, delivery_id, attempt, status_code, response_body, error, duration_ms, at) values (?, ?, ?, ?, ?, ?, ?, ?)').run(
           d.tenant_id, d.id, attempt, status, responseBody, error, durationMs, at,
         );
         const outcome = { delivery_id: d.id, webhook_id: d.webhook_id, tenant_id: d.tenant_id, event: d.event, attempt, status_code: status, duration_ms: durationMs };
         if (ok) {
           deps.logger.info('webhook delivered', outcome);
-          statement(tx, "update webhook_deliveries set state = 'entregado', attempts = ?, last_status_code = ?, last_response_body = ?, last_error = null, next_attempt_at = null, delivered_at = ?, updated_at = ? where id = ?").run(attempt, status, responseBody, at, at, d.id);
-          statement(tx, 'update webhooks set consecutive_failures = 0, updated_at = ? where id = ?').run(at, d.webhook_id);
+          await statement(tx, "update webhook_deliveries set state = 'entregado', attempts = ?, last_status_code = ?, last_response_body = ?, last_error = null, next_attempt_at = null, delivered_at = ?, updated_at = ? where id = ?").run(attempt, status, responseBody, at, at, d.id);
+          await statement(tx, 'update webhooks set consecutive_failures = 0, updated_at = ? where id = ?').run(at, d.webhook_id);
           return;
         }
-        const failures = (statement(tx, 'update webhooks set consecutive_failures = consecutive_failures + 1, updated_at = ? where id = ? returning consecutive_failures').get(at, d.webhook_id) as { consecutive_failures: number }).consecutive_failures;
+        const failures = (await statement(tx, 'update webhooks set consecutive_failures = consecutive_failures + 1, updated_at = ? where id = ? returning consecutive_failures').get(at, d.webhook_id) as { consecutive_failures: number }).consecutive_failures;
         const gone = status === 410;
         const delay = gone ? undefined : nextDelayMs(deps.retrySchedule, attempt, retryAfter);
         const next = delay === undefined ? null : new Date(now.getTime() + delay).toISOString();
-        statement(tx, 'update webhook_deliveries set state = ?, attempts = ?, last_status_code = ?, last_response_body = ?, last_error = ?, next_attempt_at = ?, updated_at = ? where id = ?').run(
+        await statement(tx, 'update webhook_deliveries set state = ?, attempts = ?, last_status_code = ?, last_response_body = ?, last_error = ?, next_attempt_at = ?, updated_at = ? where id = ?').run(
           next ? 'pendiente' : 'fallido', attempt, status, responseBody, error, next, at, d.id,
         );
         deps.logger.warn('webhook delivery failed', { ...outcome, error: error ?? `HTTP ${status}`, next_attempt_at: next, state: next ? 'pendiente' : 'fallido' });
-        if (gone) statement(tx, "update webhooks set estado = 'DESACTIVADO', updated_at = ? where id = ?").run(at, d.webhook_id);
-        else if (failures >= PAUSE_AFTER_FAILURES) statement(tx, "update webhooks set estado = 'PAUSADO', updated_at = ? where id = ? and estado = 'ACTIVO'").run(at, d.webhook_id);
-        else if (next) enqueueDelivery(tx, now, { tenantId: d.tenant_id, environment: d.environment, webhookId: d.webhook_id, deliveryId: d.id, runAt: new Date(next) });
+        if (gone) await statement(tx, "update webhooks set estado = 'DESACTIVADO', updated_at = ? where id = ?").run(at, d.webhook_id);
+        else if (failures >= PAUSE_AFTER_FAILURES) await statement(tx, "update webhooks set estado = 'PAUSADO', updated_at = ? where id = ? and estado = 'ACTIVO'").run(at, d.webhook_id);
+        else if (next) await enqueueDelivery(tx, now, { tenantId: d.tenant_id, environment: d.environment, webhookId: d.webhook_id, deliveryId: d.id, runAt: new Date(next) });
       };
     },
   };

@@ -12,6 +12,7 @@ import { EVENT_TYPES } from '../events.ts';
 import { enqueueDelivery, fanOut, type WebhookDeliveryDeps } from './delivery.ts';
 import { webhookUrlProblem } from './target.ts';
 import { WebhookCreateExamples, WebhookPatchExamples } from './examples.ts';
+import { withTransaction, type Tx } from '../../db/index.ts';
 
 const tags = ['Webhooks'];
 const EventName = z.enum([...EVENT_TYPES, '*'], { message: `must be one of ${[...EVENT_TYPES, '*'].join(', ')}` });
@@ -66,8 +67,8 @@ const apiKeyOrAdmin: MiddlewareHandler<BackendEnv> = async (c, next) => {
 
 export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDeliveryDeps) {
   const scoped = (actor: Actor) => and(eq(webhooks.tenantId, actor.tenantId), eq(webhooks.environment, actor.environment));
-  const getRow = (actor: Actor, id: string) => {
-    const row = deps.db.select().from(webhooks).where(and(eq(webhooks.id, id), scoped(actor))).get();
+  const getRow = async (actor: Actor, id: string) => {
+    const row = (await deps.db.select().from(webhooks).where(and(eq(webhooks.id, id), scoped(actor))))[0];
     if (!row) throw notFound('Webhook');
     return row;
   };
@@ -75,20 +76,19 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
     const problem = await webhookUrlProblem(url, deps);
     if (problem) throw badRequest('Invalid webhook URL', [{ field: 'url', issue: problem }]);
   };
-  const deliveryRecord = (d: typeof webhookDeliveries.$inferSelect) => ({
+  const deliveryRecord = async (d: typeof webhookDeliveries.$inferSelect) => ({
     id: d.id, event: d.event, state: d.state, attempts: d.attempts, status_code: d.lastStatusCode, response_body: d.lastResponseBody,
     error: d.lastError, next_attempt_at: d.state === 'pendiente' ? d.nextAttemptAt : null, created_at: d.createdAt, delivered_at: d.deliveredAt,
-    history: deps.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, d.id)).orderBy(asc(webhookAttempts.attempt)).all()
+    history: (await deps.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, d.id)).orderBy(asc(webhookAttempts.attempt)))
       .map((a) => ({ attempt: a.attempt, status_code: a.statusCode, response_body: a.responseBody, error: a.error, duration_ms: a.durationMs, at: a.at })),
   });
   /** Queues every pending delivery of a webhook (on resume, on manual retry). */
-  const requeuePending = (tx: object, w: Row, deliveryId?: string) => {
-    const pending = deps.db
+  const requeuePending = async (tx: Tx, w: Row, deliveryId?: string) => {
+    const pending = await tx
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.webhookId, w.id), deliveryId ? eq(webhookDeliveries.id, deliveryId) : eq(webhookDeliveries.state, 'pendiente')))
-      .all();
-    for (const d of pending) enqueueDelivery(tx, deps.now(), { tenantId: w.tenantId, environment: w.environment, webhookId: w.id, deliveryId: d.id });
+      .where(and(eq(webhookDeliveries.webhookId, w.id), deliveryId ? eq(webhookDeliveries.id, deliveryId) : eq(webhookDeliveries.state, 'pendiente')));
+    for (const d of pending) await enqueueDelivery(tx, deps.now(), { tenantId: w.tenantId, environment: w.environment, webhookId: w.id, deliveryId: d.id });
   };
   const common = { 401: errorResponse('Missing or invalid credential'), 403: errorResponse('API key or ADMIN required') };
 
@@ -115,11 +115,11 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
       const id = randomUUID();
       const secret = `whsec_${randomBytes(24).toString('base64')}`;
       const now = deps.now().toISOString();
-      deps.db.insert(webhooks).values({
+      await deps.db.insert(webhooks).values({
         id, tenantId: actor.tenantId, environment: actor.environment, url: body.url, events: [...new Set(body.events)],
         secretSealed: sealSecret(deps.masterKey, Buffer.from(secret), id), createdAt: now, updatedAt: now,
-      }).run();
-      return c.json({ ...toWebhook(getRow(actor, id)), secret }, 201);
+      });
+      return c.json({ ...toWebhook(await getRow(actor, id)), secret }, 201);
     },
   );
 
@@ -130,11 +130,11 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
       request: { query: PaginationQuery },
       responses: { 200: jsonResponse(paginated(WebhookSchema), 'A page of webhooks'), 400: errorResponse('Invalid query'), ...common },
     }),
-    (c) => {
+    async (c) => {
       const actor = actorOf(c);
       const q = c.req.valid('query');
       const after = decodeCursor(q.cursor, 400);
-      const rows = deps.db.select().from(webhooks).where(and(scoped(actor), after ? gt(webhooks.id, after) : undefined)).orderBy(asc(webhooks.id)).limit(q.limit + 1).all();
+      const rows = await deps.db.select().from(webhooks).where(and(scoped(actor), after ? gt(webhooks.id, after) : undefined)).orderBy(asc(webhooks.id)).limit(q.limit + 1);
       return c.json(page(rows, q.limit, toWebhook), 200);
     },
   );
@@ -146,7 +146,7 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
       request: { params: Params },
       responses: { 200: jsonResponse(WebhookSchema, 'The webhook'), 404: errorResponse('No such webhook'), ...common },
     }),
-    (c) => c.json(toWebhook(getRow(actorOf(c), c.req.valid('param').id)), 200),
+    async (c) => c.json(toWebhook(await getRow(actorOf(c), c.req.valid('param').id)), 200),
   );
 
   app.openapi(
@@ -162,12 +162,12 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
     }),
     async (c) => {
       const actor = actorOf(c);
-      const row = getRow(actor, c.req.valid('param').id);
+      const row = await getRow(actor, c.req.valid('param').id);
       const body = c.req.valid('json');
       if (body.url) await checkUrl(body.url);
       const resume = body.estado === 'ACTIVO' && row.estado !== 'ACTIVO';
-      deps.db.transaction((tx) => {
-        tx.update(webhooks)
+      await withTransaction(deps.db, async (tx) => {
+        await tx.update(webhooks)
           .set({
             ...(body.url !== undefined && { url: body.url }),
             ...(body.events !== undefined && { events: [...new Set(body.events)] }),
@@ -175,12 +175,11 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
             ...(resume && { consecutiveFailures: 0 }),
             updatedAt: deps.now().toISOString(),
           })
-          .where(eq(webhooks.id, row.id))
-          .run();
-        if (resume) requeuePending(tx, row);
+          .where(eq(webhooks.id, row.id));
+        if (resume) await requeuePending(tx, row);
       });
       if (resume) deps.wakeJobs();
-      return c.json(toWebhook(getRow(actor, row.id)), 200);
+      return c.json(toWebhook(await getRow(actor, row.id)), 200);
     },
   );
 
@@ -191,9 +190,9 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
       request: { params: Params },
       responses: { 200: jsonResponse(DeletedSchema, 'Deleted'), 404: errorResponse('No such webhook'), ...common },
     }),
-    (c) => {
-      const row = getRow(actorOf(c), c.req.valid('param').id);
-      deps.db.delete(webhooks).where(eq(webhooks.id, row.id)).run();
+    async (c) => {
+      const row = await getRow(actorOf(c), c.req.valid('param').id);
+      await deps.db.delete(webhooks).where(eq(webhooks.id, row.id));
       return c.json({ id: row.id, deleted: true as const }, 200);
     },
   );
@@ -205,14 +204,14 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
       request: { params: Params, query: PaginationQuery },
       responses: { 200: jsonResponse(paginated(DeliverySchema), 'A page of deliveries'), 400: errorResponse('Invalid query'), 404: errorResponse('No such webhook'), ...common },
     }),
-    (c) => {
-      const row = getRow(actorOf(c), c.req.valid('param').id);
+    async (c) => {
+      const row = await getRow(actorOf(c), c.req.valid('param').id);
       const q = c.req.valid('query');
       // Delivery ids are random UUIDs (the spec): the cursor is (created_at, id).
       const cursor = decodeCursor(q.cursor, 400);
       const [beforeAt, beforeId] = cursor ? cursor.split('|') : [];
       if (cursor && (!beforeAt || !beforeId)) throw badRequest('Invalid cursor', [{ field: 'cursor', issue: 'is not a cursor returned by this API' }]);
-      const rows = deps.db
+      const rows = await deps.db
         .select()
         .from(webhookDeliveries)
         .where(
@@ -222,19 +221,18 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
           ),
         )
         .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-        .limit(q.limit + 1)
-        .all();
-      const result = page(rows.map((r) => ({ row: r, id: `${r.createdAt}|${r.id}` })), q.limit, (r) => deliveryRecord(r.row));
-      return c.json(result, 200);
+        .limit(q.limit + 1);
+      const result = page(rows.map((r) => ({ row: r, id: `${r.createdAt}|${r.id}` })), q.limit, (r) => r.row);
+      return c.json({ ...result, data: await Promise.all(result.data.map(deliveryRecord)) }, 200);
     },
   );
 
-  const readDelivery = (id: string) => deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).get()!;
+  const readDelivery = async (id: string) => (await deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0]!;
   /** The delivery once it has more than `after` attempts (an attempt takes at most 10 s), or as it is after 12 s. */
   const waitForAttempt = async (id: string, after: number) => {
     deps.wakeJobs();
     for (let i = 0; i < 120; i++) {
-      const d = readDelivery(id);
+      const d = await readDelivery(id);
       if (d.attempts > after) return d;
       await Bun.sleep(100);
     }
@@ -252,13 +250,13 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
     }),
     async (c) => {
       const actor = actorOf(c);
-      const row = getRow(actor, c.req.valid('param').id);
+      const row = await getRow(actor, c.req.valid('param').id);
       if (row.estado !== 'ACTIVO') throw conflict(`The webhook is ${row.estado}`, [{ field: 'estado', issue: `is ${row.estado}; PATCH estado ACTIVO to send again` }]);
       const now = deps.now();
-      const [deliveryId] = deps.db.transaction((tx) =>
+      const [deliveryId] = await withTransaction(deps.db, async (tx) =>
         fanOut(tx, { id: `evt_test_${randomUUID()}`, tenantId: actor.tenantId, environment: actor.environment, type: 'webhook.test', data: { webhook_id: row.id, message: 'Prueba de entrega' }, createdAt: now.toISOString() }, now, row.id),
       );
-      return c.json(deliveryRecord(await waitForAttempt(deliveryId!, 0)), 200);
+      return c.json(await deliveryRecord(await waitForAttempt(deliveryId!, 0)), 200);
     },
   );
 
@@ -272,17 +270,17 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
     }),
     async (c) => {
       const params = c.req.valid('param');
-      const row = getRow(actorOf(c), params.id);
-      const d = deps.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.id, params.delivery_id), eq(webhookDeliveries.webhookId, row.id))).get();
+      const row = await getRow(actorOf(c), params.id);
+      const d = (await deps.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.id, params.delivery_id), eq(webhookDeliveries.webhookId, row.id))))[0];
       if (!d) throw notFound('Delivery');
       const attempts = d.attempts;
-      deps.db.transaction((tx) => {
-        tx.update(webhookDeliveries).set({ state: 'pendiente', nextAttemptAt: deps.now().toISOString() }).where(eq(webhookDeliveries.id, d.id)).run();
-        requeuePending(tx, row, d.id);
+      await withTransaction(deps.db, async (tx) => {
+        await tx.update(webhookDeliveries).set({ state: 'pendiente', nextAttemptAt: deps.now().toISOString() }).where(eq(webhookDeliveries.id, d.id));
+        await requeuePending(tx, row, d.id);
       });
       // A paused or disabled webhook sends nothing now: answer at once with the delivery, pending again.
-      if (row.estado !== 'ACTIVO') return c.json(deliveryRecord(readDelivery(d.id)), 200);
-      return c.json(deliveryRecord(await waitForAttempt(d.id, attempts)), 200);
+      if (row.estado !== 'ACTIVO') return c.json(await deliveryRecord(await readDelivery(d.id)), 200);
+      return c.json(await deliveryRecord(await waitForAttempt(d.id, attempts)), 200);
     },
   );
 }

@@ -1,0 +1,227 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type Database from 'better-sqlite3';
+import { entityKind } from 'drizzle-orm';
+import { BetterSQLiteSession, PreparedQuery } from 'drizzle-orm/better-sqlite3/session';
+import { BaseSQLiteDatabase, SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
+import { createTableRelationsHelpers, extractTablesRelationalConfig } from 'drizzle-orm';
+import * as schema from './schema/index.ts';
+
+/**
+ * The async data layer over one better-sqlite3 connection.
+ *
+ * better-sqlite3 runs a statement synchronously, so an `await` between two statements of a transaction would let
+ * another request's statements run on the same connection: inside the transaction (its writes would commit or roll
+ * back with ours) and reading our uncommitted rows. So each connection has one gate:
+ * - `withTransaction` takes it (`BEGIN IMMEDIATE`), runs the callback with `tx`, and releases it on COMMIT/ROLLBACK;
+ * - every statement issued through `db` while another request holds the gate waits for it (readers never see
+ *   uncommitted rows; single-statement writes never join someone else's transaction);
+ * - statements through `tx` run at once, but only from inside the transaction that owns the gate;
+ * - `db` used from inside a transaction throws: it would deadlock here, and run outside the transaction on a
+ *   pooled driver (PostgreSQL). Pass `tx` down.
+ * Which request holds the gate is known through AsyncLocalStorage. Statements run synchronously when the gate is
+ * free, so the common case costs no extra turn of the event loop.
+ */
+
+export type AsyncRunResult = Database.RunResult;
+
+// Transactions go through withTransaction (one gate per connection), never Drizzle's own.
+type Drizzle = Omit<BaseSQLiteDatabase<'async', AsyncRunResult, typeof schema>, 'transaction'>;
+
+/** The database: every statement waits while another request's transaction is open. */
+export type Db = Drizzle & { readonly $client: Database.Database; readonly [kind]: 'db' };
+/** A transaction: only valid inside the `withTransaction` callback that received it. */
+export type Tx = Drizzle & { readonly $client: Database.Database; readonly [kind]: 'tx' };
+/** Functions that run one or more statements and need no transaction of their own take either. */
+export type DbOrTx = Db | Tx;
+
+declare const kind: unique symbol;
+
+interface Transaction {
+  open: boolean;
+  depth: number;
+}
+
+/** The per-connection gate: which transaction holds it, and a promise that settles when it is released. */
+class Gate {
+  holder: Transaction | null = null;
+  private released: Promise<void> = Promise.resolve();
+  private release: () => void = () => {};
+
+  /** Undefined when the caller may run now; otherwise a promise to wait on before checking again. */
+  busyFor(context: Transaction | undefined): Promise<void> | undefined {
+    if (this.holder === null || this.holder === context) return undefined;
+    return this.released;
+  }
+
+  take(t: Transaction) {
+    this.holder = t;
+    this.released = new Promise((resolve) => (this.release = resolve));
+  }
+
+  free() {
+    this.holder = null;
+    this.release();
+  }
+}
+
+const contexts = new AsyncLocalStorage<Transaction>();
+
+/** The transaction the current async context runs in, if it is still open. */
+function currentTransaction(): Transaction | undefined {
+  const t = contexts.getStore();
+  return t?.open ? t : undefined;
+}
+
+const gates = new WeakMap<Database.Database, Gate>();
+const txOf = new WeakMap<object, Tx>();
+
+/**
+ * Undefined when this context may use the connection now through `db` (or `tx` when `inside`); otherwise a promise
+ * to await before asking again. Callers check and run in one synchronous step, so nobody slips in between.
+ */
+function admit(gate: Gate, inside: boolean): Promise<void> | undefined {
+  const t = currentTransaction();
+  if (inside) {
+    if (!t || gate.holder !== t) throw new Error('a transaction handle was used outside its withTransaction callback');
+    return undefined;
+  }
+  if (t && gate.holder === t) throw new Error('db used inside withTransaction: pass the transaction (tx) down instead');
+  return gate.busyFor(undefined);
+}
+
+// Drizzle's better-sqlite3 query, made async: the same statement and row mapping, run once admitted.
+const SyncPreparedQuery: new (...args: any[]) => any = PreparedQuery;
+const sync = SyncPreparedQuery.prototype;
+class GatedPreparedQuery extends SyncPreparedQuery {
+  static readonly [entityKind]: string = 'GatedPreparedQuery';
+  declare gate: Gate;
+  declare inside: boolean;
+  // Drizzle's all() calls this.values(): the synchronous twin sees the synchronous values().
+  private syncView?: object;
+
+  private async admitted(method: 'run' | 'all' | 'get' | 'values', p?: Record<string, unknown>): Promise<any> {
+    for (let wait = admit(this.gate, this.inside); wait; wait = admit(this.gate, this.inside)) await wait;
+    this.syncView ??= Object.create(this, { values: { value: sync.values } });
+    return sync[method].call(this.syncView, p);
+  }
+  run(p?: Record<string, unknown>) {
+    return this.admitted('run', p);
+  }
+  all(p?: Record<string, unknown>) {
+    return this.admitted('all', p);
+  }
+  get(p?: Record<string, unknown>) {
+    return this.admitted('get', p);
+  }
+  values(p?: Record<string, unknown>) {
+    return this.admitted('values', p);
+  }
+}
+
+class GatedSession extends BetterSQLiteSession<any, any> {
+  static override readonly [entityKind]: string = 'GatedSession';
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(
+    private readonly sqlite: Database.Database,
+    dialect: SQLiteAsyncDialect,
+    relational: any,
+    private readonly gate: Gate,
+    private readonly inside: boolean,
+  ) {
+    super(sqlite, dialect as any, relational);
+  }
+
+  override prepareQuery(query: any, fields: any, executeMethod: any, isResponseInArrayMode: boolean, customResultMapper?: any): any {
+    // One better-sqlite3 statement per SQL text: preparing costs more than running a small query.
+    let stmt = this.statements.get(query.sql);
+    if (!stmt) this.statements.set(query.sql, (stmt = this.sqlite.prepare(query.sql)));
+    // Drizzle switches a statement to raw (array) rows for mapped selects; reset it for raw SQL reads.
+    if (stmt.reader && !fields && !customResultMapper) stmt.raw(false);
+    const q = new GatedPreparedQuery(stmt, query, (this as any).logger, (this as any).cache, undefined, undefined, fields, executeMethod, isResponseInArrayMode, customResultMapper);
+    (q as any).mode = 'async';
+    q.gate = this.gate;
+    q.inside = this.inside;
+    return q;
+  }
+
+  override transaction(): never {
+    throw new Error('use withTransaction(db, async (tx) => …) from src/db');
+  }
+}
+
+/** The async `db` over an open better-sqlite3 connection (and its `tx` twin, used by withTransaction). */
+export function asyncDatabase(sqlite: Database.Database): Db {
+  const tables = extractTablesRelationalConfig(schema, createTableRelationsHelpers);
+  const relational = { fullSchema: schema, schema: tables.tables, tableNamesMap: tables.tableNamesMap };
+  const dialect = new SQLiteAsyncDialect();
+  const gate = new Gate();
+  gates.set(sqlite, gate);
+  const make = (inside: boolean) => {
+    const d = new BaseSQLiteDatabase('async', dialect, new GatedSession(sqlite, dialect, relational, gate, inside) as any, relational as any) as any;
+    d.$client = sqlite;
+    return d;
+  };
+  const db = make(false) as Db;
+  txOf.set(db, make(true) as Tx);
+  return db;
+}
+
+/**
+ * Run `fn` in one transaction: `BEGIN IMMEDIATE`, COMMIT when it resolves, ROLLBACK when it throws. The gate is held
+ * throughout, so an `await` inside never lets another request's statements in. Called again with the `tx` it
+ * received (a service composed into a larger transaction), it opens a savepoint that rolls back on its own.
+ */
+export async function withTransaction<T>(dbOrTx: DbOrTx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const sqlite = dbOrTx.$client;
+  const gate = gates.get(sqlite);
+  const tx = txOf.get(dbOrTx) ?? (dbOrTx as Tx);
+  if (!gate) throw new Error('not a database from openDatabase');
+  const current = currentTransaction();
+  if (isTx(dbOrTx)) {
+    if (!current || gate.holder !== current) throw new Error('a transaction handle was used outside its withTransaction callback');
+    const name = `sp${++current.depth}`;
+    sqlite.exec(`savepoint ${name}`);
+    try {
+      const result = await fn(tx);
+      sqlite.exec(`release ${name}`);
+      return result;
+    } catch (err) {
+      sqlite.exec(`rollback to ${name}; release ${name}`);
+      throw err;
+    } finally {
+      current.depth--;
+    }
+  }
+  if (current && gate.holder === current) throw new Error('withTransaction(db) inside a transaction: pass the transaction (tx) down instead');
+  const t: Transaction = { open: true, depth: 0 };
+  for (let wait = gate.busyFor(undefined); wait; wait = gate.busyFor(undefined)) await wait;
+  gate.take(t);
+  try {
+    sqlite.exec('begin immediate');
+    try {
+      const result = await contexts.run(t, () => fn(tx));
+      sqlite.exec('commit');
+      return result;
+    } catch (err) {
+      if (sqlite.inTransaction) sqlite.exec('rollback');
+      throw err;
+    }
+  } finally {
+    t.open = false;
+    gate.free();
+  }
+}
+
+function isTx(d: DbOrTx): d is Tx {
+  return !txOf.has(d);
+}
+
+/** Run a synchronous better-sqlite3 call once this context may use the connection (see admit). */
+export async function gated<T>(dbOrTx: DbOrTx, run: () => T): Promise<T> {
+  const gate = gates.get(dbOrTx.$client);
+  if (!gate) throw new Error('not a database from openDatabase');
+  const inside = isTx(dbOrTx);
+  for (let wait = admit(gate, inside); wait; wait = admit(gate, inside)) await wait;
+  return run();
+}

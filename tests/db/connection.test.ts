@@ -1,0 +1,119 @@
+import { describe, expect, test } from 'bun:test';
+import { eq } from 'drizzle-orm';
+import { openDatabase, withTransaction, type DbOrTx } from '../../src/db/index.ts';
+import { tenants } from '../../src/db/schema/index.ts';
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+function tenant(id: string) {
+  return { id, rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimenFiscal: '601', codigoPostal: '42501', createdAt: new Date().toISOString() };
+}
+const names = async (db: DbOrTx) => (await db.select({ id: tenants.id }).from(tenants)).map((t) => t.id).sort();
+
+describe('withTransaction on one SQLite connection', () => {
+  test('commits what the callback wrote and returns its value', async () => {
+    const db = openDatabase(':memory:');
+    const value = await withTransaction(db, async (tx) => {
+      await tx.insert(tenants).values(tenant('t1'));
+      await tick();
+      return 42;
+    });
+    expect(value).toBe(42);
+    expect(await names(db)).toEqual(['t1']);
+  });
+
+  test('rolls back everything when the callback throws, after an await', async () => {
+    const db = openDatabase(':memory:');
+    const failed = withTransaction(db, async (tx) => {
+      await tx.insert(tenants).values(tenant('t1'));
+      await tick();
+      throw new Error('boom');
+    });
+    expect(failed).rejects.toThrow('boom');
+    await failed.catch(() => {});
+    expect(await names(db)).toEqual([]);
+  });
+
+  test('an await inside never lets another writer in: transactions run one after the other', async () => {
+    const db = openDatabase(':memory:');
+    const log: string[] = [];
+    const one = (id: string) =>
+      withTransaction(db, async (tx) => {
+        log.push(`begin ${id}`);
+        await tx.insert(tenants).values(tenant(id));
+        await tick();
+        log.push(`end ${id}`);
+      });
+    await Promise.all([one('a'), one('b'), one('c')]);
+    expect(log).toEqual(['begin a', 'end a', 'begin b', 'end b', 'begin c', 'end c']);
+    expect(await names(db)).toEqual(['a', 'b', 'c']);
+  });
+
+  test('a single-statement write from another request waits for the open transaction and does not roll back with it', async () => {
+    const db = openDatabase(':memory:');
+    let began!: () => void;
+    const started = new Promise<void>((resolve) => (began = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const failing = withTransaction(db, async (tx) => {
+      await tx.insert(tenants).values(tenant('inside'));
+      began();
+      await held;
+      throw new Error('roll back');
+    });
+    await started;
+    let insertedOutside = false;
+    const outside = db.insert(tenants).values(tenant('outside')).then(() => (insertedOutside = true));
+    await tick();
+    expect(insertedOutside).toBe(false);
+    release();
+    await failing.catch(() => {});
+    await outside;
+    expect(await names(db)).toEqual(['outside']);
+  });
+
+  test('readers outside never see uncommitted rows', async () => {
+    const db = openDatabase(':memory:');
+    let seenDuring: string[] | undefined;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const writer = withTransaction(db, async (tx) => {
+      await tx.insert(tenants).values(tenant('new'));
+      await held;
+    });
+    const reader = names(db).then((n) => (seenDuring = n));
+    await tick();
+    expect(seenDuring).toBeUndefined(); // still waiting for the writer
+    release();
+    await Promise.all([writer, reader]);
+    expect(seenDuring).toEqual(['new']);
+  });
+
+  test('nesting with tx is a savepoint: the inner failure rolls back only the inner writes', async () => {
+    const db = openDatabase(':memory:');
+    await withTransaction(db, async (tx) => {
+      await tx.insert(tenants).values(tenant('outer'));
+      await withTransaction(tx, async (inner) => {
+        await inner.insert(tenants).values(tenant('inner'));
+        throw new Error('inner fails');
+      }).catch(() => {});
+      await withTransaction(tx, async (inner) => inner.insert(tenants).values(tenant('kept')));
+    });
+    expect(await names(db)).toEqual(['kept', 'outer']);
+  });
+
+  test('using db (not tx) inside a transaction is an error, not a deadlock', async () => {
+    const db = openDatabase(':memory:');
+    await expect(withTransaction(db, async () => await db.select().from(tenants))).rejects.toThrow('pass the transaction (tx) down');
+    await expect(withTransaction(db, async () => withTransaction(db, async () => 1))).rejects.toThrow('pass the transaction (tx) down');
+    // The gate was released: the database still works.
+    await db.insert(tenants).values(tenant('after'));
+    expect(await names(db)).toEqual(['after']);
+  });
+
+  test('a transaction handle used after its callback ended is an error', async () => {
+    const db = openDatabase(':memory:');
+    const leaked = await withTransaction(db, async (tx) => tx);
+    await expect(Promise.resolve(leaked.select().from(tenants).where(eq(tenants.id, "x")))).rejects.toThrow('outside its withTransaction callback');
+  });
+});
