@@ -22,7 +22,7 @@ import { ApiError, badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { SandboxSatRegistry } from '../../pac/sandbox.ts';
 import type { CancelRequest, CancelResult, CancelScenario, CfdiQuery } from '../../pac/types.ts';
-import { standingPaymentsOf } from '../cfdis/payments.ts';
+import { followPagoStatus, standingPaymentsOf } from '../cfdis/payments.ts';
 import { byRef, type CfdiDeps } from '../cfdis/service.ts';
 import { recordStatusChange } from '../cfdis/stamping.ts';
 import { activeSigner } from '../csds/service.ts';
@@ -62,8 +62,14 @@ const queryOf = (f: CancellationFacts): CfdiQuery => ({ uuid: f.uuid, rfcEmisor:
 
 /** Moves a CFDI's status (only from `from`) and records the move with its reason. False when it was not in `from`. */
 async function moveStatus(tx: Tx, cfdi: { id: string; tenantId: string }, from: CfdiStatus, to: CfdiStatus, reason: string, at: Date): Promise<boolean> {
-  if ((await statement(tx, 'update cfdis set status = ?, updated_at = ? where id = ? and status = ?').run(to, at.toISOString(), cfdi.id, from)).changes !== 1) return false;
+  const moved = await tx
+    .update(cfdis)
+    .set({ status: to, updatedAt: at.toISOString() })
+    .where(and(eq(cfdis.id, cfdi.id), eq(cfdis.status, from)))
+    .returning({ id: cfdis.id });
+  if (moved.length !== 1) return false;
   await recordStatusChange(tx, cfdi, from, to, reason, at);
+  await followPagoStatus(tx, cfdi.id, to, at);
   return true;
 }
 
@@ -78,7 +84,7 @@ async function dependentsOf(db: DbOrTx, scope: { tenantId: string; environment: 
 }
 
 /** Motivo 01's replacement: a vigente CFDI of the same tenant and environment that relates to this one with 04. */
-async function checkSubstitute(db: Db, actor: Actor, cfdi: CfdiRef, folio: string): Promise<void> {
+async function checkSubstitute(db: DbOrTx, actor: Actor, cfdi: CfdiRef, folio: string): Promise<void> {
   const field = 'folio_sustitucion';
   const sub = (await db
     .select({ id: cfdis.id, status: cfdis.status })
@@ -91,6 +97,18 @@ async function checkSubstitute(db: Db, actor: Actor, cfdi: CfdiRef, folio: strin
   if (!related) {
     throw badRequest('Invalid folio_sustitucion', [
       { field, issue: `the replacement ${folio} does not relate to ${cfdi.uuid} with TipoRelacion 04 (cfdi_relacionados: [{ tipo_relacion: "04", uuids: ["${cfdi.uuid}"] }])` },
+    ]);
+  }
+}
+
+/** No cancelable: vigente CFDIs relate to it (other than substitutes), or standing Pagos pay it. */
+async function refuseIfRelatedTo(db: DbOrTx, actor: Actor, cfdi: CfdiRef, uuid: string): Promise<void> {
+  const dependents = await dependentsOf(db, actor, uuid);
+  const payments = await standingPaymentsOf(db, actor, uuid);
+  if (dependents.length + payments.length > 0) {
+    throw conflict(`CFDI ${cfdi.id} is not cancellable (No cancelable): vigente CFDIs relate to it; cancel them first`, [
+      ...dependents.map((d) => ({ field: 'cfdi_relacionados', issue: `${d.uuid} relates to it with TipoRelacion ${d.tipoRelacion}` })),
+      ...payments.map((p) => ({ field: 'pagos', issue: `the Pago ${p} pays it` })),
     ]);
   }
 }
@@ -115,7 +133,7 @@ export interface CancelBody {
 export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: string, body: CancelBody, opts: { scenario?: CancelScenario; bindIdempotency?: IdempotencyClaim['bind'] } = {}) {
   const cfdi = await findCfdi(deps.db, actor, ref);
   const refuse = NOT_CANCELLABLE[cfdi.status];
-  if (refuse) throw conflict(await refuse(cfdi.id), [{ field: 'status', issue: `is ${cfdi.status}` }]);
+  if (refuse) throw conflict(refuse(cfdi.id), [{ field: 'status', issue: `is ${cfdi.status}` }]);
   if (body.motivo === '01' && !body.folio_sustitucion) {
     throw badRequest('Invalid input', [{ field: 'folio_sustitucion', issue: 'is required with motivo 01: the UUID of the vigente CFDI that replaces this one (issued with cfdi_relacionados tipo_relacion 04 to it)' }]);
   }
@@ -131,14 +149,7 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
   if (nowLocal.slice(0, 10) > deadline) {
     throw conflict(`CFDI ${cfdi.id} can no longer be cancelled: the deadline was ${deadline} (the annual return of the year it was issued)`, [{ field: 'fecha', issue: `issued ${facts.fecha}; cancellable until ${deadline}` }]);
   }
-  const dependents = await dependentsOf(deps.db, actor, facts.uuid);
-  const payments = await standingPaymentsOf(deps.db, actor, facts.uuid);
-  if (dependents.length + payments.length > 0) {
-    throw conflict(`CFDI ${cfdi.id} is not cancellable (No cancelable): vigente CFDIs relate to it; cancel them first`, [
-      ...dependents.map((d) => ({ field: 'cfdi_relacionados', issue: `${d.uuid} relates to it with TipoRelacion ${d.tipoRelacion}` })),
-      ...payments.map((p) => ({ field: 'pagos', issue: `the Pago ${p} pays it` })),
-    ]);
-  }
+  await refuseIfRelatedTo(deps.db, actor, cfdi, facts.uuid);
   const signer = await activeSigner(deps, actor.tenantId, actor.environment);
   if (!signer || signer.rfc !== facts.rfcEmisor || !signer.validAt(now)) {
     throw conflict('A cancellation is signed with the issuer\'s CSD and there is no usable one', [
@@ -154,6 +165,9 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
   const id = newId('can', now.getTime());
   const jobId = await withTransaction(deps.db, async (tx) => {
     const reason = `cancellation requested: motivo ${body.motivo} (${MOTIVO_NAMES[body.motivo]})${folio.folioSustitucion ? `, replaced by ${folio.folioSustitucion}` : ''}`;
+    // Checked again where no other request can issue a Pago or a related CFDI, or cancel the replacement, before the move.
+    if (body.folio_sustitucion) await checkSubstitute(tx, actor, cfdi, body.folio_sustitucion);
+    await refuseIfRelatedTo(tx, actor, cfdi, facts.uuid);
     if (!await moveStatus(tx, cfdi, 'vigente', 'cancelacion_pendiente', reason, now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile: it is no longer vigente`, [{ field: 'status', issue: 'is not vigente' }]);
     await tx.insert(cfdiCancellations)
       .values({

@@ -7,7 +7,7 @@ import { statement } from '../../db/prepared.ts';
 import type { Environment } from '../../db/schema/index.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
 import type { PagoDocumentoRequest, PagoRequest } from './schemas.ts';
-import { type DbOrTx } from '../../db/index.ts';
+import { type DbOrTx, type Tx } from '../../db/index.ts';
 
 /**
  * The service side of Pagos 2.0: which invoice each payment pays, its balance before this receipt (tracked in
@@ -167,14 +167,27 @@ async function externalDocument(db: DbOrTx, scope: Scope, d: PagoDocumentoReques
 }
 
 /** Records the instalments a new Pago takes, in the transaction that records the Pago. */
-export async function recordPayments(tx: DbOrTx, cfdiId: string, scope: Scope, pagos: PagosModel): Promise<void> {
+export async function recordPayments(tx: Tx, cfdiId: string, scope: Scope, pagos: PagosModel): Promise<void> {
   for (const p of pagos.pagos) {
     for (const d of p.documentos) {
+      // paid_cfdi_id: the invoice when it was issued here, so the unique index refuses a standing instalment number twice.
       await statement(
         tx,
-        `insert into cfdi_payment_documents (cfdi_id, tenant_id, environment, related_uuid, num_parcialidad, moneda, imp_saldo_ant, imp_pagado, imp_saldo_insoluto)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(cfdiId, scope.tenantId, scope.environment, d.idDocumento.toUpperCase(), d.numParcialidad, d.monedaDR, d.impSaldoAnt.toString(), d.impPagado.toString(), d.impSaldoInsoluto.toString());
+        `insert into cfdi_payment_documents (cfdi_id, tenant_id, environment, related_uuid, paid_cfdi_id, num_parcialidad, moneda, imp_saldo_ant, imp_pagado, imp_saldo_insoluto)
+         values (?, ?, ?, ?, (select id from cfdis where uuid = ? and tenant_id = ? and environment = ?), ?, ?, ?, ?, ?)`,
+      ).run(
+        cfdiId, scope.tenantId, scope.environment, d.idDocumento.toUpperCase(), d.idDocumento.toUpperCase(), scope.tenantId, scope.environment,
+        d.numParcialidad, d.monedaDR, d.impSaldoAnt.toString(), d.impPagado.toString(), d.impSaldoInsoluto.toString(),
+      );
     }
   }
+}
+
+/**
+ * A CFDI's status moved: a Pago that became fallido or cancelado frees its instalment numbers (another receipt may
+ * take them), one that stands again (a withdrawn Pago stamped by an attempt already in flight) holds them again.
+ */
+export async function followPagoStatus(tx: Tx, cfdiId: string, status: string, at: Date): Promise<void> {
+  const released = status === 'fallido' || status === 'cancelado' ? at.toISOString() : null;
+  await statement(tx, 'update cfdi_payment_documents set released_at = ? where cfdi_id = ?').run(released, cfdiId);
 }

@@ -151,6 +151,12 @@ async function externalIdTaken(deps: CfdiDeps, actor: Actor, externalId: string 
   ]);
 }
 
+/** The unique index on standing instalments refused the insert (the check inside the transaction makes this a backstop). */
+function instalmentTaken(err: unknown): ApiError | undefined {
+  if (!(err instanceof Error) || !/UNIQUE constraint failed: cfdi_payment_documents\./.test(err.message)) return undefined;
+  return conflict('Another Pago took this instalment of the paid invoice meanwhile', [{ field: 'pagos', issue: 'an instalment number is already taken by a standing Pago: send the request again' }]);
+}
+
 export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, opts: { scenario?: SandboxScenario; bindIdempotency?: IdempotencyClaim['bind'] } = {}) {
   const receptor = await resolveReceptor(deps, actor, req);
   const emisor = await emisorOf(deps, actor);
@@ -221,7 +227,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
       return { sealed: s, jobId };
     });
   } catch (err) {
-    throw await externalIdTaken(deps, actor, req.external_id, err) ?? err;
+    throw (await externalIdTaken(deps, actor, req.external_id, err)) ?? instalmentTaken(err) ?? err;
   }
   const { sealed, jobId } = stored;
 

@@ -9,6 +9,7 @@ import type { JobHandler } from '../../jobs/worker.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Pac } from '../../pac/types.ts';
 import { recordEvent } from '../events.ts';
+import { followPagoStatus } from './payments.ts';
 import { type Tx, type DbOrTx } from '../../db/index.ts';
 
 export const STAMP_JOB = 'cfdi.stamp';
@@ -40,6 +41,7 @@ export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; 
     // Withdrawn while an attempt was already in flight, and that attempt stamped it: SAT has it, so it is vigente.
     if (!await update("status = 'fallido' and json_extract(summary, '$.withdrawn_at') is not null", { ...tfd, error: null })) return false;
     await recordStatusChange(tx, cfdi, 'fallido', 'vigente', 'stamped by an attempt already in flight when it was withdrawn: cancel it if it is not wanted', now);
+    await followPagoStatus(tx, cfdi.id, 'vigente', now);
   }
   await statement(tx, 'update cfdi_documents set xml = ? where cfdi_id = ?').run(Buffer.from(stamped.xml, 'utf8'), cfdi.id);
   await recordEvent(tx, { tenantId: cfdi.tenantId, environment: cfdi.environment, type: 'cfdi.timbrado', data: { cfdi_id: cfdi.id, uuid: stamped.tfd.uuid }, now });
@@ -56,6 +58,7 @@ export async function recordFailure(tx: Tx, cfdi: Target, reason: string, now: D
   const row = (await tx.select({ summary: cfdis.summary }).from(cfdis).where(and(eq(cfdis.id, cfdi.id), eq(cfdis.status, 'en_cola'))))[0];
   if (!row) return false;
   await tx.update(cfdis).set({ status: 'fallido', summary: { ...row.summary, error: reason }, updatedAt: now.toISOString() }).where(eq(cfdis.id, cfdi.id));
+  await followPagoStatus(tx, cfdi.id, 'fallido', now);
   await recordEvent(tx, { tenantId: cfdi.tenantId, environment: cfdi.environment, type: 'cfdi.fallido', data: { cfdi_id: cfdi.id }, now });
   return true;
 }
