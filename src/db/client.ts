@@ -5,9 +5,8 @@ import { chmodSync, existsSync, statfsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asyncDatabase, type Db } from './connection.ts';
-import * as schema from './schema/index.ts';
 
-export type { Db, DbOrTx, Tx } from './connection.ts';
+export type { Db, DbOrTx } from './connection.ts';
 
 // The executable carries drizzle/ as an embedded asset beside its own path (src/compile.ts).
 const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable ? join(import.meta.dir, 'drizzle') : fileURLToPath(new URL('../../drizzle', import.meta.url));

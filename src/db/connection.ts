@@ -22,7 +22,7 @@ import * as schema from './schema/index.ts';
  * free, so the common case costs no extra turn of the event loop.
  */
 
-export type AsyncRunResult = Database.RunResult;
+type AsyncRunResult = Database.RunResult;
 
 // Transactions go through withTransaction (one gate per connection), never Drizzle's own.
 type Drizzle = Omit<BaseSQLiteDatabase<'async', AsyncRunResult, typeof schema>, 'transaction'>;

@@ -1,9 +1,9 @@
-import type { Db } from '../db/client.ts';
+
 import { statement } from '../db/prepared.ts';
 import { fanOut } from './webhooks/delivery.ts';
 import type { Environment } from '../db/schema/index.ts';
 import { newId } from '../lib/ids.ts';
-import { type DbOrTx } from '../db/index.ts';
+import type { DbOrTx } from '../db/index.ts';
 
 export const EVENT_TYPES = ['cfdi.timbrado', 'cfdi.cancelado', 'cfdi.fallido', 'cfdi.encolado', 'csd.por_vencer', 'csd.vencido'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

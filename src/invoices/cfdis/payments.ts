@@ -7,7 +7,7 @@ import { statement } from '../../db/prepared.ts';
 import type { Environment } from '../../db/schema/index.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
 import type { PagoDocumentoRequest, PagoRequest } from './schemas.ts';
-import { type DbOrTx, type Tx } from '../../db/index.ts';
+import type { DbOrTx, Tx } from '../../db/index.ts';
 
 /**
  * The service side of Pagos 2.0: which invoice each payment pays, its balance before this receipt (tracked in

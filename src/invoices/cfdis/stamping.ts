@@ -10,7 +10,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { Pac } from '../../pac/types.ts';
 import { recordEvent } from '../events.ts';
 import { followPagoStatus } from './payments.ts';
-import { type Tx, type DbOrTx } from '../../db/index.ts';
+import type { Tx, DbOrTx } from '../../db/index.ts';
 
 export const STAMP_JOB = 'cfdi.stamp';
 

@@ -7,7 +7,7 @@ import type { JobHandler } from '../../jobs/worker.ts';
 import { openSecret } from '../../lib/secret-box.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { postPinned, resolveTarget, type HostResolver } from './target.ts';
-import { type Tx, type DbOrTx } from '../../db/index.ts';
+import type { DbOrTx } from '../../db/index.ts';
 
 export const DELIVER_JOB = 'webhook.deliver';
 /** Standard Webhooks' schedule, in seconds before each attempt: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
