@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { renderCfdiPdf } from '../../src/cfdi/pdf.ts';
-import { printedDate } from '../../src/cfdi/pdf-complements.ts';
+import { printedDate } from '../../src/cfdi/pdf/format.ts';
 import { child, childrenNamed, parseXml, type XmlNode } from '../../src/cfdi/xml.ts';
 
 /**

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { renderCfdiPdf } from '../../src/cfdi/pdf.ts';
-import { money, printedDate, rateText, taxLine, unitAmount } from '../../src/cfdi/pdf-complements.ts';
+import { money, printedDate, rateText, taxLine, unitAmount } from '../../src/cfdi/pdf/format.ts';
 
 /**
  * How the printed representation writes its values (issue 18, item 20): unit prices with the amounts' decimals,
