@@ -57,7 +57,7 @@ export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<U
 
   const cfdi: PrintedCfdi = {
     root,
-    a,
+    comprobante: a,
     emisor: child(root, 'cfdi:Emisor')?.attrs ?? {},
     receptor: child(root, 'cfdi:Receptor')?.attrs ?? {},
     tfd,

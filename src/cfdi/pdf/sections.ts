@@ -9,10 +9,12 @@ import { currencyDecimals, described, groupDigits, money, none, printedDate, rat
 import { BLACK, CONTENT_WIDTH, GREY, HEADER_HEIGHT, LEADING, PAGE, SIZE, type Layout, type TotalRow } from './layout.ts';
 
 /** The sections of the printed representation, top to bottom, each drawn through the layout from the stamped CFDI. */
+
+/** The stamped CFDI as the sections read it, and how this copy is marked. */
 export interface PrintedCfdi {
   root: XmlNode;
   /** The Comprobante's attributes. */
-  a: Record<string, string>;
+  comprobante: Record<string, string>;
   emisor: Record<string, string>;
   receptor: Record<string, string>;
   tfd: Tfd;
@@ -36,7 +38,7 @@ export const serieFolio = (serie: string | undefined, folio: string | undefined)
 
 /** Every page's header: the emisor left, the document box right, the sandbox and cancelled marks under them. */
 export function header(layout: Layout, cfdi: PrintedCfdi): void {
-  const { a, emisor, tfd, logo } = cfdi;
+  const { comprobante: a, emisor, tfd, logo } = cfdi;
   const { page, accent } = layout;
   const top = PAGE.height - PAGE.margin;
   let x = PAGE.margin;
@@ -99,7 +101,7 @@ export function receptorSection(layout: Layout, { receptor }: PrintedCfdi): void
   ]);
 }
 
-export function comprobanteSection(layout: Layout, { a, moneda }: PrintedCfdi): void {
+export function comprobanteSection(layout: Layout, { comprobante: a, moneda }: PrintedCfdi): void {
   layout.section('COMPROBANTE');
   layout.fields(
     [
@@ -207,7 +209,7 @@ function totalsBlock(layout: Layout, totals: TotalRow[], amount?: string) {
  * Totals. A Pago carries no amount of its own (Moneda XXX, Total 0: its amounts are in the complement), and a
  * Traslado collects nothing: neither prints money lines nor an amount in words. A complement may print its own.
  */
-export function totalsSection(layout: Layout, { root, a, moneda }: PrintedCfdi): void {
+export function totalsSection(layout: Layout, { root, comprobante: a, moneda }: PrintedCfdi): void {
   if (a.TipoDeComprobante === 'T') {
     layout.note(TRASLADO_NOTE);
     return;
@@ -239,7 +241,7 @@ export function totalsSection(layout: Layout, { root, a, moneda }: PrintedCfdi):
 }
 
 /** Timbre fiscal digital: QR beside the stamp data, then the seals and the TFD cadena. */
-export function timbreSection(layout: Layout, { a, emisor, receptor, tfd }: PrintedCfdi): void {
+export function timbreSection(layout: Layout, { comprobante: a, emisor, receptor, tfd }: PrintedCfdi): void {
   const qrSize = 96; // ≥ 2.75 cm (78 pt), Anexo 20 §D
   const url = verificationUrl({ uuid: tfd.uuid, rfcEmisor: emisor.Rfc ?? '', rfcReceptor: receptor.Rfc ?? '', total: a.Total ?? '0', sello: a.Sello ?? '' });
   layout.section('TIMBRE FISCAL DIGITAL');
