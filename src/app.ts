@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { cors } from 'hono/cors';
 import { createAuthBackend } from './auth/backend.ts';
+import { createIdentityDirectory } from './auth/directory.ts';
 import { createPasswordHasher, type PasswordCost } from './auth/passwords.ts';
 import { createAccessTokens } from './auth/tokens.ts';
 import type { Db } from './db/client.ts';
@@ -85,6 +86,7 @@ export function createApp(deps: AppDeps) {
   const accessTokens = createAccessTokens(deps.jwtSecret);
   const backendDeps = { db: deps.db, now, logger: deps.logger, masterKey: deps.masterKey };
   const credentials = new CredentialCache();
+  const identity = createIdentityDirectory(deps.db, accessTokens, now);
   const authBackend = createAuthBackend({
     ...backendDeps,
     hasher: createPasswordHasher(deps.passwordCost),
@@ -127,6 +129,7 @@ export function createApp(deps: AppDeps) {
   const invoiceBackend = createInvoiceBackend({
     ...backendDeps,
     masterKey: deps.masterKey,
+    identity,
     pacFor,
     stampBudgetMs,
     cancellationPollMs,
@@ -139,7 +142,7 @@ export function createApp(deps: AppDeps) {
   const { app, anonymous, probes, limitBody, routeToBackend } = createGateway({
     logger: deps.logger,
     now,
-    authenticate: createAuthenticator(deps.db, accessTokens, now, credentials),
+    authenticate: createAuthenticator(identity, now, credentials),
     auth: authBackend,
     invoices: invoiceBackend,
     anonymousLimit: deps.anonymousRateLimit ?? 100,

@@ -7,7 +7,8 @@ import { RegisterSchema } from './auth/session/schemas.ts';
 import { createTenantWithAdmin } from './auth/session/service.ts';
 import { BackupError, backupDatabase, restoreDatabase } from './db/backup.ts';
 import { openDatabase } from './db/client.ts';
-import { JOB_STATUSES, jobs, PLANS, tenants, type JobStatus, type Plan } from './db/schema/index.ts';
+import { JOB_STATUSES, jobs, tenants, type JobStatus } from './db/schema/index.ts';
+import { PLAN_LIMITS, PLANS, type Plan } from './lib/plans.ts';
 import { ConfigError, loadConfig } from './env.ts';
 import { ApiError, zodDetails } from './lib/errors.ts';
 import pkg from '../package.json' with { type: 'json' };
@@ -28,7 +29,7 @@ export const COMMANDS: Record<string, { args: string; summary: string; run: (arg
   },
   'set-plan': {
     args: `<tenant_id> <${PLANS.join('|')}> [requests_per_minute]`,
-    summary: 'change a tenant\'s plan (requests_per_minute: enterprise only, ≥ 1000)',
+    summary: `change a tenant's plan (requests_per_minute: enterprise only, ≥ ${PLAN_LIMITS.enterprise})`,
     run: setPlan,
   },
   jobs: { args: `[${JOB_STATUSES.join('|')}]`, summary: 'list jobs in that status (default: failed; newest 100, one JSON line each)', run: (rest, env) => listJobs(rest[0] ?? 'failed', env) },
@@ -73,8 +74,8 @@ async function setPlan(rest: string[], env: Env): Promise<Result> {
   const [tenantId, plan, limitText] = rest;
   if (!tenantId || !PLANS.includes(plan as Plan)) return { code: 2, out: usageOf('set-plan') };
   const limit = limitText === undefined ? null : Number(limitText);
-  if (limit !== null && (!Number.isInteger(limit) || limit < 1000 || plan !== 'enterprise')) {
-    return { code: 2, out: 'requests_per_minute is only for enterprise and must be an integer ≥ 1000' };
+  if (limit !== null && (!Number.isInteger(limit) || limit < PLAN_LIMITS.enterprise || plan !== 'enterprise')) {
+    return { code: 2, out: `requests_per_minute is only for enterprise and must be an integer ≥ ${PLAN_LIMITS.enterprise}` };
   }
   const db = openDatabase(loadConfig(env).databasePath);
   try {

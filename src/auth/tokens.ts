@@ -1,21 +1,11 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { unauthorized } from '../lib/errors.ts';
+import type { AccessClaims } from '../lib/identity.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 24 * 60 * 60;
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
 const ISSUER = 'cfdi-api';
 const AUDIENCE = 'cfdi-api/v1';
-
-interface AccessClaims {
-  /** user id */
-  sub: string;
-  /** tenant id */
-  tid: string;
-  /** the user's token version when issued; a password change or deletion bumps it */
-  ver: number;
-  /** expiry, Unix seconds (set on verify) */
-  exp?: number;
-}
 
 export interface AccessTokens {
   sign(claims: AccessClaims, now: Date): Promise<string>;

@@ -2,7 +2,8 @@ import { z } from '@hono/zod-openapi';
 import { isPostalCode, personaOf, regimenFiscal } from '../../catalogs/index.ts';
 import { T_RFC } from '../../cfdi/patterns.ts';
 import { CodigoPostal, Rfc, xmlText } from '../../lib/schemas.ts';
-import { LOGO_TYPES, PLANS, type tenantBranding, type tenants } from '../../db/schema/index.ts';
+import { LOGO_TYPES, type tenantBranding, type tenants } from '../../db/schema/index.ts';
+import { PLANS, rateLimitOf } from '../../lib/plans.ts';
 
 /** Why `regimen` cannot be used by the taxpayer with this RFC, or undefined when it can (c_RegimenFiscal). */
 export function regimenProblem(rfc: string, regimen: string): string | undefined {
@@ -72,11 +73,6 @@ export const TenantSchema = z
   .openapi('Tenant');
 
 export type TenantRow = typeof tenants.$inferSelect;
-
-const PLAN_LIMITS = { sandbox: 60, starter: 100, pro: 300, enterprise: 1000 } as const;
-/** Per-minute limit of a tenant's plan; an enterprise tenant may have its own value (never below 1,000). */
-export const rateLimitOf = (t: Pick<TenantRow, 'plan' | 'rateLimitPerMinute'>): number =>
-  t.plan === 'enterprise' ? Math.max(PLAN_LIMITS.enterprise, t.rateLimitPerMinute ?? 0) : PLAN_LIMITS[t.plan];
 
 type BrandingRow = Pick<typeof tenantBranding.$inferSelect, 'accentColor' | 'logoType'> & { logoSize: number | null };
 

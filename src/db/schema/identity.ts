@@ -1,13 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { PLANS } from '../../lib/plans.ts';
 
 const timestamps = {
   createdAt: text('created_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
   updatedAt: text('updated_at').notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
 };
 
-export const PLANS = ['sandbox', 'starter', 'pro', 'enterprise'] as const;
-export type Plan = (typeof PLANS)[number];
 export const ROLES = ['ADMIN', 'OPERATOR', 'VIEWER'] as const;
 export type Role = (typeof ROLES)[number];
 export const ENVIRONMENTS = ['test', 'live'] as const;

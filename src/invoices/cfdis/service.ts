@@ -1,5 +1,4 @@
 import { and, desc, eq, gte, lt, lte } from 'drizzle-orm';
-import { findTenant } from '../../auth/tenants/lookup.ts';
 import { sealComprobante } from '../../cfdi/build.ts';
 import type { CsdSigner } from '../../cfdi/csd.ts';
 import type { ReceptorInput } from '../../cfdi/input.ts';
@@ -13,6 +12,7 @@ import type { Db, DbOrTx } from '../../db/client.ts';
 import { cfdiDocuments, cfdis, tenantBranding, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
+import type { IdentityDirectory } from '../../lib/identity.ts';
 import { ApiError, badRequest, conflict, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
@@ -32,6 +32,7 @@ export interface CfdiDeps {
   db: Db;
   now: () => Date;
   masterKey: Buffer;
+  identity: IdentityDirectory;
   /** The stamping provider for an environment, or undefined when none is configured. */
   pacFor(environment: Environment): Pac | undefined;
   /** How long POST /cfdis waits for the provider before answering 202 (queued). */
@@ -53,7 +54,7 @@ async function resolveReceptor(deps: CfdiDeps, actor: Actor, req: CfdiRequest): 
 }
 
 async function emisorOf(deps: CfdiDeps, actor: Actor) {
-  const t = await findTenant(deps.db, actor.tenantId, deps.now().getTime());
+  const t = await deps.identity.tenantById(actor.tenantId);
   if (!t) throw notFound('Tenant');
   return { rfc: t.rfc, nombre: t.nombre, regimenFiscal: t.regimenFiscal, codigoPostal: t.codigoPostal };
 }

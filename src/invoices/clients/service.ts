@@ -1,11 +1,11 @@
 import { and, asc, eq, gt, or, sql } from 'drizzle-orm';
-import { findTenant } from '../../auth/tenants/lookup.ts';
 import type { ReceptorInput } from '../../cfdi/input.ts';
 import { checkReceptor } from '../../cfdi/rules/receptor.ts';
 import type { Db } from '../../db/client.ts';
 import { clients, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
+import type { IdentityDirectory } from '../../lib/identity.ts';
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { toClient, type ClientCreate, type ClientPatch, type ClientRow } from './schemas.ts';
@@ -13,6 +13,7 @@ import { toClient, type ClientCreate, type ClientPatch, type ClientRow } from '.
 export interface ClientDeps {
   db: Db;
   now: () => Date;
+  identity: IdentityDirectory;
 }
 
 export interface Scope {
@@ -43,7 +44,7 @@ async function getOr404(deps: ClientDeps, actor: Actor, id: string): Promise<Cli
  */
 async function assertReceptor(deps: ClientDeps, actor: Actor, fields: ReceptorInput) {
   const now = deps.now();
-  const tenant = await findTenant(deps.db, actor.tenantId, now.getTime());
+  const tenant = await deps.identity.tenantById(actor.tenantId);
   const problems = checkReceptor(fields, { fecha: now.toISOString(), lugarExpedicion: tenant?.codigoPostal }, '');
   if (problems.length > 0) throw badRequest('Invalid client', problems);
 }

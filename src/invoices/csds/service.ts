@@ -1,5 +1,4 @@
 import { and, asc, eq, gt, isNull, lte, ne } from 'drizzle-orm';
-import { findTenant } from '../../auth/tenants/lookup.ts';
 import { checkIssuer, createSigner, CsdError, exportPrivateKey, importPrivateKey, openPrivateKey, parseCertificate, type CsdSigner } from '../../cfdi/csd.ts';
 import type { Db } from '../../db/client.ts';
 import { csds, type Environment } from '../../db/schema/index.ts';
@@ -12,6 +11,7 @@ import { decodeCursor, page } from '../../lib/pagination.ts';
 import { openSecret, sealSecret } from '../../lib/secret-box.ts';
 import { recordEvent } from '../events.ts';
 import { satAuthorities } from './authorities.ts';
+import type { IdentityDirectory } from '../../lib/identity.ts';
 import { MAX_CSD_FILE_BYTES, toCsd, type CsdRow } from './schemas.ts';
 import { withTransaction } from '../../db/index.ts';
 
@@ -19,6 +19,7 @@ export interface CsdDeps {
   db: Db;
   now: () => Date;
   masterKey: Buffer;
+  identity: IdentityDirectory;
 }
 
 const EXPIRY_NOTICE_DAYS = 30;
@@ -61,7 +62,7 @@ export async function uploadCsd(deps: CsdDeps & { uploads: FixedWindowLimiter },
     if (now < certificate.validFrom) throw new CsdError('cer', `is not valid until ${certificate.validFrom.toISOString()}`);
     // After the dates, so an expired CSD of an authority no longer bundled is still reported as expired.
     checkIssuer(certificate, satAuthorities(actor.environment));
-    const tenant = await findTenant(deps.db, actor.tenantId, now.getTime());
+    const tenant = await deps.identity.tenantById(actor.tenantId);
     if (!tenant) throw notFound('Tenant');
     if (certificate.rfc !== tenant.rfc) {
       throw new CsdError('cer', `belongs to RFC ${certificate.rfc}, not to this tenant's RFC ${tenant.rfc}`);
@@ -160,7 +161,7 @@ function signerCache(db: Db) {
  * The tenant's active CSD, ready to seal, or undefined when it has none. The decrypted KeyObject is cached per
  * certificate: decrypting and importing on every invoice would cost more than signing.
  */
-export async function activeSigner(deps: CsdDeps, tenantId: string, environment: Environment): Promise<CsdSigner | undefined> {
+export async function activeSigner(deps: Pick<CsdDeps, 'db' | 'now' | 'masterKey'>, tenantId: string, environment: Environment): Promise<CsdSigner | undefined> {
   const active = await statement(deps.db, "select id from csds where tenant_id = ? and environment = ? and status = 'active'").get(tenantId, environment) as { id: string } | undefined;
   if (!active) return undefined;
   const cache = signerCache(deps.db);
