@@ -15,6 +15,8 @@ export type GatewayEnv = {
 
 interface Backend {
   fetch(request: Request, bindings: { gateway: GatewayContext }): Response | Promise<Response>;
+  /** The routes the backend declares: the gateway sends it their groups and lets their `security: []` ones through. */
+  openAPIRegistry: { definitions: readonly { type: string; route?: { path: string; security?: readonly unknown[] } }[] };
 }
 
 export interface GatewayDeps {
@@ -33,27 +35,29 @@ export interface GatewayDeps {
 /** The spec's header naming the tenant, which the gateway derives and never takes from the caller. */
 const TENANT_HEADER = 'x-tenant-id';
 
-/** First path segment after /api/v1 → which backend serves it. */
-const ROUTE_GROUPS: Record<string, 'auth' | 'invoices'> = {
-  auth: 'auth',
-  users: 'auth',
-  'api-keys': 'auth',
-  tenants: 'auth',
-  'audit-log': 'auth',
-  cfdis: 'invoices',
-  csds: 'invoices',
-  clients: 'invoices',
-  series: 'invoices',
-  catalogos: 'invoices',
-  webhooks: 'invoices',
-  stats: 'invoices',
-};
-
 /** A tenant's credentials together get this many times the plan's per-minute limit (each one alone: the plan's). */
 const TENANT_BUDGET = 2;
 
-/** /auth/* needs no credential (spec), except /auth/me, which describes the caller. */
-const isPublic = (group: string, path: string) => group === 'auth' && !/^\/api\/v1\/auth\/me\/?$/.test(path);
+/**
+ * Which backend serves each first path segment after /api/v1, and the paths that need no credential (declared with
+ * `security: []`, any method), from the routes the backends register.
+ */
+function routeTable(backends: Backend[]) {
+  const groups = new Map<string, Backend>();
+  const publicPaths: RegExp[] = [];
+  for (const backend of backends) {
+    for (const def of backend.openAPIRegistry.definitions) {
+      if (def.type !== 'route' || !def.route) continue;
+      const group = def.route.path.split('/')[3];
+      if (group) groups.set(group, backend);
+      if (def.route.security?.length === 0) {
+        const pattern = def.route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+');
+        publicPaths.push(new RegExp(`^${pattern}/?$`));
+      }
+    }
+  }
+  return { groups, isPublic: (path: string) => publicPaths.some((p) => p.test(path)) };
+}
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -154,14 +158,15 @@ export function createGateway(deps: GatewayDeps) {
     return backend.fetch(c.req.raw, { gateway: context });
   };
 
+  // Read at the first request, when both backends have mounted their routes.
+  let routes: ReturnType<typeof routeTable> | undefined;
   const routeToBackend = async (c: Context<GatewayEnv>): Promise<Response> => {
-    const group = c.req.path.split('/')[3] ?? '';
-    const backend = ROUTE_GROUPS[group];
-    if (!backend) return respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]);
-    const target = backend === 'auth' ? deps.auth : deps.invoices;
+    routes ??= routeTable([deps.auth, deps.invoices]);
+    const target = routes.groups.get(c.req.path.split('/')[3] ?? '');
+    if (!target) return respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]);
 
     let actor: Actor | undefined;
-    if (!isPublic(group, c.req.path)) {
+    if (!routes.isPublic(c.req.path)) {
       let principal: Principal;
       try {
         principal = await deps.authenticate(c.req.header('authorization'), c.req.header('x-environment'));
