@@ -12,7 +12,7 @@ export interface AccessClaims {
   exp?: number;
 }
 
-export interface ApiKeyIdentity {
+interface ApiKeyIdentity {
   id: string;
   tenantId: string;
   environment: Environment;
@@ -20,7 +20,7 @@ export interface ApiKeyIdentity {
   lastUsedAt: string | null;
 }
 
-export interface UserIdentity {
+interface UserIdentity {
   id: string;
   tenantId: string;
   role: Role;
@@ -28,7 +28,7 @@ export interface UserIdentity {
 }
 
 /** The issuer's fiscal data, as the invoice backend needs it for the Emisor. */
-export interface TenantIdentity {
+interface TenantIdentity {
   id: string;
   rfc: string;
   nombre: string;
