@@ -8,7 +8,6 @@ import { demoBanner, setUpDemo, type DemoSetUp } from './demo.ts';
 import { type Config, ConfigError, loadConfig } from './env.ts';
 import { sweepCsdExpiry } from './invoices/csds/service.ts';
 import { recoverJobs, releaseLeases } from './jobs/queue.ts';
-import { backfillRelations } from './invoices/cancellations/service.ts';
 import { createScheduler, type Task } from './jobs/scheduler.ts';
 import { newId } from './lib/ids.ts';
 import { purgeIdempotencyKeys } from './lib/idempotency.ts';
@@ -79,7 +78,6 @@ try {
 }
 const workerId = newId('boot');
 const recovered = await recoverJobs(db, workerId, new Date());
-await backfillRelations(db);
 if (recovered > 0) logger.info('jobs recovered from an earlier run', { count: recovered });
 
 // The scheduler is created first and the app's worker registered as its task once the app exists.

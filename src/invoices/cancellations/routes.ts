@@ -7,7 +7,9 @@ import { errorResponse, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import { CANCEL_SCENARIOS } from '../../pac/types.ts';
 import { CFDI_REF_PATTERN } from '../cfdis/schemas.ts';
 import { sandboxScenarioOf } from '../scenario.ts';
-import { cancelCfdi, getCancellation, resumeCancel, getCancellationDocument, getSatStatus, withdrawCfdi, type CancellationDeps } from './service.ts';
+import { withdrawCfdi } from '../cfdis/withdrawal.ts';
+import { getSatStatus } from './sat-status.ts';
+import { cancelCfdi, getCancellation, resumeCancel, getCancellationDocument, type CancellationDeps } from './service.ts';
 import { CancelExamples } from './examples.ts';
 
 const tags = ['CFDIs'];

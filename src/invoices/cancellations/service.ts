@@ -6,27 +6,26 @@ import {
   MOTIVO_NAMES,
   receiverAcceptance,
   signEnveloped,
-  type CancellationFacts,
   type Motivo,
   type SatStatus,
 } from '../../cfdi/cancellation.ts';
 import { wallClock } from '../../cfdi/time.ts';
 import type { Db } from '../../db/client.ts';
 import { statement } from '../../db/prepared.ts';
-import { cfdiCancellations, cfdiDocuments, cfdis, cfdiStatusChanges, settings, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
+import { cfdiCancellations, cfdiDocuments, cfdis, cfdiStatusChanges, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
 import { closeQueuedJob, enqueue, PermanentJobError } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
-import { ApiError, badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { ApiError, badRequest, conflict } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import type { SandboxSatRegistry } from '../../pac/sandbox.ts';
-import type { CancelRequest, CancelResult, CancelScenario, CfdiQuery } from '../../pac/types.ts';
-import { followPagoStatus, standingPaymentsOf } from '../cfdis/payments.ts';
-import { byRef, type CfdiDeps } from '../cfdis/service.ts';
-import { recordStatusChange } from '../cfdis/stamping.ts';
+import type { CancelRequest, CancelResult, CancelScenario } from '../../pac/types.ts';
+import { standingPaymentsOf } from '../cfdis/payments.ts';
+import { findCfdi, type CfdiDeps, type CfdiRef } from '../cfdis/service.ts';
+import { moveStatus } from '../cfdis/stamping.ts';
 import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
+import { queryOf } from './sat-status.ts';
 import { withTransaction, type Tx, type DbOrTx } from '../../db/index.ts';
 
 export const CANCEL_JOB = 'cfdi.cancellation';
@@ -38,43 +37,9 @@ export type CancellationDeps = Omit<CfdiDeps, 'stampBudgetMs'> & {
 };
 
 type Cancellation = typeof cfdiCancellations.$inferSelect;
-interface CfdiRef {
-  id: string;
-  tenantId: string;
-  environment: Environment;
-  uuid: string | null;
-  status: CfdiStatus;
-  xml: Buffer;
-}
-
-/** A CFDI of the caller's tenant and environment, by cfdi_ id or UUID (any case). */
-async function findCfdi(db: Db, actor: Actor, ref: string): Promise<CfdiRef> {
-  const row = (await db
-    .select({ id: cfdis.id, tenantId: cfdis.tenantId, environment: cfdis.environment, uuid: cfdis.uuid, status: cfdis.status, xml: cfdiDocuments.xml })
-    .from(cfdis)
-    .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
-    .where(byRef(actor, ref)))[0];
-  if (!row) throw notFound('CFDI');
-  return row;
-}
-
-const queryOf = (f: CancellationFacts): CfdiQuery => ({ uuid: f.uuid, rfcEmisor: f.rfcEmisor, rfcReceptor: f.rfcReceptor, total: f.total, sello: f.sello });
-
-/** Moves a CFDI's status (only from `from`) and records the move with its reason. False when it was not in `from`. */
-async function moveStatus(tx: Tx, cfdi: { id: string; tenantId: string }, from: CfdiStatus, to: CfdiStatus, reason: string, at: Date): Promise<boolean> {
-  const moved = await tx
-    .update(cfdis)
-    .set({ status: to, updatedAt: at.toISOString() })
-    .where(and(eq(cfdis.id, cfdi.id), eq(cfdis.status, from)))
-    .returning({ id: cfdis.id });
-  if (moved.length !== 1) return false;
-  await recordStatusChange(tx, cfdi, from, to, reason, at);
-  await followPagoStatus(tx, cfdi.id, to, at);
-  return true;
-}
 
 /** Vigente (or pending) CFDIs of the tenant that relate to this UUID, other than substitutes (TipoRelacion 04). */
-async function dependentsOf(db: DbOrTx, scope: { tenantId: string; environment: Environment }, uuid: string): Promise<{ uuid: string; tipoRelacion: string }[]> {
+export async function dependentsOf(db: DbOrTx, scope: { tenantId: string; environment: Environment }, uuid: string): Promise<{ uuid: string; tipoRelacion: string }[]> {
   return await statement(
     db,
     `select c.uuid as uuid, r.tipo_relacion as tipoRelacion from cfdi_relations r join cfdis c on c.id = r.cfdi_id
@@ -338,76 +303,4 @@ export async function getCancellationDocument(deps: Pick<CancellationDeps, 'db'>
   const xml = which === 'request' ? c.requestXml : c.acuseXml;
   if (!xml) throw new ApiError(404, `No acuse yet for the cancellation of ${cfdi.id}: the PAC has not acknowledged the request`, [{ field: 'acuse', issue: 'not received yet' }]);
   return { uuid: c.uuid, xml };
-}
-
-/** GET /cfdis/:id/sat-status: SAT's consultation for a stamped CFDI (simulated in the sandbox). */
-export async function getSatStatus(deps: CancellationDeps, actor: Actor, ref: string) {
-  const cfdi = await findCfdi(deps.db, actor, ref);
-  if (!cfdi.uuid) {
-    throw new ApiError(404, `CFDI ${cfdi.id} is ${cfdi.status === 'en_cola' ? 'queued for stamping' : cfdi.status}: it has no UUID, so SAT does not know it`, [{ field: 'id', issue: `${cfdi.id} is not stamped` }]);
-  }
-  const pac = deps.pacFor(actor.environment);
-  if (!pac) throw new ApiError(503, 'No PAC is configured for the live environment', [{ field: 'environment', issue: 'live consultation needs a PAC configuration' }]);
-  const result = await pac.status(queryOf(cancellationFactsOf(cfdi.xml.toString('utf8'))));
-  if (!result.ok) throw new ApiError(503, 'SAT\'s consultation service did not answer; try again later', [{ field: 'sat', issue: result.message }], { 'Retry-After': '30' });
-  return { uuid: cfdi.uuid, consulted_at: deps.now().toISOString(), ...result.status };
-}
-
-/**
- * POST /cfdis/:id/withdraw: a queued CFDI is not stamped any more (fallido, reason "withdrawn"). Only while no
- * stamping attempt is running; one already in flight that still stamps it is recorded anyway (SAT has it then).
- */
-export async function withdrawCfdi(deps: CancellationDeps, actor: Actor, ref: string) {
-  const cfdi = await findCfdi(deps.db, actor, ref);
-  if (cfdi.status !== 'en_cola') {
-    const hint = cfdi.status === 'vigente' ? ': it is stamped, so cancel it instead (POST /cfdis/{id}/cancel)' : '';
-    throw conflict(`CFDI ${cfdi.id} is ${cfdi.status}; only a queued CFDI can be withdrawn${hint}`, [{ field: 'status', issue: `is ${cfdi.status}` }]);
-  }
-  const now = deps.now();
-  await withTransaction(deps.db, async (tx) => {
-    const running = await statement(tx, "select 1 from jobs where type = 'cfdi.stamp' and status = 'running' and json_extract(payload, '$.cfdi_id') = ?").get(cfdi.id);
-    if (running) throw conflict(`A stamping attempt for ${cfdi.id} is in flight; try again in a few seconds`, [{ field: 'status', issue: 'stamping attempt running' }]);
-    if (!await moveStatus(tx, cfdi, 'en_cola', 'fallido', 'withdrawn before stamping', now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile`, [{ field: 'status', issue: 'is no longer en_cola' }]);
-    await statement(tx, "update cfdis set summary = json_set(summary, '$.error', 'withdrawn before stamping', '$.withdrawn_at', ?) where id = ?").run(now.toISOString(), cfdi.id);
-    await statement(tx, "update jobs set status = 'done', finished_at = ?, updated_at = ? where type = 'cfdi.stamp' and status = 'queued' and json_extract(payload, '$.cfdi_id') = ?").run(now.toISOString(), now.toISOString(), cfdi.id);
-    await recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.fallido', data: { cfdi_id: cfdi.id, reason: 'withdrawn' }, now });
-  });
-  return { id: cfdi.id, status: 'fallido' as const, withdrawn_at: now.toISOString() };
-}
-
-/**
- * Fills cfdi_relations for CFDIs issued before the table existed (read from their XML), once per database.
- */
-export async function backfillRelations(db: Db): Promise<number> {
-  const done = (await db.select().from(settings).where(eq(settings.key, 'cfdi_relations_backfilled')))[0];
-  if (done) return 0;
-  let n = 0;
-  await withTransaction(db, async (tx) => {
-    const rows = await statement(tx, "select c.id, c.tenant_id, c.environment, d.xml from cfdis c join cfdi_documents d on d.cfdi_id = c.id where instr(cast(d.xml as text), 'CfdiRelacionados') > 0").all() as {
-      id: string; tenant_id: string; environment: Environment; xml: Buffer;
-    }[];
-    for (const r of rows) {
-      for (const rel of cancellationFactsOf(r.xml.toString('utf8')).relacionados) {
-        n += (await statement(tx, 'insert or ignore into cfdi_relations (cfdi_id, tenant_id, environment, tipo_relacion, related_uuid) values (?, ?, ?, ?, ?)').run(r.id, r.tenant_id, r.environment, rel.tipoRelacion, rel.uuid)).changes;
-      }
-    }
-    await tx.insert(settings).values({ key: 'cfdi_relations_backfilled', value: Buffer.from('1') });
-  });
-  return n;
-}
-
-/** What the sandbox's simulated SAT knows: the test CFDIs this service stamped, read from their stored XML. */
-export function sandboxRegistry(db: Db, pollMs: number): SandboxSatRegistry {
-  return {
-    db,
-    pollMs,
-    async find(uuid) {
-      const row = await statement(
-        db,
-        "select c.tenant_id as tenantId, d.xml as xml from cfdis c join cfdi_documents d on d.cfdi_id = c.id where c.uuid = ? and c.environment = 'test'",
-      ).get(uuid) as { tenantId: string; xml: Buffer } | undefined;
-      if (!row) return undefined;
-      return { tenantId: row.tenantId, facts: cancellationFactsOf(row.xml.toString('utf8')), hasDependents: (await dependentsOf(db, { tenantId: row.tenantId, environment: 'test' }, uuid)).length > 0 };
-    },
-  };
 }

@@ -44,7 +44,27 @@ export interface CfdiDeps {
 type Row = typeof cfdis.$inferSelect;
 const scoped = (actor: Actor) => and(eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment));
 /** A CFDI named by its cfdi_ id or its UUID (any case), within the caller's tenant and environment. */
-export const byRef = (actor: Actor, ref: string) => and(ref.startsWith('cfdi_') ? eq(cfdis.id, ref) : eq(cfdis.uuid, ref.toUpperCase()), scoped(actor));
+const byRef = (actor: Actor, ref: string) => and(ref.startsWith('cfdi_') ? eq(cfdis.id, ref) : eq(cfdis.uuid, ref.toUpperCase()), scoped(actor));
+
+export interface CfdiRef {
+  id: string;
+  tenantId: string;
+  environment: Environment;
+  uuid: string | null;
+  status: CfdiStatus;
+  xml: Buffer;
+}
+
+/** A CFDI of the caller's tenant and environment, by cfdi_ id or UUID (any case), with its stored XML. */
+export async function findCfdi(db: Db, actor: Actor, ref: string): Promise<CfdiRef> {
+  const row = (await db
+    .select({ id: cfdis.id, tenantId: cfdis.tenantId, environment: cfdis.environment, uuid: cfdis.uuid, status: cfdis.status, xml: cfdiDocuments.xml })
+    .from(cfdis)
+    .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
+    .where(byRef(actor, ref)))[0];
+  if (!row) throw notFound('CFDI');
+  return row;
+}
 
 async function resolveReceptor(deps: CfdiDeps, actor: Actor, req: CfdiRequest): Promise<ReceptorInput> {
   if (req.receptor) return req.receptor;

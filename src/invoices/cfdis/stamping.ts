@@ -3,7 +3,7 @@ import { tfdCadena, type Tfd } from '../../cfdi/tfd.ts';
 import { zonedToUtc } from '../../cfdi/time.ts';
 import type { Db } from '../../db/client.ts';
 import { statement } from '../../db/prepared.ts';
-import { cfdiDocuments, cfdis, type Environment } from '../../db/schema/index.ts';
+import { cfdiDocuments, cfdis, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
 import { PermanentJobError } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -49,8 +49,21 @@ export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; 
 }
 
 /** One move of a CFDI's status after stamping, with its reason (cfdi_status_changes). */
-export async function recordStatusChange(tx: DbOrTx, cfdi: { id: string; tenantId: string }, from: string, to: string, reason: string, at: Date): Promise<void> {
+async function recordStatusChange(tx: DbOrTx, cfdi: { id: string; tenantId: string }, from: string, to: string, reason: string, at: Date): Promise<void> {
   await statement(tx, 'insert into cfdi_status_changes (cfdi_id, tenant_id, from_status, to_status, reason, at) values (?, ?, ?, ?, ?, ?)').run(cfdi.id, cfdi.tenantId, from, to, reason, at.toISOString());
+}
+
+/** Moves a CFDI's status (only from `from`) and records the move with its reason. False when it was not in `from`. */
+export async function moveStatus(tx: Tx, cfdi: { id: string; tenantId: string }, from: CfdiStatus, to: CfdiStatus, reason: string, at: Date): Promise<boolean> {
+  const moved = await tx
+    .update(cfdis)
+    .set({ status: to, updatedAt: at.toISOString() })
+    .where(and(eq(cfdis.id, cfdi.id), eq(cfdis.status, from)))
+    .returning({ id: cfdis.id });
+  if (moved.length !== 1) return false;
+  await recordStatusChange(tx, cfdi, from, to, reason, at);
+  await followPagoStatus(tx, cfdi.id, to, at);
+  return true;
 }
 
 /** The invoice could not be stamped for good: `fallido`, event cfdi.fallido. Its folio stays used. */

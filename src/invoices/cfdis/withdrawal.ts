@@ -1,0 +1,29 @@
+import { statement } from '../../db/prepared.ts';
+import { withTransaction } from '../../db/index.ts';
+import type { Actor } from '../../lib/backend.ts';
+import { conflict } from '../../lib/errors.ts';
+import { recordEvent } from '../events.ts';
+import { findCfdi, type CfdiDeps } from './service.ts';
+import { moveStatus } from './stamping.ts';
+
+/**
+ * POST /cfdis/:id/withdraw: a queued CFDI is not stamped any more (fallido, reason "withdrawn"). Only while no
+ * stamping attempt is running; one already in flight that still stamps it is recorded anyway (SAT has it then).
+ */
+export async function withdrawCfdi(deps: Pick<CfdiDeps, 'db' | 'now'>, actor: Actor, ref: string) {
+  const cfdi = await findCfdi(deps.db, actor, ref);
+  if (cfdi.status !== 'en_cola') {
+    const hint = cfdi.status === 'vigente' ? ': it is stamped, so cancel it instead (POST /cfdis/{id}/cancel)' : '';
+    throw conflict(`CFDI ${cfdi.id} is ${cfdi.status}; only a queued CFDI can be withdrawn${hint}`, [{ field: 'status', issue: `is ${cfdi.status}` }]);
+  }
+  const now = deps.now();
+  await withTransaction(deps.db, async (tx) => {
+    const running = await statement(tx, "select 1 from jobs where type = 'cfdi.stamp' and status = 'running' and json_extract(payload, '$.cfdi_id') = ?").get(cfdi.id);
+    if (running) throw conflict(`A stamping attempt for ${cfdi.id} is in flight; try again in a few seconds`, [{ field: 'status', issue: 'stamping attempt running' }]);
+    if (!await moveStatus(tx, cfdi, 'en_cola', 'fallido', 'withdrawn before stamping', now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile`, [{ field: 'status', issue: 'is no longer en_cola' }]);
+    await statement(tx, "update cfdis set summary = json_set(summary, '$.error', 'withdrawn before stamping', '$.withdrawn_at', ?) where id = ?").run(now.toISOString(), cfdi.id);
+    await statement(tx, "update jobs set status = 'done', finished_at = ?, updated_at = ? where type = 'cfdi.stamp' and status = 'queued' and json_extract(payload, '$.cfdi_id') = ?").run(now.toISOString(), now.toISOString(), cfdi.id);
+    await recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.fallido', data: { cfdi_id: cfdi.id, reason: 'withdrawn' }, now });
+  });
+  return { id: cfdi.id, status: 'fallido' as const, withdrawn_at: now.toISOString() };
+}
