@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { ENVIRONMENTS } from './identity.ts';
+import { ENVIRONMENTS } from './columns.ts';
 
 /**
  * One row per successful write through the API: who (user or API key), what (the operation), which resource, when,

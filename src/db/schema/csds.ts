@@ -1,8 +1,6 @@
-import { sql } from 'drizzle-orm';
-import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { ENVIRONMENTS, tenants } from './identity.ts';
-
-const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
+import { blob, index, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { ENVIRONMENTS, now } from './columns.ts';
+import { tenants } from './tenants.ts';
 
 export const CSD_STATUSES = ['active', 'inactive', 'expired'] as const;
 export type CsdStatus = (typeof CSD_STATUSES)[number];
@@ -33,24 +31,3 @@ export const csds = sqliteTable(
     index('csds_valid_to_idx').on(t.status, t.validTo),
   ],
 );
-
-/** Business events (the outbox): written in the same transaction as the change; webhooks deliver them. */
-export const events = sqliteTable(
-  'events',
-  {
-    id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
-    environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
-    type: text('type').notNull(),
-    data: text('data', { mode: 'json' }).notNull().$type<Record<string, unknown>>(),
-    createdAt: text('created_at').notNull().default(now),
-  },
-  (t) => [index('events_tenant_idx').on(t.tenantId, t.environment, t.id)],
-);
-
-/** Service-wide values, e.g. the master-key check. Not tenant data. */
-export const settings = sqliteTable('settings', {
-  key: text('key').primaryKey(),
-  value: blob('value', { mode: 'buffer' }).notNull(),
-  updatedAt: integer('updated_at').notNull().default(sql`(unixepoch())`),
-});

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { cfdis } from './cfdis.ts';
-import { ENVIRONMENTS } from './identity.ts';
+import { ENVIRONMENTS } from './columns.ts';
 
 /**
  * One row per document a Pago (tipo P) pays: the instalment and the balance it moved, written in the transaction

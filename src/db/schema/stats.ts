@@ -1,5 +1,5 @@
 import { integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { ENVIRONMENTS } from './identity.ts';
+import { ENVIRONMENTS } from './columns.ts';
 
 /**
  * CFDI counts and amounts per tenant, environment, month of Fecha, type, status and currency, kept by SQLite
