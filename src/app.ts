@@ -1,4 +1,3 @@
-import { createRoute, z } from '@hono/zod-openapi';
 import { cors } from 'hono/cors';
 import { createAuthBackend } from './auth/backend.ts';
 import { createIdentityDirectory } from './auth/directory.ts';
@@ -8,9 +7,7 @@ import type { Db } from './db/client.ts';
 import { createAuthenticator } from './gateway/authenticate.ts';
 import { CredentialCache } from './gateway/credential-cache.ts';
 import { createGateway } from './gateway/gateway.ts';
-import { mountHealth } from './gateway/health.ts';
-import { buildOpenApiDocument } from './gateway/openapi.ts';
-import { mountDocs } from './docs/page.ts';
+import { mountSystemRoutes } from './gateway/system.ts';
 import { createInvoiceBackend } from './invoices/backend.ts';
 import type { Heartbeat } from './jobs/scheduler.ts';
 import { combineWorkers, createWorker } from './jobs/worker.ts';
@@ -23,7 +20,6 @@ import type { Environment } from './db/schema/index.ts';
 import { newId } from './lib/ids.ts';
 import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
 import type { Pac } from './pac/types.ts';
-import { errorResponse, jsonResponse } from './lib/schemas.ts';
 import type { Logger } from './lib/logger.ts';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -71,15 +67,6 @@ export interface AppDeps {
 const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed', 'Warning', 'Content-Disposition', 'Location'];
 
 export const VERSION: string = pkg.version;
-
-const RootSchema = z
-  .object({
-    docs: z.string().openapi({ example: '/docs' }),
-    openapi: z.string().openapi({ example: '/api/v1/openapi.json' }),
-    api: z.string().openapi({ example: '/api/v1' }),
-    version: z.string().openapi({ example: '0.1.0' }),
-  })
-  .openapi('Root');
 
 /** Pure composition: gateway in front of the auth and invoice backends. No I/O happens here. */
 export function createApp(deps: AppDeps) {
@@ -155,74 +142,10 @@ export function createApp(deps: AppDeps) {
   const origins = deps.corsOrigins;
   if (origins?.length) app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, exposeHeaders: EXPOSED_HEADERS, maxAge: 600 }));
 
-  app.use('/', anonymous);
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/',
-      operationId: 'getRoot',
-      tags: ['System'],
-      summary: 'Where to start: the API reference (/docs) and the OpenAPI document',
-      description: 'A browser (Accept: text/html) is redirected to the API reference, /docs; anything else gets where to look as JSON.',
-      security: [],
-      responses: {
-        200: jsonResponse(RootSchema, 'Where the reference, the OpenAPI document and the API are'),
-        302: { description: 'To /docs (the request accepts text/html)', headers: { Location: { schema: { type: 'string', example: '/docs' } } } },
-        429: errorResponse('Too many requests from this address'),
-      },
-    }),
-    (c) => {
-      if (c.req.header('accept')?.includes('text/html')) return c.redirect('/docs', 302);
-      return c.json({ docs: '/docs', openapi: '/api/v1/openapi.json', api: '/api/v1', version: VERSION }, 200);
-    },
-  );
-
-  app.use('/api/v1/health', probes);
-  app.use('/api/v1/health/live', probes);
-  mountHealth(app, { db: deps.db, heartbeat: deps.heartbeat, now, version: VERSION, livePac: deps.livePac !== undefined });
-
-  app.use('/api/v1/sandbox/*', anonymous);
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/api/v1/sandbox/sat-certificate',
-      operationId: 'getSandboxSatCertificate',
-      tags: ['System'],
-      summary: 'The sandbox stamping certificate (DER .cer)',
-      description: 'Verifies the SelloSAT of sandbox stamps (NoCertificadoSAT ' + deps.sandboxSat.noCertificado + '). Sandbox invoices have no fiscal validity.',
-      security: [],
-      responses: {
-        200: { description: 'X.509 certificate, DER', content: { 'application/pkix-cert': { schema: z.string().openapi({ format: 'binary' }) } } },
-        429: errorResponse('Too many requests from this address'),
-      },
-    }),
-    (c) =>
-      c.body(new Uint8Array(deps.sandboxSat.certificateDer), 200, {
-        'Content-Type': 'application/pkix-cert',
-        'Content-Disposition': `attachment; filename=${deps.sandboxSat.noCertificado}.cer`,
-      }),
-  );
-
-  let document: object | undefined;
-  app.use('/api/v1/openapi.json', anonymous);
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/api/v1/openapi.json', operationId: 'getOpenApi',
-      tags: ['System'],
-      summary: 'This OpenAPI 3.1 description',
-      security: [],
-      responses: {
-        200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: z.object({}).passthrough() } } },
-        429: errorResponse('Too many requests from this address'),
-      },
-    }),
-    (c) => c.json((document ??= buildOpenApiDocument(app, [authBackend, invoiceBackend], VERSION)), 200),
-  );
-
-  app.use('/docs/*', anonymous); // the page and its assets
-  mountDocs(app);
-
+  mountSystemRoutes(app, {
+    anonymous, probes, db: deps.db, heartbeat: deps.heartbeat, now, version: VERSION, livePac: deps.livePac !== undefined,
+    sandboxSat: deps.sandboxSat, backends: [authBackend, invoiceBackend],
+  });
   app.all('/api/v1/*', limitBody, routeToBackend);
   return Object.assign(app, { backends: { auth: authBackend, invoices: invoiceBackend }, worker });
 }
