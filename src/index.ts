@@ -6,12 +6,11 @@ import { freeBytes, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/cl
 import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
 import { demoBanner, setUpDemo, type DemoSetUp } from './demo.ts';
 import { type Config, ConfigError, loadConfig } from './env.ts';
-import { sweepCsdExpiry } from './invoices/csds/service.ts';
 import { recoverJobs, releaseLeases } from './jobs/queue.ts';
-import { createScheduler, type Task } from './jobs/scheduler.ts';
+import { createScheduler } from './jobs/scheduler.ts';
 import { newId } from './lib/ids.ts';
-import { purgeIdempotencyKeys } from './lib/idempotency.ts';
 import { createLogger } from './lib/logger.ts';
+import { periodicWork } from './periodic.ts';
 import { loadOrCreateSandboxSat } from './pac/sandbox.ts';
 import { createSwPac } from './pac/sw.ts';
 
@@ -80,16 +79,9 @@ const workerId = newId('boot');
 const recovered = await recoverJobs(db, workerId, new Date());
 if (recovered > 0) logger.info('jobs recovered from an earlier run', { count: recovered });
 
-// The scheduler is created first and the app's worker registered as its task once the app exists.
-const tasks: Task[] = [];
-const scheduler = createScheduler({
-  logger,
-  tasks,
-  daily: [
-    { name: 'csd-expiry', run: async () => logger.info('csd expiry sweep', await sweepCsdExpiry(db, new Date())) },
-    { name: 'idempotency-purge', run: () => purgeIdempotencyKeys(db, new Date()) },
-  ],
-});
+// The scheduler is created before the app, whose /health reads its heartbeat; the jobs task calls the app's worker,
+// so the scheduler starts only once the app exists (below).
+const scheduler = createScheduler({ logger, ...periodicWork({ db, logger, drainJobs: () => app.worker.drain() }) });
 
 const app = createApp({
   db,
@@ -106,7 +98,6 @@ const app = createApp({
   registration: config.registration,
   corsOrigins: config.corsOrigins,
 });
-tasks.push({ name: 'jobs', run: () => app.worker.drain() });
 scheduler.start(); // the first tick runs at once: recovered jobs are stamped without waiting
 
 // Before listening, so the printed curl works as soon as it can be read.

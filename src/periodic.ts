@@ -1,0 +1,19 @@
+import type { Db } from './db/client.ts';
+import { sweepCsdExpiry } from './invoices/csds/service.ts';
+import type { Task } from './jobs/scheduler.ts';
+import { purgeIdempotencyKeys } from './lib/idempotency.ts';
+import type { Logger } from './lib/logger.ts';
+
+/**
+ * Every periodic task of the service, for the scheduler: `tasks` run on each tick, `daily` at start and at 03:00.
+ * Only index.ts starts them; tests call the functions (drain, sweep, purge) directly.
+ */
+export function periodicWork(deps: { db: Db; logger: Logger; drainJobs: () => Promise<unknown> }): { tasks: Task[]; daily: Task[] } {
+  return {
+    tasks: [{ name: 'jobs', run: deps.drainJobs }],
+    daily: [
+      { name: 'csd-expiry', run: async () => deps.logger.info('csd expiry sweep', await sweepCsdExpiry(deps.db, new Date())) },
+      { name: 'idempotency-purge', run: () => purgeIdempotencyKeys(deps.db, new Date()) },
+    ],
+  };
+}
