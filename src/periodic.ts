@@ -1,4 +1,5 @@
 import type { Db } from './db/client.ts';
+import { purgeLoginFailures } from './auth/session/login-throttle.ts';
 import { sweepCsdExpiry } from './invoices/csds/service.ts';
 import type { Task } from './jobs/scheduler.ts';
 import { purgeIdempotencyKeys } from './lib/idempotency.ts';
@@ -6,7 +7,7 @@ import type { Logger } from './lib/logger.ts';
 
 /**
  * Every periodic task of the service, for the scheduler: `tasks` run on each tick, `daily` at start and at 03:00.
- * Only index.ts starts them; tests call the functions (drain, sweep, purge) directly.
+ * Only index.ts starts them; tests call the functions (drain, sweep, purges) directly.
  */
 export function periodicWork(deps: { db: Db; logger: Logger; drainJobs: () => Promise<unknown> }): { tasks: Task[]; daily: Task[] } {
   return {
@@ -14,6 +15,7 @@ export function periodicWork(deps: { db: Db; logger: Logger; drainJobs: () => Pr
     daily: [
       { name: 'csd-expiry', run: async () => deps.logger.info('csd expiry sweep', await sweepCsdExpiry(deps.db, new Date())) },
       { name: 'idempotency-purge', run: () => purgeIdempotencyKeys(deps.db, new Date()) },
+      { name: 'login-failures-purge', run: () => purgeLoginFailures(deps.db, new Date()) },
     ],
   };
 }

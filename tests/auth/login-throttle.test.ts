@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, spyOn, test } from 'bun:test';
+import { purgeLoginFailures } from '../../src/auth/session/login-throttle.ts';
 import { createTestApp, TENANT } from '../helpers.ts';
 
 const t = createTestApp();
@@ -49,6 +50,23 @@ describe('login throttling', () => {
     expect(statuses.filter((s) => s === 401).length).toBe(6 + 20);
     expect(statuses.filter((s) => s === 429).length).toBe(4);
     expect((await login(reg.email, reg.password, '203.0.113.21')).status).toBe(200);
+  });
+});
+
+describe('old failures', () => {
+  test('a day later an address starts again from zero; the daily purge, not the login, deletes the old rows', async () => {
+    const reg = await t.register();
+    for (let i = 0; i < 5; i++) await login(reg.email, 'wrong-password', '198.51.100.30');
+    expect((await login(reg.email, 'wrong-password', '198.51.100.30')).status).toBe(429);
+    const rows = () => t.db.$client.prepare('select count(*) as n from login_failures').get() as { n: number };
+    t.clock.advance(25 * 3600 * 1000);
+    expect((await login(reg.email, 'wrong-password', '198.51.100.30')).status).toBe(401);
+    const before = rows().n;
+    t.clock.advance(25 * 3600 * 1000);
+    await login(reg.email, reg.password, '203.0.113.30'); // a login sweeps nothing
+    expect(rows().n).toBe(before);
+    await purgeLoginFailures(t.db, t.clock.now);
+    expect(rows().n).toBe(0);
   });
 });
 

@@ -12,7 +12,7 @@ const FIRST_WAIT_SECONDS = 60;
 const LONGEST_WAIT_SECONDS = 3600;
 /** An address that already failed for an email shares, with every other such address, this many attempts a minute. */
 const ACCOUNT_ATTEMPTS_PER_MINUTE = 20;
-/** A row untouched this long starts again from zero (and is deleted). */
+/** A row untouched this long starts again from zero (the daily purgeLoginFailures deletes it). */
 const FORGET_MS = 24 * 3600 * 1000;
 
 /** At the limit, then each further failure doubles the wait: 1, 2, 4 … 60 minutes. */
@@ -43,8 +43,8 @@ export function createLoginThrottle(db: Db) {
       const key = `${account}|${address}`;
       const nowMs = now.getTime();
       await withTransaction(db, async (tx) => {
-          await tx.delete(loginFailures).where(lt(loginFailures.updatedAt, new Date(nowMs - FORGET_MS).toISOString()));
-          const row = (await tx.select().from(loginFailures).where(eq(loginFailures.key, key)))[0];
+          const found = (await tx.select().from(loginFailures).where(eq(loginFailures.key, key)))[0];
+          const row = found && Date.parse(found.updatedAt) > nowMs - FORGET_MS ? found : undefined; // an old row counts as none
           if (row?.blockedUntil && Date.parse(row.blockedUntil) > nowMs) throw tooMany(Math.ceil((Date.parse(row.blockedUntil) - nowMs) / 1000));
           const shared = row && accounts.hit(account, ACCOUNT_ATTEMPTS_PER_MINUTE, nowMs);
           if (shared && !shared.allowed) throw tooMany(shared.retryAfter);
@@ -59,3 +59,8 @@ export function createLoginThrottle(db: Db) {
 }
 
 export type LoginThrottle = ReturnType<typeof createLoginThrottle>;
+
+/** Daily: forgets rows untouched for FORGET_MS, off the login path (a sweep there held the write lock on every attempt). */
+export async function purgeLoginFailures(db: Db, now: Date): Promise<void> {
+  await db.delete(loginFailures).where(lt(loginFailures.updatedAt, new Date(now.getTime() - FORGET_MS).toISOString()));
+}
