@@ -40,7 +40,8 @@ async function checkDatabase(db: Db, now: Date): Promise<Indicator> {
 }
 
 export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartbeat: Heartbeat; now: () => Date; version: string; livePac: boolean }) {
-  let database: { at: number; result: Indicator } | undefined;
+  // The check in flight, not only its result: probes that arrive meanwhile share it instead of writing again.
+  let database: { at: number; result: Promise<Indicator> } | undefined;
   const service = { status: 'up', version: deps.version };
   app.openapi(
     createRoute({
@@ -81,8 +82,9 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
       const info: Indicators = {};
       const error: Indicators = {};
       const at = deps.now().getTime();
-      if (!database || at - database.at >= DATABASE_CHECK_MS || at < database.at) database = { at, result: await checkDatabase(deps.db, deps.now()) };
-      (database.result.status === 'up' ? info : error).database = database.result;
+      if (!database || at - database.at >= DATABASE_CHECK_MS || at < database.at) database = { at, result: checkDatabase(deps.db, deps.now()) };
+      const checked = await database.result;
+      (checked.status === 'up' ? info : error).database = checked;
       const last = deps.heartbeat.lastTickAt();
       const age = last === null ? null : deps.now().getTime() - last;
       const scheduler = { last_tick_at: last === null ? null : new Date(last).toISOString(), interval_ms: deps.heartbeat.intervalMs };

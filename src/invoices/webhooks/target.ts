@@ -146,11 +146,6 @@ export async function resolveTarget(url: string, o: { allowPrivate: boolean; res
   return { target: { url: parsed, address: addresses[0]!.address, family: addresses[0]!.family } };
 }
 
-/**
- * POSTs to the pinned address: the socket goes to `target.address` (the lookup hook answers it, nothing resolves
- * again), while the Host header, TLS SNI and certificate check use the URL's own name. Redirects are not followed.
- * Reads at most `bodyLimit` characters of the answer; the whole exchange is cut at `timeoutMs`.
- */
 /** Why a webhook may not take this URL (on create and PATCH, in both environments), or undefined. */
 export async function webhookUrlProblem(url: string, o: { allowPrivate: boolean; resolve: HostResolver }): Promise<string | undefined> {
   if (o.allowPrivate) return urlProblem(url); // no address to refuse; every attempt still resolves and pins its own
@@ -158,6 +153,11 @@ export async function webhookUrlProblem(url: string, o: { allowPrivate: boolean;
   return 'problem' in checked ? checked.problem : undefined;
 }
 
+/**
+ * POSTs to the pinned address: the socket goes to `target.address` (the lookup hook answers it, nothing resolves
+ * again), while the Host header, TLS SNI and certificate check use the URL's own name. Redirects are not followed.
+ * Reads at most `bodyLimit` characters of the answer; the whole exchange is cut at `timeoutMs`.
+ */
 export function postPinned(target: PinnedTarget, o: { body: string; headers: Record<string, string>; timeoutMs: number; bodyLimit: number }) {
   const { url, address, family } = target;
   const pinned: LookupFunction = (_hostname, options, callback) => {
@@ -196,7 +196,10 @@ export function postPinned(target: PinnedTarget, o: { body: string; headers: Rec
           }
         });
         res.on('end', finish);
-        res.on('error', (err) => reject(err));
+        res.on('error', (err) => {
+          clearTimeout(timer);
+          reject(err);
+        });
       },
     );
     const timer = setTimeout(() => {
