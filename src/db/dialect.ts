@@ -1,0 +1,12 @@
+import type { DbOrTx } from './connection.ts';
+
+/** The SQL engine behind a database handle. */
+export type Dialect = 'sqlite';
+
+/**
+ * A module's engine-specific queries (its `queries.ts`) for this database: one implementation per dialect, so a
+ * second engine is a second implementation of each module's interface, checked by the compiler.
+ */
+export function forDialect<T>(_db: DbOrTx, implementations: { readonly [D in Dialect]: T }): T {
+  return implementations.sqlite;
+}
