@@ -90,7 +90,7 @@ export function verifyEnveloped(xml: string, certificateDer: Buffer): boolean {
   if (!signature) return false;
   const pem = `-----BEGIN CERTIFICATE-----\n${certificateDer.toString('base64')}\n-----END CERTIFICATE-----\n`;
   const sig = new SignedXml({ publicCert: pem, getCertFromKeyInfo: () => null });
-  sig.loadSignature(signature as unknown as Node);
+  sig.loadSignature(signature);
   try {
     return sig.checkSignature(xml);
   } catch {

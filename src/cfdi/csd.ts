@@ -148,8 +148,12 @@ const PBKDF2_PARAMS = sequence('PBKDF2-params', [
 ]);
 
 // forge.asn1.validate is public API that @types/node-forge does not declare.
-const { validate: asn1Validate } = forge.asn1 as unknown as { validate(node: unknown, template: Template, capture: object, errors: string[]): boolean };
-const validate = (node: unknown, template: Template, capture: object) => node !== undefined && asn1Validate(node, template, capture, []);
+declare module 'node-forge' {
+  namespace asn1 {
+    function validate(node: unknown, template: Record<string, unknown>, capture: object, errors: string[]): boolean;
+  }
+}
+const validate = (node: unknown, template: Template, capture: object) => node !== undefined && forge.asn1.validate(node, template, capture, []);
 /** A DER INTEGER's content octets (two's complement) as a bigint; negative when the first bit is set. */
 const derInteger = (bytes: string): bigint => {
   if (bytes.length === 0) return -1n;

@@ -59,7 +59,8 @@ function glyphOf(face: Face, ch: string) {
  * (same subset bookkeeping as pdf-lib's CustomFontSubsetEmbedder.encodeText).
  */
 function encodeWithCmap(font: PDFFont, face: Face): void {
-  const embedder = (font as unknown as { embedder: SubsetEmbedder }).embedder;
+  // pdf-lib keeps the embedder private; index access is TypeScript's way to reach it on purpose.
+  const embedder: SubsetEmbedder = font['embedder'];
   embedder.encodeText = (text: string) => {
     let hex = '';
     for (const ch of text) {
