@@ -10,7 +10,8 @@ import { openDatabase } from './db/client.ts';
 import { JOB_STATUSES, jobs, tenants, type JobStatus } from './db/schema/index.ts';
 import { PLAN_LIMITS, PLANS, type Plan } from './lib/plans.ts';
 import { ConfigError, loadConfig } from './env.ts';
-import { ApiError, zodDetails } from './lib/errors.ts';
+import { ServiceError } from './lib/service-error.ts';
+import { zodDetails } from './lib/errors.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 type Env = Record<string, string | undefined>;
@@ -122,7 +123,7 @@ async function createTenant(rest: string[], env: Env): Promise<Result> {
     const { tenant, user } = await createTenantWithAdmin(db, new Date(), parsed.data, createPasswordHasher().hashSync(parsed.data.password));
     return { code: 0, out: JSON.stringify({ tenant_id: tenant.id, rfc: tenant.rfc, user_id: user.id, email: user.email, role: user.role }) };
   } catch (err) {
-    if (err instanceof ApiError) return { code: 1, out: `create-tenant refused: ${err.message}` };
+    if (err instanceof ServiceError) return { code: 1, out: `create-tenant refused: ${err.message}` };
     throw err;
   } finally {
     db.$client.close();

@@ -8,7 +8,7 @@ import { mountUserRoutes } from './users/routes.ts';
 
 /** The authentication backend: /auth/*, /users, /api-keys, /tenants/me, /audit-log. Invalid input answers 422. */
 export function createAuthBackend(deps: BackendDeps & AuthDeps & { onIdentityChange?: (tenantId: string) => void }) {
-  const app = createBackend(deps, 422);
+  const app = createBackend(deps, 'auth');
   // Any write here may change who a credential is (revoked key, role, deleted user, password, plan):
   // tell the gateway to forget what it resolved for that tenant.
   app.use('*', async (c, next) => {

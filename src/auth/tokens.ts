@@ -1,5 +1,5 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
-import { unauthorized } from '../lib/errors.ts';
+import { unauthenticated } from '../lib/service-error.ts';
 import type { AccessClaims } from '../lib/identity.ts';
 
 export const ACCESS_TOKEN_TTL_SECONDS = 24 * 60 * 60;
@@ -35,11 +35,11 @@ export function createAccessTokens(secret: string): AccessTokens {
           currentDate: now,
           requiredClaims: ['sub', 'exp', 'iat'],
         });
-        if (typeof payload.tid !== 'string' || typeof payload.ver !== 'number') throw unauthorized('Invalid access token');
+        if (typeof payload.tid !== 'string' || typeof payload.ver !== 'number') throw unauthenticated('Invalid access token');
         return { sub: payload.sub!, tid: payload.tid, ver: payload.ver, exp: payload.exp };
       } catch (err) {
-        if (err instanceof joseErrors.JWTExpired) throw unauthorized('Access token expired');
-        throw unauthorized('Invalid access token');
+        if (err instanceof joseErrors.JWTExpired) throw unauthenticated('Access token expired');
+        throw unauthenticated('Invalid access token');
       }
     },
   };

@@ -1,6 +1,6 @@
 import type { Db } from '../db/client.ts';
 import { statement } from '../db/prepared.ts';
-import { ApiError, badRequest } from '../lib/errors.ts';
+import { invalidInput, ServiceError } from '../lib/service-error.ts';
 import { decodeCursor, encodeCursor } from '../lib/pagination.ts';
 import { catalogEntry, type CatalogName, type CatalogRow } from './index.ts';
 import { SEARCHABLE, seedCatalogs } from './seed.ts';
@@ -100,7 +100,7 @@ const entryRow = async (db: Db, catalog: CatalogName, clave: string) => await st
 export async function getCatalogEntry(db: Db, name: string, clave: string) {
   const spec = CATALOGS[name]!;
   const row = await entryRow(await ready(db), spec.catalog, keyPrefix(spec.catalog) + clave);
-  if (!row) throw new ApiError(404, `${clave} is not a key of ${spec.catalog}`, [{ field: 'clave', issue: `not in ${spec.catalog}` }]);
+  if (!row) throw new ServiceError('not_found', `${clave} is not a key of ${spec.catalog}`, [{ field: 'clave', issue: `not in ${spec.catalog}` }]);
   return toWire(name, row);
 }
 
@@ -134,13 +134,13 @@ export async function listCatalog(db: Db, name: string, q: { q?: string; limit: 
   const spec = CATALOGS[name]!;
   await ready(db);
   const prefix = keyPrefix(spec.catalog);
-  const after = decodeCursor(q.cursor, 400);
+  const after = decodeCursor(q.cursor);
   const text = q.q?.trim();
   if (text && SEARCHABLE[spec.catalog] && !/^\d+$/.test(text)) {
     const match = ftsQuery(text);
-    if (!match) throw badRequest('Invalid query', [{ field: 'q', issue: 'must contain at least one letter or digit' }]);
+    if (!match) throw invalidInput('Invalid query', [{ field: 'q', issue: 'must contain at least one letter or digit' }]);
     const offset = after === undefined ? 0 : Number(OFFSET.exec(after)?.[1] ?? NaN);
-    if (!Number.isInteger(offset)) throw badRequest('Invalid cursor', [{ field: 'cursor', issue: 'is not a cursor returned by this API' }]);
+    if (!Number.isInteger(offset)) throw invalidInput('Invalid cursor', [{ field: 'cursor', issue: 'is not a cursor returned by this API' }]);
     const hits = (await statement(db, 'select clave from catalog_search where catalog_search match ? and catalog = ? order by rank limit ?').all(match, spec.catalog, SEARCH_CANDIDATES) as { clave: string }[]).map((h) => h.clave);
     const found = new Set(hits);
     const inFamily = (clave: string) => clave.length === 8 && found.has(`${clave.slice(0, 6)}00`);
@@ -155,7 +155,7 @@ export async function listCatalog(db: Db, name: string, q: { q?: string; limit: 
     return paged(name, rows, q.limit, (last) => last.clave.slice(prefix.length));
   }
   if (text) {
-    if (spec.catalog === 'c_CodigoPostal') throw badRequest('Invalid query', [{ field: 'q', issue: 'postal codes are searched by their digits' }]);
+    if (spec.catalog === 'c_CodigoPostal') throw invalidInput('Invalid query', [{ field: 'q', issue: 'postal codes are searched by their digits' }]);
     // A small catalog: its key or its description, case- and accent-insensitive.
     const folded = fold(text);
     const rows = (await statement(db, `${SELECT} where catalog = ? and clave > ? and clave like ? order by clave`).all(spec.catalog, prefix + (after ?? ''), `${prefix}%`) as EntryRow[]).filter(

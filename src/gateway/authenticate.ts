@@ -1,7 +1,7 @@
 import type { Environment } from '../db/schema/index.ts';
 import type { Actor } from '../lib/backend.ts';
 import { sha256Hex } from '../lib/crypto.ts';
-import { ApiError, unauthorized } from '../lib/errors.ts';
+import { ServiceError, unauthenticated } from '../lib/service-error.ts';
 import type { IdentityDirectory } from '../lib/identity.ts';
 import type { CredentialCache } from './credential-cache.ts';
 
@@ -20,14 +20,14 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export function createAuthenticator(identity: IdentityDirectory, now: () => Date, cache: CredentialCache) {
   const limitOf = async (tenantId: string) => {
     const limit = await identity.planLimit(tenantId);
-    if (limit === undefined) throw unauthorized('Invalid credential');
+    if (limit === undefined) throw unauthenticated('Invalid credential');
     return limit;
   };
 
   return async function authenticate(authorization: string | undefined, environmentHeader: string | undefined): Promise<Principal> {
-    if (!authorization) throw unauthorized('Missing credential: send Authorization: Bearer <token>');
+    if (!authorization) throw unauthenticated('Missing credential: send Authorization: Bearer <token>');
     const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
-    if (!match) throw unauthorized('Malformed Authorization header: expected "Bearer <token>"');
+    if (!match) throw unauthenticated('Malformed Authorization header: expected "Bearer <token>"');
     const token = match[1]!;
 
     const nowMs = now().getTime();
@@ -36,8 +36,8 @@ export function createAuthenticator(identity: IdentityDirectory, now: () => Date
       const cached = cache.get(hash, nowMs);
       if (cached) return cached;
       const key = await identity.apiKeyByHash(hash);
-      if (!key) throw unauthorized('Invalid API key');
-      if (key.revokedAt) throw unauthorized('API key revoked');
+      if (!key) throw unauthenticated('Invalid API key');
+      if (key.revokedAt) throw unauthenticated('API key revoked');
       if (!key.lastUsedAt || nowMs - Date.parse(key.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
         await identity.markApiKeyUsed(key.id, new Date(nowMs).toISOString());
       }
@@ -55,7 +55,7 @@ export function createAuthenticator(identity: IdentityDirectory, now: () => Date
     if (cached) return { ...cached, actor: { ...cached.actor, environment } };
     const claims = await identity.verifyAccessToken(token);
     const user = await identity.userById(claims.sub);
-    if (!user || user.tenantId !== claims.tid || user.tokenVersion !== claims.ver) throw unauthorized('Access token revoked');
+    if (!user || user.tenantId !== claims.tid || user.tokenVersion !== claims.ver) throw unauthenticated('Access token revoked');
     const principal: Principal = {
       actor: { type: 'user', id: user.id, role: user.role, tenantId: user.tenantId, environment: 'test' },
       limit: await limitOf(user.tenantId),
@@ -69,5 +69,5 @@ export function createAuthenticator(identity: IdentityDirectory, now: () => Date
 function environmentOf(header: string | undefined): Environment {
   if (header === undefined || header === 'test') return 'test';
   if (header === 'live') return 'live';
-  throw new ApiError(400, 'Invalid X-Environment header', [{ field: 'x-environment', issue: 'must be "test" or "live"' }]);
+  throw new ServiceError('invalid_header', 'Invalid X-Environment header', [{ field: 'x-environment', issue: 'must be "test" or "live"' }]);
 }

@@ -3,7 +3,8 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Db } from '../db/client.ts';
 import type { Environment, Role } from '../db/schema/index.ts';
 import { auditWrites, type AuditSubject } from './audit.ts';
-import { ApiError, forbidden, handleError, type BodyErrorContext, type ErrorSummary, respondError, unauthorized, zodDetails } from './errors.ts';
+import { handleError, type BackendKind, type ErrorContext, type ErrorSummary, respondError, zodDetails } from './errors.ts';
+import { forbidden, invalidInput, unauthenticated } from './service-error.ts';
 import { idempotency, type IdempotencyClaim } from './idempotency.ts';
 import type { Logger } from './logger.ts';
 
@@ -40,16 +41,16 @@ export interface BackendDeps {
 }
 
 /**
- * A backend sub-app: takes the caller's context only from the gateway's in-process bindings, answers invalid input with
- * `invalidInputStatus` (422 on auth routes, 400 on invoice routes, per the spec), and answers a known path
- * with an unserved method by 405 + Allow.
+ * A backend sub-app: takes the caller's context only from the gateway's in-process bindings, answers service errors
+ * with the statuses of its kind (`statusOf`: invalid input is 422 on auth routes, 400 on invoice routes, per the
+ * spec), and answers a known path with an unserved method by 405 + Allow.
  */
-export function createBackend(deps: BackendDeps, invalidInputStatus: 400 | 422) {
+export function createBackend(deps: BackendDeps, backend: Exclude<BackendKind, 'gateway'>) {
   const app = new OpenAPIHono<BackendEnv>({
     defaultHook: (result) => {
       if (!result.success) {
         const where = result.target === 'json' || result.target === 'form' ? undefined : result.target;
-        throw new ApiError(invalidInputStatus, 'Invalid input', zodDetails(result.error, where === 'param' ? undefined : where));
+        throw invalidInput('Invalid input', zodDetails(result.error, where === 'param' ? undefined : where));
       }
     },
   });
@@ -68,11 +69,12 @@ export function createBackend(deps: BackendDeps, invalidInputStatus: 400 | 422) 
   app.use('*', auditWrites(app, deps));
 
   let bodies: Map<string, string> | undefined;
-  const bodyErrors: BodyErrorContext = {
+  const errors: ErrorContext = {
+    backend,
     accepts: (c) => (bodies ??= routeBodies(app)).get(`${c.req.method} ${c.req.routePath}`),
-    invalidInputStatus,
+    log: (e, c) => deps.logger.error('unhandled error', { err: e.stack ?? String(e), request_id: c.get('requestId') }),
   };
-  app.onError((err, c) => handleError(err, c, (e) => deps.logger.error('unhandled error', { err: e.stack ?? String(e), request_id: c.get('requestId') }), bodyErrors));
+  app.onError((err, c) => handleError(err, c, errors));
 
   app.notFound((c) => respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]));
 
@@ -158,7 +160,7 @@ export function methodGuard(routes: () => readonly { method: string; path: strin
 /** The caller, or 401: backends behind the gateway only see authenticated requests on these routes. */
 export function actorOf(c: Context<BackendEnv>): Actor {
   const actor = c.get('actor');
-  if (!actor) throw unauthorized();
+  if (!actor) throw unauthenticated();
   return actor;
 }
 

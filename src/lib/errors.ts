@@ -2,11 +2,9 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
-import { fieldPath, type FieldProblem } from '../cfdi/input.ts';
+import { fieldPath } from '../cfdi/input.ts';
 import { locateJsonError } from './json-error.ts';
-
-/** One detail of an error answer: the engine's problem shape (field, issue, SAT rule code when one applies). */
-export type ErrorDetail = FieldProblem;
+import { ServiceError, type ErrorDetail, type ErrorKind } from './service-error.ts';
 
 /** What the request log says about an error answer: its code and the first detail's field and rule. */
 export interface ErrorSummary {
@@ -22,29 +20,34 @@ interface ErrorEnvelope {
   request_id: string;
 }
 
-/** The one error type thrown everywhere; `onError` turns it into the envelope. */
-export class ApiError extends HTTPException {
-  readonly details: ErrorDetail[];
-  readonly headers: Record<string, string>;
+/** Invalid input is 422 on the authentication routes and 400 on the invoice routes, as the spec says; the gateway's own: 400. */
+export const INVALID_INPUT_STATUS = { auth: 422, invoices: 400, gateway: 400 } as const;
 
-  constructor(
-    status: ContentfulStatusCode,
-    message: string,
-    details: ErrorDetail[] = [],
-    headers: Record<string, string> = {},
-  ) {
-    super(status, { message });
-    this.details = details;
-    this.headers = headers;
+/** Who answers an error: each backend and the gateway, which differ only in the status of invalid input. */
+export type BackendKind = keyof typeof INVALID_INPUT_STATUS;
+
+/** The status each kind of service error is answered with, for every backend. */
+export function statusOf(kind: ErrorKind, backend: BackendKind): ContentfulStatusCode {
+  switch (kind) {
+    case 'invalid_input': return INVALID_INPUT_STATUS[backend];
+    case 'invalid_header': return 400;
+    case 'unauthenticated': return 401;
+    case 'forbidden': return 403;
+    case 'not_found': return 404;
+    case 'conflict': return 409;
+    case 'too_large': return 413;
+    case 'rejected': return 422;
+    case 'too_many': return 429;
+    case 'unavailable': return 503;
   }
 }
 
-export const badRequest = (message: string, details: ErrorDetail[] = []) => new ApiError(400, message, details);
-export const unauthorized = (message = 'Missing or invalid credential') =>
-  new ApiError(401, message, [{ field: 'authorization', issue: message }], { 'WWW-Authenticate': 'Bearer' });
-export const forbidden = (message: string) => new ApiError(403, message, [{ field: 'role', issue: message }]);
-export const notFound = (what: string) => new ApiError(404, `${what} not found`);
-export const conflict = (message: string, details: ErrorDetail[] = []) => new ApiError(409, message, details);
+function respondServiceError(c: Context, err: ServiceError, backend: BackendKind): Response {
+  const headers: Record<string, string> = {};
+  if (err.kind === 'unauthenticated') headers['WWW-Authenticate'] = 'Bearer';
+  if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
+  return respondError(c, statusOf(err.kind, backend), err.message, err.details, headers);
+}
 
 function errorEnvelope(
   c: Context,
@@ -86,12 +89,13 @@ export function zodDetails(error: ZodError, prefix?: string): ErrorDetail[] {
   });
 }
 
-/** What a backend knows about its routes' bodies, so Hono's body errors can say what to send. */
-export interface BodyErrorContext {
+/** Who answers the error, and what it knows about its routes' bodies, so Hono's body errors can say what to send. */
+export interface ErrorContext {
+  backend: BackendKind;
   /** The body the matched route takes: `application/json`, or `multipart/form-data with fields cer, key, password`. */
-  accepts(c: Context): string | undefined;
-  /** Malformed JSON is invalid input: 422 on the authentication routes, 400 on the invoice routes. */
-  invalidInputStatus: 400 | 422;
+  accepts?(c: Context): string | undefined;
+  /** Where a failure the client cannot fix (a bug, the storage) is told to the operator. */
+  log?(e: Error, c: Context): void;
 }
 
 /**
@@ -109,35 +113,33 @@ function storageErrorCode(err: unknown): string | undefined {
 /** How long a client is told to wait when the storage cannot take a write (the operator has to free space). */
 const STORAGE_RETRY_AFTER_SECONDS = '60';
 
-/** onError for every app: our ApiError, Hono's HTTPException (malformed JSON, 415, 413), a storage failure (503), or a bug (500, no stack). */
-export function handleError(err: Error, c: Context, log?: (e: Error) => void, body?: BodyErrorContext): Response | Promise<Response> {
-  if (err instanceof ApiError) {
-    return respondError(c, err.status as ContentfulStatusCode, err.message, err.details, err.headers);
-  }
+/** onError for every app: a ServiceError, Hono's HTTPException (malformed JSON, 415, 413), a storage failure (503), or a bug (500, no stack). */
+export function handleError(err: Error, c: Context, context: ErrorContext): Response | Promise<Response> {
+  if (err instanceof ServiceError) return respondServiceError(c, err, context.backend);
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;
     if (status === 415) {
-      const send = `send Content-Type: ${body?.accepts(c) ?? 'application/json'}`;
+      const send = `send Content-Type: ${context.accepts?.(c) ?? 'application/json'}`;
       const sent = c.req.header('content-type');
       return respondError(c, 415, `Unsupported media type: ${send}`, [{ field: 'content-type', issue: `${sent ? `${sent} is not accepted` : 'is missing'}; ${send}` }]);
     }
     // Hono's JSON validator read the body as text (cached) before JSON.parse refused it.
-    if (status === 400 && err.message.startsWith('Malformed JSON')) return malformedJson(c, body?.invalidInputStatus ?? 400);
+    if (status === 400 && err.message.startsWith('Malformed JSON')) return malformedJson(c, statusOf('invalid_input', context.backend));
     const message = err.message || defaultMessage(status);
     return respondError(c, status, message, [{ field: 'body', issue: message }]);
   }
   const storage = storageErrorCode(err);
   if (storage) {
-    log?.(err); // the operator has to act: logged with its SQLite code, never shown to the client
+    context.log?.(err, c); // the operator has to act: logged with its SQLite code, never shown to the client
     const full = storage === 'SQLITE_FULL';
     const message = full ? 'Storage is full; retry later' : 'Storage is failing; retry later';
     return respondError(c, 503, message, [{ field: 'storage', issue: full ? 'the service has no space left to record this request' : 'the service could not write this request' }], { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS });
   }
-  log?.(err);
+  context.log?.(err, c);
   return respondError(c, 500, 'Internal server error');
 }
 
-async function malformedJson(c: Context, status: 400 | 422): Promise<Response> {
+async function malformedJson(c: Context, status: ContentfulStatusCode): Promise<Response> {
   const text: string | undefined = await Promise.resolve(c.req.bodyCache.text).catch(() => undefined);
   const at = text === undefined ? undefined : locateJsonError(text);
   const issue = at ? `malformed JSON at line ${at.line}, column ${at.column} (offset ${at.offset}): ${at.problem}` : 'malformed JSON';

@@ -5,7 +5,7 @@ import { statement } from '../db/prepared.ts';
 import { idempotencyKeys } from '../db/schema/index.ts';
 import type { BackendEnv } from './backend.ts';
 import { sha256Hex } from './crypto.ts';
-import { ApiError } from './errors.ts';
+import { conflict, ServiceError } from './service-error.ts';
 import { openSecret, sealSecret } from './secret-box.ts';
 
 const TTL_MS = 24 * 3600 * 1000;
@@ -42,7 +42,7 @@ export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer }
     const key = c.req.header('idempotency-key');
     const actor = c.get('actor');
     if (c.req.method !== 'POST' || key === undefined || !actor) return next();
-    if (!KEY.test(key)) throw new ApiError(400, 'Invalid Idempotency-Key', [{ field: 'idempotency-key', issue: 'must be 1–255 visible ASCII characters' }]);
+    if (!KEY.test(key)) throw new ServiceError('invalid_header', 'Invalid Idempotency-Key', [{ field: 'idempotency-key', issue: 'must be 1–255 visible ASCII characters' }]);
     const body = Buffer.from(await c.req.arrayBuffer());
     const hash = sha256Hex(`${c.req.method} ${c.req.path}\n${sha256Hex(body.toString('latin1'))}`);
     // The role is part of the credential's scope: a user whose role changed is checked again, not answered from before.
@@ -75,7 +75,7 @@ export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer }
         return undefined;
       });
       if (stored && stored.requestHash !== hash) {
-        throw new ApiError(409, 'Idempotency-Key already used with another request', [
+        throw conflict('Idempotency-Key already used with another request', [
           { field: 'idempotency-key', issue: `was first used for ${stored.method} ${stored.path} with another body` },
         ]);
       }

@@ -1,11 +1,11 @@
-import { ApiError } from './errors.ts';
+import { invalidInput } from './service-error.ts';
 
 /** Opaque keyset cursor: the last id of the previous page. Its format may change; clients must not parse it. */
 export function encodeCursor(lastId: string): string {
   return Buffer.from(JSON.stringify({ after: lastId })).toString('base64url');
 }
 
-export function decodeCursor(cursor: string | undefined, invalidStatus: 400 | 422): string | undefined {
+export function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined || cursor === '') return undefined;
   try {
     const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown };
@@ -13,7 +13,7 @@ export function decodeCursor(cursor: string | undefined, invalidStatus: 400 | 42
   } catch {
     // fall through
   }
-  throw new ApiError(invalidStatus, 'Invalid cursor', [{ field: 'cursor', issue: 'is not a cursor returned by this API' }]);
+  throw invalidInput('Invalid cursor', [{ field: 'cursor', issue: 'is not a cursor returned by this API' }]);
 }
 
 /** Rows were fetched with `limit + 1` to learn whether another page exists. */

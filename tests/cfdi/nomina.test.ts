@@ -5,7 +5,7 @@ import { antiguedadSemanas, clabeValida, nominaComprobanteAmounts, prepareNomina
 import { nominaNode } from '../../src/cfdi/nomina12/xml.ts';
 import { el, parseXml, serializeXml } from '../../src/cfdi/xml.ts';
 import { NominaRequestSchema, type NominaRequest } from '../../src/invoices/cfdis/nomina-schema.ts';
-import type { ErrorDetail } from '../../src/lib/errors.ts';
+import type { ErrorDetail } from '../../src/lib/service-error.ts';
 import { cadenaFromSatXslt, validateAgainstSatXsd } from '../sat/verify.ts';
 import { merged, PAYROLLS, QUINCENAL } from './corpus.ts';
 

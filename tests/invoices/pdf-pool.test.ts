@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { PDF_WORKERS, pdfPool, PdfPool } from '../../src/invoices/cfdis/pdf-pool.ts';
-import { ApiError } from '../../src/lib/errors.ts';
+import { statusOf } from '../../src/lib/errors.ts';
+import { ServiceError } from '../../src/lib/service-error.ts';
 import { createTestApp } from '../helpers.ts';
 
 /**
@@ -69,10 +70,10 @@ describe('PDF rendering off the event loop', () => {
       const first = pool.render(xml, { sandbox: true });
       const second = pool.render(xml, { sandbox: true });
       const third = await pool.render(xml, { sandbox: true }).catch((err: unknown) => err);
-      expect(third).toBeInstanceOf(ApiError);
-      expect((third as ApiError).status).toBe(503);
-      expect((third as ApiError).headers['Retry-After']).toBe('2');
-      expect((third as ApiError).details[0]!.field).toBe('pdf');
+      expect(third).toBeInstanceOf(ServiceError);
+      expect(statusOf((third as ServiceError).kind, 'invoices')).toBe(503);
+      expect((third as ServiceError).retryAfterSeconds).toBe(2);
+      expect((third as ServiceError).details[0]!.field).toBe('pdf');
       for (const bytes of await Promise.all([first, second])) expect(new TextDecoder().decode(bytes.subarray(0, 5))).toBe('%PDF-');
       expect(pool.peak).toBe(1);
     } finally {
@@ -85,9 +86,9 @@ describe('PDF rendering off the event loop', () => {
     const pool = new PdfPool(1, 1, 50); // the 2,000-concepto invoice takes far longer than 50 ms
     try {
       const late = await pool.render(xml, { sandbox: true }).catch((err: unknown) => err);
-      expect(late).toBeInstanceOf(ApiError);
-      expect((late as ApiError).status).toBe(503);
-      expect((late as ApiError).headers['Retry-After']).toBe('2');
+      expect(late).toBeInstanceOf(ServiceError);
+      expect(statusOf((late as ServiceError).kind, 'invoices')).toBe(503);
+      expect((late as ServiceError).retryAfterSeconds).toBe(2);
       expect(pool.running).toBe(0);
       pool.timeoutMs = 60_000;
       const served = await pool.render(xml, { sandbox: true }); // on the thread that replaced the stopped one

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../src/db/client.ts';
-import { ApiError } from '../../src/lib/errors.ts';
+import { statusOf } from '../../src/lib/errors.ts';
+import { ServiceError } from '../../src/lib/service-error.ts';
 import { allocateFolio, peekFolio } from '../../src/invoices/series/service.ts';
 import { createTestApp, TENANTS } from '../helpers.ts';
 import { withTransaction } from '../../src/db/index.ts';
@@ -255,7 +256,7 @@ describe('allocateFolio / peekFolio', () => {
     expect((await list(reg.token)).map((s) => [s.serie, s.next_folio])).toEqual([['F', 102], ['NC', 7]]);
   });
 
-  test('an unknown serie is a 400 ApiError naming serie, from both functions', async () => {
+  test('an unknown serie is a ServiceError naming serie, answered 400 by the invoice backend, from both functions', async () => {
     const reg = await t.register();
     const scope = { tenantId: reg.tenant.id as string, environment: 'test' as const };
     for (const run of [() => withTransaction(t.db, async (tx) => allocateFolio(tx, scope, 'Z')), () => peekFolio(t.db, scope, 'Z')]) {
@@ -265,9 +266,9 @@ describe('allocateFolio / peekFolio', () => {
       } catch (e) {
         err = e;
       }
-      expect(err).toBeInstanceOf(ApiError);
-      expect((err as ApiError).status).toBe(400);
-      expect((err as ApiError).details).toEqual([{ field: 'serie', issue: 'Z does not exist; create it with POST /series' }]);
+      expect(err).toBeInstanceOf(ServiceError);
+      expect(statusOf((err as ServiceError).kind, 'invoices')).toBe(400);
+      expect((err as ServiceError).details).toEqual([{ field: 'serie', issue: 'Z does not exist; create it with POST /series' }]);
     }
     // Nothing was created on the way.
     expect(await list(reg.token)).toEqual([]);
@@ -277,8 +278,8 @@ describe('allocateFolio / peekFolio', () => {
     const a = await t.register();
     await create(a.token, { serie: 'SOLO' });
     const b = await t.register({ tenant: TENANTS.FUNK });
-    await expect(peekFolio(t.db, { tenantId: b.tenant.id, environment: 'test' }, 'SOLO')).rejects.toThrow(ApiError);
-    await expect(peekFolio(t.db, { tenantId: a.tenant.id, environment: 'live' }, 'SOLO')).rejects.toThrow(ApiError);
+    await expect(peekFolio(t.db, { tenantId: b.tenant.id, environment: 'test' }, 'SOLO')).rejects.toThrow(ServiceError);
+    await expect(peekFolio(t.db, { tenantId: a.tenant.id, environment: 'live' }, 'SOLO')).rejects.toThrow(ServiceError);
   });
 
   test('inside a transaction that rolls back, no folio is consumed (nor a series created)', async () => {

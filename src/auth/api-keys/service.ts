@@ -3,7 +3,7 @@ import type { z } from '@hono/zod-openapi';
 import { apiKeys } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
-import { conflict, notFound } from '../../lib/errors.ts';
+import { conflict, notFound } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { AuthDeps } from '../deps.ts';
@@ -44,7 +44,7 @@ export async function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<
 const live = (actor: Actor) => and(eq(apiKeys.tenantId, actor.tenantId), isNull(apiKeys.revokedAt));
 
 export async function listApiKeys(deps: AuthDeps, actor: Actor, q: { limit: number; cursor?: string }) {
-  const after = decodeCursor(q.cursor, 422);
+  const after = decodeCursor(q.cursor);
   const rows = await deps.db
     .select()
     .from(apiKeys)

@@ -8,7 +8,7 @@ import { toAuditEntry, type AuditQuery } from './schemas.ts';
 
 /** The tenant's audit log, newest first (ids sort by time). */
 export async function listAuditLog(deps: Pick<AuthDeps, 'db'>, actor: Actor, q: z.infer<typeof AuditQuery>) {
-  const before = decodeCursor(q.cursor, 422);
+  const before = decodeCursor(q.cursor);
   const rows = await deps.db
     .select()
     .from(auditLog)

@@ -3,7 +3,7 @@ import type { Db } from '../../db/client.ts';
 import { loginFailures } from '../../db/schema/index.ts';
 import { FixedWindowLimiter } from '../../gateway/rate-limit.ts';
 import { sha256Hex } from '../../lib/crypto.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ServiceError } from '../../lib/service-error.ts';
 import { withTransaction } from '../../db/index.ts';
 
 /** Wrong passwords from one address for one email before that address waits. */
@@ -19,11 +19,11 @@ const FORGET_MS = 24 * 3600 * 1000;
 const waitSeconds = (failures: number) => Math.min(LONGEST_WAIT_SECONDS, FIRST_WAIT_SECONDS * 2 ** (failures - MAX_FAILED_LOGINS));
 
 function tooMany(retryAfter: number) {
-  return new ApiError(
-    429,
+  return new ServiceError(
+    'too_many',
     'Too many failed logins',
     [{ field: 'rate_limit', issue: `too many failed logins for this email from this address; retry in ${retryAfter} seconds` }],
-    { 'Retry-After': String(retryAfter) },
+    retryAfter,
   );
 }
 

@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, type BackendEnv } from '../../lib/backend.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ServiceError } from '../../lib/service-error.ts';
 import { errorResponse, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
 import { LoginResponseSchema, LoginSchema, MeSchema, RefreshSchema, RegisterResponseSchema, RegisterSchema, TokensSchema } from './schemas.ts';
@@ -21,9 +21,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
     const nowMs = deps.now().getTime();
     const check = (decision: RateDecision, issue: string) => {
       if (decision.allowed) return;
-      throw new ApiError(429, 'Too many registrations', [{ field: 'rate_limit', issue: `${issue}; retry in ${decision.retryAfter} seconds` }], {
-        'Retry-After': String(decision.retryAfter),
-      });
+      throw new ServiceError('too_many', 'Too many registrations', [{ field: 'rate_limit', issue: `${issue}; retry in ${decision.retryAfter} seconds` }], decision.retryAfter);
     };
     check(registrations.hit(`address:${address}`, perAddress, nowMs), `limit of ${perAddress} registrations per hour from this address reached`);
     check(registrations.hit('all', total, nowMs), `this server's limit of ${total} registrations per hour reached`);
@@ -31,7 +29,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
 
   app.use('/api/v1/auth/register', async (_c, next) => {
     if (deps.registration === 'closed') {
-      throw new ApiError(403, 'Registration is closed on this server', [
+      throw new ServiceError('forbidden', 'Registration is closed on this server', [
         { field: 'registration', issue: 'is closed (REGISTRATION=closed): the operator creates tenants with the create-tenant command' },
       ]);
     }

@@ -4,7 +4,7 @@ import { apiKeys, refreshTokens, tenants, users } from '../../db/schema/index.ts
 import type { AuditSubject } from '../../lib/audit.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
-import { conflict, unauthorized } from '../../lib/errors.ts';
+import { conflict, unauthenticated } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Db } from '../../db/client.ts';
 import type { AuthDeps } from '../deps.ts';
@@ -78,7 +78,7 @@ export async function login(deps: AuthDeps, throttle: LoginThrottle, input: z.in
     .orderBy(asc(users.createdAt), asc(users.id))
     .limit(1))[0];
   const right = user ? await deps.hasher.verify(input.password, user.passwordHash) : await deps.hasher.verifyDummy(input.password);
-  if (!user || !right) throw unauthorized('Wrong email or password');
+  if (!user || !right) throw unauthenticated('Wrong email or password');
   await attempt.succeeded();
   const nowIso = now.toISOString();
   await db.update(users).set({ lastLoginAt: nowIso }).where(eq(users.id, user.id));
@@ -91,13 +91,13 @@ export async function refreshSession(deps: AuthDeps, token: string) {
   const { db } = deps;
   const now = deps.now();
   const row = (await db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token))))[0];
-  if (!row || row.revokedAt || new Date(row.expiresAt) <= now) throw unauthorized('Invalid or expired refresh token');
+  if (!row || row.revokedAt || new Date(row.expiresAt) <= now) throw unauthenticated('Invalid or expired refresh token');
   if (row.rotatedAt) {
     await revokeFamily(deps, row.familyId);
-    throw unauthorized('Refresh token already used; every session of this login was revoked');
+    throw unauthenticated('Refresh token already used; every session of this login was revoked');
   }
   const user = (await db.select().from(users).where(eq(users.id, row.userId)))[0];
-  if (!user) throw unauthorized('Invalid or expired refresh token');
+  if (!user) throw unauthenticated('Invalid or expired refresh token');
   // Claim the row atomically so two concurrent refreshes cannot both succeed.
   const claimed = await db
     .update(refreshTokens)
@@ -105,7 +105,7 @@ export async function refreshSession(deps: AuthDeps, token: string) {
     .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.rotatedAt)));
   if (claimed.changes !== 1) {
     await revokeFamily(deps, row.familyId);
-    throw unauthorized('Refresh token already used; every session of this login was revoked');
+    throw unauthenticated('Refresh token already used; every session of this login was revoked');
   }
   return { body: await issueTokens(deps, user, row.familyId), subject: subjectOf(user) };
 }
@@ -159,14 +159,14 @@ async function issueTokens(deps: AuthDeps, user: UserRow, familyId: string) {
 export async function describeMe(deps: AuthDeps, actor: Actor) {
   const { db } = deps;
   const tenant = await findTenant(db, actor.tenantId, deps.now().getTime());
-  if (!tenant) throw unauthorized();
+  if (!tenant) throw unauthenticated();
   if (actor.type === 'user') {
     const user = (await db.select().from(users).where(and(eq(users.id, actor.id), eq(users.tenantId, actor.tenantId))))[0];
-    if (!user) throw unauthorized();
+    if (!user) throw unauthenticated();
     return { tenant: toTenant(tenant), environment: actor.environment, user: toUser(user), api_key: null };
   }
   const key = (await db.select().from(apiKeys).where(and(eq(apiKeys.id, actor.id), eq(apiKeys.tenantId, actor.tenantId))))[0];
-  if (!key) throw unauthorized();
+  if (!key) throw unauthenticated();
   return {
     tenant: toTenant(tenant),
     environment: actor.environment,

@@ -6,7 +6,7 @@ import { findTenant, forgetTenant } from './lookup.ts';
 import type { z } from '@hono/zod-openapi';
 import { tenantBranding, tenants } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
-import { ApiError, notFound } from '../../lib/errors.ts';
+import { invalidInput, notFound, ServiceError } from '../../lib/service-error.ts';
 import type { AuthDeps } from '../deps.ts';
 import { MAX_LOGO_BYTES, regimenProblem, toTenant, type TenantPatchSchema } from './schemas.ts';
 
@@ -37,7 +37,7 @@ export async function updateMyTenant(deps: AuthDeps, actor: Actor, input: z.infe
   const current = await getTenantRow(deps, actor);
   if (input.regimen_fiscal !== undefined) {
     const problem = regimenProblem(current.rfc, input.regimen_fiscal);
-    if (problem) throw new ApiError(422, 'Invalid input', [{ field: 'regimen_fiscal', issue: problem }]);
+    if (problem) throw invalidInput('Invalid input', [{ field: 'regimen_fiscal', issue: problem }]);
   }
   if (input.accent_color !== undefined) await upsertBranding(deps, actor.tenantId, { accentColor: input.accent_color?.toUpperCase() ?? null });
   await deps.db
@@ -55,17 +55,17 @@ export async function updateMyTenant(deps: AuthDeps, actor: Actor, input: z.infe
 
 /** Stores the logo the invoice PDF shows, once it is whole and the PDF library has shown it can embed it. */
 export async function uploadLogo(deps: AuthDeps, actor: Actor, file: File) {
-  if (file.size > MAX_LOGO_BYTES) throw new ApiError(413, 'File too large', [{ field: 'logo', issue: `must be at most ${MAX_LOGO_BYTES} bytes` }]);
+  if (file.size > MAX_LOGO_BYTES) throw new ServiceError('too_large', 'File too large', [{ field: 'logo', issue: `must be at most ${MAX_LOGO_BYTES} bytes` }]);
   const bytes = Buffer.from(await file.arrayBuffer());
   const type = isPng(bytes) ? 'image/png' : isJpeg(bytes) ? 'image/jpeg' : undefined;
-  if (!type) throw new ApiError(422, 'Invalid input', [{ field: 'logo', issue: 'must be a PNG or JPEG image' }]);
+  if (!type) throw invalidInput('Invalid input', [{ field: 'logo', issue: 'must be a PNG or JPEG image' }]);
   const problem = type === 'image/png' ? pngProblem(bytes) : jpegProblem(bytes);
-  if (problem) throw new ApiError(422, 'Invalid input', [{ field: 'logo', issue: `${type === 'image/png' ? 'PNG' : 'JPEG'} ${problem}` }]);
+  if (problem) throw invalidInput('Invalid input', [{ field: 'logo', issue: `${type === 'image/png' ? 'PNG' : 'JPEG'} ${problem}` }]);
   try {
     const probe = await PDFDocument.create();
     await (type === 'image/png' ? probe.embedPng(bytes) : probe.embedJpg(bytes));
   } catch {
-    throw new ApiError(422, 'Invalid input', [{ field: 'logo', issue: `is not a readable ${type === 'image/png' ? 'PNG' : 'JPEG'} image` }]);
+    throw invalidInput('Invalid input', [{ field: 'logo', issue: `is not a readable ${type === 'image/png' ? 'PNG' : 'JPEG'} image` }]);
   }
   await getTenantRow(deps, actor);
   await upsertBranding(deps, actor.tenantId, { logo: bytes, logoType: type });

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { z } from '@hono/zod-openapi';
 import { users } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
-import { ApiError, conflict, forbidden, notFound } from '../../lib/errors.ts';
+import { conflict, forbidden, invalidInput, notFound } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { AuthDeps } from '../deps.ts';
@@ -20,7 +20,7 @@ async function getUserRow(deps: AuthDeps, actor: Actor, id: string): Promise<Use
 export const getUser = async (deps: AuthDeps, actor: Actor, id: string) => toUser(await getUserRow(deps, actor, id));
 
 export async function listUsers(deps: AuthDeps, actor: Actor, q: { limit: number; cursor?: string }) {
-  const after = decodeCursor(q.cursor, 422);
+  const after = decodeCursor(q.cursor);
   const rows = await deps.db
     .select()
     .from(users)
@@ -83,9 +83,9 @@ export async function changePassword(deps: AuthDeps, actor: Actor, id: string, i
   const isSelf = actor.type === 'user' && actor.id === target.id;
   if (!isSelf && actor.role !== 'ADMIN') throw forbidden('Role ADMIN required to change another user\'s password');
   if (isSelf) {
-    if (!input.current_password) throw new ApiError(422, 'Invalid input', [{ field: 'current_password', issue: 'is required to change your own password' }]);
+    if (!input.current_password) throw invalidInput('Invalid input', [{ field: 'current_password', issue: 'is required to change your own password' }]);
     if (!(await deps.hasher.verify(input.current_password, target.passwordHash))) {
-      throw new ApiError(422, 'Invalid input', [{ field: 'current_password', issue: 'is wrong' }]);
+      throw invalidInput('Invalid input', [{ field: 'current_password', issue: 'is wrong' }]);
     }
   }
   const passwordHash = await deps.hasher.hash(input.new_password);

@@ -1,6 +1,6 @@
 import { cancellationFactsOf, type CancellationFacts } from '../../cfdi/cancellation.ts';
 import type { Actor } from '../../lib/backend.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ServiceError } from '../../lib/service-error.ts';
 import type { CfdiQuery } from '../../pac/types.ts';
 import { findCfdi } from '../cfdis/service.ts';
 import type { CancellationDeps } from './service.ts';
@@ -12,11 +12,11 @@ export const queryOf = (f: CancellationFacts): CfdiQuery => ({ uuid: f.uuid, rfc
 export async function getSatStatus(deps: Pick<CancellationDeps, 'db' | 'now' | 'pacFor'>, actor: Actor, ref: string) {
   const cfdi = await findCfdi(deps.db, actor, ref);
   if (!cfdi.uuid) {
-    throw new ApiError(404, `CFDI ${cfdi.id} is ${cfdi.status === 'en_cola' ? 'queued for stamping' : cfdi.status}: it has no UUID, so SAT does not know it`, [{ field: 'id', issue: `${cfdi.id} is not stamped` }]);
+    throw new ServiceError('not_found', `CFDI ${cfdi.id} is ${cfdi.status === 'en_cola' ? 'queued for stamping' : cfdi.status}: it has no UUID, so SAT does not know it`, [{ field: 'id', issue: `${cfdi.id} is not stamped` }]);
   }
   const pac = deps.pacFor(actor.environment);
-  if (!pac) throw new ApiError(503, 'No PAC is configured for the live environment', [{ field: 'environment', issue: 'live consultation needs a PAC configuration' }]);
+  if (!pac) throw new ServiceError('unavailable', 'No PAC is configured for the live environment', [{ field: 'environment', issue: 'live consultation needs a PAC configuration' }]);
   const result = await pac.status(queryOf(cancellationFactsOf(cfdi.xml.toString('utf8'))));
-  if (!result.ok) throw new ApiError(503, 'SAT\'s consultation service did not answer; try again later', [{ field: 'sat', issue: result.message }], { 'Retry-After': '30' });
+  if (!result.ok) throw new ServiceError('unavailable', 'SAT\'s consultation service did not answer; try again later', [{ field: 'sat', issue: result.message }], 30);
   return { uuid: cfdi.uuid, consulted_at: deps.now().toISOString(), ...result.status };
 }

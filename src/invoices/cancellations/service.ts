@@ -17,7 +17,7 @@ import { closeQueuedJob, enqueue, PermanentJobError } from '../../jobs/queue.ts'
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
-import { ApiError, badRequest, conflict } from '../../lib/errors.ts';
+import { conflict, invalidInput, ServiceError } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import type { CancelRequest, CancelResult, CancelScenario } from '../../pac/types.ts';
 import { standingPaymentsOf } from '../cfdis/payments.ts';
@@ -55,12 +55,12 @@ async function checkSubstitute(db: DbOrTx, actor: Actor, cfdi: CfdiRef, folio: s
     .select({ id: cfdis.id, status: cfdis.status })
     .from(cfdis)
     .where(and(eq(cfdis.uuid, folio.toUpperCase()), eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment))))[0];
-  if (!sub) throw badRequest('Invalid folio_sustitucion', [{ field, issue: `no CFDI with UUID ${folio} in this tenant and environment: issue the replacement first` }]);
-  if (sub.id === cfdi.id) throw badRequest('Invalid folio_sustitucion', [{ field, issue: 'must be the UUID of the replacement, not of the CFDI being cancelled' }]);
-  if (sub.status !== 'vigente') throw badRequest('Invalid folio_sustitucion', [{ field, issue: `the replacement ${folio} is ${sub.status}; it must be vigente` }]);
+  if (!sub) throw invalidInput('Invalid folio_sustitucion', [{ field, issue: `no CFDI with UUID ${folio} in this tenant and environment: issue the replacement first` }]);
+  if (sub.id === cfdi.id) throw invalidInput('Invalid folio_sustitucion', [{ field, issue: 'must be the UUID of the replacement, not of the CFDI being cancelled' }]);
+  if (sub.status !== 'vigente') throw invalidInput('Invalid folio_sustitucion', [{ field, issue: `the replacement ${folio} is ${sub.status}; it must be vigente` }]);
   const related = await statement(db, "select 1 from cfdi_relations where cfdi_id = ? and tipo_relacion = '04' and related_uuid = ?").get(sub.id, cfdi.uuid);
   if (!related) {
-    throw badRequest('Invalid folio_sustitucion', [
+    throw invalidInput('Invalid folio_sustitucion', [
       { field, issue: `the replacement ${folio} does not relate to ${cfdi.uuid} with TipoRelacion 04 (cfdi_relacionados: [{ tipo_relacion: "04", uuids: ["${cfdi.uuid}"] }])` },
     ]);
   }
@@ -100,10 +100,10 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
   const refuse = NOT_CANCELLABLE[cfdi.status];
   if (refuse) throw conflict(refuse(cfdi.id), [{ field: 'status', issue: `is ${cfdi.status}` }]);
   if (body.motivo === '01' && !body.folio_sustitucion) {
-    throw badRequest('Invalid input', [{ field: 'folio_sustitucion', issue: 'is required with motivo 01: the UUID of the vigente CFDI that replaces this one (issued with cfdi_relacionados tipo_relacion 04 to it)' }]);
+    throw invalidInput('Invalid input', [{ field: 'folio_sustitucion', issue: 'is required with motivo 01: the UUID of the vigente CFDI that replaces this one (issued with cfdi_relacionados tipo_relacion 04 to it)' }]);
   }
   if (body.motivo !== '01' && body.folio_sustitucion) {
-    throw badRequest('Invalid input', [{ field: 'folio_sustitucion', issue: `must be absent with motivo ${body.motivo}: only motivo 01 names a replacement` }]);
+    throw invalidInput('Invalid input', [{ field: 'folio_sustitucion', issue: `must be absent with motivo ${body.motivo}: only motivo 01 names a replacement` }]);
   }
   if (body.folio_sustitucion) await checkSubstitute(deps.db, actor, cfdi, body.folio_sustitucion);
 
@@ -122,7 +122,7 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
     ]);
   }
   const pac = deps.pacFor(actor.environment);
-  if (!pac) throw new ApiError(503, 'No PAC is configured for the live environment', [{ field: 'environment', issue: 'live cancellation needs a PAC' }]);
+  if (!pac) throw new ServiceError('unavailable', 'No PAC is configured for the live environment', [{ field: 'environment', issue: 'live cancellation needs a PAC' }]);
 
   const acceptance = receiverAcceptance(facts, nowLocal);
   const folio = { uuid: facts.uuid, motivo: body.motivo, folioSustitucion: body.folio_sustitucion?.toUpperCase() };
@@ -155,8 +155,8 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
   });
   deps.wakeJobs();
   if (!result.ok) {
-    if (result.retryable) throw new ApiError(503, 'The PAC did not take the cancellation request; the CFDI stays vigente. Try again later', [{ field: 'pac', issue: result.message }], { 'Retry-After': '30' });
-    throw new ApiError(422, 'Cancellation rejected by the PAC/SAT; the CFDI stays vigente', [{ field: 'pac', issue: `${result.code}: ${result.message}` }]);
+    if (result.retryable) throw new ServiceError('unavailable', 'The PAC did not take the cancellation request; the CFDI stays vigente. Try again later', [{ field: 'pac', issue: result.message }], 30);
+    throw new ServiceError('rejected', 'Cancellation rejected by the PAC/SAT; the CFDI stays vigente', [{ field: 'pac', issue: `${result.code}: ${result.message}` }]);
   }
   return { pending: outcome === 'en_proceso', body: await getCancellation(deps, actor, cfdi.id) };
 }
@@ -266,7 +266,7 @@ export function cancellationJobHandler(deps: Pick<CancellationDeps, 'db' | 'now'
 /** The CFDI's most recent cancellation request, or 404 saying there is none. */
 async function latestCancellation(db: Db, cfdiId: string): Promise<Cancellation> {
   const c = (await db.select().from(cfdiCancellations).where(eq(cfdiCancellations.cfdiId, cfdiId)).orderBy(desc(cfdiCancellations.id)))[0];
-  if (!c) throw new ApiError(404, `CFDI ${cfdiId} has no cancellation request`, [{ field: 'id', issue: `no cancellation was requested for ${cfdiId}` }]);
+  if (!c) throw new ServiceError('not_found', `CFDI ${cfdiId} has no cancellation request`, [{ field: 'id', issue: `no cancellation was requested for ${cfdiId}` }]);
   return c;
 }
 
@@ -301,6 +301,6 @@ export async function getCancellationDocument(deps: Pick<CancellationDeps, 'db'>
   const cfdi = await findCfdi(deps.db, actor, ref);
   const c = await latestCancellation(deps.db, cfdi.id);
   const xml = which === 'request' ? c.requestXml : c.acuseXml;
-  if (!xml) throw new ApiError(404, `No acuse yet for the cancellation of ${cfdi.id}: the PAC has not acknowledged the request`, [{ field: 'acuse', issue: 'not received yet' }]);
+  if (!xml) throw new ServiceError('not_found', `No acuse yet for the cancellation of ${cfdi.id}: the PAC has not acknowledged the request`, [{ field: 'acuse', issue: 'not received yet' }]);
   return { uuid: c.uuid, xml };
 }

@@ -5,7 +5,7 @@ import { sumByTax } from '../../cfdi/rules/taxes.ts';
 import { child, childrenNamed, parseXml, type XmlNode } from '../../cfdi/xml.ts';
 import { statement } from '../../db/prepared.ts';
 import type { Environment } from '../../db/schema/index.ts';
-import type { ErrorDetail } from '../../lib/errors.ts';
+import type { ErrorDetail } from '../../lib/service-error.ts';
 import type { PagoDocumentoRequest, PagoRequest } from './schemas.ts';
 import type { DbOrTx, Tx } from '../../db/index.ts';
 

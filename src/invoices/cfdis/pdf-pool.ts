@@ -1,7 +1,7 @@
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import type { PdfOptions } from '../../cfdi/pdf.ts';
-import { ApiError } from '../../lib/errors.ts';
+import { ServiceError } from '../../lib/service-error.ts';
 
 /**
  * PDF renders run on worker threads, so a 2,000-concepto invoice (seconds of CPU) never stalls the event loop that
@@ -44,11 +44,11 @@ export class PdfPool {
   render(xml: string, options: PdfOptions): Promise<Uint8Array> {
     if (this.running >= this.size && this.queue.length >= this.waiting) {
       return Promise.reject(
-        new ApiError(
-          503,
+        new ServiceError(
+          'unavailable',
           'Too many PDFs are being rendered',
           [{ field: 'pdf', issue: `${this.size} PDFs are rendering and ${this.waiting} are waiting; retry in ${RETRY_AFTER_SECONDS} seconds` }],
-          { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+          RETRY_AFTER_SECONDS,
         ),
       );
     }
@@ -78,9 +78,7 @@ export class PdfPool {
     const deadline = setTimeout(() => {
       done(false);
       job.reject(
-        new ApiError(503, 'The PDF took too long to render', [{ field: 'pdf', issue: `not rendered within ${this.timeoutMs / 1000} seconds; retry later` }], {
-          'Retry-After': String(RETRY_AFTER_SECONDS),
-        }),
+        new ServiceError('unavailable', 'The PDF took too long to render', [{ field: 'pdf', issue: `not rendered within ${this.timeoutMs / 1000} seconds; retry later` }], RETRY_AFTER_SECONDS),
       );
     }, this.timeoutMs);
     const done = (reuse: boolean) => {

@@ -13,7 +13,7 @@ import { cfdiDocuments, cfdis, tenantBranding, type CfdiStatus, type Environment
 import type { Actor } from '../../lib/backend.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
-import { ApiError, badRequest, conflict, notFound, type ErrorDetail } from '../../lib/errors.ts';
+import { conflict, invalidInput, notFound, ServiceError, type ErrorDetail } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { Pac, SandboxScenario } from '../../pac/types.ts';
@@ -69,7 +69,7 @@ export async function findCfdi(db: Db, actor: Actor, ref: string): Promise<CfdiR
 async function resolveReceptor(deps: CfdiDeps, actor: Actor, req: CfdiRequest): Promise<ReceptorInput> {
   if (req.receptor) return req.receptor;
   const client = await getClientReceptor(deps.db, { tenantId: actor.tenantId, environment: actor.environment }, req.receptor_id!);
-  if (!client) throw badRequest('Invalid input', [{ field: 'receptor_id', issue: `no client ${req.receptor_id} in this tenant and environment` }]);
+  if (!client) throw invalidInput('Invalid input', [{ field: 'receptor_id', issue: `no client ${req.receptor_id} in this tenant and environment` }]);
   return client;
 }
 
@@ -134,7 +134,7 @@ export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiReques
   try {
     receptor = await resolveReceptor(deps, actor, req);
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
+    if (!(err instanceof ServiceError)) throw err;
     errors.push(...err.details);
   }
   const emisor = await emisorOf(deps, actor);
@@ -142,7 +142,7 @@ export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiReques
   try {
     folio = await peekFolio(deps.db, { tenantId: actor.tenantId, environment: actor.environment }, req.serie);
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
+    if (!(err instanceof ServiceError)) throw err;
     errors.push(...err.details);
   }
   const facts = await storedFacts(deps.db, actor, req, receptor?.rfc.toUpperCase());
@@ -164,7 +164,7 @@ const INSERT_CFDI = `insert into cfdis (id, tenant_id, environment, uuid, tipo, 
   moneda, subtotal, total, summary, external_id, metadata, created_at, updated_at) values (?, ?, ?, null, ?, 'en_cola', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** The unique index on (tenant, environment, external_id) refused the insert: 409 naming the invoice that has it. */
-async function externalIdTaken(deps: CfdiDeps, actor: Actor, externalId: string | undefined, err: unknown): Promise<ApiError | undefined> {
+async function externalIdTaken(deps: CfdiDeps, actor: Actor, externalId: string | undefined, err: unknown): Promise<ServiceError | undefined> {
   if (externalId === undefined || !(err instanceof Error) || !/UNIQUE constraint failed: cfdis\.tenant_id, cfdis\.environment, cfdis\.external_id/.test(err.message)) return undefined;
   const holder = (await deps.db.select({ id: cfdis.id }).from(cfdis).where(and(scoped(actor), eq(cfdis.externalId, externalId))))[0];
   return conflict(`external_id ${externalId} is already used by CFDI ${holder?.id ?? '(another invoice)'}`, [
@@ -173,7 +173,7 @@ async function externalIdTaken(deps: CfdiDeps, actor: Actor, externalId: string 
 }
 
 /** The unique index on standing instalments refused the insert (the check inside the transaction makes this a backstop). */
-function instalmentTaken(err: unknown): ApiError | undefined {
+function instalmentTaken(err: unknown): ServiceError | undefined {
   if (!(err instanceof Error) || !/UNIQUE constraint failed: cfdi_payment_documents\./.test(err.message)) return undefined;
   return conflict('Another Pago took this instalment of the paid invoice meanwhile', [{ field: 'pagos', issue: 'an instalment number is already taken by a standing Pago: send the request again' }]);
 }
@@ -189,10 +189,10 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   const prepared = prepareInvoice(req, { emisor, receptor, now, serie: peek.serie, folio: String(peek.folio), paidDocuments: facts.paidDocuments });
   const { signer, problem } = await signerFor(deps, actor, emisor.rfc);
   const errors = [...facts.problems, ...prepared.errors, ...(problem ? [problem] : [])];
-  if (errors.length > 0 || !prepared.model || !signer) throw badRequest('The CFDI fails validation', errors);
+  if (errors.length > 0 || !prepared.model || !signer) throw invalidInput('The CFDI fails validation', errors);
   const pac = deps.pacFor(actor.environment);
   if (!pac) {
-    throw new ApiError(503, 'No stamping provider (PAC) is configured for the live environment', [
+    throw new ServiceError('unavailable', 'No stamping provider (PAC) is configured for the live environment', [
       { field: 'environment', issue: 'live stamping needs a PAC: configure one, or use a sk_test_ key for the sandbox' },
     ]);
   }
@@ -216,7 +216,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
         const current = await storedFacts(tx, actor, req, receptor.rfc.toUpperCase());
         const again = prepareInvoice(req, { emisor, receptor, now, serie, folio: String(folio), paidDocuments: current.paidDocuments });
         const problems = [...current.problems, ...again.errors];
-        if (problems.length > 0 || !again.model) throw badRequest('The CFDI fails validation', problems);
+        if (problems.length > 0 || !again.model) throw invalidInput('The CFDI fails validation', problems);
         model = { ...again.model, serie, folio: String(folio) };
       }
       const summary = summaryOf(model);
@@ -278,7 +278,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
       await recordFailure(tx, target, `${result.code}: ${result.message}`, deps.now());
       await closeQueuedJob(tx, jobId, deps.now());
     });
-    throw new ApiError(422, 'Rejected by the stamping provider', [{ field: 'pac', issue: `${result.code}: ${result.message}` }]);
+    throw new ServiceError('rejected', 'Rejected by the stamping provider', [{ field: 'pac', issue: `${result.code}: ${result.message}` }]);
   }
   if (!result || !result.ok) {
     // Unavailable or slow: the invoice stays queued and the scheduler retries it.
@@ -330,7 +330,7 @@ const queuedAnswer = (row: Row) => ({
 });
 
 const rejected = (row: Row) =>
-  new ApiError(422, 'Rejected by the stamping provider', [{ field: 'pac', issue: String((row.summary as Record<string, unknown>).error ?? 'stamping failed') }]);
+  new ServiceError('rejected', 'Rejected by the stamping provider', [{ field: 'pac', issue: String((row.summary as Record<string, unknown>).error ?? 'stamping failed') }]);
 
 /** What the response needs beyond the row's columns, fixed at issue time. */
 function summaryOf(m: ComprobanteModel) {
@@ -465,7 +465,7 @@ async function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): Pr
   if (!row) throw notFound('CFDI');
   if (!row.uuid) {
     const why = row.status === 'en_cola' ? 'is queued for stamping' : `is ${row.status}`;
-    throw new ApiError(404, `CFDI ${row.id} ${why}: it has no UUID, so no fiscal XML or PDF yet`, [{ field: 'uuid', issue: `${row.id} is not stamped (status ${row.status})` }]);
+    throw new ServiceError('not_found', `CFDI ${row.id} ${why}: it has no UUID, so no fiscal XML or PDF yet`, [{ field: 'uuid', issue: `${row.id} is not stamped (status ${row.status})` }]);
   }
   return { uuid: row.uuid, xml: row.xml, status: row.status };
 }
@@ -499,7 +499,7 @@ export interface ListQuery {
 
 /** Newest first, keyset on the time-sortable id: a page costs the same at any depth. */
 export async function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
-  const before = decodeCursor(q.cursor, 400);
+  const before = decodeCursor(q.cursor);
   // Only the listed columns: the JSON summary is the bulk of a row and the list does not show it.
   const rows = await deps.db
     .select({

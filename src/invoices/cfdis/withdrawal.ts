@@ -1,7 +1,7 @@
 import { statement } from '../../db/prepared.ts';
 import { withTransaction } from '../../db/index.ts';
 import type { Actor } from '../../lib/backend.ts';
-import { conflict } from '../../lib/errors.ts';
+import { conflict } from '../../lib/service-error.ts';
 import { recordEvent } from '../events.ts';
 import { findCfdi, type CfdiDeps } from './service.ts';
 import { moveStatus } from './stamping.ts';

@@ -4,7 +4,7 @@ import { checkReceptor } from '../../cfdi/rules/receptor.ts';
 import type { Db } from '../../db/client.ts';
 import { clients, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
-import { badRequest, notFound } from '../../lib/errors.ts';
+import { invalidInput, notFound } from '../../lib/service-error.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
@@ -46,7 +46,7 @@ async function assertReceptor(deps: ClientDeps, actor: Actor, fields: ReceptorIn
   const now = deps.now();
   const tenant = await deps.identity.tenantById(actor.tenantId);
   const problems = checkReceptor(fields, { fecha: now.toISOString(), lugarExpedicion: tenant?.codigoPostal }, '');
-  if (problems.length > 0) throw badRequest('Invalid client', problems);
+  if (problems.length > 0) throw invalidInput('Invalid client', problems);
 }
 
 const receptorOf = (r: {
@@ -105,7 +105,7 @@ export async function createClient(deps: ClientDeps, actor: Actor, input: Client
 
 /** Newest ids last (keyset on id). `q` matches an RFC prefix or any part of the name, ignoring case and accents. */
 export async function listClients(deps: ClientDeps, actor: Actor, query: { limit: number; cursor?: string; q?: string }) {
-  const after = decodeCursor(query.cursor, 400);
+  const after = decodeCursor(query.cursor);
   const q = query.q?.trim();
   const search = q
     ? or(

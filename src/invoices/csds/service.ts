@@ -4,7 +4,7 @@ import type { Db } from '../../db/client.ts';
 import { csds, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { FixedWindowLimiter } from '../../gateway/rate-limit.ts';
-import { ApiError, badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { conflict, invalidInput, notFound, ServiceError } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import { statement } from '../../db/prepared.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
@@ -41,7 +41,7 @@ async function getCsdRow(deps: CsdDeps, actor: Actor, id: string): Promise<CsdRo
 
 async function readUpload(file: File, field: 'cer' | 'key'): Promise<Buffer> {
   if (file.size > MAX_CSD_FILE_BYTES) {
-    throw new ApiError(413, 'File too large', [{ field, issue: `must be at most ${MAX_CSD_FILE_BYTES} bytes (SAT files are about 1.5 KiB)` }]);
+    throw new ServiceError('too_large', 'File too large', [{ field, issue: `must be at most ${MAX_CSD_FILE_BYTES} bytes (SAT files are about 1.5 KiB)` }]);
   }
   return Buffer.from(await file.arrayBuffer());
 }
@@ -70,7 +70,7 @@ export async function uploadCsd(deps: CsdDeps & { uploads: FixedWindowLimiter },
     const rate = deps.uploads.hit(`${actor.tenantId}:${actor.environment}`, CSD_UPLOADS_PER_HOUR, now.getTime());
     if (!rate.allowed) {
       const issue = `at most ${CSD_UPLOADS_PER_HOUR} CSD uploads that try a password per hour per tenant and environment; retry in ${rate.retryAfter} seconds`;
-      throw new ApiError(429, 'Too many CSD uploads', [{ field: 'rate_limit', issue }], { 'Retry-After': String(rate.retryAfter) });
+      throw new ServiceError('too_many', 'Too many CSD uploads', [{ field: 'rate_limit', issue }], rate.retryAfter);
     }
     const privateKey = openPrivateKey(keyBytes, input.password, certificate);
 
@@ -102,13 +102,13 @@ export async function uploadCsd(deps: CsdDeps & { uploads: FixedWindowLimiter },
     });
     return toCsd(await getCsdRow(deps, actor, id));
   } catch (err) {
-    if (err instanceof CsdError) throw badRequest('Invalid CSD', [{ field: err.field, issue: err.message }]);
+    if (err instanceof CsdError) throw invalidInput('Invalid CSD', [{ field: err.field, issue: err.message }]);
     throw err;
   }
 }
 
 export async function listCsds(deps: CsdDeps, actor: Actor, q: { limit: number; cursor?: string }) {
-  const after = decodeCursor(q.cursor, 400);
+  const after = decodeCursor(q.cursor);
   const rows = await deps.db
     .select()
     .from(csds)

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { series, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
-import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { invalidInput, conflict, notFound } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import { statement } from '../../db/prepared.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
@@ -35,7 +35,7 @@ async function getOr404(db: DbOrTx, actor: Actor, id: string): Promise<SeriesRow
 const duplicate = (serie: string) => conflict('Series already exists', [{ field: 'serie', issue: `${serie} already exists in this environment` }]);
 const uniqueViolation = (err: unknown) => (err instanceof Error && /UNIQUE constraint failed: series\./.test(err.message) ? err.message : undefined);
 const unknownSerie = (serie: string) =>
-  badRequest('Unknown series', [{ field: 'serie', issue: `${serie} does not exist; create it with POST /series` }]);
+  invalidInput('Unknown series', [{ field: 'serie', issue: `${serie} does not exist; create it with POST /series` }]);
 
 /** The first series of an environment becomes its default whatever `default` says: one default always exists. */
 export async function createSeries(deps: SeriesDeps, actor: Actor, input: SeriesCreate) {
@@ -73,7 +73,7 @@ export async function createSeries(deps: SeriesDeps, actor: Actor, input: Series
 }
 
 export async function listSeries(deps: SeriesDeps, actor: Actor, q: { limit: number; cursor?: string }) {
-  const after = decodeCursor(q.cursor, 400);
+  const after = decodeCursor(q.cursor);
   const rows = await deps.db
     .select()
     .from(series)

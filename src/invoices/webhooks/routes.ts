@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { actorOf, type BackendEnv } from '../../lib/backend.ts';
-import { forbidden } from '../../lib/errors.ts';
+import { forbidden } from '../../lib/service-error.ts';
 import { DeletedSchema, errorResponse, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import type { WebhookDeliveryDeps } from './delivery.ts';
 import { WebhookCreateExamples, WebhookPatchExamples } from './examples.ts';

@@ -3,7 +3,7 @@ import { and, asc, desc, eq, gt, lt, or } from 'drizzle-orm';
 import { webhookAttempts, webhookDeliveries, webhooks } from '../../db/schema/index.ts';
 import { withTransaction, type Tx } from '../../db/index.ts';
 import type { Actor } from '../../lib/backend.ts';
-import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { invalidInput, conflict, notFound } from '../../lib/service-error.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { sealSecret } from '../../lib/secret-box.ts';
 import { enqueueDelivery, fanOut, type WebhookDeliveryDeps } from './delivery.ts';
@@ -22,7 +22,7 @@ async function getRow(deps: WebhookDeliveryDeps, actor: Actor, id: string): Prom
 
 async function checkUrl(deps: WebhookDeliveryDeps, url: string): Promise<void> {
   const problem = await webhookUrlProblem(url, deps);
-  if (problem) throw badRequest('Invalid webhook URL', [{ field: 'url', issue: problem }]);
+  if (problem) throw invalidInput('Invalid webhook URL', [{ field: 'url', issue: problem }]);
 }
 
 async function deliveryRecord(deps: WebhookDeliveryDeps, d: Delivery) {
@@ -65,7 +65,7 @@ export async function createWebhook(deps: WebhookDeliveryDeps, actor: Actor, bod
 }
 
 export async function listWebhooks(deps: WebhookDeliveryDeps, actor: Actor, q: { limit: number; cursor?: string }) {
-  const after = decodeCursor(q.cursor, 400);
+  const after = decodeCursor(q.cursor);
   const rows = await deps.db.select().from(webhooks).where(and(scoped(actor), after ? gt(webhooks.id, after) : undefined)).orderBy(asc(webhooks.id)).limit(q.limit + 1);
   return page(rows, q.limit, toWebhook);
 }
@@ -102,9 +102,9 @@ export async function deleteWebhook(deps: WebhookDeliveryDeps, actor: Actor, id:
 /** Delivery history, newest first. Delivery ids are random UUIDs (the spec): the cursor is (created_at, id). */
 export async function listWebhookDeliveries(deps: WebhookDeliveryDeps, actor: Actor, id: string, q: { limit: number; cursor?: string }) {
   const row = await getRow(deps, actor, id);
-  const cursor = decodeCursor(q.cursor, 400);
+  const cursor = decodeCursor(q.cursor);
   const [beforeAt, beforeId] = cursor ? cursor.split('|') : [];
-  if (cursor && (!beforeAt || !beforeId)) throw badRequest('Invalid cursor', [{ field: 'cursor', issue: 'is not a cursor returned by this API' }]);
+  if (cursor && (!beforeAt || !beforeId)) throw invalidInput('Invalid cursor', [{ field: 'cursor', issue: 'is not a cursor returned by this API' }]);
   const rows = await deps.db
     .select()
     .from(webhookDeliveries)
