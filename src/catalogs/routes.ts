@@ -1,8 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Db } from '../db/client.ts';
 import type { BackendEnv } from '../lib/backend.ts';
-import { errorResponse, jsonResponse, paginated, PaginationQuery } from '../lib/schemas.ts';
+import { errorResponse, errorResponses, jsonResponse, paginated, PaginationQuery } from '../lib/schemas.ts';
 import { CATALOGS, getCatalogEntry, listCatalog, SEARCH_CANDIDATES } from './service.ts';
+
+const errors = errorResponses('invoices');
 
 const tags = ['Catálogos SAT'];
 const names = Object.keys(CATALOGS) as [string, ...string[]];
@@ -39,7 +41,7 @@ export function mountCatalogRoutes(app: OpenAPIHono<BackendEnv>, deps: { db: Db 
       summary: 'A page of a SAT catalog, or a search in it',
       description: 'Catalog data ships with the service (SAT version in GET /health details.catalogs). Keys out of force keep their vigencia.hasta.',
       request: { params: z.object({ catalogo: Catalogo }), query: ListQuery },
-      responses: { 200: jsonResponse(paginated(Entry), 'A page of entries'), 400: errorResponse('Invalid query or cursor'), 401: errorResponse('Missing or invalid credential') },
+      responses: { 200: jsonResponse(paginated(Entry), 'A page of entries'), 400: errorResponse('Invalid query or cursor'), ...errors.unauthenticated },
     }),
     async (c) => c.json(await listCatalog(deps.db, c.req.valid('param').catalogo, c.req.valid('query')), 200),
   );
@@ -51,7 +53,7 @@ export function mountCatalogRoutes(app: OpenAPIHono<BackendEnv>, deps: { db: Db 
       request: {
         params: z.object({ catalogo: Catalogo, clave: z.string().min(1).max(20, 'must be at most 20 characters').openapi({ param: { name: 'clave', in: 'path' }, example: '01000' }) }),
       },
-      responses: { 200: jsonResponse(Entry, 'The entry'), 400: errorResponse('Unknown catalog'), 401: errorResponse('Missing or invalid credential'), 404: errorResponse('Not a key of that catalog') },
+      responses: { 200: jsonResponse(Entry, 'The entry'), 400: errorResponse('Unknown catalog'), ...errors.unauthenticated, 404: errorResponse('Not a key of that catalog') },
     }),
     async (c) => {
       const { catalogo, clave } = c.req.valid('param');

@@ -3,7 +3,9 @@ import bundlePath from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file
 import cssPath from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' };
 import swaggerUi from 'swagger-ui-dist/package.json' with { type: 'json' };
 import type { GatewayEnv } from '../gateway/gateway.ts';
-import { errorResponse } from '../lib/schemas.ts';
+import { errorResponses } from '../lib/schemas.ts';
+
+const errors = errorResponses('gateway');
 
 /** Runs Swagger UI on our document; a file of its own so the CSP can forbid inline scripts. */
 const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
@@ -86,7 +88,7 @@ export function mountDocs(app: OpenAPIHono<GatewayEnv>) {
       security: [],
       responses: {
         200: { description: 'HTML page', content: { 'text/html': { schema: z.string() } } },
-        429: errorResponse('Too many requests from this address'),
+        ...errors.tooManyFromAddress,
       },
     }),
     (c) => c.html(PAGE, 200, { 'Cache-Control': 'no-cache', 'Content-Security-Policy': CSP }),

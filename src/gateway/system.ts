@@ -3,11 +3,13 @@ import type { MiddlewareHandler } from 'hono';
 import type { Db } from '../db/client.ts';
 import { mountDocs } from '../docs/page.ts';
 import type { Heartbeat } from '../jobs/scheduler.ts';
-import { errorResponse, jsonResponse } from '../lib/schemas.ts';
+import { errorResponses, jsonResponse } from '../lib/schemas.ts';
 import type { SandboxSat } from '../pac/sandbox.ts';
 import type { GatewayEnv } from './gateway.ts';
 import { mountHealth } from './health.ts';
 import { buildOpenApiDocument } from './openapi.ts';
+
+const errors = errorResponses('gateway');
 
 export interface SystemDeps {
   /** The gateway's limit for calls without a credential, and its separate one for health probes. */
@@ -51,7 +53,7 @@ export function mountSystemRoutes(app: OpenAPIHono<GatewayEnv>, deps: SystemDeps
       responses: {
         200: jsonResponse(RootSchema, 'Where the reference, the OpenAPI document and the API are'),
         302: { description: 'To /docs (the request accepts text/html)', headers: { Location: { schema: { type: 'string', example: '/docs' } } } },
-        429: errorResponse('Too many requests from this address'),
+        ...errors.tooManyFromAddress,
       },
     }),
     (c) => {
@@ -76,7 +78,7 @@ export function mountSystemRoutes(app: OpenAPIHono<GatewayEnv>, deps: SystemDeps
       security: [],
       responses: {
         200: { description: 'X.509 certificate, DER', content: { 'application/pkix-cert': { schema: z.string().openapi({ format: 'binary' }) } } },
-        429: errorResponse('Too many requests from this address'),
+        ...errors.tooManyFromAddress,
       },
     }),
     (c) =>
@@ -97,7 +99,7 @@ export function mountSystemRoutes(app: OpenAPIHono<GatewayEnv>, deps: SystemDeps
       security: [],
       responses: {
         200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: z.object({}).passthrough() } } },
-        429: errorResponse('Too many requests from this address'),
+        ...errors.tooManyFromAddress,
       },
     }),
     (c) => c.json((document ??= buildOpenApiDocument(app, deps.backends, deps.version)), 200),

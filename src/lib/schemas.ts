@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { T_RFC } from '../cfdi/patterns.ts';
 import { textIssue } from '../cfdi/text.ts';
+import { INVALID_INPUT_STATUS, type BackendKind } from './errors.ts';
 
 /** Free text we store and later print on fiscal documents: no control characters, no broken UTF-16. */
 export const text = (max: number) =>
@@ -67,6 +68,25 @@ export const errorResponse = (description: string) => ({
   description,
   content: { 'application/json': { schema: ErrorEnvelopeSchema } },
 });
+
+type ErrorResponse = ReturnType<typeof errorResponse>;
+const byStatus = <S extends number>(status: S, description: string) => ({ [status]: errorResponse(description) }) as Record<S, ErrorResponse>;
+
+/**
+ * The error answers routes share, described once: a route spreads those it gives and declares by status only what
+ * it says of its own. Invalid input takes its backend's status (INVALID_INPUT_STATUS, which the backend answers by).
+ */
+export function errorResponses<B extends BackendKind>(backend: B) {
+  const invalid = INVALID_INPUT_STATUS[backend] as (typeof INVALID_INPUT_STATUS)[B];
+  return {
+    invalidInput: byStatus(invalid, 'Invalid input'),
+    invalidQuery: byStatus(invalid, 'Invalid query'),
+    unauthenticated: byStatus(401, 'Missing or invalid credential'),
+    admin: byStatus(403, 'Role ADMIN required'),
+    adminOrOperator: byStatus(403, 'Role ADMIN or OPERATOR required'),
+    tooManyFromAddress: byStatus(429, 'Too many requests from this address'),
+  };
+}
 
 /**
  * Named request examples: Swagger UI pre-fills the first one in "Try it out", so each must work as sent (or name

@@ -1,15 +1,17 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, requireUserSession, type BackendEnv } from '../../lib/backend.ts';
-import { errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
+import { errorResponse, errorResponses, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
 import { ApiKeyCreatedSchema, ApiKeyCreateSchema, ApiKeySchema, RevokedSchema } from './schemas.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './service.ts';
 import { ApiKeyCreateExamples } from './examples.ts';
 
+const errors = errorResponses('auth');
+
 const tags = ['API keys'];
 const security = [{ bearerJwt: [] }];
 const common = {
-  401: errorResponse('Missing or invalid credential'),
+  ...errors.unauthenticated,
   403: errorResponse('Not ADMIN, or called with an API key instead of a user session'),
 };
 
@@ -27,7 +29,7 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       responses: {
         201: jsonResponse(ApiKeyCreatedSchema, 'Created; the secret is shown once'),
         409: errorResponse('The tenant already has 20 active keys in this environment: revoke one first'),
-        422: errorResponse('Invalid input'),
+        ...errors.invalidInput,
         ...common,
       },
     }),
@@ -40,7 +42,7 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       summary: 'List the tenant\'s active API keys (never their secrets)',
       middleware: [requireUserSession] as const,
       request: { query: PaginationQuery },
-      responses: { 200: jsonResponse(paginated(ApiKeySchema), 'A page of keys'), 422: errorResponse('Invalid query'), ...common },
+      responses: { 200: jsonResponse(paginated(ApiKeySchema), 'A page of keys'), ...errors.invalidQuery, ...common },
     }),
     async (c) => c.json(await listApiKeys(deps, actorOf(c), c.req.valid('query')), 200),
   );

@@ -1,9 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { errorResponse, jsonResponse, paginated } from '../../lib/schemas.ts';
+import { errorResponse, errorResponses, jsonResponse, paginated } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
 import { AuditEntrySchema, AuditQuery } from './schemas.ts';
 import { listAuditLog } from './service.ts';
+
+const errors = errorResponses('auth');
 
 export function mountAuditLogRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
   app.openapi(
@@ -17,9 +19,9 @@ export function mountAuditLogRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps
       request: { query: AuditQuery },
       responses: {
         200: jsonResponse(paginated(AuditEntrySchema), 'A page of audit entries'),
-        401: errorResponse('Missing or invalid credential'),
+        ...errors.unauthenticated,
         403: errorResponse('Not ADMIN'),
-        422: errorResponse('Invalid input'),
+        ...errors.invalidInput,
       },
     }),
     async (c) => c.json(await listAuditLog(deps, actorOf(c), c.req.valid('query')), 200),

@@ -1,13 +1,15 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, type BackendEnv } from '../../lib/backend.ts';
 import { ServiceError } from '../../lib/service-error.ts';
-import { errorResponse, jsonBody, jsonResponse } from '../../lib/schemas.ts';
+import { errorResponse, errorResponses, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
 import { LoginResponseSchema, LoginSchema, MeSchema, RefreshSchema, RegisterResponseSchema, RegisterSchema, TokensSchema } from './schemas.ts';
 import { FixedWindowLimiter, type RateDecision } from '../../gateway/rate-limit.ts';
 import { createLoginThrottle } from './login-throttle.ts';
 import { describeMe, login, logout, refreshSession, registerTenant } from './service.ts';
 import { LoginExamples, RefreshExamples, RegisterExamples } from './examples.ts';
+
+const errors = errorResponses('auth');
 
 const tags = ['Auth'];
 const invalid = errorResponse('Invalid input, malformed JSON included (the detail names its line and column)');
@@ -135,7 +137,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
       path: '/api/v1/auth/me', operationId: 'getMe',
       tags,
       summary: 'The caller: user or API key, tenant and environment',
-      responses: { 200: jsonResponse(MeSchema, 'The caller'), 401: errorResponse('Missing or invalid credential') },
+      responses: { 200: jsonResponse(MeSchema, 'The caller'), ...errors.unauthenticated },
     }),
     async (c) => c.json(await describeMe(deps, actorOf(c)), 200),
   );

@@ -1,11 +1,13 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { errorResponse, formBody, jsonBody, jsonResponse } from '../../lib/schemas.ts';
+import { errorResponse, errorResponses, formBody, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
 import { MAX_LOGO_DECODED_BYTES } from './image-check.ts';
 import { LogoUploadSchema, MAX_LOGO_BYTES, TenantPatchSchema, TenantSchema } from './schemas.ts';
 import { deleteLogo, getLogo, getMyTenant, updateMyTenant, uploadLogo } from './service.ts';
 import { LogoUploadExamples, TenantPatchExamples } from './examples.ts';
+
+const errors = errorResponses('auth');
 
 const tags = ['Tenant'];
 
@@ -13,7 +15,7 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
   app.openapi(
     createRoute({
       method: 'get', path: '/api/v1/tenants/me', operationId: 'getTenant', tags, summary: 'Profile of the tenant that owns the credential',
-      responses: { 200: jsonResponse(TenantSchema, 'The tenant'), 401: errorResponse('Missing or invalid credential') },
+      responses: { 200: jsonResponse(TenantSchema, 'The tenant'), ...errors.unauthenticated },
     }),
     async (c) => c.json(await getMyTenant(deps, actorOf(c)), 200),
   );
@@ -27,9 +29,9 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       request: { body: jsonBody(TenantPatchSchema, TenantPatchExamples) },
       responses: {
         200: jsonResponse(TenantSchema, 'Updated'),
-        401: errorResponse('Missing or invalid credential'),
-        403: errorResponse('Role ADMIN required'),
-        422: errorResponse('Invalid input'),
+        ...errors.unauthenticated,
+        ...errors.admin,
+        ...errors.invalidInput,
       },
     }),
     async (c) => c.json(await updateMyTenant(deps, actorOf(c), c.req.valid('json')), 200),
@@ -45,8 +47,8 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       responses: {
         200: jsonResponse(TenantSchema, 'Stored'),
         400: errorResponse('Malformed multipart body'),
-        401: errorResponse('Missing or invalid credential'),
-        403: errorResponse('Role ADMIN required'),
+        ...errors.unauthenticated,
+        ...errors.admin,
         413: errorResponse('The file is too large'),
         422: errorResponse('Not a whole PNG or JPEG image, or larger than 2048 × 2048 pixels or 16 MiB decoded'),
       },
@@ -59,7 +61,7 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       method: 'get', path: '/api/v1/tenants/me/logo', operationId: 'getTenantLogo', tags, summary: 'The stored logo',
       responses: {
         200: { description: 'The image as uploaded', content: { 'image/png': { schema: z.string().openapi({ format: 'binary' }) }, 'image/jpeg': { schema: z.string().openapi({ format: 'binary' }) } } },
-        401: errorResponse('Missing or invalid credential'),
+        ...errors.unauthenticated,
         404: errorResponse('No logo'),
       },
     }),
@@ -73,7 +75,7 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
     createRoute({
       method: 'delete', path: '/api/v1/tenants/me/logo', operationId: 'deleteTenantLogo', tags, summary: 'Remove the logo (ADMIN)',
       middleware: [requireRole('ADMIN')] as const,
-      responses: { 200: jsonResponse(TenantSchema, 'Removed'), 401: errorResponse('Missing or invalid credential'), 403: errorResponse('Role ADMIN required') },
+      responses: { 200: jsonResponse(TenantSchema, 'Removed'), ...errors.unauthenticated, ...errors.admin },
     }),
     async (c) => c.json(await deleteLogo(deps, actorOf(c)), 200),
   );

@@ -1,18 +1,20 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, requireUserSession, type BackendEnv } from '../../lib/backend.ts';
-import { DeletedSchema, errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
+import { DeletedSchema, errorResponse, errorResponses, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
 import { ChangePasswordSchema, UserCreateSchema, UserPatchSchema, UserSchema } from './schemas.ts';
 import { changePassword, createUser, deleteUser, getUser, listUsers, updateUser } from './service.ts';
 import { ChangePasswordExamples, UserCreateExamples, UserPatchExamples } from './examples.ts';
 
+const errors = errorResponses('auth');
+
 const tags = ['Users'];
 /** These need a person's session: API keys are refused (requireUserSession). */
 const security = [{ bearerJwt: [] }];
 const common = {
-  401: errorResponse('Missing or invalid credential'),
+  ...errors.unauthenticated,
   403: errorResponse('Not ADMIN, or an API key instead of a user session'),
-  422: errorResponse('Invalid input'),
+  ...errors.invalidInput,
 };
 const Params = idParam('usr');
 
@@ -31,7 +33,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
     createRoute({
       method: 'get', path: '/api/v1/users', operationId: 'listUsers', tags, summary: 'List the tenant\'s users',
       request: { query: PaginationQuery },
-      responses: { 200: jsonResponse(paginated(UserSchema), 'A page of users'), 401: common[401], 422: common[422] },
+      responses: { 200: jsonResponse(paginated(UserSchema), 'A page of users'), ...errors.unauthenticated, ...errors.invalidInput },
     }),
     async (c) => c.json(await listUsers(deps, actorOf(c), c.req.valid('query')), 200),
   );
@@ -40,7 +42,7 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
     createRoute({
       method: 'get', path: '/api/v1/users/{id}', operationId: 'getUser', tags, summary: 'Get a user',
       request: { params: Params },
-      responses: { 200: jsonResponse(UserSchema, 'The user'), 404: errorResponse('No such user in this tenant'), 401: common[401], 422: common[422] },
+      responses: { 200: jsonResponse(UserSchema, 'The user'), 404: errorResponse('No such user in this tenant'), ...errors.unauthenticated, ...errors.invalidInput },
     }),
     async (c) => c.json(await getUser(deps, actorOf(c), c.req.valid('param').id), 200),
   );

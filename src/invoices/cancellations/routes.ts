@@ -3,7 +3,7 @@ import { MOTIVOS } from '../../cfdi/cancellation.ts';
 import { UUID } from '../../cfdi/patterns.ts';
 import { CANCELLATION_STATUSES, CFDI_STATUSES } from '../../db/schema/index.ts';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { errorResponse, jsonBody, jsonResponse } from '../../lib/schemas.ts';
+import { errorResponse, errorResponses, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import { CANCEL_SCENARIOS } from '../../pac/types.ts';
 import { CFDI_REF_PATTERN } from '../cfdis/schemas.ts';
 import { sandboxScenarioOf } from '../scenario.ts';
@@ -11,6 +11,8 @@ import { withdrawCfdi } from '../cfdis/withdrawal.ts';
 import { getSatStatus } from './sat-status.ts';
 import { cancelCfdi, getCancellation, resumeCancel, getCancellationDocument, type CancellationDeps } from './service.ts';
 import { CancelExamples } from './examples.ts';
+
+const errors = errorResponses('invoices');
 
 const tags = ['CFDIs'];
 
@@ -67,7 +69,7 @@ const SatStatusSchema = z
   .openapi('SatStatus');
 
 const xmlResponse = (description: string) => ({ description, content: { 'application/xml': { schema: z.string().openapi({ format: 'binary' }) } } });
-const common = { 400: errorResponse('Not a cfdi_ id or UUID'), 401: errorResponse('Missing or invalid credential'), 404: errorResponse('No such CFDI in this tenant and environment, or nothing of that kind yet') };
+const common = { 400: errorResponse('Not a cfdi_ id or UUID'), ...errors.unauthenticated, 404: errorResponse('No such CFDI in this tenant and environment, or nothing of that kind yet') };
 
 export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: CancellationDeps) {
   app.openapi(
@@ -96,8 +98,8 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
         200: jsonResponse(CancellationSchema, 'Cancelled'),
         202: jsonResponse(CancellationSchema, 'Requested; waiting for the receiver (poll GET /cfdis/{id}/cancellation or listen for cfdi.cancelado)'),
         400: errorResponse('Invalid motivo or folio_sustitucion (the details name the field)'),
-        401: common[401],
-        403: errorResponse('Role ADMIN or OPERATOR required'),
+        ...errors.unauthenticated,
+        ...errors.adminOrOperator,
         404: errorResponse('No such CFDI in this tenant and environment'),
         409: errorResponse('The CFDI cannot be cancelled now (see the message), or Idempotency-Key reused with another body'),
         422: errorResponse('Rejected by the PAC or SAT; the CFDI stays vigente'),
@@ -167,7 +169,7 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
       responses: {
         200: jsonResponse(z.object({ id: z.string(), status: z.literal('fallido'), withdrawn_at: z.string() }).openapi('Withdrawn'), 'Withdrawn'),
         ...common,
-        403: errorResponse('Role ADMIN or OPERATOR required'),
+        ...errors.adminOrOperator,
         409: errorResponse('Not queued, or a stamping attempt is running'),
       },
     }),

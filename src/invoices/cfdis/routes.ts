@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { CFDI_STATUSES } from '../../db/schema/index.ts';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { errorResponse, ExternalId, idParam, jsonBody, jsonResponse, Metadata, paginated, PaginationQuery } from '../../lib/schemas.ts';
+import { errorResponse, errorResponses, ExternalId, idParam, jsonBody, jsonResponse, Metadata, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import { SANDBOX_SCENARIOS } from '../../pac/types.ts';
 import { sandboxScenarioOf } from '../scenario.ts';
 import { CfdiExamples } from './examples.ts';
@@ -151,9 +151,7 @@ const UuidParams = z.object({
     }),
 });
 
-const errors = {
-  401: errorResponse('Missing or invalid credential'),
-};
+const errors = errorResponses('invoices');
 
 export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
   app.openapi(
@@ -182,11 +180,11 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         201: jsonResponse(StampedCfdiSchema, 'Stamped'),
         202: jsonResponse(QueuedSchema, 'The provider is unavailable or slow: queued, stamped later (poll GET /cfdis/{id})'),
         400: errorResponse('Invalid data or fails SAT validation (details carry the rule code)'),
-        403: errorResponse('Role ADMIN or OPERATOR required'),
+        ...errors.adminOrOperator,
         409: errorResponse('Idempotency-Key reused with another body, or external_id already used by another invoice (details name it)'),
         422: errorResponse('Rejected by the stamping provider'),
         503: errorResponse('No stamping provider configured for live'),
-        ...errors,
+        ...errors.unauthenticated,
       },
     }),
     async (c) => {
@@ -205,7 +203,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
       summary: 'Apply the stamping rules without stamping',
       description: 'Same checks as POST /cfdis (including the CSD); consumes no folio and contacts no PAC.',
       request: { body: jsonBody(CfdiRequestSchema, CfdiExamples) },
-      responses: { 200: jsonResponse(ValidationResult, 'The verdict'), 400: errorResponse('Malformed request'), ...errors },
+      responses: { 200: jsonResponse(ValidationResult, 'The verdict'), 400: errorResponse('Malformed request'), ...errors.unauthenticated },
     }),
     async (c) => c.json(await validateCfdi(deps, actorOf(c), c.req.valid('json')), 200),
   );
@@ -214,7 +212,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
     createRoute({
       method: 'get', path: '/api/v1/cfdis', tags, operationId: 'listCfdis', summary: 'List CFDIs, newest first',
       request: { query: ListQuery },
-      responses: { 200: jsonResponse(paginated(ListItem), 'A page of CFDIs'), 400: errorResponse('Invalid query'), ...errors },
+      responses: { 200: jsonResponse(paginated(ListItem), 'A page of CFDIs'), ...errors.invalidQuery, ...errors.unauthenticated },
     }),
     async (c) => c.json(await listCfdis(deps, actorOf(c), c.req.valid('query')), 200),
   );
@@ -223,7 +221,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
     createRoute({
       method: 'get', path: '/api/v1/cfdis/{id}', tags, operationId: 'getCfdi', summary: 'Get a CFDI by its id (also while queued)',
       request: { params: idParam('cfdi') },
-      responses: { 200: jsonResponse(CfdiSchema, 'The CFDI'), 404: errorResponse('No such CFDI'), ...errors },
+      responses: { 200: jsonResponse(CfdiSchema, 'The CFDI'), 404: errorResponse('No such CFDI'), ...errors.unauthenticated },
     }),
     async (c) => c.json(await getCfdi(deps, actorOf(c), c.req.valid('param').id), 200),
   );
@@ -236,7 +234,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         200: { description: 'The XML as stamped', content: { 'application/xml': { schema: z.string().openapi({ format: 'binary' }) } } },
         400: errorResponse('Not a UUID'),
         404: errorResponse('No such CFDI, or not stamped yet'),
-        ...errors,
+        ...errors.unauthenticated,
       },
     }),
     async (c) => {
@@ -263,7 +261,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         400: errorResponse('Not a UUID'),
         404: errorResponse('No such CFDI, or not stamped yet'),
         503: errorResponse('Too many PDFs are being rendered, or this one took over 60 s: retry after Retry-After seconds'),
-        ...errors,
+        ...errors.unauthenticated,
       },
     }),
     async (c) => {

@@ -1,16 +1,18 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { DeletedSchema, errorResponse, idParam, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
+import { DeletedSchema, errorResponse, errorResponses, idParam, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
 import { ClientCreateSchema, ClientListQuery, ClientPatchSchema, ClientSchema } from './schemas.ts';
 import { createClient, deleteClient, getClient, listClients, updateClient, type ClientDeps } from './service.ts';
 import { ClientCreateExamples, ClientPatchExamples } from './examples.ts';
+
+const errors = errorResponses('invoices');
 
 const tags = ['Clients'];
 const Params = idParam('cli');
 const write = requireRole('ADMIN', 'OPERATOR');
 const common = {
-  401: errorResponse('Missing or invalid credential'),
-  403: errorResponse('Role ADMIN or OPERATOR required'),
+  ...errors.unauthenticated,
+  ...errors.adminOrOperator,
 };
 const RULES =
   'Checked with the SAT CFDI 4.0 receptor rules that need no SAT list (each error names the field and the rule): RFC pattern; ' +
@@ -41,7 +43,7 @@ export function mountClientRoutes(app: OpenAPIHono<BackendEnv>, deps: ClientDeps
       method: 'get', path: '/api/v1/clients', tags, operationId: 'listClients',
       summary: 'List the tenant\'s clients in this environment, optionally searching by RFC prefix or name',
       request: { query: ClientListQuery },
-      responses: { 200: jsonResponse(paginated(ClientSchema), 'A page of clients'), 400: errorResponse('Invalid query'), 401: common[401] },
+      responses: { 200: jsonResponse(paginated(ClientSchema), 'A page of clients'), ...errors.invalidQuery, ...errors.unauthenticated },
     }),
     async (c) => c.json(await listClients(deps, actorOf(c), c.req.valid('query')), 200),
   );
@@ -50,7 +52,7 @@ export function mountClientRoutes(app: OpenAPIHono<BackendEnv>, deps: ClientDeps
     createRoute({
       method: 'get', path: '/api/v1/clients/{id}', tags, operationId: 'getClient', summary: 'Get a client',
       request: { params: Params },
-      responses: { 200: jsonResponse(ClientSchema, 'The client'), 404: errorResponse('No such client in this tenant and environment'), 401: common[401] },
+      responses: { 200: jsonResponse(ClientSchema, 'The client'), 404: errorResponse('No such client in this tenant and environment'), ...errors.unauthenticated },
     }),
     async (c) => c.json(await getClient(deps, actorOf(c), c.req.valid('param').id), 200),
   );

@@ -1,16 +1,18 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { MAX_PBKDF2_ITERATIONS } from '../../cfdi/csd.ts';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { DeletedSchema, errorResponse, formBody, idParam, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
+import { DeletedSchema, errorResponse, errorResponses, formBody, idParam, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import { CsdSchema, CsdUploadSchema } from './schemas.ts';
 import { activateCsd, createCsdUploadLimiter, CSD_UPLOADS_PER_HOUR, deactivateCsd, deleteCsd, getCsd, listCsds, uploadCsd, type CsdDeps } from './service.ts';
 import { CsdUploadExamples } from './examples.ts';
 
+const errors = errorResponses('invoices');
+
 const tags = ['CSDs'];
 const Params = idParam('csd');
 const common = {
-  401: errorResponse('Missing or invalid credential'),
-  403: errorResponse('Role ADMIN required'),
+  ...errors.unauthenticated,
+  ...errors.admin,
 };
 
 export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
@@ -46,7 +48,7 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
     createRoute({
       method: 'get', path: '/api/v1/csds', tags, operationId: 'listCsds', summary: 'List the tenant\'s CSDs in this environment',
       request: { query: PaginationQuery },
-      responses: { 200: jsonResponse(paginated(CsdSchema), 'A page of CSDs'), 400: errorResponse('Invalid query'), 401: common[401] },
+      responses: { 200: jsonResponse(paginated(CsdSchema), 'A page of CSDs'), ...errors.invalidQuery, ...errors.unauthenticated },
     }),
     async (c) => c.json(await listCsds(deps, actorOf(c), c.req.valid('query')), 200),
   );
@@ -55,7 +57,7 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
     createRoute({
       method: 'get', path: '/api/v1/csds/{id}', tags, operationId: 'getCsd', summary: 'Get a CSD',
       request: { params: Params },
-      responses: { 200: jsonResponse(CsdSchema, 'The CSD'), 404: errorResponse('No such CSD in this tenant and environment'), 401: common[401] },
+      responses: { 200: jsonResponse(CsdSchema, 'The CSD'), 404: errorResponse('No such CSD in this tenant and environment'), ...errors.unauthenticated },
     }),
     async (c) => c.json(await getCsd(deps, actorOf(c), c.req.valid('param').id), 200),
   );

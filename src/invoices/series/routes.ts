@@ -1,16 +1,18 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { errorResponse, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
+import { errorResponse, errorResponses, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import { SeriesCreateSchema, SeriesPatchSchema, SeriesSchema } from './schemas.ts';
 import { createSeries, getSeries, listSeries, updateSeries, type SeriesDeps } from './service.ts';
 import { SeriesCreateExamples, SeriesPatchExamples } from './examples.ts';
+
+const errors = errorResponses('invoices');
 
 const tags = ['Series'];
 const Params = idParam('ser');
 const write = requireRole('ADMIN', 'OPERATOR');
 const common = {
-  401: errorResponse('Missing or invalid credential'),
-  403: errorResponse('Role ADMIN or OPERATOR required'),
+  ...errors.unauthenticated,
+  ...errors.adminOrOperator,
 };
 
 export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps) {
@@ -26,7 +28,7 @@ export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps
       request: { body: jsonBody(SeriesCreateSchema, SeriesCreateExamples) },
       responses: {
         201: jsonResponse(SeriesSchema, 'Created'),
-        400: errorResponse('Invalid input'),
+        ...errors.invalidInput,
         409: errorResponse('A series with this name already exists in this environment'),
         ...common,
       },
@@ -38,7 +40,7 @@ export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps
     createRoute({
       method: 'get', path: '/api/v1/series', tags, operationId: 'listSeries', summary: 'List the tenant\'s series in this environment',
       request: { query: PaginationQuery },
-      responses: { 200: jsonResponse(paginated(SeriesSchema), 'A page of series'), 400: errorResponse('Invalid query'), 401: common[401] },
+      responses: { 200: jsonResponse(paginated(SeriesSchema), 'A page of series'), ...errors.invalidQuery, ...errors.unauthenticated },
     }),
     async (c) => c.json(await listSeries(deps, actorOf(c), c.req.valid('query')), 200),
   );
@@ -47,7 +49,7 @@ export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps
     createRoute({
       method: 'get', path: '/api/v1/series/{id}', tags, operationId: 'getSeries', summary: 'Get a series and its next folio',
       request: { params: Params },
-      responses: { 200: jsonResponse(SeriesSchema, 'The series'), 404: errorResponse('No such series in this tenant and environment'), 401: common[401] },
+      responses: { 200: jsonResponse(SeriesSchema, 'The series'), 404: errorResponse('No such series in this tenant and environment'), ...errors.unauthenticated },
     }),
     async (c) => c.json(await getSeries(deps, actorOf(c), c.req.valid('param').id), 200),
   );
@@ -60,7 +62,7 @@ export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps
       request: { params: Params, body: jsonBody(SeriesPatchSchema, SeriesPatchExamples) },
       responses: {
         200: jsonResponse(SeriesSchema, 'Updated'),
-        400: errorResponse('Invalid input'),
+        ...errors.invalidInput,
         404: errorResponse('No such series in this tenant and environment'),
         409: errorResponse('folio_inicial below the next folio, or default: false on the default series'),
         ...common,

@@ -1,8 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Db } from '../../db/client.ts';
 import { actorOf, type BackendEnv } from '../../lib/backend.ts';
-import { errorResponse, jsonResponse } from '../../lib/schemas.ts';
+import { errorResponses, jsonResponse } from '../../lib/schemas.ts';
 import { tenantStats } from './service.ts';
+
+const errors = errorResponses('invoices');
 
 const Month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be YYYY-MM');
 const Importe = z.object({ tipo: z.string(), moneda: z.string(), total: z.number() });
@@ -31,7 +33,7 @@ export function mountStatsRoutes(app: OpenAPIHono<BackendEnv>, deps: { db: Db; n
       summary: 'The tenant\'s CFDIs by status, type and month (count and amounts per currency), CSDs, users and API keys',
       description: 'Scoped to the tenant and to the environment of the credential (sk_test_ → sandbox figures). Amounts are exact sums of Total per currency, never converted.',
       request: { query: z.object({ desde: Month.optional().openapi({ description: 'First month (YYYY-MM) of Fecha' }), hasta: Month.optional().openapi({ description: 'Last month (YYYY-MM)' }) }) },
-      responses: { 200: jsonResponse(StatsSchema, 'Statistics'), 400: errorResponse('Invalid query'), 401: errorResponse('Missing or invalid credential') },
+      responses: { 200: jsonResponse(StatsSchema, 'Statistics'), ...errors.invalidQuery, ...errors.unauthenticated },
     }),
     async (c) => c.json(await tenantStats(deps.db, actorOf(c), c.req.valid('query'), deps.now()), 200),
   );

@@ -2,14 +2,16 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { actorOf, type BackendEnv } from '../../lib/backend.ts';
 import { forbidden } from '../../lib/service-error.ts';
-import { DeletedSchema, errorResponse, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
+import { DeletedSchema, errorResponse, errorResponses, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import type { WebhookDeliveryDeps } from './delivery.ts';
 import { WebhookCreateExamples, WebhookPatchExamples } from './examples.ts';
 import { DeliveryParams, DeliverySchema, WebhookCreatedSchema, WebhookCreateSchema, WebhookParams as Params, WebhookPatchSchema, WebhookSchema } from './schemas.ts';
 import { createWebhook, deleteWebhook, getWebhook, listWebhookDeliveries, listWebhooks, retryWebhookDelivery, testWebhook, updateWebhook } from './service.ts';
 
+const errors = errorResponses('invoices');
+
 const tags = ['Webhooks'];
-const common = { 401: errorResponse('Missing or invalid credential'), 403: errorResponse('API key or ADMIN required') };
+const common = { ...errors.unauthenticated, 403: errorResponse('API key or ADMIN required') };
 
 /** The spec: an API key, or a JWT with role ADMIN. */
 const apiKeyOrAdmin: MiddlewareHandler<BackendEnv> = async (c, next) => {
@@ -43,7 +45,7 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
       method: 'get', path: '/api/v1/webhooks', tags, operationId: 'listWebhooks', summary: 'The tenant\'s webhooks in this environment',
       middleware: [apiKeyOrAdmin] as const,
       request: { query: PaginationQuery },
-      responses: { 200: jsonResponse(paginated(WebhookSchema), 'A page of webhooks'), 400: errorResponse('Invalid query'), ...common },
+      responses: { 200: jsonResponse(paginated(WebhookSchema), 'A page of webhooks'), ...errors.invalidQuery, ...common },
     }),
     async (c) => c.json(await listWebhooks(deps, actorOf(c), c.req.valid('query')), 200),
   );
@@ -87,7 +89,7 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
       method: 'get', path: '/api/v1/webhooks/{id}/deliveries', tags, operationId: 'listWebhookDeliveries', summary: 'Delivery history, newest first, with every attempt',
       middleware: [apiKeyOrAdmin] as const,
       request: { params: Params, query: PaginationQuery },
-      responses: { 200: jsonResponse(paginated(DeliverySchema), 'A page of deliveries'), 400: errorResponse('Invalid query'), 404: errorResponse('No such webhook'), ...common },
+      responses: { 200: jsonResponse(paginated(DeliverySchema), 'A page of deliveries'), ...errors.invalidQuery, 404: errorResponse('No such webhook'), ...common },
     }),
     async (c) => c.json(await listWebhookDeliveries(deps, actorOf(c), c.req.valid('param').id, c.req.valid('query')), 200),
   );
