@@ -4,13 +4,9 @@ import type { FieldProblem } from '../cfdi/input.ts';
 export type ErrorDetail = FieldProblem;
 
 /**
- * What went wrong, by meaning. Each backend answers a kind with one status (`statusOf` in src/lib/errors.ts):
- * - invalid_input: the body, query or path breaks a rule (a SAT rule included);
- * - invalid_header: a request header the service reads (Idempotency-Key, X-Environment …) is malformed;
- * - unauthenticated: no usable credential; forbidden: the caller may not do this;
- * - not_found; conflict: the resource's state refuses it (duplicate, wrong status, changed meanwhile);
- * - too_large: an uploaded file is over its limit; too_many: a budget is spent, retry after `retryAfterSeconds`;
- * - rejected: the stamping provider or SAT refused it; unavailable: a dependency or capacity is missing now.
+ * What went wrong, by meaning; `statusOf` (src/lib/errors.ts) gives each its status per backend. Less obvious ones:
+ * invalid_header (a header the service reads is malformed), too_large (an uploaded file), rejected (the PAC or SAT
+ * refused it), unavailable (a dependency or capacity missing now; retry).
  */
 export type ErrorKind =
   | 'invalid_input'
@@ -24,7 +20,7 @@ export type ErrorKind =
   | 'rejected'
   | 'unavailable';
 
-/** The one error services throw: no transport in it, so the engine-free layers and the CLI can use it as well. */
+/** The one error services throw, with no transport in it: each backend answers it with a status, the CLI with a message. */
 export class ServiceError extends Error {
   constructor(
     readonly kind: ErrorKind,
