@@ -6,6 +6,48 @@ import { tenants } from './tenants.ts';
 export const CFDI_STATUSES = ['vigente', 'en_cola', 'fallido', 'cancelacion_pendiente', 'cancelado'] as const;
 export type CfdiStatus = (typeof CFDI_STATUSES)[number];
 
+/** A stored amount: the exact decimal as text, printed as a JSON number on the wire. */
+type Amount = string;
+
+/**
+ * The response body fields that are not columns: fixed when the invoice is issued, plus the TFD values its stamp
+ * adds. Nothing here decides behaviour; that is in the columns.
+ */
+export interface CfdiSummary {
+  emisor: { rfc: string; nombre: string; regimen_fiscal: string };
+  receptor: { rfc: string; nombre: string };
+  conceptos: { descripcion: string; cantidad: Amount; valor_unitario: Amount; importe: Amount; descuento?: Amount }[];
+  descuento?: Amount;
+  total_impuestos_trasladados?: Amount;
+  total_impuestos_retenidos?: Amount;
+  forma_pago?: string;
+  metodo_pago?: string;
+  pagos?: {
+    fecha_pago: string;
+    forma_pago: string;
+    moneda: string;
+    tipo_cambio: string;
+    monto: Amount;
+    documentos: {
+      uuid: string;
+      moneda: string;
+      equivalencia: string;
+      num_parcialidad: number;
+      imp_saldo_ant: Amount;
+      imp_pagado: Amount;
+      imp_saldo_insoluto: Amount;
+    }[];
+  }[];
+  nomina?: { total_percepciones?: Amount; total_deducciones?: Amount; total_otros_pagos?: Amount };
+}
+
+/** What a stamp adds to the summary (the TFD's SelloSAT, NoCertificadoSAT and cadena original). */
+export interface TfdSummary {
+  sello_sat: string;
+  certificado_sat: string;
+  cadena_original_sat: string;
+}
+
 /** One row per invoice: what lists, filters and statistics need. The document itself is in cfdi_documents. */
 export const cfdis = sqliteTable(
   'cfdis',
@@ -25,8 +67,11 @@ export const cfdis = sqliteTable(
     moneda: text('moneda').notNull(),
     subtotal: text('subtotal').notNull(),
     total: text('total').notNull(),
-    /** The API response body fields that are not columns (emisor, conceptos summary, TFD values). */
-    summary: text('summary', { mode: 'json' }).notNull().$type<Record<string, unknown>>(),
+    summary: text('summary', { mode: 'json' }).notNull().$type<CfdiSummary & Partial<TfdSummary>>(),
+    /** Why a fallido invoice was not stamped (the provider's code and message, or the withdrawal). */
+    failureReason: text('failure_reason'),
+    /** When it was withdrawn before stamping: an attempt already in flight may still stamp it (then vigente). */
+    withdrawnAt: text('withdrawn_at'),
     /** The integrator's own reference (its order number): unique per tenant and environment when given. */
     externalId: text('external_id'),
     /** The integrator's string key → string value pairs, echoed in the invoice's webhook events. */

@@ -6,10 +6,9 @@ import type { ComprobanteModel } from '../../cfdi/model.ts';
 import { prepareInvoice } from '../../cfdi/prepare.ts';
 import { RELATES_TO, TIPO_NAME } from '../../cfdi/rules/relations.ts';
 import { timeZoneOf, zonedToUtc } from '../../cfdi/time.ts';
-import { tfdCadena } from '../../cfdi/tfd.ts';
 import { statement } from '../../db/prepared.ts';
 import type { Db, DbOrTx } from '../../db/client.ts';
-import { cfdiDocuments, cfdis, tenantBranding, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
+import { cfdiDocuments, cfdis, tenantBranding, type CfdiStatus, type CfdiSummary, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
@@ -223,7 +222,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
       const s = sealComprobante(model, signer);
       row = { id, tenantId: actor.tenantId, environment: actor.environment, uuid: null, tipo: model.tipo, status: 'en_cola', serie, folio, fecha: model.fecha,
         fechaTimbrado: null, receptorRfc: model.receptor.rfc, receptorNombre: model.receptor.nombre, moneda: model.moneda,
-        subtotal: model.subTotal.toString(), total: model.total.toString(), summary, externalId, metadata, createdAt: stamp, updatedAt: stamp };
+        subtotal: model.subTotal.toString(), total: model.total.toString(), summary, failureReason: null, withdrawnAt: null, externalId, metadata, createdAt: stamp, updatedAt: stamp };
       await statement(tx, INSERT_CFDI).run(
         id, actor.tenantId, actor.environment, model.tipo, serie, folio, model.fecha, model.receptor.rfc, model.receptor.nombre,
         model.moneda, model.subTotal.toString(), model.total.toString(), JSON.stringify(summary), externalId, JSON.stringify(metadata), stamp, stamp,
@@ -260,13 +259,8 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
         if (done) await closeQueuedJob(tx, jobId, deps.now());
         return done;
       });
-      if (recorded) {
-        // The same values recordStamp wrote, so the 201 needs no read-back.
-        row = {
-          ...row, status: 'vigente', uuid: result.tfd.uuid, fechaTimbrado: zonedToUtc(result.tfd.fechaTimbrado, 'America/Mexico_City').toISOString(),
-          summary: { ...row.summary, sello_sat: result.tfd.selloSat, certificado_sat: result.tfd.noCertificadoSat, cadena_original_sat: tfdCadena(result.tfd) },
-        };
-      }
+      // The values recordStamp wrote, so the 201 needs no read-back.
+      if (recorded) row = { ...row, status: 'vigente', uuid: recorded.uuid, fechaTimbrado: recorded.fechaTimbrado, summary: { ...row.summary, ...recorded.tfd } };
     }
     return result;
   });
@@ -310,9 +304,12 @@ export async function resumeIssue(deps: CfdiDeps, actor: Actor, id: string) {
 /** The 201: an invoice that has been stamped (vigente, or cancelled since when a crashed request is resumed) has its UUID. */
 function stampedAnswer(row: Row, warnings?: string[]) {
   const cfdi = toCfdi(row);
-  const { uuid, fecha_timbrado: fechaTimbrado } = cfdi;
-  if (uuid === null || fechaTimbrado === null) throw new Error(`CFDI ${row.id} is ${row.status} without a stamp`);
-  return { queued: false as const, body: { ...cfdi, uuid, fecha_timbrado: fechaTimbrado, ...(warnings && { warnings }) } };
+  const { uuid, fecha_timbrado: fechaTimbrado, sello_sat: selloSat, certificado_sat: certificadoSat, cadena_original_sat: cadena } = cfdi;
+  if (uuid === null || fechaTimbrado === null || selloSat === null || certificadoSat === null || cadena === null) throw new Error(`CFDI ${row.id} is ${row.status} without a stamp`);
+  return {
+    queued: false as const,
+    body: { ...cfdi, uuid, fecha_timbrado: fechaTimbrado, sello_sat: selloSat, certificado_sat: certificadoSat, cadena_original_sat: cadena, ...(warnings && { warnings }) },
+  };
 }
 
 const queuedAnswer = (row: Row) => ({
@@ -329,11 +326,10 @@ const queuedAnswer = (row: Row) => ({
   },
 });
 
-const rejected = (row: Row) =>
-  new ServiceError('rejected', 'Rejected by the stamping provider', [{ field: 'pac', issue: String((row.summary as Record<string, unknown>).error ?? 'stamping failed') }]);
+const rejected = (row: Row) => new ServiceError('rejected', 'Rejected by the stamping provider', [{ field: 'pac', issue: row.failureReason ?? 'stamping failed' }]);
 
 /** What the response needs beyond the row's columns, fixed at issue time. */
-function summaryOf(m: ComprobanteModel) {
+function summaryOf(m: ComprobanteModel): CfdiSummary {
   return {
     emisor: { rfc: m.emisor.rfc, nombre: m.emisor.nombre, regimen_fiscal: m.emisor.regimenFiscal },
     receptor: { rfc: m.receptor.rfc, nombre: m.receptor.nombre },
@@ -373,13 +369,11 @@ function summaryOf(m: ComprobanteModel) {
   };
 }
 
-type PagoSummary = NonNullable<ReturnType<typeof summaryOf>['pagos']>[number];
-const num = (v: unknown) => (typeof v === 'string' ? Number(v) : undefined);
+const num = (v: string | undefined) => (typeof v === 'string' ? Number(v) : undefined);
 
 /** The spec's CFDI response (201 and GET /cfdis/:id). Amounts are JSON numbers printed from exact decimals. */
 function toCfdi(r: Row) {
-  // biome-ignore lint/suspicious/noExplicitAny: the summary JSON gets its declared type with issue 20, item 4
-  const s = r.summary as Record<string, any>;
+  const s = r.summary;
   const base = {
     id: r.id,
     uuid: r.uuid,
@@ -390,8 +384,8 @@ function toCfdi(r: Row) {
     fecha: r.fecha,
     emisor: s.emisor,
     receptor: s.receptor,
-    conceptos: (s.conceptos as Record<string, string>[]).map((c) => ({
-      descripcion: c.descripcion!,
+    conceptos: s.conceptos.map((c) => ({
+      descripcion: c.descripcion,
       cantidad: Number(c.cantidad),
       valor_unitario: Number(c.valor_unitario),
       importe: Number(c.importe),
@@ -405,7 +399,7 @@ function toCfdi(r: Row) {
     total: Number(r.total),
     forma_pago: s.forma_pago,
     metodo_pago: s.metodo_pago,
-    pagos: (s.pagos as PagoSummary[] | undefined)?.map((p) => ({
+    pagos: s.pagos?.map((p) => ({
       fecha_pago: p.fecha_pago,
       forma_pago: p.forma_pago,
       moneda: p.moneda,

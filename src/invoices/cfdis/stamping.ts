@@ -1,16 +1,17 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { tfdCadena, type Tfd } from '../../cfdi/tfd.ts';
 import { zonedToUtc } from '../../cfdi/time.ts';
 import type { Db } from '../../db/client.ts';
-import { statement } from '../../db/prepared.ts';
-import { cfdiDocuments, cfdis, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
+import { prepared } from '../../db/prepared.ts';
+import { cfdiDocuments, cfdis, cfdiStatusChanges, type CfdiStatus, type Environment, type TfdSummary } from '../../db/schema/index.ts';
 import { PermanentJobError } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Pac } from '../../pac/types.ts';
 import { recordEvent } from '../events.ts';
 import { followPagoStatus } from './payments.ts';
-import type { Tx, DbOrTx } from '../../db/index.ts';
+import { cfdiQueries } from './queries.ts';
+import type { Tx } from '../../db/index.ts';
 
 export const STAMP_JOB = 'cfdi.stamp';
 
@@ -20,37 +21,58 @@ interface Target {
   environment: Environment;
 }
 
+/** What a stamp writes on the invoice: its UUID, the stamping time in UTC and the TFD values of the summary. */
+export interface StampValues {
+  uuid: string;
+  fechaTimbrado: string;
+  tfd: TfdSummary;
+}
+
+/** The one place the TFD becomes stored values: the record, and the 201 built from memory, both use it. */
+function stampValuesOf(tfd: Tfd): StampValues {
+  return {
+    uuid: tfd.uuid,
+    // FechaTimbrado is the PAC's local time in Mexico City, without a zone.
+    fechaTimbrado: zonedToUtc(tfd.fechaTimbrado, 'America/Mexico_City').toISOString(),
+    tfd: { sello_sat: tfd.selloSat, certificado_sat: tfd.noCertificadoSat, cadena_original_sat: tfdCadena(tfd) },
+  };
+}
+
+const holderOfUuid = (tx: Tx, uuid: string) =>
+  prepared(tx, 'cfdis.holderOfUuid', (d) => d.select({ id: cfdis.id }).from(cfdis).where(eq(cfdis.uuid, sql.placeholder('uuid'))).prepare()).execute({ uuid });
+
+const storeStampedXml = (tx: Tx, id: string, xml: Buffer) =>
+  prepared(tx, 'cfdis.storeStampedXml', (d) => d.update(cfdiDocuments).set({ xml: sql`${sql.placeholder('xml')}` }).where(eq(cfdiDocuments.cfdiId, sql.placeholder('id'))).prepare()).execute({ id, xml });
+
 /**
  * Records a stamp once: only an invoice still `en_cola` moves to `vigente`, so a late synchronous answer and a
- * job retry cannot both write one (and the sandbox/PAC give the same UUID for the same document anyway).
+ * job retry cannot both write one (and the sandbox/PAC give the same UUID for the same document anyway). Returns
+ * what it wrote, or undefined when it wrote nothing.
  */
-export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; tfd: Tfd }, now: Date): Promise<boolean> {
-  const holder = await statement(tx, 'select id from cfdis where uuid = ?').get(stamped.tfd.uuid) as { id: string } | undefined;
+export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; tfd: Tfd }, now: Date): Promise<StampValues | undefined> {
+  const [holder] = await holderOfUuid(tx, stamped.tfd.uuid);
   if (holder && holder.id !== cfdi.id) {
     // The PAC answered with a UUID another CFDI here already has: the very same document was stamped before (two
     // tenants with one RFC sent identical XML). A UUID belongs to one CFDI, so this one fails instead of a 500.
     await recordFailure(tx, cfdi, `307: this exact document was already stamped (UUID ${stamped.tfd.uuid}); issue it again`, now);
-    return false;
+    return undefined;
   }
-  const fechaTimbrado = zonedToUtc(stamped.tfd.fechaTimbrado, 'America/Mexico_City').toISOString();
-  const tfd = { sello_sat: stamped.tfd.selloSat, certificado_sat: stamped.tfd.noCertificadoSat, cadena_original_sat: tfdCadena(stamped.tfd) };
-  const update = async (from: string, patch: object = tfd) =>
-    (await statement(tx, `update cfdis set status = 'vigente', uuid = ?, fecha_timbrado = ?, summary = json_patch(summary, ?), updated_at = ? where id = ? and ${from}`)
-      .run(stamped.tfd.uuid, fechaTimbrado, JSON.stringify(patch), now.toISOString(), cfdi.id)).changes === 1;
-  if (!await update("status = 'en_cola'")) {
+  const values = stampValuesOf(stamped.tfd);
+  const queries = cfdiQueries(tx);
+  if (!await queries.recordStamp(tx, cfdi.id, values, now.toISOString(), 'en_cola')) {
     // Withdrawn while an attempt was already in flight, and that attempt stamped it: SAT has it, so it is vigente.
-    if (!await update("status = 'fallido' and json_extract(summary, '$.withdrawn_at') is not null", { ...tfd, error: null })) return false;
+    if (!await queries.recordStamp(tx, cfdi.id, values, now.toISOString(), 'withdrawn')) return undefined;
     await recordStatusChange(tx, cfdi, 'fallido', 'vigente', 'stamped by an attempt already in flight when it was withdrawn: cancel it if it is not wanted', now);
     await followPagoStatus(tx, cfdi.id, 'vigente', now);
   }
-  await statement(tx, 'update cfdi_documents set xml = ? where cfdi_id = ?').run(Buffer.from(stamped.xml, 'utf8'), cfdi.id);
+  await storeStampedXml(tx, cfdi.id, Buffer.from(stamped.xml, 'utf8'));
   await recordEvent(tx, { tenantId: cfdi.tenantId, environment: cfdi.environment, type: 'cfdi.timbrado', data: { cfdi_id: cfdi.id, uuid: stamped.tfd.uuid }, now });
-  return true;
+  return values;
 }
 
 /** One move of a CFDI's status after stamping, with its reason (cfdi_status_changes). */
-async function recordStatusChange(tx: DbOrTx, cfdi: { id: string; tenantId: string }, from: string, to: string, reason: string, at: Date): Promise<void> {
-  await statement(tx, 'insert into cfdi_status_changes (cfdi_id, tenant_id, from_status, to_status, reason, at) values (?, ?, ?, ?, ?, ?)').run(cfdi.id, cfdi.tenantId, from, to, reason, at.toISOString());
+async function recordStatusChange(tx: Tx, cfdi: { id: string; tenantId: string }, from: CfdiStatus, to: CfdiStatus, reason: string, at: Date): Promise<void> {
+  await tx.insert(cfdiStatusChanges).values({ cfdiId: cfdi.id, tenantId: cfdi.tenantId, fromStatus: from, toStatus: to, reason, at: at.toISOString() });
 }
 
 /** Moves a CFDI's status (only from `from`) and records the move with its reason. False when it was not in `from`. */
@@ -66,11 +88,14 @@ export async function moveStatus(tx: Tx, cfdi: { id: string; tenantId: string },
   return true;
 }
 
-/** The invoice could not be stamped for good: `fallido`, event cfdi.fallido. Its folio stays used. */
+/** The invoice could not be stamped for good: `fallido` with its reason, event cfdi.fallido. Its folio stays used. */
 export async function recordFailure(tx: Tx, cfdi: Target, reason: string, now: Date): Promise<boolean> {
-  const row = (await tx.select({ summary: cfdis.summary }).from(cfdis).where(and(eq(cfdis.id, cfdi.id), eq(cfdis.status, 'en_cola'))))[0];
-  if (!row) return false;
-  await tx.update(cfdis).set({ status: 'fallido', summary: { ...row.summary, error: reason }, updatedAt: now.toISOString() }).where(eq(cfdis.id, cfdi.id));
+  const failed = await tx
+    .update(cfdis)
+    .set({ status: 'fallido', failureReason: reason, updatedAt: now.toISOString() })
+    .where(and(eq(cfdis.id, cfdi.id), eq(cfdis.status, 'en_cola')))
+    .returning({ id: cfdis.id });
+  if (failed.length !== 1) return false;
   await followPagoStatus(tx, cfdi.id, 'fallido', now);
   await recordEvent(tx, { tenantId: cfdi.tenantId, environment: cfdi.environment, type: 'cfdi.fallido', data: { cfdi_id: cfdi.id }, now });
   return true;

@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { statement } from '../../db/prepared.ts';
+import { cfdis } from '../../db/schema/index.ts';
 import { withTransaction } from '../../db/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { conflict } from '../../lib/service-error.ts';
@@ -21,7 +23,7 @@ export async function withdrawCfdi(deps: Pick<CfdiDeps, 'db' | 'now'>, actor: Ac
     const running = await statement(tx, "select 1 from jobs where type = 'cfdi.stamp' and status = 'running' and json_extract(payload, '$.cfdi_id') = ?").get(cfdi.id);
     if (running) throw conflict(`A stamping attempt for ${cfdi.id} is in flight; try again in a few seconds`, [{ field: 'status', issue: 'stamping attempt running' }]);
     if (!await moveStatus(tx, cfdi, 'en_cola', 'fallido', 'withdrawn before stamping', now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile`, [{ field: 'status', issue: 'is no longer en_cola' }]);
-    await statement(tx, "update cfdis set summary = json_set(summary, '$.error', 'withdrawn before stamping', '$.withdrawn_at', ?) where id = ?").run(now.toISOString(), cfdi.id);
+    await tx.update(cfdis).set({ failureReason: 'withdrawn before stamping', withdrawnAt: now.toISOString() }).where(eq(cfdis.id, cfdi.id));
     await statement(tx, "update jobs set status = 'done', finished_at = ?, updated_at = ? where type = 'cfdi.stamp' and status = 'queued' and json_extract(payload, '$.cfdi_id') = ?").run(now.toISOString(), now.toISOString(), cfdi.id);
     await recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.fallido', data: { cfdi_id: cfdi.id, reason: 'withdrawn' }, now });
   });

@@ -1,0 +1,40 @@
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import { forDialect, type DbOrTx, type Tx } from '../../db/index.ts';
+import { prepared } from '../../db/prepared.ts';
+import { cfdis } from '../../db/schema/index.ts';
+import type { StampValues } from './stamping.ts';
+
+/** The invoice queries that depend on the engine: merging the TFD values into the summary JSON. */
+export interface CfdiQueries {
+  /**
+   * Marks the invoice vigente with its stamp, only from `en_cola`, or from `withdrawn` (fallido by a withdrawal,
+   * stamped by an attempt already in flight); clears a failure reason. True when it moved.
+   */
+  recordStamp(tx: Tx, id: string, stamp: StampValues, now: string, from: 'en_cola' | 'withdrawn'): Promise<boolean>;
+}
+
+const FROM = { en_cola: eq(cfdis.status, 'en_cola'), withdrawn: and(eq(cfdis.status, 'fallido'), isNotNull(cfdis.withdrawnAt)) };
+
+const sqlite: CfdiQueries = {
+  async recordStamp(tx, id, stamp, now, from) {
+    // Prepared once per connection: every stamp runs it.
+    const update = prepared(tx, `cfdis.recordStamp.${from}`, (d) =>
+      d
+        .update(cfdis)
+        .set({
+          status: 'vigente',
+          uuid: sql`${sql.placeholder('uuid')}`,
+          fechaTimbrado: sql`${sql.placeholder('fechaTimbrado')}`,
+          summary: sql`json_patch(${cfdis.summary}, ${sql.placeholder('tfd')})`,
+          failureReason: null,
+          updatedAt: sql`${sql.placeholder('now')}`,
+        })
+        .where(and(eq(cfdis.id, sql.placeholder('id')), FROM[from]))
+        .prepare(),
+    );
+    const result = await update.execute({ id, uuid: stamp.uuid, fechaTimbrado: stamp.fechaTimbrado, tfd: JSON.stringify(stamp.tfd), now });
+    return result.changes === 1;
+  },
+};
+
+export const cfdiQueries = (db: DbOrTx): CfdiQueries => forDialect(db, { sqlite });

@@ -1,0 +1,79 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, withTransaction } from '../../src/db/index.ts';
+import { recordStamp } from '../../src/invoices/cfdis/stamping.ts';
+import { createSandboxPac } from '../../src/pac/sandbox.ts';
+import { createTestApp, csdFiles, csdForm, TENANTS, testSandboxSat } from '../helpers.ts';
+
+const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
+const invoice = {
+  tipo: 'I', forma_pago: '03', receptor: ICV,
+  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'cfdi-typed-state-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('migration 0020: failure reason and withdrawal time leave the summary JSON for columns', () => {
+  test('invoices recorded before it read the same through the API, and a withdrawn one can still be stamped by an attempt in flight', async () => {
+    const path = join(dir, 'cfdi.sqlite');
+    const first = openDatabase(path);
+    const before = createTestApp({ db: first });
+    const reg = await before.register({ tenant: TENANTS.EKU });
+    const key = (await before.createKey(reg.token)).key;
+    const csd = await before.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+    expect(csd.status).toBe(201);
+
+    const stamped = await before.call('POST', '/cfdis', { token: key, body: invoice });
+    expect(stamped.status).toBe(201);
+    const rejected = await before.call('POST', '/cfdis', { token: key, body: invoice, headers: { 'x-sandbox-scenario': 'pac_rejected', 'idempotency-key': 'rejected' } });
+    expect(rejected.status).toBe(422);
+    const queued = await before.call('POST', '/cfdis', { token: key, body: invoice, headers: { 'x-sandbox-scenario': 'pac_unavailable' } });
+    expect(queued.status).toBe(202);
+    const withdrawn = await before.call('POST', `/cfdis/${queued.json.id}/withdraw`, { token: key });
+    expect(withdrawn.status).toBe(200);
+    const ids = [stamped.json.id, queued.json.id] as string[];
+    const rejectedId = (await before.call('GET', '/cfdis?status=fallido', { token: key })).json.data.map((c: { id: string }) => c.id).find((id: string) => !ids.includes(id)) as string;
+    const reads = async (t: typeof before) => Promise.all([...ids, rejectedId].map(async (id) => (await t.call('GET', `/cfdis/${id}`, { token: key })).json));
+    const read = await reads(before);
+
+    // The rows as the code before the migration wrote them: the reason and the time inside the summary, no columns.
+    first.$client.close();
+    const raw = new Database(path);
+    raw.exec(`
+      update cfdis set summary = json_set(summary, '$.error', failure_reason) where failure_reason is not null;
+      update cfdis set summary = json_set(summary, '$.withdrawn_at', withdrawn_at) where withdrawn_at is not null;
+      alter table cfdis drop column failure_reason;
+      alter table cfdis drop column withdrawn_at;
+      delete from __drizzle_migrations where created_at = (select max(created_at) from __drizzle_migrations);
+    `);
+    raw.close();
+
+    const db = openDatabase(path);
+    const after = createTestApp({ db });
+    const columns = (id: string) =>
+      db.$client.prepare("select failure_reason as reason, withdrawn_at as at, json_type(summary, '$.error') as error, json_type(summary, '$.withdrawn_at') as inSummary, status from cfdis where id = ?").get(id);
+    expect(columns(rejectedId)).toEqual({ reason: rejected.json.error.details[0].issue, at: null, error: null, inSummary: null, status: 'fallido' });
+    expect(columns(queued.json.id)).toEqual({ reason: 'withdrawn before stamping', at: withdrawn.json.withdrawn_at, error: null, inSummary: null, status: 'fallido' });
+    expect(await reads(after)).toEqual(read);
+
+    // The reason answers a retry after a crash as it did before (422 from the stored invoice).
+    db.$client.prepare("update idempotency_keys set status = 0, body = x'' where key = 'rejected'").run();
+    const retried = await after.call('POST', '/cfdis', { token: key, body: invoice, headers: { 'idempotency-key': 'rejected' } });
+    expect(retried.status).toBe(422);
+    expect(retried.json.error.details).toEqual(rejected.json.error.details);
+
+    // An attempt that was in flight when it was withdrawn stamps it: vigente, the reason cleared, the withdrawal kept.
+    const xml = (db.$client.prepare('select xml from cfdi_documents where cfdi_id = ?').get(queued.json.id) as { xml: Buffer }).xml.toString('utf8');
+    const result = await createSandboxPac(testSandboxSat()).stamp(xml, { tenantId: reg.tenant.id });
+    if (!result.ok) throw new Error(result.message);
+    const values = await withTransaction(db, (tx) => recordStamp(tx, { id: queued.json.id, tenantId: reg.tenant.id, environment: 'test' }, result, new Date()));
+    expect(values?.uuid).toBe(result.tfd.uuid);
+    expect(columns(queued.json.id)).toEqual({ reason: null, at: withdrawn.json.withdrawn_at, error: null, inSummary: null, status: 'vigente' });
+    const got = (await after.call('GET', `/cfdis/${queued.json.id}`, { token: key })).json;
+    expect(got).toMatchObject({ status: 'vigente', uuid: result.tfd.uuid, fecha_timbrado: values!.fechaTimbrado, ...values!.tfd });
+  });
+});
