@@ -1,13 +1,12 @@
-
-import { statement } from '../db/prepared.ts';
+import { eq, sql } from 'drizzle-orm';
+import { prepared } from '../db/prepared.ts';
 import { fanOut } from './webhooks/delivery.ts';
-import type { Environment } from '../db/schema/index.ts';
+import { cfdis, events, type Environment } from '../db/schema/index.ts';
 import { newId } from '../lib/ids.ts';
 import type { DbOrTx } from '../db/index.ts';
 
 export const EVENT_TYPES = ['cfdi.timbrado', 'cfdi.cancelado', 'cfdi.fallido', 'cfdi.encolado', 'csd.por_vencer', 'csd.vencido'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
-
 
 /**
  * Every event of an invoice carries the integrator's external_id and metadata, read in the event's own transaction,
@@ -15,11 +14,27 @@ export type EventType = (typeof EVENT_TYPES)[number];
  */
 async function integratorReferences(tx: DbOrTx, cfdiId: unknown): Promise<{ external_id: string | null; metadata: Record<string, string> } | undefined> {
   if (typeof cfdiId !== 'string') return undefined;
-  const row = await statement(tx, 'select external_id as externalId, metadata from cfdis where id = ?').get(cfdiId) as { externalId: string | null; metadata: string } | undefined;
-  return row && { external_id: row.externalId, metadata: JSON.parse(row.metadata) as Record<string, string> };
+  // Prepared once per connection (here and below): every issued invoice records at least one event.
+  const [row] = await prepared(tx, 'events.integratorReferences', (d) =>
+    d.select({ externalId: cfdis.externalId, metadata: cfdis.metadata }).from(cfdis).where(eq(cfdis.id, sql.placeholder('id'))).prepare(),
+  ).execute({ id: cfdiId });
+  return row && { external_id: row.externalId, metadata: row.metadata };
 }
 
-const INSERT_EVENT = 'insert into events (id, tenant_id, environment, type, data, created_at) values (?, ?, ?, ?, ?, ?)';
+const insertEvent = (tx: DbOrTx, e: typeof events.$inferInsert) =>
+  prepared(tx, 'events.insert', (d) =>
+    d
+      .insert(events)
+      .values({
+        id: sql.placeholder('id'),
+        tenantId: sql.placeholder('tenantId'),
+        environment: sql.placeholder('environment'),
+        type: sql.placeholder('type'),
+        data: sql.placeholder('data'),
+        createdAt: sql.placeholder('createdAt'),
+      })
+      .prepare(),
+  ).execute(e);
 
 /**
  * Writes an event row and its webhook deliveries; call it inside the transaction that makes the change it reports
@@ -32,7 +47,7 @@ export async function recordEvent(
   const id = newId('evt', e.now.getTime());
   const createdAt = e.now.toISOString();
   const data = e.type.startsWith('cfdi.') ? { ...e.data, ...await integratorReferences(tx, e.data.cfdi_id) } : e.data;
-  await statement(tx, INSERT_EVENT).run(id, e.tenantId, e.environment, e.type, JSON.stringify(data), createdAt);
+  await insertEvent(tx, { id, tenantId: e.tenantId, environment: e.environment, type: e.type, data, createdAt });
   await fanOut(tx, { id, tenantId: e.tenantId, environment: e.environment, type: e.type, data, createdAt }, e.now);
   return id;
 }

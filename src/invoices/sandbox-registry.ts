@@ -1,6 +1,7 @@
+import { and, eq } from 'drizzle-orm';
 import { cancellationFactsOf } from '../cfdi/cancellation.ts';
 import type { Db } from '../db/client.ts';
-import { statement } from '../db/prepared.ts';
+import { cfdiDocuments, cfdis } from '../db/schema/index.ts';
 import type { SandboxSatRegistry } from '../pac/sandbox.ts';
 import { dependentsOf } from './cancellations/service.ts';
 
@@ -10,10 +11,11 @@ export function sandboxRegistry(db: Db, pollMs: number): SandboxSatRegistry {
     db,
     pollMs,
     async find(uuid) {
-      const row = await statement(
-        db,
-        "select c.tenant_id as tenantId, d.xml as xml from cfdis c join cfdi_documents d on d.cfdi_id = c.id where c.uuid = ? and c.environment = 'test'",
-      ).get(uuid) as { tenantId: string; xml: Buffer } | undefined;
+      const [row] = await db
+        .select({ tenantId: cfdis.tenantId, xml: cfdiDocuments.xml })
+        .from(cfdis)
+        .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
+        .where(and(eq(cfdis.uuid, uuid), eq(cfdis.environment, 'test')));
       if (!row) return undefined;
       return { tenantId: row.tenantId, facts: cancellationFactsOf(row.xml.toString('utf8')), hasDependents: (await dependentsOf(db, { tenantId: row.tenantId, environment: 'test' }, uuid)).length > 0 };
     },

@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import {
   buildCancelacionXml,
   cancellationDeadline,
@@ -11,8 +11,7 @@ import {
 } from '../../cfdi/cancellation.ts';
 import { wallClock } from '../../cfdi/time.ts';
 import type { Db } from '../../db/client.ts';
-import { statement } from '../../db/prepared.ts';
-import { cfdiCancellations, cfdiDocuments, cfdis, cfdiStatusChanges, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
+import { cfdiCancellations, cfdiDocuments, cfdiRelations, cfdis, cfdiStatusChanges, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
 import { closeQueuedJob, enqueue, PermanentJobError } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { Actor } from '../../lib/backend.ts';
@@ -40,12 +39,22 @@ type Cancellation = typeof cfdiCancellations.$inferSelect;
 
 /** Vigente (or pending) CFDIs of the tenant that relate to this UUID, other than substitutes (TipoRelacion 04). */
 export async function dependentsOf(db: DbOrTx, scope: { tenantId: string; environment: Environment }, uuid: string): Promise<{ uuid: string; tipoRelacion: string }[]> {
-  return await statement(
-    db,
-    `select c.uuid as uuid, r.tipo_relacion as tipoRelacion from cfdi_relations r join cfdis c on c.id = r.cfdi_id
-     where r.tenant_id = ? and r.environment = ? and r.related_uuid = ? and r.tipo_relacion <> '04' and c.status in ('vigente', 'cancelacion_pendiente')
-     limit 10`,
-  ).all(scope.tenantId, scope.environment, uuid) as { uuid: string; tipoRelacion: string }[];
+  const rows = await db
+    .select({ uuid: cfdis.uuid, tipoRelacion: cfdiRelations.tipoRelacion })
+    .from(cfdiRelations)
+    .innerJoin(cfdis, eq(cfdis.id, cfdiRelations.cfdiId))
+    .where(
+      and(
+        eq(cfdiRelations.tenantId, scope.tenantId),
+        eq(cfdiRelations.environment, scope.environment),
+        eq(cfdiRelations.relatedUuid, uuid),
+        ne(cfdiRelations.tipoRelacion, '04'),
+        inArray(cfdis.status, ['vigente', 'cancelacion_pendiente']),
+      ),
+    )
+    .limit(10);
+  // A vigente or pending CFDI has been stamped, so it has its UUID.
+  return rows.map((r) => ({ uuid: r.uuid!, tipoRelacion: r.tipoRelacion }));
 }
 
 /** Motivo 01's replacement: a vigente CFDI of the same tenant and environment that relates to this one with 04. */
@@ -58,7 +67,10 @@ async function checkSubstitute(db: DbOrTx, actor: Actor, cfdi: CfdiRef, folio: s
   if (!sub) throw invalidInput('Invalid folio_sustitucion', [{ field, issue: `no CFDI with UUID ${folio} in this tenant and environment: issue the replacement first` }]);
   if (sub.id === cfdi.id) throw invalidInput('Invalid folio_sustitucion', [{ field, issue: 'must be the UUID of the replacement, not of the CFDI being cancelled' }]);
   if (sub.status !== 'vigente') throw invalidInput('Invalid folio_sustitucion', [{ field, issue: `the replacement ${folio} is ${sub.status}; it must be vigente` }]);
-  const related = await statement(db, "select 1 from cfdi_relations where cfdi_id = ? and tipo_relacion = '04' and related_uuid = ?").get(sub.id, cfdi.uuid);
+  const [related] = await db
+    .select({ cfdiId: cfdiRelations.cfdiId })
+    .from(cfdiRelations)
+    .where(and(eq(cfdiRelations.cfdiId, sub.id), eq(cfdiRelations.tipoRelacion, '04'), eq(cfdiRelations.relatedUuid, cfdi.uuid!)));
   if (!related) {
     throw invalidInput('Invalid folio_sustitucion', [
       { field, issue: `the replacement ${folio} does not relate to ${cfdi.uuid} with TipoRelacion 04 (cfdi_relacionados: [{ tipo_relacion: "04", uuids: ["${cfdi.uuid}"] }])` },
@@ -183,13 +195,20 @@ async function applyCancelResult(tx: Tx, c: Cancellation, result: CancelResult, 
     await finish(tx, c, 'fallido', `the request failed: ${result.retryable ? result.message : `${result.code}: ${result.message}`}`, now);
     return 'fallido';
   }
-  await statement(tx, 'update cfdi_cancellations set acuse_xml = coalesce(acuse_xml, ?), updated_at = ? where id = ?').run(Buffer.from(result.acuseXml, 'utf8'), now.toISOString(), c.id);
+  // The first acuse is kept: a re-sent request may be answered again.
+  await tx
+    .update(cfdiCancellations)
+    .set({ acuseXml: sql`coalesce(${cfdiCancellations.acuseXml}, ${Buffer.from(result.acuseXml, 'utf8')})`, updatedAt: now.toISOString() })
+    .where(eq(cfdiCancellations.id, c.id));
   return result.status ? await applySatStatus(tx, c, result.status, now) : 'en_proceso';
 }
 
 /** Where SAT says the request stands: cancelled, rejected (back to vigente) or still in process. */
 async function applySatStatus(tx: Tx, c: Cancellation, s: SatStatus, now: Date): Promise<Cancellation['status']> {
-  await statement(tx, "update cfdi_cancellations set estado = ?, estatus_cancelacion = ?, updated_at = ? where id = ? and status = 'en_proceso'").run(s.Estado, s.EstatusCancelacion || null, now.toISOString(), c.id);
+  await tx
+    .update(cfdiCancellations)
+    .set({ estado: s.Estado, estatusCancelacion: s.EstatusCancelacion || null, updatedAt: now.toISOString() })
+    .where(and(eq(cfdiCancellations.id, c.id), eq(cfdiCancellations.status, 'en_proceso')));
   if (s.Estado === 'Cancelado') {
     await finish(tx, { ...c, estado: s.Estado, estatusCancelacion: s.EstatusCancelacion }, 'cancelado', `SAT: ${s.EstatusCancelacion || 'Cancelado'}`, now);
     return 'cancelado';
@@ -204,8 +223,12 @@ async function applySatStatus(tx: Tx, c: Cancellation, s: SatStatus, now: Date):
 /** Ends a cancellation and moves its CFDI; `cfdi.cancelado` goes out in the same transaction when it is cancelled. */
 async function finish(tx: Tx, c: Cancellation, status: Exclude<Cancellation['status'], 'en_proceso'>, reason: string, now: Date): Promise<void> {
   const stamp = now.toISOString();
-  const ended = await statement(tx, "update cfdi_cancellations set status = ?, reason = ?, resolved_at = ?, updated_at = ? where id = ? and status = 'en_proceso'").run(status, status === 'cancelado' ? null : reason, stamp, stamp, c.id);
-  if (ended.changes !== 1) return;
+  const ended = await tx
+    .update(cfdiCancellations)
+    .set({ status, reason: status === 'cancelado' ? null : reason, resolvedAt: stamp, updatedAt: stamp })
+    .where(and(eq(cfdiCancellations.id, c.id), eq(cfdiCancellations.status, 'en_proceso')))
+    .returning({ id: cfdiCancellations.id });
+  if (ended.length !== 1) return;
   if (status === 'cancelado') {
     await moveStatus(tx, { id: c.cfdiId, tenantId: c.tenantId }, 'cancelacion_pendiente', 'cancelado', reason, now);
     await recordEvent(tx, {

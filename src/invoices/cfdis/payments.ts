@@ -1,10 +1,10 @@
+import { and, eq, ne, notInArray, sql } from 'drizzle-orm';
 import { Dec, sum } from '../../cfdi/decimal.ts';
 import type { TaxLine } from '../../cfdi/model.ts';
 import type { PagosModel, PaidDocument } from '../../cfdi/pagos20/model.ts';
 import { sumByTax } from '../../cfdi/rules/taxes.ts';
 import { child, childrenNamed, parseXml, type XmlNode } from '../../cfdi/xml.ts';
-import { statement } from '../../db/prepared.ts';
-import type { Environment } from '../../db/schema/index.ts';
+import { cfdiDocuments, cfdiPaymentDocuments, cfdis, type Environment } from '../../db/schema/index.ts';
 import type { ErrorDetail } from '../../lib/service-error.ts';
 import type { PagoDocumentoRequest, PagoRequest } from './schemas.ts';
 import type { DbOrTx, Tx } from '../../db/index.ts';
@@ -15,39 +15,33 @@ import type { DbOrTx, Tx } from '../../db/index.ts';
  */
 type Scope = { tenantId: string; environment: Environment };
 
-/** Pagos that still stand: a failed or cancelled receipt gives its payments back. */
-const STANDING = "c.status not in ('fallido', 'cancelado')";
-
-interface InvoiceRow {
-  id: string;
-  uuid: string | null;
-  tipo: string;
-  status: string;
-  serie: string | null;
-  folio: number | null;
-  moneda: string;
-  total: string;
-  receptorRfc: string;
-  xml: Buffer;
-}
+/** The payments of an invoice by Pagos that still stand: a failed or cancelled receipt gives its payments back. */
+const standingPaymentsFor = (scope: Scope, uuid: string) =>
+  and(
+    eq(cfdiPaymentDocuments.tenantId, scope.tenantId),
+    eq(cfdiPaymentDocuments.environment, scope.environment),
+    eq(cfdiPaymentDocuments.relatedUuid, uuid),
+    notInArray(cfdis.status, ['fallido', 'cancelado']),
+  );
 
 /** An invoice's outstanding balance and the instalment numbers taken, from the Pagos that still stand. */
 export async function balanceOf(db: DbOrTx, scope: Scope, uuid: string, total: string): Promise<{ saldo: Dec; parcialidades: number[] }> {
-  const rows = await statement(
-    db,
-    `select p.imp_pagado as pagado, p.num_parcialidad as n from cfdi_payment_documents p join cfdis c on c.id = p.cfdi_id
-     where p.tenant_id = ? and p.environment = ? and p.related_uuid = ? and ${STANDING}`,
-  ).all(scope.tenantId, scope.environment, uuid) as { pagado: string; n: number }[];
+  const rows = await db
+    .select({ pagado: cfdiPaymentDocuments.impPagado, n: cfdiPaymentDocuments.numParcialidad })
+    .from(cfdiPaymentDocuments)
+    .innerJoin(cfdis, eq(cfdis.id, cfdiPaymentDocuments.cfdiId))
+    .where(standingPaymentsFor(scope, uuid));
   return { saldo: Dec.parse(total).sub(sum(rows.map((r) => Dec.parse(r.pagado)))), parcialidades: rows.map((r) => r.n) };
 }
 
 /** The Pagos that pay an invoice and still stand: an invoice with payments cannot be cancelled before them. */
 export async function standingPaymentsOf(db: DbOrTx, scope: Scope, uuid: string): Promise<string[]> {
-  const rows = await statement(
-    db,
-    `select distinct c.uuid as uuid, c.id as id from cfdi_payment_documents p join cfdis c on c.id = p.cfdi_id
-     where p.tenant_id = ? and p.environment = ? and p.related_uuid = ? and ${STANDING} limit 10`,
-  ).all(scope.tenantId, scope.environment, uuid) as { uuid: string | null; id: string }[];
+  const rows = await db
+    .selectDistinct({ uuid: cfdis.uuid, id: cfdis.id })
+    .from(cfdiPaymentDocuments)
+    .innerJoin(cfdis, eq(cfdis.id, cfdiPaymentDocuments.cfdiId))
+    .where(standingPaymentsFor(scope, uuid))
+    .limit(10);
   return rows.map((r) => r.uuid ?? r.id);
 }
 
@@ -133,20 +127,24 @@ export async function resolvePaidDocuments(
   return { docs, problems };
 }
 
-async function findInvoice(db: DbOrTx, scope: Scope, d: PagoDocumentoRequest): Promise<InvoiceRow | undefined> {
-  const where = d.cfdi_id ? 'c.id = ?' : 'c.uuid = ?';
-  return await statement(
-    db,
-    `select c.id, c.uuid, c.tipo, c.status, c.serie, c.folio, c.moneda, c.total, c.receptor_rfc as receptorRfc, d.xml
-     from cfdis c join cfdi_documents d on d.cfdi_id = c.id where ${where} and c.tenant_id = ? and c.environment = ?`,
-  ).get(d.cfdi_id ?? d.uuid!.toUpperCase(), scope.tenantId, scope.environment) as InvoiceRow | undefined;
+async function findInvoice(db: DbOrTx, scope: Scope, d: PagoDocumentoRequest) {
+  const [row] = await db
+    .select({
+      id: cfdis.id, uuid: cfdis.uuid, tipo: cfdis.tipo, status: cfdis.status, serie: cfdis.serie, folio: cfdis.folio, moneda: cfdis.moneda,
+      total: cfdis.total, receptorRfc: cfdis.receptorRfc, xml: cfdiDocuments.xml,
+    })
+    .from(cfdis)
+    .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
+    .where(and(d.cfdi_id ? eq(cfdis.id, d.cfdi_id) : eq(cfdis.uuid, d.uuid!.toUpperCase()), eq(cfdis.tenantId, scope.tenantId), eq(cfdis.environment, scope.environment)));
+  return row;
 }
 
 /** A document issued elsewhere: the caller supplies what the service would otherwise know. */
 async function externalDocument(db: DbOrTx, scope: Scope, d: PagoDocumentoRequest, problem: (field: string, issue: string) => undefined): Promise<PaidDocument | undefined> {
   const uuid = d.uuid!.toUpperCase();
   // A UUID another issuer stamped here is not this tenant's to pay, whatever data comes with it.
-  if (await statement(db, 'select 1 from cfdis where uuid = ? and tenant_id <> ?').get(uuid, scope.tenantId)) {
+  const [elsewhere] = await db.select({ id: cfdis.id }).from(cfdis).where(and(eq(cfdis.uuid, uuid), ne(cfdis.tenantId, scope.tenantId))).limit(1);
+  if (elsewhere) {
     return problem('uuid', `no CFDI ${d.uuid} in this tenant and environment: a Pago pays the issuer's own invoices`);
   }
   const missing = (['moneda', 'imp_saldo_ant', 'num_parcialidad'] as const).filter((f) => d[f] === undefined);
@@ -171,14 +169,12 @@ export async function recordPayments(tx: Tx, cfdiId: string, scope: Scope, pagos
   for (const p of pagos.pagos) {
     for (const d of p.documentos) {
       // paid_cfdi_id: the invoice when it was issued here, so the unique index refuses a standing instalment number twice.
-      await statement(
-        tx,
-        `insert into cfdi_payment_documents (cfdi_id, tenant_id, environment, related_uuid, paid_cfdi_id, num_parcialidad, moneda, imp_saldo_ant, imp_pagado, imp_saldo_insoluto)
-         values (?, ?, ?, ?, (select id from cfdis where uuid = ? and tenant_id = ? and environment = ?), ?, ?, ?, ?, ?)`,
-      ).run(
-        cfdiId, scope.tenantId, scope.environment, d.idDocumento.toUpperCase(), d.idDocumento.toUpperCase(), scope.tenantId, scope.environment,
-        d.numParcialidad, d.monedaDR, d.impSaldoAnt.toString(), d.impPagado.toString(), d.impSaldoInsoluto.toString(),
-      );
+      const relatedUuid = d.idDocumento.toUpperCase();
+      const paid = tx.select({ id: cfdis.id }).from(cfdis).where(and(eq(cfdis.uuid, relatedUuid), eq(cfdis.tenantId, scope.tenantId), eq(cfdis.environment, scope.environment)));
+      await tx.insert(cfdiPaymentDocuments).values({
+        cfdiId, tenantId: scope.tenantId, environment: scope.environment, relatedUuid, paidCfdiId: sql`(${paid})`, numParcialidad: d.numParcialidad,
+        moneda: d.monedaDR, impSaldoAnt: d.impSaldoAnt.toString(), impPagado: d.impPagado.toString(), impSaldoInsoluto: d.impSaldoInsoluto.toString(),
+      });
     }
   }
 }
@@ -189,5 +185,5 @@ export async function recordPayments(tx: Tx, cfdiId: string, scope: Scope, pagos
  */
 export async function followPagoStatus(tx: Tx, cfdiId: string, status: string, at: Date): Promise<void> {
   const released = status === 'fallido' || status === 'cancelado' ? at.toISOString() : null;
-  await statement(tx, 'update cfdi_payment_documents set released_at = ? where cfdi_id = ?').run(released, cfdiId);
+  await tx.update(cfdiPaymentDocuments).set({ releasedAt: released }).where(eq(cfdiPaymentDocuments.cfdiId, cfdiId));
 }

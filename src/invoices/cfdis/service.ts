@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, lte } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, lte, sql } from 'drizzle-orm';
 import { sealComprobante } from '../../cfdi/build.ts';
 import type { CsdSigner } from '../../cfdi/csd.ts';
 import type { ReceptorInput } from '../../cfdi/input.ts';
@@ -6,9 +6,9 @@ import type { ComprobanteModel } from '../../cfdi/model.ts';
 import { prepareInvoice } from '../../cfdi/prepare.ts';
 import { RELATES_TO, TIPO_NAME } from '../../cfdi/rules/relations.ts';
 import { timeZoneOf, zonedToUtc } from '../../cfdi/time.ts';
-import { statement } from '../../db/prepared.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { Db, DbOrTx } from '../../db/client.ts';
-import { cfdiDocuments, cfdis, tenantBranding, type CfdiStatus, type CfdiSummary, type Environment } from '../../db/schema/index.ts';
+import { cfdiDocuments, cfdiRelations, cfdis, tenantBranding, type CfdiStatus, type CfdiSummary, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
@@ -25,7 +25,7 @@ import { allocateFolio, peekFolio } from '../series/service.ts';
 import { balanceOf, recordPayments, resolvePaidDocuments } from './payments.ts';
 import { pdfPool } from './pdf-pool.ts';
 import type { CfdiRequest } from './schemas.ts';
-import { withTransaction } from '../../db/index.ts';
+import { withTransaction, type Tx } from '../../db/index.ts';
 
 export interface CfdiDeps {
   db: Db;
@@ -104,9 +104,10 @@ async function relationProblems(db: DbOrTx, actor: Actor, req: CfdiRequest, rece
     }
     for (const [j, uuid] of r.uuids.entries()) {
       const field = `cfdi_relacionados[${i}].uuids[${j}]`;
-      const row = await statement(db, 'select tipo, status, receptor_rfc as receptorRfc from cfdis where uuid = ? and tenant_id = ? and environment = ?').get(uuid.toUpperCase(), actor.tenantId, actor.environment) as
-        | { tipo: string; status: CfdiStatus; receptorRfc: string }
-        | undefined;
+      const [row] = await db
+        .select({ tipo: cfdis.tipo, status: cfdis.status, receptorRfc: cfdis.receptorRfc })
+        .from(cfdis)
+        .where(and(eq(cfdis.uuid, uuid.toUpperCase()), scoped(actor)));
       if (!row) problems.push({ field, issue: `no CFDI ${uuid} in this tenant and environment: ${what} relates to your own CFDIs` });
       else if (row.status !== 'vigente') problems.push({ field, issue: `${uuid} is ${row.status}: ${what} relates to vigente CFDIs` });
       else if (!allowed.includes(row.tipo)) problems.push({ field, issue: `${uuid} is of type ${row.tipo}; TipoRelacion ${r.tipo_relacion} relates ${what} to ${allowed.join(' or ')}` });
@@ -159,8 +160,39 @@ export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiReques
  * transaction take the folio, seal and record the invoice; stamp outside any transaction; record the stamp.
  */
 const STAMP_DEADLINE_MS = 60 * 3600 * 1000;
-const INSERT_CFDI = `insert into cfdis (id, tenant_id, environment, uuid, tipo, status, serie, folio, fecha, receptor_rfc, receptor_nombre,
-  moneda, subtotal, total, summary, external_id, metadata, created_at, updated_at) values (?, ?, ?, null, ?, 'en_cola', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+// The writes of every issued invoice, prepared once per connection.
+const insertCfdi = (tx: Tx, row: Row) =>
+  prepared(tx, 'cfdis.insert', (d) =>
+    d
+      .insert(cfdis)
+      .values({
+        id: sql.placeholder('id'), tenantId: sql.placeholder('tenantId'), environment: sql.placeholder('environment'), uuid: null, tipo: sql.placeholder('tipo'),
+        status: 'en_cola', serie: sql.placeholder('serie'), folio: sql.placeholder('folio'), fecha: sql.placeholder('fecha'), receptorRfc: sql.placeholder('receptorRfc'),
+        receptorNombre: sql.placeholder('receptorNombre'), moneda: sql.placeholder('moneda'), subtotal: sql.placeholder('subtotal'), total: sql.placeholder('total'),
+        summary: sql.placeholder('summary'), externalId: sql.placeholder('externalId'), metadata: sql.placeholder('metadata'), createdAt: sql.placeholder('createdAt'),
+        updatedAt: sql.placeholder('updatedAt'),
+      })
+      .prepare(),
+  ).execute(row);
+
+const insertDocument = (tx: Tx, document: typeof cfdiDocuments.$inferInsert) =>
+  prepared(tx, 'cfdis.insertDocument', (d) =>
+    d.insert(cfdiDocuments).values({ cfdiId: sql.placeholder('cfdiId'), tenantId: sql.placeholder('tenantId'), xml: sql.placeholder('xml') }).prepare(),
+  ).execute(document);
+
+/** A relation is recorded once however often the request names it. */
+const insertRelation = (tx: Tx, relation: typeof cfdiRelations.$inferInsert) =>
+  prepared(tx, 'cfdis.insertRelation', (d) =>
+    d
+      .insert(cfdiRelations)
+      .values({
+        cfdiId: sql.placeholder('cfdiId'), tenantId: sql.placeholder('tenantId'), environment: sql.placeholder('environment'), tipoRelacion: sql.placeholder('tipoRelacion'),
+        relatedUuid: sql.placeholder('relatedUuid'),
+      })
+      .onConflictDoNothing()
+      .prepare(),
+  ).execute(relation);
 
 /** The unique index on (tenant, environment, external_id) refused the insert: 409 naming the invoice that has it. */
 async function externalIdTaken(deps: CfdiDeps, actor: Actor, externalId: string | undefined, err: unknown): Promise<ServiceError | undefined> {
@@ -223,16 +255,13 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
       row = { id, tenantId: actor.tenantId, environment: actor.environment, uuid: null, tipo: model.tipo, status: 'en_cola', serie, folio, fecha: model.fecha,
         fechaTimbrado: null, receptorRfc: model.receptor.rfc, receptorNombre: model.receptor.nombre, moneda: model.moneda,
         subtotal: model.subTotal.toString(), total: model.total.toString(), summary, failureReason: null, withdrawnAt: null, externalId, metadata, createdAt: stamp, updatedAt: stamp };
-      await statement(tx, INSERT_CFDI).run(
-        id, actor.tenantId, actor.environment, model.tipo, serie, folio, model.fecha, model.receptor.rfc, model.receptor.nombre,
-        model.moneda, model.subTotal.toString(), model.total.toString(), JSON.stringify(summary), externalId, JSON.stringify(metadata), stamp, stamp,
-      );
-      await statement(tx, 'insert into cfdi_documents (cfdi_id, tenant_id, xml) values (?, ?, ?)').run(id, actor.tenantId, Buffer.from(s.xml, 'utf8'));
+      await insertCfdi(tx, row);
+      await insertDocument(tx, { cfdiId: id, tenantId: actor.tenantId, xml: Buffer.from(s.xml, 'utf8') });
       await opts.bindIdempotency?.(tx, id);
       if (model.pagos) await recordPayments(tx, id, scope, model.pagos);
       for (const r of model.relacionados) {
         for (const uuid of r.uuids) {
-          await statement(tx, 'insert or ignore into cfdi_relations (cfdi_id, tenant_id, environment, tipo_relacion, related_uuid) values (?, ?, ?, ?, ?)').run(id, actor.tenantId, actor.environment, r.tipoRelacion, uuid.toUpperCase());
+          await insertRelation(tx, { cfdiId: id, tenantId: actor.tenantId, environment: actor.environment, tipoRelacion: r.tipoRelacion, relatedUuid: uuid.toUpperCase() });
         }
       }
       const jobId = await enqueue(tx, now, {
