@@ -1,156 +1,23 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { CFDI_STATUSES } from '../../db/schema/index.ts';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { errorResponse, errorResponses, ExternalId, idParam, jsonBody, jsonResponse, Metadata, paginated, PaginationQuery } from '../../lib/schemas.ts';
+import { errorResponse, errorResponses, idParam, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
 import { SANDBOX_SCENARIOS } from '../../pac/types.ts';
 import { sandboxScenarioOf } from '../scenario.ts';
 import { CfdiExamples } from './examples.ts';
-import { CFDI_REF_PATTERN, CfdiRequestSchema } from './schemas.ts';
+import {
+  CfdiIssueHeaders,
+  CfdiListItemSchema,
+  CfdiListQuery,
+  CfdiRequestSchema,
+  CfdiSchema,
+  CfdiUuidParams,
+  CfdiValidationSchema,
+  QueuedCfdiSchema,
+  StampedCfdiSchema,
+} from './schemas.ts';
 import { getCfdi, getCfdiPdf, getCfdiXml, issueCfdi, listCfdis, resumeIssue, validateCfdi, type CfdiDeps } from './service.ts';
 
 const tags = ['CFDIs'];
-const WARNINGS =
-  'Non-blocking remarks, each opening with the field it concerns, e.g. a receptor RFC whose check digit is wrong: it is stamped ' +
-  '(some older RFCs fail the digit) but a PAC refuses an RFC that is not in SAT\'s list (CFDI40143)';
-const Num = z.number();
-
-const CfdiSchema = z
-  .object({
-    id: z.string().openapi({ example: 'cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
-    uuid: z.string().nullable().openapi({ description: 'Folio fiscal; null while queued' }),
-    tipo: z.string(),
-    status: z.enum(CFDI_STATUSES),
-    serie: z.string().nullable(),
-    folio: z.number().int().nullable(),
-    fecha: z.string().openapi({ description: 'Fecha of the CFDI: local time of the place of issue' }),
-    emisor: z.object({ rfc: z.string(), nombre: z.string(), regimen_fiscal: z.string() }),
-    receptor: z.object({ rfc: z.string(), nombre: z.string() }),
-    conceptos: z.array(z.object({ descripcion: z.string(), cantidad: Num, valor_unitario: Num, importe: Num, descuento: Num.optional() })),
-    moneda: z.string(),
-    subtotal: Num,
-    descuento: Num.optional(),
-    total_impuestos_trasladados: Num.optional(),
-    total_impuestos_retenidos: Num.optional(),
-    total: Num,
-    forma_pago: z.string().optional(),
-    metodo_pago: z.string().optional(),
-    pagos: z
-      .array(
-        z.object({
-          fecha_pago: z.string(),
-          forma_pago: z.string(),
-          moneda: z.string(),
-          tipo_cambio: z.string(),
-          monto: Num,
-          documentos: z.array(
-            z.object({
-              uuid: z.string(),
-              moneda: z.string(),
-              equivalencia: z.string(),
-              num_parcialidad: z.number().int(),
-              imp_saldo_ant: Num,
-              imp_pagado: Num,
-              imp_saldo_insoluto: Num,
-            }),
-          ),
-        }),
-      )
-      .optional()
-      .openapi({ description: 'Pago (P): the payments and the balance each paid document moved' }),
-    nomina: z
-      .object({ total_percepciones: Num.optional(), total_deducciones: Num.optional(), total_otros_pagos: Num.optional() })
-      .optional()
-      .openapi({ description: 'Nómina (N): the receipt totals' }),
-    saldo_insoluto: Num.optional().openapi({ description: 'GET of a PPD Ingreso: what is still owed after the Pagos that stand (not cancelled or failed)' }),
-    parcialidades: z.number().int().optional().openapi({ description: 'GET of a PPD Ingreso: how many instalments the standing Pagos cover' }),
-    fecha_timbrado: z.string().nullable().openapi({ format: 'date-time', description: 'Stamping time, ISO 8601 UTC' }),
-    sello_sat: z.string().nullable(),
-    certificado_sat: z.string().nullable().openapi({ description: 'NoCertificadoSAT' }),
-    cadena_original_sat: z.string().nullable().openapi({ description: 'Cadena original of the TFD' }),
-    created_at: z.string().openapi({ format: 'date-time' }),
-    warnings: z.array(z.string()).optional().openapi({ description: WARNINGS }),
-    external_id: z.string().nullable().openapi({ description: 'Your reference, as sent on POST /cfdis (null when none was)', example: 'SO-10482' }),
-    metadata: Metadata.openapi({ description: 'Your key → value pairs, as sent on POST /cfdis ({} when none were)' }),
-  })
-  .openapi('Cfdi');
-
-/** The 201 of POST /cfdis: stamped, so the fiscal fields are present (typed clients may rely on `uuid` being a string). */
-const StampedCfdiSchema = CfdiSchema.extend({
-  uuid: z.string().openapi({ description: 'Folio fiscal', example: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7' }),
-  fecha_timbrado: z.string().openapi({ format: 'date-time', description: 'Stamping time, ISO 8601 UTC' }),
-  sello_sat: z.string(),
-  certificado_sat: z.string().openapi({ description: 'NoCertificadoSAT' }),
-  cadena_original_sat: z.string().openapi({ description: 'Cadena original of the TFD' }),
-}).openapi('CfdiStamped');
-
-const QueuedSchema = z
-  .object({
-    id: z.string(),
-    uuid: z.null(),
-    tipo: z.string(),
-    status: z.literal('en_cola'),
-    external_id: z.string().nullable(),
-    metadata: Metadata,
-    mensaje: z.string(),
-    created_at: z.string().openapi({ format: 'date-time' }),
-  })
-  .openapi('CfdiQueued');
-
-const ListItem = z
-  .object({
-    id: z.string(),
-    uuid: z.string().nullable(),
-    tipo: z.string(),
-    status: z.enum(CFDI_STATUSES),
-    serie: z.string().nullable(),
-    folio: z.number().int().nullable(),
-    fecha: z.string(),
-    receptor: z.object({ rfc: z.string(), nombre: z.string() }),
-    moneda: z.string(),
-    subtotal: Num,
-    total: Num,
-    external_id: z.string().nullable(),
-    metadata: Metadata,
-    created_at: z.string(),
-  })
-  .openapi('CfdiListItem');
-
-const ValidationResult = z
-  .object({
-    valid: z.boolean(),
-    errors: z.array(z.object({ field: z.string(), issue: z.string(), rule: z.string().optional() })),
-    warnings: z.array(z.string()).openapi({ description: WARNINGS }),
-  })
-  .openapi('CfdiValidation');
-
-const dateParam = (name: string) =>
-  z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2})?$/, 'must be YYYY-MM-DD or YYYY-MM-DDThh:mm:ss')
-    .optional()
-    .openapi({ param: { name, in: 'query' }, description: 'On the CFDI fecha (local time of issue)' });
-
-const ListQuery = PaginationQuery.extend({
-  status: z.enum(CFDI_STATUSES).optional().openapi({ param: { name: 'status', in: 'query' } }),
-  tipo: z.enum(['I', 'E', 'P', 'N', 'T']).optional().openapi({ param: { name: 'tipo', in: 'query' } }),
-  receptor_rfc: z.string().max(13).optional().openapi({ param: { name: 'receptor_rfc', in: 'query' } }),
-  serie: z.string().max(25).optional().openapi({ param: { name: 'serie', in: 'query' } }),
-  desde: dateParam('desde'),
-  hasta: dateParam('hasta'),
-  external_id: ExternalId.optional().openapi({ param: { name: 'external_id', in: 'query' }, description: 'Exactly this external_id (your reference sent on POST /cfdis)' }),
-});
-
-const UuidParams = z.object({
-  uuid: z
-    .string()
-    .regex(CFDI_REF_PATTERN, 'must be a UUID (or a cfdi_ id)')
-    .openapi({
-      param: { name: 'uuid', in: 'path' },
-      example: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7',
-      description: 'The folio fiscal (UUID), any case; the cfdi_ id is accepted too, so a queued invoice gets a 404 that says it is not stamped yet',
-    }),
-});
-
 const errors = errorResponses('invoices');
 
 export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
@@ -171,14 +38,11 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
       middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
       request: {
         body: jsonBody(CfdiRequestSchema, CfdiExamples),
-        headers: z.object({
-          'x-sandbox-scenario': z.string().optional().openapi({ enum: [...SANDBOX_SCENARIOS], description: 'Test mode only: forces the provider outcome (ignored in live mode)' }),
-          'idempotency-key': z.string().optional().openapi({ description: 'Replays the first response for 24 h' }),
-        }),
+        headers: CfdiIssueHeaders,
       },
       responses: {
         201: jsonResponse(StampedCfdiSchema, 'Stamped'),
-        202: jsonResponse(QueuedSchema, 'The provider is unavailable or slow: queued, stamped later (poll GET /cfdis/{id})'),
+        202: jsonResponse(QueuedCfdiSchema, 'The provider is unavailable or slow: queued, stamped later (poll GET /cfdis/{id})'),
         400: errorResponse('Invalid data or fails SAT validation (details carry the rule code)'),
         ...errors.adminOrOperator,
         409: errorResponse('Idempotency-Key reused with another body, or external_id already used by another invoice (details name it)'),
@@ -203,7 +67,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
       summary: 'Apply the stamping rules without stamping',
       description: 'Same checks as POST /cfdis (including the CSD); consumes no folio and contacts no PAC.',
       request: { body: jsonBody(CfdiRequestSchema, CfdiExamples) },
-      responses: { 200: jsonResponse(ValidationResult, 'The verdict'), 400: errorResponse('Malformed request'), ...errors.unauthenticated },
+      responses: { 200: jsonResponse(CfdiValidationSchema, 'The verdict'), 400: errorResponse('Malformed request'), ...errors.unauthenticated },
     }),
     async (c) => c.json(await validateCfdi(deps, actorOf(c), c.req.valid('json')), 200),
   );
@@ -211,8 +75,8 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
   app.openapi(
     createRoute({
       method: 'get', path: '/api/v1/cfdis', tags, operationId: 'listCfdis', summary: 'List CFDIs, newest first',
-      request: { query: ListQuery },
-      responses: { 200: jsonResponse(paginated(ListItem), 'A page of CFDIs'), ...errors.invalidQuery, ...errors.unauthenticated },
+      request: { query: CfdiListQuery },
+      responses: { 200: jsonResponse(paginated(CfdiListItemSchema), 'A page of CFDIs'), ...errors.invalidQuery, ...errors.unauthenticated },
     }),
     async (c) => c.json(await listCfdis(deps, actorOf(c), c.req.valid('query')), 200),
   );
@@ -229,7 +93,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
   app.openapi(
     createRoute({
       method: 'get', path: '/api/v1/cfdis/{uuid}/xml', tags, operationId: 'downloadCfdiXml', summary: 'Download the stamped XML, byte for byte',
-      request: { params: UuidParams },
+      request: { params: CfdiUuidParams },
       responses: {
         200: { description: 'The XML as stamped', content: { 'application/xml': { schema: z.string().openapi({ format: 'binary' }) } } },
         400: errorResponse('Not a UUID'),
@@ -255,7 +119,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         'with SAT\'s verification URL. Letter size, numbered pages; the tenant\'s logo and accent colour (PUT /tenants/me/logo, PATCH ' +
         '/tenants/me). Sandbox (test) invoices carry "SIN VALIDEZ FISCAL — SANDBOX" on every page. Rendered on worker threads, at most ' +
         'min(2, CPU cores) at once; up to 16 more wait their turn, beyond that 503 with Retry-After. A render that takes over 60 s is stopped (503 with Retry-After).',
-      request: { params: UuidParams },
+      request: { params: CfdiUuidParams },
       responses: {
         200: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } },
         400: errorResponse('Not a UUID'),

@@ -3,7 +3,9 @@ import type { ComprobanteInput, DoctoRelacionadoInput, PagoInput } from '../../c
 import { UUID } from '../../cfdi/patterns.ts';
 import { Amount, code, type Fits, integer, Rate, SEND_AS_STRING, str, withTextCheck } from './fields.ts';
 import { NominaRequestSchema } from './nomina-schema.ts';
-import { ExternalId, Metadata } from '../../lib/schemas.ts';
+import { CFDI_STATUSES, type cfdis } from '../../db/schema/index.ts';
+import { ExternalId, Metadata, PaginationQuery } from '../../lib/schemas.ts';
+import { SANDBOX_SCENARIOS } from '../../pac/types.ts';
 
 /** A path parameter naming a CFDI by its folio fiscal (UUID, any case) or its cfdi_ id. */
 export const CFDI_REF_PATTERN = new RegExp(`^(?:${UUID.source.slice(1, -1)}|cfdi_[0-9a-zA-Z]{1,60})$`);
@@ -193,3 +195,231 @@ export const CfdiRequestSchema = withTextCheck(CfdiRequestFields, ['external_id'
 export type CfdiRequest = Fits<z.output<typeof CfdiRequestSchema>, ComprobanteInput>;
 export type PagoRequest = Fits<z.output<typeof PagoSchema>, PagoInput>;
 export type PagoDocumentoRequest = Fits<z.output<typeof PagoDocumentoSchema>, DoctoRelacionadoInput>;
+
+const WARNINGS =
+  'Non-blocking remarks, each opening with the field it concerns, e.g. a receptor RFC whose check digit is wrong: it is stamped ' +
+  '(some older RFCs fail the digit) but a PAC refuses an RFC that is not in SAT\'s list (CFDI40143)';
+const Num = z.number();
+
+export const CfdiSchema = z
+  .object({
+    id: z.string().openapi({ example: 'cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
+    uuid: z.string().nullable().openapi({ description: 'Folio fiscal; null while queued' }),
+    tipo: z.string(),
+    status: z.enum(CFDI_STATUSES),
+    serie: z.string().nullable(),
+    folio: z.number().int().nullable(),
+    fecha: z.string().openapi({ description: 'Fecha of the CFDI: local time of the place of issue' }),
+    emisor: z.object({ rfc: z.string(), nombre: z.string(), regimen_fiscal: z.string() }),
+    receptor: z.object({ rfc: z.string(), nombre: z.string() }),
+    conceptos: z.array(z.object({ descripcion: z.string(), cantidad: Num, valor_unitario: Num, importe: Num, descuento: Num.optional() })),
+    moneda: z.string(),
+    subtotal: Num,
+    descuento: Num.optional(),
+    total_impuestos_trasladados: Num.optional(),
+    total_impuestos_retenidos: Num.optional(),
+    total: Num,
+    forma_pago: z.string().optional(),
+    metodo_pago: z.string().optional(),
+    pagos: z
+      .array(
+        z.object({
+          fecha_pago: z.string(),
+          forma_pago: z.string(),
+          moneda: z.string(),
+          tipo_cambio: z.string(),
+          monto: Num,
+          documentos: z.array(
+            z.object({
+              uuid: z.string(),
+              moneda: z.string(),
+              equivalencia: z.string(),
+              num_parcialidad: z.number().int(),
+              imp_saldo_ant: Num,
+              imp_pagado: Num,
+              imp_saldo_insoluto: Num,
+            }),
+          ),
+        }),
+      )
+      .optional()
+      .openapi({ description: 'Pago (P): the payments and the balance each paid document moved' }),
+    nomina: z
+      .object({ total_percepciones: Num.optional(), total_deducciones: Num.optional(), total_otros_pagos: Num.optional() })
+      .optional()
+      .openapi({ description: 'Nómina (N): the receipt totals' }),
+    saldo_insoluto: Num.optional().openapi({ description: 'GET of a PPD Ingreso: what is still owed after the Pagos that stand (not cancelled or failed)' }),
+    parcialidades: z.number().int().optional().openapi({ description: 'GET of a PPD Ingreso: how many instalments the standing Pagos cover' }),
+    fecha_timbrado: z.string().nullable().openapi({ format: 'date-time', description: 'Stamping time, ISO 8601 UTC' }),
+    sello_sat: z.string().nullable(),
+    certificado_sat: z.string().nullable().openapi({ description: 'NoCertificadoSAT' }),
+    cadena_original_sat: z.string().nullable().openapi({ description: 'Cadena original of the TFD' }),
+    created_at: z.string().openapi({ format: 'date-time' }),
+    warnings: z.array(z.string()).optional().openapi({ description: WARNINGS }),
+    external_id: z.string().nullable().openapi({ description: 'Your reference, as sent on POST /cfdis (null when none was)', example: 'SO-10482' }),
+    metadata: Metadata.openapi({ description: 'Your key → value pairs, as sent on POST /cfdis ({} when none were)' }),
+  })
+  .openapi('Cfdi');
+
+/** The 201 of POST /cfdis: stamped, so the fiscal fields are present (typed clients may rely on `uuid` being a string). */
+export const StampedCfdiSchema = CfdiSchema.extend({
+  uuid: z.string().openapi({ description: 'Folio fiscal', example: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7' }),
+  fecha_timbrado: z.string().openapi({ format: 'date-time', description: 'Stamping time, ISO 8601 UTC' }),
+  sello_sat: z.string(),
+  certificado_sat: z.string().openapi({ description: 'NoCertificadoSAT' }),
+  cadena_original_sat: z.string().openapi({ description: 'Cadena original of the TFD' }),
+}).openapi('CfdiStamped');
+
+export const QueuedCfdiSchema = z
+  .object({
+    id: z.string(),
+    uuid: z.null(),
+    tipo: z.string(),
+    status: z.literal('en_cola'),
+    external_id: z.string().nullable(),
+    metadata: Metadata,
+    mensaje: z.string(),
+    created_at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('CfdiQueued');
+
+export const CfdiListItemSchema = z
+  .object({
+    id: z.string(),
+    uuid: z.string().nullable(),
+    tipo: z.string(),
+    status: z.enum(CFDI_STATUSES),
+    serie: z.string().nullable(),
+    folio: z.number().int().nullable(),
+    fecha: z.string(),
+    receptor: z.object({ rfc: z.string(), nombre: z.string() }),
+    moneda: z.string(),
+    subtotal: Num,
+    total: Num,
+    external_id: z.string().nullable(),
+    metadata: Metadata,
+    created_at: z.string(),
+  })
+  .openapi('CfdiListItem');
+
+export const CfdiValidationSchema = z
+  .object({
+    valid: z.boolean(),
+    errors: z.array(z.object({ field: z.string(), issue: z.string(), rule: z.string().optional() })),
+    warnings: z.array(z.string()).openapi({ description: WARNINGS }),
+  })
+  .openapi('CfdiValidation');
+
+const dateParam = (name: string) =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2})?$/, 'must be YYYY-MM-DD or YYYY-MM-DDThh:mm:ss')
+    .optional()
+    .openapi({ param: { name, in: 'query' }, description: 'On the CFDI fecha (local time of issue)' });
+
+export const CfdiListQuery = PaginationQuery.extend({
+  status: z.enum(CFDI_STATUSES).optional().openapi({ param: { name: 'status', in: 'query' } }),
+  tipo: z.enum(['I', 'E', 'P', 'N', 'T']).optional().openapi({ param: { name: 'tipo', in: 'query' } }),
+  receptor_rfc: z.string().max(13).optional().openapi({ param: { name: 'receptor_rfc', in: 'query' } }),
+  serie: z.string().max(25).optional().openapi({ param: { name: 'serie', in: 'query' } }),
+  desde: dateParam('desde'),
+  hasta: dateParam('hasta'),
+  external_id: ExternalId.optional().openapi({ param: { name: 'external_id', in: 'query' }, description: 'Exactly this external_id (your reference sent on POST /cfdis)' }),
+});
+
+export const CfdiIssueHeaders = z.object({
+  'x-sandbox-scenario': z.string().optional().openapi({ enum: [...SANDBOX_SCENARIOS], description: 'Test mode only: forces the provider outcome (ignored in live mode)' }),
+  'idempotency-key': z.string().optional().openapi({ description: 'Replays the first response for 24 h' }),
+});
+
+export const CfdiUuidParams = z.object({
+  uuid: z
+    .string()
+    .regex(CFDI_REF_PATTERN, 'must be a UUID (or a cfdi_ id)')
+    .openapi({
+      param: { name: 'uuid', in: 'path' },
+      example: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7',
+      description: 'The folio fiscal (UUID), any case; the cfdi_ id is accepted too, so a queued invoice gets a 404 that says it is not stamped yet',
+    }),
+});
+
+export type CfdiRow = typeof cfdis.$inferSelect;
+type CfdiListRow = Pick<CfdiRow, 'id' | 'uuid' | 'tipo' | 'status' | 'serie' | 'folio' | 'fecha' | 'receptorRfc' | 'receptorNombre' | 'moneda' | 'subtotal' | 'total' | 'externalId' | 'metadata' | 'createdAt'>;
+
+const num = (v: string | undefined) => (typeof v === 'string' ? Number(v) : undefined);
+
+/** The spec's CFDI response (201 and GET /cfdis/:id). Amounts are JSON numbers printed from exact decimals. */
+export function toCfdi(r: CfdiRow): z.infer<typeof CfdiSchema> {
+  const s = r.summary;
+  return {
+    id: r.id,
+    uuid: r.uuid,
+    tipo: r.tipo,
+    status: r.status,
+    serie: r.serie,
+    folio: r.folio,
+    fecha: r.fecha,
+    emisor: s.emisor,
+    receptor: s.receptor,
+    conceptos: s.conceptos.map((c) => ({
+      descripcion: c.descripcion,
+      cantidad: Number(c.cantidad),
+      valor_unitario: Number(c.valor_unitario),
+      importe: Number(c.importe),
+      ...(c.descuento ? { descuento: Number(c.descuento) } : {}),
+    })),
+    moneda: r.moneda,
+    subtotal: Number(r.subtotal),
+    descuento: num(s.descuento),
+    total_impuestos_trasladados: num(s.total_impuestos_trasladados),
+    total_impuestos_retenidos: num(s.total_impuestos_retenidos),
+    total: Number(r.total),
+    forma_pago: s.forma_pago,
+    metodo_pago: s.metodo_pago,
+    pagos: s.pagos?.map((p) => ({
+      fecha_pago: p.fecha_pago,
+      forma_pago: p.forma_pago,
+      moneda: p.moneda,
+      tipo_cambio: p.tipo_cambio,
+      monto: Number(p.monto),
+      documentos: p.documentos.map((d) => ({
+        uuid: d.uuid,
+        moneda: d.moneda,
+        equivalencia: d.equivalencia,
+        num_parcialidad: d.num_parcialidad,
+        imp_saldo_ant: Number(d.imp_saldo_ant),
+        imp_pagado: Number(d.imp_pagado),
+        imp_saldo_insoluto: Number(d.imp_saldo_insoluto),
+      })),
+    })),
+    nomina: s.nomina && {
+      total_percepciones: num(s.nomina.total_percepciones),
+      total_deducciones: num(s.nomina.total_deducciones),
+      total_otros_pagos: num(s.nomina.total_otros_pagos),
+    },
+    fecha_timbrado: r.fechaTimbrado,
+    sello_sat: s.sello_sat ?? null,
+    certificado_sat: s.certificado_sat ?? null,
+    cadena_original_sat: s.cadena_original_sat ?? null,
+    external_id: r.externalId,
+    metadata: r.metadata,
+    created_at: r.createdAt,
+  };
+}
+
+export const toCfdiListItem = (r: CfdiListRow): z.infer<typeof CfdiListItemSchema> => ({
+  id: r.id,
+  uuid: r.uuid,
+  tipo: r.tipo,
+  status: r.status,
+  serie: r.serie,
+  folio: r.folio,
+  fecha: r.fecha,
+  receptor: { rfc: r.receptorRfc, nombre: r.receptorNombre },
+  moneda: r.moneda,
+  subtotal: Number(r.subtotal),
+  total: Number(r.total),
+  external_id: r.externalId,
+  metadata: r.metadata,
+  created_at: r.createdAt,
+});

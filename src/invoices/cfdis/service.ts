@@ -24,7 +24,7 @@ import { recordEvent } from '../events.ts';
 import { allocateFolio, peekFolio } from '../series/service.ts';
 import { balanceOf, recordPayments, resolvePaidDocuments } from './payments.ts';
 import { pdfPool } from './pdf-pool.ts';
-import type { CfdiRequest } from './schemas.ts';
+import { toCfdi, toCfdiListItem, type CfdiRequest, type CfdiRow } from './schemas.ts';
 import { withTransaction, type Tx } from '../../db/index.ts';
 
 export interface CfdiDeps {
@@ -40,7 +40,6 @@ export interface CfdiDeps {
   wakeJobs(): void;
 }
 
-type Row = typeof cfdis.$inferSelect;
 const scoped = (actor: Actor) => and(eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment));
 /** A CFDI named by its cfdi_ id or its UUID (any case), within the caller's tenant and environment. */
 const byRef = (actor: Actor, ref: string) => and(ref.startsWith('cfdi_') ? eq(cfdis.id, ref) : eq(cfdis.uuid, ref.toUpperCase()), scoped(actor));
@@ -162,7 +161,7 @@ export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiReques
 const STAMP_DEADLINE_MS = 60 * 3600 * 1000;
 
 // The writes of every issued invoice, prepared once per connection.
-const insertCfdi = (tx: Tx, row: Row) =>
+const insertCfdi = (tx: Tx, row: CfdiRow) =>
   prepared(tx, 'cfdis.insert', (d) =>
     d
       .insert(cfdis)
@@ -233,7 +232,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   const target = { id, tenantId: actor.tenantId, environment: actor.environment };
   // One transaction takes the folio, seals, records the invoice as en_cola with its sealed XML, and queues the
   // stamping job (due after the synchronous budget, so the scheduler does not race the attempt below).
-  let row!: Row;
+  let row!: CfdiRow;
   const metadata = req.metadata ?? {};
   const externalId = req.external_id ?? null;
   let stored: { sealed: { xml: string }; jobId: string };
@@ -331,7 +330,7 @@ export async function resumeIssue(deps: CfdiDeps, actor: Actor, id: string) {
 }
 
 /** The 201: an invoice that has been stamped (vigente, or cancelled since when a crashed request is resumed) has its UUID. */
-function stampedAnswer(row: Row, warnings?: string[]) {
+function stampedAnswer(row: CfdiRow, warnings?: string[]) {
   const cfdi = toCfdi(row);
   const { uuid, fecha_timbrado: fechaTimbrado, sello_sat: selloSat, certificado_sat: certificadoSat, cadena_original_sat: cadena } = cfdi;
   if (uuid === null || fechaTimbrado === null || selloSat === null || certificadoSat === null || cadena === null) throw new Error(`CFDI ${row.id} is ${row.status} without a stamp`);
@@ -341,7 +340,7 @@ function stampedAnswer(row: Row, warnings?: string[]) {
   };
 }
 
-const queuedAnswer = (row: Row) => ({
+const queuedAnswer = (row: CfdiRow) => ({
   queued: true as const,
   body: {
     id: row.id,
@@ -355,7 +354,7 @@ const queuedAnswer = (row: Row) => ({
   },
 });
 
-const rejected = (row: Row) => new ServiceError('rejected', 'Rejected by the stamping provider', [{ field: 'pac', issue: row.failureReason ?? 'stamping failed' }]);
+const rejected = (row: CfdiRow) => new ServiceError('rejected', 'Rejected by the stamping provider', [{ field: 'pac', issue: row.failureReason ?? 'stamping failed' }]);
 
 /** What the response needs beyond the row's columns, fixed at issue time. */
 function summaryOf(m: ComprobanteModel): CfdiSummary {
@@ -398,69 +397,7 @@ function summaryOf(m: ComprobanteModel): CfdiSummary {
   };
 }
 
-const num = (v: string | undefined) => (typeof v === 'string' ? Number(v) : undefined);
-
-/** The spec's CFDI response (201 and GET /cfdis/:id). Amounts are JSON numbers printed from exact decimals. */
-function toCfdi(r: Row) {
-  const s = r.summary;
-  const base = {
-    id: r.id,
-    uuid: r.uuid,
-    tipo: r.tipo,
-    status: r.status as CfdiStatus,
-    serie: r.serie,
-    folio: r.folio,
-    fecha: r.fecha,
-    emisor: s.emisor,
-    receptor: s.receptor,
-    conceptos: s.conceptos.map((c) => ({
-      descripcion: c.descripcion,
-      cantidad: Number(c.cantidad),
-      valor_unitario: Number(c.valor_unitario),
-      importe: Number(c.importe),
-      ...(c.descuento ? { descuento: Number(c.descuento) } : {}),
-    })),
-    moneda: r.moneda,
-    subtotal: Number(r.subtotal),
-    descuento: num(s.descuento),
-    total_impuestos_trasladados: num(s.total_impuestos_trasladados),
-    total_impuestos_retenidos: num(s.total_impuestos_retenidos),
-    total: Number(r.total),
-    forma_pago: s.forma_pago,
-    metodo_pago: s.metodo_pago,
-    pagos: s.pagos?.map((p) => ({
-      fecha_pago: p.fecha_pago,
-      forma_pago: p.forma_pago,
-      moneda: p.moneda,
-      tipo_cambio: p.tipo_cambio,
-      monto: Number(p.monto),
-      documentos: p.documentos.map((d) => ({
-        uuid: d.uuid,
-        moneda: d.moneda,
-        equivalencia: d.equivalencia,
-        num_parcialidad: d.num_parcialidad,
-        imp_saldo_ant: Number(d.imp_saldo_ant),
-        imp_pagado: Number(d.imp_pagado),
-        imp_saldo_insoluto: Number(d.imp_saldo_insoluto),
-      })),
-    })),
-    nomina: s.nomina && {
-      total_percepciones: num(s.nomina.total_percepciones),
-      total_deducciones: num(s.nomina.total_deducciones),
-      total_otros_pagos: num(s.nomina.total_otros_pagos),
-    },
-    fecha_timbrado: r.fechaTimbrado,
-    sello_sat: s.sello_sat ?? null,
-    certificado_sat: s.certificado_sat ?? null,
-    cadena_original_sat: s.cadena_original_sat ?? null,
-    external_id: r.externalId,
-    metadata: r.metadata,
-    created_at: r.createdAt,
-  };
-  return base;
-}
-
-async function getRow(db: Db, actor: Actor, id: string): Promise<Row> {
+async function getRow(db: Db, actor: Actor, id: string): Promise<CfdiRow> {
   const row = (await db.select().from(cfdis).where(and(eq(cfdis.id, id), scoped(actor))))[0];
   if (!row) throw notFound('CFDI');
   return row;
@@ -546,20 +483,5 @@ export async function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
     )
     .orderBy(desc(cfdis.id))
     .limit(q.limit + 1);
-  return page(rows, q.limit, (r) => ({
-    id: r.id,
-    uuid: r.uuid,
-    tipo: r.tipo,
-    status: r.status,
-    serie: r.serie,
-    folio: r.folio,
-    fecha: r.fecha,
-    receptor: { rfc: r.receptorRfc, nombre: r.receptorNombre },
-    moneda: r.moneda,
-    subtotal: Number(r.subtotal),
-    total: Number(r.total),
-    external_id: r.externalId,
-    metadata: r.metadata,
-    created_at: r.createdAt,
-  }));
+  return page(rows, q.limit, toCfdiListItem);
 }
