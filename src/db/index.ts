@@ -1,3 +1,3 @@
 export { openDatabase } from './client.ts';
 export { withTransaction, type Db, type DbOrTx, type Tx } from './connection.ts';
-export { forDialect, type Dialect } from './dialect.ts';
+export { forDialect } from './dialect.ts';
