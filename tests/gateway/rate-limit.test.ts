@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { FixedWindowLimiter } from '../../src/gateway/rate-limit.ts';
 import { createTestApp } from '../helpers.ts';
 
 describe('rate limits', () => {
@@ -120,5 +121,19 @@ describe('rate limits', () => {
     expect((await t.call('GET', '/tenants/me', { token: other.token })).status).toBe(200);
     t.clock.advance(60_000);
     expect((await t.call('GET', '/tenants/me', { token: keys[2]!.key })).status).toBe(200);
+  });
+});
+
+describe('FixedWindowLimiter', () => {
+  test('counts per key within a clock-aligned minute', () => {
+    const l = new FixedWindowLimiter();
+    const t0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000) + 15_000;
+    for (let i = 1; i <= 3; i++) expect(l.hit('a', 3, t0).remaining).toBe(3 - i);
+    const over = l.hit('a', 3, t0 + 1000);
+    expect(over.allowed).toBe(false);
+    expect(over.retryAfter).toBe(44);
+    expect(over.reset).toBe((t0 - 15_000 + 60_000) / 1000);
+    expect(l.hit('b', 3, t0).allowed).toBe(true);
+    expect(l.hit('a', 3, t0 + 45_000).allowed).toBe(true);
   });
 });

@@ -1,0 +1,209 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { DEMO_INVOICE } from '../../../src/demo.ts';
+import { createTestApp, csdFiles, csdForm, TENANTS } from '../../helpers.ts';
+
+/**
+ * Issue 11: every write leaves one audit entry (who, what, which resource, when, request id); reads, refusals and
+ * idempotent replays leave none; only the tenant's ADMIN reads it; nothing can change or remove an entry.
+ */
+const receiver = (() => {
+  let calls = 0;
+  const server = Bun.serve({ port: 0, fetch: async (req) => (await req.text(), new Response(null, { status: ++calls === 1 ? 500 : 200 })) });
+  return { url: `http://127.0.0.1:${server.port}/hook`, stop: () => server.stop(true) };
+})();
+afterAll(() => receiver.stop());
+
+const t = createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0, 3600] });
+const LOGO = readFileSync(new URL('../../fixtures/branding/logo.png', import.meta.url).pathname);
+
+/** Calls a write and returns what its audit entry must say. */
+type Expect = { action: string; status: number; requestId: string; actor: { type: string; id: string }; resource: { type: string; id: string | null } };
+
+async function call(method: string, path: string, token: string | undefined, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await t.call(method, path, { token, body, headers });
+  return { ...res, requestId: res.headers.get('x-request-id')! };
+}
+
+async function auditAll(token: string, query = ''): Promise<any[]> {
+  const entries: any[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await t.call('GET', `/audit-log?limit=100${query}${cursor ? `&cursor=${cursor}` : ''}`, { token });
+    expect(page.status).toBe(200);
+    entries.push(...page.json.data);
+    cursor = page.json.pagination.next_cursor;
+  } while (cursor);
+  return entries;
+}
+
+describe('audit log', () => {
+  const expected: Expect[] = [];
+  let admin: Awaited<ReturnType<typeof t.register>>;
+  let key: { id: string; key: string };
+
+  test('every write route of the OpenAPI document leaves one entry naming the actor, the operation, the resource and the request id', async () => {
+    const ok = (res: { status: number; text: string }, status: number, label: string) => {
+      if (res.status !== status) throw new Error(`${label}: ${res.status} ${res.text}`);
+    };
+    const expectWrite = async (action: string, status: number, actor: { type: string; id: string }, resource: { type: string; id: string | null }, res: Awaited<ReturnType<typeof call>>) => {
+      ok(res, status, action);
+      expected.push({ action, status, requestId: res.requestId, actor, resource });
+      return res;
+    };
+
+    // Session routes act for the user they name (no credential).
+    const reg = await call('POST', '/auth/register', undefined, { email: 'audit@example.com', password: 'a-long-password-1', nombre: 'Ana', tenant: TENANTS.EKU });
+    admin = { email: 'audit@example.com', password: 'a-long-password-1', token: reg.json.access_token, refreshToken: reg.json.refresh_token, tenant: reg.json.tenant, user: reg.json.user };
+    const me = { type: 'user', id: admin.user.id };
+    await expectWrite('registerTenant', 201, me, { type: 'users', id: me.id }, reg);
+    const login = await expectWrite('login', 200, me, { type: 'users', id: me.id }, await call('POST', '/auth/login', undefined, { email: admin.email, password: admin.password }));
+    const refreshed = await expectWrite('refreshSession', 200, me, { type: 'users', id: me.id }, await call('POST', '/auth/refresh', undefined, { refresh_token: login.json.refresh_token }));
+    await expectWrite('logout', 204, me, { type: 'users', id: me.id }, await call('POST', '/auth/logout', undefined, { refresh_token: refreshed.json.refresh_token }));
+
+    // Identity, by the ADMIN's session.
+    const created = await call('POST', '/api-keys', admin.token, { name: 'ERP' });
+    key = created.json;
+    await expectWrite('createApiKey', 201, me, { type: 'api-keys', id: key.id }, created);
+    const spare = await call('POST', '/api-keys', admin.token, { name: 'spare' });
+    await expectWrite('createApiKey', 201, me, { type: 'api-keys', id: spare.json.id }, spare);
+    await expectWrite('revokeApiKey', 200, me, { type: 'api-keys', id: spare.json.id }, await call('DELETE', `/api-keys/${spare.json.id}`, admin.token));
+    const user = await call('POST', '/users', admin.token, { email: 'op@example.com', password: 'another-long-password', nombre: 'Op', role: 'OPERATOR' });
+    await expectWrite('createUser', 201, me, { type: 'users', id: user.json.id }, user);
+    await expectWrite('updateUser', 200, me, { type: 'users', id: user.json.id }, await call('PATCH', `/users/${user.json.id}`, admin.token, { nombre: 'Operadora' }));
+    await expectWrite('changePassword', 204, me, { type: 'users', id: user.json.id }, await call('POST', `/users/${user.json.id}/change-password`, admin.token, { new_password: 'yet-another-password' }));
+    await expectWrite('deleteUser', 200, me, { type: 'users', id: user.json.id }, await call('DELETE', `/users/${user.json.id}`, admin.token));
+
+    // Everything else, by the API key.
+    const ak = { type: 'api_key', id: key.id };
+    const tenant = { type: 'tenants', id: admin.tenant.id };
+    await expectWrite('updateTenant', 200, ak, tenant, await call('PATCH', '/tenants/me', key.key, { accent_color: '#123456' }));
+    const form = new FormData();
+    form.append('logo', new File([new Uint8Array(LOGO)], 'logo.png'));
+    const logo = await t.app.request('/api/v1/tenants/me/logo', { method: 'PUT', headers: { authorization: `Bearer ${key.key}` }, body: form });
+    await expectWrite('uploadTenantLogo', 200, ak, tenant, { status: logo.status, text: await logo.text(), requestId: logo.headers.get('x-request-id')! } as any);
+    await expectWrite('deleteTenantLogo', 200, ak, tenant, await call('DELETE', '/tenants/me/logo', key.key));
+
+    const csdRes = await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key.key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+    const csd = (await csdRes.json()) as any;
+    await expectWrite('uploadCsd', 201, ak, { type: 'csds', id: csd.id }, { status: csdRes.status, text: JSON.stringify(csd), requestId: csdRes.headers.get('x-request-id')! } as any);
+    await expectWrite('deactivateCsd', 200, ak, { type: 'csds', id: csd.id }, await call('POST', `/csds/${csd.id}/deactivate`, key.key));
+    await expectWrite('activateCsd', 200, ak, { type: 'csds', id: csd.id }, await call('POST', `/csds/${csd.id}/activate`, key.key));
+
+    const client = await call('POST', '/clients', key.key, DEMO_INVOICE.receptor);
+    await expectWrite('createClient', 201, ak, { type: 'clients', id: client.json.id }, client);
+    await expectWrite('updateClient', 200, ak, { type: 'clients', id: client.json.id }, await call('PATCH', `/clients/${client.json.id}`, key.key, { email: 'pagos@cva.example' }));
+    await expectWrite('deleteClient', 200, ak, { type: 'clients', id: client.json.id }, await call('DELETE', `/clients/${client.json.id}`, key.key));
+    const series = await call('POST', '/series', key.key, { serie: 'AUD' });
+    await expectWrite('createSeries', 201, ak, { type: 'series', id: series.json.id }, series);
+    await expectWrite('updateSeries', 200, ak, { type: 'series', id: series.json.id }, await call('PATCH', `/series/${series.json.id}`, key.key, { folio_inicial: 100 }));
+
+    const validated = await call('POST', '/cfdis/validate', key.key, DEMO_INVOICE);
+    ok(validated, 200, 'validateCfdi'); // a check, not a write: no entry
+    const cfdi = await call('POST', '/cfdis', key.key, DEMO_INVOICE);
+    await expectWrite('issueCfdi', 201, ak, { type: 'cfdis', id: cfdi.json.id }, cfdi);
+    const cancel = await call('POST', `/cfdis/${cfdi.json.id}/cancel`, key.key, { motivo: '02' });
+    await expectWrite('cancelCfdi', cancel.status, ak, { type: 'cfdis', id: cfdi.json.id }, cancel);
+    const queued = await call('POST', '/cfdis', key.key, DEMO_INVOICE, { 'x-sandbox-scenario': 'pac_slow' });
+    await expectWrite('issueCfdi', 202, ak, { type: 'cfdis', id: queued.json.id }, queued);
+    await expectWrite('withdrawCfdi', 200, ak, { type: 'cfdis', id: queued.json.id }, await call('POST', `/cfdis/${queued.json.id}/withdraw`, key.key));
+
+    const hook = await call('POST', '/webhooks', key.key, { url: receiver.url, events: ['cfdi.timbrado'] });
+    await expectWrite('createWebhook', 201, ak, { type: 'webhooks', id: hook.json.id }, hook);
+    await expectWrite('updateWebhook', 200, ak, { type: 'webhooks', id: hook.json.id }, await call('PATCH', `/webhooks/${hook.json.id}`, key.key, { events: ['*'] }));
+    const tested = await expectWrite('testWebhook', 200, ak, { type: 'webhooks', id: hook.json.id }, await call('POST', `/webhooks/${hook.json.id}/test`, key.key));
+    await expectWrite('retryWebhookDelivery', 200, ak, { type: 'webhooks', id: hook.json.id }, await call('POST', `/webhooks/${hook.json.id}/deliveries/${tested.json.id}/retry`, key.key));
+    await expectWrite('deleteWebhook', 200, ak, { type: 'webhooks', id: hook.json.id }, await call('DELETE', `/webhooks/${hook.json.id}`, key.key));
+    await expectWrite('deleteCsd', 200, ak, { type: 'csds', id: csd.id }, await call('DELETE', `/csds/${csd.id}`, key.key));
+
+    // The log, oldest first, is exactly the writes above, field for field.
+    const entries = (await auditAll(key.key)).reverse();
+    expect(entries.map((e) => [e.action, e.request_id])).toEqual(expected.map((e) => [e.action, e.requestId]));
+    for (const [i, e] of entries.entries()) {
+      const want = expected[i]!;
+      expect({ action: e.action, status: e.status, actor: e.actor, resource: e.resource }).toEqual({ action: want.action, status: want.status, actor: want.actor, resource: want.resource });
+      expect(e.environment).toBe('test');
+      expect(e.id).toMatch(/^aud_/);
+      expect(Date.parse(e.created_at)).not.toBeNaN();
+      expect(e.path).toStartWith('/api/v1/');
+    }
+
+    // No write route forgotten: every non-GET operation the document has was exercised and recorded.
+    const doc = (await t.call('GET', '/openapi.json')).json;
+    const writes = Object.values<any>(doc.paths).flatMap((ops) => Object.entries<any>(ops).filter(([m]) => m !== 'get').map(([, op]) => op.operationId as string));
+    const recorded = new Set(entries.map((e) => e.action));
+    expect(writes.filter((op) => op !== 'validateCfdi' && !recorded.has(op)).sort()).toEqual([]);
+  });
+
+  test('reads, refused writes and an Idempotency-Key replay leave no entry', async () => {
+    const before = (await auditAll(key.key)).length;
+    await call('GET', '/cfdis', key.key);
+    await call('GET', '/tenants/me', key.key);
+    expect((await call('POST', '/clients', key.key, { rfc: 'not an rfc' })).status).toBe(400);
+    expect((await call('DELETE', '/clients/cli_01jd2m3k4n5p6q7r8s9t0v1w2x', key.key)).status).toBe(404);
+    expect((await call('POST', '/auth/login', undefined, { email: admin.email, password: 'wrong-password-here' })).status).toBe(401);
+    expect((await call('POST', '/auth/logout', undefined, { refresh_token: 'rt_unknown' })).status).toBe(204); // changes nothing
+    const viewer = await t.userWithRole(admin.token, 'VIEWER');
+    const afterViewer = (await auditAll(key.key)).length; // creating the viewer and its login are two writes
+    expect(afterViewer).toBe(before + 2);
+    expect((await call('POST', '/series', viewer.token, { serie: 'NO' })).status).toBe(403);
+
+    const first = await call('POST', '/series', key.key, { serie: 'IDEM' }, { 'idempotency-key': 'audit-idem-1' });
+    const replay = await call('POST', '/series', key.key, { serie: 'IDEM' }, { 'idempotency-key': 'audit-idem-1' });
+    expect(replay.json.id).toBe(first.json.id);
+    const entries = await auditAll(key.key);
+    expect(entries.length).toBe(afterViewer + 1);
+    expect(entries[0]).toMatchObject({ action: 'createSeries', request_id: first.requestId, resource: { type: 'series', id: first.json.id } });
+  });
+
+  test('ADMIN only; another tenant sees none of it; filters and cursor pagination, newest first', async () => {
+    for (const role of ['OPERATOR', 'VIEWER'] as const) {
+      const u = await t.userWithRole(admin.token, role);
+      const res = await t.call('GET', '/audit-log', { token: u.token });
+      expect(res.status).toBe(403);
+      expect(res.json.error.code).toBe('HTTP_403');
+    }
+    expect((await t.call('GET', '/audit-log')).status).toBe(401);
+
+    const other = await t.register({ tenant: TENANTS.FUNK });
+    const otherKey = await t.createKey(other.token);
+    const theirs = await auditAll(otherKey.key);
+    expect(theirs.map((e) => e.action).sort()).toEqual(['createApiKey', 'registerTenant']);
+    expect(theirs.every((e) => e.actor.id === other.user.id)).toBe(true);
+    const ours = await auditAll(key.key);
+    expect(ours.some((e) => e.actor.id === other.user.id || e.resource.id === otherKey.id)).toBe(false);
+    // Filtering by the other tenant's ids finds nothing in ours, and the reverse.
+    expect(await auditAll(otherKey.key, `&actor_id=${key.id}`)).toEqual([]);
+    expect(await auditAll(key.key, `&resource_id=${other.tenant.id}`)).toEqual([]);
+
+    const byKey = await auditAll(key.key, `&actor_id=${key.id}`);
+    expect(byKey.length).toBeGreaterThan(10);
+    expect(byKey.every((e) => e.actor.id === key.id)).toBe(true);
+    const cancels = await auditAll(key.key, '&action=cancelCfdi');
+    expect(cancels).toHaveLength(1);
+    const onCfdi = await auditAll(key.key, `&resource_id=${cancels[0].resource.id}`);
+    expect(onCfdi.map((e) => e.action)).toEqual(['cancelCfdi', 'issueCfdi']);
+
+    const pages: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await t.call('GET', `/audit-log?limit=7${cursor ? `&cursor=${cursor}` : ''}`, { token: key.key });
+      expect(page.json.data.length).toBeLessThanOrEqual(7);
+      pages.push(...page.json.data.map((e: any) => e.id));
+      cursor = page.json.pagination.next_cursor;
+    } while (cursor);
+    expect(pages).toEqual(ours.map((e) => e.id));
+    expect([...pages].sort().reverse()).toEqual(pages);
+    expect((await t.call('GET', '/audit-log?cursor=nonsense', { token: key.key })).status).toBe(422);
+    expect((await t.call('GET', '/audit-log?limit=0', { token: key.key })).status).toBe(422);
+  });
+
+  test('append-only: the database refuses to change or delete an entry', () => {
+    const sqlite = t.db.$client;
+    const count = (sqlite.prepare('select count(*) as n from audit_log').get() as { n: number }).n;
+    expect(count).toBeGreaterThan(0);
+    expect(() => sqlite.prepare("update audit_log set actor_id = 'someone-else'").run()).toThrow('append-only');
+    expect(() => sqlite.prepare('delete from audit_log').run()).toThrow('append-only');
+    expect((sqlite.prepare('select count(*) as n from audit_log').get() as { n: number }).n).toBe(count);
+  });
+});

@@ -1,0 +1,26 @@
+import { describe, expect, test } from 'bun:test';
+import { createTestApp } from '../../helpers.ts';
+
+const t = createTestApp();
+
+describe('/tenants/me', () => {
+  test('PATCH validates the régimen against the RFC and the postal code against the catalog; RFC is immutable', async () => {
+    const reg = await t.register();
+    const ok = await t.call('PATCH', '/tenants/me', { token: reg.token, body: { nombre: 'NUEVO NOMBRE', regimen_fiscal: '626', codigo_postal: '01000' } });
+    expect(ok.status).toBe(200);
+    expect(ok.json).toMatchObject({ nombre: 'NUEVO NOMBRE', regimen_fiscal: '626', codigo_postal: '01000', rfc: 'EKU9003173C9' });
+    expect(ok.json.updated_at >= ok.json.created_at).toBe(true);
+    const fisica = await t.call('PATCH', '/tenants/me', { token: reg.token, body: { regimen_fiscal: '605' } });
+    expect(fisica.status).toBe(422);
+    expect(fisica.json.error.details[0].field).toBe('regimen_fiscal');
+    expect((await t.call('PATCH', '/tenants/me', { token: reg.token, body: { codigo_postal: '00001' } })).status).toBe(422);
+    expect((await t.call('PATCH', '/tenants/me', { token: reg.token, body: { rfc: 'AAA010101AAA' } })).status).toBe(422);
+    expect((await t.call('GET', '/tenants/me', { token: reg.token })).json.regimen_fiscal).toBe('626');
+  });
+
+  test('an API key may update the profile (acts as ADMIN)', async () => {
+    const reg = await t.register();
+    const key = await t.createKey(reg.token);
+    expect((await t.call('PATCH', '/tenants/me', { token: key.key, body: { nombre: 'VIA API KEY' } })).status).toBe(200);
+  });
+});

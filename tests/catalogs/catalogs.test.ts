@@ -1,0 +1,45 @@
+import { describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { parseCsv } from '../../src/catalogs/csv.ts';
+import { catalogEntry, catalogKey, isPostalCode, regimenFiscal } from '../../src/catalogs/index.ts';
+
+describe('catalogs', () => {
+  test('CSV with quoted commas', () => {
+    expect(parseCsv('a,b\n1,"x, ""y"""\n')).toEqual([{ a: '1', b: 'x, "y"' }]);
+  });
+  test('régimen 622 (quoted description) and postal codes', () => {
+    expect(regimenFiscal('622')).toMatchObject({ moral: true, fisica: false });
+    expect(regimenFiscal('622')!.descripcion).toContain('Ganaderas');
+    expect(regimenFiscal('626')).toMatchObject({ moral: true, fisica: true });
+    expect(isPostalCode('42501')).toBe(true);
+    expect(isPostalCode('01000')).toBe(true);
+    expect(isPostalCode('00000')).toBe(false);
+  });
+});
+
+describe('catalog seeding', () => {
+  test('copies every catalog into SQLite once per version', async () => {
+    const { openDatabase } = await import('../../src/db/client.ts');
+    const { seedCatalogs } = await import('../../src/catalogs/seed.ts');
+    const db = openDatabase(':memory:');
+    expect(await seedCatalogs(db)).toBe(true);
+    expect(await seedCatalogs(db)).toBe(false);
+    const row = db.$client.prepare("select descripcion, data from catalog_entries where catalog = 'c_UsoCFDI' and clave = 'G03'").get() as { descripcion: string; data: string };
+    expect(row.descripcion).toBe('Gastos en general.');
+    expect(JSON.parse(row.data).regimenes_receptor).toContain('601');
+    const count = db.$client.prepare("select count(*) n from catalog_entries where catalog = 'c_ClaveProdServ'").get() as { n: number };
+    expect(count.n).toBe(52514);
+  });
+});
+
+describe('catalog lookups', () => {
+  test('a large catalog, kept as row text, answers every key with exactly the row the CSV parser reads', () => {
+    for (const name of ['c_CodigoPostal', 'c_ClaveProdServ', 'c_ClaveUnidad', 'c_RegimenFiscal'] as const) {
+      const rows = parseCsv(readFileSync(new URL(`../../src/catalogs/data/${name}.csv`, import.meta.url), 'utf8'));
+      const last = new Map(rows.map((r) => [catalogKey(name, r), r]));
+      expect(last.size).toBeGreaterThan(10);
+      for (const [key, row] of last) expect(catalogEntry(name, key)).toEqual(row);
+      expect(catalogEntry(name, 'no-such-key')).toBeUndefined();
+    }
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, test } from 'bun:test';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../src/env.ts';
+
+const dir = () => mkdtempSync(join(tmpdir(), 'cfdi-config-'));
+
+describe('loadConfig', () => {
+  test('defaults: port 3000, info logs, secrets generated into DATA_DIR with mode 0600 and reused', () => {
+    const dataDir = dir();
+    const a = loadConfig({ DATA_DIR: dataDir });
+    expect(a.port).toBe(3000);
+    expect(a.logLevel).toBe('info');
+    expect(a.cancellationPollSeconds).toBe(300);
+    expect(loadConfig({ DATA_DIR: dataDir, CANCELLATION_POLL_SECONDS: '2' }).cancellationPollSeconds).toBe(2);
+    expect(a.demo).toBe(false);
+    expect(loadConfig({ DATA_DIR: dataDir, DEMO: 'true' }).demo).toBe(true);
+    expect(a.databasePath).toBe(join(dataDir, 'cfdi.sqlite'));
+    expect(a.jwtSecret.length).toBeGreaterThanOrEqual(32);
+    expect(a.masterKey.length).toBe(32);
+    expect(statSync(join(dataDir, 'jwt-secret')).mode & 0o777).toBe(0o600);
+    const b = loadConfig({ DATA_DIR: dataDir });
+    expect(b.jwtSecret).toBe(a.jwtSecret);
+    expect(b.masterKey.equals(a.masterKey)).toBe(true);
+  });
+
+  test('given secrets win and nothing is written', () => {
+    const dataDir = dir();
+    const c = loadConfig({ DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(40), MASTER_KEY: 'ab'.repeat(32), PORT: '8080', LOG_LEVEL: 'debug' });
+    expect(c.jwtSecret).toBe('x'.repeat(40));
+    expect(c.masterKey.toString('hex')).toBe('ab'.repeat(32));
+    expect(c.port).toBe(8080);
+    expect(() => readFileSync(join(dataDir, 'jwt-secret'))).toThrow();
+  });
+
+  test.each([
+    ['PORT', '70000'],
+    ['PORT', 'abc'],
+    ['LOG_LEVEL', 'verbose'],
+    ['JWT_SECRET', 'too-short'],
+    ['MASTER_KEY', 'abc'],
+    ['CANCELLATION_POLL_SECONDS', '0'],
+    ['CANCELLATION_POLL_SECONDS', '1.5'],
+    ['CANCELLATION_POLL_SECONDS', 'soon'],
+    ['SAT_CONSULTA_URL', 'not a url'],
+    ['DEMO', 'yes'],
+    ['SQLITE_SYNCHRONOUS', 'off'],
+  ])('%s=%s is rejected naming the variable', (name, value) => {
+    expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(name);
+  });
+});

@@ -1,0 +1,249 @@
+import { describe, expect, test } from 'bun:test';
+import { createTestApp, csdFiles, csdForm, TENANTS } from '../../helpers.ts';
+
+const t = createTestApp();
+const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
+const invoice = (valor = 100) => ({
+  tipo: 'I',
+  forma_pago: '03',
+  receptor: ICV,
+  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: valor, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+});
+
+/** A tenant with the EKU CSD uploaded in test (and optionally live), on a high rate limit. */
+async function issuer(opts: { csd?: boolean; live?: boolean } = {}) {
+  const reg = await t.register({ tenant: TENANTS.EKU });
+  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000 where id = ?").run(reg.tenant.id);
+  t.clock.advance(11_000);
+  const key = (await t.createKey(reg.token)).key;
+  const live = opts.live ? (await t.createKey(reg.token, 'live')).key : '';
+  if (opts.csd !== false) {
+    for (const k of [key, ...(opts.live ? [live] : [])]) {
+      const res = await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${k}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+      expect(res.status).toBe(201);
+    }
+  }
+  return { ...reg, key, live };
+}
+
+const countRows = (tenantId: string) => (t.db.$client.prepare('select count(*) n from cfdis where tenant_id = ?').get(tenantId) as { n: number }).n;
+
+describe('POST /cfdis', () => {
+  test('201 with the spec fields; GET /cfdis/:id returns the same record; events recorded', async () => {
+    const a = await issuer();
+    const res = await t.call('POST', '/cfdis', { token: a.key, body: invoice(1000) });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({
+      tipo: 'I', status: 'vigente', serie: 'A', folio: 1,
+      emisor: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601' },
+      receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA' },
+      conceptos: [{ descripcion: 'Servicio', cantidad: 1, valor_unitario: 1000, importe: 1000 }],
+      subtotal: 1000, total: 1160, total_impuestos_trasladados: 160, moneda: 'MXN',
+    });
+    expect(res.json.id).toStartWith('cfdi_');
+    expect(res.json.fecha_timbrado).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Math.abs(Date.parse(res.json.fecha_timbrado) - t.clock.now.getTime())).toBeLessThan(1500);
+    expect(res.json.certificado_sat).toBe('99001000000000000001');
+    expect(res.json.cadena_original_sat).toStartWith(`||1.1|${res.json.uuid}|`);
+    const got = await t.call('GET', `/cfdis/${res.json.id}`, { token: a.key });
+    const { warnings: _w, ...body } = res.json;
+    expect(got.json).toEqual(body);
+    const events = t.db.$client.prepare('select type, data from events where tenant_id = ? order by id').all(a.tenant.id) as { type: string; data: string }[];
+    expect(events.map((e) => e.type)).toContain('cfdi.timbrado');
+    expect(JSON.parse(events.find((e) => e.type === 'cfdi.timbrado')!.data)).toEqual({ cfdi_id: res.json.id, uuid: res.json.uuid, external_id: null, metadata: {} });
+    const second = await t.call('POST', '/cfdis', { token: a.key, body: invoice() });
+    expect(second.json.folio).toBe(2);
+  });
+
+  test('no active CSD, or an expired one → 400 naming the CSD; nothing stored, no folio used', async () => {
+    const a = await issuer({ csd: false });
+    const res = await t.call('POST', '/cfdis', { token: a.key, body: invoice() });
+    expect(res.status).toBe(400);
+    expect(res.json.error.details).toEqual([{ field: 'csd', issue: expect.stringContaining('no active CSD') }]);
+    expect(countRows(a.tenant.id)).toBe(0);
+    expect((await t.call('GET', '/series', { token: a.key })).json.data).toEqual([]);
+
+    const b = await issuer();
+    const real = t.clock.now;
+    t.clock.now = new Date('2027-06-01T12:00:00Z'); // after the EKU CSD's valid_to
+    const expired = await t.call('POST', '/cfdis', { token: b.key, body: invoice() });
+    t.clock.now = real;
+    expect(expired.status).toBe(400);
+    expect(expired.json.error.details.find((d: any) => d.field === 'csd').issue).toContain('validity');
+    expect(countRows(b.tenant.id)).toBe(0);
+    const v = await t.call('POST', '/cfdis/validate', { token: a.key, body: invoice() });
+    expect(v.json.valid).toBe(false);
+    expect(v.json.errors[0].field).toBe('csd');
+  });
+
+  test('live without a configured PAC → 503 with a clear message, nothing stamped', async () => {
+    const a = await issuer({ live: true });
+    const res = await t.call('POST', '/cfdis', { token: a.live, body: invoice() });
+    expect(res.status).toBe(503);
+    expect(res.json.error.message).toContain('PAC');
+    expect(countRows(a.tenant.id)).toBe(0);
+  });
+
+  test('receptor_id uses a registered client; an unknown one is 400', async () => {
+    const a = await issuer();
+    const client = await t.call('POST', '/clients', { token: a.key, body: ICV });
+    expect(client.status).toBe(201);
+    const body = { ...invoice(), receptor: undefined, receptor_id: client.json.id };
+    const res = await t.call('POST', '/cfdis', { token: a.key, body });
+    expect(res.status).toBe(201);
+    expect(res.json.receptor).toEqual({ rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA' });
+    const unknown = await t.call('POST', '/cfdis', { token: a.key, body: { ...body, receptor_id: 'cli_missing' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error.details[0].field).toBe('receptor_id');
+  });
+
+  test('VIEWER cannot issue (403); OPERATOR can', async () => {
+    const a = await issuer();
+    const viewer = await t.userWithRole(a.token, 'VIEWER');
+    const operator = await t.userWithRole(a.token, 'OPERATOR');
+    expect((await t.call('POST', '/cfdis', { token: viewer.token, body: invoice() })).status).toBe(403);
+    expect((await t.call('POST', '/cfdis', { token: operator.token, body: invoice() })).status).toBe(201);
+  });
+});
+
+describe('isolation', () => {
+  test('another tenant cannot read, list or download (404); test never lists live and vice versa', async () => {
+    const a = await issuer({ live: true });
+    const b = await issuer();
+    const issued = (await t.call('POST', '/cfdis', { token: a.key, body: invoice() })).json;
+    for (const token of [b.key, b.token]) {
+      expect((await t.call('GET', `/cfdis/${issued.id}`, { token })).status).toBe(404);
+      expect((await t.call('GET', `/cfdis/${issued.uuid}/xml`, { token })).status).toBe(404);
+      expect((await t.call('GET', '/cfdis', { token })).json.data).toEqual([]);
+    }
+    expect((await t.call('GET', '/cfdis', { token: a.live })).json.data).toEqual([]);
+    expect((await t.call('GET', `/cfdis/${issued.id}`, { token: a.live })).status).toBe(404);
+    expect((await t.call('GET', `/cfdis/${issued.uuid}/xml`, { token: a.live })).status).toBe(404);
+    expect((await t.call('GET', '/cfdis', { token: a.key })).json.data.map((c: any) => c.id)).toEqual([issued.id]);
+    // A JWT acts on test unless it asks for live.
+    expect((await t.call('GET', '/cfdis', { token: a.token })).json.data).toHaveLength(1);
+    expect((await t.call('GET', '/cfdis', { token: a.token, headers: { 'x-environment': 'live' } })).json.data).toEqual([]);
+  });
+});
+
+describe('GET /cfdis pagination', () => {
+  test('limit bounds, has_more/next_cursor, newest first, filters', async () => {
+    const a = await issuer();
+    for (let i = 0; i < 5; i++) await t.call('POST', '/cfdis', { token: a.key, body: invoice(100 + i) });
+    for (const bad of ['limit=0', 'limit=101', 'limit=x', 'cursor=zzz', 'status=nope', 'desde=2026-13-45x']) {
+      expect((await t.call('GET', `/cfdis?${bad}`, { token: a.key })).status).toBe(400);
+    }
+    const first = await t.call('GET', '/cfdis?limit=2', { token: a.key });
+    expect(first.json.data.map((c: any) => c.folio)).toEqual([5, 4]);
+    expect(first.json.pagination).toMatchObject({ has_more: true, limit: 2 });
+    const all = await t.call('GET', '/cfdis?limit=100', { token: a.key });
+    expect(all.json.pagination).toEqual({ has_more: false, limit: 100 });
+    expect(all.json.data[0]).toMatchObject({ serie: 'A', folio: 5, total: 120.64, status: 'vigente', tipo: 'I' });
+    expect((await t.call('GET', '/cfdis?status=vigente&tipo=I&receptor_rfc=icv060329by0&serie=A', { token: a.key })).json.data).toHaveLength(5);
+    expect((await t.call('GET', '/cfdis?tipo=E', { token: a.key })).json.data).toHaveLength(0);
+    expect((await t.call('GET', '/cfdis?status=cancelado', { token: a.key })).json.data).toHaveLength(0);
+    const today = all.json.data[0].fecha.slice(0, 10);
+    expect((await t.call('GET', `/cfdis?desde=${today}&hasta=${today}`, { token: a.key })).json.data).toHaveLength(5);
+    expect((await t.call('GET', '/cfdis?hasta=2020-01-01', { token: a.key })).json.data).toHaveLength(0);
+  });
+
+  test('no duplicates or gaps while new invoices are inserted during iteration', async () => {
+    const a = await issuer();
+    for (let i = 0; i < 12; i++) await t.call('POST', '/cfdis', { token: a.key, body: invoice() });
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    let round = 0;
+    do {
+      const page = await t.call('GET', `/cfdis?limit=3${cursor ? `&cursor=${cursor}` : ''}`, { token: a.key });
+      seen.push(...page.json.data.map((c: any) => c.folio));
+      cursor = page.json.pagination.next_cursor;
+      // Newer invoices arrive meanwhile; they sort before the cursor and do not disturb the walk.
+      if (round++ < 3) await t.call('POST', '/cfdis', { token: a.key, body: invoice() });
+    } while (cursor);
+    expect(seen).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  test('same key twice → one invoice, same response; other body → 409', async () => {
+    const a = await issuer();
+    const headers = { 'idempotency-key': 'order-1001' };
+    const first = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers });
+    const again = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(countRows(a.tenant.id)).toBe(1);
+    const other = await t.call('POST', '/cfdis', { token: a.key, body: invoice(999), headers });
+    expect(other.status).toBe(409);
+    expect(other.json.error.details[0].field).toBe('idempotency-key');
+    // Another tenant may use the same key for its own request.
+    const b = await issuer();
+    expect((await t.call('POST', '/cfdis', { token: b.key, body: invoice(), headers })).json.id).not.toBe(first.json.id);
+  });
+
+  test('concurrent requests with the same key → one invoice, identical responses', async () => {
+    const a = await issuer();
+    const headers = { 'idempotency-key': 'concurrent-7' };
+    const results = await Promise.all(Array.from({ length: 8 }, () => t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers })));
+    expect(new Set(results.map((r) => r.status))).toEqual(new Set([201]));
+    expect(new Set(results.map((r) => r.text)).size).toBe(1);
+    expect(countRows(a.tenant.id)).toBe(1);
+  });
+
+  test('validation failures are replayed too; the key expires after 24 h; bad keys are 400', async () => {
+    const a = await issuer();
+    const headers = { 'idempotency-key': 'bad-1' };
+    const bad = { ...invoice(), forma_pago: '77' };
+    const r1 = await t.call('POST', '/cfdis', { token: a.key, body: bad, headers });
+    const r2 = await t.call('POST', '/cfdis', { token: a.key, body: bad, headers });
+    expect(r1.status).toBe(400);
+    expect(r2.text).toBe(r1.text);
+    t.clock.advance(24 * 3600_000 + 1000);
+    const later = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers });
+    t.clock.advance(-(24 * 3600_000 + 1000));
+    expect(later.status).toBe(201);
+    expect((await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'with space' } })).status).toBe(400);
+  });
+
+  test('after a crash mid-request (a pending claim left behind): a retry answers from the invoice it created, or issues when none was', async () => {
+    const a = await issuer();
+    const claims = () => t.db.$client.prepare('select key, status, resource_id from idempotency_keys where tenant_id = ? order by key').all(a.tenant.id);
+    // The claim is durable before the route runs and bound to the invoice in the invoice's own transaction.
+    const queued = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-1', 'x-sandbox-scenario': 'pac_unavailable' } });
+    expect(queued.status).toBe(202);
+    expect(claims()).toEqual([{ key: 'crash-1', status: 202, resource_id: queued.json.id }]);
+    // What a process killed after the invoice's commit, before its answer was stored, leaves behind:
+    t.db.$client.prepare("update idempotency_keys set status = 0, body = x'' where key = 'crash-1'").run();
+    const retried = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-1' } });
+    expect(retried.status).toBe(202);
+    expect(retried.json).toMatchObject({ id: queued.json.id, status: 'en_cola' });
+    expect(countRows(a.tenant.id)).toBe(1);
+    // Once stamped, the same situation answers 201 with the invoice.
+    t.clock.advance(60_000);
+    await t.app.worker.drain();
+    t.db.$client.prepare("update idempotency_keys set status = 0, body = x'' where key = 'crash-1'").run();
+    const stamped = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-1' } });
+    expect(stamped.status).toBe(201);
+    expect(stamped.json).toMatchObject({ id: queued.json.id, status: 'vigente' });
+    expect(countRows(a.tenant.id)).toBe(1);
+    // Killed before anything was committed (a claim with nothing bound): the retry issues it, once.
+    t.db.$client.prepare("insert into idempotency_keys (tenant_id, environment, actor, key, method, path, request_hash, status, headers, body, created_at) select tenant_id, environment, actor, 'crash-2', method, path, request_hash, 0, '{}', x'', ? from idempotency_keys where key = 'crash-1'").run(t.clock.now.toISOString());
+    const fresh = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-2' } });
+    expect(fresh.status).toBe(201);
+    expect(fresh.json.id).not.toBe(queued.json.id);
+    expect(countRows(a.tenant.id)).toBe(2);
+    expect(claims()).toEqual([
+      { key: 'crash-1', status: 201, resource_id: queued.json.id },
+      { key: 'crash-2', status: 201, resource_id: fresh.json.id },
+    ]);
+  });
+
+  test('a request that fails with a 5xx leaves no claim: its retry runs again', async () => {
+    const a = await issuer({ live: true }); // live without a PAC configured → 503
+    const headers = { 'idempotency-key': 'no-pac' };
+    expect((await t.call('POST', '/cfdis', { token: a.live, body: invoice(), headers })).status).toBe(503);
+    expect(t.db.$client.prepare("select count(*) n from idempotency_keys where key = 'no-pac'").get()).toEqual({ n: 0 });
+  });
+});

@@ -1,0 +1,328 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { recordEvent } from '../../../src/invoices/events.ts';
+import { createTestApp, csdFiles, csdForm, TENANTS } from '../../helpers.ts';
+import { withTransaction } from '../../../src/db/index.ts';
+
+/** A real HTTP receiver on loopback whose answers the test scripts. */
+interface Received {
+  headers: Headers;
+  raw: string;
+}
+function receiver() {
+  const got: Received[] = [];
+  const state = { answers: [] as (number | 'hang' | 'redirect')[], fallback: 200 as number };
+  const server = Bun.serve({
+    port: 0,
+    idleTimeout: 30,
+    async fetch(req) {
+      got.push({ headers: req.headers, raw: await req.text() });
+      const answer = state.answers.shift() ?? state.fallback;
+      if (answer === 'hang') {
+        await Bun.sleep(12_000);
+        return new Response('late');
+      }
+      if (answer === 'redirect') return new Response(null, { status: 302, headers: { location: 'http://127.0.0.1:1/' } });
+      return new Response(answer >= 400 ? `error ${answer}` : 'ok', { status: answer });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}/hook`, got, state, stop: () => server.stop(true) };
+}
+const receivers: ReturnType<typeof receiver>[] = [];
+const newReceiver = () => {
+  const r = receiver();
+  receivers.push(r);
+  return r;
+};
+afterAll(() => receivers.forEach((r) => r.stop()));
+
+const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
+const invoice = { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }] };
+
+/** An app whose webhooks may target the loopback receivers (or, with `allowPrivate: false`, may not). */
+async function setup(schedule = Array(20).fill(0), { allowPrivate = true } = {}) {
+  const t = createTestApp({ webhookRetrySchedule: schedule, webhookAllowPrivate: allowPrivate });
+  const reg = await t.register({ tenant: TENANTS.EKU });
+  const key = (await t.createKey(reg.token)).key;
+  const live = (await t.createKey(reg.token, 'live')).key;
+  await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+  const hook = async (url: string, events = ['cfdi.timbrado'], token = key) => {
+    const res = await t.call('POST', '/webhooks', { token, body: { url, events } });
+    if (res.status !== 201) throw new Error(`${res.status} ${res.text}`);
+    return res.json as { id: string; secret: string };
+  };
+  const issue = async () => (await t.call('POST', '/cfdis', { token: key, body: invoice })).json;
+  const deliver = () => t.app.worker.drain();
+  return { t, reg, key, live, hook, issue, deliver };
+}
+
+const verifyFc = (secret: string, r: Received) => {
+  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(r.raw).digest('hex')}`);
+  const given = Buffer.from(r.headers.get('x-fc-signature') ?? '');
+  return expected.length === given.length && timingSafeEqual(expected, given);
+};
+const verifyStandard = (secret: string, r: Received) => {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const signed = `${r.headers.get('webhook-id')}.${r.headers.get('webhook-timestamp')}.${r.raw}`;
+  const expected = `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
+  return (r.headers.get('webhook-signature') ?? '').split(' ').includes(expected);
+};
+
+describe('webhooks', () => {
+  test('stamping delivers cfdi.timbrado, signed both ways, with the spec payload', async () => {
+    const { hook, issue, deliver } = await setup();
+    const r = newReceiver();
+    const h = await hook(r.url);
+    expect(h.secret).toMatch(/^whsec_/);
+    const cfdi = await issue();
+    await deliver();
+    expect(r.got).toHaveLength(1);
+    const got = r.got[0]!;
+    const body = JSON.parse(got.raw);
+    expect(Object.keys(body).sort()).toEqual(['created_at', 'data', 'event', 'tenant_id']);
+    expect(body.event).toBe('cfdi.timbrado');
+    expect(body.data).toEqual({ cfdi_id: cfdi.id, uuid: cfdi.uuid, external_id: null, metadata: {} });
+    expect(body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(got.headers.get('content-type')).toBe('application/json');
+    expect(got.headers.get('x-fc-event')).toBe('cfdi.timbrado');
+    expect(got.headers.get('x-fc-timestamp')).toMatch(/^\d{10}$/);
+    expect(got.headers.get('x-fc-delivery-id')).toBe(got.headers.get('webhook-id'));
+    expect(verifyFc(h.secret, got)).toBe(true);
+    expect(verifyStandard(h.secret, got)).toBe(true);
+    expect(verifyFc(h.secret + 'x', got)).toBe(false);
+  });
+
+  test('fails twice then succeeds: three attempts, one delivery id, history with codes and bodies', async () => {
+    const { t, key, hook, issue, deliver } = await setup();
+    const r = newReceiver();
+    r.state.answers = [500, 503, 200];
+    const h = await hook(r.url);
+    await issue();
+    await deliver();
+    expect(r.got).toHaveLength(3);
+    expect(new Set(r.got.map((g) => g.headers.get('x-fc-delivery-id'))).size).toBe(1);
+    expect(new Set(r.got.map((g) => g.raw)).size).toBe(1);
+    const list = await t.call('GET', `/webhooks/${h.id}/deliveries`, { token: key });
+    const d = list.json.data[0];
+    expect(d).toMatchObject({ state: 'entregado', attempts: 3, status_code: 200, response_body: 'ok' });
+    expect(d.history.map((a: any) => [a.attempt, a.status_code, a.response_body])).toEqual([[1, 500, 'error 500'], [2, 503, 'error 503'], [3, 200, 'ok']]);
+    expect((await t.call('GET', `/webhooks/${h.id}`, { token: key })).json.consecutive_failures).toBe(0);
+  });
+
+  test('always failing: paused after 10 consecutive failures, nothing more arrives; PATCH ACTIVO resumes', async () => {
+    const { t, key, hook, issue, deliver } = await setup();
+    const r = newReceiver();
+    r.state.fallback = 500;
+    const h = await hook(r.url);
+    await issue();
+    await deliver();
+    expect(r.got).toHaveLength(10);
+    const paused = await t.call('GET', `/webhooks/${h.id}`, { token: key });
+    expect(paused.json).toMatchObject({ estado: 'PAUSADO', consecutive_failures: 10 });
+    await issue(); // a new event while paused waits
+    await deliver();
+    const test = await t.call('POST', `/webhooks/${h.id}/test`, { token: key }); // and nothing is sent on demand either
+    expect(test.status).toBe(409);
+    expect(test.json.error.details).toEqual([{ field: 'estado', issue: expect.stringContaining('PAUSADO') }]);
+    expect(r.got).toHaveLength(10);
+    r.state.fallback = 200;
+    const resumed = await t.call('PATCH', `/webhooks/${h.id}`, { token: key, body: { estado: 'ACTIVO' } });
+    expect(resumed.json).toMatchObject({ estado: 'ACTIVO', consecutive_failures: 0 });
+    await deliver();
+    expect(r.got).toHaveLength(12);
+    const states = (await t.call('GET', `/webhooks/${h.id}/deliveries`, { token: key })).json.data.map((d: any) => d.state);
+    expect(states).toEqual(['entregado', 'entregado']);
+  });
+
+  test('a 3xx is a failure (redirects are not followed); 410 disables the webhook', async () => {
+    const { t, key, hook, issue, deliver } = await setup();
+    const r = newReceiver();
+    r.state.answers = ['redirect', 410];
+    const h = await hook(r.url);
+    await issue();
+    await deliver();
+    expect(r.got).toHaveLength(2);
+    const d = (await t.call('GET', `/webhooks/${h.id}/deliveries`, { token: key })).json.data[0];
+    expect(d.history.map((a: any) => a.status_code)).toEqual([302, 410]);
+    expect(d.state).toBe('fallido');
+    expect((await t.call('GET', `/webhooks/${h.id}`, { token: key })).json.estado).toBe('DESACTIVADO');
+  });
+
+  test('a receiver that hangs is cut at 10 s and counted as a failure', async () => {
+    const { t, key, hook, issue, deliver } = await setup();
+    const r = newReceiver();
+    r.state.answers = ['hang', 200];
+    const h = await hook(r.url);
+    await issue();
+    const started = Date.now();
+    await deliver();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(9_900);
+    const d = (await t.call('GET', `/webhooks/${h.id}/deliveries`, { token: key })).json.data[0];
+    expect(d.history[0]).toMatchObject({ status_code: null, error: 'no answer within 10 s' });
+    expect(d.state).toBe('entregado');
+  }, 30_000);
+
+  test('the secret is shown once; another tenant cannot see, test, patch or delete (404); events never cross tenants or environments', async () => {
+    const a = await setup();
+    const b = await setup();
+    const ra = newReceiver();
+    const rb = newReceiver();
+    const rLive = newReceiver();
+    const ha = await a.hook(ra.url, ['*']);
+    await b.hook(rb.url, ['*']);
+    const list = await a.t.call('GET', '/webhooks', { token: a.key });
+    expect(list.json.data[0]).not.toHaveProperty('secret');
+    expect(list.text).not.toContain(ha.secret);
+    for (const [method, path] of [['GET', `/webhooks/${ha.id}`], ['POST', `/webhooks/${ha.id}/test`], ['PATCH', `/webhooks/${ha.id}`], ['DELETE', `/webhooks/${ha.id}`], ['GET', `/webhooks/${ha.id}/deliveries`]] as const) {
+      const res = await b.t.call(method, path, { token: b.key, body: method === 'PATCH' ? { estado: 'PAUSADO' } : undefined });
+      expect(res.status).toBe(404);
+    }
+    // Same app for environment isolation: a live webhook of tenant A never gets test events.
+    const liveApp = createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0] });
+    const reg = await liveApp.register({ tenant: TENANTS.EKU });
+    const testKey = (await liveApp.createKey(reg.token)).key;
+    const liveKey = (await liveApp.createKey(reg.token, 'live')).key;
+    await liveApp.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${testKey}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+    expect((await liveApp.call('POST', '/webhooks', { token: liveKey, body: { url: rLive.url, events: ['*'] } })).status).toBe(201);
+    expect((await liveApp.call('POST', '/cfdis', { token: testKey, body: invoice })).status).toBe(201);
+    await liveApp.app.worker.drain();
+    expect(rLive.got).toHaveLength(0);
+
+    await a.issue();
+    await a.deliver();
+    await b.deliver();
+    expect(ra.got.map((g) => JSON.parse(g.raw).tenant_id)).toEqual([a.reg.tenant.id]);
+    expect(rb.got).toHaveLength(0);
+  });
+
+  test('both modes reject private, loopback, link-local and metadata URLs (400); WEBHOOK_ALLOW_PRIVATE accepts them in both', async () => {
+    const { t, live, key } = await setup(undefined, { allowPrivate: false });
+    for (const token of [live, key]) {
+      // Issue 19: the mapped, NAT64, 6to4, IPv4-compatible, site-local and special IPv4 forms were accepted in live mode.
+      const embedded = ['http://[::ffff:127.0.0.1]/x', 'http://[64:ff9b::127.0.0.1]/x', 'http://[2002:7f00:1::]/x', 'http://[::127.0.0.1]/x', 'http://[fec0::1]/x', 'http://198.18.0.1/x', 'http://192.0.0.8/x'];
+      for (const url of ['http://127.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/x', 'http://[::1]/x', 'http://localhost/x', 'http://192.168.1.5/x', ...embedded]) {
+        const res = await t.call('POST', '/webhooks', { token, body: { url, events: ['*'] } });
+        expect({ url, status: res.status }).toEqual({ url, status: 400 });
+        expect(res.json.error.details[0].field).toBe('url');
+      }
+    }
+    const allowed = await setup(undefined, { allowPrivate: true });
+    for (const token of [allowed.key, allowed.live]) expect((await allowed.t.call('POST', '/webhooks', { token, body: { url: 'http://127.0.0.1/hook', events: ['*'] } })).status).toBe(201);
+    expect((await t.call('POST', '/webhooks', { token: key, body: { url: 'ftp://x', events: ['*'] } })).status).toBe(400);
+    expect((await t.call('POST', '/webhooks', { token: key, body: { url: 'https://x.example', events: ['cfdi.inventado'] } })).status).toBe(400);
+  });
+
+  test('POST /webhooks/:id/test sends webhook.test and answers with the delivery; manual retry resends the same delivery', async () => {
+    const { t, key, hook } = await setup([0, 3600]);
+    const r = newReceiver();
+    r.state.answers = [500, 200];
+    const h = await hook(r.url);
+    const tested = await t.call('POST', `/webhooks/${h.id}/test`, { token: key });
+    expect(tested.status).toBe(200);
+    expect(tested.json).toMatchObject({ event: 'webhook.test', attempts: 1, status_code: 500 });
+    expect(JSON.parse(r.got[0]!.raw).event).toBe('webhook.test');
+    const retried = await t.call('POST', `/webhooks/${h.id}/deliveries/${tested.json.id}/retry`, { token: key });
+    expect(retried.json).toMatchObject({ id: tested.json.id, state: 'entregado' });
+    expect(retried.json.attempts).toBe(2);
+    expect(r.got.map((g) => g.headers.get('x-fc-delivery-id'))).toEqual([tested.json.id, tested.json.id]);
+  });
+
+  test('webhook management needs an API key or an ADMIN; VIEWER and OPERATOR get 403', async () => {
+    const { t, reg } = await setup();
+    for (const role of ['VIEWER', 'OPERATOR'] as const) {
+      const u = await t.userWithRole(reg.token, role);
+      expect((await t.call('GET', '/webhooks', { token: u.token })).status).toBe(403);
+    }
+    expect((await t.call('POST', '/webhooks', { token: reg.token, body: { url: 'http://127.0.0.1/x', events: ['*'] } })).status).toBe(201);
+  });
+
+  test('a slow receiver does not delay other tenants: one endpoint holds at most 8 delivery slots', async () => {
+    const t = createTestApp({ webhookAllowPrivate: true });
+    const slowTenant = await t.register({ tenant: TENANTS.EKU });
+    const fastTenant = await t.register({ tenant: TENANTS.FUNK, email: 'fast@example.com' });
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const slowServer = Bun.serve({ port: 0, async fetch(req) {
+      await req.text();
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await Bun.sleep(1500);
+      inFlight--;
+      return new Response('ok');
+    } });
+    const fast = newReceiver();
+    try {
+      const hookFor = async (token: string, url: string) =>
+        (await t.call('POST', '/webhooks', { token: (await t.createKey(token)).key, body: { url, events: ['*'] } })).json as { id: string };
+      await hookFor(slowTenant.token, `http://127.0.0.1:${slowServer.port}/`);
+      await hookFor(fastTenant.token, fast.url);
+      const [slowId, fastId] = [slowTenant.tenant.id as string, fastTenant.tenant.id as string];
+      // 80 events for the slow tenant first (more than the 64 delivery slots), then 20 for the fast one.
+      await withTransaction(t.db, async (tx) => {
+        for (let i = 0; i < 80; i++) await recordEvent(tx, { tenantId: slowId, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
+        for (let i = 0; i < 20; i++) await recordEvent(tx, { tenantId: fastId, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
+      });
+      const started = performance.now();
+      const draining = t.app.worker.drain();
+      while (fast.got.length < 20 && performance.now() - started < 5000) await Bun.sleep(10);
+      const fastDone = performance.now() - started;
+      expect(fast.got).toHaveLength(20);
+      expect(fastDone).toBeLessThan(1000); // before the first slow attempt (1.5 s) ends
+      expect(inFlight).toBeLessThanOrEqual(8);
+      slowServer.stop(true); // the rest of the slow tenant's attempts fail fast
+      await draining;
+      expect(maxInFlight).toBe(8);
+    } finally {
+      slowServer.stop(true);
+    }
+  }, 20_000);
+
+  test('one tenant with many slow endpoints does not starve another tenant: a tenant holds at most 16 delivery slots', async () => {
+    const t = createTestApp({ webhookAllowPrivate: true });
+    const busy = await t.register({ tenant: TENANTS.EKU });
+    const other = await t.register({ tenant: TENANTS.FUNK, email: 'other@example.com' });
+    const DELAY_MS = 2000;
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let slowAnswered = 0;
+    const slowServer = Bun.serve({ port: 0, idleTimeout: 30, async fetch(req) {
+      await req.text();
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      await Bun.sleep(DELAY_MS);
+      inFlight--;
+      slowAnswered++;
+      return new Response('ok');
+    } });
+    let slowAnsweredWhenOtherArrived: number | undefined;
+    const otherServer = Bun.serve({ port: 0, async fetch(req) {
+      await req.text();
+      slowAnsweredWhenOtherArrived ??= slowAnswered;
+      return new Response('ok');
+    } });
+    try {
+      const busyKey = (await t.createKey(busy.token)).key;
+      // 12 slow endpoints × 8 per lane = 96 slots wanted, more than the pool's 64.
+      for (let i = 0; i < 12; i++) {
+        expect((await t.call('POST', '/webhooks', { token: busyKey, body: { url: `http://127.0.0.1:${slowServer.port}/hook/${i}`, events: ['*'] } })).status).toBe(201);
+      }
+      expect((await t.call('POST', '/webhooks', { token: (await t.createKey(other.token)).key, body: { url: `http://127.0.0.1:${otherServer.port}/hook`, events: ['*'] } })).status).toBe(201);
+      await withTransaction(t.db, async (tx) => {
+        for (let i = 0; i < 10; i++) await recordEvent(tx, { tenantId: busy.tenant.id, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
+      });
+      t.clock.advance(1); // the other tenant's delivery is the youngest due job: oldest-first alone would serve it last
+      await withTransaction(t.db, async (tx) => recordEvent(tx, { tenantId: other.tenant.id, environment: 'test', type: 'csd.por_vencer', data: {}, now: t.clock.now }));
+      const draining = t.app.worker.drain();
+      const started = performance.now();
+      while (slowAnsweredWhenOtherArrived === undefined && performance.now() - started < 3 * DELAY_MS) await Bun.sleep(10);
+      // Delivered while the busy tenant's first attempts still hang: it did not wait for one of their slots.
+      expect(slowAnsweredWhenOtherArrived).toBe(0);
+      while (inFlight < 16 && performance.now() - started < DELAY_MS) await Bun.sleep(10);
+      expect(maxInFlight).toBe(16); // the busy tenant's share: the rest of its backlog waits
+      slowServer.stop(true); // the busy tenant's other attempts fail fast
+      await draining;
+      expect(maxInFlight).toBe(16);
+    } finally {
+      slowServer.stop(true);
+      otherServer.stop(true);
+    }
+  }, 30_000);
+});
