@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileExecutable } from '../src/compile.ts';
 import { DEMO_INVOICE } from '../src/demo.ts';
-import { post, issuerOn, startServer, stopServer } from '../tests/process/server.ts';
+import { issuer, serverTarget } from '../tests/helpers.ts';
+import { post, startServer, stopServer } from '../tests/process/server.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'cfdi-bench-binary-'));
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
@@ -26,7 +27,8 @@ async function measure(label: string, command: string[]) {
     return { server, ms: performance.now() - started };
   };
   const cold = await timed();
-  const { tenantId, key } = await issuerOn(cold.server.base, `${label}@example.com`);
+  const { tenant, key } = await issuer(serverTarget(cold.server.base), { email: `${label}@example.com`, keys: ['test'], csd: true });
+  const tenantId = tenant.id;
   await stopServer(cold.server.proc);
   Bun.spawnSync([process.execPath, 'src/cli.ts', 'set-plan', tenantId, 'enterprise', '100000'], { env: { ...process.env, DATA_DIR: dataDir } });
   const warm = await timed();

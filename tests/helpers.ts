@@ -1,7 +1,11 @@
+import { eq } from 'drizzle-orm';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { components, paths, PathsWith } from '../clients/typescript/src/index.ts';
 import { createApp, type AppDeps } from '../src/app.ts';
 import { openDatabase } from '../src/db/client.ts';
+import { tenants } from '../src/db/schema/index.ts';
+import type { Plan } from '../src/lib/plans.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { createSandboxSat, type SandboxSat } from '../src/pac/sandbox.ts';
 
@@ -22,7 +26,7 @@ interface TestClock {
 
 /** A fresh app on a fresh in-memory database migrated with the real migrations. */
 export function createTestApp(overrides: Partial<AppDeps> = {}) {
-  const db = openDatabase(':memory:');
+  const db = overrides.db ?? openDatabase(':memory:');
   const clock: TestClock = {
     now: new Date(),
     advance(ms) {
@@ -45,80 +49,254 @@ export function createTestApp(overrides: Partial<AppDeps> = {}) {
     ...overrides,
   });
 
-  /** `address`: the client address the gateway sees, as Bun.serve would report it (default: none known). */
-  async function call(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string | FormData; address?: string } = {}) {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    let body: string | FormData | undefined = opts.raw;
-    if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const server = opts.address === undefined ? undefined : { requestIP: () => ({ address: opts.address, family: 'IPv4', port: 40000 }) };
-    const res = await app.request(path.startsWith('/api/') ? path : `/api/v1${path}`, { method, headers, body }, server);
-    const text = await res.text();
-    let json: any;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, json, text };
-  }
-
-  let seq = 0;
-  /** Registers a tenant with its ADMIN; returns the tokens and what was sent. */
-  async function register(over: { email?: string; tenant?: Partial<typeof TENANT> } = {}) {
-    const email = over.email ?? `admin${++seq}-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    const password = 'a-long-password-1';
-    const res = await call('POST', '/auth/register', {
-      body: { email, password, nombre: 'Admin Uno', tenant: { ...TENANT, ...over.tenant } },
-    });
-    if (res.status !== 201) throw new Error(`register failed: ${res.status} ${res.text}`);
-    return {
-      email,
-      password,
-      token: res.json.access_token as string,
-      refreshToken: res.json.refresh_token as string,
-      tenant: res.json.tenant,
-      user: res.json.user,
-    };
-  }
-
-  async function createKey(token: string, environment: 'test' | 'live' = 'test', name = 'ERP') {
-    const res = await call('POST', '/api-keys', { token, body: { name, environment } });
-    if (res.status !== 201) throw new Error(`api key failed: ${res.status} ${res.text}`);
-    return res.json as { id: string; key: string };
-  }
-
-  /** Creates a user with `role` in the admin's tenant and logs them in. */
-  async function userWithRole(adminToken: string, role: 'ADMIN' | 'OPERATOR' | 'VIEWER') {
-    const email = `${role.toLowerCase()}${++seq}-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    const password = 'another-long-password';
-    const created = await call('POST', '/users', { token: adminToken, body: { email, password, nombre: `User ${role}`, role } });
-    if (created.status !== 201) throw new Error(`user failed: ${created.status} ${created.text}`);
-    const login = await call('POST', '/auth/login', { body: { email, password } });
-    return { id: created.json.id as string, email, password, token: login.json.access_token as string };
-  }
-
   /**
-   * A ready issuer: the EKU9003173C9 test tenant registered (a new one each call), its plan raised so rate limits
-   * never interfere, a sandbox API key, and its test CSD uploaded. Returns the key.
+   * Any request, as sent: for what the OpenAPI document does not describe (invalid bodies, unknown paths, raw
+   * bytes). `address`: the client address the gateway sees, as Bun.serve would report it (default: none known).
    */
-  async function issuerKey(): Promise<string> {
-    const reg = await register({ tenant: TENANTS.EKU });
-    db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 1000000 where id = ?").run(reg.tenant.id);
-    clock.advance(11_000); // past the tenant lookup cache, so the new plan applies
-    const key = (await createKey(reg.token)).key;
-    const csd = await app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
-    if (csd.status !== 201) throw new Error(`CSD upload failed: ${csd.status} ${await csd.text()}`);
-    return key;
+  async function call(method: string, path: string, opts: CallOptions = {}): Promise<Answer> {
+    const server = opts.address === undefined ? undefined : { requestIP: () => ({ address: opts.address, family: 'IPv4', port: 40000 }) };
+    return answer(await app.request(apiPath(path), requestInit(method, opts), server));
   }
 
-  return { app, db, clock, call, register, createKey, userWithRole, issuerKey };
+  return { app, db, clock, call, api: typedApi(call) };
 }
 
 export type TestApp = ReturnType<typeof createTestApp>;
+
+// --- Requests -------------------------------------------------------------------------------------------------
+
+interface CallOptions {
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  raw?: string | FormData;
+  address?: string;
+}
+
+/** An answer as a test reads it: `json` is the parsed body (undefined when it is not JSON). */
+interface Answer {
+  status: number;
+  headers: Headers;
+  json: any;
+  text: string;
+}
+
+type Call = (method: string, path: string, opts?: CallOptions) => Promise<Answer>;
+
+/** Paths are written without /api/v1, the prefix of every API path. */
+const apiPath = (path: string) => (path.startsWith('/api/') ? path : `/api/v1${path}`);
+
+function requestInit(method: string, opts: CallOptions): RequestInit {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | FormData | undefined = opts.raw;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  return { method, headers, body };
+}
+
+async function answer(res: Response): Promise<Answer> {
+  const text = await res.text();
+  let json: any;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type ApiPath = Extract<keyof paths, `/api/v1/${string}`>;
+/** A documented path as a test writes it: without /api/v1, each {parameter} any text (`/cfdis/${id}/pdf`). */
+type Written<P> = P extends `/api/v1${infer Rest}` ? Holes<Rest> : never;
+type Holes<S extends string> = S extends `${infer Head}{${string}}${infer Tail}` ? `${Head}${string}${Holes<Tail>}` : S;
+type PathsFor<M extends Method> = Extract<ApiPath, PathsWith<Lowercase<M>>>;
+/** What `api` accepts for method M: a documented path, with a query string or not. */
+type PathArgument<M extends Method> = Written<PathsFor<M>> | `${Written<PathsFor<M>>}?${string}`;
+type WithoutQuery<S extends string> = S extends `${infer Path}?${string}` ? Path : S;
+type Candidates<S extends string, M extends Method> = { [P in PathsFor<M>]: WithoutQuery<S> extends Written<P> ? P : never }[PathsFor<M>];
+/** True when P's pattern is narrower than every other candidate's (`/cfdis/{id}/pdf` rather than `/cfdis/{id}`). */
+type NarrowerThanAll<P, Others> = [Others extends unknown ? (Written<P> extends Written<Others> ? never : 0) : never] extends [never] ? true : false;
+type Narrowest<C extends string> = { [P in C]: NarrowerThanAll<P, Exclude<C, P>> extends true ? P : never }[C];
+/** The operation a method and a written path reach. */
+type OperationOf<M extends Method, S extends string> = paths[Narrowest<Candidates<S, M>>][Lowercase<M>];
+
+type Responses<O> = O extends { responses: infer R } ? R : never;
+type JsonOf<R> = R extends { content: { 'application/json': infer J } } ? J : undefined;
+/** One member per documented status, so that checking `status` narrows `json` to that status's body. */
+type Reply<O> = { [S in keyof Responses<O>]: { status: S; headers: Headers; json: JsonOf<Responses<O>[S]>; text: string } }[keyof Responses<O>];
+type JsonBodyOf<O> = O extends { requestBody?: infer B } ? ([NonNullable<B>] extends [never] ? never : NonNullable<B> extends { content: { 'application/json': infer J } } ? J : never) : never;
+
+interface ApiOptions<O> {
+  token?: string;
+  /** The JSON body the document declares for the operation. */
+  body?: JsonBodyOf<O>;
+  /** A multipart body (CSD upload, logo). */
+  form?: FormData;
+  headers?: Record<string, string>;
+  address?: string;
+}
+
+/** A request to a documented operation, typed from the generated client (clients/typescript/src/schema.d.ts). */
+export type Api = <M extends Method, S extends PathArgument<M>>(method: M, path: S, opts?: ApiOptions<OperationOf<M, S>>) => Promise<Reply<OperationOf<M, S>>>;
+
+function typedApi(call: Call): Api {
+  return async (method, path, opts = {}): Promise<any> => call(method, path, { token: opts.token, body: opts.body, raw: opts.form, headers: opts.headers, address: opts.address });
+}
+
+/** The answer if it has `status` (its body typed for that status); any other status throws with what came back. */
+export function expectStatus<R extends { status: unknown; text: string }, const S extends R['status']>(res: R, status: S): Extract<R, { status: S }> {
+  if (res.status !== status) throw new Error(`expected ${String(status)}, got ${String(res.status)}: ${res.text.slice(0, 500)}`);
+  return res as Extract<R, { status: S }>;
+}
+
+/** The service on a real port (tests/process): `base` ends in /api/v1. */
+export function serverTarget(base: string): IssuerTarget {
+  const origin = base.replace(/\/api\/v1$/, '');
+  return { api: typedApi(async (method, path, opts = {}) => answer(await fetch(`${origin}${apiPath(path)}`, requestInit(method, opts)))) };
+}
+
+// --- Issuers --------------------------------------------------------------------------------------------------
+
+/** Tenants whose RFC matches a SAT test CSD. */
+export const TENANTS = {
+  EKU: TENANT,
+  FUNK: { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_fiscal: '612', codigo_postal: '01000' },
+  ONO: { rfc: 'OÑO120726RX3', nombre: 'ORGANICOS ÑAVEZ OSORIO', regimen_fiscal: '601', codigo_postal: '01000' },
+  AAA: { rfc: 'AAA010101AAA', nombre: 'ACCEM SERVICIOS EMPRESARIALES', regimen_fiscal: '601', codigo_postal: '01000' },
+};
+
+/** The SAT test CSD of each RFC that has a valid one (tests/fixtures/csd). */
+const CSD_OF: Record<string, [folder: string, base: string]> = {
+  EKU9003173C9: ['EKU9003173C9_CSD', 'EKU9003173C9'],
+  FUNK671228PH6: ['FUNK671228PH6_CSD', 'FUNK671228PH6'],
+  'OÑO120726RX3': ['ONO120726RX3_CSD', 'ONO120726RX3'],
+};
+
+type Environment = 'test' | 'live';
+type Role = 'ADMIN' | 'OPERATOR' | 'VIEWER';
+
+/** Where an issuer is made: an in-process app (`createTestApp`), or a running server (`serverTarget`). */
+export interface IssuerTarget {
+  api: Api;
+  /** The app's database, for what only the operator does (a plan); a running server has its own. */
+  db?: TestApp['db'];
+}
+
+export interface IssuerOptions {
+  /** The tenant's fiscal data over TENANT (EKU9003173C9); TENANTS has the RFCs with a SAT test CSD. */
+  tenant?: Partial<typeof TENANT>;
+  /** The ADMIN's email (default: a new one each call). */
+  email?: string;
+  /** A plan other than the starter plan a sign-up gets (see `Issuer.setPlan`). */
+  plan?: Plan;
+  /** The enterprise plan's own limit. */
+  requestsPerMinute?: number;
+  /** API keys to make, named ERP, in this order: `key` (sk_test_) and `live` (sk_live_). */
+  keys?: Environment[];
+  /** Upload the tenant's SAT test CSD in these environments (true: test), each with its key from `keys`. */
+  csd?: true | Environment[];
+}
+
+export interface Issuer {
+  tenant: RegisterResponse['tenant'];
+  user: RegisterResponse['user'];
+  email: string;
+  password: string;
+  /** The ADMIN's access token. */
+  token: string;
+  refreshToken: string;
+  /** The sk_test_ key made by `keys: ['test']`; reading it otherwise throws. */
+  key: string;
+  /** The sk_live_ key made by `keys: ['live']`; reading it otherwise throws. */
+  live: string;
+  /** Requests as this issuer: with `key` when there is one, else the ADMIN's token (`opts.token` overrides). */
+  api: Api;
+  createKey(environment?: Environment, name?: string): Promise<{ id: string; key: string }>;
+  /** A user with `role` in this tenant, logged in. */
+  userWithRole(role: Role): Promise<{ id: string; email: string; password: string; token: string }>;
+  /**
+   * The tenant's plan, written as the operator's `set-plan` command writes it (src/cli.ts: it opens DATA_DIR's
+   * database file, this app's is in memory), then applied at once: PATCH /tenants/me is an identity write, on which
+   * the API drops the tenant and credential caches it keeps (otherwise up to 10 s).
+   */
+  setPlan(plan: Plan, requestsPerMinute?: number | null): Promise<void>;
+}
+
+type RegisterResponse = components['schemas']['RegisterResponse'];
+
+let seq = 0;
+
+/** An API key made with an ADMIN's `token`. */
+export async function createKey(target: IssuerTarget, token: string, environment: Environment = 'test', name = 'ERP') {
+  return expectStatus(await target.api('POST', '/api-keys', { token, body: { name, environment } }), 201).json;
+}
+
+/** A user with `role` in the tenant of the ADMIN whose token this is, logged in. */
+export async function userWithRole(target: IssuerTarget, adminToken: string, role: Role) {
+  const email = `${role.toLowerCase()}${++seq}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  const password = 'another-long-password';
+  const created = expectStatus(await target.api('POST', '/users', { token: adminToken, body: { email, password, nombre: `User ${role}`, role } }), 201).json;
+  const login = expectStatus(await target.api('POST', '/auth/login', { body: { email, password } }), 200).json;
+  return { id: created.id, email, password, token: login.access_token };
+}
+
+/** A tenant and its ADMIN, registered through the API; then, as asked, its plan, API keys and SAT test CSD. */
+export async function issuer(target: IssuerTarget, options: IssuerOptions = {}): Promise<Issuer> {
+  const { api } = target;
+  const email = options.email ?? `admin${++seq}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  const password = 'a-long-password-1';
+  const tenant = { ...TENANT, ...options.tenant };
+  const registered = expectStatus(await api('POST', '/auth/register', { body: { email, password, nombre: 'Admin Uno', tenant } }), 201).json;
+  const token = registered.access_token;
+
+  const keys: Partial<Record<Environment, string>> = {};
+  const credential = (environment: Environment) => {
+    const key = keys[environment];
+    if (key === undefined) throw new Error(`this issuer has no ${environment} API key: ask for it with keys: ['${environment}']`);
+    return key;
+  };
+  const made: Issuer = {
+    tenant: registered.tenant,
+    user: registered.user,
+    email,
+    password,
+    token,
+    refreshToken: registered.refresh_token,
+    get key() {
+      return credential('test');
+    },
+    get live() {
+      return credential('live');
+    },
+    api: (method, path, opts = {}) => api(method, path, { ...opts, token: opts.token ?? keys.test ?? token }),
+    createKey: (environment, name) => createKey(target, token, environment, name),
+    userWithRole: (role) => userWithRole(target, token, role),
+    async setPlan(plan, requestsPerMinute) {
+      if (!target.db) throw new Error('a running server takes a plan from the set-plan command on its DATA_DIR (runCli)');
+      await target.db
+        .update(tenants)
+        .set({ plan, rateLimitPerMinute: requestsPerMinute ?? null, updatedAt: new Date().toISOString() })
+        .where(eq(tenants.id, registered.tenant.id));
+      expectStatus(await api('PATCH', '/tenants/me', { token, body: {} }), 200);
+    },
+  };
+
+  if (options.plan) await made.setPlan(options.plan, options.requestsPerMinute);
+  for (const environment of options.keys ?? []) keys[environment] = (await made.createKey(environment)).key;
+  for (const environment of options.csd === true ? ['test' as const] : (options.csd ?? [])) {
+    const fixture = CSD_OF[tenant.rfc];
+    if (!fixture) throw new Error(`no SAT test CSD for ${tenant.rfc}`);
+    expectStatus(await api('POST', '/csds', { token: credential(environment), form: csdForm(csdFiles(...fixture)) }), 201);
+  }
+  return made;
+}
+
+/** An issuer ready to stamp in the sandbox: its test key and CSD, on a plan whose rate limit no test reaches. */
+export const READY: IssuerOptions = { plan: 'enterprise', requestsPerMinute: 1_000_000, keys: ['test'], csd: true };
 
 /** SAT test CSDs (tests/fixtures/csd; provenance in tests/fixtures/sat/PROVENANCE.md). */
 const CSD_FIXTURES = join(import.meta.dir, 'fixtures', 'csd');
@@ -148,16 +326,6 @@ export function csdForm(files: { cer?: Buffer | string; key?: Buffer | string; p
   if (files.password !== undefined) form.append('password', files.password);
   return form;
 }
-
-
-/** Tenants whose RFC matches a SAT test CSD. */
-export const TENANTS = {
-  EKU: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' },
-  FUNK: { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_fiscal: '612', codigo_postal: '01000' },
-  ONO: { rfc: 'OÑO120726RX3', nombre: 'ORGANICOS ÑAVEZ OSORIO', regimen_fiscal: '601', codigo_postal: '01000' },
-  AAA: { rfc: 'AAA010101AAA', nombre: 'ACCEM SERVICIOS EMPRESARIALES', regimen_fiscal: '601', codigo_postal: '01000' },
-};
-
 
 /**
  * A full disk without filling the real one: caps the test database at its current size (SQLite's max_page_count)

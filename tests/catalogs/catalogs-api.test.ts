@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { CATALOG_VERSION } from '../../src/catalogs/index.ts';
 import { SEARCH_CANDIDATES } from '../../src/catalogs/service.ts';
-import { createTestApp } from '../helpers.ts';
+import { createTestApp, issuer } from '../helpers.ts';
 
 /** Issue 10, acceptance 1: the SAT catalogs through the API — search, lookups, 404, pagination. */
 const t = createTestApp();
 let key = '';
 beforeAll(async () => {
-  key = (await t.createKey((await t.register()).token)).key;
+  key = (await issuer(t, { keys: ['test'] })).key;
 });
 const get = (path: string) => t.call('GET', path, { token: key });
 type Page = { data: { clave: string; descripcion: string; [k: string]: unknown }[]; pagination: { has_more: boolean; next_cursor?: string; limit: number } };

@@ -4,7 +4,7 @@ import { cadenaOriginal } from '../../src/cfdi/cadena.ts';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { tfdCadena, tfdFromNode } from '../../src/cfdi/tfd.ts';
 import { child, childrenNamed, parseXml } from '../../src/cfdi/xml.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS } from '../helpers.ts';
+import { createTestApp, issuer, READY } from '../helpers.ts';
 import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '../sat/verify.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from './corpus.ts';
 
@@ -18,12 +18,7 @@ let token = '';
 let sandboxCert: Buffer;
 
 beforeAll(async () => {
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000 where id = ?").run(reg.tenant.id);
-  t.clock.advance(11_000);
-  token = (await t.createKey(reg.token)).key;
-  const res = await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
-  expect(res.status).toBe(201);
+  token = (await issuer(t, READY)).key;
   const cert = await t.app.request('/api/v1/sandbox/sat-certificate');
   expect(cert.headers.get('content-type')).toBe('application/pkix-cert');
   sandboxCert = Buffer.from(await cert.arrayBuffer());

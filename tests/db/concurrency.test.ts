@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { localDateTime } from '../../src/cfdi/time.ts';
-import { createTestApp } from '../helpers.ts';
+import { createTestApp, issuer, READY } from '../helpers.ts';
 
 /**
  * Issue 20: requests that decide a write on what they read, racing through the async data layer. Each race fires its
@@ -21,7 +21,7 @@ const pago = (cfdiId: string, importe: string) => ({
 });
 let key = '';
 beforeAll(async () => {
-  key = await t.issuerKey();
+  key = (await issuer(t, READY)).key;
 });
 
 async function issue(body: unknown) {

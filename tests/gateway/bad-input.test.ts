@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp } from '../helpers.ts';
+import { createTestApp, issuer } from '../helpers.ts';
 
 /**
  * Hostile input on every documented route: each answer is a 4xx envelope (or a 2xx when the odd value is in
@@ -70,11 +70,10 @@ function expectSafe(res: { status: number; json: any; text: string }, label: str
 
 describe('bad-input battery on every route', () => {
   test('malformed JSON, wrong types, missing fields, oversized bodies, odd unicode, SQL-looking strings', async () => {
-    const admin = await t.register();
     // A high enterprise limit, so every request below reaches validation instead of the rate limiter.
-    t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 1000000 where id = ?").run(admin.tenant.id);
-    const key = await t.createKey(admin.token);
-    const victim = await t.userWithRole(admin.token, 'VIEWER');
+    const admin = await issuer(t, { plan: 'enterprise', requestsPerMinute: 1_000_000 });
+    const key = await admin.createKey();
+    const victim = await admin.userWithRole('VIEWER');
     const before = (await t.call('GET', '/tenants/me', { token: admin.token })).json;
     const ops = await operations();
     expect(ops.length).toBeGreaterThan(15);
@@ -160,7 +159,7 @@ describe('bad-input battery on every route', () => {
   }, 120_000);
 
   test('odd but valid unicode is stored and returned exactly', async () => {
-    const admin = await t.register();
+    const admin = await issuer(t);
     const nombre = "PINGÜINO & ÑANDÚ O'BRIEN; DROP TABLE tenants";
     const res = await t.call('PATCH', '/tenants/me', { token: admin.token, body: { nombre } });
     expect(res.status).toBe(200);
@@ -189,7 +188,7 @@ describe('bad-input battery on every route', () => {
   });
 
   test('malformed JSON says where it broke', async () => {
-    const admin = await t.register();
+    const admin = await issuer(t);
     const json = { 'content-type': 'application/json' };
     const invoice = await t.call('POST', '/cfdis/validate', { token: admin.token, raw: '{\n  "tipo": "I",\n  "serie": nope\n}', headers: json });
     expect(invoice.status).toBe(400);
@@ -203,7 +202,7 @@ describe('bad-input battery on every route', () => {
   });
 
   test('415 names the content type the route takes', async () => {
-    const admin = await t.register();
+    const admin = await issuer(t);
     const json = await t.call('POST', '/clients', { token: admin.token, raw: 'rfc=X', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(json.status).toBe(415);
     expect(json.json.error.message).toBe('Unsupported media type: send Content-Type: application/json');

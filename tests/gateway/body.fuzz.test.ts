@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from '../cfdi/corpus.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS } from '../helpers.ts';
+import { createTestApp, csdFiles, issuer, TENANTS } from '../helpers.ts';
 import { createDbWatch, type TableChange } from './db-snapshot.ts';
 import { createSchemaArbitraries, resolve, type JsonSchema } from './openapi-arbitrary.ts';
 
@@ -151,27 +151,18 @@ const fakeId = (prefix: string) => `${prefix}_01jd2m3k4n5p6q7r8s9t0v1w2x`;
 let catalogsSeeded = false;
 
 /** A new tenant and its ADMIN, on a plan whose rate limit no run reaches. */
-async function newTenant(tenant = TENANTS.EKU) {
-  const reg = await t.register({ tenant });
-  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 1000000 where id = ?").run(reg.tenant.id);
-  t.clock.advance(11_000); // past the tenant lookup cache, so the new plan applies
-  return reg;
-}
+const newTenant = () => issuer(t, { plan: 'enterprise', requestsPerMinute: 1_000_000 });
 
-async function issuer({ tenant = TENANTS.EKU, csd = true } = {}) {
-  const reg = await newTenant(tenant);
-  const key = (await t.createKey(reg.token)).key;
-  if (csd) {
-    const res = await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
-    if (res.status !== 201) throw new Error(`CSD upload failed: ${res.status}`);
-  }
+/** The same with a sandbox key and, unless told not to, its CSD. */
+async function issuerWithKey({ csd = true } = {}) {
+  const reg = await issuer(t, { plan: 'enterprise', requestsPerMinute: 1_000_000, keys: ['test'], csd: csd ? ['test'] : [] });
   if (!catalogsSeeded) {
     // The SAT catalogs are copied into the database on the first lookup after start (src/catalogs/seed.ts): do it
     // here, so no fuzzed request pays for it and the reference tables stay constant from now on.
-    expect((await t.call('GET', '/catalogos/productos-servicios?q=tornillo', { token: key })).status).toBe(200);
+    expect((await t.call('GET', '/catalogos/productos-servicios?q=tornillo', { token: reg.key })).status).toBe(200);
     catalogsSeeded = true;
   }
-  return { ...reg, key };
+  return reg;
 }
 
 async function mustCreate(method: string, path: string, token: string, body: unknown) {
@@ -225,7 +216,7 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
   const email = fc.oneof(fc.emailAddress(), freshEmail);
   switch (op.id) {
     case 'registerTenant': {
-      const taken = (await t.register()).email;
+      const taken = (await issuer(t)).email;
       return {
         ...base, token: () => undefined,
         hints: { email: fc.oneof(email, fc.constant(taken)), regimen_fiscal: pick(['601', '612', '605']), codigo_postal: pick(['42501', '01000']) },
@@ -234,7 +225,7 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
     }
     case 'login': {
       const admin = await newTenant();
-      const other = await t.userWithRole(admin.token, 'VIEWER');
+      const other = await admin.userWithRole('VIEWER');
       const emails = [admin.email, other.email];
       return {
         ...base, token: () => undefined,
@@ -262,8 +253,8 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
     }
     case 'updateUser': {
       const admin = await newTenant();
-      const operator = await t.userWithRole(admin.token, 'OPERATOR');
-      const viewer = await t.userWithRole(admin.token, 'VIEWER');
+      const operator = await admin.userWithRole('OPERATOR');
+      const viewer = await admin.userWithRole('VIEWER');
       // Not the caller itself: demoting it would turn the rest of the run into 403s.
       return {
         ...base, token: () => admin.token,
@@ -274,7 +265,7 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
     }
     case 'changePassword': {
       const admin = await newTenant();
-      const target = await t.userWithRole(admin.token, 'OPERATOR');
+      const target = await admin.userWithRole('OPERATOR');
       // The caller changes its own password too (current_password required); then it logs in again with the new one.
       const self = { token: admin.token, password: admin.password };
       return {
@@ -315,7 +306,7 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
       };
     }
     case 'uploadCsd': {
-      const { key, tenant } = await issuer({ csd: false });
+      const { key, tenant } = await issuerWithKey({ csd: false });
       let run = 0;
       const eku = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
       const funk = csdFiles('FUNK671228PH6_CSD', 'FUNK671228PH6');
@@ -336,7 +327,7 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
     }
     case 'createClient':
     case 'updateClient': {
-      const { key } = await issuer();
+      const { key } = await issuerWithKey();
       const clients = [await mustCreate('POST', '/clients', key, ICV), await mustCreate('POST', '/clients', key, { rfc: 'XEXX010101000', nombre: 'ACME INC', regimen_fiscal: '616', domicilio_fiscal: '42501', uso_cfdi: 'S01', residencia_fiscal: 'USA', num_reg_id_trib: '123456789' })];
       return {
         ...base, token: () => key,
@@ -349,7 +340,7 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
     }
     case 'createSeries':
     case 'updateSeries': {
-      const { key } = await issuer();
+      const { key } = await issuerWithKey();
       const series = [await mustCreate('POST', '/series', key, { serie: 'A' }), await mustCreate('POST', '/series', key, { serie: 'B', folio_inicial: 100 })];
       return {
         ...base, token: () => key,
@@ -362,7 +353,7 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
     }
     case 'issueCfdi':
     case 'validateCfdi': {
-      const { key } = await issuer();
+      const { key } = await issuerWithKey();
       const inv = await invoiceFixture(key);
       return {
         ...base, token: () => key, numRuns: 200, hints: inv.hints, seeds: pick(inv.seeds),
@@ -371,7 +362,7 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
       };
     }
     case 'cancelCfdi': {
-      const { key } = await issuer();
+      const { key } = await issuerWithKey();
       const inv = await invoiceFixture(key);
       const refs = inv.issued.flatMap((i) => [i.id, i.uuid]);
       return {
@@ -383,7 +374,7 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
     }
     case 'createWebhook':
     case 'updateWebhook': {
-      const { key } = await issuer();
+      const { key } = await issuerWithKey();
       const hooks = [await mustCreate('POST', '/webhooks', key, { url: 'https://example.com/a', events: ['*'] }), await mustCreate('POST', '/webhooks', key, { url: 'http://localhost:9/b', events: ['cfdi.timbrado'] })];
       return {
         ...base, token: () => key,
@@ -396,7 +387,7 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
     }
     default: {
       // A route this file does not know yet: the credential its group takes, params from their own schemas.
-      const { token, key } = await issuer();
+      const { token, key } = await issuerWithKey();
       const group = op.path.split('/')[3];
       const arbs = createSchemaArbitraries({ doc });
       return {
@@ -535,7 +526,7 @@ const assertOptions = (fx: Fixture): fc.Parameters<[Req]> => ({
 
 let referenceAtStart: Record<string, number> = {};
 beforeAll(async () => {
-  await issuer(); // seeds the catalogs
+  await issuerWithKey(); // seeds the catalogs
   referenceAtStart = watch.referenceWrites();
 });
 afterAll(() => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { SignJWT, UnsecuredJWT } from 'jose';
-import { createTestApp, TEST_JWT_SECRET } from '../helpers.ts';
+import { createTestApp, issuer, TEST_JWT_SECRET } from '../helpers.ts';
 
 const t = createTestApp();
 
@@ -16,7 +16,7 @@ function expectEnvelope(res: { status: number; json: any }, status: number, path
 
 describe('register → login → API key → call', () => {
   test('the whole journey works with a sk_test_ key', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     expect(reg.user.role).toBe('ADMIN');
     expect(reg.tenant.id).toStartWith('ten_');
 
@@ -44,8 +44,8 @@ describe('register → login → API key → call', () => {
   });
 
   test('sk_live_ keys act on the live environment', async () => {
-    const reg = await t.register();
-    const key = await t.createKey(reg.token, 'live');
+    const reg = await issuer(t);
+    const key = await reg.createKey('live');
     expect(key.key).toStartWith('sk_live_');
     const who = await t.call('GET', '/auth/me', { token: key.key });
     expect(who.json.environment).toBe('live');
@@ -54,8 +54,8 @@ describe('register → login → API key → call', () => {
 
 describe('the key secret is shown once and stored only as a hash', () => {
   test('list never returns the secret; the table holds only SHA-256', async () => {
-    const reg = await t.register();
-    const key = await t.createKey(reg.token);
+    const reg = await issuer(t);
+    const key = await reg.createKey();
     const list = await t.call('GET', '/api-keys', { token: reg.token });
     expect(list.status).toBe(200);
     expect(list.text).not.toContain(key.key);
@@ -74,24 +74,24 @@ describe('the key secret is shown once and stored only as a hash', () => {
 
 describe('401 and 403', () => {
   test('a VIEWER creating a key gets 403; an OPERATOR too', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     for (const role of ['VIEWER', 'OPERATOR'] as const) {
-      const u = await t.userWithRole(reg.token, role);
+      const u = await reg.userWithRole(role);
       const res = await t.call('POST', '/api-keys', { token: u.token, body: { name: 'x' } });
       expectEnvelope(res, 403, '/api/v1/api-keys');
     }
   });
 
   test('an API key cannot mint API keys or users', async () => {
-    const reg = await t.register();
-    const key = await t.createKey(reg.token);
+    const reg = await issuer(t);
+    const key = await reg.createKey();
     expect((await t.call('POST', '/api-keys', { token: key.key, body: { name: 'x' } })).status).toBe(403);
     expect((await t.call('POST', '/users', { token: key.key, body: { email: 'z@example.com', password: 'long-enough-pw', nombre: 'Z', role: 'ADMIN' } })).status).toBe(403);
   });
 
   test('missing, malformed, unknown and revoked keys → 401', async () => {
-    const reg = await t.register();
-    const key = await t.createKey(reg.token);
+    const reg = await issuer(t);
+    const key = await reg.createKey();
     expectEnvelope(await t.call('GET', '/tenants/me'), 401, '/api/v1/tenants/me');
     const missing = await t.call('GET', '/tenants/me');
     expect(missing.headers.get('www-authenticate')).toBe('Bearer');
@@ -114,7 +114,7 @@ describe('401 and 403', () => {
   });
 
   test('expired JWT, JWT signed with another secret, alg none, wrong audience → 401', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const claims = { tid: reg.tenant.id, ver: 0 };
     const now = Math.floor(t.clock.now.getTime() / 1000);
     const sign = (secret: string, exp: number, aud = 'cfdi-api/v1') =>
@@ -148,8 +148,8 @@ describe('401 and 403', () => {
   });
 
   test('a deleted user\'s token stops working at once', async () => {
-    const reg = await t.register();
-    const u = await t.userWithRole(reg.token, 'OPERATOR');
+    const reg = await issuer(t);
+    const u = await reg.userWithRole('OPERATOR');
     expect((await t.call('GET', '/tenants/me', { token: u.token })).status).toBe(200);
     expect((await t.call('DELETE', `/users/${u.id}`, { token: reg.token })).status).toBe(200);
     expect((await t.call('GET', '/tenants/me', { token: u.token })).status).toBe(401);
@@ -163,7 +163,7 @@ describe('401 and 403', () => {
   });
 
   test('X-Environment selects live for a JWT; an invalid value is 400', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     expect((await t.call('GET', '/auth/me', { token: reg.token, headers: { 'x-environment': 'live' } })).json.environment).toBe('live');
     expect((await t.call('GET', '/auth/me', { token: reg.token })).json.environment).toBe('test');
     const bad = await t.call('GET', '/auth/me', { token: reg.token, headers: { 'x-environment': 'prod' } });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp } from '../helpers.ts';
+import { createTestApp, issuer } from '../helpers.ts';
 
 /** Every path of the OpenAPI document, every method it does not serve: 405 with an Allow header naming what it does. */
 const t = createTestApp();
@@ -17,10 +17,8 @@ async function send(method: string, path: string, token: string) {
 
 describe('405 Method Not Allowed', () => {
   test('every documented path answers each unserved method with 405 and Allow listing exactly its methods', async () => {
-    const reg = await t.register();
     // Enough requests for every path and method without meeting the rate limit.
-    t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 1000000 where id = ?").run(reg.tenant.id);
-    t.clock.advance(11_000);
+    const reg = await issuer(t, { plan: 'enterprise', requestsPerMinute: 1_000_000 });
     const doc = (await t.call('GET', '/openapi.json')).json;
     let checked = 0;
     for (const [template, ops] of Object.entries<Record<string, unknown>>(doc.paths)) {
@@ -42,7 +40,7 @@ describe('405 Method Not Allowed', () => {
   });
 
   test('a literal segment wins over a parameter: GET /cfdis/validate is 405, not "CFDI not found"', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const res = await t.call('GET', '/cfdis/validate', { token: reg.token });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST, OPTIONS');

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { EGRESO_RELATED_UUID } from '../../src/invoices/cfdis/examples.ts';
-import { createTestApp, csdFiles, TENANTS } from '../helpers.ts';
+import { createTestApp, csdFiles, issuer } from '../helpers.ts';
 
 /**
  * Every request body of the served OpenAPI document has examples, and each one works: sent to its route by a real
@@ -32,10 +32,8 @@ async function request(method: string, path: string, sent: Sent) {
 }
 
 /** A tenant like the sandbox's (EKU9003173C9), its CSD uploaded, a plan with room for every request. */
-async function issuer() {
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 1000000 where id = ?").run(reg.tenant.id);
-  t.clock.advance(11_000);
+async function sandboxLikeIssuer() {
+  const reg = await issuer(t, { plan: 'enterprise', requestsPerMinute: 1_000_000 });
   const files = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
   const form = new FormData();
   form.append('cer', new Blob([new Uint8Array(files.cer)]), 'EKU9003173C9.cer');
@@ -55,7 +53,7 @@ const created = async (method: string, path: string, token: string, body: unknow
 describe('OpenAPI request examples', () => {
   test('every operation with a body has examples, and every example works as sent', async () => {
     const doc = (await t.call('GET', '/openapi.json')).json;
-    const admin = await issuer();
+    const admin = await sandboxLikeIssuer();
     const token = admin.token;
     const ingreso = (): Promise<any> => created('POST', '/cfdis', token, doc.paths['/api/v1/cfdis'].post.requestBody.content['application/json'].examples.ingreso.value);
     const withEgresoRelated = async (value: any) => JSON.parse(JSON.stringify(value).replaceAll(EGRESO_RELATED_UUID, (await ingreso()).uuid));
@@ -95,7 +93,7 @@ describe('OpenAPI request examples', () => {
       },
       uploadCsd: async (value) => {
         // A tenant without a CSD yet (a certificate is uploaded once per environment), SAT's test files.
-        const fresh = await t.register({ tenant: TENANTS.EKU });
+        const fresh = await issuer(t);
         const files = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
         expect(Object.keys(value)).toEqual(['cer', 'key', 'password']);
         expect(value.password).toBe(files.password);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { createTestApp } from '../helpers.ts';
+import { createTestApp, issuer } from '../helpers.ts';
 
 const t = createTestApp();
 
@@ -57,7 +57,7 @@ describe('OpenAPI document', () => {
       }
     }
     expect(Object.keys(doc.paths['/api/v1/cfdis'].post.responses['201'].headers)).toContain('Idempotent-Replayed');
-    const reg = await t.register();
+    const reg = await issuer(t);
     const res = await t.call('GET', '/tenants/me', { token: reg.token });
     for (const h of ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect([h, res.headers.get(h)]).not.toEqual([h, null]);
   });

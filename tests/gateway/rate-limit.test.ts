@@ -1,15 +1,16 @@
 import { describe, expect, test } from 'bun:test';
 import { FixedWindowLimiter } from '../../src/gateway/rate-limit.ts';
-import { createTestApp } from '../helpers.ts';
+import type { Plan } from '../../src/lib/plans.ts';
+import { createTestApp, issuer } from '../helpers.ts';
 
 describe('rate limits', () => {
   test('the 101st request in a minute on a starter key gets 429 with the exact envelope; a second key has its own window', async () => {
     const t = createTestApp();
     // Start at the beginning of a minute so the window cannot roll over mid-test.
     t.clock.now = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 1000);
-    const reg = await t.register();
-    const k1 = await t.createKey(reg.token, 'test', 'one');
-    const k2 = await t.createKey(reg.token, 'test', 'two');
+    const reg = await issuer(t);
+    const k1 = await reg.createKey('test', 'one');
+    const k2 = await reg.createKey('test', 'two');
     for (let i = 1; i <= 100; i++) {
       const res = await t.call('GET', '/tenants/me', { token: k1.key });
       expect(res.status).toBe(200);
@@ -39,7 +40,7 @@ describe('rate limits', () => {
 
   test('rate-limit headers are on every response: success, errors, anonymous routes', async () => {
     const t = createTestApp({ anonymousRateLimit: 100 });
-    const reg = await t.register();
+    const reg = await issuer(t);
     const responses = [
       await t.call('GET', '/tenants/me', { token: reg.token }),
       await t.call('GET', '/users/usr_missing', { token: reg.token }),
@@ -59,12 +60,10 @@ describe('rate limits', () => {
 
   test('the plan sets the limit: pro 300, sandbox 60, enterprise its own value', async () => {
     const t = createTestApp();
-    const reg = await t.register();
-    const key = await t.createKey(reg.token);
-    const limitFor = async (plan: string, custom: number | null) => {
-      t.db.$client.prepare('update tenants set plan = ?, rate_limit_per_minute = ? where id = ?').run(plan, custom, reg.tenant.id);
-      // A plan changed behind the API's back is picked up once the gateway's credential cache expires (10 s).
-      t.clock.advance(10_001);
+    const reg = await issuer(t);
+    const key = await reg.createKey();
+    const limitFor = async (plan: Plan, custom: number | null) => {
+      await reg.setPlan(plan, custom);
       return (await t.call('GET', '/tenants/me', { token: key.key })).headers.get('x-ratelimit-limit');
     };
     expect(await limitFor('pro', null)).toBe('300');
@@ -97,11 +96,10 @@ describe('rate limits', () => {
 
   test("a tenant's keys and sessions together get twice the plan's limit, however many keys it makes", async () => {
     const t = createTestApp();
-    const reg = await t.register();
-    t.db.$client.prepare("update tenants set plan = 'sandbox' where id = ?").run(reg.tenant.id);
-    const keys = [await t.createKey(reg.token, 'test', 'a'), await t.createKey(reg.token, 'test', 'b'), await t.createKey(reg.token, 'test', 'c')];
-    // A new minute, 11 s in: past the gateway's tenant cache, so the sandbox plan (60) applies.
-    t.clock.now = new Date(Math.ceil((t.clock.now.getTime() + 11_000) / 60_000) * 60_000 + 11_000);
+    const reg = await issuer(t, { plan: 'sandbox' });
+    const keys = [await reg.createKey('test', 'a'), await reg.createKey('test', 'b'), await reg.createKey('test', 'c')];
+    // A new minute, 11 s in.
+    t.clock.now = new Date(Math.ceil(t.clock.now.getTime() / 60_000) * 60_000 + 11_000);
     for (let i = 0; i < 60; i++) expect((await t.call('GET', '/tenants/me', { token: keys[0]!.key })).status).toBe(200);
     for (let i = 0; i < 60; i++) {
       const res = await t.call('GET', '/tenants/me', { token: keys[1]!.key });
@@ -117,7 +115,7 @@ describe('rate limits', () => {
     ]);
     expect((await t.call('GET', '/tenants/me', { token: reg.token })).status).toBe(429);
     // Another tenant is untouched; the next minute opens a new window.
-    const other = await t.register();
+    const other = await issuer(t);
     expect((await t.call('GET', '/tenants/me', { token: other.token })).status).toBe(200);
     t.clock.advance(60_000);
     expect((await t.call('GET', '/tenants/me', { token: keys[2]!.key })).status).toBe(200);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { createLogger } from '../../src/lib/logger.ts';
-import { createTestApp } from '../helpers.ts';
+import { createTestApp, issuer, READY } from '../helpers.ts';
 
 /** The request log line an operator reads: an error answer names its code, the first field and the SAT rule. */
 const lines: Record<string, any>[] = [];
@@ -9,7 +9,7 @@ const lineFor = (requestId: string) => lines.find((l) => l.msg === 'request' && 
 
 describe('request log', () => {
   test('a 4xx line carries error_code, error_field and error_rule; a 2xx line carries none', async () => {
-    const key = await t.issuerKey();
+    const key = (await issuer(t, READY)).key;
     const bad = await t.call('POST', '/cfdis/validate', { token: key, headers: { 'x-request-id': 'log-400' }, body: { tipo: 'I', receptor: { rfc: 'X' } } });
     expect(bad.status).toBe(400);
     expect(lineFor('log-400')).toMatchObject({ status: 400, error_code: 'HTTP_400', error_field: bad.json.error.details[0].field });

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { newId } from '../../src/lib/ids.ts';
 import { CORPUS } from '../cfdi/corpus.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS, TEST_JWT_SECRET } from '../helpers.ts';
+import { createKey, createTestApp, csdFiles, csdForm, issuer, TEST_JWT_SECRET, userWithRole } from '../helpers.ts';
 
 /**
  * The shared security suite (issue 11): every operation of GET /api/v1/openapi.json must have an entry in SECURITY
@@ -343,16 +343,14 @@ async function ok(res: Res | Promise<Res>, status: number, what: string) {
 }
 
 async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 1000000 where id = ?").run(reg.tenant.id);
-  t.clock.advance(11_000); // past the tenant lookup cache, so the plan applies
+  const reg = await issuer(t, { plan: 'enterprise', requestsPerMinute: 1_000_000 });
   const admin = reg.token;
-  const key = await t.createKey(admin);
-  const spare = await t.createKey(admin, 'test', 'spare');
-  const live = await t.createKey(admin, 'live', 'live');
-  const operator = await t.userWithRole(admin, 'OPERATOR');
-  const viewer = await t.userWithRole(admin, 'VIEWER');
-  const target = await t.userWithRole(admin, 'VIEWER');
+  const key = await reg.createKey();
+  const spare = await reg.createKey('test', 'spare');
+  const live = await reg.createKey('live', 'live');
+  const operator = await reg.userWithRole('OPERATOR');
+  const viewer = await reg.userWithRole('VIEWER');
+  const target = await reg.userWithRole('VIEWER');
   const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => t.call(method, path, { token: key.key, body, headers });
   const csd = await ok(sendTo('POST', '/api/v1/csds', bearer(key.key), { form: () => csdForm(CSD) }), 201, 'CSD');
   await ok(sendTo('PUT', '/api/v1/tenants/me/logo', bearer(key.key), { form: () => logoForm(logo) }), 200, 'logo');
@@ -390,10 +388,10 @@ beforeAll(async () => {
   const b = await makeTenant(hookUrl, logo);
 
   // A's credentials that no longer work: a revoked key, a deleted user's JWT.
-  const revoked = await t.createKey(a.tokens.ADMIN, 'test', 'revoked');
+  const revoked = await createKey(t, a.tokens.ADMIN, 'test', 'revoked');
   await ok(t.call('GET', '/auth/me', { token: revoked.key }), 200, 'key before revocation'); // resolved and cached once
   await ok(t.call('DELETE', `/api-keys/${revoked.id}`, { token: a.tokens.ADMIN }), 200, 'revoke');
-  const gone = await t.userWithRole(a.tokens.ADMIN, 'ADMIN');
+  const gone = await userWithRole(t, a.tokens.ADMIN, 'ADMIN');
   await ok(t.call('GET', '/auth/me', { token: gone.token }), 200, 'deleted user before deletion');
   await ok(t.call('DELETE', `/users/${gone.id}`, { token: a.tokens.ADMIN }), 200, 'delete user');
 

@@ -1,15 +1,15 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp } from '../helpers.ts';
+import { createTestApp, issuer, TENANTS } from '../helpers.ts';
 
 const t = createTestApp();
 
 describe('tenant isolation', () => {
   test('tenant B never sees or changes tenant A\'s users, keys or profile', async () => {
-    const a = await t.register();
-    const b = await t.register({ tenant: { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_fiscal: '612', codigo_postal: '01000' } });
-    const aUser = await t.userWithRole(a.token, 'OPERATOR');
-    const aKey = await t.createKey(a.token);
-    const bKey = await t.createKey(b.token);
+    const a = await issuer(t);
+    const b = await issuer(t, { tenant: TENANTS.FUNK });
+    const aUser = await a.userWithRole('OPERATOR');
+    const aKey = await a.createKey();
+    const bKey = await b.createKey();
 
     for (const token of [b.token, bKey.key]) {
       const users = await t.call('GET', '/users', { token });
@@ -38,9 +38,9 @@ describe('tenant isolation', () => {
   });
 
   test('a caller-supplied x-tenant-id (and other context headers) has no effect', async () => {
-    const a = await t.register();
-    const b = await t.register();
-    const bKey = await t.createKey(b.token);
+    const a = await issuer(t);
+    const b = await issuer(t);
+    const bKey = await b.createKey();
     const spoof = {
       'x-tenant-id': a.tenant.id,
       'x-actor-id': a.user.id,

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import type { Pac, StampResult } from '../../src/pac/types.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS, testSandboxSat } from '../helpers.ts';
+import { createTestApp, issuer, testSandboxSat } from '../helpers.ts';
 
 /** What an operator sees of the background work: job outcomes at info/warn, the machinery at debug. */
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
@@ -29,11 +29,8 @@ afterAll(() => receiver.stop(true));
 async function setup(level: 'debug' | 'info') {
   const lines: Record<string, any>[] = [];
   const t = createTestApp({ livePac: downThenRejecting(), webhookAllowPrivate: true, webhookRetrySchedule: [0, 0], logger: createLogger(level, (line) => lines.push(JSON.parse(line))) });
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  const keys = { test: (await t.createKey(reg.token)).key, live: (await t.createKey(reg.token, 'live')).key };
-  for (const key of Object.values(keys)) {
-    await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
-  }
+  const reg = await issuer(t, { keys: ['test', 'live'], csd: ['test', 'live'] });
+  const keys = { test: reg.key, live: reg.live };
   const logged = (msg: string) => lines.filter((l) => l.msg === msg);
   return { t, keys, lines, logged };
 }

@@ -4,7 +4,7 @@ import { cadenaOriginal } from '../../src/cfdi/cadena.ts';
 import { parseXml } from '../../src/cfdi/xml.ts';
 import type { Pac, StampOptions, StampResult } from '../../src/pac/types.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS, testSandboxSat } from '../helpers.ts';
+import { createTestApp, issuer, testSandboxSat } from '../helpers.ts';
 import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '../sat/verify.ts';
 
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
@@ -31,12 +31,8 @@ function scriptedPac(script: ('ok' | 'down' | 'reject')[]): Pac & { calls: numbe
 
 async function setup(livePac?: Pac) {
   const t = createTestApp({ livePac });
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  const test = (await t.createKey(reg.token)).key;
-  const live = (await t.createKey(reg.token, 'live')).key;
-  for (const key of [test, live]) {
-    await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
-  }
+  const reg = await issuer(t, { keys: ['test', 'live'], csd: ['test', 'live'] });
+  const { key: test, live } = reg;
   const events = () => (t.db.$client.prepare('select type from events where tenant_id = ? and type like ? order by id').all(reg.tenant.id, 'cfdi.%') as { type: string }[]).map((e) => e.type);
   return { t, test, live, events };
 }

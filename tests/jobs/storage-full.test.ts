@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
-import { createTestApp, fillDatabase } from '../helpers.ts';
+import { createTestApp, fillDatabase, issuer, READY } from '../helpers.ts';
 
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = () => ({
@@ -19,7 +19,7 @@ afterEach(() => void process.off('unhandledRejection', record));
 describe('a full disk', () => {
   test('POST /cfdis answers 503 with Retry-After and the envelope, naming no internals; it works again once there is room', async () => {
     const t = createTestApp();
-    const key = await t.issuerKey();
+    const key = (await issuer(t, READY)).key;
     const free = fillDatabase(t.db);
     const res = await t.call('POST', '/cfdis', { token: key, body: invoice() });
     expect(res.status).toBe(503);
@@ -33,7 +33,7 @@ describe('a full disk', () => {
 
   test('the job worker logs a drain it cannot record, leaks no rejection, and stamps the job once there is room', async () => {
     const t = createTestApp();
-    const key = await t.issuerKey();
+    const key = (await issuer(t, READY)).key;
     const queued = await t.call('POST', '/cfdis', { token: key, body: invoice(), headers: { 'x-sandbox-scenario': 'pac_unavailable' } });
     expect(queued.status).toBe(202);
     const free = fillDatabase(t.db);

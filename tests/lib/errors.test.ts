@@ -3,7 +3,7 @@ import { openDatabase } from '../../src/db/client.ts';
 import { createBackend } from '../../src/lib/backend.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { type ErrorKind, ServiceError } from '../../src/lib/service-error.ts';
-import { createTestApp, TEST_MASTER_KEY } from '../helpers.ts';
+import { createTestApp, issuer, TEST_MASTER_KEY } from '../helpers.ts';
 
 /** Every kind a service may throw, and the status each backend answers it with. */
 const STATUSES: Record<ErrorKind, { auth: number; invoices: number }> = {
@@ -47,7 +47,7 @@ describe('invalid input through the whole app', () => {
   const t = createTestApp();
 
   test('422 on an auth route, 400 on an invoice route: from the request schema and from a service alike', async () => {
-    const { token } = await t.register();
+    const { token } = await issuer(t);
     // The request schema refuses it (the backend's zod hook).
     expect((await t.call('POST', '/users', { token, body: { email: 'not-an-email' } })).status).toBe(422);
     expect((await t.call('POST', '/clients', { token, body: { rfc: 'nope' } })).status).toBe(400);
@@ -61,7 +61,7 @@ describe('invalid input through the whole app', () => {
   });
 
   test('a malformed header is 400 on both: the gateway\'s X-Environment, the backends\' Idempotency-Key', async () => {
-    const { token } = await t.register();
+    const { token } = await issuer(t);
     const environment = await t.call('GET', '/users', { token, headers: { 'x-environment': 'prod' } });
     expect([environment.status, environment.json.error.message]).toEqual([400, 'Invalid X-Environment header']);
     const key = { 'idempotency-key': 'x'.repeat(256) };

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp } from '../helpers.ts';
+import { createTestApp, issuer } from '../helpers.ts';
 
 const t = createTestApp({ webhookAllowPrivate: true }); // no DNS here to resolve the webhook's erp.example.com
 
 describe('Idempotency-Key belongs to the credential that used it', () => {
   test("a VIEWER resending an ADMIN's POST /api-keys with the same key and body gets 403, not the ADMIN's secret", async () => {
-    const admin = await t.register();
-    const viewer = await t.userWithRole(admin.token, 'VIEWER');
+    const admin = await issuer(t);
+    const viewer = await admin.userWithRole('VIEWER');
     const headers = { 'idempotency-key': 'make-key-1' };
     const body = { name: 'ERP', environment: 'live' };
     const created = await t.call('POST', '/api-keys', { token: admin.token, body, headers });
@@ -23,8 +23,8 @@ describe('Idempotency-Key belongs to the credential that used it', () => {
   });
 
   test('a user whose role changed is checked again instead of being answered from before', async () => {
-    const owner = await t.register();
-    const second = await t.userWithRole(owner.token, 'ADMIN');
+    const owner = await issuer(t);
+    const second = await owner.userWithRole('ADMIN');
     const headers = { 'idempotency-key': 'make-key-2' };
     const body = { name: 'Shop', environment: 'test' };
     expect((await t.call('POST', '/api-keys', { token: second.token, body, headers })).status).toBe(201);
@@ -34,9 +34,9 @@ describe('Idempotency-Key belongs to the credential that used it', () => {
   });
 
   test("another API key of the same tenant sending the same Idempotency-Key makes its own request; stored answers hold no secret in clear", async () => {
-    const admin = await t.register();
-    const k1 = await t.createKey(admin.token, 'test', 'one');
-    const k2 = await t.createKey(admin.token, 'test', 'two');
+    const admin = await issuer(t);
+    const k1 = await admin.createKey('test', 'one');
+    const k2 = await admin.createKey('test', 'two');
     const headers = { 'idempotency-key': 'hook-1' };
     const body = { url: 'https://erp.example.com/hooks', events: ['cfdi.timbrado'] };
     const first = await t.call('POST', '/webhooks', { token: k1.key, body, headers });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp } from '../helpers.ts';
+import { createTestApp, issuer, READY } from '../helpers.ts';
 
 const t = createTestApp();
 const body = {
@@ -11,7 +11,7 @@ const body = {
 
 describe('sandbox UUIDs', () => {
   test('two tenants with SAT\'s public test CSD issue the same invoice at the same instant: both 201, different UUIDs', async () => {
-    const [first, second] = [await t.issuerKey(), await t.issuerKey()];
+    const [first, second] = [(await issuer(t, READY)).key, (await issuer(t, READY)).key];
     const a = await t.call('POST', '/cfdis', { token: first, body });
     const b = await t.call('POST', '/cfdis', { token: second, body });
     expect([a.status, b.status]).toEqual([201, 201]);

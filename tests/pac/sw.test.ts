@@ -3,7 +3,7 @@ import { verifyEnveloped } from '../../src/cfdi/cancellation.ts';
 import { child, parseXml } from '../../src/cfdi/xml.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import { createSwPac } from '../../src/pac/sw.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS, testSandboxSat } from '../helpers.ts';
+import { createTestApp, csdFiles, issuer, testSandboxSat } from '../helpers.ts';
 
 /**
  * A fake SW PAC on a real socket. `mode` scripts the next stamp answers; stamps are made by the sandbox signer and
@@ -96,9 +96,7 @@ const invoice = (valor: number) => ({
 
 async function setup(livePac = pac) {
   const t = createTestApp({ livePac, stampBudgetMs: 1000 });
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  const live = (await t.createKey(reg.token, 'live')).key;
-  await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${live}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+  const { live } = await issuer(t, { keys: ['live'], csd: ['live'] });
   const retry = async () => {
     t.clock.advance(10 * 60_000);
     await t.app.worker.drain();

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli.ts';
 import { DEMO_INVOICE } from '../../src/demo.ts';
-import { post, issuerOn, startServer, stopServer } from './server.ts';
+import { issuer, serverTarget } from '../helpers.ts';
+import { post, startServer, stopServer } from './server.ts';
 
 /**
  * Acceptance (issue 11): a backup taken under write load restores to a database that passes integrity_check and
@@ -24,9 +25,9 @@ describe('backup and restore', () => {
   test('a backup under write load restores with every invoice acknowledged before it started; refusals change nothing', async () => {
     const live = dir('live');
     const setup = await startServer(live);
-    const { tenantId, key } = await issuerOn(setup.base, 'backup@example.com');
+    const { tenant, key } = await issuer(serverTarget(setup.base), { email: 'backup@example.com', keys: ['test'], csd: true });
     await stopServer(setup.proc);
-    expect((await runCli(['set-plan', tenantId, 'enterprise', '100000'], { DATA_DIR: live })).code).toBe(0);
+    expect((await runCli(['set-plan', tenant.id, 'enterprise', '100000'], { DATA_DIR: live })).code).toBe(0);
 
     const server = await startServer(live);
     const acked: string[] = [];

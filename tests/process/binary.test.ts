@@ -8,7 +8,8 @@ import { CATALOG_VERSION } from '../../src/catalogs/index.ts';
 import { HELP } from '../../src/cli.ts';
 import { compileExecutable, sqliteEntryFor } from '../../src/compile.ts';
 import { DEMO_INVOICE } from '../../src/demo.ts';
-import { json, issuerOn, startServer, stopServer } from './server.ts';
+import { issuer, serverTarget } from '../helpers.ts';
+import { json, startServer, stopServer } from './server.ts';
 
 /**
  * The single executable (`npm run build`), built here and run from an empty folder on an empty DATA_DIR: the
@@ -35,7 +36,7 @@ describe('the compiled executable', () => {
       expect(health.status).toBe('ok');
       expect(health.details.catalogs).toMatchObject({ version: CATALOG_VERSION });
 
-      const key = await issuerOn(server.base, 'binary@example.com');
+      const key = await issuer(serverTarget(server.base), { email: 'binary@example.com', keys: ['test'], csd: true });
       const auth = { authorization: `Bearer ${key.key}` };
 
       const stamped = await fetch(`${server.base}/cfdis`, json('POST', DEMO_INVOICE, key.key));

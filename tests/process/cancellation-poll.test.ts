@@ -2,7 +2,8 @@ import { afterAll, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issuerOn, startServer, stopServer } from './server.ts';
+import { issuer, serverTarget } from '../helpers.ts';
+import { startServer, stopServer } from './server.ts';
 
 /** The real scheduler polls a pending cancellation every CANCELLATION_POLL_SECONDS: with 1 s it resolves in seconds. */
 const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-cancel-poll-'));
@@ -13,7 +14,7 @@ test('CANCELLATION_POLL_SECONDS=1: cancel_pending_accept is cancelado within a f
   try {
     const post = (path: string, body: unknown, token?: string, headers: Record<string, string> = {}) =>
       fetch(`${server.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers }, body: JSON.stringify(body) });
-    const key = await issuerOn(server.base, 'poll@example.com');
+    const key = await issuer(serverTarget(server.base), { email: 'poll@example.com', keys: ['test'], csd: true });
     const issued: any = await (await post('/cfdis', {
       tipo: 'I', forma_pago: '03',
       receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TENANTS } from '../helpers.ts';
-import { post, startServer } from './server.ts';
+import { issuer, serverTarget } from '../helpers.ts';
+import { startServer } from './server.ts';
 
 /**
  * Issue 19, item 1: SQLite runs on the only JS thread, so a catalog search that runs long freezes the whole service
@@ -16,8 +16,7 @@ let key = '';
 
 beforeAll(async () => {
   server = await startServer(join(work, 'data')); // one server for the file: the first start loads the catalogs
-  const reg = (await (await post(server.base, '/auth/register', { email: 'search@example.com', password: 'a-long-password-1', nombre: 'Search', tenant: TENANTS.EKU })).json()) as { access_token: string };
-  key = ((await (await post(server.base, '/api-keys', { name: 'search' }, reg.access_token)).json()) as { key: string }).key;
+  key = (await issuer(serverTarget(server.base), { email: 'search@example.com', keys: ['test'] })).key;
 }, 60_000);
 
 afterAll(async () => {

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli.ts';
-import { issuerOn, startServer, stopServer } from './server.ts';
+import { issuer, serverTarget } from '../helpers.ts';
+import { startServer, stopServer } from './server.ts';
 
 /**
  * Acceptance: queue 200 invoices with the provider down, SIGKILL the server while it stamps them, restart it:
@@ -18,9 +19,9 @@ describe('crash safety', () => {
   test('SIGKILL while stamping a queue of 200; after restart all are stamped exactly once', async () => {
     // Set-up run: tenant, key, CSD; then the operator raises the plan so 200 calls fit in a minute.
     const setup = await startServer(dataDir);
-    const key = await issuerOn(setup.base, 'crash@example.com');
+    const key = await issuer(serverTarget(setup.base), { email: 'crash@example.com', keys: ['test'], csd: true });
     await stopServer(setup.proc);
-    expect((await runCli(['set-plan', key.tenantId, 'enterprise', '100000'], { DATA_DIR: dataDir })).code).toBe(0);
+    expect((await runCli(['set-plan', key.tenant.id, 'enterprise', '100000'], { DATA_DIR: dataDir })).code).toBe(0);
 
     // Run 1: the provider is down for every synchronous attempt; the worker starts stamping the queue at once.
     const first = await startServer(dataDir);

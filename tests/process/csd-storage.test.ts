@@ -7,7 +7,7 @@ import { publicKeyOf } from '../../src/cfdi/csd.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { loadConfig } from '../../src/env.ts';
 import { activeSigner } from '../../src/invoices/csds/service.ts';
-import { csdForm } from '../helpers.ts';
+import { csdForm, issuer, serverTarget } from '../helpers.ts';
 import { startServer, stopServer } from './server.ts';
 
 const FIXTURES = join(import.meta.dir, '..', 'fixtures', 'csd', 'EKU9003173C9_CSD');
@@ -63,12 +63,8 @@ function scanStorage() {
 describe('CSD private keys at rest', () => {
   test('stored encrypted, never with the password; survive a restart; a different master key refuses to start', async () => {
     const first = await startServer(dataDir);
-    const reg: any = await (await fetch(`${first.base}/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'csd@example.com', password: 'a-long-password-1', nombre: 'C', tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' } }),
-    })).json();
-    const up = await fetch(`${first.base}/csds`, { method: 'POST', headers: { authorization: `Bearer ${reg.access_token}` }, body: csdForm({ cer, key, password }) });
+    const reg = await issuer(serverTarget(first.base), { email: 'csd@example.com' });
+    const up = await fetch(`${first.base}/csds`, { method: 'POST', headers: { authorization: `Bearer ${reg.token}` }, body: csdForm({ cer, key, password }) });
     expect(up.status).toBe(201);
     // While running (pages still in the WAL) and after a clean stop.
     expect(scanStorage()).toEqual([]);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../src/lib/logger.ts';
 import { DEMO_EMAIL, setUpDemo } from '../../src/demo.ts';
-import { createTestApp } from '../helpers.ts';
+import { createTestApp, issuer } from '../helpers.ts';
 
 /** DEMO=true on the real entry point: what it prints is what a person pastes, so the test uses exactly that. */
 const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-demo-'));
@@ -105,7 +105,7 @@ describe('DEMO=true', () => {
 
   test('a database that already has tenants gets no demo tenant', async () => {
     const t = createTestApp();
-    await t.register();
+    await issuer(t);
     const demo = await setUpDemo({ app: t.app, db: t.db, logger: createLogger('silent') });
     expect(demo).toEqual({ state: 'skipped', tenants: 1 });
     expect(t.db.$client.prepare('select count(*) as n from users where email = ?').get(DEMO_EMAIL)).toEqual({ n: 0 });

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TENANT } from '../helpers.ts';
+import { issuer, serverTarget } from '../helpers.ts';
 import { json, startServer, stopServer as stop } from './server.ts';
 
 /** The real entry point, on a real socket (PORT=0), twice on the same DATA_DIR. */
@@ -18,9 +18,8 @@ describe('the service process', () => {
     expect(health.status).toBe(200);
     expect(((await health.json()) as any).status).toBe('ok');
 
-    const reg: any = await (await fetch(`${first.base}/auth/register`, json('POST', { email: 'restart@example.com', password: 'a-long-password-1', nombre: 'R', tenant: TENANT }))).json();
-    const key: any = await (await fetch(`${first.base}/api-keys`, json('POST', { name: 'ERP' }, reg.access_token))).json();
-    expect(key.key).toStartWith('sk_test_');
+    const reg = await issuer(serverTarget(first.base), { email: 'restart@example.com', keys: ['test'] });
+    expect(reg.key).toStartWith('sk_test_');
     await stop(first.proc);
 
     // Secrets were generated once, private to the owner.
@@ -29,11 +28,11 @@ describe('the service process', () => {
 
     const second = await start();
     try {
-      const byJwt = await fetch(`${second.base}/tenants/me`, json('GET', undefined, reg.access_token));
+      const byJwt = await fetch(`${second.base}/tenants/me`, json('GET', undefined, reg.token));
       expect(byJwt.status).toBe(200);
       expect(((await byJwt.json()) as any).id).toBe(reg.tenant.id);
-      expect((await fetch(`${second.base}/tenants/me`, json('GET', undefined, key.key))).status).toBe(200);
-      const refreshed = await fetch(`${second.base}/auth/refresh`, json('POST', { refresh_token: reg.refresh_token }));
+      expect((await fetch(`${second.base}/tenants/me`, json('GET', undefined, reg.key))).status).toBe(200);
+      const refreshed = await fetch(`${second.base}/auth/refresh`, json('POST', { refresh_token: reg.refreshToken }));
       expect(refreshed.status).toBe(200);
       const login = await fetch(`${second.base}/auth/login`, json('POST', { email: 'restart@example.com', password: 'a-long-password-1' }));
       expect(login.status).toBe(200);

@@ -1,5 +1,4 @@
 import { expect } from 'bun:test';
-import { csdFiles, csdForm, TENANTS } from '../helpers.ts';
 
 /** Starts `src/index.ts` (or `command`, e.g. the compiled executable) on a free port (PORT=0) and waits for its "listening" log line; `startLog` is stdout up to it. */
 export async function startServer(dataDir: string, env: Record<string, string> = {}, { command = [process.execPath, 'src/index.ts'], cwd }: { command?: string[]; cwd?: string } = {}) {
@@ -41,15 +40,3 @@ export const json = (method: string, body?: unknown, token?: string, headers: Re
 
 /** POST a JSON body to `base` + `path`. */
 export const post = (base: string, path: string, body: unknown, token?: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, json('POST', body, token, headers));
-
-/** The EKU9003173C9 test issuer on a running server: registered, a sk_test_ key, its CSD uploaded. Throws on any step's failure. */
-export async function issuerOn(base: string, email: string): Promise<{ tenantId: string; accessToken: string; key: string }> {
-  const step = async (res: Response, what: string) => {
-    if (res.status !== 201) throw new Error(`${what}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as any;
-  };
-  const reg = await step(await post(base, '/auth/register', { email, password: 'a-long-password-1', nombre: 'Issuer', tenant: TENANTS.EKU }), 'register');
-  const { key } = await step(await post(base, '/api-keys', { name: 'ERP' }, reg.access_token), 'API key');
-  await step(await fetch(`${base}/csds`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) }), 'CSD upload');
-  return { tenantId: reg.tenant.id, accessToken: reg.access_token, key };
-}

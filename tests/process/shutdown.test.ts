@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_INVOICE } from '../../src/demo.ts';
-import { post, issuerOn, startServer, stopServer } from './server.ts';
+import { issuer, serverTarget } from '../helpers.ts';
+import { post, startServer, stopServer } from './server.ts';
 
 /**
  * Graceful shutdown (issue 11): SIGTERM while a request is in flight. The request gets its answer, new connections
@@ -21,7 +22,7 @@ describe('graceful shutdown', () => {
     let id: string;
     let key: string;
     try {
-      key = (await issuerOn(server.base, 'stop@example.com')).key;
+      key = (await issuer(serverTarget(server.base), { email: 'stop@example.com', keys: ['test'], csd: true })).key;
 
       // The sandbox provider answers after the 5 s budget: the request is in flight for 5 s, then answers 202.
       const started = performance.now();

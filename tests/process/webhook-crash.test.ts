@@ -3,7 +3,8 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issuerOn, startServer, stopServer } from './server.ts';
+import { issuer, serverTarget } from '../helpers.ts';
+import { startServer, stopServer } from './server.ts';
 
 /**
  * Acceptance (webhooks, crash safety): SIGKILL the server while deliveries are pending; after a restart every event
@@ -37,7 +38,7 @@ describe('webhook crash safety', () => {
   test('SIGKILL with deliveries pending; after restart every event is delivered at least once', async () => {
     const first = await startServer(dataDir, LOOPBACK_RECEIVER);
     const json = (body: unknown, token?: string) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-    const key = await issuerOn(first.base, 'hooks@example.com');
+    const key = await issuer(serverTarget(first.base), { email: 'hooks@example.com', keys: ['test'], csd: true });
     const hook = await fetch(`${first.base}/webhooks`, json({ url: `http://127.0.0.1:${receiver.port}/hook`, events: ['cfdi.timbrado'] }, key.key));
     expect(hook.status).toBe(201);
 

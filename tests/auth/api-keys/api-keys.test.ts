@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp } from '../../helpers.ts';
+import { createTestApp, issuer } from '../../helpers.ts';
 
 const t = createTestApp();
 
 describe('API key cap', () => {
   test('at most 20 active keys per tenant and environment: the 21st is 409 naming the limit; revoking one frees a place', async () => {
-    const admin = await t.register();
+    const admin = await issuer(t);
     const keys = [];
-    for (let i = 0; i < 20; i++) keys.push(await t.createKey(admin.token, 'test', `k${i}`));
+    for (let i = 0; i < 20; i++) keys.push(await admin.createKey('test', `k${i}`));
     const over = await t.call('POST', '/api-keys', { token: admin.token, body: { name: 'one too many', environment: 'test' } });
     expect(over.status).toBe(409);
     expect(over.json.error.details).toEqual([{ field: 'environment', issue: 'the tenant already has 20 active test keys, the limit is 20: revoke one first' }]);

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { DEMO_INVOICE } from '../../../src/demo.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS } from '../../helpers.ts';
+import { createTestApp, csdFiles, csdForm, issuer, TENANTS, userWithRole } from '../../helpers.ts';
 
 /**
  * Issue 11: every write leaves one audit entry (who, what, which resource, when, request id); reads, refusals and
@@ -39,7 +39,8 @@ async function auditAll(token: string, query = ''): Promise<any[]> {
 
 describe('audit log', () => {
   const expected: Expect[] = [];
-  let admin: Awaited<ReturnType<typeof t.register>>;
+  // Registered by the first test itself: sign-up is one of the writes it audits.
+  let admin: { email: string; password: string; token: string; refreshToken: string; tenant: { id: string }; user: { id: string } };
   let key: { id: string; key: string };
 
   test('every write route of the OpenAPI document leaves one entry naming the actor, the operation, the resource and the request id', async () => {
@@ -143,7 +144,7 @@ describe('audit log', () => {
     expect((await call('DELETE', '/clients/cli_01jd2m3k4n5p6q7r8s9t0v1w2x', key.key)).status).toBe(404);
     expect((await call('POST', '/auth/login', undefined, { email: admin.email, password: 'wrong-password-here' })).status).toBe(401);
     expect((await call('POST', '/auth/logout', undefined, { refresh_token: 'rt_unknown' })).status).toBe(204); // changes nothing
-    const viewer = await t.userWithRole(admin.token, 'VIEWER');
+    const viewer = await userWithRole(t, admin.token, 'VIEWER');
     const afterViewer = (await auditAll(key.key)).length; // creating the viewer and its login are two writes
     expect(afterViewer).toBe(before + 2);
     expect((await call('POST', '/series', viewer.token, { serie: 'NO' })).status).toBe(403);
@@ -158,15 +159,15 @@ describe('audit log', () => {
 
   test('ADMIN only; another tenant sees none of it; filters and cursor pagination, newest first', async () => {
     for (const role of ['OPERATOR', 'VIEWER'] as const) {
-      const u = await t.userWithRole(admin.token, role);
+      const u = await userWithRole(t, admin.token, role);
       const res = await t.call('GET', '/audit-log', { token: u.token });
       expect(res.status).toBe(403);
       expect(res.json.error.code).toBe('HTTP_403');
     }
     expect((await t.call('GET', '/audit-log')).status).toBe(401);
 
-    const other = await t.register({ tenant: TENANTS.FUNK });
-    const otherKey = await t.createKey(other.token);
+    const other = await issuer(t, { tenant: TENANTS.FUNK });
+    const otherKey = await other.createKey();
     const theirs = await auditAll(otherKey.key);
     expect(theirs.map((e) => e.action).sort()).toEqual(['createApiKey', 'registerTenant']);
     expect(theirs.every((e) => e.actor.id === other.user.id)).toBe(true);

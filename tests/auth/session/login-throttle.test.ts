@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, spyOn, test } from 'bun:test';
 import { purgeLoginFailures } from '../../../src/auth/session/login-throttle.ts';
-import { createTestApp, TENANT } from '../../helpers.ts';
+import { createTestApp, issuer, TENANT } from '../../helpers.ts';
 
 const t = createTestApp();
 /** Every password check, real or the dummy one an unknown email gets, goes through Bun.password.verify. */
@@ -15,7 +15,7 @@ const visible = (res: Awaited<ReturnType<typeof login>>) => ({ status: res.statu
 
 describe('login throttling', () => {
   test('20 concurrent wrong passwords from one address: at most 5 are verified; the owner still logs in from another address', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const calls = countVerifications();
     const answers = await Promise.all(Array.from({ length: 20 }, () => login(reg.email, 'wrong-password', '198.51.100.20')));
     expect(calls.mock.calls.length).toBeLessThanOrEqual(5);
@@ -25,7 +25,7 @@ describe('login throttling', () => {
   });
 
   test('an unknown email gets the same answers, waits and password checks as a known one', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const run = async (email: string, address: string) => {
       const calls = countVerifications();
       const answers = [];
@@ -42,7 +42,7 @@ describe('login throttling', () => {
   });
 
   test('addresses that already failed for an email share 20 attempts a minute; a fresh address is never held back', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     t.clock.now = new Date(Math.ceil(t.clock.now.getTime() / 60_000) * 60_000 + 1000);
     const statuses: number[] = [];
     for (let a = 0; a < 6; a++) for (let i = 0; i < 5; i++) statuses.push((await login(reg.email, 'wrong-password', `198.51.100.${100 + a}`)).status);
@@ -55,7 +55,7 @@ describe('login throttling', () => {
 
 describe('old failures', () => {
   test('a day later an address starts again from zero; the daily purge, not the login, deletes the old rows', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     for (let i = 0; i < 5; i++) await login(reg.email, 'wrong-password', '198.51.100.30');
     expect((await login(reg.email, 'wrong-password', '198.51.100.30')).status).toBe(429);
     const rows = () => t.db.$client.prepare('select count(*) as n from login_failures').get() as { n: number };
@@ -72,8 +72,8 @@ describe('old failures', () => {
 
 describe('emails are unique per tenant: nothing tells whether another tenant uses one', () => {
   test('POST /users: an email of another tenant is created like a fresh one; one of the same tenant is 409', async () => {
-    const a = await t.register();
-    const b = await t.register();
+    const a = await issuer(t);
+    const b = await issuer(t);
     const create = (email: string) => t.call('POST', '/users', { token: b.token, body: { email, password: 'another-long-password', nombre: 'Luis', role: 'VIEWER' } });
     const taken = await create(a.email);
     const fresh = await create(`fresh-${crypto.randomUUID()}@example.com`);
@@ -88,8 +88,8 @@ describe('emails are unique per tenant: nothing tells whether another tenant use
   });
 
   test('login takes the oldest user with the email unless tenant_id names another', async () => {
-    const a = await t.register();
-    const b = await t.register();
+    const a = await issuer(t);
+    const b = await issuer(t);
     const viewer = await t.call('POST', '/users', { token: b.token, body: { email: a.email, password: 'b-tenant-password', nombre: 'Luis', role: 'VIEWER' } });
     expect(viewer.status).toBe(201);
     const plain = await login(a.email, a.password, '192.0.2.30');

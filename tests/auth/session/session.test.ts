@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp, TENANT } from '../../helpers.ts';
+import { createTestApp, issuer, TENANT } from '../../helpers.ts';
 
 const t = createTestApp();
 const body = (over: Record<string, unknown> = {}, tenant: Record<string, unknown> = {}) => ({
@@ -64,7 +64,7 @@ describe('POST /auth/register', () => {
 
 describe('POST /auth/login', () => {
   test('401 on wrong password or unknown email, same message; 422 on invalid input', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const wrong = await t.call('POST', '/auth/login', { body: { email: reg.email, password: 'not-the-password' } });
     const unknown = await t.call('POST', '/auth/login', { body: { email: 'nobody@example.com', password: 'whatever-password' } });
     expect(wrong.status).toBe(401);
@@ -75,7 +75,7 @@ describe('POST /auth/login', () => {
   });
 
   test('five failed logins make that address wait (429 + Retry-After), even with the right password; the owner logs in from elsewhere', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const from = (address: string, password: string) => t.call('POST', '/auth/login', { body: { email: reg.email, password }, address });
     for (let i = 0; i < 5; i++) expect((await from('198.51.100.7', 'wrong-password')).status).toBe(401);
     const waiting = await from('198.51.100.7', reg.password);
@@ -94,7 +94,7 @@ describe('POST /auth/login', () => {
   });
 
   test('a success resets the failure count', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 4; i++) await t.call('POST', '/auth/login', { body: { email: reg.email, password: 'wrong-password' } });
       expect((await t.call('POST', '/auth/login', { body: { email: reg.email, password: reg.password } })).status).toBe(200);
@@ -104,7 +104,7 @@ describe('POST /auth/login', () => {
 
 describe('refresh and logout', () => {
   test('refresh rotates: the new pair works, the old refresh token does not', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const r1 = await t.call('POST', '/auth/refresh', { body: { refresh_token: reg.refreshToken } });
     expect(r1.status).toBe(200);
     expect(r1.json.refresh_token).not.toBe(reg.refreshToken);
@@ -114,7 +114,7 @@ describe('refresh and logout', () => {
   });
 
   test('reusing a rotated token revokes the whole family', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const r1 = await t.call('POST', '/auth/refresh', { body: { refresh_token: reg.refreshToken } });
     const reuse = await t.call('POST', '/auth/refresh', { body: { refresh_token: reg.refreshToken } });
     expect(reuse.status).toBe(401);
@@ -126,14 +126,14 @@ describe('refresh and logout', () => {
   });
 
   test('logout revokes the refresh token; unknown tokens are 204 too', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     expect((await t.call('POST', '/auth/logout', { body: { refresh_token: reg.refreshToken } })).status).toBe(204);
     expect((await t.call('POST', '/auth/refresh', { body: { refresh_token: reg.refreshToken } })).status).toBe(401);
     expect((await t.call('POST', '/auth/logout', { body: { refresh_token: 'rt_unknown' } })).status).toBe(204);
   });
 
   test('refresh tokens expire after 30 days', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     t.clock.advance(30 * 24 * 3600 * 1000 + 1000);
     const res = await t.call('POST', '/auth/refresh', { body: { refresh_token: reg.refreshToken } });
     t.clock.advance(-(30 * 24 * 3600 * 1000 + 1000));
@@ -143,7 +143,7 @@ describe('refresh and logout', () => {
 
 describe('routing', () => {
   test('a known path with an unserved method → 405 with Allow; OPTIONS lists the methods', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const res = await t.call('PUT', '/tenants/me', { token: reg.token, body: {} });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET, PATCH, HEAD, OPTIONS');
@@ -162,14 +162,14 @@ describe('routing', () => {
   });
 
   test('HEAD is served for GET routes without a body', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const res = await t.app.request('/api/v1/tenants/me', { method: 'HEAD', headers: { authorization: `Bearer ${reg.token}` } });
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('');
   });
 
   test('unknown paths → 404 envelope', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     for (const path of ['/api/v1/nope', '/api/v1/users/usr_x/nope', '/api/v1/auth/nope', '/nope', '/api/v2/health']) {
       const res = await t.call('GET', path, { token: reg.token });
       expect(res.status).toBe(404);

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
 import { jpegProblem, MAX_LOGO_PIXELS, pngProblem } from '../../../src/auth/tenants/image-check.ts';
-import { createTestApp } from '../../helpers.ts';
+import { createTestApp, issuer } from '../../helpers.ts';
 
 const FIXTURES = new URL('../../fixtures/branding/', import.meta.url).pathname;
 const PNG = readFileSync(`${FIXTURES}logo.png`);
@@ -72,7 +72,7 @@ describe('logo checks (before pdf-lib reads it)', () => {
 
   test('through the API: the PNG that used to hang the process answers 422 at once', async () => {
     const t = createTestApp();
-    const admin = await t.register();
+    const admin = await issuer(t);
     const upload = (bytes: Buffer) => {
       const form = new FormData();
       form.append('logo', new File([new Uint8Array(bytes)], 'logo.png'));

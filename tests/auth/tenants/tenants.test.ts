@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp } from '../../helpers.ts';
+import { createTestApp, issuer } from '../../helpers.ts';
 
 const t = createTestApp();
 
 describe('/tenants/me', () => {
   test('PATCH validates the régimen against the RFC and the postal code against the catalog; RFC is immutable', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const ok = await t.call('PATCH', '/tenants/me', { token: reg.token, body: { nombre: 'NUEVO NOMBRE', regimen_fiscal: '626', codigo_postal: '01000' } });
     expect(ok.status).toBe(200);
     expect(ok.json).toMatchObject({ nombre: 'NUEVO NOMBRE', regimen_fiscal: '626', codigo_postal: '01000', rfc: 'EKU9003173C9' });
@@ -19,8 +19,8 @@ describe('/tenants/me', () => {
   });
 
   test('an API key may update the profile (acts as ADMIN)', async () => {
-    const reg = await t.register();
-    const key = await t.createKey(reg.token);
+    const reg = await issuer(t);
+    const key = await reg.createKey();
     expect((await t.call('PATCH', '/tenants/me', { token: key.key, body: { nombre: 'VIA API KEY' } })).status).toBe(200);
   });
 });

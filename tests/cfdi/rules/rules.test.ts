@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { localDateTime } from '../../../src/cfdi/time.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS } from '../../helpers.ts';
+import { createTestApp, issuer, READY } from '../../helpers.ts';
 
 /** Acceptance: one invalid request per SAT rule → 400 naming the field and the rule; /validate agrees; no folio used. */
 const t = createTestApp();
@@ -83,11 +83,7 @@ async function nextFolio(): Promise<number> {
 }
 
 beforeAll(async () => {
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000 where id = ?").run(reg.tenant.id);
-  t.clock.advance(11_000);
-  token = (await t.createKey(reg.token)).key;
-  await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+  token = (await issuer(t, READY)).key;
   const ok = await t.call('POST', '/cfdis', { token, body: base() });
   expect(ok.status).toBe(201);
   seriesId = (await t.call('GET', '/series', { token })).json.data[0].id;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestApp } from '../../helpers.ts';
+import { createTestApp, issuer, READY } from '../../helpers.ts';
 
 /**
  * The typed client as an integrator installs it: the package builds JavaScript and declarations (dist/), plain
@@ -27,7 +27,7 @@ beforeAll(async () => {
   mkdirSync(join(consumer, 'node_modules/@cfdi-api'), { recursive: true });
   symlinkSync(PACKAGE.replace(/\/$/, ''), join(consumer, 'node_modules/@cfdi-api/client'));
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  key = await t.issuerKey();
+  key = (await issuer(t, READY)).key;
 }, 60_000);
 afterAll(() => {
   server.stop(true);

@@ -6,7 +6,7 @@ import { cancellationFactsOf, verifyEnveloped } from '../../../src/cfdi/cancella
 import { CANCELLED_MARK } from '../../../src/cfdi/pdf.ts';
 import { child, parseXml } from '../../../src/cfdi/xml.ts';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { createTestApp, csdFiles, csdForm, eventReceiver, TENANTS, testSandboxSat } from '../../helpers.ts';
+import { createTestApp, csdFiles, eventReceiver, issuer, READY, testSandboxSat } from '../../helpers.ts';
 
 /**
  * Acceptance (issue 8): each motivo's happy path and each rule violation; the three sandbox scenarios walk
@@ -27,19 +27,10 @@ let key = '';
 let other = '';
 let live = '';
 beforeAll(async () => {
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000").run();
-  t.clock.advance(11_000);
-  key = (await t.createKey(reg.token)).key;
-  live = (await t.createKey(reg.token, 'live')).key;
-  expect((await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(CSD) })).status).toBe(201);
+  ({ key, live } = await issuer(t, { ...READY, keys: ['test', 'live'] }));
   expect((await t.call('POST', '/webhooks', { token: key, body: { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['cfdi.cancelado'] } })).status).toBe(201);
   // Another tenant with the same kind of set-up.
-  const reg2 = await t.register({ tenant: TENANTS.EKU });
-  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000").run();
-  t.clock.advance(11_000);
-  other = (await t.createKey(reg2.token)).key;
-  expect((await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${other}` }, body: csdForm(CSD) })).status).toBe(201);
+  other = (await issuer(t, READY)).key;
 });
 
 const invoice = (valor: number, extra: Record<string, unknown> = {}) => ({

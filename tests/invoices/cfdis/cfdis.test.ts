@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp, csdFiles, csdForm, TENANTS } from '../../helpers.ts';
+import { createTestApp, issuer, READY } from '../../helpers.ts';
 
 const t = createTestApp();
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
@@ -11,26 +11,16 @@ const invoice = (valor = 100) => ({
 });
 
 /** A tenant with the EKU CSD uploaded in test (and optionally live), on a high rate limit. */
-async function issuer(opts: { csd?: boolean; live?: boolean } = {}) {
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000 where id = ?").run(reg.tenant.id);
-  t.clock.advance(11_000);
-  const key = (await t.createKey(reg.token)).key;
-  const live = opts.live ? (await t.createKey(reg.token, 'live')).key : '';
-  if (opts.csd !== false) {
-    for (const k of [key, ...(opts.live ? [live] : [])]) {
-      const res = await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${k}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
-      expect(res.status).toBe(201);
-    }
-  }
-  return { ...reg, key, live };
+function newIssuer(opts: { csd?: boolean; live?: boolean } = {}) {
+  const environments: ('test' | 'live')[] = opts.live ? ['test', 'live'] : ['test'];
+  return issuer(t, { ...READY, keys: environments, csd: opts.csd === false ? [] : environments });
 }
 
 const countRows = (tenantId: string) => (t.db.$client.prepare('select count(*) n from cfdis where tenant_id = ?').get(tenantId) as { n: number }).n;
 
 describe('POST /cfdis', () => {
   test('201 with the spec fields; GET /cfdis/:id returns the same record; events recorded', async () => {
-    const a = await issuer();
+    const a = await newIssuer();
     const res = await t.call('POST', '/cfdis', { token: a.key, body: invoice(1000) });
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({
@@ -56,14 +46,14 @@ describe('POST /cfdis', () => {
   });
 
   test('no active CSD, or an expired one → 400 naming the CSD; nothing stored, no folio used', async () => {
-    const a = await issuer({ csd: false });
+    const a = await newIssuer({ csd: false });
     const res = await t.call('POST', '/cfdis', { token: a.key, body: invoice() });
     expect(res.status).toBe(400);
     expect(res.json.error.details).toEqual([{ field: 'csd', issue: expect.stringContaining('no active CSD') }]);
     expect(countRows(a.tenant.id)).toBe(0);
     expect((await t.call('GET', '/series', { token: a.key })).json.data).toEqual([]);
 
-    const b = await issuer();
+    const b = await newIssuer();
     const real = t.clock.now;
     t.clock.now = new Date('2027-06-01T12:00:00Z'); // after the EKU CSD's valid_to
     const expired = await t.call('POST', '/cfdis', { token: b.key, body: invoice() });
@@ -77,7 +67,7 @@ describe('POST /cfdis', () => {
   });
 
   test('live without a configured PAC → 503 with a clear message, nothing stamped', async () => {
-    const a = await issuer({ live: true });
+    const a = await newIssuer({ live: true });
     const res = await t.call('POST', '/cfdis', { token: a.live, body: invoice() });
     expect(res.status).toBe(503);
     expect(res.json.error.message).toContain('PAC');
@@ -85,7 +75,7 @@ describe('POST /cfdis', () => {
   });
 
   test('receptor_id uses a registered client; an unknown one is 400', async () => {
-    const a = await issuer();
+    const a = await newIssuer();
     const client = await t.call('POST', '/clients', { token: a.key, body: ICV });
     expect(client.status).toBe(201);
     const body = { ...invoice(), receptor: undefined, receptor_id: client.json.id };
@@ -98,9 +88,9 @@ describe('POST /cfdis', () => {
   });
 
   test('VIEWER cannot issue (403); OPERATOR can', async () => {
-    const a = await issuer();
-    const viewer = await t.userWithRole(a.token, 'VIEWER');
-    const operator = await t.userWithRole(a.token, 'OPERATOR');
+    const a = await newIssuer();
+    const viewer = await a.userWithRole('VIEWER');
+    const operator = await a.userWithRole('OPERATOR');
     expect((await t.call('POST', '/cfdis', { token: viewer.token, body: invoice() })).status).toBe(403);
     expect((await t.call('POST', '/cfdis', { token: operator.token, body: invoice() })).status).toBe(201);
   });
@@ -108,8 +98,8 @@ describe('POST /cfdis', () => {
 
 describe('isolation', () => {
   test('another tenant cannot read, list or download (404); test never lists live and vice versa', async () => {
-    const a = await issuer({ live: true });
-    const b = await issuer();
+    const a = await newIssuer({ live: true });
+    const b = await newIssuer();
     const issued = (await t.call('POST', '/cfdis', { token: a.key, body: invoice() })).json;
     for (const token of [b.key, b.token]) {
       expect((await t.call('GET', `/cfdis/${issued.id}`, { token })).status).toBe(404);
@@ -128,7 +118,7 @@ describe('isolation', () => {
 
 describe('GET /cfdis pagination', () => {
   test('limit bounds, has_more/next_cursor, newest first, filters', async () => {
-    const a = await issuer();
+    const a = await newIssuer();
     for (let i = 0; i < 5; i++) await t.call('POST', '/cfdis', { token: a.key, body: invoice(100 + i) });
     for (const bad of ['limit=0', 'limit=101', 'limit=x', 'cursor=zzz', 'status=nope', 'desde=2026-13-45x']) {
       expect((await t.call('GET', `/cfdis?${bad}`, { token: a.key })).status).toBe(400);
@@ -148,7 +138,7 @@ describe('GET /cfdis pagination', () => {
   });
 
   test('no duplicates or gaps while new invoices are inserted during iteration', async () => {
-    const a = await issuer();
+    const a = await newIssuer();
     for (let i = 0; i < 12; i++) await t.call('POST', '/cfdis', { token: a.key, body: invoice() });
     const seen: number[] = [];
     let cursor: string | undefined;
@@ -166,7 +156,7 @@ describe('GET /cfdis pagination', () => {
 
 describe('Idempotency-Key', () => {
   test('same key twice → one invoice, same response; other body → 409', async () => {
-    const a = await issuer();
+    const a = await newIssuer();
     const headers = { 'idempotency-key': 'order-1001' };
     const first = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers });
     const again = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers });
@@ -179,12 +169,12 @@ describe('Idempotency-Key', () => {
     expect(other.status).toBe(409);
     expect(other.json.error.details[0].field).toBe('idempotency-key');
     // Another tenant may use the same key for its own request.
-    const b = await issuer();
+    const b = await newIssuer();
     expect((await t.call('POST', '/cfdis', { token: b.key, body: invoice(), headers })).json.id).not.toBe(first.json.id);
   });
 
   test('concurrent requests with the same key → one invoice, identical responses', async () => {
-    const a = await issuer();
+    const a = await newIssuer();
     const headers = { 'idempotency-key': 'concurrent-7' };
     const results = await Promise.all(Array.from({ length: 8 }, () => t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers })));
     expect(new Set(results.map((r) => r.status))).toEqual(new Set([201]));
@@ -193,7 +183,7 @@ describe('Idempotency-Key', () => {
   });
 
   test('validation failures are replayed too; the key expires after 24 h; bad keys are 400', async () => {
-    const a = await issuer();
+    const a = await newIssuer();
     const headers = { 'idempotency-key': 'bad-1' };
     const bad = { ...invoice(), forma_pago: '77' };
     const r1 = await t.call('POST', '/cfdis', { token: a.key, body: bad, headers });
@@ -208,7 +198,7 @@ describe('Idempotency-Key', () => {
   });
 
   test('after a crash mid-request (a pending claim left behind): a retry answers from the invoice it created, or issues when none was', async () => {
-    const a = await issuer();
+    const a = await newIssuer();
     const claims = () => t.db.$client.prepare('select key, status, resource_id from idempotency_keys where tenant_id = ? order by key').all(a.tenant.id);
     // The claim is durable before the route runs and bound to the invoice in the invoice's own transaction.
     const queued = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-1', 'x-sandbox-scenario': 'pac_unavailable' } });
@@ -241,7 +231,7 @@ describe('Idempotency-Key', () => {
   });
 
   test('a request that fails with a 5xx leaves no claim: its retry runs again', async () => {
-    const a = await issuer({ live: true }); // live without a PAC configured → 503
+    const a = await newIssuer({ live: true }); // live without a PAC configured → 503
     const headers = { 'idempotency-key': 'no-pac' };
     expect((await t.call('POST', '/cfdis', { token: a.live, body: invoice(), headers })).status).toBe(503);
     expect(t.db.$client.prepare("select count(*) n from idempotency_keys where key = 'no-pac'").get()).toEqual({ n: 0 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { createSandboxPac } from '../../../src/pac/sandbox.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS, testSandboxSat } from '../../helpers.ts';
+import { createTestApp, issuer, READY, testSandboxSat } from '../../helpers.ts';
 
 /**
  * Issue 9, Egreso: an Egreso relates to the tenant's own vigente invoices to the same receptor, with a TipoRelacion
@@ -14,8 +14,8 @@ let key = '';
 let other = '';
 
 beforeAll(async () => {
-  key = await t.issuerKey();
-  other = await t.issuerKey();
+  key = (await issuer(t, READY)).key;
+  other = (await issuer(t, READY)).key;
 });
 
 const concepto = { clave_prod_serv: '84111506', clave_unidad: 'ACT', descripcion: 'Bonificación', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } };
@@ -69,13 +69,7 @@ describe('Egreso relations', () => {
     // A live provider answers by account, not by tenant: one deployment's account gives byte-identical XML one UUID.
     const sandbox = createSandboxPac(testSandboxSat());
     const live = createTestApp({ livePac: { ...sandbox, stamp: (xml) => sandbox.stamp(xml, { tenantId: 'the-deployment-account' }) } });
-    const liveIssuer = async () => {
-      const reg = await live.register({ tenant: TENANTS.EKU });
-      const liveKey = (await live.createKey(reg.token, 'live')).key;
-      const csd = await live.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${liveKey}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
-      expect(csd.status).toBe(201);
-      return liveKey;
-    };
+    const liveIssuer = async () => (await issuer(live, { keys: ['live'], csd: ['live'] })).live;
     const [first, second] = [await liveIssuer(), await liveIssuer()]; // both at folio A-1, same clock second
     const a = await live.call('POST', '/cfdis', { token: first, body: ingreso() });
     const b = await live.call('POST', '/cfdis', { token: second, body: ingreso() });

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { localDateTime, zonedToUtc } from '../../../src/cfdi/time.ts';
 import { child, parseXml } from '../../../src/cfdi/xml.ts';
-import { createTestApp } from '../../helpers.ts';
+import { createTestApp, issuer, READY } from '../../helpers.ts';
 
 /** Issue 18 (3–7): payment dates, receptor RFCs, a forgotten tax block, rule codes on every refusal, float noise. */
 const t = createTestApp();
@@ -13,7 +13,7 @@ type Detail = { field: string; issue: string; rule?: string };
 let key = '';
 
 beforeAll(async () => {
-  key = await t.issuerKey();
+  key = (await issuer(t, READY)).key;
 });
 
 async function xmlOf(uuid: string): Promise<string> {

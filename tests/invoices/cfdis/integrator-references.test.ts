@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { createTestApp, eventReceiver } from '../../helpers.ts';
+import { createTestApp, eventReceiver, issuer, READY } from '../../helpers.ts';
 
 /**
  * An integrator's own references: `metadata` on invoices and clients, `external_id` on invoices (unique per tenant
@@ -19,8 +19,8 @@ afterAll(receiver.stop);
 let key = '';
 let other = '';
 beforeAll(async () => {
-  key = await t.issuerKey();
-  other = await t.issuerKey();
+  key = (await issuer(t, READY)).key;
+  other = (await issuer(t, READY)).key;
   const hook = await t.call('POST', '/webhooks', {
     token: key,
     body: { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['cfdi.timbrado', 'cfdi.encolado', 'cfdi.fallido', 'cfdi.cancelado'] },

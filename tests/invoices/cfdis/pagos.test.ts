@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { child, childrenNamed, parseXml, type XmlNode } from '../../../src/cfdi/xml.ts';
 import { localDateTime } from '../../../src/cfdi/time.ts';
-import { createTestApp } from '../../helpers.ts';
+import { createTestApp, issuer, READY } from '../../helpers.ts';
 import { cadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
 import { cadenaOriginal } from '../../../src/cfdi/cadena.ts';
 
@@ -17,8 +17,8 @@ let key = '';
 let other = '';
 
 beforeAll(async () => {
-  key = await t.issuerKey();
-  other = await t.issuerKey();
+  key = (await issuer(t, READY)).key;
+  other = (await issuer(t, READY)).key;
 });
 
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { PDF_WORKERS, pdfPool, PdfPool } from '../../../src/invoices/cfdis/pdf-pool.ts';
 import { statusOf } from '../../../src/lib/errors.ts';
 import { ServiceError } from '../../../src/lib/service-error.ts';
-import { createTestApp } from '../../helpers.ts';
+import { createTestApp, issuer, READY } from '../../helpers.ts';
 
 /**
  * Issue 19 (9): PDFs render on a bounded pool of worker threads. While a 2,000-concepto PDF renders, the API keeps
@@ -17,7 +17,7 @@ let big = '';
 let small = '';
 
 beforeAll(async () => {
-  key = await t.issuerKey();
+  key = (await issuer(t, READY)).key;
   const issue = async (n: number) => {
     const res = await t.call('POST', '/cfdis', { token: key, body: { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: Array.from({ length: n }, (_, i) => concepto(i)) } });
     if (res.status !== 201) throw new Error(`${res.status} ${res.text}`);

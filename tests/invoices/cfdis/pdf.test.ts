@@ -8,7 +8,7 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { localDateTime } from '../../../src/cfdi/time.ts';
 import { child, parseXml } from '../../../src/cfdi/xml.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from '../../cfdi/corpus.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS } from '../../helpers.ts';
+import { createTestApp, issuer, type Issuer, READY, TENANTS } from '../../helpers.ts';
 
 /**
  * Acceptance (issue 7): the PDF of every corpus invoice and of a 300-concepto one carries the UUID, both RFCs, the
@@ -19,18 +19,13 @@ import { createTestApp, csdFiles, csdForm, TENANTS } from '../../helpers.ts';
  */
 const t = createTestApp();
 let key = '';
-let adminToken = '';
+let eku: Issuer;
 const FIXTURES = new URL('../../fixtures/branding/', import.meta.url).pathname;
 const has = (tool: string) => Bun.which(tool) !== null;
 
 beforeAll(async () => {
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  adminToken = reg.token;
-  t.db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000 where id = ?").run(reg.tenant.id);
-  t.clock.advance(11_000);
-  key = (await t.createKey(reg.token)).key;
-  const res = await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
-  expect(res.status).toBe(201);
+  eku = await issuer(t, READY);
+  key = eku.key;
 });
 
 const get = (path: string, token = key) => t.app.request(`/api/v1${path}`, { headers: { authorization: `Bearer ${token}` } });
@@ -254,10 +249,10 @@ describe('invoice PDF', () => {
 
   test('another tenant, or the other environment, gets 404; a queued invoice has no PDF yet (404 saying so)', async () => {
     const { uuid } = await issue(CORPUS[1]![1]);
-    const other = await t.register({ tenant: TENANTS.FUNK });
-    const otherKey = (await t.createKey(other.token)).key;
+    const other = await issuer(t, { tenant: TENANTS.FUNK });
+    const otherKey = (await other.createKey()).key;
     expect((await get(`/cfdis/${uuid}/pdf`, otherKey)).status).toBe(404);
-    const live = (await t.createKey(adminToken, 'live')).key;
+    const live = (await eku.createKey('live')).key;
     expect((await get(`/cfdis/${uuid}/pdf`, live)).status).toBe(404);
 
     const queued = await t.call('POST', '/cfdis', { token: key, body: CORPUS[1]![1], headers: { 'x-sandbox-scenario': 'pac_unavailable' } });
@@ -334,7 +329,7 @@ describe('tenant branding on the PDF', () => {
     expect(badColour.json.error.details[0].field).toBe('accent_color');
 
     // Another tenant sees none of it.
-    const other = await t.register({ tenant: TENANTS.AAA });
+    const other = await issuer(t, { tenant: TENANTS.AAA });
     expect((await get('/tenants/me/logo', other.token)).status).toBe(404);
     expect((await t.call('GET', '/tenants/me', { token: other.token })).json.branding).toEqual({ accent_color: null, logo: null });
 
@@ -346,7 +341,7 @@ describe('tenant branding on the PDF', () => {
   });
 
   test('only an ADMIN (or an API key) may change the logo', async () => {
-    const viewer = await t.userWithRole(adminToken, 'VIEWER');
+    const viewer = await eku.userWithRole('VIEWER');
     const res = await upload(readFileSync(join(FIXTURES, 'logo.png')), viewer.token);
     expect(res.status).toBe(403);
   });

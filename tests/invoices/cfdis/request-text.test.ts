@@ -4,7 +4,7 @@ import { cadenaOriginal } from '../../../src/cfdi/cadena.ts';
 import { localDateTime } from '../../../src/cfdi/time.ts';
 import { child, parseXml } from '../../../src/cfdi/xml.ts';
 import { NOMINAS } from '../../cfdi/corpus.ts';
-import { createTestApp } from '../../helpers.ts';
+import { createTestApp, issuer, READY } from '../../helpers.ts';
 import { cadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
 
 /**
@@ -21,7 +21,7 @@ let key = '';
 let ppdId = '';
 
 beforeAll(async () => {
-  key = await t.issuerKey();
+  key = (await issuer(t, READY)).key;
   const ppd = await t.call('POST', '/cfdis', { token: key, body: ingreso({ metodo_pago: 'PPD', forma_pago: '99' }) });
   expect(ppd.status).toBe(201);
   ppdId = ppd.json.id;
@@ -91,7 +91,7 @@ describe('characters outside XML 1.0 are refused in every text field, naming the
     });
     expect(register.status).toBe(422);
     expect(register.json.error.details).toContainEqual({ field: 'tenant.nombre', issue: expect.stringContaining('U+FFFE') });
-    const admin = await t.register();
+    const admin = await issuer(t);
     const patched = await t.call('PATCH', '/tenants/me', { token: admin.token, body: { nombre: 'ESCUELA KEMPER\uFFFF' } });
     expect(patched.status).toBe(422);
     expect(patched.json.error.details).toContainEqual({ field: 'nombre', issue: expect.stringContaining('U+FFFF') });
@@ -135,7 +135,7 @@ describe('bidi controls and zero-width characters are refused in fiscal text, ea
     const client = await t.call('POST', '/clients', { token: key, body: { ...ICV, nombre: 'INMOBILIARIA\u202ECVA' } });
     expect(client.status).toBe(400);
     expect(client.json.error.details).toContainEqual({ field: 'nombre', issue: expect.stringContaining('U+202E') });
-    const admin = await t.register();
+    const admin = await issuer(t);
     const tenant = await t.call('PATCH', '/tenants/me', { token: admin.token, body: { nombre: 'ESCUELA\u200BKEMPER' } });
     expect(tenant.status).toBe(422);
     expect(tenant.json.error.details).toContainEqual({ field: 'nombre', issue: expect.stringContaining('U+200B') });

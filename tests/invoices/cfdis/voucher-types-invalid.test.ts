@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { localDateTime } from '../../../src/cfdi/time.ts';
 import { merged, QUINCENAL, TRABAJADOR } from '../../cfdi/corpus.ts';
-import { createTestApp } from '../../helpers.ts';
+import { createTestApp, issuer, READY } from '../../helpers.ts';
 
 /**
  * Issue 9, acceptance 4: invalid requests across the four voucher types, each → 400 naming the field and SAT's rule
@@ -18,7 +18,7 @@ let mxn = ''; // a PPD invoice in MXN (1160.00)
 let usd = ''; // a PPD invoice in USD
 
 beforeAll(async () => {
-  key = await t.issuerKey();
+  key = (await issuer(t, READY)).key;
   const ppd = async (over: Record<string, unknown>) => {
     const res = await t.call('POST', '/cfdis', { token: key, body: { tipo: 'I', metodo_pago: 'PPD', forma_pago: '99', receptor: ICV, conceptos: [servicio], ...over } });
     expect(res.status).toBe(201);

@@ -2,7 +2,7 @@ import { beforeAll, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { localDateTime } from '../../../src/cfdi/time.ts';
 import { NOMINAS, TRASLADOS } from '../../cfdi/corpus.ts';
-import { createTestApp } from '../../helpers.ts';
+import { createTestApp, issuer, READY } from '../../helpers.ts';
 
 /**
  * Bad input never gives a 500: valid P, N and T requests with one leaf replaced by an arbitrary JSON value (or
@@ -14,7 +14,7 @@ let key = '';
 const bases: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  key = await t.issuerKey();
+  key = (await issuer(t, READY)).key;
   const invoice = await t.call('POST', '/cfdis', {
     token: key,
     body: { tipo: 'I', metodo_pago: 'PPD', forma_pago: '99', receptor: ICV, conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'S', cantidad: 1, valor_unitario: '1000000', impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }] },

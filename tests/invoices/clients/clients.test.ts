@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { getClientReceptor } from '../../../src/invoices/clients/service.ts';
-import { createTestApp, TENANTS } from '../../helpers.ts';
+import type { components } from '../../../clients/typescript/src/index.ts';
+import { createTestApp, expectStatus, issuer, TENANTS } from '../../helpers.ts';
 
 const t = createTestApp();
 
@@ -14,16 +15,11 @@ const EXTRANJERO = {
   residencia_fiscal: 'USA', num_reg_id_trib: '123456789', email: 'billing@acme.example',
 };
 
-async function tenant() {
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  return reg;
-}
+const tenant = () => issuer(t);
 
-async function create(token: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  const res = await t.call('POST', '/clients', { token, body, headers });
-  if (res.status !== 201) throw new Error(`create client: ${res.status} ${res.text}`);
-  return res.json;
-}
+type ClientCreate = components['schemas']['ClientCreate'];
+
+const create = async (token: string, body: ClientCreate, headers: Record<string, string> = {}) => expectStatus(await t.api('POST', '/clients', { token, body, headers }), 201).json;
 
 const rulesOf = (res: { json: any }) => res.json.error.details.map((d: any) => [d.field, d.rule]);
 
@@ -239,7 +235,7 @@ describe('roles, tenants and environments', () => {
   test('VIEWER reads but cannot write (403); OPERATOR and an API key write', async () => {
     const admin = await tenant();
     const c = await create(admin.token, MORAL);
-    const viewer = await t.userWithRole(admin.token, 'VIEWER');
+    const viewer = await admin.userWithRole('VIEWER');
     expect((await t.call('GET', '/clients', { token: viewer.token })).json.data.map((x: any) => x.id)).toEqual([c.id]);
     expect((await t.call('GET', `/clients/${c.id}`, { token: viewer.token })).status).toBe(200);
     for (const [method, path, body] of [['POST', '/clients', MORAL], ['PATCH', `/clients/${c.id}`, { nombre: 'X' }], ['DELETE', `/clients/${c.id}`, undefined]] as const) {
@@ -247,19 +243,19 @@ describe('roles, tenants and environments', () => {
       expect(res.status).toBe(403);
       expect(res.json.error.details[0].field).toBe('role');
     }
-    const operator = await t.userWithRole(admin.token, 'OPERATOR');
+    const operator = await admin.userWithRole('OPERATOR');
     const mine = await create(operator.token, FISICA);
     expect((await t.call('PATCH', `/clients/${mine.id}`, { token: operator.token, body: { email: 'k@example.com' } })).status).toBe(200);
     expect((await t.call('DELETE', `/clients/${mine.id}`, { token: operator.token })).status).toBe(200);
-    const key = await t.createKey(admin.token);
+    const key = await admin.createKey();
     expect((await t.call('POST', '/clients', { token: key.key, body: FISICA })).status).toBe(201);
   });
 
   test('another tenant gets 404 on every route, by JWT and by API key, and A\'s client is intact', async () => {
     const a = await tenant();
     const c = await create(a.token, MORAL);
-    const b = await t.register({ tenant: TENANTS.FUNK });
-    const bKey = await t.createKey(b.token);
+    const b = await issuer(t, { tenant: TENANTS.FUNK });
+    const bKey = await b.createKey();
     for (const token of [b.token, bKey.key]) {
       expect((await t.call('GET', `/clients/${c.id}`, { token })).status).toBe(404);
       expect((await t.call('PATCH', `/clients/${c.id}`, { token, body: { nombre: 'ROBADO' } })).status).toBe(404);
@@ -273,8 +269,8 @@ describe('roles, tenants and environments', () => {
   test('test and live never mix: a sk_live_ key (or X-Environment: live) does not see test clients', async () => {
     const admin = await tenant();
     const testClient = await create(admin.token, MORAL);
-    const live = await t.createKey(admin.token, 'live');
-    const testKey = await t.createKey(admin.token, 'test');
+    const live = await admin.createKey('live');
+    const testKey = await admin.createKey('test');
     expect(live.key).toStartWith('sk_live_');
     expect((await t.call('GET', '/clients', { token: live.key })).json.data).toEqual([]);
     expect((await t.call('GET', `/clients/${testClient.id}`, { token: live.key })).status).toBe(404);
@@ -298,7 +294,7 @@ describe('getClientReceptor (for receptor_id)', () => {
     const { email: _email, ...receptor } = EXTRANJERO;
     expect(await getClientReceptor(t.db, scope, foreign.id)).toEqual(receptor);
     expect(await getClientReceptor(t.db, { ...scope, environment: 'live' }, moral.id)).toBeUndefined();
-    const b = await t.register({ tenant: TENANTS.FUNK });
+    const b = await issuer(t, { tenant: TENANTS.FUNK });
     expect(await getClientReceptor(t.db, { tenantId: b.tenant.id, environment: 'test' }, moral.id)).toBeUndefined();
     expect(await getClientReceptor(t.db, scope, 'cli_missing')).toBeUndefined();
   });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { publicKeyOf } from '../../../src/cfdi/csd.ts';
 import { activeSigner, sweepCsdExpiry } from '../../../src/invoices/csds/service.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS, TEST_MASTER_KEY } from '../../helpers.ts';
+import { createTestApp, csdFiles, csdForm, issuer, TENANTS, TEST_MASTER_KEY } from '../../helpers.ts';
 
 const EKU = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
 const EKU_FIEL = csdFiles('EKU9003173C9_FIEL', 'EKU9003173C9');
@@ -31,7 +31,7 @@ async function upload(token: string, files: Parameters<typeof csdForm>[0]) {
 
 describe('POST /csds accepts SAT test CSDs for their own tenant', () => {
   test('EKU9003173C9 → 201 with NoCertificado and the certificate dates', async () => {
-    const reg = await t.register({ tenant: TENANTS.EKU });
+    const reg = await issuer(t);
     const res = await upload(reg.token, EKU);
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({
@@ -48,18 +48,18 @@ describe('POST /csds accepts SAT test CSDs for their own tenant', () => {
   });
 
   test('OÑO120726RX3 (with Ñ) and FUNK671228PH6 (persona física) work for their tenants', async () => {
-    const ono = await t.register({ tenant: TENANTS.ONO });
+    const ono = await issuer(t, { tenant: TENANTS.ONO });
     const r1 = await upload(ono.token, ONO);
     expect(r1.status).toBe(201);
     expect(r1.json).toMatchObject({ rfc: 'OÑO120726RX3', serial_number: '30001000000500003439' });
-    const funk = await t.register({ tenant: TENANTS.FUNK });
+    const funk = await issuer(t, { tenant: TENANTS.FUNK });
     const r2 = await upload(funk.token, FUNK);
     expect(r2.status).toBe(201);
     expect(r2.json).toMatchObject({ rfc: 'FUNK671228PH6', serial_number: '30001000000500003446', nombre: 'KARLA FUENTE NOLASCO' });
   });
 
   test('PEM certificate and key are accepted too', async () => {
-    const reg = await t.register({ tenant: TENANTS.EKU });
+    const reg = await issuer(t);
     const pem = (label: string, der: Buffer) => `-----BEGIN ${label}-----\n${der.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END ${label}-----\n`;
     const res = await upload(reg.token, { cer: pem('CERTIFICATE', EKU.cer), key: pem('ENCRYPTED PRIVATE KEY', EKU.key), password: EKU.password });
     expect(res.status).toBe(201);
@@ -92,7 +92,7 @@ describe('POST /csds rejects what cannot seal, naming the field and the reason',
   ];
   for (const [label, tenant, files, status, field, issue] of cases) {
     test(label, async () => {
-      const reg = await t.register({ tenant: TENANTS[tenant] });
+      const reg = await issuer(t, { tenant: TENANTS[tenant] });
       const res = await upload(reg.token, files);
       expect(res.status).toBe(status);
       expect(res.json.error.code).toBe(`HTTP_${status}`);
@@ -104,7 +104,7 @@ describe('POST /csds rejects what cannot seal, naming the field and the reason',
   }
 
   test('a key asking for 10,000,000 PBKDF2 iterations is refused before any key derivation: well under 100 ms', async () => {
-    const reg = await t.register({ tenant: TENANTS.EKU });
+    const reg = await issuer(t);
     const timed = async (files: Parameters<typeof csdForm>[0]) => {
       const started = performance.now();
       const res = await upload(reg.token, files);
@@ -121,13 +121,13 @@ describe('POST /csds rejects what cannot seal, naming the field and the reason',
   });
 
   test('JSON instead of multipart → 415', async () => {
-    const reg = await t.register({ tenant: TENANTS.EKU });
+    const reg = await issuer(t);
     const res = await t.call('POST', '/csds', { token: reg.token, body: { cer: 'x', key: 'y', password: 'z' } });
     expect(res.status).toBe(415);
   });
 
   test('the same certificate twice → 409', async () => {
-    const reg = await t.register({ tenant: TENANTS.EKU });
+    const reg = await issuer(t);
     expect((await upload(reg.token, EKU)).status).toBe(201);
     const again = await upload(reg.token, EKU);
     expect(again.status).toBe(409);
@@ -137,8 +137,8 @@ describe('POST /csds rejects what cannot seal, naming the field and the reason',
 
 describe('POST /csds in live refuses certificates SAT did not issue', () => {
   test('self-signed or issued by another authority → 400 naming cer; SAT\'s test CSD still passes the issuer check', async () => {
-    const reg = await t.register({ tenant: TENANTS.EKU });
-    const live = await t.createKey(reg.token, 'live');
+    const reg = await issuer(t);
+    const live = await reg.createKey('live');
     const self = await upload(live.key, SELF_SIGNED);
     expect(self.status).toBe(400);
     expect(self.json.error.details).toEqual([{ field: 'cer', issue: 'is self-signed: a CSD is issued by SAT (Servicio de Administración Tributaria)' }]);
@@ -151,7 +151,7 @@ describe('POST /csds in live refuses certificates SAT did not issue', () => {
 
 describe('POST /csds is rate-limited per tenant and environment', () => {
   test('10 uploads that try a password an hour, accepted or refused; the 11th → 429 with Retry-After until the hour ends; other tenants and environments unaffected', async () => {
-    const reg = await t.register({ tenant: TENANTS.EKU });
+    const reg = await issuer(t);
     expect((await upload(reg.token, EKU)).status).toBe(201);
     expect((await upload(reg.token, EKU)).status).toBe(409);
     for (let i = 0; i < 8; i++) expect((await upload(reg.token, { ...EKU, password: 'wrong-password' })).status).toBe(400);
@@ -169,9 +169,9 @@ describe('POST /csds is rate-limited per tenant and environment', () => {
     ]);
     expect(body.request_id).toBeString();
 
-    const live = await t.createKey(reg.token, 'live');
+    const live = await reg.createKey('live');
     expect((await upload(live.key, EKU)).status).toBe(201);
-    const other = await t.register({ tenant: TENANTS.EKU });
+    const other = await issuer(t);
     expect((await upload(other.token, EKU)).status).toBe(201);
 
     t.clock.advance(untilHourEnds * 1000);
@@ -181,10 +181,10 @@ describe('POST /csds is rate-limited per tenant and environment', () => {
 
 describe('managing CSDs', () => {
   test('list, get, deactivate, activate, delete; at most one active per tenant and environment', async () => {
-    const reg = await t.register({ tenant: TENANTS.EKU });
+    const reg = await issuer(t);
     const first = (await upload(reg.token, EKU)).json;
     // A live-environment copy of the same certificate is a separate CSD.
-    const live = await t.createKey(reg.token, 'live');
+    const live = await reg.createKey('live');
     const second = (await upload(live.key, EKU)).json;
     expect(second.environment).toBe('live');
     expect(second.status).toBe('active');
@@ -207,7 +207,7 @@ describe('managing CSDs', () => {
   });
 
   test('activating one deactivates the other', async () => {
-    const reg = await t.register({ tenant: TENANTS.EKU });
+    const reg = await issuer(t);
     const a = (await upload(reg.token, EKU)).json;
     // A second certificate of the same RFC: insert a copy under another serial directly (SAT issues one per branch).
     t.db.$client.prepare("update csds set serial_number = '30001000000500009999' where id = ?").run(a.id);
@@ -220,10 +220,10 @@ describe('managing CSDs', () => {
   });
 
   test('another tenant cannot list, read, activate, deactivate or delete it (404); VIEWER and OPERATOR cannot upload (403)', async () => {
-    const owner = await t.register({ tenant: TENANTS.EKU });
+    const owner = await issuer(t);
     const csd = (await upload(owner.token, EKU)).json;
-    const other = await t.register({ tenant: TENANTS.EKU });
-    const otherKey = await t.createKey(other.token);
+    const other = await issuer(t);
+    const otherKey = await other.createKey();
     for (const token of [other.token, otherKey.key]) {
       expect((await t.call('GET', '/csds', { token })).json.data).toEqual([]);
       expect((await t.call('GET', `/csds/${csd.id}`, { token })).status).toBe(404);
@@ -233,7 +233,7 @@ describe('managing CSDs', () => {
     }
     expect((await t.call('GET', `/csds/${csd.id}`, { token: owner.token })).json.status).toBe('active');
     for (const role of ['VIEWER', 'OPERATOR'] as const) {
-      const u = await t.userWithRole(owner.token, role);
+      const u = await owner.userWithRole(role);
       expect((await upload(u.token, EKU)).status).toBe(403);
       expect((await t.call('POST', `/csds/${csd.id}/deactivate`, { token: u.token })).status).toBe(403);
       expect((await t.call('DELETE', `/csds/${csd.id}`, { token: u.token })).status).toBe(403);
@@ -244,7 +244,7 @@ describe('managing CSDs', () => {
 
 describe('the loaded CSD signs', () => {
   test('sign() verifies with the certificate public key (RSA-SHA256, base64)', async () => {
-    const reg = await t.register({ tenant: TENANTS.EKU });
+    const reg = await issuer(t);
     await upload(reg.token, EKU);
     const signer = (await activeSigner({ db: t.db, now: () => t.clock.now, masterKey: TEST_MASTER_KEY }, reg.tenant.id, 'test'))!;
     expect(signer.noCertificado).toBe('30001000000500003416');
@@ -262,7 +262,7 @@ describe('the loaded CSD signs', () => {
 
 describe('cross-check with OpenSSL', () => {
   test.skipIf(!Bun.which('openssl'))('openssl dgst -sha256 -verify accepts the seal with the certificate public key', async () => {
-    const reg = await t.register({ tenant: TENANTS.EKU });
+    const reg = await issuer(t);
     await upload(reg.token, EKU);
     const signer = (await activeSigner({ db: t.db, now: () => t.clock.now, masterKey: TEST_MASTER_KEY }, reg.tenant.id, 'test'))!;
     const dir = mkdtempSync(join(tmpdir(), 'cfdi-openssl-'));
@@ -280,7 +280,7 @@ describe('cross-check with OpenSSL', () => {
 
 describe('expiry sweep', () => {
   test('csd.por_vencer once within 30 days; expired and csd.vencido after valid_to', async () => {
-    const reg = await t.register({ tenant: TENANTS.EKU });
+    const reg = await issuer(t);
     const csd = (await upload(reg.token, EKU)).json;
     const events = () => t.db.$client.prepare('select type, data from events where tenant_id = ? order by id').all(reg.tenant.id) as { type: string; data: string }[];
     expect(await sweepCsdExpiry(t.db, new Date('2027-04-01T00:00:00Z'))).toEqual({ expired: 0, noticed: 0 });

@@ -6,16 +6,15 @@ import { openDatabase } from '../../../src/db/client.ts';
 import { statusOf } from '../../../src/lib/errors.ts';
 import { ServiceError } from '../../../src/lib/service-error.ts';
 import { allocateFolio, peekFolio } from '../../../src/invoices/series/service.ts';
-import { createTestApp, TENANTS } from '../../helpers.ts';
+import type { components } from '../../../clients/typescript/src/index.ts';
+import { createTestApp, expectStatus, issuer, TENANTS } from '../../helpers.ts';
 import { withTransaction } from '../../../src/db/index.ts';
 
 const t = createTestApp();
 
-async function create(token: string, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  const res = await t.call('POST', '/series', { token, body, headers });
-  if (res.status !== 201) throw new Error(`create series: ${res.status} ${res.text}`);
-  return res.json;
-}
+type SeriesCreate = components['schemas']['SeriesCreate'];
+
+const create = async (token: string, body: SeriesCreate, headers: Record<string, string> = {}) => expectStatus(await t.api('POST', '/series', { token, body, headers }), 201).json;
 
 async function list(token: string, headers: Record<string, string> = {}) {
   return (await t.call('GET', '/series?limit=100', { token, headers })).json.data as any[];
@@ -24,7 +23,7 @@ const defaults = async (token: string) => (await list(token)).filter((s) => s.de
 
 describe('POST /series', () => {
   test('creates a series; the first one of an environment is the default', async () => {
-    const { token } = await t.register();
+    const { token } = await issuer(t);
     const res = await t.call('POST', '/series', { token, body: { serie: 'F' } });
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({ serie: 'F', next_folio: 1, default: true, descripcion: null });
@@ -35,7 +34,7 @@ describe('POST /series', () => {
   });
 
   test('default: true takes the default from the previous one; exactly one default remains', async () => {
-    const { token } = await t.register();
+    const { token } = await issuer(t);
     await create(token, { serie: 'A' });
     await create(token, { serie: 'B', default: true });
     expect(await defaults(token)).toEqual(['B']);
@@ -44,12 +43,12 @@ describe('POST /series', () => {
   });
 
   test('the first series is the default even when default: false is sent', async () => {
-    const { token } = await t.register();
+    const { token } = await issuer(t);
     expect((await create(token, { serie: 'X', default: false })).default).toBe(true);
   });
 
   test('duplicate serie in the same tenant and environment → 409; elsewhere it is fine', async () => {
-    const a = await t.register();
+    const a = await issuer(t);
     await create(a.token, { serie: 'F' });
     const dup = await t.call('POST', '/series', { token: a.token, body: { serie: 'F', folio_inicial: 9 } });
     expect(dup.status).toBe(409);
@@ -57,7 +56,7 @@ describe('POST /series', () => {
     expect((await t.call('POST', '/series', { token: a.token, body: { serie: ' F ' } })).status).toBe(409); // trimmed
     expect((await create(a.token, { serie: 'f' })).serie).toBe('f'); // case matters, as in the XML
     expect((await create(a.token, { serie: 'F' }, { 'x-environment': 'live' })).default).toBe(true);
-    const b = await t.register({ tenant: TENANTS.FUNK });
+    const b = await issuer(t, { tenant: TENANTS.FUNK });
     await create(b.token, { serie: 'F' });
   });
 
@@ -79,7 +78,7 @@ describe('POST /series', () => {
   ];
   for (const [label, body, field] of invalid) {
     test(`${label} → 400 naming ${field}`, async () => {
-      const { token } = await t.register();
+      const { token } = await issuer(t);
       const res = await t.call('POST', '/series', { token, body });
       expect(res.status).toBe(400);
       expect(res.json.error.details.map((d: any) => d.field)).toEqual([field]);
@@ -87,14 +86,14 @@ describe('POST /series', () => {
   }
 
   test('25 characters with spaces and accents are fine', async () => {
-    const { token } = await t.register();
+    const { token } = await issuer(t);
     expect((await create(token, { serie: 'FACTURAS MOSTRADOR ÑANDÚ1' })).serie).toBe('FACTURAS MOSTRADOR ÑANDÚ1');
   });
 });
 
 describe('GET /series', () => {
   test('pages by cursor', async () => {
-    const { token } = await t.register();
+    const { token } = await issuer(t);
     const ids: string[] = [];
     for (const s of ['A', 'B', 'C', 'D', 'E']) ids.push((await create(token, { serie: s })).id);
     const first = await t.call('GET', '/series?limit=2', { token });
@@ -109,7 +108,7 @@ describe('GET /series', () => {
 
 describe('PATCH /series/:id', () => {
   test('folio_inicial moves forward (or stays); backwards is 409 and changes nothing', async () => {
-    const { token } = await t.register();
+    const { token } = await issuer(t);
     const s = await create(token, { serie: 'F', folio_inicial: 100 });
     const same = await t.call('PATCH', `/series/${s.id}`, { token, body: { folio_inicial: 100 } });
     expect(same.status).toBe(200);
@@ -123,7 +122,7 @@ describe('PATCH /series/:id', () => {
   });
 
   test('folio_inicial below a folio already assigned is 409', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const s = await create(reg.token, { serie: 'F' });
     await withTransaction(t.db, async (tx) => {
       for (let i = 0; i < 3; i++) await allocateFolio(tx, { tenantId: reg.tenant.id, environment: 'test' }, 'F');
@@ -134,7 +133,7 @@ describe('PATCH /series/:id', () => {
   });
 
   test('default: true switches the default in one step; default: false on the default is 409', async () => {
-    const { token } = await t.register();
+    const { token } = await issuer(t);
     const a = await create(token, { serie: 'A' });
     const b = await create(token, { serie: 'B' });
     const switched = await t.call('PATCH', `/series/${b.id}`, { token, body: { default: true } });
@@ -152,7 +151,7 @@ describe('PATCH /series/:id', () => {
   });
 
   test('descripcion is set and cleared; updated_at moves', async () => {
-    const { token } = await t.register();
+    const { token } = await issuer(t);
     const s = await create(token, { serie: 'A' });
     t.clock.advance(1000);
     const set = await t.call('PATCH', `/series/${s.id}`, { token, body: { descripcion: 'Mostrador' } });
@@ -162,7 +161,7 @@ describe('PATCH /series/:id', () => {
   });
 
   test('invalid input is 400; the serie name cannot change', async () => {
-    const { token } = await t.register();
+    const { token } = await issuer(t);
     const s = await create(token, { serie: 'A' });
     for (const body of [{ folio_inicial: 0 }, { default: 1 }, { serie: 'B' }, { descripcion: '' }]) {
       const res = await t.call('PATCH', `/series/${s.id}`, { token, body });
@@ -172,7 +171,7 @@ describe('PATCH /series/:id', () => {
   });
 
   test('series cannot be deleted (405)', async () => {
-    const { token } = await t.register();
+    const { token } = await issuer(t);
     const s = await create(token, { serie: 'A' });
     const res = await t.call('DELETE', `/series/${s.id}`, { token });
     expect(res.status).toBe(405);
@@ -181,26 +180,26 @@ describe('PATCH /series/:id', () => {
 
 describe('roles, tenants and environments', () => {
   test('VIEWER reads but cannot write (403); OPERATOR and an API key write', async () => {
-    const admin = await t.register();
+    const admin = await issuer(t);
     const s = await create(admin.token, { serie: 'A' });
-    const viewer = await t.userWithRole(admin.token, 'VIEWER');
+    const viewer = await admin.userWithRole('VIEWER');
     expect((await list(viewer.token)).map((x) => x.id)).toEqual([s.id]);
     expect((await t.call('GET', `/series/${s.id}`, { token: viewer.token })).status).toBe(200);
     expect((await t.call('POST', '/series', { token: viewer.token, body: { serie: 'V' } })).status).toBe(403);
     expect((await t.call('PATCH', `/series/${s.id}`, { token: viewer.token, body: { folio_inicial: 9 } })).status).toBe(403);
     expect((await t.call('GET', `/series/${s.id}`, { token: viewer.token })).json.next_folio).toBe(1);
-    const operator = await t.userWithRole(admin.token, 'OPERATOR');
+    const operator = await admin.userWithRole('OPERATOR');
     const o = await create(operator.token, { serie: 'O' });
     expect((await t.call('PATCH', `/series/${o.id}`, { token: operator.token, body: { default: true } })).status).toBe(200);
-    const key = await t.createKey(admin.token);
+    const key = await admin.createKey();
     expect((await t.call('POST', '/series', { token: key.key, body: { serie: 'K' } })).status).toBe(201);
   });
 
   test('another tenant gets 404 on every route, by JWT and by API key', async () => {
-    const a = await t.register();
+    const a = await issuer(t);
     const s = await create(a.token, { serie: 'A', folio_inicial: 10 });
-    const b = await t.register({ tenant: TENANTS.FUNK });
-    const bKey = await t.createKey(b.token);
+    const b = await issuer(t, { tenant: TENANTS.FUNK });
+    const bKey = await b.createKey();
     for (const token of [b.token, bKey.key]) {
       expect((await t.call('GET', `/series/${s.id}`, { token })).status).toBe(404);
       expect((await t.call('PATCH', `/series/${s.id}`, { token, body: { folio_inicial: 99 } })).status).toBe(404);
@@ -211,9 +210,9 @@ describe('roles, tenants and environments', () => {
   });
 
   test('test and live never mix', async () => {
-    const admin = await t.register();
+    const admin = await issuer(t);
     const testSeries = await create(admin.token, { serie: 'A' });
-    const live = await t.createKey(admin.token, 'live');
+    const live = await admin.createKey('live');
     expect(await list(live.key)).toEqual([]);
     expect((await t.call('GET', `/series/${testSeries.id}`, { token: live.key })).status).toBe(404);
     expect((await t.call('PATCH', `/series/${testSeries.id}`, { token: live.key, body: { folio_inicial: 5 } })).status).toBe(404);
@@ -229,7 +228,7 @@ describe('roles, tenants and environments', () => {
 
 describe('allocateFolio / peekFolio', () => {
   test('with no series: the default series "A" is created on first use and shows in the API', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const scope = { tenantId: reg.tenant.id as string, environment: 'test' as const };
     expect(await peekFolio(t.db, scope)).toEqual({ serie: 'A', folio: 1 });
     expect(await list(reg.token)).toEqual([]); // peeking creates nothing
@@ -242,7 +241,7 @@ describe('allocateFolio / peekFolio', () => {
   });
 
   test('without serie the default series is used, with serie that one; peek consumes nothing', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const scope = { tenantId: reg.tenant.id as string, environment: 'test' as const };
     await create(reg.token, { serie: 'F', folio_inicial: 100 });
     await create(reg.token, { serie: 'NC', folio_inicial: 5 });
@@ -257,7 +256,7 @@ describe('allocateFolio / peekFolio', () => {
   });
 
   test('an unknown serie is a ServiceError naming serie, answered 400 by the invoice backend, from both functions', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const scope = { tenantId: reg.tenant.id as string, environment: 'test' as const };
     for (const run of [() => withTransaction(t.db, async (tx) => allocateFolio(tx, scope, 'Z')), () => peekFolio(t.db, scope, 'Z')]) {
       let err: unknown;
@@ -275,15 +274,15 @@ describe('allocateFolio / peekFolio', () => {
   });
 
   test('a series of another tenant or environment is not found', async () => {
-    const a = await t.register();
+    const a = await issuer(t);
     await create(a.token, { serie: 'SOLO' });
-    const b = await t.register({ tenant: TENANTS.FUNK });
+    const b = await issuer(t, { tenant: TENANTS.FUNK });
     await expect(peekFolio(t.db, { tenantId: b.tenant.id, environment: 'test' }, 'SOLO')).rejects.toThrow(ServiceError);
     await expect(peekFolio(t.db, { tenantId: a.tenant.id, environment: 'live' }, 'SOLO')).rejects.toThrow(ServiceError);
   });
 
   test('inside a transaction that rolls back, no folio is consumed (nor a series created)', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const scope = { tenantId: reg.tenant.id as string, environment: 'test' as const };
     await expect(
       withTransaction(t.db, async (tx) => {
@@ -303,7 +302,7 @@ describe('allocateFolio / peekFolio', () => {
   });
 
   test('many allocations are consecutive and unique, switching the default in between', async () => {
-    const reg = await t.register();
+    const reg = await issuer(t);
     const scope = { tenantId: reg.tenant.id as string, environment: 'test' as const };
     const f = await create(reg.token, { serie: 'F' });
     const g = await create(reg.token, { serie: 'G', folio_inicial: 1000 });
@@ -323,7 +322,7 @@ describe('allocateFolio / peekFolio', () => {
     try {
       const path = join(dir, 'cfdi.sqlite');
       const db = openDatabase(path);
-      db.$client.prepare("insert into tenants (id, rfc, nombre, regimen_fiscal, codigo_postal) values ('ten_folios', 'EKU9003173C9', 'EKU', '601', '42501')").run();
+      const { tenant } = await issuer(createTestApp({ db }));
       db.$client.close();
       const run = (n: number) =>
         new Promise<string[]>((resolve, reject) => {
@@ -333,7 +332,7 @@ describe('allocateFolio / peekFolio', () => {
             w.terminate();
           };
           w.onerror = (e) => reject(new Error(e.message));
-          w.postMessage({ path, tenantId: 'ten_folios', n });
+          w.postMessage({ path, tenantId: tenant.id, n });
         });
       // All race to create the default series "A" and then to take folios from it.
       const results = await Promise.all([run(150), run(150), run(150), run(150)]);

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { createTestApp } from '../../helpers.ts';
+import { createTestApp, issuer, READY } from '../../helpers.ts';
 
 /**
  * Issue 10, acceptance 2 (correctness; speed is bench/stats.ts): GET /stats against a seeded set of invoices —
@@ -21,8 +21,8 @@ const issue = async (body: unknown, token = key, headers: Record<string, string>
 };
 
 beforeAll(async () => {
-  key = await t.issuerKey();
-  other = await t.issuerKey();
+  key = (await issuer(t, READY)).key;
+  other = (await issuer(t, READY)).key;
   // Tenant A: 3 MXN invoices (one cancelled), 1 USD, 1 Egreso, 1 Traslado, 1 rejected by the PAC.
   for (const v of ['100.00', '0.10', '333.33']) expect((await issue(ingreso(v))).status).toBe(201);
   expect((await issue(ingreso('10.00', { moneda: 'USD', tipo_cambio: '17.5' }))).status).toBe(201);

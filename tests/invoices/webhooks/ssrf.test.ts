@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test';
 import type { HostResolver } from '../../../src/invoices/webhooks/target.ts';
-import { createTestApp, TENANTS } from '../../helpers.ts';
+import { createTestApp, issuer } from '../../helpers.ts';
 
 /**
  * Issue 19 (items 3–5): webhook targets are classified by their parsed bytes, in both environments, at creation, on
@@ -35,8 +35,8 @@ afterAll(() => loopback.stop());
 
 async function setup(allowPrivate: boolean) {
   const t = createTestApp({ webhookAllowPrivate: allowPrivate, webhookResolver: resolver, webhookRetrySchedule: [0, 3600] });
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  const keys = { test: (await t.createKey(reg.token)).key as string, live: (await t.createKey(reg.token, 'live')).key as string };
+  const reg = await issuer(t, { keys: ['test', 'live'] });
+  const keys = { test: reg.key, live: reg.live };
   return { t, keys };
 }
 const ENVIRONMENTS = ['test', 'live'] as const;

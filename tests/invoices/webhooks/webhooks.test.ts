@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { recordEvent } from '../../../src/invoices/events.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS } from '../../helpers.ts';
+import { createTestApp, issuer, type Issuer, TENANTS } from '../../helpers.ts';
 import { withTransaction } from '../../../src/db/index.ts';
 
 /** A real HTTP receiver on loopback whose answers the test scripts. */
@@ -42,10 +42,8 @@ const invoice = { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [{ clav
 /** An app whose webhooks may target the loopback receivers (or, with `allowPrivate: false`, may not). */
 async function setup(schedule = Array(20).fill(0), { allowPrivate = true } = {}) {
   const t = createTestApp({ webhookRetrySchedule: schedule, webhookAllowPrivate: allowPrivate });
-  const reg = await t.register({ tenant: TENANTS.EKU });
-  const key = (await t.createKey(reg.token)).key;
-  const live = (await t.createKey(reg.token, 'live')).key;
-  await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+  const reg = await issuer(t, { keys: ['test', 'live'], csd: true });
+  const { key, live } = reg;
   const hook = async (url: string, events = ['cfdi.timbrado'], token = key) => {
     const res = await t.call('POST', '/webhooks', { token, body: { url, events } });
     if (res.status !== 201) throw new Error(`${res.status} ${res.text}`);
@@ -179,10 +177,7 @@ describe('webhooks', () => {
     }
     // Same app for environment isolation: a live webhook of tenant A never gets test events.
     const liveApp = createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0] });
-    const reg = await liveApp.register({ tenant: TENANTS.EKU });
-    const testKey = (await liveApp.createKey(reg.token)).key;
-    const liveKey = (await liveApp.createKey(reg.token, 'live')).key;
-    await liveApp.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${testKey}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+    const { key: testKey, live: liveKey } = await issuer(liveApp, { keys: ['test', 'live'], csd: true });
     expect((await liveApp.call('POST', '/webhooks', { token: liveKey, body: { url: rLive.url, events: ['*'] } })).status).toBe(201);
     expect((await liveApp.call('POST', '/cfdis', { token: testKey, body: invoice })).status).toBe(201);
     await liveApp.app.worker.drain();
@@ -230,7 +225,7 @@ describe('webhooks', () => {
   test('webhook management needs an API key or an ADMIN; VIEWER and OPERATOR get 403', async () => {
     const { t, reg } = await setup();
     for (const role of ['VIEWER', 'OPERATOR'] as const) {
-      const u = await t.userWithRole(reg.token, role);
+      const u = await reg.userWithRole(role);
       expect((await t.call('GET', '/webhooks', { token: u.token })).status).toBe(403);
     }
     expect((await t.call('POST', '/webhooks', { token: reg.token, body: { url: 'http://127.0.0.1/x', events: ['*'] } })).status).toBe(201);
@@ -238,8 +233,8 @@ describe('webhooks', () => {
 
   test('a slow receiver does not delay other tenants: one endpoint holds at most 8 delivery slots', async () => {
     const t = createTestApp({ webhookAllowPrivate: true });
-    const slowTenant = await t.register({ tenant: TENANTS.EKU });
-    const fastTenant = await t.register({ tenant: TENANTS.FUNK, email: 'fast@example.com' });
+    const slowTenant = await issuer(t);
+    const fastTenant = await issuer(t, { tenant: TENANTS.FUNK, email: 'fast@example.com' });
     let inFlight = 0;
     let maxInFlight = 0;
     const slowServer = Bun.serve({ port: 0, async fetch(req) {
@@ -251,10 +246,10 @@ describe('webhooks', () => {
     } });
     const fast = newReceiver();
     try {
-      const hookFor = async (token: string, url: string) =>
-        (await t.call('POST', '/webhooks', { token: (await t.createKey(token)).key, body: { url, events: ['*'] } })).json as { id: string };
-      await hookFor(slowTenant.token, `http://127.0.0.1:${slowServer.port}/`);
-      await hookFor(fastTenant.token, fast.url);
+      const hookFor = async (tenant: Issuer, url: string) =>
+        (await t.call('POST', '/webhooks', { token: (await tenant.createKey()).key, body: { url, events: ['*'] } })).json as { id: string };
+      await hookFor(slowTenant, `http://127.0.0.1:${slowServer.port}/`);
+      await hookFor(fastTenant, fast.url);
       const [slowId, fastId] = [slowTenant.tenant.id as string, fastTenant.tenant.id as string];
       // 80 events for the slow tenant first (more than the 64 delivery slots), then 20 for the fast one.
       await withTransaction(t.db, async (tx) => {
@@ -278,8 +273,8 @@ describe('webhooks', () => {
 
   test('one tenant with many slow endpoints does not starve another tenant: a tenant holds at most 16 delivery slots', async () => {
     const t = createTestApp({ webhookAllowPrivate: true });
-    const busy = await t.register({ tenant: TENANTS.EKU });
-    const other = await t.register({ tenant: TENANTS.FUNK, email: 'other@example.com' });
+    const busy = await issuer(t);
+    const other = await issuer(t, { tenant: TENANTS.FUNK, email: 'other@example.com' });
     const DELAY_MS = 2000;
     let inFlight = 0;
     let maxInFlight = 0;
@@ -299,12 +294,12 @@ describe('webhooks', () => {
       return new Response('ok');
     } });
     try {
-      const busyKey = (await t.createKey(busy.token)).key;
+      const busyKey = (await busy.createKey()).key;
       // 12 slow endpoints × 8 per lane = 96 slots wanted, more than the pool's 64.
       for (let i = 0; i < 12; i++) {
         expect((await t.call('POST', '/webhooks', { token: busyKey, body: { url: `http://127.0.0.1:${slowServer.port}/hook/${i}`, events: ['*'] } })).status).toBe(201);
       }
-      expect((await t.call('POST', '/webhooks', { token: (await t.createKey(other.token)).key, body: { url: `http://127.0.0.1:${otherServer.port}/hook`, events: ['*'] } })).status).toBe(201);
+      expect((await t.call('POST', '/webhooks', { token: (await other.createKey()).key, body: { url: `http://127.0.0.1:${otherServer.port}/hook`, events: ['*'] } })).status).toBe(201);
       await withTransaction(t.db, async (tx) => {
         for (let i = 0; i < 10; i++) await recordEvent(tx, { tenantId: busy.tenant.id, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
       });
