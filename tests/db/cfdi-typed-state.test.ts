@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { openDatabase, withTransaction } from '../../src/db/index.ts';
 import { recordStamp } from '../../src/invoices/cfdis/stamping.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
-import { createTestApp, csdFiles, csdForm, TENANTS, testSandboxSat } from '../helpers.ts';
+import { createTestApp, issuer, TENANTS, testSandboxSat } from '../helpers.ts';
 
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = {
@@ -22,10 +22,8 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
     const path = join(dir, 'cfdi.sqlite');
     const first = openDatabase(path);
     const before = createTestApp({ db: first });
-    const reg = await before.register({ tenant: TENANTS.EKU });
-    const key = (await before.createKey(reg.token)).key;
-    const csd = await before.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
-    expect(csd.status).toBe(201);
+    const reg = await issuer(before, { tenant: TENANTS.EKU, keys: ['test'], csd: true });
+    const { key } = reg;
 
     const stamped = await before.call('POST', '/cfdis', { token: key, body: invoice });
     expect(stamped.status).toBe(201);
