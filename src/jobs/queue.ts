@@ -1,9 +1,10 @@
-import { and, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, ne, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { jobs, type Environment } from '../db/schema/index.ts';
+import { jobs, type Environment, type JobStatus } from '../db/schema/index.ts';
 import { newId } from '../lib/ids.ts';
-import { statement } from '../db/prepared.ts';
+import { prepared } from '../db/prepared.ts';
 import { withTransaction, type Tx, type DbOrTx } from '../db/index.ts';
+import { jobQueries, type Lease } from './queries.ts';
 
 export type Job = typeof jobs.$inferSelect;
 
@@ -22,38 +23,26 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
-const INSERT_JOB =
-  "insert into jobs (id, tenant_id, environment, type, lane, payload, status, run_at, deadline, max_attempts, created_at, updated_at) values (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)";
-
 /** Call inside the transaction that makes the change needing the work, so the two commit together. */
 export async function enqueue(tx: DbOrTx, now: Date, o: EnqueueOptions): Promise<string> {
   const id = newId('job', now.getTime());
-  await statement(tx, INSERT_JOB).run(
-    id, o.tenantId ?? null, o.environment ?? null, o.type, o.lane ?? null, JSON.stringify(o.payload), (o.runAt ?? now).toISOString(),
-    o.deadline?.toISOString() ?? null, o.maxAttempts ?? 20, now.toISOString(), now.toISOString(),
+  const stamp = now.toISOString();
+  // Prepared: every invoice and every webhook delivery enqueues.
+  const insert = prepared(tx, 'jobs.insert', (d) =>
+    d.insert(jobs)
+      .values({
+        id: sql.placeholder('id'), tenantId: sql.placeholder('tenantId'), environment: sql.placeholder('environment'), type: sql.placeholder('type'),
+        lane: sql.placeholder('lane'), payload: sql.placeholder('payload'), status: 'queued', runAt: sql.placeholder('runAt'), deadline: sql.placeholder('deadline'),
+        maxAttempts: sql.placeholder('maxAttempts'), createdAt: sql.placeholder('now'), updatedAt: sql.placeholder('now'),
+      })
+      .prepare(),
   );
+  await insert.execute({
+    id, tenantId: o.tenantId ?? null, environment: o.environment ?? null, type: o.type, lane: o.lane ?? null, payload: o.payload,
+    runAt: (o.runAt ?? now).toISOString(), deadline: o.deadline?.toISOString() ?? null, maxAttempts: o.maxAttempts ?? 20, now: stamp,
+  });
   return id;
 }
-
-const DUE = "((status = 'queued' and run_at <= ?) or (status = 'running' and locked_until < ?))";
-
-/**
- * The oldest due jobs, as two index range scans that stop at the limit (queued by run_at, expired leases by
- * locked_until) merged: one OR over both would read and sort every due row, on every claim, however deep the queue.
- * Parameters: now, ...types, limit, twice; then limit.
- */
-function candidatesSql(types: string[]) {
-  const filter = types.length ? `and type in (${types.map(() => '?').join(', ')})` : '';
-  return `
-    select id, run_at from (select id, run_at from jobs where status = 'queued' and run_at <= ? ${filter} order by run_at limit ?)
-    union all
-    select id, run_at from (select id, run_at from jobs where status = 'running' and locked_until < ? ${filter} order by locked_until limit ?)
-    order by run_at limit ?`;
-}
-const candidateParams = (now: string, types: string[], limit: number) => {
-  const half = [now, ...types, limit];
-  return [...half, ...half, limit];
-};
 
 export interface ClaimOptions {
   workerId: string;
@@ -74,17 +63,33 @@ export interface ClaimOptions {
  */
 export async function claimJobs(db: Db, o: ClaimOptions): Promise<Job[]> {
   if (o.lanes) return claimWithinLanes(db, o, o.lanes);
-  const now = o.now.toISOString();
-  const types = o.types ?? [];
-  // Prepared once per connection and set of types (statement() caches by text): the claim runs on every tick.
-  const claim = statement(
-    db,
-    `update jobs set status = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
-     where id in (select id from (${candidatesSql(types)}))
-     returning *`,
-  );
-  return leased(await claim.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, ...candidateParams(now, types, o.limit)));
+  return byRunAt(await jobQueries(db).claim(db, leaseOf(o), o.types ?? [], o.limit));
 }
+
+const leaseOf = (o: ClaimOptions): Lease => ({ workerId: o.workerId, lockedUntil: new Date(o.now.getTime() + o.leaseMs).toISOString(), now: o.now.toISOString() });
+
+const candidate = { id: jobs.id, lane: jobs.lane, tenantId: jobs.tenantId, runAt: jobs.runAt };
+type Candidate = { id: string; lane: string | null; tenantId: string | null; runAt: string };
+const p = sql.placeholder;
+
+/** Each lane's (or the unlaned, or the expired) oldest due jobs of one type: index range scans that stop at the limit. */
+const candidates = (db: Db) => ({
+  inLane: prepared(db, 'jobs.inLane', (d) =>
+    d.select(candidate).from(jobs)
+      .where(and(eq(jobs.status, 'queued'), eq(jobs.type, p('type')), eq(jobs.lane, p('lane')), lte(jobs.runAt, p('now'))))
+      .orderBy(asc(jobs.runAt)).limit(p('limit')).prepare(),
+  ),
+  unlaned: prepared(db, 'jobs.unlaned', (d) =>
+    d.select(candidate).from(jobs)
+      .where(and(eq(jobs.status, 'queued'), eq(jobs.type, p('type')), isNull(jobs.lane), lte(jobs.runAt, p('now'))))
+      .orderBy(asc(jobs.runAt)).limit(p('limit')).prepare(),
+  ),
+  expired: prepared(db, 'jobs.expired', (d) =>
+    d.select(candidate).from(jobs)
+      .where(and(eq(jobs.status, 'running'), eq(jobs.type, p('type')), lt(jobs.lockedUntil, p('now'))))
+      .orderBy(asc(jobs.lockedUntil)).limit(p('limit')).prepare(),
+  ),
+});
 
 /**
  * The same claim with a cap per lane, without reading a saturated lane's backlog (a slow endpoint may have thousands
@@ -97,70 +102,33 @@ async function claimWithinLanes(db: Db, o: ClaimOptions, lanes: NonNullable<Clai
   const [type, ...more] = o.types ?? [];
   if (!type || more.length) throw new Error('a claim with lanes takes exactly one job type');
   const now = o.now.toISOString();
-  const q = {
-    lanes: statement(db, `
-      with recursive l(lane) as (
-        select min(lane) from jobs where status = 'queued' and type = ? and lane is not null
-        union all
-        select (select min(lane) from jobs where status = 'queued' and type = ? and lane > l.lane) from l where l.lane is not null
-      )
-      select lane from l where lane is not null`),
-    inLane: statement(db, "select id, lane, tenant_id, run_at from jobs where status = 'queued' and type = ? and lane = ? and run_at <= ? order by run_at limit ?"),
-    unlaned: statement(db, "select id, lane, tenant_id, run_at from jobs where status = 'queued' and type = ? and lane is null and run_at <= ? order by run_at limit ?"),
-    expired: statement(db, "select id, lane, tenant_id, run_at from jobs where status = 'running' and type = ? and locked_until < ? order by locked_until limit ?"),
-    lease: statement(db, `
-      update jobs set status = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ?
-      where id in (select value from json_each(?)) and ${DUE.replaceAll('status', '+status')}
-      returning *`), // `+status`: look the picked ids up by key, not every queued job by status
-  };
-  type Candidate = { id: string; lane: string | null; tenant_id: string | null; run_at: string };
-  const candidates: Candidate[] = [...(await q.unlaned.all<Candidate>(type, now, o.limit)), ...(await q.expired.all<Candidate>(type, now, o.limit))];
-  for (const { lane } of await q.lanes.all<{ lane: string }>(type, type)) {
+  const q = candidates(db);
+  const queries = jobQueries(db);
+  const found: Candidate[] = [...(await q.unlaned.execute({ type, now, limit: o.limit })), ...(await q.expired.execute({ type, now, limit: o.limit }))];
+  for (const lane of await queries.queuedLanes(db, type)) {
     const room = Math.min(lanes.cap - (lanes.busy.get(lane) ?? 0), o.limit);
-    if (room > 0) candidates.push(...(await q.inLane.all<Candidate>(type, lane, now, room)));
+    if (room > 0) found.push(...(await q.inLane.execute({ type, lane, now, limit: room })));
   }
-  candidates.sort((a, b) => a.run_at.localeCompare(b.run_at));
+  found.sort((a, b) => a.runAt.localeCompare(b.runAt));
   const counts = new Map(lanes.busy);
   const tenantCounts = new Map(lanes.tenantBusy);
   const picked: string[] = [];
-  for (const c of candidates) {
+  for (const c of found) {
     if (picked.length === o.limit) break;
     const n = c.lane === null ? 0 : (counts.get(c.lane) ?? 0);
     if (n >= lanes.cap) continue; // an expired lease in a lane that is full
-    const t = c.tenant_id === null ? 0 : (tenantCounts.get(c.tenant_id) ?? 0);
+    const t = c.tenantId === null ? 0 : (tenantCounts.get(c.tenantId) ?? 0);
     if (lanes.tenantCap !== undefined && t >= lanes.tenantCap) continue;
     if (c.lane !== null) counts.set(c.lane, n + 1);
-    if (c.tenant_id !== null) tenantCounts.set(c.tenant_id, t + 1);
+    if (c.tenantId !== null) tenantCounts.set(c.tenantId, t + 1);
     picked.push(c.id);
   }
   if (picked.length === 0) return [];
-  return leased(await q.lease.all(o.workerId, new Date(o.now.getTime() + o.leaseMs).toISOString(), now, JSON.stringify(picked), now, now));
+  return byRunAt(await queries.lease(db, leaseOf(o), picked));
 }
 
 /** Rows from a lease UPDATE … RETURNING (which keeps no order), oldest first. */
-const leased = (rows: unknown[]) => (rows as Record<string, unknown>[]).map(rowToJob).sort((a, b) => a.runAt.localeCompare(b.runAt));
-
-function rowToJob(r: Record<string, unknown>): Job {
-  return {
-    id: r.id as string,
-    tenantId: (r.tenant_id as string) ?? null,
-    environment: (r.environment as Environment) ?? null,
-    type: r.type as string,
-    lane: (r.lane as string) ?? null,
-    payload: JSON.parse(r.payload as string),
-    status: r.status as Job['status'],
-    attempts: r.attempts as number,
-    maxAttempts: r.max_attempts as number,
-    runAt: r.run_at as string,
-    deadline: (r.deadline as string) ?? null,
-    lockedBy: (r.locked_by as string) ?? null,
-    lockedUntil: (r.locked_until as string) ?? null,
-    lastError: (r.last_error as string) ?? null,
-    createdAt: r.created_at as string,
-    updatedAt: r.updated_at as string,
-    finishedAt: (r.finished_at as string) ?? null,
-  };
-}
+const byRunAt = (rows: Job[]) => rows.sort((a, b) => a.runAt.localeCompare(b.runAt));
 
 /** Capped exponential backoff with full jitter: 1 s, 2 s, 4 s … up to 5 minutes. */
 export function backoffMs(attempt: number, random: () => number = Math.random): number {
@@ -173,11 +141,14 @@ type Ended = (tx: Tx) => unknown;
 /** Marks the job done; `inTx` runs in the same transaction (e.g. recording the stamp). Only the lease holder can. */
 export async function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): Promise<boolean> {
   return withTransaction(db, async (tx) => {
-    const stamp = now.toISOString();
-    const done = await statement(
-      tx,
-      "update jobs set status = 'done', locked_by = null, locked_until = null, finished_at = ?, updated_at = ? where id = ? and status = 'running' and locked_by = ? returning id",
-    ).all(stamp, stamp, job.id, job.lockedBy);
+    const complete = prepared(tx, 'jobs.complete', (d) =>
+      d.update(jobs)
+        .set({ status: 'done', lockedBy: null, lockedUntil: null, finishedAt: sql`${p('at')}`, updatedAt: sql`${p('at')}` })
+        .where(and(eq(jobs.id, p('id')), eq(jobs.status, 'running'), eq(jobs.lockedBy, p('lockedBy'))))
+        .returning({ id: jobs.id })
+        .prepare(),
+    );
+    const done = await complete.execute({ at: now.toISOString(), id: job.id, lockedBy: job.lockedBy });
     if (done.length !== 1) return false;
     await inTx?.(tx);
     return true;
@@ -223,14 +194,17 @@ export const releaseLeases = (db: Db, workerId: string, now: Date): Promise<numb
 /** At start: jobs leased by an earlier run of the process are due again at once. */
 export const recoverJobs = (db: Db, workerId: string, now: Date): Promise<number> => requeueRunning(db, ne(jobs.lockedBy, workerId), now);
 
+const countWhere = (condition: SQL) => sql<number>`sum(case when ${condition} then 1 else 0 end)`.mapWith(Number);
+
 export async function queueStats(db: Db, now: Date): Promise<{ depth: number; running: number; failed: number; oldest_due_seconds: number | null }> {
-  const row = await db.get<{ depth: number; running: number; failed: number; oldest: string | null }>(sql`
-    select
-      sum(case when status = 'queued' then 1 else 0 end) as depth,
-      sum(case when status = 'running' then 1 else 0 end) as running,
-      sum(case when status = 'failed' then 1 else 0 end) as failed,
-      min(case when status = 'queued' and run_at <= ${now.toISOString()} then run_at end) as oldest
-    from jobs`);
+  const [row] = await db
+    .select({
+      depth: countWhere(eq(jobs.status, 'queued')),
+      running: countWhere(eq(jobs.status, 'running')),
+      failed: countWhere(eq(jobs.status, 'failed')),
+      oldest: sql<string | null>`min(case when ${and(eq(jobs.status, 'queued'), lte(jobs.runAt, now.toISOString()))} then ${jobs.runAt} end)`,
+    })
+    .from(jobs);
   return {
     depth: row?.depth ?? 0,
     running: row?.running ?? 0,
@@ -239,13 +213,48 @@ export async function queueStats(db: Db, now: Date): Promise<{ depth: number; ru
   };
 }
 
+/** The earliest run_at of a queued job of `types` in (after, until], if any. Prepared per set of types: a worker asks after every drain. */
+export async function nextRunAt(db: Db, types: string[], after: Date, until: Date): Promise<string | undefined> {
+  const next = prepared(db, `jobs.nextRunAt:${JSON.stringify(types)}`, (d) =>
+    d.select({ runAt: jobs.runAt }).from(jobs)
+      .where(and(eq(jobs.status, 'queued'), gt(jobs.runAt, p('after')), lte(jobs.runAt, p('until')), inArray(jobs.type, types)))
+      .orderBy(asc(jobs.runAt)).limit(1).prepare(),
+  );
+  return (await next.execute({ after: after.toISOString(), until: until.toISOString() }))[0]?.runAt;
+}
 
 /** Makes a queued job due at `at` (e.g. now, when the reason to wait is gone). */
 export async function rescheduleJob(tx: DbOrTx, id: string, at: Date): Promise<void> {
-  await statement(tx, "update jobs set run_at = ?, updated_at = ? where id = ? and status = 'queued'").run(at.toISOString(), at.toISOString(), id);
+  await tx.update(jobs).set({ runAt: at.toISOString(), updatedAt: at.toISOString() }).where(and(eq(jobs.id, id), eq(jobs.status, 'queued')));
 }
 
-/** A queued job whose work was settled another way (a synchronous attempt answered): nothing left for it to do. */
+/** A queued job whose work was settled another way (a synchronous attempt answered): nothing left for it to do. Prepared: most invoices get here. */
 export async function closeQueuedJob(tx: DbOrTx, id: string, now: Date): Promise<void> {
-  await statement(tx, "update jobs set status = 'done', finished_at = ?, updated_at = ? where id = ? and status = 'queued'").run(now.toISOString(), now.toISOString(), id);
+  const close = prepared(tx, 'jobs.closeQueued', (d) =>
+    d.update(jobs).set({ status: 'done', finishedAt: sql`${p('at')}`, updatedAt: sql`${p('at')}` }).where(and(eq(jobs.id, p('id')), eq(jobs.status, 'queued'))).prepare(),
+  );
+  await close.execute({ at: now.toISOString(), id });
 }
+
+/** Whether a running job of `type` has `value` in its payload's `field`: an attempt of that work is in flight. */
+export async function isJobRunning(tx: DbOrTx, type: string, field: string, value: string): Promise<boolean> {
+  const payload = jobQueries(tx).payloadField(field);
+  return (await tx.select({ id: jobs.id }).from(jobs).where(and(eq(jobs.type, type), eq(jobs.status, 'running'), eq(payload, value))).limit(1)).length > 0;
+}
+
+/** Queued jobs of `type` with `value` in their payload's `field` end as done: their work was settled another way. */
+export async function closeQueuedJobs(tx: DbOrTx, type: string, field: string, value: string, now: Date): Promise<void> {
+  const payload = jobQueries(tx).payloadField(field);
+  await tx.update(jobs)
+    .set({ status: 'done', finishedAt: now.toISOString(), updatedAt: now.toISOString() })
+    .where(and(eq(jobs.type, type), eq(jobs.status, 'queued'), eq(payload, value)));
+}
+
+/** The newest `limit` jobs in `status`, for the operator's `jobs` command. */
+export const jobsInStatus = (db: Db, status: JobStatus, limit: number) =>
+  db
+    .select({ id: jobs.id, type: jobs.type, tenant_id: jobs.tenantId, payload: jobs.payload, attempts: jobs.attempts, last_error: jobs.lastError, run_at: jobs.runAt, created_at: jobs.createdAt })
+    .from(jobs)
+    .where(eq(jobs.status, status))
+    .orderBy(desc(jobs.id))
+    .limit(limit);

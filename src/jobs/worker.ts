@@ -1,7 +1,6 @@
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../lib/logger.ts';
-import { statement } from '../db/prepared.ts';
-import { claimJobs, completeJob, failJob, type Job } from './queue.ts';
+import { claimJobs, completeJob, failJob, nextRunAt, type Job } from './queue.ts';
 
 type Ended = Parameters<typeof completeJob>[3];
 
@@ -47,18 +46,17 @@ export function createWorker(o: {
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const types = Object.keys(o.handlers);
-  const nextDueSql = `select run_at from jobs where status = 'queued' and run_at > ? and run_at <= ? and type in (${types.map(() => '?').join(', ')}) order by run_at limit 1`;
   /** Arms one timer for the next job of this pool due before the next tick (future ones only: due ones are claimed). */
   const armTimer = async () => {
     const within = o.wakeWithinMs ?? 5000;
     if (stopped || timer || within <= 0 || types.length === 0) return;
     const now = o.now();
-    const next = await statement(o.db, nextDueSql).get(now.toISOString(), new Date(now.getTime() + within).toISOString(), ...types) as { run_at: string } | undefined;
+    const next = await nextRunAt(o.db, types, now, new Date(now.getTime() + within));
     if (!next) return;
     timer = setTimeout(() => {
       timer = undefined;
       void drain();
-    }, Math.max(1, Date.parse(next.run_at) - now.getTime()));
+    }, Math.max(1, Date.parse(next) - now.getTime()));
     timer.unref?.();
   };
 

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
-import { statement } from '../../db/prepared.ts';
 import { cfdis } from '../../db/schema/index.ts';
 import { withTransaction } from '../../db/index.ts';
 import type { Actor } from '../../lib/backend.ts';
+import { closeQueuedJobs, isJobRunning } from '../../jobs/queue.ts';
 import { conflict } from '../../lib/service-error.ts';
 import { recordEvent } from '../events.ts';
 import { findCfdi, type CfdiDeps } from './service.ts';
@@ -20,11 +20,11 @@ export async function withdrawCfdi(deps: Pick<CfdiDeps, 'db' | 'now'>, actor: Ac
   }
   const now = deps.now();
   await withTransaction(deps.db, async (tx) => {
-    const running = await statement(tx, "select 1 from jobs where type = 'cfdi.stamp' and status = 'running' and json_extract(payload, '$.cfdi_id') = ?").get(cfdi.id);
+    const running = await isJobRunning(tx, 'cfdi.stamp', 'cfdi_id', cfdi.id);
     if (running) throw conflict(`A stamping attempt for ${cfdi.id} is in flight; try again in a few seconds`, [{ field: 'status', issue: 'stamping attempt running' }]);
     if (!await moveStatus(tx, cfdi, 'en_cola', 'fallido', 'withdrawn before stamping', now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile`, [{ field: 'status', issue: 'is no longer en_cola' }]);
     await tx.update(cfdis).set({ failureReason: 'withdrawn before stamping', withdrawnAt: now.toISOString() }).where(eq(cfdis.id, cfdi.id));
-    await statement(tx, "update jobs set status = 'done', finished_at = ?, updated_at = ? where type = 'cfdi.stamp' and status = 'queued' and json_extract(payload, '$.cfdi_id') = ?").run(now.toISOString(), now.toISOString(), cfdi.id);
+    await closeQueuedJobs(tx, 'cfdi.stamp', 'cfdi_id', cfdi.id, now);
     await recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.fallido', data: { cfdi_id: cfdi.id, reason: 'withdrawn' }, now });
   });
   return { id: cfdi.id, status: 'fallido' as const, withdrawn_at: now.toISOString() };
