@@ -1,4 +1,3 @@
-import { desc, eq } from 'drizzle-orm';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -7,7 +6,9 @@ import { RegisterSchema } from './auth/session/schemas.ts';
 import { createTenantWithAdmin } from './auth/session/service.ts';
 import { BackupError, backupDatabase, restoreDatabase } from './db/backup.ts';
 import { openDatabase } from './db/client.ts';
-import { JOB_STATUSES, jobs, tenants, type JobStatus } from './db/schema/index.ts';
+import { JOB_STATUSES, type JobStatus } from './db/schema/index.ts';
+import { jobsInStatus } from './jobs/queue.ts';
+import { setTenantPlan } from './auth/tenants/service.ts';
 import { PLAN_LIMITS, PLANS, type Plan } from './lib/plans.ts';
 import { ConfigError, loadConfig } from './env.ts';
 import { ServiceError } from './lib/service-error.ts';
@@ -80,11 +81,7 @@ async function setPlan(rest: string[], env: Env): Promise<Result> {
   }
   const db = openDatabase(loadConfig(env).databasePath);
   try {
-    const res = await db
-      .update(tenants)
-      .set({ plan: plan as Plan, rateLimitPerMinute: limit, updatedAt: new Date().toISOString() })
-      .where(eq(tenants.id, tenantId));
-    if (res.changes !== 1) return { code: 1, out: `no tenant ${tenantId}` };
+    if (!(await setTenantPlan(db, tenantId, plan as Plan, limit, new Date()))) return { code: 1, out: `no tenant ${tenantId}` };
     return { code: 0, out: `tenant ${tenantId}: plan ${plan}${limit ? `, ${limit} requests per minute` : ''}` };
   } finally {
     db.$client.close();
@@ -149,12 +146,7 @@ async function listJobs(status: string, env: Env): Promise<Result> {
   if (!(JOB_STATUSES as readonly string[]).includes(status)) return { code: 2, out: usageOf('jobs') };
   const db = openDatabase(loadConfig(env).databasePath);
   try {
-    const rows = await db
-      .select({ id: jobs.id, type: jobs.type, tenant_id: jobs.tenantId, payload: jobs.payload, attempts: jobs.attempts, last_error: jobs.lastError, run_at: jobs.runAt, created_at: jobs.createdAt })
-      .from(jobs)
-      .where(eq(jobs.status, status as JobStatus))
-      .orderBy(desc(jobs.id))
-      .limit(100);
+    const rows = await jobsInStatus(db, status as JobStatus, 100);
     return { code: 0, out: rows.map((r) => JSON.stringify(r)).join('\n') || `no ${status} jobs` };
   } finally {
     db.$client.close();

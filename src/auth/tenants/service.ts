@@ -1,13 +1,15 @@
 import { eq } from 'drizzle-orm';
-import { statement } from '../../db/prepared.ts';
 import { PDFDocument } from 'pdf-lib';
 import { isJpeg, isPng, jpegProblem, pngProblem } from './image-check.ts';
 import { findTenant, forgetTenant } from './lookup.ts';
+import { tenantQueries } from './queries.ts';
 import type { z } from '@hono/zod-openapi';
 import { tenantBranding, tenants } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { invalidInput, notFound, ServiceError } from '../../lib/service-error.ts';
 import type { AuthDeps } from '../deps.ts';
+import type { Db } from '../../db/client.ts';
+import type { Plan } from '../../lib/plans.ts';
 import { MAX_LOGO_BYTES, regimenProblem, toTenant, type TenantPatchSchema } from './schemas.ts';
 
 async function getTenantRow(deps: AuthDeps, actor: Actor) {
@@ -16,11 +18,8 @@ async function getTenantRow(deps: AuthDeps, actor: Actor) {
   return row;
 }
 
-/** Prepared raw SQL: GET /tenants/me is on the gateway benchmark's hot path, and the logo itself is not needed. */
-const brandingOf = async (deps: AuthDeps, tenantId: string) =>
-  await statement(deps.db, 'select accent_color as accentColor, logo_type as logoType, length(logo) as logoSize from tenant_branding where tenant_id = ?').get(tenantId) as
-    | { accentColor: string | null; logoType: 'image/png' | 'image/jpeg' | null; logoSize: number | null }
-    | undefined;
+/** The logo itself is not needed, only whether there is one and its size. */
+const brandingOf = (deps: AuthDeps, tenantId: string) => tenantQueries(deps.db).branding(deps.db, tenantId);
 
 export const getMyTenant = async (deps: AuthDeps, actor: Actor) => toTenant(await getTenantRow(deps, actor), await brandingOf(deps, actor.tenantId));
 
@@ -81,4 +80,10 @@ export async function getLogo(deps: AuthDeps, actor: Actor): Promise<{ bytes: Bu
 export async function deleteLogo(deps: AuthDeps, actor: Actor) {
   await upsertBranding(deps, actor.tenantId, { logo: null, logoType: null });
   return getMyTenant(deps, actor);
+}
+
+/** The operator's `set-plan`: false when there is no such tenant. A running service sees it within its tenant cache's 10 s. */
+export async function setTenantPlan(db: Db, tenantId: string, plan: Plan, rateLimitPerMinute: number | null, now: Date): Promise<boolean> {
+  const updated = await db.update(tenants).set({ plan, rateLimitPerMinute, updatedAt: now.toISOString() }).where(eq(tenants.id, tenantId)).returning({ id: tenants.id });
+  return updated.length === 1;
 }
