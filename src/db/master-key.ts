@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { openSecret, sealSecret, SecretBoxError } from '../lib/secret-box.ts';
 import type { Db } from './client.ts';
-import { settings } from './schema/index.ts';
+import { addSetting } from './settings.ts';
 
 const CHECK_KEY = 'master_key_check';
 const CHECK_TEXT = Buffer.from('cfdi-api master key check', 'utf8');
@@ -15,7 +15,7 @@ export class MasterKeyMismatch extends Error {}
 export async function assertMasterKey(db: Db, masterKey: Buffer): Promise<void> {
   const state = masterKeyState(db.$client, masterKey);
   if (state === 'missing') {
-    await db.insert(settings).values({ key: CHECK_KEY, value: sealSecret(masterKey, CHECK_TEXT, CHECK_KEY) }).onConflictDoNothing();
+    await addSetting(db, CHECK_KEY, sealSecret(masterKey, CHECK_TEXT, CHECK_KEY));
     return;
   }
   if (state === 'ok') return;

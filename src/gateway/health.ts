@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { CATALOG_VERSION } from '../catalogs/index.ts';
 import { MIN_FREE_BYTES, storageRoom, type Db } from '../db/client.ts';
-import { statement } from '../db/prepared.ts';
+import { writeSetting } from '../db/settings.ts';
 import type { Heartbeat } from '../jobs/scheduler.ts';
 import { queueStats } from '../jobs/queue.ts';
 import { errorResponse, jsonResponse } from '../lib/schemas.ts';
@@ -30,7 +30,7 @@ const DATABASE_CHECK_MS = 1000;
  */
 async function checkDatabase(db: Db, now: Date): Promise<Indicator> {
   try {
-    await statement(db, "insert into settings (key, value) values ('health_probe', ?) on conflict (key) do update set value = excluded.value, updated_at = unixepoch()").run(Buffer.from(now.toISOString()));
+    await writeSetting(db, 'health_probe', Buffer.from(now.toISOString()), now);
     const room = storageRoom(db);
     if (room < MIN_FREE_BYTES) return { status: 'down', message: `storage is full: ${Math.floor(room / MiB)} MiB left, at least ${MIN_FREE_BYTES / MiB} MiB needed`, free_bytes: room };
     return { status: 'up', free_bytes: room };

@@ -7,7 +7,8 @@ import { tfdCadena, tfdNode, type Tfd } from '../cfdi/tfd.ts';
 import { wallClock } from '../cfdi/time.ts';
 import { serializeXml } from '../cfdi/xml.ts';
 import type { Db } from '../db/client.ts';
-import { sandboxCancellations, settings } from '../db/schema/index.ts';
+import { sandboxCancellations } from '../db/schema/index.ts';
+import { addSetting, readSetting } from '../db/settings.ts';
 import { openSecret, sealSecret } from '../lib/secret-box.ts';
 import type { CancelRequest, CancelResult, CancelScenario, CfdiQuery, Pac, StampOptions, StampResult } from './types.ts';
 import { withTransaction } from '../db/index.ts';
@@ -45,18 +46,15 @@ export function createSandboxSat(): SandboxSat {
 
 /** Created on first start and kept in the database (the key sealed under the master key), so stamps stay verifiable. */
 export async function loadOrCreateSandboxSat(db: Db, masterKey: Buffer): Promise<SandboxSat> {
-  const get = async (key: string) => (await db.select().from(settings).where(eq(settings.key, key)))[0]?.value;
-  const cert = await get('sandbox_sat_certificate');
-  const key = await get('sandbox_sat_key');
+  const cert = await readSetting(db, 'sandbox_sat_certificate');
+  const key = await readSetting(db, 'sandbox_sat_key');
   if (cert && key) {
     return { certificateDer: cert, noCertificado: SANDBOX_NO_CERTIFICADO, privateKey: createPrivateKey({ key: openSecret(masterKey, key, 'sandbox_sat_key'), format: 'der', type: 'pkcs8' }) };
   }
   const fresh = createSandboxSat();
   await withTransaction(db, async (tx) => {
-    await tx.insert(settings).values({ key: 'sandbox_sat_certificate', value: fresh.certificateDer }).onConflictDoNothing();
-    await tx.insert(settings)
-      .values({ key: 'sandbox_sat_key', value: sealSecret(masterKey, fresh.privateKey.export({ format: 'der', type: 'pkcs8' }) as Buffer, 'sandbox_sat_key') })
-      .onConflictDoNothing();
+    await addSetting(tx, 'sandbox_sat_certificate', fresh.certificateDer);
+    await addSetting(tx, 'sandbox_sat_key', sealSecret(masterKey, fresh.privateKey.export({ format: 'der', type: 'pkcs8' }) as Buffer, 'sandbox_sat_key'));
   });
   return loadOrCreateSandboxSat(db, masterKey);
 }
