@@ -1,13 +1,16 @@
+import { and, asc, eq, gt, like, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { statement } from '../db/prepared.ts';
+import { prepared } from '../db/prepared.ts';
+import { catalogEntries } from '../db/schema/index.ts';
 import { invalidInput, ServiceError } from '../lib/service-error.ts';
 import { decodeCursor, encodeCursor } from '../lib/pagination.ts';
 import { catalogEntry, type CatalogName, type CatalogRow } from './index.ts';
+import { catalogQueries, type SearchTerm } from './queries.ts';
 import { SEARCHABLE, seedCatalogs } from './seed.ts';
 
 /**
  * The SAT catalogs as the API shows them: each public name maps to a catalog and to what its rows look like on the
- * wire. Search is SQLite FTS5 for the big ones (products/services, units) and a plain filter for the rest.
+ * wire. Search is the engine's word index for the big ones (products/services, units) and a plain filter for the rest.
  */
 const bool = (v: string | undefined) => v === '1';
 const list = (v: string | undefined) => (v ? v.split(';').filter(Boolean) : []);
@@ -70,7 +73,7 @@ interface EntryRow {
   descripcion: string | null;
   validFrom: string | null;
   validTo: string | null;
-  data: string;
+  data: CatalogRow;
 }
 
 const seeded = new WeakSet<object>();
@@ -86,7 +89,7 @@ async function ready(db: Db): Promise<Db> {
 /** Wire shape of a row: the key (without the country prefix of composite keys), description, validity, extras. */
 function toWire(name: string, row: EntryRow) {
   const spec = CATALOGS[name]!;
-  const data = JSON.parse(row.data) as CatalogRow;
+  const data = row.data;
   const clave = row.clave.includes('|') ? row.clave.slice(row.clave.lastIndexOf('|') + 1) : row.clave;
   return { clave, descripcion: row.descripcion ?? '', ...spec.shape?.(data), vigencia: { desde: row.validFrom, hasta: row.validTo } };
 }
@@ -94,8 +97,20 @@ function toWire(name: string, row: EntryRow) {
 /** Prefix of composite keys stored in catalog_entries (c_EstadoNomina is keyed by country and state). */
 const keyPrefix = (catalog: CatalogName) => (catalog === 'c_EstadoNomina' ? 'MEX|' : '');
 
-const SELECT = 'select clave, descripcion, valid_from as validFrom, valid_to as validTo, data from catalog_entries';
-const entryRow = async (db: Db, catalog: CatalogName, clave: string) => await statement(db, `${SELECT} where catalog = ? and clave = ?`).get(catalog, clave) as EntryRow | undefined;
+const p = sql.placeholder;
+const entry = { clave: catalogEntries.clave, descripcion: catalogEntries.descripcion, validFrom: catalogEntries.validFrom, validTo: catalogEntries.validTo, data: catalogEntries.data };
+
+/** Prepared: a page of search results reads each of its rows by key. */
+const entryRow = async (db: Db, catalog: CatalogName, clave: string): Promise<EntryRow | undefined> =>
+  (await prepared(db, 'catalogEntries.byKey', (d) => d.select(entry).from(catalogEntries).where(and(eq(catalogEntries.catalog, p('catalog')), eq(catalogEntries.clave, p('clave')))).prepare()).execute({ catalog, clave }))[0];
+
+/** Rows of `catalog` after the key `after` whose key matches `pattern` (LIKE), by key; all of them without `limit`. */
+async function entriesAfter(db: Db, catalog: CatalogName, after: string, pattern: string, limit?: number): Promise<EntryRow[]> {
+  const where = and(eq(catalogEntries.catalog, p('catalog')), gt(catalogEntries.clave, p('after')), like(catalogEntries.clave, p('pattern')));
+  const values = { catalog, after, pattern };
+  if (limit === undefined) return prepared(db, 'catalogEntries.after', (d) => d.select(entry).from(catalogEntries).where(where).orderBy(asc(catalogEntries.clave)).prepare()).execute(values);
+  return prepared(db, 'catalogEntries.afterLimit', (d) => d.select(entry).from(catalogEntries).where(where).orderBy(asc(catalogEntries.clave)).limit(p('limit')).prepare()).execute({ ...values, limit });
+}
 
 export async function getCatalogEntry(db: Db, name: string, clave: string) {
   const spec = CATALOGS[name]!;
@@ -105,15 +120,15 @@ export async function getCatalogEntry(db: Db, name: string, clave: string) {
 }
 
 /**
- * Words of a search as FTS5 terms, all required. A word of two or more characters is a prefix ("credito tarj" →
- * "credito"* "tarj"*); a one-character word is a whole word ("vitamina c", "rayos x"): as a prefix it would match
- * up to half of the catalog. A word that another word extends adds nothing and is dropped ("de del de" → "del"*).
+ * Words of a search as terms, all required. A word of two or more characters is a prefix ("credito tarj" →
+ * credito…, tarj…); a one-character word is a whole word ("vitamina c", "rayos x"): as a prefix it would match
+ * up to half of the catalog. A word that another word extends adds nothing and is dropped ("de del de" → del…).
  */
-function ftsQuery(q: string): string | undefined {
+function searchTerms(q: string): SearchTerm[] {
   const words = new Map<string, string>();
   for (const w of q.normalize('NFC').match(/[\p{L}\p{N}]+/gu) ?? []) if (!words.has(fold(w))) words.set(fold(w), w);
   const needed = [...words].filter(([f]) => f.length === 1 || ![...words.keys()].some((other) => other !== f && other.startsWith(f)));
-  return needed.length ? needed.map(([f, w]) => (f.length === 1 ? `"${w}"` : `"${w}"*`)).join(' ') : undefined;
+  return needed.map(([f, word]) => ({ word, prefix: f.length > 1 }));
 }
 
 /**
@@ -126,7 +141,7 @@ const OFFSET = /^o:(\d{1,7})$/;
 
 /**
  * A page of a catalog. Without `q`: by key, keyset cursor. With `q`: keys starting with it (digits), or — for the
- * searchable catalogs — the SEARCH_CANDIDATES best FTS5 matches by bm25, those of a class whose own name matches
+ * searchable catalogs — the SEARCH_CANDIDATES best word-index matches (bm25), those of a class whose own name matches
  * first (SAT's keys are hierarchical: 31161500 "Tornillos" heads 311615xx); elsewhere a case- and
  * accent-insensitive filter.
  */
@@ -137,11 +152,11 @@ export async function listCatalog(db: Db, name: string, q: { q?: string; limit: 
   const after = decodeCursor(q.cursor);
   const text = q.q?.trim();
   if (text && SEARCHABLE[spec.catalog] && !/^\d+$/.test(text)) {
-    const match = ftsQuery(text);
-    if (!match) throw invalidInput('Invalid query', [{ field: 'q', issue: 'must contain at least one letter or digit' }]);
+    const terms = searchTerms(text);
+    if (!terms.length) throw invalidInput('Invalid query', [{ field: 'q', issue: 'must contain at least one letter or digit' }]);
     const offset = after === undefined ? 0 : Number(OFFSET.exec(after)?.[1] ?? NaN);
     if (!Number.isInteger(offset)) throw invalidInput('Invalid cursor', [{ field: 'cursor', issue: 'is not a cursor returned by this API' }]);
-    const hits = (await statement(db, 'select clave from catalog_search where catalog_search match ? and catalog = ? order by rank limit ?').all(match, spec.catalog, SEARCH_CANDIDATES) as { clave: string }[]).map((h) => h.clave);
+    const hits = await catalogQueries(db).search(db, spec.catalog, terms, SEARCH_CANDIDATES);
     const found = new Set(hits);
     const inFamily = (clave: string) => clave.length === 8 && found.has(`${clave.slice(0, 6)}00`);
     const ranked = [...hits.filter(inFamily), ...hits.filter((clave) => !inFamily(clave))];
@@ -151,19 +166,19 @@ export async function listCatalog(db: Db, name: string, q: { q?: string; limit: 
   }
   if (text && /^\d+$/.test(text)) {
     // Digits: keys that start with them (a product family, a postal code).
-    const rows = await statement(db, `${SELECT} where catalog = ? and clave > ? and clave like ? order by clave limit ?`).all(spec.catalog, prefix + (after ?? ''), `${prefix}${text}%`, q.limit + 1) as EntryRow[];
+    const rows = await entriesAfter(db, spec.catalog, prefix + (after ?? ''), `${prefix}${text}%`, q.limit + 1);
     return paged(name, rows, q.limit, (last) => last.clave.slice(prefix.length));
   }
   if (text) {
     if (spec.catalog === 'c_CodigoPostal') throw invalidInput('Invalid query', [{ field: 'q', issue: 'postal codes are searched by their digits' }]);
     // A small catalog: its key or its description, case- and accent-insensitive.
     const folded = fold(text);
-    const rows = (await statement(db, `${SELECT} where catalog = ? and clave > ? and clave like ? order by clave`).all(spec.catalog, prefix + (after ?? ''), `${prefix}%`) as EntryRow[]).filter(
+    const rows = (await entriesAfter(db, spec.catalog, prefix + (after ?? ''), `${prefix}%`)).filter(
       (r) => fold(r.clave.slice(prefix.length)).startsWith(folded) || fold(r.descripcion ?? '').includes(folded),
     );
     return paged(name, rows.slice(0, q.limit + 1), q.limit, (last) => last.clave.slice(prefix.length));
   }
-  const rows = await statement(db, `${SELECT} where catalog = ? and clave > ? and clave like ? order by clave limit ?`).all(spec.catalog, prefix + (after ?? ''), `${prefix}%`, q.limit + 1) as EntryRow[];
+  const rows = await entriesAfter(db, spec.catalog, prefix + (after ?? ''), `${prefix}%`, q.limit + 1);
   return paged(name, rows, q.limit, (last) => last.clave.slice(prefix.length));
 }
 
