@@ -4,7 +4,7 @@ import { series, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { invalidInput, conflict, notFound } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
-import { statement } from '../../db/prepared.ts';
+import { prepared } from '../../db/prepared.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { toSeries, type SeriesCreate, type SeriesPatch, type SeriesRow } from './schemas.ts';
 import { withTransaction, type DbOrTx } from '../../db/index.ts';
@@ -122,15 +122,26 @@ export async function updateSeries(deps: SeriesDeps, actor: Actor, id: string, p
   return getSeries(deps, actor, id);
 }
 
-/** Takes the next folio of the matching series in one UPDATE … RETURNING; undefined when no series matches. */
-/** One UPDATE … RETURNING, prepared once: runs for every invoice. `byName` picks the series by name, else the default. */
+const p = sql.placeholder;
+const inScope = and(eq(series.tenantId, p('tenantId')), eq(series.environment, p('environment')));
+/** The series named `serie`, or the default one. */
+const named = (serie: string | undefined) => (serie !== undefined ? eq(series.serie, p('serie')) : eq(series.isDefault, true));
+const scopeValues = (scope: Scope, serie: string | undefined) => ({ tenantId: scope.tenantId, environment: scope.environment, serie });
+
+/**
+ * Takes the next folio of the matching series (by name, else the default) in one UPDATE … RETURNING; undefined when
+ * no series matches. Prepared: it runs for every invoice.
+ */
 async function bump(tx: DbOrTx, scope: Scope, serie: string | undefined): Promise<{ serie: string; folio: number } | undefined> {
-  const row = (
-    serie !== undefined
-      ? await statement(tx, 'update series set next_folio = next_folio + 1 where tenant_id = ? and environment = ? and serie = ? returning serie, next_folio').get(scope.tenantId, scope.environment, serie)
-      : await statement(tx, 'update series set next_folio = next_folio + 1 where tenant_id = ? and environment = ? and is_default = 1 returning serie, next_folio').get(scope.tenantId, scope.environment)
-  ) as { serie: string; next_folio: number } | undefined;
-  return row ? { serie: row.serie, folio: row.next_folio - 1 } : undefined;
+  const update = prepared(tx, serie !== undefined ? 'series.bumpNamed' : 'series.bumpDefault', (d) =>
+    d.update(series)
+      .set({ nextFolio: sql`${series.nextFolio} + 1` })
+      .where(and(inScope, named(serie)))
+      .returning({ serie: series.serie, nextFolio: series.nextFolio })
+      .prepare(),
+  );
+  const [row] = await update.execute(scopeValues(scope, serie));
+  return row ? { serie: row.serie, folio: row.nextFolio - 1 } : undefined;
 }
 
 /**
@@ -160,12 +171,11 @@ export async function allocateFolio(tx: DbOrTx, scope: Scope, serie?: string): P
 
 /** What allocateFolio would answer now, consuming nothing (POST /cfdis/validate). */
 export async function peekFolio(db: DbOrTx, scope: Scope, serie?: string): Promise<{ serie: string; folio: number }> {
-  const row = (
-    serie !== undefined
-      ? await statement(db, 'select serie, next_folio from series where tenant_id = ? and environment = ? and serie = ?').get(scope.tenantId, scope.environment, serie)
-      : await statement(db, 'select serie, next_folio from series where tenant_id = ? and environment = ? and is_default = 1').get(scope.tenantId, scope.environment)
-  ) as { serie: string; next_folio: number } | undefined;
-  if (row) return { serie: row.serie, folio: row.next_folio };
+  const select = prepared(db, serie !== undefined ? 'series.peekNamed' : 'series.peekDefault', (d) =>
+    d.select({ serie: series.serie, nextFolio: series.nextFolio }).from(series).where(and(inScope, named(serie))).prepare(),
+  );
+  const [row] = await select.execute(scopeValues(scope, serie));
+  if (row) return { serie: row.serie, folio: row.nextFolio };
   if (serie !== undefined) throw unknownSerie(serie);
   const a = (await db.select({ next: series.nextFolio }).from(series).where(and(scoped(scope), eq(series.serie, DEFAULT_SERIE))))[0];
   return { serie: DEFAULT_SERIE, folio: a?.next ?? 1 };
