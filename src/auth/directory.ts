@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { apiKeys, users } from '../db/schema/index.ts';
 import type { IdentityDirectory } from '../lib/identity.ts';
@@ -32,6 +32,11 @@ export function createIdentityDirectory(db: Db, accessTokens: AccessTokens, now:
     planLimit: async (tenantId) => {
       const tenant = await findTenant(db, tenantId, now().getTime());
       return tenant && rateLimitOf(tenant);
+    },
+    members: async (tenantId, environment) => {
+      const roles = await db.select({ role: users.role, n: count() }).from(users).where(eq(users.tenantId, tenantId)).groupBy(users.role);
+      const [keys] = await db.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.environment, environment), isNull(apiKeys.revokedAt)));
+      return { usersByRole: Object.fromEntries(roles.map((r) => [r.role, r.n])), activeApiKeys: keys?.n ?? 0 };
     },
   };
 }

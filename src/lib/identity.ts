@@ -51,4 +51,6 @@ export interface IdentityDirectory {
   tenantById(id: string): Promise<TenantIdentity | undefined>;
   /** Requests per minute the tenant's plan allows, or undefined when there is no such tenant. */
   planLimit(tenantId: string): Promise<number | undefined>;
+  /** The tenant's users by role, and its API keys of `environment` not revoked (GET /stats). */
+  members(tenantId: string, environment: Environment): Promise<{ usersByRole: Partial<Record<Role, number>>; activeApiKeys: number }>;
 }

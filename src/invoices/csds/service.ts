@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, lte, ne } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, lte, ne, sql, type SQL } from 'drizzle-orm';
 import { checkIssuer, createSigner, CsdError, exportPrivateKey, importPrivateKey, openPrivateKey, parseCertificate, type CsdSigner } from '../../cfdi/csd.ts';
 import type { Db } from '../../db/client.ts';
 import { csds, type Environment } from '../../db/schema/index.ts';
@@ -6,7 +6,7 @@ import type { Actor } from '../../lib/backend.ts';
 import { FixedWindowLimiter } from '../../gateway/rate-limit.ts';
 import { conflict, invalidInput, notFound, ServiceError } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
-import { statement } from '../../db/prepared.ts';
+import { prepared } from '../../db/prepared.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { openSecret, sealSecret } from '../../lib/secret-box.ts';
 import { recordEvent } from '../events.ts';
@@ -162,7 +162,11 @@ function signerCache(db: Db) {
  * certificate: decrypting and importing on every invoice would cost more than signing.
  */
 export async function activeSigner(deps: Pick<CsdDeps, 'db' | 'now' | 'masterKey'>, tenantId: string, environment: Environment): Promise<CsdSigner | undefined> {
-  const active = await statement(deps.db, "select id from csds where tenant_id = ? and environment = ? and status = 'active'").get(tenantId, environment) as { id: string } | undefined;
+  // Prepared: every invoice asks.
+  const activeId = prepared(deps.db, 'csds.active', (d) =>
+    d.select({ id: csds.id }).from(csds).where(and(eq(csds.tenantId, sql.placeholder('tenantId')), eq(csds.environment, sql.placeholder('environment')), eq(csds.status, 'active'))).prepare(),
+  );
+  const [active] = await activeId.execute({ tenantId, environment });
   if (!active) return undefined;
   const cache = signerCache(deps.db);
   let signer = cache.get(active.id);
@@ -200,3 +204,15 @@ export async function sweepCsdExpiry(db: Db, now: Date): Promise<{ expired: numb
 }
 
 const eventData = (c: CsdRow) => ({ csd_id: c.id, rfc: c.rfc, serial_number: c.serialNumber, valid_to: c.validTo });
+
+const countWhere = (condition: SQL) => sql<number>`coalesce(sum(case when ${condition} then 1 else 0 end), 0)`.mapWith(Number);
+
+/** GET /stats: the caller's CSDs, those active, and those active that expire within 30 days of `now`. */
+export async function csdCounts(db: Db, actor: Actor, now: Date): Promise<{ total: number; activos: number; porVencer: number }> {
+  const soon = new Date(now.getTime() + EXPIRY_NOTICE_DAYS * 86_400_000).toISOString();
+  const [row] = await db
+    .select({ total: sql<number>`count(*)`.mapWith(Number), activos: countWhere(eq(csds.status, 'active')), porVencer: countWhere(and(eq(csds.status, 'active'), lte(csds.validTo, soon))!) })
+    .from(csds)
+    .where(scoped(actor));
+  return row!;
+}

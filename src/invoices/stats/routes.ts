@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Db } from '../../db/client.ts';
 import { actorOf, type BackendEnv } from '../../lib/backend.ts';
+import type { IdentityDirectory } from '../../lib/identity.ts';
 import { errorResponses, jsonResponse } from '../../lib/schemas.ts';
 import { tenantStats } from './service.ts';
 
@@ -26,7 +27,7 @@ const StatsSchema = z
   })
   .openapi('Stats');
 
-export function mountStatsRoutes(app: OpenAPIHono<BackendEnv>, deps: { db: Db; now: () => Date }) {
+export function mountStatsRoutes(app: OpenAPIHono<BackendEnv>, deps: { db: Db; now: () => Date; identity: IdentityDirectory }) {
   app.openapi(
     createRoute({
       method: 'get', path: '/api/v1/stats', tags: ['Estadísticas'], operationId: 'getStats',
@@ -35,6 +36,6 @@ export function mountStatsRoutes(app: OpenAPIHono<BackendEnv>, deps: { db: Db; n
       request: { query: z.object({ desde: Month.optional().openapi({ description: 'First month (YYYY-MM) of Fecha' }), hasta: Month.optional().openapi({ description: 'Last month (YYYY-MM)' }) }) },
       responses: { 200: jsonResponse(StatsSchema, 'Statistics'), ...errors.invalidQuery, ...errors.unauthenticated },
     }),
-    async (c) => c.json(await tenantStats(deps.db, actorOf(c), c.req.valid('query'), deps.now()), 200),
+    async (c) => c.json(await tenantStats(deps, actorOf(c), c.req.valid('query'), deps.now()), 200),
   );
 }

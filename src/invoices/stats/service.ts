@@ -1,34 +1,35 @@
 import { catalogEntry } from '../../catalogs/index.ts';
 import { Dec } from '../../cfdi/decimal.ts';
+import { and, asc, eq, gt, gte, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { statement } from '../../db/prepared.ts';
+import { cfdiStats } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
+import type { IdentityDirectory } from '../../lib/identity.ts';
+import { csdCounts } from '../csds/service.ts';
 
 /**
  * GET /stats: the tenant's activity in the caller's environment. CFDI figures come from `cfdi_stats` (kept by
  * triggers, a row per month × type × status × currency), so the cost does not grow with the number of invoices.
  */
-interface StatRow {
-  mes: string;
-  tipo: string;
-  status: string;
-  moneda: string;
-  cantidad: number;
-  micros: number | bigint;
-}
 
 /** What counts as invoiced: stamped and not cancelled. */
 const STANDING = new Set(['vigente', 'cancelacion_pendiente']);
 const MILLION = Dec.parse('1000000');
 const amount = (micros: bigint, moneda: string) => Dec.parse(micros.toString()).div(MILLION, 6).round(Number(catalogEntry('c_Moneda', moneda)?.decimales ?? 2)).toNumber();
 
-export async function tenantStats(db: Db, actor: Actor, range: { desde?: string; hasta?: string }, now: Date) {
-  const rows = await statement(
-    db,
-    `select mes, tipo, status, moneda, cantidad, total_micros as micros from cfdi_stats
-     where tenant_id = ? and environment = ? and mes >= ? and mes <= ? and cantidad > 0 order by mes`,
-    { safeIntegers: true },
-  ).all(actor.tenantId, actor.environment, range.desde ?? '0000-00', range.hasta ?? '9999-99') as StatRow[];
+export async function tenantStats(deps: { db: Db; identity: IdentityDirectory }, actor: Actor, range: { desde?: string; hasta?: string }, now: Date) {
+  const rows = await deps.db
+    .select({
+      mes: cfdiStats.mes, tipo: cfdiStats.tipo, status: cfdiStats.status, moneda: cfdiStats.moneda, cantidad: cfdiStats.cantidad,
+      // As text: a sum of millionths may pass 2^53, past what a JS number holds exactly.
+      micros: sql<string>`cast(${cfdiStats.totalMicros} as text)`,
+    })
+    .from(cfdiStats)
+    .where(and(
+      eq(cfdiStats.tenantId, actor.tenantId), eq(cfdiStats.environment, actor.environment),
+      gte(cfdiStats.mes, range.desde ?? '0000-00'), lte(cfdiStats.mes, range.hasta ?? '9999-99'), gt(cfdiStats.cantidad, 0),
+    ))
+    .orderBy(asc(cfdiStats.mes));
 
   const porStatus: Record<string, number> = {};
   const porTipo: Record<string, number> = {};
@@ -56,13 +57,9 @@ export async function tenantStats(db: Db, actor: Actor, range: { desde?: string;
       return { tipo, moneda, total: amount(micros, moneda) };
     });
 
-  const csd = await statement(
-    db,
-    `select count(*) as total, coalesce(sum(status = 'active'), 0) as activos, coalesce(sum(status = 'active' and valid_to <= ?), 0) as porVencer
-     from csds where tenant_id = ? and environment = ?`,
-  ).get(new Date(now.getTime() + 30 * 86_400_000).toISOString(), actor.tenantId, actor.environment) as { total: number; activos: number; porVencer: number };
-  const users = await statement(db, 'select role, count(*) as n from users where tenant_id = ? group by role').all(actor.tenantId) as { role: string; n: number }[];
-  const keys = await statement(db, 'select count(*) as n from api_keys where tenant_id = ? and environment = ? and revoked_at is null').get(actor.tenantId, actor.environment) as { n: number };
+  const csd = await csdCounts(deps.db, actor, now);
+  const members = await deps.identity.members(actor.tenantId, actor.environment);
+  const users = Object.values(members.usersByRole);
 
   return {
     environment: actor.environment,
@@ -74,7 +71,7 @@ export async function tenantStats(db: Db, actor: Actor, range: { desde?: string;
       por_mes: [...meses.entries()].map(([mes, m]) => ({ mes, cantidad: m.cantidad, por_tipo: m.por_tipo, importes: wire(m.importes) })),
     },
     csds: { total: csd.total, activos: csd.activos, por_vencer_30_dias: csd.porVencer },
-    usuarios: { total: users.reduce((a, u) => a + u.n, 0), por_rol: Object.fromEntries(users.map((u) => [u.role, u.n])) },
-    api_keys: { activas: keys.n },
+    usuarios: { total: users.reduce((a, n) => a + n, 0), por_rol: members.usersByRole },
+    api_keys: { activas: members.activeApiKeys },
   };
 }
