@@ -1,7 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { statement } from '../../db/prepared.ts';
+import { and, eq, ne, sql } from 'drizzle-orm';
+import { prepared } from '../../db/prepared.ts';
 import type { Db } from '../../db/client.ts';
-import type { Environment } from '../../db/schema/index.ts';
+import { webhookAttempts, webhookDeliveries, webhooks, type Environment } from '../../db/schema/index.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import { openSecret } from '../../lib/secret-box.ts';
@@ -46,24 +47,38 @@ export async function enqueueDelivery(tx: DbOrTx, now: Date, d: { tenantId: stri
 /** The spec's payload, serialised once: every attempt sends these exact bytes. */
 const payloadOf = (e: EventRow) => JSON.stringify({ event: e.type, tenant_id: e.tenantId, created_at: e.createdAt, data: e.data });
 
+const p = sql.placeholder;
+const hook = { id: webhooks.id, events: webhooks.events, estado: webhooks.estado };
+const live = ne(webhooks.estado, 'DESACTIVADO');
+
+/** Prepared, as the delivery insert: every event runs them. */
+const fanOutQueries = (tx: DbOrTx) => ({
+  hookById: prepared(tx, 'webhooks.fanOut.byId', (d) => d.select(hook).from(webhooks).where(and(eq(webhooks.id, p('id')), live)).prepare()),
+  hooksOf: prepared(tx, 'webhooks.fanOut.ofTenant', (d) =>
+    d.select(hook).from(webhooks).where(and(eq(webhooks.tenantId, p('tenantId')), eq(webhooks.environment, p('environment')), live)).prepare(),
+  ),
+  insert: prepared(tx, 'webhookDeliveries.insert', (d) =>
+    d.insert(webhookDeliveries)
+      .values({
+        id: p('id'), tenantId: p('tenantId'), webhookId: p('webhookId'), eventId: p('eventId'), event: p('event'), body: p('body'), state: 'pendiente',
+        createdAt: p('now'), updatedAt: p('now'), nextAttemptAt: p('now'),
+      })
+      .prepare(),
+  ),
+});
+
 /**
  * Outbox fan-out, inside the transaction that records the event: one delivery per subscribed webhook of the same
  * tenant and environment. Active webhooks get a job now; paused ones keep the delivery pending until resumed.
  */
 export async function fanOut(tx: DbOrTx, e: EventRow, now: Date, only?: string): Promise<string[]> {
-  const hooks = (
-    only
-      ? await statement(tx, "select id, events, estado from webhooks where id = ? and estado <> 'DESACTIVADO'").all(only)
-      : await statement(tx, "select id, events, estado from webhooks where tenant_id = ? and environment = ? and estado <> 'DESACTIVADO'").all(e.tenantId, e.environment)
-  ) as { id: string; events: string; estado: string }[];
+  const q = fanOutQueries(tx);
+  const hooks = only ? await q.hookById.execute({ id: only }) : await q.hooksOf.execute({ tenantId: e.tenantId, environment: e.environment });
   const ids: string[] = [];
   for (const h of hooks) {
-    const subscribed = JSON.parse(h.events) as string[];
-    if (!only && !subscribed.includes('*') && !subscribed.includes(e.type)) continue;
+    if (!only && !h.events.includes('*') && !h.events.includes(e.type)) continue;
     const id = randomUUID();
-    await statement(tx, 'insert into webhook_deliveries (id, tenant_id, webhook_id, event_id, event, body, state, created_at, updated_at, next_attempt_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-      id, e.tenantId, h.id, e.id, e.type, payloadOf(e), 'pendiente', now.toISOString(), now.toISOString(), now.toISOString(),
-    );
+    await q.insert.execute({ id, tenantId: e.tenantId, webhookId: h.id, eventId: e.id, event: e.type, body: payloadOf(e), now: now.toISOString() });
     if (h.estado === 'ACTIVO') await enqueueDelivery(tx, now, { tenantId: e.tenantId, environment: e.environment, webhookId: h.id, deliveryId: id });
     ids.push(id);
   }
@@ -96,29 +111,24 @@ function nextDelayMs(schedule: number[], attempt: number, retryAfter: string | n
   return Math.round(delay * (0.9 + Math.random() * 0.2));
 }
 
-interface DeliveryRow {
-  id: string;
-  tenant_id: string;
-  webhook_id: string;
-  event: string;
-  body: string;
-  state: string;
-  attempts: number;
-  url: string;
-  estado: string;
-  secret_sealed: Buffer;
-  environment: Environment;
-}
+/** A delivery with what an attempt needs of its webhook. Prepared: every attempt reads it. */
+const deliveryById = (db: Db) =>
+  prepared(db, 'webhookDeliveries.forAttempt', (d) =>
+    d.select({
+      id: webhookDeliveries.id, tenantId: webhookDeliveries.tenantId, webhookId: webhookDeliveries.webhookId, event: webhookDeliveries.event, body: webhookDeliveries.body,
+      state: webhookDeliveries.state, attempts: webhookDeliveries.attempts, url: webhooks.url, estado: webhooks.estado, secretSealed: webhooks.secretSealed, environment: webhooks.environment,
+    })
+      .from(webhookDeliveries)
+      .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
+      .where(eq(webhookDeliveries.id, p('id')))
+      .prepare(),
+  );
 
 /** One attempt of a delivery. Retries are scheduled by the delivery itself (the webhook schedule), not by the queue. */
 export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
   return {
     async run(job) {
-      const d = await statement(
-        deps.db,
-        `select d.id, d.tenant_id, d.webhook_id, d.event, d.body, d.state, d.attempts, w.url, w.estado, w.secret_sealed, w.environment
-         from webhook_deliveries d join webhooks w on w.id = d.webhook_id where d.id = ?`,
-      ).get(job.payload.delivery_id) as DeliveryRow | undefined;
+      const [d] = await deliveryById(deps.db).execute({ id: job.payload.delivery_id as string });
       // Delivered meanwhile, deleted, or the webhook is paused/disabled: resuming re-queues what is pending.
       if (!d || d.state !== 'pendiente' || d.estado !== 'ACTIVO') return;
       const attempt = d.attempts + 1;
@@ -130,7 +140,7 @@ export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
       try {
         const checked = await resolveTarget(d.url, deps);
         if ('problem' in checked) throw new Error(`url ${checked.problem}`);
-        const secret = openSecret(deps.masterKey, d.secret_sealed, d.webhook_id).toString('utf8');
+        const secret = openSecret(deps.masterKey, d.secretSealed, d.webhookId).toString('utf8');
         const res = await postPinned(checked.target, {
           body: d.body,
           headers: signatureHeaders(secret, d.id, d.event, d.body, Math.floor(deps.now().getTime() / 1000)),
@@ -148,27 +158,30 @@ export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
       return async (tx) => {
         const now = deps.now();
         const at = now.toISOString();
-        await statement(tx, 'insert into webhook_attempts (tenant_id, delivery_id, attempt, status_code, response_body, error, duration_ms, at) values (?, ?, ?, ?, ?, ?, ?, ?)').run(
-          d.tenant_id, d.id, attempt, status, responseBody, error, durationMs, at,
-        );
-        const outcome = { delivery_id: d.id, webhook_id: d.webhook_id, tenant_id: d.tenant_id, event: d.event, attempt, status_code: status, duration_ms: durationMs };
+        await tx.insert(webhookAttempts).values({ tenantId: d.tenantId, deliveryId: d.id, attempt, statusCode: status, responseBody, error, durationMs, at });
+        const outcome = { delivery_id: d.id, webhook_id: d.webhookId, tenant_id: d.tenantId, event: d.event, attempt, status_code: status, duration_ms: durationMs };
         if (ok) {
           deps.logger.info('webhook delivered', outcome);
-          await statement(tx, "update webhook_deliveries set state = 'entregado', attempts = ?, last_status_code = ?, last_response_body = ?, last_error = null, next_attempt_at = null, delivered_at = ?, updated_at = ? where id = ?").run(attempt, status, responseBody, at, at, d.id);
-          await statement(tx, 'update webhooks set consecutive_failures = 0, updated_at = ? where id = ?').run(at, d.webhook_id);
+          await tx.update(webhookDeliveries)
+            .set({ state: 'entregado', attempts: attempt, lastStatusCode: status, lastResponseBody: responseBody, lastError: null, nextAttemptAt: null, deliveredAt: at, updatedAt: at })
+            .where(eq(webhookDeliveries.id, d.id));
+          await tx.update(webhooks).set({ consecutiveFailures: 0, updatedAt: at }).where(eq(webhooks.id, d.webhookId));
           return;
         }
-        const failures = (await statement(tx, 'update webhooks set consecutive_failures = consecutive_failures + 1, updated_at = ? where id = ? returning consecutive_failures').get(at, d.webhook_id) as { consecutive_failures: number }).consecutive_failures;
+        const failures = (await tx.update(webhooks)
+          .set({ consecutiveFailures: sql`${webhooks.consecutiveFailures} + 1`, updatedAt: at })
+          .where(eq(webhooks.id, d.webhookId))
+          .returning({ failures: webhooks.consecutiveFailures }))[0]!.failures;
         const gone = status === 410;
         const delay = gone ? undefined : nextDelayMs(deps.retrySchedule, attempt, retryAfter);
         const next = delay === undefined ? null : new Date(now.getTime() + delay).toISOString();
-        await statement(tx, 'update webhook_deliveries set state = ?, attempts = ?, last_status_code = ?, last_response_body = ?, last_error = ?, next_attempt_at = ?, updated_at = ? where id = ?').run(
-          next ? 'pendiente' : 'fallido', attempt, status, responseBody, error, next, at, d.id,
-        );
+        await tx.update(webhookDeliveries)
+          .set({ state: next ? 'pendiente' : 'fallido', attempts: attempt, lastStatusCode: status, lastResponseBody: responseBody, lastError: error, nextAttemptAt: next, updatedAt: at })
+          .where(eq(webhookDeliveries.id, d.id));
         deps.logger.warn('webhook delivery failed', { ...outcome, error: error ?? `HTTP ${status}`, next_attempt_at: next, state: next ? 'pendiente' : 'fallido' });
-        if (gone) await statement(tx, "update webhooks set estado = 'DESACTIVADO', updated_at = ? where id = ?").run(at, d.webhook_id);
-        else if (failures >= PAUSE_AFTER_FAILURES) await statement(tx, "update webhooks set estado = 'PAUSADO', updated_at = ? where id = ? and estado = 'ACTIVO'").run(at, d.webhook_id);
-        else if (next) await enqueueDelivery(tx, now, { tenantId: d.tenant_id, environment: d.environment, webhookId: d.webhook_id, deliveryId: d.id, runAt: new Date(next) });
+        if (gone) await tx.update(webhooks).set({ estado: 'DESACTIVADO', updatedAt: at }).where(eq(webhooks.id, d.webhookId));
+        else if (failures >= PAUSE_AFTER_FAILURES) await tx.update(webhooks).set({ estado: 'PAUSADO', updatedAt: at }).where(and(eq(webhooks.id, d.webhookId), eq(webhooks.estado, 'ACTIVO')));
+        else if (next) await enqueueDelivery(tx, now, { tenantId: d.tenantId, environment: d.environment, webhookId: d.webhookId, deliveryId: d.id, runAt: new Date(next) });
       };
     },
   };
