@@ -1,9 +1,10 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
+import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
-import { statement } from '../db/prepared.ts';
-import type { Environment } from '../db/schema/index.ts';
+import { prepared } from '../db/prepared.ts';
+import { auditLog, type Environment } from '../db/schema/index.ts';
 import type { BackendEnv } from './backend.ts';
 import { newId } from './ids.ts';
 import type { Logger } from './logger.ts';
@@ -19,8 +20,17 @@ export interface AuditSubject {
 /** POSTs that change nothing. */
 const READ_ONLY_OPERATIONS = new Set(['validateCfdi']);
 
-const INSERT = `insert into audit_log (id, tenant_id, environment, actor_type, actor_id, action, method, path, status, resource_type, resource_id, request_id, created_at)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+/** Prepared: every successful write adds a row. */
+const insertOf = (db: Db) =>
+  prepared(db, 'auditLog.insert', (d) => {
+    const p = sql.placeholder;
+    return d.insert(auditLog)
+      .values({
+        id: p('id'), tenantId: p('tenantId'), environment: p('environment'), actorType: p('actorType'), actorId: p('actorId'), action: p('action'), method: p('method'),
+        path: p('path'), status: p('status'), resourceType: p('resourceType'), resourceId: p('resourceId'), requestId: p('requestId'), createdAt: p('createdAt'),
+      })
+      .prepare();
+  });
 
 /**
  * Records every successful write of a backend in `audit_log`: the caller, the operation (its OpenAPI
@@ -58,10 +68,10 @@ export function auditWrites(app: OpenAPIHono<BackendEnv>, deps: { db: Db; now: (
         const created = (await c.res.clone().json()) as { id?: unknown };
         if (typeof created.id === 'string') resourceId = created.id;
       }
-      await statement(deps.db, INSERT).run(
-        newId('aud'), who.tenantId, who.environment ?? 'test', who.actorType, who.actorId, action, method, c.req.path,
-        c.res.status, resourceType, resourceId, c.get('requestId') || 'none', deps.now().toISOString(),
-      );
+      await insertOf(deps.db).execute({
+        id: newId('aud'), tenantId: who.tenantId, environment: who.environment ?? 'test', actorType: who.actorType, actorId: who.actorId, action, method, path: c.req.path,
+        status: c.res.status, resourceType, resourceId, requestId: c.get('requestId') || 'none', createdAt: deps.now().toISOString(),
+      });
     } catch (err) {
       // The write itself succeeded and is answered as such: a retry would repeat it. Operators see the gap here.
       deps.logger.error('audit record failed', { err: err instanceof Error ? err.message : String(err), request_id: c.get('requestId'), action });

@@ -1,7 +1,7 @@
-import { and, eq, gt, isNull, lt } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { withTransaction, type Db, type Tx } from '../db/index.ts';
-import { statement } from '../db/prepared.ts';
+import { prepared } from '../db/prepared.ts';
 import { idempotencyKeys } from '../db/schema/index.ts';
 import type { BackendEnv } from './backend.ts';
 import { sha256Hex } from './crypto.ts';
@@ -22,6 +22,16 @@ export interface IdempotencyClaim {
 }
 
 const PENDING = 0;
+
+/** Prepared: it runs inside the creating transaction of every POST that carries a key. */
+const bindOf = (tx: Tx) =>
+  prepared(tx, 'idempotencyKeys.bind', (d) => {
+    const p = sql.placeholder;
+    return d.update(idempotencyKeys)
+      .set({ resourceId: sql`${p('resourceId')}` })
+      .where(and(eq(idempotencyKeys.tenantId, p('tenantId')), eq(idempotencyKeys.environment, p('environment')), eq(idempotencyKeys.actor, p('actor')), eq(idempotencyKeys.key, p('key'))))
+      .prepare();
+  });
 
 /**
  * `Idempotency-Key` on POST: the first response (2xx or 4xx) to a key is stored and replayed for 24 h to the same
@@ -83,9 +93,8 @@ export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer }
         return new Response(new Uint8Array(openSecret(deps.masterKey, stored.body, sealing)), { status: stored.status, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' } });
       }
       claimed = true;
-      const bindSql = 'update idempotency_keys set resource_id = ? where tenant_id = ? and environment = ? and actor = ? and key = ?';
       c.set('idempotency', {
-        bind: async (tx, resourceId) => void (await statement(tx, bindSql).run(resourceId, actor.tenantId, actor.environment, who, key)),
+        bind: async (tx, resourceId) => void (await bindOf(tx).execute({ resourceId, tenantId: actor.tenantId, environment: actor.environment, actor: who, key })),
         resumed: stored?.resourceId ?? undefined,
       });
       await next();
