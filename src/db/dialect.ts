@@ -1,7 +1,7 @@
 import type { DbOrTx } from './connection.ts';
 
 /** The SQL engine behind a database handle. */
-export type Dialect = 'sqlite';
+type Dialect = 'sqlite';
 
 /**
  * A module's engine-specific queries (its `queries.ts`) for this database: one implementation per dialect, so a

@@ -25,8 +25,8 @@ export interface RawStatement {
 const raw = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
 /**
- * Raw SQL prepared once per connection, usable inside a transaction (pass `tx`) or outside (pass `db`). For hot
- * writes where the query builder's cost shows in the benchmarks; a later step moves these into each module.
+ * Raw SQL prepared once per connection, usable inside a transaction (pass `tx`) or outside (pass `db`). Only in a
+ * module's `queries.ts`: SQL the query builder cannot express, or that is the engine's own.
  */
 export function statement(dbOrTx: DbOrTx, text: string, options: { safeIntegers?: boolean } = {}): RawStatement {
   const client = dbOrTx.$client;
