@@ -8,6 +8,8 @@ import { jobQueries, type Lease } from './queries.ts';
 
 export type Job = typeof jobs.$inferSelect;
 
+const p = sql.placeholder;
+
 /** Thrown by a handler for a failure that retrying cannot fix (a PAC rejection): the job ends as failed. */
 export class PermanentJobError extends Error {}
 
@@ -31,9 +33,8 @@ export async function enqueue(tx: DbOrTx, now: Date, o: EnqueueOptions): Promise
   const insert = prepared(tx, 'jobs.insert', (d) =>
     d.insert(jobs)
       .values({
-        id: sql.placeholder('id'), tenantId: sql.placeholder('tenantId'), environment: sql.placeholder('environment'), type: sql.placeholder('type'),
-        lane: sql.placeholder('lane'), payload: sql.placeholder('payload'), status: 'queued', runAt: sql.placeholder('runAt'), deadline: sql.placeholder('deadline'),
-        maxAttempts: sql.placeholder('maxAttempts'), createdAt: sql.placeholder('now'), updatedAt: sql.placeholder('now'),
+        id: p('id'), tenantId: p('tenantId'), environment: p('environment'), type: p('type'), lane: p('lane'), payload: p('payload'), status: 'queued',
+        runAt: p('runAt'), deadline: p('deadline'), maxAttempts: p('maxAttempts'), createdAt: p('now'), updatedAt: p('now'),
       })
       .prepare(),
   );
@@ -70,7 +71,6 @@ const leaseOf = (o: ClaimOptions): Lease => ({ workerId: o.workerId, lockedUntil
 
 const candidate = { id: jobs.id, lane: jobs.lane, tenantId: jobs.tenantId, runAt: jobs.runAt };
 type Candidate = { id: string; lane: string | null; tenantId: string | null; runAt: string };
-const p = sql.placeholder;
 
 /** Each lane's (or the unlaned, or the expired) oldest due jobs of one type: index range scans that stop at the limit. */
 const candidates = (db: Db) => ({
