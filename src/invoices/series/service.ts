@@ -6,6 +6,7 @@ import { invalidInput, conflict, notFound } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import { prepared } from '../../db/prepared.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
+import { seriesQueries } from './queries.ts';
 import { toSeries, type SeriesCreate, type SeriesPatch, type SeriesRow } from './schemas.ts';
 import { withTransaction, type DbOrTx } from '../../db/index.ts';
 
@@ -125,7 +126,7 @@ export async function updateSeries(deps: SeriesDeps, actor: Actor, id: string, p
 const p = sql.placeholder;
 const inScope = and(eq(series.tenantId, p('tenantId')), eq(series.environment, p('environment')));
 /** The series named `serie`, or the default one. */
-const named = (serie: string | undefined) => (serie !== undefined ? eq(series.serie, p('serie')) : eq(series.isDefault, true));
+const named = (db: DbOrTx, serie: string | undefined) => (serie !== undefined ? eq(series.serie, p('serie')) : seriesQueries(db).isDefault());
 const scopeValues = (scope: Scope, serie: string | undefined) => ({ tenantId: scope.tenantId, environment: scope.environment, serie });
 
 /**
@@ -136,7 +137,7 @@ async function bump(tx: DbOrTx, scope: Scope, serie: string | undefined): Promis
   const update = prepared(tx, serie !== undefined ? 'series.bumpNamed' : 'series.bumpDefault', (d) =>
     d.update(series)
       .set({ nextFolio: sql`${series.nextFolio} + 1` })
-      .where(and(inScope, named(serie)))
+      .where(and(inScope, named(d, serie)))
       .returning({ serie: series.serie, nextFolio: series.nextFolio })
       .prepare(),
   );
@@ -172,7 +173,7 @@ export async function allocateFolio(tx: DbOrTx, scope: Scope, serie?: string): P
 /** What allocateFolio would answer now, consuming nothing (POST /cfdis/validate). */
 export async function peekFolio(db: DbOrTx, scope: Scope, serie?: string): Promise<{ serie: string; folio: number }> {
   const select = prepared(db, serie !== undefined ? 'series.peekNamed' : 'series.peekDefault', (d) =>
-    d.select({ serie: series.serie, nextFolio: series.nextFolio }).from(series).where(and(inScope, named(serie))).prepare(),
+    d.select({ serie: series.serie, nextFolio: series.nextFolio }).from(series).where(and(inScope, named(d, serie))).prepare(),
   );
   const [row] = await select.execute(scopeValues(scope, serie));
   if (row) return { serie: row.serie, folio: row.nextFolio };
