@@ -1,10 +1,9 @@
-import { eq } from 'drizzle-orm';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { components, paths, PathsWith } from '../clients/typescript/src/index.ts';
 import { createApp, type AppDeps } from '../src/app.ts';
 import { openDatabase } from '../src/db/client.ts';
-import { tenants } from '../src/db/schema/index.ts';
+import { setTenantPlan } from '../src/auth/tenants/service.ts';
 import type { Plan } from '../src/lib/plans.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { createSandboxSat, type SandboxSat } from '../src/pac/sandbox.ts';
@@ -219,9 +218,9 @@ export interface Issuer {
   /** A user with `role` in this tenant, logged in. */
   userWithRole(role: Role): Promise<{ id: string; email: string; password: string; token: string }>;
   /**
-   * The tenant's plan, written as the operator's `set-plan` command writes it (src/cli.ts: it opens DATA_DIR's
-   * database file, this app's is in memory), then applied at once: PATCH /tenants/me is an identity write, on which
-   * the API drops the tenant and credential caches it keeps (otherwise up to 10 s).
+   * The tenant's plan, written by the service the operator's `set-plan` command calls (setTenantPlan), then applied
+   * at once: PATCH /tenants/me is an identity write, on which the API drops the tenant and credential caches it
+   * keeps (otherwise up to 10 s).
    */
   setPlan(plan: Plan, requestsPerMinute?: number | null): Promise<void>;
 }
@@ -277,10 +276,8 @@ export async function issuer(target: IssuerTarget, options: IssuerOptions = {}):
     userWithRole: (role) => userWithRole(target, token, role),
     async setPlan(plan, requestsPerMinute) {
       if (!target.db) throw new Error('a running server takes a plan from the set-plan command on its DATA_DIR (runCli)');
-      await target.db
-        .update(tenants)
-        .set({ plan, rateLimitPerMinute: requestsPerMinute ?? null, updatedAt: new Date().toISOString() })
-        .where(eq(tenants.id, registered.tenant.id));
+      // What the operator's set-plan command does, then a profile write: the product's own path to drop the caches.
+      if (!(await setTenantPlan(target.db, registered.tenant.id, plan, requestsPerMinute ?? null, new Date()))) throw new Error('no such tenant');
       expectStatus(await api('PATCH', '/tenants/me', { token, body: {} }), 200);
     },
   };
