@@ -64,7 +64,7 @@ export function prepareTaxLine(
   const base = t.base !== undefined ? Dec.parse(t.base) : written(computed!.base);
   if (!(base.cmp(Dec.ZERO) > 0)) fail(`${at}.base`, computed ? 'must be greater than 0 (importe − descuento is 0)' : 'must be greater than 0', codes.base);
   const imp = catalogEntry('c_Impuesto', t.impuesto);
-  if (!imp || imp[kind] !== '1') fail(`${at}.impuesto`, `${t.impuesto} is not a ${kind} tax in c_Impuesto`, codes.impuesto);
+  if (imp?.[kind] !== '1') fail(`${at}.impuesto`, `${t.impuesto} is not a ${kind} tax in c_Impuesto`, codes.impuesto);
   if (t.tipo_factor === 'Exento') {
     if (kind === 'retencion') fail(`${at}.tipo_factor`, 'Exento is not allowed in a retencion', codes.exentoRetencion);
     else if (t.tasa_o_cuota !== undefined || t.importe !== undefined) fail(at, 'an Exento traslado carries neither tasa_o_cuota nor importe', codes.exentoBare);

@@ -255,7 +255,7 @@ export function cancellationJobHandler(deps: Pick<CancellationDeps, 'db' | 'now'
   return {
     async run(job) {
       const c = await target(job.payload);
-      if (!c || c.status !== 'en_proceso') return;
+      if (c?.status !== 'en_proceso') return;
       const pac = deps.pacFor(c.environment);
       if (!pac) throw new PermanentJobError(`no PAC configured for ${c.environment}`);
       const doc = (await deps.db.select({ xml: cfdiDocuments.xml }).from(cfdiDocuments).where(eq(cfdiDocuments.cfdiId, c.cfdiId)))[0];

@@ -302,7 +302,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
     });
     throw new ServiceError('rejected', 'Rejected by the stamping provider', [{ field: 'pac', issue: `${result.code}: ${result.message}` }]);
   }
-  if (!result || !result.ok) {
+  if (!result?.ok) {
     // Unavailable or slow: the invoice stays queued and the scheduler retries it.
     await withTransaction(deps.db, async (tx) => {
       await recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.encolado', data: { cfdi_id: id }, now: deps.now() });

@@ -116,7 +116,7 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environm
         .from(cfdis)
         .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
         .where(eq(cfdis.id, cfdi.id)))[0];
-      if (!doc || doc.status !== 'en_cola') return; // stamped meanwhile (late synchronous answer) or gone
+      if (doc?.status !== 'en_cola') return; // stamped meanwhile (late synchronous answer) or gone
       const pac = deps.pacFor(cfdi.environment);
       if (!pac) throw new PermanentJobError(`no PAC configured for ${cfdi.environment}`);
       const started = performance.now();

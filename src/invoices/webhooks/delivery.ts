@@ -130,7 +130,7 @@ export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
     async run(job) {
       const [d] = await deliveryById(deps.db).execute({ id: job.payload.delivery_id as string });
       // Delivered meanwhile, deleted, or the webhook is paused/disabled: resuming re-queues what is pending.
-      if (!d || d.state !== 'pendiente' || d.estado !== 'ACTIVO') return;
+      if (d?.state !== 'pendiente' || d.estado !== 'ACTIVO') return;
       const attempt = d.attempts + 1;
       const started = performance.now();
       let status: number | null = null;

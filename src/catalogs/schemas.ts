@@ -1,0 +1,31 @@
+import { z } from '@hono/zod-openapi';
+import { PaginationQuery } from '../lib/schemas.ts';
+import { CATALOGS, SEARCH_CANDIDATES } from './service.ts';
+
+const names = Object.keys(CATALOGS) as [string, ...string[]];
+export const Catalogo = z.enum(names, { message: `must be one of ${names.join(', ')}` }).openapi({
+  param: { name: 'catalogo', in: 'path' },
+  description: Object.entries(CATALOGS).map(([k, v]) => `\`${k}\`: ${v.title}`).join('; '),
+  example: 'productos-servicios',
+});
+
+export const Entry = z
+  .object({
+    clave: z.string(),
+    descripcion: z.string(),
+    vigencia: z.object({ desde: z.string().nullable(), hasta: z.string().nullable() }),
+  })
+  .catchall(z.unknown())
+  .openapi('CatalogEntry', { description: 'A catalog key with its description and validity; each catalog adds its own columns (persona_fisica, decimales, estado, …)' });
+
+export const ListQuery = PaginationQuery.extend({
+  q: z.string().max(100, 'must be at most 100 characters').optional().openapi({
+    description:
+      'Search. Digits: keys starting with them. Words: products/services and units by full text, every word required, accents ignored ' +
+      '("credito" finds "Crédito"); a word of two or more characters matches as a prefix ("torn" finds "Tornillos"), a one-character word ' +
+      `only as a whole word ("vitamina c", "rayos x"). At most the ${SEARCH_CANDIDATES} best matches are returned (by relevance, a class whose own name matches ` +
+      'first); refine the words to reach others. Other catalogs: by key or description',
+    example: 'tornillo',
+  }),
+});
+
