@@ -43,7 +43,14 @@ async function measure(label: string, command: string[]) {
   const perInvoice = (performance.now() - t) / n;
   const loaded = rssMb(warm.server.proc.pid);
   await stopServer(warm.server.proc);
-  return { label, cold_start_ms: Math.round(cold.ms), warm_start_ms: Math.round(warm.ms), rss_idle_mb: Math.round(idle), rss_after_200_mb: Math.round(loaded), ms_per_invoice: +perInvoice.toFixed(2) };
+  return {
+    label,
+    cold_start_ms: Math.round(cold.ms),
+    warm_start_ms: Math.round(warm.ms),
+    rss_idle_mb: Math.round(idle),
+    rss_after_200_mb: Math.round(loaded),
+    ms_per_invoice: +perInvoice.toFixed(2),
+  };
 }
 
 const rows = [await measure('source', [process.execPath, 'src/index.ts']), await measure('binary', [exe])];

@@ -9,7 +9,9 @@ import { parseArgs } from 'node:util';
 import { listCatalog } from '../src/catalogs/service.ts';
 import { openDatabase } from '../src/db/client.ts';
 
-const { values } = parseArgs({ options: { catalogo: { type: 'string', default: 'productos-servicios' }, queries: { type: 'string' }, top: { type: 'string', default: '10' } } });
+const { values } = parseArgs({
+  options: { catalogo: { type: 'string', default: 'productos-servicios' }, queries: { type: 'string' }, top: { type: 'string', default: '10' } },
+});
 const letters = [...'abcdefghijklmnopqrstuvwxyz'];
 const queries = values.queries?.split(',') ?? [
   ...letters,

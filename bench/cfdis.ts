@@ -19,7 +19,13 @@ import { INVOICE } from './invoice.ts';
 import { spawnReady } from './servers/spawn.ts';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '10' }, rows: { type: 'string', default: '100000' }, depth: { type: 'string', default: '900' }, profile: { type: 'string' }, durability: { type: 'boolean', default: false } },
+  options: {
+    seconds: { type: 'string', default: '10' },
+    rows: { type: 'string', default: '100000' },
+    depth: { type: 'string', default: '900' },
+    profile: { type: 'string' },
+    durability: { type: 'boolean', default: false },
+  },
 });
 const seconds = Number(values.seconds);
 const rows = Number(values.rows);
@@ -40,13 +46,18 @@ if (values.durability) {
     }
   }
   const normal = runs[0]![1];
-  console.log([
-    `Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores; ${seconds} s per run after 2 s warm-up`,
-    '',
-    '| SQLITE_SYNCHRONOUS | concurrency | throughput | p50 | p99 | errors | vs normal |',
-    '|---|---:|---:|---:|---:|---:|---:|',
-    ...runs.map(([s, r]) => `| \`${s}\` | 8 | ${fmt(r.rps)} invoices/s | ${r.p50.toFixed(2)} ms | ${r.p99.toFixed(2)} ms | ${r.errors} | ${((r.rps / normal.rps) * 100).toFixed(1)} % |`),
-  ].join('\n'));
+  console.log(
+    [
+      `Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores; ${seconds} s per run after 2 s warm-up`,
+      '',
+      '| SQLITE_SYNCHRONOUS | concurrency | throughput | p50 | p99 | errors | vs normal |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      ...runs.map(
+        ([s, r]) =>
+          `| \`${s}\` | 8 | ${fmt(r.rps)} invoices/s | ${r.p50.toFixed(2)} ms | ${r.p99.toFixed(2)} ms | ${r.errors} | ${((r.rps / normal.rps) * 100).toFixed(1)} % |`,
+      ),
+    ].join('\n'),
+  );
   process.exit(0);
 }
 
@@ -118,7 +129,9 @@ async function load(url: string, init: RequestInit, expected: number, concurrenc
 async function measure(url: string, init: RequestInit, expected: number, concurrency: number) {
   await load(url, init, expected, concurrency, 2000); // warm-up
   const r = await load(url, init, expected, concurrency, seconds * 1000);
-  log(`${init.method ?? 'GET'} ${url.replace(/^.*\/api\/v1/, '')} c=${concurrency}: ${fmt(r.rps)}/s p50 ${r.p50.toFixed(2)} ms p99 ${r.p99.toFixed(2)} ms, ${r.errors} errors`);
+  log(
+    `${init.method ?? 'GET'} ${url.replace(/^.*\/api\/v1/, '')} c=${concurrency}: ${fmt(r.rps)}/s p50 ${r.p50.toFixed(2)} ms p99 ${r.p99.toFixed(2)} ms, ${r.errors} errors`,
+  );
   return r;
 }
 
@@ -152,7 +165,12 @@ try {
 
 // The report.
 const ms = (n: number) => `${n.toFixed(2)} ms`;
-const errs = (r: Result) => (r.errors === 0 ? '0' : `**${r.errors}** (${Object.entries(r.statuses).map(([s, n]) => `${s === '0' ? 'network' : s}: ${n}`).join(', ')})`);
+const errs = (r: Result) =>
+  r.errors === 0
+    ? '0'
+    : `**${r.errors}** (${Object.entries(r.statuses)
+        .map(([s, n]) => `${s === '0' ? 'network' : s}: ${n}`)
+        .join(', ')})`;
 const c8 = issued.find(([c]) => c === 8)![1];
 const deepRatio = listed.deep.rps / listed.first.rps;
 const lines = [
@@ -162,9 +180,12 @@ const lines = [
   '|---|---:|---:|---:|---:|---:|---|',
   `| node:crypto RSA-2048 SHA-256 sign, 1 KB, one thread | — | ${fmt(signPerSec)} sign/s | | | | one-core ceiling ${fmt(ceiling)} invoices/s (2 signatures each) |`,
   `| \`openssl speed -seconds 3 rsa2048\` | — | ${opensslSign === undefined ? 'skipped' : `${fmt(opensslSign)} sign/s`} | | | | |`,
-  ...issued.map(([c, r]) => `| POST /cfdis, 10 conceptos, sandbox | ${c} | ${fmt(r.rps)} invoices/s | ${ms(r.p50)} | ${ms(r.p99)} | ${errs(r)} | ${((r.rps / ceiling) * 100).toFixed(1)} % of ceiling |`),
+  ...issued.map(
+    ([c, r]) =>
+      `| POST /cfdis, 10 conceptos, sandbox | ${c} | ${fmt(r.rps)} invoices/s | ${ms(r.p50)} | ${ms(r.p99)} | ${errs(r)} | ${((r.rps / ceiling) * 100).toFixed(1)} % of ceiling |`,
+  ),
   `| GET /cfdis?limit=100, first page, ${fmt(rows)} rows | 8 | ${fmt(listed.first.rps)} req/s | ${ms(listed.first.p50)} | ${ms(listed.first.p99)} | ${errs(listed.first)} | |`,
-  `| GET /cfdis?limit=100, ${fmt((depth) * 100)} rows deep | 8 | ${fmt(listed.deep.rps)} req/s | ${ms(listed.deep.p50)} | ${ms(listed.deep.p99)} | ${errs(listed.deep)} | ${(deepRatio * 100).toFixed(1)} % of first page |`,
+  `| GET /cfdis?limit=100, ${fmt(depth * 100)} rows deep | 8 | ${fmt(listed.deep.rps)} req/s | ${ms(listed.deep.p50)} | ${ms(listed.deep.p99)} | ${errs(listed.deep)} | ${(deepRatio * 100).toFixed(1)} % of first page |`,
   '',
   `POST at concurrency 8: ${((c8.rps / ceiling) * 100).toFixed(1)} % of the one-core ceiling (target ≥ 60 %) → ${c8.rps >= 0.6 * ceiling ? 'PASS' : 'FAIL'}; ` +
     `p99 ${ms(c8.p99)} (target < 50 ms) → ${c8.p99 < 50 ? 'PASS' : 'FAIL'}`,

@@ -65,12 +65,20 @@ for (let i = 0; i < rounds; i++) {
   runs.push({ hello: h, gateway: g });
   console.log(`round ${i + 1}: hello ${h.rps} req/s, gateway ${g.rps} req/s, ratio ${((g.rps / h.rps) * 100).toFixed(1)} %`);
 }
-const median = <T,>(xs: T[], key: (x: T) => number) => [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)]!;
-const hello = median(runs.map((r) => r.hello), (r) => r.rps);
-const gateway = median(runs.map((r) => r.gateway), (r) => r.rps);
+const median = <T>(xs: T[], key: (x: T) => number) => [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)]!;
+const hello = median(
+  runs.map((r) => r.hello),
+  (r) => r.rps,
+);
+const gateway = median(
+  runs.map((r) => r.gateway),
+  (r) => r.rps,
+);
 const ratio = gateway.rps / hello.rps;
 console.log(`medians of ${rounds} rounds; concurrency ${concurrency}, ${seconds} s per run, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores`);
 console.log(`bare Hono hello-world          ${String(hello.rps).padStart(7)} req/s  p50 ${hello.p50} ms  p99 ${hello.p99} ms  (${hello.failed} non-200)`);
-console.log(`GET /tenants/me via API key    ${String(gateway.rps).padStart(7)} req/s  p50 ${gateway.p50} ms  p99 ${gateway.p99} ms  (${gateway.failed} non-200)`);
+console.log(
+  `GET /tenants/me via API key    ${String(gateway.rps).padStart(7)} req/s  p50 ${gateway.p50} ms  p99 ${gateway.p99} ms  (${gateway.failed} non-200)`,
+);
 console.log(`ratio ${(ratio * 100).toFixed(1)} % (target ≥ 50 %) → ${ratio >= 0.5 ? 'PASS' : 'FAIL'}`);
 if (runs.some((r) => r.gateway.failed > 0 || r.hello.failed > 0)) process.exitCode = 1;

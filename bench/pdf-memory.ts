@@ -18,7 +18,13 @@ const db = openDatabase(':memory:');
 const app = benchApp(db);
 const key = await benchTenant(app, db, 'test');
 const auth = { authorization: `Bearer ${key}` };
-const body = { ...INVOICE, conceptos: Array.from({ length: 2000 }, (_, i) => ({ ...INVOICE.conceptos[i % 10]!, descripcion: `Servicio de consultoría en facturación electrónica, partida ${i + 1}` })) };
+const body = {
+  ...INVOICE,
+  conceptos: Array.from({ length: 2000 }, (_, i) => ({
+    ...INVOICE.conceptos[i % 10]!,
+    descripcion: `Servicio de consultoría en facturación electrónica, partida ${i + 1}`,
+  })),
+};
 const res = await app.request('/api/v1/cfdis', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 if (res.status !== 201) throw new Error(`${res.status} ${await res.text()}`);
 const xml = await (await app.request(`/api/v1/cfdis/${((await res.json()) as { uuid: string }).uuid}/xml`, { headers: auth })).text();

@@ -20,16 +20,29 @@ const seconds = Number(values.seconds);
 const db = openDatabase(':memory:');
 const app = benchApp(db);
 const post = async (path: string, body: unknown, token: string) => {
-  const res = await app.request(`/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  const res = await app.request(`/api/v1${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
   if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as any;
 };
 const key = await benchTenant(app, db, 'test');
 
-const big = { ...INVOICE, conceptos: Array.from({ length: 300 }, (_, i) => ({ ...INVOICE.conceptos[i % 10]!, descripcion: `Servicio de consultoría en facturación electrónica, partida ${i + 1}${i % 10 === 0 ? ': incluye análisis, diseño, implementación y capacitación del personal' : ''}` })) };
+const big = {
+  ...INVOICE,
+  conceptos: Array.from({ length: 300 }, (_, i) => ({
+    ...INVOICE.conceptos[i % 10]!,
+    descripcion: `Servicio de consultoría en facturación electrónica, partida ${i + 1}${i % 10 === 0 ? ': incluye análisis, diseño, implementación y capacitación del personal' : ''}`,
+  })),
+};
 const auth = { headers: { authorization: `Bearer ${key}` } };
 
-for (const [name, body] of [['10 conceptos', INVOICE], ['300 conceptos', big]] as const) {
+for (const [name, body] of [
+  ['10 conceptos', INVOICE],
+  ['300 conceptos', big],
+] as const) {
   const cfdi = await post('/cfdis', body, key);
   const xml = await (await app.request(`/api/v1/cfdis/${cfdi.uuid}/xml`, auth)).text();
   const first = await renderCfdiPdf(xml, { sandbox: true });

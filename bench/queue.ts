@@ -45,10 +45,19 @@ const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-queue-'));
   const sandboxSat = createSandboxSat();
   const sandbox = createSandboxPac(sandboxSat);
   let up = false;
-  const pac: Pac = { ...sandbox, stamp: (xml, options) => (up ? sandbox.stamp(xml, options) : Promise.resolve({ ok: false, retryable: true, message: 'down' })) };
+  const pac: Pac = {
+    ...sandbox,
+    stamp: (xml, options) => (up ? sandbox.stamp(xml, options) : Promise.resolve({ ok: false, retryable: true, message: 'down' })),
+  };
   const app = createApp({
-    db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), sandboxSat, livePac: pac, logger,
-    heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 }, passwordCost: { memoryCost: 256, timeCost: 1 },
+    db,
+    jwtSecret: 'bench-secret-bench-secret-bench-secret-0123',
+    masterKey: Buffer.alloc(32, 1),
+    sandboxSat,
+    livePac: pac,
+    logger,
+    heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 },
+    passwordCost: { memoryCost: 256, timeCost: 1 },
   });
   const post = (path: string, body: unknown, token: string) =>
     app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
@@ -56,10 +65,15 @@ const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-queue-'));
 
   const n = Number(values.invoices);
   const body = {
-    tipo: 'I', forma_pago: '03',
+    tipo: 'I',
+    forma_pago: '03',
     receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },
     conceptos: Array.from({ length: 10 }, (_, i) => ({
-      clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: `Servicio ${i}`, cantidad: i + 1, valor_unitario: `${(i * 12.34 + 10).toFixed(2)}`,
+      clave_prod_serv: '84111506',
+      clave_unidad: 'E48',
+      descripcion: `Servicio ${i}`,
+      cantidad: i + 1,
+      valor_unitario: `${(i * 12.34 + 10).toFixed(2)}`,
       impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
     })),
   };

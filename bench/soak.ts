@@ -142,8 +142,16 @@ export interface TenantSpec {
 
 /** Two SAT test taxpayers with their test CSDs (tests/fixtures/csd): a persona moral and a persona física. */
 export const SOAK_TENANTS: TenantSpec[] = [
-  { name: 'eku', tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' }, csd: { folder: 'EKU9003173C9_CSD', base: 'EKU9003173C9' } },
-  { name: 'funk', tenant: { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_fiscal: '612', codigo_postal: '01000' }, csd: { folder: 'FUNK671228PH6_CSD', base: 'FUNK671228PH6' } },
+  {
+    name: 'eku',
+    tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' },
+    csd: { folder: 'EKU9003173C9_CSD', base: 'EKU9003173C9' },
+  },
+  {
+    name: 'funk',
+    tenant: { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_fiscal: '612', codigo_postal: '01000' },
+    csd: { folder: 'FUNK671228PH6_CSD', base: 'FUNK671228PH6' },
+  },
 ];
 
 export interface SoakTenant {
@@ -165,8 +173,21 @@ async function expectStatus(res: Response, status: number, what: string): Promis
  */
 export async function setUpTenant(base: string, receiverUrl: string | undefined, spec: TenantSpec): Promise<SoakTenant> {
   const post = (path: string, body: unknown, token?: string) =>
-    fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-  const reg = await expectStatus(await post('/auth/register', { email: `${spec.name}-${crypto.randomUUID().slice(0, 8)}@example.com`, password: 'a-long-password-1', nombre: spec.name, tenant: spec.tenant }), 201, 'register');
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+  const reg = await expectStatus(
+    await post('/auth/register', {
+      email: `${spec.name}-${crypto.randomUUID().slice(0, 8)}@example.com`,
+      password: 'a-long-password-1',
+      nombre: spec.name,
+      tenant: spec.tenant,
+    }),
+    201,
+    'register',
+  );
   const key = (await expectStatus(await post('/api-keys', { name: 'soak' }, reg.access_token), 201, 'api key')).key as string;
   const dir = join(ROOT, 'tests/fixtures/csd', spec.csd.folder);
   const form = new FormData();
@@ -212,7 +233,8 @@ export async function startReceiver(): Promise<Receiver> {
 
 /** Alternately the benchmark's 10-concepto invoice and a one-concepto one; `marker` goes in the first concepto's NoIdentificacion. */
 export function invoiceBody(n: number, marker?: string): Record<string, unknown> {
-  const conceptos = n % 2 === 0 ? INVOICE.conceptos : [{ ...INVOICE.conceptos[0]!, descripcion: 'Servicio', cantidad: 1, valor_unitario: `${(n % 9000) + 100}.50` }];
+  const conceptos =
+    n % 2 === 0 ? INVOICE.conceptos : [{ ...INVOICE.conceptos[0]!, descripcion: 'Servicio', cantidad: 1, valor_unitario: `${(n % 9000) + 100}.50` }];
   return { ...INVOICE, conceptos: marker ? [{ ...conceptos[0]!, no_identificacion: marker }, ...conceptos.slice(1)] : conceptos };
 }
 
@@ -242,7 +264,16 @@ export function seeded(seed: number): () => number {
 
 export type Op = 'stamp' | 'stamp_queued' | 'list' | 'get' | 'xml' | 'pdf' | 'cancel' | 'deliveries';
 /** Share of the requests, in percent. */
-export const MIX: [Op, number][] = [['stamp', 25], ['stamp_queued', 5], ['list', 17], ['get', 22], ['xml', 15], ['pdf', 8], ['cancel', 3], ['deliveries', 5]];
+export const MIX: [Op, number][] = [
+  ['stamp', 25],
+  ['stamp_queued', 5],
+  ['list', 17],
+  ['get', 22],
+  ['xml', 15],
+  ['pdf', 8],
+  ['cancel', 3],
+  ['deliveries', 5],
+];
 const EXPECTED: Record<Op, number> = { stamp: 201, stamp_queued: 202, list: 200, get: 200, xml: 200, pdf: 200, cancel: 200, deliveries: 200 };
 
 export interface SoakOptions {
@@ -308,7 +339,15 @@ export interface SoakSummary {
   db_mb: number;
   queue: { max_depth: number; max_running: number };
   invoices: { stamped_201: number; queued_202: number; cancelled: number; in_db: number };
-  webhooks: { events: number; deliveries: number; received_unique: number; received_total: number; repeats: number; bad_signatures: number; by_event: Record<string, number> };
+  webhooks: {
+    events: number;
+    deliveries: number;
+    received_unique: number;
+    received_total: number;
+    repeats: number;
+    bad_signatures: number;
+    by_event: Record<string, number>;
+  };
   drain_seconds: number;
   server_log: { warn: number; error: number; samples: string[] };
   exit_code: number | null;
@@ -415,11 +454,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
      */
     async function perform(wanted: Op, t: TenantState): Promise<Op> {
       let op = wanted;
-      if ((op === 'get' && t.all.length === 0) || ((op === 'xml' || op === 'pdf') && t.stamped.length === 0) || (op === 'cancel' && t.cancellable.length === 0)) op = 'list';
+      if ((op === 'get' && t.all.length === 0) || ((op === 'xml' || op === 'pdf') && t.stamped.length === 0) || (op === 'cancel' && t.cancellable.length === 0))
+        op = 'list';
       const auth = { authorization: `Bearer ${t.key}` };
       const seq = n++;
       const post = (body: unknown, extra: Record<string, string> = {}): RequestInit => ({
-        method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': `soak-${seq}`, ...extra }, body: JSON.stringify(body),
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': `soak-${seq}`, ...extra },
+        body: JSON.stringify(body),
       });
       let url: string;
       let init: RequestInit = { headers: auth };
@@ -525,7 +567,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     const heapBefore = await gcNow();
     let heapWarm: HeapLine | undefined;
     const rssStart = rssMb(pid);
-    print(`soak: ${o.seconds} s at ${o.rate} req/s, rows every ${sampleMs / 1000} s; server pid ${pid}, DATA_DIR ${dataDir}; Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores; RSS at start ${r1(rssStart)} MiB`);
+    print(
+      `soak: ${o.seconds} s at ${o.rate} req/s, rows every ${sampleMs / 1000} s; server pid ${pid}, DATA_DIR ${dataDir}; Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores; RSS at start ${r1(rssStart)} MiB`,
+    );
     print(`    t |  req | err | p50 ms | p99 ms | max ms | in flight | RSS MiB |${o.heap ? ' heap MiB |' : ''} WAL MiB | queue | running | webhooks | load`);
     t0 = performance.now();
     let sampling = false;
@@ -538,13 +582,27 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
       windowErrors = 0;
       const [h, r] = await Promise.all([health(), receiver.stats()]);
       const row: Window = {
-        t: Math.round((performance.now() - t0) / 1000), requests: lat.length + errs, errors: errs, p50_ms: r1(percentile(lat, 0.5)), p99_ms: r1(percentile(lat, 0.99)),
-        max_ms: r1(lat.at(-1) ?? NaN), in_flight: inFlight, rss_mb: r1(rssMb(pid)), heap_mb: r1(server.heap.last?.heap_mb ?? NaN), wal_mb: r1(fileMb(wal)), queue_depth: h.depth, queue_running: h.running, webhooks_received: r.unique, load1: loadavg()[0]!,
+        t: Math.round((performance.now() - t0) / 1000),
+        requests: lat.length + errs,
+        errors: errs,
+        p50_ms: r1(percentile(lat, 0.5)),
+        p99_ms: r1(percentile(lat, 0.99)),
+        max_ms: r1(lat.at(-1) ?? NaN),
+        in_flight: inFlight,
+        rss_mb: r1(rssMb(pid)),
+        heap_mb: r1(server.heap.last?.heap_mb ?? NaN),
+        wal_mb: r1(fileMb(wal)),
+        queue_depth: h.depth,
+        queue_running: h.running,
+        webhooks_received: r.unique,
+        load1: loadavg()[0]!,
       };
       if (!h.ok) fail('list', `health not ok at t=${row.t}`);
       if (o.heap && !heapWarm && row.t >= warmupS) heapWarm = await gcNow();
       windows.push(row);
-      print(`${String(row.t).padStart(5)} | ${String(row.requests).padStart(4)} | ${String(row.errors).padStart(3)} | ${String(row.p50_ms).padStart(6)} | ${String(row.p99_ms).padStart(6)} | ${String(row.max_ms).padStart(6)} | ${String(row.in_flight).padStart(9)} | ${String(row.rss_mb).padStart(7)} |${o.heap ? ` ${String(row.heap_mb).padStart(8)} |` : ''} ${String(row.wal_mb).padStart(7)} | ${String(row.queue_depth).padStart(5)} | ${String(row.queue_running).padStart(7)} | ${String(row.webhooks_received).padStart(8)} | ${row.load1.toFixed(2)}`);
+      print(
+        `${String(row.t).padStart(5)} | ${String(row.requests).padStart(4)} | ${String(row.errors).padStart(3)} | ${String(row.p50_ms).padStart(6)} | ${String(row.p99_ms).padStart(6)} | ${String(row.max_ms).padStart(6)} | ${String(row.in_flight).padStart(9)} | ${String(row.rss_mb).padStart(7)} |${o.heap ? ` ${String(row.heap_mb).padStart(8)} |` : ''} ${String(row.wal_mb).padStart(7)} | ${String(row.queue_depth).padStart(5)} | ${String(row.queue_running).padStart(7)} | ${String(row.webhooks_received).padStart(8)} | ${row.load1.toFixed(2)}`,
+      );
       sampling = false;
     };
     const sampler = setInterval(() => void sample(), sampleMs);
@@ -605,8 +663,16 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
     all.sort((a, b) => a - b);
     const warm = windows.find((w) => w.t >= warmupS) ?? windows.at(-1);
     const summary: SoakSummary = {
-      seconds: o.seconds, rate: o.rate, bun: Bun.version, cores: navigator.hardwareConcurrency, data_dir: dataDir,
-      requests: all.length + errors, achieved_rate: r1((all.length + errors) / trafficS), errors, error_samples: errorSamples, resets_retried: resets,
+      seconds: o.seconds,
+      rate: o.rate,
+      bun: Bun.version,
+      cores: navigator.hardwareConcurrency,
+      data_dir: dataDir,
+      requests: all.length + errors,
+      achieved_rate: r1((all.length + errors) / trafficS),
+      errors,
+      error_samples: errorSamples,
+      resets_retried: resets,
       latency_ms: { p50: r1(percentile(all, 0.5)), p99: r1(percentile(all, 0.99)), max: r1(all.at(-1) ?? NaN) },
       by_op: Object.fromEntries(
         [...byOp].map(([op, s]) => {
@@ -615,13 +681,35 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
         }),
       ),
       windows,
-      rss_mb: { start: r1(rssStart), warm: warm?.rss_mb ?? NaN, end: r1(rssEnd), after_drain: r1(rssAfterDrain), max: Math.max(...windows.map((w) => w.rss_mb)) },
-      heap: heapBefore && heapWarm && heapAfter ? { before: heapBefore, warm: heapWarm, after: heapAfter, grew_since_warm: grewMost(heapWarm.types ?? {}, heapAfter.types ?? {}) } : undefined,
+      rss_mb: {
+        start: r1(rssStart),
+        warm: warm?.rss_mb ?? NaN,
+        end: r1(rssEnd),
+        after_drain: r1(rssAfterDrain),
+        max: Math.max(...windows.map((w) => w.rss_mb)),
+      },
+      heap:
+        heapBefore && heapWarm && heapAfter
+          ? { before: heapBefore, warm: heapWarm, after: heapAfter, grew_since_warm: grewMost(heapWarm.types ?? {}, heapAfter.types ?? {}) }
+          : undefined,
       wal_mb: { max: Math.max(0, ...windows.map((w) => w.wal_mb)), end_of_traffic: r1(walEnd) },
       db_mb: r1(dbMb),
       queue: { max_depth: Math.max(0, ...windows.map((w) => w.queue_depth)), max_running: Math.max(0, ...windows.map((w) => w.queue_running)) },
-      invoices: { stamped_201: [...acks.values()].filter((a) => a.code === 201).length, queued_202: [...acks.values()].filter((a) => a.code === 202).length, cancelled: cancelled.size, in_db: inDb },
-      webhooks: { events, deliveries, received_unique: received.unique, received_total: received.deliveries, repeats: received.repeats, bad_signatures: received.bad_signatures, by_event: received.by_event },
+      invoices: {
+        stamped_201: [...acks.values()].filter((a) => a.code === 201).length,
+        queued_202: [...acks.values()].filter((a) => a.code === 202).length,
+        cancelled: cancelled.size,
+        in_db: inDb,
+      },
+      webhooks: {
+        events,
+        deliveries,
+        received_unique: received.unique,
+        received_total: received.deliveries,
+        repeats: received.repeats,
+        bad_signatures: received.bad_signatures,
+        by_event: received.by_event,
+      },
       drain_seconds: r1(drainS),
       server_log: server.logs,
       exit_code: exitCode,
@@ -642,7 +730,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
 function eventsWithoutDelivery(db: Database.Database): number {
   const delivered = new Set(db.prepare("select event_id || ' ' || webhook_id from webhook_deliveries").pluck().all() as string[]);
   const pairs = db
-    .prepare('select e.id event_id, w.id webhook_id from events e join webhooks w on w.tenant_id = e.tenant_id and w.environment = e.environment and e.created_at >= w.created_at')
+    .prepare(
+      'select e.id event_id, w.id webhook_id from events e join webhooks w on w.tenant_id = e.tenant_id and w.environment = e.environment and e.created_at >= w.created_at',
+    )
     .all() as { event_id: string; webhook_id: string }[];
   return pairs.filter((p) => !delivered.has(`${p.event_id} ${p.webhook_id}`)).length;
 }
@@ -662,7 +752,13 @@ function grewMost(before: Record<string, number>, after: Record<string, number>)
  * `acks`: every 201/202 a client saw (by cfdi_ id); `cancelled`: the ids whose cancellation answered 200;
  * `receivedIds`: delivery ids the receiver got.
  */
-export function checkDatabase(path: string, acks: Map<string, Ack>, cancelled: Set<string>, receivedIds: Record<string, number>, mayBeCancelled: Set<string> = cancelled): Checks {
+export function checkDatabase(
+  path: string,
+  acks: Map<string, Ack>,
+  cancelled: Set<string>,
+  receivedIds: Record<string, number>,
+  mayBeCancelled: Set<string> = cancelled,
+): Checks {
   const db = new Database(path, { readonly: true });
   try {
     const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
@@ -672,7 +768,8 @@ export function checkDatabase(path: string, acks: Map<string, Ack>, cancelled: S
     for (const [id, ack] of acks) {
       const row = byId.get(id) as { status: string; uuid: string | null } | undefined;
       if (!row) missing.push(id);
-      else if (cancelled.has(id) ? row.status !== 'cancelado' : !(row.status === 'vigente' || (row.status === 'cancelado' && mayBeCancelled.has(id)))) wrong.push(`${id} (${ack.code}) is ${row.status}`);
+      else if (cancelled.has(id) ? row.status !== 'cancelado' : !(row.status === 'vigente' || (row.status === 'cancelado' && mayBeCancelled.has(id))))
+        wrong.push(`${id} (${ack.code}) is ${row.status}`);
       else if (ack.uuid && row.uuid !== ack.uuid) wrong.push(`${id}: answered UUID ${ack.uuid}, stored ${row.uuid}`);
     }
     const deliveryIds = db.prepare('select id from webhook_deliveries').pluck().all() as string[];
@@ -700,19 +797,44 @@ export function checkDatabase(path: string, acks: Map<string, Ack>, cancelled: S
 if (import.meta.main) {
   const { values } = parseArgs({
     options: {
-      seconds: { type: 'string', default: '600' }, rate: { type: 'string', default: '100' }, sample: { type: 'string', default: '10' },
-      keep: { type: 'boolean', default: false }, heap: { type: 'boolean', default: false }, mix: { type: 'string' },
+      seconds: { type: 'string', default: '600' },
+      rate: { type: 'string', default: '100' },
+      sample: { type: 'string', default: '10' },
+      keep: { type: 'boolean', default: false },
+      heap: { type: 'boolean', default: false },
+      mix: { type: 'string' },
     },
   });
-  const mix = values.mix?.split(',').map((p) => p.split('=') as [Op, string]).map(([op, w]) => [op, Number(w)] as [Op, number]);
-  const summary = await runSoak({ seconds: Number(values.seconds), rate: Number(values.rate), sampleSeconds: Number(values.sample), keep: values.keep, heap: values.heap, mix });
+  const mix = values.mix
+    ?.split(',')
+    .map((p) => p.split('=') as [Op, string])
+    .map(([op, w]) => [op, Number(w)] as [Op, number]);
+  const summary = await runSoak({
+    seconds: Number(values.seconds),
+    rate: Number(values.rate),
+    sampleSeconds: Number(values.sample),
+    keep: values.keep,
+    heap: values.heap,
+    mix,
+  });
   const { windows: _rows, ...rest } = summary;
   console.log(JSON.stringify(rest, null, 2));
   const c = summary.checks;
   const ok =
-    summary.errors === 0 && summary.exit_code === 0 && c.integrity === 'ok' && c.missing.length === 0 && c.wrong_status.length === 0 && c.unacknowledged === 0 &&
-    c.duplicate_uuids === 0 && c.timbrado_not_once === 0 && c.events_without_delivery === 0 && c.deliveries_not_delivered === 0 && c.deliveries_not_received === 0 &&
-    c.jobs_not_done === 0 && c.jobs_failed === 0 && summary.webhooks.bad_signatures === 0;
+    summary.errors === 0 &&
+    summary.exit_code === 0 &&
+    c.integrity === 'ok' &&
+    c.missing.length === 0 &&
+    c.wrong_status.length === 0 &&
+    c.unacknowledged === 0 &&
+    c.duplicate_uuids === 0 &&
+    c.timbrado_not_once === 0 &&
+    c.events_without_delivery === 0 &&
+    c.deliveries_not_delivered === 0 &&
+    c.deliveries_not_received === 0 &&
+    c.jobs_not_done === 0 &&
+    c.jobs_failed === 0 &&
+    summary.webhooks.bad_signatures === 0;
   console.log(ok ? 'soak: PASS' : 'soak: FAIL');
   process.exit(ok ? 0 : 1);
 }

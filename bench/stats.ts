@@ -28,11 +28,26 @@ db.$client.transaction(() => {
     const month = String((i % 12) + 1).padStart(2, '0');
     const fecha = `${2025 + (i % 24 >= 12 ? 1 : 0)}-${month}-15T12:00:00`;
     const total = `${(i % 100000) + 1}.${String(i % 100).padStart(2, '0')}`;
-    insert.run(`cfdi_bench${String(i).padStart(8, '0')}`, tenantId, crypto.randomUUID().toUpperCase(), TIPOS[i % 7], STATUSES[(i >> 3) % 7], i + 1, fecha, MONEDAS[i % 4], total, total, fecha, fecha);
+    insert.run(
+      `cfdi_bench${String(i).padStart(8, '0')}`,
+      tenantId,
+      crypto.randomUUID().toUpperCase(),
+      TIPOS[i % 7],
+      STATUSES[(i >> 3) % 7],
+      i + 1,
+      fecha,
+      MONEDAS[i % 4],
+      total,
+      total,
+      fecha,
+      fecha,
+    );
   }
 })();
 const insertMs = performance.now() - t0;
-console.error(`inserted ${rows.toLocaleString('en-US')} invoices in ${(insertMs / 1000).toFixed(2)} s (${Math.round(rows / (insertMs / 1000)).toLocaleString('en-US')}/s, triggers included)`);
+console.error(
+  `inserted ${rows.toLocaleString('en-US')} invoices in ${(insertMs / 1000).toFixed(2)} s (${Math.round(rows / (insertMs / 1000)).toLocaleString('en-US')}/s, triggers included)`,
+);
 
 const get = async () => {
   const res = await app.request('/api/v1/stats', { headers: { authorization: `Bearer ${key}` } });
@@ -51,5 +66,7 @@ while (performance.now() - start < seconds * 1000) {
 }
 times.sort((a, b) => a - b);
 const pct = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]!.toFixed(2);
-console.log(`GET /stats on ${rows.toLocaleString('en-US')} invoices: mean ${(times.reduce((a, b) => a + b, 0) / times.length).toFixed(2)} ms, p50 ${pct(50)} ms, p99 ${pct(99)} ms (${times.length} requests) — target < 50 ms`);
+console.log(
+  `GET /stats on ${rows.toLocaleString('en-US')} invoices: mean ${(times.reduce((a, b) => a + b, 0) / times.length).toFixed(2)} ms, p50 ${pct(50)} ms, p99 ${pct(99)} ms (${times.length} requests) — target < 50 ms`,
+);
 console.log(`Bun ${Bun.version}, one thread`);

@@ -12,11 +12,20 @@ type App = { request(path: string, init?: RequestInit): Response | Promise<Respo
  */
 export async function benchTenant(app: App, db: Db, environment: 'test' | 'live', email = 'bench-tenant@example.com'): Promise<string> {
   const post = async (path: string, body: unknown, token?: string) => {
-    const res = await app.request(`/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+    const res = await app.request(`/api/v1${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
     if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return (await res.json()) as any;
   };
-  const reg = await post('/auth/register', { email, password: 'bench-password-1', nombre: 'Bench', tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' } });
+  const reg = await post('/auth/register', {
+    email,
+    password: 'bench-password-1',
+    nombre: 'Bench',
+    tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' },
+  });
   const key = (await post('/api-keys', { name: 'bench', environment }, reg.access_token)).key as string;
   db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000000 where id = ?").run(reg.tenant.id);
   forgetTenant(db, reg.tenant.id);
@@ -33,8 +42,14 @@ export async function benchTenant(app: App, db: Db, environment: 'test' | 'live'
 /** The whole app in process on `db`, as the benchmarks run it: silent, cheap password hashing, no anonymous limit. */
 export function benchApp(db: Db, deps: Partial<AppDeps> = {}) {
   return createApp({
-    db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), sandboxSat: createSandboxSat(), logger: createLogger('silent'),
-    heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 }, passwordCost: { memoryCost: 256, timeCost: 1 }, anonymousRateLimit: 1e9,
+    db,
+    jwtSecret: 'bench-secret-bench-secret-bench-secret-0123',
+    masterKey: Buffer.alloc(32, 1),
+    sandboxSat: createSandboxSat(),
+    logger: createLogger('silent'),
+    heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 },
+    passwordCost: { memoryCost: 256, timeCost: 1 },
+    anonymousRateLimit: 1e9,
     ...deps,
   });
 }

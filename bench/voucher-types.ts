@@ -18,7 +18,11 @@ const db = openDatabase(':memory:');
 const app = benchApp(db);
 const key = await benchTenant(app, db, 'test');
 const post = async (body: unknown) => {
-  const res = await app.request('/api/v1/cfdis', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+  const res = await app.request('/api/v1/cfdis', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+  });
   if (res.status !== 201) throw new Error(`${res.status} ${await res.text()}`);
   return (await res.json()) as { id: string; uuid: string };
 };
@@ -33,12 +37,21 @@ const fechaPago = localDateTime(new Date(Date.now() - 3600_000), '42501');
 const pago = (n: number) => () => ({
   tipo: 'P',
   receptor: { ...INVOICE.receptor, uso_cfdi: 'CP01' },
-  pagos: [{
-    fecha_pago: fechaPago, forma_pago: '03', moneda: 'MXN', monto: `${n}.00`,
-    documentos: Array.from({ length: n }, () => ({ cfdi_id: invoices[next++ % invoices.length]!.id, imp_pagado: '1.00' })),
-  }],
+  pagos: [
+    {
+      fecha_pago: fechaPago,
+      forma_pago: '03',
+      moneda: 'MXN',
+      monto: `${n}.00`,
+      documentos: Array.from({ length: n }, () => ({ cfdi_id: invoices[next++ % invoices.length]!.id, imp_pagado: '1.00' })),
+    },
+  ],
 });
-const traslado = { tipo: 'T', receptor: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', domicilio_fiscal: '42501', uso_cfdi: 'S01' }, conceptos: INVOICE.conceptos.map(({ impuestos: _, ...c }) => c) };
+const traslado = {
+  tipo: 'T',
+  receptor: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', domicilio_fiscal: '42501', uso_cfdi: 'S01' },
+  conceptos: INVOICE.conceptos.map(({ impuestos: _, ...c }) => c),
+};
 
 const cases: [string, unknown | (() => unknown)][] = [
   ['I: Ingreso, 10 conceptos', INVOICE],

@@ -27,13 +27,22 @@ const { proc, ready: receivers } = await spawnReady<{ fast: string; slow: string
 const db = openDatabase(join(dir, 'webhooks.sqlite'));
 const app = benchApp(db, { logger, webhookAllowPrivate: true }); // the receivers are on loopback
 const post = async (path: string, body: unknown, token?: string) => {
-  const res = await app.request(`/api/v1${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+  const res = await app.request(`/api/v1${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as any;
 };
 /** A tenant with a test-mode webhook to `url`; returns the tenant id. */
 async function tenantWithWebhook(n: number, url: string): Promise<string> {
-  const reg = await post('/auth/register', { email: `hooks${n}@example.com`, password: 'bench-password-1', nombre: 'W', tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' } });
+  const reg = await post('/auth/register', {
+    email: `hooks${n}@example.com`,
+    password: 'bench-password-1',
+    nombre: 'W',
+    tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' },
+  });
   const key = (await post('/api-keys', { name: 'w' }, reg.access_token)).key;
   await post('/webhooks', { url, events: ['*'] }, key);
   return reg.tenant.id;
@@ -41,7 +50,8 @@ async function tenantWithWebhook(n: number, url: string): Promise<string> {
 const record = (tenantId: string, n: number) =>
   withTransaction(db, async (tx) => {
     const now = new Date();
-    for (let i = 0; i < n; i++) await recordEvent(tx, { tenantId, environment: 'test', type: 'cfdi.timbrado', data: { cfdi_id: `cfdi_${i}`, uuid: crypto.randomUUID() }, now });
+    for (let i = 0; i < n; i++)
+      await recordEvent(tx, { tenantId, environment: 'test', type: 'cfdi.timbrado', data: { cfdi_id: `cfdi_${i}`, uuid: crypto.randomUUID() }, now });
   });
 const delivered = (tenantId: string) =>
   (db.$client.prepare("select count(*) n from webhook_deliveries where tenant_id = ? and state = 'entregado'").get(tenantId) as { n: number }).n;
@@ -78,7 +88,9 @@ async function timeUntilDelivered(tenantId: string, n: number): Promise<number> 
   await record(fast, n);
   const besideS = await timeUntilDelivered(fast, n);
   const slowDone = delivered(slow);
-  console.log(`fairness: ${n} deliveries to a fast receiver take ${aloneS.toFixed(2)} s alone, ${besideS.toFixed(2)} s behind 500 pending for a 5 s receiver (${slowDone} of those done by then)`);
+  console.log(
+    `fairness: ${n} deliveries to a fast receiver take ${aloneS.toFixed(2)} s alone, ${besideS.toFixed(2)} s behind 500 pending for a 5 s receiver (${slowDone} of those done by then)`,
+  );
 }
 console.log(`Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores`);
 proc.kill();

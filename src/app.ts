@@ -64,7 +64,17 @@ export interface AppDeps {
 }
 
 /** Headers a browser script may read from an answer (CORS hides all but a few unless listed). */
-const EXPOSED_HEADERS = ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'Idempotent-Replayed', 'Warning', 'Content-Disposition', 'Location'];
+const EXPOSED_HEADERS = [
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'Idempotent-Replayed',
+  'Warning',
+  'Content-Disposition',
+  'Location',
+];
 
 export const VERSION: string = pkg.version;
 
@@ -103,14 +113,24 @@ export function createApp(deps: AppDeps) {
   // endpoints together at most 16, so one tenant with many slow receivers leaves the other 48 to everyone else.
   const workerId = deps.workerId ?? newId('boot');
   const stamping = createWorker({
-    db: deps.db, now, workerId, logger: deps.logger, concurrency: 32,
+    db: deps.db,
+    now,
+    workerId,
+    logger: deps.logger,
+    concurrency: 32,
     handlers: {
       [STAMP_JOB]: stampJobHandler({ db: deps.db, now, pacFor, logger: deps.logger }),
       [CANCEL_JOB]: cancellationJobHandler({ db: deps.db, now, pacFor, cancellationPollMs }),
     },
   });
   const deliveries = createWorker({
-    db: deps.db, now, workerId, logger: deps.logger, concurrency: 64, laneCap: 8, tenantCap: 16,
+    db: deps.db,
+    now,
+    workerId,
+    logger: deps.logger,
+    concurrency: 64,
+    laneCap: 8,
+    tenantCap: 16,
     handlers: { [DELIVER_JOB]: deliveryJobHandler(webhookDeps) },
   });
   const worker = combineWorkers(stamping, deliveries);
@@ -143,10 +163,16 @@ export function createApp(deps: AppDeps) {
   if (origins?.length) app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, exposeHeaders: EXPOSED_HEADERS, maxAge: 600 }));
 
   mountSystemRoutes(app, {
-    anonymous, probes, db: deps.db, heartbeat: deps.heartbeat, now, version: VERSION, livePac: deps.livePac !== undefined,
-    sandboxSat: deps.sandboxSat, backends: [authBackend, invoiceBackend],
+    anonymous,
+    probes,
+    db: deps.db,
+    heartbeat: deps.heartbeat,
+    now,
+    version: VERSION,
+    livePac: deps.livePac !== undefined,
+    sandboxSat: deps.sandboxSat,
+    backends: [authBackend, invoiceBackend],
   });
   app.all('/api/v1/*', limitBody, routeToBackend);
   return Object.assign(app, { backends: { auth: authBackend, invoices: invoiceBackend }, worker });
 }
-

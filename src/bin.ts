@@ -10,7 +10,10 @@ if (command === undefined || command === 'serve') {
   await import('./index.ts');
 } else if (command === 'healthcheck') {
   const port = process.env.PORT || '3000';
-  const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`, { signal: AbortSignal.timeout(4000) }).then((r) => r.ok, () => false);
+  const ok = await fetch(`http://127.0.0.1:${port}/api/v1/health`, { signal: AbortSignal.timeout(4000) }).then(
+    (r) => r.ok,
+    () => false,
+  );
   process.exit(ok ? 0 : 1);
 } else {
   await main([command, ...rest]);

@@ -34,9 +34,21 @@ export const COMMANDS: Record<string, { args: string; summary: string; run: (arg
     summary: `change a tenant's plan (requests_per_minute: enterprise only, ≥ ${PLAN_LIMITS.enterprise})`,
     run: setPlan,
   },
-  jobs: { args: `[${JOB_STATUSES.join('|')}]`, summary: 'list jobs in that status (default: failed; newest 100, one JSON line each)', run: (rest, env) => listJobs(rest[0] ?? 'failed', env) },
-  backup: { args: '<file>', summary: 'a consistent, checked copy of the database, while the service runs', run: (rest, env) => backupOrRestore('backup', rest, env) },
-  restore: { args: '<file>', summary: 'put a backup in place of the database, with the service stopped', run: (rest, env) => backupOrRestore('restore', rest, env) },
+  jobs: {
+    args: `[${JOB_STATUSES.join('|')}]`,
+    summary: 'list jobs in that status (default: failed; newest 100, one JSON line each)',
+    run: (rest, env) => listJobs(rest[0] ?? 'failed', env),
+  },
+  backup: {
+    args: '<file>',
+    summary: 'a consistent, checked copy of the database, while the service runs',
+    run: (rest, env) => backupOrRestore('backup', rest, env),
+  },
+  restore: {
+    args: '<file>',
+    summary: 'put a backup in place of the database, with the service stopped',
+    run: (rest, env) => backupOrRestore('restore', rest, env),
+  },
 };
 
 /** Two lines per command: its arguments, then what it does. */
@@ -97,7 +109,14 @@ async function createTenant(rest: string[], env: Env): Promise<Result> {
   try {
     ({ values } = parseArgs({
       args: rest,
-      options: { rfc: { type: 'string' }, nombre: { type: 'string' }, 'regimen-fiscal': { type: 'string' }, 'codigo-postal': { type: 'string' }, email: { type: 'string' }, 'admin-nombre': { type: 'string' } },
+      options: {
+        rfc: { type: 'string' },
+        nombre: { type: 'string' },
+        'regimen-fiscal': { type: 'string' },
+        'codigo-postal': { type: 'string' },
+        email: { type: 'string' },
+        'admin-nombre': { type: 'string' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -133,8 +152,12 @@ function backupOrRestore(command: 'backup' | 'restore', rest: string[], env: Env
   if (!file || rest.length !== 1) return { code: 2, out: usageOf(command) };
   const config = loadConfig(env);
   try {
-    const summary = command === 'backup' ? backupDatabase(config.databasePath, resolve(file)) : restoreDatabase(resolve(file), config.databasePath, config.masterKey);
-    const note = command === 'backup' ? 'Keep MASTER_KEY (or DATA_DIR/master-key) with it: the CSD private keys inside are sealed with it.' : 'Start the service: pending migrations apply at start.';
+    const summary =
+      command === 'backup' ? backupDatabase(config.databasePath, resolve(file)) : restoreDatabase(resolve(file), config.databasePath, config.masterKey);
+    const note =
+      command === 'backup'
+        ? 'Keep MASTER_KEY (or DATA_DIR/master-key) with it: the CSD private keys inside are sealed with it.'
+        : 'Start the service: pending migrations apply at start.';
     return { code: 0, out: `${JSON.stringify(summary)}\n${note}` };
   } catch (err) {
     if (err instanceof BackupError) return { code: 1, out: `${command} refused: ${err.message}` };

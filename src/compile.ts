@@ -24,7 +24,8 @@ export interface CompileOptions {
 /** better-sqlite3's entry point for a compile target (or the host): linux-x64, linuxmusl-arm64, darwin-arm64, … */
 export function sqliteEntryFor(target: string | undefined): string {
   if (!target) {
-    const musl = process.platform === 'linux' && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime;
+    const musl =
+      process.platform === 'linux' && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime;
     return `${musl ? 'linuxmusl' : process.platform}-${process.arch}`;
   }
   const m = /^bun-(linux|darwin|windows)-(x64|arm64)(?:-(?:baseline|modern))?(?:-(musl|glibc))?$/.exec(target);
@@ -66,6 +67,9 @@ if (import.meta.main) {
     const i = process.argv.indexOf(`--${name}`);
     return i > 0 ? process.argv[i + 1] : process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   };
-  const outfile = await compileExecutable({ target: arg('target') as Bun.Build.CompileTarget | undefined, outfile: arg('outfile') && resolve(arg('outfile')!) });
+  const outfile = await compileExecutable({
+    target: arg('target') as Bun.Build.CompileTarget | undefined,
+    outfile: arg('outfile') && resolve(arg('outfile')!),
+  });
   console.log(outfile);
 }

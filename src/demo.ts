@@ -20,7 +20,11 @@ export const DEMO_INVOICE = {
   receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },
   conceptos: [
     {
-      clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 1000,
+      clave_prod_serv: '84111506',
+      clave_unidad: 'E48',
+      descripcion: 'Servicio',
+      cantidad: 1,
+      valor_unitario: 1000,
       impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
     },
   ],
@@ -39,11 +43,13 @@ type App = { request(path: string, init?: RequestInit): Response | Promise<Respo
  * has the demo admin is left as it is, and one with other tenants is never given a demo tenant.
  */
 export async function setUpDemo({ app, db, logger }: { app: App; db: Db; logger: Logger }): Promise<DemoSetUp> {
-  const existing = (await db
-    .select({ tenantId: users.tenantId, rfc: tenants.rfc })
-    .from(users)
-    .innerJoin(tenants, eq(tenants.id, users.tenantId))
-    .where(eq(users.email, DEMO_EMAIL)))[0];
+  const existing = (
+    await db
+      .select({ tenantId: users.tenantId, rfc: tenants.rfc })
+      .from(users)
+      .innerJoin(tenants, eq(tenants.id, users.tenantId))
+      .where(eq(users.email, DEMO_EMAIL))
+  )[0];
   if (existing?.rfc === DEMO_TENANT.rfc) {
     logger.info('demo tenant exists', { tenant_id: existing.tenantId, rfc: DEMO_TENANT.rfc });
     return { state: 'exists', tenantId: existing.tenantId, email: DEMO_EMAIL };
@@ -64,7 +70,10 @@ export async function setUpDemo({ app, db, logger }: { app: App; db: Db; logger:
   const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   const password = randomToken(12);
-  const reg = await call<{ access_token: string; tenant: { id: string }; user: { email: string } }>('/auth/register', json({ email: DEMO_EMAIL, password, nombre: 'Demo Admin', tenant: DEMO_TENANT }));
+  const reg = await call<{ access_token: string; tenant: { id: string }; user: { email: string } }>(
+    '/auth/register',
+    json({ email: DEMO_EMAIL, password, nombre: 'Demo Admin', tenant: DEMO_TENANT }),
+  );
   const key = await call<{ key: string }>('/api-keys', json({ name: 'demo', environment: 'test' }), reg.access_token);
   const form = new FormData();
   form.append('cer', new Blob([await Bun.file(demoCer).arrayBuffer()]), 'EKU9003173C9.cer');
@@ -84,18 +93,21 @@ export function demoBanner(demo: DemoSetUp, serverUrl: URL | string): string {
   }
   if (demo.state === 'exists') {
     return [
-      '', rule,
+      '',
+      rule,
       `Demo tenant ${DEMO_TENANT.rfc} already exists (${demo.tenantId}); nothing was created.`,
       `Its password and API key were shown once, when it was created: only their hashes are stored.`,
       `A new key: log in as ${demo.email}, then create one with the access token:`,
       `  curl -X POST ${api}/auth/login -H 'content-type: application/json' -d '{"email":"${demo.email}","password":"<password>"}'`,
       `  curl -X POST ${api}/api-keys -H 'authorization: Bearer <access_token>' -H 'content-type: application/json' -d '{"name":"demo"}'`,
       `Lost the password as well? Start again on an empty DATA_DIR.`,
-      rule, '',
+      rule,
+      '',
     ].join('\n');
   }
   return [
-    '', rule,
+    '',
+    rule,
     `Demo sandbox: tenant ${DEMO_TENANT.rfc} ${DEMO_TENANT.nombre} (${demo.tenantId}), SAT test CSD ${demo.csdSerial}`,
     `  admin user  ${demo.email}`,
     `  password    ${demo.password}`,
@@ -104,6 +116,7 @@ export function demoBanner(demo: DemoSetUp, serverUrl: URL | string): string {
     '',
     'Stamp an invoice (201 with its UUID):',
     `curl -X POST ${api}/cfdis -H 'authorization: Bearer ${demo.apiKey}' -H 'content-type: application/json' -d '${JSON.stringify(DEMO_INVOICE)}'`,
-    rule, '',
+    rule,
+    '',
   ].join('\n');
 }

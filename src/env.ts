@@ -19,7 +19,12 @@ const EnvSchema = z.object({
   PAC_USER: z.string().min(1).optional(),
   PAC_PASSWORD: z.string().min(1).optional(),
   SAT_CONSULTA_URL: z.url().optional(),
-  CANCELLATION_POLL_SECONDS: z.coerce.number({ message: 'must be a number of seconds' }).int('must be a whole number of seconds').min(1, 'must be at least 1').max(86_400, 'must be at most 86400').default(300),
+  CANCELLATION_POLL_SECONDS: z.coerce
+    .number({ message: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(1, 'must be at least 1')
+    .max(86_400, 'must be at most 86400')
+    .default(300),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()

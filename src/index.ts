@@ -50,19 +50,29 @@ const listen = (fetch: (req: Request) => Response | Promise<Response>) => {
 // Fail on a taken port in a second, not after the catalogs load (a minute on a first start): try it, let it go.
 if (config.port !== 0) listen(() => new Response(null, { status: 503 })).stop(true);
 if (config.generatedSecrets.length > 0) {
-  logger.warn('secrets generated: back these files up with the database (without master-key the stored CSD keys cannot be read)', { files: config.generatedSecrets });
+  logger.warn('secrets generated: back these files up with the database (without master-key the stored CSD keys cannot be read)', {
+    files: config.generatedSecrets,
+  });
 }
 // A full disk fails every write with 503: say so at start, not at the first invoice.
 const free = freeBytes(config.dataDir);
 const MiB = 1024 * 1024;
 if (free < MIN_FREE_BYTES) {
-  console.error(`DATA_DIR ${config.dataDir} has ${Math.floor(free / MiB)} MiB free; the service needs at least ${MIN_FREE_BYTES / MiB} MiB to record invoices (free space, or point DATA_DIR at a larger volume)`);
+  console.error(
+    `DATA_DIR ${config.dataDir} has ${Math.floor(free / MiB)} MiB free; the service needs at least ${MIN_FREE_BYTES / MiB} MiB to record invoices (free space, or point DATA_DIR at a larger volume)`,
+  );
   process.exit(1);
 }
-if (free < LOW_FREE_BYTES) logger.warn('little free space in DATA_DIR: when it runs out, writes answer 503 and /health reports the database down', { data_dir: config.dataDir, free_mib: Math.floor(free / MiB) });
+if (free < LOW_FREE_BYTES)
+  logger.warn('little free space in DATA_DIR: when it runs out, writes answer 503 and /health reports the database down', {
+    data_dir: config.dataDir,
+    free_mib: Math.floor(free / MiB),
+  });
 const db = openDatabase(config.databasePath, config.sqliteSynchronous);
 const catalogsStarted = performance.now();
-const seeded = await seedCatalogs(db, () => logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }));
+const seeded = await seedCatalogs(db, () =>
+  logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }),
+);
 if (seeded) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION, duration_ms: Math.round(performance.now() - catalogsStarted) });
 warmCatalogs();
 Bun.gc(true); // loading the catalogs left some hundred MiB of garbage: give it back before serving
@@ -114,7 +124,13 @@ if (config.demo) {
 const server = listen(app.fetch);
 // Read back from SQLite, not from the setting: what the connection really does with a commit.
 const synchronous = ['off', 'normal', 'full', 'extra'][Number(db.$client.pragma('synchronous', { simple: true }))];
-logger.info('listening', { host: config.host ?? 'all interfaces', port: server.port, data_dir: config.dataDir, version: VERSION, sqlite_synchronous: synchronous });
+logger.info('listening', {
+  host: config.host ?? 'all interfaces',
+  port: server.port,
+  data_dir: config.dataDir,
+  version: VERSION,
+  sqlite_synchronous: synchronous,
+});
 if (demo) console.log(demoBanner(demo, server.url));
 
 let stopping = false;

@@ -20,7 +20,9 @@ describe('cli set-plan', () => {
     expect((await runCli(['set-plan', tenant.id, 'enterprise', '10'], env)).code).toBe(2);
     expect((await runCli(['set-plan', 'ten_missing', 'pro'], env)).code).toBe(1);
     expect((await runCli(['nope'], env)).code).toBe(2);
-    db.$client.prepare("insert into jobs (id, type, payload, status, run_at, last_error) values ('job_1', 'cfdi.stamp', '{}', 'failed', '2026-01-01', 'boom')").run();
+    db.$client
+      .prepare("insert into jobs (id, type, payload, status, run_at, last_error) values ('job_1', 'cfdi.stamp', '{}', 'failed', '2026-01-01', 'boom')")
+      .run();
     const failed = await runCli(['jobs'], env);
     expect(failed.code).toBe(0);
     expect(JSON.parse(failed.out)).toMatchObject({ id: 'job_1', type: 'cfdi.stamp', last_error: 'boom' });

@@ -15,7 +15,8 @@ const sourceFiles = (): string[] =>
 
 const mayHoldSql = (file: string) => file.startsWith('src/db/') || /(^|\/)queries(\.ts$|\/)/.test(file);
 
-const SQL_STATEMENT = /^\s*\(?\s*(select|insert|update|delete|with|replace|pragma)\b|\b(insert\s+into|delete\s+from|update\s+\w+\s+set|select\s[\s\S]*\sfrom)\b/i;
+const SQL_STATEMENT =
+  /^\s*\(?\s*(select|insert|update|delete|with|replace|pragma)\b|\b(insert\s+into|delete\s+from|update\s+\w+\s+set|select\s[\s\S]*\sfrom)\b/i;
 
 /**
  * Every string and template literal of a TypeScript source, with its line (a template's parts joined by `${}`).
@@ -68,7 +69,8 @@ function literals(text: string): { line: number; text: string }[] {
       else if (ch === '/' && text[i + 1] === '*') i = text.indexOf('*/', i) + 2;
       else if (ch === "'" || ch === '"') quoted(ch);
       else if (ch === '`') template();
-      else if (ch === '/' && (previous === '' || '(,=:[!&|?{};+-*%<>~^'.includes(previous) || /\breturn$/.test(text.slice(Math.max(0, i - 7), i).trimEnd()))) regex();
+      else if (ch === '/' && (previous === '' || '(,=:[!&|?{};+-*%<>~^'.includes(previous) || /\breturn$/.test(text.slice(Math.max(0, i - 7), i).trimEnd())))
+        regex();
       else {
         if (ch === '{') depth++;
         if (ch === '}') depth--;
@@ -89,7 +91,8 @@ function violations(file: string, text: string): string[] {
     if (/\bas\s+unknown\s+as\b/.test(line)) found.push(`${file}:${i + 1}: as unknown as`);
   });
   if (!mayHoldSql(file)) {
-    for (const l of literals(text)) if (SQL_STATEMENT.test(l.text) && l.text.includes('?')) found.push(`${file}:${l.line}: SQL with ? placeholders outside queries.ts`);
+    for (const l of literals(text))
+      if (SQL_STATEMENT.test(l.text) && l.text.includes('?')) found.push(`${file}:${l.line}: SQL with ? placeholders outside queries.ts`);
   }
   return found;
 }
@@ -104,7 +107,7 @@ describe('conventions the compiler cannot check', () => {
       'const c = x as unknown as number;',
       "const fine = 'Is this a question?';",
       // biome-ignore lint/suspicious/noTemplateCurlyInString: source text with a template in it
-      "const fine2 = sql`select id from cfdis where uuid = ${uuid}`;",
+      'const fine2 = sql`select id from cfdis where uuid = ${uuid}`;',
     ].join('\n');
     expect(violations('src/invoices/x.ts', sample)).toEqual([
       'src/invoices/x.ts:4: tx: object',

@@ -127,7 +127,13 @@ type Responses<O> = O extends { responses: infer R } ? R : never;
 type JsonOf<R> = R extends { content: { 'application/json': infer J } } ? J : undefined;
 /** One member per documented status, so that checking `status` narrows `json` to that status's body. */
 type Reply<O> = { [S in keyof Responses<O>]: { status: S; headers: Headers; json: JsonOf<Responses<O>[S]>; text: string } }[keyof Responses<O>];
-type JsonBodyOf<O> = O extends { requestBody?: infer B } ? ([NonNullable<B>] extends [never] ? never : NonNullable<B> extends { content: { 'application/json': infer J } } ? J : never) : never;
+type JsonBodyOf<O> = O extends { requestBody?: infer B }
+  ? [NonNullable<B>] extends [never]
+    ? never
+    : NonNullable<B> extends { content: { 'application/json': infer J } }
+      ? J
+      : never
+  : never;
 
 interface ApiOptions<O> {
   token?: string;
@@ -143,7 +149,8 @@ interface ApiOptions<O> {
 export type Api = <M extends Method, S extends PathArgument<M>>(method: M, path: S, opts?: ApiOptions<OperationOf<M, S>>) => Promise<Reply<OperationOf<M, S>>>;
 
 function typedApi(call: Call): Api {
-  return async (method, path, opts = {}): Promise<any> => call(method, path, { token: opts.token, body: opts.body, raw: opts.form, headers: opts.headers, address: opts.address });
+  return async (method, path, opts = {}): Promise<any> =>
+    call(method, path, { token: opts.token, body: opts.body, raw: opts.form, headers: opts.headers, address: opts.address });
 }
 
 /** The answer if it has `status` (its body typed for that status); any other status throws with what came back. */
@@ -172,7 +179,7 @@ export const TENANTS = {
 const CSD_OF: Record<string, [folder: string, base: string]> = {
   EKU9003173C9: ['EKU9003173C9_CSD', 'EKU9003173C9'],
   FUNK671228PH6: ['FUNK671228PH6_CSD', 'FUNK671228PH6'],
-  'OÑO120726RX3': ['ONO120726RX3_CSD', 'ONO120726RX3'],
+  OÑO120726RX3: ['ONO120726RX3_CSD', 'ONO120726RX3'],
 };
 
 type Environment = 'test' | 'live';
@@ -343,9 +350,13 @@ export function fillDatabase(db: TestApp['db']): () => void {
     }
   };
   fill(sqlite.prepare('insert into disk_filler values (zeroblob(?))'));
-  fill(sqlite.prepare("insert into jobs (id, type, payload, status, run_at) values ('filler_' || hex(randomblob(8)), 'filler', hex(zeroblob(?)), 'done', '2000-01-01')"));
+  fill(
+    sqlite.prepare(
+      "insert into jobs (id, type, payload, status, run_at) values ('filler_' || hex(randomblob(8)), 'filler', hex(zeroblob(?)), 'done', '2000-01-01')",
+    ),
+  );
   // The last row shares the page of the jobs that are there: grown to the byte, it leaves no room for them to grow.
-  const grow = sqlite.prepare("update jobs set last_error = zeroblob(?) where rowid = (select max(rowid) from jobs)");
+  const grow = sqlite.prepare('update jobs set last_error = zeroblob(?) where rowid = (select max(rowid) from jobs)');
   let [lo, hi] = [0, 4096];
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;

@@ -21,7 +21,9 @@ describe('install', () => {
     expect(lowest).toBeDefined();
     expect((lock.packages as any)[''].engines.node).toBe(pkg.engines.node);
     for (const version of [lowest!, '24.0.0']) {
-      const refused = packages.filter((p) => p.engines?.node && !Bun.semver.satisfies(version, p.engines.node)).map((p) => `${p.name}@${p.version}: ${p.engines!.node}`);
+      const refused = packages
+        .filter((p) => p.engines?.node && !Bun.semver.satisfies(version, p.engines.node))
+        .map((p) => `${p.name}@${p.version}: ${p.engines!.node}`);
       expect([version, refused]).toEqual([version, []]);
     }
     expect(readFileSync(new URL('../README.md', import.meta.url), 'utf8').includes(`\`${pkg.engines.node}\``)).toBe(true);

@@ -12,7 +12,18 @@ import pkg from '../package.json' with { type: 'json' };
 const dir = () => mkdtempSync(join(tmpdir(), 'cfdi-selfhost-'));
 const register = (email = `u-${crypto.randomUUID()}@example.com`) => ({ email, password: 'a-long-password-1', nombre: 'Ana López', tenant: TENANTS.EKU });
 const flags = (email: string, over: string[] = []) => [
-  'create-tenant', '--rfc', 'EKU9003173C9', '--nombre', 'ESCUELA KEMPER URGATE', '--regimen-fiscal', '601', '--codigo-postal', '42501', '--email', email, ...over,
+  'create-tenant',
+  '--rfc',
+  'EKU9003173C9',
+  '--nombre',
+  'ESCUELA KEMPER URGATE',
+  '--regimen-fiscal',
+  '601',
+  '--codigo-postal',
+  '42501',
+  '--email',
+  email,
+  ...over,
 ];
 
 describe('REGISTRATION', () => {
@@ -47,7 +58,10 @@ describe('REGISTRATION', () => {
 
     // Emails are unique per tenant, as on POST /auth/register: the same admin may own a second tenant.
     expect((await runCli(flags('admin@example.com'), env)).code).toBe(0);
-    const badRfc = await runCli(flags('b@example.com').map((a) => (a === 'EKU9003173C9' ? 'EKU900317' : a)), env);
+    const badRfc = await runCli(
+      flags('b@example.com').map((a) => (a === 'EKU9003173C9' ? 'EKU900317' : a)),
+      env,
+    );
     expect(badRfc.code).toBe(2);
     expect(badRfc.out).toStartWith('rfc: ');
     expect(await runCli(flags('c@example.com'), { ...env, ADMIN_PASSWORD: 'short' })).toMatchObject({ code: 2 });
@@ -70,7 +84,11 @@ describe('REGISTRATION', () => {
 });
 
 describe('CORS_ORIGINS', () => {
-  const preflight = { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' };
+  const preflight = {
+    origin: 'https://app.example.com',
+    'access-control-request-method': 'POST',
+    'access-control-request-headers': 'authorization, content-type',
+  };
 
   test('not set: no CORS headers (a browser on another origin is refused)', async () => {
     expect(loadConfig({ DATA_DIR: dir() }).corsOrigins).toBeUndefined();
@@ -79,7 +97,10 @@ describe('CORS_ORIGINS', () => {
   });
 
   test('an allowed origin: preflight → 204 with the Access-Control headers, never 401; answers readable with their headers', async () => {
-    expect(loadConfig({ DATA_DIR: dir(), CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }).corsOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(loadConfig({ DATA_DIR: dir(), CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }).corsOrigins).toEqual([
+      'https://app.example.com',
+      'http://localhost:5173',
+    ]);
     expect(() => loadConfig({ DATA_DIR: dir(), CORS_ORIGINS: 'app.example.com' })).toThrow('CORS_ORIGINS');
     const t = createTestApp({ corsOrigins: ['https://app.example.com', 'http://localhost:5173'] });
     const res = await t.app.request('/api/v1/cfdis', { method: 'OPTIONS', headers: preflight });

@@ -25,7 +25,14 @@ const db = openDatabase(join(dir, 'bench.sqlite'), values.synchronous === 'norma
 const logger = createLogger('info');
 const scheduler = createScheduler({ logger });
 scheduler.start();
-const app = createApp({ db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), sandboxSat: createSandboxSat(), logger, heartbeat: scheduler });
+const app = createApp({
+  db,
+  jwtSecret: 'bench-secret-bench-secret-bench-secret-0123',
+  masterKey: Buffer.alloc(32, 1),
+  sandboxSat: createSandboxSat(),
+  logger,
+  heartbeat: scheduler,
+});
 
 async function call(path: string, token: string | undefined, body: unknown) {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
@@ -36,7 +43,9 @@ async function call(path: string, token: string | undefined, body: unknown) {
 }
 
 const reg = await call('/auth/register', undefined, {
-  email: 'bench@example.com', password: 'bench-password-1', nombre: 'Bench',
+  email: 'bench@example.com',
+  password: 'bench-password-1',
+  nombre: 'Bench',
   tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' },
 });
 const { key } = await call('/api-keys', reg.access_token, { name: 'bench' });
@@ -64,7 +73,14 @@ if (seed > 1) {
   sqlite.transaction(() => {
     for (let i = 1; i < seed; i++) {
       const at = new Date(base + i).toISOString();
-      insert.run({ ...row, id: newId('cfdi', base + i), uuid: crypto.randomUUID().toUpperCase(), folio: (row.folio as number) + i, created_at: at, updated_at: at });
+      insert.run({
+        ...row,
+        id: newId('cfdi', base + i),
+        uuid: crypto.randomUUID().toUpperCase(),
+        folio: (row.folio as number) + i,
+        created_at: at,
+        updated_at: at,
+      });
     }
   })();
   seededMs = Math.round(performance.now() - t0);

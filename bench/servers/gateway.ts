@@ -14,17 +14,31 @@ const db = openDatabase(join(dir, 'bench.sqlite'));
 const logger = createLogger('info');
 const scheduler = createScheduler({ logger });
 scheduler.start();
-const app = createApp({ db, jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', masterKey: Buffer.alloc(32, 1), sandboxSat: createSandboxSat(), logger, heartbeat: scheduler });
+const app = createApp({
+  db,
+  jwtSecret: 'bench-secret-bench-secret-bench-secret-0123',
+  masterKey: Buffer.alloc(32, 1),
+  sandboxSat: createSandboxSat(),
+  logger,
+  heartbeat: scheduler,
+});
 
 const json = (body: unknown, token?: string) => ({
   method: 'POST',
   headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
   body: JSON.stringify(body),
 });
-const reg = (await (await app.request('/api/v1/auth/register', json({
-  email: 'bench@example.com', password: 'bench-password-1', nombre: 'Bench',
-  tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' },
-}))).json()) as any;
+const reg = (await (
+  await app.request(
+    '/api/v1/auth/register',
+    json({
+      email: 'bench@example.com',
+      password: 'bench-password-1',
+      nombre: 'Bench',
+      tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' },
+    }),
+  )
+).json()) as any;
 const key = (await (await app.request('/api/v1/api-keys', json({ name: 'bench' }, reg.access_token))).json()) as any;
 // The benchmark measures throughput, not the plan's limit.
 db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000000").run();

@@ -13,8 +13,21 @@ function report(types: boolean) {
   const rss_mb = process.memoryUsage().rss / MiB;
   if (!types) return console.error(JSON.stringify({ heap: { heap_mb: heapSize() / MiB, rss_mb } }));
   const h = heapStats();
-  const top = Object.entries(h.objectTypeCounts).sort((a, b) => b[1] - a[1]).slice(0, 25);
-  console.error(JSON.stringify({ heap: { heap_mb: h.heapSize / MiB, capacity_mb: h.heapCapacity / MiB, extra_mb: h.extraMemorySize / MiB, objects: h.objectCount, rss_mb, types: Object.fromEntries(top) } }));
+  const top = Object.entries(h.objectTypeCounts)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 25);
+  console.error(
+    JSON.stringify({
+      heap: {
+        heap_mb: h.heapSize / MiB,
+        capacity_mb: h.heapCapacity / MiB,
+        extra_mb: h.extraMemorySize / MiB,
+        objects: h.objectCount,
+        rss_mb,
+        types: Object.fromEntries(top),
+      },
+    }),
+  );
 }
 setInterval(() => report(false), 1000).unref();
 process.on('SIGUSR2', () => {

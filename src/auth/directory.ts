@@ -19,7 +19,11 @@ export function createIdentityDirectory(db: Db, accessTokens: AccessTokens, now:
     .from(users)
     .where(eq(users.id, sql.placeholder('id')))
     .prepare();
-  const touchKey = db.update(apiKeys).set({ lastUsedAt: sql`${sql.placeholder('at')}` }).where(eq(apiKeys.id, sql.placeholder('id'))).prepare();
+  const touchKey = db
+    .update(apiKeys)
+    .set({ lastUsedAt: sql`${sql.placeholder('at')}` })
+    .where(eq(apiKeys.id, sql.placeholder('id')))
+    .prepare();
 
   return {
     verifyAccessToken: (token) => accessTokens.verify(token, now()),
@@ -35,7 +39,10 @@ export function createIdentityDirectory(db: Db, accessTokens: AccessTokens, now:
     },
     members: async (tenantId, environment) => {
       const roles = await db.select({ role: users.role, n: count() }).from(users).where(eq(users.tenantId, tenantId)).groupBy(users.role);
-      const [keys] = await db.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.environment, environment), isNull(apiKeys.revokedAt)));
+      const [keys] = await db
+        .select({ n: count() })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.environment, environment), isNull(apiKeys.revokedAt)));
       return { usersByRole: Object.fromEntries(roles.map((r) => [r.role, r.n])), activeApiKeys: keys?.n ?? 0 };
     },
   };

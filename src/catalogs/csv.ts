@@ -16,8 +16,16 @@ export function eachRecord(text: string, onRecord: (cells: string[], start: numb
       let from = ++i;
       for (;;) {
         const q = text.indexOf('"', i);
-        if (q < 0) { field += text.slice(from); i = n; break; }
-        if (text[q + 1] === '"') { field += text.slice(from, q + 1); i = from = q + 2; continue; }
+        if (q < 0) {
+          field += text.slice(from);
+          i = n;
+          break;
+        }
+        if (text[q + 1] === '"') {
+          field += text.slice(from, q + 1);
+          i = from = q + 2;
+          continue;
+        }
         field += text.slice(from, q);
         i = q + 1;
         break;
@@ -36,7 +44,10 @@ export function eachRecord(text: string, onRecord: (cells: string[], start: numb
       start = i + 1;
     }
     i++; // past the comma or the line end
-    if (i === n && text[n - 1] === ',') { row.push(''); onRecord(row, start, n); }
+    if (i === n && text[n - 1] === ',') {
+      row.push('');
+      onRecord(row, start, n);
+    }
   }
 }
 

@@ -46,7 +46,9 @@ const sqlite: CatalogQueries = {
   // FTS5 terms, all required: "word"* for a prefix, "word" for a whole word.
   search: async (db, catalog, terms, limit) => {
     const match = terms.map((t) => (t.prefix ? `"${t.word}"*` : `"${t.word}"`)).join(' ');
-    const hits = await statement(db, 'select clave from catalog_search where catalog_search match ? and catalog = ? order by rank limit ?').all<{ clave: string }>(match, catalog, limit);
+    const hits = await statement(db, 'select clave from catalog_search where catalog_search match ? and catalog = ? order by rank limit ?').all<{
+      clave: string;
+    }>(match, catalog, limit);
     return hits.map((h) => h.clave);
   },
 };

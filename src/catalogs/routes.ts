@@ -11,7 +11,10 @@ const tags = ['Catálogos SAT'];
 export function mountCatalogRoutes(app: OpenAPIHono<BackendEnv>, deps: { db: Db }) {
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/catalogos/{catalogo}', tags, operationId: 'listCatalog',
+      method: 'get',
+      path: '/api/v1/catalogos/{catalogo}',
+      tags,
+      operationId: 'listCatalog',
       summary: 'A page of a SAT catalog, or a search in it',
       description: 'Catalog data ships with the service (SAT version in GET /health details.catalogs). Keys out of force keep their vigencia.hasta.',
       request: { params: z.object({ catalogo: Catalogo }), query: ListQuery },
@@ -22,12 +25,27 @@ export function mountCatalogRoutes(app: OpenAPIHono<BackendEnv>, deps: { db: Db 
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/catalogos/{catalogo}/{clave}', tags, operationId: 'getCatalogEntry',
+      method: 'get',
+      path: '/api/v1/catalogos/{catalogo}/{clave}',
+      tags,
+      operationId: 'getCatalogEntry',
       summary: 'One key of a SAT catalog (e.g. a postal code with its estado, municipio and localidad)',
       request: {
-        params: z.object({ catalogo: Catalogo, clave: z.string().min(1).max(20, 'must be at most 20 characters').openapi({ param: { name: 'clave', in: 'path' }, example: '01000' }) }),
+        params: z.object({
+          catalogo: Catalogo,
+          clave: z
+            .string()
+            .min(1)
+            .max(20, 'must be at most 20 characters')
+            .openapi({ param: { name: 'clave', in: 'path' }, example: '01000' }),
+        }),
       },
-      responses: { 200: jsonResponse(Entry, 'The entry'), 400: errorResponse('Unknown catalog'), ...errors.unauthenticated, 404: errorResponse('Not a key of that catalog') },
+      responses: {
+        200: jsonResponse(Entry, 'The entry'),
+        400: errorResponse('Unknown catalog'),
+        ...errors.unauthenticated,
+        404: errorResponse('Not a key of that catalog'),
+      },
     }),
     async (c) => {
       const { catalogo, clave } = c.req.valid('param');

@@ -5,7 +5,9 @@ import { CATALOGS, SEARCH_CANDIDATES } from './service.ts';
 const names = Object.keys(CATALOGS) as [string, ...string[]];
 export const Catalogo = z.enum(names, { message: `must be one of ${names.join(', ')}` }).openapi({
   param: { name: 'catalogo', in: 'path' },
-  description: Object.entries(CATALOGS).map(([k, v]) => `\`${k}\`: ${v.title}`).join('; '),
+  description: Object.entries(CATALOGS)
+    .map(([k, v]) => `\`${k}\`: ${v.title}`)
+    .join('; '),
   example: 'productos-servicios',
 });
 
@@ -16,16 +18,21 @@ export const Entry = z
     vigencia: z.object({ desde: z.string().nullable(), hasta: z.string().nullable() }),
   })
   .catchall(z.unknown())
-  .openapi('CatalogEntry', { description: 'A catalog key with its description and validity; each catalog adds its own columns (persona_fisica, decimales, estado, …)' });
+  .openapi('CatalogEntry', {
+    description: 'A catalog key with its description and validity; each catalog adds its own columns (persona_fisica, decimales, estado, …)',
+  });
 
 export const ListQuery = PaginationQuery.extend({
-  q: z.string().max(100, 'must be at most 100 characters').optional().openapi({
-    description:
-      'Search. Digits: keys starting with them. Words: products/services and units by full text, every word required, accents ignored ' +
-      '("credito" finds "Crédito"); a word of two or more characters matches as a prefix ("torn" finds "Tornillos"), a one-character word ' +
-      `only as a whole word ("vitamina c", "rayos x"). At most the ${SEARCH_CANDIDATES} best matches are returned (by relevance, a class whose own name matches ` +
-      'first); refine the words to reach others. Other catalogs: by key or description',
-    example: 'tornillo',
-  }),
+  q: z
+    .string()
+    .max(100, 'must be at most 100 characters')
+    .optional()
+    .openapi({
+      description:
+        'Search. Digits: keys starting with them. Words: products/services and units by full text, every word required, accents ignored ' +
+        '("credito" finds "Crédito"); a word of two or more characters matches as a prefix ("torn" finds "Tornillos"), a one-character word ' +
+        `only as a whole word ("vitamina c", "rayos x"). At most the ${SEARCH_CANDIDATES} best matches are returned (by relevance, a class whose own name matches ` +
+        'first); refine the words to reach others. Other catalogs: by key or description',
+      example: 'tornillo',
+    }),
 });
-

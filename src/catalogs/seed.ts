@@ -32,7 +32,12 @@ function* shippedRows(): Generator<CatalogLoadRow> {
     const searchable = SEARCHABLE[catalog];
     for (const data of catalogRows(catalog)) {
       yield {
-        catalog, clave: catalogKey(catalog, data), descripcion: data.descripcion ?? data.nombre ?? null, validFrom: data.valid_from || null, validTo: data.valid_to || null, data,
+        catalog,
+        clave: catalogKey(catalog, data),
+        descripcion: data.descripcion ?? data.nombre ?? null,
+        validFrom: data.valid_from || null,
+        validTo: data.valid_to || null,
+        data,
         searchText: searchable?.map((column) => data[column] ?? '').join(' '),
       };
     }

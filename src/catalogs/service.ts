@@ -22,8 +22,8 @@ const PLAIN: Record<string, CatalogName> = {
   'motivos-cancelacion': 'c_MotivoCancelacion',
   'tipos-relacion': 'c_TipoRelacion',
   'objetos-impuesto': 'c_ObjetoImp',
-  'exportaciones': 'c_Exportacion',
-  'paises': 'c_Pais',
+  exportaciones: 'c_Exportacion',
+  paises: 'c_Pais',
   'tipos-nomina': 'c_TipoNomina',
   'tipos-contrato': 'c_TipoContrato',
   'tipos-jornada': 'c_TipoJornada',
@@ -41,13 +41,25 @@ const PLAIN: Record<string, CatalogName> = {
 export const CATALOGS: Record<string, { catalog: CatalogName; title: string; shape?: Shape }> = {
   ...Object.fromEntries(Object.entries(PLAIN).map(([name, catalog]) => [name, { catalog, title: catalog }])),
   'productos-servicios': {
-    catalog: 'c_ClaveProdServ', title: 'c_ClaveProdServ: products and services (search `q` over descriptions and SAT\'s similar words)',
-    shape: (r) => ({ palabras_similares: r.palabras_similares || undefined, incluir_iva_trasladado: r.incluir_iva_trasladado, incluir_ieps_trasladado: r.incluir_ieps_trasladado, complemento: r.complemento || undefined, estimulo_franja_fronteriza: r.estimulo_franja_fronteriza }),
+    catalog: 'c_ClaveProdServ',
+    title: "c_ClaveProdServ: products and services (search `q` over descriptions and SAT's similar words)",
+    shape: (r) => ({
+      palabras_similares: r.palabras_similares || undefined,
+      incluir_iva_trasladado: r.incluir_iva_trasladado,
+      incluir_ieps_trasladado: r.incluir_ieps_trasladado,
+      complemento: r.complemento || undefined,
+      estimulo_franja_fronteriza: r.estimulo_franja_fronteriza,
+    }),
   },
   unidades: { catalog: 'c_ClaveUnidad', title: 'c_ClaveUnidad: units (search `q`)', shape: (r) => ({ nombre: r.nombre, simbolo: r.simbolo || undefined }) },
-  'regimenes-fiscales': { catalog: 'c_RegimenFiscal', title: 'c_RegimenFiscal', shape: (r) => ({ persona_fisica: bool(r.aplica_fisica), persona_moral: bool(r.aplica_moral) }) },
+  'regimenes-fiscales': {
+    catalog: 'c_RegimenFiscal',
+    title: 'c_RegimenFiscal',
+    shape: (r) => ({ persona_fisica: bool(r.aplica_fisica), persona_moral: bool(r.aplica_moral) }),
+  },
   'usos-cfdi': {
-    catalog: 'c_UsoCFDI', title: 'c_UsoCFDI, with the receptor regimes each one allows',
+    catalog: 'c_UsoCFDI',
+    title: 'c_UsoCFDI, with the receptor regimes each one allows',
     shape: (r) => ({ persona_fisica: bool(r.aplica_fisica), persona_moral: bool(r.aplica_moral), regimenes_receptor: list(r.regimenes_receptor) }),
   },
   'formas-pago': { catalog: 'c_FormaPago', title: 'c_FormaPago', shape: (r) => ({ bancarizado: bool(r.bancarizado) }) },
@@ -98,18 +110,37 @@ function toWire(name: string, row: EntryRow) {
 const keyPrefix = (catalog: CatalogName) => (catalog === 'c_EstadoNomina' ? 'MEX|' : '');
 
 const p = sql.placeholder;
-const entry = { clave: catalogEntries.clave, descripcion: catalogEntries.descripcion, validFrom: catalogEntries.validFrom, validTo: catalogEntries.validTo, data: catalogEntries.data };
+const entry = {
+  clave: catalogEntries.clave,
+  descripcion: catalogEntries.descripcion,
+  validFrom: catalogEntries.validFrom,
+  validTo: catalogEntries.validTo,
+  data: catalogEntries.data,
+};
 
 /** Prepared: a page of search results reads each of its rows by key. */
 const entryRow = async (db: Db, catalog: CatalogName, clave: string): Promise<EntryRow | undefined> =>
-  (await prepared(db, 'catalogEntries.byKey', (d) => d.select(entry).from(catalogEntries).where(and(eq(catalogEntries.catalog, p('catalog')), eq(catalogEntries.clave, p('clave')))).prepare()).execute({ catalog, clave }))[0];
+  (
+    await prepared(db, 'catalogEntries.byKey', (d) =>
+      d
+        .select(entry)
+        .from(catalogEntries)
+        .where(and(eq(catalogEntries.catalog, p('catalog')), eq(catalogEntries.clave, p('clave'))))
+        .prepare(),
+    ).execute({ catalog, clave })
+  )[0];
 
 /** Rows of `catalog` after the key `after` whose key matches `pattern` (LIKE), by key; all of them without `limit`. */
 async function entriesAfter(db: Db, catalog: CatalogName, after: string, pattern: string, limit?: number): Promise<EntryRow[]> {
   const where = and(eq(catalogEntries.catalog, p('catalog')), gt(catalogEntries.clave, p('after')), like(catalogEntries.clave, p('pattern')));
   const values = { catalog, after, pattern };
-  if (limit === undefined) return prepared(db, 'catalogEntries.after', (d) => d.select(entry).from(catalogEntries).where(where).orderBy(asc(catalogEntries.clave)).prepare()).execute(values);
-  return prepared(db, 'catalogEntries.afterLimit', (d) => d.select(entry).from(catalogEntries).where(where).orderBy(asc(catalogEntries.clave)).limit(p('limit')).prepare()).execute({ ...values, limit });
+  if (limit === undefined)
+    return prepared(db, 'catalogEntries.after', (d) => d.select(entry).from(catalogEntries).where(where).orderBy(asc(catalogEntries.clave)).prepare()).execute(
+      values,
+    );
+  return prepared(db, 'catalogEntries.afterLimit', (d) =>
+    d.select(entry).from(catalogEntries).where(where).orderBy(asc(catalogEntries.clave)).limit(p('limit')).prepare(),
+  ).execute({ ...values, limit });
 }
 
 export async function getCatalogEntry(db: Db, name: string, clave: string) {

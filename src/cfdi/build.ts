@@ -8,8 +8,18 @@ import { el, serializeXml, type XmlNode } from './xml.ts';
 const CFDI_LOCATION = 'http://www.sat.gob.mx/cfd/4 http://www.sat.gob.mx/sitio_internet/cfd/4/cfdv40.xsd';
 /** Complement namespaces, declared on the root with their schemaLocation pair (docs/sat-rules.md §1). */
 const COMPLEMENT_NS = [
-  { prefix: 'pago20', uri: 'http://www.sat.gob.mx/Pagos20', xsd: 'http://www.sat.gob.mx/sitio_internet/cfd/Pagos/Pagos20.xsd', usedBy: (m: ComprobanteModel) => !!m.pagos },
-  { prefix: 'nomina12', uri: 'http://www.sat.gob.mx/nomina12', xsd: 'http://www.sat.gob.mx/sitio_internet/cfd/nomina/nomina12.xsd', usedBy: (m: ComprobanteModel) => !!m.nomina },
+  {
+    prefix: 'pago20',
+    uri: 'http://www.sat.gob.mx/Pagos20',
+    xsd: 'http://www.sat.gob.mx/sitio_internet/cfd/Pagos/Pagos20.xsd',
+    usedBy: (m: ComprobanteModel) => !!m.pagos,
+  },
+  {
+    prefix: 'nomina12',
+    uri: 'http://www.sat.gob.mx/nomina12',
+    xsd: 'http://www.sat.gob.mx/sitio_internet/cfd/nomina/nomina12.xsd',
+    usedBy: (m: ComprobanteModel) => !!m.nomina,
+  },
 ];
 
 function namespaces(m: ComprobanteModel): Record<string, string> {
@@ -67,7 +77,12 @@ function impuestosNode(m: ComprobanteModel): XmlNode | undefined {
   const i = m.impuestos;
   if (!i) return undefined;
   return el('cfdi:Impuestos', { TotalImpuestosRetenidos: i.totalRetenidos?.toString(), TotalImpuestosTrasladados: i.totalTrasladados?.toString() }, [
-    i.retenciones.length > 0 && el('cfdi:Retenciones', {}, i.retenciones.map((r) => el('cfdi:Retencion', { Impuesto: r.impuesto, Importe: r.importe.toString() }))),
+    i.retenciones.length > 0 &&
+      el(
+        'cfdi:Retenciones',
+        {},
+        i.retenciones.map((r) => el('cfdi:Retencion', { Impuesto: r.impuesto, Importe: r.importe.toString() })),
+      ),
     i.traslados.length > 0 && el('cfdi:Traslados', {}, i.traslados.map(traslado)),
   ]);
 }
@@ -101,7 +116,13 @@ export function comprobanteNode(m: ComprobanteModel, signer: Pick<CsdSigner, 'no
     [
       m.informacionGlobal &&
         el('cfdi:InformacionGlobal', { Periodicidad: m.informacionGlobal.periodicidad, Meses: m.informacionGlobal.meses, Año: m.informacionGlobal.anio }),
-      ...m.relacionados.map((r) => el('cfdi:CfdiRelacionados', { TipoRelacion: r.tipoRelacion }, r.uuids.map((u) => el('cfdi:CfdiRelacionado', { UUID: u })))),
+      ...m.relacionados.map((r) =>
+        el(
+          'cfdi:CfdiRelacionados',
+          { TipoRelacion: r.tipoRelacion },
+          r.uuids.map((u) => el('cfdi:CfdiRelacionado', { UUID: u })),
+        ),
+      ),
       el('cfdi:Emisor', { Rfc: m.emisor.rfc, Nombre: m.emisor.nombre, RegimenFiscal: m.emisor.regimenFiscal }),
       el('cfdi:Receptor', {
         Rfc: m.receptor.rfc,

@@ -45,7 +45,11 @@ const b64url = (v: string) => Buffer.from(v, 'base64url').toString('base64');
 /** RFC 4514 text of a certificate's issuer (most specific first), as XML-DSig's X509IssuerName expects. */
 function issuerName(der: Buffer): string {
   const cert = forge.pki.certificateFromAsn1(forge.asn1.fromDer(forge.util.createBuffer(der.toString('binary'))));
-  const escapeValue = (v: string) => v.replace(/([,+"\\<>;=])/g, '\\$1').replace(/^([ #])/, '\\$1').replace(/ $/, '\\ ');
+  const escapeValue = (v: string) =>
+    v
+      .replace(/([,+"\\<>;=])/g, '\\$1')
+      .replace(/^([ #])/, '\\$1')
+      .replace(/ $/, '\\ ');
   return cert.issuer.attributes
     .map((a) => `${a.shortName ?? a.type}=${escapeValue(forge.util.decodeUtf8(String(a.value)))}`)
     .reverse()

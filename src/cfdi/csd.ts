@@ -135,10 +135,24 @@ const ACCEPTED_ENCRYPTION =
 const { Class, Type } = forge.asn1;
 type Template = Record<string, unknown>;
 const primitive = (name: string, type: number, extra: Template = {}): Template => ({ name, tagClass: Class.UNIVERSAL, type, constructed: false, ...extra });
-const sequence = (name: string, value: Template[], extra: Template = {}): Template => ({ name, tagClass: Class.UNIVERSAL, type: Type.SEQUENCE, constructed: true, value, ...extra });
+const sequence = (name: string, value: Template[], extra: Template = {}): Template => ({
+  name,
+  tagClass: Class.UNIVERSAL,
+  type: Type.SEQUENCE,
+  constructed: true,
+  value,
+  ...extra,
+});
 const algorithmIdentifier = (name: string, capture: string, extra: Template = {}) =>
-  sequence(name, [primitive(`${name}.algorithm`, Type.OID, { capture }), { name: `${name}.parameters`, optional: true, captureAsn1: `${capture}Params` }], extra);
-const ENCRYPTED_PRIVATE_KEY_INFO = sequence('EncryptedPrivateKeyInfo', [algorithmIdentifier('encryptionAlgorithm', 'scheme'), primitive('encryptedData', Type.OCTETSTRING)]);
+  sequence(
+    name,
+    [primitive(`${name}.algorithm`, Type.OID, { capture }), { name: `${name}.parameters`, optional: true, captureAsn1: `${capture}Params` }],
+    extra,
+  );
+const ENCRYPTED_PRIVATE_KEY_INFO = sequence('EncryptedPrivateKeyInfo', [
+  algorithmIdentifier('encryptionAlgorithm', 'scheme'),
+  primitive('encryptedData', Type.OCTETSTRING),
+]);
 const PBES2_PARAMS = sequence('PBES2-params', [algorithmIdentifier('keyDerivationFunc', 'kdf'), algorithmIdentifier('encryptionScheme', 'cipher')]);
 const PBKDF2_PARAMS = sequence('PBKDF2-params', [
   primitive('salt', Type.OCTETSTRING),
@@ -201,7 +215,10 @@ function checkKeyEncryption(encryptedKeyInfo: forge.asn1.Asn1): void {
   const iterations = derInteger(found.iterations);
   if (iterations < 1n) throw malformed(`an iteration count of ${iterations}`);
   if (iterations > BigInt(MAX_PBKDF2_ITERATIONS)) {
-    throw new CsdError('key', `the key's encryption asks for ${iterations} PBKDF2 iterations; SAT's keys use ${SAT_PBKDF2_ITERATIONS}; at most ${MAX_PBKDF2_ITERATIONS} are accepted`);
+    throw new CsdError(
+      'key',
+      `the key's encryption asks for ${iterations} PBKDF2 iterations; SAT's keys use ${SAT_PBKDF2_ITERATIONS}; at most ${MAX_PBKDF2_ITERATIONS} are accepted`,
+    );
   }
 }
 
@@ -253,7 +270,8 @@ export function createSigner(certificate: CertificateInfo, privateKey: KeyObject
 }
 
 /** The certificate's public key, for verifying seals. */
-export const publicKeyOf = (certificateDer: Buffer): KeyObject => createPublicKey(new X509Certificate(certificateDer).publicKey.export({ type: 'spki', format: 'pem' }));
+export const publicKeyOf = (certificateDer: Buffer): KeyObject =>
+  createPublicKey(new X509Certificate(certificateDer).publicKey.export({ type: 'spki', format: 'pem' }));
 
 /** The decrypted private key as unencrypted PKCS#8 DER: what we store, encrypted under the master key. */
 export const exportPrivateKey = (key: KeyObject): Buffer => key.export({ format: 'der', type: 'pkcs8' }) as Buffer;

@@ -3,8 +3,19 @@ import { embedFonts } from './pdf/fonts.ts';
 import { none } from './pdf/format.ts';
 import { Layout } from './pdf/layout.ts';
 import {
-  comprobanteSection, complementSections, conceptosSection, footer, header, informacionGlobalSection, relacionadosSection, receptorSection, serieFolio,
-  timbreSection, TIPO_TITLES, totalsSection, type PrintedCfdi,
+  comprobanteSection,
+  complementSections,
+  conceptosSection,
+  footer,
+  header,
+  informacionGlobalSection,
+  relacionadosSection,
+  receptorSection,
+  serieFolio,
+  timbreSection,
+  TIPO_TITLES,
+  totalsSection,
+  type PrintedCfdi,
 } from './pdf/sections.ts';
 import { tfdFromNode } from './tfd.ts';
 import { child, parseXml } from './xml.ts';
@@ -34,7 +45,16 @@ function parseColor(hex: string | undefined): Color {
 }
 
 /** The body's sections in the order they are printed (the header comes with every new page). */
-const SECTIONS = [receptorSection, comprobanteSection, informacionGlobalSection, relacionadosSection, conceptosSection, complementSections, totalsSection, timbreSection];
+const SECTIONS = [
+  receptorSection,
+  comprobanteSection,
+  informacionGlobalSection,
+  relacionadosSection,
+  conceptosSection,
+  complementSections,
+  totalsSection,
+  timbreSection,
+];
 
 export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<Uint8Array> {
   const root = parseXml(xml);

@@ -45,7 +45,12 @@ export function prepareInvoice(req: ComprobanteInput, ctx: PrepareContext): Prep
   const exportacion = prepareExportacion(req, day, fail);
   checkEmisor(ctx.emisor, day, fail);
   // Receptor (CFDI40143–40161, shared with /clients).
-  const { receptor, field: receptorField } = prepareReceptor(req, { receptor: ctx.receptor, emisorRfc: ctx.emisor.rfc, fecha, lugarExpedicion: lugar }, errors, warnings);
+  const { receptor, field: receptorField } = prepareReceptor(
+    req,
+    { receptor: ctx.receptor, emisorRfc: ctx.emisor.rfc, fecha, lugarExpedicion: lugar },
+    errors,
+    warnings,
+  );
   const informacionGlobal = prepareInformacionGlobal(req, { day, regimenFiscal: ctx.emisor.regimenFiscal, receptor }, fail);
   const relacionados = prepareRelacionados(req, day, fail);
 
@@ -85,7 +90,9 @@ export function prepareInvoice(req: ComprobanteInput, ctx: PrepareContext): Prep
 
   // Conceptos (I, E, T).
   const warn = (w: string | undefined) => w && warnings.push(w);
-  const conceptos = req.conceptos!.map((c, i) => prepareConcepto(c, `conceptos[${i}]`, { tipo, day, decimals, emisorRfc: ctx.emisor.rfc, receptorRfc: receptor.rfc, lugar, warn }, fail));
+  const conceptos = req.conceptos!.map((c, i) =>
+    prepareConcepto(c, `conceptos[${i}]`, { tipo, day, decimals, emisorRfc: ctx.emisor.rfc, receptorRfc: receptor.rfc, lugar, warn }, fail),
+  );
 
   if (tipo === 'T') {
     // Traslado: the goods moved, at their value or 0, with SubTotal and Total 0 (CFDI40109) and no taxes (CFDI40201).

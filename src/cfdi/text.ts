@@ -56,7 +56,8 @@ export function textIssue(s: string, allowWhitespace = false): string | undefine
       if (!allowWhitespace || cp === 0x7f) return `contains the control character ${codePointName(cp)}`;
     }
     const invisible = INVISIBLE[cp];
-    if (invisible) return `contains ${codePointName(cp)} ${invisible}, an invisible bidi or zero-width character that makes the text read differently from what is stored`;
+    if (invisible)
+      return `contains ${codePointName(cp)} ${invisible}, an invisible bidi or zero-width character that makes the text read differently from what is stored`;
     if (ch === '|') return 'must not contain "|" (it separates the fields of the cadena original)';
   }
   return undefined;

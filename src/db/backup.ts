@@ -43,7 +43,12 @@ export function backupDatabase(databasePath: string, file: string): BackupSummar
  * with this MASTER_KEY (the CSD private keys in it are sealed with it). The database it replaces is kept beside it
  * as `<name>.before-restore-<time>`. Migrations newer than the backup run at the next start.
  */
-export function restoreDatabase(file: string, databasePath: string, masterKey: Buffer, now = new Date()): { restored: string; previous: string | null; tenants: number; cfdis: number } {
+export function restoreDatabase(
+  file: string,
+  databasePath: string,
+  masterKey: Buffer,
+  now = new Date(),
+): { restored: string; previous: string | null; tenants: number; cfdis: number } {
   if (!existsSync(file)) throw new BackupError(`no backup at ${file}`);
   if (existsSync(databasePath)) settle(databasePath);
   const { tenants, cfdis } = inspect(file, masterKey);

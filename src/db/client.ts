@@ -48,4 +48,3 @@ export function storageRoom(db: Db): number {
   const sqliteRoom = pages * pragma('page_size');
   return sqlite.memory ? sqliteRoom : Math.min(sqliteRoom, freeBytes(dirname(sqlite.name)));
 }
-

@@ -138,7 +138,18 @@ class GatedSession extends BetterSQLiteSession<any, any> {
     if (!stmt) this.statements.set(query.sql, (stmt = this.sqlite.prepare(query.sql)));
     // Drizzle switches a statement to raw (array) rows for mapped selects; reset it for raw SQL reads.
     if (stmt.reader && !fields && !customResultMapper) stmt.raw(false);
-    const q = new GatedPreparedQuery(stmt, query, (this as any).logger, (this as any).cache, undefined, undefined, fields, executeMethod, isResponseInArrayMode, customResultMapper);
+    const q = new GatedPreparedQuery(
+      stmt,
+      query,
+      (this as any).logger,
+      (this as any).cache,
+      undefined,
+      undefined,
+      fields,
+      executeMethod,
+      isResponseInArrayMode,
+      customResultMapper,
+    );
     (q as any).mode = 'async';
     q.gate = this.gate;
     q.inside = this.inside;

@@ -105,9 +105,17 @@ export function createGateway(deps: GatewayDeps) {
   });
 
   // The gateway's own routes (health, this document, /docs); each backend guards its own.
-  app.use('*', methodGuard(() => app.routes));
+  app.use(
+    '*',
+    methodGuard(() => app.routes),
+  );
 
-  app.onError((err, c) => handleError(err, c, { backend: 'gateway', log: (e) => deps.logger.error('unhandled error', { err: e.stack ?? String(e), request_id: c.get('requestId') }) }));
+  app.onError((err, c) =>
+    handleError(err, c, {
+      backend: 'gateway',
+      log: (e) => deps.logger.error('unhandled error', { err: e.stack ?? String(e), request_id: c.get('requestId') }),
+    }),
+  );
   app.notFound((c) => respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]));
 
   const limitBody = bodyLimit({
@@ -226,4 +234,3 @@ function clientAddress(c: Context): string {
     return 'unknown';
   }
 }
-

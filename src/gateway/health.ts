@@ -32,7 +32,8 @@ async function checkDatabase(db: Db, now: Date): Promise<Indicator> {
   try {
     await writeSetting(db, 'health_probe', Buffer.from(now.toISOString()), now);
     const room = storageRoom(db);
-    if (room < MIN_FREE_BYTES) return { status: 'down', message: `storage is full: ${Math.floor(room / MiB)} MiB left, at least ${MIN_FREE_BYTES / MiB} MiB needed`, free_bytes: room };
+    if (room < MIN_FREE_BYTES)
+      return { status: 'down', message: `storage is full: ${Math.floor(room / MiB)} MiB left, at least ${MIN_FREE_BYTES / MiB} MiB needed`, free_bytes: room };
     return { status: 'up', free_bytes: room };
   } catch (err) {
     return { status: 'down', message: err instanceof Error ? err.message : String(err) };
@@ -46,7 +47,8 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
   app.openapi(
     createRoute({
       method: 'get',
-      path: '/api/v1/health/live', operationId: 'getLiveness',
+      path: '/api/v1/health/live',
+      operationId: 'getLiveness',
       tags: ['System'],
       summary: 'Liveness: the process answers',
       description:
@@ -63,7 +65,8 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
   app.openapi(
     createRoute({
       method: 'get',
-      path: '/api/v1/health', operationId: 'getHealth',
+      path: '/api/v1/health',
+      operationId: 'getHealth',
       tags: ['System'],
       summary: 'Readiness: database writable, scheduler ticking, queue moving',
       description:
@@ -90,11 +93,17 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
       const scheduler = { last_tick_at: last === null ? null : new Date(last).toISOString(), interval_ms: deps.heartbeat.intervalMs };
       // Three missed ticks mean the scheduler is stuck or stopped.
       if (age !== null && age <= deps.heartbeat.intervalMs * 3) info.scheduler = { status: 'up', ...scheduler };
-      else error.scheduler = { status: 'down', message: last === null ? 'scheduler has not ticked yet' : `last tick ${Math.round(age! / 1000)} s ago`, ...scheduler };
+      else
+        error.scheduler = {
+          status: 'down',
+          message: last === null ? 'scheduler has not ticked yet' : `last tick ${Math.round(age! / 1000)} s ago`,
+          ...scheduler,
+        };
       if (info.database) {
         // A queue whose oldest due job waits more than 10 minutes is stuck, whatever the scheduler says.
         const queue = await queueStats(deps.db, deps.now());
-        if (queue.oldest_due_seconds !== null && queue.oldest_due_seconds > 600) error.queue = { status: 'down', message: `oldest due job waits ${queue.oldest_due_seconds} s`, ...queue };
+        if (queue.oldest_due_seconds !== null && queue.oldest_due_seconds > 600)
+          error.queue = { status: 'down', message: `oldest due job waits ${queue.oldest_due_seconds} s`, ...queue };
         else info.queue = { status: 'up', ...queue };
       }
       info.pac = { status: 'up', sandbox: 'in process', live: deps.livePac ? 'configured' : 'not configured (live stamping answers 503)' };

@@ -79,12 +79,19 @@ export function buildOpenApiDocument(gateway: OpenApiApp, backends: OpenApiApp[]
     { name: 'Tenant', description: 'The issuer profile' },
     { name: 'Audit log', description: 'Who did what, when: every write to the tenant (append-only, ADMIN)' },
     { name: 'CFDIs', description: 'Issue, seal, stamp, list and download CFDI 4.0 invoices' },
-    { name: 'Webhooks', description: 'Signed, retried event deliveries (cfdi.timbrado, cfdi.encolado, cfdi.fallido, cfdi.cancelado, csd.por_vencer, csd.vencido)' },
-    { name: 'CSDs', description: 'Seal certificates (Certificado de Sello Digital) that sign the tenant\'s CFDIs' },
-    { name: 'Clients', description: 'The tenant\'s customers: receptor data checked with the SAT receptor rules, reused by receptor_id' },
+    {
+      name: 'Webhooks',
+      description: 'Signed, retried event deliveries (cfdi.timbrado, cfdi.encolado, cfdi.fallido, cfdi.cancelado, csd.por_vencer, csd.vencido)',
+    },
+    { name: 'CSDs', description: "Seal certificates (Certificado de Sello Digital) that sign the tenant's CFDIs" },
+    { name: 'Clients', description: "The tenant's customers: receptor data checked with the SAT receptor rules, reused by receptor_id" },
     { name: 'Series', description: 'Invoice series and their consecutive folios' },
-    { name: 'Catálogos SAT', description: 'SAT\'s catalogs as shipped with the service: products and services, units, regimes, uses, payment forms and methods, currencies, postal codes, Nómina' },
-    { name: 'Estadísticas', description: 'The tenant\'s activity: CFDIs, CSDs, users, keys' },
+    {
+      name: 'Catálogos SAT',
+      description:
+        "SAT's catalogs as shipped with the service: products and services, units, regimes, uses, payment forms and methods, currencies, postal codes, Nómina",
+    },
+    { name: 'Estadísticas', description: "The tenant's activity: CFDIs, CSDs, users, keys" },
   ];
   return doc;
 }
@@ -107,12 +114,19 @@ function documentUnsupportedMediaType(doc: Document): void {
 function documentCommonHeaders(doc: Document): void {
   const integer = { type: 'integer' };
   doc.components.headers = {
-    'X-Request-Id': { required: true, description: 'The id of this request (the caller\'s own X-Request-Id when it sent a valid one); also in the error envelope and the service log', schema: { type: 'string' } },
+    'X-Request-Id': {
+      required: true,
+      description: "The id of this request (the caller's own X-Request-Id when it sent a valid one); also in the error envelope and the service log",
+      schema: { type: 'string' },
+    },
     'X-RateLimit-Limit': { description: 'Requests allowed in the current one-minute window', schema: integer },
     'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: integer },
     'X-RateLimit-Reset': { description: 'When the current window ends, in Unix seconds', schema: integer },
     'Retry-After': { description: 'Seconds to wait before trying again', schema: integer },
-    'Idempotent-Replayed': { description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+    'Idempotent-Replayed': {
+      description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key',
+      schema: { type: 'string', enum: ['true'] },
+    },
   };
   const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
   for (const ops of Object.values(doc.paths)) {

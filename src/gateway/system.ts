@@ -74,7 +74,8 @@ export function mountSystemRoutes(app: OpenAPIHono<GatewayEnv>, deps: SystemDeps
       operationId: 'getSandboxSatCertificate',
       tags: ['System'],
       summary: 'The sandbox stamping certificate (DER .cer)',
-      description: 'Verifies the SelloSAT of sandbox stamps (NoCertificadoSAT ' + deps.sandboxSat.noCertificado + '). Sandbox invoices have no fiscal validity.',
+      description:
+        'Verifies the SelloSAT of sandbox stamps (NoCertificadoSAT ' + deps.sandboxSat.noCertificado + '). Sandbox invoices have no fiscal validity.',
       security: [],
       responses: {
         200: { description: 'X.509 certificate, DER', content: { 'application/pkix-cert': { schema: z.string().openapi({ format: 'binary' }) } } },
@@ -93,7 +94,8 @@ export function mountSystemRoutes(app: OpenAPIHono<GatewayEnv>, deps: SystemDeps
   app.openapi(
     createRoute({
       method: 'get',
-      path: '/api/v1/openapi.json', operationId: 'getOpenApi',
+      path: '/api/v1/openapi.json',
+      operationId: 'getOpenApi',
       tags: ['System'],
       summary: 'This OpenAPI 3.1 description',
       security: [],

@@ -12,7 +12,12 @@ import { mountCatalogRoutes } from '../catalogs/routes.ts';
 import { mountStatsRoutes } from './stats/routes.ts';
 
 /** The invoice backend: /cfdis, /csds, /clients, /series, /catalogos, /webhooks, /stats. Invalid input answers 400. */
-export function createInvoiceBackend(deps: BackendDeps & Omit<CfdiDeps, 'db' | 'now'> & Pick<CancellationDeps, 'cancellationPollMs'> & Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'>) {
+export function createInvoiceBackend(
+  deps: BackendDeps &
+    Omit<CfdiDeps, 'db' | 'now'> &
+    Pick<CancellationDeps, 'cancellationPollMs'> &
+    Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'>,
+) {
   const app = createBackend(deps, 'invoices');
   mountCsdRoutes(app, deps);
   mountClientRoutes(app, deps);

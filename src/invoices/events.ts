@@ -16,7 +16,11 @@ async function integratorReferences(tx: DbOrTx, cfdiId: unknown): Promise<{ exte
   if (typeof cfdiId !== 'string') return undefined;
   // Prepared once per connection (here and below): every issued invoice records at least one event.
   const [row] = await prepared(tx, 'events.integratorReferences', (d) =>
-    d.select({ externalId: cfdis.externalId, metadata: cfdis.metadata }).from(cfdis).where(eq(cfdis.id, sql.placeholder('id'))).prepare(),
+    d
+      .select({ externalId: cfdis.externalId, metadata: cfdis.metadata })
+      .from(cfdis)
+      .where(eq(cfdis.id, sql.placeholder('id')))
+      .prepare(),
   ).execute({ id: cfdiId });
   return row && { external_id: row.externalId, metadata: row.metadata };
 }
@@ -46,7 +50,7 @@ export async function recordEvent(
 ): Promise<string> {
   const id = newId('evt', e.now.getTime());
   const createdAt = e.now.toISOString();
-  const data = e.type.startsWith('cfdi.') ? { ...e.data, ...await integratorReferences(tx, e.data.cfdi_id) } : e.data;
+  const data = e.type.startsWith('cfdi.') ? { ...e.data, ...(await integratorReferences(tx, e.data.cfdi_id)) } : e.data;
   await insertEvent(tx, { id, tenantId: e.tenantId, environment: e.environment, type: e.type, data, createdAt });
   await fanOut(tx, { id, tenantId: e.tenantId, environment: e.environment, type: e.type, data, createdAt }, e.now);
   return id;

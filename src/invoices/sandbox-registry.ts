@@ -17,7 +17,11 @@ export function sandboxRegistry(db: Db, pollMs: number): SandboxSatRegistry {
         .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
         .where(and(eq(cfdis.uuid, uuid), eq(cfdis.environment, 'test')));
       if (!row) return undefined;
-      return { tenantId: row.tenantId, facts: cancellationFactsOf(row.xml.toString('utf8')), hasDependents: (await dependentsOf(db, { tenantId: row.tenantId, environment: 'test' }, uuid)).length > 0 };
+      return {
+        tenantId: row.tenantId,
+        facts: cancellationFactsOf(row.xml.toString('utf8')),
+        hasDependents: (await dependentsOf(db, { tenantId: row.tenantId, environment: 'test' }, uuid)).length > 0,
+      };
     },
   };
 }

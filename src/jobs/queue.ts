@@ -31,16 +31,35 @@ export async function enqueue(tx: DbOrTx, now: Date, o: EnqueueOptions): Promise
   const stamp = now.toISOString();
   // Prepared: every invoice and every webhook delivery enqueues.
   const insert = prepared(tx, 'jobs.insert', (d) =>
-    d.insert(jobs)
+    d
+      .insert(jobs)
       .values({
-        id: p('id'), tenantId: p('tenantId'), environment: p('environment'), type: p('type'), lane: p('lane'), payload: p('payload'), status: 'queued',
-        runAt: p('runAt'), deadline: p('deadline'), maxAttempts: p('maxAttempts'), createdAt: p('now'), updatedAt: p('now'),
+        id: p('id'),
+        tenantId: p('tenantId'),
+        environment: p('environment'),
+        type: p('type'),
+        lane: p('lane'),
+        payload: p('payload'),
+        status: 'queued',
+        runAt: p('runAt'),
+        deadline: p('deadline'),
+        maxAttempts: p('maxAttempts'),
+        createdAt: p('now'),
+        updatedAt: p('now'),
       })
       .prepare(),
   );
   await insert.execute({
-    id, tenantId: o.tenantId ?? null, environment: o.environment ?? null, type: o.type, lane: o.lane ?? null, payload: o.payload,
-    runAt: (o.runAt ?? now).toISOString(), deadline: o.deadline?.toISOString() ?? null, maxAttempts: o.maxAttempts ?? 20, now: stamp,
+    id,
+    tenantId: o.tenantId ?? null,
+    environment: o.environment ?? null,
+    type: o.type,
+    lane: o.lane ?? null,
+    payload: o.payload,
+    runAt: (o.runAt ?? now).toISOString(),
+    deadline: o.deadline?.toISOString() ?? null,
+    maxAttempts: o.maxAttempts ?? 20,
+    now: stamp,
   });
   return id;
 }
@@ -67,7 +86,11 @@ export async function claimJobs(db: Db, o: ClaimOptions): Promise<Job[]> {
   return byRunAt(await jobQueries(db).claim(db, leaseOf(o), o.types ?? [], o.limit));
 }
 
-const leaseOf = (o: ClaimOptions): Lease => ({ workerId: o.workerId, lockedUntil: new Date(o.now.getTime() + o.leaseMs).toISOString(), now: o.now.toISOString() });
+const leaseOf = (o: ClaimOptions): Lease => ({
+  workerId: o.workerId,
+  lockedUntil: new Date(o.now.getTime() + o.leaseMs).toISOString(),
+  now: o.now.toISOString(),
+});
 
 const candidate = { id: jobs.id, lane: jobs.lane, tenantId: jobs.tenantId, runAt: jobs.runAt };
 type Candidate = { id: string; lane: string | null; tenantId: string | null; runAt: string };
@@ -75,19 +98,31 @@ type Candidate = { id: string; lane: string | null; tenantId: string | null; run
 /** Each lane's (or the unlaned, or the expired) oldest due jobs of one type: index range scans that stop at the limit. */
 const candidates = (db: Db) => ({
   inLane: prepared(db, 'jobs.inLane', (d) =>
-    d.select(candidate).from(jobs)
+    d
+      .select(candidate)
+      .from(jobs)
       .where(and(eq(jobs.status, 'queued'), eq(jobs.type, p('type')), eq(jobs.lane, p('lane')), lte(jobs.runAt, p('now'))))
-      .orderBy(asc(jobs.runAt)).limit(p('limit')).prepare(),
+      .orderBy(asc(jobs.runAt))
+      .limit(p('limit'))
+      .prepare(),
   ),
   unlaned: prepared(db, 'jobs.unlaned', (d) =>
-    d.select(candidate).from(jobs)
+    d
+      .select(candidate)
+      .from(jobs)
       .where(and(eq(jobs.status, 'queued'), eq(jobs.type, p('type')), isNull(jobs.lane), lte(jobs.runAt, p('now'))))
-      .orderBy(asc(jobs.runAt)).limit(p('limit')).prepare(),
+      .orderBy(asc(jobs.runAt))
+      .limit(p('limit'))
+      .prepare(),
   ),
   expired: prepared(db, 'jobs.expired', (d) =>
-    d.select(candidate).from(jobs)
+    d
+      .select(candidate)
+      .from(jobs)
       .where(and(eq(jobs.status, 'running'), eq(jobs.type, p('type')), lt(jobs.lockedUntil, p('now'))))
-      .orderBy(asc(jobs.lockedUntil)).limit(p('limit')).prepare(),
+      .orderBy(asc(jobs.lockedUntil))
+      .limit(p('limit'))
+      .prepare(),
   ),
 });
 
@@ -142,7 +177,8 @@ type Ended = (tx: Tx) => unknown;
 export async function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): Promise<boolean> {
   return withTransaction(db, async (tx) => {
     const complete = prepared(tx, 'jobs.complete', (d) =>
-      d.update(jobs)
+      d
+        .update(jobs)
         .set({ status: 'done', lockedBy: null, lockedUntil: null, finishedAt: sql`${p('at')}`, updatedAt: sql`${p('at')}` })
         .where(and(eq(jobs.id, p('id')), eq(jobs.status, 'running'), eq(jobs.lockedBy, p('lockedBy'))))
         .returning({ id: jobs.id })
@@ -166,7 +202,8 @@ export async function failJob(db: Db, job: Job, now: Date, error: unknown, onGiv
   const tooLate = job.deadline !== null && next.toISOString() > job.deadline;
   const giveUp = permanent || tooLate || job.attempts >= job.maxAttempts;
   await withTransaction(db, async (tx) => {
-    await tx.update(jobs)
+    await tx
+      .update(jobs)
       .set(
         giveUp
           ? { status: 'failed', lastError: message, lockedBy: null, lockedUntil: null, finishedAt: now.toISOString(), updatedAt: now.toISOString() }
@@ -216,22 +253,33 @@ export async function queueStats(db: Db, now: Date): Promise<{ depth: number; ru
 /** The earliest run_at of a queued job of `types` in (after, until], if any. Prepared per set of types: a worker asks after every drain. */
 export async function nextRunAt(db: Db, types: string[], after: Date, until: Date): Promise<string | undefined> {
   const next = prepared(db, `jobs.nextRunAt:${JSON.stringify(types)}`, (d) =>
-    d.select({ runAt: jobs.runAt }).from(jobs)
+    d
+      .select({ runAt: jobs.runAt })
+      .from(jobs)
       .where(and(eq(jobs.status, 'queued'), gt(jobs.runAt, p('after')), lte(jobs.runAt, p('until')), inArray(jobs.type, types)))
-      .orderBy(asc(jobs.runAt)).limit(1).prepare(),
+      .orderBy(asc(jobs.runAt))
+      .limit(1)
+      .prepare(),
   );
   return (await next.execute({ after: after.toISOString(), until: until.toISOString() }))[0]?.runAt;
 }
 
 /** Makes a queued job due at `at` (e.g. now, when the reason to wait is gone). */
 export async function rescheduleJob(tx: DbOrTx, id: string, at: Date): Promise<void> {
-  await tx.update(jobs).set({ runAt: at.toISOString(), updatedAt: at.toISOString() }).where(and(eq(jobs.id, id), eq(jobs.status, 'queued')));
+  await tx
+    .update(jobs)
+    .set({ runAt: at.toISOString(), updatedAt: at.toISOString() })
+    .where(and(eq(jobs.id, id), eq(jobs.status, 'queued')));
 }
 
 /** A queued job whose work was settled another way (a synchronous attempt answered): nothing left for it to do. Prepared: most invoices get here. */
 export async function closeQueuedJob(tx: DbOrTx, id: string, now: Date): Promise<void> {
   const close = prepared(tx, 'jobs.closeQueued', (d) =>
-    d.update(jobs).set({ status: 'done', finishedAt: sql`${p('at')}`, updatedAt: sql`${p('at')}` }).where(and(eq(jobs.id, p('id')), eq(jobs.status, 'queued'))).prepare(),
+    d
+      .update(jobs)
+      .set({ status: 'done', finishedAt: sql`${p('at')}`, updatedAt: sql`${p('at')}` })
+      .where(and(eq(jobs.id, p('id')), eq(jobs.status, 'queued')))
+      .prepare(),
   );
   await close.execute({ at: now.toISOString(), id });
 }
@@ -239,13 +287,22 @@ export async function closeQueuedJob(tx: DbOrTx, id: string, now: Date): Promise
 /** Whether a running job of `type` has `value` in its payload's `field`: an attempt of that work is in flight. */
 export async function isJobRunning(tx: DbOrTx, type: string, field: string, value: string): Promise<boolean> {
   const payload = jobQueries(tx).payloadField(field);
-  return (await tx.select({ id: jobs.id }).from(jobs).where(and(eq(jobs.type, type), eq(jobs.status, 'running'), eq(payload, value))).limit(1)).length > 0;
+  return (
+    (
+      await tx
+        .select({ id: jobs.id })
+        .from(jobs)
+        .where(and(eq(jobs.type, type), eq(jobs.status, 'running'), eq(payload, value)))
+        .limit(1)
+    ).length > 0
+  );
 }
 
 /** Queued jobs of `type` with `value` in their payload's `field` end as done: their work was settled another way. */
 export async function closeQueuedJobs(tx: DbOrTx, type: string, field: string, value: string, now: Date): Promise<void> {
   const payload = jobQueries(tx).payloadField(field);
-  await tx.update(jobs)
+  await tx
+    .update(jobs)
     .set({ status: 'done', finishedAt: now.toISOString(), updatedAt: now.toISOString() })
     .where(and(eq(jobs.type, type), eq(jobs.status, 'queued'), eq(payload, value)));
 }
@@ -253,7 +310,16 @@ export async function closeQueuedJobs(tx: DbOrTx, type: string, field: string, v
 /** The newest `limit` jobs in `status`, for the operator's `jobs` command. */
 export const jobsInStatus = (db: Db, status: JobStatus, limit: number) =>
   db
-    .select({ id: jobs.id, type: jobs.type, tenant_id: jobs.tenantId, payload: jobs.payload, attempts: jobs.attempts, last_error: jobs.lastError, run_at: jobs.runAt, created_at: jobs.createdAt })
+    .select({
+      id: jobs.id,
+      type: jobs.type,
+      tenant_id: jobs.tenantId,
+      payload: jobs.payload,
+      attempts: jobs.attempts,
+      last_error: jobs.lastError,
+      run_at: jobs.runAt,
+      created_at: jobs.createdAt,
+    })
     .from(jobs)
     .where(eq(jobs.status, status))
     .orderBy(desc(jobs.id))

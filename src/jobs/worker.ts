@@ -53,10 +53,13 @@ export function createWorker(o: {
     const now = o.now();
     const next = await nextRunAt(o.db, types, now, new Date(now.getTime() + within));
     if (!next) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      void drain();
-    }, Math.max(1, Date.parse(next) - now.getTime()));
+    timer = setTimeout(
+      () => {
+        timer = undefined;
+        void drain();
+      },
+      Math.max(1, Date.parse(next) - now.getTime()),
+    );
     timer.unref?.();
   };
 
@@ -75,7 +78,13 @@ export function createWorker(o: {
         o.logger.warn('job attempt failed', { job_id: job.id, type: job.type, attempt: job.attempts, outcome, err: errorText(err) });
       } catch (recordErr) {
         // The outcome could not be written (a full disk): the job keeps its lease and runs again once it expires.
-        o.logger.error('job outcome not recorded', { job_id: job.id, type: job.type, attempt: job.attempts, err: errorText(recordErr), job_err: errorText(err) });
+        o.logger.error('job outcome not recorded', {
+          job_id: job.id,
+          type: job.type,
+          attempt: job.attempts,
+          err: errorText(recordErr),
+          job_err: errorText(err),
+        });
       }
     }
   };
@@ -105,7 +114,15 @@ export function createWorker(o: {
       const free = stopped || claimError !== undefined ? 0 : concurrency - inFlight.size;
       let batch: Job[] = [];
       try {
-        if (free > 0) batch = await claimJobs(o.db, { workerId: o.workerId, now: o.now(), leaseMs: o.leaseMs ?? 120_000, limit: free, types: Object.keys(o.handlers), lanes });
+        if (free > 0)
+          batch = await claimJobs(o.db, {
+            workerId: o.workerId,
+            now: o.now(),
+            leaseMs: o.leaseMs ?? 120_000,
+            limit: free,
+            types: Object.keys(o.handlers),
+            lanes,
+          });
       } catch (err) {
         claimError = err; // claims nothing more; the jobs in flight still end and record their outcome
       }

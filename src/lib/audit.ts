@@ -24,10 +24,22 @@ const READ_ONLY_OPERATIONS = new Set(['validateCfdi']);
 const insertOf = (db: Db) =>
   prepared(db, 'auditLog.insert', (d) => {
     const p = sql.placeholder;
-    return d.insert(auditLog)
+    return d
+      .insert(auditLog)
       .values({
-        id: p('id'), tenantId: p('tenantId'), environment: p('environment'), actorType: p('actorType'), actorId: p('actorId'), action: p('action'), method: p('method'),
-        path: p('path'), status: p('status'), resourceType: p('resourceType'), resourceId: p('resourceId'), requestId: p('requestId'), createdAt: p('createdAt'),
+        id: p('id'),
+        tenantId: p('tenantId'),
+        environment: p('environment'),
+        actorType: p('actorType'),
+        actorId: p('actorId'),
+        action: p('action'),
+        method: p('method'),
+        path: p('path'),
+        status: p('status'),
+        resourceType: p('resourceType'),
+        resourceId: p('resourceId'),
+        requestId: p('requestId'),
+        createdAt: p('createdAt'),
       })
       .prepare();
   });
@@ -44,7 +56,9 @@ export function auditWrites(app: OpenAPIHono<BackendEnv>, deps: { db: Db; now: (
   const operationOf = (method: string, path: string) => {
     operations ??= new Map(
       app.openAPIRegistry.definitions.flatMap((d) =>
-        d.type === 'route' && d.route.operationId ? [[`${d.route.method.toUpperCase()} ${d.route.path.replace(/\{(\w+)\}/g, ':$1')}`, d.route.operationId] as const] : [],
+        d.type === 'route' && d.route.operationId
+          ? [[`${d.route.method.toUpperCase()} ${d.route.path.replace(/\{(\w+)\}/g, ':$1')}`, d.route.operationId] as const]
+          : [],
       ),
     );
     return operations.get(`${method} ${path}`);
@@ -57,7 +71,9 @@ export function auditWrites(app: OpenAPIHono<BackendEnv>, deps: { db: Db; now: (
     const action = operationOf(method, routePath(c, -1));
     if (!action || READ_ONLY_OPERATIONS.has(action)) return;
     const actor = c.get('actor');
-    const who: AuditSubject | undefined = actor ? { tenantId: actor.tenantId, actorType: actor.type, actorId: actor.id, environment: actor.environment } : c.get('auditSubject');
+    const who: AuditSubject | undefined = actor
+      ? { tenantId: actor.tenantId, actorType: actor.type, actorId: actor.id, environment: actor.environment }
+      : c.get('auditSubject');
     if (!who) return;
     try {
       const [, , , group = '', segment] = c.req.path.split('/');
@@ -69,8 +85,19 @@ export function auditWrites(app: OpenAPIHono<BackendEnv>, deps: { db: Db; now: (
         if (typeof created.id === 'string') resourceId = created.id;
       }
       await insertOf(deps.db).execute({
-        id: newId('aud'), tenantId: who.tenantId, environment: who.environment ?? 'test', actorType: who.actorType, actorId: who.actorId, action, method, path: c.req.path,
-        status: c.res.status, resourceType, resourceId, requestId: c.get('requestId') || 'none', createdAt: deps.now().toISOString(),
+        id: newId('aud'),
+        tenantId: who.tenantId,
+        environment: who.environment ?? 'test',
+        actorType: who.actorType,
+        actorId: who.actorId,
+        action,
+        method,
+        path: c.req.path,
+        status: c.res.status,
+        resourceType,
+        resourceId,
+        requestId: c.get('requestId') || 'none',
+        createdAt: deps.now().toISOString(),
       });
     } catch (err) {
       // The write itself succeeded and is answered as such: a retry would repeat it. Operators see the gap here.

@@ -29,7 +29,14 @@ export interface GatewayContext {
 
 export type BackendEnv = {
   Bindings: { gateway?: GatewayContext };
-  Variables: { requestId: string; clientAddress: string; actor: Actor | undefined; auditSubject?: AuditSubject; idempotency?: IdempotencyClaim; error?: ErrorSummary };
+  Variables: {
+    requestId: string;
+    clientAddress: string;
+    actor: Actor | undefined;
+    auditSubject?: AuditSubject;
+    idempotency?: IdempotencyClaim;
+    error?: ErrorSummary;
+  };
 };
 
 export interface BackendDeps {
@@ -64,7 +71,10 @@ export function createBackend(deps: BackendDeps, backend: Exclude<BackendKind, '
     if (inProcess) inProcess.error = c.get('error');
   });
 
-  app.use('*', methodGuard(() => app.routes));
+  app.use(
+    '*',
+    methodGuard(() => app.routes),
+  );
   app.use('*', idempotency(deps));
   app.use('*', auditWrites(app, deps));
 
@@ -107,7 +117,10 @@ function routeShapes(routes: readonly { method: string; path: string }[]): Map<n
   const byKey = new Map<string, RouteShape>();
   for (const r of routes) {
     if (r.method === 'ALL' || r.path.includes('*')) continue;
-    const segments = r.path.split('/').slice(1).map((s) => (s.startsWith(':') ? null : s));
+    const segments = r.path
+      .split('/')
+      .slice(1)
+      .map((s) => (s.startsWith(':') ? null : s));
     const key = segments.map((s) => s ?? ':').join('/');
     const shape = byKey.get(key) ?? byKey.set(key, { segments, methods: [] }).get(key)!;
     if (!shape.methods.includes(r.method)) shape.methods.push(r.method);

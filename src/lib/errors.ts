@@ -29,16 +29,26 @@ export type BackendKind = keyof typeof INVALID_INPUT_STATUS;
 /** The status each kind of service error is answered with, for every backend. */
 export function statusOf(kind: ErrorKind, backend: BackendKind): ContentfulStatusCode {
   switch (kind) {
-    case 'invalid_input': return INVALID_INPUT_STATUS[backend];
-    case 'invalid_header': return 400;
-    case 'unauthenticated': return 401;
-    case 'forbidden': return 403;
-    case 'not_found': return 404;
-    case 'conflict': return 409;
-    case 'too_large': return 413;
-    case 'rejected': return 422;
-    case 'too_many': return 429;
-    case 'unavailable': return 503;
+    case 'invalid_input':
+      return INVALID_INPUT_STATUS[backend];
+    case 'invalid_header':
+      return 400;
+    case 'unauthenticated':
+      return 401;
+    case 'forbidden':
+      return 403;
+    case 'not_found':
+      return 404;
+    case 'conflict':
+      return 409;
+    case 'too_large':
+      return 413;
+    case 'rejected':
+      return 422;
+    case 'too_many':
+      return 429;
+    case 'unavailable':
+      return 503;
   }
 }
 
@@ -49,12 +59,7 @@ function respondServiceError(c: Context, err: ServiceError, backend: BackendKind
   return respondError(c, statusOf(err.kind, backend), err.message, err.details, headers);
 }
 
-function errorEnvelope(
-  c: Context,
-  status: number,
-  message: string,
-  details: ErrorDetail[] = [],
-): ErrorEnvelope {
+function errorEnvelope(c: Context, status: number, message: string, details: ErrorDetail[] = []): ErrorEnvelope {
   return {
     error: { code: `HTTP_${status}`, message, details },
     path: c.req.path,
@@ -121,7 +126,9 @@ export function handleError(err: Error, c: Context, context: ErrorContext): Resp
     if (status === 415) {
       const send = `send Content-Type: ${context.accepts?.(c) ?? 'application/json'}`;
       const sent = c.req.header('content-type');
-      return respondError(c, 415, `Unsupported media type: ${send}`, [{ field: 'content-type', issue: `${sent ? `${sent} is not accepted` : 'is missing'}; ${send}` }]);
+      return respondError(c, 415, `Unsupported media type: ${send}`, [
+        { field: 'content-type', issue: `${sent ? `${sent} is not accepted` : 'is missing'}; ${send}` },
+      ]);
     }
     // Hono's JSON validator read the body as text (cached) before JSON.parse refused it.
     if (status === 400 && err.message.startsWith('Malformed JSON')) return malformedJson(c, statusOf('invalid_input', context.backend));
@@ -133,7 +140,13 @@ export function handleError(err: Error, c: Context, context: ErrorContext): Resp
     context.log?.(err, c); // the operator has to act: logged with its SQLite code, never shown to the client
     const full = storage === 'SQLITE_FULL';
     const message = full ? 'Storage is full; retry later' : 'Storage is failing; retry later';
-    return respondError(c, 503, message, [{ field: 'storage', issue: full ? 'the service has no space left to record this request' : 'the service could not write this request' }], { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS });
+    return respondError(
+      c,
+      503,
+      message,
+      [{ field: 'storage', issue: full ? 'the service has no space left to record this request' : 'the service could not write this request' }],
+      { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS },
+    );
   }
   context.log?.(err, c);
   return respondError(c, 500, 'Internal server error');
@@ -148,8 +161,11 @@ async function malformedJson(c: Context, status: ContentfulStatusCode): Promise<
 
 function defaultMessage(status: number): string {
   switch (status) {
-    case 400: return 'Bad request';
-    case 413: return 'Request body too large';
-    default: return `HTTP ${status}`;
+    case 400:
+      return 'Bad request';
+    case 413:
+      return 'Request body too large';
+    default:
+      return `HTTP ${status}`;
   }
 }

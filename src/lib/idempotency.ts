@@ -27,9 +27,17 @@ const PENDING = 0;
 const bindOf = (tx: Tx) =>
   prepared(tx, 'idempotencyKeys.bind', (d) => {
     const p = sql.placeholder;
-    return d.update(idempotencyKeys)
+    return d
+      .update(idempotencyKeys)
       .set({ resourceId: sql`${p('resourceId')}` })
-      .where(and(eq(idempotencyKeys.tenantId, p('tenantId')), eq(idempotencyKeys.environment, p('environment')), eq(idempotencyKeys.actor, p('actor')), eq(idempotencyKeys.key, p('key'))))
+      .where(
+        and(
+          eq(idempotencyKeys.tenantId, p('tenantId')),
+          eq(idempotencyKeys.environment, p('environment')),
+          eq(idempotencyKeys.actor, p('actor')),
+          eq(idempotencyKeys.key, p('key')),
+        ),
+      )
       .prepare();
   });
 
@@ -52,7 +60,8 @@ export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer }
     const key = c.req.header('idempotency-key');
     const actor = c.get('actor');
     if (c.req.method !== 'POST' || key === undefined || !actor) return next();
-    if (!KEY.test(key)) throw new ServiceError('invalid_header', 'Invalid Idempotency-Key', [{ field: 'idempotency-key', issue: 'must be 1–255 visible ASCII characters' }]);
+    if (!KEY.test(key))
+      throw new ServiceError('invalid_header', 'Invalid Idempotency-Key', [{ field: 'idempotency-key', issue: 'must be 1–255 visible ASCII characters' }]);
     const body = Buffer.from(await c.req.arrayBuffer());
     const hash = sha256Hex(`${c.req.method} ${c.req.path}\n${sha256Hex(body.toString('latin1'))}`);
     // The role is part of the credential's scope: a user whose role changed is checked again, not answered from before.
@@ -75,12 +84,25 @@ export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer }
     try {
       // The look-up and the claim in one transaction: two requests with one key (two processes too) never both claim.
       const stored = await withTransaction(deps.db, async (tx) => {
-        const [found] = await tx.select().from(idempotencyKeys).where(and(scope, gt(idempotencyKeys.createdAt, since))).limit(1);
+        const [found] = await tx
+          .select()
+          .from(idempotencyKeys)
+          .where(and(scope, gt(idempotencyKeys.createdAt, since)))
+          .limit(1);
         if (found) return found;
         await tx.delete(idempotencyKeys).where(scope); // an expired record of the same key
         await tx.insert(idempotencyKeys).values({
-          tenantId: actor.tenantId, environment: actor.environment, actor: who, key, method: c.req.method, path: c.req.path,
-          requestHash: hash, status: PENDING, headers: {}, body: Buffer.alloc(0), createdAt: deps.now().toISOString(),
+          tenantId: actor.tenantId,
+          environment: actor.environment,
+          actor: who,
+          key,
+          method: c.req.method,
+          path: c.req.path,
+          requestHash: hash,
+          status: PENDING,
+          headers: {},
+          body: Buffer.alloc(0),
+          createdAt: deps.now().toISOString(),
         });
         return undefined;
       });
@@ -90,11 +112,15 @@ export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer }
         ]);
       }
       if (stored && stored.status !== PENDING) {
-        return new Response(new Uint8Array(openSecret(deps.masterKey, stored.body, sealing)), { status: stored.status, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' } });
+        return new Response(new Uint8Array(openSecret(deps.masterKey, stored.body, sealing)), {
+          status: stored.status,
+          headers: { ...stored.headers, 'Idempotent-Replayed': 'true' },
+        });
       }
       claimed = true;
       c.set('idempotency', {
-        bind: async (tx, resourceId) => void (await bindOf(tx).execute({ resourceId, tenantId: actor.tenantId, environment: actor.environment, actor: who, key })),
+        bind: async (tx, resourceId) =>
+          void (await bindOf(tx).execute({ resourceId, tenantId: actor.tenantId, environment: actor.environment, actor: who, key })),
         resumed: stored?.resourceId ?? undefined,
       });
       await next();
@@ -112,7 +138,8 @@ export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer }
     } finally {
       // A 5xx or an exception: the claim goes unless something was bound to it (then a retry answers from that).
       try {
-        if (claimed && !answered) await deps.db.delete(idempotencyKeys).where(and(scope, eq(idempotencyKeys.status, PENDING), isNull(idempotencyKeys.resourceId)));
+        if (claimed && !answered)
+          await deps.db.delete(idempotencyKeys).where(and(scope, eq(idempotencyKeys.status, PENDING), isNull(idempotencyKeys.resourceId)));
       } finally {
         running.delete(slot);
         done();
@@ -123,6 +150,9 @@ export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer }
 
 /** Daily: forget records past their 24 h. */
 export async function purgeIdempotencyKeys(db: Db, now: Date): Promise<number> {
-  const purged = await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, new Date(now.getTime() - TTL_MS).toISOString())).returning({ key: idempotencyKeys.key });
+  const purged = await db
+    .delete(idempotencyKeys)
+    .where(lt(idempotencyKeys.createdAt, new Date(now.getTime() - TTL_MS).toISOString()))
+    .returning({ key: idempotencyKeys.key });
   return purged.length;
 }

@@ -94,7 +94,12 @@ function scan(text: string): { offset: number; problem: string } | undefined {
         }
         if (ch === '}') return fail("a trailing comma before '}'");
         const key = ch === '"' ? matchString() : undefined;
-        if (!key) return fail(ch === '"' ? 'unterminated string or invalid escape in a property name' : `property names must be double-quoted strings, found ${describe(i).replace('unexpected ', '')}`);
+        if (!key)
+          return fail(
+            ch === '"'
+              ? 'unterminated string or invalid escape in a property name'
+              : `property names must be double-quoted strings, found ${describe(i).replace('unexpected ', '')}`,
+          );
         i += key.length;
         expect = 'colon';
         continue;

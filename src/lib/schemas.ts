@@ -43,7 +43,10 @@ export const Rfc = z
   .regex(T_RFC, { message: 'is not a valid RFC (12 characters persona moral, 13 persona física)', abort: true })
   .openapi({ example: 'EKU9003173C9' });
 
-export const CodigoPostal = z.string().regex(/^[0-9]{5}$/, { message: 'must be a 5-digit postal code', abort: true }).openapi({ example: '42501' });
+export const CodigoPostal = z
+  .string()
+  .regex(/^[0-9]{5}$/, { message: 'must be a 5-digit postal code', abort: true })
+  .openapi({ example: '42501' });
 
 const ErrorEnvelopeSchema = z
   .object({
@@ -152,18 +155,15 @@ const storable = (s: string) => s.isWellFormed() && !/[\u0000-\u001f\u007f]/.tes
 /** The integrator's own key → value pairs on a resource, like Stripe's: at most 50 keys of ≤ 40 characters, values ≤ 500. */
 export const Metadata = z
   .record(
-    z
-      .string()
-      .min(1, 'must not be empty')
-      .max(40, 'must be at most 40 characters')
-      .refine(storable, 'must not contain control characters or invalid unicode'),
+    z.string().min(1, 'must not be empty').max(40, 'must be at most 40 characters').refine(storable, 'must not contain control characters or invalid unicode'),
     z.string().max(500, 'must be at most 500 characters').refine(storable, 'must not contain control characters or invalid unicode'),
     // A bad key is reported as the key's own problem ("metadata.<key>: key must be …"), not zod's generic "Invalid key".
     { error: (issue) => (issue.code === 'invalid_key' ? `key ${issue.issues[0]?.message ?? 'is invalid'}` : undefined) },
   )
   .refine((m) => Object.keys(m).length <= 50, 'must have at most 50 keys')
   .openapi('Metadata', {
-    description: 'Your own string key → string value pairs (at most 50 keys of up to 40 characters, values up to 500); returned as sent, never printed on the CFDI',
+    description:
+      'Your own string key → string value pairs (at most 50 keys of up to 40 characters, values up to 500); returned as sent, never printed on the CFDI',
     example: { pedido: 'SO-10482', canal: 'tienda-en-linea' },
   });
 

@@ -38,7 +38,10 @@ export function createSandboxSat(): SandboxSat {
   ];
   cert.setSubject(subject);
   cert.setIssuer(subject);
-  cert.setExtensions([{ name: 'basicConstraints', cA: false }, { name: 'keyUsage', digitalSignature: true, nonRepudiation: true }]);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, nonRepudiation: true },
+  ]);
   cert.sign(forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs8', format: 'pem' }) as string), forge.md.sha256.create());
   const der = Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(), 'binary');
   return { certificateDer: der, noCertificado: SANDBOX_NO_CERTIFICADO, privateKey };
@@ -49,7 +52,11 @@ export async function loadOrCreateSandboxSat(db: Db, masterKey: Buffer): Promise
   const cert = await readSetting(db, 'sandbox_sat_certificate');
   const key = await readSetting(db, 'sandbox_sat_key');
   if (cert && key) {
-    return { certificateDer: cert, noCertificado: SANDBOX_NO_CERTIFICADO, privateKey: createPrivateKey({ key: openSecret(masterKey, key, 'sandbox_sat_key'), format: 'der', type: 'pkcs8' }) };
+    return {
+      certificateDer: cert,
+      noCertificado: SANDBOX_NO_CERTIFICADO,
+      privateKey: createPrivateKey({ key: openSecret(masterKey, key, 'sandbox_sat_key'), format: 'der', type: 'pkcs8' }),
+    };
   }
   const fresh = createSandboxSat();
   await withTransaction(db, async (tx) => {
@@ -80,10 +87,14 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
   const unavailable = { ok: false as const, retryable: false as const, code: '999', message: 'sandbox: this simulator was created without a SAT registry' };
   return {
     cancel: async (request, options) => (sandboxSat ? simulateCancel(sat, sandboxSat, now(), request, options?.scenario) : unavailable),
-    status: async (query) => (sandboxSat ? { ok: true, status: await simulateStatus(sandboxSat, await sandboxSat.find(query.uuid), now(), query) } : { ok: false, retryable: true, message: unavailable.message }),
+    status: async (query) =>
+      sandboxSat
+        ? { ok: true, status: await simulateStatus(sandboxSat, await sandboxSat.find(query.uuid), now(), query) }
+        : { ok: false, retryable: true, message: unavailable.message },
     async stamp(sealedXml: string, options: StampOptions): Promise<StampResult> {
       if (options.scenario === 'pac_unavailable') return { ok: false, retryable: true, message: 'sandbox: the provider is unavailable (X-Sandbox-Scenario)' };
-      if (options.scenario === 'pac_rejected') return { ok: false, retryable: false, code: 'CFDI40999', message: 'sandbox: rejected by the provider (X-Sandbox-Scenario)' };
+      if (options.scenario === 'pac_rejected')
+        return { ok: false, retryable: false, code: 'CFDI40999', message: 'sandbox: rejected by the provider (X-Sandbox-Scenario)' };
       if (options.scenario === 'pac_slow') await Bun.sleep(slowMs);
       const sello = SELLO.exec(sealedXml)?.[1];
       if (!sello) return { ok: false, retryable: false, code: '302', message: 'Sello mal formado o inválido' };
@@ -115,7 +126,13 @@ export interface SandboxSatRegistry {
 }
 
 const FOUND = 'S - Comprobante obtenido satisfactoriamente.';
-const NOT_FOUND: SatStatus = { CodigoEstatus: 'N - 602: Comprobante no encontrado.', Estado: 'No Encontrado', EsCancelable: '', EstatusCancelacion: '', ValidacionEFOS: '' };
+const NOT_FOUND: SatStatus = {
+  CodigoEstatus: 'N - 602: Comprobante no encontrado.',
+  Estado: 'No Encontrado',
+  EsCancelable: '',
+  EstatusCancelacion: '',
+  ValidacionEFOS: '',
+};
 
 /** SAT's acknowledgement of a cancellation request, signed by the sandbox SAT certificate. EstatusUUID 201: received. */
 function sandboxAcuse(sat: SandboxSat, request: CancelRequest, fecha: string): string {
@@ -129,12 +146,20 @@ function sandboxAcuse(sat: SandboxSat, request: CancelRequest, fecha: string): s
  * A request for a UUID the sandbox already holds (and did not reject) is answered with the earlier acuse, as SAT
  * answers a repeated request; after a rejection a new request starts over.
  */
-async function simulateCancel(sat: SandboxSat, registry: SandboxSatRegistry, at: Date, request: CancelRequest, scenario?: CancelScenario): Promise<CancelResult> {
+async function simulateCancel(
+  sat: SandboxSat,
+  registry: SandboxSatRegistry,
+  at: Date,
+  request: CancelRequest,
+  scenario?: CancelScenario,
+): Promise<CancelResult> {
   const query = { uuid: request.uuid, rfcEmisor: request.rfcEmisor, rfcReceptor: request.rfcReceptor, total: request.total, sello: request.sello };
   const cfdi = await registry.find(request.uuid);
   const before = await simulateStatus(registry, cfdi, at, query);
-  if (before.Estado === 'No Encontrado') return { ok: false, retryable: false, code: '205', message: 'sandbox: UUID no existe (no sandbox CFDI matches the UUID, RFCs and total)' };
-  if (before.EsCancelable === 'No cancelable') return { ok: false, retryable: false, code: '205', message: 'sandbox: No cancelable: a vigente CFDI relates to it' };
+  if (before.Estado === 'No Encontrado')
+    return { ok: false, retryable: false, code: '205', message: 'sandbox: UUID no existe (no sandbox CFDI matches the UUID, RFCs and total)' };
+  if (before.EsCancelable === 'No cancelable')
+    return { ok: false, retryable: false, code: '205', message: 'sandbox: No cancelable: a vigente CFDI relates to it' };
   const [held] = await registry.db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, request.uuid));
   if (!held || before.EstatusCancelacion === 'Solicitud rechazada') {
     const row = {
@@ -148,7 +173,12 @@ async function simulateCancel(sat: SandboxSat, registry: SandboxSatRegistry, at:
     await registry.db.insert(sandboxCancellations).values(row).onConflictDoUpdate({ target: sandboxCancellations.uuid, set: row });
   }
   const [acuse] = await registry.db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, request.uuid));
-  return { ok: true, acuseXml: acuse!.acuseXml.toString('utf8'), estatusUuid: held && before.Estado === 'Cancelado' ? '202' : '201', status: await simulateStatus(registry, cfdi, at, query) };
+  return {
+    ok: true,
+    acuseXml: acuse!.acuseXml.toString('utf8'),
+    estatusUuid: held && before.Estado === 'Cancelado' ? '202' : '201',
+    status: await simulateStatus(registry, cfdi, at, query),
+  };
 }
 
 /**
@@ -170,18 +200,23 @@ async function simulateStatus(registry: SandboxSatRegistry, cfdi: Awaited<Return
   if (f.rfcEmisor !== q.rfcEmisor || f.rfcReceptor !== q.rfcReceptor || !sameTotal || !f.sello.endsWith(q.sello.slice(-8))) return NOT_FOUND;
   const [held] = await registry.db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, q.uuid));
   const withAcceptance = held ? held.scenario !== 'default' || held.requiresAcceptance : false;
-  const esCancelable: SatStatus['EsCancelable'] = cfdi.hasDependents && !held ? 'No cancelable' : withAcceptance ? 'Cancelable con aceptación' : 'Cancelable sin aceptación';
+  const esCancelable: SatStatus['EsCancelable'] =
+    cfdi.hasDependents && !held ? 'No cancelable' : withAcceptance ? 'Cancelable con aceptación' : 'Cancelable sin aceptación';
   const base = { CodigoEstatus: FOUND, EsCancelable: esCancelable, ValidacionEFOS: '200' };
   if (!held) return { ...base, Estado: 'Vigente', EstatusCancelacion: '' };
   const elapsed = at.getTime() - Date.parse(held.requestedAt);
   const answered = elapsed >= registry.pollMs / 2;
   switch (held.scenario as CancelScenario | 'default') {
     case 'cancel_pending_accept':
-      return answered ? { ...base, Estado: 'Cancelado', EstatusCancelacion: 'Cancelado con aceptación' } : { ...base, Estado: 'Vigente', EstatusCancelacion: 'En proceso' };
+      return answered
+        ? { ...base, Estado: 'Cancelado', EstatusCancelacion: 'Cancelado con aceptación' }
+        : { ...base, Estado: 'Vigente', EstatusCancelacion: 'En proceso' };
     case 'cancel_rejected':
       return { ...base, Estado: 'Vigente', EstatusCancelacion: answered ? 'Solicitud rechazada' : 'En proceso' };
     case 'cancel_expired':
-      return elapsed >= registry.pollMs * 1.5 ? { ...base, Estado: 'Cancelado', EstatusCancelacion: 'Plazo vencido' } : { ...base, Estado: 'Vigente', EstatusCancelacion: 'En proceso' };
+      return elapsed >= registry.pollMs * 1.5
+        ? { ...base, Estado: 'Cancelado', EstatusCancelacion: 'Plazo vencido' }
+        : { ...base, Estado: 'Vigente', EstatusCancelacion: 'En proceso' };
     default:
       return { ...base, Estado: 'Cancelado', EstatusCancelacion: held.requiresAcceptance ? 'Cancelado con aceptación' : 'Cancelado sin aceptación' };
   }

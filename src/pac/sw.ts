@@ -49,7 +49,8 @@ export function createSwPac(o: SwPacOptions): Pac {
   async function authenticate(): Promise<string> {
     const { status, reply } = await call('/security/authenticate', { method: 'POST', headers: { user: o.user, password: o.password } });
     const value = reply?.data?.token;
-    if (status !== 200 || typeof value !== 'string' || !value) throw new Error(`PAC authentication failed (HTTP ${status}${reply?.message ? `: ${reply.message}` : ''})`);
+    if (status !== 200 || typeof value !== 'string' || !value)
+      throw new Error(`PAC authentication failed (HTTP ${status}${reply?.message ? `: ${reply.message}` : ''})`);
     return value;
   }
 
@@ -57,7 +58,11 @@ export function createSwPac(o: SwPacOptions): Pac {
    * POST of one multipart field `xml` with the session token. Unreachable, 401 (the token is dropped), 5xx, 429 and
    * non-JSON replies are retryable failures; anything else is the PAC's JSON answer.
    */
-  async function postFile(path: string, file: Blob, filename: string): Promise<{ status: number; reply: SwReply } | { ok: false; retryable: true; message: string }> {
+  async function postFile(
+    path: string,
+    file: Blob,
+    filename: string,
+  ): Promise<{ status: number; reply: SwReply } | { ok: false; retryable: true; message: string }> {
     let res: Awaited<ReturnType<typeof call>>;
     try {
       token ??= await authenticate();

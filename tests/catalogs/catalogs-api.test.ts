@@ -94,7 +94,12 @@ describe('lookups and small catalogs', () => {
 
   test('a postal code with its estado, municipio and localidad', async () => {
     const res = await get('/catalogos/codigos-postales/01000');
-    expect(res.json).toMatchObject({ clave: '01000', estado: { clave: 'CMX', nombre: 'Ciudad de México' }, municipio: { clave: '010', nombre: 'Álvaro Obregón' }, huso_horario: 'Tiempo del Centro' });
+    expect(res.json).toMatchObject({
+      clave: '01000',
+      estado: { clave: 'CMX', nombre: 'Ciudad de México' },
+      municipio: { clave: '010', nombre: 'Álvaro Obregón' },
+      huso_horario: 'Tiempo del Centro',
+    });
     expect((await get('/catalogos/codigos-postales/00000')).status).toBe(404);
     const page = (await get('/catalogos/codigos-postales?q=4250')).json as Page;
     expect(page.data.map((e) => e.clave)).toContain('42501');

@@ -24,7 +24,10 @@ describe('catalog seeding', () => {
     const db = openDatabase(':memory:');
     expect(await seedCatalogs(db)).toBe(true);
     expect(await seedCatalogs(db)).toBe(false);
-    const row = db.$client.prepare("select descripcion, data from catalog_entries where catalog = 'c_UsoCFDI' and clave = 'G03'").get() as { descripcion: string; data: string };
+    const row = db.$client.prepare("select descripcion, data from catalog_entries where catalog = 'c_UsoCFDI' and clave = 'G03'").get() as {
+      descripcion: string;
+      data: string;
+    };
     expect(row.descripcion).toBe('Gastos en general.');
     expect(JSON.parse(row.data).regimenes_receptor).toContain('601');
     const count = db.$client.prepare("select count(*) n from catalog_entries where catalog = 'c_ClaveProdServ'").get() as { n: number };

@@ -13,7 +13,11 @@ describe('total in words (Spanish, as printed on Mexican invoices)', () => {
     ['21001001.01', 'VEINTIÚN MILLONES MIL UN PESOS 01/100 M.N.', 'VEINTIÚN MILLONES MIL UN DÓLARES 01/100 USD'],
     ['1200.50', 'MIL DOSCIENTOS PESOS 50/100 M.N.', 'MIL DOSCIENTOS DÓLARES 50/100 USD'],
     ['131.31', 'CIENTO TREINTA Y UN PESOS 31/100 M.N.', 'CIENTO TREINTA Y UN DÓLARES 31/100 USD'],
-    ['999999.99', 'NOVECIENTOS NOVENTA Y NUEVE MIL NOVECIENTOS NOVENTA Y NUEVE PESOS 99/100 M.N.', 'NOVECIENTOS NOVENTA Y NUEVE MIL NOVECIENTOS NOVENTA Y NUEVE DÓLARES 99/100 USD'],
+    [
+      '999999.99',
+      'NOVECIENTOS NOVENTA Y NUEVE MIL NOVECIENTOS NOVENTA Y NUEVE PESOS 99/100 M.N.',
+      'NOVECIENTOS NOVENTA Y NUEVE MIL NOVECIENTOS NOVENTA Y NUEVE DÓLARES 99/100 USD',
+    ],
     ['2000000', 'DOS MILLONES DE PESOS 00/100 M.N.', 'DOS MILLONES DE DÓLARES 00/100 USD'],
     ['1001000000', 'MIL UN MILLONES DE PESOS 00/100 M.N.', 'MIL UN MILLONES DE DÓLARES 00/100 USD'],
     ['1000000000000', 'UN BILLÓN DE PESOS 00/100 M.N.', 'UN BILLÓN DE DÓLARES 00/100 USD'],
@@ -41,7 +45,15 @@ describe('QR verification expression (docs/sat-rules.md §4)', () => {
     expect(formatTotalForQr('12.3456789')).toBe('12.345679');
   });
   test('parameters in order, & in an RFC written &amp;, fe = last 8 characters of the Sello', () => {
-    expect(verificationUrl({ uuid: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7', rfcEmisor: 'EKU9003173C9', rfcReceptor: 'A&C010101AB1', total: '3327.01', sello: 'abcdefghXYZ123==' })).toBe(
+    expect(
+      verificationUrl({
+        uuid: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7',
+        rfcEmisor: 'EKU9003173C9',
+        rfcReceptor: 'A&C010101AB1',
+        total: '3327.01',
+        sello: 'abcdefghXYZ123==',
+      }),
+    ).toBe(
       'https://verificacfdi.facturaelectronica.sat.gob.mx/default.aspx?id=6F35D3B5-3651-5370-BC2C-14CDBE384CD7&re=EKU9003173C9&rr=A&amp;C010101AB1&tt=3327.01&fe=XYZ123==',
     );
   });

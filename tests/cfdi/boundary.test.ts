@@ -18,7 +18,9 @@ function specifiers(source: string): string[] {
 }
 
 const engineFiles = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? engineFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? engineFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 
 /** Every problem of the import graph reached from `entries`: "<importer> imports <what>". */
 function boundaryProblems(entries: string[], read: (file: string) => string): string[] {
@@ -68,7 +70,11 @@ describe('engine boundary', () => {
   test('SAT patterns (t_RFC, t_CURP, a folio fiscal) are written once, in src/cfdi/patterns.ts', () => {
     const shapes = { t_RFC: '[A-Z&Ñ]{3,4}', t_CURP: '[A-Z][AEIOUX]', UUID: '{8}-[a-fA-F0-9]{4}' };
     const sourceFiles = engineFiles(join(ROOT, 'src')).filter((f) => relative(ROOT, f) !== 'src/cfdi/patterns.ts');
-    const copies = sourceFiles.flatMap((f) => Object.entries(shapes).filter(([, shape]) => readSource(f).includes(shape)).map(([name]) => `${name} in ${relative(ROOT, f)}`));
+    const copies = sourceFiles.flatMap((f) =>
+      Object.entries(shapes)
+        .filter(([, shape]) => readSource(f).includes(shape))
+        .map(([name]) => `${name} in ${relative(ROOT, f)}`),
+    );
     expect(copies).toEqual([]);
   });
 });

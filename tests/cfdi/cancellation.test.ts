@@ -13,8 +13,18 @@ import { csdFiles } from '../helpers.ts';
 
 /** The cancellation rules of docs/sat-rules.md §6 as pure functions: who must accept, until when, and the signed request. */
 const base: CancellationFacts = {
-  uuid: 'AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE', tipo: 'I', fecha: '2026-03-02T10:00:00', fechaTimbrado: '2026-03-02T10:00:05',
-  total: '5800.00', moneda: 'MXN', rfcEmisor: 'EKU9003173C9', regimenEmisor: '601', rfcReceptor: 'ICV060329BY0', sello: 'x', informacionGlobal: false, relacionados: [],
+  uuid: 'AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE',
+  tipo: 'I',
+  fecha: '2026-03-02T10:00:00',
+  fechaTimbrado: '2026-03-02T10:00:05',
+  total: '5800.00',
+  moneda: 'MXN',
+  rfcEmisor: 'EKU9003173C9',
+  regimenEmisor: '601',
+  rfcReceptor: 'ICV060329BY0',
+  sello: 'x',
+  informacionGlobal: false,
+  relacionados: [],
 };
 const LATER = '2026-03-20T12:00:00';
 
@@ -66,15 +76,20 @@ describe('the signed cancellation request (docs/sat-rules.md §6.4)', () => {
 
   test('one Folios per UUID, FolioSustitucion only with a value, enveloped RSA-SHA1 signature with the CSD', () => {
     const xml = buildCancelacionXml({
-      rfcEmisor: 'EKU9003173C9', fecha: '2026-11-21T10:00:00',
+      rfcEmisor: 'EKU9003173C9',
+      fecha: '2026-11-21T10:00:00',
       folios: [
         { uuid: 'AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE', motivo: '01', folioSustitucion: 'BBBBBBBB-BBBB-4CCC-8DDD-EEEEEEEEEEEE' },
         { uuid: 'CCCCCCCC-BBBB-4CCC-8DDD-EEEEEEEEEEEE', motivo: '02' },
       ],
     });
-    expect(xml).toContain('<Folios><Folio UUID="AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE" Motivo="01" FolioSustitucion="BBBBBBBB-BBBB-4CCC-8DDD-EEEEEEEEEEEE"/></Folios><Folios><Folio UUID="CCCCCCCC-BBBB-4CCC-8DDD-EEEEEEEEEEEE" Motivo="02"/></Folios>');
+    expect(xml).toContain(
+      '<Folios><Folio UUID="AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE" Motivo="01" FolioSustitucion="BBBBBBBB-BBBB-4CCC-8DDD-EEEEEEEEEEEE"/></Folios><Folios><Folio UUID="CCCCCCCC-BBBB-4CCC-8DDD-EEEEEEEEEEEE" Motivo="02"/></Folios>',
+    );
     const signed = signEnveloped(xml, key);
-    expect(signed).toMatch(/<\/Folios><Signature xmlns="http:\/\/www.w3.org\/2000\/09\/xmldsig#"><SignedInfo><CanonicalizationMethod Algorithm="http:\/\/www.w3.org\/TR\/2001\/REC-xml-c14n-20010315"\/>/);
+    expect(signed).toMatch(
+      /<\/Folios><Signature xmlns="http:\/\/www.w3.org\/2000\/09\/xmldsig#"><SignedInfo><CanonicalizationMethod Algorithm="http:\/\/www.w3.org\/TR\/2001\/REC-xml-c14n-20010315"\/>/,
+    );
     expect(signed).toContain('<Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"/>');
     expect(signed).toContain('<DigestMethod Algorithm="http://www.w3.org/2000/09/xmldsig#sha1"/>');
     expect(signed).toContain(`<X509Certificate>${cert.der.toString('base64')}</X509Certificate>`);

@@ -92,7 +92,11 @@ describe('corpus: stamped invoices pass SAT checks', () => {
       if (request.tipo === 'N') {
         const n = child(child(root, 'cfdi:Complemento')!, 'nomina12:Nomina')!.attrs;
         const asNumber = (v: string | undefined) => (v === undefined ? undefined : Number(v));
-        expect(res.json.nomina).toEqual({ total_percepciones: asNumber(n.TotalPercepciones), total_deducciones: asNumber(n.TotalDeducciones), total_otros_pagos: asNumber(n.TotalOtrosPagos) });
+        expect(res.json.nomina).toEqual({
+          total_percepciones: asNumber(n.TotalPercepciones),
+          total_deducciones: asNumber(n.TotalDeducciones),
+          total_otros_pagos: asNumber(n.TotalOtrosPagos),
+        });
       }
       if (request.tipo === 'P') {
         const pagos = childrenNamed(child(child(root, 'cfdi:Complemento')!, 'pago20:Pagos')!, 'pago20:Pago');

@@ -9,7 +9,9 @@ import { inflateSync } from 'node:zlib';
  */
 const ROOT = resolve(import.meta.dir, '../..');
 const engineFiles = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? engineFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? engineFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 
 function runScript(script: string): string {
   const run = Bun.spawnSync([process.execPath, '-e', script], { cwd: ROOT, stderr: 'pipe' });
@@ -19,8 +21,12 @@ function runScript(script: string): string {
 
 describe('engine side effects', () => {
   test('importing every module of src/cfdi leaves pako.deflate as pako wrote it', () => {
-    const imports = engineFiles(join(ROOT, 'src/cfdi')).map((f) => `await import('./${relative(ROOT, f)}');`).join('\n');
-    const out = runScript(`import pako from 'pako';\nconst original = pako.deflate;\n${imports}\nconsole.log(pako.deflate === original ? 'untouched' : 'replaced');`);
+    const imports = engineFiles(join(ROOT, 'src/cfdi'))
+      .map((f) => `await import('./${relative(ROOT, f)}');`)
+      .join('\n');
+    const out = runScript(
+      `import pako from 'pako';\nconst original = pako.deflate;\n${imports}\nconsole.log(pako.deflate === original ? 'untouched' : 'replaced');`,
+    );
     expect(out).toBe('untouched');
   });
 

@@ -51,7 +51,10 @@ const conceptoArb = fc.record({
   cantidad: decimal(1000, 6),
   valor_unitario: decimal(100_000, 6),
   descuentoPct: fc.option(fc.integer({ min: 0, max: 90 }), { nil: undefined }),
-  traslados: fc.subarray(TASAS.filter((t) => t.impuesto === '002'), { maxLength: 1 }),
+  traslados: fc.subarray(
+    TASAS.filter((t) => t.impuesto === '002'),
+    { maxLength: 1 },
+  ),
   ieps: fc.boolean(),
   retenciones: fc.subarray(RETENCIONES),
   asNumber: fc.boolean(),
@@ -126,7 +129,9 @@ describe('totals (property)', () => {
           const li = truncTo(mul(toUnits(cant) - halfC, toUnits(vu) - halfV), decimalsOf(imp));
           const ls = ceilTo(mul(toUnits(cant) + halfC - 1n, toUnits(vu) + halfV - 1n), decimalsOf(imp));
           expect(toUnits(imp) >= li && toUnits(imp) <= ls).toBe(true);
-          expect(toUnits(imp)).toBe(roundTo(mul(toUnits(String(request.conceptos![i]!.cantidad)), toUnits(String(request.conceptos![i]!.valor_unitario))), decimalsOf(imp)));
+          expect(toUnits(imp)).toBe(
+            roundTo(mul(toUnits(String(request.conceptos![i]!.cantidad)), toUnits(String(request.conceptos![i]!.valor_unitario))), decimalsOf(imp)),
+          );
           subtotal += toUnits(imp);
           if (c.descuento) descuentoTotal += toUnits(c.descuento.toString());
           for (const t of c.traslados) {

@@ -10,8 +10,19 @@ import { createTestApp, issuer, TENANTS, testSandboxSat } from '../helpers.ts';
 
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = {
-  tipo: 'I', forma_pago: '03', receptor: ICV,
-  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+  tipo: 'I',
+  forma_pago: '03',
+  receptor: ICV,
+  conceptos: [
+    {
+      clave_prod_serv: '84111506',
+      clave_unidad: 'E48',
+      descripcion: 'Servicio',
+      cantidad: 1,
+      valor_unitario: 100,
+      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+    },
+  ],
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'cfdi-typed-state-'));
@@ -27,14 +38,20 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
 
     const stamped = await before.call('POST', '/cfdis', { token: key, body: invoice });
     expect(stamped.status).toBe(201);
-    const rejected = await before.call('POST', '/cfdis', { token: key, body: invoice, headers: { 'x-sandbox-scenario': 'pac_rejected', 'idempotency-key': 'rejected' } });
+    const rejected = await before.call('POST', '/cfdis', {
+      token: key,
+      body: invoice,
+      headers: { 'x-sandbox-scenario': 'pac_rejected', 'idempotency-key': 'rejected' },
+    });
     expect(rejected.status).toBe(422);
     const queued = await before.call('POST', '/cfdis', { token: key, body: invoice, headers: { 'x-sandbox-scenario': 'pac_unavailable' } });
     expect(queued.status).toBe(202);
     const withdrawn = await before.call('POST', `/cfdis/${queued.json.id}/withdraw`, { token: key });
     expect(withdrawn.status).toBe(200);
     const ids = [stamped.json.id, queued.json.id] as string[];
-    const rejectedId = (await before.call('GET', '/cfdis?status=fallido', { token: key })).json.data.map((c: { id: string }) => c.id).find((id: string) => !ids.includes(id)) as string;
+    const rejectedId = (await before.call('GET', '/cfdis?status=fallido', { token: key })).json.data
+      .map((c: { id: string }) => c.id)
+      .find((id: string) => !ids.includes(id)) as string;
     const reads = async (t: typeof before) => Promise.all([...ids, rejectedId].map(async (id) => (await t.call('GET', `/cfdis/${id}`, { token: key })).json));
     const read = await reads(before);
 
@@ -53,9 +70,19 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
     const db = openDatabase(path);
     const after = createTestApp({ db });
     const columns = (id: string) =>
-      db.$client.prepare("select failure_reason as reason, withdrawn_at as at, json_type(summary, '$.error') as error, json_type(summary, '$.withdrawn_at') as inSummary, status from cfdis where id = ?").get(id);
+      db.$client
+        .prepare(
+          "select failure_reason as reason, withdrawn_at as at, json_type(summary, '$.error') as error, json_type(summary, '$.withdrawn_at') as inSummary, status from cfdis where id = ?",
+        )
+        .get(id);
     expect(columns(rejectedId)).toEqual({ reason: rejected.json.error.details[0].issue, at: null, error: null, inSummary: null, status: 'fallido' });
-    expect(columns(queued.json.id)).toEqual({ reason: 'withdrawn before stamping', at: withdrawn.json.withdrawn_at, error: null, inSummary: null, status: 'fallido' });
+    expect(columns(queued.json.id)).toEqual({
+      reason: 'withdrawn before stamping',
+      at: withdrawn.json.withdrawn_at,
+      error: null,
+      inSummary: null,
+      status: 'fallido',
+    });
     expect(await reads(after)).toEqual(read);
 
     // The reason answers a retry after a crash as it did before (422 from the stored invoice).

@@ -12,12 +12,24 @@ const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '
 const CP01 = { ...ICV, uso_cfdi: 'CP01' };
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
 const invoice = (metodo: 'PPD' | 'PUE') => ({
-  tipo: 'I', metodo_pago: metodo, forma_pago: metodo === 'PPD' ? '99' : '03', receptor: ICV,
+  tipo: 'I',
+  metodo_pago: metodo,
+  forma_pago: metodo === 'PPD' ? '99' : '03',
+  receptor: ICV,
   conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: '100.00', impuestos: iva16 }],
 });
 const pago = (cfdiId: string, importe: string) => ({
-  tipo: 'P', receptor: CP01,
-  pagos: [{ fecha_pago: localDateTime(new Date(t.clock.now.getTime() - 3600_000), '42501'), forma_pago: '03', moneda: 'MXN', monto: Number(importe), documentos: [{ cfdi_id: cfdiId, imp_pagado: importe }] }],
+  tipo: 'P',
+  receptor: CP01,
+  pagos: [
+    {
+      fecha_pago: localDateTime(new Date(t.clock.now.getTime() - 3600_000), '42501'),
+      forma_pago: '03',
+      moneda: 'MXN',
+      monto: Number(importe),
+      documentos: [{ cfdi_id: cfdiId, imp_pagado: importe }],
+    },
+  ],
 });
 let key = '';
 beforeAll(async () => {
@@ -43,7 +55,9 @@ describe('racing requests', () => {
     }
     expect(issued).toHaveLength(2);
     const rows = t.db.$client
-      .prepare('select num_parcialidad as n, imp_saldo_ant as ant, imp_saldo_insoluto as insoluto from cfdi_payment_documents where paid_cfdi_id = ? order by num_parcialidad')
+      .prepare(
+        'select num_parcialidad as n, imp_saldo_ant as ant, imp_saldo_insoluto as insoluto from cfdi_payment_documents where paid_cfdi_id = ? order by num_parcialidad',
+      )
       .all(ppd.id) as { n: number; ant: string; insoluto: string }[];
     expect(rows).toEqual([
       { n: 1, ant: '116.00', insoluto: '66.00' },
@@ -68,7 +82,10 @@ describe('racing requests', () => {
     ]);
     expect([paid!.status, cancelled!.status].sort()).toEqual(paid!.status === 201 ? [201, 409] : [200, 400]);
     const status = (await t.call('GET', `/cfdis/${ppd.id}`, { token: key })).json.status;
-    const standing = count("select count(*) n from cfdi_payment_documents p join cfdis c on c.id = p.cfdi_id where p.paid_cfdi_id = ? and c.status not in ('fallido', 'cancelado')", ppd.id);
+    const standing = count(
+      "select count(*) n from cfdi_payment_documents p join cfdis c on c.id = p.cfdi_id where p.paid_cfdi_id = ? and c.status not in ('fallido', 'cancelado')",
+      ppd.id,
+    );
     // Never a cancelled invoice with a standing Pago.
     expect(status === 'cancelado' && standing > 0).toBe(false);
   });

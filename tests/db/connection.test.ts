@@ -63,7 +63,10 @@ describe('withTransaction on one SQLite connection', () => {
     });
     await started;
     let insertedOutside = false;
-    const outside = db.insert(tenants).values(tenant('outside')).then(() => (insertedOutside = true));
+    const outside = db
+      .insert(tenants)
+      .values(tenant('outside'))
+      .then(() => (insertedOutside = true));
     await tick();
     expect(insertedOutside).toBe(false);
     release();
@@ -114,6 +117,6 @@ describe('withTransaction on one SQLite connection', () => {
   test('a transaction handle used after its callback ended is an error', async () => {
     const db = openDatabase(':memory:');
     const leaked = await withTransaction(db, async (tx) => tx);
-    await expect(Promise.resolve(leaked.select().from(tenants).where(eq(tenants.id, "x")))).rejects.toThrow('outside its withTransaction callback');
+    await expect(Promise.resolve(leaked.select().from(tenants).where(eq(tenants.id, 'x')))).rejects.toThrow('outside its withTransaction callback');
   });
 });

@@ -3,7 +3,9 @@ import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { openDatabase } from '../../src/db/client.ts';
 import * as schema from '../../src/db/schema/index.ts';
 
-const tables = (Object.values(schema) as unknown[]).filter((v): v is SQLiteTable => typeof v === 'object' && v !== null && Symbol.for('drizzle:IsDrizzleTable') in v);
+const tables = (Object.values(schema) as unknown[]).filter(
+  (v): v is SQLiteTable => typeof v === 'object' && v !== null && Symbol.for('drizzle:IsDrizzleTable') in v,
+);
 
 describe('database schema', () => {
   test('every table but tenants, settings, catalog_entries and login_failures (service-wide) has tenant_id (tenancy is in the structure)', () => {
@@ -18,10 +20,23 @@ describe('database schema', () => {
 
   test('the migrations create exactly the tables of the schema, with the pragmas set', () => {
     const db = openDatabase(':memory:');
-    const names = (db.$client.prepare("select name from sqlite_master where type = 'table' and name not like '\\_\\_%' escape '\\' and name not like 'sqlite_%'").all() as { name: string }[]).map((r) => r.name).sort();
+    const names = (
+      db.$client.prepare("select name from sqlite_master where type = 'table' and name not like '\\_\\_%' escape '\\' and name not like 'sqlite_%'").all() as {
+        name: string;
+      }[]
+    )
+      .map((r) => r.name)
+      .sort();
     // Plus one FTS5 index over the catalogs (migration 0011; Drizzle has no virtual tables) and its shadow tables.
     const search = names.filter((n) => /^catalog_search(_(data|idx|content|docsize|config))?$/.test(n));
-    expect(search).toEqual(['catalog_search', 'catalog_search_config', 'catalog_search_content', 'catalog_search_data', 'catalog_search_docsize', 'catalog_search_idx']);
+    expect(search).toEqual([
+      'catalog_search',
+      'catalog_search_config',
+      'catalog_search_content',
+      'catalog_search_data',
+      'catalog_search_docsize',
+      'catalog_search_idx',
+    ]);
     expect(names.filter((n) => !search.includes(n))).toEqual(tables.map((t) => getTableConfig(t).name).sort());
     expect(db.$client.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.$client.pragma('busy_timeout', { simple: true })).toBe(5000);

@@ -60,48 +60,52 @@ describe('GET /docs in headless Chromium', () => {
   const server = hasChromium ? Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: t.app.fetch }) : undefined;
   afterAll(() => server?.stop(true));
 
-  test.skipIf(!hasChromium)('renders the CFDI endpoints with every other host unreachable', async () => {
-    const { chromium } = await import('playwright-core');
-    const origin = server!.url.origin;
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      // No DNS for anything but the test server; the route below also aborts any other request.
-      args: ['--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1', '--no-proxy-server'],
-    });
-    try {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
-      const outside: string[] = [];
-      await context.route('**/*', (route) => {
-        const url = route.request().url();
-        if (new URL(url).origin === origin) return route.continue();
-        outside.push(url);
-        return route.abort('internetdisconnected');
+  test.skipIf(!hasChromium)(
+    'renders the CFDI endpoints with every other host unreachable',
+    async () => {
+      const { chromium } = await import('playwright-core');
+      const origin = server!.url.origin;
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        // No DNS for anything but the test server; the route below also aborts any other request.
+        args: ['--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1', '--no-proxy-server'],
       });
-      const page = await context.newPage();
-      const errors: string[] = [];
-      page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-      page.on('console', (msg) => msg.type() === 'error' && errors.push(`console: ${msg.text()}`));
-      const requested: string[] = [];
-      page.on('request', (req) => requested.push(req.url()));
+      try {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+        const outside: string[] = [];
+        await context.route('**/*', (route) => {
+          const url = route.request().url();
+          if (new URL(url).origin === origin) return route.continue();
+          outside.push(url);
+          return route.abort('internetdisconnected');
+        });
+        const page = await context.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+        page.on('console', (msg) => msg.type() === 'error' && errors.push(`console: ${msg.text()}`));
+        const requested: string[] = [];
+        page.on('request', (req) => requested.push(req.url()));
 
-      const res = await page.goto(`${origin}/docs`);
-      expect(res?.status()).toBe(200);
-      const issue = page.locator('.opblock-post:has(.opblock-summary-path[data-path="/api/v1/cfdis"])');
-      await issue.waitFor({ timeout: 30_000 });
-      expect(await issue.textContent()).toContain('Issue, seal and stamp a CFDI 4.0');
-      await page.locator('.opblock-summary-path[data-path="/api/v1/cfdis/{uuid}/xml"]').waitFor();
-      expect(await page.locator('.info .title').textContent()).toContain('CFDI 4.0 invoicing API');
+        const res = await page.goto(`${origin}/docs`);
+        expect(res?.status()).toBe(200);
+        const issue = page.locator('.opblock-post:has(.opblock-summary-path[data-path="/api/v1/cfdis"])');
+        await issue.waitFor({ timeout: 30_000 });
+        expect(await issue.textContent()).toContain('Issue, seal and stamp a CFDI 4.0');
+        await page.locator('.opblock-summary-path[data-path="/api/v1/cfdis/{uuid}/xml"]').waitFor();
+        expect(await page.locator('.info .title').textContent()).toContain('CFDI 4.0 invoicing API');
 
-      if (process.env.UPDATE_SCREENSHOTS === '1') {
-        await page.locator('#operations-tag-CFDIs').evaluate((el) => el.scrollIntoView({ block: 'start' }));
-        await page.screenshot({ path: join(import.meta.dir, '../../docs/api-reference.png') });
+        if (process.env.UPDATE_SCREENSHOTS === '1') {
+          await page.locator('#operations-tag-CFDIs').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+          await page.screenshot({ path: join(import.meta.dir, '../../docs/api-reference.png') });
+        }
+        expect(outside).toEqual([]);
+        expect(requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'))).toEqual([]);
+        expect(requested).toContain(`${origin}/api/v1/openapi.json`);
+        expect(errors).toEqual([]);
+      } finally {
+        await browser.close();
       }
-      expect(outside).toEqual([]);
-      expect(requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'))).toEqual([]);
-      expect(requested).toContain(`${origin}/api/v1/openapi.json`);
-      expect(errors).toEqual([]);
-    } finally {
-      await browser.close();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

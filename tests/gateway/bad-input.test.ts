@@ -92,7 +92,17 @@ describe('bad-input battery on every route', () => {
           await send({}, 'no body');
         }
         if (op.query) {
-          for (const q of ['limit=abc', 'limit=0', 'limit=101', 'limit=-5', 'limit=1e3', 'cursor=garbage', "cursor=' OR 1=1 --", 'cursor=eyJhZnRlciI6MX0', 'limit=20&limit=30']) {
+          for (const q of [
+            'limit=abc',
+            'limit=0',
+            'limit=101',
+            'limit=-5',
+            'limit=1e3',
+            'cursor=garbage',
+            "cursor=' OR 1=1 --",
+            'cursor=eyJhZnRlciI6MX0',
+            'limit=20&limit=30',
+          ]) {
             await send({ headers: {} }, q);
             requests++;
             expectSafe(await t.call(op.method, `${path}?${q}`, { token: admin.token }), `${op.method} ${path}?${q}`);
@@ -106,11 +116,14 @@ describe('bad-input battery on every route', () => {
             forms.push([`all fields ${JSON.stringify(value).slice(0, 30)}`, f]);
             const g = new FormData();
             // Files where files go; text fields (a password) as text, so the file checks are reached.
-            for (const k of op.formKeys) k === "password" ? g.append(k, value) : g.append(k, new Blob([value]), `${value.slice(0, 20)}.bin`);
+            for (const k of op.formKeys) k === 'password' ? g.append(k, value) : g.append(k, new Blob([value]), `${value.slice(0, 20)}.bin`);
             forms.push([`all files ${JSON.stringify(value).slice(0, 30)}`, g]);
           }
           const dup = new FormData();
-          for (const k of op.formKeys) { dup.append(k, new Blob(['a'])); dup.append(k, new Blob(['b'])); }
+          for (const k of op.formKeys) {
+            dup.append(k, new Blob(['a']));
+            dup.append(k, new Blob(['b']));
+          }
           forms.push(['duplicated fields', dup]);
           for (const [label, body] of forms) {
             requests++;
@@ -120,7 +133,10 @@ describe('bad-input battery on every route', () => {
             expectSafe({ status: res.status, text, json: text ? JSON.parse(text) : undefined }, `${op.method} ${path} ${label}`);
           }
           await send({ body: { cer: 'x' } }, 'JSON to a multipart route');
-          await send({ raw: '--xyz\r\nContent-Disposition: form-data; name="cer"\r\n\r\nbroken', headers: { 'content-type': 'multipart/form-data; boundary=xyz' } }, 'truncated multipart');
+          await send(
+            { raw: '--xyz\r\nContent-Disposition: form-data; name="cer"\r\n\r\nbroken', headers: { 'content-type': 'multipart/form-data; boundary=xyz' } },
+            'truncated multipart',
+          );
           await send({ raw: 'x'.repeat(70 * 1024), headers: { 'content-type': 'multipart/form-data; boundary=xyz' } }, 'oversized multipart');
         }
         if (!op.bodyKeys) continue;
@@ -141,7 +157,7 @@ describe('bad-input battery on every route', () => {
       }
     }
     expect(requests).toBeGreaterThan(500);
-    console.log("bad-input battery statuses:", JSON.stringify(Object.fromEntries(seen)));
+    console.log('bad-input battery statuses:', JSON.stringify(Object.fromEntries(seen)));
     expect(seen.get(429)).toBeUndefined();
     // The battery reached validation: most answers are input errors, and each kind appeared.
     for (const status of [400, 404, 413, 415, 422]) expect(seen.get(status) ?? 0).toBeGreaterThan(0);
@@ -195,7 +211,11 @@ describe('bad-input battery on every route', () => {
     expect(invoice.json.error.details).toEqual([{ field: 'body', issue: 'malformed JSON at line 3, column 12 (offset 28): unexpected "nope"' }]);
     for (const path of ['/auth/login', '/users', '/api-keys', '/tenants/me']) {
       const res = await t.call(path === '/tenants/me' ? 'PATCH' : 'POST', path, { token: admin.token, raw: '{"nombre": "x",}', headers: json });
-      expect([path, res.status, res.json.error.details]).toEqual([path, 422, [{ field: 'body', issue: "malformed JSON at line 1, column 16 (offset 15): a trailing comma before '}'" }]]);
+      expect([path, res.status, res.json.error.details]).toEqual([
+        path,
+        422,
+        [{ field: 'body', issue: "malformed JSON at line 1, column 16 (offset 15): a trailing comma before '}'" }],
+      ]);
     }
     const truncated = await t.call('POST', '/clients', { token: admin.token, raw: '{"rfc": ', headers: json });
     expect(truncated.json.error.details[0].issue).toBe('malformed JSON at line 1, column 9 (offset 8): unexpected end of input');
@@ -206,7 +226,9 @@ describe('bad-input battery on every route', () => {
     const json = await t.call('POST', '/clients', { token: admin.token, raw: 'rfc=X', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(json.status).toBe(415);
     expect(json.json.error.message).toBe('Unsupported media type: send Content-Type: application/json');
-    expect(json.json.error.details).toEqual([{ field: 'content-type', issue: 'application/x-www-form-urlencoded is not accepted; send Content-Type: application/json' }]);
+    expect(json.json.error.details).toEqual([
+      { field: 'content-type', issue: 'application/x-www-form-urlencoded is not accepted; send Content-Type: application/json' },
+    ]);
     const csd = await t.call('POST', '/csds', { token: admin.token, body: { cer: 'x' } });
     expect(csd.status).toBe(415);
     expect(csd.json.error.message).toBe('Unsupported media type: send Content-Type: multipart/form-data with fields cer, key, password');

@@ -40,7 +40,8 @@ function operationsWithBody(): Operation[] {
       const content = resolve(op?.requestBody, doc).content ?? {};
       if (!op || (!content['application/json'] && !content['multipart/form-data'])) continue;
       const parameters = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: JsonSchema) => resolve(p, doc));
-      const params = (where: string) => parameters.filter((p) => p.in === where).map((p) => ({ name: p.name as string, schema: (p.schema ?? {}) as JsonSchema }));
+      const params = (where: string) =>
+        parameters.filter((p) => p.in === where).map((p) => ({ name: p.name as string, schema: (p.schema ?? {}) as JsonSchema }));
       ops.push({
         id: op.operationId ?? `${method} ${path}`,
         method: method.toUpperCase(),
@@ -62,7 +63,18 @@ const OPERATIONS = operationsWithBody();
 // refusedMayWrite lists.
 
 const PAC_REJECTED = 'Rejected by the stamping provider';
-const INVOICE_WRITES = ['cfdis', 'cfdi_documents', 'cfdi_relations', 'cfdi_payment_documents', 'cfdi_status_changes', 'cfdi_stats', 'series', 'events', 'webhook_deliveries', 'jobs'];
+const INVOICE_WRITES = [
+  'cfdis',
+  'cfdi_documents',
+  'cfdi_relations',
+  'cfdi_payment_documents',
+  'cfdi_status_changes',
+  'cfdi_stats',
+  'series',
+  'events',
+  'webhook_deliveries',
+  'jobs',
+];
 const OWNED: Record<string, string[]> = {
   registerTenant: ['tenants', 'users', 'refresh_tokens'],
   login: ['users', 'refresh_tokens'],
@@ -81,7 +93,17 @@ const OWNED: Record<string, string[]> = {
   updateSeries: ['series'],
   issueCfdi: INVOICE_WRITES,
   validateCfdi: [], // a dry run: it must not write anything
-  cancelCfdi: ['cfdis', 'cfdi_cancellations', 'cfdi_status_changes', 'cfdi_stats', 'cfdi_payment_documents', 'sandbox_cancellations', 'events', 'webhook_deliveries', 'jobs'],
+  cancelCfdi: [
+    'cfdis',
+    'cfdi_cancellations',
+    'cfdi_status_changes',
+    'cfdi_stats',
+    'cfdi_payment_documents',
+    'sandbox_cancellations',
+    'events',
+    'webhook_deliveries',
+    'jobs',
+  ],
   createWebhook: ['webhooks'],
   updateWebhook: ['webhooks', 'jobs'], // resuming (estado ACTIVO) queues the paused deliveries
 };
@@ -173,7 +195,7 @@ async function mustCreate(method: string, path: string, token: string, body: unk
 
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const RECEPTOR_RFCS = fc.constantFrom('ICV060329BY0', 'XAXX010101000', 'XEXX010101000', 'FUNK671228PH6', 'EKU9003173C9', 'OÑO120726RX3');
-const pick = <T,>(values: T[]) => fc.constantFrom(...values);
+const pick = <T>(values: T[]) => fc.constantFrom(...values);
 const freshEmail = fc.uuid().map((u) => `fuzz-${u.slice(0, 13)}@example.com`);
 
 /** Value pools for invoice bodies: the tenant's real invoices, clients and series. */
@@ -190,7 +212,12 @@ async function invoiceFixture(key: string) {
   for (const [, request] of [...CORPUS, ...EGRESOS, ...PAGOS, ...NOMINAS, ...TRASLADOS]) seeds.push(await corpus(request));
   const client = await mustCreate('POST', '/clients', key, ICV);
   await mustCreate('POST', '/series', key, { serie: 'FZ', descripcion: 'fuzz' });
-  seeds.push({ tipo: 'I', receptor_id: client.id, serie: 'FZ', conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'S', cantidad: 1, valor_unitario: '10' }] });
+  seeds.push({
+    tipo: 'I',
+    receptor_id: client.id,
+    serie: 'FZ',
+    conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'S', cantidad: 1, valor_unitario: '10' }],
+  });
   return {
     seeds,
     issued,
@@ -218,7 +245,8 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
     case 'registerTenant': {
       const taken = (await issuer(t)).email;
       return {
-        ...base, token: () => undefined,
+        ...base,
+        token: () => undefined,
         hints: { email: fc.oneof(email, fc.constant(taken)), regimen_fiscal: pick(['601', '612', '605']), codigo_postal: pick(['42501', '01000']) },
         seeds: fc.tuple(freshEmail, pick(Object.values(TENANTS))).map(([e, tenant]) => ({ email: e, password: PASSWORD, nombre: 'Fuzz', tenant })),
       };
@@ -228,7 +256,8 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
       const other = await admin.userWithRole('VIEWER');
       const emails = [admin.email, other.email];
       return {
-        ...base, token: () => undefined,
+        ...base,
+        token: () => undefined,
         hints: { email: pick([...emails, admin.email.toUpperCase(), 'nobody@example.com']), password: pick([PASSWORD, other.password, 'wrong-password!']) },
         seeds: fc.constantFrom({ email: admin.email, password: PASSWORD }, { email: other.email, password: other.password }),
         // Five wrong passwords make the address wait: forget the failures before each run so a correct login can pass.
@@ -239,14 +268,16 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
     case 'logout': {
       const admin = await newTenant();
       const tokens = [admin.refreshToken];
-      for (let i = 0; i < 12; i++) tokens.push((await t.call('POST', '/auth/login', { body: { email: admin.email, password: admin.password } })).json.refresh_token);
+      for (let i = 0; i < 12; i++)
+        tokens.push((await t.call('POST', '/auth/login', { body: { email: admin.email, password: admin.password } })).json.refresh_token);
       const token = pick([...tokens, 'rt_unknown', tokens[0]!.slice(0, -1)]);
       return { ...base, token: () => undefined, hints: { refresh_token: token }, seeds: token.map((refresh_token) => ({ refresh_token })) };
     }
     case 'createUser': {
       const admin = await newTenant();
       return {
-        ...base, token: () => admin.token,
+        ...base,
+        token: () => admin.token,
         hints: { email: fc.oneof(email, fc.constant(admin.email)) },
         seeds: fc.tuple(freshEmail, pick(['ADMIN', 'OPERATOR', 'VIEWER'])).map(([e, role]) => ({ email: e, password: PASSWORD, nombre: 'Fuzz', role })),
       };
@@ -257,10 +288,15 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
       const viewer = await admin.userWithRole('VIEWER');
       // Not the caller itself: demoting it would turn the rest of the run into 403s.
       return {
-        ...base, token: () => admin.token,
+        ...base,
+        token: () => admin.token,
         params: { id: pick([operator.id, viewer.id, fakeId('usr')]) },
         hints: { email: fc.oneof(email, pick([admin.email, operator.email])) },
-        seeds: fc.oneof(fc.constant({ nombre: 'Renamed' }), pick(['OPERATOR', 'VIEWER', 'ADMIN']).map((role) => ({ role })), freshEmail.map((e) => ({ email: e }))),
+        seeds: fc.oneof(
+          fc.constant({ nombre: 'Renamed' }),
+          pick(['OPERATOR', 'VIEWER', 'ADMIN']).map((role) => ({ role })),
+          freshEmail.map((e) => ({ email: e })),
+        ),
       };
     }
     case 'changePassword': {
@@ -269,9 +305,15 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
       // The caller changes its own password too (current_password required); then it logs in again with the new one.
       const self = { token: admin.token, password: admin.password };
       return {
-        ...base, token: () => self.token,
+        ...base,
+        token: () => self.token,
         params: { id: pick([admin.user.id, target.id, fakeId('usr')]) },
-        hints: { current_password: fc.oneof(fc.nat().map(() => self.password), fc.constant('not-the-password')) },
+        hints: {
+          current_password: fc.oneof(
+            fc.nat().map(() => self.password),
+            fc.constant('not-the-password'),
+          ),
+        },
         seeds: fc.nat().map(() => ({ current_password: self.password, new_password: `new-long-password-${Math.random().toString(36).slice(2, 8)}` })),
         afterRun: async (req, res) => {
           if (res.status !== 204 || req.params.id !== admin.user.id) return;
@@ -289,18 +331,33 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
     case 'updateTenant': {
       const admin = await newTenant();
       return {
-        ...base, token: () => admin.token,
+        ...base,
+        token: () => admin.token,
         hints: { regimen_fiscal: pick(['601', '612', '605', '616']), codigo_postal: pick(['42501', '01000', '99999']) },
-        seeds: fc.constantFrom({ nombre: 'ESCUELA KEMPER URGATE' }, { regimen_fiscal: '601', codigo_postal: '42501' }, { accent_color: null }, { accent_color: '#1F4E8C' }),
+        seeds: fc.constantFrom(
+          { nombre: 'ESCUELA KEMPER URGATE' },
+          { regimen_fiscal: '601', codigo_postal: '42501' },
+          { accent_color: null },
+          { accent_color: '#1F4E8C' },
+        ),
       };
     }
     case 'uploadTenantLogo': {
       const admin = await newTenant();
       const png = readFileSync(join(import.meta.dir, '..', 'fixtures', 'branding', 'logo.png'));
       const jpg = readFileSync(join(import.meta.dir, '..', 'fixtures', 'branding', 'logo.jpg'));
-      const files = [png, jpg, png.subarray(0, 60), png.subarray(0, 40), jpg.subarray(0, 300), Buffer.concat([png.subarray(0, 8), Buffer.from('garbage')]), Buffer.from([0xff, 0xd8, 0xff, 0])];
+      const files = [
+        png,
+        jpg,
+        png.subarray(0, 60),
+        png.subarray(0, 40),
+        jpg.subarray(0, 300),
+        Buffer.concat([png.subarray(0, 8), Buffer.from('garbage')]),
+        Buffer.from([0xff, 0xd8, 0xff, 0]),
+      ];
       return {
-        ...base, token: () => admin.token,
+        ...base,
+        token: () => admin.token,
         hints: { logo: pick(files.map((f) => new Uint8Array(f))) },
         seeds: fc.constantFrom({ logo: new Uint8Array(png) }, { logo: new Uint8Array(jpg) }),
       };
@@ -312,7 +369,9 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
       const funk = csdFiles('FUNK671228PH6_CSD', 'FUNK671228PH6');
       const bytes = (b: Buffer) => new Uint8Array(b);
       return {
-        ...base, token: () => key, numRuns: 60,
+        ...base,
+        token: () => key,
+        numRuns: 60,
         hints: {
           cer: pick([bytes(eku.cer), bytes(funk.cer), bytes(eku.key), bytes(eku.cer.subarray(0, 100))]),
           key: pick([bytes(eku.key), bytes(funk.key), bytes(eku.cer), bytes(eku.key.subarray(0, 100))]),
@@ -328,14 +387,33 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
     case 'createClient':
     case 'updateClient': {
       const { key } = await issuerWithKey();
-      const clients = [await mustCreate('POST', '/clients', key, ICV), await mustCreate('POST', '/clients', key, { rfc: 'XEXX010101000', nombre: 'ACME INC', regimen_fiscal: '616', domicilio_fiscal: '42501', uso_cfdi: 'S01', residencia_fiscal: 'USA', num_reg_id_trib: '123456789' })];
+      const clients = [
+        await mustCreate('POST', '/clients', key, ICV),
+        await mustCreate('POST', '/clients', key, {
+          rfc: 'XEXX010101000',
+          nombre: 'ACME INC',
+          regimen_fiscal: '616',
+          domicilio_fiscal: '42501',
+          uso_cfdi: 'S01',
+          residencia_fiscal: 'USA',
+          num_reg_id_trib: '123456789',
+        }),
+      ];
       return {
-        ...base, token: () => key,
+        ...base,
+        token: () => key,
         params: { id: pick([...clients.map((c) => c.id as string), fakeId('cli')]) },
-        hints: { rfc: RECEPTOR_RFCS, regimen_fiscal: pick(['601', '612', '616']), uso_cfdi: pick(['G03', 'S01', 'D01']), residencia_fiscal: pick(['USA', 'MEX', 'CAN']), email: email },
-        seeds: op.id === 'createClient'
-          ? fc.constantFrom(ICV, { rfc: 'XAXX010101000', nombre: 'PUBLICO EN GENERAL', regimen_fiscal: '616', domicilio_fiscal: '42501', uso_cfdi: 'S01' })
-          : fc.constantFrom({ nombre: 'INMOBILIARIA CVA' }, { email: null }, { email: 'pagos@example.com' }, { uso_cfdi: 'G01' }),
+        hints: {
+          rfc: RECEPTOR_RFCS,
+          regimen_fiscal: pick(['601', '612', '616']),
+          uso_cfdi: pick(['G03', 'S01', 'D01']),
+          residencia_fiscal: pick(['USA', 'MEX', 'CAN']),
+          email: email,
+        },
+        seeds:
+          op.id === 'createClient'
+            ? fc.constantFrom(ICV, { rfc: 'XAXX010101000', nombre: 'PUBLICO EN GENERAL', regimen_fiscal: '616', domicilio_fiscal: '42501', uso_cfdi: 'S01' })
+            : fc.constantFrom({ nombre: 'INMOBILIARIA CVA' }, { email: null }, { email: 'pagos@example.com' }, { uso_cfdi: 'G01' }),
       };
     }
     case 'createSeries':
@@ -343,12 +421,14 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
       const { key } = await issuerWithKey();
       const series = [await mustCreate('POST', '/series', key, { serie: 'A' }), await mustCreate('POST', '/series', key, { serie: 'B', folio_inicial: 100 })];
       return {
-        ...base, token: () => key,
+        ...base,
+        token: () => key,
         params: { id: pick([...series.map((s) => s.id as string), fakeId('ser')]) },
         hints: { serie: fc.oneof(fc.stringMatching(/^[A-Z]{1,6}$/), pick(['A', 'B', 'a|b'])) },
-        seeds: op.id === 'createSeries'
-          ? fc.stringMatching(/^[A-Z]{2,8}$/).map((serie) => ({ serie }))
-          : fc.constantFrom({ descripcion: 'x' }, { descripcion: null }, { default: true }, { folio_inicial: 5000 }),
+        seeds:
+          op.id === 'createSeries'
+            ? fc.stringMatching(/^[A-Z]{2,8}$/).map((serie) => ({ serie }))
+            : fc.constantFrom({ descripcion: 'x' }, { descripcion: null }, { default: true }, { folio_inicial: 5000 }),
       };
     }
     case 'issueCfdi':
@@ -356,9 +436,16 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
       const { key } = await issuerWithKey();
       const inv = await invoiceFixture(key);
       return {
-        ...base, token: () => key, numRuns: 200, hints: inv.hints, seeds: pick(inv.seeds),
+        ...base,
+        token: () => key,
+        numRuns: 200,
+        hints: inv.hints,
+        seeds: pick(inv.seeds),
         // pac_slow is left out: it answers after 600 ms and stamps after the answer (a write outside the request).
-        headers: op.id === 'issueCfdi' ? { 'x-sandbox-scenario': pick(['pac_unavailable', 'pac_rejected', 'nonsense']), 'idempotency-key': pick(['fuzz-1', 'fuzz-2']) } : {},
+        headers:
+          op.id === 'issueCfdi'
+            ? { 'x-sandbox-scenario': pick(['pac_unavailable', 'pac_rejected', 'nonsense']), 'idempotency-key': pick(['fuzz-1', 'fuzz-2']) }
+            : {},
       };
     }
     case 'cancelCfdi': {
@@ -366,23 +453,42 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
       const inv = await invoiceFixture(key);
       const refs = inv.issued.flatMap((i) => [i.id, i.uuid]);
       return {
-        ...base, token: () => key, numRuns: 80, hints: { folio_sustitucion: pick(inv.issued.map((i) => i.uuid)) },
+        ...base,
+        token: () => key,
+        numRuns: 80,
+        hints: { folio_sustitucion: pick(inv.issued.map((i) => i.uuid)) },
         params: { id: pick([...refs, fakeId('cfdi'), '6a1c43b6-4f7d-4c55-9c0e-2f1a7b3d9e10']) },
-        headers: { 'x-sandbox-scenario': pick(['cancel_pending_accept', 'cancel_rejected', 'cancel_expired', 'nonsense']), 'idempotency-key': pick(['fuzz-1', 'fuzz-2']) },
-        seeds: fc.oneof(pick(['02', '03', '04']).map((motivo) => ({ motivo })), pick(inv.issued.map((i) => i.uuid)).map((folio_sustitucion) => ({ motivo: '01', folio_sustitucion }))),
+        headers: {
+          'x-sandbox-scenario': pick(['cancel_pending_accept', 'cancel_rejected', 'cancel_expired', 'nonsense']),
+          'idempotency-key': pick(['fuzz-1', 'fuzz-2']),
+        },
+        seeds: fc.oneof(
+          pick(['02', '03', '04']).map((motivo) => ({ motivo })),
+          pick(inv.issued.map((i) => i.uuid)).map((folio_sustitucion) => ({ motivo: '01', folio_sustitucion })),
+        ),
       };
     }
     case 'createWebhook':
     case 'updateWebhook': {
       const { key } = await issuerWithKey();
-      const hooks = [await mustCreate('POST', '/webhooks', key, { url: 'https://example.com/a', events: ['*'] }), await mustCreate('POST', '/webhooks', key, { url: 'http://localhost:9/b', events: ['cfdi.timbrado'] })];
+      const hooks = [
+        await mustCreate('POST', '/webhooks', key, { url: 'https://example.com/a', events: ['*'] }),
+        await mustCreate('POST', '/webhooks', key, { url: 'http://localhost:9/b', events: ['cfdi.timbrado'] }),
+      ];
       return {
-        ...base, token: () => key,
+        ...base,
+        token: () => key,
         params: { id: pick([...hooks.map((h) => h.id as string), '6a1c43b6-4f7d-4c55-9c0e-2f1a7b3d9e10']) },
-        hints: { url: fc.oneof(fc.webUrl(), pick(['https://example.com/hook', 'ftp://example.com/x', 'https://user:pw@example.com/', 'javascript:alert(1)', 'http://[::1]/'])) },
-        seeds: op.id === 'createWebhook'
-          ? fc.constantFrom({ url: 'https://example.com/hook', events: ['*'] }, { url: 'https://example.com/x', events: ['cfdi.timbrado', 'cfdi.cancelado'] })
-          : fc.constantFrom({ estado: 'ACTIVO' }, { estado: 'PAUSADO' }, { events: ['csd.vencido'] }, { url: 'https://example.com/new' }),
+        hints: {
+          url: fc.oneof(
+            fc.webUrl(),
+            pick(['https://example.com/hook', 'ftp://example.com/x', 'https://user:pw@example.com/', 'javascript:alert(1)', 'http://[::1]/']),
+          ),
+        },
+        seeds:
+          op.id === 'createWebhook'
+            ? fc.constantFrom({ url: 'https://example.com/hook', events: ['*'] }, { url: 'https://example.com/x', events: ['cfdi.timbrado', 'cfdi.cancelado'] })
+            : fc.constantFrom({ estado: 'ACTIVO' }, { estado: 'PAUSADO' }, { events: ['csd.vencido'] }, { url: 'https://example.com/new' }),
       };
     }
     default: {
@@ -391,7 +497,9 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
       const group = op.path.split('/')[3];
       const arbs = createSchemaArbitraries({ doc });
       return {
-        ...base, known: false, numRuns: 40,
+        ...base,
+        known: false,
+        numRuns: 40,
         token: () => (group === 'auth' ? undefined : ['users', 'api-keys', 'tenants'].includes(group ?? '') ? token : key),
         params: Object.fromEntries(op.pathParams.map((p) => [p.name, arbs.validValue(p.schema).map(String)])),
       };
@@ -414,17 +522,23 @@ function requestArbitrary(op: Operation, fx: Fixture): fc.Arbitrary<Req> {
     bodies.push({ weight: 3, arbitrary: fx.seeds.map((body) => ({ kind: 'seed', body })) });
     bodies.push({ weight: 4, arbitrary: fx.seeds.chain((s) => arbs.mutateAt(schema, s)).map((body) => ({ kind: 'seed-mutated', body })) });
   }
-  return fc.record({
-    body: fc.oneof(...bodies),
-    params: fc.record(fx.params),
-    // Each header is sent a fifth of the time.
-    headers: fc.record(Object.fromEntries(Object.entries(fx.headers).map(([k, a]) => [k, fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: a, weight: 1 })])) as Record<string, fc.Arbitrary<string | undefined>>),
-  }).map(({ body, params, headers }) => ({
-    kind: body.kind,
-    body: body.body,
-    params,
-    headers: Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined)) as Record<string, string>,
-  }));
+  return fc
+    .record({
+      body: fc.oneof(...bodies),
+      params: fc.record(fx.params),
+      // Each header is sent a fifth of the time.
+      headers: fc.record(
+        Object.fromEntries(
+          Object.entries(fx.headers).map(([k, a]) => [k, fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: a, weight: 1 })]),
+        ) as Record<string, fc.Arbitrary<string | undefined>>,
+      ),
+    })
+    .map(({ body, params, headers }) => ({
+      kind: body.kind,
+      body: body.body,
+      params,
+      headers: Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined)) as Record<string, string>,
+    }));
 }
 
 function urlOf(op: Operation, params: Record<string, string>): string {
@@ -489,13 +603,15 @@ async function check(op: Operation, fx: Fixture, req: Req, stats: Stats, sabotag
   if (res.status >= 400) {
     // (2) The error envelope; input errors name the fields.
     const error = res.json?.error;
-    if (error?.code !== `HTTP_${res.status}` || typeof error.message !== 'string' || !Array.isArray(error.details)) throw new Error(`not the error envelope: ${where}`);
+    if (error?.code !== `HTTP_${res.status}` || typeof error.message !== 'string' || !Array.isArray(error.details))
+      throw new Error(`not the error envelope: ${where}`);
     if (res.text.includes('    at ')) throw new Error(`stack trace in the answer: ${where}`);
     if (res.status === 400 || res.status === 422) {
       if (error.details.length === 0) throw new Error(`input error without details: ${where}`);
       const names = nameable(op, req);
       for (const d of error.details) {
-        if (typeof d.field !== 'string' || (!d.field && !emptyKeySent(req.body)) || typeof d.issue !== 'string' || !d.issue) throw new Error(`detail without field or issue: ${JSON.stringify(d)} in ${where}`);
+        if (typeof d.field !== 'string' || (!d.field && !emptyKeySent(req.body)) || typeof d.issue !== 'string' || !d.issue)
+          throw new Error(`detail without field or issue: ${JSON.stringify(d)} in ${where}`);
         const root = d.field.split(/[.[,]/)[0]!;
         // A PAC rejection is about the provider's answer, not a field: its detail says `pac`.
         const subject = root === 'pac' && error.message === PAC_REJECTED;
@@ -508,10 +624,17 @@ async function check(op: Operation, fx: Fixture, req: Req, stats: Stats, sabotag
   } else {
     // (3b) An accepted request writes only what its route owns.
     for (const c of changes) stats.written.add(c.table);
-    const owned = new Set([...(OWNED[op.id] ?? []), ...(READ_ONLY.has(op.id) ? [] : EVERY_WRITE), ...('idempotency-key' in req.headers ? ['idempotency_keys'] : [])]);
+    const owned = new Set([
+      ...(OWNED[op.id] ?? []),
+      ...(READ_ONLY.has(op.id) ? [] : EVERY_WRITE),
+      ...('idempotency-key' in req.headers ? ['idempotency_keys'] : []),
+    ]);
     const stray = changes.filter((c) => !owned.has(ownerOf(c.table)) && !(c.maskedOnly && c.table === 'api_keys'));
     const declare = op.id in OWNED ? '' : ` (a new operation: declare its tables in OWNED)`;
-    if (stray.length) throw new Error(`${op.id} wrote ${stray.map((c) => c.table).join(', ')}, outside the tables it owns (${[...owned].join(', ') || 'none'})${declare}: ${where}`);
+    if (stray.length)
+      throw new Error(
+        `${op.id} wrote ${stray.map((c) => c.table).join(', ')}, outside the tables it owns (${[...owned].join(', ') || 'none'})${declare}: ${where}`,
+      );
   }
   await fx.afterRun?.(req, res);
 }
@@ -529,8 +652,7 @@ beforeAll(async () => {
   await issuerWithKey(); // seeds the catalogs
   referenceAtStart = watch.referenceWrites();
 });
-afterAll(() => {
-});
+afterAll(() => {});
 
 describe('body fuzzing of every operation with a request body', () => {
   test('the walk finds every body of the document', () => {
@@ -552,7 +674,9 @@ describe('body fuzzing of every operation with a request body', () => {
     await check(op, fx, request(ICV), stats);
     await expect(check(op, fx, request({}), stats, touchTenant)).rejects.toThrow(/partial write: a refused request changed tenants/);
     await expect(check(op, fx, request(ICV), stats, touchTenant)).rejects.toThrow(/createClient wrote tenants, outside the tables it owns/);
-    await expect(check(op, fx, request({}), stats, () => t.db.$client.prepare('update catalog_entries set descripcion = descripcion where rowid = 1').run())).rejects.toThrow(/changed catalog_entries/);
+    await expect(
+      check(op, fx, request({}), stats, () => t.db.$client.prepare('update catalog_entries set descripcion = descripcion where rowid = 1').run()),
+    ).rejects.toThrow(/changed catalog_entries/);
     referenceAtStart = watch.referenceWrites();
     // A write rolled back is no write.
     await check(op, fx, request({}), stats, () => {
@@ -571,9 +695,16 @@ describe('body fuzzing of every operation with a request body', () => {
     test(`${op.id}: ${op.method} ${op.path} (${op.json ? 'JSON' : 'multipart'})`, async () => {
       const fx = await fixtureFor(op);
       const stats: Stats = { statuses: new Map(), kinds: new Map(), written: new Set() };
-      await fc.assert(fc.asyncProperty(requestArbitrary(op, fx), (req) => check(op, fx, req, stats)), assertOptions(fx));
-      const summary = [...stats.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ');
-      if (process.env.FUZZ_VERBOSE) console.log(`${op.id}: ${summary} | ${[...stats.kinds].map(([k, n]) => `${k}=${n}`).join(' ')} | wrote ${[...stats.written].join(', ')}`);
+      await fc.assert(
+        fc.asyncProperty(requestArbitrary(op, fx), (req) => check(op, fx, req, stats)),
+        assertOptions(fx),
+      );
+      const summary = [...stats.statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([s, n]) => `${s}×${n}`)
+        .join(' ');
+      if (process.env.FUZZ_VERBOSE)
+        console.log(`${op.id}: ${summary} | ${[...stats.kinds].map(([k, n]) => `${k}=${n}`).join(' ')} | wrote ${[...stats.written].join(', ')}`);
       if (process.env.FUZZ_RUNS || process.env.FUZZ_SEED || !fx.known) return;
       // Both sides of validation were reached: some bodies accepted, some refused.
       const accepted = [...stats.statuses].filter(([s]) => s < 300).reduce((n, [, c]) => n + c, 0);

@@ -86,7 +86,9 @@ describe('401 and 403', () => {
     const reg = await issuer(t);
     const key = await reg.createKey();
     expect((await t.call('POST', '/api-keys', { token: key.key, body: { name: 'x' } })).status).toBe(403);
-    expect((await t.call('POST', '/users', { token: key.key, body: { email: 'z@example.com', password: 'long-enough-pw', nombre: 'Z', role: 'ADMIN' } })).status).toBe(403);
+    expect(
+      (await t.call('POST', '/users', { token: key.key, body: { email: 'z@example.com', password: 'long-enough-pw', nombre: 'Z', role: 'ADMIN' } })).status,
+    ).toBe(403);
   });
 
   test('missing, malformed, unknown and revoked keys → 401', async () => {
@@ -137,7 +139,13 @@ describe('401 and 403', () => {
     expectEnvelope(await t.call('GET', '/tenants/me', { token: await sign('another-secret-another-secret-0123456789', now + 60) }), 401, '/api/v1/tenants/me');
     expectEnvelope(await t.call('GET', '/tenants/me', { token: await sign(TEST_JWT_SECRET, now + 60, 'other') }), 401, '/api/v1/tenants/me');
 
-    const none = new UnsecuredJWT(claims).setSubject(reg.user.id).setIssuer('cfdi-api').setAudience('cfdi-api/v1').setIssuedAt(now).setExpirationTime(now + 60).encode();
+    const none = new UnsecuredJWT(claims)
+      .setSubject(reg.user.id)
+      .setIssuer('cfdi-api')
+      .setAudience('cfdi-api/v1')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .encode();
     expectEnvelope(await t.call('GET', '/tenants/me', { token: none }), 401, '/api/v1/tenants/me');
 
     // The real token also expires after 24 h.
@@ -147,7 +155,7 @@ describe('401 and 403', () => {
     expect(late.status).toBe(401);
   });
 
-  test('a deleted user\'s token stops working at once', async () => {
+  test("a deleted user's token stops working at once", async () => {
     const reg = await issuer(t);
     const u = await reg.userWithRole('OPERATOR');
     expect((await t.call('GET', '/tenants/me', { token: u.token })).status).toBe(200);
@@ -157,7 +165,10 @@ describe('401 and 403', () => {
 
   test('/auth/me needs a credential; other /auth routes do not', async () => {
     expect((await t.call('GET', '/auth/me')).status).toBe(401);
-    const bad = await t.call('POST', '/auth/login', { body: { email: 'nobody@example.com', password: 'whatever-pw' }, headers: { authorization: 'Bearer expired.garbage.token' } });
+    const bad = await t.call('POST', '/auth/login', {
+      body: { email: 'nobody@example.com', password: 'whatever-pw' },
+      headers: { authorization: 'Bearer expired.garbage.token' },
+    });
     expect(bad.status).toBe(401);
     expect(bad.json.error.message).toBe('Wrong email or password');
   });

@@ -32,10 +32,16 @@ export function createDbWatch(sqlite: Database.Database, opts: { reference?: str
   }
 
   const tables = (): string[] => {
-    const rows = sqlite.prepare("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_stat%'").all() as { name: string; sql: string | null }[];
+    const rows = sqlite.prepare("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_stat%'").all() as {
+      name: string;
+      sql: string | null;
+    }[];
     const fts = rows.filter((r) => /create\s+virtual\s+table/i.test(r.sql ?? '')).map((r) => r.name);
     const shadow = (name: string) => fts.some((f) => name === f || ['_content', '_data', '_idx', '_docsize', '_config'].some((s) => name === f + s));
-    return rows.map((r) => r.name).filter((n) => !shadow(n)).sort();
+    return rows
+      .map((r) => r.name)
+      .filter((n) => !shadow(n))
+      .sort();
   };
 
   const cell = (v: unknown) => (v instanceof Uint8Array ? `b${Bun.hash(v).toString(36)}` : typeof v === 'bigint' ? `n${v}` : v);
@@ -43,7 +49,10 @@ export function createDbWatch(sqlite: Database.Database, opts: { reference?: str
   function hashTable(table: string): { hash: string; masked: string } {
     const stmt = sqlite.prepare(`select * from "${table.replace(/"/g, '""')}"`).raw(true);
     const hide = new Set(masked[table] ?? []);
-    const keep = stmt.columns().map((c, i) => (hide.has(c.name) ? -1 : i)).filter((i) => i >= 0);
+    const keep = stmt
+      .columns()
+      .map((c, i) => (hide.has(c.name) ? -1 : i))
+      .filter((i) => i >= 0);
     const full: string[] = [];
     const partial: string[] = [];
     for (const row of stmt.iterate() as Iterable<unknown[]>) {
@@ -109,7 +118,9 @@ export function createDbWatch(sqlite: Database.Database, opts: { reference?: str
     },
     /** Rows written to each reference table since the watch began. */
     referenceWrites(): Record<string, number> {
-      return Object.fromEntries((sqlite.prepare('select name, n from temp.fuzz_reference_writes').all() as { name: string; n: number }[]).map((r) => [r.name, r.n]));
+      return Object.fromEntries(
+        (sqlite.prepare('select name, n from temp.fuzz_reference_writes').all() as { name: string; n: number }[]).map((r) => [r.name, r.n]),
+      );
     },
   };
 }

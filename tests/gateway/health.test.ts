@@ -32,7 +32,8 @@ describe('GET /health', () => {
 
   test('the database check writes (at most once a second) and is down when the storage is full; liveness stays 200', async () => {
     const t = createTestApp();
-    const probe = () => (t.db.$client.prepare("select value from settings where key = 'health_probe'").get() as { value: Buffer } | undefined)?.value.toString();
+    const probe = () =>
+      (t.db.$client.prepare("select value from settings where key = 'health_probe'").get() as { value: Buffer } | undefined)?.value.toString();
     const ok = await t.call('GET', '/health');
     expect(ok.status).toBe(200);
     expect(ok.json.info.database.free_bytes).toBeGreaterThan(64 * 1024 * 1024);

@@ -21,8 +21,33 @@ export interface SchemaArbitraryOptions {
 }
 
 const ODD_STRINGS = [
-  '\u0000', 'a\u0007b', '\ud800', '\udfff', '\u202eRTL', 'e\u0301\u0301', 'ＡＢＣ１２３', '🧾Ñandú', '   ', ' x ', '\t\n', 'null', 'undefined',
-  'NaN', 'Infinity', '-0', '1e400', '0x1F', "' OR '1'='1", '<x/>', '&amp;', '|', '%00', '\\', '"', '{}', '[]',
+  '\u0000',
+  'a\u0007b',
+  '\ud800',
+  '\udfff',
+  '\u202eRTL',
+  'e\u0301\u0301',
+  'ＡＢＣ１２３',
+  '🧾Ñandú',
+  '   ',
+  ' x ',
+  '\t\n',
+  'null',
+  'undefined',
+  'NaN',
+  'Infinity',
+  '-0',
+  '1e400',
+  '0x1F',
+  "' OR '1'='1",
+  '<x/>',
+  '&amp;',
+  '|',
+  '%00',
+  '\\',
+  '"',
+  '{}',
+  '[]',
 ];
 const WRONG_TYPES: unknown[] = [null, true, false, 0, -1, 1.5, '', 'x', [], {}, [null], { a: 1 }];
 
@@ -84,11 +109,29 @@ function schemaAt(schema: JsonSchema, path: (string | number)[], doc: OpenApiDoc
 
 const decimalString = fc.oneof(
   fc.integer({ min: 0, max: 1_000_000 }).map(String),
-  fc.tuple(fc.integer({ min: 0, max: 99_999 }), fc.integer({ min: 0, max: 999_999 }), fc.integer({ min: 1, max: 6 })).map(([i, f, d]) => `${i}.${String(f).padStart(6, '0').slice(0, d)}`),
+  fc
+    .tuple(fc.integer({ min: 0, max: 99_999 }), fc.integer({ min: 0, max: 999_999 }), fc.integer({ min: 1, max: 6 }))
+    .map(([i, f, d]) => `${i}.${String(f).padStart(6, '0').slice(0, d)}`),
   fc.integer({ min: 0, max: 100_000 }),
   fc.constantFrom('0', '1', '0.16', '0.160000', '1000.00', '17.2533'),
 );
-const decimalNearMiss = fc.constantFrom('-1', '-0.01', '1.1234567', '1e3', '1,000.00', ' 1', '1.', '.5', 'abc', '', '99999999999999999999.99', 1e21, -5, 0.1 + 0.2, Number.MAX_VALUE);
+const decimalNearMiss = fc.constantFrom(
+  '-1',
+  '-0.01',
+  '1.1234567',
+  '1e3',
+  '1,000.00',
+  ' 1',
+  '1.',
+  '.5',
+  'abc',
+  '',
+  '99999999999999999999.99',
+  1e21,
+  -5,
+  0.1 + 0.2,
+  Number.MAX_VALUE,
+);
 
 const anyJson = fc.jsonValue({ maxDepth: 2 });
 
@@ -141,7 +184,9 @@ export function createSchemaArbitraries(opts: SchemaArbitraryOptions) {
     const lo = s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + (integer ? 1 : 1e-6) : -1e9);
     const hi = s.maximum ?? (s.exclusiveMaximum !== undefined ? s.exclusiveMaximum - (integer ? 1 : 1e-6) : 1e9);
     const own: fc.Arbitrary<unknown>[] = [
-      integer ? fc.integer({ min: Math.max(lo, Number.MIN_SAFE_INTEGER), max: Math.min(hi, Number.MAX_SAFE_INTEGER) }) : fc.double({ min: lo, max: hi, noNaN: true, noDefaultInfinity: true }),
+      integer
+        ? fc.integer({ min: Math.max(lo, Number.MIN_SAFE_INTEGER), max: Math.min(hi, Number.MAX_SAFE_INTEGER) })
+        : fc.double({ min: lo, max: hi, noNaN: true, noDefaultInfinity: true }),
       fc.constantFrom(lo, hi),
     ];
     for (const example of [s.example, s.default]) if (typeof example === 'number') own.push(fc.constant(example));
@@ -204,10 +249,14 @@ export function createSchemaArbitraries(opts: SchemaArbitraryOptions) {
   /** Just outside the schema: the value a careless or hostile client would send instead. */
   function nearMissOf(s: JsonSchema, name: string | undefined, depth: number): fc.Arbitrary<unknown> {
     const types = typesOf(s);
-    const misses: fc.Arbitrary<unknown>[] = [fc.constantFrom(...WRONG_TYPES.filter((v) => !types.includes(jsonType(v)) && !(v === null && types.includes('null'))))];
+    const misses: fc.Arbitrary<unknown>[] = [
+      fc.constantFrom(...WRONG_TYPES.filter((v) => !types.includes(jsonType(v)) && !(v === null && types.includes('null')))),
+    ];
     if (Array.isArray(s.enum)) {
       const strings = s.enum.filter((e: unknown): e is string => typeof e === 'string');
-      misses.push(fc.constantFrom('x', 'ZZ', ...strings.flatMap((e: string) => [e.toLowerCase() === e ? e.toUpperCase() : e.toLowerCase(), ` ${e}`, `${e}\u0000`])));
+      misses.push(
+        fc.constantFrom('x', 'ZZ', ...strings.flatMap((e: string) => [e.toLowerCase() === e ? e.toUpperCase() : e.toLowerCase(), ` ${e}`, `${e}\u0000`])),
+      );
     }
     if (types.includes('string')) {
       const max = s.maxLength;
@@ -218,7 +267,7 @@ export function createSchemaArbitraries(opts: SchemaArbitraryOptions) {
       if (s.pattern !== undefined) {
         const re = new RegExp(s.pattern);
         misses.push(fc.tuple(fc.stringMatching(re), fc.constantFrom(' ', 'x', '-', 'Ñ', '\u0000', '0')).map(([v, c]) => v + c));
-        misses.push(fc.stringMatching(re).map((v) => v.toLowerCase() === v ? v.slice(1) : v.toLowerCase()));
+        misses.push(fc.stringMatching(re).map((v) => (v.toLowerCase() === v ? v.slice(1) : v.toLowerCase())));
       }
       if (/decimal string/i.test(s.description ?? '')) misses.push(decimalNearMiss);
       // A file field sent twice (a list of files is sent as repeated parts).
@@ -247,24 +296,30 @@ export function createSchemaArbitraries(opts: SchemaArbitraryOptions) {
       const whole = validShape(s, 0, depth);
       const required: string[] = s.required ?? [];
       if (required.length) {
-        misses.push(fc.tuple(whole, fc.nat()).map(([v, i]) => {
-          const copy = { ...(v as object) } as Record<string, unknown>;
-          delete copy[required[i % required.length]!];
-          return copy;
-        }));
+        misses.push(
+          fc.tuple(whole, fc.nat()).map(([v, i]) => {
+            const copy = { ...(v as object) } as Record<string, unknown>;
+            delete copy[required[i % required.length]!];
+            return copy;
+          }),
+        );
       }
       if (s.additionalProperties === false) {
-        misses.push(fc.tuple(whole, fc.constantFrom('unexpected', 'tenant_id', 'id', 'Rfc', '', 'constructor', '__proto__'), anyJson).map(([v, k, x]) =>
-          // Through JSON.parse, "__proto__" is an own property, as in a client's JSON.
-          ({ ...(v as object), ...JSON.parse(`{${JSON.stringify(k)}:${JSON.stringify(x)}}`) }),
-        ));
+        misses.push(
+          fc.tuple(whole, fc.constantFrom('unexpected', 'tenant_id', 'id', 'Rfc', '', 'constructor', '__proto__'), anyJson).map(([v, k, x]) =>
+            // Through JSON.parse, "__proto__" is an own property, as in a client's JSON.
+            ({ ...(v as object), ...JSON.parse(`{${JSON.stringify(k)}:${JSON.stringify(x)}}`) }),
+          ),
+        );
       }
       // A property of the right name with a value outside its own schema.
       const keys = Object.keys(s.properties ?? {});
       if (keys.length) {
-        misses.push(fc.tuple(whole, fc.constantFrom(...keys)).chain(([v, k]) =>
-          nearMissOf(resolve(s.properties[k], doc), k, depth + 1).map((bad) => ({ ...(v as object), [k]: bad })),
-        ));
+        misses.push(
+          fc
+            .tuple(whole, fc.constantFrom(...keys))
+            .chain(([v, k]) => nearMissOf(resolve(s.properties[k], doc), k, depth + 1).map((bad) => ({ ...(v as object), [k]: bad }))),
+        );
       }
     }
     if (name !== undefined && hints[name]) misses.push(hints[name]!.map((h) => (typeof h === 'string' ? h.toLowerCase() + ' ' : h)));
@@ -304,7 +359,8 @@ const REMOVE = Symbol('remove');
 
 /** Every path to a node of a JSON value. */
 function jsonPaths(v: unknown, at: (string | number)[] = []): (string | number)[][] {
-  if (v && typeof v === 'object' && !ArrayBuffer.isView(v)) return [at, ...Object.entries(v).flatMap(([k, c]) => jsonPaths(c, [...at, Array.isArray(v) ? Number(k) : k]))];
+  if (v && typeof v === 'object' && !ArrayBuffer.isView(v))
+    return [at, ...Object.entries(v).flatMap(([k, c]) => jsonPaths(c, [...at, Array.isArray(v) ? Number(k) : k]))];
   return [at];
 }
 

@@ -55,13 +55,16 @@ describe('OpenAPI request examples', () => {
     const doc = (await t.call('GET', '/openapi.json')).json;
     const admin = await sandboxLikeIssuer();
     const token = admin.token;
-    const ingreso = (): Promise<any> => created('POST', '/cfdis', token, doc.paths['/api/v1/cfdis'].post.requestBody.content['application/json'].examples.ingreso.value);
+    const ingreso = (): Promise<any> =>
+      created('POST', '/cfdis', token, doc.paths['/api/v1/cfdis'].post.requestBody.content['application/json'].examples.ingreso.value);
     const withEgresoRelated = async (value: any) => JSON.parse(JSON.stringify(value).replaceAll(EGRESO_RELATED_UUID, (await ingreso()).uuid));
     const login = async (value: { email: string; password: string }) => {
       const res = await request('POST', '/api/v1/auth/login', { body: value });
       if (res.status !== 200) {
         // The register example's user: registered here when its own operation has not run yet.
-        await request('POST', '/api/v1/auth/register', { body: doc.paths['/api/v1/auth/register'].post.requestBody.content['application/json'].examples.tenant.value });
+        await request('POST', '/api/v1/auth/register', {
+          body: doc.paths['/api/v1/auth/register'].post.requestBody.content['application/json'].examples.tenant.value,
+        });
         return (await request('POST', '/api/v1/auth/login', { body: value })).json;
       }
       return res.json;
@@ -75,7 +78,12 @@ describe('OpenAPI request examples', () => {
       refreshSession: async () => ({ body: { refresh_token: (await login(loginExample())).refresh_token } }),
       logout: async () => ({ body: { refresh_token: (await login(loginExample())).refresh_token } }),
       updateUser: async (value, path) => {
-        const user = await created('POST', '/users', token, { email: `u-${crypto.randomUUID()}@example.com`, password: 'a-long-password-1', nombre: 'Otro Usuario', role: 'OPERATOR' });
+        const user = await created('POST', '/users', token, {
+          email: `u-${crypto.randomUUID()}@example.com`,
+          password: 'a-long-password-1',
+          nombre: 'Otro Usuario',
+          role: 'OPERATOR',
+        });
         return { path: path.replace('{id}', user.id), body: value };
       },
       changePassword: async (value, path) => {
@@ -104,7 +112,13 @@ describe('OpenAPI request examples', () => {
         return { form, token: fresh.token };
       },
       updateClient: async (value, path) => {
-        const client = await created('POST', '/clients', token, { rfc: 'URE180429TM6', nombre: 'UNIVERSIDAD ROBOTICA ESPAÑOLA', regimen_fiscal: '601', domicilio_fiscal: '86991', uso_cfdi: 'G03' });
+        const client = await created('POST', '/clients', token, {
+          rfc: 'URE180429TM6',
+          nombre: 'UNIVERSIDAD ROBOTICA ESPAÑOLA',
+          regimen_fiscal: '601',
+          domicilio_fiscal: '86991',
+          uso_cfdi: 'G03',
+        });
         return { path: path.replace('{id}', client.id), body: value };
       },
       updateSeries: async (value, path) => {

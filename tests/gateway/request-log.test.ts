@@ -16,7 +16,11 @@ describe('request log', () => {
 
     const receptor = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
     const concepto = { clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: '1', valor_unitario: '100', objeto_imp: '01' };
-    const ruled = await t.call('POST', '/cfdis', { token: key, headers: { 'x-request-id': 'log-rule' }, body: { tipo: 'I', receptor: { ...receptor, uso_cfdi: 'ZZZ' }, conceptos: [concepto] } });
+    const ruled = await t.call('POST', '/cfdis', {
+      token: key,
+      headers: { 'x-request-id': 'log-rule' },
+      body: { tipo: 'I', receptor: { ...receptor, uso_cfdi: 'ZZZ' }, conceptos: [concepto] },
+    });
     expect(ruled.status).toBe(400);
     const first = ruled.json.error.details[0];
     expect(first.rule).toMatch(/^CFDI40/);

@@ -60,7 +60,11 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
 
   // Users: any caller reads; managing needs ADMIN in a user session. updateUser / changePassword also let a user act
   // on themselves (own nombre, own password): the resource here is always another user, so only ADMIN may.
-  createUser: { roles: ADMIN, session: true, body: () => ({ json: { email: `sec-${randomUUID().slice(0, 8)}@example.com`, password: 'a-long-password-9', nombre: 'Intruso', role: 'ADMIN' } }) },
+  createUser: {
+    roles: ADMIN,
+    session: true,
+    body: () => ({ json: { email: `sec-${randomUUID().slice(0, 8)}@example.com`, password: 'a-long-password-9', nombre: 'Intruso', role: 'ADMIN' } }),
+  },
   listUsers: { roles: ALL },
   getUser: { roles: ALL, params: { id: 'user' } },
   updateUser: { roles: ADMIN, session: true, params: { id: 'user' }, body: () => ({ json: { role: 'ADMIN', nombre: 'Cambiado' } }) },
@@ -129,7 +133,6 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   listAuditLog: { roles: ADMIN },
 };
 
-
 // ---------------------------------------------------------------------------------------------------------------
 
 const t = createTestApp({ webhookAllowPrivate: true }); // the webhook receiver is on loopback
@@ -183,13 +186,26 @@ const KINDS = {
   series: { perEnvironment: true, own: (f: Fixtures) => f.a.series, foreign: (f: Fixtures) => [f.b.series], missing: () => newId('ser') },
   cfdi: { perEnvironment: true, own: (f: Fixtures) => f.a.cfdi, foreign: (f: Fixtures) => [f.b.cfdi], missing: () => newId('cfdi') },
   // The UUID paths accept the cfdi_ id too, and UUIDs in any case.
-  cfdiUuid: { perEnvironment: true, own: (f: Fixtures) => f.a.uuid, foreign: (f: Fixtures) => [f.b.uuid, f.b.uuid.toLowerCase(), f.b.cfdi], missing: (v: string) => missingCfdiRef(v) },
-  cfdiRef: { perEnvironment: true, own: (f: Fixtures) => f.a.cfdi, foreign: (f: Fixtures) => [f.b.cfdi, f.b.uuid, f.b.uuid.toLowerCase()], missing: (v: string) => missingCfdiRef(v) },
+  cfdiUuid: {
+    perEnvironment: true,
+    own: (f: Fixtures) => f.a.uuid,
+    foreign: (f: Fixtures) => [f.b.uuid, f.b.uuid.toLowerCase(), f.b.cfdi],
+    missing: (v: string) => missingCfdiRef(v),
+  },
+  cfdiRef: {
+    perEnvironment: true,
+    own: (f: Fixtures) => f.a.cfdi,
+    foreign: (f: Fixtures) => [f.b.cfdi, f.b.uuid, f.b.uuid.toLowerCase()],
+    missing: (v: string) => missingCfdiRef(v),
+  },
   webhook: { perEnvironment: true, own: (f: Fixtures) => f.a.webhook, foreign: (f: Fixtures) => [f.b.webhook], missing: () => randomUUID() },
   delivery: { perEnvironment: true, own: (f: Fixtures) => f.a.delivery, foreign: (f: Fixtures) => [f.b.delivery], missing: () => randomUUID() },
   catalog: { shared: 'regimenes-fiscales' },
   catalogKey: { shared: '601' },
-} satisfies Record<string, { perEnvironment?: true; own: (f: Fixtures) => string; foreign: (f: Fixtures) => string[]; missing: (v: string) => string } | { shared: string }>;
+} satisfies Record<
+  string,
+  { perEnvironment?: true; own: (f: Fixtures) => string; foreign: (f: Fixtures) => string[]; missing: (v: string) => string } | { shared: string }
+>;
 const missingCfdiRef = (v: string) => (v.startsWith('cfdi_') ? newId('cfdi') : v === v.toLowerCase() ? randomUUID() : randomUUID().toUpperCase());
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -224,7 +240,13 @@ interface Res {
   text: string;
 }
 
-async function send(op: Operation, params: Record<string, string>, authorization: string | undefined, body?: Body, extra: Record<string, string> = {}): Promise<Res> {
+async function send(
+  op: Operation,
+  params: Record<string, string>,
+  authorization: string | undefined,
+  body?: Body,
+  extra: Record<string, string> = {},
+): Promise<Res> {
   const path = concrete(op, params, encodeURIComponent);
   return { ...(await sendTo(op.method, path, authorization, body, extra)), path };
 }
@@ -306,7 +328,8 @@ function foreignVariants(e: Entry): { params: Record<string, string>; missing: R
 
 /** What a refusal says, without what differs per request (path, time, request id). */
 const answer = (r: Res) => JSON.stringify([r.status, r.json?.error?.code, r.json?.error?.message, r.json?.error?.details]);
-const concrete = (op: Operation, params: Record<string, string>, encode = (v: string) => v) => op.path.replace(/\{(\w+)\}/g, (_, n: string) => encode(params[n]!));
+const concrete = (op: Operation, params: Record<string, string>, encode = (v: string) => v) =>
+  op.path.replace(/\{(\w+)\}/g, (_, n: string) => encode(params[n]!));
 
 // ---------------------------------------------------------------------------------------------------------------
 // Set-up: two tenants (A calls, B is the other tenant), each with every kind of resource; one stamped CFDI each, its
@@ -316,17 +339,26 @@ const receiver = Bun.serve({ port: 0, fetch: () => new Response('ok') });
 afterAll(() => receiver.stop(true));
 
 /** Every row that belongs to a tenant, in every table, as text (blobs as hex). */
-const TABLES = (t.db.$client.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '%drizzle%'").all() as { name: string }[])
+const TABLES = (
+  t.db.$client.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '%drizzle%'").all() as {
+    name: string;
+  }[]
+)
   .map(({ name }) => ({ name, columns: (t.db.$client.prepare(`pragma table_info("${name}")`).all() as { name: string }[]).map((c) => c.name) }))
   .filter((tb) => tb.name === 'tenants' || tb.columns.includes('tenant_id'));
 function snapshot(tenantId: string, ignore: Record<string, string[]> = {}): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const tb of TABLES) {
-    const rows = t.db.$client.prepare(`select * from "${tb.name}" where ${tb.name === 'tenants' ? 'id' : 'tenant_id'} = ?`).all(tenantId) as Record<string, unknown>[];
+    const rows = t.db.$client.prepare(`select * from "${tb.name}" where ${tb.name === 'tenants' ? 'id' : 'tenant_id'} = ?`).all(tenantId) as Record<
+      string,
+      unknown
+    >[];
     out[tb.name] = rows
       .map((r) => {
         for (const col of ignore[tb.name] ?? []) delete r[col];
-        return JSON.stringify(r, (_, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v?.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v));
+        return JSON.stringify(r, (_, v) =>
+          v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v?.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v,
+        );
       })
       .sort();
   }
@@ -409,7 +441,13 @@ beforeAll(async () => {
       .sign(new TextEncoder().encode(secret));
   // Control: the same claims signed with the test secret and a future expiry are accepted.
   await ok(t.call('GET', '/auth/me', { token: await jwt(TEST_JWT_SECRET, now + 3600) }), 200, 'control JWT');
-  const none = new UnsecuredJWT({ tid: a.tenantId, ver }).setSubject(a.users[0]!).setIssuer('cfdi-api').setAudience('cfdi-api/v1').setIssuedAt(now).setExpirationTime(now + 3600).encode();
+  const none = new UnsecuredJWT({ tid: a.tenantId, ver })
+    .setSubject(a.users[0]!)
+    .setIssuer('cfdi-api')
+    .setAudience('cfdi-api/v1')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .encode();
   const randomKey = (prefix: string) => prefix + Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
 
   f = {
@@ -446,7 +484,8 @@ describe('the security table covers the OpenAPI document', () => {
     const problems: string[] = [];
     for (const op of OPERATIONS) {
       if (!op.spec.operationId) problems.push(`${op.method} ${op.path} has no operationId: give it one and add it to the security table`);
-      else if (!(op.id in SECURITY)) problems.push(`${op.method} ${op.path} (${op.id}) is not covered: add it to the security table in tests/gateway/security.test.ts`);
+      else if (!(op.id in SECURITY))
+        problems.push(`${op.method} ${op.path} (${op.id}) is not covered: add it to the security table in tests/gateway/security.test.ts`);
     }
     if (inDoc.size !== OPERATIONS.length) problems.push('operationIds are not unique');
     for (const id of Object.keys(SECURITY)) {
@@ -473,10 +512,14 @@ describe('the security table covers the OpenAPI document', () => {
       if (!e) continue;
       const security = op.spec.security;
       const isPublic = Array.isArray(security) && security.length === 0;
-      if ((e === PUBLIC) !== isPublic) problems.push(`${op.id}: the table says ${e === PUBLIC ? 'public' : 'authenticated'}, the document ${isPublic ? 'security: []' : 'needs a credential'}`);
+      if ((e === PUBLIC) !== isPublic)
+        problems.push(
+          `${op.id}: the table says ${e === PUBLIC ? 'public' : 'authenticated'}, the document ${isPublic ? 'security: []' : 'needs a credential'}`,
+        );
       if (e === PUBLIC) continue;
       const names = Object.keys(e.params ?? {}).sort();
-      if (names.join() !== pathParams(op).sort().join()) problems.push(`${op.id}: the table fills {${names.join(', ')}}, the path has {${pathParams(op).join(', ')}}`);
+      if (names.join() !== pathParams(op).sort().join())
+        problems.push(`${op.id}: the table fills {${names.join(', ')}}, the path has {${pathParams(op).join(', ')}}`);
       const content = Object.keys(op.spec.requestBody?.content ?? {});
       if (content.length > 0 && !e.body) problems.push(`${op.id}: takes a body (${content.join(', ')}); give its entry a valid one`);
       if (content.length === 0 && e.body) problems.push(`${op.id}: takes no body, but its entry has one`);
@@ -501,7 +544,7 @@ describe('public operations need no credential', () => {
   }
 });
 
-describe('refused: bad credentials, roles not allowed, another tenant\'s ids', () => {
+describe("refused: bad credentials, roles not allowed, another tenant's ids", () => {
   for (const op of authed) {
     const e = entryOf(op) as Entry;
 
@@ -572,7 +615,7 @@ describe('refused: bad credentials, roles not allowed, another tenant\'s ids', (
 });
 
 describe('refused requests wrote nothing', () => {
-  test('both tenants\' rows are byte for byte as before', () => {
+  test("both tenants' rows are byte for byte as before", () => {
     expect(snapshot(f.b.tenantId)).toEqual(before.b);
     expect(snapshot(f.a.tenantId, AUTH_BOOKKEEPING)).toEqual(before.a);
   });
@@ -590,17 +633,22 @@ describe('allowed callers get through', () => {
       const names = Object.entries(e.params ?? {});
       const params = ownParams(e);
       const last = names.at(-1);
-      if (op.method !== 'GET' && last && !('shared' in KINDS[last[1]])) params[last[0]] = (KINDS[last[1]] as { missing: (v: string) => string }).missing(params[last[0]]!);
+      if (op.method !== 'GET' && last && !('shared' in KINDS[last[1]]))
+        params[last[0]] = (KINDS[last[1]] as { missing: (v: string) => string }).missing(params[last[0]]!);
       const body: Body | undefined = op.method === 'GET' || !e.body ? undefined : 'form' in e.body(f) ? { form: () => new FormData() } : { json: [] };
       for (const c of allowed) {
         const res = await send(op, params, credentialOf(c, f.a), body);
         const label = `as ${c} (allowed)`;
         const harmless = op.method !== 'GET' && (body || names.length > 0);
-        const expected = documented(op).filter((s) => (op.method === 'GET' ? s >= 200 && s < 300 : harmless ? s >= 400 && s < 500 && s !== 401 && s !== 403 : s < 300));
+        const expected = documented(op).filter((s) =>
+          op.method === 'GET' ? s >= 200 && s < 300 : harmless ? s >= 400 && s < 500 && s !== 401 && s !== 403 : s < 300,
+        );
         problems.push(...problemsOf(op, label, res, expected));
         // Nothing of the other tenant in what the caller is shown.
         if (res.status < 300) {
-          const leaked = [f.b.tenantId, ...f.b.users, f.b.spareKey, f.b.csd, f.b.client, f.b.series, f.b.cfdi, f.b.uuid, f.b.webhook, f.b.delivery].filter((id) => res.text.includes(id));
+          const leaked = [f.b.tenantId, ...f.b.users, f.b.spareKey, f.b.csd, f.b.client, f.b.series, f.b.cfdi, f.b.uuid, f.b.webhook, f.b.delivery].filter(
+            (id) => res.text.includes(id),
+          );
           if (leaked.length) problems.push(`${op.id} ${label}: the response shows the other tenant's ${leaked.join(', ')}`);
         }
       }

@@ -4,7 +4,7 @@ import { createTestApp, issuer, TENANTS } from '../helpers.ts';
 const t = createTestApp();
 
 describe('tenant isolation', () => {
-  test('tenant B never sees or changes tenant A\'s users, keys or profile', async () => {
+  test("tenant B never sees or changes tenant A's users, keys or profile", async () => {
     const a = await issuer(t);
     const b = await issuer(t, { tenant: TENANTS.FUNK });
     const aUser = await a.userWithRole('OPERATOR');

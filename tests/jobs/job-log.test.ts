@@ -7,8 +7,19 @@ import { createTestApp, issuer, testSandboxSat } from '../helpers.ts';
 /** What an operator sees of the background work: job outcomes at info/warn, the machinery at debug. */
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = {
-  tipo: 'I', forma_pago: '03', receptor: ICV,
-  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: '1', valor_unitario: '100', impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+  tipo: 'I',
+  forma_pago: '03',
+  receptor: ICV,
+  conceptos: [
+    {
+      clave_prod_serv: '84111506',
+      clave_unidad: 'E48',
+      descripcion: 'Servicio',
+      cantidad: '1',
+      valor_unitario: '100',
+      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+    },
+  ],
 };
 
 /** A live PAC that is down once, then rejects for good. */
@@ -18,7 +29,9 @@ function downThenRejecting(): Pac {
   return {
     ...sandbox,
     async stamp(): Promise<StampResult> {
-      return calls++ === 0 ? { ok: false, retryable: true, message: 'provider down' } : { ok: false, retryable: false, code: '301', message: 'XML mal formado' };
+      return calls++ === 0
+        ? { ok: false, retryable: true, message: 'provider down' }
+        : { ok: false, retryable: false, code: '301', message: 'XML mal formado' };
     },
   };
 }
@@ -28,7 +41,12 @@ afterAll(() => receiver.stop(true));
 
 async function setup(level: 'debug' | 'info') {
   const lines: Record<string, any>[] = [];
-  const t = createTestApp({ livePac: downThenRejecting(), webhookAllowPrivate: true, webhookRetrySchedule: [0, 0], logger: createLogger(level, (line) => lines.push(JSON.parse(line))) });
+  const t = createTestApp({
+    livePac: downThenRejecting(),
+    webhookAllowPrivate: true,
+    webhookRetrySchedule: [0, 0],
+    logger: createLogger(level, (line) => lines.push(JSON.parse(line))),
+  });
   const reg = await issuer(t, { keys: ['test', 'live'], csd: ['test', 'live'] });
   const keys = { test: reg.key, live: reg.live };
   const logged = (msg: string) => lines.filter((l) => l.msg === msg);
@@ -63,15 +81,23 @@ describe('job outcomes in the log', () => {
   test('webhook delivered and webhook delivery failed: delivery id, status code, attempt', async () => {
     const { t, keys, logged } = await setup('info');
     for (const path of ['/ok', '/fail']) {
-      const hook = await t.call('POST', '/webhooks', { token: keys.test, body: { url: `http://127.0.0.1:${receiver.port}${path}`, events: ['cfdi.timbrado'] } });
+      const hook = await t.call('POST', '/webhooks', {
+        token: keys.test,
+        body: { url: `http://127.0.0.1:${receiver.port}${path}`, events: ['cfdi.timbrado'] },
+      });
       expect(hook.status).toBe(201);
     }
     expect((await t.call('POST', '/cfdis', { token: keys.test, body: invoice })).status).toBe(201);
     await t.app.worker.drain();
     const delivered = logged('webhook delivered');
-    expect(delivered).toEqual([expect.objectContaining({ level: 'info', delivery_id: expect.stringMatching(/./), status_code: 200, attempt: 1, event: 'cfdi.timbrado' })]);
+    expect(delivered).toEqual([
+      expect.objectContaining({ level: 'info', delivery_id: expect.stringMatching(/./), status_code: 200, attempt: 1, event: 'cfdi.timbrado' }),
+    ]);
     const failed = logged('webhook delivery failed');
-    expect(failed.map((l) => [l.level, l.status_code, l.attempt, l.state])).toEqual([['warn', 500, 1, 'pendiente'], ['warn', 500, 2, 'fallido']]);
+    expect(failed.map((l) => [l.level, l.status_code, l.attempt, l.state])).toEqual([
+      ['warn', 500, 1, 'pendiente'],
+      ['warn', 500, 2, 'fallido'],
+    ]);
     expect(failed[0]!.delivery_id).toBe(failed[1]!.delivery_id);
     expect(failed[0]!.delivery_id).not.toBe(delivered[0]!.delivery_id);
   });

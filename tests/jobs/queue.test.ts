@@ -6,7 +6,8 @@ import { createLogger } from '../../src/lib/logger.ts';
 
 const T0 = new Date('2026-11-21T12:00:00Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
-const status = (db: ReturnType<typeof openDatabase>, id: string) => db.$client.prepare('select status, attempts, last_error, run_at from jobs where id = ?').get(id) as any;
+const status = (db: ReturnType<typeof openDatabase>, id: string) =>
+  db.$client.prepare('select status, attempts, last_error, run_at from jobs where id = ?').get(id) as any;
 
 describe('job queue', () => {
   test('claim is atomic: a due job goes to exactly one claimer; future jobs wait', async () => {

@@ -9,8 +9,19 @@ import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '
 
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = () => ({
-  tipo: 'I', forma_pago: '03', receptor: ICV,
-  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+  tipo: 'I',
+  forma_pago: '03',
+  receptor: ICV,
+  conceptos: [
+    {
+      clave_prod_serv: '84111506',
+      clave_unidad: 'E48',
+      descripcion: 'Servicio',
+      cantidad: 1,
+      valor_unitario: 100,
+      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+    },
+  ],
 });
 
 /** A live PAC whose answers the test scripts; it stamps like the sandbox when told to succeed. */
@@ -33,7 +44,10 @@ async function setup(livePac?: Pac) {
   const t = createTestApp({ livePac });
   const reg = await issuer(t, { keys: ['test', 'live'], csd: ['test', 'live'] });
   const { key: test, live } = reg;
-  const events = () => (t.db.$client.prepare('select type from events where tenant_id = ? and type like ? order by id').all(reg.tenant.id, 'cfdi.%') as { type: string }[]).map((e) => e.type);
+  const events = () =>
+    (t.db.$client.prepare('select type from events where tenant_id = ? and type like ? order by id').all(reg.tenant.id, 'cfdi.%') as { type: string }[]).map(
+      (e) => e.type,
+    );
   return { t, test, live, events };
 }
 

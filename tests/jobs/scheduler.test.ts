@@ -8,7 +8,15 @@ describe('scheduler', () => {
     const lines: string[] = [];
     const s = createScheduler({
       logger: createLogger('error', (l) => lines.push(l)),
-      tasks: [{ name: 'boom', run: () => { throw new Error('boom'); } }, { name: 'tick', run: () => ran.push('tick') }],
+      tasks: [
+        {
+          name: 'boom',
+          run: () => {
+            throw new Error('boom');
+          },
+        },
+        { name: 'tick', run: () => ran.push('tick') },
+      ],
       daily: [{ name: 'daily', run: () => ran.push('daily') }],
     });
     expect(s.lastTickAt()).toBeNull();

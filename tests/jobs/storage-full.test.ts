@@ -3,8 +3,19 @@ import { createTestApp, fillDatabase, issuer, READY } from '../helpers.ts';
 
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = () => ({
-  tipo: 'I', forma_pago: '03', receptor: ICV,
-  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+  tipo: 'I',
+  forma_pago: '03',
+  receptor: ICV,
+  conceptos: [
+    {
+      clave_prod_serv: '84111506',
+      clave_unidad: 'E48',
+      descripcion: 'Servicio',
+      cantidad: 1,
+      valor_unitario: 100,
+      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+    },
+  ],
 });
 
 // What escaped every handler while a test ran (in the server, the process-level handler's log line).
@@ -24,7 +35,11 @@ describe('a full disk', () => {
     const res = await t.call('POST', '/cfdis', { token: key, body: invoice() });
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect(res.json.error).toEqual({ code: 'HTTP_503', message: 'Storage is full; retry later', details: [{ field: 'storage', issue: 'the service has no space left to record this request' }] });
+    expect(res.json.error).toEqual({
+      code: 'HTTP_503',
+      message: 'Storage is full; retry later',
+      details: [{ field: 'storage', issue: 'the service has no space left to record this request' }],
+    });
     expect(res.text).not.toMatch(/SQLITE|sqlite|disk_filler/);
 
     free();

@@ -60,12 +60,16 @@ describe('invalid input through the whole app', () => {
     expect(clients.json.error.details).toEqual(users.json.error.details);
   });
 
-  test('a malformed header is 400 on both: the gateway\'s X-Environment, the backends\' Idempotency-Key', async () => {
+  test("a malformed header is 400 on both: the gateway's X-Environment, the backends' Idempotency-Key", async () => {
     const { token } = await issuer(t);
     const environment = await t.call('GET', '/users', { token, headers: { 'x-environment': 'prod' } });
     expect([environment.status, environment.json.error.message]).toEqual([400, 'Invalid X-Environment header']);
     const key = { 'idempotency-key': 'x'.repeat(256) };
-    const user = await t.call('POST', '/users', { token, headers: key, body: { email: 'b@example.com', password: 'a-long-password-1', nombre: 'B', role: 'VIEWER' } });
+    const user = await t.call('POST', '/users', {
+      token,
+      headers: key,
+      body: { email: 'b@example.com', password: 'a-long-password-1', nombre: 'B', role: 'VIEWER' },
+    });
     const series = await t.call('POST', '/series', { token, headers: key, body: { serie: 'K' } });
     for (const res of [user, series]) expect([res.status, res.json.error.message]).toEqual([400, 'Invalid Idempotency-Key']);
   });

@@ -33,7 +33,7 @@ describe('Idempotency-Key belongs to the credential that used it', () => {
     expect(after.status).toBe(403);
   });
 
-  test("another API key of the same tenant sending the same Idempotency-Key makes its own request; stored answers hold no secret in clear", async () => {
+  test('another API key of the same tenant sending the same Idempotency-Key makes its own request; stored answers hold no secret in clear', async () => {
     const admin = await issuer(t);
     const k1 = await admin.createKey('test', 'one');
     const k2 = await admin.createKey('test', 'two');

@@ -38,7 +38,8 @@ const server = Bun.serve({
   async fetch(req) {
     const url = new URL(req.url);
     if (url.pathname === '/security/authenticate') {
-      if (req.headers.get('user') !== 'demo' || req.headers.get('password') !== 'secret') return Response.json({ status: 'error', message: 'bad credentials' }, { status: 401 });
+      if (req.headers.get('user') !== 'demo' || req.headers.get('password') !== 'secret')
+        return Response.json({ status: 'error', message: 'bad credentials' }, { status: 401 });
       state.tokens++;
       return Response.json({ status: 'success', data: { token: `T${state.tokens}` } });
     }
@@ -49,7 +50,7 @@ const server = Bun.serve({
       sat.expressions.push(expression);
       const uuid = /[?&]id=([^&]+)/.exec(expression)?.[1] ?? '';
       const script = sat.states.get(uuid) ?? [];
-      const now = script.length > 1 ? script.shift()! : script[0] ?? { Estado: 'Vigente', EsCancelable: 'Cancelable con aceptación', EstatusCancelacion: '' };
+      const now = script.length > 1 ? script.shift()! : (script[0] ?? { Estado: 'Vigente', EsCancelable: 'Cancelable con aceptación', EstatusCancelacion: '' });
       return new Response(consultaReply(now), { headers: { 'content-type': 'text/xml; charset=utf-8' } });
     }
     if (url.pathname === '/cfdi33/cancel/xml') {
@@ -60,7 +61,10 @@ const server = Bun.serve({
       const mode = sat.cancelModes.shift() ?? 'ok';
       if (mode === '5xx') return new Response('upstream', { status: 502 });
       if (mode === 'reject') return Response.json({ status: 'error', message: '205 - UUID No existe', data: { uuid: { [uuid]: '205' } } }, { status: 400 });
-      return Response.json({ status: 'success', data: { acuse: `<Acuse><Folios><UUID>${uuid}</UUID><EstatusUUID>201</EstatusUUID></Folios></Acuse>`, uuid: { [uuid]: '201' } } });
+      return Response.json({
+        status: 'success',
+        data: { acuse: `<Acuse><Folios><UUID>${uuid}</UUID><EstatusUUID>201</EstatusUUID></Folios></Acuse>`, uuid: { [uuid]: '201' } },
+      });
     }
     if (url.pathname !== '/cfdi33/stamp/v4/b64') return new Response('not found', { status: 404 });
     if (!req.headers.get('authorization')?.startsWith('bearer T')) return Response.json({ status: 'error', message: 'unauthorized' }, { status: 401 });
@@ -72,9 +76,14 @@ const server = Bun.serve({
     if (mode === '5xx') return new Response('upstream error', { status: 503 });
     if (mode === 'malformed') return new Response('<html>gateway</html>', { status: 200 });
     if (mode === 'no-cfdi') return Response.json({ status: 'success', data: { uuid: 'x' } });
-    if (mode === 'reject') return Response.json({ status: 'error', message: 'CFDI40108 - El TipoDeComprobante es I, E o N, el importe no es correcto.' }, { status: 400 });
+    if (mode === 'reject')
+      return Response.json({ status: 'error', message: 'CFDI40108 - El TipoDeComprobante es I, E o N, el importe no es correcto.' }, { status: 400 });
     if (mode === 'dup-without-stamp') return Response.json({ status: 'error', message: '307. El comprobante contiene un timbre previo.' }, { status: 400 });
-    if (previous) return Response.json({ status: 'error', message: '307. El comprobante contiene un timbre previo.', data: { cfdi: Buffer.from(previous).toString('base64') } }, { status: 400 });
+    if (previous)
+      return Response.json(
+        { status: 'error', message: '307. El comprobante contiene un timbre previo.', data: { cfdi: Buffer.from(previous).toString('base64') } },
+        { status: 400 },
+      );
     const result = await sandbox.stamp(xml, { tenantId: 'sw-account' });
     if (!result.ok) return Response.json({ status: 'error', message: '302. Sello mal formado' }, { status: 400 });
     if (mode !== 'foreign-stamp') stamped.set(sello, result.xml);
@@ -90,8 +99,19 @@ const pacUrl = `http://127.0.0.1:${server.port}`;
 const pac = createSwPac({ url: pacUrl, user: 'demo', password: 'secret', timeoutMs: 400, satConsultaUrl: `${pacUrl}/ConsultaCFDIService.svc` });
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = (valor: number) => ({
-  tipo: 'I', forma_pago: '03', receptor: ICV,
-  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: valor, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+  tipo: 'I',
+  forma_pago: '03',
+  receptor: ICV,
+  conceptos: [
+    {
+      clave_prod_serv: '84111506',
+      clave_unidad: 'E48',
+      descripcion: 'Servicio',
+      cantidad: 1,
+      valor_unitario: valor,
+      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+    },
+  ],
 });
 
 async function setup(livePac = pac) {
@@ -185,7 +205,7 @@ describe('SW PAC adapter against a fake PAC server', () => {
     expect(state.tokens).toBe(tokens + 1);
   });
 
-  test('cancellation: the signed request goes to /cfdi33/cancel/xml; SAT\'s consultation resolves it (en proceso → cancelado)', async () => {
+  test("cancellation: the signed request goes to /cfdi33/cancel/xml; SAT's consultation resolves it (en proceso → cancelado)", async () => {
     const { t, live, retry } = await setup();
     const issued = await t.call('POST', '/cfdis', { token: live, body: invoice(5000) });
     expect(issued.status).toBe(201);
@@ -209,7 +229,13 @@ describe('SW PAC adapter against a fake PAC server', () => {
     await retry(); // poll: cancelled
     expect((await t.call('GET', `/cfdis/${issued.json.id}`, { token: live })).json.status).toBe('cancelado');
     const status = await t.call('GET', `/cfdis/${uuid}/sat-status`, { token: live });
-    expect(status.json).toMatchObject({ uuid, Estado: 'Cancelado', EstatusCancelacion: 'Cancelado con aceptación', ValidacionEFOS: '200', CodigoEstatus: 'S - Comprobante obtenido satisfactoriamente.' });
+    expect(status.json).toMatchObject({
+      uuid,
+      Estado: 'Cancelado',
+      EstatusCancelacion: 'Cancelado con aceptación',
+      ValidacionEFOS: '200',
+      CodigoEstatus: 'S - Comprobante obtenido satisfactoriamente.',
+    });
   });
 
   test('cancellation failures leave the CFDI vigente: PAC rejection 422, PAC down 503; SAT consultation down 503', async () => {
@@ -241,7 +267,10 @@ describe('SW PAC adapter against a fake PAC server', () => {
     let calls = 0;
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const gated = { ...pac, cancel: async (...args: Parameters<typeof pac.cancel>) => (++calls === 1 ? gate.then(() => pac.cancel(...args)) : pac.cancel(...args)) };
+    const gated = {
+      ...pac,
+      cancel: async (...args: Parameters<typeof pac.cancel>) => (++calls === 1 ? gate.then(() => pac.cancel(...args)) : pac.cancel(...args)),
+    };
     const { t, live, retry } = await setup(gated);
     const issued = await t.call('POST', '/cfdis', { token: live, body: invoice(400) });
     const uuid = issued.json.uuid as string;
@@ -256,9 +285,10 @@ describe('SW PAC adapter against a fake PAC server', () => {
     const res = await pending;
     expect(res.status).toBe(200);
     expect(res.json.status).toBe('cancelado');
-    const events = t.db.$client.prepare("select count(*) n from events where type = 'cfdi.cancelado' and json_extract(data, '$.uuid') = ?").get(uuid) as { n: number };
+    const events = t.db.$client.prepare("select count(*) n from events where type = 'cfdi.cancelado' and json_extract(data, '$.uuid') = ?").get(uuid) as {
+      n: number;
+    };
     expect(events.n).toBe(1);
     expect(t.db.$client.prepare("select count(*) n from jobs where type = 'cfdi.cancellation' and status = 'queued'").get()).toEqual({ n: 0 });
   });
 });
-

@@ -20,7 +20,6 @@ const dir = (name: string) => {
   return d;
 };
 
-
 describe('backup and restore', () => {
   test('a backup under write load restores with every invoice acknowledged before it started; refusals change nothing', async () => {
     const live = dir('live');

@@ -13,20 +13,32 @@ test('CANCELLATION_POLL_SECONDS=1: cancel_pending_accept is cancelado within a f
   const server = await startServer(dataDir, { CANCELLATION_POLL_SECONDS: '1' });
   try {
     const post = (path: string, body: unknown, token?: string, headers: Record<string, string> = {}) =>
-      fetch(`${server.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers }, body: JSON.stringify(body) });
+      fetch(`${server.base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+        body: JSON.stringify(body),
+      });
     const key = await issuer(serverTarget(server.base), { email: 'poll@example.com', keys: ['test'], csd: true });
-    const issued: any = await (await post('/cfdis', {
-      tipo: 'I', forma_pago: '03',
-      receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },
-      conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 5000, objeto_imp: '01' }],
-    }, key.key)).json();
+    const issued: any = await (
+      await post(
+        '/cfdis',
+        {
+          tipo: 'I',
+          forma_pago: '03',
+          receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },
+          conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 5000, objeto_imp: '01' }],
+        },
+        key.key,
+      )
+    ).json();
     const requested = await post(`/cfdis/${issued.id}/cancel`, { motivo: '02' }, key.key, { 'x-sandbox-scenario': 'cancel_pending_accept' });
     expect(requested.status).toBe(202);
     const started = Date.now();
     let status = '';
     while (Date.now() - started < 8000 && status !== 'cancelado') {
       await Bun.sleep(200);
-      status = ((await (await fetch(`${server.base}/cfdis/${issued.id}/cancellation`, { headers: { authorization: `Bearer ${key.key}` } })).json()) as any).status;
+      status = ((await (await fetch(`${server.base}/cfdis/${issued.id}/cancellation`, { headers: { authorization: `Bearer ${key.key}` } })).json()) as any)
+        .status;
     }
     expect(status).toBe('cancelado');
     expect(Date.now() - started).toBeLessThan(4000);

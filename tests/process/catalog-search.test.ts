@@ -51,7 +51,10 @@ describe('catalog search under load', () => {
       return answers;
     })();
     const searches = await Promise.all(
-      queries.map(async (q) => ({ q, ...(await timed(`${server.base}/catalogos/productos-servicios?q=${encodeURIComponent(q)}&limit=100`, 5_000, { authorization: `Bearer ${key}` })) })),
+      queries.map(async (q) => ({
+        q,
+        ...(await timed(`${server.base}/catalogos/productos-servicios?q=${encodeURIComponent(q)}&limit=100`, 5_000, { authorization: `Bearer ${key}` })),
+      })),
     );
     searching = false;
     const checks = await health;

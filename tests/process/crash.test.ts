@@ -26,15 +26,30 @@ describe('crash safety', () => {
     // Run 1: the provider is down for every synchronous attempt; the worker starts stamping the queue at once.
     const first = await startServer(dataDir);
     const body = {
-      tipo: 'I', forma_pago: '03',
+      tipo: 'I',
+      forma_pago: '03',
       receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },
-      conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+      conceptos: [
+        {
+          clave_prod_serv: '84111506',
+          clave_unidad: 'E48',
+          descripcion: 'Servicio',
+          cantidad: 1,
+          valor_unitario: 100,
+          impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+        },
+      ],
     };
     const statuses = await Promise.all(
       Array.from({ length: N }, async (_, i) => {
         const res = await fetch(`${first.base}/cfdis`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${key.key}`, 'x-sandbox-scenario': 'pac_unavailable', 'idempotency-key': `crash-${i}` },
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${key.key}`,
+            'x-sandbox-scenario': 'pac_unavailable',
+            'idempotency-key': `crash-${i}`,
+          },
           body: JSON.stringify(body),
         });
         return res.status;

@@ -39,13 +39,21 @@ function secretNeedles(): [string, Buffer][] {
 }
 
 function findSecrets(bytes: Buffer): string[] {
-  return secretNeedles().filter(([, needle]) => bytes.includes(needle)).map(([label]) => label);
+  return secretNeedles()
+    .filter(([, needle]) => bytes.includes(needle))
+    .map(([label]) => label);
 }
 
 test('control: the scan finds each secret form when it is present', () => {
   const plain = createPrivateKey({ key, format: 'der', type: 'pkcs8', passphrase: password });
   const pkcs8 = plain.export({ format: 'der', type: 'pkcs8' }) as Buffer;
-  const leaked = Buffer.concat([cer, Buffer.from(password), pkcs8, Buffer.from(pkcs8.toString('base64')), Buffer.from(plain.export({ format: 'pem', type: 'pkcs8' }) as string)]);
+  const leaked = Buffer.concat([
+    cer,
+    Buffer.from(password),
+    pkcs8,
+    Buffer.from(pkcs8.toString('base64')),
+    Buffer.from(plain.export({ format: 'pem', type: 'pkcs8' }) as string),
+  ]);
   expect(findSecrets(leaked)).toEqual(expect.arrayContaining(['password', 'PKCS#8 DER', 'PKCS#8 base64', 'PEM body']));
   expect(findSecrets(cer)).toEqual([]);
 });
@@ -84,11 +92,17 @@ describe('CSD private keys at rest', () => {
     const sello = signer.sign('||4.0|prueba||');
     expect(verify('sha256', Buffer.from('||4.0|prueba||'), publicKeyOf(cer), Buffer.from(sello, 'base64'))).toBe(true);
     // A different master key cannot open it (never a wrong signature).
-    await expect(activeSigner({ db: openDatabase(config.databasePath), now: () => new Date(), masterKey: Buffer.alloc(32, 9) }, reg.tenant.id, 'test')).rejects.toThrow(/master key/);
+    await expect(
+      activeSigner({ db: openDatabase(config.databasePath), now: () => new Date(), masterKey: Buffer.alloc(32, 9) }, reg.tenant.id, 'test'),
+    ).rejects.toThrow(/master key/);
     db.$client.close();
 
     // A different MASTER_KEY: the process refuses to start, naming the variable.
-    const wrong = Bun.spawn([process.execPath, 'src/index.ts'], { env: { ...process.env, PORT: '0', DATA_DIR: dataDir, MASTER_KEY: 'ab'.repeat(32) }, stdout: 'pipe', stderr: 'pipe' });
+    const wrong = Bun.spawn([process.execPath, 'src/index.ts'], {
+      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, MASTER_KEY: 'ab'.repeat(32) },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
     expect(await wrong.exited).toBe(1);
     expect(await new Response(wrong.stderr).text()).toContain('MASTER_KEY does not match');
   }, 30_000); // two server starts, the first one loading the SAT catalogs (~2 s on a busy machine)

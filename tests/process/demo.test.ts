@@ -47,7 +47,9 @@ describe('DEMO=true', () => {
     const first = startDemo();
     let key: string, tenantId: string, base: string;
     try {
-      const [, url, bearer, body] = await first.until(/^curl -X POST (http:\/\/\S+\/api\/v1\/cfdis) -H 'authorization: Bearer (sk_test_[\w-]+)' -H 'content-type: application\/json' -d '(.+)'$/m);
+      const [, url, bearer, body] = await first.until(
+        /^curl -X POST (http:\/\/\S+\/api\/v1\/cfdis) -H 'authorization: Bearer (sk_test_[\w-]+)' -H 'content-type: application\/json' -d '(.+)'$/m,
+      );
       await first.until(/"msg":"listening"/);
       key = bearer!;
       base = url!.replace(/\/cfdis$/, '');
@@ -71,7 +73,11 @@ describe('DEMO=true', () => {
         expect(viaCurl.status).toBe('vigente');
       }
 
-      const login = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: DEMO_EMAIL, password }) });
+      const login = await fetch(`${base}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: DEMO_EMAIL, password }),
+      });
       expect(login.status).toBe(200);
     } finally {
       await stop(first.proc);

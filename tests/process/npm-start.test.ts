@@ -40,21 +40,25 @@ const alive = (pid: number) => {
 };
 
 describe('npm start', () => {
-  test.skipIf(process.platform !== 'linux')('SIGTERM to the npm process stops the server: the port closes and no process of it remains', async () => {
-    const server = await startServer(dataDir, {}, { command: ['npm', 'start', '--silent'], cwd: REPO });
-    const below = descendants(server.proc.pid);
-    expect(below.length).toBeGreaterThan(0);
-    expect((await fetch(`${server.base}/health`)).status).toBe(200);
+  test.skipIf(process.platform !== 'linux')(
+    'SIGTERM to the npm process stops the server: the port closes and no process of it remains',
+    async () => {
+      const server = await startServer(dataDir, {}, { command: ['npm', 'start', '--silent'], cwd: REPO });
+      const below = descendants(server.proc.pid);
+      expect(below.length).toBeGreaterThan(0);
+      expect((await fetch(`${server.base}/health`)).status).toBe(200);
 
-    try {
-      server.proc.kill('SIGTERM');
-      await server.proc.exited;
-      const deadline = Date.now() + 15_000;
-      while (below.some(alive) && Date.now() < deadline) await Bun.sleep(100);
-      expect(below.filter(alive)).toEqual([]);
-      await expect(fetch(`${server.base}/health`)).rejects.toThrow();
-    } finally {
-      for (const pid of below.filter(alive)) process.kill(pid, 'SIGKILL'); // a failed run leaves no server behind
-    }
-  }, 40_000);
+      try {
+        server.proc.kill('SIGTERM');
+        await server.proc.exited;
+        const deadline = Date.now() + 15_000;
+        while (below.some(alive) && Date.now() < deadline) await Bun.sleep(100);
+        expect(below.filter(alive)).toEqual([]);
+        await expect(fetch(`${server.base}/health`)).rejects.toThrow();
+      } finally {
+        for (const pid of below.filter(alive)) process.kill(pid, 'SIGKILL'); // a failed run leaves no server behind
+      }
+    },
+    40_000,
+  );
 });

@@ -10,7 +10,6 @@ const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-restart-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const start = (env: Record<string, string> = {}) => startServer(dataDir, env);
 
-
 describe('the service process', () => {
   test('starts with no set-up, and after a restart on the same DATA_DIR tokens, keys and data still work', async () => {
     const first = await start();
@@ -42,8 +41,17 @@ describe('the service process', () => {
   }, 30_000); // two server starts, the first one loading the SAT catalogs
 
   test('invalid configuration: exits at once naming the variable', async () => {
-    for (const [name, value] of [['PORT', 'abc'], ['LOG_LEVEL', 'loud'], ['JWT_SECRET', 'short'], ['MASTER_KEY', 'nothex']]) {
-      const proc = Bun.spawn([process.execPath, 'src/index.ts'], { env: { ...process.env, DATA_DIR: dataDir, [name!]: value! }, stdout: 'pipe', stderr: 'pipe' });
+    for (const [name, value] of [
+      ['PORT', 'abc'],
+      ['LOG_LEVEL', 'loud'],
+      ['JWT_SECRET', 'short'],
+      ['MASTER_KEY', 'nothex'],
+    ]) {
+      const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
+        env: { ...process.env, DATA_DIR: dataDir, [name!]: value! },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
       expect(await proc.exited).toBe(1);
       expect(await new Response(proc.stderr).text()).toContain(name!);
     }

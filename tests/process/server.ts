@@ -1,7 +1,11 @@
 import { expect } from 'bun:test';
 
 /** Starts `src/index.ts` (or `command`, e.g. the compiled executable) on a free port (PORT=0) and waits for its "listening" log line; `startLog` is stdout up to it. */
-export async function startServer(dataDir: string, env: Record<string, string> = {}, { command = [process.execPath, 'src/index.ts'], cwd }: { command?: string[]; cwd?: string } = {}) {
+export async function startServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+  { command = [process.execPath, 'src/index.ts'], cwd }: { command?: string[]; cwd?: string } = {},
+) {
   const proc = Bun.spawn(command, {
     cwd,
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', JWT_SECRET: '', MASTER_KEY: '', ...env },
@@ -39,4 +43,5 @@ export const json = (method: string, body?: unknown, token?: string, headers: Re
 });
 
 /** POST a JSON body to `base` + `path`. */
-export const post = (base: string, path: string, body: unknown, token?: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, json('POST', body, token, headers));
+export const post = (base: string, path: string, body: unknown, token?: string, headers: Record<string, string> = {}) =>
+  fetch(`${base}${path}`, json('POST', body, token, headers));

@@ -14,7 +14,6 @@ import { post, startServer, stopServer } from './server.ts';
 const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-shutdown-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-
 describe('graceful shutdown', () => {
   test('SIGTERM mid-request: the request is answered, new ones refused, the database closed; the restart stamps what was queued', async () => {
     const server = await startServer(dataDir);

@@ -10,7 +10,11 @@ const work = mkdtempSync(join(tmpdir(), 'cfdi-startup-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const mode = (path: string) => statSync(path).mode & 0o777;
-const messages = (log: string) => log.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: string; msg: string; files?: string[] });
+const messages = (log: string) =>
+  log
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { level: string; msg: string; files?: string[] });
 
 describe('start-up', () => {
   test('a port in use: one line on stderr and exit 1, at once, before the catalogs load', async () => {
@@ -43,7 +47,8 @@ describe('start-up', () => {
       expect(order.findIndex((m) => m.startsWith('loading the SAT catalogs'))).toBeLessThan(order.indexOf('SAT catalogs loaded'));
 
       expect(mode(dataDir)).toBe(0o700);
-      for (const file of ['cfdi.sqlite', 'cfdi.sqlite-wal', 'cfdi.sqlite-shm', 'jwt-secret', 'master-key']) expect([file, mode(join(dataDir, file))]).toEqual([file, 0o600]);
+      for (const file of ['cfdi.sqlite', 'cfdi.sqlite-wal', 'cfdi.sqlite-shm', 'jwt-secret', 'master-key'])
+        expect([file, mode(join(dataDir, file))]).toEqual([file, 0o600]);
       const backup = join(work, 'backup.sqlite');
       expect((await runCli(['backup', backup], { DATA_DIR: dataDir })).code).toBe(0);
       expect(mode(backup)).toBe(0o600);
@@ -61,20 +66,24 @@ describe('start-up', () => {
     }
   }, 60_000);
 
-  test.skipIf(process.platform !== 'linux')('HOST binds that address only (default: every interface)', async () => {
-    const bound = await startServer(join(work, 'host'), { HOST: '127.0.0.2' }); // Linux routes all of 127/8 to loopback
-    const port = new URL(bound.base).port;
-    try {
-      expect((await fetch(`http://127.0.0.2:${port}/api/v1/health`)).status).toBe(200);
-      await expect(fetch(`http://127.0.0.1:${port}/api/v1/health`)).rejects.toThrow();
-    } finally {
-      await stopServer(bound.proc);
-    }
-    const everywhere = await startServer(join(work, 'host'));
-    try {
-      for (const host of ['127.0.0.1', '127.0.0.2']) expect((await fetch(`http://${host}:${new URL(everywhere.base).port}/api/v1/health`)).status).toBe(200);
-    } finally {
-      await stopServer(everywhere.proc);
-    }
-  }, 40_000);
+  test.skipIf(process.platform !== 'linux')(
+    'HOST binds that address only (default: every interface)',
+    async () => {
+      const bound = await startServer(join(work, 'host'), { HOST: '127.0.0.2' }); // Linux routes all of 127/8 to loopback
+      const port = new URL(bound.base).port;
+      try {
+        expect((await fetch(`http://127.0.0.2:${port}/api/v1/health`)).status).toBe(200);
+        await expect(fetch(`http://127.0.0.1:${port}/api/v1/health`)).rejects.toThrow();
+      } finally {
+        await stopServer(bound.proc);
+      }
+      const everywhere = await startServer(join(work, 'host'));
+      try {
+        for (const host of ['127.0.0.1', '127.0.0.2']) expect((await fetch(`http://${host}:${new URL(everywhere.base).port}/api/v1/health`)).status).toBe(200);
+      } finally {
+        await stopServer(everywhere.proc);
+      }
+    },
+    40_000,
+  );
 });

@@ -37,15 +37,29 @@ const LOOPBACK_RECEIVER = { WEBHOOK_ALLOW_PRIVATE: 'true' };
 describe('webhook crash safety', () => {
   test('SIGKILL with deliveries pending; after restart every event is delivered at least once', async () => {
     const first = await startServer(dataDir, LOOPBACK_RECEIVER);
-    const json = (body: unknown, token?: string) => ({ method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+    const json = (body: unknown, token?: string) => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
     const key = await issuer(serverTarget(first.base), { email: 'hooks@example.com', keys: ['test'], csd: true });
     const hook = await fetch(`${first.base}/webhooks`, json({ url: `http://127.0.0.1:${receiver.port}/hook`, events: ['cfdi.timbrado'] }, key.key));
     expect(hook.status).toBe(201);
 
     const body = {
-      tipo: 'I', forma_pago: '03',
+      tipo: 'I',
+      forma_pago: '03',
       receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },
-      conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+      conceptos: [
+        {
+          clave_prod_serv: '84111506',
+          clave_unidad: 'E48',
+          descripcion: 'Servicio',
+          cantidad: 1,
+          valor_unitario: 100,
+          impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+        },
+      ],
     };
     const issued: string[] = [];
     for (let i = 0; i < N; i++) {

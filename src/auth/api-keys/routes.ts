@@ -18,7 +18,11 @@ const common = {
 export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/api-keys', operationId: 'createApiKey', tags, security,
+      method: 'post',
+      path: '/api/v1/api-keys',
+      operationId: 'createApiKey',
+      tags,
+      security,
       summary: 'Create an API key (ADMIN, user session)',
       description:
         'The `key` is returned only in this response and cannot be retrieved again. A retry with the same `Idempotency-Key` by the same user ' +
@@ -38,8 +42,12 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/api-keys', operationId: 'listApiKeys', tags, security,
-      summary: 'List the tenant\'s active API keys (never their secrets)',
+      method: 'get',
+      path: '/api/v1/api-keys',
+      operationId: 'listApiKeys',
+      tags,
+      security,
+      summary: "List the tenant's active API keys (never their secrets)",
       middleware: [requireUserSession] as const,
       request: { query: PaginationQuery },
       responses: { 200: jsonResponse(paginated(ApiKeySchema), 'A page of keys'), ...errors.invalidQuery, ...common },
@@ -49,7 +57,11 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
 
   app.openapi(
     createRoute({
-      method: 'delete', path: '/api/v1/api-keys/{id}', operationId: 'revokeApiKey', tags, security,
+      method: 'delete',
+      path: '/api/v1/api-keys/{id}',
+      operationId: 'revokeApiKey',
+      tags,
+      security,
       summary: 'Revoke and delete an API key (ADMIN); effective on the next request',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
       request: { params: idParam('ak') },

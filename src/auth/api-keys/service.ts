@@ -30,14 +30,22 @@ export async function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<
   };
   // Counted in the insert's transaction, so two concurrent creations cannot both take the last place.
   await withTransaction(deps.db, async (tx) => {
-      const active = (await tx.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.tenantId, actor.tenantId), eq(apiKeys.environment, input.environment), isNull(apiKeys.revokedAt))))[0]!.n;
-      if (active >= MAX_ACTIVE_API_KEYS) {
-        throw conflict('Too many active API keys', [
-          { field: 'environment', issue: `the tenant already has ${active} active ${input.environment} keys, the limit is ${MAX_ACTIVE_API_KEYS}: revoke one first` },
-        ]);
-      }
-      await tx.insert(apiKeys).values(row);
-    });
+    const active = (
+      await tx
+        .select({ n: count() })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.tenantId, actor.tenantId), eq(apiKeys.environment, input.environment), isNull(apiKeys.revokedAt)))
+    )[0]!.n;
+    if (active >= MAX_ACTIVE_API_KEYS) {
+      throw conflict('Too many active API keys', [
+        {
+          field: 'environment',
+          issue: `the tenant already has ${active} active ${input.environment} keys, the limit is ${MAX_ACTIVE_API_KEYS}: revoke one first`,
+        },
+      ]);
+    }
+    await tx.insert(apiKeys).values(row);
+  });
   return { ...toApiKey({ ...row, lastUsedAt: null, revokedAt: null }), key };
 }
 
@@ -57,7 +65,10 @@ export async function listApiKeys(deps: AuthDeps, actor: Actor, q: { limit: numb
 /** Revocation takes effect on the next request: the gateway looks keys up on every call. */
 export async function revokeApiKey(deps: AuthDeps, actor: Actor, id: string) {
   const now = deps.now().toISOString();
-  const res = await deps.db.update(apiKeys).set({ revokedAt: now, updatedAt: now }).where(and(eq(apiKeys.id, id), live(actor)));
+  const res = await deps.db
+    .update(apiKeys)
+    .set({ revokedAt: now, updatedAt: now })
+    .where(and(eq(apiKeys.id, id), live(actor)));
   if (res.changes !== 1) throw notFound('API key');
   return { id, revoked: true as const, deleted: true as const };
 }

@@ -10,7 +10,10 @@ const errors = errorResponses('auth');
 export function mountAuditLogRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/audit-log', operationId: 'listAuditLog', tags: ['Audit log'],
+      method: 'get',
+      path: '/api/v1/audit-log',
+      operationId: 'listAuditLog',
+      tags: ['Audit log'],
       summary: 'Who did what: every write to the tenant, newest first (ADMIN)',
       description:
         'One entry per successful write through the API (creates, updates, deletes, stamping, cancellation, logins, token refreshes and logouts; ' +

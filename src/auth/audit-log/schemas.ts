@@ -24,9 +24,21 @@ export const AuditEntrySchema = z
   .openapi('AuditEntry');
 
 export const AuditQuery = PaginationQuery.extend({
-  actor_id: z.string().max(64).optional().openapi({ param: { name: 'actor_id', in: 'query' }, description: 'Only what this user or API key did' }),
-  resource_id: z.string().max(64).optional().openapi({ param: { name: 'resource_id', in: 'query' }, description: 'Only writes to this resource (cfdi_…, usr_…, …)' }),
-  action: z.string().max(64).optional().openapi({ param: { name: 'action', in: 'query' }, description: 'Only this operation (operationId)', example: 'cancelCfdi' }),
+  actor_id: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'actor_id', in: 'query' }, description: 'Only what this user or API key did' }),
+  resource_id: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'resource_id', in: 'query' }, description: 'Only writes to this resource (cfdi_…, usr_…, …)' }),
+  action: z
+    .string()
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'action', in: 'query' }, description: 'Only this operation (operationId)', example: 'cancelCfdi' }),
 });
 
 export const toAuditEntry = (r: typeof auditLog.$inferSelect): z.infer<typeof AuditEntrySchema> => ({

@@ -43,17 +43,20 @@ export function createLoginThrottle(db: Db) {
       const key = `${account}|${address}`;
       const nowMs = now.getTime();
       await withTransaction(db, async (tx) => {
-          const found = (await tx.select().from(loginFailures).where(eq(loginFailures.key, key)))[0];
-          const row = found && Date.parse(found.updatedAt) > nowMs - FORGET_MS ? found : undefined; // an old row counts as none
-          if (row?.blockedUntil && Date.parse(row.blockedUntil) > nowMs) throw tooMany(Math.ceil((Date.parse(row.blockedUntil) - nowMs) / 1000));
-          const shared = row && accounts.hit(account, ACCOUNT_ATTEMPTS_PER_MINUTE, nowMs);
-          if (shared && !shared.allowed) throw tooMany(shared.retryAfter);
-          const failures = (row?.failures ?? 0) + 1;
-          const blockedUntil = failures >= MAX_FAILED_LOGINS ? new Date(nowMs + waitSeconds(failures) * 1000).toISOString() : null;
-          const values = { failures, blockedUntil, updatedAt: now.toISOString() };
-          await tx.insert(loginFailures).values({ key, ...values }).onConflictDoUpdate({ target: loginFailures.key, set: values });
-        });
-      return { succeeded: async () => void await db.delete(loginFailures).where(eq(loginFailures.key, key)) };
+        const found = (await tx.select().from(loginFailures).where(eq(loginFailures.key, key)))[0];
+        const row = found && Date.parse(found.updatedAt) > nowMs - FORGET_MS ? found : undefined; // an old row counts as none
+        if (row?.blockedUntil && Date.parse(row.blockedUntil) > nowMs) throw tooMany(Math.ceil((Date.parse(row.blockedUntil) - nowMs) / 1000));
+        const shared = row && accounts.hit(account, ACCOUNT_ATTEMPTS_PER_MINUTE, nowMs);
+        if (shared && !shared.allowed) throw tooMany(shared.retryAfter);
+        const failures = (row?.failures ?? 0) + 1;
+        const blockedUntil = failures >= MAX_FAILED_LOGINS ? new Date(nowMs + waitSeconds(failures) * 1000).toISOString() : null;
+        const values = { failures, blockedUntil, updatedAt: now.toISOString() };
+        await tx
+          .insert(loginFailures)
+          .values({ key, ...values })
+          .onConflictDoUpdate({ target: loginFailures.key, set: values });
+      });
+      return { succeeded: async () => void (await db.delete(loginFailures).where(eq(loginFailures.key, key))) };
     },
   };
 }

@@ -23,7 +23,12 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
     const nowMs = deps.now().getTime();
     const check = (decision: RateDecision, issue: string) => {
       if (decision.allowed) return;
-      throw new ServiceError('too_many', 'Too many registrations', [{ field: 'rate_limit', issue: `${issue}; retry in ${decision.retryAfter} seconds` }], decision.retryAfter);
+      throw new ServiceError(
+        'too_many',
+        'Too many registrations',
+        [{ field: 'rate_limit', issue: `${issue}; retry in ${decision.retryAfter} seconds` }],
+        decision.retryAfter,
+      );
     };
     check(registrations.hit(`address:${address}`, perAddress, nowMs), `limit of ${perAddress} registrations per hour from this address reached`);
     check(registrations.hit('all', total, nowMs), `this server's limit of ${total} registrations per hour reached`);
@@ -40,7 +45,8 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
   app.openapi(
     createRoute({
       method: 'post',
-      path: '/api/v1/auth/register', operationId: 'registerTenant',
+      path: '/api/v1/auth/register',
+      operationId: 'registerTenant',
       tags,
       summary: 'Register a tenant (issuer) and its first ADMIN user',
       description:
@@ -67,7 +73,8 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
   app.openapi(
     createRoute({
       method: 'post',
-      path: '/api/v1/auth/login', operationId: 'login',
+      path: '/api/v1/auth/login',
+      operationId: 'login',
       tags,
       summary: 'Log in with email and password',
       description:
@@ -94,7 +101,8 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
   app.openapi(
     createRoute({
       method: 'post',
-      path: '/api/v1/auth/refresh', operationId: 'refreshSession',
+      path: '/api/v1/auth/refresh',
+      operationId: 'refreshSession',
       tags,
       summary: 'Exchange a refresh token for new tokens (rotation)',
       description: 'Each refresh token works once. Presenting one that was already used revokes every token of that login.',
@@ -116,7 +124,8 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
   app.openapi(
     createRoute({
       method: 'post',
-      path: '/api/v1/auth/logout', operationId: 'logout',
+      path: '/api/v1/auth/logout',
+      operationId: 'logout',
       tags,
       summary: 'Revoke a refresh token and every token rotated from the same login',
       description: 'Always 204, also for an unknown token. Access tokens stay valid until they expire.',
@@ -134,7 +143,8 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
   app.openapi(
     createRoute({
       method: 'get',
-      path: '/api/v1/auth/me', operationId: 'getMe',
+      path: '/api/v1/auth/me',
+      operationId: 'getMe',
       tags,
       summary: 'The caller: user or API key, tenant and environment',
       responses: { 200: jsonResponse(MeSchema, 'The caller'), ...errors.unauthenticated },

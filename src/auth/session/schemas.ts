@@ -4,10 +4,7 @@ import { Email, Password } from '../../lib/schemas.ts';
 import { TenantInputSchema, TenantSchema } from '../tenants/schemas.ts';
 import { PersonName, UserSchema } from '../users/schemas.ts';
 
-export const RegisterSchema = z
-  .object({ email: Email, password: Password, nombre: PersonName, tenant: TenantInputSchema })
-  .strict()
-  .openapi('Register');
+export const RegisterSchema = z.object({ email: Email, password: Password, nombre: PersonName, tenant: TenantInputSchema }).strict().openapi('Register');
 
 export const LoginSchema = z
   .object({

@@ -22,8 +22,7 @@ export function emailTaken() {
 }
 
 /** True when the error is SQLite's unique violation on (tenant, email) (a race between two writes). */
-export const isUniqueEmailViolation = (err: unknown) =>
-  err instanceof Error && /UNIQUE constraint failed: users\.tenant_id, users\.email/.test(err.message);
+export const isUniqueEmailViolation = (err: unknown) => err instanceof Error && /UNIQUE constraint failed: users\.tenant_id, users\.email/.test(err.message);
 
 /** A new tenant: its first user's email cannot clash, whatever other tenants use. */
 export async function registerTenant(deps: AuthDeps, input: z.infer<typeof RegisterSchema>) {
@@ -71,12 +70,14 @@ export async function login(deps: AuthDeps, throttle: LoginThrottle, input: z.in
   const { db } = deps;
   const now = deps.now();
   const attempt = await throttle.reserve(input.email, clientAddress, now);
-  const user = (await db
-    .select()
-    .from(users)
-    .where(and(eq(users.email, input.email), input.tenant_id === undefined ? undefined : eq(users.tenantId, input.tenant_id)))
-    .orderBy(asc(users.createdAt), asc(users.id))
-    .limit(1))[0];
+  const user = (
+    await db
+      .select()
+      .from(users)
+      .where(and(eq(users.email, input.email), input.tenant_id === undefined ? undefined : eq(users.tenantId, input.tenant_id)))
+      .orderBy(asc(users.createdAt), asc(users.id))
+      .limit(1)
+  )[0];
   const right = user ? await deps.hasher.verify(input.password, user.passwordHash) : await deps.hasher.verifyDummy(input.password);
   if (!user || !right) throw unauthenticated('Wrong email or password');
   await attempt.succeeded();
@@ -90,7 +91,12 @@ export async function login(deps: AuthDeps, throttle: LoginThrottle, input: z.in
 export async function refreshSession(deps: AuthDeps, token: string) {
   const { db } = deps;
   const now = deps.now();
-  const row = (await db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token))))[0];
+  const row = (
+    await db
+      .select()
+      .from(refreshTokens)
+      .where(eq(refreshTokens.tokenHash, sha256Hex(token)))
+  )[0];
   if (!row || row.revokedAt || new Date(row.expiresAt) <= now) throw unauthenticated('Invalid or expired refresh token');
   if (row.rotatedAt) {
     await revokeFamily(deps, row.familyId);
@@ -112,7 +118,12 @@ export async function refreshSession(deps: AuthDeps, token: string) {
 
 /** Whose login it was, when the token was known (an unknown one changes nothing). */
 export async function logout(deps: AuthDeps, token: string): Promise<AuditSubject | undefined> {
-  const row = (await deps.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256Hex(token))))[0];
+  const row = (
+    await deps.db
+      .select()
+      .from(refreshTokens)
+      .where(eq(refreshTokens.tokenHash, sha256Hex(token)))
+  )[0];
   if (!row) return undefined;
   await revokeFamily(deps, row.familyId);
   return { tenantId: row.tenantId, actorType: 'user', actorId: row.userId };
@@ -161,11 +172,21 @@ export async function describeMe(deps: AuthDeps, actor: Actor) {
   const tenant = await findTenant(db, actor.tenantId, deps.now().getTime());
   if (!tenant) throw unauthenticated();
   if (actor.type === 'user') {
-    const user = (await db.select().from(users).where(and(eq(users.id, actor.id), eq(users.tenantId, actor.tenantId))))[0];
+    const user = (
+      await db
+        .select()
+        .from(users)
+        .where(and(eq(users.id, actor.id), eq(users.tenantId, actor.tenantId)))
+    )[0];
     if (!user) throw unauthenticated();
     return { tenant: toTenant(tenant), environment: actor.environment, user: toUser(user), api_key: null };
   }
-  const key = (await db.select().from(apiKeys).where(and(eq(apiKeys.id, actor.id), eq(apiKeys.tenantId, actor.tenantId))))[0];
+  const key = (
+    await db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, actor.id), eq(apiKeys.tenantId, actor.tenantId)))
+  )[0];
   if (!key) throw unauthenticated();
   return {
     tenant: toTenant(tenant),

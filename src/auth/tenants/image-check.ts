@@ -28,7 +28,13 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 const DEPTHS: Record<number, number[]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };
 const ADAM7 = [
-  [0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2],
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
 ] as const;
 
 export const isPng = (bytes: Buffer) => bytes.subarray(0, 8).equals(PNG_SIGNATURE);
@@ -46,7 +52,8 @@ export function pngProblem(bytes: Buffer): string | undefined {
     const length = bytes.readUInt32BE(pos);
     const type = bytes.toString('latin1', pos + 4, pos + 8);
     if (pos + 12 + length > bytes.length) return `is cut short (in its ${type} chunk)`;
-    if (crc32(bytes.subarray(pos + 4, pos + 8 + length)) !== bytes.readUInt32BE(pos + 8 + length)) return `is damaged (the CRC of its ${type} chunk does not match)`;
+    if (crc32(bytes.subarray(pos + 4, pos + 8 + length)) !== bytes.readUInt32BE(pos + 8 + length))
+      return `is damaged (the CRC of its ${type} chunk does not match)`;
     const body = bytes.subarray(pos + 8, pos + 8 + length);
     if (!header && type !== 'IHDR') return 'is damaged (IHDR is not its first chunk)';
     if (type === 'IHDR') {

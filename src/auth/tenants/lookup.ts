@@ -17,7 +17,13 @@ export async function findTenant(db: Db, id: string, nowMs: number): Promise<Ten
   if (!cache) caches.set(db, (cache = new Map()));
   const hit = cache.get(id);
   if (hit && hit.expires > nowMs) return hit.row;
-  const [row] = await prepared(db, 'tenantById', (d) => d.select().from(tenants).where(eq(tenants.id, sql.placeholder('id'))).prepare()).execute({ id });
+  const [row] = await prepared(db, 'tenantById', (d) =>
+    d
+      .select()
+      .from(tenants)
+      .where(eq(tenants.id, sql.placeholder('id')))
+      .prepare(),
+  ).execute({ id });
   if (!row) {
     cache.delete(id);
     return undefined;

@@ -20,7 +20,8 @@ const sqlite: TenantQueries = {
   branding: async (db, tenantId) =>
     (
       await prepared(db, 'tenantBranding.summary', (d) =>
-        d.select({ accentColor: tenantBranding.accentColor, logoType: tenantBranding.logoType, logoSize: sql<number | null>`length(${tenantBranding.logo})` })
+        d
+          .select({ accentColor: tenantBranding.accentColor, logoType: tenantBranding.logoType, logoSize: sql<number | null>`length(${tenantBranding.logo})` })
           .from(tenantBranding)
           .where(eq(tenantBranding.tenantId, sql.placeholder('tenantId')))
           .prepare(),

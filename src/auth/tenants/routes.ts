@@ -14,7 +14,11 @@ const tags = ['Tenant'];
 export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/tenants/me', operationId: 'getTenant', tags, summary: 'Profile of the tenant that owns the credential',
+      method: 'get',
+      path: '/api/v1/tenants/me',
+      operationId: 'getTenant',
+      tags,
+      summary: 'Profile of the tenant that owns the credential',
       responses: { 200: jsonResponse(TenantSchema, 'The tenant'), ...errors.unauthenticated },
     }),
     async (c) => c.json(await getMyTenant(deps, actorOf(c)), 200),
@@ -22,9 +26,12 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
 
   app.openapi(
     createRoute({
-      method: 'patch', path: '/api/v1/tenants/me', operationId: 'updateTenant', tags,
+      method: 'patch',
+      path: '/api/v1/tenants/me',
+      operationId: 'updateTenant',
+      tags,
       summary: 'Update legal name, fiscal regime or postal code (ADMIN)',
-      description: 'The RFC cannot change. The régimen must apply to the RFC\'s persona type.',
+      description: "The RFC cannot change. The régimen must apply to the RFC's persona type.",
       middleware: [requireRole('ADMIN')] as const,
       request: { body: jsonBody(TenantPatchSchema, TenantPatchExamples) },
       responses: {
@@ -39,7 +46,10 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
 
   app.openapi(
     createRoute({
-      method: 'put', path: '/api/v1/tenants/me/logo', operationId: 'uploadTenantLogo', tags,
+      method: 'put',
+      path: '/api/v1/tenants/me/logo',
+      operationId: 'uploadTenantLogo',
+      tags,
       summary: 'Upload the logo printed on invoice PDFs (ADMIN)',
       description: `multipart field \`logo\`: PNG or JPEG, at most ${MAX_LOGO_BYTES / 1024} KiB (larger → 413), 2048 × 2048 pixels and ${MAX_LOGO_DECODED_BYTES / 1024 / 1024} MiB decoded (width × height × channels × bytes per channel: a 16-bit RGBA PNG of 2048 × 2048 is 32 MiB, refused; else 422 naming \`logo\`). Replaces the previous logo. Shown top left on every page, scaled to fit 110 × 52 pt.`,
       middleware: [requireRole('ADMIN')] as const,
@@ -58,9 +68,16 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/tenants/me/logo', operationId: 'getTenantLogo', tags, summary: 'The stored logo',
+      method: 'get',
+      path: '/api/v1/tenants/me/logo',
+      operationId: 'getTenantLogo',
+      tags,
+      summary: 'The stored logo',
       responses: {
-        200: { description: 'The image as uploaded', content: { 'image/png': { schema: z.string().openapi({ format: 'binary' }) }, 'image/jpeg': { schema: z.string().openapi({ format: 'binary' }) } } },
+        200: {
+          description: 'The image as uploaded',
+          content: { 'image/png': { schema: z.string().openapi({ format: 'binary' }) }, 'image/jpeg': { schema: z.string().openapi({ format: 'binary' }) } },
+        },
         ...errors.unauthenticated,
         404: errorResponse('No logo'),
       },
@@ -73,7 +90,11 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
 
   app.openapi(
     createRoute({
-      method: 'delete', path: '/api/v1/tenants/me/logo', operationId: 'deleteTenantLogo', tags, summary: 'Remove the logo (ADMIN)',
+      method: 'delete',
+      path: '/api/v1/tenants/me/logo',
+      operationId: 'deleteTenantLogo',
+      tags,
+      summary: 'Remove the logo (ADMIN)',
       middleware: [requireRole('ADMIN')] as const,
       responses: { 200: jsonResponse(TenantSchema, 'Removed'), ...errors.unauthenticated, ...errors.admin },
     }),

@@ -15,9 +15,15 @@ export function regimenProblem(rfc: string, regimen: string): string | undefined
   return undefined;
 }
 
-const RegimenFiscal = z.string().regex(/^[0-9]{3}$/, 'must be a 3-digit SAT régimen key').openapi({ example: '601' });
+const RegimenFiscal = z
+  .string()
+  .regex(/^[0-9]{3}$/, 'must be a 3-digit SAT régimen key')
+  .openapi({ example: '601' });
 const TenantCodigoPostal = CodigoPostal.refine(isPostalCode, 'is not in the SAT catalog c_CodigoPostal');
-const RazonSocial = xmlText(300).openapi({ example: 'ESCUELA KEMPER URGATE', description: 'Exactly as in the Constancia de Situación Fiscal, without the corporate suffix' });
+const RazonSocial = xmlText(300).openapi({
+  example: 'ESCUELA KEMPER URGATE',
+  description: 'Exactly as in the Constancia de Situación Fiscal, without the corporate suffix',
+});
 
 export const TenantInputSchema = z
   .object({

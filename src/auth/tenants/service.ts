@@ -72,7 +72,9 @@ export async function uploadLogo(deps: AuthDeps, actor: Actor, file: File) {
 }
 
 export async function getLogo(deps: AuthDeps, actor: Actor): Promise<{ bytes: Buffer; type: string }> {
-  const row = (await deps.db.select({ logo: tenantBranding.logo, type: tenantBranding.logoType }).from(tenantBranding).where(eq(tenantBranding.tenantId, actor.tenantId)))[0];
+  const row = (
+    await deps.db.select({ logo: tenantBranding.logo, type: tenantBranding.logoType }).from(tenantBranding).where(eq(tenantBranding.tenantId, actor.tenantId))
+  )[0];
   if (!row?.logo || !row.type) throw notFound('Logo');
   return { bytes: row.logo, type: row.type };
 }
@@ -84,6 +86,10 @@ export async function deleteLogo(deps: AuthDeps, actor: Actor) {
 
 /** The operator's `set-plan`: false when there is no such tenant. A running service sees it within its tenant cache's 10 s. */
 export async function setTenantPlan(db: Db, tenantId: string, plan: Plan, rateLimitPerMinute: number | null, now: Date): Promise<boolean> {
-  const updated = await db.update(tenants).set({ plan, rateLimitPerMinute, updatedAt: now.toISOString() }).where(eq(tenants.id, tenantId)).returning({ id: tenants.id });
+  const updated = await db
+    .update(tenants)
+    .set({ plan, rateLimitPerMinute, updatedAt: now.toISOString() })
+    .where(eq(tenants.id, tenantId))
+    .returning({ id: tenants.id });
   return updated.length === 1;
 }

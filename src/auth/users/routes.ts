@@ -21,17 +21,30 @@ const Params = idParam('usr');
 export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/users', operationId: 'createUser', tags, security, summary: 'Create a user in the tenant (ADMIN)',
+      method: 'post',
+      path: '/api/v1/users',
+      operationId: 'createUser',
+      tags,
+      security,
+      summary: 'Create a user in the tenant (ADMIN)',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
       request: { body: jsonBody(UserCreateSchema, UserCreateExamples) },
-      responses: { 201: jsonResponse(UserSchema, 'Created'), 409: errorResponse('Email already used by a user of this tenant (other tenants are never consulted)'), ...common },
+      responses: {
+        201: jsonResponse(UserSchema, 'Created'),
+        409: errorResponse('Email already used by a user of this tenant (other tenants are never consulted)'),
+        ...common,
+      },
     }),
     async (c) => c.json(await createUser(deps, actorOf(c), c.req.valid('json')), 201),
   );
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/users', operationId: 'listUsers', tags, summary: 'List the tenant\'s users',
+      method: 'get',
+      path: '/api/v1/users',
+      operationId: 'listUsers',
+      tags,
+      summary: "List the tenant's users",
       request: { query: PaginationQuery },
       responses: { 200: jsonResponse(paginated(UserSchema), 'A page of users'), ...errors.unauthenticated, ...errors.invalidInput },
     }),
@@ -40,16 +53,30 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/users/{id}', operationId: 'getUser', tags, summary: 'Get a user',
+      method: 'get',
+      path: '/api/v1/users/{id}',
+      operationId: 'getUser',
+      tags,
+      summary: 'Get a user',
       request: { params: Params },
-      responses: { 200: jsonResponse(UserSchema, 'The user'), 404: errorResponse('No such user in this tenant'), ...errors.unauthenticated, ...errors.invalidInput },
+      responses: {
+        200: jsonResponse(UserSchema, 'The user'),
+        404: errorResponse('No such user in this tenant'),
+        ...errors.unauthenticated,
+        ...errors.invalidInput,
+      },
     }),
     async (c) => c.json(await getUser(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
     createRoute({
-      method: 'patch', path: '/api/v1/users/{id}', operationId: 'updateUser', tags, security, summary: 'Update a user\'s email, name or role',
+      method: 'patch',
+      path: '/api/v1/users/{id}',
+      operationId: 'updateUser',
+      tags,
+      security,
+      summary: "Update a user's email, name or role",
       middleware: [requireUserSession] as const,
       request: { params: Params, body: jsonBody(UserPatchSchema, UserPatchExamples) },
       responses: { 200: jsonResponse(UserSchema, 'Updated'), 404: errorResponse('No such user'), 409: errorResponse('Email taken, or last ADMIN'), ...common },
@@ -59,18 +86,32 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
 
   app.openapi(
     createRoute({
-      method: 'delete', path: '/api/v1/users/{id}', operationId: 'deleteUser', tags, security, summary: 'Delete a user (ADMIN); their tokens stop working at once',
+      method: 'delete',
+      path: '/api/v1/users/{id}',
+      operationId: 'deleteUser',
+      tags,
+      security,
+      summary: 'Delete a user (ADMIN); their tokens stop working at once',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
       request: { params: Params },
-      responses: { 200: jsonResponse(DeletedSchema, 'Deleted'), 404: errorResponse('No such user'), 409: errorResponse('Yourself, or the last ADMIN'), ...common },
+      responses: {
+        200: jsonResponse(DeletedSchema, 'Deleted'),
+        404: errorResponse('No such user'),
+        409: errorResponse('Yourself, or the last ADMIN'),
+        ...common,
+      },
     }),
     async (c) => c.json(await deleteUser(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/users/{id}/change-password', operationId: 'changePassword', tags, security,
-      summary: 'Change a password (yours with current_password, or any user\'s as ADMIN)',
+      method: 'post',
+      path: '/api/v1/users/{id}/change-password',
+      operationId: 'changePassword',
+      tags,
+      security,
+      summary: "Change a password (yours with current_password, or any user's as ADMIN)",
       description: 'Ends every session of that user: refresh tokens are revoked and earlier access tokens stop working.',
       middleware: [requireUserSession] as const,
       request: { params: Params, body: jsonBody(ChangePasswordSchema, ChangePasswordExamples) },
@@ -82,4 +123,3 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
     },
   );
 }
-

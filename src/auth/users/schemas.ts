@@ -17,10 +17,7 @@ export const UserSchema = z
   })
   .openapi('User');
 
-export const UserCreateSchema = z
-  .object({ email: Email, password: Password, nombre: PersonName, role: Role })
-  .strict()
-  .openapi('UserCreate');
+export const UserCreateSchema = z.object({ email: Email, password: Password, nombre: PersonName, role: Role }).strict().openapi('UserCreate');
 
 export const UserPatchSchema = z
   .object({ email: Email.optional(), nombre: PersonName.optional(), role: Role.optional() })

@@ -12,7 +12,12 @@ import { withTransaction } from '../../db/index.ts';
 
 /** The tenant's user or 404: another tenant's id is indistinguishable from a missing one. */
 async function getUserRow(deps: AuthDeps, actor: Actor, id: string): Promise<UserRow> {
-  const row = (await deps.db.select().from(users).where(and(eq(users.id, id), eq(users.tenantId, actor.tenantId))))[0];
+  const row = (
+    await deps.db
+      .select()
+      .from(users)
+      .where(and(eq(users.id, id), eq(users.tenantId, actor.tenantId)))
+  )[0];
   if (!row) throw notFound('User');
   return row;
 }
@@ -31,12 +36,22 @@ export async function listUsers(deps: AuthDeps, actor: Actor, q: { limit: number
 }
 
 export async function createUser(deps: AuthDeps, actor: Actor, input: z.infer<typeof UserCreateSchema>) {
-  if ((await deps.db.select({ id: users.id }).from(users).where(and(eq(users.tenantId, actor.tenantId), eq(users.email, input.email))))[0]) throw emailTaken();
+  if (
+    (
+      await deps.db
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.tenantId, actor.tenantId), eq(users.email, input.email)))
+    )[0]
+  )
+    throw emailTaken();
   const passwordHash = await deps.hasher.hash(input.password);
   const now = deps.now().toISOString();
   const id = newId('usr');
   try {
-    await deps.db.insert(users).values({ id, tenantId: actor.tenantId, email: input.email, passwordHash, nombre: input.nombre, role: input.role, createdAt: now, updatedAt: now });
+    await deps.db
+      .insert(users)
+      .values({ id, tenantId: actor.tenantId, email: input.email, passwordHash, nombre: input.nombre, role: input.role, createdAt: now, updatedAt: now });
   } catch (err) {
     if (isUniqueEmailViolation(err)) throw emailTaken();
     throw err;
@@ -53,10 +68,16 @@ export async function updateUser(deps: AuthDeps, actor: Actor, id: string, input
   return withTransaction(deps.db, async (tx) => {
     if (input.role && input.role !== 'ADMIN' && target.role === 'ADMIN') await assertAnotherAdmin(tx, actor.tenantId, target.id);
     if (input.email && input.email !== target.email) {
-      const other = (await tx.select({ id: users.id }).from(users).where(and(eq(users.tenantId, actor.tenantId), eq(users.email, input.email))))[0];
+      const other = (
+        await tx
+          .select({ id: users.id })
+          .from(users)
+          .where(and(eq(users.tenantId, actor.tenantId), eq(users.email, input.email)))
+      )[0];
       if (other) throw emailTaken();
     }
-    await tx.update(users)
+    await tx
+      .update(users)
       .set({
         ...(input.email !== undefined && { email: input.email }),
         ...(input.nombre !== undefined && { nombre: input.nombre }),
@@ -81,7 +102,7 @@ export async function deleteUser(deps: AuthDeps, actor: Actor, id: string) {
 export async function changePassword(deps: AuthDeps, actor: Actor, id: string, input: z.infer<typeof ChangePasswordSchema>) {
   const target = await getUserRow(deps, actor, id);
   const isSelf = actor.type === 'user' && actor.id === target.id;
-  if (!isSelf && actor.role !== 'ADMIN') throw forbidden('Role ADMIN required to change another user\'s password');
+  if (!isSelf && actor.role !== 'ADMIN') throw forbidden("Role ADMIN required to change another user's password");
   if (isSelf) {
     if (!input.current_password) throw invalidInput('Invalid input', [{ field: 'current_password', issue: 'is required to change your own password' }]);
     if (!(await deps.hasher.verify(input.current_password, target.passwordHash))) {
@@ -100,9 +121,11 @@ export async function changePassword(deps: AuthDeps, actor: Actor, id: string, i
 }
 
 async function assertAnotherAdmin(tx: Pick<AuthDeps['db'], 'select'>, tenantId: string, exceptId: string) {
-  const admins = (await tx
-    .select({ n: sql<number>`count(*)` })
-    .from(users)
-    .where(and(eq(users.tenantId, tenantId), eq(users.role, 'ADMIN'), sql`${users.id} <> ${exceptId}`)))[0];
+  const admins = (
+    await tx
+      .select({ n: sql<number>`count(*)` })
+      .from(users)
+      .where(and(eq(users.tenantId, tenantId), eq(users.role, 'ADMIN'), sql`${users.id} <> ${exceptId}`))
+  )[0];
   if (!admins || admins.n === 0) throw conflict('A tenant must keep at least one ADMIN', [{ field: 'role', issue: 'this is the last ADMIN of the tenant' }]);
 }

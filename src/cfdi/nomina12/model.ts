@@ -73,7 +73,11 @@ export interface NominaModel {
     subContratacion: { rfcLabora: string; porcentajeTiempo: Dec }[];
   };
   percepciones?: PercepcionesModel;
-  deducciones?: { totalOtrasDeducciones?: Dec; totalImpuestosRetenidos?: Dec; items: { tipoDeduccion: string; clave: string; concepto: string; importe: Dec }[] };
+  deducciones?: {
+    totalOtrasDeducciones?: Dec;
+    totalImpuestosRetenidos?: Dec;
+    items: { tipoDeduccion: string; clave: string; concepto: string; importe: Dec }[];
+  };
   otrosPagos?: OtroPagoModel[];
   incapacidades?: { diasIncapacidad: number; tipoIncapacidad: string; importeMonetario?: Dec }[];
 }

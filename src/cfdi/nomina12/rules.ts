@@ -57,8 +57,10 @@ export function prepareNomina(req: NominaInput, ctx: NominaContext, fail: Fail):
 
   // Nomina attributes (NOM32–NOM35).
   if (catalog('tipo_nomina', 'c_TipoNomina', req.tipo_nomina, 'NOM32')) {
-    if (req.tipo_nomina === 'O' && r.periodicidad_pago === '99') fail(at('receptor.periodicidad_pago'), 'must not be 99 on an ordinary payroll (tipo_nomina O)', 'NOM33');
-    if (req.tipo_nomina === 'E' && r.periodicidad_pago !== '99') fail(at('receptor.periodicidad_pago'), 'must be 99 (Otra periodicidad) on an extraordinary payroll (tipo_nomina E)', 'NOM34');
+    if (req.tipo_nomina === 'O' && r.periodicidad_pago === '99')
+      fail(at('receptor.periodicidad_pago'), 'must not be 99 on an ordinary payroll (tipo_nomina O)', 'NOM33');
+    if (req.tipo_nomina === 'E' && r.periodicidad_pago !== '99')
+      fail(at('receptor.periodicidad_pago'), 'must be 99 (Otra periodicidad) on an extraordinary payroll (tipo_nomina E)', 'NOM34');
   }
   if (req.fecha_inicial_pago > req.fecha_final_pago) fail(at('fecha_inicial_pago'), 'must not be after fecha_final_pago', 'NOM35');
   const numDiasPagados = Dec.parse(req.num_dias_pagados).round(3);
@@ -70,25 +72,32 @@ export function prepareNomina(req: NominaInput, ctx: NominaContext, fail: Fail):
   if (ctx.emisorRfc.length === 13 && !e?.curp) fail(at('emisor.curp'), 'is required when the issuer is a persona física (13-character RFC)', 'NOM6');
   if (ctx.emisorRfc.length === 12 && e?.curp) fail(at('emisor.curp'), 'must not be sent when the issuer is a persona moral (12-character RFC)', 'NOM5');
   const contratoOk = valid('c_TipoContrato', r.tipo_contrato);
-  if (contratoOk && laboral(r.tipo_contrato) && !e?.registro_patronal) fail(at('emisor.registro_patronal'), `is required with tipo_contrato ${r.tipo_contrato} (01–08)`, 'NOM42');
-  if (contratoOk && !laboral(r.tipo_contrato) && e?.registro_patronal) fail(at('emisor.registro_patronal'), `must not be sent with tipo_contrato ${r.tipo_contrato} (09, 10, 99)`, 'NOM43');
+  if (contratoOk && laboral(r.tipo_contrato) && !e?.registro_patronal)
+    fail(at('emisor.registro_patronal'), `is required with tipo_contrato ${r.tipo_contrato} (01–08)`, 'NOM42');
+  if (contratoOk && !laboral(r.tipo_contrato) && e?.registro_patronal)
+    fail(at('emisor.registro_patronal'), `must not be sent with tipo_contrato ${r.tipo_contrato} (09, 10, 99)`, 'NOM43');
   const sncf = e?.entidad_sncf;
   if (sncf && catalog('emisor.entidad_sncf.origen_recurso', 'c_OrigenRecurso', sncf.origen_recurso, 'NOM47')) {
-    if (sncf.origen_recurso === 'IM' && sncf.monto_recurso_propio === undefined) fail(at('emisor.entidad_sncf.monto_recurso_propio'), 'is required with origen_recurso IM (ingresos mixtos)', 'NOM48');
-    if (sncf.origen_recurso !== 'IM' && sncf.monto_recurso_propio !== undefined) fail(at('emisor.entidad_sncf.monto_recurso_propio'), 'is only sent with origen_recurso IM (ingresos mixtos)', 'NOM49');
+    if (sncf.origen_recurso === 'IM' && sncf.monto_recurso_propio === undefined)
+      fail(at('emisor.entidad_sncf.monto_recurso_propio'), 'is required with origen_recurso IM (ingresos mixtos)', 'NOM48');
+    if (sncf.origen_recurso !== 'IM' && sncf.monto_recurso_propio !== undefined)
+      fail(at('emisor.entidad_sncf.monto_recurso_propio'), 'is only sent with origen_recurso IM (ingresos mixtos)', 'NOM49');
   }
 
   // Receptor catalogs (NOM51, NOM52, NOM56, NOM59–NOM61, NOM66) and the contract/regime pairing (NOM57, NOM58).
   catalog('receptor.tipo_contrato', 'c_TipoContrato', r.tipo_contrato, 'NOM51');
   if (r.tipo_jornada !== undefined) catalog('receptor.tipo_jornada', 'c_TipoJornada', r.tipo_jornada, 'NOM52');
   if (catalog('receptor.tipo_regimen', 'c_TipoRegimen', r.tipo_regimen, 'NOM56') && contratoOk) {
-    if (laboral(r.tipo_contrato) && !['02', '03', '04'].includes(r.tipo_regimen)) fail(at('receptor.tipo_regimen'), `must be 02, 03 or 04 with tipo_contrato ${r.tipo_contrato} (01–08)`, 'NOM57');
-    if (!laboral(r.tipo_contrato) && r.tipo_regimen < '05') fail(at('receptor.tipo_regimen'), `must be 05 to 99 with tipo_contrato ${r.tipo_contrato} (09 or above)`, 'NOM58');
+    if (laboral(r.tipo_contrato) && !['02', '03', '04'].includes(r.tipo_regimen))
+      fail(at('receptor.tipo_regimen'), `must be 02, 03 or 04 with tipo_contrato ${r.tipo_contrato} (01–08)`, 'NOM57');
+    if (!laboral(r.tipo_contrato) && r.tipo_regimen < '05')
+      fail(at('receptor.tipo_regimen'), `must be 05 to 99 with tipo_contrato ${r.tipo_contrato} (09 or above)`, 'NOM58');
   }
   if (r.riesgo_puesto !== undefined) catalog('receptor.riesgo_puesto', 'c_RiesgoPuesto', r.riesgo_puesto, 'NOM59');
   catalog('receptor.periodicidad_pago', 'c_PeriodicidadPago', r.periodicidad_pago, 'NOM60');
   if (r.banco !== undefined) catalog('receptor.banco', 'c_Banco', r.banco, 'NOM61');
-  if (!valid('c_EstadoNomina', `MEX|${r.clave_ent_fed}`)) fail(at('receptor.clave_ent_fed'), `${r.clave_ent_fed} is not a c_Estado key of Mexico (MEX)`, 'NOM66');
+  if (!valid('c_EstadoNomina', `MEX|${r.clave_ent_fed}`))
+    fail(at('receptor.clave_ent_fed'), `${r.clave_ent_fed} is not a c_Estado key of Mexico (MEX)`, 'NOM66');
 
   // Antigüedad is computed, so only its inputs can be wrong (NOM53); NOM54 then holds by construction.
   let antiguedad: string | undefined;
@@ -98,9 +107,19 @@ export function prepareNomina(req: NominaInput, ctx: NominaContext, fail: Fail):
   }
   // An employer registered with IMSS reports the worker's social-security data (NOM44).
   if (e?.registro_patronal) {
-    const missing: [string, unknown][] = [['nss', r.nss], ['fecha_inicio_rel_laboral', r.fecha_inicio_rel_laboral], ['riesgo_puesto', r.riesgo_puesto], ['salario_diario_integrado', r.salario_diario_integrado]];
+    const missing: [string, unknown][] = [
+      ['nss', r.nss],
+      ['fecha_inicio_rel_laboral', r.fecha_inicio_rel_laboral],
+      ['riesgo_puesto', r.riesgo_puesto],
+      ['salario_diario_integrado', r.salario_diario_integrado],
+    ];
     for (const [name, value] of missing) {
-      if (value === undefined) fail(at(`receptor.${name}`), `is required when emisor.registro_patronal is sent${name === 'fecha_inicio_rel_laboral' ? ' (Antigüedad is computed from it)' : ''}`, 'NOM44');
+      if (value === undefined)
+        fail(
+          at(`receptor.${name}`),
+          `is required when emisor.registro_patronal is sent${name === 'fecha_inicio_rel_laboral' ? ' (Antigüedad is computed from it)' : ''}`,
+          'NOM44',
+        );
     }
   }
 
@@ -138,7 +157,11 @@ export function prepareNomina(req: NominaInput, ctx: NominaContext, fail: Fail):
     if (d.tipo_deduccion === '006') {
       if (!incapacidades) fail(at('incapacidades'), `are required with deducción 006 (descuento por incapacidad) at deducciones[${i}]`, 'NOM94');
       else if (totalIncapacidades.cmp(importe) !== 0) {
-        fail(at(`deducciones[${i}].importe`), `must equal the sum of incapacidades[].importe_monetario (${totalIncapacidades.toString()}) for deducción 006`, 'NOM95');
+        fail(
+          at(`deducciones[${i}].importe`),
+          `must equal the sum of incapacidades[].importe_monetario (${totalIncapacidades.toString()}) for deducción 006`,
+          'NOM95',
+        );
       }
     }
     return { tipoDeduccion: d.tipo_deduccion, clave: d.clave, concepto: d.concepto, importe };
@@ -162,11 +185,14 @@ export function prepareNomina(req: NominaInput, ctx: NominaContext, fail: Fail):
   }
   if (r.tipo_regimen !== '02') {
     req.otros_pagos?.forEach((o, i) => {
-      if (['002', '007', '008'].includes(o.tipo_otro_pago)) fail(at(`otros_pagos[${i}].tipo_otro_pago`), `${o.tipo_otro_pago} is only for tipo_regimen 02 (sueldos)`, 'NOM106');
+      if (['002', '007', '008'].includes(o.tipo_otro_pago))
+        fail(at(`otros_pagos[${i}].tipo_otro_pago`), `${o.tipo_otro_pago} is only for tipo_regimen 02 (sueldos)`, 'NOM106');
     });
   }
 
-  const totalPercepciones = percepciones ? sum([percepciones.totalSueldos, percepciones.totalSeparacionIndemnizacion, percepciones.totalJubilacionPensionRetiro].map((t) => t ?? ZERO)).round(2) : undefined;
+  const totalPercepciones = percepciones
+    ? sum([percepciones.totalSueldos, percepciones.totalSeparacionIndemnizacion, percepciones.totalJubilacionPensionRetiro].map((t) => t ?? ZERO)).round(2)
+    : undefined;
   const totalOtrosPagos = otrosPagos ? sum(otrosPagos.map((o) => o.importe)).round(2) : undefined;
   const totalDeducciones = deducciones ? sum([deducciones.totalOtrasDeducciones ?? ZERO, deducciones.totalImpuestosRetenidos ?? ZERO]).round(2) : undefined;
   const ingresos = (totalPercepciones ?? ZERO).add(totalOtrosPagos ?? ZERO);
@@ -175,7 +201,11 @@ export function prepareNomina(req: NominaInput, ctx: NominaContext, fail: Fail):
   }
   // The concept's Descuento (= TotalDeducciones) may not exceed its Importe: the CFDI total would be negative.
   if (totalDeducciones && totalDeducciones.cmp(ingresos) > 0) {
-    fail(at('deducciones'), `total deducciones ${totalDeducciones.toString()} exceed percepciones + otros pagos (${ingresos.round(2).toString()})`, 'CFDI40110');
+    fail(
+      at('deducciones'),
+      `total deducciones ${totalDeducciones.toString()} exceed percepciones + otros pagos (${ingresos.round(2).toString()})`,
+      'CFDI40110',
+    );
   }
 
   return {
@@ -237,12 +267,18 @@ function preparePercepciones(req: NominaInput, hasIncapacidades: boolean, totalI
     if (!isPositive(importe)) fail(at(`${path}.importe_gravado`), 'importe_gravado + importe_exento must be greater than 0', 'NOM75');
     if (p.tipo_percepcion === '019' && !p.horas_extra) fail(at(`${path}.horas_extra`), 'is required with tipo_percepcion 019 (horas extra)', 'NOM84');
     if (p.tipo_percepcion !== '019' && p.horas_extra) fail(at(`${path}.horas_extra`), 'is only sent with tipo_percepcion 019 (horas extra)', 'NOM85');
-    if (p.tipo_percepcion === '045' && !p.acciones_o_titulos) fail(at(`${path}.acciones_o_titulos`), 'is required with tipo_percepcion 045 (acciones o títulos)', 'NOM82');
-    if (p.tipo_percepcion !== '045' && p.acciones_o_titulos) fail(at(`${path}.acciones_o_titulos`), 'is only sent with tipo_percepcion 045 (acciones o títulos)', 'NOM83');
+    if (p.tipo_percepcion === '045' && !p.acciones_o_titulos)
+      fail(at(`${path}.acciones_o_titulos`), 'is required with tipo_percepcion 045 (acciones o títulos)', 'NOM82');
+    if (p.tipo_percepcion !== '045' && p.acciones_o_titulos)
+      fail(at(`${path}.acciones_o_titulos`), 'is only sent with tipo_percepcion 045 (acciones o títulos)', 'NOM83');
     if (p.tipo_percepcion === '014') {
       if (!hasIncapacidades) fail(at('incapacidades'), `are required with percepción 014 (subsidio por incapacidad) at ${path}`, 'NOM86');
       else if (totalIncapacidades.cmp(importe) !== 0) {
-        fail(at(`${path}.importe_gravado`), `importe_gravado + importe_exento must equal the sum of incapacidades[].importe_monetario (${totalIncapacidades.toString()}) for percepción 014`, 'NOM87');
+        fail(
+          at(`${path}.importe_gravado`),
+          `importe_gravado + importe_exento must equal the sum of incapacidades[].importe_monetario (${totalIncapacidades.toString()}) for percepción 014`,
+          'NOM87',
+        );
       }
     }
     const horasExtra = (p.horas_extra ?? []).map((h, j) => {
@@ -279,10 +315,12 @@ function preparePercepciones(req: NominaInput, hasIncapacidades: boolean, totalI
     const jp = 'jubilacion_pension_retiro';
     if (tipos.has('039')) {
       if (j.total_una_exhibicion === undefined) fail(at(`${jp}.total_una_exhibicion`), 'is required with percepción 039 (one payment)', 'NOM80');
-      if (j.total_parcialidad !== undefined || j.monto_diario !== undefined) fail(at(`${jp}.total_parcialidad`), 'total_parcialidad and monto_diario are not sent with percepción 039 (one payment)', 'NOM80');
+      if (j.total_parcialidad !== undefined || j.monto_diario !== undefined)
+        fail(at(`${jp}.total_parcialidad`), 'total_parcialidad and monto_diario are not sent with percepción 039 (one payment)', 'NOM80');
     }
     if (tipos.has('044')) {
-      if (j.total_parcialidad === undefined || j.monto_diario === undefined) fail(at(`${jp}.total_parcialidad`), 'total_parcialidad and monto_diario are required with percepción 044 (partial payments)', 'NOM81');
+      if (j.total_parcialidad === undefined || j.monto_diario === undefined)
+        fail(at(`${jp}.total_parcialidad`), 'total_parcialidad and monto_diario are required with percepción 044 (partial payments)', 'NOM81');
       if (j.total_una_exhibicion !== undefined) fail(at(`${jp}.total_una_exhibicion`), 'is not sent with percepción 044 (partial payments)', 'NOM81');
     }
   }
@@ -333,12 +371,15 @@ function prepareOtrosPagos(req: NominaInput, catalog: CatalogCheck, fail: Fail):
     } else if (subsidioCausado) fail(at(`${path}.subsidio_causado`), 'is only sent with tipo_otro_pago 002 (subsidio para el empleo)');
 
     const c = o.compensacion_saldos_a_favor;
-    if (o.tipo_otro_pago === '004' && !c) fail(at(`${path}.compensacion_saldos_a_favor`), 'is required with tipo_otro_pago 004 (compensación de saldo a favor)', 'NOM98');
-    if (o.tipo_otro_pago !== '004' && c) fail(at(`${path}.compensacion_saldos_a_favor`), 'is only sent with tipo_otro_pago 004 (compensación de saldo a favor)');
+    if (o.tipo_otro_pago === '004' && !c)
+      fail(at(`${path}.compensacion_saldos_a_favor`), 'is required with tipo_otro_pago 004 (compensación de saldo a favor)', 'NOM98');
+    if (o.tipo_otro_pago !== '004' && c)
+      fail(at(`${path}.compensacion_saldos_a_favor`), 'is only sent with tipo_otro_pago 004 (compensación de saldo a favor)');
     let compensacion: OtroPagoModel['compensacionSaldosAFavor'];
     if (c) {
       compensacion = { saldoAFavor: money(c.saldo_a_favor), anio: c.anio, remanenteSalFav: money(c.remanente_sal_fav) };
-      if (compensacion.saldoAFavor.cmp(compensacion.remanenteSalFav) < 0) fail(at(`${path}.compensacion_saldos_a_favor.saldo_a_favor`), 'must be at least remanente_sal_fav', 'NOM102');
+      if (compensacion.saldoAFavor.cmp(compensacion.remanenteSalFav) < 0)
+        fail(at(`${path}.compensacion_saldos_a_favor.saldo_a_favor`), 'must be at least remanente_sal_fav', 'NOM102');
       // A balance comes from an annual return already filed: an earlier year (the current one only in December).
       const december = req.fecha_pago.slice(5, 7) === '12';
       if (c.anio > paymentYear || (c.anio === paymentYear && !december)) {

@@ -63,10 +63,31 @@ export function nominaNode(m: NominaModel): XmlNode {
           },
           [
             ...p.items.map((x) =>
-              el('nomina12:Percepcion', { TipoPercepcion: x.tipoPercepcion, Clave: x.clave, Concepto: x.concepto, ImporteGravado: w(x.importeGravado), ImporteExento: w(x.importeExento) }, [
-                x.accionesOTitulos && el('nomina12:AccionesOTitulos', { ValorMercado: w(x.accionesOTitulos.valorMercado), PrecioAlOtorgarse: w(x.accionesOTitulos.precioAlOtorgarse) }),
-                ...x.horasExtra.map((h) => el('nomina12:HorasExtra', { Dias: String(h.dias), TipoHoras: h.tipoHoras, HorasExtra: String(h.horasExtra), ImportePagado: w(h.importePagado) })),
-              ]),
+              el(
+                'nomina12:Percepcion',
+                {
+                  TipoPercepcion: x.tipoPercepcion,
+                  Clave: x.clave,
+                  Concepto: x.concepto,
+                  ImporteGravado: w(x.importeGravado),
+                  ImporteExento: w(x.importeExento),
+                },
+                [
+                  x.accionesOTitulos &&
+                    el('nomina12:AccionesOTitulos', {
+                      ValorMercado: w(x.accionesOTitulos.valorMercado),
+                      PrecioAlOtorgarse: w(x.accionesOTitulos.precioAlOtorgarse),
+                    }),
+                  ...x.horasExtra.map((h) =>
+                    el('nomina12:HorasExtra', {
+                      Dias: String(h.dias),
+                      TipoHoras: h.tipoHoras,
+                      HorasExtra: String(h.horasExtra),
+                      ImportePagado: w(h.importePagado),
+                    }),
+                  ),
+                ],
+              ),
             ),
             p.jubilacionPensionRetiro &&
               el('nomina12:JubilacionPensionRetiro', {
@@ -90,7 +111,9 @@ export function nominaNode(m: NominaModel): XmlNode {
         el(
           'nomina12:Deducciones',
           { TotalOtrasDeducciones: w(m.deducciones.totalOtrasDeducciones), TotalImpuestosRetenidos: w(m.deducciones.totalImpuestosRetenidos) },
-          m.deducciones.items.map((d) => el('nomina12:Deduccion', { TipoDeduccion: d.tipoDeduccion, Clave: d.clave, Concepto: d.concepto, Importe: w(d.importe) })),
+          m.deducciones.items.map((d) =>
+            el('nomina12:Deduccion', { TipoDeduccion: d.tipoDeduccion, Clave: d.clave, Concepto: d.concepto, Importe: w(d.importe) }),
+          ),
         ),
       m.otrosPagos &&
         el(
@@ -112,7 +135,13 @@ export function nominaNode(m: NominaModel): XmlNode {
         el(
           'nomina12:Incapacidades',
           {},
-          m.incapacidades.map((x) => el('nomina12:Incapacidad', { DiasIncapacidad: String(x.diasIncapacidad), TipoIncapacidad: x.tipoIncapacidad, ImporteMonetario: w(x.importeMonetario) })),
+          m.incapacidades.map((x) =>
+            el('nomina12:Incapacidad', {
+              DiasIncapacidad: String(x.diasIncapacidad),
+              TipoIncapacidad: x.tipoIncapacidad,
+              ImporteMonetario: w(x.importeMonetario),
+            }),
+          ),
         ),
     ],
   );

@@ -49,7 +49,8 @@ function preparePago(
   /** TipoCambioP of a non-MXN payment once it is known to be valid: the default EquivalenciaDR of an MXN document. */
   let foreignRate: string | undefined;
   if (p.moneda === 'MXN') {
-    if (p.tipo_cambio !== undefined && Dec.parse(p.tipo_cambio).cmp(ONE) !== 0) fail(`${at}.tipo_cambio`, 'must be 1 (or omitted) when moneda is MXN', 'CRP20215');
+    if (p.tipo_cambio !== undefined && Dec.parse(p.tipo_cambio).cmp(ONE) !== 0)
+      fail(`${at}.tipo_cambio`, 'must be 1 (or omitted) when moneda is MXN', 'CRP20215');
   } else if (p.tipo_cambio === undefined || Dec.parse(p.tipo_cambio).isZero()) {
     fail(`${at}.tipo_cambio`, `is required (MXN per ${p.moneda}) when moneda is not MXN`, 'CRP20214');
   } else {
@@ -76,7 +77,12 @@ function preparePago(
       const mixed = documentos.some((d) => d.monedaDR !== p.moneda);
       const lowest = mixed ? sum(documentos.map((d) => lowerLimit(d))).trunc(dP) : applied;
       if (!mixed) fail(`${at}.monto`, `is less than the sum of imp_pagado (${applied.toString()} ${p.moneda})`, 'CRP20217');
-      else if (monto.cmp(lowest) < 0) fail(`${at}.monto`, `is less than the documents' imp_pagado converted to ${p.moneda} (${applied.toString()}, lowest admissible ${lowest.toString()})`, 'CRP20276');
+      else if (monto.cmp(lowest) < 0)
+        fail(
+          `${at}.monto`,
+          `is less than the documents' imp_pagado converted to ${p.moneda} (${applied.toString()}, lowest admissible ${lowest.toString()})`,
+          'CRP20276',
+        );
     }
   }
 
@@ -151,13 +157,18 @@ function prepareDocto(
   // EquivalenciaDR: units of the document's currency per unit of the payment's (CRP20237/20238).
   let equivalencia = '1';
   if (doc.moneda === p.monedaP) {
-    if (req.equivalencia !== undefined && Dec.parse(req.equivalencia).cmp(ONE) !== 0) fail(`${at}.equivalencia`, 'must be 1 (or omitted) when the document and the payment share a currency', 'CRP20238');
+    if (req.equivalencia !== undefined && Dec.parse(req.equivalencia).cmp(ONE) !== 0)
+      fail(`${at}.equivalencia`, 'must be 1 (or omitted) when the document and the payment share a currency', 'CRP20238');
   } else if (req.equivalencia !== undefined) {
     equivalencia = Dec.parse(req.equivalencia).round(10).trim().toString();
   } else if (doc.moneda === 'MXN' && p.tipoCambioP !== undefined) {
     equivalencia = Dec.parse(p.tipoCambioP).trim().toString(); // MXN per unit of MonedaP is exactly TipoCambioP
   } else {
-    fail(`${at}.equivalencia`, `is required: the document is in ${doc.moneda} and the payment in ${p.monedaP} (units of ${doc.moneda} per 1 ${p.monedaP})`, 'CRP20237');
+    fail(
+      `${at}.equivalencia`,
+      `is required: the document is in ${doc.moneda} and the payment in ${p.monedaP} (units of ${doc.moneda} per 1 ${p.monedaP})`,
+      'CRP20237',
+    );
     return undefined;
   }
 
@@ -165,7 +176,8 @@ function prepareDocto(
   running.set(doc.uuid, state);
   const numParcialidad = req.num_parcialidad ?? state.next;
   if (numParcialidad > 999) fail(`${at}.num_parcialidad`, `${doc.uuid} would reach instalment ${numParcialidad}: SAT allows at most 999`, 'CRP20999');
-  if (state.taken.has(numParcialidad)) fail(`${at}.num_parcialidad`, `instalment ${numParcialidad} of ${doc.uuid} is already covered by another payment receipt`);
+  if (state.taken.has(numParcialidad))
+    fail(`${at}.num_parcialidad`, `instalment ${numParcialidad} of ${doc.uuid} is already covered by another payment receipt`);
 
   const impPagado = Dec.parse(req.imp_pagado);
   const saldoAnt = state.saldo.round(dDR);
@@ -185,13 +197,18 @@ function prepareDocto(
   state.taken.add(numParcialidad);
   state.next = Math.max(state.next, numParcialidad + 1);
 
-  if (!/^0[1-8]$/.test(doc.objetoImp) || !isValidKey('c_ObjetoImp', doc.objetoImp, p.day)) fail(`${at}.objeto_imp`, `${doc.objetoImp} is not a c_ObjetoImp key`, 'CRP20245');
+  if (!/^0[1-8]$/.test(doc.objetoImp) || !isValidKey('c_ObjetoImp', doc.objetoImp, p.day))
+    fail(`${at}.objeto_imp`, `${doc.objetoImp} is not a c_ObjetoImp key`, 'CRP20245');
   const { traslados, retenciones } = doc.invoice ? prorate(doc.invoice, pagado, dDR) : checkSentTaxes(doc.sent, at, p.day, fail);
   const lines = [...traslados, ...retenciones];
-  if (doc.objetoImp === '02' && lines.length === 0) fail(`${at}.impuestos`, 'are required: objeto_imp 02 means the document carries taxes (ImpuestosDR)', 'CRP20246');
-  if (['01', '03', '04', '05'].includes(doc.objetoImp) && lines.length > 0) fail(`${at}.impuestos`, `must not be sent with objeto_imp ${doc.objetoImp}`, 'CRP20247');
-  if (['06', '08'].includes(doc.objetoImp) && lines.some((t) => t.impuesto !== '001')) fail(`${at}.impuestos`, `objeto_imp ${doc.objetoImp} allows only an ISR (001) retention`, 'CRP20278');
-  if (doc.objetoImp === '07' && (lines.some((t) => t.impuesto === '002') || !traslados.some((t) => t.impuesto === '003'))) fail(`${at}.impuestos`, 'objeto_imp 07 allows no IVA and requires an IEPS (003) traslado', 'CRP20279');
+  if (doc.objetoImp === '02' && lines.length === 0)
+    fail(`${at}.impuestos`, 'are required: objeto_imp 02 means the document carries taxes (ImpuestosDR)', 'CRP20246');
+  if (['01', '03', '04', '05'].includes(doc.objetoImp) && lines.length > 0)
+    fail(`${at}.impuestos`, `must not be sent with objeto_imp ${doc.objetoImp}`, 'CRP20247');
+  if (['06', '08'].includes(doc.objetoImp) && lines.some((t) => t.impuesto !== '001'))
+    fail(`${at}.impuestos`, `objeto_imp ${doc.objetoImp} allows only an ISR (001) retention`, 'CRP20278');
+  if (doc.objetoImp === '07' && (lines.some((t) => t.impuesto === '002') || !traslados.some((t) => t.impuesto === '003')))
+    fail(`${at}.impuestos`, 'objeto_imp 07 allows no IVA and requires an IEPS (003) traslado', 'CRP20279');
 
   return {
     idDocumento: doc.uuid,
@@ -232,15 +249,33 @@ function prorate(invoice: NonNullable<PaidDocument['invoice']>, pagado: Dec, dec
 }
 
 const DR_CODES: Record<'traslado' | 'retencion', TaxRuleCodes> = {
-  traslado: { base: 'CRP20255', impuesto: 'CRP20256', tasa: 'CRP20260', importe: 'CRP20261', exentoRetencion: 'CRP20252', exentoBare: 'CRP20258', required: 'CRP20259' },
-  retencion: { base: 'CRP20249', impuesto: 'CRP20250', tasa: 'CRP20253', importe: 'CRP20254', exentoRetencion: 'CRP20252', exentoBare: 'CRP20258', required: 'CRP20253' },
+  traslado: {
+    base: 'CRP20255',
+    impuesto: 'CRP20256',
+    tasa: 'CRP20260',
+    importe: 'CRP20261',
+    exentoRetencion: 'CRP20252',
+    exentoBare: 'CRP20258',
+    required: 'CRP20259',
+  },
+  retencion: {
+    base: 'CRP20249',
+    impuesto: 'CRP20250',
+    tasa: 'CRP20253',
+    importe: 'CRP20254',
+    exentoRetencion: 'CRP20252',
+    exentoBare: 'CRP20258',
+    required: 'CRP20253',
+  },
 };
 
 /** A document issued elsewhere: its DR taxes as sent, checked like concept taxes (CRP20249–20261). */
 function checkSentTaxes(sent: PaidDocument['sent'], at: string, day: string, fail: Fail): { traslados: TaxLine[]; retenciones: TaxLine[] } {
   const defined = <T>(x: T | undefined): x is T => x !== undefined;
   const check = (kind: 'traslado' | 'retencion', lines: TaxInput[] = []) =>
-    lines.map((t, k) => prepareTaxLine(t, `${at}.impuestos.${kind === 'traslado' ? 'traslados' : 'retenciones'}[${k}]`, kind, DR_CODES[kind], day, fail)).filter(defined);
+    lines
+      .map((t, k) => prepareTaxLine(t, `${at}.impuestos.${kind === 'traslado' ? 'traslados' : 'retenciones'}[${k}]`, kind, DR_CODES[kind], day, fail))
+      .filter(defined);
   return { traslados: check('traslado', sent?.traslados), retenciones: check('retencion', sent?.retenciones) };
 }
 
@@ -292,8 +327,17 @@ function totalesOf(pagos: PagoModel[]): [string, Dec][] {
     add('MontoTotalPagos', p.monto, tc);
   }
   const ORDER = [
-    'TotalRetencionesIVA', 'TotalRetencionesISR', 'TotalRetencionesIEPS', 'TotalTrasladosBaseIVA16', 'TotalTrasladosImpuestoIVA16', 'TotalTrasladosBaseIVA8',
-    'TotalTrasladosImpuestoIVA8', 'TotalTrasladosBaseIVA0', 'TotalTrasladosImpuestoIVA0', 'TotalTrasladosBaseIVAExento', 'MontoTotalPagos',
+    'TotalRetencionesIVA',
+    'TotalRetencionesISR',
+    'TotalRetencionesIEPS',
+    'TotalTrasladosBaseIVA16',
+    'TotalTrasladosImpuestoIVA16',
+    'TotalTrasladosBaseIVA8',
+    'TotalTrasladosImpuestoIVA8',
+    'TotalTrasladosBaseIVA0',
+    'TotalTrasladosImpuestoIVA0',
+    'TotalTrasladosBaseIVAExento',
+    'MontoTotalPagos',
   ];
   return ORDER.filter((k) => acc.has(k)).map((k) => [k, acc.get(k)!.round(2)]);
 }

@@ -32,20 +32,43 @@ export function pagosNode(m: PagosModel): XmlNode {
               [
                 d.traslados.length + d.retenciones.length > 0 &&
                   el('pago20:ImpuestosDR', {}, [
-                    d.retenciones.length > 0 && el('pago20:RetencionesDR', {}, d.retenciones.map((t) => taxDR('pago20:RetencionDR', t))),
-                    d.traslados.length > 0 && el('pago20:TrasladosDR', {}, d.traslados.map((t) => taxDR('pago20:TrasladoDR', t))),
+                    d.retenciones.length > 0 &&
+                      el(
+                        'pago20:RetencionesDR',
+                        {},
+                        d.retenciones.map((t) => taxDR('pago20:RetencionDR', t)),
+                      ),
+                    d.traslados.length > 0 &&
+                      el(
+                        'pago20:TrasladosDR',
+                        {},
+                        d.traslados.map((t) => taxDR('pago20:TrasladoDR', t)),
+                      ),
                   ]),
               ],
             ),
           ),
           p.trasladosP.length + p.retencionesP.length > 0 &&
             el('pago20:ImpuestosP', {}, [
-              p.retencionesP.length > 0 && el('pago20:RetencionesP', {}, p.retencionesP.map((r) => el('pago20:RetencionP', { ImpuestoP: r.impuesto, ImporteP: r.importe.toString() }))),
+              p.retencionesP.length > 0 &&
+                el(
+                  'pago20:RetencionesP',
+                  {},
+                  p.retencionesP.map((r) => el('pago20:RetencionP', { ImpuestoP: r.impuesto, ImporteP: r.importe.toString() })),
+                ),
               p.trasladosP.length > 0 &&
                 el(
                   'pago20:TrasladosP',
                   {},
-                  p.trasladosP.map((t) => el('pago20:TrasladoP', { BaseP: t.base.toString(), ImpuestoP: t.impuesto, TipoFactorP: t.tipoFactor, TasaOCuotaP: t.tasaOCuota, ImporteP: t.importe?.toString() })),
+                  p.trasladosP.map((t) =>
+                    el('pago20:TrasladoP', {
+                      BaseP: t.base.toString(),
+                      ImpuestoP: t.impuesto,
+                      TipoFactorP: t.tipoFactor,
+                      TasaOCuotaP: t.tasaOCuota,
+                      ImporteP: t.importe?.toString(),
+                    }),
+                  ),
                 ),
             ]),
         ],

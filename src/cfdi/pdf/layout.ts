@@ -1,5 +1,16 @@
 import {
-  beginText, endText, rgb, setFillingRgbColor, setFontAndSize, setTextMatrix, showText, type Color, type PDFDocument, type PDFFont, type PDFOperator, type PDFPage,
+  beginText,
+  endText,
+  rgb,
+  setFillingRgbColor,
+  setFontAndSize,
+  setTextMatrix,
+  showText,
+  type Color,
+  type PDFDocument,
+  type PDFFont,
+  type PDFOperator,
+  type PDFPage,
 } from 'pdf-lib';
 import { measure as m, type Face } from './fonts.ts';
 
@@ -77,7 +88,10 @@ const r2 = (n: number) => Math.round(n * 100) / 100;
  * block per string, three times the operators to build and serialise.
  */
 function writeText(page: PDFPage, runs: TextRun[], fonts: Record<Face, PDFFont>) {
-  const keys = { regular: page.node.newFontDictionary(fonts.regular.name, fonts.regular.ref), bold: page.node.newFontDictionary(fonts.bold.name, fonts.bold.ref) };
+  const keys = {
+    regular: page.node.newFontDictionary(fonts.regular.name, fonts.regular.ref),
+    bold: page.node.newFontDictionary(fonts.bold.name, fonts.bold.ref),
+  };
   const ops: PDFOperator[] = [beginText()];
   let face: Face | undefined;
   let size = 0;
@@ -219,7 +233,10 @@ export class Layout implements PdfLayout {
         };
       });
       // Rows of text, each cell's main lines then its notes; a row taller than the page continues on the next.
-      const rowsOf = (cell: Cell) => [...cell.lines.map((l) => ({ l, size: cell.size, color: BLACK })), ...(cell.notes ?? []).map((l) => ({ l, size: SIZE.small, color: GREY }))];
+      const rowsOf = (cell: Cell) => [
+        ...cell.lines.map((l) => ({ l, size: cell.size, color: BLACK })),
+        ...(cell.notes ?? []).map((l) => ({ l, size: SIZE.small, color: GREY })),
+      ];
       const cellRows = cells.map(rowsOf);
       const lineHeight = SIZE.body * LEADING;
       let from = 0;
@@ -242,7 +259,12 @@ export class Layout implements PdfLayout {
         });
         this.y -= (to - from) * lineHeight + 3;
         from = to;
-        this.page.drawLine({ start: { x: PAGE.margin, y: this.y + 1 }, end: { x: PAGE.width - PAGE.margin, y: this.y + 1 }, thickness: 0.3, color: rgb(0.8, 0.8, 0.8) });
+        this.page.drawLine({
+          start: { x: PAGE.margin, y: this.y + 1 },
+          end: { x: PAGE.width - PAGE.margin, y: this.y + 1 },
+          thickness: 0.3,
+          color: rgb(0.8, 0.8, 0.8),
+        });
       }
     };
   }

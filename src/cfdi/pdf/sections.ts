@@ -1,4 +1,15 @@
-import { asPDFNumber, degrees, fill, PDFOperator, PDFOperatorNames, popGraphicsState, pushGraphicsState, rgb, setFillingRgbColor, type PDFImage } from 'pdf-lib';
+import {
+  asPDFNumber,
+  degrees,
+  fill,
+  PDFOperator,
+  PDFOperatorNames,
+  popGraphicsState,
+  pushGraphicsState,
+  rgb,
+  setFillingRgbColor,
+  type PDFImage,
+} from 'pdf-lib';
 import { amountInWords } from '../amount-words.ts';
 import { qrMatrix, verificationUrl } from '../qr.ts';
 import { tfdCadena, type Tfd } from '../tfd.ts';
@@ -30,7 +41,13 @@ const PRINTED_LEGEND = 'Este documento es una representación impresa de un CFDI
 const TRASLADO_NOTE =
   'Comprobante de traslado: ampara la tenencia y el transporte de las mercancías descritas; no documenta una venta ni un cobro, por lo que no expresa importes a pagar.';
 
-export const TIPO_TITLES: Record<string, string> = { I: 'FACTURA', E: 'NOTA DE CRÉDITO', P: 'RECIBO ELECTRÓNICO DE PAGO', N: 'RECIBO DE NÓMINA', T: 'TRASLADO' };
+export const TIPO_TITLES: Record<string, string> = {
+  I: 'FACTURA',
+  E: 'NOTA DE CRÉDITO',
+  P: 'RECIBO ELECTRÓNICO DE PAGO',
+  N: 'RECIBO DE NÓMINA',
+  T: 'TRASLADO',
+};
 
 /** "Serie A · Folio 1" (either alone when the other is absent), as the header prints it. */
 export const serieFolio = (serie: string | undefined, folio: string | undefined): string =>
@@ -56,7 +73,11 @@ export function header(layout: Layout, cfdi: PrintedCfdi): void {
     layout.text(line, x, ly, 'bold', 10);
     ly -= 12;
   }
-  for (const line of [`RFC: ${emisor.Rfc ?? ''}`, `Régimen fiscal: ${described('c_RegimenFiscal', emisor.RegimenFiscal)}`, `Lugar de expedición: ${a.LugarExpedicion ?? ''}`]) {
+  for (const line of [
+    `RFC: ${emisor.Rfc ?? ''}`,
+    `Régimen fiscal: ${described('c_RegimenFiscal', emisor.RegimenFiscal)}`,
+    `Lugar de expedición: ${a.LugarExpedicion ?? ''}`,
+  ]) {
     for (const l of m.wrap('regular', line, SIZE.body, leftWidth).slice(0, 2)) {
       layout.text(l, x, ly);
       ly -= SIZE.body * LEADING;
@@ -85,7 +106,12 @@ export function header(layout: Layout, cfdi: PrintedCfdi): void {
   page.drawRectangle({ x: bx, y: by + 5, width: boxWidth, height: top - 14 - by - 5, borderColor: accent, borderWidth: 0.75 });
   if (cfdi.sandbox) layout.text(SANDBOX_MARK, PAGE.margin, top - HEADER_HEIGHT + 8, 'bold', 8, rgb(0.75, 0.1, 0.1));
   if (cfdi.cancelled) layout.text(CANCELLED_MARK, PAGE.margin + 180, top - HEADER_HEIGHT + 8, 'bold', 8, rgb(0.75, 0.1, 0.1));
-  page.drawLine({ start: { x: PAGE.margin, y: top - HEADER_HEIGHT + 3 }, end: { x: PAGE.width - PAGE.margin, y: top - HEADER_HEIGHT + 3 }, thickness: 1, color: accent });
+  page.drawLine({
+    start: { x: PAGE.margin, y: top - HEADER_HEIGHT + 3 },
+    end: { x: PAGE.width - PAGE.margin, y: top - HEADER_HEIGHT + 3 },
+    thickness: 1,
+    color: accent,
+  });
 }
 
 export function receptorSection(layout: Layout, { receptor }: PrintedCfdi): void {
@@ -136,7 +162,15 @@ export function relacionadosSection(layout: Layout, { root }: PrintedCfdi): void
   const relacionados = childrenNamed(root, 'cfdi:CfdiRelacionados');
   if (!relacionados.length) return;
   layout.section('CFDI RELACIONADOS');
-  layout.fields(relacionados.map((r): [string, string] => [described('c_TipoRelacion', r.attrs.TipoRelacion), childrenNamed(r, 'cfdi:CfdiRelacionado').map((c) => c.attrs.UUID).join(', ')]), 1);
+  layout.fields(
+    relacionados.map((r): [string, string] => [
+      described('c_TipoRelacion', r.attrs.TipoRelacion),
+      childrenNamed(r, 'cfdi:CfdiRelacionado')
+        .map((c) => c.attrs.UUID)
+        .join(', '),
+    ]),
+    1,
+  );
 }
 
 export function conceptosSection(layout: Layout, { root, moneda }: PrintedCfdi): void {
@@ -231,7 +265,10 @@ export function totalsSection(layout: Layout, { root, comprobante: a, moneda }: 
   if (a.Descuento) totals.push(['Descuento', amount(a.Descuento)]);
   for (const t of childrenNamed(child(impuestos ?? root, 'cfdi:Traslados') ?? root, 'cfdi:Traslado')) {
     const r = t.attrs;
-    totals.push([`${described('c_Impuesto', r.Impuesto)} trasladado ${r.TipoFactor === 'Exento' ? 'exento' : `${r.TipoFactor} ${rateText(r.TipoFactor, r.TasaOCuota)}`}`, r.Importe ? amount(r.Importe) : `Base ${amount(r.Base)}`]);
+    totals.push([
+      `${described('c_Impuesto', r.Impuesto)} trasladado ${r.TipoFactor === 'Exento' ? 'exento' : `${r.TipoFactor} ${rateText(r.TipoFactor, r.TasaOCuota)}`}`,
+      r.Importe ? amount(r.Importe) : `Base ${amount(r.Base)}`,
+    ]);
   }
   for (const t of childrenNamed(child(impuestos ?? root, 'cfdi:Retenciones') ?? root, 'cfdi:Retencion')) {
     totals.push([`${described('c_Impuesto', t.attrs.Impuesto)} retenido`, amount(`-${t.attrs.Importe}`)]);
@@ -262,7 +299,9 @@ export function timbreSection(layout: Layout, { comprobante: a, emisor, receptor
       }
       let end = col;
       while (end < matrix.size && matrix.dark(row, end)) end++;
-      const rect = [qx + (quiet + col) * cell, qy + qrSize - (quiet + row + 1) * cell, (end - col) * cell, cell].map((n) => asPDFNumber(Math.round(n * 1000) / 1000));
+      const rect = [qx + (quiet + col) * cell, qy + qrSize - (quiet + row + 1) * cell, (end - col) * cell, cell].map((n) =>
+        asPDFNumber(Math.round(n * 1000) / 1000),
+      );
       runs.push(PDFOperator.of(PDFOperatorNames.AppendRectangle, rect));
       col = end;
     }

@@ -24,7 +24,8 @@ export function prepareFecha(req: ComprobanteInput, now: Date, lugar: string, fa
   const fecha = req.fecha ?? nowLocal;
   if (req.fecha) {
     if (req.fecha > nowLocal) fail('fecha', `is in the future (local time at ${lugar} is ${nowLocal})`, 'CFDI40101');
-    else if (Date.parse(`${nowLocal}Z`) - Date.parse(`${req.fecha}Z`) > MAX_AGE_MS) fail('fecha', 'is more than 72 hours old: a PAC rejects it (401)', 'CFDI40101');
+    else if (Date.parse(`${nowLocal}Z`) - Date.parse(`${req.fecha}Z`) > MAX_AGE_MS)
+      fail('fecha', 'is more than 72 hours old: a PAC rejects it (401)', 'CFDI40101');
   }
   return fecha;
 }
@@ -53,7 +54,8 @@ export function prepareMoneda(req: ComprobanteInput, day: string, fail: Fail): {
     if (tipo !== 'T') fail('moneda', 'XXX is only for Pago and Traslado vouchers', 'CFDI40113');
     if (req.tipo_cambio !== undefined) fail('tipo_cambio', 'must not be sent with moneda XXX', 'CFDI40116');
   } else if (moneda === 'MXN') {
-    if (req.tipo_cambio !== undefined && Dec.parse(req.tipo_cambio).cmp(Dec.parse('1')) !== 0) fail('tipo_cambio', 'must be 1 (or omitted) with moneda MXN', 'CFDI40114');
+    if (req.tipo_cambio !== undefined && Dec.parse(req.tipo_cambio).cmp(Dec.parse('1')) !== 0)
+      fail('tipo_cambio', 'must be 1 (or omitted) with moneda MXN', 'CFDI40114');
     tipoCambio = req.tipo_cambio !== undefined ? '1' : undefined;
   } else if (req.tipo_cambio === undefined) {
     fail('tipo_cambio', `is required with moneda ${moneda}`, 'CFDI40115');
@@ -128,12 +130,15 @@ export function prepareInformacionGlobal(
   } else if (req.informacion_global) {
     const g = req.informacion_global;
     if (!isValidKey('c_Periodicidad', g.periodicidad, day)) fail('informacion_global.periodicidad', 'is not a c_Periodicidad key', 'CFDI40131');
-    else if (g.periodicidad === '05' && ctx.regimenFiscal !== '621') fail('informacion_global.periodicidad', '05 (bimestral) is only for issuers in régimen 621', 'CFDI40132');
+    else if (g.periodicidad === '05' && ctx.regimenFiscal !== '621')
+      fail('informacion_global.periodicidad', '05 (bimestral) is only for issuers in régimen 621', 'CFDI40132');
     if (!isValidKey('c_Meses', g.meses, day)) fail('informacion_global.meses', 'is not a c_Meses key', 'CFDI40133');
-    else if (g.periodicidad === '05' && !(g.meses >= '13' && g.meses <= '18')) fail('informacion_global.meses', 'must be 13–18 for a bimonthly period', 'CFDI40135');
+    else if (g.periodicidad === '05' && !(g.meses >= '13' && g.meses <= '18'))
+      fail('informacion_global.meses', 'must be 13–18 for a bimonthly period', 'CFDI40135');
     else if (g.periodicidad !== '05' && g.meses > '12') fail('informacion_global.meses', 'must be 01–12 unless periodicidad is 05', 'CFDI40134');
     const year = Number(day.slice(0, 4));
-    if (!/^\d{4}$/.test(g.anio) || Number(g.anio) > year || Number(g.anio) < year - 5) fail('informacion_global.anio', `must be between ${year - 5} and ${year}`, 'CFDI40136');
+    if (!/^\d{4}$/.test(g.anio) || Number(g.anio) > year || Number(g.anio) < year - 5)
+      fail('informacion_global.anio', `must be between ${year - 5} and ${year}`, 'CFDI40136');
     if (!publico) fail('informacion_global', 'only applies to invoices to PUBLICO EN GENERAL (XAXX010101000)', 'CFDI40130');
     informacionGlobal = { periodicidad: g.periodicidad, meses: g.meses, anio: g.anio };
   } else if (publico && tipo === 'I') {

@@ -12,7 +12,17 @@ const EXT_LEGEND =
 
 /** The one concepto SAT fixes for a Pago and a Nómina: 1 ACT, ObjetoImp 01, no taxes (CRP20111–20123, NOM13–29). */
 export function fixedConcepto(claveProdServ: string, descripcion: string, valor: Dec): ConceptoModel {
-  return { claveProdServ, cantidad: Dec.parse('1'), claveUnidad: 'ACT', descripcion, valorUnitario: valor, importe: valor, objetoImp: '01', traslados: [], retenciones: [] };
+  return {
+    claveProdServ,
+    cantidad: Dec.parse('1'),
+    claveUnidad: 'ACT',
+    descripcion,
+    valorUnitario: valor,
+    importe: valor,
+    objetoImp: '01',
+    traslados: [],
+    retenciones: [],
+  };
 }
 
 export interface ConceptoContext {
@@ -31,7 +41,8 @@ const written = (d: Dec, minDecimals: number) => d.round(6).trim(minDecimals);
 export function prepareConcepto(c: ConceptoInput, at: string, ctx: ConceptoContext, fail: Fail): ConceptoModel {
   const prodServ = catalogEntry('c_ClaveProdServ', c.clave_prod_serv);
   if (!prodServ || !inForce(prodServ, ctx.day)) fail(`${at}.clave_prod_serv`, `${c.clave_prod_serv} is not in c_ClaveProdServ`, 'CFDI40162');
-  else if (prodServ.complemento) fail(`${at}.clave_prod_serv`, `${c.clave_prod_serv} requires the complement "${prodServ.complemento}", which this service does not issue`, 'CFDI40163');
+  else if (prodServ.complemento)
+    fail(`${at}.clave_prod_serv`, `${c.clave_prod_serv} requires the complement "${prodServ.complemento}", which this service does not issue`, 'CFDI40163');
   if (!isValidKey('c_ClaveUnidad', c.clave_unidad, ctx.day)) fail(`${at}.clave_unidad`, `${c.clave_unidad} is not in c_ClaveUnidad`, 'CFDI40165');
 
   const cantidad = Dec.parse(c.cantidad);
@@ -40,7 +51,8 @@ export function prepareConcepto(c: ConceptoInput, at: string, ctx: ConceptoConte
   if (valorUnitario.isZero() && ctx.tipo !== 'T') fail(`${at}.valor_unitario`, 'must be greater than 0 for I and E', 'CFDI40166');
   if (ctx.tipo === 'T') {
     // A Traslado has no comprobante-level Impuestos (CFDI40201), so its conceptos carry none, and no discounts.
-    if (c.impuestos || (c.objeto_imp !== undefined && c.objeto_imp !== '01')) fail(`${at}.impuestos`, 'a Traslado carries no taxes: send objeto_imp 01 (or omit it) and no impuestos', 'CFDI40201');
+    if (c.impuestos || (c.objeto_imp !== undefined && c.objeto_imp !== '01'))
+      fail(`${at}.impuestos`, 'a Traslado carries no taxes: send objeto_imp 01 (or omit it) and no impuestos', 'CFDI40201');
     if (c.descuento !== undefined) fail(`${at}.descuento`, 'a Traslado carries no discounts', 'CFDI40109');
   }
   const descuentoIn = c.descuento !== undefined ? Dec.parse(c.descuento) : undefined;
@@ -55,7 +67,9 @@ export function prepareConcepto(c: ConceptoInput, at: string, ctx: ConceptoConte
 
   // A forgotten tax block must not become a valid but wrong "01": on I and E, no impuestos means saying why.
   if (c.objeto_imp === undefined && !c.impuestos && ctx.tipo !== 'T') {
-    const choices = catalogRows('c_ObjetoImp').filter((r) => inForce(r, ctx.day)).map((r) => `${r.clave} (${r.descripcion!.replace(/\.$/, '')})`);
+    const choices = catalogRows('c_ObjetoImp')
+      .filter((r) => inForce(r, ctx.day))
+      .map((r) => `${r.clave} (${r.descripcion!.replace(/\.$/, '')})`);
     fail(`${at}.objeto_imp`, `is required when impuestos is not sent: one of ${choices.join(', ')}; or send impuestos (02)`, 'CFDI40170');
   }
   const objetoImp = c.objeto_imp ?? (c.impuestos ? '02' : '01');
@@ -80,7 +94,9 @@ export function prepareConcepto(c: ConceptoInput, at: string, ctx: ConceptoConte
   const defaultBase = importe.sub(descuento ?? Dec.ZERO);
   const computed = { base: defaultBase, decimals: ctx.decimals };
   const traslados = trasladosIn.map((t, j) => prepareTaxLine(t, `${at}.impuestos.traslados[${j}]`, 'traslado', TAX_CODES.traslado, ctx.day, fail, computed)!);
-  const retenciones = retencionesIn.map((t, j) => prepareTaxLine(t, `${at}.impuestos.retenciones[${j}]`, 'retencion', TAX_CODES.retencion, ctx.day, fail, computed)!);
+  const retenciones = retencionesIn.map(
+    (t, j) => prepareTaxLine(t, `${at}.impuestos.retenciones[${j}]`, 'retencion', TAX_CODES.retencion, ctx.day, fail, computed)!,
+  );
 
   let aCuentaTerceros: ConceptoModel['aCuentaTerceros'];
   if (c.a_cuenta_terceros) {
@@ -91,7 +107,8 @@ export function prepareConcepto(c: ConceptoInput, at: string, ctx: ConceptoConte
     else ctx.warn(rfcCheckDigitWarning(t.rfc, `${p}.rfc`));
     if (t.rfc === ctx.emisorRfc || t.rfc === ctx.receptorRfc) fail(`${p}.rfc`, 'must differ from the issuer and the receptor RFC', 'CFDI40188');
     if (!isValidKey('c_RegimenFiscal', t.regimen_fiscal, ctx.day)) fail(`${p}.regimen_fiscal`, 'is not in c_RegimenFiscal', 'CFDI40190');
-    if (!/^\d{5}$/.test(t.domicilio_fiscal) || !isValidKey('c_CodigoPostal', t.domicilio_fiscal, ctx.day)) fail(`${p}.domicilio_fiscal`, 'is not in c_CodigoPostal', 'CFDI40192');
+    if (!/^\d{5}$/.test(t.domicilio_fiscal) || !isValidKey('c_CodigoPostal', t.domicilio_fiscal, ctx.day))
+      fail(`${p}.domicilio_fiscal`, 'is not in c_CodigoPostal', 'CFDI40192');
     if (t.rfc === 'EXT990101NI1') {
       if (t.nombre !== EXT_LEGEND) fail(`${p}.nombre`, `must be the legend "${EXT_LEGEND}"`, 'CFDI40189');
       if (t.regimen_fiscal !== '616') fail(`${p}.regimen_fiscal`, 'must be 616 for EXT990101NI1', 'CFDI140223');
@@ -118,6 +135,22 @@ export function prepareConcepto(c: ConceptoInput, at: string, ctx: ConceptoConte
 }
 
 const TAX_CODES: Record<'traslado' | 'retencion', TaxRuleCodes> = {
-  traslado: { base: 'CFDI40174', impuesto: 'CFDI40175', tasa: 'CFDI40179', importe: 'CFDI40180', exentoRetencion: 'CFDI40184', exentoBare: 'CFDI40177', required: 'CFDI40178' },
-  retencion: { base: 'CFDI40181', impuesto: 'CFDI40182', tasa: 'CFDI40185', importe: 'CFDI40186', exentoRetencion: 'CFDI40184', exentoBare: 'CFDI40177', required: 'CFDI40185' },
+  traslado: {
+    base: 'CFDI40174',
+    impuesto: 'CFDI40175',
+    tasa: 'CFDI40179',
+    importe: 'CFDI40180',
+    exentoRetencion: 'CFDI40184',
+    exentoBare: 'CFDI40177',
+    required: 'CFDI40178',
+  },
+  retencion: {
+    base: 'CFDI40181',
+    impuesto: 'CFDI40182',
+    tasa: 'CFDI40185',
+    importe: 'CFDI40186',
+    exentoRetencion: 'CFDI40184',
+    exentoBare: 'CFDI40177',
+    required: 'CFDI40185',
+  },
 };

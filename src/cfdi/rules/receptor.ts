@@ -17,7 +17,6 @@ const RFC_PUBLICO_GENERAL = 'XAXX010101000';
 const RFC_EXTRANJERO = 'XEXX010101000';
 const NOMBRE_PUBLICO_GENERAL = 'PUBLICO EN GENERAL';
 
-
 const regexCache = new Map<string, RegExp | null>();
 /** c_Pais "Formato de Registro de Identidad Tributaria" as an anchored regex; null when SAT's text does not compile. */
 function taxIdPattern(source: string): RegExp | null {
@@ -76,7 +75,8 @@ export function checkReceptor(r: ReceptorInput, ctx: ReceptorContext, prefix = '
   // DomicilioFiscalReceptor.
   if (!/^[0-9]{5}$/.test(r.domicilio_fiscal)) fail('domicilio_fiscal', 'must be a 5-digit postal code');
   // Not a postal code at all: it cannot be this RFC's fiscal address in SAT's list, which is what a PAC checks (CFDI40147).
-  else if (!entry('c_CodigoPostal', r.domicilio_fiscal)) fail('domicilio_fiscal', `${r.domicilio_fiscal} is not in the SAT catalog c_CodigoPostal`, 'CFDI40147');
+  else if (!entry('c_CodigoPostal', r.domicilio_fiscal))
+    fail('domicilio_fiscal', `${r.domicilio_fiscal} is not in the SAT catalog c_CodigoPostal`, 'CFDI40147');
   else if (generic && ctx.lugarExpedicion !== undefined && r.domicilio_fiscal !== ctx.lugarExpedicion) {
     fail('domicilio_fiscal', `must equal the issuer's LugarExpedicion (${ctx.lugarExpedicion}) for the generic RFC ${r.rfc}`, 'CFDI40149');
   }
@@ -86,7 +86,11 @@ export function checkReceptor(r: ReceptorInput, ctx: ReceptorContext, prefix = '
   let pais: CatalogRow | undefined;
   if (residencia !== undefined) {
     if (national) {
-      fail('residencia_fiscal', `must not be sent for a Mexican RFC (${publico ? 'the national generic RFC' : 'a registered taxpayer'}); only for ${RFC_EXTRANJERO}`, 'CFDI40151');
+      fail(
+        'residencia_fiscal',
+        `must not be sent for a Mexican RFC (${publico ? 'the national generic RFC' : 'a registered taxpayer'}); only for ${RFC_EXTRANJERO}`,
+        'CFDI40151',
+      );
     }
     pais = catalogEntry('c_Pais', residencia);
     if (!pais) fail('residencia_fiscal', `${residencia} is not a key of the SAT catalog c_Pais (ISO 3166-1 alpha-3, e.g. USA)`, 'CFDI40150');
@@ -133,7 +137,11 @@ export function checkReceptor(r: ReceptorInput, ctx: ReceptorContext, prefix = '
     } else if (persona === 'fisica' && uso.aplica_fisica !== '1') {
       fail('uso_cfdi', `${r.uso_cfdi} (${uso.descripcion}) does not apply to a persona física (13-character RFC)`, 'CFDI40161');
     } else if (regimenOk && !(uso.regimenes_receptor ?? '').split(';').includes(r.regimen_fiscal)) {
-      fail('uso_cfdi', `${r.uso_cfdi} (${uso.descripcion}) is not allowed for régimen fiscal ${r.regimen_fiscal}; allowed: ${(uso.regimenes_receptor ?? '').split(';').sort().join(', ')}`, 'CFDI40161');
+      fail(
+        'uso_cfdi',
+        `${r.uso_cfdi} (${uso.descripcion}) is not allowed for régimen fiscal ${r.regimen_fiscal}; allowed: ${(uso.regimenes_receptor ?? '').split(';').sort().join(', ')}`,
+        'CFDI40161',
+      );
     }
   }
 

@@ -22,7 +22,8 @@ export function prepareRelacionados(req: ComprobanteInput, day: string, fail: Fa
   const { tipo } = req;
   return (req.cfdi_relacionados ?? []).map((r, i) => {
     if (!isValidKey('c_TipoRelacion', r.tipo_relacion, day)) fail(`cfdi_relacionados[${i}].tipo_relacion`, 'is not a c_TipoRelacion key', 'CFDI40137');
-    else if ((tipo === 'P' || tipo === 'N') && r.tipo_relacion !== '04') fail(`cfdi_relacionados[${i}].tipo_relacion`, `a ${tipo === 'P' ? 'Pago' : 'Nómina'} relates only to the CFDI it replaces (04)`, 'CFDI40137');
+    else if ((tipo === 'P' || tipo === 'N') && r.tipo_relacion !== '04')
+      fail(`cfdi_relacionados[${i}].tipo_relacion`, `a ${tipo === 'P' ? 'Pago' : 'Nómina'} relates only to the CFDI it replaces (04)`, 'CFDI40137');
     return { tipoRelacion: r.tipo_relacion, uuids: r.uuids.map((u) => u.toUpperCase()) };
   });
 }

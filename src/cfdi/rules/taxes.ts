@@ -80,14 +80,19 @@ export function prepareTaxLine(
   }
   const tasa = Dec.parse(t.tasa_o_cuota);
   if (!tasaAllowed(t.impuesto, t.tipo_factor, kind, tasa, day)) {
-    fail(`${at}.tasa_o_cuota`, `${t.tasa_o_cuota} is not a c_TasaOCuota value for ${IMPUESTO_NAME[t.impuesto] ?? t.impuesto} ${t.tipo_factor} (${kind})`, codes.tasa);
+    fail(
+      `${at}.tasa_o_cuota`,
+      `${t.tasa_o_cuota} is not a c_TasaOCuota value for ${IMPUESTO_NAME[t.impuesto] ?? t.impuesto} ${t.tipo_factor} (${kind})`,
+      codes.tasa,
+    );
   }
   const exact = base.mul(tasa);
   let importe: Dec;
   if (t.importe !== undefined) {
     importe = Dec.parse(t.importe);
     const { low, high } = importeWindow(base, tasa, importe.decimals);
-    if (importe.cmp(low) < 0 || importe.cmp(high) > 0) fail(`${at}.importe`, `must be between ${low.toString()} and ${high.toString()} (base × tasa_o_cuota = ${exact.toString()})`, codes.importe);
+    if (importe.cmp(low) < 0 || importe.cmp(high) > 0)
+      fail(`${at}.importe`, `must be between ${low.toString()} and ${high.toString()} (base × tasa_o_cuota = ${exact.toString()})`, codes.importe);
   } else {
     importe = written(exact);
   }

@@ -35,7 +35,9 @@ function summarizeTaxes(conceptos: ConceptoModel[], decimals: number): Comproban
   const trasladoLines: TaxLine[] = traslados
     .sort((a, b) => a.impuesto.localeCompare(b.impuesto))
     .map((t) => ({ ...t, base: t.base.round(decimals), importe: t.tipoFactor === 'Exento' ? undefined : (t.importe ?? Dec.ZERO).round(decimals) }));
-  const retencionLines = [...retenciones.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([impuesto, importes]) => ({ impuesto, importe: sum(importes).round(decimals) }));
+  const retencionLines = [...retenciones.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([impuesto, importes]) => ({ impuesto, importe: sum(importes).round(decimals) }));
   const nonExempt = trasladoLines.filter((t) => t.tipoFactor !== 'Exento');
   return {
     traslados: trasladoLines,

@@ -6,7 +6,9 @@ export const apiKeys = sqliteTable(
   'api_keys',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
     environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
     name: text('name').notNull(),
     /** SHA-256 (hex) of the whole secret; the secret itself is never stored. */

@@ -15,8 +15,12 @@ export const cfdiCancellations = sqliteTable(
   'cfdi_cancellations',
   {
     id: text('id').primaryKey(),
-    cfdiId: text('cfdi_id').notNull().references(() => cfdis.id, { onDelete: 'cascade' }),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    cfdiId: text('cfdi_id')
+      .notNull()
+      .references(() => cfdis.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
     environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
     uuid: text('uuid').notNull(),
     motivo: text('motivo').notNull(),
@@ -37,8 +41,5 @@ export const cfdiCancellations = sqliteTable(
     resolvedAt: text('resolved_at'),
     updatedAt: text('updated_at').notNull(),
   },
-  (t) => [
-    index('cfdi_cancellations_cfdi_idx').on(t.cfdiId, t.id),
-    uniqueIndex('cfdi_cancellations_active').on(t.cfdiId).where(sql`status = 'en_proceso'`),
-  ],
+  (t) => [index('cfdi_cancellations_cfdi_idx').on(t.cfdiId, t.id), uniqueIndex('cfdi_cancellations_active').on(t.cfdiId).where(sql`status = 'en_proceso'`)],
 );

@@ -9,7 +9,9 @@ import { cfdis } from './cfdis.ts';
 export const cfdiRelations = sqliteTable(
   'cfdi_relations',
   {
-    cfdiId: text('cfdi_id').notNull().references(() => cfdis.id, { onDelete: 'cascade' }),
+    cfdiId: text('cfdi_id')
+      .notNull()
+      .references(() => cfdis.id, { onDelete: 'cascade' }),
     tenantId: text('tenant_id').notNull(),
     environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
     tipoRelacion: text('tipo_relacion').notNull(),

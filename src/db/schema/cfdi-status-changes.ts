@@ -6,7 +6,9 @@ export const cfdiStatusChanges = sqliteTable(
   'cfdi_status_changes',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
-    cfdiId: text('cfdi_id').notNull().references(() => cfdis.id, { onDelete: 'cascade' }),
+    cfdiId: text('cfdi_id')
+      .notNull()
+      .references(() => cfdis.id, { onDelete: 'cascade' }),
     tenantId: text('tenant_id').notNull(),
     fromStatus: text('from_status').notNull(),
     toStatus: text('to_status').notNull(),

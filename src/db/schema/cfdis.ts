@@ -53,7 +53,9 @@ export const cfdis = sqliteTable(
   'cfdis',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
     environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
     uuid: text('uuid'),
     tipo: text('tipo').notNull(),

@@ -7,7 +7,9 @@ export const clients = sqliteTable(
   'clients',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
     environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
     rfc: text('rfc').notNull(),
     nombre: text('nombre').notNull(),
@@ -24,8 +26,5 @@ export const clients = sqliteTable(
     createdAt: text('created_at').notNull().default(now),
     updatedAt: text('updated_at').notNull().default(now),
   },
-  (t) => [
-    index('clients_tenant_idx').on(t.tenantId, t.environment, t.id),
-    index('clients_tenant_rfc_idx').on(t.tenantId, t.environment, t.rfc),
-  ],
+  (t) => [index('clients_tenant_idx').on(t.tenantId, t.environment, t.id), index('clients_tenant_rfc_idx').on(t.tenantId, t.environment, t.rfc)],
 );

@@ -10,7 +10,9 @@ export const csds = sqliteTable(
   'csds',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
     environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
     rfc: text('rfc').notNull(),
     serialNumber: text('serial_number').notNull(),

@@ -7,7 +7,9 @@ export const events = sqliteTable(
   'events',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
     environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
     type: text('type').notNull(),
     data: text('data', { mode: 'json' }).notNull().$type<Record<string, unknown>>(),

@@ -6,7 +6,9 @@ import { tenants } from './tenants.ts';
 export const idempotencyKeys = sqliteTable(
   'idempotency_keys',
   {
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
     environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
     /** The credential that sent the key and its role (`user:usr_…:ADMIN`): only it gets the stored answer back. */
     actor: text('actor').notNull().default(''),

@@ -32,5 +32,10 @@ export const jobs = sqliteTable(
     updatedAt: text('updated_at').notNull().default(now),
     finishedAt: text('finished_at'),
   },
-  (t) => [index('jobs_due_idx').on(t.status, t.type, t.runAt), index('jobs_lease_idx').on(t.status, t.lockedUntil), index('jobs_tenant_idx').on(t.tenantId, t.type), index('jobs_lane_idx').on(t.status, t.type, t.lane, t.runAt)],
+  (t) => [
+    index('jobs_due_idx').on(t.status, t.type, t.runAt),
+    index('jobs_lease_idx').on(t.status, t.lockedUntil),
+    index('jobs_tenant_idx').on(t.tenantId, t.type),
+    index('jobs_lane_idx').on(t.status, t.type, t.lane, t.runAt),
+  ],
 );

@@ -13,7 +13,9 @@ export const cfdiPaymentDocuments = sqliteTable(
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
     /** The Pago. */
-    cfdiId: text('cfdi_id').notNull().references(() => cfdis.id, { onDelete: 'cascade' }),
+    cfdiId: text('cfdi_id')
+      .notNull()
+      .references(() => cfdis.id, { onDelete: 'cascade' }),
     tenantId: text('tenant_id').notNull(),
     environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
     /** The paid document (IdDocumento), upper case. */

@@ -7,8 +7,12 @@ export const refreshTokens = sqliteTable(
   'refresh_tokens',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
-    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     /** All tokens rotated from one login share a family; reuse of a rotated token revokes the family. */
     familyId: text('family_id').notNull(),
     tokenHash: text('token_hash').notNull(),

@@ -11,7 +11,9 @@ export const series = sqliteTable(
   'series',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
     environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
     serie: text('serie').notNull(),
     nextFolio: integer('next_folio').notNull().default(1),

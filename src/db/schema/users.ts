@@ -9,7 +9,9 @@ export const users = sqliteTable(
   'users',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
     email: text('email').notNull(),
     passwordHash: text('password_hash').notNull(),
     nombre: text('nombre').notNull(),
@@ -21,5 +23,9 @@ export const users = sqliteTable(
   },
   // An email is unique within a tenant only: the same person may belong to several tenants, and no sign-up reveals
   // that an email is used elsewhere. Login takes the oldest unless the request names the tenant.
-  (t) => [uniqueIndex('users_tenant_email_unique').on(t.tenantId, t.email), index('users_email_idx').on(t.email, t.createdAt), index('users_tenant_idx').on(t.tenantId, t.id)],
+  (t) => [
+    uniqueIndex('users_tenant_email_unique').on(t.tenantId, t.email),
+    index('users_email_idx').on(t.email, t.createdAt),
+    index('users_tenant_idx').on(t.tenantId, t.id),
+  ],
 );

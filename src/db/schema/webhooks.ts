@@ -10,7 +10,9 @@ export const webhooks = sqliteTable(
   'webhooks',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id, { onDelete: 'cascade' }),
     environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
     url: text('url').notNull(),
     events: text('events', { mode: 'json' }).notNull().$type<string[]>(),

@@ -14,14 +14,22 @@ const errors = errorResponses('invoices');
 const tags = ['CFDIs'];
 
 const xmlResponse = (description: string) => ({ description, content: { 'application/xml': { schema: z.string().openapi({ format: 'binary' }) } } });
-const common = { 400: errorResponse('Not a cfdi_ id or UUID'), ...errors.unauthenticated, 404: errorResponse('No such CFDI in this tenant and environment, or nothing of that kind yet') };
+const common = {
+  400: errorResponse('Not a cfdi_ id or UUID'),
+  ...errors.unauthenticated,
+  404: errorResponse('No such CFDI in this tenant and environment, or nothing of that kind yet'),
+};
 
 export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: CancellationDeps) {
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/cfdis/{id}/cancel', tags, operationId: 'cancelCfdi', summary: 'Cancel a stamped CFDI with SAT',
+      method: 'post',
+      path: '/api/v1/cfdis/{id}/cancel',
+      tags,
+      operationId: 'cancelCfdi',
+      summary: 'Cancel a stamped CFDI with SAT',
       description:
-        'Signs a cancellation request with the tenant\'s active CSD (XML-DSig) and sends it through the PAC. The CFDI moves ' +
+        "Signs a cancellation request with the tenant's active CSD (XML-DSig) and sends it through the PAC. The CFDI moves " +
         'vigente → cancelacion_pendiente → cancelado, or back to vigente when the receiver rejects or the request fails; each move is kept ' +
         '(GET /cfdis/{id}/cancellation) and `cfdi.cancelado` is emitted when it becomes cancelado. 200: cancelled now. 202: waiting for the ' +
         'receiver (needed for invoices over $1,000 MXN to a named receiver after the business day following stamping, except nómina, egresos, ' +
@@ -52,7 +60,7 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
       const scenario = sandboxScenarioOf(c, CANCEL_SCENARIOS);
       const claim = c.get('idempotency');
       const result =
-        (claim?.resumed && await resumeCancel(deps, actorOf(c), claim.resumed)) ||
+        (claim?.resumed && (await resumeCancel(deps, actorOf(c), claim.resumed))) ||
         (await cancelCfdi(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'), { scenario, bindIdempotency: claim?.bind }));
       return result.pending ? c.json(result.body, 202) : c.json(result.body, 200);
     },
@@ -60,7 +68,11 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/cfdis/{id}/cancellation', tags, operationId: 'getCfdiCancellation', summary: 'The latest cancellation request of a CFDI',
+      method: 'get',
+      path: '/api/v1/cfdis/{id}/cancellation',
+      tags,
+      operationId: 'getCfdiCancellation',
+      summary: 'The latest cancellation request of a CFDI',
       request: { params: CfdiRefParams },
       responses: { 200: jsonResponse(CancellationSchema, 'Status, motivo, times, links to the signed request and the acuse, status history'), ...common },
     }),
@@ -70,30 +82,39 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
   for (const which of ['request', 'acuse'] as const) {
     app.openapi(
       createRoute({
-        method: 'get', path: `/api/v1/cfdis/{id}/cancellation/${which}.xml`, tags,
+        method: 'get',
+        path: `/api/v1/cfdis/{id}/cancellation/${which}.xml`,
+        tags,
         operationId: which === 'request' ? 'downloadCancellationRequest' : 'downloadCancellationAcuse',
-        summary: which === 'request' ? 'The signed cancellation request, byte for byte' : 'SAT\'s acknowledgement (acuse) of the cancellation, byte for byte',
+        summary: which === 'request' ? 'The signed cancellation request, byte for byte' : "SAT's acknowledgement (acuse) of the cancellation, byte for byte",
         request: { params: CfdiRefParams },
         responses: { 200: xmlResponse(which === 'request' ? 'Cancelacion signed with the CSD' : 'The acuse'), ...common },
       }),
       async (c) => {
         const { uuid, xml } = await getCancellationDocument(deps, actorOf(c), c.req.valid('param').id, which);
-        return c.body(new Uint8Array(xml), 200, { 'Content-Type': 'application/xml', 'Content-Disposition': `attachment; filename=${uuid}-${which === 'request' ? 'cancelacion' : 'acuse'}.xml` });
+        return c.body(new Uint8Array(xml), 200, {
+          'Content-Type': 'application/xml',
+          'Content-Disposition': `attachment; filename=${uuid}-${which === 'request' ? 'cancelacion' : 'acuse'}.xml`,
+        });
       },
     );
   }
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/cfdis/{id}/sat-status', tags, operationId: 'getCfdiSatStatus', summary: 'SAT\'s status of a stamped CFDI',
+      method: 'get',
+      path: '/api/v1/cfdis/{id}/sat-status',
+      tags,
+      operationId: 'getCfdiSatStatus',
+      summary: "SAT's status of a stamped CFDI",
       description:
-        'SAT\'s consultation service (ConsultaCFDIService) for the CFDI\'s QR expression, in SAT\'s own words. In test mode the sandbox simulates ' +
+        "SAT's consultation service (ConsultaCFDIService) for the CFDI's QR expression, in SAT's own words. In test mode the sandbox simulates " +
         'it from what it stamped and the cancellations it received. Read-only: it does not change the CFDI.',
       request: { params: CfdiRefParams },
       responses: {
-        200: jsonResponse(SatStatusSchema, 'SAT\'s answer'),
+        200: jsonResponse(SatStatusSchema, "SAT's answer"),
         ...common,
-        503: errorResponse('SAT\'s service did not answer (retry), or no PAC configuration for live'),
+        503: errorResponse("SAT's service did not answer (retry), or no PAC configuration for live"),
       },
     }),
     async (c) => c.json(await getSatStatus(deps, actorOf(c), c.req.valid('param').id), 200),
@@ -101,7 +122,11 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
 
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/cfdis/{id}/withdraw', tags, operationId: 'withdrawCfdi', summary: 'Withdraw a queued CFDI before it is stamped',
+      method: 'post',
+      path: '/api/v1/cfdis/{id}/withdraw',
+      tags,
+      operationId: 'withdrawCfdi',
+      summary: 'Withdraw a queued CFDI before it is stamped',
       description:
         'A CFDI still en_cola (the PAC was unavailable) is not stamped any more: it becomes fallido with reason "withdrawn" and `cfdi.fallido` ' +
         'is emitted; its folio stays used. Refused (409) while a stamping attempt is running; if an attempt already in flight still stamps it, it ' +

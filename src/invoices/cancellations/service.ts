@@ -38,7 +38,11 @@ export type CancellationDeps = Omit<CfdiDeps, 'stampBudgetMs'> & {
 type Cancellation = typeof cfdiCancellations.$inferSelect;
 
 /** Vigente (or pending) CFDIs of the tenant that relate to this UUID, other than substitutes (TipoRelacion 04). */
-export async function dependentsOf(db: DbOrTx, scope: { tenantId: string; environment: Environment }, uuid: string): Promise<{ uuid: string; tipoRelacion: string }[]> {
+export async function dependentsOf(
+  db: DbOrTx,
+  scope: { tenantId: string; environment: Environment },
+  uuid: string,
+): Promise<{ uuid: string; tipoRelacion: string }[]> {
   const rows = await db
     .select({ uuid: cfdis.uuid, tipoRelacion: cfdiRelations.tipoRelacion })
     .from(cfdiRelations)
@@ -60,20 +64,30 @@ export async function dependentsOf(db: DbOrTx, scope: { tenantId: string; enviro
 /** Motivo 01's replacement: a vigente CFDI of the same tenant and environment that relates to this one with 04. */
 async function checkSubstitute(db: DbOrTx, actor: Actor, cfdi: CfdiRef, folio: string): Promise<void> {
   const field = 'folio_sustitucion';
-  const sub = (await db
-    .select({ id: cfdis.id, status: cfdis.status })
-    .from(cfdis)
-    .where(and(eq(cfdis.uuid, folio.toUpperCase()), eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment))))[0];
-  if (!sub) throw invalidInput('Invalid folio_sustitucion', [{ field, issue: `no CFDI with UUID ${folio} in this tenant and environment: issue the replacement first` }]);
-  if (sub.id === cfdi.id) throw invalidInput('Invalid folio_sustitucion', [{ field, issue: 'must be the UUID of the replacement, not of the CFDI being cancelled' }]);
-  if (sub.status !== 'vigente') throw invalidInput('Invalid folio_sustitucion', [{ field, issue: `the replacement ${folio} is ${sub.status}; it must be vigente` }]);
+  const sub = (
+    await db
+      .select({ id: cfdis.id, status: cfdis.status })
+      .from(cfdis)
+      .where(and(eq(cfdis.uuid, folio.toUpperCase()), eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment)))
+  )[0];
+  if (!sub)
+    throw invalidInput('Invalid folio_sustitucion', [
+      { field, issue: `no CFDI with UUID ${folio} in this tenant and environment: issue the replacement first` },
+    ]);
+  if (sub.id === cfdi.id)
+    throw invalidInput('Invalid folio_sustitucion', [{ field, issue: 'must be the UUID of the replacement, not of the CFDI being cancelled' }]);
+  if (sub.status !== 'vigente')
+    throw invalidInput('Invalid folio_sustitucion', [{ field, issue: `the replacement ${folio} is ${sub.status}; it must be vigente` }]);
   const [related] = await db
     .select({ cfdiId: cfdiRelations.cfdiId })
     .from(cfdiRelations)
     .where(and(eq(cfdiRelations.cfdiId, sub.id), eq(cfdiRelations.tipoRelacion, '04'), eq(cfdiRelations.relatedUuid, cfdi.uuid!)));
   if (!related) {
     throw invalidInput('Invalid folio_sustitucion', [
-      { field, issue: `the replacement ${folio} does not relate to ${cfdi.uuid} with TipoRelacion 04 (cfdi_relacionados: [{ tipo_relacion: "04", uuids: ["${cfdi.uuid}"] }])` },
+      {
+        field,
+        issue: `the replacement ${folio} does not relate to ${cfdi.uuid} with TipoRelacion 04 (cfdi_relacionados: [{ tipo_relacion: "04", uuids: ["${cfdi.uuid}"] }])`,
+      },
     ]);
   }
 }
@@ -91,7 +105,8 @@ async function refuseIfRelatedTo(db: DbOrTx, actor: Actor, cfdi: CfdiRef, uuid: 
 }
 
 const NOT_CANCELLABLE: Partial<Record<CfdiStatus, (id: string) => string>> = {
-  en_cola: (id) => `CFDI ${id} is queued for stamping: SAT does not know it yet, so it cannot be cancelled there. Withdraw it instead with POST /api/v1/cfdis/${id}/withdraw`,
+  en_cola: (id) =>
+    `CFDI ${id} is queued for stamping: SAT does not know it yet, so it cannot be cancelled there. Withdraw it instead with POST /api/v1/cfdis/${id}/withdraw`,
   fallido: (id) => `CFDI ${id} was never stamped (fallido): there is nothing to cancel at SAT`,
   cancelado: (id) => `CFDI ${id} is already cancelled`,
   cancelacion_pendiente: (id) => `CFDI ${id} already has a cancellation in progress: follow it with GET /api/v1/cfdis/${id}/cancellation`,
@@ -107,15 +122,28 @@ export interface CancelBody {
  * `cancelacion_pendiente`, stores the signed request and queues the follow-up job (which re-sends it after a crash
  * and polls while the receiver decides); then the request goes to the PAC and its answer is applied.
  */
-export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: string, body: CancelBody, opts: { scenario?: CancelScenario; bindIdempotency?: IdempotencyClaim['bind'] } = {}) {
+export async function cancelCfdi(
+  deps: CancellationDeps,
+  actor: Actor,
+  ref: string,
+  body: CancelBody,
+  opts: { scenario?: CancelScenario; bindIdempotency?: IdempotencyClaim['bind'] } = {},
+) {
   const cfdi = await findCfdi(deps.db, actor, ref);
   const refuse = NOT_CANCELLABLE[cfdi.status];
   if (refuse) throw conflict(refuse(cfdi.id), [{ field: 'status', issue: `is ${cfdi.status}` }]);
   if (body.motivo === '01' && !body.folio_sustitucion) {
-    throw invalidInput('Invalid input', [{ field: 'folio_sustitucion', issue: 'is required with motivo 01: the UUID of the vigente CFDI that replaces this one (issued with cfdi_relacionados tipo_relacion 04 to it)' }]);
+    throw invalidInput('Invalid input', [
+      {
+        field: 'folio_sustitucion',
+        issue: 'is required with motivo 01: the UUID of the vigente CFDI that replaces this one (issued with cfdi_relacionados tipo_relacion 04 to it)',
+      },
+    ]);
   }
   if (body.motivo !== '01' && body.folio_sustitucion) {
-    throw invalidInput('Invalid input', [{ field: 'folio_sustitucion', issue: `must be absent with motivo ${body.motivo}: only motivo 01 names a replacement` }]);
+    throw invalidInput('Invalid input', [
+      { field: 'folio_sustitucion', issue: `must be absent with motivo ${body.motivo}: only motivo 01 names a replacement` },
+    ]);
   }
   if (body.folio_sustitucion) await checkSubstitute(deps.db, actor, cfdi, body.folio_sustitucion);
 
@@ -124,17 +152,25 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
   const nowLocal = wallClock(now, SAT_ZONE);
   const deadline = cancellationDeadline(facts.fecha, facts.rfcEmisor);
   if (nowLocal.slice(0, 10) > deadline) {
-    throw conflict(`CFDI ${cfdi.id} can no longer be cancelled: the deadline was ${deadline} (the annual return of the year it was issued)`, [{ field: 'fecha', issue: `issued ${facts.fecha}; cancellable until ${deadline}` }]);
+    throw conflict(`CFDI ${cfdi.id} can no longer be cancelled: the deadline was ${deadline} (the annual return of the year it was issued)`, [
+      { field: 'fecha', issue: `issued ${facts.fecha}; cancellable until ${deadline}` },
+    ]);
   }
   await refuseIfRelatedTo(deps.db, actor, cfdi, facts.uuid);
   const signer = await activeSigner(deps, actor.tenantId, actor.environment);
   if (!signer || signer.rfc !== facts.rfcEmisor || !signer.validAt(now)) {
-    throw conflict('A cancellation is signed with the issuer\'s CSD and there is no usable one', [
-      { field: 'csd', issue: signer ? `the active CSD ${signer.noCertificado} is not valid now or not of ${facts.rfcEmisor}` : `no active CSD in the ${actor.environment} environment: upload one with POST /csds` },
+    throw conflict("A cancellation is signed with the issuer's CSD and there is no usable one", [
+      {
+        field: 'csd',
+        issue: signer
+          ? `the active CSD ${signer.noCertificado} is not valid now or not of ${facts.rfcEmisor}`
+          : `no active CSD in the ${actor.environment} environment: upload one with POST /csds`,
+      },
     ]);
   }
   const pac = deps.pacFor(actor.environment);
-  if (!pac) throw new ServiceError('unavailable', 'No PAC is configured for the live environment', [{ field: 'environment', issue: 'live cancellation needs a PAC' }]);
+  if (!pac)
+    throw new ServiceError('unavailable', 'No PAC is configured for the live environment', [{ field: 'environment', issue: 'live cancellation needs a PAC' }]);
 
   const acceptance = receiverAcceptance(facts, nowLocal);
   const folio = { uuid: facts.uuid, motivo: body.motivo, folioSustitucion: body.folio_sustitucion?.toUpperCase() };
@@ -145,20 +181,38 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
     // Checked again where no other request can issue a Pago or a related CFDI, or cancel the replacement, before the move.
     if (body.folio_sustitucion) await checkSubstitute(tx, actor, cfdi, body.folio_sustitucion);
     await refuseIfRelatedTo(tx, actor, cfdi, facts.uuid);
-    if (!await moveStatus(tx, cfdi, 'vigente', 'cancelacion_pendiente', reason, now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile: it is no longer vigente`, [{ field: 'status', issue: 'is not vigente' }]);
-    await tx.insert(cfdiCancellations)
-      .values({
-        id, cfdiId: cfdi.id, tenantId: actor.tenantId, environment: actor.environment, uuid: facts.uuid, motivo: body.motivo,
-        folioSustitucion: folio.folioSustitucion ?? null, status: 'en_proceso', requiresAcceptance: acceptance.required,
-        sandboxScenario: opts.scenario ?? null, requestXml: Buffer.from(signedXml, 'utf8'), requestedAt: now.toISOString(), updatedAt: now.toISOString(),
-      });
+    if (!(await moveStatus(tx, cfdi, 'vigente', 'cancelacion_pendiente', reason, now)))
+      throw conflict(`CFDI ${cfdi.id} changed meanwhile: it is no longer vigente`, [{ field: 'status', issue: 'is not vigente' }]);
+    await tx.insert(cfdiCancellations).values({
+      id,
+      cfdiId: cfdi.id,
+      tenantId: actor.tenantId,
+      environment: actor.environment,
+      uuid: facts.uuid,
+      motivo: body.motivo,
+      folioSustitucion: folio.folioSustitucion ?? null,
+      status: 'en_proceso',
+      requiresAcceptance: acceptance.required,
+      sandboxScenario: opts.scenario ?? null,
+      requestXml: Buffer.from(signedXml, 'utf8'),
+      requestedAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+    });
     await opts.bindIdempotency?.(tx, id);
-    return enqueue(tx, now, { type: CANCEL_JOB, tenantId: actor.tenantId, environment: actor.environment, payload: { cancellation_id: id }, runAt: new Date(now.getTime() + deps.cancellationPollMs) });
+    return enqueue(tx, now, {
+      type: CANCEL_JOB,
+      tenantId: actor.tenantId,
+      environment: actor.environment,
+      payload: { cancellation_id: id },
+      runAt: new Date(now.getTime() + deps.cancellationPollMs),
+    });
   });
 
   const request: CancelRequest = { ...queryOf(facts), ...folio, signedXml, requiresAcceptance: acceptance.required };
   const result: CancelResult = await pac.cancel(request, { scenario: opts.scenario }).catch((err: unknown) => ({
-    ok: false as const, retryable: true as const, message: err instanceof Error ? err.message : String(err),
+    ok: false as const,
+    retryable: true as const,
+    message: err instanceof Error ? err.message : String(err),
   }));
   const outcome = await withTransaction(deps.db, async (tx) => {
     const after = await applyCancelResult(tx, (await loadCancellation(tx, id))!, result, deps.now());
@@ -167,8 +221,16 @@ export async function cancelCfdi(deps: CancellationDeps, actor: Actor, ref: stri
   });
   deps.wakeJobs();
   if (!result.ok) {
-    if (result.retryable) throw new ServiceError('unavailable', 'The PAC did not take the cancellation request; the CFDI stays vigente. Try again later', [{ field: 'pac', issue: result.message }], 30);
-    throw new ServiceError('rejected', 'Cancellation rejected by the PAC/SAT; the CFDI stays vigente', [{ field: 'pac', issue: `${result.code}: ${result.message}` }]);
+    if (result.retryable)
+      throw new ServiceError(
+        'unavailable',
+        'The PAC did not take the cancellation request; the CFDI stays vigente. Try again later',
+        [{ field: 'pac', issue: result.message }],
+        30,
+      );
+    throw new ServiceError('rejected', 'Cancellation rejected by the PAC/SAT; the CFDI stays vigente', [
+      { field: 'pac', issue: `${result.code}: ${result.message}` },
+    ]);
   }
   return { pending: outcome === 'en_proceso', body: await getCancellation(deps, actor, cfdi.id) };
 }
@@ -232,7 +294,10 @@ async function finish(tx: Tx, c: Cancellation, status: Exclude<Cancellation['sta
   if (status === 'cancelado') {
     await moveStatus(tx, { id: c.cfdiId, tenantId: c.tenantId }, 'cancelacion_pendiente', 'cancelado', reason, now);
     await recordEvent(tx, {
-      tenantId: c.tenantId, environment: c.environment, type: 'cfdi.cancelado', now,
+      tenantId: c.tenantId,
+      environment: c.environment,
+      type: 'cfdi.cancelado',
+      now,
       data: { cfdi_id: c.cfdiId, uuid: c.uuid, motivo: c.motivo, estado: c.estado ?? 'Cancelado', estatus_cancelacion: c.estatusCancelacion ?? null },
     });
   } else {
@@ -248,7 +313,10 @@ async function finish(tx: Tx, c: Cancellation, status: Exclude<Cancellation['sta
 export function cancellationJobHandler(deps: Pick<CancellationDeps, 'db' | 'now' | 'pacFor' | 'cancellationPollMs'>): JobHandler {
   const next = (tx: Tx, c: Cancellation) =>
     enqueue(tx, deps.now(), {
-      type: CANCEL_JOB, tenantId: c.tenantId, environment: c.environment, payload: { cancellation_id: c.id },
+      type: CANCEL_JOB,
+      tenantId: c.tenantId,
+      environment: c.environment,
+      payload: { cancellation_id: c.id },
       runAt: new Date(deps.now().getTime() + deps.cancellationPollMs),
     });
   const target = (payload: Record<string, unknown>) => loadCancellation(deps.db, String(payload.cancellation_id));
@@ -263,18 +331,24 @@ export function cancellationJobHandler(deps: Pick<CancellationDeps, 'db' | 'now'
       const facts = cancellationFactsOf(doc.xml.toString('utf8'));
       if (!c.acuseXml) {
         const result = await pac.cancel(
-          { ...queryOf(facts), motivo: c.motivo as Motivo, folioSustitucion: c.folioSustitucion ?? undefined, signedXml: c.requestXml.toString('utf8'), requiresAcceptance: c.requiresAcceptance },
+          {
+            ...queryOf(facts),
+            motivo: c.motivo as Motivo,
+            folioSustitucion: c.folioSustitucion ?? undefined,
+            signedXml: c.requestXml.toString('utf8'),
+            requiresAcceptance: c.requiresAcceptance,
+          },
           { scenario: (c.sandboxScenario as CancelScenario | null) ?? undefined },
         );
         if (!result.ok && result.retryable) throw new Error(result.message);
         return async (tx) => {
-          if (await applyCancelResult(tx, (await loadCancellation(tx, c.id))!, result, deps.now()) === 'en_proceso') await next(tx, c);
+          if ((await applyCancelResult(tx, (await loadCancellation(tx, c.id))!, result, deps.now())) === 'en_proceso') await next(tx, c);
         };
       }
       const status = await pac.status(queryOf(facts));
       if (!status.ok) throw new Error(status.message);
       return async (tx) => {
-        if (await applySatStatus(tx, (await loadCancellation(tx, c.id))!, status.status, deps.now()) === 'en_proceso') await next(tx, c);
+        if ((await applySatStatus(tx, (await loadCancellation(tx, c.id))!, status.status, deps.now())) === 'en_proceso') await next(tx, c);
       };
     },
     giveUp(job, error) {
@@ -289,7 +363,8 @@ export function cancellationJobHandler(deps: Pick<CancellationDeps, 'db' | 'now'
 /** The CFDI's most recent cancellation request, or 404 saying there is none. */
 async function latestCancellation(db: Db, cfdiId: string): Promise<Cancellation> {
   const c = (await db.select().from(cfdiCancellations).where(eq(cfdiCancellations.cfdiId, cfdiId)).orderBy(desc(cfdiCancellations.id)))[0];
-  if (!c) throw new ServiceError('not_found', `CFDI ${cfdiId} has no cancellation request`, [{ field: 'id', issue: `no cancellation was requested for ${cfdiId}` }]);
+  if (!c)
+    throw new ServiceError('not_found', `CFDI ${cfdiId} has no cancellation request`, [{ field: 'id', issue: `no cancellation was requested for ${cfdiId}` }]);
   return c;
 }
 
@@ -320,10 +395,18 @@ export async function getCancellation(deps: Pick<CancellationDeps, 'db'>, actor:
 }
 
 /** The signed request or SAT's acuse of the latest cancellation, byte for byte. */
-export async function getCancellationDocument(deps: Pick<CancellationDeps, 'db'>, actor: Actor, ref: string, which: 'request' | 'acuse'): Promise<{ uuid: string; xml: Buffer }> {
+export async function getCancellationDocument(
+  deps: Pick<CancellationDeps, 'db'>,
+  actor: Actor,
+  ref: string,
+  which: 'request' | 'acuse',
+): Promise<{ uuid: string; xml: Buffer }> {
   const cfdi = await findCfdi(deps.db, actor, ref);
   const c = await latestCancellation(deps.db, cfdi.id);
   const xml = which === 'request' ? c.requestXml : c.acuseXml;
-  if (!xml) throw new ServiceError('not_found', `No acuse yet for the cancellation of ${cfdi.id}: the PAC has not acknowledged the request`, [{ field: 'acuse', issue: 'not received yet' }]);
+  if (!xml)
+    throw new ServiceError('not_found', `No acuse yet for the cancellation of ${cfdi.id}: the PAC has not acknowledged the request`, [
+      { field: 'acuse', issue: 'not received yet' },
+    ]);
   return { uuid: c.uuid, xml };
 }

@@ -21,7 +21,15 @@ export const CfdiExamples = {
       metodo_pago: 'PUE',
       receptor: { ...ICV, uso_cfdi: 'G03' },
       conceptos: [
-        { clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio de facturación, noviembre', cantidad: '1', valor_unitario: '1000.00', objeto_imp: '02', impuestos: IVA_16 },
+        {
+          clave_prod_serv: '84111506',
+          clave_unidad: 'E48',
+          descripcion: 'Servicio de facturación, noviembre',
+          cantidad: '1',
+          valor_unitario: '1000.00',
+          objeto_imp: '02',
+          impuestos: IVA_16,
+        },
       ],
     },
   },
@@ -34,7 +42,15 @@ export const CfdiExamples = {
       receptor: { ...ICV, uso_cfdi: 'G02' },
       cfdi_relacionados: [{ tipo_relacion: '01', uuids: [EGRESO_RELATED_UUID] }],
       conceptos: [
-        { clave_prod_serv: '84111506', clave_unidad: 'ACT', descripcion: 'Bonificación por pronto pago', cantidad: '1', valor_unitario: '100.00', objeto_imp: '02', impuestos: IVA_16 },
+        {
+          clave_prod_serv: '84111506',
+          clave_unidad: 'ACT',
+          descripcion: 'Bonificación por pronto pago',
+          cantidad: '1',
+          valor_unitario: '100.00',
+          objeto_imp: '02',
+          impuestos: IVA_16,
+        },
       ],
     },
   },
@@ -111,7 +127,9 @@ export const CfdiExamples = {
     value: {
       tipo: 'T',
       receptor: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', domicilio_fiscal: '42501', uso_cfdi: 'S01' },
-      conceptos: [{ clave_prod_serv: '43211503', clave_unidad: 'H87', descripcion: 'Computadora portátil', cantidad: '10', valor_unitario: '0', objeto_imp: '01' }],
+      conceptos: [
+        { clave_prod_serv: '43211503', clave_unidad: 'H87', descripcion: 'Computadora portátil', cantidad: '10', valor_unitario: '0', objeto_imp: '01' },
+      ],
     },
   },
 } satisfies BodyExamples<z.input<typeof CfdiRequestSchema>>;

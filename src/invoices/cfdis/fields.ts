@@ -62,7 +62,11 @@ export const Rate = z
     }
     return text;
   })
-  .openapi({ type: ['number', 'string'], example: '17.2509', description: 'Number or decimal string; a JSON number with more than 15 significant digits is refused (send it as a string)' });
+  .openapi({
+    type: ['number', 'string'],
+    example: '17.2509',
+    description: 'Number or decimal string; a JSON number with more than 15 significant digits is refused (send it as a string)',
+  });
 
 /**
  * An integer field. A number past 2^53 − 1 arrives already changed by JSON.parse; the bound says so (zod's own
@@ -92,7 +96,8 @@ export const str = (max: number, min = 1) =>
 export const withTextCheck = <T extends z.ZodType>(schema: T, except: string[] = []) =>
   schema.superRefine(
     (value, ctx) => {
-      const checked = except.length && value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).filter(([k]) => !except.includes(k))) : value;
+      const checked =
+        except.length && value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).filter(([k]) => !except.includes(k))) : value;
       for (const { path, issue } of textIssues(checked)) ctx.addIssue({ code: 'custom', path, message: issue });
     },
     { when: () => true },
@@ -105,4 +110,3 @@ export const withTextCheck = <T extends z.ZodType>(schema: T, except: string[] =
 export type Fits<Request extends EngineInput, EngineInput> = Request;
 
 export const code = (pattern: RegExp, message: string, example: string) => z.string().regex(pattern, message).openapi({ example });
-

@@ -97,7 +97,9 @@ export const NominaRequestSchema = z
     receptor: z
       .object({
         curp: Curp,
-        nss: code(/^\d{1,15}$/, 'must be 1 to 15 digits', '04078873454').optional().openapi({ description: 'NumSeguridadSocial' }),
+        nss: code(/^\d{1,15}$/, 'must be 1 to 15 digits', '04078873454')
+          .optional()
+          .openapi({ description: 'NumSeguridadSocial' }),
         fecha_inicio_rel_laboral: Fecha.optional().openapi({ description: 'Antigüedad is computed from it to fecha_final_pago' }),
         tipo_contrato: code(/^\d{2}$/, 'must be a 2-digit c_TipoContrato key', '01'),
         sindicalizado: z.boolean().optional(),

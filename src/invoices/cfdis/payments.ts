@@ -60,7 +60,8 @@ function invoiceTaxes(root: XmlNode): { objetoImp: string; traslados: TaxLine[];
         importe: a.Importe !== undefined ? Dec.parse(a.Importe) : undefined,
       }));
     });
-  const byKey = (taxes: TaxLine[]) => sumByTax(taxes).sort((a, b) => `${a.impuesto}|${a.tipoFactor}|${a.tasaOCuota ?? ''}`.localeCompare(`${b.impuesto}|${b.tipoFactor}|${b.tasaOCuota ?? ''}`));
+  const byKey = (taxes: TaxLine[]) =>
+    sumByTax(taxes).sort((a, b) => `${a.impuesto}|${a.tipoFactor}|${a.tasaOCuota ?? ''}`.localeCompare(`${b.impuesto}|${b.tipoFactor}|${b.tasaOCuota ?? ''}`));
   const traslados = byKey(lines('cfdi:Traslados', 'cfdi:Traslado'));
   const retenciones = byKey(lines('cfdi:Retenciones', 'cfdi:Retencion'));
   const objetos = new Set(conceptos.map((c) => c.attrs.ObjetoImp!));
@@ -84,38 +85,40 @@ export async function resolvePaidDocuments(
 ): Promise<{ docs: (PaidDocument | undefined)[][]; problems: ErrorDetail[] }> {
   const problems: ErrorDetail[] = [];
   const resolve = async (d: PagoDocumentoRequest, i: number, j: number): Promise<PaidDocument | undefined> => {
-      const at = `pagos[${i}].documentos[${j}]`;
-      const problem = (field: string, issue: string, rule?: string) => {
-        problems.push(rule ? { field: `${at}.${field}`, issue, rule } : { field: `${at}.${field}`, issue });
-        return undefined;
-      };
-      const row = await findInvoice(db, scope, d);
-      if (!row) {
-        if (d.cfdi_id) return problem('cfdi_id', `no CFDI ${d.cfdi_id} in this tenant and environment`);
-        return externalDocument(db, scope, d, problem);
-      }
-      const name = d.cfdi_id ?? d.uuid;
-      const sent = EXTERNAL_FIELDS.filter((f) => d[f] !== undefined);
-      if (sent.length > 0) return problem(sent[0]!, `must not be sent for ${name}: it was issued here, so its data comes from the invoice`);
-      if (!row.uuid) return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} is ${row.status}: only a stamped invoice can be paid`);
-      if (row.status !== 'vigente') return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} is ${row.status}: only a vigente invoice can be paid`);
-      if (row.tipo !== 'I') return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} is of tipo ${row.tipo}: a Pago pays Ingreso invoices`);
-      const root = parseXml(row.xml.toString('utf8'));
-      if (root.attrs.MetodoPago !== 'PPD') return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} was issued with metodo_pago PUE (paid on issue): only PPD invoices take a Pago`);
-      if (receptorRfc && row.receptorRfc !== receptorRfc) return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} was issued to ${row.receptorRfc}, not to this receptor ${receptorRfc}`);
-      const { saldo, parcialidades } = await balanceOf(db, scope, row.uuid, row.total);
-      const taxes = invoiceTaxes(root);
-      return {
-        uuid: row.uuid,
-        serie: row.serie ?? undefined,
-        folio: row.folio !== null ? String(row.folio) : undefined,
-        moneda: row.moneda,
-        saldoAnterior: saldo,
-        nextParcialidad: Math.max(0, ...parcialidades) + 1,
-        takenParcialidades: parcialidades,
-        objetoImp: taxes.objetoImp,
-        invoice: { total: Dec.parse(row.total), traslados: taxes.traslados, retenciones: taxes.retenciones },
-      } satisfies PaidDocument;
+    const at = `pagos[${i}].documentos[${j}]`;
+    const problem = (field: string, issue: string, rule?: string) => {
+      problems.push(rule ? { field: `${at}.${field}`, issue, rule } : { field: `${at}.${field}`, issue });
+      return undefined;
+    };
+    const row = await findInvoice(db, scope, d);
+    if (!row) {
+      if (d.cfdi_id) return problem('cfdi_id', `no CFDI ${d.cfdi_id} in this tenant and environment`);
+      return externalDocument(db, scope, d, problem);
+    }
+    const name = d.cfdi_id ?? d.uuid;
+    const sent = EXTERNAL_FIELDS.filter((f) => d[f] !== undefined);
+    if (sent.length > 0) return problem(sent[0]!, `must not be sent for ${name}: it was issued here, so its data comes from the invoice`);
+    if (!row.uuid) return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} is ${row.status}: only a stamped invoice can be paid`);
+    if (row.status !== 'vigente') return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} is ${row.status}: only a vigente invoice can be paid`);
+    if (row.tipo !== 'I') return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} is of tipo ${row.tipo}: a Pago pays Ingreso invoices`);
+    const root = parseXml(row.xml.toString('utf8'));
+    if (root.attrs.MetodoPago !== 'PPD')
+      return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} was issued with metodo_pago PUE (paid on issue): only PPD invoices take a Pago`);
+    if (receptorRfc && row.receptorRfc !== receptorRfc)
+      return problem(d.cfdi_id ? 'cfdi_id' : 'uuid', `${name} was issued to ${row.receptorRfc}, not to this receptor ${receptorRfc}`);
+    const { saldo, parcialidades } = await balanceOf(db, scope, row.uuid, row.total);
+    const taxes = invoiceTaxes(root);
+    return {
+      uuid: row.uuid,
+      serie: row.serie ?? undefined,
+      folio: row.folio !== null ? String(row.folio) : undefined,
+      moneda: row.moneda,
+      saldoAnterior: saldo,
+      nextParcialidad: Math.max(0, ...parcialidades) + 1,
+      takenParcialidades: parcialidades,
+      objetoImp: taxes.objetoImp,
+      invoice: { total: Dec.parse(row.total), traslados: taxes.traslados, retenciones: taxes.retenciones },
+    } satisfies PaidDocument;
   };
   // One document after another: the problems keep the request's order.
   const docs: (PaidDocument | undefined)[][] = [];
@@ -130,26 +133,52 @@ export async function resolvePaidDocuments(
 async function findInvoice(db: DbOrTx, scope: Scope, d: PagoDocumentoRequest) {
   const [row] = await db
     .select({
-      id: cfdis.id, uuid: cfdis.uuid, tipo: cfdis.tipo, status: cfdis.status, serie: cfdis.serie, folio: cfdis.folio, moneda: cfdis.moneda,
-      total: cfdis.total, receptorRfc: cfdis.receptorRfc, xml: cfdiDocuments.xml,
+      id: cfdis.id,
+      uuid: cfdis.uuid,
+      tipo: cfdis.tipo,
+      status: cfdis.status,
+      serie: cfdis.serie,
+      folio: cfdis.folio,
+      moneda: cfdis.moneda,
+      total: cfdis.total,
+      receptorRfc: cfdis.receptorRfc,
+      xml: cfdiDocuments.xml,
     })
     .from(cfdis)
     .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
-    .where(and(d.cfdi_id ? eq(cfdis.id, d.cfdi_id) : eq(cfdis.uuid, d.uuid!.toUpperCase()), eq(cfdis.tenantId, scope.tenantId), eq(cfdis.environment, scope.environment)));
+    .where(
+      and(
+        d.cfdi_id ? eq(cfdis.id, d.cfdi_id) : eq(cfdis.uuid, d.uuid!.toUpperCase()),
+        eq(cfdis.tenantId, scope.tenantId),
+        eq(cfdis.environment, scope.environment),
+      ),
+    );
   return row;
 }
 
 /** A document issued elsewhere: the caller supplies what the service would otherwise know. */
-async function externalDocument(db: DbOrTx, scope: Scope, d: PagoDocumentoRequest, problem: (field: string, issue: string) => undefined): Promise<PaidDocument | undefined> {
+async function externalDocument(
+  db: DbOrTx,
+  scope: Scope,
+  d: PagoDocumentoRequest,
+  problem: (field: string, issue: string) => undefined,
+): Promise<PaidDocument | undefined> {
   const uuid = d.uuid!.toUpperCase();
   // A UUID another issuer stamped here is not this tenant's to pay, whatever data comes with it.
-  const [elsewhere] = await db.select({ id: cfdis.id }).from(cfdis).where(and(eq(cfdis.uuid, uuid), ne(cfdis.tenantId, scope.tenantId))).limit(1);
+  const [elsewhere] = await db
+    .select({ id: cfdis.id })
+    .from(cfdis)
+    .where(and(eq(cfdis.uuid, uuid), ne(cfdis.tenantId, scope.tenantId)))
+    .limit(1);
   if (elsewhere) {
     return problem('uuid', `no CFDI ${d.uuid} in this tenant and environment: a Pago pays the issuer's own invoices`);
   }
   const missing = (['moneda', 'imp_saldo_ant', 'num_parcialidad'] as const).filter((f) => d[f] === undefined);
   if (missing.length > 0) {
-    return problem(missing[0]!, `is required: ${d.uuid} is not a CFDI issued here, so send its moneda, imp_saldo_ant and num_parcialidad (and objeto_imp with impuestos when taxed)`);
+    return problem(
+      missing[0]!,
+      `is required: ${d.uuid} is not a CFDI issued here, so send its moneda, imp_saldo_ant and num_parcialidad (and objeto_imp with impuestos when taxed)`,
+    );
   }
   return {
     uuid,
@@ -170,10 +199,21 @@ export async function recordPayments(tx: Tx, cfdiId: string, scope: Scope, pagos
     for (const d of p.documentos) {
       // paid_cfdi_id: the invoice when it was issued here, so the unique index refuses a standing instalment number twice.
       const relatedUuid = d.idDocumento.toUpperCase();
-      const paid = tx.select({ id: cfdis.id }).from(cfdis).where(and(eq(cfdis.uuid, relatedUuid), eq(cfdis.tenantId, scope.tenantId), eq(cfdis.environment, scope.environment)));
+      const paid = tx
+        .select({ id: cfdis.id })
+        .from(cfdis)
+        .where(and(eq(cfdis.uuid, relatedUuid), eq(cfdis.tenantId, scope.tenantId), eq(cfdis.environment, scope.environment)));
       await tx.insert(cfdiPaymentDocuments).values({
-        cfdiId, tenantId: scope.tenantId, environment: scope.environment, relatedUuid, paidCfdiId: sql`(${paid})`, numParcialidad: d.numParcialidad,
-        moneda: d.monedaDR, impSaldoAnt: d.impSaldoAnt.toString(), impPagado: d.impPagado.toString(), impSaldoInsoluto: d.impSaldoInsoluto.toString(),
+        cfdiId,
+        tenantId: scope.tenantId,
+        environment: scope.environment,
+        relatedUuid,
+        paidCfdiId: sql`(${paid})`,
+        numParcialidad: d.numParcialidad,
+        moneda: d.monedaDR,
+        impSaldoAnt: d.impSaldoAnt.toString(),
+        impPagado: d.impPagado.toString(),
+        impSaldoInsoluto: d.impSaldoInsoluto.toString(),
       });
     }
   }

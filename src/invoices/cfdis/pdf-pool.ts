@@ -19,7 +19,9 @@ const RETRY_AFTER_SECONDS = 2;
  * The worker's entry: a sibling file from source; inside the executable, an entry point of its own (src/compile.ts)
  * kept at its path under src/, beside the bundle (whose import.meta is the executable's root).
  */
-const WORKER_ENTRY = Bun.isStandaloneExecutable ? join(import.meta.dir, 'invoices', 'cfdis', 'pdf-worker.js') : new URL('./pdf-worker.ts', import.meta.url).href;
+const WORKER_ENTRY = Bun.isStandaloneExecutable
+  ? join(import.meta.dir, 'invoices', 'cfdis', 'pdf-worker.js')
+  : new URL('./pdf-worker.ts', import.meta.url).href;
 
 interface Job {
   xml: string;
@@ -78,7 +80,12 @@ export class PdfPool {
     const deadline = setTimeout(() => {
       done(false);
       job.reject(
-        new ServiceError('unavailable', 'The PDF took too long to render', [{ field: 'pdf', issue: `not rendered within ${this.timeoutMs / 1000} seconds; retry later` }], RETRY_AFTER_SECONDS),
+        new ServiceError(
+          'unavailable',
+          'The PDF took too long to render',
+          [{ field: 'pdf', issue: `not rendered within ${this.timeoutMs / 1000} seconds; retry later` }],
+          RETRY_AFTER_SECONDS,
+        ),
       );
     }, this.timeoutMs);
     const done = (reuse: boolean) => {

@@ -23,11 +23,14 @@ const errors = errorResponses('invoices');
 export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/cfdis', tags, operationId: 'issueCfdi',
+      method: 'post',
+      path: '/api/v1/cfdis',
+      tags,
+      operationId: 'issueCfdi',
       summary: 'Issue, seal and stamp a CFDI 4.0',
       description:
         'Issuer data comes from the tenant; the seal from its active CSD. Defaults: moneda MXN, exportacion 01, metodo_pago PUE, forma_pago 99, ' +
-        'fecha now (local time of the issuer\'s postal code), serie the default series. Every SAT rule that can be checked without SAT\'s private ' +
+        "fecha now (local time of the issuer's postal code), serie the default series. Every SAT rule that can be checked without SAT's private " +
         'lists is applied and all problems are returned at once (400, each with the rule code). With a sk_test_ key (or a JWT in test) the ' +
         'sandbox stamps in process with a real TFD 1.1 signed by the sandbox certificate (GET /sandbox/sat-certificate). ' +
         'Send `Idempotency-Key` to make retries safe: the first response is replayed for 24 h, and a retry after the service crashed mid-request ' +
@@ -63,7 +66,10 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
 
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/cfdis/validate', tags, operationId: 'validateCfdi',
+      method: 'post',
+      path: '/api/v1/cfdis/validate',
+      tags,
+      operationId: 'validateCfdi',
       summary: 'Apply the stamping rules without stamping',
       description: 'Same checks as POST /cfdis (including the CSD); consumes no folio and contacts no PAC.',
       request: { body: jsonBody(CfdiRequestSchema, CfdiExamples) },
@@ -74,7 +80,11 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/cfdis', tags, operationId: 'listCfdis', summary: 'List CFDIs, newest first',
+      method: 'get',
+      path: '/api/v1/cfdis',
+      tags,
+      operationId: 'listCfdis',
+      summary: 'List CFDIs, newest first',
       request: { query: CfdiListQuery },
       responses: { 200: jsonResponse(paginated(CfdiListItemSchema), 'A page of CFDIs'), ...errors.invalidQuery, ...errors.unauthenticated },
     }),
@@ -83,7 +93,11 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/cfdis/{id}', tags, operationId: 'getCfdi', summary: 'Get a CFDI by its id (also while queued)',
+      method: 'get',
+      path: '/api/v1/cfdis/{id}',
+      tags,
+      operationId: 'getCfdi',
+      summary: 'Get a CFDI by its id (also while queued)',
       request: { params: idParam('cfdi') },
       responses: { 200: jsonResponse(CfdiSchema, 'The CFDI'), 404: errorResponse('No such CFDI'), ...errors.unauthenticated },
     }),
@@ -92,7 +106,11 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/cfdis/{uuid}/xml', tags, operationId: 'downloadCfdiXml', summary: 'Download the stamped XML, byte for byte',
+      method: 'get',
+      path: '/api/v1/cfdis/{uuid}/xml',
+      tags,
+      operationId: 'downloadCfdiXml',
+      summary: 'Download the stamped XML, byte for byte',
       request: { params: CfdiUuidParams },
       responses: {
         200: { description: 'The XML as stamped', content: { 'application/xml': { schema: z.string().openapi({ format: 'binary' }) } } },
@@ -112,11 +130,15 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/cfdis/{uuid}/pdf', tags, operationId: 'downloadCfdiPdf', summary: 'Download the printed representation (PDF)',
+      method: 'get',
+      path: '/api/v1/cfdis/{uuid}/pdf',
+      tags,
+      operationId: 'downloadCfdiPdf',
+      summary: 'Download the printed representation (PDF)',
       description:
         'Rendered on demand from the stored XML (the XML is the source of every value): issuer, receptor, conceptos with their taxes, totals and ' +
         'the total in words, related CFDI, información global, the stamp (UUID, certificate numbers, both seals, the TFD cadena) and the QR code ' +
-        'with SAT\'s verification URL. Letter size, numbered pages; the tenant\'s logo and accent colour (PUT /tenants/me/logo, PATCH ' +
+        "with SAT's verification URL. Letter size, numbered pages; the tenant's logo and accent colour (PUT /tenants/me/logo, PATCH " +
         '/tenants/me). Sandbox (test) invoices carry "SIN VALIDEZ FISCAL — SANDBOX" on every page. Rendered on worker threads, at most ' +
         'min(2, CPU cores) at once; up to 16 more wait their turn, beyond that 503 with Retry-After. A render that takes over 60 s is stopped (503 with Retry-After).',
       request: { params: CfdiUuidParams },

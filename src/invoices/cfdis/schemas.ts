@@ -52,9 +52,12 @@ const ConceptoSchema = z
         description:
           'c_ObjetoImp. Default 02 when impuestos are sent. Without impuestos it is required on an Ingreso or Egreso (01 no objeto de impuesto, ' +
           '03 no obligado al desglose, 04 no causa impuesto, …: 400 CFDI40170 when missing), so a forgotten tax block is not stamped as 01; ' +
-          'a Traslado\'s goods default to 01',
+          "a Traslado's goods default to 01",
       }),
-    impuestos: z.object({ traslados: z.array(Tax).max(10).optional(), retenciones: z.array(Tax).max(10).optional() }).strict().optional(),
+    impuestos: z
+      .object({ traslados: z.array(Tax).max(10).optional(), retenciones: z.array(Tax).max(10).optional() })
+      .strict()
+      .optional(),
     a_cuenta_terceros: z
       .object({ rfc: z.string().trim().toUpperCase(), nombre: str(254), regimen_fiscal: z.string(), domicilio_fiscal: z.string() })
       .strict()
@@ -65,12 +68,17 @@ const ConceptoSchema = z
 
 const PagoDocumentoSchema = z
   .object({
-    cfdi_id: z.string().regex(/^cfdi_[0-9a-zA-Z]{1,60}$/, 'must be a cfdi_ id').optional().openapi({ description: 'An invoice issued here (or send uuid)' }),
+    cfdi_id: z
+      .string()
+      .regex(/^cfdi_[0-9a-zA-Z]{1,60}$/, 'must be a cfdi_ id')
+      .optional()
+      .openapi({ description: 'An invoice issued here (or send uuid)' }),
     uuid: z.string().regex(UUID, 'must be a UUID').optional().openapi({ description: 'The folio fiscal of the paid invoice' }),
     num_parcialidad: integer(1, 999).optional().openapi({ description: 'Default: the next instalment of that invoice' }),
     imp_pagado: Amount.openapi({ description: 'Amount applied to this document, in its currency' }),
     equivalencia: Rate.optional().openapi({
-      description: 'EquivalenciaDR: units of the document currency per unit of the payment currency. Default 1 for the same currency, tipo_cambio for an MXN document paid in another currency',
+      description:
+        'EquivalenciaDR: units of the document currency per unit of the payment currency. Default 1 for the same currency, tipo_cambio for an MXN document paid in another currency',
     }),
     serie: str(25).optional().openapi({ description: 'Only for a document issued elsewhere' }),
     folio: str(40).optional().openapi({ description: 'Only for a document issued elsewhere' }),
@@ -81,7 +89,9 @@ const PagoDocumentoSchema = z
       .object({ traslados: z.array(Tax).max(10).optional(), retenciones: z.array(Tax).max(10).optional() })
       .strict()
       .optional()
-      .openapi({ description: 'For a document issued elsewhere with objeto_imp 02: the taxes of the amount paid (TrasladosDR/RetencionesDR), base and importe included' }),
+      .openapi({
+        description: 'For a document issued elsewhere with objeto_imp 02: the taxes of the amount paid (TrasladosDR/RetencionesDR), base and importe included',
+      }),
   })
   .strict()
   .superRefine((d, ctx) => {
@@ -131,10 +141,15 @@ const CfdiRequestFields = z
     serie: str(25).optional().openapi({ description: 'A series created with POST /series; default: the default series' }),
     fecha: z
       .string()
-      .regex(/^20\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/, 'must be YYYY-MM-DDThh:mm:ss (local time of the place of issue, no zone)')
+      .regex(
+        /^20\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/,
+        'must be YYYY-MM-DDThh:mm:ss (local time of the place of issue, no zone)',
+      )
       .optional()
-      .openapi({ description: 'Default: now, in the time zone of the issuer\'s postal code' }),
-    forma_pago: code(/^\d{2}$/, 'must be a 2-digit c_FormaPago key', '03').optional().openapi({ description: 'Default 99 (Por definir)' }),
+      .openapi({ description: "Default: now, in the time zone of the issuer's postal code" }),
+    forma_pago: code(/^\d{2}$/, 'must be a 2-digit c_FormaPago key', '03')
+      .optional()
+      .openapi({ description: 'Default 99 (Por definir)' }),
     metodo_pago: z.string().optional().openapi({ example: 'PUE', description: 'PUE (default) or PPD' }),
     moneda: z.string().optional().openapi({ example: 'MXN', description: 'c_Moneda; default MXN' }),
     tipo_cambio: Amount.optional(),
@@ -142,10 +157,7 @@ const CfdiRequestFields = z
     exportacion: z.string().optional().openapi({ example: '01', description: 'c_Exportacion; default 01' }),
     receptor: ReceptorSchema.optional(),
     receptor_id: z.string().max(64).optional().openapi({ description: 'A client id (cli_…) instead of receptor' }),
-    informacion_global: z
-      .object({ periodicidad: z.string(), meses: z.string(), anio: Anio })
-      .strict()
-      .optional(),
+    informacion_global: z.object({ periodicidad: z.string(), meses: z.string(), anio: Anio }).strict().optional(),
     cfdi_relacionados: z
       .array(
         z
@@ -163,18 +175,32 @@ const CfdiRequestFields = z
       .max(5000)
       .optional()
       .openapi({ description: 'Required for I, E and T; a Pago (P) and a Nómina (N) carry a fixed concepto and take none' }),
-    pagos: z.array(PagoSchema).min(1, 'must list at least one payment').max(100).optional().openapi({ description: 'Pago (P) only: the payments received (Complemento de Pagos 2.0)' }),
+    pagos: z
+      .array(PagoSchema)
+      .min(1, 'must list at least one payment')
+      .max(100)
+      .optional()
+      .openapi({ description: 'Pago (P) only: the payments received (Complemento de Pagos 2.0)' }),
     nomina: NominaRequestSchema.optional().openapi({ description: 'Nómina (N) only: the payroll receipt (Complemento de Nómina 1.2)' }),
     external_id: ExternalId.optional().openapi({
-      description: 'Your own reference (e.g. your order number), at most 255 printable characters: unique per tenant and environment (a second invoice with it is 409, naming the first), kept by a failed invoice, found with GET /cfdis?external_id=',
+      description:
+        'Your own reference (e.g. your order number), at most 255 printable characters: unique per tenant and environment (a second invoice with it is 409, naming the first), kept by a failed invoice, found with GET /cfdis?external_id=',
     }),
-    metadata: Metadata.optional().openapi({ description: 'Your own key → value pairs, echoed in this invoice\'s webhook events; not merged with a receptor_id client\'s metadata, never in the XML' }),
+    metadata: Metadata.optional().openapi({
+      description: "Your own key → value pairs, echoed in this invoice's webhook events; not merged with a receptor_id client's metadata, never in the XML",
+    }),
   })
   .strict()
   .superRefine((r, ctx) => {
     const fixed = r.tipo === 'P' || r.tipo === 'N';
     if (!fixed && !r.conceptos) ctx.addIssue({ code: 'custom', path: ['conceptos'], message: `is required for tipo ${r.tipo}` });
-    if (fixed && r.conceptos) ctx.addIssue({ code: 'custom', path: ['conceptos'], message: `must not be sent for tipo ${r.tipo}: its concepto is fixed by SAT`, params: { rule: r.tipo === 'P' ? 'CRP20111' : 'NOM13' } });
+    if (fixed && r.conceptos)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['conceptos'],
+        message: `must not be sent for tipo ${r.tipo}: its concepto is fixed by SAT`,
+        params: { rule: r.tipo === 'P' ? 'CRP20111' : 'NOM13' },
+      });
     if (r.tipo === 'P' && !r.pagos) ctx.addIssue({ code: 'custom', path: ['pagos'], message: 'is required for tipo P (Complemento de Pagos 2.0)' });
     if (r.tipo !== 'P' && r.pagos) ctx.addIssue({ code: 'custom', path: ['pagos'], message: 'is only for tipo P' });
     if (r.tipo === 'N' && !r.nomina) ctx.addIssue({ code: 'custom', path: ['nomina'], message: 'is required for tipo N (Complemento de Nómina 1.2)' });
@@ -198,7 +224,7 @@ export type PagoDocumentoRequest = Fits<z.output<typeof PagoDocumentoSchema>, Do
 
 const WARNINGS =
   'Non-blocking remarks, each opening with the field it concerns, e.g. a receptor RFC whose check digit is wrong: it is stamped ' +
-  '(some older RFCs fail the digit) but a PAC refuses an RFC that is not in SAT\'s list (CFDI40143)';
+  "(some older RFCs fail the digit) but a PAC refuses an RFC that is not in SAT's list (CFDI40143)";
 const Num = z.number();
 
 export const CfdiSchema = z
@@ -318,17 +344,37 @@ const dateParam = (name: string) =>
     .openapi({ param: { name, in: 'query' }, description: 'On the CFDI fecha (local time of issue)' });
 
 export const CfdiListQuery = PaginationQuery.extend({
-  status: z.enum(CFDI_STATUSES).optional().openapi({ param: { name: 'status', in: 'query' } }),
-  tipo: z.enum(['I', 'E', 'P', 'N', 'T']).optional().openapi({ param: { name: 'tipo', in: 'query' } }),
-  receptor_rfc: z.string().max(13).optional().openapi({ param: { name: 'receptor_rfc', in: 'query' } }),
-  serie: z.string().max(25).optional().openapi({ param: { name: 'serie', in: 'query' } }),
+  status: z
+    .enum(CFDI_STATUSES)
+    .optional()
+    .openapi({ param: { name: 'status', in: 'query' } }),
+  tipo: z
+    .enum(['I', 'E', 'P', 'N', 'T'])
+    .optional()
+    .openapi({ param: { name: 'tipo', in: 'query' } }),
+  receptor_rfc: z
+    .string()
+    .max(13)
+    .optional()
+    .openapi({ param: { name: 'receptor_rfc', in: 'query' } }),
+  serie: z
+    .string()
+    .max(25)
+    .optional()
+    .openapi({ param: { name: 'serie', in: 'query' } }),
   desde: dateParam('desde'),
   hasta: dateParam('hasta'),
-  external_id: ExternalId.optional().openapi({ param: { name: 'external_id', in: 'query' }, description: 'Exactly this external_id (your reference sent on POST /cfdis)' }),
+  external_id: ExternalId.optional().openapi({
+    param: { name: 'external_id', in: 'query' },
+    description: 'Exactly this external_id (your reference sent on POST /cfdis)',
+  }),
 });
 
 export const CfdiIssueHeaders = z.object({
-  'x-sandbox-scenario': z.string().optional().openapi({ enum: [...SANDBOX_SCENARIOS], description: 'Test mode only: forces the provider outcome (ignored in live mode)' }),
+  'x-sandbox-scenario': z
+    .string()
+    .optional()
+    .openapi({ enum: [...SANDBOX_SCENARIOS], description: 'Test mode only: forces the provider outcome (ignored in live mode)' }),
   'idempotency-key': z.string().optional().openapi({ description: 'Replays the first response for 24 h' }),
 });
 
@@ -344,7 +390,24 @@ export const CfdiUuidParams = z.object({
 });
 
 export type CfdiRow = typeof cfdis.$inferSelect;
-type CfdiListRow = Pick<CfdiRow, 'id' | 'uuid' | 'tipo' | 'status' | 'serie' | 'folio' | 'fecha' | 'receptorRfc' | 'receptorNombre' | 'moneda' | 'subtotal' | 'total' | 'externalId' | 'metadata' | 'createdAt'>;
+type CfdiListRow = Pick<
+  CfdiRow,
+  | 'id'
+  | 'uuid'
+  | 'tipo'
+  | 'status'
+  | 'serie'
+  | 'folio'
+  | 'fecha'
+  | 'receptorRfc'
+  | 'receptorNombre'
+  | 'moneda'
+  | 'subtotal'
+  | 'total'
+  | 'externalId'
+  | 'metadata'
+  | 'createdAt'
+>;
 
 const num = (v: string | undefined) => (typeof v === 'string' ? Number(v) : undefined);
 

@@ -55,11 +55,13 @@ export interface CfdiRef {
 
 /** A CFDI of the caller's tenant and environment, by cfdi_ id or UUID (any case), with its stored XML. */
 export async function findCfdi(db: Db, actor: Actor, ref: string): Promise<CfdiRef> {
-  const row = (await db
-    .select({ id: cfdis.id, tenantId: cfdis.tenantId, environment: cfdis.environment, uuid: cfdis.uuid, status: cfdis.status, xml: cfdiDocuments.xml })
-    .from(cfdis)
-    .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
-    .where(byRef(actor, ref)))[0];
+  const row = (
+    await db
+      .select({ id: cfdis.id, tenantId: cfdis.tenantId, environment: cfdis.environment, uuid: cfdis.uuid, status: cfdis.status, xml: cfdiDocuments.xml })
+      .from(cfdis)
+      .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
+      .where(byRef(actor, ref))
+  )[0];
   if (!row) throw notFound('CFDI');
   return row;
 }
@@ -81,7 +83,8 @@ async function emisorOf(deps: CfdiDeps, actor: Actor) {
 async function signerFor(deps: CfdiDeps, actor: Actor, emisorRfc: string): Promise<{ signer?: CsdSigner; problem?: ErrorDetail }> {
   const signer = await activeSigner(deps, actor.tenantId, actor.environment);
   if (!signer) return { problem: { field: 'csd', issue: `no active CSD in the ${actor.environment} environment: upload one with POST /csds` } };
-  if (!signer.validAt(deps.now())) return { problem: { field: 'csd', issue: `the active CSD ${signer.noCertificado} is outside its validity period (PAC 305): upload a current one` } };
+  if (!signer.validAt(deps.now()))
+    return { problem: { field: 'csd', issue: `the active CSD ${signer.noCertificado} is outside its validity period (PAC 305): upload a current one` } };
   if (signer.rfc !== emisorRfc) return { problem: { field: 'csd', issue: `the active CSD belongs to ${signer.rfc}, not to ${emisorRfc} (PAC 303)` } };
   return { signer };
 }
@@ -98,7 +101,10 @@ async function relationProblems(db: DbOrTx, actor: Actor, req: CfdiRequest, rece
   for (const [i, r] of (req.cfdi_relacionados ?? []).entries()) {
     const allowed = relatesTo[r.tipo_relacion];
     if (!allowed) {
-      problems.push({ field: `cfdi_relacionados[${i}].tipo_relacion`, issue: `${r.tipo_relacion} is not a relation ${what} uses (${Object.keys(relatesTo).join(', ')})` });
+      problems.push({
+        field: `cfdi_relacionados[${i}].tipo_relacion`,
+        issue: `${r.tipo_relacion} is not a relation ${what} uses (${Object.keys(relatesTo).join(', ')})`,
+      });
       continue;
     }
     for (const [j, uuid] of r.uuids.entries()) {
@@ -109,8 +115,10 @@ async function relationProblems(db: DbOrTx, actor: Actor, req: CfdiRequest, rece
         .where(and(eq(cfdis.uuid, uuid.toUpperCase()), scoped(actor)));
       if (!row) problems.push({ field, issue: `no CFDI ${uuid} in this tenant and environment: ${what} relates to your own CFDIs` });
       else if (row.status !== 'vigente') problems.push({ field, issue: `${uuid} is ${row.status}: ${what} relates to vigente CFDIs` });
-      else if (!allowed.includes(row.tipo)) problems.push({ field, issue: `${uuid} is of type ${row.tipo}; TipoRelacion ${r.tipo_relacion} relates ${what} to ${allowed.join(' or ')}` });
-      else if (receptorRfc && row.receptorRfc !== receptorRfc && r.tipo_relacion !== '05') problems.push({ field, issue: `${uuid} was issued to ${row.receptorRfc}, not to this receptor ${receptorRfc}` });
+      else if (!allowed.includes(row.tipo))
+        problems.push({ field, issue: `${uuid} is of type ${row.tipo}; TipoRelacion ${r.tipo_relacion} relates ${what} to ${allowed.join(' or ')}` });
+      else if (receptorRfc && row.receptorRfc !== receptorRfc && r.tipo_relacion !== '05')
+        problems.push({ field, issue: `${uuid} was issued to ${row.receptorRfc}, not to this receptor ${receptorRfc}` });
     }
   }
   return problems;
@@ -146,7 +154,14 @@ export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiReques
   }
   const facts = await storedFacts(deps.db, actor, req, receptor?.rfc.toUpperCase());
   const prepared = receptor
-    ? prepareInvoice(req, { emisor, receptor, now: deps.now(), serie: folio?.serie, folio: folio ? String(folio.folio) : undefined, paidDocuments: facts.paidDocuments })
+    ? prepareInvoice(req, {
+        emisor,
+        receptor,
+        now: deps.now(),
+        serie: folio?.serie,
+        folio: folio ? String(folio.folio) : undefined,
+        paidDocuments: facts.paidDocuments,
+      })
     : undefined;
   errors.push(...facts.problems, ...(prepared?.errors ?? []));
   const { problem } = await signerFor(deps, actor, emisor.rfc);
@@ -166,10 +181,24 @@ const insertCfdi = (tx: Tx, row: CfdiRow) =>
     d
       .insert(cfdis)
       .values({
-        id: sql.placeholder('id'), tenantId: sql.placeholder('tenantId'), environment: sql.placeholder('environment'), uuid: null, tipo: sql.placeholder('tipo'),
-        status: 'en_cola', serie: sql.placeholder('serie'), folio: sql.placeholder('folio'), fecha: sql.placeholder('fecha'), receptorRfc: sql.placeholder('receptorRfc'),
-        receptorNombre: sql.placeholder('receptorNombre'), moneda: sql.placeholder('moneda'), subtotal: sql.placeholder('subtotal'), total: sql.placeholder('total'),
-        summary: sql.placeholder('summary'), externalId: sql.placeholder('externalId'), metadata: sql.placeholder('metadata'), createdAt: sql.placeholder('createdAt'),
+        id: sql.placeholder('id'),
+        tenantId: sql.placeholder('tenantId'),
+        environment: sql.placeholder('environment'),
+        uuid: null,
+        tipo: sql.placeholder('tipo'),
+        status: 'en_cola',
+        serie: sql.placeholder('serie'),
+        folio: sql.placeholder('folio'),
+        fecha: sql.placeholder('fecha'),
+        receptorRfc: sql.placeholder('receptorRfc'),
+        receptorNombre: sql.placeholder('receptorNombre'),
+        moneda: sql.placeholder('moneda'),
+        subtotal: sql.placeholder('subtotal'),
+        total: sql.placeholder('total'),
+        summary: sql.placeholder('summary'),
+        externalId: sql.placeholder('externalId'),
+        metadata: sql.placeholder('metadata'),
+        createdAt: sql.placeholder('createdAt'),
         updatedAt: sql.placeholder('updatedAt'),
       })
       .prepare(),
@@ -177,7 +206,10 @@ const insertCfdi = (tx: Tx, row: CfdiRow) =>
 
 const insertDocument = (tx: Tx, document: typeof cfdiDocuments.$inferInsert) =>
   prepared(tx, 'cfdis.insertDocument', (d) =>
-    d.insert(cfdiDocuments).values({ cfdiId: sql.placeholder('cfdiId'), tenantId: sql.placeholder('tenantId'), xml: sql.placeholder('xml') }).prepare(),
+    d
+      .insert(cfdiDocuments)
+      .values({ cfdiId: sql.placeholder('cfdiId'), tenantId: sql.placeholder('tenantId'), xml: sql.placeholder('xml') })
+      .prepare(),
   ).execute(document);
 
 /** A relation is recorded once however often the request names it. */
@@ -186,7 +218,10 @@ const insertRelation = (tx: Tx, relation: typeof cfdiRelations.$inferInsert) =>
     d
       .insert(cfdiRelations)
       .values({
-        cfdiId: sql.placeholder('cfdiId'), tenantId: sql.placeholder('tenantId'), environment: sql.placeholder('environment'), tipoRelacion: sql.placeholder('tipoRelacion'),
+        cfdiId: sql.placeholder('cfdiId'),
+        tenantId: sql.placeholder('tenantId'),
+        environment: sql.placeholder('environment'),
+        tipoRelacion: sql.placeholder('tipoRelacion'),
         relatedUuid: sql.placeholder('relatedUuid'),
       })
       .onConflictDoNothing()
@@ -195,8 +230,18 @@ const insertRelation = (tx: Tx, relation: typeof cfdiRelations.$inferInsert) =>
 
 /** The unique index on (tenant, environment, external_id) refused the insert: 409 naming the invoice that has it. */
 async function externalIdTaken(deps: CfdiDeps, actor: Actor, externalId: string | undefined, err: unknown): Promise<ServiceError | undefined> {
-  if (externalId === undefined || !(err instanceof Error) || !/UNIQUE constraint failed: cfdis\.tenant_id, cfdis\.environment, cfdis\.external_id/.test(err.message)) return undefined;
-  const holder = (await deps.db.select({ id: cfdis.id }).from(cfdis).where(and(scoped(actor), eq(cfdis.externalId, externalId))))[0];
+  if (
+    externalId === undefined ||
+    !(err instanceof Error) ||
+    !/UNIQUE constraint failed: cfdis\.tenant_id, cfdis\.environment, cfdis\.external_id/.test(err.message)
+  )
+    return undefined;
+  const holder = (
+    await deps.db
+      .select({ id: cfdis.id })
+      .from(cfdis)
+      .where(and(scoped(actor), eq(cfdis.externalId, externalId)))
+  )[0];
   return conflict(`external_id ${externalId} is already used by CFDI ${holder?.id ?? '(another invoice)'}`, [
     { field: 'external_id', issue: `already used by ${holder?.id ?? 'another invoice'} in this tenant and environment: GET /cfdis?external_id= finds it` },
   ]);
@@ -205,10 +250,17 @@ async function externalIdTaken(deps: CfdiDeps, actor: Actor, externalId: string 
 /** The unique index on standing instalments refused the insert (the check inside the transaction makes this a backstop). */
 function instalmentTaken(err: unknown): ServiceError | undefined {
   if (!(err instanceof Error) || !/UNIQUE constraint failed: cfdi_payment_documents\./.test(err.message)) return undefined;
-  return conflict('Another Pago took this instalment of the paid invoice meanwhile', [{ field: 'pagos', issue: 'an instalment number is already taken by a standing Pago: send the request again' }]);
+  return conflict('Another Pago took this instalment of the paid invoice meanwhile', [
+    { field: 'pagos', issue: 'an instalment number is already taken by a standing Pago: send the request again' },
+  ]);
 }
 
-export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, opts: { scenario?: SandboxScenario; bindIdempotency?: IdempotencyClaim['bind'] } = {}) {
+export async function issueCfdi(
+  deps: CfdiDeps,
+  actor: Actor,
+  req: CfdiRequest,
+  opts: { scenario?: SandboxScenario; bindIdempotency?: IdempotencyClaim['bind'] } = {},
+) {
   const receptor = await resolveReceptor(deps, actor, req);
   const emisor = await emisorOf(deps, actor);
   const scope = { tenantId: actor.tenantId, environment: actor.environment };
@@ -251,16 +303,43 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
       }
       const summary = summaryOf(model);
       const s = sealComprobante(model, signer);
-      row = { id, tenantId: actor.tenantId, environment: actor.environment, uuid: null, tipo: model.tipo, status: 'en_cola', serie, folio, fecha: model.fecha,
-        fechaTimbrado: null, receptorRfc: model.receptor.rfc, receptorNombre: model.receptor.nombre, moneda: model.moneda,
-        subtotal: model.subTotal.toString(), total: model.total.toString(), summary, failureReason: null, withdrawnAt: null, externalId, metadata, createdAt: stamp, updatedAt: stamp };
+      row = {
+        id,
+        tenantId: actor.tenantId,
+        environment: actor.environment,
+        uuid: null,
+        tipo: model.tipo,
+        status: 'en_cola',
+        serie,
+        folio,
+        fecha: model.fecha,
+        fechaTimbrado: null,
+        receptorRfc: model.receptor.rfc,
+        receptorNombre: model.receptor.nombre,
+        moneda: model.moneda,
+        subtotal: model.subTotal.toString(),
+        total: model.total.toString(),
+        summary,
+        failureReason: null,
+        withdrawnAt: null,
+        externalId,
+        metadata,
+        createdAt: stamp,
+        updatedAt: stamp,
+      };
       await insertCfdi(tx, row);
       await insertDocument(tx, { cfdiId: id, tenantId: actor.tenantId, xml: Buffer.from(s.xml, 'utf8') });
       await opts.bindIdempotency?.(tx, id);
       if (model.pagos) await recordPayments(tx, id, scope, model.pagos);
       for (const r of model.relacionados) {
         for (const uuid of r.uuids) {
-          await insertRelation(tx, { cfdiId: id, tenantId: actor.tenantId, environment: actor.environment, tipoRelacion: r.tipoRelacion, relatedUuid: uuid.toUpperCase() });
+          await insertRelation(tx, {
+            cfdiId: id,
+            tenantId: actor.tenantId,
+            environment: actor.environment,
+            tipoRelacion: r.tipoRelacion,
+            relatedUuid: uuid.toUpperCase(),
+          });
         }
       }
       const jobId = await enqueue(tx, now, {
@@ -288,7 +367,8 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
         return done;
       });
       // The values recordStamp wrote, so the 201 needs no read-back.
-      if (recorded) row = { ...row, status: 'vigente', uuid: recorded.uuid, fechaTimbrado: recorded.fechaTimbrado, summary: { ...row.summary, ...recorded.tfd } };
+      if (recorded)
+        row = { ...row, status: 'vigente', uuid: recorded.uuid, fechaTimbrado: recorded.fechaTimbrado, summary: { ...row.summary, ...recorded.tfd } };
     }
     return result;
   });
@@ -333,10 +413,19 @@ export async function resumeIssue(deps: CfdiDeps, actor: Actor, id: string) {
 function stampedAnswer(row: CfdiRow, warnings?: string[]) {
   const cfdi = toCfdi(row);
   const { uuid, fecha_timbrado: fechaTimbrado, sello_sat: selloSat, certificado_sat: certificadoSat, cadena_original_sat: cadena } = cfdi;
-  if (uuid === null || fechaTimbrado === null || selloSat === null || certificadoSat === null || cadena === null) throw new Error(`CFDI ${row.id} is ${row.status} without a stamp`);
+  if (uuid === null || fechaTimbrado === null || selloSat === null || certificadoSat === null || cadena === null)
+    throw new Error(`CFDI ${row.id} is ${row.status} without a stamp`);
   return {
     queued: false as const,
-    body: { ...cfdi, uuid, fecha_timbrado: fechaTimbrado, sello_sat: selloSat, certificado_sat: certificadoSat, cadena_original_sat: cadena, ...(warnings && { warnings }) },
+    body: {
+      ...cfdi,
+      uuid,
+      fecha_timbrado: fechaTimbrado,
+      sello_sat: selloSat,
+      certificado_sat: certificadoSat,
+      cadena_original_sat: cadena,
+      ...(warnings && { warnings }),
+    },
   };
 }
 
@@ -354,7 +443,8 @@ const queuedAnswer = (row: CfdiRow) => ({
   },
 });
 
-const rejected = (row: CfdiRow) => new ServiceError('rejected', 'Rejected by the stamping provider', [{ field: 'pac', issue: row.failureReason ?? 'stamping failed' }]);
+const rejected = (row: CfdiRow) =>
+  new ServiceError('rejected', 'Rejected by the stamping provider', [{ field: 'pac', issue: row.failureReason ?? 'stamping failed' }]);
 
 /** What the response needs beyond the row's columns, fixed at issue time. */
 function summaryOf(m: ComprobanteModel): CfdiSummary {
@@ -398,7 +488,12 @@ function summaryOf(m: ComprobanteModel): CfdiSummary {
 }
 
 async function getRow(db: Db, actor: Actor, id: string): Promise<CfdiRow> {
-  const row = (await db.select().from(cfdis).where(and(eq(cfdis.id, id), scoped(actor))))[0];
+  const row = (
+    await db
+      .select()
+      .from(cfdis)
+      .where(and(eq(cfdis.id, id), scoped(actor)))
+  )[0];
   if (!row) throw notFound('CFDI');
   return row;
 }
@@ -417,15 +512,19 @@ export async function getCfdi(deps: CfdiDeps, actor: Actor, id: string) {
  * no UUID and no fiscal document yet: 404 saying so.
  */
 async function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): Promise<{ uuid: string; xml: Buffer; status: CfdiStatus }> {
-  const row = (await deps.db
-    .select({ id: cfdis.id, status: cfdis.status, uuid: cfdis.uuid, xml: cfdiDocuments.xml })
-    .from(cfdis)
-    .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
-    .where(byRef(actor, ref)))[0];
+  const row = (
+    await deps.db
+      .select({ id: cfdis.id, status: cfdis.status, uuid: cfdis.uuid, xml: cfdiDocuments.xml })
+      .from(cfdis)
+      .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
+      .where(byRef(actor, ref))
+  )[0];
   if (!row) throw notFound('CFDI');
   if (!row.uuid) {
     const why = row.status === 'en_cola' ? 'is queued for stamping' : `is ${row.status}`;
-    throw new ServiceError('not_found', `CFDI ${row.id} ${why}: it has no UUID, so no fiscal XML or PDF yet`, [{ field: 'uuid', issue: `${row.id} is not stamped (status ${row.status})` }]);
+    throw new ServiceError('not_found', `CFDI ${row.id} ${why}: it has no UUID, so no fiscal XML or PDF yet`, [
+      { field: 'uuid', issue: `${row.id} is not stamped (status ${row.status})` },
+    ]);
   }
   return { uuid: row.uuid, xml: row.xml, status: row.status };
 }
@@ -463,9 +562,21 @@ export async function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
   // Only the listed columns: the JSON summary is the bulk of a row and the list does not show it.
   const rows = await deps.db
     .select({
-      id: cfdis.id, uuid: cfdis.uuid, tipo: cfdis.tipo, status: cfdis.status, serie: cfdis.serie, folio: cfdis.folio, fecha: cfdis.fecha,
-      receptorRfc: cfdis.receptorRfc, receptorNombre: cfdis.receptorNombre, moneda: cfdis.moneda, subtotal: cfdis.subtotal, total: cfdis.total,
-      externalId: cfdis.externalId, metadata: cfdis.metadata, createdAt: cfdis.createdAt,
+      id: cfdis.id,
+      uuid: cfdis.uuid,
+      tipo: cfdis.tipo,
+      status: cfdis.status,
+      serie: cfdis.serie,
+      folio: cfdis.folio,
+      fecha: cfdis.fecha,
+      receptorRfc: cfdis.receptorRfc,
+      receptorNombre: cfdis.receptorNombre,
+      moneda: cfdis.moneda,
+      subtotal: cfdis.subtotal,
+      total: cfdis.total,
+      externalId: cfdis.externalId,
+      metadata: cfdis.metadata,
+      createdAt: cfdis.createdAt,
     })
     .from(cfdis)
     .where(

@@ -39,10 +39,22 @@ function stampValuesOf(tfd: Tfd): StampValues {
 }
 
 const holderOfUuid = (tx: Tx, uuid: string) =>
-  prepared(tx, 'cfdis.holderOfUuid', (d) => d.select({ id: cfdis.id }).from(cfdis).where(eq(cfdis.uuid, sql.placeholder('uuid'))).prepare()).execute({ uuid });
+  prepared(tx, 'cfdis.holderOfUuid', (d) =>
+    d
+      .select({ id: cfdis.id })
+      .from(cfdis)
+      .where(eq(cfdis.uuid, sql.placeholder('uuid')))
+      .prepare(),
+  ).execute({ uuid });
 
 const storeStampedXml = (tx: Tx, id: string, xml: Buffer) =>
-  prepared(tx, 'cfdis.storeStampedXml', (d) => d.update(cfdiDocuments).set({ xml: sql`${sql.placeholder('xml')}` }).where(eq(cfdiDocuments.cfdiId, sql.placeholder('id'))).prepare()).execute({ id, xml });
+  prepared(tx, 'cfdis.storeStampedXml', (d) =>
+    d
+      .update(cfdiDocuments)
+      .set({ xml: sql`${sql.placeholder('xml')}` })
+      .where(eq(cfdiDocuments.cfdiId, sql.placeholder('id')))
+      .prepare(),
+  ).execute({ id, xml });
 
 /**
  * Records a stamp once: only an invoice still `en_cola` moves to `vigente`, so a late synchronous answer and a
@@ -59,14 +71,27 @@ export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; 
   }
   const values = stampValuesOf(stamped.tfd);
   const queries = cfdiQueries(tx);
-  if (!await queries.recordStamp(tx, cfdi.id, values, now.toISOString(), 'en_cola')) {
+  if (!(await queries.recordStamp(tx, cfdi.id, values, now.toISOString(), 'en_cola'))) {
     // Withdrawn while an attempt was already in flight, and that attempt stamped it: SAT has it, so it is vigente.
-    if (!await queries.recordStamp(tx, cfdi.id, values, now.toISOString(), 'withdrawn')) return undefined;
-    await recordStatusChange(tx, cfdi, 'fallido', 'vigente', 'stamped by an attempt already in flight when it was withdrawn: cancel it if it is not wanted', now);
+    if (!(await queries.recordStamp(tx, cfdi.id, values, now.toISOString(), 'withdrawn'))) return undefined;
+    await recordStatusChange(
+      tx,
+      cfdi,
+      'fallido',
+      'vigente',
+      'stamped by an attempt already in flight when it was withdrawn: cancel it if it is not wanted',
+      now,
+    );
     await followPagoStatus(tx, cfdi.id, 'vigente', now);
   }
   await storeStampedXml(tx, cfdi.id, Buffer.from(stamped.xml, 'utf8'));
-  await recordEvent(tx, { tenantId: cfdi.tenantId, environment: cfdi.environment, type: 'cfdi.timbrado', data: { cfdi_id: cfdi.id, uuid: stamped.tfd.uuid }, now });
+  await recordEvent(tx, {
+    tenantId: cfdi.tenantId,
+    environment: cfdi.environment,
+    type: 'cfdi.timbrado',
+    data: { cfdi_id: cfdi.id, uuid: stamped.tfd.uuid },
+    now,
+  });
   return values;
 }
 
@@ -111,20 +136,29 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environm
   return {
     async run(job) {
       const cfdi = target(job);
-      const doc = (await deps.db
-        .select({ xml: cfdiDocuments.xml, status: cfdis.status })
-        .from(cfdis)
-        .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
-        .where(eq(cfdis.id, cfdi.id)))[0];
+      const doc = (
+        await deps.db
+          .select({ xml: cfdiDocuments.xml, status: cfdis.status })
+          .from(cfdis)
+          .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
+          .where(eq(cfdis.id, cfdi.id))
+      )[0];
       if (doc?.status !== 'en_cola') return; // stamped meanwhile (late synchronous answer) or gone
       const pac = deps.pacFor(cfdi.environment);
       if (!pac) throw new PermanentJobError(`no PAC configured for ${cfdi.environment}`);
       const started = performance.now();
       const result = await pac.stamp(doc.xml.toString('utf8'), { tenantId: cfdi.tenantId });
-      deps.logger.debug('pac stamp', { cfdi_id: cfdi.id, environment: cfdi.environment, attempt: job.attempts, ok: result.ok, duration_ms: Math.round(performance.now() - started) });
+      deps.logger.debug('pac stamp', {
+        cfdi_id: cfdi.id,
+        environment: cfdi.environment,
+        attempt: job.attempts,
+        ok: result.ok,
+        duration_ms: Math.round(performance.now() - started),
+      });
       if (result.ok) {
         return async (tx) => {
-          if (await recordStamp(tx, cfdi, result, deps.now())) deps.logger.info('stamped from queue', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, uuid: result.tfd.uuid, attempts: job.attempts });
+          if (await recordStamp(tx, cfdi, result, deps.now()))
+            deps.logger.info('stamped from queue', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, uuid: result.tfd.uuid, attempts: job.attempts });
         };
       }
       if (result.retryable) throw new Error(result.message);
@@ -134,7 +168,8 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environm
       const reason = error instanceof Error ? error.message : String(error);
       return async (tx) => {
         const cfdi = target(job);
-        if (await recordFailure(tx, cfdi, reason, deps.now())) deps.logger.warn('stamping failed', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, reason, attempts: job.attempts });
+        if (await recordFailure(tx, cfdi, reason, deps.now()))
+          deps.logger.warn('stamping failed', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, reason, attempts: job.attempts });
       };
     },
   };

@@ -21,11 +21,19 @@ export async function withdrawCfdi(deps: Pick<CfdiDeps, 'db' | 'now'>, actor: Ac
   const now = deps.now();
   await withTransaction(deps.db, async (tx) => {
     const running = await isJobRunning(tx, 'cfdi.stamp', 'cfdi_id', cfdi.id);
-    if (running) throw conflict(`A stamping attempt for ${cfdi.id} is in flight; try again in a few seconds`, [{ field: 'status', issue: 'stamping attempt running' }]);
-    if (!await moveStatus(tx, cfdi, 'en_cola', 'fallido', 'withdrawn before stamping', now)) throw conflict(`CFDI ${cfdi.id} changed meanwhile`, [{ field: 'status', issue: 'is no longer en_cola' }]);
+    if (running)
+      throw conflict(`A stamping attempt for ${cfdi.id} is in flight; try again in a few seconds`, [{ field: 'status', issue: 'stamping attempt running' }]);
+    if (!(await moveStatus(tx, cfdi, 'en_cola', 'fallido', 'withdrawn before stamping', now)))
+      throw conflict(`CFDI ${cfdi.id} changed meanwhile`, [{ field: 'status', issue: 'is no longer en_cola' }]);
     await tx.update(cfdis).set({ failureReason: 'withdrawn before stamping', withdrawnAt: now.toISOString() }).where(eq(cfdis.id, cfdi.id));
     await closeQueuedJobs(tx, 'cfdi.stamp', 'cfdi_id', cfdi.id, now);
-    await recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.fallido', data: { cfdi_id: cfdi.id, reason: 'withdrawn' }, now });
+    await recordEvent(tx, {
+      tenantId: actor.tenantId,
+      environment: actor.environment,
+      type: 'cfdi.fallido',
+      data: { cfdi_id: cfdi.id, reason: 'withdrawn' },
+      now,
+    });
   });
   return { id: cfdi.id, status: 'fallido' as const, withdrawn_at: now.toISOString() };
 }

@@ -6,7 +6,14 @@ import type { ClientCreateSchema, ClientPatchSchema } from './schemas.ts';
 export const ClientCreateExamples = {
   moral: {
     summary: 'A persona moral customer',
-    value: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03', email: 'facturas@example.com' },
+    value: {
+      rfc: 'ICV060329BY0',
+      nombre: 'INMOBILIARIA CVA',
+      regimen_fiscal: '601',
+      domicilio_fiscal: '33826',
+      uso_cfdi: 'G03',
+      email: 'facturas@example.com',
+    },
   },
 } satisfies BodyExamples<z.input<typeof ClientCreateSchema>>;
 

@@ -18,13 +18,16 @@ const RULES =
   'Checked with the SAT CFDI 4.0 receptor rules that need no SAT list (each error names the field and the rule): RFC pattern; ' +
   '"PUBLICO EN GENERAL" only with XAXX010101000 (CFDI40146); generic RFCs use régimen 616 (CFDI40159) and the issuer\'s postal code ' +
   '(CFDI40149); residencia_fiscal in c_Pais, not MEX, only for XEXX010101000 (CFDI40150–40152); num_reg_id_trib only for XEXX010101000, ' +
-  'with residencia_fiscal and in that country\'s format (CFDI40153, 40154, 40156); régimen in c_RegimenFiscal for the persona type ' +
+  "with residencia_fiscal and in that country's format (CFDI40153, 40154, 40156); régimen in c_RegimenFiscal for the persona type " +
   '(CFDI40157, 40158); uso_cfdi in c_UsoCFDI for the persona type and régimen (CFDI40160, 40161); domicilio_fiscal in c_CodigoPostal.';
 
 export function mountClientRoutes(app: OpenAPIHono<BackendEnv>, deps: ClientDeps) {
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/clients', tags, operationId: 'createClient',
+      method: 'post',
+      path: '/api/v1/clients',
+      tags,
+      operationId: 'createClient',
       summary: 'Register a client (receptor) for invoices (ADMIN, OPERATOR)',
       description: `${RULES} Clients belong to the credential's environment. The RFC need not be unique (generic RFCs repeat).`,
       middleware: [write] as const,
@@ -40,8 +43,11 @@ export function mountClientRoutes(app: OpenAPIHono<BackendEnv>, deps: ClientDeps
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/clients', tags, operationId: 'listClients',
-      summary: 'List the tenant\'s clients in this environment, optionally searching by RFC prefix or name',
+      method: 'get',
+      path: '/api/v1/clients',
+      tags,
+      operationId: 'listClients',
+      summary: "List the tenant's clients in this environment, optionally searching by RFC prefix or name",
       request: { query: ClientListQuery },
       responses: { 200: jsonResponse(paginated(ClientSchema), 'A page of clients'), ...errors.invalidQuery, ...errors.unauthenticated },
     }),
@@ -50,16 +56,27 @@ export function mountClientRoutes(app: OpenAPIHono<BackendEnv>, deps: ClientDeps
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/clients/{id}', tags, operationId: 'getClient', summary: 'Get a client',
+      method: 'get',
+      path: '/api/v1/clients/{id}',
+      tags,
+      operationId: 'getClient',
+      summary: 'Get a client',
       request: { params: Params },
-      responses: { 200: jsonResponse(ClientSchema, 'The client'), 404: errorResponse('No such client in this tenant and environment'), ...errors.unauthenticated },
+      responses: {
+        200: jsonResponse(ClientSchema, 'The client'),
+        404: errorResponse('No such client in this tenant and environment'),
+        ...errors.unauthenticated,
+      },
     }),
     async (c) => c.json(await getClient(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
     createRoute({
-      method: 'patch', path: '/api/v1/clients/{id}', tags, operationId: 'updateClient',
+      method: 'patch',
+      path: '/api/v1/clients/{id}',
+      tags,
+      operationId: 'updateClient',
       summary: 'Change a client (ADMIN, OPERATOR); the result is checked as a whole',
       description: `${RULES} Send null to clear email, residencia_fiscal or num_reg_id_trib.`,
       middleware: [write] as const,
@@ -76,7 +93,10 @@ export function mountClientRoutes(app: OpenAPIHono<BackendEnv>, deps: ClientDeps
 
   app.openapi(
     createRoute({
-      method: 'delete', path: '/api/v1/clients/{id}', tags, operationId: 'deleteClient',
+      method: 'delete',
+      path: '/api/v1/clients/{id}',
+      tags,
+      operationId: 'deleteClient',
       summary: 'Delete a client (ADMIN, OPERATOR); invoices already issued keep their receptor data',
       middleware: [write] as const,
       request: { params: Params },

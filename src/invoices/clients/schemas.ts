@@ -19,11 +19,11 @@ const Nombre = str(300).openapi({
 const Key = (max: number, example: string, description: string) =>
   z.string().trim().toUpperCase().min(1, 'must not be empty').max(max, `must be at most ${max} characters`).openapi({ example, description });
 const RegimenFiscal = Key(3, '601', 'RegimenFiscalReceptor (c_RegimenFiscal); 616 for generic RFCs');
-const DomicilioFiscal = Key(5, '42501', 'DomicilioFiscalReceptor: postal code of the fiscal address (c_CodigoPostal); for generic RFCs the issuer\'s');
+const DomicilioFiscal = Key(5, '42501', "DomicilioFiscalReceptor: postal code of the fiscal address (c_CodigoPostal); for generic RFCs the issuer's");
 const UsoCfdi = Key(4, 'G03', 'Default UsoCFDI of invoices to this client (c_UsoCFDI), allowed for its persona type and régimen');
 const ResidenciaFiscal = Key(3, 'USA', 'ResidenciaFiscal (c_Pais, not MEX): only for XEXX010101000');
 const NumRegIdTrib = str(40).openapi({ example: '123456789', description: 'Foreign tax id (NumRegIdTrib): only for XEXX010101000, with residencia_fiscal' });
-const ClientEmail = Email.openapi({ description: 'Where to send this client\'s invoices' });
+const ClientEmail = Email.openapi({ description: "Where to send this client's invoices" });
 
 export const ClientCreateSchema = withTextCheck(
   z
@@ -36,7 +36,9 @@ export const ClientCreateSchema = withTextCheck(
       email: ClientEmail.optional(),
       residencia_fiscal: ResidenciaFiscal.optional(),
       num_reg_id_trib: NumRegIdTrib.optional(),
-      metadata: Metadata.optional().openapi({ description: 'Your own key → value pairs for this client (e.g. its id in your ERP); not copied into its invoices' }),
+      metadata: Metadata.optional().openapi({
+        description: 'Your own key → value pairs for this client (e.g. its id in your ERP); not copied into its invoices',
+      }),
     })
     .strict(),
   ['email', 'metadata'],
@@ -53,7 +55,7 @@ export const ClientPatchSchema = withTextCheck(
       email: ClientEmail.nullable().optional(),
       residencia_fiscal: ResidenciaFiscal.nullable().optional(),
       num_reg_id_trib: NumRegIdTrib.nullable().optional(),
-      metadata: Metadata.optional().openapi({ description: 'Replaces the client\'s whole metadata; {} clears it' }),
+      metadata: Metadata.optional().openapi({ description: "Replaces the client's whole metadata; {} clears it" }),
     })
     .strict(),
   ['email', 'metadata'],

@@ -29,7 +29,12 @@ const searchKey = (s: string): string => s.normalize('NFD').replace(/\p{M}/gu, '
 const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 async function getClientRow(db: Db, scope: Scope, id: string): Promise<ClientRow | undefined> {
-  return (await db.select().from(clients).where(and(eq(clients.id, id), scoped(scope))))[0];
+  return (
+    await db
+      .select()
+      .from(clients)
+      .where(and(eq(clients.id, id), scoped(scope)))
+  )[0];
 }
 
 async function getOr404(deps: ClientDeps, actor: Actor, id: string): Promise<ClientRow> {

@@ -19,12 +19,15 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
   const uploads = createCsdUploadLimiter();
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/csds', tags, operationId: 'uploadCsd',
+      method: 'post',
+      path: '/api/v1/csds',
+      tags,
+      operationId: 'uploadCsd',
       summary: 'Upload a seal certificate (CSD): .cer, .key and its password (ADMIN)',
       description:
-        'Checked as a PAC would: a CSD (a FIEL is rejected), valid now, issued by SAT (not self-signed, the issuer\'s organization SAT; with a ' +
-        'test credential it must chain to SAT\'s test certification authorities, signatures verified), issued to the tenant\'s RFC, the password ' +
-        'opens the key and the key belongs to the certificate. The key\'s encryption is read before the password is tried: PBES2 with PBKDF2 (HMAC-SHA1 or HMAC-SHA256) ' +
+        "Checked as a PAC would: a CSD (a FIEL is rejected), valid now, issued by SAT (not self-signed, the issuer's organization SAT; with a " +
+        "test credential it must chain to SAT's test certification authorities, signatures verified), issued to the tenant's RFC, the password " +
+        "opens the key and the key belongs to the certificate. The key's encryption is read before the password is tried: PBES2 with PBKDF2 (HMAC-SHA1 or HMAC-SHA256) " +
         `and DES-EDE3-CBC or AES-CBC, at most ${MAX_PBKDF2_ITERATIONS} PBKDF2 iterations (SAT's keys use 2048); anything else → 400 naming \`key\`. ` +
         'The new CSD becomes the active one of its environment (the previous one becomes inactive). The private key ' +
         `is stored encrypted (AES-256-GCM under the master key); the password is never stored. Files over 64 KiB → 413. At most ${CSD_UPLOADS_PER_HOUR} ` +
@@ -34,10 +37,14 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
       request: { body: formBody(CsdUploadSchema, CsdUploadExamples) },
       responses: {
         201: jsonResponse(CsdSchema, 'Stored and active'),
-        400: errorResponse('Not a CSD, expired, not issued by SAT, another RFC, wrong password, a key of another certificate, or a key encrypted with an algorithm or iteration count that is not accepted'),
+        400: errorResponse(
+          'Not a CSD, expired, not issued by SAT, another RFC, wrong password, a key of another certificate, or a key encrypted with an algorithm or iteration count that is not accepted',
+        ),
         409: errorResponse('This certificate is already stored'),
         413: errorResponse('A file is too large'),
-        429: errorResponse(`More than ${CSD_UPLOADS_PER_HOUR} uploads that tried a password this hour for the tenant and environment; Retry-After says when to try again`),
+        429: errorResponse(
+          `More than ${CSD_UPLOADS_PER_HOUR} uploads that tried a password this hour for the tenant and environment; Retry-After says when to try again`,
+        ),
         ...common,
       },
     }),
@@ -46,7 +53,11 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/csds', tags, operationId: 'listCsds', summary: 'List the tenant\'s CSDs in this environment',
+      method: 'get',
+      path: '/api/v1/csds',
+      tags,
+      operationId: 'listCsds',
+      summary: "List the tenant's CSDs in this environment",
       request: { query: PaginationQuery },
       responses: { 200: jsonResponse(paginated(CsdSchema), 'A page of CSDs'), ...errors.invalidQuery, ...errors.unauthenticated },
     }),
@@ -55,7 +66,11 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/csds/{id}', tags, operationId: 'getCsd', summary: 'Get a CSD',
+      method: 'get',
+      path: '/api/v1/csds/{id}',
+      tags,
+      operationId: 'getCsd',
+      summary: 'Get a CSD',
       request: { params: Params },
       responses: { 200: jsonResponse(CsdSchema, 'The CSD'), 404: errorResponse('No such CSD in this tenant and environment'), ...errors.unauthenticated },
     }),
@@ -64,7 +79,10 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
 
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/csds/{id}/activate', tags, operationId: 'activateCsd',
+      method: 'post',
+      path: '/api/v1/csds/{id}/activate',
+      tags,
+      operationId: 'activateCsd',
       summary: 'Make this CSD the one that seals (ADMIN); the other active one becomes inactive',
       middleware: [requireRole('ADMIN')] as const,
       request: { params: Params },
@@ -75,7 +93,10 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
 
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/csds/{id}/deactivate', tags, operationId: 'deactivateCsd',
+      method: 'post',
+      path: '/api/v1/csds/{id}/deactivate',
+      tags,
+      operationId: 'deactivateCsd',
       summary: 'Stop sealing with this CSD (ADMIN)',
       middleware: [requireRole('ADMIN')] as const,
       request: { params: Params },
@@ -86,7 +107,10 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
 
   app.openapi(
     createRoute({
-      method: 'delete', path: '/api/v1/csds/{id}', tags, operationId: 'deleteCsd',
+      method: 'delete',
+      path: '/api/v1/csds/{id}',
+      tags,
+      operationId: 'deleteCsd',
       summary: 'Delete a CSD and its encrypted key (ADMIN)',
       middleware: [requireRole('ADMIN')] as const,
       request: { params: Params },

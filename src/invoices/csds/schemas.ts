@@ -5,9 +5,7 @@ import { CSD_STATUSES, ENVIRONMENTS, type csds } from '../../db/schema/index.ts'
 export const MAX_CSD_FILE_BYTES = 64 * 1024;
 
 const file = (name: string, description: string) =>
-  z
-    .instanceof(File, { message: `must be a file (multipart field "${name}")` })
-    .openapi({ type: 'string', format: 'binary', description });
+  z.instanceof(File, { message: `must be a file (multipart field "${name}")` }).openapi({ type: 'string', format: 'binary', description });
 
 export const CsdUploadSchema = z
   .object({

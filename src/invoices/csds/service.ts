@@ -34,7 +34,12 @@ export const createCsdUploadLimiter = () => new FixedWindowLimiter(3_600_000);
 const scoped = (actor: Actor) => and(eq(csds.tenantId, actor.tenantId), eq(csds.environment, actor.environment));
 
 async function getCsdRow(deps: CsdDeps, actor: Actor, id: string): Promise<CsdRow> {
-  const row = (await deps.db.select().from(csds).where(and(eq(csds.id, id), scoped(actor))))[0];
+  const row = (
+    await deps.db
+      .select()
+      .from(csds)
+      .where(and(eq(csds.id, id), scoped(actor)))
+  )[0];
   if (!row) throw notFound('CSD');
   return row;
 }
@@ -74,16 +79,22 @@ export async function uploadCsd(deps: CsdDeps & { uploads: FixedWindowLimiter },
     }
     const privateKey = openPrivateKey(keyBytes, input.password, certificate);
 
-    const duplicate = (await deps.db
-      .select({ id: csds.id })
-      .from(csds)
-      .where(and(scoped(actor), eq(csds.serialNumber, certificate.noCertificado))))[0];
-    if (duplicate) throw conflict('CSD already uploaded', [{ field: 'cer', issue: `certificate ${certificate.noCertificado} is already stored as ${duplicate.id}` }]);
+    const duplicate = (
+      await deps.db
+        .select({ id: csds.id })
+        .from(csds)
+        .where(and(scoped(actor), eq(csds.serialNumber, certificate.noCertificado)))
+    )[0];
+    if (duplicate)
+      throw conflict('CSD already uploaded', [{ field: 'cer', issue: `certificate ${certificate.noCertificado} is already stored as ${duplicate.id}` }]);
 
     const id = newId('csd', now.getTime());
     const stamp = now.toISOString();
     await withTransaction(deps.db, async (tx) => {
-      await tx.update(csds).set({ status: 'inactive', updatedAt: stamp }).where(and(scoped(actor), eq(csds.status, 'active')));
+      await tx
+        .update(csds)
+        .set({ status: 'inactive', updatedAt: stamp })
+        .where(and(scoped(actor), eq(csds.status, 'active')));
       await tx.insert(csds).values({
         id,
         tenantId: actor.tenantId,
@@ -129,7 +140,10 @@ export async function activateCsd(deps: CsdDeps, actor: Actor, id: string) {
   }
   const stamp = now.toISOString();
   await withTransaction(deps.db, async (tx) => {
-    await tx.update(csds).set({ status: 'inactive', updatedAt: stamp }).where(and(scoped(actor), eq(csds.status, 'active'), ne(csds.id, id)));
+    await tx
+      .update(csds)
+      .set({ status: 'inactive', updatedAt: stamp })
+      .where(and(scoped(actor), eq(csds.status, 'active'), ne(csds.id, id)));
     await tx.update(csds).set({ status: 'active', updatedAt: stamp }).where(eq(csds.id, id));
   });
   return getCsd(deps, actor, id);
@@ -161,17 +175,27 @@ function signerCache(db: Db) {
  * The tenant's active CSD, ready to seal, or undefined when it has none. The decrypted KeyObject is cached per
  * certificate: decrypting and importing on every invoice would cost more than signing.
  */
-export async function activeSigner(deps: Pick<CsdDeps, 'db' | 'now' | 'masterKey'>, tenantId: string, environment: Environment): Promise<CsdSigner | undefined> {
+export async function activeSigner(
+  deps: Pick<CsdDeps, 'db' | 'now' | 'masterKey'>,
+  tenantId: string,
+  environment: Environment,
+): Promise<CsdSigner | undefined> {
   // Prepared: every invoice asks.
   const activeId = prepared(deps.db, 'csds.active', (d) =>
-    d.select({ id: csds.id }).from(csds).where(and(eq(csds.tenantId, sql.placeholder('tenantId')), eq(csds.environment, sql.placeholder('environment')), eq(csds.status, 'active'))).prepare(),
+    d
+      .select({ id: csds.id })
+      .from(csds)
+      .where(and(eq(csds.tenantId, sql.placeholder('tenantId')), eq(csds.environment, sql.placeholder('environment')), eq(csds.status, 'active')))
+      .prepare(),
   );
   const [active] = await activeId.execute({ tenantId, environment });
   if (!active) return undefined;
   const cache = signerCache(deps.db);
   let signer = cache.get(active.id);
   if (!signer) {
-    const row = (await deps.db.select({ certificateDer: csds.certificateDer, privateKeySealed: csds.privateKeySealed }).from(csds).where(eq(csds.id, active.id)))[0]!;
+    const row = (
+      await deps.db.select({ certificateDer: csds.certificateDer, privateKeySealed: csds.privateKeySealed }).from(csds).where(eq(csds.id, active.id))
+    )[0]!;
     signer = createSigner(parseCertificate(row.certificateDer), importPrivateKey(openSecret(deps.masterKey, row.privateKeySealed, active.id)));
     cache.set(active.id, signer);
   }
@@ -186,7 +210,10 @@ export async function sweepCsdExpiry(db: Db, now: Date): Promise<{ expired: numb
   const stamp = now.toISOString();
   const soon = new Date(now.getTime() + EXPIRY_NOTICE_DAYS * 86_400_000).toISOString();
   return withTransaction(db, async (tx) => {
-    const expiring = await tx.select().from(csds).where(and(ne(csds.status, 'expired'), lte(csds.validTo, stamp)));
+    const expiring = await tx
+      .select()
+      .from(csds)
+      .where(and(ne(csds.status, 'expired'), lte(csds.validTo, stamp)));
     for (const c of expiring) {
       await tx.update(csds).set({ status: 'expired', updatedAt: stamp }).where(eq(csds.id, c.id));
       await recordEvent(tx, { tenantId: c.tenantId, environment: c.environment, type: 'csd.vencido', data: eventData(c), now });
@@ -211,7 +238,11 @@ const countWhere = (condition: SQL) => sql<number>`coalesce(sum(case when ${cond
 export async function csdCounts(db: Db, actor: Actor, now: Date): Promise<{ total: number; activos: number; porVencer: number }> {
   const soon = new Date(now.getTime() + EXPIRY_NOTICE_DAYS * 86_400_000).toISOString();
   const [row] = await db
-    .select({ total: sql<number>`count(*)`.mapWith(Number), activos: countWhere(eq(csds.status, 'active')), porVencer: countWhere(and(eq(csds.status, 'active'), lte(csds.validTo, soon))!) })
+    .select({
+      total: sql<number>`count(*)`.mapWith(Number),
+      activos: countWhere(eq(csds.status, 'active')),
+      porVencer: countWhere(and(eq(csds.status, 'active'), lte(csds.validTo, soon))!),
+    })
     .from(csds)
     .where(scoped(actor));
   return row!;

@@ -18,7 +18,10 @@ const common = {
 export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps) {
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/series', tags, operationId: 'createSeries',
+      method: 'post',
+      path: '/api/v1/series',
+      tags,
+      operationId: 'createSeries',
       summary: 'Create an invoice series with its folio counter (ADMIN, OPERATOR)',
       description:
         'Folios are assigned consecutively, atomically with the invoice. Exactly one series per environment is the default (used when an ' +
@@ -38,7 +41,11 @@ export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/series', tags, operationId: 'listSeries', summary: 'List the tenant\'s series in this environment',
+      method: 'get',
+      path: '/api/v1/series',
+      tags,
+      operationId: 'listSeries',
+      summary: "List the tenant's series in this environment",
       request: { query: PaginationQuery },
       responses: { 200: jsonResponse(paginated(SeriesSchema), 'A page of series'), ...errors.invalidQuery, ...errors.unauthenticated },
     }),
@@ -47,16 +54,27 @@ export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/series/{id}', tags, operationId: 'getSeries', summary: 'Get a series and its next folio',
+      method: 'get',
+      path: '/api/v1/series/{id}',
+      tags,
+      operationId: 'getSeries',
+      summary: 'Get a series and its next folio',
       request: { params: Params },
-      responses: { 200: jsonResponse(SeriesSchema, 'The series'), 404: errorResponse('No such series in this tenant and environment'), ...errors.unauthenticated },
+      responses: {
+        200: jsonResponse(SeriesSchema, 'The series'),
+        404: errorResponse('No such series in this tenant and environment'),
+        ...errors.unauthenticated,
+      },
     }),
     async (c) => c.json(await getSeries(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
     createRoute({
-      method: 'patch', path: '/api/v1/series/{id}', tags, operationId: 'updateSeries',
+      method: 'patch',
+      path: '/api/v1/series/{id}',
+      tags,
+      operationId: 'updateSeries',
       summary: 'Move the next folio forward, make the series the default, or change its description (ADMIN, OPERATOR)',
       middleware: [write] as const,
       request: { params: Params, body: jsonBody(SeriesPatchSchema, SeriesPatchExamples) },

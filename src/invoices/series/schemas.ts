@@ -29,7 +29,8 @@ export const SeriesPatchSchema = z
   .object({
     folio_inicial: Folio.optional().openapi({ description: 'New next folio: folios only move forward (at least next_folio, else 409)' }),
     default: z.boolean().optional().openapi({
-      description: 'true makes this the default series (the previous default stops being one); false on the default series is 409: make another one the default instead',
+      description:
+        'true makes this the default series (the previous default stops being one); false on the default series is 409: make another one the default instead',
     }),
     descripcion: Descripcion.nullable().optional().openapi({ description: 'null clears it' }),
   })

@@ -28,15 +28,19 @@ const DEFAULT_SERIE = 'A';
 const scoped = (s: Scope) => and(eq(series.tenantId, s.tenantId), eq(series.environment, s.environment));
 
 async function getOr404(db: DbOrTx, actor: Actor, id: string): Promise<SeriesRow> {
-  const row = (await db.select().from(series).where(and(eq(series.id, id), scoped(actor))))[0];
+  const row = (
+    await db
+      .select()
+      .from(series)
+      .where(and(eq(series.id, id), scoped(actor)))
+  )[0];
   if (!row) throw notFound('Series');
   return row;
 }
 
 const duplicate = (serie: string) => conflict('Series already exists', [{ field: 'serie', issue: `${serie} already exists in this environment` }]);
 const uniqueViolation = (err: unknown) => (err instanceof Error && /UNIQUE constraint failed: series\./.test(err.message) ? err.message : undefined);
-const unknownSerie = (serie: string) =>
-  invalidInput('Unknown series', [{ field: 'serie', issue: `${serie} does not exist; create it with POST /series` }]);
+const unknownSerie = (serie: string) => invalidInput('Unknown series', [{ field: 'serie', issue: `${serie} does not exist; create it with POST /series` }]);
 
 /** The first series of an environment becomes its default whatever `default` says: one default always exists. */
 export async function createSeries(deps: SeriesDeps, actor: Actor, input: SeriesCreate) {
@@ -45,11 +49,28 @@ export async function createSeries(deps: SeriesDeps, actor: Actor, input: Series
   const id = newId('ser', now.getTime());
   try {
     await withTransaction(deps.db, async (tx) => {
-      if ((await tx.select({ id: series.id }).from(series).where(and(scoped(actor), eq(series.serie, input.serie))))[0]) throw duplicate(input.serie);
-      const hasDefault = (await tx.select({ id: series.id }).from(series).where(and(scoped(actor), eq(series.isDefault, true))))[0] !== undefined;
+      if (
+        (
+          await tx
+            .select({ id: series.id })
+            .from(series)
+            .where(and(scoped(actor), eq(series.serie, input.serie)))
+        )[0]
+      )
+        throw duplicate(input.serie);
+      const hasDefault =
+        (
+          await tx
+            .select({ id: series.id })
+            .from(series)
+            .where(and(scoped(actor), eq(series.isDefault, true)))
+        )[0] !== undefined;
       const isDefault = input.default === true || !hasDefault;
       if (isDefault && hasDefault) {
-        await tx.update(series).set({ isDefault: false, updatedAt: stamp }).where(and(scoped(actor), eq(series.isDefault, true)));
+        await tx
+          .update(series)
+          .set({ isDefault: false, updatedAt: stamp })
+          .where(and(scoped(actor), eq(series.isDefault, true)));
       }
       await tx.insert(series).values({
         id,
@@ -67,7 +88,8 @@ export async function createSeries(deps: SeriesDeps, actor: Actor, input: Series
     const violated = uniqueViolation(err);
     // Only a concurrent writer gets here: the checks above run first in the same transaction.
     if (violated?.includes('series.serie')) throw duplicate(input.serie);
-    if (violated) throw conflict('The default series changed meanwhile; retry', [{ field: 'default', issue: 'another default series was created at the same time' }]);
+    if (violated)
+      throw conflict('The default series changed meanwhile; retry', [{ field: 'default', issue: 'another default series was created at the same time' }]);
     throw err;
   }
   return toSeries(await getOr404(deps.db, actor, id));
@@ -97,11 +119,13 @@ export async function updateSeries(deps: SeriesDeps, actor: Actor, id: string, p
     }
     if (patch.folio_inicial !== undefined) {
       // Guarded in the UPDATE itself: a folio taken meanwhile cannot be handed out again.
-      const moved = (await tx
-        .update(series)
-        .set({ nextFolio: patch.folio_inicial })
-        .where(and(eq(series.id, row.id), scoped(actor), sql`${series.nextFolio} <= ${patch.folio_inicial}`))
-        .returning({ id: series.id }))[0];
+      const moved = (
+        await tx
+          .update(series)
+          .set({ nextFolio: patch.folio_inicial })
+          .where(and(eq(series.id, row.id), scoped(actor), sql`${series.nextFolio} <= ${patch.folio_inicial}`))
+          .returning({ id: series.id })
+      )[0];
       if (!moved) {
         const next = (await getOr404(tx, actor, id)).nextFolio;
         throw conflict('Folios only move forward', [
@@ -110,9 +134,13 @@ export async function updateSeries(deps: SeriesDeps, actor: Actor, id: string, p
       }
     }
     if (patch.default === true && !row.isDefault) {
-      await tx.update(series).set({ isDefault: false, updatedAt: stamp }).where(and(scoped(actor), eq(series.isDefault, true), ne(series.id, row.id)));
+      await tx
+        .update(series)
+        .set({ isDefault: false, updatedAt: stamp })
+        .where(and(scoped(actor), eq(series.isDefault, true), ne(series.id, row.id)));
     }
-    await tx.update(series)
+    await tx
+      .update(series)
       .set({
         ...(patch.default === true && { isDefault: true }),
         ...(patch.descripcion !== undefined && { descripcion: patch.descripcion }),
@@ -135,7 +163,8 @@ const scopeValues = (scope: Scope, serie: string | undefined) => ({ tenantId: sc
  */
 async function bump(tx: DbOrTx, scope: Scope, serie: string | undefined): Promise<{ serie: string; folio: number } | undefined> {
   const update = prepared(tx, serie !== undefined ? 'series.bumpNamed' : 'series.bumpDefault', (d) =>
-    d.update(series)
+    d
+      .update(series)
       .set({ nextFolio: sql`${series.nextFolio} + 1` })
       .where(and(inScope, named(d, serie)))
       .returning({ serie: series.serie, nextFolio: series.nextFolio })
@@ -158,11 +187,13 @@ export async function allocateFolio(tx: DbOrTx, scope: Scope, serie?: string): P
   }
   const taken = await bump(tx, scope, undefined);
   if (taken) return taken;
-  const created = (await tx
-    .insert(series)
-    .values({ id: newId('ser'), tenantId: scope.tenantId, environment: scope.environment, serie: DEFAULT_SERIE, nextFolio: 2, isDefault: true })
-    .onConflictDoNothing()
-    .returning({ id: series.id }))[0];
+  const created = (
+    await tx
+      .insert(series)
+      .values({ id: newId('ser'), tenantId: scope.tenantId, environment: scope.environment, serie: DEFAULT_SERIE, nextFolio: 2, isDefault: true })
+      .onConflictDoNothing()
+      .returning({ id: series.id })
+  )[0];
   if (created) return { serie: DEFAULT_SERIE, folio: 1 };
   // Only when the one-default invariant was broken outside the API: "A" exists without being the default.
   const fromA = await bump(tx, scope, DEFAULT_SERIE);
@@ -173,11 +204,20 @@ export async function allocateFolio(tx: DbOrTx, scope: Scope, serie?: string): P
 /** What allocateFolio would answer now, consuming nothing (POST /cfdis/validate). */
 export async function peekFolio(db: DbOrTx, scope: Scope, serie?: string): Promise<{ serie: string; folio: number }> {
   const select = prepared(db, serie !== undefined ? 'series.peekNamed' : 'series.peekDefault', (d) =>
-    d.select({ serie: series.serie, nextFolio: series.nextFolio }).from(series).where(and(inScope, named(d, serie))).prepare(),
+    d
+      .select({ serie: series.serie, nextFolio: series.nextFolio })
+      .from(series)
+      .where(and(inScope, named(d, serie)))
+      .prepare(),
   );
   const [row] = await select.execute(scopeValues(scope, serie));
   if (row) return { serie: row.serie, folio: row.nextFolio };
   if (serie !== undefined) throw unknownSerie(serie);
-  const a = (await db.select({ next: series.nextFolio }).from(series).where(and(scoped(scope), eq(series.serie, DEFAULT_SERIE))))[0];
+  const a = (
+    await db
+      .select({ next: series.nextFolio })
+      .from(series)
+      .where(and(scoped(scope), eq(series.serie, DEFAULT_SERIE)))
+  )[0];
   return { serie: DEFAULT_SERIE, folio: a?.next ?? 1 };
 }

@@ -12,7 +12,9 @@ export const StatsSchema = z
       por_status: Counts,
       por_tipo: Counts,
       importes: z.array(Importe).openapi({ description: 'Σ Total of the vigente (and cancelacion_pendiente) CFDIs, per type and currency' }),
-      por_mes: z.array(z.object({ mes: z.string(), cantidad: z.number().int(), por_tipo: Counts, importes: z.array(Importe) })).openapi({ description: 'By month of Fecha, oldest first' }),
+      por_mes: z
+        .array(z.object({ mes: z.string(), cantidad: z.number().int(), por_tipo: Counts, importes: z.array(Importe) }))
+        .openapi({ description: 'By month of Fecha, oldest first' }),
     }),
     csds: z.object({ total: z.number().int(), activos: z.number().int(), por_vencer_30_dias: z.number().int() }),
     usuarios: z.object({ total: z.number().int(), por_rol: Counts }),
@@ -20,4 +22,7 @@ export const StatsSchema = z
   })
   .openapi('Stats');
 
-export const StatsQuery = z.object({ desde: Month.optional().openapi({ description: 'First month (YYYY-MM) of Fecha' }), hasta: Month.optional().openapi({ description: 'Last month (YYYY-MM)' }) });
+export const StatsQuery = z.object({
+  desde: Month.optional().openapi({ description: 'First month (YYYY-MM) of Fecha' }),
+  hasta: Month.optional().openapi({ description: 'Last month (YYYY-MM)' }),
+});

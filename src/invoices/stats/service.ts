@@ -15,20 +15,33 @@ import { csdCounts } from '../csds/service.ts';
 /** What counts as invoiced: stamped and not cancelled. */
 const STANDING = new Set(['vigente', 'cancelacion_pendiente']);
 const MILLION = Dec.parse('1000000');
-const amount = (micros: bigint, moneda: string) => Dec.parse(micros.toString()).div(MILLION, 6).round(Number(catalogEntry('c_Moneda', moneda)?.decimales ?? 2)).toNumber();
+const amount = (micros: bigint, moneda: string) =>
+  Dec.parse(micros.toString())
+    .div(MILLION, 6)
+    .round(Number(catalogEntry('c_Moneda', moneda)?.decimales ?? 2))
+    .toNumber();
 
 export async function tenantStats(deps: { db: Db; identity: IdentityDirectory }, actor: Actor, range: { desde?: string; hasta?: string }, now: Date) {
   const rows = await deps.db
     .select({
-      mes: cfdiStats.mes, tipo: cfdiStats.tipo, status: cfdiStats.status, moneda: cfdiStats.moneda, cantidad: cfdiStats.cantidad,
+      mes: cfdiStats.mes,
+      tipo: cfdiStats.tipo,
+      status: cfdiStats.status,
+      moneda: cfdiStats.moneda,
+      cantidad: cfdiStats.cantidad,
       // As text: a sum of millionths may pass 2^53, past what a JS number holds exactly.
       micros: sql<string>`cast(${cfdiStats.totalMicros} as text)`,
     })
     .from(cfdiStats)
-    .where(and(
-      eq(cfdiStats.tenantId, actor.tenantId), eq(cfdiStats.environment, actor.environment),
-      gte(cfdiStats.mes, range.desde ?? '0000-00'), lte(cfdiStats.mes, range.hasta ?? '9999-99'), gt(cfdiStats.cantidad, 0),
-    ))
+    .where(
+      and(
+        eq(cfdiStats.tenantId, actor.tenantId),
+        eq(cfdiStats.environment, actor.environment),
+        gte(cfdiStats.mes, range.desde ?? '0000-00'),
+        lte(cfdiStats.mes, range.hasta ?? '9999-99'),
+        gt(cfdiStats.cantidad, 0),
+      ),
+    )
     .orderBy(asc(cfdiStats.mes));
 
   const porStatus: Record<string, number> = {};
@@ -52,10 +65,12 @@ export async function tenantStats(deps: { db: Db; identity: IdentityDirectory },
     }
   }
   const wire = (sums: Map<string, bigint>) =>
-    [...sums.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, micros]) => {
-      const [tipo, moneda] = key.split('|') as [string, string];
-      return { tipo, moneda, total: amount(micros, moneda) };
-    });
+    [...sums.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, micros]) => {
+        const [tipo, moneda] = key.split('|') as [string, string];
+        return { tipo, moneda, total: amount(micros, moneda) };
+      });
 
   const csd = await csdCounts(deps.db, actor, now);
   const members = await deps.identity.members(actor.tenantId, actor.environment);

@@ -29,7 +29,6 @@ export interface WebhookDeliveryDeps {
   logger: Logger;
 }
 
-
 interface EventRow {
   id: string;
   tenantId: string;
@@ -40,8 +39,19 @@ interface EventRow {
 }
 
 /** One attempt of a delivery, as a job in the webhook's lane (a slow endpoint holds at most the lane cap of workers). */
-export async function enqueueDelivery(tx: DbOrTx, now: Date, d: { tenantId: string; environment: Environment; webhookId: string; deliveryId: string; runAt?: Date }) {
-  await enqueue(tx, now, { type: DELIVER_JOB, tenantId: d.tenantId, environment: d.environment, lane: `webhook:${d.webhookId}`, payload: { delivery_id: d.deliveryId }, runAt: d.runAt });
+export async function enqueueDelivery(
+  tx: DbOrTx,
+  now: Date,
+  d: { tenantId: string; environment: Environment; webhookId: string; deliveryId: string; runAt?: Date },
+) {
+  await enqueue(tx, now, {
+    type: DELIVER_JOB,
+    tenantId: d.tenantId,
+    environment: d.environment,
+    lane: `webhook:${d.webhookId}`,
+    payload: { delivery_id: d.deliveryId },
+    runAt: d.runAt,
+  });
 }
 
 /** The spec's payload, serialised once: every attempt sends these exact bytes. */
@@ -53,15 +63,34 @@ const live = ne(webhooks.estado, 'DESACTIVADO');
 
 /** Prepared, as the delivery insert: every event runs them. */
 const fanOutQueries = (tx: DbOrTx) => ({
-  hookById: prepared(tx, 'webhooks.fanOut.byId', (d) => d.select(hook).from(webhooks).where(and(eq(webhooks.id, p('id')), live)).prepare()),
+  hookById: prepared(tx, 'webhooks.fanOut.byId', (d) =>
+    d
+      .select(hook)
+      .from(webhooks)
+      .where(and(eq(webhooks.id, p('id')), live))
+      .prepare(),
+  ),
   hooksOf: prepared(tx, 'webhooks.fanOut.ofTenant', (d) =>
-    d.select(hook).from(webhooks).where(and(eq(webhooks.tenantId, p('tenantId')), eq(webhooks.environment, p('environment')), live)).prepare(),
+    d
+      .select(hook)
+      .from(webhooks)
+      .where(and(eq(webhooks.tenantId, p('tenantId')), eq(webhooks.environment, p('environment')), live))
+      .prepare(),
   ),
   insert: prepared(tx, 'webhookDeliveries.insert', (d) =>
-    d.insert(webhookDeliveries)
+    d
+      .insert(webhookDeliveries)
       .values({
-        id: p('id'), tenantId: p('tenantId'), webhookId: p('webhookId'), eventId: p('eventId'), event: p('event'), body: p('body'), state: 'pendiente',
-        createdAt: p('now'), updatedAt: p('now'), nextAttemptAt: p('now'),
+        id: p('id'),
+        tenantId: p('tenantId'),
+        webhookId: p('webhookId'),
+        eventId: p('eventId'),
+        event: p('event'),
+        body: p('body'),
+        state: 'pendiente',
+        createdAt: p('now'),
+        updatedAt: p('now'),
+        nextAttemptAt: p('now'),
       })
       .prepare(),
   ),
@@ -114,10 +143,20 @@ function nextDelayMs(schedule: number[], attempt: number, retryAfter: string | n
 /** A delivery with what an attempt needs of its webhook. Prepared: every attempt reads it. */
 const deliveryById = (db: Db) =>
   prepared(db, 'webhookDeliveries.forAttempt', (d) =>
-    d.select({
-      id: webhookDeliveries.id, tenantId: webhookDeliveries.tenantId, webhookId: webhookDeliveries.webhookId, event: webhookDeliveries.event, body: webhookDeliveries.body,
-      state: webhookDeliveries.state, attempts: webhookDeliveries.attempts, url: webhooks.url, estado: webhooks.estado, secretSealed: webhooks.secretSealed, environment: webhooks.environment,
-    })
+    d
+      .select({
+        id: webhookDeliveries.id,
+        tenantId: webhookDeliveries.tenantId,
+        webhookId: webhookDeliveries.webhookId,
+        event: webhookDeliveries.event,
+        body: webhookDeliveries.body,
+        state: webhookDeliveries.state,
+        attempts: webhookDeliveries.attempts,
+        url: webhooks.url,
+        estado: webhooks.estado,
+        secretSealed: webhooks.secretSealed,
+        environment: webhooks.environment,
+      })
       .from(webhookDeliveries)
       .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
       .where(eq(webhookDeliveries.id, p('id')))
@@ -159,29 +198,69 @@ export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
         const now = deps.now();
         const at = now.toISOString();
         await tx.insert(webhookAttempts).values({ tenantId: d.tenantId, deliveryId: d.id, attempt, statusCode: status, responseBody, error, durationMs, at });
-        const outcome = { delivery_id: d.id, webhook_id: d.webhookId, tenant_id: d.tenantId, event: d.event, attempt, status_code: status, duration_ms: durationMs };
+        const outcome = {
+          delivery_id: d.id,
+          webhook_id: d.webhookId,
+          tenant_id: d.tenantId,
+          event: d.event,
+          attempt,
+          status_code: status,
+          duration_ms: durationMs,
+        };
         if (ok) {
           deps.logger.info('webhook delivered', outcome);
-          await tx.update(webhookDeliveries)
-            .set({ state: 'entregado', attempts: attempt, lastStatusCode: status, lastResponseBody: responseBody, lastError: null, nextAttemptAt: null, deliveredAt: at, updatedAt: at })
+          await tx
+            .update(webhookDeliveries)
+            .set({
+              state: 'entregado',
+              attempts: attempt,
+              lastStatusCode: status,
+              lastResponseBody: responseBody,
+              lastError: null,
+              nextAttemptAt: null,
+              deliveredAt: at,
+              updatedAt: at,
+            })
             .where(eq(webhookDeliveries.id, d.id));
           await tx.update(webhooks).set({ consecutiveFailures: 0, updatedAt: at }).where(eq(webhooks.id, d.webhookId));
           return;
         }
-        const failures = (await tx.update(webhooks)
-          .set({ consecutiveFailures: sql`${webhooks.consecutiveFailures} + 1`, updatedAt: at })
-          .where(eq(webhooks.id, d.webhookId))
-          .returning({ failures: webhooks.consecutiveFailures }))[0]!.failures;
+        const failures = (
+          await tx
+            .update(webhooks)
+            .set({ consecutiveFailures: sql`${webhooks.consecutiveFailures} + 1`, updatedAt: at })
+            .where(eq(webhooks.id, d.webhookId))
+            .returning({ failures: webhooks.consecutiveFailures })
+        )[0]!.failures;
         const gone = status === 410;
         const delay = gone ? undefined : nextDelayMs(deps.retrySchedule, attempt, retryAfter);
         const next = delay === undefined ? null : new Date(now.getTime() + delay).toISOString();
-        await tx.update(webhookDeliveries)
-          .set({ state: next ? 'pendiente' : 'fallido', attempts: attempt, lastStatusCode: status, lastResponseBody: responseBody, lastError: error, nextAttemptAt: next, updatedAt: at })
+        await tx
+          .update(webhookDeliveries)
+          .set({
+            state: next ? 'pendiente' : 'fallido',
+            attempts: attempt,
+            lastStatusCode: status,
+            lastResponseBody: responseBody,
+            lastError: error,
+            nextAttemptAt: next,
+            updatedAt: at,
+          })
           .where(eq(webhookDeliveries.id, d.id));
-        deps.logger.warn('webhook delivery failed', { ...outcome, error: error ?? `HTTP ${status}`, next_attempt_at: next, state: next ? 'pendiente' : 'fallido' });
+        deps.logger.warn('webhook delivery failed', {
+          ...outcome,
+          error: error ?? `HTTP ${status}`,
+          next_attempt_at: next,
+          state: next ? 'pendiente' : 'fallido',
+        });
         if (gone) await tx.update(webhooks).set({ estado: 'DESACTIVADO', updatedAt: at }).where(eq(webhooks.id, d.webhookId));
-        else if (failures >= PAUSE_AFTER_FAILURES) await tx.update(webhooks).set({ estado: 'PAUSADO', updatedAt: at }).where(and(eq(webhooks.id, d.webhookId), eq(webhooks.estado, 'ACTIVO')));
-        else if (next) await enqueueDelivery(tx, now, { tenantId: d.tenantId, environment: d.environment, webhookId: d.webhookId, deliveryId: d.id, runAt: new Date(next) });
+        else if (failures >= PAUSE_AFTER_FAILURES)
+          await tx
+            .update(webhooks)
+            .set({ estado: 'PAUSADO', updatedAt: at })
+            .where(and(eq(webhooks.id, d.webhookId), eq(webhooks.estado, 'ACTIVO')));
+        else if (next)
+          await enqueueDelivery(tx, now, { tenantId: d.tenantId, environment: d.environment, webhookId: d.webhookId, deliveryId: d.id, runAt: new Date(next) });
       };
     },
   };

@@ -1,5 +1,8 @@
 export const WebhookCreateExamples = {
-  erp: { summary: 'Stamped and cancelled invoices to your ERP', value: { url: 'https://erp.example.com/hooks/cfdi', events: ['cfdi.timbrado' as const, 'cfdi.cancelado' as const] } },
+  erp: {
+    summary: 'Stamped and cancelled invoices to your ERP',
+    value: { url: 'https://erp.example.com/hooks/cfdi', events: ['cfdi.timbrado' as const, 'cfdi.cancelado' as const] },
+  },
 };
 
 export const WebhookPatchExamples = {

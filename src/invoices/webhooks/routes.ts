@@ -5,7 +5,15 @@ import { forbidden } from '../../lib/service-error.ts';
 import { DeletedSchema, errorResponse, errorResponses, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import type { WebhookDeliveryDeps } from './delivery.ts';
 import { WebhookCreateExamples, WebhookPatchExamples } from './examples.ts';
-import { DeliveryParams, DeliverySchema, WebhookCreatedSchema, WebhookCreateSchema, WebhookParams as Params, WebhookPatchSchema, WebhookSchema } from './schemas.ts';
+import {
+  DeliveryParams,
+  DeliverySchema,
+  WebhookCreatedSchema,
+  WebhookCreateSchema,
+  WebhookParams as Params,
+  WebhookPatchSchema,
+  WebhookSchema,
+} from './schemas.ts';
 import { createWebhook, deleteWebhook, getWebhook, listWebhookDeliveries, listWebhooks, retryWebhookDelivery, testWebhook, updateWebhook } from './service.ts';
 
 const errors = errorResponses('invoices');
@@ -23,26 +31,38 @@ const apiKeyOrAdmin: MiddlewareHandler<BackendEnv> = async (c, next) => {
 export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDeliveryDeps) {
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/webhooks', tags, operationId: 'createWebhook', summary: 'Subscribe a URL to events',
+      method: 'post',
+      path: '/api/v1/webhooks',
+      tags,
+      operationId: 'createWebhook',
+      summary: 'Subscribe a URL to events',
       description:
-        'Deliveries: POST with body `{ event, tenant_id, created_at, data }` (the data of every cfdi.* event carries the invoice\'s external_id and metadata); headers X-FC-Event, X-FC-Signature (`sha256=` + hex HMAC-SHA256 of the raw body ' +
+        "Deliveries: POST with body `{ event, tenant_id, created_at, data }` (the data of every cfdi.* event carries the invoice's external_id and metadata); headers X-FC-Event, X-FC-Signature (`sha256=` + hex HMAC-SHA256 of the raw body " +
         'keyed with the whole secret string), X-FC-Delivery-Id (same on retries: dedupe on it), X-FC-Timestamp, and Standard Webhooks headers webhook-id, ' +
         'webhook-timestamp, webhook-signature (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part after `whsec_`). ' +
         '10 s timeout, redirects not followed, any 2xx is success; retries after 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (±10 %), or later ' +
         'when the receiver sends Retry-After; 410 Gone disables the webhook; 10 consecutive failures pause it. In test and live mode alike the URL ' +
         '(every address its host resolves to) must be public: private, loopback, link-local, CGNAT, reserved and cloud metadata addresses, also ' +
         'inside IPv4-mapped, NAT64, 6to4 and Teredo IPv6 forms, answer 400, on create and PATCH; each attempt checks again and connects to the ' +
-        'address it checked. A tenant\'s deliveries run at most 16 at a time (8 per webhook).',
+        "address it checked. A tenant's deliveries run at most 16 at a time (8 per webhook).",
       middleware: [apiKeyOrAdmin] as const,
       request: { body: jsonBody(WebhookCreateSchema, WebhookCreateExamples) },
-      responses: { 201: jsonResponse(WebhookCreatedSchema, 'Created; the secret is shown once'), 400: errorResponse('Invalid events, or a URL that is not http(s), carries credentials, does not resolve or is not public'), ...common },
+      responses: {
+        201: jsonResponse(WebhookCreatedSchema, 'Created; the secret is shown once'),
+        400: errorResponse('Invalid events, or a URL that is not http(s), carries credentials, does not resolve or is not public'),
+        ...common,
+      },
     }),
     async (c) => c.json(await createWebhook(deps, actorOf(c), c.req.valid('json')), 201),
   );
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/webhooks', tags, operationId: 'listWebhooks', summary: 'The tenant\'s webhooks in this environment',
+      method: 'get',
+      path: '/api/v1/webhooks',
+      tags,
+      operationId: 'listWebhooks',
+      summary: "The tenant's webhooks in this environment",
       middleware: [apiKeyOrAdmin] as const,
       request: { query: PaginationQuery },
       responses: { 200: jsonResponse(paginated(WebhookSchema), 'A page of webhooks'), ...errors.invalidQuery, ...common },
@@ -52,7 +72,11 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/webhooks/{id}', tags, operationId: 'getWebhook', summary: 'Get a webhook',
+      method: 'get',
+      path: '/api/v1/webhooks/{id}',
+      tags,
+      operationId: 'getWebhook',
+      summary: 'Get a webhook',
       middleware: [apiKeyOrAdmin] as const,
       request: { params: Params },
       responses: { 200: jsonResponse(WebhookSchema, 'The webhook'), 404: errorResponse('No such webhook'), ...common },
@@ -62,21 +86,33 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
 
   app.openapi(
     createRoute({
-      method: 'patch', path: '/api/v1/webhooks/{id}', tags, operationId: 'updateWebhook',
+      method: 'patch',
+      path: '/api/v1/webhooks/{id}',
+      tags,
+      operationId: 'updateWebhook',
       summary: 'Change url, events or estado (ACTIVO resumes a paused webhook and sends what is pending)',
       middleware: [apiKeyOrAdmin] as const,
       request: {
         params: Params,
         body: jsonBody(WebhookPatchSchema, WebhookPatchExamples),
       },
-      responses: { 200: jsonResponse(WebhookSchema, 'Updated'), 400: errorResponse('Invalid input, or a URL that is not public (see createWebhook)'), 404: errorResponse('No such webhook'), ...common },
+      responses: {
+        200: jsonResponse(WebhookSchema, 'Updated'),
+        400: errorResponse('Invalid input, or a URL that is not public (see createWebhook)'),
+        404: errorResponse('No such webhook'),
+        ...common,
+      },
     }),
     async (c) => c.json(await updateWebhook(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json')), 200),
   );
 
   app.openapi(
     createRoute({
-      method: 'delete', path: '/api/v1/webhooks/{id}', tags, operationId: 'deleteWebhook', summary: 'Delete a webhook and its delivery history',
+      method: 'delete',
+      path: '/api/v1/webhooks/{id}',
+      tags,
+      operationId: 'deleteWebhook',
+      summary: 'Delete a webhook and its delivery history',
       middleware: [apiKeyOrAdmin] as const,
       request: { params: Params },
       responses: { 200: jsonResponse(DeletedSchema, 'Deleted'), 404: errorResponse('No such webhook'), ...common },
@@ -86,29 +122,49 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
 
   app.openapi(
     createRoute({
-      method: 'get', path: '/api/v1/webhooks/{id}/deliveries', tags, operationId: 'listWebhookDeliveries', summary: 'Delivery history, newest first, with every attempt',
+      method: 'get',
+      path: '/api/v1/webhooks/{id}/deliveries',
+      tags,
+      operationId: 'listWebhookDeliveries',
+      summary: 'Delivery history, newest first, with every attempt',
       middleware: [apiKeyOrAdmin] as const,
       request: { params: Params, query: PaginationQuery },
-      responses: { 200: jsonResponse(paginated(DeliverySchema), 'A page of deliveries'), ...errors.invalidQuery, 404: errorResponse('No such webhook'), ...common },
+      responses: {
+        200: jsonResponse(paginated(DeliverySchema), 'A page of deliveries'),
+        ...errors.invalidQuery,
+        404: errorResponse('No such webhook'),
+        ...common,
+      },
     }),
     async (c) => c.json(await listWebhookDeliveries(deps, actorOf(c), c.req.valid('param').id, c.req.valid('query')), 200),
   );
 
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/webhooks/{id}/test', tags, operationId: 'testWebhook',
+      method: 'post',
+      path: '/api/v1/webhooks/{id}/test',
+      tags,
+      operationId: 'testWebhook',
       summary: 'Send a synthetic webhook.test event; answers with the delivery after its first attempt',
       description: 'Only an ACTIVO webhook sends anything: a PAUSADO or DESACTIVADO one answers 409 (PATCH estado ACTIVO first).',
       middleware: [apiKeyOrAdmin] as const,
       request: { params: Params },
-      responses: { 200: jsonResponse(DeliverySchema, 'The delivery'), 404: errorResponse('No such webhook'), 409: errorResponse('The webhook is not ACTIVO'), ...common },
+      responses: {
+        200: jsonResponse(DeliverySchema, 'The delivery'),
+        404: errorResponse('No such webhook'),
+        409: errorResponse('The webhook is not ACTIVO'),
+        ...common,
+      },
     }),
     async (c) => c.json(await testWebhook(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
     createRoute({
-      method: 'post', path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry', tags, operationId: 'retryWebhookDelivery',
+      method: 'post',
+      path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry',
+      tags,
+      operationId: 'retryWebhookDelivery',
       summary: 'Send a delivery again now (same delivery id, same body)',
       middleware: [apiKeyOrAdmin] as const,
       request: { params: DeliveryParams },

@@ -15,7 +15,12 @@ type Delivery = typeof webhookDeliveries.$inferSelect;
 const scoped = (actor: Actor) => and(eq(webhooks.tenantId, actor.tenantId), eq(webhooks.environment, actor.environment));
 
 async function getRow(deps: WebhookDeliveryDeps, actor: Actor, id: string): Promise<WebhookRow> {
-  const row = (await deps.db.select().from(webhooks).where(and(eq(webhooks.id, id), scoped(actor))))[0];
+  const row = (
+    await deps.db
+      .select()
+      .from(webhooks)
+      .where(and(eq(webhooks.id, id), scoped(actor)))
+  )[0];
   if (!row) throw notFound('Webhook');
   return row;
 }
@@ -58,15 +63,26 @@ export async function createWebhook(deps: WebhookDeliveryDeps, actor: Actor, bod
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   const now = deps.now().toISOString();
   await deps.db.insert(webhooks).values({
-    id, tenantId: actor.tenantId, environment: actor.environment, url: body.url, events: [...new Set(body.events)],
-    secretSealed: sealSecret(deps.masterKey, Buffer.from(secret), id), createdAt: now, updatedAt: now,
+    id,
+    tenantId: actor.tenantId,
+    environment: actor.environment,
+    url: body.url,
+    events: [...new Set(body.events)],
+    secretSealed: sealSecret(deps.masterKey, Buffer.from(secret), id),
+    createdAt: now,
+    updatedAt: now,
   });
   return { ...toWebhook(await getRow(deps, actor, id)), secret };
 }
 
 export async function listWebhooks(deps: WebhookDeliveryDeps, actor: Actor, q: { limit: number; cursor?: string }) {
   const after = decodeCursor(q.cursor);
-  const rows = await deps.db.select().from(webhooks).where(and(scoped(actor), after ? gt(webhooks.id, after) : undefined)).orderBy(asc(webhooks.id)).limit(q.limit + 1);
+  const rows = await deps.db
+    .select()
+    .from(webhooks)
+    .where(and(scoped(actor), after ? gt(webhooks.id, after) : undefined))
+    .orderBy(asc(webhooks.id))
+    .limit(q.limit + 1);
   return page(rows, q.limit, toWebhook);
 }
 
@@ -78,7 +94,8 @@ export async function updateWebhook(deps: WebhookDeliveryDeps, actor: Actor, id:
   if (body.url) await checkUrl(deps, body.url);
   const resume = body.estado === 'ACTIVO' && row.estado !== 'ACTIVO';
   await withTransaction(deps.db, async (tx) => {
-    await tx.update(webhooks)
+    await tx
+      .update(webhooks)
       .set({
         ...(body.url !== undefined && { url: body.url }),
         ...(body.events !== undefined && { events: [...new Set(body.events)] }),
@@ -111,22 +128,41 @@ export async function listWebhookDeliveries(deps: WebhookDeliveryDeps, actor: Ac
     .where(
       and(
         eq(webhookDeliveries.webhookId, row.id),
-        beforeAt ? or(lt(webhookDeliveries.createdAt, beforeAt), and(eq(webhookDeliveries.createdAt, beforeAt), lt(webhookDeliveries.id, beforeId!))) : undefined,
+        beforeAt
+          ? or(lt(webhookDeliveries.createdAt, beforeAt), and(eq(webhookDeliveries.createdAt, beforeAt), lt(webhookDeliveries.id, beforeId!)))
+          : undefined,
       ),
     )
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
     .limit(q.limit + 1);
-  const result = page(rows.map((r) => ({ row: r, id: `${r.createdAt}|${r.id}` })), q.limit, (r) => r.row);
+  const result = page(
+    rows.map((r) => ({ row: r, id: `${r.createdAt}|${r.id}` })),
+    q.limit,
+    (r) => r.row,
+  );
   return { ...result, data: await Promise.all(result.data.map((d) => deliveryRecord(deps, d))) };
 }
 
 /** POST /webhooks/:id/test: a synthetic webhook.test event to this webhook only, answered after its first attempt. */
 export async function testWebhook(deps: WebhookDeliveryDeps, actor: Actor, id: string) {
   const row = await getRow(deps, actor, id);
-  if (row.estado !== 'ACTIVO') throw conflict(`The webhook is ${row.estado}`, [{ field: 'estado', issue: `is ${row.estado}; PATCH estado ACTIVO to send again` }]);
+  if (row.estado !== 'ACTIVO')
+    throw conflict(`The webhook is ${row.estado}`, [{ field: 'estado', issue: `is ${row.estado}; PATCH estado ACTIVO to send again` }]);
   const now = deps.now();
   const [deliveryId] = await withTransaction(deps.db, async (tx) =>
-    fanOut(tx, { id: `evt_test_${randomUUID()}`, tenantId: actor.tenantId, environment: actor.environment, type: 'webhook.test', data: { webhook_id: row.id, message: 'Prueba de entrega' }, createdAt: now.toISOString() }, now, row.id),
+    fanOut(
+      tx,
+      {
+        id: `evt_test_${randomUUID()}`,
+        tenantId: actor.tenantId,
+        environment: actor.environment,
+        type: 'webhook.test',
+        data: { webhook_id: row.id, message: 'Prueba de entrega' },
+        createdAt: now.toISOString(),
+      },
+      now,
+      row.id,
+    ),
   );
   return deliveryRecord(deps, await waitForAttempt(deps, deliveryId!, 0));
 }
@@ -134,7 +170,12 @@ export async function testWebhook(deps: WebhookDeliveryDeps, actor: Actor, id: s
 /** POST /webhooks/:id/deliveries/:delivery_id/retry: the same delivery again now, answered after the new attempt. */
 export async function retryWebhookDelivery(deps: WebhookDeliveryDeps, actor: Actor, id: string, deliveryId: string) {
   const row = await getRow(deps, actor, id);
-  const d = (await deps.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, row.id))))[0];
+  const d = (
+    await deps.db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, row.id)))
+  )[0];
   if (!d) throw notFound('Delivery');
   const attempts = d.attempts;
   await withTransaction(deps.db, async (tx) => {

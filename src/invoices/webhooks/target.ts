@@ -185,7 +185,11 @@ export function postPinned(target: PinnedTarget, o: { body: string; headers: Rec
         const finish = () => {
           clearTimeout(timer);
           const retryAfter = res.headers['retry-after'];
-          resolve({ status: res.statusCode ?? 0, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, body: Buffer.concat(chunks).toString('utf8').slice(0, o.bodyLimit) });
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+            body: Buffer.concat(chunks).toString('utf8').slice(0, o.bodyLimit),
+          });
         };
         res.on('data', (chunk: Buffer) => {
           chunks.push(chunk);

@@ -47,20 +47,56 @@ describe('audit log', () => {
     const ok = (res: { status: number; text: string }, status: number, label: string) => {
       if (res.status !== status) throw new Error(`${label}: ${res.status} ${res.text}`);
     };
-    const expectWrite = async (action: string, status: number, actor: { type: string; id: string }, resource: { type: string; id: string | null }, res: Awaited<ReturnType<typeof call>>) => {
+    const expectWrite = async (
+      action: string,
+      status: number,
+      actor: { type: string; id: string },
+      resource: { type: string; id: string | null },
+      res: Awaited<ReturnType<typeof call>>,
+    ) => {
       ok(res, status, action);
       expected.push({ action, status, requestId: res.requestId, actor, resource });
       return res;
     };
 
     // Session routes act for the user they name (no credential).
-    const reg = await call('POST', '/auth/register', undefined, { email: 'audit@example.com', password: 'a-long-password-1', nombre: 'Ana', tenant: TENANTS.EKU });
-    admin = { email: 'audit@example.com', password: 'a-long-password-1', token: reg.json.access_token, refreshToken: reg.json.refresh_token, tenant: reg.json.tenant, user: reg.json.user };
+    const reg = await call('POST', '/auth/register', undefined, {
+      email: 'audit@example.com',
+      password: 'a-long-password-1',
+      nombre: 'Ana',
+      tenant: TENANTS.EKU,
+    });
+    admin = {
+      email: 'audit@example.com',
+      password: 'a-long-password-1',
+      token: reg.json.access_token,
+      refreshToken: reg.json.refresh_token,
+      tenant: reg.json.tenant,
+      user: reg.json.user,
+    };
     const me = { type: 'user', id: admin.user.id };
     await expectWrite('registerTenant', 201, me, { type: 'users', id: me.id }, reg);
-    const login = await expectWrite('login', 200, me, { type: 'users', id: me.id }, await call('POST', '/auth/login', undefined, { email: admin.email, password: admin.password }));
-    const refreshed = await expectWrite('refreshSession', 200, me, { type: 'users', id: me.id }, await call('POST', '/auth/refresh', undefined, { refresh_token: login.json.refresh_token }));
-    await expectWrite('logout', 204, me, { type: 'users', id: me.id }, await call('POST', '/auth/logout', undefined, { refresh_token: refreshed.json.refresh_token }));
+    const login = await expectWrite(
+      'login',
+      200,
+      me,
+      { type: 'users', id: me.id },
+      await call('POST', '/auth/login', undefined, { email: admin.email, password: admin.password }),
+    );
+    const refreshed = await expectWrite(
+      'refreshSession',
+      200,
+      me,
+      { type: 'users', id: me.id },
+      await call('POST', '/auth/refresh', undefined, { refresh_token: login.json.refresh_token }),
+    );
+    await expectWrite(
+      'logout',
+      204,
+      me,
+      { type: 'users', id: me.id },
+      await call('POST', '/auth/logout', undefined, { refresh_token: refreshed.json.refresh_token }),
+    );
 
     // Identity, by the ADMIN's session.
     const created = await call('POST', '/api-keys', admin.token, { name: 'ERP' });
@@ -71,8 +107,20 @@ describe('audit log', () => {
     await expectWrite('revokeApiKey', 200, me, { type: 'api-keys', id: spare.json.id }, await call('DELETE', `/api-keys/${spare.json.id}`, admin.token));
     const user = await call('POST', '/users', admin.token, { email: 'op@example.com', password: 'another-long-password', nombre: 'Op', role: 'OPERATOR' });
     await expectWrite('createUser', 201, me, { type: 'users', id: user.json.id }, user);
-    await expectWrite('updateUser', 200, me, { type: 'users', id: user.json.id }, await call('PATCH', `/users/${user.json.id}`, admin.token, { nombre: 'Operadora' }));
-    await expectWrite('changePassword', 204, me, { type: 'users', id: user.json.id }, await call('POST', `/users/${user.json.id}/change-password`, admin.token, { new_password: 'yet-another-password' }));
+    await expectWrite(
+      'updateUser',
+      200,
+      me,
+      { type: 'users', id: user.json.id },
+      await call('PATCH', `/users/${user.json.id}`, admin.token, { nombre: 'Operadora' }),
+    );
+    await expectWrite(
+      'changePassword',
+      204,
+      me,
+      { type: 'users', id: user.json.id },
+      await call('POST', `/users/${user.json.id}/change-password`, admin.token, { new_password: 'yet-another-password' }),
+    );
     await expectWrite('deleteUser', 200, me, { type: 'users', id: user.json.id }, await call('DELETE', `/users/${user.json.id}`, admin.token));
 
     // Everything else, by the API key.
@@ -82,22 +130,46 @@ describe('audit log', () => {
     const form = new FormData();
     form.append('logo', new File([new Uint8Array(LOGO)], 'logo.png'));
     const logo = await t.app.request('/api/v1/tenants/me/logo', { method: 'PUT', headers: { authorization: `Bearer ${key.key}` }, body: form });
-    await expectWrite('uploadTenantLogo', 200, ak, tenant, { status: logo.status, text: await logo.text(), requestId: logo.headers.get('x-request-id')! } as any);
+    await expectWrite('uploadTenantLogo', 200, ak, tenant, {
+      status: logo.status,
+      text: await logo.text(),
+      requestId: logo.headers.get('x-request-id')!,
+    } as any);
     await expectWrite('deleteTenantLogo', 200, ak, tenant, await call('DELETE', '/tenants/me/logo', key.key));
 
-    const csdRes = await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${key.key}` }, body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')) });
+    const csdRes = await t.app.request('/api/v1/csds', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.key}` },
+      body: csdForm(csdFiles('EKU9003173C9_CSD', 'EKU9003173C9')),
+    });
     const csd = (await csdRes.json()) as any;
-    await expectWrite('uploadCsd', 201, ak, { type: 'csds', id: csd.id }, { status: csdRes.status, text: JSON.stringify(csd), requestId: csdRes.headers.get('x-request-id')! } as any);
+    await expectWrite('uploadCsd', 201, ak, { type: 'csds', id: csd.id }, {
+      status: csdRes.status,
+      text: JSON.stringify(csd),
+      requestId: csdRes.headers.get('x-request-id')!,
+    } as any);
     await expectWrite('deactivateCsd', 200, ak, { type: 'csds', id: csd.id }, await call('POST', `/csds/${csd.id}/deactivate`, key.key));
     await expectWrite('activateCsd', 200, ak, { type: 'csds', id: csd.id }, await call('POST', `/csds/${csd.id}/activate`, key.key));
 
     const client = await call('POST', '/clients', key.key, DEMO_INVOICE.receptor);
     await expectWrite('createClient', 201, ak, { type: 'clients', id: client.json.id }, client);
-    await expectWrite('updateClient', 200, ak, { type: 'clients', id: client.json.id }, await call('PATCH', `/clients/${client.json.id}`, key.key, { email: 'pagos@cva.example' }));
+    await expectWrite(
+      'updateClient',
+      200,
+      ak,
+      { type: 'clients', id: client.json.id },
+      await call('PATCH', `/clients/${client.json.id}`, key.key, { email: 'pagos@cva.example' }),
+    );
     await expectWrite('deleteClient', 200, ak, { type: 'clients', id: client.json.id }, await call('DELETE', `/clients/${client.json.id}`, key.key));
     const series = await call('POST', '/series', key.key, { serie: 'AUD' });
     await expectWrite('createSeries', 201, ak, { type: 'series', id: series.json.id }, series);
-    await expectWrite('updateSeries', 200, ak, { type: 'series', id: series.json.id }, await call('PATCH', `/series/${series.json.id}`, key.key, { folio_inicial: 100 }));
+    await expectWrite(
+      'updateSeries',
+      200,
+      ak,
+      { type: 'series', id: series.json.id },
+      await call('PATCH', `/series/${series.json.id}`, key.key, { folio_inicial: 100 }),
+    );
 
     const validated = await call('POST', '/cfdis/validate', key.key, DEMO_INVOICE);
     ok(validated, 200, 'validateCfdi'); // a check, not a write: no entry
@@ -111,9 +183,27 @@ describe('audit log', () => {
 
     const hook = await call('POST', '/webhooks', key.key, { url: receiver.url, events: ['cfdi.timbrado'] });
     await expectWrite('createWebhook', 201, ak, { type: 'webhooks', id: hook.json.id }, hook);
-    await expectWrite('updateWebhook', 200, ak, { type: 'webhooks', id: hook.json.id }, await call('PATCH', `/webhooks/${hook.json.id}`, key.key, { events: ['*'] }));
-    const tested = await expectWrite('testWebhook', 200, ak, { type: 'webhooks', id: hook.json.id }, await call('POST', `/webhooks/${hook.json.id}/test`, key.key));
-    await expectWrite('retryWebhookDelivery', 200, ak, { type: 'webhooks', id: hook.json.id }, await call('POST', `/webhooks/${hook.json.id}/deliveries/${tested.json.id}/retry`, key.key));
+    await expectWrite(
+      'updateWebhook',
+      200,
+      ak,
+      { type: 'webhooks', id: hook.json.id },
+      await call('PATCH', `/webhooks/${hook.json.id}`, key.key, { events: ['*'] }),
+    );
+    const tested = await expectWrite(
+      'testWebhook',
+      200,
+      ak,
+      { type: 'webhooks', id: hook.json.id },
+      await call('POST', `/webhooks/${hook.json.id}/test`, key.key),
+    );
+    await expectWrite(
+      'retryWebhookDelivery',
+      200,
+      ak,
+      { type: 'webhooks', id: hook.json.id },
+      await call('POST', `/webhooks/${hook.json.id}/deliveries/${tested.json.id}/retry`, key.key),
+    );
     await expectWrite('deleteWebhook', 200, ak, { type: 'webhooks', id: hook.json.id }, await call('DELETE', `/webhooks/${hook.json.id}`, key.key));
     await expectWrite('deleteCsd', 200, ak, { type: 'csds', id: csd.id }, await call('DELETE', `/csds/${csd.id}`, key.key));
 
@@ -122,7 +212,12 @@ describe('audit log', () => {
     expect(entries.map((e) => [e.action, e.request_id])).toEqual(expected.map((e) => [e.action, e.requestId]));
     for (const [i, e] of entries.entries()) {
       const want = expected[i]!;
-      expect({ action: e.action, status: e.status, actor: e.actor, resource: e.resource }).toEqual({ action: want.action, status: want.status, actor: want.actor, resource: want.resource });
+      expect({ action: e.action, status: e.status, actor: e.actor, resource: e.resource }).toEqual({
+        action: want.action,
+        status: want.status,
+        actor: want.actor,
+        resource: want.resource,
+      });
       expect(e.environment).toBe('test');
       expect(e.id).toMatch(/^aud_/);
       expect(Date.parse(e.created_at)).not.toBeNaN();
@@ -131,7 +226,11 @@ describe('audit log', () => {
 
     // No write route forgotten: every non-GET operation the document has was exercised and recorded.
     const doc = (await t.call('GET', '/openapi.json')).json;
-    const writes = Object.values<any>(doc.paths).flatMap((ops) => Object.entries<any>(ops).filter(([m]) => m !== 'get').map(([, op]) => op.operationId as string));
+    const writes = Object.values<any>(doc.paths).flatMap((ops) =>
+      Object.entries<any>(ops)
+        .filter(([m]) => m !== 'get')
+        .map(([, op]) => op.operationId as string),
+    );
     const recorded = new Set(entries.map((e) => e.action));
     expect(writes.filter((op) => op !== 'validateCfdi' && !recorded.has(op)).sort()).toEqual([]);
   });

@@ -74,7 +74,8 @@ describe('emails are unique per tenant: nothing tells whether another tenant use
   test('POST /users: an email of another tenant is created like a fresh one; one of the same tenant is 409', async () => {
     const a = await issuer(t);
     const b = await issuer(t);
-    const create = (email: string) => t.call('POST', '/users', { token: b.token, body: { email, password: 'another-long-password', nombre: 'Luis', role: 'VIEWER' } });
+    const create = (email: string) =>
+      t.call('POST', '/users', { token: b.token, body: { email, password: 'another-long-password', nombre: 'Luis', role: 'VIEWER' } });
     const taken = await create(a.email);
     const fresh = await create(`fresh-${crypto.randomUUID()}@example.com`);
     expect(taken.status).toBe(201);

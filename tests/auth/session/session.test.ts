@@ -14,7 +14,14 @@ describe('POST /auth/register', () => {
   test('201 with tenant, ADMIN user and tokens; the email is normalised', async () => {
     const res = await t.call('POST', '/auth/register', { body: body({ email: '  Ana.Lopez@Example.COM ' }, { rfc: 'eku9003173c9' }) });
     expect(res.status).toBe(201);
-    expect(res.json.tenant).toMatchObject({ rfc: 'EKU9003173C9', nombre: TENANT.nombre, regimen_fiscal: '601', codigo_postal: '42501', plan: 'starter', rate_limit_per_minute: 100 });
+    expect(res.json.tenant).toMatchObject({
+      rfc: 'EKU9003173C9',
+      nombre: TENANT.nombre,
+      regimen_fiscal: '601',
+      codigo_postal: '42501',
+      plan: 'starter',
+      rate_limit_per_minute: 100,
+    });
     expect(res.json.user).toMatchObject({ email: 'ana.lopez@example.com', role: 'ADMIN', nombre: 'Ana López' });
     expect(res.json.user).not.toHaveProperty('password_hash');
     expect(res.json.token_type).toBe('Bearer');
@@ -81,7 +88,9 @@ describe('POST /auth/login', () => {
     const waiting = await from('198.51.100.7', reg.password);
     expect(waiting.status).toBe(429);
     expect(waiting.headers.get('retry-after')).toBe('60');
-    expect(waiting.json.error.details).toEqual([{ field: 'rate_limit', issue: 'too many failed logins for this email from this address; retry in 60 seconds' }]);
+    expect(waiting.json.error.details).toEqual([
+      { field: 'rate_limit', issue: 'too many failed logins for this email from this address; retry in 60 seconds' },
+    ]);
     expect((await from('203.0.113.9', reg.password)).status).toBe(200);
     // Each further failure doubles the wait for that address; a right password after it resets the count.
     t.clock.advance(60_001);

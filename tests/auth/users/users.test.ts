@@ -5,14 +5,29 @@ const t = createTestApp();
 describe('/users', () => {
   test('ADMIN creates users with roles; duplicates → 409; non-ADMIN → 403', async () => {
     const reg = await issuer(t);
-    const res = await t.call('POST', '/users', { token: reg.token, body: { email: 'Op@Example.com', password: 'operator-password', nombre: 'Op', role: 'OPERATOR' } });
+    const res = await t.call('POST', '/users', {
+      token: reg.token,
+      body: { email: 'Op@Example.com', password: 'operator-password', nombre: 'Op', role: 'OPERATOR' },
+    });
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({ email: 'op@example.com', nombre: 'Op', role: 'OPERATOR', last_login_at: null });
     expect(res.json.id).toStartWith('usr_');
-    expect((await t.call('POST', '/users', { token: reg.token, body: { email: 'op@example.com', password: 'operator-password', nombre: 'Op', role: 'VIEWER' } })).status).toBe(409);
+    expect(
+      (await t.call('POST', '/users', { token: reg.token, body: { email: 'op@example.com', password: 'operator-password', nombre: 'Op', role: 'VIEWER' } }))
+        .status,
+    ).toBe(409);
     const op = await t.call('POST', '/auth/login', { body: { email: 'op@example.com', password: 'operator-password' } });
-    expect((await t.call('POST', '/users', { token: op.json.access_token, body: { email: 'x@example.com', password: 'operator-password', nombre: 'X', role: 'VIEWER' } })).status).toBe(403);
-    expect((await t.call('POST', '/users', { token: reg.token, body: { email: 'y@example.com', password: 'operator-password', nombre: 'Y', role: 'ROOT' } })).status).toBe(422);
+    expect(
+      (
+        await t.call('POST', '/users', {
+          token: op.json.access_token,
+          body: { email: 'x@example.com', password: 'operator-password', nombre: 'X', role: 'VIEWER' },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await t.call('POST', '/users', { token: reg.token, body: { email: 'y@example.com', password: 'operator-password', nombre: 'Y', role: 'ROOT' } })).status,
+    ).toBe(422);
   });
 
   test('list is paginated with an opaque cursor', async () => {
@@ -83,10 +98,16 @@ describe('/users', () => {
     const u = await reg.userWithRole('OPERATOR');
     const login = await t.call('POST', '/auth/login', { body: { email: u.email, password: u.password } });
     expect((await t.call('POST', `/users/${u.id}/change-password`, { token: u.token, body: { new_password: 'brand-new-password' } })).status).toBe(422);
-    const wrong = await t.call('POST', `/users/${u.id}/change-password`, { token: u.token, body: { current_password: 'nope', new_password: 'brand-new-password' } });
+    const wrong = await t.call('POST', `/users/${u.id}/change-password`, {
+      token: u.token,
+      body: { current_password: 'nope', new_password: 'brand-new-password' },
+    });
     expect(wrong.status).toBe(422);
     expect(wrong.json.error.details[0].field).toBe('current_password');
-    const ok = await t.call('POST', `/users/${u.id}/change-password`, { token: u.token, body: { current_password: u.password, new_password: 'brand-new-password' } });
+    const ok = await t.call('POST', `/users/${u.id}/change-password`, {
+      token: u.token,
+      body: { current_password: u.password, new_password: 'brand-new-password' },
+    });
     expect(ok.status).toBe(204);
     expect((await t.call('GET', '/tenants/me', { token: u.token })).status).toBe(401);
     expect((await t.call('POST', '/auth/refresh', { body: { refresh_token: login.json.refresh_token } })).status).toBe(401);
@@ -94,7 +115,7 @@ describe('/users', () => {
     expect((await t.call('POST', '/auth/login', { body: { email: u.email, password: 'brand-new-password' } })).status).toBe(200);
   });
 
-  test('change-password: an ADMIN may reset another user\'s; an OPERATOR may not', async () => {
+  test("change-password: an ADMIN may reset another user's; an OPERATOR may not", async () => {
     const reg = await issuer(t);
     const a = await reg.userWithRole('OPERATOR');
     const b = await reg.userWithRole('OPERATOR');

@@ -60,7 +60,13 @@ function cfdiDocument(m: NominaModel, emisorRfc = CTX.emisorRfc): string {
     },
     [
       el('cfdi:Emisor', { Rfc: emisorRfc, Nombre: 'EMPRESA DEMO', RegimenFiscal: emisorRfc.length === 12 ? '601' : '612' }),
-      el('cfdi:Receptor', { Rfc: CTX.receptorRfc, Nombre: 'JUAN PEREZ GARCIA', DomicilioFiscalReceptor: '44100', RegimenFiscalReceptor: '605', UsoCFDI: 'CN01' }),
+      el('cfdi:Receptor', {
+        Rfc: CTX.receptorRfc,
+        Nombre: 'JUAN PEREZ GARCIA',
+        DomicilioFiscalReceptor: '44100',
+        RegimenFiscalReceptor: '605',
+        UsoCFDI: 'CN01',
+      }),
       el('cfdi:Conceptos', {}, [
         el('cfdi:Concepto', {
           ClaveProdServ: '84111505',
@@ -110,15 +116,36 @@ describe('prepareNomina: quincenal ordinary payroll', () => {
       el(
         'nomina12:Nomina',
         {
-          Version: '1.2', TipoNomina: 'O', FechaPago: '2026-04-30', FechaInicialPago: '2026-04-16', FechaFinalPago: '2026-04-30', NumDiasPagados: '15.000',
-          TotalPercepciones: '8400.00', TotalDeducciones: '517.99', TotalOtrosPagos: '350.00',
+          Version: '1.2',
+          TipoNomina: 'O',
+          FechaPago: '2026-04-30',
+          FechaInicialPago: '2026-04-16',
+          FechaFinalPago: '2026-04-30',
+          NumDiasPagados: '15.000',
+          TotalPercepciones: '8400.00',
+          TotalDeducciones: '517.99',
+          TotalOtrosPagos: '350.00',
         },
         [
           el('nomina12:Emisor', { RegistroPatronal: 'B5510768108' }),
           el('nomina12:Receptor', {
-            Curp: 'PEGJ800101HJCRRN09', NumSeguridadSocial: '04078873454', FechaInicioRelLaboral: '2024-11-01', Antigüedad: 'P78W', TipoContrato: '01',
-            Sindicalizado: 'No', TipoJornada: '01', TipoRegimen: '02', NumEmpleado: '120', Departamento: 'Almacén', Puesto: 'Auxiliar', RiesgoPuesto: '1',
-            PeriodicidadPago: '04', CuentaBancaria: '032180000118359719', SalarioBaseCotApor: '293.26', SalarioDiarioIntegrado: '293.26', ClaveEntFed: 'JAL',
+            Curp: 'PEGJ800101HJCRRN09',
+            NumSeguridadSocial: '04078873454',
+            FechaInicioRelLaboral: '2024-11-01',
+            Antigüedad: 'P78W',
+            TipoContrato: '01',
+            Sindicalizado: 'No',
+            TipoJornada: '01',
+            TipoRegimen: '02',
+            NumEmpleado: '120',
+            Departamento: 'Almacén',
+            Puesto: 'Auxiliar',
+            RiesgoPuesto: '1',
+            PeriodicidadPago: '04',
+            CuentaBancaria: '032180000118359719',
+            SalarioBaseCotApor: '293.26',
+            SalarioDiarioIntegrado: '293.26',
+            ClaveEntFed: 'JAL',
           }),
           el('nomina12:Percepciones', { TotalSueldos: '8400.00', TotalGravado: '5005.80', TotalExento: '3394.20' }, [
             el('nomina12:Percepcion', { TipoPercepcion: '001', Clave: 'P001', Concepto: 'Sueldo', ImporteGravado: '4200.00', ImporteExento: '0.00' }),
@@ -129,14 +156,26 @@ describe('prepareNomina: quincenal ordinary payroll', () => {
             el('nomina12:Deduccion', { TipoDeduccion: '002', Clave: 'D002', Concepto: 'ISR', Importe: '412.37' }),
           ]),
           el('nomina12:OtrosPagos', {}, [
-            el('nomina12:OtroPago', { TipoOtroPago: '002', Clave: 'OP002', Concepto: 'Subsidio para el empleo', Importe: '0.00' }, [el('nomina12:SubsidioAlEmpleo', { SubsidioCausado: '237.24' })]),
+            el('nomina12:OtroPago', { TipoOtroPago: '002', Clave: 'OP002', Concepto: 'Subsidio para el empleo', Importe: '0.00' }, [
+              el('nomina12:SubsidioAlEmpleo', { SubsidioCausado: '237.24' }),
+            ]),
             el('nomina12:OtroPago', { TipoOtroPago: '003', Clave: 'OP003', Concepto: 'Viáticos', Importe: '350.00' }),
           ]),
         ],
       ),
     );
     // Attribute order is the XSD's, which is also the cadena's.
-    expect(Object.keys(nominaNode(model).attrs)).toEqual(['Version', 'TipoNomina', 'FechaPago', 'FechaInicialPago', 'FechaFinalPago', 'NumDiasPagados', 'TotalPercepciones', 'TotalDeducciones', 'TotalOtrosPagos']);
+    expect(Object.keys(nominaNode(model).attrs)).toEqual([
+      'Version',
+      'TipoNomina',
+      'FechaPago',
+      'FechaInicialPago',
+      'FechaFinalPago',
+      'NumDiasPagados',
+      'TotalPercepciones',
+      'TotalDeducciones',
+      'TotalOtrosPagos',
+    ]);
   });
 
   test('passes SAT XSD and matches SAT cadena XSLT', async () => expectSatValid(model));
@@ -204,10 +243,23 @@ describe('prepareNomina: rules', () => {
     expect(reported(variant({ emisor: { entidad_sncf: { origen_recurso: 'IX' } } }))).toEqual([['nomina.emisor.entidad_sncf.origen_recurso', 'NOM47']]);
     const percepcion = { tipo_percepcion: '007', clave: 'P007', concepto: 'X', importe_gravado: 1000, importe_exento: 0 };
     expect(reported(variant({ percepciones: [percepcion] }))).toEqual([['nomina.percepciones[0].tipo_percepcion', 'NOM76']]);
-    expect(reported(variant({ deducciones: [{ tipo_deduccion: '999', clave: 'D999', concepto: 'X', importe: 1 }] }))).toEqual([['nomina.deducciones[0].tipo_deduccion', 'NOM93']]);
-    expect(reported(variant({ otros_pagos: [...QUINCENAL.otros_pagos, { tipo_otro_pago: '010', clave: 'OP010', concepto: 'X', importe: 1 }] }))).toEqual([['nomina.otros_pagos[2].tipo_otro_pago', 'NOM97']]);
-    expect(reported(variant({ incapacidades: [{ dias_incapacidad: 1, tipo_incapacidad: '05' }] }))).toEqual([['nomina.incapacidades[0].tipo_incapacidad', 'NOM104']]);
-    const horas = { tipo_percepcion: '019', clave: 'P019', concepto: 'HE', importe_gravado: 1000, importe_exento: 0, horas_extra: [{ dias: 1, tipo_horas: '04', horas_extra: 2, importe_pagado: 1000 }] };
+    expect(reported(variant({ deducciones: [{ tipo_deduccion: '999', clave: 'D999', concepto: 'X', importe: 1 }] }))).toEqual([
+      ['nomina.deducciones[0].tipo_deduccion', 'NOM93'],
+    ]);
+    expect(reported(variant({ otros_pagos: [...QUINCENAL.otros_pagos, { tipo_otro_pago: '010', clave: 'OP010', concepto: 'X', importe: 1 }] }))).toEqual([
+      ['nomina.otros_pagos[2].tipo_otro_pago', 'NOM97'],
+    ]);
+    expect(reported(variant({ incapacidades: [{ dias_incapacidad: 1, tipo_incapacidad: '05' }] }))).toEqual([
+      ['nomina.incapacidades[0].tipo_incapacidad', 'NOM104'],
+    ]);
+    const horas = {
+      tipo_percepcion: '019',
+      clave: 'P019',
+      concepto: 'HE',
+      importe_gravado: 1000,
+      importe_exento: 0,
+      horas_extra: [{ dias: 1, tipo_horas: '04', horas_extra: 2, importe_pagado: 1000 }],
+    };
     expect(reported(variant({ percepciones: [horas] }))).toEqual([['nomina.percepciones[0].horas_extra[0].tipo_horas', 'NOM88']]);
   });
 
@@ -262,15 +314,22 @@ describe('prepareNomina: rules', () => {
   });
 
   test('tipo_regimen must match the kind of contract', () => {
-    expect(reported(variant({ receptor: { tipo_regimen: '09' } }))).toEqual([['nomina.receptor.tipo_regimen', 'NOM57'], ['nomina.otros_pagos[0].tipo_otro_pago', 'NOM106']]);
+    expect(reported(variant({ receptor: { tipo_regimen: '09' } }))).toEqual([
+      ['nomina.receptor.tipo_regimen', 'NOM57'],
+      ['nomina.otros_pagos[0].tipo_otro_pago', 'NOM106'],
+    ]);
     const asimilado = variant({ emisor: { registro_patronal: undefined }, receptor: { tipo_contrato: '09', tipo_regimen: '02' } });
     expect(reported(asimilado)).toEqual([['nomina.receptor.tipo_regimen', 'NOM58']]);
   });
 
   test('entidad_sncf: monto_recurso_propio only and always with IM, below the payroll total', () => {
     expect(reported(variant({ emisor: { entidad_sncf: { origen_recurso: 'IM' } } }))).toEqual([['nomina.emisor.entidad_sncf.monto_recurso_propio', 'NOM48']]);
-    expect(reported(variant({ emisor: { entidad_sncf: { origen_recurso: 'IP', monto_recurso_propio: 1 } } }))).toEqual([['nomina.emisor.entidad_sncf.monto_recurso_propio', 'NOM49']]);
-    expect(reported(variant({ emisor: { entidad_sncf: { origen_recurso: 'IM', monto_recurso_propio: 8750 } } }))).toEqual([['nomina.emisor.entidad_sncf.monto_recurso_propio', 'NOM50']]);
+    expect(reported(variant({ emisor: { entidad_sncf: { origen_recurso: 'IP', monto_recurso_propio: 1 } } }))).toEqual([
+      ['nomina.emisor.entidad_sncf.monto_recurso_propio', 'NOM49'],
+    ]);
+    expect(reported(variant({ emisor: { entidad_sncf: { origen_recurso: 'IM', monto_recurso_propio: 8750 } } }))).toEqual([
+      ['nomina.emisor.entidad_sncf.monto_recurso_propio', 'NOM50'],
+    ]);
   });
 
   test('Antigüedad in weeks: complete weeks of the inclusive span', () => {
@@ -292,7 +351,10 @@ describe('prepareNomina: rules', () => {
   });
 
   test('subcontratación percentages add up to 100', () => {
-    const sub = [{ rfc_labora: 'EKU9003173C9', porcentaje_tiempo: 50 }, { rfc_labora: 'AAA010101AAA', porcentaje_tiempo: '49.999' }];
+    const sub = [
+      { rfc_labora: 'EKU9003173C9', porcentaje_tiempo: 50 },
+      { rfc_labora: 'AAA010101AAA', porcentaje_tiempo: '49.999' },
+    ];
     expect(reported(variant({ receptor: { subcontratacion: sub } }))).toEqual([['nomina.receptor.subcontratacion', 'NOM68']]);
   });
 
@@ -342,7 +404,10 @@ describe('prepareNomina: rules', () => {
   test('percepción 014 needs incapacidades whose importe_monetario add up to it', () => {
     const subsidio = { tipo_percepcion: '014', clave: 'P014', concepto: 'Subsidio incapacidad', importe_gravado: 0, importe_exento: 300 };
     expect(reported(variant({ percepciones: [subsidio] }))).toEqual([['nomina.incapacidades', 'NOM86']]);
-    const incapacidades = [{ dias_incapacidad: 1, tipo_incapacidad: '01', importe_monetario: 100 }, { dias_incapacidad: 2, tipo_incapacidad: '01', importe_monetario: 150 }];
+    const incapacidades = [
+      { dias_incapacidad: 1, tipo_incapacidad: '01', importe_monetario: 100 },
+      { dias_incapacidad: 2, tipo_incapacidad: '01', importe_monetario: 150 },
+    ];
     expect(reported(variant({ percepciones: [subsidio], incapacidades }))).toEqual([['nomina.percepciones[0].importe_gravado', 'NOM87']]);
     expect(reported(variant({ percepciones: [{ ...subsidio, importe_exento: 250 }], incapacidades }))).toEqual([]);
   });
@@ -350,33 +415,53 @@ describe('prepareNomina: rules', () => {
   test('deducción 006 needs incapacidades whose importe_monetario add up to it', () => {
     const descuento = { tipo_deduccion: '006', clave: 'D006', concepto: 'Incapacidad', importe: '300.00' };
     expect(reported(variant({ deducciones: [descuento] }))).toEqual([['nomina.incapacidades', 'NOM94']]);
-    const incapacidades = [{ dias_incapacidad: 1, tipo_incapacidad: '02', importe_monetario: 100 }, { dias_incapacidad: 2, tipo_incapacidad: '02' }];
+    const incapacidades = [
+      { dias_incapacidad: 1, tipo_incapacidad: '02', importe_monetario: 100 },
+      { dias_incapacidad: 2, tipo_incapacidad: '02' },
+    ];
     expect(reported(variant({ deducciones: [descuento], incapacidades }))).toEqual([['nomina.deducciones[0].importe', 'NOM95']]);
   });
 
   test('deducción importe > 0', () => {
-    expect(reported(variant({ deducciones: [{ tipo_deduccion: '001', clave: 'D001', concepto: 'IMSS', importe: 0 }] }))).toEqual([['nomina.deducciones[0].importe', 'NOM96']]);
+    expect(reported(variant({ deducciones: [{ tipo_deduccion: '001', clave: 'D001', concepto: 'IMSS', importe: 0 }] }))).toEqual([
+      ['nomina.deducciones[0].importe', 'NOM96'],
+    ]);
   });
 
   test('otro pago 002 needs subsidio_causado ≥ importe; the node belongs to 002 only', () => {
     const [subsidio, viaticos] = QUINCENAL.otros_pagos;
     expect(reported(variant({ otros_pagos: [{ ...subsidio, subsidio_causado: undefined }] }))).toEqual([['nomina.otros_pagos[0].subsidio_causado', 'NOM99']]);
     expect(reported(variant({ otros_pagos: [{ ...subsidio, importe: '237.25' }] }))).toEqual([['nomina.otros_pagos[0].importe', 'NOM107']]);
-    expect(reported(variant({ otros_pagos: [subsidio, { ...viaticos, subsidio_causado: 1 }] }))).toEqual([['nomina.otros_pagos[1].subsidio_causado', undefined]]);
+    expect(reported(variant({ otros_pagos: [subsidio, { ...viaticos, subsidio_causado: 1 }] }))).toEqual([
+      ['nomina.otros_pagos[1].subsidio_causado', undefined],
+    ]);
   });
 
   test('other otros pagos must pay something', () => {
-    expect(reported(variant({ otros_pagos: [QUINCENAL.otros_pagos[0], { ...QUINCENAL.otros_pagos[1], importe: 0 }] }))).toEqual([['nomina.otros_pagos[1].importe', 'NOM100']]);
+    expect(reported(variant({ otros_pagos: [QUINCENAL.otros_pagos[0], { ...QUINCENAL.otros_pagos[1], importe: 0 }] }))).toEqual([
+      ['nomina.otros_pagos[1].importe', 'NOM100'],
+    ]);
   });
 
   test('otro pago 004 needs compensacion_saldos_a_favor: saldo ≥ remanente, from an earlier year', () => {
     const base = { tipo_otro_pago: '004', clave: 'OP004', concepto: 'Saldo a favor', importe: 100 };
     const op = (compensacion?: object) => variant({ otros_pagos: [QUINCENAL.otros_pagos[0], { ...base, compensacion_saldos_a_favor: compensacion }] });
     expect(reported(op())).toEqual([['nomina.otros_pagos[1].compensacion_saldos_a_favor', 'NOM98']]);
-    expect(reported(op({ saldo_a_favor: 100, anio: 2025, remanente_sal_fav: 101 }))).toEqual([['nomina.otros_pagos[1].compensacion_saldos_a_favor.saldo_a_favor', 'NOM102']]);
-    expect(reported(op({ saldo_a_favor: 100, anio: 2026, remanente_sal_fav: 0 }))).toEqual([['nomina.otros_pagos[1].compensacion_saldos_a_favor.anio', 'NOM103']]);
+    expect(reported(op({ saldo_a_favor: 100, anio: 2025, remanente_sal_fav: 101 }))).toEqual([
+      ['nomina.otros_pagos[1].compensacion_saldos_a_favor.saldo_a_favor', 'NOM102'],
+    ]);
+    expect(reported(op({ saldo_a_favor: 100, anio: 2026, remanente_sal_fav: 0 }))).toEqual([
+      ['nomina.otros_pagos[1].compensacion_saldos_a_favor.anio', 'NOM103'],
+    ]);
     const december = { fecha_pago: '2026-12-15', fecha_inicial_pago: '2026-12-01', fecha_final_pago: '2026-12-15' };
-    expect(reported(variant({ ...december, otros_pagos: [QUINCENAL.otros_pagos[0], { ...base, compensacion_saldos_a_favor: { saldo_a_favor: 100, anio: 2026, remanente_sal_fav: 0 } }] }))).toEqual([]);
+    expect(
+      reported(
+        variant({
+          ...december,
+          otros_pagos: [QUINCENAL.otros_pagos[0], { ...base, compensacion_saldos_a_favor: { saldo_a_favor: 100, anio: 2026, remanente_sal_fav: 0 } }],
+        }),
+      ),
+    ).toEqual([]);
   });
 
   test('tipo_regimen 02 needs an otro pago 002 unless 007/008 are used; other regimes may not use them', () => {
@@ -385,17 +470,25 @@ describe('prepareNomina: rules', () => {
     const ajuste = { tipo_otro_pago: '008', clave: 'OP008', concepto: 'Subsidio no correspondía', importe: '10.00' };
     expect(reported(variant({ otros_pagos: [ajuste] }))).toEqual([]);
     const jubilado = variant({
-      emisor: undefined, receptor: { tipo_contrato: '10', tipo_regimen: '12' }, percepciones: [{ tipo_percepcion: '038', clave: 'P038', concepto: 'Otros', importe_gravado: 1000, importe_exento: 0 }],
+      emisor: undefined,
+      receptor: { tipo_contrato: '10', tipo_regimen: '12' },
+      percepciones: [{ tipo_percepcion: '038', clave: 'P038', concepto: 'Otros', importe_gravado: 1000, importe_exento: 0 }],
     });
     expect(reported(jubilado)).toEqual([['nomina.otros_pagos[0].tipo_otro_pago', 'NOM106']]);
   });
 
   test('deducciones may not exceed percepciones + otros pagos (the CFDI total would be negative)', () => {
-    expect(reported(variant({ deducciones: [{ tipo_deduccion: '004', clave: 'D004', concepto: 'Otros', importe: '8750.01' }] }))).toEqual([['nomina.deducciones', 'CFDI40110']]);
+    expect(reported(variant({ deducciones: [{ tipo_deduccion: '004', clave: 'D004', concepto: 'Otros', importe: '8750.01' }] }))).toEqual([
+      ['nomina.deducciones', 'CFDI40110'],
+    ]);
   });
 
   test('every problem is collected, none thrown', () => {
-    const bad = variant({ receptor: { periodicidad_pago: '99', clave_ent_fed: 'XX', cuenta_bancaria: '123456789012' }, fecha_inicial_pago: '2026-05-01', otros_pagos: [QUINCENAL.otros_pagos[1]] });
+    const bad = variant({
+      receptor: { periodicidad_pago: '99', clave_ent_fed: 'XX', cuenta_bancaria: '123456789012' },
+      fecha_inicial_pago: '2026-05-01',
+      otros_pagos: [QUINCENAL.otros_pagos[1]],
+    });
     expect(reported(bad).map(([, rule]) => rule)).toEqual(['NOM33', 'NOM35', 'NOM66', 'NOM62', 'NOM105']);
   });
 });

@@ -43,7 +43,11 @@ async function render(xml: string) {
   const row = (first: string) => {
     for (const items of [...pages].reverse()) {
       const anchor = items.findLast((i) => i.str === first);
-      if (anchor) return items.filter((i) => Math.abs(i.transform[5]! - anchor.transform[5]!) < 0.5).sort((p, q) => p.transform[4]! - q.transform[4]!).map((i) => i.str);
+      if (anchor)
+        return items
+          .filter((i) => Math.abs(i.transform[5]! - anchor.transform[5]!) < 0.5)
+          .sort((p, q) => p.transform[4]! - q.transform[4]!)
+          .map((i) => i.str);
     }
     throw new Error(`"${first}" is not on the PDF`);
   };
@@ -62,7 +66,16 @@ function expectPagos(r: Awaited<ReturnType<typeof render>>, pagos: XmlNode) {
   for (const [attr, value] of Object.entries(child(pagos, 'pago20:Totales')!.attrs)) expect(r.all, attr).toContain(grouped(value));
   for (const pago of childrenNamed(pagos, 'pago20:Pago')) {
     const p = pago.attrs;
-    for (const v of [printedDate(p.FechaPago), p.MonedaP, grouped(p.Monto), p.NumOperacion, p.RfcEmisorCtaOrd, p.CtaOrdenante, p.RfcEmisorCtaBen, p.CtaBeneficiario]) {
+    for (const v of [
+      printedDate(p.FechaPago),
+      p.MonedaP,
+      grouped(p.Monto),
+      p.NumOperacion,
+      p.RfcEmisorCtaOrd,
+      p.CtaOrdenante,
+      p.RfcEmisorCtaBen,
+      p.CtaBeneficiario,
+    ]) {
       if (v) expect(r.all).toContain(v);
     }
     for (const docto of childrenNamed(pago, 'pago20:DoctoRelacionado')) {
@@ -99,14 +112,24 @@ describe('Complemento de pagos 2.0 on the PDF', () => {
     const r = await render(EKU_PAGO);
     expectPagos(r, complement(EKU_PAGO, 'pago20:Pagos'));
     expect(r.all).toContain('03 - Transferencia electrónica de fondos');
-    expect(r.row('00000000-1111-2222-3333-00000000000B').slice(0, 7)).toEqual(['00000000-1111-2222-3333-00000000000B', 'MXN', '1', '1', '10,000.00', '3,000.00', '7,000.00']);
+    expect(r.row('00000000-1111-2222-3333-00000000000B').slice(0, 7)).toEqual([
+      '00000000-1111-2222-3333-00000000000B',
+      'MXN',
+      '1',
+      '1',
+      '10,000.00',
+      '3,000.00',
+      '7,000.00',
+    ]);
     expect(r.row('Traslado 002 - IVA')).toEqual(['Traslado 002 - IVA', 'Tasa', '16 %', '12,931.040000', '2,068.960000']);
   });
 
   test('60 related documents: several pages, the table continues under its titles, every UUID exactly once', async () => {
     const docto = /<pago20:DoctoRelacionado .*?<\/pago20:DoctoRelacionado>/.exec(WATM)![0];
     const ids = Array.from({ length: 60 }, (_, i) => `5d3a0e7e-923e-4432-a257-${String(i + 1).padStart(12, '0')}`);
-    const doctos = ids.map((id, i) => docto.replace(/IdDocumento="[^"]*"/, `IdDocumento="${id}"`).replace(/NumParcialidad="1"/, `NumParcialidad="${i + 1}"`)).join('');
+    const doctos = ids
+      .map((id, i) => docto.replace(/IdDocumento="[^"]*"/, `IdDocumento="${id}"`).replace(/NumParcialidad="1"/, `NumParcialidad="${i + 1}"`))
+      .join('');
     const xml = WATM.replace(docto, doctos);
     const r = await render(xml);
     expect(r.pages.length).toBeGreaterThan(1);
@@ -131,7 +154,8 @@ describe('Complemento de nómina 1.2 on the PDF', () => {
     expect(r.all).toContain('RECIBO DE NÓMINA');
     expect(r.all).toContain('O - Nómina ordinaria');
     expect(r.all).toContain('16/04/2026 al 30/04/2026');
-    for (const v of [printedDate(nomina.attrs.FechaPago), nomina.attrs.NumDiasPagados!, child(nomina, 'nomina12:Emisor')!.attrs.RegistroPatronal!]) expect(r.all).toContain(v);
+    for (const v of [printedDate(nomina.attrs.FechaPago), nomina.attrs.NumDiasPagados!, child(nomina, 'nomina12:Emisor')!.attrs.RegistroPatronal!])
+      expect(r.all).toContain(v);
     for (const attr of ['Curp', 'NumSeguridadSocial', 'NumEmpleado', 'Puesto', 'Departamento', 'SalarioDiarioIntegrado']) {
       expect(r.all, attr).toContain(receptor[attr]!);
     }
@@ -157,7 +181,10 @@ describe('Complemento de nómina 1.2 on the PDF', () => {
       expect(cells[0]).toStartWith(d.TipoDeduccion!);
     }
     const otro = child(child(nomina, 'nomina12:OtrosPagos')!, 'nomina12:OtroPago')!;
-    expect(r.row(otro.attrs.Concepto!).slice(-2)).toEqual([grouped(otro.attrs.Importe), grouped(child(otro, 'nomina12:SubsidioAlEmpleo')!.attrs.SubsidioCausado)]);
+    expect(r.row(otro.attrs.Concepto!).slice(-2)).toEqual([
+      grouped(otro.attrs.Importe),
+      grouped(child(otro, 'nomina12:SubsidioAlEmpleo')!.attrs.SubsidioCausado),
+    ]);
     expect(r.row('Total de percepciones')).toEqual(['Total de percepciones', '$5,186.10']);
     expect(r.row('Total de otros pagos')).toEqual(['Total de otros pagos', '$0.00']);
     expect(r.row('Total de deducciones')).toEqual(['Total de deducciones', '-$741.10']);

@@ -28,13 +28,16 @@ async function render(xml: string) {
   const row = (first: string) => {
     const anchor = items.find((i) => i.str === first);
     if (!anchor) throw new Error(`"${first}" is not on the PDF`);
-    return items.filter((i) => Math.abs(i.transform[5]! - anchor.transform[5]!) < 0.5).sort((p, q) => p.transform[4]! - q.transform[4]!).map((i) => i.str);
+    return items
+      .filter((i) => Math.abs(i.transform[5]! - anchor.transform[5]!) < 0.5)
+      .sort((p, q) => p.transform[4]! - q.transform[4]!)
+      .map((i) => i.str);
   };
   return { bytes, all: items.map((i) => i.str).join(' '), row };
 }
 
 describe('the values as printed', () => {
-  test('unit prices carry the amounts\' decimals (more when the XML has more significant ones), with the currency sign', async () => {
+  test("unit prices carry the amounts' decimals (more when the XML has more significant ones), with the currency sign", async () => {
     const r = await render(withSerieFolio);
     // ValorUnitario="956.04" Importe="3824.15" Descuento="956.04", in MXN.
     expect(r.row('52161557').slice(4, 7)).toEqual(['$956.04', '$956.04', '$3,824.15']);
@@ -53,7 +56,7 @@ describe('the values as printed', () => {
     expect(r.all).not.toContain('2025-02-19T08:32:29 '); // only the TFD cadena keeps SAT's own format
   });
 
-  test('rates as percentages, in the concepto\'s taxes and the totals', async () => {
+  test("rates as percentages, in the concepto's taxes and the totals", async () => {
     const r = await render(withSerieFolio);
     expect(r.all).toContain('Traslado 002 - IVA Tasa 16 % · Base 2,868.11 · Importe 458.90');
     expect(r.row('002 - IVA trasladado Tasa 16 %')).toEqual(['002 - IVA trasladado Tasa 16 %', '$458.90']);
@@ -96,7 +99,7 @@ describe('the values as printed', () => {
 });
 
 describe('the formatting rules', () => {
-  test('unitAmount: at least the currency\'s decimals, never fewer significant ones, never rounded', () => {
+  test("unitAmount: at least the currency's decimals, never fewer significant ones, never rounded", () => {
     expect(unitAmount('1000', 2)).toBe('1,000.00');
     expect(unitAmount('1234567.5', 2)).toBe('1,234,567.50');
     expect(unitAmount('0.123450', 2)).toBe('0.12345');
@@ -114,7 +117,9 @@ describe('the formatting rules', () => {
     expect(rateText('Tasa', '0.265000')).toBe('26.5 %');
     expect(rateText('Cuota', '1.500000')).toBe('1.50');
     expect(rateText('Cuota', '0.298800')).toBe('0.2988');
-    expect(taxLine('Traslado', { Impuesto: '003', TipoFactor: 'Cuota', TasaOCuota: '1.500000', Base: '10', Importe: '15.00' })).toBe('Traslado 003 - IEPS Cuota 1.50 · Base 10 · Importe 15.00');
+    expect(taxLine('Traslado', { Impuesto: '003', TipoFactor: 'Cuota', TasaOCuota: '1.500000', Base: '10', Importe: '15.00' })).toBe(
+      'Traslado 003 - IEPS Cuota 1.50 · Base 10 · Importe 15.00',
+    );
   });
 
   test('printedDate and money', () => {

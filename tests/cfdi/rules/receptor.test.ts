@@ -7,8 +7,13 @@ const MORAL: ReceptorInput = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGA
 const FISICA: ReceptorInput = { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_fiscal: '612', domicilio_fiscal: '01000', uso_cfdi: 'D01' };
 const PUBLICO: ReceptorInput = { rfc: 'XAXX010101000', nombre: 'PUBLICO EN GENERAL', regimen_fiscal: '616', domicilio_fiscal: '42501', uso_cfdi: 'S01' };
 const EXTRANJERO: ReceptorInput = {
-  rfc: 'XEXX010101000', nombre: 'ACME INC', regimen_fiscal: '616', domicilio_fiscal: '42501', uso_cfdi: 'S01',
-  residencia_fiscal: 'USA', num_reg_id_trib: '123456789',
+  rfc: 'XEXX010101000',
+  nombre: 'ACME INC',
+  regimen_fiscal: '616',
+  domicilio_fiscal: '42501',
+  uso_cfdi: 'S01',
+  residencia_fiscal: 'USA',
+  num_reg_id_trib: '123456789',
 };
 const ctx = { fecha: FECHA, lugarExpedicion: '42501' };
 
@@ -23,7 +28,7 @@ const only = (problems: ReturnType<typeof checkReceptor>) => {
 describe('checkReceptor: valid receptors', () => {
   test('persona moral 601 with G03', () => expect(checkReceptor(MORAL, ctx)).toEqual([]));
   test('persona física 612 with D01', () => expect(checkReceptor(FISICA, ctx)).toEqual([]));
-  test('público en general XAXX010101000, 616, S01, the issuer\'s postal code', () => expect(checkReceptor(PUBLICO, ctx)).toEqual([]));
+  test("público en general XAXX010101000, 616, S01, the issuer's postal code", () => expect(checkReceptor(PUBLICO, ctx)).toEqual([]));
   test('foreigner XEXX010101000 resident in USA with a 9-digit NumRegIdTrib', () => expect(checkReceptor(EXTRANJERO, ctx)).toEqual([]));
   test('foreigner without ResidenciaFiscal nor NumRegIdTrib', () => {
     expect(checkReceptor({ ...EXTRANJERO, residencia_fiscal: undefined, num_reg_id_trib: undefined }, ctx)).toEqual([]);
@@ -78,7 +83,7 @@ describe('checkReceptor: domicilio fiscal', () => {
     for (const cp of ['1000', '010000', 'ABCDE', '']) expect(only(check({ domicilio_fiscal: cp })).field).toBe('receptor.domicilio_fiscal');
   });
   test('must be in c_CodigoPostal', () => expect(only(check({ domicilio_fiscal: '00000' })).issue).toContain('c_CodigoPostal'));
-  test('CFDI40149: a generic RFC uses the issuer\'s LugarExpedicion', () => {
+  test("CFDI40149: a generic RFC uses the issuer's LugarExpedicion", () => {
     expect(only(check({ domicilio_fiscal: '01000' }, PUBLICO))).toMatchObject({ field: 'receptor.domicilio_fiscal', rule: 'CFDI40149' });
     expect(only(check({ domicilio_fiscal: '01000' }, EXTRANJERO))).toMatchObject({ field: 'receptor.domicilio_fiscal', rule: 'CFDI40149' });
     // A registered taxpayer has its own.
@@ -88,11 +93,17 @@ describe('checkReceptor: domicilio fiscal', () => {
 
 describe('checkReceptor: ResidenciaFiscal and NumRegIdTrib', () => {
   test('CFDI40150: ResidenciaFiscal in c_Pais', () => {
-    expect(only(check({ residencia_fiscal: 'XYZ' }, EXTRANJERO, ctx).filter((p) => p.rule !== undefined))).toMatchObject({ field: 'receptor.residencia_fiscal', rule: 'CFDI40150' });
+    expect(only(check({ residencia_fiscal: 'XYZ' }, EXTRANJERO, ctx).filter((p) => p.rule !== undefined))).toMatchObject({
+      field: 'receptor.residencia_fiscal',
+      rule: 'CFDI40150',
+    });
     expect(only(check({ residencia_fiscal: 'XYZ', num_reg_id_trib: undefined }, EXTRANJERO))).toMatchObject({ rule: 'CFDI40150' });
   });
   test('CFDI40152: ResidenciaFiscal is not MEX', () => {
-    expect(only(check({ residencia_fiscal: 'MEX', num_reg_id_trib: undefined }, EXTRANJERO))).toMatchObject({ field: 'receptor.residencia_fiscal', rule: 'CFDI40152' });
+    expect(only(check({ residencia_fiscal: 'MEX', num_reg_id_trib: undefined }, EXTRANJERO))).toMatchObject({
+      field: 'receptor.residencia_fiscal',
+      rule: 'CFDI40152',
+    });
   });
   test('CFDI40151: no ResidenciaFiscal for a registered RFC or XAXX', () => {
     expect(only(check({ residencia_fiscal: 'USA' }))).toMatchObject({ field: 'receptor.residencia_fiscal', rule: 'CFDI40151' });
@@ -176,7 +187,15 @@ describe('checkReceptor: UsoCFDI', () => {
 describe('checkReceptor: reporting', () => {
   test('every problem at once, under the prefix given', () => {
     const problems = checkReceptor(
-      { rfc: 'XAXX010101000', nombre: 'PUBLICO EN GENERAL', regimen_fiscal: '601', domicilio_fiscal: '01000', uso_cfdi: 'G03', residencia_fiscal: 'MEX', num_reg_id_trib: 'X' },
+      {
+        rfc: 'XAXX010101000',
+        nombre: 'PUBLICO EN GENERAL',
+        regimen_fiscal: '601',
+        domicilio_fiscal: '01000',
+        uso_cfdi: 'G03',
+        residencia_fiscal: 'MEX',
+        num_reg_id_trib: 'X',
+      },
       ctx,
       'receptor_id',
     );

@@ -35,9 +35,19 @@ afterAll(() => {
 });
 
 const INVOICE = {
-  tipo: 'I', forma_pago: '03',
+  tipo: 'I',
+  forma_pago: '03',
   receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },
-  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: '1', valor_unitario: '1000', impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+  conceptos: [
+    {
+      clave_prod_serv: '84111506',
+      clave_unidad: 'E48',
+      descripcion: 'Servicio',
+      cantidad: '1',
+      valor_unitario: '1000',
+      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+    },
+  ],
 };
 
 /** Type-checks `source` as a Node.js (NodeNext) project that depends on the package, with TypeScript 5. */
@@ -45,7 +55,10 @@ function typecheck(name: string, source: string) {
   writeFileSync(join(consumer, `${name}.ts`), source);
   writeFileSync(
     join(consumer, `tsconfig.${name}.json`),
-    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], strict: true, noEmit: true, types: [] }, files: [`${name}.ts`] }),
+    JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], strict: true, noEmit: true, types: [] },
+      files: [`${name}.ts`],
+    }),
   );
   const run = Bun.spawnSync([TSC, '-p', `tsconfig.${name}.json`], { cwd: consumer, stdout: 'pipe', stderr: 'pipe' });
   return { code: run.exitCode, output: `${run.stdout}${run.stderr}` };
@@ -61,31 +74,35 @@ describe('the @cfdi-api/client package', () => {
     for (const file of ['index.js', 'index.d.ts', 'schema.d.ts']) expect(await Bun.file(join(PACKAGE, 'dist', file)).exists()).toBe(true);
   });
 
-  test.skipIf(!hasNode)('plain Node.js imports the built JavaScript and issues an invoice against the running server', async () => {
-    writeFileSync(
-      join(consumer, 'issue.mjs'),
-      `import { byStatus, createCfdiClient } from '@cfdi-api/client';
+  test.skipIf(!hasNode)(
+    'plain Node.js imports the built JavaScript and issues an invoice against the running server',
+    async () => {
+      writeFileSync(
+        join(consumer, 'issue.mjs'),
+        `import { byStatus, createCfdiClient } from '@cfdi-api/client';
 const client = createCfdiClient({ baseUrl: process.env.BASE_URL, apiKey: process.env.API_KEY });
 const issued = await byStatus(client).POST('/api/v1/cfdis', { body: JSON.parse(process.env.INVOICE) });
 const missing = await byStatus(client).GET('/api/v1/cfdis/{id}', { params: { path: { id: 'cfdi_doesnotexist' } } });
 const plain = await client.GET('/api/v1/cfdis/{id}', { params: { path: { id: issued.data.id } } });
 console.log(JSON.stringify({ status: issued.status, uuid: issued.data.uuid, missing: [missing.status, missing.data.error.code], got: plain.data.uuid, runtime: process.release.name }));
 `,
-    );
-    const run = Bun.spawn(['node', 'issue.mjs'], {
-      cwd: consumer,
-      env: { PATH: process.env.PATH ?? '', BASE_URL: baseUrl, API_KEY: key, INVOICE: JSON.stringify(INVOICE) },
-      stdout: 'pipe',
-      stderr: 'pipe',
-    });
-    const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
-    expect(err).toBe('');
-    expect(code).toBe(0);
-    const result = JSON.parse(out);
-    expect(result).toMatchObject({ status: 201, missing: [404, 'HTTP_404'], runtime: 'node' });
-    expect(result.uuid).toMatch(/^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/);
-    expect(result.got).toBe(result.uuid);
-  }, 30_000);
+      );
+      const run = Bun.spawn(['node', 'issue.mjs'], {
+        cwd: consumer,
+        env: { PATH: process.env.PATH ?? '', BASE_URL: baseUrl, API_KEY: key, INVOICE: JSON.stringify(INVOICE) },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      const [out, err, code] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text(), run.exited]);
+      expect(err).toBe('');
+      expect(code).toBe(0);
+      const result = JSON.parse(out);
+      expect(result).toMatchObject({ status: 201, missing: [404, 'HTTP_404'], runtime: 'node' });
+      expect(result.uuid).toMatch(/^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/);
+      expect(result.got).toBe(result.uuid);
+    },
+    30_000,
+  );
 
   test('a NodeNext TypeScript project type-checks against dist/*.d.ts; results narrow by status', () => {
     const { code, output } = typecheck(

@@ -67,7 +67,16 @@ describe('the typed TypeScript client (clients/typescript) against the running a
     if (!cfdi || cfdi.status === 'en_cola' || !('emisor' in cfdi)) throw new Error(`not stamped: ${JSON.stringify(issued.error ?? cfdi)}`);
     expect(cfdi.id).toMatch(/^cfdi_/);
     expect(cfdi.uuid).toMatch(UUID);
-    expect(cfdi).toMatchObject({ tipo: 'I', status: 'vigente', serie: 'A', folio: 1, moneda: 'MXN', subtotal: 1000, total_impuestos_trasladados: 160, total: 1160 });
+    expect(cfdi).toMatchObject({
+      tipo: 'I',
+      status: 'vigente',
+      serie: 'A',
+      folio: 1,
+      moneda: 'MXN',
+      subtotal: 1000,
+      total_impuestos_trasladados: 160,
+      total: 1160,
+    });
     expect(cfdi.emisor.rfc).toBe('EKU9003173C9');
     expect(cfdi.conceptos).toEqual([expect.objectContaining({ cantidad: 2, valor_unitario: 500, importe: 1000 })]);
     const uuid = cfdi.uuid!;
@@ -139,24 +148,26 @@ export function _typeChecks(client: ReturnType<typeof createCfdiClient>) {
     void data?.totl;
   });
   // byStatus narrows `data` by the status the document declares.
-  void byStatus(client).POST('/api/v1/cfdis', { body: invoice }).then((res) => {
-    if (res.status === 202) {
-      const queued: 'en_cola' = res.data.status;
-      // @ts-expect-error a queued invoice has no emisor yet
-      void res.data.emisor;
-      return queued;
-    }
-    if (res.status === 201) {
-      // @ts-expect-error only a queued invoice has a mensaje
-      void res.data.mensaje;
-      return res.data.emisor.rfc;
-    }
-    if (res.status === 400) {
-      // @ts-expect-error an error envelope is not an invoice
-      void res.data.uuid;
-      return res.data.error.code;
-    }
-    // @ts-expect-error POST /cfdis never answers 204
-    return res.status === 204;
-  });
+  void byStatus(client)
+    .POST('/api/v1/cfdis', { body: invoice })
+    .then((res) => {
+      if (res.status === 202) {
+        const queued: 'en_cola' = res.data.status;
+        // @ts-expect-error a queued invoice has no emisor yet
+        void res.data.emisor;
+        return queued;
+      }
+      if (res.status === 201) {
+        // @ts-expect-error only a queued invoice has a mensaje
+        void res.data.mensaje;
+        return res.data.emisor.rfc;
+      }
+      if (res.status === 400) {
+        // @ts-expect-error an error envelope is not an invoice
+        void res.data.uuid;
+        return res.data.error.code;
+      }
+      // @ts-expect-error POST /cfdis never answers 204
+      return res.status === 204;
+    });
 }

@@ -28,14 +28,28 @@ let other = '';
 let live = '';
 beforeAll(async () => {
   ({ key, live } = await issuer(t, { ...READY, keys: ['test', 'live'] }));
-  expect((await t.call('POST', '/webhooks', { token: key, body: { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['cfdi.cancelado'] } })).status).toBe(201);
+  expect((await t.call('POST', '/webhooks', { token: key, body: { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['cfdi.cancelado'] } })).status).toBe(
+    201,
+  );
   // Another tenant with the same kind of set-up.
   other = (await issuer(t, READY)).key;
 });
 
 const invoice = (valor: number, extra: Record<string, unknown> = {}) => ({
-  tipo: 'I', forma_pago: '03', receptor: ICV, ...extra,
-  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: valor, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+  tipo: 'I',
+  forma_pago: '03',
+  receptor: ICV,
+  ...extra,
+  conceptos: [
+    {
+      clave_prod_serv: '84111506',
+      clave_unidad: 'E48',
+      descripcion: 'Servicio',
+      cantidad: 1,
+      valor_unitario: valor,
+      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+    },
+  ],
 });
 
 async function issue(body: Record<string, unknown> = invoice(5000), token = key) {
@@ -46,7 +60,8 @@ async function issue(body: Record<string, unknown> = invoice(5000), token = key)
 
 const cancel = (ref: string, body: unknown, o: { token?: string; scenario?: string; idem?: string } = {}) =>
   t.call('POST', `/cfdis/${ref}/cancel`, {
-    token: o.token ?? key, body,
+    token: o.token ?? key,
+    body,
     headers: { ...(o.scenario ? { 'x-sandbox-scenario': o.scenario } : {}), ...(o.idem ? { 'idempotency-key': o.idem } : {}) },
   });
 
@@ -64,7 +79,15 @@ describe('cancellation: motivos and their rules', () => {
     const c = await issue();
     const res = await cancel(c.id, { motivo: '02' });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ cfdi_id: c.id, uuid: c.uuid, status: 'cancelado', cfdi_status: 'cancelado', motivo: '02', folio_sustitucion: null, estado_sat: 'Cancelado' });
+    expect(res.json).toMatchObject({
+      cfdi_id: c.id,
+      uuid: c.uuid,
+      status: 'cancelado',
+      cfdi_status: 'cancelado',
+      motivo: '02',
+      folio_sustitucion: null,
+      estado_sat: 'Cancelado',
+    });
     expect(res.json.estatus_cancelacion).toBe('Cancelado sin aceptación'); // just stamped: cancelled up to the next business day
     expect(res.json.requiere_aceptacion).toBe(false);
     expect(res.json.acuse_xml_url).toBe(`/api/v1/cfdis/${c.id}/cancellation/acuse.xml`);
@@ -75,7 +98,15 @@ describe('cancellation: motivos and their rules', () => {
     expect(await listed('vigente')).not.toContain(c.id);
     await t.app.worker.drain();
     expect(cancelados(c.uuid)).toHaveLength(1);
-    expect(cancelados(c.uuid)[0]!.data).toEqual({ cfdi_id: c.id, uuid: c.uuid, motivo: '02', estado: 'Cancelado', estatus_cancelacion: 'Cancelado sin aceptación', external_id: null, metadata: {} });
+    expect(cancelados(c.uuid)[0]!.data).toEqual({
+      cfdi_id: c.id,
+      uuid: c.uuid,
+      motivo: '02',
+      estado: 'Cancelado',
+      estatus_cancelacion: 'Cancelado sin aceptación',
+      external_id: null,
+      metadata: {},
+    });
     // Already cancelled: 409, by id or by UUID (lower case too).
     const again = await cancel(c.uuid.toLowerCase(), { motivo: '02' });
     expect(again.status).toBe(409);
@@ -91,7 +122,11 @@ describe('cancellation: motivos and their rules', () => {
     };
     expect(await pdfText(c.uuid)).toContain(CANCELLED_MARK);
     expect(await pdfText((await issue()).uuid)).not.toContain(CANCELLED_MARK);
-    expect((await t.call('GET', `/cfdis/${c.uuid}/sat-status`, { token: key })).json).toMatchObject({ Estado: 'Cancelado', EstatusCancelacion: 'Cancelado sin aceptación', CodigoEstatus: expect.stringMatching(/^S - /) });
+    expect((await t.call('GET', `/cfdis/${c.uuid}/sat-status`, { token: key })).json).toMatchObject({
+      Estado: 'Cancelado',
+      EstatusCancelacion: 'Cancelado sin aceptación',
+      CodigoEstatus: expect.stringMatching(/^S - /),
+    });
   });
 
   test('motivos 03 and 04 (by UUID)', async () => {
@@ -112,7 +147,9 @@ describe('cancellation: motivos and their rules', () => {
     const res = await cancel(original.id, { motivo: '01', folio_sustitucion: replacement.uuid.toLowerCase() });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ status: 'cancelado', motivo: '01', folio_sustitucion: replacement.uuid });
-    const request = await (await t.app.request(`/api/v1/cfdis/${original.id}/cancellation/request.xml`, { headers: { authorization: `Bearer ${key}` } })).text();
+    const request = await (
+      await t.app.request(`/api/v1/cfdis/${original.id}/cancellation/request.xml`, { headers: { authorization: `Bearer ${key}` } })
+    ).text();
     expect(child(child(parseXml(request), 'Folios')!, 'Folio')!.attrs).toEqual({ UUID: original.uuid, Motivo: '01', FolioSustitucion: replacement.uuid });
     expect(await statusOf(replacement.id)).toBe('vigente');
   });
@@ -181,9 +218,19 @@ describe('cancellation: sandbox scenarios and the status flow', () => {
     const c = await issue();
     const res = await cancel(c.id, { motivo: '02' }, { scenario: 'cancel_pending_accept' });
     expect(res.status).toBe(202);
-    expect(res.json).toMatchObject({ status: 'en_proceso', cfdi_status: 'cancelacion_pendiente', estatus_cancelacion: 'En proceso', estado_sat: 'Vigente', resolved_at: null });
+    expect(res.json).toMatchObject({
+      status: 'en_proceso',
+      cfdi_status: 'cancelacion_pendiente',
+      estatus_cancelacion: 'En proceso',
+      estado_sat: 'Vigente',
+      resolved_at: null,
+    });
     expect(await listed('cancelacion_pendiente')).toContain(c.id);
-    expect((await t.call('GET', `/cfdis/${c.id}/sat-status`, { token: key })).json).toMatchObject({ Estado: 'Vigente', EsCancelable: 'Cancelable con aceptación', EstatusCancelacion: 'En proceso' });
+    expect((await t.call('GET', `/cfdis/${c.id}/sat-status`, { token: key })).json).toMatchObject({
+      Estado: 'Vigente',
+      EsCancelable: 'Cancelable con aceptación',
+      EstatusCancelacion: 'En proceso',
+    });
     await t.app.worker.drain();
     expect(cancelados(c.uuid)).toHaveLength(0);
     expect((await cancel(c.id, { motivo: '02' })).status).toBe(409); // one at a time
@@ -204,7 +251,12 @@ describe('cancellation: sandbox scenarios and the status flow', () => {
     expect((await cancel(c.id, { motivo: '03' }, { scenario: 'cancel_rejected' })).status).toBe(202);
     await poll();
     const after = (await t.call('GET', `/cfdis/${c.id}/cancellation`, { token: key })).json;
-    expect(after).toMatchObject({ status: 'rechazado', cfdi_status: 'vigente', estatus_cancelacion: 'Solicitud rechazada', motivo_rechazo: expect.stringContaining('rejected') });
+    expect(after).toMatchObject({
+      status: 'rechazado',
+      cfdi_status: 'vigente',
+      estatus_cancelacion: 'Solicitud rechazada',
+      motivo_rechazo: expect.stringContaining('rejected'),
+    });
     expect(after.historial.map((h: any) => `${h.from}>${h.to}`)).toEqual(['vigente>cancelacion_pendiente', 'cancelacion_pendiente>vigente']);
     expect(after.historial[1].reason).toContain('Solicitud rechazada');
     expect(await statusOf(c.id)).toBe('vigente');
@@ -250,7 +302,11 @@ describe('cancellation: the signed request and the acuse', () => {
     const request = await res.text();
     const root = parseXml(request);
     expect(root.name).toBe('Cancelacion');
-    expect(root.attrs).toMatchObject({ xmlns: 'http://cancelacfd.sat.gob.mx', RfcEmisor: 'EKU9003173C9', Fecha: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/) });
+    expect(root.attrs).toMatchObject({
+      xmlns: 'http://cancelacfd.sat.gob.mx',
+      RfcEmisor: 'EKU9003173C9',
+      Fecha: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/),
+    });
     expect(request).toContain('<SignatureMethod Algorithm="http://www.w3.org/2000/09/xmldsig#rsa-sha1"/>');
     expect(request).toContain('<Reference URI="">');
     expect(verifyEnveloped(request, CSD.cer)).toBe(true);
@@ -272,7 +328,8 @@ describe('cancellation: the signed request and the acuse', () => {
       writeFileSync(join(dir, 'csd.pem'), pem);
       writeFileSync(join(dir, 'ok.xml'), request);
       writeFileSync(join(dir, 'bad.xml'), tampered);
-      const run = (file: string) => Bun.spawnSync(['xmlsec1', '--verify', '--enabled-key-data', 'rsa', '--pubkey-cert-pem', join(dir, 'csd.pem'), join(dir, file)]);
+      const run = (file: string) =>
+        Bun.spawnSync(['xmlsec1', '--verify', '--enabled-key-data', 'rsa', '--pubkey-cert-pem', join(dir, 'csd.pem'), join(dir, file)]);
       const ok = run('ok.xml');
       expect(ok.exitCode, ok.stderr.toString()).toBe(0);
       expect(ok.stderr.toString()).toContain('OK');

@@ -7,7 +7,16 @@ const invoice = (valor = 100) => ({
   tipo: 'I',
   forma_pago: '03',
   receptor: ICV,
-  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: valor, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+  conceptos: [
+    {
+      clave_prod_serv: '84111506',
+      clave_unidad: 'E48',
+      descripcion: 'Servicio',
+      cantidad: 1,
+      valor_unitario: valor,
+      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+    },
+  ],
 });
 
 /** A tenant with the EKU CSD uploaded in test (and optionally live), on a high rate limit. */
@@ -24,11 +33,17 @@ describe('POST /cfdis', () => {
     const res = await t.call('POST', '/cfdis', { token: a.key, body: invoice(1000) });
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({
-      tipo: 'I', status: 'vigente', serie: 'A', folio: 1,
+      tipo: 'I',
+      status: 'vigente',
+      serie: 'A',
+      folio: 1,
       emisor: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601' },
       receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA' },
       conceptos: [{ descripcion: 'Servicio', cantidad: 1, valor_unitario: 1000, importe: 1000 }],
-      subtotal: 1000, total: 1160, total_impuestos_trasladados: 160, moneda: 'MXN',
+      subtotal: 1000,
+      total: 1160,
+      total_impuestos_trasladados: 160,
+      moneda: 'MXN',
     });
     expect(res.json.id).toStartWith('cfdi_');
     expect(res.json.fecha_timbrado).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -40,7 +55,12 @@ describe('POST /cfdis', () => {
     expect(got.json).toEqual(body);
     const events = t.db.$client.prepare('select type, data from events where tenant_id = ? order by id').all(a.tenant.id) as { type: string; data: string }[];
     expect(events.map((e) => e.type)).toContain('cfdi.timbrado');
-    expect(JSON.parse(events.find((e) => e.type === 'cfdi.timbrado')!.data)).toEqual({ cfdi_id: res.json.id, uuid: res.json.uuid, external_id: null, metadata: {} });
+    expect(JSON.parse(events.find((e) => e.type === 'cfdi.timbrado')!.data)).toEqual({
+      cfdi_id: res.json.id,
+      uuid: res.json.uuid,
+      external_id: null,
+      metadata: {},
+    });
     const second = await t.call('POST', '/cfdis', { token: a.key, body: invoice() });
     expect(second.json.folio).toBe(2);
   });
@@ -201,7 +221,11 @@ describe('Idempotency-Key', () => {
     const a = await newIssuer();
     const claims = () => t.db.$client.prepare('select key, status, resource_id from idempotency_keys where tenant_id = ? order by key').all(a.tenant.id);
     // The claim is durable before the route runs and bound to the invoice in the invoice's own transaction.
-    const queued = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-1', 'x-sandbox-scenario': 'pac_unavailable' } });
+    const queued = await t.call('POST', '/cfdis', {
+      token: a.key,
+      body: invoice(),
+      headers: { 'idempotency-key': 'crash-1', 'x-sandbox-scenario': 'pac_unavailable' },
+    });
     expect(queued.status).toBe(202);
     expect(claims()).toEqual([{ key: 'crash-1', status: 202, resource_id: queued.json.id }]);
     // What a process killed after the invoice's commit, before its answer was stored, leaves behind:
@@ -219,7 +243,11 @@ describe('Idempotency-Key', () => {
     expect(stamped.json).toMatchObject({ id: queued.json.id, status: 'vigente' });
     expect(countRows(a.tenant.id)).toBe(1);
     // Killed before anything was committed (a claim with nothing bound): the retry issues it, once.
-    t.db.$client.prepare("insert into idempotency_keys (tenant_id, environment, actor, key, method, path, request_hash, status, headers, body, created_at) select tenant_id, environment, actor, 'crash-2', method, path, request_hash, 0, '{}', x'', ? from idempotency_keys where key = 'crash-1'").run(t.clock.now.toISOString());
+    t.db.$client
+      .prepare(
+        "insert into idempotency_keys (tenant_id, environment, actor, key, method, path, request_hash, status, headers, body, created_at) select tenant_id, environment, actor, 'crash-2', method, path, request_hash, 0, '{}', x'', ? from idempotency_keys where key = 'crash-1'",
+      )
+      .run(t.clock.now.toISOString());
     const fresh = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-2' } });
     expect(fresh.status).toBe(201);
     expect(fresh.json.id).not.toBe(queued.json.id);

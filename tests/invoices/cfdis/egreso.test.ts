@@ -18,9 +18,27 @@ beforeAll(async () => {
   other = (await issuer(t, READY)).key;
 });
 
-const concepto = { clave_prod_serv: '84111506', clave_unidad: 'ACT', descripcion: 'Bonificación', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } };
-const ingreso = (receptor = ICV) => ({ tipo: 'I', forma_pago: '03', receptor, conceptos: [{ ...concepto, clave_unidad: 'E48', descripcion: 'Servicio', valor_unitario: 1000 }] });
-const egreso = (relations: { tipo_relacion: string; uuids: string[] }[], receptor = { ...ICV, uso_cfdi: 'G02' }) => ({ tipo: 'E', forma_pago: '03', receptor, cfdi_relacionados: relations, conceptos: [concepto] });
+const concepto = {
+  clave_prod_serv: '84111506',
+  clave_unidad: 'ACT',
+  descripcion: 'Bonificación',
+  cantidad: 1,
+  valor_unitario: 100,
+  impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+};
+const ingreso = (receptor = ICV) => ({
+  tipo: 'I',
+  forma_pago: '03',
+  receptor,
+  conceptos: [{ ...concepto, clave_unidad: 'E48', descripcion: 'Servicio', valor_unitario: 1000 }],
+});
+const egreso = (relations: { tipo_relacion: string; uuids: string[] }[], receptor = { ...ICV, uso_cfdi: 'G02' }) => ({
+  tipo: 'E',
+  forma_pago: '03',
+  receptor,
+  cfdi_relacionados: relations,
+  conceptos: [concepto],
+});
 async function issue(body: unknown, token = key) {
   const res = await t.call('POST', '/cfdis', { token, body });
   if (res.status !== 201) throw new Error(`${res.status} ${res.text}`);
@@ -28,7 +46,7 @@ async function issue(body: unknown, token = key) {
 }
 
 describe('Egreso relations', () => {
-  test('a credit note for the tenant\'s own invoice stamps; the invoice is then No cancelable until the note is cancelled', async () => {
+  test("a credit note for the tenant's own invoice stamps; the invoice is then No cancelable until the note is cancelled", async () => {
     const invoice = await issue(ingreso());
     const note = await issue(egreso([{ tipo_relacion: '01', uuids: [invoice.uuid.toLowerCase()] }]));
     expect((await t.call('POST', `/cfdis/${invoice.id}/cancel`, { token: key, body: { motivo: '02' } })).status).toBe(409);
@@ -76,6 +94,14 @@ describe('Egreso relations', () => {
     expect(a.status).toBe(201);
     expect(b.status).toBe(422);
     expect(b.json.error.details[0].issue).toContain('already stamped');
-    expect((await live.call('GET', `/cfdis/${b.json.error.details[0] && (live.db.$client.prepare("select id from cfdis where status = 'fallido' order by id desc limit 1").get() as { id: string }).id}`, { token: second })).json.status).toBe('fallido');
+    expect(
+      (
+        await live.call(
+          'GET',
+          `/cfdis/${b.json.error.details[0] && (live.db.$client.prepare("select id from cfdis where status = 'fallido' order by id desc limit 1").get() as { id: string }).id}`,
+          { token: second },
+        )
+      ).json.status,
+    ).toBe('fallido');
   });
 });

@@ -7,7 +7,15 @@ import { createTestApp, issuer, READY } from '../../helpers.ts';
 const t = createTestApp();
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
-const concepto = (over: Record<string, unknown> = {}) => ({ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: iva16, ...over });
+const concepto = (over: Record<string, unknown> = {}) => ({
+  clave_prod_serv: '84111506',
+  clave_unidad: 'E48',
+  descripcion: 'Servicio',
+  cantidad: 1,
+  valor_unitario: 100,
+  impuestos: iva16,
+  ...over,
+});
 const ingreso = (over: Record<string, unknown> = {}) => ({ tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [concepto()], ...over });
 type Detail = { field: string; issue: string; rule?: string };
 let key = '';
@@ -28,7 +36,10 @@ const detailOf = (res: { json: { error: { details: Detail[] } }; text: string },
 };
 
 describe('amounts sent as JSON numbers with binary floating-point noise (7)', () => {
-  for (const [name, value] of [['11.370000000000001', 11.370000000000001], ['10 + 1.37', 10 + 1.37]] as const) {
+  for (const [name, value] of [
+    ['11.370000000000001', 11.370000000000001],
+    ['10 + 1.37', 10 + 1.37],
+  ] as const) {
     for (const field of ['valor_unitario', 'cantidad'] as const) {
       test(`${field} ${name} is read as 11.37`, async () => {
         const res = await t.call('POST', '/cfdis', { token: key, body: ingreso({ conceptos: [concepto({ [field]: value })] }) });
@@ -65,14 +76,23 @@ describe('JSON numbers with more digits than a double keeps (issue 19)', () => {
 
   test('an amount above 2^53, or with 17 significant digits, is refused naming the field; as a string it is taken digit for digit', async () => {
     for (const digits of ['9007199254740993', '12345678901.123456']) {
-      await refusal(await post('/cfdis/validate', ingreso({ conceptos: [concepto({ valor_unitario: 1 })] }), ['"valor_unitario":1', `"valor_unitario":${digits}`]), 'conceptos[0].valor_unitario');
-      await refusal(await post('/cfdis/validate', ingreso({ conceptos: [concepto({ cantidad: 1 })] }), ['"cantidad":1', `"cantidad":${digits}`]), 'conceptos[0].cantidad');
+      await refusal(
+        await post('/cfdis/validate', ingreso({ conceptos: [concepto({ valor_unitario: 1 })] }), ['"valor_unitario":1', `"valor_unitario":${digits}`]),
+        'conceptos[0].valor_unitario',
+      );
+      await refusal(
+        await post('/cfdis/validate', ingreso({ conceptos: [concepto({ cantidad: 1 })] }), ['"cantidad":1', `"cantidad":${digits}`]),
+        'conceptos[0].cantidad',
+      );
     }
     const asString = await t.call('POST', '/cfdis', { token: key, body: ingreso({ conceptos: [concepto({ valor_unitario: '12345678901.123456' })] }) });
     if (asString.status !== 201) throw new Error(`${asString.status} ${asString.text}`);
     expect(child(child(parseXml(await xmlOf(asString.json.uuid)), 'cfdi:Conceptos')!, 'cfdi:Concepto')!.attrs.ValorUnitario).toBe('12345678901.123456');
     // 15 significant digits and safe integers are exact: still accepted as numbers.
-    const exact = await post('/cfdis/validate', ingreso({ conceptos: [concepto({ valor_unitario: 1 })] }), ['"valor_unitario":1', '"valor_unitario":123456789.123456']);
+    const exact = await post('/cfdis/validate', ingreso({ conceptos: [concepto({ valor_unitario: 1 })] }), [
+      '"valor_unitario":1',
+      '"valor_unitario":123456789.123456',
+    ]);
     expect(await exact.json()).toMatchObject({ valid: true });
   });
 
@@ -84,7 +104,9 @@ describe('JSON numbers with more digits than a double keeps (issue 19)', () => {
     await refusal(await post('/cfdis/validate', global, ['"anio":1', '"anio":9007199254740993']), 'informacion_global.anio');
     const serie = await post('/series', { serie: 'BIG', folio_inicial: 1 }, ['"folio_inicial":1', '"folio_inicial":9007199254740993']);
     expect(serie.status).toBe(400);
-    expect(((await serie.json()) as { error: { details: Detail[] } }).error.details).toEqual([{ field: 'folio_inicial', issue: 'must be at most 999999999999999' }]);
+    expect(((await serie.json()) as { error: { details: Detail[] } }).error.details).toEqual([
+      { field: 'folio_inicial', issue: 'must be at most 999999999999999' },
+    ]);
   });
 });
 
@@ -98,7 +120,8 @@ describe('a payment date without a time (3)', () => {
       expect(ppd.status).toBe(201);
       t.clock.advance(30 * 60_000); // 09:30
       const pago = (fecha_pago: string) => ({
-        tipo: 'P', receptor: { ...ICV, uso_cfdi: 'CP01' },
+        tipo: 'P',
+        receptor: { ...ICV, uso_cfdi: 'CP01' },
         pagos: [{ fecha_pago, forma_pago: '03', moneda: 'MXN', monto: '10.00', documentos: [{ cfdi_id: ppd.json.id, imp_pagado: '10.00' }] }],
       });
       const res = await t.call('POST', '/cfdis', { token: key, body: pago(today) });
@@ -138,7 +161,11 @@ describe('impossible receptor RFCs (4)', () => {
     const terceros = { rfc: 'CVD110230TF6', nombre: 'CV DIGITAL', regimen_fiscal: '601', domicilio_fiscal: '33826' };
     const res = await t.call('POST', '/cfdis', { token: key, body: ingreso({ conceptos: [concepto({ a_cuenta_terceros: terceros })] }) });
     expect(res.status).toBe(400);
-    expect(res.json.error.details).toContainEqual({ field: 'conceptos[0].a_cuenta_terceros.rfc', issue: expect.stringContaining('not a date'), rule: 'CFDI40187' });
+    expect(res.json.error.details).toContainEqual({
+      field: 'conceptos[0].a_cuenta_terceros.rfc',
+      issue: expect.stringContaining('not a date'),
+      rule: 'CFDI40187',
+    });
   });
 
   test('a wrong check digit is stamped with a warning naming CFDI40143, on the 201 and on /cfdis/validate', async () => {
@@ -164,18 +191,27 @@ describe('a concepto without impuestos and without objeto_imp (5)', () => {
       const detail = detailOf(res, 'conceptos[1].objeto_imp');
       expect(detail.rule).toBe('CFDI40170');
       expect(detail.issue).toContain('is required when impuestos is not sent');
-      for (const choice of ['01 (No objeto de impuesto)', '03 (Sí objeto del impuesto y no obligado al desglose)', '04 (Sí objeto del impuesto y no causa impuesto)']) expect(detail.issue).toContain(choice);
+      for (const choice of [
+        '01 (No objeto de impuesto)',
+        '03 (Sí objeto del impuesto y no obligado al desglose)',
+        '04 (Sí objeto del impuesto y no causa impuesto)',
+      ])
+        expect(detail.issue).toContain(choice);
       const validated = await t.call('POST', '/cfdis/validate', { token: key, body });
       expect(validated.json.valid).toBe(false);
       expect(validated.json.errors).toContainEqual(detail);
     }
   });
 
-  test('with objeto_imp 01 it is stamped as 01; a Traslado\'s goods keep the default 01', async () => {
+  test("with objeto_imp 01 it is stamped as 01; a Traslado's goods keep the default 01", async () => {
     const res = await t.call('POST', '/cfdis', { token: key, body: ingreso({ conceptos: [untaxed({ objeto_imp: '01' })] }) });
     if (res.status !== 201) throw new Error(`${res.status} ${res.text}`);
     expect(child(child(parseXml(await xmlOf(res.json.uuid)), 'cfdi:Conceptos')!, 'cfdi:Concepto')!.attrs.ObjetoImp).toBe('01');
-    const traslado = { tipo: 'T', receptor: { ...ICV, uso_cfdi: 'S01' }, conceptos: [untaxed({ clave_prod_serv: '43211503', clave_unidad: 'H87', valor_unitario: 0 })] };
+    const traslado = {
+      tipo: 'T',
+      receptor: { ...ICV, uso_cfdi: 'S01' },
+      conceptos: [untaxed({ clave_prod_serv: '43211503', clave_unidad: 'H87', valor_unitario: 0 })],
+    };
     const moved = await t.call('POST', '/cfdis', { token: key, body: traslado });
     if (moved.status !== 201) throw new Error(`${moved.status} ${moved.text}`);
     expect(child(child(parseXml(await xmlOf(moved.json.uuid)), 'cfdi:Conceptos')!, 'cfdi:Concepto')!.attrs.ObjetoImp).toBe('01');
@@ -187,9 +223,17 @@ describe('refusals name their SAT rule (6)', () => {
     const body = ingreso({ receptor: { ...ICV, domicilio_fiscal: '00000' } });
     const res = await t.call('POST', '/cfdis', { token: key, body });
     expect(res.status).toBe(400);
-    expect(detailOf(res, 'receptor.domicilio_fiscal')).toEqual({ field: 'receptor.domicilio_fiscal', issue: '00000 is not in the SAT catalog c_CodigoPostal', rule: 'CFDI40147' });
+    expect(detailOf(res, 'receptor.domicilio_fiscal')).toEqual({
+      field: 'receptor.domicilio_fiscal',
+      issue: '00000 is not in the SAT catalog c_CodigoPostal',
+      rule: 'CFDI40147',
+    });
     const validated = await t.call('POST', '/cfdis/validate', { token: key, body });
-    expect(validated.json.errors).toContainEqual({ field: 'receptor.domicilio_fiscal', issue: '00000 is not in the SAT catalog c_CodigoPostal', rule: 'CFDI40147' });
+    expect(validated.json.errors).toContainEqual({
+      field: 'receptor.domicilio_fiscal',
+      issue: '00000 is not in the SAT catalog c_CodigoPostal',
+      rule: 'CFDI40147',
+    });
     const client = await t.call('POST', '/clients', { token: key, body: { ...ICV, domicilio_fiscal: '00000' } });
     expect(client.json.error.details).toContainEqual({ field: 'domicilio_fiscal', issue: '00000 is not in the SAT catalog c_CodigoPostal', rule: 'CFDI40147' });
   });

@@ -8,8 +8,20 @@ import { createTestApp, eventReceiver, issuer, READY } from '../../helpers.ts';
 const t = createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0, 1], cancellationPollSeconds: 60 });
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = (extra: Record<string, unknown> = {}) => ({
-  tipo: 'I', forma_pago: '03', receptor: ICV, ...extra,
-  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: '1', valor_unitario: '100', impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+  tipo: 'I',
+  forma_pago: '03',
+  receptor: ICV,
+  ...extra,
+  conceptos: [
+    {
+      clave_prod_serv: '84111506',
+      clave_unidad: 'E48',
+      descripcion: 'Servicio',
+      cantidad: '1',
+      valor_unitario: '100',
+      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+    },
+  ],
 });
 
 const receiver = eventReceiver();
@@ -91,7 +103,11 @@ describe('external_id and metadata on invoices', () => {
     expect((await t.call('POST', `/cfdis/${stamped.json.id}/cancel`, { token: key, body: { motivo: '02' } })).status).toBe(200);
 
     // Queued and then withdrawn: it keeps both (and its external_id stays taken, so the ERP finds the failed invoice).
-    const queued = await t.call('POST', '/cfdis', { token: key, body: invoice({ external_id: 'SO-4005', metadata }), headers: { 'x-sandbox-scenario': 'pac_unavailable' } });
+    const queued = await t.call('POST', '/cfdis', {
+      token: key,
+      body: invoice({ external_id: 'SO-4005', metadata }),
+      headers: { 'x-sandbox-scenario': 'pac_unavailable' },
+    });
     expect(queued.status).toBe(202);
     expect(queued.json).toMatchObject({ status: 'en_cola', external_id: 'SO-4005', metadata });
     expect((await t.call('GET', `/cfdis/${queued.json.id}`, { token: key })).json).toMatchObject({ status: 'en_cola', external_id: 'SO-4005', metadata });
@@ -99,7 +115,9 @@ describe('external_id and metadata on invoices', () => {
     const reused = await t.call('POST', '/cfdis', { token: key, body: invoice({ external_id: 'SO-4005' }) });
     expect(reused.status).toBe(409);
     expect(reused.json.error.details[0].issue).toContain(queued.json.id);
-    expect((await t.call('GET', '/cfdis?external_id=SO-4005', { token: key })).json.data).toEqual([expect.objectContaining({ id: queued.json.id, status: 'fallido' })]);
+    expect((await t.call('GET', '/cfdis?external_id=SO-4005', { token: key })).json.data).toEqual([
+      expect.objectContaining({ id: queued.json.id, status: 'fallido' }),
+    ]);
 
     await deliver();
     const stampedEvents = eventsOf(stamped.json.id);
@@ -156,7 +174,10 @@ describe('metadata on clients', () => {
     expect(replaced.status).toBe(200);
     expect(replaced.json.metadata).toEqual({ segmento: 'mayoreo' });
 
-    const issued = await t.call('POST', '/cfdis', { token: key, body: { ...invoice({ metadata: { pedido: 'SO-5005' } }), receptor: undefined, receptor_id: created.json.id } });
+    const issued = await t.call('POST', '/cfdis', {
+      token: key,
+      body: { ...invoice({ metadata: { pedido: 'SO-5005' } }), receptor: undefined, receptor_id: created.json.id },
+    });
     expect(issued.status).toBe(201);
     expect(issued.json.metadata).toEqual({ pedido: 'SO-5005' });
 

@@ -23,13 +23,18 @@ beforeAll(async () => {
 
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
 const ppd = (valor: string, over: Record<string, unknown> = {}) => ({
-  tipo: 'I', metodo_pago: 'PPD', forma_pago: '99', receptor: ICV,
+  tipo: 'I',
+  metodo_pago: 'PPD',
+  forma_pago: '99',
+  receptor: ICV,
   conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: valor, impuestos: iva16 }],
   ...over,
 });
 const pastFecha = () => localDateTime(new Date(t.clock.now.getTime() - 3600_000), '42501');
 const pagoBody = (documentos: Record<string, unknown>[], over: Record<string, unknown> = {}) => ({
-  tipo: 'P', receptor: CP01, pagos: [{ fecha_pago: pastFecha(), forma_pago: '03', moneda: 'MXN', monto: sumOf(documentos), documentos, ...over }],
+  tipo: 'P',
+  receptor: CP01,
+  pagos: [{ fecha_pago: pastFecha(), forma_pago: '03', moneda: 'MXN', monto: sumOf(documentos), documentos, ...over }],
 });
 const sumOf = (docs: Record<string, unknown>[]) => docs.reduce((a, d) => a + Math.round(Number(d.imp_pagado) * 100), 0) / 100;
 
@@ -79,31 +84,57 @@ describe('Pagos: an invoice paid in three instalments', () => {
       expect(a.ObjetoImpDR).toBe('02');
       // IVA of the amount paid: BaseDR = 1000 × pagado / 1160, ImporteDR = 160 × pagado / 1160.
       const traslado = child(child(child(d!, 'pago20:ImpuestosDR')!, 'pago20:TrasladosDR')!, 'pago20:TrasladoDR')!.attrs;
-      const base = Number(traslado.BaseDR), iva = Number(traslado.ImporteDR);
+      const base = Number(traslado.BaseDR),
+        iva = Number(traslado.ImporteDR);
       expect(Math.abs(base - (Number(amount) * 1000) / 1160)).toBeLessThanOrEqual(0.005);
       expect(Math.abs(iva - (Number(amount) * 160) / 1160)).toBeLessThanOrEqual(0.005);
       expect(receipt.pagos![0]!.documentos[0]).toMatchObject({ num_parcialidad: i + 1, imp_pagado: Number(amount) });
       const status = await t.call('GET', `/cfdis/${invoice.id}`, { token: key });
       expect(status.json).toMatchObject({ saldo_insoluto: Number(expected[i]![3]), parcialidades: i + 1 });
     }
-    await rejected(pagoBody([{ uuid: invoice.uuid, imp_pagado: '0.01' }]), 'pagos[0].documentos[0].imp_pagado', /no outstanding balance: it is fully paid/, 'CRP20239');
+    await rejected(
+      pagoBody([{ uuid: invoice.uuid, imp_pagado: '0.01' }]),
+      'pagos[0].documentos[0].imp_pagado',
+      /no outstanding balance: it is fully paid/,
+      'CRP20239',
+    );
   });
 
   test('overpaying → 400 CRP20244 naming the document; the balance is untouched', async () => {
     const invoice = await issue(ppd('500.00')); // 580.00
-    await rejected(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '580.01' }]), 'pagos[0].documentos[0].imp_pagado', /exceeds the outstanding balance .* \(580\.00 MXN\)/, 'CRP20244');
+    await rejected(
+      pagoBody([{ cfdi_id: invoice.id, imp_pagado: '580.01' }]),
+      'pagos[0].documentos[0].imp_pagado',
+      /exceeds the outstanding balance .* \(580\.00 MXN\)/,
+      'CRP20244',
+    );
     // Two payments in one receipt that together overpay are refused too.
-    const twice = { tipo: 'P', receptor: CP01, pagos: [1, 2].map(() => ({ fecha_pago: pastFecha(), forma_pago: '03', moneda: 'MXN', monto: '300.00', documentos: [{ cfdi_id: invoice.id, imp_pagado: '300.00' }] })) };
+    const twice = {
+      tipo: 'P',
+      receptor: CP01,
+      pagos: [1, 2].map(() => ({
+        fecha_pago: pastFecha(),
+        forma_pago: '03',
+        moneda: 'MXN',
+        monto: '300.00',
+        documentos: [{ cfdi_id: invoice.id, imp_pagado: '300.00' }],
+      })),
+    };
     await rejected(twice, 'pagos[1].documentos[0].imp_pagado', /exceeds the outstanding balance .* \(280\.00 MXN\)/, 'CRP20244');
     expect((await t.call('GET', `/cfdis/${invoice.id}`, { token: key })).json).toMatchObject({ saldo_insoluto: 580, parcialidades: 0 });
   });
 
   test('a monto smaller than the documents paid → 400 CRP20217', async () => {
     const invoice = await issue(ppd('500.00'));
-    await rejected(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '100.00' }], { monto: '99.99' }), 'pagos[0].monto', /less than the sum of imp_pagado/, 'CRP20217');
+    await rejected(
+      pagoBody([{ cfdi_id: invoice.id, imp_pagado: '100.00' }], { monto: '99.99' }),
+      'pagos[0].monto',
+      /less than the sum of imp_pagado/,
+      'CRP20217',
+    );
   });
 
-  test('a PUE invoice, another tenant\'s invoice, a cancelled one, or one to another receptor → 400', async () => {
+  test("a PUE invoice, another tenant's invoice, a cancelled one, or one to another receptor → 400", async () => {
     const pue = await issue({ ...ppd('100.00'), metodo_pago: 'PUE', forma_pago: '03' });
     await rejected(pagoBody([{ cfdi_id: pue.id, imp_pagado: '10.00' }]), 'pagos[0].documentos[0].cfdi_id', /metodo_pago PUE/);
     t.clock.advance(1000);
@@ -111,12 +142,22 @@ describe('Pagos: an invoice paid in three instalments', () => {
     await rejected(pagoBody([{ uuid: foreign.uuid, imp_pagado: '10.00' }]), 'pagos[0].documentos[0].uuid', /no CFDI .* in this tenant and environment/);
     await rejected(pagoBody([{ cfdi_id: foreign.id, imp_pagado: '10.00' }]), 'pagos[0].documentos[0].cfdi_id', /no CFDI .* in this tenant and environment/);
     // Sending "full data" does not turn another issuer's invoice into a payable document.
-    await rejected(pagoBody([{ uuid: foreign.uuid, imp_pagado: '10.00', moneda: 'MXN', imp_saldo_ant: '116.00', num_parcialidad: 1 }]), 'pagos[0].documentos[0].uuid', /the issuer's own invoices/);
+    await rejected(
+      pagoBody([{ uuid: foreign.uuid, imp_pagado: '10.00', moneda: 'MXN', imp_saldo_ant: '116.00', num_parcialidad: 1 }]),
+      'pagos[0].documentos[0].uuid',
+      /the issuer's own invoices/,
+    );
     const cancelled = await issue(ppd('100.00'));
     expect((await t.call('POST', `/cfdis/${cancelled.id}/cancel`, { token: key, body: { motivo: '02' } })).status).toBe(200);
     await rejected(pagoBody([{ uuid: cancelled.uuid, imp_pagado: '10.00' }]), 'pagos[0].documentos[0].uuid', /is cancelado/);
-    const toPf = await issue(ppd('100.00', { receptor: { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_fiscal: '612', domicilio_fiscal: '01000', uso_cfdi: 'G03' } }));
-    await rejected(pagoBody([{ uuid: toPf.uuid, imp_pagado: '10.00' }]), 'pagos[0].documentos[0].uuid', /issued to FUNK671228PH6, not to this receptor ICV060329BY0/);
+    const toPf = await issue(
+      ppd('100.00', { receptor: { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_fiscal: '612', domicilio_fiscal: '01000', uso_cfdi: 'G03' } }),
+    );
+    await rejected(
+      pagoBody([{ uuid: toPf.uuid, imp_pagado: '10.00' }]),
+      'pagos[0].documentos[0].uuid',
+      /issued to FUNK671228PH6, not to this receptor ICV060329BY0/,
+    );
   });
 
   test('cancelling a Pago gives its instalment back; an invoice with a standing Pago is No cancelable', async () => {
@@ -146,16 +187,31 @@ describe('Pagos across currencies', () => {
     // The document's 1750 MXN are 100 USD: BaseDR 1508.62 MXN → BaseP 86.206857 USD; IVA 241.38 MXN → 13.793143 USD.
     const trasladoP = child(child(child(pago, 'pago20:ImpuestosP')!, 'pago20:TrasladosP')!, 'pago20:TrasladoP')!.attrs;
     expect(trasladoP).toMatchObject({ BaseP: '86.206857', ImporteP: '13.793143', TasaOCuotaP: '0.160000' });
-    expect(child(pagos, 'pago20:Totales')!.attrs).toEqual({ TotalTrasladosBaseIVA16: '1508.62', TotalTrasladosImpuestoIVA16: '241.38', MontoTotalPagos: '1750.00' });
+    expect(child(pagos, 'pago20:Totales')!.attrs).toEqual({
+      TotalTrasladosBaseIVA16: '1508.62',
+      TotalTrasladosImpuestoIVA16: '241.38',
+      MontoTotalPagos: '1750.00',
+    });
     expect((await validateAgainstSatXsd(xml)).errors).toEqual([]);
     expect(cadenaOriginal(root)).toBe(await cadenaFromSatXslt(xml));
   });
 
   test('a USD document paid in MXN needs equivalencia (CRP20237); with it, the USD balance moves', async () => {
     const invoice = await issue(ppd('100.00', { moneda: 'USD', tipo_cambio: '17.00' })); // 116.00 USD
-    await rejected(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '50.00' }], { monto: '850.00' }), 'pagos[0].documentos[0].equivalencia', /units of USD per 1 MXN/, 'CRP20237');
+    await rejected(
+      pagoBody([{ cfdi_id: invoice.id, imp_pagado: '50.00' }], { monto: '850.00' }),
+      'pagos[0].documentos[0].equivalencia',
+      /units of USD per 1 MXN/,
+      'CRP20237',
+    );
     const receipt = await issue(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '50.00', equivalencia: '0.0588235294' }], { monto: '850.00' }));
-    expect(doctos(await xmlOf(receipt.uuid))[0]!.attrs).toMatchObject({ MonedaDR: 'USD', EquivalenciaDR: '0.0588235294', ImpSaldoAnt: '116.00', ImpPagado: '50.00', ImpSaldoInsoluto: '66.00' });
+    expect(doctos(await xmlOf(receipt.uuid))[0]!.attrs).toMatchObject({
+      MonedaDR: 'USD',
+      EquivalenciaDR: '0.0588235294',
+      ImpSaldoAnt: '116.00',
+      ImpPagado: '50.00',
+      ImpSaldoInsoluto: '66.00',
+    });
   });
 
   test('same currency with equivalencia ≠ 1 → 400 CRP20238; MXN payment with tipo_cambio ≠ 1 → CRP20215; USD without it → CRP20214', async () => {
@@ -164,7 +220,12 @@ describe('Pagos across currencies', () => {
     await rejected(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '10.00' }], { tipo_cambio: '17.0' }), 'pagos[0].tipo_cambio', /must be 1/, 'CRP20215');
     await rejected(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '10.00' }], { moneda: 'USD', monto: '1' }), 'pagos[0].tipo_cambio', /is required/, 'CRP20214');
     // A zero rate is refused, not used as the MXN document's EquivalenciaDR (a division by zero, once a 500).
-    await rejected(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '10.00' }], { moneda: 'USD', tipo_cambio: '0', monto: '1' }), 'pagos[0].tipo_cambio', /is required/, 'CRP20214');
+    await rejected(
+      pagoBody([{ cfdi_id: invoice.id, imp_pagado: '10.00' }], { moneda: 'USD', tipo_cambio: '0', monto: '1' }),
+      'pagos[0].tipo_cambio',
+      /is required/,
+      'CRP20214',
+    );
   });
 });
 
@@ -173,7 +234,13 @@ describe('Pagos: documents issued elsewhere', () => {
     const uuid = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
     await rejected(pagoBody([{ uuid, imp_pagado: '100.00' }]), 'pagos[0].documentos[0].moneda', /not a CFDI issued here/);
     const receipt = await issue(pagoBody([{ uuid, imp_pagado: '100.00', moneda: 'MXN', imp_saldo_ant: '300.00', num_parcialidad: 2 }]));
-    expect(doctos(await xmlOf(receipt.uuid))[0]!.attrs).toMatchObject({ IdDocumento: uuid.toUpperCase(), NumParcialidad: '2', ImpSaldoAnt: '300.00', ImpSaldoInsoluto: '200.00', ObjetoImpDR: '01' });
+    expect(doctos(await xmlOf(receipt.uuid))[0]!.attrs).toMatchObject({
+      IdDocumento: uuid.toUpperCase(),
+      NumParcialidad: '2',
+      ImpSaldoAnt: '300.00',
+      ImpSaldoInsoluto: '200.00',
+      ObjetoImpDR: '01',
+    });
   });
 
   test('their taxes are checked like SAT does (ImporteDR window CRP20261, objeto_imp 02 without taxes CRP20246)', async () => {
@@ -200,7 +267,13 @@ describe('Pagos: the voucher itself', () => {
     expect(root.attrs.MetodoPago).toBeUndefined();
     expect(child(root, 'cfdi:Receptor')!.attrs.UsoCFDI).toBe('CP01');
     expect(child(child(root, 'cfdi:Conceptos')!, 'cfdi:Concepto')!.attrs).toEqual({
-      ClaveProdServ: '84111506', Cantidad: '1', ClaveUnidad: 'ACT', Descripcion: 'Pago', ValorUnitario: '0', Importe: '0', ObjetoImp: '01',
+      ClaveProdServ: '84111506',
+      Cantidad: '1',
+      ClaveUnidad: 'ACT',
+      Descripcion: 'Pago',
+      ValorUnitario: '0',
+      Importe: '0',
+      ObjetoImp: '01',
     });
   });
 
@@ -209,7 +282,12 @@ describe('Pagos: the voucher itself', () => {
     const doc = [{ cfdi_id: invoice.id, imp_pagado: '10.00' }];
     await rejected(pagoBody(doc, { forma_pago: '99' }), 'pagos[0].forma_pago', /actually used/, 'CRP20212');
     await rejected(pagoBody(doc, { moneda: 'XXX' }), 'pagos[0].moneda', /not XXX/, 'CRP20213');
-    await rejected(pagoBody(doc, { forma_pago: '01', rfc_emisor_cta_ord: 'BMI9704113PA' }), 'pagos[0].rfc_emisor_cta_ord', /must not be sent with forma_pago 01/, 'CRP20221');
+    await rejected(
+      pagoBody(doc, { forma_pago: '01', rfc_emisor_cta_ord: 'BMI9704113PA' }),
+      'pagos[0].rfc_emisor_cta_ord',
+      /must not be sent with forma_pago 01/,
+      'CRP20221',
+    );
     await rejected(pagoBody(doc, { forma_pago: '03', cta_ordenante: '12345' }), 'pagos[0].cta_ordenante', /must match/, 'CRP20225');
   });
 });
@@ -218,7 +296,11 @@ describe('Pagos: instalment numbers', () => {
   test('an explicit num_parcialidad already taken → 400; the 1000th instalment → 400 (SAT allows 999)', async () => {
     const invoice = await issue(ppd('1000.00'));
     await issue(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '1.00', num_parcialidad: 998 }]));
-    await rejected(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '1.00', num_parcialidad: 998 }]), 'pagos[0].documentos[0].num_parcialidad', /instalment 998 .* already covered/);
+    await rejected(
+      pagoBody([{ cfdi_id: invoice.id, imp_pagado: '1.00', num_parcialidad: 998 }]),
+      'pagos[0].documentos[0].num_parcialidad',
+      /instalment 998 .* already covered/,
+    );
     await issue(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '1.00' }])); // 999
     await rejected(pagoBody([{ cfdi_id: invoice.id, imp_pagado: '1.00' }]), 'pagos[0].documentos[0].num_parcialidad', /at most 999/, 'CRP20999');
   });

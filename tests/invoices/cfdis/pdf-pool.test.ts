@@ -11,7 +11,14 @@ import { createTestApp, issuer, READY } from '../../helpers.ts';
 const t = createTestApp();
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
-const concepto = (i: number) => ({ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: `Servicio de mantenimiento número ${i} del equipo de cómputo`, cantidad: 1, valor_unitario: 100 + i, impuestos: iva16 });
+const concepto = (i: number) => ({
+  clave_prod_serv: '84111506',
+  clave_unidad: 'E48',
+  descripcion: `Servicio de mantenimiento número ${i} del equipo de cómputo`,
+  cantidad: 1,
+  valor_unitario: 100 + i,
+  impuestos: iva16,
+});
 let key = '';
 let big = '';
 let small = '';
@@ -19,7 +26,10 @@ let small = '';
 beforeAll(async () => {
   key = (await issuer(t, READY)).key;
   const issue = async (n: number) => {
-    const res = await t.call('POST', '/cfdis', { token: key, body: { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: Array.from({ length: n }, (_, i) => concepto(i)) } });
+    const res = await t.call('POST', '/cfdis', {
+      token: key,
+      body: { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: Array.from({ length: n }, (_, i) => concepto(i)) },
+    });
     if (res.status !== 201) throw new Error(`${res.status} ${res.text}`);
     return res.json.uuid as string;
   };

@@ -68,7 +68,9 @@ async function decodeQr(bytes: Uint8Array): Promise<string | undefined> {
   const pdf = await PDFDocument.load(bytes);
   for (const page of pdf.getPages()) {
     const ops = pageOperators(pdf, page);
-    const rects = [...ops.matchAll(/(-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) re\b/g)].map((m) => m.slice(1, 5).map(Number) as [number, number, number, number]);
+    const rects = [...ops.matchAll(/(-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) re\b/g)].map(
+      (m) => m.slice(1, 5).map(Number) as [number, number, number, number],
+    );
     if (rects.length < 20) continue;
     const module = Math.min(...rects.map((r) => r[3]));
     const x0 = Math.min(...rects.map((r) => r[0]));
@@ -147,7 +149,9 @@ async function checkPdf(uuid: string, xml: string) {
   }
   // Descriptions wrap over lines (and pages): compare the description column's text (left edge at x = 180.5, where
   // nothing else starts) without whitespace.
-  const descriptionColumn = squash(pages.flatMap((p) => p.items.filter((i) => Math.abs(i.transform[4]! - 180.5) < 0.01 && i.str !== 'Descripción').map((i) => i.str)).join(''));
+  const descriptionColumn = squash(
+    pages.flatMap((p) => p.items.filter((i) => Math.abs(i.transform[4]! - 180.5) < 0.01 && i.str !== 'Descripción').map((i) => i.str)).join(''),
+  );
   let from = 0;
   for (const c of child(root, 'cfdi:Conceptos')!.children) {
     const at = descriptionColumn.indexOf(squash(c.attrs.Descripcion!), from);
@@ -187,14 +191,22 @@ async function checkPdf(uuid: string, xml: string) {
 }
 
 const bigInvoice = {
-  tipo: 'I', forma_pago: '03',
+  tipo: 'I',
+  forma_pago: '03',
   receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },
   conceptos: Array.from({ length: 300 }, (_, i) => ({
-    clave_prod_serv: '84111506', clave_unidad: 'E48', cantidad: (i % 5) + 1, valor_unitario: `${(i * 3.17 + 1).toFixed(2)}`,
-    descripcion: i % 25 === 0
-      ? `Partida ${i + 1}: servicio de consultoría en facturación electrónica con acentos y eñes (¿Cómo? ¡Así! Ñandú, pingüino, acción). `.repeat(8).trim()
-      : `Partida ${i + 1}: servicio mensual de timbrado`,
-    impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }], ...(i % 7 === 0 ? { retenciones: [{ impuesto: '001', tipo_factor: 'Tasa', tasa_o_cuota: '0.100000' }] } : {}) },
+    clave_prod_serv: '84111506',
+    clave_unidad: 'E48',
+    cantidad: (i % 5) + 1,
+    valor_unitario: `${(i * 3.17 + 1).toFixed(2)}`,
+    descripcion:
+      i % 25 === 0
+        ? `Partida ${i + 1}: servicio de consultoría en facturación electrónica con acentos y eñes (¿Cómo? ¡Así! Ñandú, pingüino, acción). `.repeat(8).trim()
+        : `Partida ${i + 1}: servicio mensual de timbrado`,
+    impuestos: {
+      traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }],
+      ...(i % 7 === 0 ? { retenciones: [{ impuesto: '001', tipo_factor: 'Tasa', tasa_o_cuota: '0.100000' }] } : {}),
+    },
   })),
 };
 
@@ -219,33 +231,37 @@ describe('invoice PDF', () => {
     big = { uuid, xml, bytes };
   }, 30_000);
 
-  test.skipIf(!has('pdftotext') || !has('pdftoppm') || !has('zbarimg'))('poppler and zbar agree: text inside the page box, QR decodes to the verification URL', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cfdi-pdf-'));
-    try {
-      writeFileSync(join(dir, 'big.pdf'), big!.bytes);
-      const bbox = Bun.spawnSync(['pdftotext', '-bbox', join(dir, 'big.pdf'), '-']).stdout.toString();
-      const pageBoxes = [...bbox.matchAll(/<page width="([\d.]+)" height="([\d.]+)">/g)];
-      expect(pageBoxes.length).toBeGreaterThanOrEqual(5);
-      const words = [...bbox.matchAll(/<word xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">([^<]*)<\/word>/g)];
-      expect(words.length).toBeGreaterThan(3000);
-      for (const w of words) {
-        const [xMin, yMin, xMax, yMax] = w.slice(1, 5).map(Number) as [number, number, number, number];
-        if (xMin < 0 || yMin < 0 || xMax > 612 || yMax > 792) throw new Error(`pdftotext: "${w[5]}" outside the page (${xMin}, ${yMin}, ${xMax}, ${yMax})`);
+  test.skipIf(!has('pdftotext') || !has('pdftoppm') || !has('zbarimg'))(
+    'poppler and zbar agree: text inside the page box, QR decodes to the verification URL',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cfdi-pdf-'));
+      try {
+        writeFileSync(join(dir, 'big.pdf'), big!.bytes);
+        const bbox = Bun.spawnSync(['pdftotext', '-bbox', join(dir, 'big.pdf'), '-']).stdout.toString();
+        const pageBoxes = [...bbox.matchAll(/<page width="([\d.]+)" height="([\d.]+)">/g)];
+        expect(pageBoxes.length).toBeGreaterThanOrEqual(5);
+        const words = [...bbox.matchAll(/<word xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">([^<]*)<\/word>/g)];
+        expect(words.length).toBeGreaterThan(3000);
+        for (const w of words) {
+          const [xMin, yMin, xMax, yMax] = w.slice(1, 5).map(Number) as [number, number, number, number];
+          if (xMin < 0 || yMin < 0 || xMax > 612 || yMax > 792) throw new Error(`pdftotext: "${w[5]}" outside the page (${xMin}, ${yMin}, ${xMax}, ${yMax})`);
+        }
+        const text = Bun.spawnSync(['pdftotext', join(dir, 'big.pdf'), '-']).stdout.toString();
+        expect(text).toContain(big!.uuid);
+        expect(text).toContain('Página 1 de');
+        // The page with the stamp block (the seals may run onto a later page).
+        const pageOf = (n: number) => Bun.spawnSync(['pdftotext', '-f', String(n), '-l', String(n), join(dir, 'big.pdf'), '-']).stdout.toString();
+        const stampPage = [...Array(pageBoxes.length).keys()].map((i) => i + 1).find((n) => pageOf(n).includes('TIMBRE FISCAL DIGITAL'))!;
+        Bun.spawnSync(['pdftoppm', '-r', '200', '-png', '-f', String(stampPage), '-l', String(stampPage), join(dir, 'big.pdf'), join(dir, 'page')]);
+        const png = join(dir, `page-${String(stampPage).padStart(String(pageBoxes.length).length, '0')}.png`);
+        const decoded = Bun.spawnSync(['zbarimg', '-q', '--raw', png]).stdout.toString().trim();
+        expect(decoded).toBe(expectedQr(big!.xml));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
-      const text = Bun.spawnSync(['pdftotext', join(dir, 'big.pdf'), '-']).stdout.toString();
-      expect(text).toContain(big!.uuid);
-      expect(text).toContain('Página 1 de');
-      // The page with the stamp block (the seals may run onto a later page).
-      const pageOf = (n: number) => Bun.spawnSync(['pdftotext', '-f', String(n), '-l', String(n), join(dir, 'big.pdf'), '-']).stdout.toString();
-      const stampPage = [...Array(pageBoxes.length).keys()].map((i) => i + 1).find((n) => pageOf(n).includes('TIMBRE FISCAL DIGITAL'))!;
-      Bun.spawnSync(['pdftoppm', '-r', '200', '-png', '-f', String(stampPage), '-l', String(stampPage), join(dir, 'big.pdf'), join(dir, 'page')]);
-      const png = join(dir, `page-${String(stampPage).padStart(String(pageBoxes.length).length, '0')}.png`);
-      const decoded = Bun.spawnSync(['zbarimg', '-q', '--raw', png]).stdout.toString().trim();
-      expect(decoded).toBe(expectedQr(big!.xml));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 
   test('another tenant, or the other environment, gets 404; a queued invoice has no PDF yet (404 saying so)', async () => {
     const { uuid } = await issue(CORPUS[1]![1]);

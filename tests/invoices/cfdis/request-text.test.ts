@@ -15,7 +15,15 @@ import { cadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
 const t = createTestApp();
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
-const concepto = (over: Record<string, unknown> = {}) => ({ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: iva16, ...over });
+const concepto = (over: Record<string, unknown> = {}) => ({
+  clave_prod_serv: '84111506',
+  clave_unidad: 'E48',
+  descripcion: 'Servicio',
+  cantidad: 1,
+  valor_unitario: 100,
+  impuestos: iva16,
+  ...over,
+});
 const ingreso = (over: Record<string, unknown> = {}) => ({ tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [concepto()], ...over });
 let key = '';
 let ppdId = '';
@@ -28,8 +36,18 @@ beforeAll(async () => {
 });
 
 const pago = (over: Record<string, unknown> = {}) => ({
-  tipo: 'P', receptor: { ...ICV, uso_cfdi: 'CP01' },
-  pagos: [{ fecha_pago: localDateTime(new Date(t.clock.now.getTime() - 3600_000), '42501'), forma_pago: '03', moneda: 'MXN', monto: '1.00', documentos: [{ cfdi_id: ppdId, imp_pagado: '1.00' }], ...over }],
+  tipo: 'P',
+  receptor: { ...ICV, uso_cfdi: 'CP01' },
+  pagos: [
+    {
+      fecha_pago: localDateTime(new Date(t.clock.now.getTime() - 3600_000), '42501'),
+      forma_pago: '03',
+      moneda: 'MXN',
+      monto: '1.00',
+      documentos: [{ cfdi_id: ppdId, imp_pagado: '1.00' }],
+      ...over,
+    },
+  ],
 });
 const nomina = (concepto: string) => {
   const body = structuredClone(NOMINAS[0]![1]) as { nomina: { percepciones: { concepto: string }[] } };
@@ -47,7 +65,12 @@ describe('characters outside XML 1.0 are refused in every text field, naming the
     ['a pago num_operacion', (bad) => pago({ num_operacion: `OP${bad}1` }), 'pagos[0].num_operacion'],
   ];
   for (const [name, body, field] of cases) {
-    for (const [bad, named] of [['\uFFFE', 'U+FFFE'], ['\uFFFF', 'U+FFFF'], ['\uD800', 'U+D800'], ['\u0001', 'U+0001']] as const) {
+    for (const [bad, named] of [
+      ['\uFFFE', 'U+FFFE'],
+      ['\uFFFF', 'U+FFFF'],
+      ['\uD800', 'U+D800'],
+      ['\u0001', 'U+0001'],
+    ] as const) {
       test(`${name} with ${named} → 400 on POST /cfdis and on /cfdis/validate`, async () => {
         for (const path of ['/cfdis', '/cfdis/validate']) {
           const res = await t.call('POST', path, { token: key, body: body(bad) });
@@ -68,7 +91,10 @@ describe('characters outside XML 1.0 are refused in every text field, naming the
   });
 
   test('every offending field is listed at once, with the other problems of the request', async () => {
-    const res = await t.call('POST', '/cfdis', { token: key, body: ingreso({ condiciones_de_pago: 'A\uFFFF', moneda: 1, conceptos: [concepto({ descripcion: 'B\uFFFE', unidad: 'C|D' })] }) });
+    const res = await t.call('POST', '/cfdis', {
+      token: key,
+      body: ingreso({ condiciones_de_pago: 'A\uFFFF', moneda: 1, conceptos: [concepto({ descripcion: 'B\uFFFE', unidad: 'C|D' })] }),
+    });
     expect(res.status).toBe(400);
     const fields = (res.json.error.details as { field: string }[]).map((d) => d.field).sort();
     expect(fields).toEqual(['conceptos[0].descripcion', 'conceptos[0].unidad', 'condiciones_de_pago', 'moneda']);
@@ -85,9 +111,14 @@ describe('characters outside XML 1.0 are refused in every text field, naming the
     expect(patched.json.error.details).toContainEqual({ field: 'num_reg_id_trib', issue: expect.stringContaining('U+DFFF') });
   });
 
-  test('the issuer\'s name and a serie, written into every CFDI, are refused the same way', async () => {
+  test("the issuer's name and a serie, written into every CFDI, are refused the same way", async () => {
     const register = await t.call('POST', '/auth/register', {
-      body: { email: `fffe-${crypto.randomUUID()}@example.com`, password: 'a-long-password-1', nombre: 'Ana', tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA\uFFFEKEMPER', regimen_fiscal: '601', codigo_postal: '42501' } },
+      body: {
+        email: `fffe-${crypto.randomUUID()}@example.com`,
+        password: 'a-long-password-1',
+        nombre: 'Ana',
+        tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA\uFFFEKEMPER', regimen_fiscal: '601', codigo_postal: '42501' },
+      },
     });
     expect(register.status).toBe(422);
     expect(register.json.error.details).toContainEqual({ field: 'tenant.nombre', issue: expect.stringContaining('U+FFFE') });
@@ -112,10 +143,17 @@ describe('characters outside XML 1.0 are refused in every text field, naming the
 describe('bidi controls and zero-width characters are refused in fiscal text, each named', () => {
   // Valid XML, but the stored text would read differently once printed: "RFC 123" shown reversed, a hidden space.
   const invisible: [string, string][] = [
-    ['\u202E', 'U+202E RIGHT-TO-LEFT OVERRIDE'], ['\u202A', 'U+202A LEFT-TO-RIGHT EMBEDDING'], ['\u2066', 'U+2066 LEFT-TO-RIGHT ISOLATE'],
-    ['\u2069', 'U+2069 POP DIRECTIONAL ISOLATE'], ['\u200B', 'U+200B ZERO WIDTH SPACE'], ['\u200D', 'U+200D ZERO WIDTH JOINER'],
-    ['\u200F', 'U+200F RIGHT-TO-LEFT MARK'], ['\u061C', 'U+061C ARABIC LETTER MARK'], ['\u2060', 'U+2060 WORD JOINER'],
-    ['\u2064', 'U+2064 INVISIBLE PLUS'], ['\uFEFF', 'U+FEFF ZERO WIDTH NO-BREAK SPACE'],
+    ['\u202E', 'U+202E RIGHT-TO-LEFT OVERRIDE'],
+    ['\u202A', 'U+202A LEFT-TO-RIGHT EMBEDDING'],
+    ['\u2066', 'U+2066 LEFT-TO-RIGHT ISOLATE'],
+    ['\u2069', 'U+2069 POP DIRECTIONAL ISOLATE'],
+    ['\u200B', 'U+200B ZERO WIDTH SPACE'],
+    ['\u200D', 'U+200D ZERO WIDTH JOINER'],
+    ['\u200F', 'U+200F RIGHT-TO-LEFT MARK'],
+    ['\u061C', 'U+061C ARABIC LETTER MARK'],
+    ['\u2060', 'U+2060 WORD JOINER'],
+    ['\u2064', 'U+2064 INVISIBLE PLUS'],
+    ['\uFEFF', 'U+FEFF ZERO WIDTH NO-BREAK SPACE'],
   ];
   for (const [bad, named] of invisible) {
     test(`${named} in a descripcion, a receptor nombre and a pago num_operacion → 400`, async () => {
@@ -131,7 +169,7 @@ describe('bidi controls and zero-width characters are refused in fiscal text, ea
     });
   }
 
-  test('a client, the issuer\'s name and a serie refuse them too; a plain emoji stays accepted, a ZWJ emoji sequence does not', async () => {
+  test("a client, the issuer's name and a serie refuse them too; a plain emoji stays accepted, a ZWJ emoji sequence does not", async () => {
     const client = await t.call('POST', '/clients', { token: key, body: { ...ICV, nombre: 'INMOBILIARIA\u202ECVA' } });
     expect(client.status).toBe(400);
     expect(client.json.error.details).toContainEqual({ field: 'nombre', issue: expect.stringContaining('U+202E') });
@@ -142,7 +180,9 @@ describe('bidi controls and zero-width characters are refused in fiscal text, ea
     const serie = await t.call('POST', '/series', { token: key, body: { serie: 'B\uFEFFC' } });
     expect(serie.status).toBe(400);
     expect(serie.json.error.details).toContainEqual({ field: 'serie', issue: expect.stringContaining('U+FEFF') });
-    expect((await t.call('POST', '/cfdis/validate', { token: key, body: ingreso({ conceptos: [concepto({ descripcion: 'Pastel 🎂' })] }) })).json).toMatchObject({ valid: true });
+    expect(
+      (await t.call('POST', '/cfdis/validate', { token: key, body: ingreso({ conceptos: [concepto({ descripcion: 'Pastel 🎂' })] }) })).json,
+    ).toMatchObject({ valid: true });
     const family = await t.call('POST', '/cfdis/validate', { token: key, body: ingreso({ conceptos: [concepto({ descripcion: 'Familia 👩\u200D👧' })] }) });
     expect(family.status).toBe(400);
     expect(family.json.error.details).toContainEqual({ field: 'conceptos[0].descripcion', issue: expect.stringContaining('U+200D ZERO WIDTH JOINER') });
@@ -150,7 +190,7 @@ describe('bidi controls and zero-width characters are refused in fiscal text, ea
 });
 
 describe('tab, newline and carriage return in a descripcion', () => {
-  test('are stamped as character references; the XML is XSD-valid, our cadena equals SAT\'s XSLT and the Sello verifies', async () => {
+  test("are stamped as character references; the XML is XSD-valid, our cadena equals SAT's XSLT and the Sello verifies", async () => {
     const descripcion = 'Servicio\tde facturación\nmensual\r\nnoviembre';
     const res = await t.call('POST', '/cfdis', { token: key, body: ingreso({ conceptos: [concepto({ descripcion })] }) });
     if (res.status !== 201) throw new Error(`${res.status} ${res.text}`);

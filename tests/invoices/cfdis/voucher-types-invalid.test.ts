@@ -20,7 +20,10 @@ let usd = ''; // a PPD invoice in USD
 beforeAll(async () => {
   key = (await issuer(t, READY)).key;
   const ppd = async (over: Record<string, unknown>) => {
-    const res = await t.call('POST', '/cfdis', { token: key, body: { tipo: 'I', metodo_pago: 'PPD', forma_pago: '99', receptor: ICV, conceptos: [servicio], ...over } });
+    const res = await t.call('POST', '/cfdis', {
+      token: key,
+      body: { tipo: 'I', metodo_pago: 'PPD', forma_pago: '99', receptor: ICV, conceptos: [servicio], ...over },
+    });
     expect(res.status).toBe(201);
     return res.json.uuid as string;
   };
@@ -37,10 +40,18 @@ const pago = (over: Body = {}, doc: Body = {}): Body => ({
 });
 const nomina = (over: Body = {}, top: Body = {}): Body => ({ tipo: 'N', receptor: TRABAJADOR, nomina: merged(QUINCENAL, over), ...top });
 const traslado = (over: Body = {}, concepto: Body = {}): Body => ({
-  tipo: 'T', receptor: EKU_SELF, conceptos: [{ clave_prod_serv: '43211503', clave_unidad: 'H87', descripcion: 'Computadora', cantidad: 2, valor_unitario: 0, ...concepto }], ...over,
+  tipo: 'T',
+  receptor: EKU_SELF,
+  conceptos: [{ clave_prod_serv: '43211503', clave_unidad: 'H87', descripcion: 'Computadora', cantidad: 2, valor_unitario: 0, ...concepto }],
+  ...over,
 });
 const egreso = (over: Body = {}, concepto: Body = {}): Body => ({
-  tipo: 'E', forma_pago: '03', receptor: { ...ICV, uso_cfdi: 'G02' }, cfdi_relacionados: [{ tipo_relacion: '01', uuids: ['$mxn'] }], conceptos: [{ ...servicio, clave_unidad: 'ACT', ...concepto }], ...over,
+  tipo: 'E',
+  forma_pago: '03',
+  receptor: { ...ICV, uso_cfdi: 'G02' },
+  cfdi_relacionados: [{ tipo_relacion: '01', uuids: ['$mxn'] }],
+  conceptos: [{ ...servicio, clave_unidad: 'ACT', ...concepto }],
+  ...over,
 });
 const withoutKey = (body: Body, k: string) => Object.fromEntries(Object.entries(body).filter(([key]) => key !== k));
 
@@ -55,9 +66,19 @@ const CASES: [string, () => Body, string, string][] = [
   ['P: monto with 3 decimals in MXN', () => pago({ monto: '100.001' }), 'pagos[0].monto', 'CRP20219'],
   ['P: monto below the amounts applied', () => pago({ monto: '99.00' }), 'pagos[0].monto', 'CRP20217'],
   ['P: imp_pagado over the balance', () => pago({ monto: '2000.00' }, { imp_pagado: '1160.01' }), 'pagos[0].documentos[0].imp_pagado', 'CRP20244'],
-  ['P: imp_pagado with 3 decimals for an MXN document', () => pago({ monto: '100.01' }, { imp_pagado: '100.005' }), 'pagos[0].documentos[0].imp_pagado', 'CRP20242'],
+  [
+    'P: imp_pagado with 3 decimals for an MXN document',
+    () => pago({ monto: '100.01' }, { imp_pagado: '100.005' }),
+    'pagos[0].documentos[0].imp_pagado',
+    'CRP20242',
+  ],
   ['P: equivalencia ≠ 1 with one currency', () => pago({}, { equivalencia: '1.5' }), 'pagos[0].documentos[0].equivalencia', 'CRP20238'],
-  ['P: USD document paid in MXN without equivalencia', () => pago({ monto: '170.00' }, { uuid: usd, imp_pagado: '10.00' }), 'pagos[0].documentos[0].equivalencia', 'CRP20237'],
+  [
+    'P: USD document paid in MXN without equivalencia',
+    () => pago({ monto: '170.00' }, { uuid: usd, imp_pagado: '10.00' }),
+    'pagos[0].documentos[0].equivalencia',
+    'CRP20237',
+  ],
   ['P: ordering bank RFC on a cash payment', () => pago({ forma_pago: '01', rfc_emisor_cta_ord: 'BMI9704113PA' }), 'pagos[0].rfc_emisor_cta_ord', 'CRP20221'],
   ['P: ordering account that fails the transfer pattern', () => pago({ cta_ordenante: '123' }), 'pagos[0].cta_ordenante', 'CRP20225'],
   ['P: beneficiary account on a cash payment', () => pago({ forma_pago: '01', cta_beneficiario: '0123456789' }), 'pagos[0].cta_beneficiario', 'CRP20228'],
@@ -68,15 +89,47 @@ const CASES: [string, () => Body, string, string][] = [
   ['P: TipoCambio on the voucher', () => ({ ...pago(), tipo_cambio: '1' }), 'tipo_cambio', 'CRP20109'],
   ['P: Exportacion 03', () => ({ ...pago(), exportacion: '03' }), 'exportacion', 'CRP20102'],
   ['P: conceptos sent', () => ({ ...pago(), conceptos: [servicio] }), 'conceptos', 'CRP20111'],
-  ['P: external document, objeto_imp 02 without taxes', () => pago({}, { uuid: '3f2504e0-4f89-41d3-9a0c-0305e82c3399', moneda: 'MXN', imp_saldo_ant: '200', num_parcialidad: 1, objeto_imp: '02' }), 'pagos[0].documentos[0].impuestos', 'CRP20246'],
-  ['P: external document, IVA importe outside the window', () => pago({ monto: '116.00' }, {
-    uuid: '3f2504e0-4f89-41d3-9a0c-0305e82c3398', imp_pagado: '116.00', moneda: 'MXN', imp_saldo_ant: '116', num_parcialidad: 1, objeto_imp: '02',
-    impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000', base: '100.00', importe: '16.50' }] },
-  }), 'pagos[0].documentos[0].impuestos.traslados[0].importe', 'CRP20261'],
-  ['P: external document, Exento traslado with importe', () => pago({}, {
-    uuid: '3f2504e0-4f89-41d3-9a0c-0305e82c3397', moneda: 'MXN', imp_saldo_ant: '100', num_parcialidad: 1, objeto_imp: '02',
-    impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Exento', base: '100.00', importe: '0' }] },
-  }), 'pagos[0].documentos[0].impuestos.traslados[0]', 'CRP20258'],
+  [
+    'P: external document, objeto_imp 02 without taxes',
+    () => pago({}, { uuid: '3f2504e0-4f89-41d3-9a0c-0305e82c3399', moneda: 'MXN', imp_saldo_ant: '200', num_parcialidad: 1, objeto_imp: '02' }),
+    'pagos[0].documentos[0].impuestos',
+    'CRP20246',
+  ],
+  [
+    'P: external document, IVA importe outside the window',
+    () =>
+      pago(
+        { monto: '116.00' },
+        {
+          uuid: '3f2504e0-4f89-41d3-9a0c-0305e82c3398',
+          imp_pagado: '116.00',
+          moneda: 'MXN',
+          imp_saldo_ant: '116',
+          num_parcialidad: 1,
+          objeto_imp: '02',
+          impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000', base: '100.00', importe: '16.50' }] },
+        },
+      ),
+    'pagos[0].documentos[0].impuestos.traslados[0].importe',
+    'CRP20261',
+  ],
+  [
+    'P: external document, Exento traslado with importe',
+    () =>
+      pago(
+        {},
+        {
+          uuid: '3f2504e0-4f89-41d3-9a0c-0305e82c3397',
+          moneda: 'MXN',
+          imp_saldo_ant: '100',
+          num_parcialidad: 1,
+          objeto_imp: '02',
+          impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Exento', base: '100.00', importe: '0' }] },
+        },
+      ),
+    'pagos[0].documentos[0].impuestos.traslados[0]',
+    'CRP20258',
+  ],
   // Nómina 1.2
   ['N: currency USD', () => nomina({}, { moneda: 'USD' }), 'moneda', 'NOM1'],
   ['N: Exportacion 03', () => nomina({}, { exportacion: '03' }), 'exportacion', 'NOM3'],
@@ -90,9 +143,19 @@ const CASES: [string, () => Body, string, string][] = [
   ['N: period starting after it ends', () => nomina({ fecha_inicial_pago: '2026-05-01' }), 'nomina.fecha_inicial_pago', 'NOM35'],
   ['N: contrato 01 without registro patronal', () => nomina({ emisor: { registro_patronal: undefined } }), 'nomina.emisor.registro_patronal', 'NOM42'],
   ['N: CLABE together with a bank', () => nomina({ receptor: { banco: '002' } }), 'nomina.receptor.banco', 'NOM63'],
-  ['N: horas extra percepción without its detail', () => nomina({ percepciones: [{ tipo_percepcion: '019', clave: 'P019', concepto: 'Horas extra', importe_gravado: 500, importe_exento: 0 }] }), 'nomina.percepciones[0].horas_extra', 'NOM84'],
+  [
+    'N: horas extra percepción without its detail',
+    () => nomina({ percepciones: [{ tipo_percepcion: '019', clave: 'P019', concepto: 'Horas extra', importe_gravado: 500, importe_exento: 0 }] }),
+    'nomina.percepciones[0].horas_extra',
+    'NOM84',
+  ],
   ['N: régimen 02 without the subsidio otro pago', () => nomina({ otros_pagos: undefined }), 'nomina.otros_pagos', 'NOM105'],
-  ['N: unknown tipo_percepcion', () => nomina({ percepciones: [{ tipo_percepcion: '999', clave: 'P999', concepto: 'X', importe_gravado: 1, importe_exento: 0 }] }), 'nomina.percepciones[0].tipo_percepcion', 'NOM76'],
+  [
+    'N: unknown tipo_percepcion',
+    () => nomina({ percepciones: [{ tipo_percepcion: '999', clave: 'P999', concepto: 'X', importe_gravado: 1, importe_exento: 0 }] }),
+    'nomina.percepciones[0].tipo_percepcion',
+    'NOM76',
+  ],
   // Traslado
   ['T: FormaPago', () => traslado({ forma_pago: '01' }), 'forma_pago', 'CFDI40103'],
   ['T: MetodoPago', () => traslado({ metodo_pago: 'PUE' }), 'metodo_pago', 'CFDI40125'],
@@ -103,12 +166,25 @@ const CASES: [string, () => Body, string, string][] = [
   // Egreso
   ['E: valor_unitario 0', () => egreso({}, { valor_unitario: 0 }), 'conceptos[0].valor_unitario', 'CFDI40166'],
   ['E: PPD with a real forma de pago', () => egreso({ metodo_pago: 'PPD' }), 'forma_pago', 'CFDI40105'],
-  ['E: unknown TipoRelacion', () => egreso({ cfdi_relacionados: [{ tipo_relacion: 'ZZ', uuids: ['$mxn'] }] }), 'cfdi_relacionados[0].tipo_relacion', 'CFDI40137'],
+  [
+    'E: unknown TipoRelacion',
+    () => egreso({ cfdi_relacionados: [{ tipo_relacion: 'ZZ', uuids: ['$mxn'] }] }),
+    'cfdi_relacionados[0].tipo_relacion',
+    'CFDI40137',
+  ],
 ];
 
 /** Replaces the `$mxn` placeholder in relations by the MXN invoice's UUID. */
 const resolved = (body: Body): Body =>
-  body.cfdi_relacionados ? { ...body, cfdi_relacionados: (body.cfdi_relacionados as { tipo_relacion: string; uuids: string[] }[]).map((r) => ({ ...r, uuids: r.uuids.map((u) => (u === '$mxn' ? mxn : u)) })) } : body;
+  body.cfdi_relacionados
+    ? {
+        ...body,
+        cfdi_relacionados: (body.cfdi_relacionados as { tipo_relacion: string; uuids: string[] }[]).map((r) => ({
+          ...r,
+          uuids: r.uuids.map((u) => (u === '$mxn' ? mxn : u)),
+        })),
+      }
+    : body;
 
 describe('the baselines stamp', () => {
   test.each([
@@ -137,7 +213,8 @@ describe('invalid requests → 400 naming the field and the rule', () => {
     expect(t.db.$client.prepare('select count(*) as n from cfdis').get()).toEqual(before);
     // /cfdis/validate reports the same problem without a 400.
     const check = await t.call('POST', '/cfdis/validate', { token: key, body });
-    if (check.status === 200) expect((check.json.errors as { field: string; rule?: string }[]).map((d) => `${d.field} ${d.rule}`)).toContain(`${field} ${rule}`);
+    if (check.status === 200)
+      expect((check.json.errors as { field: string; rule?: string }[]).map((d) => `${d.field} ${d.rule}`)).toContain(`${field} ${rule}`);
     else expect(check.status).toBe(400); // a schema-level problem: the validator answers like POST /cfdis
   });
 

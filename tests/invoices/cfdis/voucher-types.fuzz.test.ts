@@ -17,14 +17,42 @@ beforeAll(async () => {
   key = (await issuer(t, READY)).key;
   const invoice = await t.call('POST', '/cfdis', {
     token: key,
-    body: { tipo: 'I', metodo_pago: 'PPD', forma_pago: '99', receptor: ICV, conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'S', cantidad: 1, valor_unitario: '1000000', impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }] },
+    body: {
+      tipo: 'I',
+      metodo_pago: 'PPD',
+      forma_pago: '99',
+      receptor: ICV,
+      conceptos: [
+        {
+          clave_prod_serv: '84111506',
+          clave_unidad: 'E48',
+          descripcion: 'S',
+          cantidad: 1,
+          valor_unitario: '1000000',
+          impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+        },
+      ],
+    },
   });
   expect(invoice.status).toBe(201);
   const fecha = localDateTime(new Date(t.clock.now.getTime() - 3600_000), '42501');
   bases.push(
     {
-      tipo: 'P', receptor: { ...ICV, uso_cfdi: 'CP01' },
-      pagos: [{ fecha_pago: fecha, forma_pago: '03', moneda: 'USD', tipo_cambio: '17.5', monto: '10.00', documentos: [{ uuid: invoice.json.uuid, imp_pagado: '175.00' }, { uuid: '3f2504e0-4f89-41d3-9a0c-0305e82c3301', imp_pagado: '1.00', moneda: 'EUR', equivalencia: '0.9', imp_saldo_ant: '5', num_parcialidad: 1 }] }],
+      tipo: 'P',
+      receptor: { ...ICV, uso_cfdi: 'CP01' },
+      pagos: [
+        {
+          fecha_pago: fecha,
+          forma_pago: '03',
+          moneda: 'USD',
+          tipo_cambio: '17.5',
+          monto: '10.00',
+          documentos: [
+            { uuid: invoice.json.uuid, imp_pagado: '175.00' },
+            { uuid: '3f2504e0-4f89-41d3-9a0c-0305e82c3301', imp_pagado: '1.00', moneda: 'EUR', equivalencia: '0.9', imp_saldo_ant: '5', num_parcialidad: 1 },
+          ],
+        },
+      ],
     },
     NOMINAS[6]![1],
     NOMINAS[4]![1],
@@ -54,10 +82,29 @@ function replaced(v: Json, path: (string | number)[], value: Json | typeof REMOV
 }
 const REMOVE = Symbol('remove');
 const odd = fc.oneof(
-  fc.constant(REMOVE), fc.constant(null), fc.constant(''), fc.constant('0'), fc.constant(0), fc.constant(-1), fc.constant('-5.00'),
-  fc.constant('1e400'), fc.constant(1e21), fc.constant('0.0000000001'), fc.constant('99999999999999999999'), fc.constant('XXX'), fc.constant('MXN'),
-  fc.constant('USD'), fc.constant('99'), fc.constant('2026-02-30'), fc.constant('2026-11-21T25:00:00'), fc.constant([]), fc.constant({}),
-  fc.constant(true), fc.string({ maxLength: 20 }), fc.integer(), fc.double({ noNaN: false }),
+  fc.constant(REMOVE),
+  fc.constant(null),
+  fc.constant(''),
+  fc.constant('0'),
+  fc.constant(0),
+  fc.constant(-1),
+  fc.constant('-5.00'),
+  fc.constant('1e400'),
+  fc.constant(1e21),
+  fc.constant('0.0000000001'),
+  fc.constant('99999999999999999999'),
+  fc.constant('XXX'),
+  fc.constant('MXN'),
+  fc.constant('USD'),
+  fc.constant('99'),
+  fc.constant('2026-02-30'),
+  fc.constant('2026-11-21T25:00:00'),
+  fc.constant([]),
+  fc.constant({}),
+  fc.constant(true),
+  fc.string({ maxLength: 20 }),
+  fc.integer(),
+  fc.double({ noNaN: false }),
 );
 
 test('mutated P, N and T requests: 201 or 400 with the envelope, never a 500', async () => {

@@ -11,15 +11,22 @@ const FISICA = { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_f
 /** The EKU tenant issues from 42501, so a generic RFC's domicilio fiscal is 42501 (CFDI40149). */
 const PUBLICO = { rfc: 'XAXX010101000', nombre: 'PUBLICO EN GENERAL', regimen_fiscal: '616', domicilio_fiscal: '42501', uso_cfdi: 'S01' };
 const EXTRANJERO = {
-  rfc: 'XEXX010101000', nombre: 'ACME INC', regimen_fiscal: '616', domicilio_fiscal: '42501', uso_cfdi: 'S01',
-  residencia_fiscal: 'USA', num_reg_id_trib: '123456789', email: 'billing@acme.example',
+  rfc: 'XEXX010101000',
+  nombre: 'ACME INC',
+  regimen_fiscal: '616',
+  domicilio_fiscal: '42501',
+  uso_cfdi: 'S01',
+  residencia_fiscal: 'USA',
+  num_reg_id_trib: '123456789',
+  email: 'billing@acme.example',
 };
 
 const tenant = () => issuer(t);
 
 type ClientCreate = components['schemas']['ClientCreate'];
 
-const create = async (token: string, body: ClientCreate, headers: Record<string, string> = {}) => expectStatus(await t.api('POST', '/clients', { token, body, headers }), 201).json;
+const create = async (token: string, body: ClientCreate, headers: Record<string, string> = {}) =>
+  expectStatus(await t.api('POST', '/clients', { token, body, headers }), 201).json;
 
 const rulesOf = (res: { json: any }) => res.json.error.details.map((d: any) => [d.field, d.rule]);
 
@@ -68,7 +75,7 @@ describe('POST /clients', () => {
   const cases: [string, Record<string, unknown>, [string, string | undefined][]][] = [
     ['an invalid RFC', { ...MORAL, rfc: 'EKU9013173C9' }, [['rfc', undefined]]],
     ['"PUBLICO EN GENERAL" with a real RFC', { ...MORAL, nombre: 'PUBLICO EN GENERAL' }, [['rfc', 'CFDI40146']]],
-    ['XAXX with another postal code than the issuer\'s', { ...PUBLICO, domicilio_fiscal: '01000' }, [['domicilio_fiscal', 'CFDI40149']]],
+    ["XAXX with another postal code than the issuer's", { ...PUBLICO, domicilio_fiscal: '01000' }, [['domicilio_fiscal', 'CFDI40149']]],
     ['residencia_fiscal outside c_Pais', { ...EXTRANJERO, residencia_fiscal: 'XYZ' }, [['residencia_fiscal', 'CFDI40150']]],
     ['residencia_fiscal for a Mexican RFC', { ...MORAL, residencia_fiscal: 'USA' }, [['residencia_fiscal', 'CFDI40151']]],
     ['residencia_fiscal MEX', { ...EXTRANJERO, residencia_fiscal: 'MEX', num_reg_id_trib: undefined }, [['residencia_fiscal', 'CFDI40152']]],
@@ -145,8 +152,7 @@ describe('GET /clients', () => {
     const kemper = await create(token, MORAL);
     const karla = await create(token, FISICA);
     const nandu = await create(token, { ...MORAL, rfc: 'OÑO120726RX3', nombre: 'PINGÜINO & ÑANDÚ 50% DESCUENTO' });
-    const search = async (q: string) =>
-      (await t.call('GET', `/clients?q=${encodeURIComponent(q)}`, { token })).json.data.map((c: any) => c.id);
+    const search = async (q: string) => (await t.call('GET', `/clients?q=${encodeURIComponent(q)}`, { token })).json.data.map((c: any) => c.id);
     expect(await search('eku9')).toEqual([kemper.id]);
     expect(await search('FUNK671228PH6')).toEqual([karla.id]);
     expect(await search('kemper')).toEqual([kemper.id]);
@@ -203,7 +209,10 @@ describe('PATCH /clients/:id', () => {
     const { token } = await tenant();
     const c = await create(token, EXTRANJERO);
     const keep = await t.call('PATCH', `/clients/${c.id}`, { token, body: MORAL });
-    expect(rulesOf(keep).sort()).toEqual([['num_reg_id_trib', 'CFDI40154'], ['residencia_fiscal', 'CFDI40151']]);
+    expect(rulesOf(keep).sort()).toEqual([
+      ['num_reg_id_trib', 'CFDI40154'],
+      ['residencia_fiscal', 'CFDI40151'],
+    ]);
     const res = await t.call('PATCH', `/clients/${c.id}`, { token, body: { ...MORAL, residencia_fiscal: null, num_reg_id_trib: null, email: null } });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ ...MORAL, residencia_fiscal: null, num_reg_id_trib: null, email: null });
@@ -238,7 +247,11 @@ describe('roles, tenants and environments', () => {
     const viewer = await admin.userWithRole('VIEWER');
     expect((await t.call('GET', '/clients', { token: viewer.token })).json.data.map((x: any) => x.id)).toEqual([c.id]);
     expect((await t.call('GET', `/clients/${c.id}`, { token: viewer.token })).status).toBe(200);
-    for (const [method, path, body] of [['POST', '/clients', MORAL], ['PATCH', `/clients/${c.id}`, { nombre: 'X' }], ['DELETE', `/clients/${c.id}`, undefined]] as const) {
+    for (const [method, path, body] of [
+      ['POST', '/clients', MORAL],
+      ['PATCH', `/clients/${c.id}`, { nombre: 'X' }],
+      ['DELETE', `/clients/${c.id}`, undefined],
+    ] as const) {
       const res = await t.call(method, path, { token: viewer.token, body });
       expect(res.status).toBe(403);
       expect(res.json.error.details[0].field).toBe('role');
@@ -251,7 +264,7 @@ describe('roles, tenants and environments', () => {
     expect((await t.call('POST', '/clients', { token: key.key, body: FISICA })).status).toBe(201);
   });
 
-  test('another tenant gets 404 on every route, by JWT and by API key, and A\'s client is intact', async () => {
+  test("another tenant gets 404 on every route, by JWT and by API key, and A's client is intact", async () => {
     const a = await tenant();
     const c = await create(a.token, MORAL);
     const b = await issuer(t, { tenant: TENANTS.FUNK });

@@ -60,7 +60,11 @@ describe('POST /csds accepts SAT test CSDs for their own tenant', () => {
 
   test('PEM certificate and key are accepted too', async () => {
     const reg = await issuer(t);
-    const pem = (label: string, der: Buffer) => `-----BEGIN ${label}-----\n${der.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END ${label}-----\n`;
+    const pem = (label: string, der: Buffer) =>
+      `-----BEGIN ${label}-----\n${der
+        .toString('base64')
+        .match(/.{1,64}/g)!
+        .join('\n')}\n-----END ${label}-----\n`;
     const res = await upload(reg.token, { cer: pem('CERTIFICATE', EKU.cer), key: pem('ENCRYPTED PRIVATE KEY', EKU.key), password: EKU.password });
     expect(res.status).toBe(201);
   });
@@ -74,15 +78,50 @@ describe('POST /csds rejects what cannot seal, naming the field and the reason',
     ['a key from another certificate', 'EKU', { ...EKU, key: FUNK.key }, 400, 'key', /does not belong to the certificate/],
     ['a self-signed certificate', 'EKU', SELF_SIGNED, 400, 'cer', /^is self-signed: a CSD is issued by SAT/],
     ['a certificate issued by another authority', 'EKU', OTHER_CA, 400, 'cer', /^is issued by "CERTIFICADORA DE EJEMPLO", not by SAT/],
-    ['a certificate naming SAT\'s test authority as issuer but not signed by it', 'EKU', FORGED_AC_UAT, 400, 'cer', /^is not issued by SAT's test certification authorities \(AC UAT, ARC UAT\): its issuer's signature does not verify/],
+    [
+      "a certificate naming SAT's test authority as issuer but not signed by it",
+      'EKU',
+      FORGED_AC_UAT,
+      400,
+      'cer',
+      /^is not issued by SAT's test certification authorities \(AC UAT, ARC UAT\): its issuer's signature does not verify/,
+    ],
     ['the FUNK certificate on the EKU tenant', 'EKU', FUNK, 400, 'cer', /belongs to RFC FUNK671228PH6, not to this tenant's RFC EKU9003173C9/],
     ['a file that is not a certificate', 'EKU', { ...EKU, cer: 'hello, I am a text file' }, 400, 'cer', /not an X.509 certificate/],
     ['a file that is not a key', 'EKU', { ...EKU, key: EKU.cer }, 400, 'key', /not an encrypted PKCS#8/],
     ['garbage as key', 'EKU', { ...EKU, key: Buffer.from([1, 2, 3, 4]) }, 400, 'key', /not .*private key/],
-    ['a key asking for 10,000,000 PBKDF2 iterations', 'EKU', { ...EKU, key: EKU_10M_ITERATIONS }, 400, 'key', /^the key's encryption asks for 10000000 PBKDF2 iterations; SAT's keys use 2048; at most 100000 are accepted$/],
-    ['a key encrypted with Camellia', 'EKU', { ...EKU, key: refusedKey('EKU9003173C9_camellia.key') }, 400, 'key', /encrypted with the cipher 1\.2\.392\.200011\.61\.1\.1\.1\.4, which is not accepted: SAT's keys use PBES2/],
-    ['a key derived with scrypt', 'EKU', { ...EKU, key: refusedKey('EKU9003173C9_scrypt.key') }, 400, 'key', /encrypted with the key derivation 1\.3\.6\.1\.4\.1\.11591\.4\.11, which is not accepted/],
-    ['a key whose PBKDF2 parameters are malformed', 'EKU', { ...EKU, key: EKU_MALFORMED_PBKDF2 }, 400, 'key', /malformed encryption header \(PBKDF2 parameters\)/],
+    [
+      'a key asking for 10,000,000 PBKDF2 iterations',
+      'EKU',
+      { ...EKU, key: EKU_10M_ITERATIONS },
+      400,
+      'key',
+      /^the key's encryption asks for 10000000 PBKDF2 iterations; SAT's keys use 2048; at most 100000 are accepted$/,
+    ],
+    [
+      'a key encrypted with Camellia',
+      'EKU',
+      { ...EKU, key: refusedKey('EKU9003173C9_camellia.key') },
+      400,
+      'key',
+      /encrypted with the cipher 1\.2\.392\.200011\.61\.1\.1\.1\.4, which is not accepted: SAT's keys use PBES2/,
+    ],
+    [
+      'a key derived with scrypt',
+      'EKU',
+      { ...EKU, key: refusedKey('EKU9003173C9_scrypt.key') },
+      400,
+      'key',
+      /encrypted with the key derivation 1\.3\.6\.1\.4\.1\.11591\.4\.11, which is not accepted/,
+    ],
+    [
+      'a key whose PBKDF2 parameters are malformed',
+      'EKU',
+      { ...EKU, key: EKU_MALFORMED_PBKDF2 },
+      400,
+      'key',
+      /malformed encryption header \(PBKDF2 parameters\)/,
+    ],
     ['an empty certificate', 'EKU', { ...EKU, cer: Buffer.alloc(0) }, 400, 'cer', /empty/],
     ['an empty key', 'EKU', { ...EKU, key: Buffer.alloc(0) }, 400, 'key', /empty/],
     ['a certificate over 64 KiB', 'EKU', { ...EKU, cer: Buffer.alloc(70 * 1024, 1) }, 413, 'cer', /at most 65536 bytes/],
@@ -136,7 +175,7 @@ describe('POST /csds rejects what cannot seal, naming the field and the reason',
 });
 
 describe('POST /csds in live refuses certificates SAT did not issue', () => {
-  test('self-signed or issued by another authority → 400 naming cer; SAT\'s test CSD still passes the issuer check', async () => {
+  test("self-signed or issued by another authority → 400 naming cer; SAT's test CSD still passes the issuer check", async () => {
     const reg = await issuer(t);
     const live = await reg.createKey('live');
     const self = await upload(live.key, SELF_SIGNED);
@@ -144,7 +183,9 @@ describe('POST /csds in live refuses certificates SAT did not issue', () => {
     expect(self.json.error.details).toEqual([{ field: 'cer', issue: 'is self-signed: a CSD is issued by SAT (Servicio de Administración Tributaria)' }]);
     const other = await upload(live.key, OTHER_CA);
     expect(other.status).toBe(400);
-    expect(other.json.error.details).toEqual([{ field: 'cer', issue: 'is issued by "CERTIFICADORA DE EJEMPLO", not by SAT (Servicio de Administración Tributaria)' }]);
+    expect(other.json.error.details).toEqual([
+      { field: 'cer', issue: 'is issued by "CERTIFICADORA DE EJEMPLO", not by SAT (Servicio de Administración Tributaria)' },
+    ]);
     expect((await upload(live.key, EKU)).status).toBe(201);
   });
 });
@@ -216,7 +257,10 @@ describe('managing CSDs', () => {
     expect(b.status).toBe('active');
     await t.call('POST', `/csds/${a.id}/activate`, { token: reg.token });
     const states = (await t.call('GET', '/csds', { token: reg.token })).json.data.map((c: any) => [c.id, c.status]);
-    expect(states).toEqual([[a.id, 'active'], [b.id, 'inactive']]);
+    expect(states).toEqual([
+      [a.id, 'active'],
+      [b.id, 'inactive'],
+    ]);
   });
 
   test('another tenant cannot list, read, activate, deactivate or delete it (404); VIEWER and OPERATOR cannot upload (403)', async () => {
@@ -282,12 +326,18 @@ describe('expiry sweep', () => {
   test('csd.por_vencer once within 30 days; expired and csd.vencido after valid_to', async () => {
     const reg = await issuer(t);
     const csd = (await upload(reg.token, EKU)).json;
-    const events = () => t.db.$client.prepare('select type, data from events where tenant_id = ? order by id').all(reg.tenant.id) as { type: string; data: string }[];
+    const events = () =>
+      t.db.$client.prepare('select type, data from events where tenant_id = ? order by id').all(reg.tenant.id) as { type: string; data: string }[];
     expect(await sweepCsdExpiry(t.db, new Date('2027-04-01T00:00:00Z'))).toEqual({ expired: 0, noticed: 0 });
     await sweepCsdExpiry(t.db, new Date('2027-04-20T00:00:00Z'));
     await sweepCsdExpiry(t.db, new Date('2027-04-21T00:00:00Z'));
     expect(events().map((e) => e.type)).toEqual(['csd.por_vencer']);
-    expect(JSON.parse(events()[0]!.data)).toEqual({ csd_id: csd.id, rfc: 'EKU9003173C9', serial_number: '30001000000500003416', valid_to: '2027-05-18T11:43:51.000Z' });
+    expect(JSON.parse(events()[0]!.data)).toEqual({
+      csd_id: csd.id,
+      rfc: 'EKU9003173C9',
+      serial_number: '30001000000500003416',
+      valid_to: '2027-05-18T11:43:51.000Z',
+    });
     await sweepCsdExpiry(t.db, new Date('2027-05-18T11:43:52Z'));
     await sweepCsdExpiry(t.db, new Date('2027-05-19T00:00:00Z'));
     expect(events().map((e) => e.type)).toEqual(['csd.por_vencer', 'csd.vencido']);

@@ -14,7 +14,8 @@ const t = createTestApp();
 
 type SeriesCreate = components['schemas']['SeriesCreate'];
 
-const create = async (token: string, body: SeriesCreate, headers: Record<string, string> = {}) => expectStatus(await t.api('POST', '/series', { token, body, headers }), 201).json;
+const create = async (token: string, body: SeriesCreate, headers: Record<string, string> = {}) =>
+  expectStatus(await t.api('POST', '/series', { token, body, headers }), 201).json;
 
 async function list(token: string, headers: Record<string, string> = {}) {
   return (await t.call('GET', '/series?limit=100', { token, headers })).json.data as any[];
@@ -252,7 +253,10 @@ describe('allocateFolio / peekFolio', () => {
     expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope, 'NC'))).toEqual({ serie: 'NC', folio: 5 });
     expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope, 'NC'))).toEqual({ serie: 'NC', folio: 6 });
     expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'F', folio: 101 });
-    expect((await list(reg.token)).map((s) => [s.serie, s.next_folio])).toEqual([['F', 102], ['NC', 7]]);
+    expect((await list(reg.token)).map((s) => [s.serie, s.next_folio])).toEqual([
+      ['F', 102],
+      ['NC', 7],
+    ]);
   });
 
   test('an unknown serie is a ServiceError naming serie, answered 400 by the invoice backend, from both functions', async () => {

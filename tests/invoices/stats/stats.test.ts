@@ -9,8 +9,19 @@ import { createTestApp, issuer, READY } from '../../helpers.ts';
 const t = createTestApp();
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const ingreso = (valor: string, over: Record<string, unknown> = {}) => ({
-  tipo: 'I', forma_pago: '03', receptor: ICV,
-  conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: valor, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }],
+  tipo: 'I',
+  forma_pago: '03',
+  receptor: ICV,
+  conceptos: [
+    {
+      clave_prod_serv: '84111506',
+      clave_unidad: 'E48',
+      descripcion: 'Servicio',
+      cantidad: 1,
+      valor_unitario: valor,
+      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+    },
+  ],
   ...over,
 });
 let key = '';
@@ -28,11 +39,35 @@ beforeAll(async () => {
   expect((await issue(ingreso('10.00', { moneda: 'USD', tipo_cambio: '17.5' }))).status).toBe(201);
   const toCancel = await issue(ingreso('1000.00'));
   expect((await t.call('POST', `/cfdis/${toCancel.json.id}/cancel`, { token: key, body: { motivo: '02' } })).status).toBe(200);
-  const e = await issue({ tipo: 'E', forma_pago: '03', receptor: { ...ICV, uso_cfdi: 'G02' }, cfdi_relacionados: [{ tipo_relacion: '01', uuids: [toCancel.json.uuid] }], conceptos: ingreso('5.00').conceptos });
+  const e = await issue({
+    tipo: 'E',
+    forma_pago: '03',
+    receptor: { ...ICV, uso_cfdi: 'G02' },
+    cfdi_relacionados: [{ tipo_relacion: '01', uuids: [toCancel.json.uuid] }],
+    conceptos: ingreso('5.00').conceptos,
+  });
   expect(e.status).toBe(400); // related to a cancelled invoice: refused, and not counted anywhere
   const first = (await t.call('GET', '/cfdis?limit=1&status=vigente&tipo=I', { token: key })).json.data[0];
-  expect((await issue({ tipo: 'E', forma_pago: '03', receptor: { ...ICV, uso_cfdi: 'G02' }, cfdi_relacionados: [{ tipo_relacion: '01', uuids: [first.uuid] }], conceptos: ingreso('5.00').conceptos })).status).toBe(201);
-  expect((await issue({ tipo: 'T', receptor: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', domicilio_fiscal: '42501', uso_cfdi: 'S01' }, conceptos: [{ clave_prod_serv: '43211503', clave_unidad: 'H87', descripcion: 'Equipo', cantidad: 1, valor_unitario: 0 }] })).status).toBe(201);
+  expect(
+    (
+      await issue({
+        tipo: 'E',
+        forma_pago: '03',
+        receptor: { ...ICV, uso_cfdi: 'G02' },
+        cfdi_relacionados: [{ tipo_relacion: '01', uuids: [first.uuid] }],
+        conceptos: ingreso('5.00').conceptos,
+      })
+    ).status,
+  ).toBe(201);
+  expect(
+    (
+      await issue({
+        tipo: 'T',
+        receptor: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', domicilio_fiscal: '42501', uso_cfdi: 'S01' },
+        conceptos: [{ clave_prod_serv: '43211503', clave_unidad: 'H87', descripcion: 'Equipo', cantidad: 1, valor_unitario: 0 }],
+      })
+    ).status,
+  ).toBe(201);
   expect((await issue(ingreso('50.00'), key, { 'x-sandbox-scenario': 'pac_rejected' })).status).toBe(422);
   // Tenant B (same RFC, another tenant) and tenant A's live environment must not show up.
   expect((await issue(ingreso('999.00'), other)).status).toBe(201);

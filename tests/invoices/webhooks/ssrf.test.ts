@@ -107,9 +107,15 @@ describe('webhook targets (SSRF), in both environments', () => {
       answers.set('public.test', [['8.8.8.8', '2606:4700::1111']]);
       const existing = await t.call('POST', '/webhooks', { token, body: { url: 'https://public.test/hook', events: ['*'] } });
       expect(existing.status).toBe(201);
-      const urls = [...REFUSED_LITERALS.map(([why, url]) => [why, url]), ...REFUSED_NAMES.map(([name, a]) => [`${name} → ${a.join(', ')}`, `http://${name}/hook`])];
+      const urls = [
+        ...REFUSED_LITERALS.map(([why, url]) => [why, url]),
+        ...REFUSED_NAMES.map(([name, a]) => [`${name} → ${a.join(', ')}`, `http://${name}/hook`]),
+      ];
       for (const [why, url] of urls) {
-        for (const [method, path] of [['POST', '/webhooks'], ['PATCH', `/webhooks/${existing.json.id}`]] as const) {
+        for (const [method, path] of [
+          ['POST', '/webhooks'],
+          ['PATCH', `/webhooks/${existing.json.id}`],
+        ] as const) {
           const res = await t.call(method, path, { token, body: method === 'POST' ? { url, events: ['*'] } : { url } });
           expect({ why, method, status: res.status }).toEqual({ why, method, status: 400 });
           expect(res.json.error.details).toEqual([{ field: 'url', issue: expect.stringContaining('which is not a public address') }]);

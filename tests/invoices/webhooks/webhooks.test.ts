@@ -37,7 +37,21 @@ const newReceiver = () => {
 afterAll(() => receivers.forEach((r) => r.stop()));
 
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
-const invoice = { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: 100, impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] } }] };
+const invoice = {
+  tipo: 'I',
+  forma_pago: '03',
+  receptor: ICV,
+  conceptos: [
+    {
+      clave_prod_serv: '84111506',
+      clave_unidad: 'E48',
+      descripcion: 'Servicio',
+      cantidad: 1,
+      valor_unitario: 100,
+      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
+    },
+  ],
+};
 
 /** An app whose webhooks may target the loopback receivers (or, with `allowPrivate: false`, may not). */
 async function setup(schedule = Array(20).fill(0), { allowPrivate = true } = {}) {
@@ -103,7 +117,11 @@ describe('webhooks', () => {
     const list = await t.call('GET', `/webhooks/${h.id}/deliveries`, { token: key });
     const d = list.json.data[0];
     expect(d).toMatchObject({ state: 'entregado', attempts: 3, status_code: 200, response_body: 'ok' });
-    expect(d.history.map((a: any) => [a.attempt, a.status_code, a.response_body])).toEqual([[1, 500, 'error 500'], [2, 503, 'error 503'], [3, 200, 'ok']]);
+    expect(d.history.map((a: any) => [a.attempt, a.status_code, a.response_body])).toEqual([
+      [1, 500, 'error 500'],
+      [2, 503, 'error 503'],
+      [3, 200, 'ok'],
+    ]);
     expect((await t.call('GET', `/webhooks/${h.id}`, { token: key })).json.consecutive_failures).toBe(0);
   });
 
@@ -171,7 +189,13 @@ describe('webhooks', () => {
     const list = await a.t.call('GET', '/webhooks', { token: a.key });
     expect(list.json.data[0]).not.toHaveProperty('secret');
     expect(list.text).not.toContain(ha.secret);
-    for (const [method, path] of [['GET', `/webhooks/${ha.id}`], ['POST', `/webhooks/${ha.id}/test`], ['PATCH', `/webhooks/${ha.id}`], ['DELETE', `/webhooks/${ha.id}`], ['GET', `/webhooks/${ha.id}/deliveries`]] as const) {
+    for (const [method, path] of [
+      ['GET', `/webhooks/${ha.id}`],
+      ['POST', `/webhooks/${ha.id}/test`],
+      ['PATCH', `/webhooks/${ha.id}`],
+      ['DELETE', `/webhooks/${ha.id}`],
+      ['GET', `/webhooks/${ha.id}/deliveries`],
+    ] as const) {
       const res = await b.t.call(method, path, { token: b.key, body: method === 'PATCH' ? { estado: 'PAUSADO' } : undefined });
       expect(res.status).toBe(404);
     }
@@ -194,15 +218,32 @@ describe('webhooks', () => {
     const { t, live, key } = await setup(undefined, { allowPrivate: false });
     for (const token of [live, key]) {
       // Issue 19: the mapped, NAT64, 6to4, IPv4-compatible, site-local and special IPv4 forms were accepted in live mode.
-      const embedded = ['http://[::ffff:127.0.0.1]/x', 'http://[64:ff9b::127.0.0.1]/x', 'http://[2002:7f00:1::]/x', 'http://[::127.0.0.1]/x', 'http://[fec0::1]/x', 'http://198.18.0.1/x', 'http://192.0.0.8/x'];
-      for (const url of ['http://127.0.0.1/hook', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.1/x', 'http://[::1]/x', 'http://localhost/x', 'http://192.168.1.5/x', ...embedded]) {
+      const embedded = [
+        'http://[::ffff:127.0.0.1]/x',
+        'http://[64:ff9b::127.0.0.1]/x',
+        'http://[2002:7f00:1::]/x',
+        'http://[::127.0.0.1]/x',
+        'http://[fec0::1]/x',
+        'http://198.18.0.1/x',
+        'http://192.0.0.8/x',
+      ];
+      for (const url of [
+        'http://127.0.0.1/hook',
+        'http://169.254.169.254/latest/meta-data',
+        'http://10.0.0.1/x',
+        'http://[::1]/x',
+        'http://localhost/x',
+        'http://192.168.1.5/x',
+        ...embedded,
+      ]) {
         const res = await t.call('POST', '/webhooks', { token, body: { url, events: ['*'] } });
         expect({ url, status: res.status }).toEqual({ url, status: 400 });
         expect(res.json.error.details[0].field).toBe('url');
       }
     }
     const allowed = await setup(undefined, { allowPrivate: true });
-    for (const token of [allowed.key, allowed.live]) expect((await allowed.t.call('POST', '/webhooks', { token, body: { url: 'http://127.0.0.1/hook', events: ['*'] } })).status).toBe(201);
+    for (const token of [allowed.key, allowed.live])
+      expect((await allowed.t.call('POST', '/webhooks', { token, body: { url: 'http://127.0.0.1/hook', events: ['*'] } })).status).toBe(201);
     expect((await t.call('POST', '/webhooks', { token: key, body: { url: 'ftp://x', events: ['*'] } })).status).toBe(400);
     expect((await t.call('POST', '/webhooks', { token: key, body: { url: 'https://x.example', events: ['cfdi.inventado'] } })).status).toBe(400);
   });
@@ -237,13 +278,16 @@ describe('webhooks', () => {
     const fastTenant = await issuer(t, { tenant: TENANTS.FUNK, email: 'fast@example.com' });
     let inFlight = 0;
     let maxInFlight = 0;
-    const slowServer = Bun.serve({ port: 0, async fetch(req) {
-      await req.text();
-      maxInFlight = Math.max(maxInFlight, ++inFlight);
-      await Bun.sleep(1500);
-      inFlight--;
-      return new Response('ok');
-    } });
+    const slowServer = Bun.serve({
+      port: 0,
+      async fetch(req) {
+        await req.text();
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        await Bun.sleep(1500);
+        inFlight--;
+        return new Response('ok');
+      },
+    });
     const fast = newReceiver();
     try {
       const hookFor = async (tenant: Issuer, url: string) =>
@@ -279,32 +323,47 @@ describe('webhooks', () => {
     let inFlight = 0;
     let maxInFlight = 0;
     let slowAnswered = 0;
-    const slowServer = Bun.serve({ port: 0, idleTimeout: 30, async fetch(req) {
-      await req.text();
-      maxInFlight = Math.max(maxInFlight, ++inFlight);
-      await Bun.sleep(DELAY_MS);
-      inFlight--;
-      slowAnswered++;
-      return new Response('ok');
-    } });
+    const slowServer = Bun.serve({
+      port: 0,
+      idleTimeout: 30,
+      async fetch(req) {
+        await req.text();
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        await Bun.sleep(DELAY_MS);
+        inFlight--;
+        slowAnswered++;
+        return new Response('ok');
+      },
+    });
     let slowAnsweredWhenOtherArrived: number | undefined;
-    const otherServer = Bun.serve({ port: 0, async fetch(req) {
-      await req.text();
-      slowAnsweredWhenOtherArrived ??= slowAnswered;
-      return new Response('ok');
-    } });
+    const otherServer = Bun.serve({
+      port: 0,
+      async fetch(req) {
+        await req.text();
+        slowAnsweredWhenOtherArrived ??= slowAnswered;
+        return new Response('ok');
+      },
+    });
     try {
       const busyKey = (await busy.createKey()).key;
       // 12 slow endpoints × 8 per lane = 96 slots wanted, more than the pool's 64.
       for (let i = 0; i < 12; i++) {
-        expect((await t.call('POST', '/webhooks', { token: busyKey, body: { url: `http://127.0.0.1:${slowServer.port}/hook/${i}`, events: ['*'] } })).status).toBe(201);
+        expect(
+          (await t.call('POST', '/webhooks', { token: busyKey, body: { url: `http://127.0.0.1:${slowServer.port}/hook/${i}`, events: ['*'] } })).status,
+        ).toBe(201);
       }
-      expect((await t.call('POST', '/webhooks', { token: (await other.createKey()).key, body: { url: `http://127.0.0.1:${otherServer.port}/hook`, events: ['*'] } })).status).toBe(201);
+      expect(
+        (await t.call('POST', '/webhooks', { token: (await other.createKey()).key, body: { url: `http://127.0.0.1:${otherServer.port}/hook`, events: ['*'] } }))
+          .status,
+      ).toBe(201);
       await withTransaction(t.db, async (tx) => {
-        for (let i = 0; i < 10; i++) await recordEvent(tx, { tenantId: busy.tenant.id, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
+        for (let i = 0; i < 10; i++)
+          await recordEvent(tx, { tenantId: busy.tenant.id, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
       });
       t.clock.advance(1); // the other tenant's delivery is the youngest due job: oldest-first alone would serve it last
-      await withTransaction(t.db, async (tx) => recordEvent(tx, { tenantId: other.tenant.id, environment: 'test', type: 'csd.por_vencer', data: {}, now: t.clock.now }));
+      await withTransaction(t.db, async (tx) =>
+        recordEvent(tx, { tenantId: other.tenant.id, environment: 'test', type: 'csd.por_vencer', data: {}, now: t.clock.now }),
+      );
       const draining = t.app.worker.drain();
       const started = performance.now();
       while (slowAnsweredWhenOtherArrived === undefined && performance.now() - started < 3 * DELAY_MS) await Bun.sleep(10);

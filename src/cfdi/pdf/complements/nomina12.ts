@@ -86,7 +86,13 @@ export function renderNomina(layout: PdfLayout, nomina: XmlNode): void {
   );
   const subcontratos = childrenNamed(child(nomina, 'nomina12:Receptor') ?? none, 'nomina12:SubContratacion');
   if (subcontratos.length) {
-    layout.fields(subcontratos.map((s): [string, string] => ['Subcontratación', `RFC donde labora ${s.attrs.RfcLabora ?? ''} · ${s.attrs.PorcentajeTiempo ?? ''}% del tiempo`]), 1);
+    layout.fields(
+      subcontratos.map((s): [string, string] => [
+        'Subcontratación',
+        `RFC donde labora ${s.attrs.RfcLabora ?? ''} · ${s.attrs.PorcentajeTiempo ?? ''}% del tiempo`,
+      ]),
+      1,
+    );
   }
 
   const percepciones = child(nomina, 'nomina12:Percepciones');
@@ -99,9 +105,12 @@ export function renderNomina(layout: PdfLayout, nomina: XmlNode): void {
       row(
         [described('c_TipoPercepcion', p.TipoPercepcion), p.Clave ?? '', p.Concepto ?? '', groupDigits(p.ImporteGravado), groupDigits(p.ImporteExento)],
         [
-          ...(acciones ? [`Acciones o títulos: valor de mercado ${groupDigits(acciones.ValorMercado)} · precio al otorgarse ${groupDigits(acciones.PrecioAlOtorgarse)}`] : []),
+          ...(acciones
+            ? [`Acciones o títulos: valor de mercado ${groupDigits(acciones.ValorMercado)} · precio al otorgarse ${groupDigits(acciones.PrecioAlOtorgarse)}`]
+            : []),
           ...childrenNamed(percepcion, 'nomina12:HorasExtra').map(
-            (h) => `Horas extra: ${h.attrs.HorasExtra ?? ''} h en ${h.attrs.Dias ?? ''} días · ${described('c_TipoHoras', h.attrs.TipoHoras)} · ${groupDigits(h.attrs.ImportePagado)}`,
+            (h) =>
+              `Horas extra: ${h.attrs.HorasExtra ?? ''} h en ${h.attrs.Dias ?? ''} días · ${described('c_TipoHoras', h.attrs.TipoHoras)} · ${groupDigits(h.attrs.ImportePagado)}`,
           ),
         ],
       );
@@ -155,9 +164,17 @@ export function renderNomina(layout: PdfLayout, nomina: XmlNode): void {
       const o = otro.attrs;
       const compensacion = child(otro, 'nomina12:CompensacionSaldosAFavor')?.attrs;
       row(
-        [described('c_TipoOtroPago', o.TipoOtroPago), o.Clave ?? '', o.Concepto ?? '', groupDigits(o.Importe), groupDigits(child(otro, 'nomina12:SubsidioAlEmpleo')?.attrs.SubsidioCausado)],
+        [
+          described('c_TipoOtroPago', o.TipoOtroPago),
+          o.Clave ?? '',
+          o.Concepto ?? '',
+          groupDigits(o.Importe),
+          groupDigits(child(otro, 'nomina12:SubsidioAlEmpleo')?.attrs.SubsidioCausado),
+        ],
         compensacion
-          ? [`Compensación de saldo a favor ${compensacion.Año ?? ''}: saldo ${groupDigits(compensacion.SaldoAFavor)} · remanente ${groupDigits(compensacion.RemanenteSalFav)}`]
+          ? [
+              `Compensación de saldo a favor ${compensacion.Año ?? ''}: saldo ${groupDigits(compensacion.SaldoAFavor)} · remanente ${groupDigits(compensacion.RemanenteSalFav)}`,
+            ]
           : [],
       );
     }
@@ -167,7 +184,8 @@ export function renderNomina(layout: PdfLayout, nomina: XmlNode): void {
   if (incapacidades.length) {
     layout.heading('Incapacidades');
     const row = layout.table(INCAPACIDAD_COLUMNS);
-    for (const { attrs: i } of incapacidades) row([described('c_TipoIncapacidad', i.TipoIncapacidad), i.DiasIncapacidad ?? '', groupDigits(i.ImporteMonetario)]);
+    for (const { attrs: i } of incapacidades)
+      row([described('c_TipoIncapacidad', i.TipoIncapacidad), i.DiasIncapacidad ?? '', groupDigits(i.ImporteMonetario)]);
   }
 }
 

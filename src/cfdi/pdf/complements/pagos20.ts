@@ -47,7 +47,10 @@ const IMPUESTOS_P_COLUMNS: PdfColumn[] = [
 export function renderPagos(layout: PdfLayout, pagos: XmlNode): void {
   layout.section('COMPLEMENTO DE PAGO');
   const totales = child(pagos, 'pago20:Totales')?.attrs ?? {};
-  layout.fields(PAGOS_TOTALES.map(([attr, label]): [string, string | undefined] => [label, groupDigits(totales[attr])]), 3);
+  layout.fields(
+    PAGOS_TOTALES.map(([attr, label]): [string, string | undefined] => [label, groupDigits(totales[attr])]),
+    3,
+  );
 
   const all = childrenNamed(pagos, 'pago20:Pago');
   all.forEach((pago, i) => {
@@ -70,11 +73,14 @@ export function renderPagos(layout: PdfLayout, pagos: XmlNode): void {
       ],
       3,
     );
-    layout.fields([
-      ['Certificado del pago', p.CertPago],
-      ['Cadena original del pago', p.CadPago],
-      ['Sello del pago', p.SelloPago],
-    ], 1);
+    layout.fields(
+      [
+        ['Certificado del pago', p.CertPago],
+        ['Cadena original del pago', p.CadPago],
+        ['Sello del pago', p.SelloPago],
+      ],
+      1,
+    );
 
     const doctos = childrenNamed(pago, 'pago20:DoctoRelacionado');
     if (doctos.length) {
@@ -112,7 +118,13 @@ export function renderPagos(layout: PdfLayout, pagos: XmlNode): void {
       layout.heading('Impuestos del pago');
       const row = layout.table(IMPUESTOS_P_COLUMNS);
       for (const [kind, t] of taxes) {
-        row([`${kind} ${described('c_Impuesto', t.Impuesto)}`, t.TipoFactor ?? '', rateText(t.TipoFactor, t.TasaOCuota), groupDigits(t.Base), groupDigits(t.Importe)]);
+        row([
+          `${kind} ${described('c_Impuesto', t.Impuesto)}`,
+          t.TipoFactor ?? '',
+          rateText(t.TipoFactor, t.TasaOCuota),
+          groupDigits(t.Base),
+          groupDigits(t.Importe),
+        ]);
       }
     }
   });
