@@ -9,7 +9,9 @@ import { asyncDatabase, type Db } from './connection.ts';
 export type { Db, DbOrTx } from './connection.ts';
 
 // The executable carries drizzle/ as an embedded asset beside its own path (src/compile.ts).
-const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable ? join(import.meta.dir, 'drizzle') : fileURLToPath(new URL('../../drizzle', import.meta.url));
+const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable
+  ? join(import.meta.dir, 'drizzle', 'sqlite')
+  : fileURLToPath(new URL('../../drizzle/sqlite', import.meta.url));
 
 /**
  * Open (or create) the database, set the pragmas and apply every pending migration. `synchronous`: `full` (the
