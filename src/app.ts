@@ -21,6 +21,7 @@ import { newId } from './lib/ids.ts';
 import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
 import type { Pac } from './pac/types.ts';
 import type { Logger } from './lib/logger.ts';
+import { trustedProxies } from './gateway/client-address.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 export interface AppDeps {
@@ -44,6 +45,8 @@ export interface AppDeps {
   cancellationPollSeconds?: number;
   /** Let webhooks (test and live) target private, loopback, link-local and metadata addresses (local receivers). */
   webhookAllowPrivate?: boolean;
+  /** TRUSTED_PROXIES: addresses or CIDR ranges whose X-Forwarded-For names the client. */
+  trustedProxies?: string[];
   /** Resolves webhook host names (default: the system's, dns.lookup); tests answer without DNS. */
   webhookResolver?: HostResolver;
   logger: Logger;
@@ -156,6 +159,7 @@ export function createApp(deps: AppDeps) {
     anonymousLimit: deps.anonymousRateLimit ?? 100,
     probeLimit: deps.probeRateLimit ?? 600,
     maxBodyBytes: deps.maxBodyBytes ?? 1024 * 1024,
+    trustedProxies: trustedProxies(deps.trustedProxies ?? []),
   });
 
   // Before any route: a preflight (OPTIONS, no credential by design) is answered here, never by authentication.

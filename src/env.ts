@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { randomToken } from './lib/crypto.ts';
 
@@ -37,6 +38,13 @@ const EnvSchema = z.object({
     .regex(/^(\*|https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)$/, 'must be * or comma-separated origins such as https://app.example.com')
     .optional(),
   HOST: z.string().min(1).optional(),
+  TRUSTED_PROXIES: z
+    .string()
+    .refine(
+      (v) => v.split(',').every((entry) => ipaddr.isValidCIDR(entry.trim()) || ipaddr.isValid(entry.trim())),
+      'must be comma-separated IP addresses or CIDR ranges, e.g. 10.0.0.0/8,192.168.1.10',
+    )
+    .optional(),
   SQLITE_SYNCHRONOUS: z.enum(['full', 'normal'], { message: 'must be full or normal' }).default('full'),
 });
 
@@ -59,6 +67,8 @@ export interface Config {
   corsOrigins?: string[];
   /** The address the server binds; none: every interface. */
   host?: string;
+  /** Peers whose X-Forwarded-For names the client (addresses or CIDR ranges); none by default. */
+  trustedProxies: string[];
   /** SQLite's synchronous pragma: `full` makes every acknowledged write survive a power loss; `normal` may lose the last ones. */
   sqliteSynchronous: 'full' | 'normal';
   /** Secret files this start created in DATA_DIR (first start): to be backed up. */
@@ -103,6 +113,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registration: e.REGISTRATION,
     corsOrigins: e.CORS_ORIGINS?.split(',').map((o) => o.trim()),
     host: e.HOST,
+    trustedProxies: e.TRUSTED_PROXIES?.split(',').map((entry) => entry.trim()) ?? [],
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     generatedSecrets,
   };

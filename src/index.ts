@@ -103,6 +103,7 @@ const app = createApp({
   heartbeat: scheduler,
   workerId,
   webhookAllowPrivate: config.webhookAllowPrivate,
+  trustedProxies: config.trustedProxies,
   webhookRetrySchedule: config.webhookRetrySchedule,
   cancellationPollSeconds: config.cancellationPollSeconds,
   registration: config.registration,

@@ -7,6 +7,7 @@ import { handleError, respondError, type ErrorSummary } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Principal } from './authenticate.ts';
+import { clientAddressOf, type TrustedProxies } from './client-address.ts';
 import { FixedWindowLimiter, type RateDecision } from './rate-limit.ts';
 
 export type GatewayEnv = {
@@ -30,6 +31,8 @@ export interface GatewayDeps {
   /** Per-minute limit for /health and /health/live, per client address, apart from anonymousLimit. */
   probeLimit: number;
   maxBodyBytes: number;
+  /** Peers allowed to name the client in X-Forwarded-For (TRUSTED_PROXIES); none by default. */
+  trustedProxies: TrustedProxies;
 }
 
 /** The spec's header naming the tenant, which the gateway derives and never takes from the caller. */
@@ -72,6 +75,7 @@ const nextRequestId = () => `req_${BOOT_ID}${(++requestCounter).toString(36).pad
  */
 export function createGateway(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>();
+  const clientAddress = (c: Context) => clientAddressOf(peerAddress(c), c.req.header('x-forwarded-for'), deps.trustedProxies);
   const limiter = new FixedWindowLimiter();
 
   app.use('*', async (c, next) => {
@@ -227,10 +231,10 @@ function setRateHeaders(res: Response, d: RateDecision) {
   res.headers.set('X-RateLimit-Reset', String(d.reset));
 }
 
-function clientAddress(c: Context): string {
+function peerAddress(c: Context): string | undefined {
   try {
-    return getConnInfo(c).remote.address ?? 'unknown';
+    return getConnInfo(c).remote.address;
   } catch {
-    return 'unknown';
+    return undefined;
   }
 }

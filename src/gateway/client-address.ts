@@ -1,0 +1,40 @@
+import ipaddr from 'ipaddr.js';
+
+/** Peers whose X-Forwarded-For is believed: the load balancers and reverse proxies in front of the service. */
+export type TrustedProxies = readonly [ipaddr.IPv4 | ipaddr.IPv6, number][];
+
+/** TRUSTED_PROXIES entries (addresses or CIDR ranges, checked by src/env.ts) as ranges. */
+export function trustedProxies(entries: readonly string[]): TrustedProxies {
+  return entries.map((entry) => {
+    if (ipaddr.isValidCIDR(entry)) return ipaddr.parseCIDR(entry);
+    const address = ipaddr.process(entry);
+    return [address, address.kind() === 'ipv4' ? 32 : 128];
+  });
+}
+
+// An IPv4 peer on a dual-stack socket reads ::ffff:a.b.c.d; ranges are matched on the plain IPv4 address.
+const parse = (text: string) => (ipaddr.isValid(text) ? ipaddr.process(text) : undefined);
+
+function isTrusted(address: ipaddr.IPv4 | ipaddr.IPv6, proxies: TrustedProxies): boolean {
+  return proxies.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits));
+}
+
+/**
+ * The client's address: the peer's, unless the peer is a trusted proxy; then X-Forwarded-For is read from the right
+ * (each proxy appends the address it received from), skipping trusted proxies, and the first other address is the
+ * client. An entry that is not an address ends the walk there: what lies left of it was written by the client.
+ */
+export function clientAddressOf(peer: string | undefined, forwardedFor: string | undefined, proxies: TrustedProxies): string {
+  const peerAddress = peer === undefined ? undefined : parse(peer);
+  if (!peerAddress) return peer ?? 'unknown';
+  if (proxies.length === 0 || !forwardedFor || !isTrusted(peerAddress, proxies)) return peerAddress.toString();
+  let client = peerAddress;
+  const hops = forwardedFor.split(',').map((hop) => hop.trim());
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = parse(hops[i]!);
+    if (!hop) break;
+    client = hop;
+    if (!isTrusted(hop, proxies)) break;
+  }
+  return client.toString();
+}
