@@ -1,8 +1,12 @@
+import type Database from 'better-sqlite3';
+import type { SQL } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { components, paths, PathsWith } from '../clients/typescript/src/index.ts';
 import { createApp, type AppDeps } from '../src/app.ts';
 import { openDatabase } from '../src/db/client.ts';
+import type { Db } from '../src/db/index.ts';
 import { setTenantPlan } from '../src/auth/tenants/service.ts';
 import type { Plan } from '../src/lib/plans.ts';
 import { createLogger } from '../src/lib/logger.ts';
@@ -57,10 +61,49 @@ export function createTestApp(overrides: Partial<AppDeps> = {}) {
     return answer(await app.request(apiPath(path), requestInit(method, opts), server));
   }
 
-  return { app, db, clock, call, api: typedApi(call) };
+  return {
+    app,
+    db,
+    clock,
+    call,
+    api: typedApi(call),
+    query: <T = Record<string, unknown>>(statement: SQL) => query<T>(db, statement),
+    exec: (statement: SQL) => exec(db, statement),
+    count: (table: SQLiteTable, where?: SQL) => count(db, table, where),
+  };
 }
 
 export type TestApp = ReturnType<typeof createTestApp>;
+
+// --- The database ---------------------------------------------------------------------------------------------
+// Tests read and arrange rows in the SQL SQLite and PostgreSQL both accept: Drizzle's `sql` with values as ${…}, no
+// `?` placeholders, no engine-only functions (JSON is compared in JS), tables by their key (no rowid).
+
+/** The rows one statement returns. */
+export function query<T = Record<string, unknown>>(db: Db, statement: SQL): Promise<T[]> {
+  // Drizzle's SQLite session call: the one place the tests' SQL meets the engine's driver (PostgreSQL's is execute).
+  return db.all<T>(statement);
+}
+
+/** Runs one statement that returns no rows. */
+export async function exec(db: Db, statement: SQL): Promise<void> {
+  await db.run(statement);
+}
+
+/** How many rows of `table` match `where` (all of them without it), as a number on either engine. */
+export function count(db: Db, table: SQLiteTable, where?: SQL): Promise<number> {
+  return db.$count(table, where);
+}
+
+/** Closes the database, for a test that reopens it elsewhere (another process, a worker). */
+export function closeDatabase(db: Db): void {
+  sqliteConnection(db).close();
+}
+
+/** The SQLite connection under a database: only for tests about SQLite itself (pragmas, its files, its catalog). */
+export function sqliteConnection(db: Db): Database.Database {
+  return db.$client;
+}
 
 // --- Requests -------------------------------------------------------------------------------------------------
 
@@ -337,7 +380,8 @@ export function csdForm(files: { cer?: Buffer | string; key?: Buffer | string; p
  * SQLITE_FULL. Returns what frees it again.
  */
 export function fillDatabase(db: TestApp['db']): () => void {
-  const sqlite = db.$client;
+  // SQLite-only: a full disk is SQLite's page limit here.
+  const sqlite = sqliteConnection(db);
   sqlite.exec('create table disk_filler (b blob)');
   sqlite.pragma(`max_page_count = ${sqlite.pragma('page_count', { simple: true })}`);
   const fill = (insert: { run(size: number): unknown }) => {
