@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { openDatabase, withTransaction } from '../../src/db/index.ts';
 import { recordStamp } from '../../src/invoices/cfdis/stamping.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
-import { createTestApp, issuer, TENANTS, testSandboxSat } from '../helpers.ts';
+import { closeDatabase, createTestApp, issuer, sqliteConnection, TENANTS, testSandboxSat } from '../helpers.ts';
+import { sql } from 'drizzle-orm';
 
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = {
@@ -28,6 +29,7 @@ const invoice = {
 const dir = mkdtempSync(join(tmpdir(), 'cfdi-typed-state-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+// SQLite-only: it rewrites a SQLite file into what the code before migration 0020 left, and reads SQLite's JSON functions.
 describe('migration 0020: failure reason and withdrawal time leave the summary JSON for columns', () => {
   test('invoices recorded before it read the same through the API, and a withdrawn one can still be stamped by an attempt in flight', async () => {
     const path = join(dir, 'cfdi.sqlite');
@@ -56,7 +58,7 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
     const read = await reads(before);
 
     // The rows as the code before the migration wrote them: the reason and the time inside the summary, no columns.
-    first.$client.close();
+    closeDatabase(first);
     const raw = new Database(path);
     raw.exec(`
       update cfdis set summary = json_set(summary, '$.error', failure_reason) where failure_reason is not null;
@@ -70,7 +72,7 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
     const db = openDatabase(path);
     const after = createTestApp({ db });
     const columns = (id: string) =>
-      db.$client
+      sqliteConnection(db)
         .prepare(
           "select failure_reason as reason, withdrawn_at as at, json_type(summary, '$.error') as error, json_type(summary, '$.withdrawn_at') as inSummary, status from cfdis where id = ?",
         )
@@ -86,13 +88,13 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
     expect(await reads(after)).toEqual(read);
 
     // The reason answers a retry after a crash as it did before (422 from the stored invoice).
-    db.$client.prepare("update idempotency_keys set status = 0, body = x'' where key = 'rejected'").run();
+    await after.exec(sql`update idempotency_keys set status = 0, body = ${Buffer.alloc(0)} where key = 'rejected'`);
     const retried = await after.call('POST', '/cfdis', { token: key, body: invoice, headers: { 'idempotency-key': 'rejected' } });
     expect(retried.status).toBe(422);
     expect(retried.json.error.details).toEqual(rejected.json.error.details);
 
     // An attempt that was in flight when it was withdrawn stamps it: vigente, the reason cleared, the withdrawal kept.
-    const xml = (db.$client.prepare('select xml from cfdi_documents where cfdi_id = ?').get(queued.json.id) as { xml: Buffer }).xml.toString('utf8');
+    const xml = (await after.query<{ xml: Buffer }>(sql`select xml from cfdi_documents where cfdi_id = ${queued.json.id}`))[0]!.xml.toString('utf8');
     const result = await createSandboxPac(testSandboxSat()).stamp(xml, { tenantId: reg.tenant.id });
     if (!result.ok) throw new Error(result.message);
     const values = await withTransaction(db, (tx) => recordStamp(tx, { id: queued.json.id, tenantId: reg.tenant.id, environment: 'test' }, result, new Date()));

@@ -10,6 +10,7 @@ function tenant(id: string) {
 }
 const names = async (db: DbOrTx) => (await db.select({ id: tenants.id }).from(tenants)).map((t) => t.id).sort();
 
+// SQLite-only: the gate that serialises one better-sqlite3 connection's transactions (src/db/connection.ts).
 describe('withTransaction on one SQLite connection', () => {
   test('commits what the callback wrote and returns its value', async () => {
     const db = openDatabase(':memory:');

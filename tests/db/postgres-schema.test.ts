@@ -7,6 +7,7 @@ import * as sqliteSchema from '../../src/db/schema/index.ts';
 import { is } from 'drizzle-orm';
 import { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { POSTGRES, scratchDatabase } from '../postgres.ts';
+import { sqliteConnection } from '../helpers.ts';
 
 /** Tables that stay in the per-process SQLite file on both engines (the SAT catalogs and their search index). */
 const SQLITE_ONLY = /^(catalog_|sqlite_|__drizzle)/;
@@ -37,7 +38,8 @@ describe.skipIf(!POSTGRES)('PostgreSQL schema: the same tables, columns, indexes
   });
 
   test('every SQLite table has its twin with the same columns, nullability, keys and indexes', async () => {
-    const lite = openDatabase(':memory:').$client;
+    // SQLite's side of the comparison: its catalog and pragmas.
+    const lite = sqliteConnection(openDatabase(':memory:'));
     const liteTables = (lite.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[])
       .map((t) => t.name)
       .filter((name) => !SQLITE_ONLY.test(name))

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { openDatabase } from '../../src/db/client.ts';
 import * as schema from '../../src/db/schema/index.ts';
+import { sqliteConnection } from '../helpers.ts';
 
 const tables = (Object.values(schema) as unknown[]).filter(
   (v): v is SQLiteTable => typeof v === 'object' && v !== null && Symbol.for('drizzle:IsDrizzleTable') in v,
@@ -19,9 +20,10 @@ describe('database schema', () => {
   });
 
   test('the migrations create exactly the tables of the schema, with the pragmas set', () => {
-    const db = openDatabase(':memory:');
+    // SQLite-only: SQLite's migrations, catalog and pragmas.
+    const sqlite = sqliteConnection(openDatabase(':memory:'));
     const names = (
-      db.$client.prepare("select name from sqlite_master where type = 'table' and name not like '\\_\\_%' escape '\\' and name not like 'sqlite_%'").all() as {
+      sqlite.prepare("select name from sqlite_master where type = 'table' and name not like '\\_\\_%' escape '\\' and name not like 'sqlite_%'").all() as {
         name: string;
       }[]
     )
@@ -38,7 +40,7 @@ describe('database schema', () => {
       'catalog_search_idx',
     ]);
     expect(names.filter((n) => !search.includes(n))).toEqual(tables.map((t) => getTableConfig(t).name).sort());
-    expect(db.$client.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(db.$client.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(sqlite.pragma('busy_timeout', { simple: true })).toBe(5000);
   });
 });

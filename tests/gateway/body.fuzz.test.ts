@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from '../cfdi/corpus.ts';
-import { createTestApp, csdFiles, issuer, TENANTS } from '../helpers.ts';
+import { createTestApp, csdFiles, issuer, sqliteConnection, TENANTS } from '../helpers.ts';
 import { createDbWatch, type TableChange } from './db-snapshot.ts';
 import { createSchemaArbitraries, resolve, type JsonSchema } from './openapi-arbitrary.ts';
+import { sql } from 'drizzle-orm';
+import { type DbOrTx, withTransaction } from '../../src/db/index.ts';
 
 /**
  * Property-based fuzzing of every request body the OpenAPI document describes (JSON, and multipart forms):
@@ -130,7 +132,8 @@ function refusedMayWrite(op: Operation, change: TableChange, sentIdempotencyKey:
   return false;
 }
 
-const watch = createDbWatch(t.db.$client, {
+// SQLite-only: the watch fingerprints SQLite's own catalog and counters (sqlite_master, total_changes, TEMP triggers).
+const watch = createDbWatch(sqliteConnection(t.db), {
   reference: ['catalog_entries'],
   masked: {
     // Authentication bookkeeping: the key's last use is stamped at most once a minute on any request, refused or not.
@@ -150,7 +153,7 @@ interface Fixture {
   seeds?: fc.Arbitrary<unknown>;
   numRuns: number;
   /** Run before each request, outside the measured window. */
-  beforeRun?: () => void;
+  beforeRun?: () => Promise<void>;
   afterRun?: (req: Req, res: Res) => Promise<void>;
   /** Unknown (new) operations are fuzzed too, but cannot be required to reach a 2xx. */
   known: boolean;
@@ -261,7 +264,7 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
         hints: { email: pick([...emails, admin.email.toUpperCase(), 'nobody@example.com']), password: pick([PASSWORD, other.password, 'wrong-password!']) },
         seeds: fc.constantFrom({ email: admin.email, password: PASSWORD }, { email: other.email, password: other.password }),
         // Five wrong passwords make the address wait: forget the failures before each run so a correct login can pass.
-        beforeRun: () => t.db.$client.prepare('delete from login_failures').run(),
+        beforeRun: () => t.exec(sql`delete from login_failures`),
       };
     }
     case 'refreshSession':
@@ -379,8 +382,8 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
         },
         seeds: fc.constant({ cer: bytes(eku.cer), key: bytes(eku.key), password: eku.password }),
         // Every other run starts with no CSD, so the valid upload is accepted (201) as often as refused as a duplicate (409).
-        beforeRun: () => {
-          if (run++ % 2 === 0) t.db.$client.prepare('delete from csds where tenant_id = ?').run(tenant.id);
+        beforeRun: async () => {
+          if (run++ % 2 === 0) await t.exec(sql`delete from csds where tenant_id = ${tenant.id}`);
         },
       };
     }
@@ -586,11 +589,11 @@ interface Stats {
   written: Set<string>;
 }
 
-async function check(op: Operation, fx: Fixture, req: Req, stats: Stats, sabotage?: (res: Res) => void): Promise<void> {
-  fx.beforeRun?.();
+async function check(op: Operation, fx: Fixture, req: Req, stats: Stats, sabotage?: (res: Res) => Promise<void>): Promise<void> {
+  await fx.beforeRun?.();
   watch.sync();
   const res = await send(op, fx, req);
-  sabotage?.(res);
+  await sabotage?.(res);
   const changes = watch.diff();
   const where = `${op.method} ${urlOf(op, req.params)} → ${res.status} ${res.text.slice(0, 300)}`;
   stats.statuses.set(res.status, (stats.statuses.get(res.status) ?? 0) + 1);
@@ -669,22 +672,24 @@ describe('body fuzzing of every operation with a request body', () => {
     const fx = await fixtureFor(op);
     const stats: Stats = { statuses: new Map(), kinds: new Map(), written: new Set() };
     const request = (body: unknown): Req => ({ kind: 'self-test', params: {}, headers: {}, body });
-    const touchTenant = () => t.db.$client.prepare("update tenants set nombre = nombre || '.' where rowid = (select max(rowid) from tenants)").run();
+    const touchTenant = async (db: DbOrTx = t.db) => {
+      await db.run(sql`update tenants set nombre = nombre || '.' where id = (select max(id) from tenants)`);
+    };
     await check(op, fx, request({}), stats);
     await check(op, fx, request(ICV), stats);
-    await expect(check(op, fx, request({}), stats, touchTenant)).rejects.toThrow(/partial write: a refused request changed tenants/);
-    await expect(check(op, fx, request(ICV), stats, touchTenant)).rejects.toThrow(/createClient wrote tenants, outside the tables it owns/);
+    await expect(check(op, fx, request({}), stats, () => touchTenant())).rejects.toThrow(/partial write: a refused request changed tenants/);
+    await expect(check(op, fx, request(ICV), stats, () => touchTenant())).rejects.toThrow(/createClient wrote tenants, outside the tables it owns/);
     await expect(
-      check(op, fx, request({}), stats, () => t.db.$client.prepare('update catalog_entries set descripcion = descripcion where rowid = 1').run()),
+      check(op, fx, request({}), stats, () => t.exec(sql`update catalog_entries set descripcion = descripcion where catalog = 'c_UsoCFDI' and clave = 'G03'`)),
     ).rejects.toThrow(/changed catalog_entries/);
     referenceAtStart = watch.referenceWrites();
     // A write rolled back is no write.
-    await check(op, fx, request({}), stats, () => {
+    await check(op, fx, request({}), stats, async () => {
       try {
-        t.db.$client.transaction(() => {
-          touchTenant();
+        await withTransaction(t.db, async (tx) => {
+          await touchTenant(tx);
           throw new Error('rolled back');
-        })();
+        });
       } catch {}
     });
     expect([...stats.statuses.keys()].sort()).toEqual([201, 400]);

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp, fillDatabase } from '../helpers.ts';
+import { closeDatabase, createTestApp, fillDatabase } from '../helpers.ts';
+import { sql } from 'drizzle-orm';
 
 describe('GET /health', () => {
   test('200 ok with database and scheduler up', async () => {
@@ -23,21 +24,21 @@ describe('GET /health', () => {
 
   test('503 naming the database when it is gone', async () => {
     const t = createTestApp();
-    t.db.$client.close();
+    closeDatabase(t.db);
     const res = await t.call('GET', '/health');
     expect(res.status).toBe(503);
     expect(res.json.error.database.status).toBe('down');
     expect(res.json.error.database.message).toBeTruthy();
   });
 
+  // SQLite-only: the storage fills through SQLite's page limit (fillDatabase).
   test('the database check writes (at most once a second) and is down when the storage is full; liveness stays 200', async () => {
     const t = createTestApp();
-    const probe = () =>
-      (t.db.$client.prepare("select value from settings where key = 'health_probe'").get() as { value: Buffer } | undefined)?.value.toString();
+    const probe = async () => (await t.query<{ value: Buffer }>(sql`select value from settings where key = 'health_probe'`))[0]?.value.toString();
     const ok = await t.call('GET', '/health');
     expect(ok.status).toBe(200);
     expect(ok.json.info.database.free_bytes).toBeGreaterThan(64 * 1024 * 1024);
-    expect(probe()).toBe(t.clock.now.toISOString());
+    expect(await probe()).toBe(t.clock.now.toISOString());
 
     const free = fillDatabase(t.db);
     // Within the second, the last answer is repeated (no write).
@@ -54,6 +55,6 @@ describe('GET /health', () => {
     free();
     t.clock.advance(1000);
     expect((await t.call('GET', '/health')).status).toBe(200);
-    expect(probe()).toBe(t.clock.now.toISOString());
+    expect(await probe()).toBe(t.clock.now.toISOString());
   });
 });

@@ -27,6 +27,7 @@ beforeEach(() => {
 });
 afterEach(() => void process.off('unhandledRejection', record));
 
+// SQLite-only: the disk fills through SQLite's page limit (fillDatabase).
 describe('a full disk', () => {
   test('POST /cfdis answers 503 with Retry-After and the envelope, naming no internals; it works again once there is room', async () => {
     const t = createTestApp();

@@ -20,6 +20,7 @@ const dir = (name: string) => {
   return d;
 };
 
+// SQLite-only: the backup is SQLite's online backup of the database file, checked by opening the copy.
 describe('backup and restore', () => {
   test('a backup under write load restores with every invoice acknowledged before it started; refusals change nothing', async () => {
     const live = dir('live');
