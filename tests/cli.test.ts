@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../src/cli.ts';
 import { openDatabase } from '../src/db/client.ts';
-import { createTestApp, issuer } from './helpers.ts';
+import { createTestApp, exec, issuer, query } from './helpers.ts';
+import { sql } from 'drizzle-orm';
 
 describe('cli set-plan', () => {
   test('changes a tenant plan on the DATA_DIR database; rejects bad arguments', async () => {
@@ -13,16 +14,14 @@ describe('cli set-plan', () => {
     const db = openDatabase(join(dataDir, 'cfdi.sqlite'));
     const { tenant } = await issuer(createTestApp({ db }));
     expect((await runCli(['set-plan', tenant.id, 'enterprise', '5000'], env)).code).toBe(0);
-    expect(db.$client.prepare('select plan, rate_limit_per_minute r from tenants').get()).toEqual({ plan: 'enterprise', r: 5000 });
+    expect(await query(db, sql`select plan, rate_limit_per_minute r from tenants`)).toEqual([{ plan: 'enterprise', r: 5000 }]);
     expect((await runCli(['set-plan', tenant.id, 'pro'], env)).code).toBe(0);
-    expect(db.$client.prepare('select plan, rate_limit_per_minute r from tenants').get()).toEqual({ plan: 'pro', r: null });
+    expect(await query(db, sql`select plan, rate_limit_per_minute r from tenants`)).toEqual([{ plan: 'pro', r: null }]);
     expect((await runCli(['set-plan', tenant.id, 'gold'], env)).code).toBe(2);
     expect((await runCli(['set-plan', tenant.id, 'enterprise', '10'], env)).code).toBe(2);
     expect((await runCli(['set-plan', 'ten_missing', 'pro'], env)).code).toBe(1);
     expect((await runCli(['nope'], env)).code).toBe(2);
-    db.$client
-      .prepare("insert into jobs (id, type, payload, status, run_at, last_error) values ('job_1', 'cfdi.stamp', '{}', 'failed', '2026-01-01', 'boom')")
-      .run();
+    await exec(db, sql`insert into jobs (id, type, payload, status, run_at, last_error) values ('job_1', 'cfdi.stamp', '{}', 'failed', '2026-01-01', 'boom')`);
     const failed = await runCli(['jobs'], env);
     expect(failed.code).toBe(0);
     expect(JSON.parse(failed.out)).toMatchObject({ id: 'job_1', type: 'cfdi.stamp', last_error: 'boom' });

@@ -7,6 +7,7 @@ import { openDatabase } from '../src/db/client.ts';
 import { loadConfig } from '../src/env.ts';
 import { createTestApp, TENANTS } from './helpers.ts';
 import pkg from '../package.json' with { type: 'json' };
+import { tenants } from '../src/db/schema/index.ts';
 
 /** The controls a self-hoster sets (issue 18, items 15 and 17): registration, CORS, the root path, the command line. */
 const dir = () => mkdtempSync(join(tmpdir(), 'cfdi-selfhost-'));
@@ -40,7 +41,7 @@ describe('REGISTRATION', () => {
       expect(res.json.error).toMatchObject({ code: 'HTTP_403', message: 'Registration is closed on this server' });
       expect(res.json.error.details[0]).toMatchObject({ field: 'registration' });
     }
-    expect(closed.db.$client.prepare('select count(*) n from tenants').get()).toEqual({ n: 0 });
+    expect(await closed.count(tenants)).toBe(0);
   });
 
   test('create-tenant: the operator creates a tenant and its ADMIN, who then logs in; the register checks apply', async () => {
@@ -66,7 +67,7 @@ describe('REGISTRATION', () => {
     expect(badRfc.out).toStartWith('rfc: ');
     expect(await runCli(flags('c@example.com'), { ...env, ADMIN_PASSWORD: 'short' })).toMatchObject({ code: 2 });
     expect((await runCli(flags('d@example.com', ['--password', 'a-long-password-1']), env)).code).toBe(2); // never in argv
-    expect(db.$client.prepare('select count(*) n from tenants').get()).toEqual({ n: 2 });
+    expect(await t.count(tenants)).toBe(2);
   });
 
   test('create-tenant reads the password from stdin when ADMIN_PASSWORD is not set', async () => {

@@ -1,7 +1,10 @@
 import { describe, expect, test } from 'bun:test';
+import { eq, sql } from 'drizzle-orm';
 import { readFileSync } from 'node:fs';
 import { parseCsv } from '../../src/catalogs/csv.ts';
 import { catalogEntry, catalogKey, isPostalCode, regimenFiscal } from '../../src/catalogs/index.ts';
+import { catalogEntries } from '../../src/db/schema/index.ts';
+import { count, query } from '../helpers.ts';
 
 describe('catalogs', () => {
   test('CSV with quoted commas', () => {
@@ -24,14 +27,13 @@ describe('catalog seeding', () => {
     const db = openDatabase(':memory:');
     expect(await seedCatalogs(db)).toBe(true);
     expect(await seedCatalogs(db)).toBe(false);
-    const row = db.$client.prepare("select descripcion, data from catalog_entries where catalog = 'c_UsoCFDI' and clave = 'G03'").get() as {
-      descripcion: string;
-      data: string;
-    };
-    expect(row.descripcion).toBe('Gastos en general.');
-    expect(JSON.parse(row.data).regimenes_receptor).toContain('601');
-    const count = db.$client.prepare("select count(*) n from catalog_entries where catalog = 'c_ClaveProdServ'").get() as { n: number };
-    expect(count.n).toBe(52514);
+    const [row] = await query<{ descripcion: string; data: string }>(
+      db,
+      sql`select descripcion, data from catalog_entries where catalog = 'c_UsoCFDI' and clave = 'G03'`,
+    );
+    expect(row!.descripcion).toBe('Gastos en general.');
+    expect(JSON.parse(row!.data).regimenes_receptor).toContain('601');
+    expect(await count(db, catalogEntries, eq(catalogEntries.catalog, 'c_ClaveProdServ'))).toBe(52514);
   });
 });
 

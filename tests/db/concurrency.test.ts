@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { createTestApp, issuer, READY } from '../helpers.ts';
+import { eq, type SQL, sql } from 'drizzle-orm';
+import { cfdiCancellations, cfdis } from '../../src/db/schema/index.ts';
 
 /**
  * Issue 20: requests that decide a write on what they read, racing through the async data layer. Each race fires its
@@ -41,7 +43,8 @@ async function issue(body: unknown) {
   if (res.status !== 201) throw new Error(`${res.status} ${res.text}`);
   return res.json as { id: string; uuid: string };
 }
-const count = (sql: string, ...params: unknown[]) => (t.db.$client.prepare(sql).get(...params) as { n: number }).n;
+/** How many rows a query returns. */
+const rowsOf = async (statement: SQL) => (await t.query(statement)).length;
 
 describe('racing requests', () => {
   test('Pagos racing for one PPD invoice never overpay it nor repeat an instalment number', async () => {
@@ -54,11 +57,9 @@ describe('racing requests', () => {
       expect(r.text).toMatch(/imp_pagado|saldo/i);
     }
     expect(issued).toHaveLength(2);
-    const rows = t.db.$client
-      .prepare(
-        'select num_parcialidad as n, imp_saldo_ant as ant, imp_saldo_insoluto as insoluto from cfdi_payment_documents where paid_cfdi_id = ? order by num_parcialidad',
-      )
-      .all(ppd.id) as { n: number; ant: string; insoluto: string }[];
+    const rows = await t.query<{ n: number; ant: string; insoluto: string }>(
+      sql`select num_parcialidad as n, imp_saldo_ant as ant, imp_saldo_insoluto as insoluto from cfdi_payment_documents where paid_cfdi_id = ${ppd.id} order by num_parcialidad`,
+    );
     expect(rows).toEqual([
       { n: 1, ant: '116.00', insoluto: '66.00' },
       { n: 2, ant: '66.00', insoluto: '16.00' },
@@ -70,8 +71,9 @@ describe('racing requests', () => {
     const cfdi = await issue(invoice('PUE'));
     const answers = await Promise.all([1, 2].map(() => t.call('POST', `/cfdis/${cfdi.id}/cancel`, { token: key, body: { motivo: '02' } })));
     expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
-    expect(count('select count(*) n from cfdi_cancellations where cfdi_id = ?', cfdi.id)).toBe(1);
-    expect(count("select count(*) n from events where type = 'cfdi.cancelado' and json_extract(data, '$.cfdi_id') = ?", cfdi.id)).toBe(1);
+    expect(await t.count(cfdiCancellations, eq(cfdiCancellations.cfdiId, cfdi.id))).toBe(1);
+    const cancelado = await t.query<{ data: string }>(sql`select data from events where type = 'cfdi.cancelado'`);
+    expect(cancelado.filter((e) => JSON.parse(e.data).cfdi_id === cfdi.id).length).toBe(1);
   });
 
   test('a cancellation racing a Pago of the same invoice: either the Pago is refused or the cancellation is', async () => {
@@ -82,20 +84,19 @@ describe('racing requests', () => {
     ]);
     expect([paid!.status, cancelled!.status].sort()).toEqual(paid!.status === 201 ? [201, 409] : [200, 400]);
     const status = (await t.call('GET', `/cfdis/${ppd.id}`, { token: key })).json.status;
-    const standing = count(
-      "select count(*) n from cfdi_payment_documents p join cfdis c on c.id = p.cfdi_id where p.paid_cfdi_id = ? and c.status not in ('fallido', 'cancelado')",
-      ppd.id,
+    const standing = await rowsOf(
+      sql`select p.cfdi_id from cfdi_payment_documents p join cfdis c on c.id = p.cfdi_id where p.paid_cfdi_id = ${ppd.id} and c.status not in ('fallido', 'cancelado')`,
     );
     // Never a cancelled invoice with a standing Pago.
     expect(status === 'cancelado' && standing > 0).toBe(false);
   });
 
   test('one Idempotency-Key used twice at once gives one invoice', async () => {
-    const before = count('select count(*) n from cfdis');
+    const before = await t.count(cfdis);
     const headers = { 'idempotency-key': 'race-1' };
     const [a, b] = await Promise.all([1, 2].map(() => t.call('POST', '/cfdis', { token: key, body: invoice('PUE'), headers })));
     expect([a!.status, b!.status]).toEqual([201, 201]);
     expect(a!.json.id).toBe(b!.json.id);
-    expect(count('select count(*) n from cfdis')).toBe(before + 1);
+    expect(await t.count(cfdis)).toBe(before + 1);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { createTestApp, issuer, TEST_JWT_SECRET } from '../helpers.ts';
+import { sql } from 'drizzle-orm';
 
 const t = createTestApp();
 
@@ -63,7 +64,7 @@ describe('the key secret is shown once and stored only as a hash', () => {
     expect(list.json.data[0]).not.toHaveProperty('key');
     expect(list.json.data[0].prefix).toBe(key.key.slice(0, 12));
 
-    const rows = t.db.$client.prepare('select * from api_keys where id = ?').all(key.id) as Record<string, unknown>[];
+    const rows = await t.query(sql`select * from api_keys where id = ${key.id}`);
     expect(rows).toHaveLength(1);
     const dump = JSON.stringify(rows);
     expect(dump).not.toContain(key.key);

@@ -5,6 +5,9 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { newId } from '../../src/lib/ids.ts';
 import { CORPUS } from '../cfdi/corpus.ts';
 import { createKey, createTestApp, csdFiles, csdForm, issuer, TEST_JWT_SECRET, userWithRole } from '../helpers.ts';
+import { is, sql } from 'drizzle-orm';
+import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import * as schema from '../../src/db/schema/index.ts';
 
 /**
  * The shared security suite (issue 11): every operation of GET /api/v1/openapi.json must have an entry in SECURITY
@@ -338,21 +341,15 @@ const concrete = (op: Operation, params: Record<string, string>, encode = (v: st
 const receiver = Bun.serve({ port: 0, fetch: () => new Response('ok') });
 afterAll(() => receiver.stop(true));
 
-/** Every row that belongs to a tenant, in every table, as text (blobs as hex). */
-const TABLES = (
-  t.db.$client.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '%drizzle%'").all() as {
-    name: string;
-  }[]
-)
-  .map(({ name }) => ({ name, columns: (t.db.$client.prepare(`pragma table_info("${name}")`).all() as { name: string }[]).map((c) => c.name) }))
+/** Every row that belongs to a tenant, in every table of the schema, as text (blobs as hex). */
+const TABLES = (Object.values(schema) as unknown[])
+  .filter((v): v is SQLiteTable => is(v, SQLiteTable))
+  .map((table) => ({ table, name: getTableConfig(table).name, columns: getTableConfig(table).columns.map((c) => c.name) }))
   .filter((tb) => tb.name === 'tenants' || tb.columns.includes('tenant_id'));
-function snapshot(tenantId: string, ignore: Record<string, string[]> = {}): Record<string, string[]> {
+async function snapshot(tenantId: string, ignore: Record<string, string[]> = {}): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const tb of TABLES) {
-    const rows = t.db.$client.prepare(`select * from "${tb.name}" where ${tb.name === 'tenants' ? 'id' : 'tenant_id'} = ?`).all(tenantId) as Record<
-      string,
-      unknown
-    >[];
+    const rows = await t.query(sql`select * from ${tb.table} where ${sql.identifier(tb.name === 'tenants' ? 'id' : 'tenant_id')} = ${tenantId}`);
     out[tb.name] = rows
       .map((r) => {
         for (const col of ignore[tb.name] ?? []) delete r[col];
@@ -428,7 +425,7 @@ beforeAll(async () => {
   await ok(t.call('DELETE', `/users/${gone.id}`, { token: a.tokens.ADMIN }), 200, 'delete user');
 
   // JWTs with A's ADMIN's real claims (src/auth/tokens.ts): only the signature, algorithm or expiry is wrong.
-  const { token_version: ver } = t.db.$client.prepare('select token_version from users where id = ?').get(a.users[0]!) as { token_version: number };
+  const ver = (await t.query<{ token_version: number }>(sql`select token_version from users where id = ${a.users[0]!}`))[0]!.token_version;
   const now = Math.floor(t.clock.now.getTime() / 1000);
   const jwt = (secret: string, exp: number) =>
     new SignJWT({ tid: a.tenantId, ver })
@@ -473,7 +470,7 @@ beforeAll(async () => {
   };
   // The SAT catalogs are loaded into a fresh database on first use (~1.5 s): pay it here, not in one probe's time limit.
   await ok(t.call('GET', '/catalogos/regimenes-fiscales/601', { token: a.key }), 200, 'catalog warm-up');
-  before = { a: snapshot(a.tenantId, AUTH_BOOKKEEPING), b: snapshot(b.tenantId) };
+  before = { a: await snapshot(a.tenantId, AUTH_BOOKKEEPING), b: await snapshot(b.tenantId) };
 }, 60_000);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -615,9 +612,9 @@ describe("refused: bad credentials, roles not allowed, another tenant's ids", ()
 });
 
 describe('refused requests wrote nothing', () => {
-  test("both tenants' rows are byte for byte as before", () => {
-    expect(snapshot(f.b.tenantId)).toEqual(before.b);
-    expect(snapshot(f.a.tenantId, AUTH_BOOKKEEPING)).toEqual(before.a);
+  test("both tenants' rows are byte for byte as before", async () => {
+    expect(await snapshot(f.b.tenantId)).toEqual(before.b);
+    expect(await snapshot(f.a.tenantId, AUTH_BOOKKEEPING)).toEqual(before.a);
   });
 });
 
@@ -656,7 +653,7 @@ describe('allowed callers get through', () => {
     });
   }
 
-  test('the other tenant is still byte for byte as before', () => {
-    expect(snapshot(f.b.tenantId)).toEqual(before.b);
+  test('the other tenant is still byte for byte as before', async () => {
+    expect(await snapshot(f.b.tenantId)).toEqual(before.b);
   });
 });

@@ -1,13 +1,15 @@
 import { describe, expect, test } from 'bun:test';
+import { sql } from 'drizzle-orm';
 import { openDatabase } from '../../src/db/client.ts';
 import { backoffMs, claimJobs, completeJob, enqueue, failJob, PermanentJobError, queueStats, recoverJobs, releaseLeases } from '../../src/jobs/queue.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { query } from '../helpers.ts';
 
 const T0 = new Date('2026-11-21T12:00:00Z');
 const at = (ms: number) => new Date(T0.getTime() + ms);
-const status = (db: ReturnType<typeof openDatabase>, id: string) =>
-  db.$client.prepare('select status, attempts, last_error, run_at from jobs where id = ?').get(id) as any;
+const status = async (db: ReturnType<typeof openDatabase>, id: string) =>
+  (await query<any>(db, sql`select status, attempts, last_error, run_at from jobs where id = ${id}`))[0];
 
 describe('job queue', () => {
   test('claim is atomic: a due job goes to exactly one claimer; future jobs wait', async () => {
@@ -24,7 +26,7 @@ describe('job queue', () => {
     expect(c.map((j) => j.id)).toEqual([due]);
     expect(await completeJob(db, a[0]!, at(2500))).toBe(false);
     expect(await completeJob(db, c[0]!, at(2500))).toBe(true);
-    expect(status(db, due).status).toBe('done');
+    expect((await status(db, due)).status).toBe('done');
   });
 
   test('lanes: a claim takes at most the cap per lane, counting jobs already running; unlaned jobs are not limited', async () => {
@@ -53,19 +55,19 @@ describe('job queue', () => {
     const id = await enqueue(db, T0, { type: 't', payload: {}, deadline: at(10_000) });
     let [job] = await claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 });
     expect(await failJob(db, job!, T0, new Error('PAC down'))).toBe('retry');
-    expect(status(db, id)).toMatchObject({ status: 'queued', last_error: 'PAC down' });
+    expect(await status(db, id)).toMatchObject({ status: 'queued', last_error: 'PAC down' });
     expect(await claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 })).toEqual([]);
     [job] = await claimJobs(db, { workerId: 'w', now: at(1000), leaseMs: 1000, limit: 1 });
     expect(job!.attempts).toBe(2);
     expect(await failJob(db, job!, at(9500), new Error('still down'))).toBe('failed'); // the next try would pass the deadline
-    expect(status(db, id).status).toBe('failed');
+    expect((await status(db, id)).status).toBe('failed');
 
     const id2 = await enqueue(db, T0, { type: 't', payload: {} });
     const [j2] = await claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 });
     let gaveUp = false;
     expect(await failJob(db, j2!, T0, new PermanentJobError('rejected'), () => (gaveUp = true))).toBe('failed');
     expect(gaveUp).toBe(true);
-    expect(status(db, id2)).toMatchObject({ status: 'failed', last_error: 'rejected' });
+    expect(await status(db, id2)).toMatchObject({ status: 'failed', last_error: 'rejected' });
     expect(await queueStats(db, T0)).toMatchObject({ depth: 0, failed: 2 });
   });
 
@@ -84,8 +86,8 @@ describe('job queue', () => {
     await claimJobs(db, { workerId: 'me', now: T0, leaseMs: 3_600_000, limit: 1 });
     await claimJobs(db, { workerId: 'other', now: T0, leaseMs: 3_600_000, limit: 1 });
     expect(await releaseLeases(db, 'me', at(500))).toBe(1);
-    expect(status(db, mine)).toMatchObject({ status: 'queued', run_at: at(500).toISOString() });
-    expect(status(db, theirs).status).toBe('running');
+    expect(await status(db, mine)).toMatchObject({ status: 'queued', run_at: at(500).toISOString() });
+    expect((await status(db, theirs)).status).toBe('running');
     expect((await claimJobs(db, { workerId: 'next-boot', now: at(500), leaseMs: 1000, limit: 5 })).map((j) => j.id)).toEqual([mine]);
   });
 
@@ -112,12 +114,12 @@ describe('job queue', () => {
     const f = await enqueue(db, T0, { type: 'flaky', payload: {} });
     expect(await worker.drain()).toBe(21);
     expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    expect(status(db, f).status).toBe('queued');
+    expect((await status(db, f)).status).toBe('queued');
     now = at(10 * 60_000);
     await worker.drain();
     now = at(20 * 60_000);
     await worker.drain();
-    expect(status(db, f)).toMatchObject({ status: 'done', attempts: 3 });
+    expect(await status(db, f)).toMatchObject({ status: 'done', attempts: 3 });
     expect(await queueStats(db, now)).toMatchObject({ depth: 0, running: 0 });
   });
 });

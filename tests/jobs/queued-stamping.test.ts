@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test';
+import { eq, sql } from 'drizzle-orm';
 import { createPublicKey, verify, X509Certificate } from 'node:crypto';
 import { cadenaOriginal } from '../../src/cfdi/cadena.ts';
 import { parseXml } from '../../src/cfdi/xml.ts';
+import { jobs } from '../../src/db/schema/index.ts';
 import type { Pac, StampOptions, StampResult } from '../../src/pac/types.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import { createTestApp, issuer, testSandboxSat } from '../helpers.ts';
@@ -44,10 +46,8 @@ async function setup(livePac?: Pac) {
   const t = createTestApp({ livePac });
   const reg = await issuer(t, { keys: ['test', 'live'], csd: ['test', 'live'] });
   const { key: test, live } = reg;
-  const events = () =>
-    (t.db.$client.prepare('select type from events where tenant_id = ? and type like ? order by id').all(reg.tenant.id, 'cfdi.%') as { type: string }[]).map(
-      (e) => e.type,
-    );
+  const events = async () =>
+    (await t.query<{ type: string }>(sql`select type from events where tenant_id = ${reg.tenant.id} and type like ${'cfdi.%'} order by id`)).map((e) => e.type);
   return { t, test, live, events };
 }
 
@@ -60,7 +60,7 @@ describe('queued stamping', () => {
     expect(res.json).toMatchObject({ uuid: null, status: 'en_cola', tipo: 'I' });
     expect(res.json.mensaje).toContain(`GET /api/v1/cfdis/${res.json.id}`);
     expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: key })).json.status).toBe('en_cola');
-    expect(events()).toEqual(['cfdi.encolado']);
+    expect(await events()).toEqual(['cfdi.encolado']);
     expect((await t.call('GET', '/health')).json.info.queue.depth).toBe(1);
 
     t.clock.advance(5_000);
@@ -68,7 +68,7 @@ describe('queued stamping', () => {
     const done = await t.call('GET', `/cfdis/${res.json.id}`, { token: key });
     expect(done.json.status).toBe('vigente');
     expect(done.json.uuid).toMatch(/^[0-9A-F-]{36}$/);
-    expect(events()).toEqual(['cfdi.encolado', 'cfdi.timbrado']);
+    expect(await events()).toEqual(['cfdi.encolado', 'cfdi.timbrado']);
     const xml = await (await t.app.request(`/api/v1/cfdis/${done.json.uuid}/xml`, { headers: { authorization: `Bearer ${key}` } })).text();
     expect((await validateAgainstSatXsd(xml)).valid).toBe(true);
     const root = parseXml(xml);
@@ -88,8 +88,8 @@ describe('queued stamping', () => {
     await t.app.worker.drain();
     const got = await t.call('GET', `/cfdis/${res.json.id}`, { token: key });
     expect(got.json.status).toBe('vigente');
-    expect(events()).toEqual(['cfdi.encolado', 'cfdi.timbrado']);
-    expect((t.db.$client.prepare("select count(*) n from jobs where status = 'done'").get() as { n: number }).n).toBe(1);
+    expect(await events()).toEqual(['cfdi.encolado', 'cfdi.timbrado']);
+    expect(await t.count(jobs, eq(jobs.status, 'done'))).toBe(1);
   });
 
   test('pac_rejected → 422 with the provider code; fallido + cfdi.fallido; the folio is not reused', async () => {
@@ -97,10 +97,10 @@ describe('queued stamping', () => {
     const res = await t.call('POST', '/cfdis', { token: key, body: invoice(), headers: { 'x-sandbox-scenario': 'pac_rejected' } });
     expect(res.status).toBe(422);
     expect(res.json.error.details[0].issue).toContain('CFDI40999');
-    const rows = t.db.$client.prepare('select id, status, folio from cfdis').all() as { id: string; status: string; folio: number }[];
+    const rows = await t.query<{ id: string; status: string; folio: number }>(sql`select id, status, folio from cfdis`);
     expect(rows).toMatchObject([{ status: 'fallido', folio: 1 }]);
     expect((await t.call('GET', `/cfdis/${rows[0]!.id}`, { token: key })).json.status).toBe('fallido');
-    expect(events()).toEqual(['cfdi.fallido']);
+    expect(await events()).toEqual(['cfdi.fallido']);
     const next = await t.call('POST', '/cfdis', { token: key, body: invoice() });
     expect(next.json.folio).toBe(2);
   });
@@ -113,7 +113,7 @@ describe('queued stamping', () => {
     t.clock.advance(5_000);
     await t.app.worker.drain();
     expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json.status).toBe('fallido');
-    expect(events()).toEqual(['cfdi.encolado', 'cfdi.fallido']);
+    expect(await events()).toEqual(['cfdi.encolado', 'cfdi.fallido']);
     expect(pac.calls).toBe(2);
   });
 
@@ -128,7 +128,7 @@ describe('queued stamping', () => {
     }
     const got = await t.call('GET', `/cfdis/${res.json.id}`, { token: live });
     expect(got.json.status).toBe('vigente');
-    expect(events()).toEqual(['cfdi.encolado', 'cfdi.timbrado']);
+    expect(await events()).toEqual(['cfdi.encolado', 'cfdi.timbrado']);
     expect(pac.calls).toBe(3);
   });
 

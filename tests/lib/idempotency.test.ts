@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { createTestApp, issuer } from '../helpers.ts';
+import { sql } from 'drizzle-orm';
 
 const t = createTestApp({ webhookAllowPrivate: true }); // no DNS here to resolve the webhook's erp.example.com
 
@@ -49,7 +50,7 @@ describe('Idempotency-Key belongs to the credential that used it', () => {
     expect((await t.call('POST', '/webhooks', { token: k1.key, body, headers })).json.secret).toBe(first.json.secret);
 
     await t.call('POST', '/api-keys', { token: admin.token, body: { name: 'sealed', environment: 'live' }, headers: { 'idempotency-key': 'key-3' } });
-    const rows = t.db.$client.prepare('select body from idempotency_keys where tenant_id = ?').all(admin.tenant.id) as { body: Buffer }[];
+    const rows = await t.query<{ body: Buffer }>(sql`select body from idempotency_keys where tenant_id = ${admin.tenant.id}`);
     expect(rows.length).toBe(3);
     for (const { body: stored } of rows) {
       const text = Buffer.from(stored).toString('latin1');

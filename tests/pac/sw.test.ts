@@ -4,6 +4,8 @@ import { child, parseXml } from '../../src/cfdi/xml.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import { createSwPac } from '../../src/pac/sw.ts';
 import { createTestApp, csdFiles, issuer, testSandboxSat } from '../helpers.ts';
+import { and, eq, sql } from 'drizzle-orm';
+import { jobs } from '../../src/db/schema/index.ts';
 
 /**
  * A fake SW PAC on a real socket. `mode` scripts the next stamp answers; stamps are made by the sandbox signer and
@@ -173,8 +175,8 @@ describe('SW PAC adapter against a fake PAC server', () => {
     const { t, live } = await setup(down);
     const res = await t.call('POST', '/cfdis', { token: live, body: invoice(105) });
     expect(res.status).toBe(202);
-    const job = t.db.$client.prepare("select status, run_at from jobs where type = 'cfdi.stamp'").get() as { status: string };
-    expect(job.status).toBe('queued');
+    const [job] = await t.query<{ status: string }>(sql`select status, run_at from jobs where type = 'cfdi.stamp'`);
+    expect(job!.status).toBe('queued');
   });
 
   test('malformed replies are errors, never stored as stamps', async () => {
@@ -285,10 +287,8 @@ describe('SW PAC adapter against a fake PAC server', () => {
     const res = await pending;
     expect(res.status).toBe(200);
     expect(res.json.status).toBe('cancelado');
-    const events = t.db.$client.prepare("select count(*) n from events where type = 'cfdi.cancelado' and json_extract(data, '$.uuid') = ?").get(uuid) as {
-      n: number;
-    };
-    expect(events.n).toBe(1);
-    expect(t.db.$client.prepare("select count(*) n from jobs where type = 'cfdi.cancellation' and status = 'queued'").get()).toEqual({ n: 0 });
+    const events = await t.query<{ data: string }>(sql`select data from events where type = 'cfdi.cancelado'`);
+    expect(events.filter((e) => JSON.parse(e.data).uuid === uuid).length).toBe(1);
+    expect(await t.count(jobs, and(eq(jobs.type, 'cfdi.cancellation'), eq(jobs.status, 'queued')))).toBe(0);
   });
 });

@@ -7,7 +7,7 @@ import { publicKeyOf } from '../../src/cfdi/csd.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { loadConfig } from '../../src/env.ts';
 import { activeSigner } from '../../src/invoices/csds/service.ts';
-import { csdForm, issuer, serverTarget } from '../helpers.ts';
+import { closeDatabase, csdForm, issuer, serverTarget } from '../helpers.ts';
 import { startServer, stopServer } from './server.ts';
 
 const FIXTURES = join(import.meta.dir, '..', 'fixtures', 'csd', 'EKU9003173C9_CSD');
@@ -95,7 +95,7 @@ describe('CSD private keys at rest', () => {
     await expect(
       activeSigner({ db: openDatabase(config.databasePath), now: () => new Date(), masterKey: Buffer.alloc(32, 9) }, reg.tenant.id, 'test'),
     ).rejects.toThrow(/master key/);
-    db.$client.close();
+    closeDatabase(db);
 
     // A different MASTER_KEY: the process refuses to start, naming the variable.
     const wrong = Bun.spawn([process.execPath, 'src/index.ts'], {

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { createLogger } from '../../src/lib/logger.ts';
 import { DEMO_EMAIL, setUpDemo } from '../../src/demo.ts';
 import { createTestApp, issuer } from '../helpers.ts';
+import { eq } from 'drizzle-orm';
+import { users } from '../../src/db/schema/index.ts';
 
 /** DEMO=true on the real entry point: what it prints is what a person pastes, so the test uses exactly that. */
 const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-demo-'));
@@ -114,6 +116,6 @@ describe('DEMO=true', () => {
     await issuer(t);
     const demo = await setUpDemo({ app: t.app, db: t.db, logger: createLogger('silent') });
     expect(demo).toEqual({ state: 'skipped', tenants: 1 });
-    expect(t.db.$client.prepare('select count(*) as n from users where email = ?').get(DEMO_EMAIL)).toEqual({ n: 0 });
+    expect(await t.count(users, eq(users.email, DEMO_EMAIL))).toBe(0);
   });
 });

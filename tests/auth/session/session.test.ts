@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { createTestApp, issuer, TENANT } from '../../helpers.ts';
+import { sql } from 'drizzle-orm';
 
 const t = createTestApp();
 const body = (over: Record<string, unknown> = {}, tenant: Record<string, unknown> = {}) => ({
@@ -26,8 +27,8 @@ describe('POST /auth/register', () => {
     expect(res.json.user).not.toHaveProperty('password_hash');
     expect(res.json.token_type).toBe('Bearer');
     expect(res.json.expires_in).toBe(86400);
-    const row = t.db.$client.prepare('select password_hash from users where id = ?').get(res.json.user.id) as { password_hash: string };
-    expect(row.password_hash).toStartWith('$argon2id$');
+    const [row] = await t.query<{ password_hash: string }>(sql`select password_hash from users where id = ${res.json.user.id}`);
+    expect(row!.password_hash).toStartWith('$argon2id$');
   });
 
   test('an email another tenant uses registers like a fresh one: the answer never tells that it exists', async () => {

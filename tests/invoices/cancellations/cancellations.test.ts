@@ -7,6 +7,8 @@ import { CANCELLED_MARK } from '../../../src/cfdi/pdf.ts';
 import { child, parseXml } from '../../../src/cfdi/xml.ts';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { createTestApp, csdFiles, eventReceiver, issuer, READY, testSandboxSat } from '../../helpers.ts';
+import { eq, sql } from 'drizzle-orm';
+import { cfdiCancellations } from '../../../src/db/schema/index.ts';
 
 /**
  * Acceptance (issue 8): each motivo's happy path and each rule violation; the three sandbox scenarios walk
@@ -349,13 +351,12 @@ describe('cancellation: idempotency, isolation, queued CFDIs', () => {
     expect(again.status).toBe(202);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.json.id).toBe(first.json.id);
-    const rows = t.db.$client.prepare('select count(*) n from cfdi_cancellations where cfdi_id = ?').get(c.id) as { n: number };
-    expect(rows.n).toBe(1);
+    expect(await t.count(cfdiCancellations, eq(cfdiCancellations.cfdiId, c.id))).toBe(1);
     // Concurrent retries with one key: one request.
     const d = await issue();
     const both = await Promise.all([1, 2].map(() => cancel(d.id, { motivo: '03' }, { idem: `cancel-${d.id}` })));
     expect(both.map((r) => r.status)).toEqual([200, 200]);
-    expect((t.db.$client.prepare('select count(*) n from cfdi_cancellations where cfdi_id = ?').get(d.id) as { n: number }).n).toBe(1);
+    expect(await t.count(cfdiCancellations, eq(cfdiCancellations.cfdiId, d.id))).toBe(1);
   });
 
   test('Idempotency-Key after a crash mid-request: the retry answers from the request it recorded, no second one', async () => {
@@ -364,13 +365,13 @@ describe('cancellation: idempotency, isolation, queued CFDIs', () => {
     const first = await cancel(c.id, { motivo: '02' }, { idem, scenario: 'cancel_pending_accept' });
     expect(first.status).toBe(202);
     // What a process killed after recording the request, before storing its answer, leaves behind:
-    t.db.$client.prepare("update idempotency_keys set status = 0, body = x'' where key = ?").run(idem);
+    await t.exec(sql`update idempotency_keys set status = 0, body = ${Buffer.alloc(0)} where key = ${idem}`);
     const retried = await cancel(c.id, { motivo: '02' }, { idem, scenario: 'cancel_pending_accept' });
     expect(retried.status).toBe(202);
     expect(retried.json).toMatchObject({ id: first.json.id, status: 'en_proceso' });
-    expect((t.db.$client.prepare('select count(*) n from cfdi_cancellations where cfdi_id = ?').get(c.id) as { n: number }).n).toBe(1);
+    expect(await t.count(cfdiCancellations, eq(cfdiCancellations.cfdiId, c.id))).toBe(1);
     await poll(); // accepted: the same situation now answers 200 cancelado
-    t.db.$client.prepare("update idempotency_keys set status = 0, body = x'' where key = ?").run(idem);
+    await t.exec(sql`update idempotency_keys set status = 0, body = ${Buffer.alloc(0)} where key = ${idem}`);
     const resolved = await cancel(c.id, { motivo: '02' }, { idem, scenario: 'cancel_pending_accept' });
     expect(resolved.status).toBe(200);
     expect(resolved.json).toMatchObject({ id: first.json.id, status: 'cancelado' });

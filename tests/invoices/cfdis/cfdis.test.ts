@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { createTestApp, issuer, READY } from '../../helpers.ts';
+import { eq, sql } from 'drizzle-orm';
+import { cfdis, idempotencyKeys } from '../../../src/db/schema/index.ts';
 
 const t = createTestApp();
 const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
@@ -25,7 +27,7 @@ function newIssuer(opts: { csd?: boolean; live?: boolean } = {}) {
   return issuer(t, { ...READY, keys: environments, csd: opts.csd === false ? [] : environments });
 }
 
-const countRows = (tenantId: string) => (t.db.$client.prepare('select count(*) n from cfdis where tenant_id = ?').get(tenantId) as { n: number }).n;
+const countRows = (tenantId: string) => t.count(cfdis, eq(cfdis.tenantId, tenantId));
 
 describe('POST /cfdis', () => {
   test('201 with the spec fields; GET /cfdis/:id returns the same record; events recorded', async () => {
@@ -53,7 +55,7 @@ describe('POST /cfdis', () => {
     const got = await t.call('GET', `/cfdis/${res.json.id}`, { token: a.key });
     const { warnings: _w, ...body } = res.json;
     expect(got.json).toEqual(body);
-    const events = t.db.$client.prepare('select type, data from events where tenant_id = ? order by id').all(a.tenant.id) as { type: string; data: string }[];
+    const events = await t.query<{ type: string; data: string }>(sql`select type, data from events where tenant_id = ${a.tenant.id} order by id`);
     expect(events.map((e) => e.type)).toContain('cfdi.timbrado');
     expect(JSON.parse(events.find((e) => e.type === 'cfdi.timbrado')!.data)).toEqual({
       cfdi_id: res.json.id,
@@ -70,7 +72,7 @@ describe('POST /cfdis', () => {
     const res = await t.call('POST', '/cfdis', { token: a.key, body: invoice() });
     expect(res.status).toBe(400);
     expect(res.json.error.details).toEqual([{ field: 'csd', issue: expect.stringContaining('no active CSD') }]);
-    expect(countRows(a.tenant.id)).toBe(0);
+    expect(await countRows(a.tenant.id)).toBe(0);
     expect((await t.call('GET', '/series', { token: a.key })).json.data).toEqual([]);
 
     const b = await newIssuer();
@@ -80,7 +82,7 @@ describe('POST /cfdis', () => {
     t.clock.now = real;
     expect(expired.status).toBe(400);
     expect(expired.json.error.details.find((d: any) => d.field === 'csd').issue).toContain('validity');
-    expect(countRows(b.tenant.id)).toBe(0);
+    expect(await countRows(b.tenant.id)).toBe(0);
     const v = await t.call('POST', '/cfdis/validate', { token: a.key, body: invoice() });
     expect(v.json.valid).toBe(false);
     expect(v.json.errors[0].field).toBe('csd');
@@ -91,7 +93,7 @@ describe('POST /cfdis', () => {
     const res = await t.call('POST', '/cfdis', { token: a.live, body: invoice() });
     expect(res.status).toBe(503);
     expect(res.json.error.message).toContain('PAC');
-    expect(countRows(a.tenant.id)).toBe(0);
+    expect(await countRows(a.tenant.id)).toBe(0);
   });
 
   test('receptor_id uses a registered client; an unknown one is 400', async () => {
@@ -184,7 +186,7 @@ describe('Idempotency-Key', () => {
     expect(again.status).toBe(201);
     expect(again.text).toBe(first.text);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(countRows(a.tenant.id)).toBe(1);
+    expect(await countRows(a.tenant.id)).toBe(1);
     const other = await t.call('POST', '/cfdis', { token: a.key, body: invoice(999), headers });
     expect(other.status).toBe(409);
     expect(other.json.error.details[0].field).toBe('idempotency-key');
@@ -199,7 +201,7 @@ describe('Idempotency-Key', () => {
     const results = await Promise.all(Array.from({ length: 8 }, () => t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers })));
     expect(new Set(results.map((r) => r.status))).toEqual(new Set([201]));
     expect(new Set(results.map((r) => r.text)).size).toBe(1);
-    expect(countRows(a.tenant.id)).toBe(1);
+    expect(await countRows(a.tenant.id)).toBe(1);
   });
 
   test('validation failures are replayed too; the key expires after 24 h; bad keys are 400', async () => {
@@ -219,7 +221,7 @@ describe('Idempotency-Key', () => {
 
   test('after a crash mid-request (a pending claim left behind): a retry answers from the invoice it created, or issues when none was', async () => {
     const a = await newIssuer();
-    const claims = () => t.db.$client.prepare('select key, status, resource_id from idempotency_keys where tenant_id = ? order by key').all(a.tenant.id);
+    const claims = () => t.query(sql`select key, status, resource_id from idempotency_keys where tenant_id = ${a.tenant.id} order by key`);
     // The claim is durable before the route runs and bound to the invoice in the invoice's own transaction.
     const queued = await t.call('POST', '/cfdis', {
       token: a.key,
@@ -227,32 +229,30 @@ describe('Idempotency-Key', () => {
       headers: { 'idempotency-key': 'crash-1', 'x-sandbox-scenario': 'pac_unavailable' },
     });
     expect(queued.status).toBe(202);
-    expect(claims()).toEqual([{ key: 'crash-1', status: 202, resource_id: queued.json.id }]);
+    expect(await claims()).toEqual([{ key: 'crash-1', status: 202, resource_id: queued.json.id }]);
     // What a process killed after the invoice's commit, before its answer was stored, leaves behind:
-    t.db.$client.prepare("update idempotency_keys set status = 0, body = x'' where key = 'crash-1'").run();
+    await t.exec(sql`update idempotency_keys set status = 0, body = ${Buffer.alloc(0)} where key = 'crash-1'`);
     const retried = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-1' } });
     expect(retried.status).toBe(202);
     expect(retried.json).toMatchObject({ id: queued.json.id, status: 'en_cola' });
-    expect(countRows(a.tenant.id)).toBe(1);
+    expect(await countRows(a.tenant.id)).toBe(1);
     // Once stamped, the same situation answers 201 with the invoice.
     t.clock.advance(60_000);
     await t.app.worker.drain();
-    t.db.$client.prepare("update idempotency_keys set status = 0, body = x'' where key = 'crash-1'").run();
+    await t.exec(sql`update idempotency_keys set status = 0, body = ${Buffer.alloc(0)} where key = 'crash-1'`);
     const stamped = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-1' } });
     expect(stamped.status).toBe(201);
     expect(stamped.json).toMatchObject({ id: queued.json.id, status: 'vigente' });
-    expect(countRows(a.tenant.id)).toBe(1);
+    expect(await countRows(a.tenant.id)).toBe(1);
     // Killed before anything was committed (a claim with nothing bound): the retry issues it, once.
-    t.db.$client
-      .prepare(
-        "insert into idempotency_keys (tenant_id, environment, actor, key, method, path, request_hash, status, headers, body, created_at) select tenant_id, environment, actor, 'crash-2', method, path, request_hash, 0, '{}', x'', ? from idempotency_keys where key = 'crash-1'",
-      )
-      .run(t.clock.now.toISOString());
+    await t.exec(
+      sql`insert into idempotency_keys (tenant_id, environment, actor, key, method, path, request_hash, status, headers, body, created_at) select tenant_id, environment, actor, 'crash-2', method, path, request_hash, 0, '{}', ${Buffer.alloc(0)}, ${t.clock.now.toISOString()} from idempotency_keys where key = 'crash-1'`,
+    );
     const fresh = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'idempotency-key': 'crash-2' } });
     expect(fresh.status).toBe(201);
     expect(fresh.json.id).not.toBe(queued.json.id);
-    expect(countRows(a.tenant.id)).toBe(2);
-    expect(claims()).toEqual([
+    expect(await countRows(a.tenant.id)).toBe(2);
+    expect(await claims()).toEqual([
       { key: 'crash-1', status: 201, resource_id: queued.json.id },
       { key: 'crash-2', status: 201, resource_id: fresh.json.id },
     ]);
@@ -262,6 +262,6 @@ describe('Idempotency-Key', () => {
     const a = await newIssuer({ live: true }); // live without a PAC configured → 503
     const headers = { 'idempotency-key': 'no-pac' };
     expect((await t.call('POST', '/cfdis', { token: a.live, body: invoice(), headers })).status).toBe(503);
-    expect(t.db.$client.prepare("select count(*) n from idempotency_keys where key = 'no-pac'").get()).toEqual({ n: 0 });
+    expect(await t.count(idempotencyKeys, eq(idempotencyKeys.key, 'no-pac'))).toBe(0);
   });
 });

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { createSandboxPac } from '../../../src/pac/sandbox.ts';
 import { createTestApp, issuer, READY, testSandboxSat } from '../../helpers.ts';
+import { sql } from 'drizzle-orm';
+import { cfdis } from '../../../src/db/schema/index.ts';
 
 /**
  * Issue 9, Egreso: an Egreso relates to the tenant's own vigente invoices to the same receptor, with a TipoRelacion
@@ -70,7 +72,7 @@ describe('Egreso relations', () => {
       [egreso([{ tipo_relacion: '03', uuids: [note.uuid] }]), 'cfdi_relacionados[0].uuids[0]', /type E; TipoRelacion 03 relates an Egreso to I or T/],
       [egreso([{ tipo_relacion: '05', uuids: [mine.uuid] }]), 'cfdi_relacionados[0].tipo_relacion', /not a relation an Egreso uses/],
     ];
-    const before = (t.db.$client.prepare('select count(*) n from cfdis').get() as { n: number }).n;
+    const before = await t.count(cfdis);
     for (const [body, field, issue] of cases) {
       for (const path of ['/cfdis', '/cfdis/validate']) {
         const res = await t.call('POST', path, { token: key, body });
@@ -80,7 +82,7 @@ describe('Egreso relations', () => {
         expect(detail.issue).toMatch(issue);
       }
     }
-    expect((t.db.$client.prepare('select count(*) n from cfdis').get() as { n: number }).n).toBe(before);
+    expect(await t.count(cfdis)).toBe(before);
   });
 
   test('two tenants with one RFC sending byte-identical XML through one live PAC account: the second gets 422 (the document was stamped already), not a 500', async () => {
@@ -98,7 +100,7 @@ describe('Egreso relations', () => {
       (
         await live.call(
           'GET',
-          `/cfdis/${b.json.error.details[0] && (live.db.$client.prepare("select id from cfdis where status = 'fallido' order by id desc limit 1").get() as { id: string }).id}`,
+          `/cfdis/${b.json.error.details[0] && (await live.query<{ id: string }>(sql`select id from cfdis where status = 'fallido' order by id desc limit 1`))[0]!.id}`,
           { token: second },
         )
       ).json.status,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestApp, eventReceiver, issuer, READY } from '../../helpers.ts';
+import { cfdis } from '../../../src/db/schema/index.ts';
 
 /**
  * An integrator's own references: `metadata` on invoices and clients, `external_id` on invoices (unique per tenant
@@ -45,7 +46,7 @@ const deliver = async () => {
   await t.app.worker.drain();
 };
 const eventsOf = (id: string) => received.filter((e) => e.data.cfdi_id === id);
-const count = () => t.db.$client.prepare('select count(*) as n from cfdis').get() as { n: number };
+const count = () => t.count(cfdis);
 
 describe('external_id and metadata on invoices', () => {
   test('sent on POST /cfdis: echoed by the 201, GET and the list, and found by GET /cfdis?external_id=', async () => {
@@ -70,12 +71,12 @@ describe('external_id and metadata on invoices', () => {
   test('a second invoice with the same external_id is 409 naming the field and the first invoice; no folio is used', async () => {
     const first = await t.call('POST', '/cfdis', { token: key, body: invoice({ external_id: 'SO-2002' }), headers: { 'idempotency-key': 'order-2002' } });
     expect(first.status).toBe(201);
-    const before = count();
+    const before = await count();
     const again = await t.call('POST', '/cfdis', { token: key, body: invoice({ external_id: 'SO-2002', metadata: { intento: '2' } }) });
     expect(again.status).toBe(409);
     expect(again.json.error.details).toEqual([{ field: 'external_id', issue: expect.stringContaining(first.json.id) }]);
     expect(again.json.error.message).toContain(first.json.id);
-    expect(count()).toEqual(before);
+    expect(await count()).toEqual(before);
     // The next invoice takes the next folio: the refused one used none.
     const next = await t.call('POST', '/cfdis', { token: key, body: invoice() });
     expect(next.json.folio).toBe(first.json.folio + 1);
@@ -129,7 +130,7 @@ describe('external_id and metadata on invoices', () => {
   });
 
   test('bounds and characters: 400 naming the field, nothing stored', async () => {
-    const before = count();
+    const before = await count();
     const tooMany = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']));
     const cases: [Record<string, unknown>, string, string][] = [
       [{ metadata: tooMany }, 'metadata', 'at most 50 keys'],
@@ -151,7 +152,7 @@ describe('external_id and metadata on invoices', () => {
       expect(res.json.error.details).toContainEqual({ field, issue: expect.stringContaining(issue) });
     }
     expect((await t.call('GET', `/cfdis?external_id=${'x'.repeat(256)}`, { token: key })).status).toBe(400);
-    expect(count()).toEqual(before);
+    expect(await count()).toEqual(before);
     // The bounds themselves are accepted.
     const edge = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`${i}`.padStart(40, 'k'), 'v'.repeat(500)]));
     const ok = await t.call('POST', '/cfdis', { token: key, body: invoice({ external_id: 'E'.repeat(255), metadata: edge }) });

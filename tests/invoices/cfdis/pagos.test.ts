@@ -4,6 +4,7 @@ import { localDateTime } from '../../../src/cfdi/time.ts';
 import { createTestApp, issuer, READY } from '../../helpers.ts';
 import { cadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
 import { cadenaOriginal } from '../../../src/cfdi/cadena.ts';
+import { cfdis } from '../../../src/db/schema/index.ts';
 
 /**
  * Issue 9, Pagos 2.0 through the API: the service fills each paid document from the PPD invoice it issued, tracks
@@ -53,7 +54,7 @@ const doctos = (xml: string): XmlNode[] => {
   return childrenNamed(pagos, 'pago20:Pago').flatMap((p) => childrenNamed(p, 'pago20:DoctoRelacionado'));
 };
 async function rejected(body: unknown, field: string, issue: RegExp, rule?: string, token = key) {
-  const before = t.db.$client.prepare('select count(*) as n from cfdis').get() as { n: number };
+  const before = await t.count(cfdis);
   const res = await t.call('POST', '/cfdis', { token, body });
   expect(res.status).toBe(400);
   const detail = (res.json.error.details as { field: string; issue: string; rule?: string }[]).find((d) => d.field === field);
@@ -61,7 +62,7 @@ async function rejected(body: unknown, field: string, issue: RegExp, rule?: stri
   expect(detail.issue).toMatch(issue);
   if (rule) expect(detail.rule).toBe(rule);
   // Nothing stored, no folio used.
-  expect(t.db.$client.prepare('select count(*) as n from cfdis').get()).toEqual(before);
+  expect(await t.count(cfdis)).toEqual(before);
 }
 
 describe('Pagos: an invoice paid in three instalments', () => {

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { localDateTime } from '../../../src/cfdi/time.ts';
 import { merged, QUINCENAL, TRABAJADOR } from '../../cfdi/corpus.ts';
 import { createTestApp, issuer, READY } from '../../helpers.ts';
+import { cfdis } from '../../../src/db/schema/index.ts';
 
 /**
  * Issue 9, acceptance 4: invalid requests across the four voucher types, each → 400 naming the field and SAT's rule
@@ -204,13 +205,13 @@ describe('invalid requests → 400 naming the field and the rule', () => {
 
   test.each(CASES)('%s', async (_name, build, field, rule) => {
     const body = resolved(build());
-    const before = t.db.$client.prepare('select count(*) as n from cfdis').get();
+    const before = await t.count(cfdis);
     const res = await t.call('POST', '/cfdis', { token: key, body });
     expect(res.status).toBe(400);
     const details = res.json.error.details as { field: string; issue: string; rule?: string }[];
     expect(details.map((d) => `${d.field} ${d.rule}`)).toContain(`${field} ${rule}`);
     expect(details.find((d) => d.field === field && d.rule === rule)!.issue.length).toBeGreaterThan(5);
-    expect(t.db.$client.prepare('select count(*) as n from cfdis').get()).toEqual(before);
+    expect(await t.count(cfdis)).toEqual(before);
     // /cfdis/validate reports the same problem without a 400.
     const check = await t.call('POST', '/cfdis/validate', { token: key, body });
     if (check.status === 200)

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { publicKeyOf } from '../../../src/cfdi/csd.ts';
 import { activeSigner, sweepCsdExpiry } from '../../../src/invoices/csds/service.ts';
 import { createTestApp, csdFiles, csdForm, issuer, TENANTS, TEST_MASTER_KEY } from '../../helpers.ts';
+import { sql } from 'drizzle-orm';
 
 const EKU = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
 const EKU_FIEL = csdFiles('EKU9003173C9_FIEL', 'EKU9003173C9');
@@ -251,7 +252,7 @@ describe('managing CSDs', () => {
     const reg = await issuer(t);
     const a = (await upload(reg.token, EKU)).json;
     // A second certificate of the same RFC: insert a copy under another serial directly (SAT issues one per branch).
-    t.db.$client.prepare("update csds set serial_number = '30001000000500009999' where id = ?").run(a.id);
+    await t.exec(sql`update csds set serial_number = '30001000000500009999' where id = ${a.id}`);
     const b = (await upload(reg.token, EKU)).json;
     expect((await t.call('GET', `/csds/${a.id}`, { token: reg.token })).json.status).toBe('inactive');
     expect(b.status).toBe('active');
@@ -326,13 +327,12 @@ describe('expiry sweep', () => {
   test('csd.por_vencer once within 30 days; expired and csd.vencido after valid_to', async () => {
     const reg = await issuer(t);
     const csd = (await upload(reg.token, EKU)).json;
-    const events = () =>
-      t.db.$client.prepare('select type, data from events where tenant_id = ? order by id').all(reg.tenant.id) as { type: string; data: string }[];
+    const events = () => t.query<{ type: string; data: string }>(sql`select type, data from events where tenant_id = ${reg.tenant.id} order by id`);
     expect(await sweepCsdExpiry(t.db, new Date('2027-04-01T00:00:00Z'))).toEqual({ expired: 0, noticed: 0 });
     await sweepCsdExpiry(t.db, new Date('2027-04-20T00:00:00Z'));
     await sweepCsdExpiry(t.db, new Date('2027-04-21T00:00:00Z'));
-    expect(events().map((e) => e.type)).toEqual(['csd.por_vencer']);
-    expect(JSON.parse(events()[0]!.data)).toEqual({
+    expect((await events()).map((e) => e.type)).toEqual(['csd.por_vencer']);
+    expect(JSON.parse((await events())[0]!.data)).toEqual({
       csd_id: csd.id,
       rfc: 'EKU9003173C9',
       serial_number: '30001000000500003416',
@@ -340,7 +340,7 @@ describe('expiry sweep', () => {
     });
     await sweepCsdExpiry(t.db, new Date('2027-05-18T11:43:52Z'));
     await sweepCsdExpiry(t.db, new Date('2027-05-19T00:00:00Z'));
-    expect(events().map((e) => e.type)).toEqual(['csd.por_vencer', 'csd.vencido']);
+    expect((await events()).map((e) => e.type)).toEqual(['csd.por_vencer', 'csd.vencido']);
     expect((await t.call('GET', `/csds/${csd.id}`, { token: reg.token })).json.status).toBe('expired');
     expect((await t.call('POST', `/csds/${csd.id}/activate`, { token: reg.token })).status).toBe(409);
   });

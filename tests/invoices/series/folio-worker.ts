@@ -2,6 +2,7 @@
 import { openDatabase } from '../../../src/db/client.ts';
 import { allocateFolio } from '../../../src/invoices/series/service.ts';
 import { withTransaction } from '../../../src/db/index.ts';
+import { closeDatabase } from '../../helpers.ts';
 
 declare const self: Worker;
 
@@ -13,6 +14,6 @@ self.onmessage = async (e: MessageEvent<{ path: string; tenantId: string; serie?
     const got = await withTransaction(db, async (tx) => allocateFolio(tx, { tenantId, environment: 'test' }, serie));
     folios.push(`${got.serie}-${got.folio}`);
   }
-  db.$client.close();
+  closeDatabase(db);
   postMessage(folios);
 };

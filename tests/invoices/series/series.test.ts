@@ -7,7 +7,7 @@ import { statusOf } from '../../../src/lib/errors.ts';
 import { ServiceError } from '../../../src/lib/service-error.ts';
 import { allocateFolio, peekFolio } from '../../../src/invoices/series/service.ts';
 import type { components } from '../../../clients/typescript/src/index.ts';
-import { createTestApp, expectStatus, issuer, TENANTS } from '../../helpers.ts';
+import { closeDatabase, createTestApp, expectStatus, issuer, TENANTS } from '../../helpers.ts';
 import { withTransaction } from '../../../src/db/index.ts';
 
 const t = createTestApp();
@@ -327,7 +327,7 @@ describe('allocateFolio / peekFolio', () => {
       const path = join(dir, 'cfdi.sqlite');
       const db = openDatabase(path);
       const { tenant } = await issuer(createTestApp({ db }));
-      db.$client.close();
+      closeDatabase(db);
       const run = (n: number) =>
         new Promise<string[]>((resolve, reject) => {
           const w = new Worker(new URL('./folio-worker.ts', import.meta.url).href);
