@@ -19,6 +19,9 @@ import { createSandboxPac, createSandboxSat } from '../src/pac/sandbox.ts';
 import type { Pac } from '../src/pac/types.ts';
 import { benchTenant } from './tenant.ts';
 import { withTransaction } from '../src/db/index.ts';
+import { eq, sql } from 'drizzle-orm';
+import { cfdis } from '../src/db/schema/index.ts';
+import { count, exec } from '../tests/helpers.ts';
 
 const { values } = parseArgs({ options: { jobs: { type: 'string', default: '20000' }, invoices: { type: 'string', default: '10000' } } });
 const logger = createLogger('silent');
@@ -84,11 +87,11 @@ const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-queue-'));
   }
   const issueS = (performance.now() - t0) / 1000;
   up = true;
-  db.$client.prepare("update jobs set run_at = ? where status = 'queued'").run(new Date().toISOString());
+  await exec(db, sql`update jobs set run_at = ${new Date().toISOString()} where status = 'queued'`);
   const t1 = performance.now();
   await app.worker.drain();
   const drainS = (performance.now() - t1) / 1000;
-  const vigente = (db.$client.prepare("select count(*) n from cfdis where status = 'vigente'").get() as { n: number }).n;
+  const vigente = await count(db, cfdis, eq(cfdis.status, 'vigente'));
   console.log(`queued invoices: ${n} issued with the provider down in ${issueS.toFixed(1)} s (all 202)`);
   console.log(`drain: ${vigente} of ${n} stamped in ${drainS.toFixed(2)} s → ${Math.round(vigente / drainS)} invoices/s`);
   if (vigente !== n) process.exitCode = 1;

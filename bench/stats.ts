@@ -8,6 +8,8 @@
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../src/db/client.ts';
 import { benchApp, benchTenant } from './tenant.ts';
+import { sql } from 'drizzle-orm';
+import { query, sqliteConnection } from '../tests/helpers.ts';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, seconds: { type: 'string', default: '5' } } });
 const rows = Number(values.rows);
@@ -15,15 +17,17 @@ const seconds = Number(values.seconds);
 const db = openDatabase(':memory:');
 const app = benchApp(db);
 const key = await benchTenant(app, db, 'test');
-const tenantId = (db.$client.prepare('select id from tenants limit 1').get() as { id: string }).id;
+const tenantId = (await query<{ id: string }>(db, sql`select id from tenants limit 1`))[0]!.id;
 
-const insert = db.$client.prepare(`insert into cfdis (id, tenant_id, environment, uuid, tipo, status, serie, folio, fecha, receptor_rfc, receptor_nombre,
+// SQLite-only: 100,000 rows through one prepared statement in one transaction, which the seeding's speed depends on.
+const sqlite = sqliteConnection(db);
+const insert = sqlite.prepare(`insert into cfdis (id, tenant_id, environment, uuid, tipo, status, serie, folio, fecha, receptor_rfc, receptor_nombre,
   moneda, subtotal, total, summary, created_at, updated_at) values (?, ?, 'test', ?, ?, ?, 'A', ?, ?, 'ICV060329BY0', 'INMOBILIARIA CVA', ?, ?, ?, '{}', ?, ?)`);
 const TIPOS = ['I', 'I', 'I', 'E', 'P', 'N', 'T'];
 const STATUSES = ['vigente', 'vigente', 'vigente', 'cancelado', 'fallido', 'en_cola', 'cancelacion_pendiente'];
 const MONEDAS = ['MXN', 'MXN', 'USD', 'EUR'];
 const t0 = performance.now();
-db.$client.transaction(() => {
+sqlite.transaction(() => {
   for (let i = 0; i < rows; i++) {
     const month = String((i % 12) + 1).padStart(2, '0');
     const fecha = `${2025 + (i % 24 >= 12 ? 1 : 0)}-${month}-15T12:00:00`;

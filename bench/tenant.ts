@@ -3,6 +3,8 @@ import { forgetTenant } from '../src/auth/tenants/lookup.ts';
 import type { Db } from '../src/db/client.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { createSandboxSat } from '../src/pac/sandbox.ts';
+import { sql } from 'drizzle-orm';
+import { exec } from '../tests/helpers.ts';
 
 type App = { request(path: string, init?: RequestInit): Response | Promise<Response> };
 
@@ -27,7 +29,7 @@ export async function benchTenant(app: App, db: Db, environment: 'test' | 'live'
     tenant: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' },
   });
   const key = (await post('/api-keys', { name: 'bench', environment }, reg.access_token)).key as string;
-  db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000000 where id = ?").run(reg.tenant.id);
+  await exec(db, sql`update tenants set plan = 'enterprise', rate_limit_per_minute = 100000000 where id = ${reg.tenant.id}`);
   forgetTenant(db, reg.tenant.id);
   const csdDir = new URL('../tests/fixtures/csd/EKU9003173C9_CSD/', import.meta.url).pathname;
   const form = new FormData();

@@ -17,6 +17,9 @@ import { createLogger } from '../src/lib/logger.ts';
 import { spawnReady } from './servers/spawn.ts';
 import { benchApp } from './tenant.ts';
 import { withTransaction } from '../src/db/index.ts';
+import { and, eq } from 'drizzle-orm';
+import { webhookDeliveries } from '../src/db/schema/index.ts';
+import { count } from '../tests/helpers.ts';
 
 const { values } = parseArgs({ options: { deliveries: { type: 'string', default: '10000' }, fair: { type: 'string', default: '1000' } } });
 const logger = createLogger('silent');
@@ -53,13 +56,12 @@ const record = (tenantId: string, n: number) =>
     for (let i = 0; i < n; i++)
       await recordEvent(tx, { tenantId, environment: 'test', type: 'cfdi.timbrado', data: { cfdi_id: `cfdi_${i}`, uuid: crypto.randomUUID() }, now });
   });
-const delivered = (tenantId: string) =>
-  (db.$client.prepare("select count(*) n from webhook_deliveries where tenant_id = ? and state = 'entregado'").get(tenantId) as { n: number }).n;
+const delivered = (tenantId: string) => count(db, webhookDeliveries, and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.state, 'entregado')));
 /** Seconds until `n` deliveries of the tenant are recorded as delivered. */
 async function timeUntilDelivered(tenantId: string, n: number): Promise<number> {
   const t0 = performance.now();
   void app.worker.drain();
-  while (delivered(tenantId) < n) await Bun.sleep(2);
+  while ((await delivered(tenantId)) < n) await Bun.sleep(2);
   return (performance.now() - t0) / 1000;
 }
 
@@ -71,7 +73,7 @@ async function timeUntilDelivered(tenantId: string, n: number): Promise<number> 
   const t0 = performance.now();
   await app.worker.drain();
   const s = (performance.now() - t0) / 1000;
-  const ok = delivered(tenant);
+  const ok = await delivered(tenant);
   console.log(`throughput: ${ok} of ${n} deliveries in ${s.toFixed(2)} s → ${Math.round(ok / s)} deliveries/s (target ≥ 1,000/s)`);
   if (ok !== n) process.exitCode = 1;
 }
@@ -87,7 +89,7 @@ async function timeUntilDelivered(tenantId: string, n: number): Promise<number> 
   await record(slow, 500); // older than the fast tenant's events, and more than the 64 delivery slots
   await record(fast, n);
   const besideS = await timeUntilDelivered(fast, n);
-  const slowDone = delivered(slow);
+  const slowDone = await delivered(slow);
   console.log(
     `fairness: ${n} deliveries to a fast receiver take ${aloneS.toFixed(2)} s alone, ${besideS.toFixed(2)} s behind 500 pending for a 5 s receiver (${slowDone} of those done by then)`,
   );

@@ -16,6 +16,8 @@ import { newId } from '../../src/lib/ids.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createSandboxSat } from '../../src/pac/sandbox.ts';
 import { INVOICE } from '../invoice.ts';
+import { sql } from 'drizzle-orm';
+import { closeDatabase, exec, sqliteConnection } from '../../tests/helpers.ts';
 
 const { values } = parseArgs({ options: { seed: { type: 'string', default: '0' }, synchronous: { type: 'string', default: 'full' } } });
 const seed = Number(values.seed);
@@ -50,7 +52,7 @@ const reg = await call('/auth/register', undefined, {
 });
 const { key } = await call('/api-keys', reg.access_token, { name: 'bench' });
 // The benchmark measures throughput, not the plan's limit.
-db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000000").run();
+await exec(db, sql`update tenants set plan = 'enterprise', rate_limit_per_minute = 100000000`);
 forgetTenant(db, reg.tenant.id);
 
 const csd = new URL('../../tests/fixtures/csd/EKU9003173C9_CSD/', import.meta.url).pathname;
@@ -65,7 +67,8 @@ let seededMs = 0;
 if (seed > 1) {
   // Copies of the real row; ids 1 ms apart after it, so they sort like invoices issued one per millisecond.
   const t0 = performance.now();
-  const sqlite = db.$client;
+  // SQLite-only: copies in bulk through one prepared statement, which the seeding's speed depends on.
+  const sqlite = sqliteConnection(db);
   const row = sqlite.prepare('select * from cfdis where id = ?').get(first.id) as Record<string, unknown>;
   const cols = Object.keys(row);
   const insert = sqlite.prepare(`insert into cfdis (${cols.join(', ')}) values (${cols.map((c) => `@${c}`).join(', ')})`);
@@ -89,7 +92,7 @@ if (seed > 1) {
 // SIGTERM ends the process normally (so `bun --cpu-prof` writes its profile) and removes the database.
 process.on('SIGTERM', () => {
   scheduler.stop();
-  db.$client.close();
+  closeDatabase(db);
   rmSync(dir, { recursive: true, force: true });
   process.exit(0);
 });

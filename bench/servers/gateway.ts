@@ -7,6 +7,8 @@ import { openDatabase } from '../../src/db/client.ts';
 import { createScheduler } from '../../src/jobs/scheduler.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createSandboxSat } from '../../src/pac/sandbox.ts';
+import { sql } from 'drizzle-orm';
+import { exec } from '../../tests/helpers.ts';
 
 // The real app on a real SQLite file, with request logging on (info) as in production; logs go to /dev/null.
 const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-'));
@@ -41,7 +43,7 @@ const reg = (await (
 ).json()) as any;
 const key = (await (await app.request('/api/v1/api-keys', json({ name: 'bench' }, reg.access_token))).json()) as any;
 // The benchmark measures throughput, not the plan's limit.
-db.$client.prepare("update tenants set plan = 'enterprise', rate_limit_per_minute = 100000000").run();
+await exec(db, sql`update tenants set plan = 'enterprise', rate_limit_per_minute = 100000000`);
 forgetTenant(db, reg.tenant.id);
 
 const server = Bun.serve({ port: 0, fetch: app.fetch });
