@@ -21,6 +21,8 @@ export const testSandboxSat = (): SandboxSat => (sandboxSat ??= createSandboxSat
 
 /** EKU9003173C9 is SAT's test taxpayer (persona moral, its CSD is in the SAT test material). */
 export const TENANT = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' };
+/** A receptor from SAT's test data (persona moral, 601, G03), the one most tests invoice. */
+export const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 
 interface TestClock {
   now: Date;

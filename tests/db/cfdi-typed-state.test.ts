@@ -6,10 +6,9 @@ import { join } from 'node:path';
 import { openDatabase, withTransaction } from '../../src/db/index.ts';
 import { recordStamp } from '../../src/invoices/cfdis/stamping.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
-import { closeDatabase, createTestApp, issuer, sqliteConnection, TENANTS, testSandboxSat } from '../helpers.ts';
+import { closeDatabase, createTestApp, ICV, issuer, sqliteConnection, TENANTS, testSandboxSat } from '../helpers.ts';
 import { sql } from 'drizzle-orm';
 
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = {
   tipo: 'I',
   forma_pago: '03',

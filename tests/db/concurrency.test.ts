@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { localDateTime } from '../../src/cfdi/time.ts';
-import { createTestApp, issuer, READY } from '../helpers.ts';
+import { createTestApp, ICV, issuer, READY } from '../helpers.ts';
 import { eq, type SQL, sql } from 'drizzle-orm';
 import { cfdiCancellations, cfdis } from '../../src/db/schema/index.ts';
 
@@ -10,7 +10,6 @@ import { cfdiCancellations, cfdis } from '../../src/db/schema/index.ts';
  * transaction is being prepared, as two processes on one database would.
  */
 const t = createTestApp();
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const CP01 = { ...ICV, uso_cfdi: 'CP01' };
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
 const invoice = (metodo: 'PPD' | 'PUE') => ({

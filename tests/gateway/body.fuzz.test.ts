@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from '../cfdi/corpus.ts';
-import { createTestApp, csdFiles, issuer, sqliteConnection, TENANTS } from '../helpers.ts';
+import { createTestApp, csdFiles, ICV, issuer, sqliteConnection, TENANTS } from '../helpers.ts';
 import { createDbWatch, type TableChange } from './db-snapshot.ts';
 import { createSchemaArbitraries, resolve, type JsonSchema } from './openapi-arbitrary.ts';
 import { sql } from 'drizzle-orm';
@@ -196,7 +196,6 @@ async function mustCreate(method: string, path: string, token: string, body: unk
   return res.json;
 }
 
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const RECEPTOR_RFCS = fc.constantFrom('ICV060329BY0', 'XAXX010101000', 'XEXX010101000', 'FUNK671228PH6', 'EKU9003173C9', 'OÑO120726RX3');
 const pick = <T>(values: T[]) => fc.constantFrom(...values);
 const freshEmail = fc.uuid().map((u) => `fuzz-${u.slice(0, 13)}@example.com`);

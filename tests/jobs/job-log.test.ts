@@ -2,10 +2,9 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import type { Pac, StampResult } from '../../src/pac/types.ts';
-import { createTestApp, issuer, testSandboxSat } from '../helpers.ts';
+import { createTestApp, ICV, issuer, testSandboxSat } from '../helpers.ts';
 
 /** What an operator sees of the background work: job outcomes at info/warn, the machinery at debug. */
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = {
   tipo: 'I',
   forma_pago: '03',

@@ -6,10 +6,9 @@ import { parseXml } from '../../src/cfdi/xml.ts';
 import { jobs } from '../../src/db/schema/index.ts';
 import type { Pac, StampOptions, StampResult } from '../../src/pac/types.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
-import { createTestApp, issuer, testSandboxSat } from '../helpers.ts';
+import { createTestApp, ICV, issuer, testSandboxSat } from '../helpers.ts';
 import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '../sat/verify.ts';
 
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = () => ({
   tipo: 'I',
   forma_pago: '03',

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
-import { createTestApp, fillDatabase, issuer, READY } from '../helpers.ts';
+import { createTestApp, fillDatabase, ICV, issuer, READY } from '../helpers.ts';
 
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = () => ({
   tipo: 'I',
   forma_pago: '03',

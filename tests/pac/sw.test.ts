@@ -3,7 +3,7 @@ import { verifyEnveloped } from '../../src/cfdi/cancellation.ts';
 import { child, parseXml } from '../../src/cfdi/xml.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import { createSwPac } from '../../src/pac/sw.ts';
-import { createTestApp, csdFiles, issuer, testSandboxSat } from '../helpers.ts';
+import { createTestApp, csdFiles, ICV, issuer, testSandboxSat } from '../helpers.ts';
 import { and, eq, sql } from 'drizzle-orm';
 import { jobs } from '../../src/db/schema/index.ts';
 
@@ -99,7 +99,6 @@ afterAll(() => server.stop(true));
 
 const pacUrl = `http://127.0.0.1:${server.port}`;
 const pac = createSwPac({ url: pacUrl, user: 'demo', password: 'secret', timeoutMs: 400, satConsultaUrl: `${pacUrl}/ConsultaCFDIService.svc` });
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = (valor: number) => ({
   tipo: 'I',
   forma_pago: '03',

@@ -1,12 +1,11 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { localDateTime } from '../../../src/cfdi/time.ts';
-import { createTestApp, issuer, READY } from '../../helpers.ts';
+import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
 
 /** Acceptance: one invalid request per SAT rule → 400 naming the field and the rule; /validate agrees; no folio used. */
 const t = createTestApp();
 let token = '';
 
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const iva = (tasa = '0.160000') => ({ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: tasa });
 const concepto = (over: Record<string, unknown> = {}) => ({
   clave_prod_serv: '84111506',

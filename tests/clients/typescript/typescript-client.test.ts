@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { byStatus, type components, createCfdiClient, formData } from '@cfdi-api/client';
-import { createTestApp, csdFiles, TENANTS } from '../../helpers.ts';
+import { createTestApp, csdFiles, ICV, TENANTS } from '../../helpers.ts';
 
 // The generated client against the real app on a real socket: only the client talks to the server.
 const t = createTestApp();
@@ -9,7 +9,6 @@ afterAll(() => server.stop(true));
 const baseUrl = `http://127.0.0.1:${server.port}`;
 
 const UUID = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/i;
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice: components['schemas']['CfdiRequest'] = {
   tipo: 'I',
   forma_pago: '03',

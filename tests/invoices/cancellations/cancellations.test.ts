@@ -6,7 +6,7 @@ import { cancellationFactsOf, verifyEnveloped } from '../../../src/cfdi/cancella
 import { CANCELLED_MARK } from '../../../src/cfdi/pdf.ts';
 import { child, parseXml } from '../../../src/cfdi/xml.ts';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { createTestApp, csdFiles, eventReceiver, issuer, READY, testSandboxSat } from '../../helpers.ts';
+import { createTestApp, csdFiles, eventReceiver, ICV, issuer, READY, testSandboxSat } from '../../helpers.ts';
 import { eq, sql } from 'drizzle-orm';
 import { cfdiCancellations } from '../../../src/db/schema/index.ts';
 
@@ -18,7 +18,6 @@ import { cfdiCancellations } from '../../../src/db/schema/index.ts';
  */
 const POLL_SECONDS = 60;
 const t = createTestApp({ cancellationPollSeconds: POLL_SECONDS, webhookAllowPrivate: true, webhookRetrySchedule: [0, 1] });
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const CSD = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
 
 const receiver = eventReceiver();

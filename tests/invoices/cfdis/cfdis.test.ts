@@ -1,10 +1,9 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp, issuer, READY } from '../../helpers.ts';
+import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
 import { eq, sql } from 'drizzle-orm';
 import { cfdis, idempotencyKeys } from '../../../src/db/schema/index.ts';
 
 const t = createTestApp();
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = (valor = 100) => ({
   tipo: 'I',
   forma_pago: '03',

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { createSandboxPac } from '../../../src/pac/sandbox.ts';
-import { createTestApp, issuer, READY, testSandboxSat } from '../../helpers.ts';
+import { createTestApp, ICV, issuer, READY, testSandboxSat } from '../../helpers.ts';
 import { sql } from 'drizzle-orm';
 import { cfdis } from '../../../src/db/schema/index.ts';
 
@@ -10,7 +10,6 @@ import { cfdis } from '../../../src/db/schema/index.ts';
  * to an invoice, that invoice is No cancelable.
  */
 const t = createTestApp();
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const PF = { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_fiscal: '612', domicilio_fiscal: '01000', uso_cfdi: 'G02' };
 let key = '';
 let other = '';

@@ -1,11 +1,10 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { localDateTime, zonedToUtc } from '../../../src/cfdi/time.ts';
 import { child, parseXml } from '../../../src/cfdi/xml.ts';
-import { createTestApp, issuer, READY } from '../../helpers.ts';
+import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
 
 /** Issue 18 (3–7): payment dates, receptor RFCs, a forgotten tax block, rule codes on every refusal, float noise. */
 const t = createTestApp();
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
 const concepto = (over: Record<string, unknown> = {}) => ({
   clave_prod_serv: '84111506',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { createTestApp, eventReceiver, issuer, READY } from '../../helpers.ts';
+import { createTestApp, eventReceiver, ICV, issuer, READY } from '../../helpers.ts';
 import { cfdis } from '../../../src/db/schema/index.ts';
 
 /**
@@ -7,7 +7,6 @@ import { cfdis } from '../../../src/db/schema/index.ts';
  * and environment, filterable), and both echoed in every webhook event of the invoice.
  */
 const t = createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0, 1], cancellationPollSeconds: 60 });
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = (extra: Record<string, unknown> = {}) => ({
   tipo: 'I',
   forma_pago: '03',

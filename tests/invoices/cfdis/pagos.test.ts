@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { child, childrenNamed, parseXml, type XmlNode } from '../../../src/cfdi/xml.ts';
 import { localDateTime } from '../../../src/cfdi/time.ts';
-import { createTestApp, issuer, READY } from '../../helpers.ts';
+import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
 import { cadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
 import { cadenaOriginal } from '../../../src/cfdi/cadena.ts';
 import { cfdis } from '../../../src/db/schema/index.ts';
@@ -12,7 +12,6 @@ import { cfdis } from '../../../src/db/schema/index.ts';
  * tenants' invoices, and converts currencies with EquivalenciaDR.
  */
 const t = createTestApp();
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const CP01 = { ...ICV, uso_cfdi: 'CP01' };
 let key = '';
 let other = '';

@@ -2,14 +2,13 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { PDF_WORKERS, pdfPool, PdfPool } from '../../../src/invoices/cfdis/pdf-pool.ts';
 import { statusOf } from '../../../src/lib/errors.ts';
 import { ServiceError } from '../../../src/lib/service-error.ts';
-import { createTestApp, issuer, READY } from '../../helpers.ts';
+import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
 
 /**
  * Issue 19 (9): PDFs render on a bounded pool of worker threads. While a 2,000-concepto PDF renders, the API keeps
  * answering; no more than the pool's size render at once; a full queue answers 503 with Retry-After.
  */
 const t = createTestApp();
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
 const concepto = (i: number) => ({
   clave_prod_serv: '84111506',

@@ -4,7 +4,7 @@ import { cadenaOriginal } from '../../../src/cfdi/cadena.ts';
 import { localDateTime } from '../../../src/cfdi/time.ts';
 import { child, parseXml } from '../../../src/cfdi/xml.ts';
 import { NOMINAS } from '../../cfdi/corpus.ts';
-import { createTestApp, issuer, READY } from '../../helpers.ts';
+import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
 import { cadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
 
 /**
@@ -13,7 +13,6 @@ import { cadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
  * descripcion (SAT's XSD collapses its whitespace) and the XML, the cadena and the seal agree.
  */
 const t = createTestApp();
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
 const concepto = (over: Record<string, unknown> = {}) => ({
   clave_prod_serv: '84111506',

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { localDateTime } from '../../../src/cfdi/time.ts';
 import { merged, QUINCENAL, TRABAJADOR } from '../../cfdi/corpus.ts';
-import { createTestApp, issuer, READY } from '../../helpers.ts';
+import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
 import { cfdis } from '../../../src/db/schema/index.ts';
 
 /**
@@ -10,7 +10,6 @@ import { cfdis } from '../../../src/db/schema/index.ts';
  * first), so the one change is what makes it fail.
  */
 const t = createTestApp();
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const EKU_SELF = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', domicilio_fiscal: '42501', uso_cfdi: 'S01' };
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
 const servicio = { clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: '1000.00', impuestos: iva16 };

@@ -2,7 +2,7 @@ import { beforeAll, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { localDateTime } from '../../../src/cfdi/time.ts';
 import { NOMINAS, TRASLADOS } from '../../cfdi/corpus.ts';
-import { createTestApp, issuer, READY } from '../../helpers.ts';
+import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
 import { cfdis } from '../../../src/db/schema/index.ts';
 
 /**
@@ -10,7 +10,6 @@ import { cfdis } from '../../../src/db/schema/index.ts';
  * removed) are answered 201 or 400 with the error envelope — never 500, and a 400 never stores anything.
  */
 const t = createTestApp();
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 let key = '';
 const bases: Record<string, unknown>[] = [];
 

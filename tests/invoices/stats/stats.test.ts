@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { createTestApp, issuer, READY } from '../../helpers.ts';
+import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
 
 /**
  * Issue 10, acceptance 2 (correctness; speed is bench/stats.ts): GET /stats against a seeded set of invoices —
@@ -7,7 +7,6 @@ import { createTestApp, issuer, READY } from '../../helpers.ts';
  * to the tenant and the environment.
  */
 const t = createTestApp();
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const ingreso = (valor: string, over: Record<string, unknown> = {}) => ({
   tipo: 'I',
   forma_pago: '03',

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { recordEvent } from '../../../src/invoices/events.ts';
-import { createTestApp, issuer, type Issuer, TENANTS } from '../../helpers.ts';
+import { createTestApp, ICV, type Issuer, issuer, TENANTS } from '../../helpers.ts';
 import { withTransaction } from '../../../src/db/index.ts';
 
 /** A real HTTP receiver on loopback whose answers the test scripts. */
@@ -36,7 +36,6 @@ const newReceiver = () => {
 };
 afterAll(() => receivers.forEach((r) => r.stop()));
 
-const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const invoice = {
   tipo: 'I',
   forma_pago: '03',
