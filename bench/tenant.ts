@@ -1,6 +1,6 @@
 import { createApp, type AppDeps } from '../src/app.ts';
 import { forgetTenant } from '../src/auth/tenants/lookup.ts';
-import type { Db } from '../src/db/client.ts';
+import type { Db } from '../src/db/index.ts';
 import { createLogger } from '../src/lib/logger.ts';
 import { createSandboxSat } from '../src/pac/sandbox.ts';
 import { sql } from 'drizzle-orm';

@@ -3,7 +3,8 @@ import { createAuthBackend } from './auth/backend.ts';
 import { createIdentityDirectory } from './auth/directory.ts';
 import { createPasswordHasher, type PasswordCost } from './auth/passwords.ts';
 import { createAccessTokens } from './auth/tokens.ts';
-import type { Db } from './db/client.ts';
+import { openDatabase, type Db } from './db/client.ts';
+import { dialectOf } from './db/engine.ts';
 import { createAuthenticator } from './gateway/authenticate.ts';
 import { CredentialCache } from './gateway/credential-cache.ts';
 import { createGateway } from './gateway/gateway.ts';
@@ -26,6 +27,11 @@ import pkg from '../package.json' with { type: 'json' };
 
 export interface AppDeps {
   db: Db;
+  /**
+   * The SAT catalogs' SQLite database (FTS5 search), per process on both engines. Default: `db` on SQLite; on
+   * PostgreSQL an in-memory one, loaded on first use.
+   */
+  catalogDb?: Db;
   jwtSecret: string;
   /** Encrypts stored secrets (CSD private keys); checked against the database at start-up. */
   masterKey: Buffer;
@@ -148,6 +154,7 @@ export function createApp(deps: AppDeps) {
     retrySchedule: webhookDeps.retrySchedule,
     allowPrivate: webhookDeps.allowPrivate,
     resolve: webhookDeps.resolve,
+    catalogDb: deps.catalogDb ?? (dialectOf(deps.db) === 'sqlite' ? deps.db : openDatabase(':memory:')),
   });
 
   const { app, anonymous, probes, limitBody, routeToBackend } = createGateway({

@@ -5,7 +5,8 @@ import { createPasswordHasher } from './auth/passwords.ts';
 import { RegisterSchema } from './auth/session/schemas.ts';
 import { createTenantWithAdmin } from './auth/session/service.ts';
 import { BackupError, backupDatabase, restoreDatabase } from './db/backup.ts';
-import { openDatabase } from './db/client.ts';
+import { closeDatabase } from './db/engine.ts';
+import { openConfiguredDatabase } from './db/open.ts';
 import { JOB_STATUSES, type JobStatus } from './db/schema/index.ts';
 import { jobsInStatus } from './jobs/queue.ts';
 import { setTenantPlan } from './auth/tenants/service.ts';
@@ -91,12 +92,12 @@ async function setPlan(rest: string[], env: Env): Promise<Result> {
   if (limit !== null && (!Number.isInteger(limit) || limit < PLAN_LIMITS.enterprise || plan !== 'enterprise')) {
     return { code: 2, out: `requests_per_minute is only for enterprise and must be an integer ≥ ${PLAN_LIMITS.enterprise}` };
   }
-  const db = openDatabase(loadConfig(env).databasePath);
+  const db = await openConfiguredDatabase(loadConfig(env).database);
   try {
     if (!(await setTenantPlan(db, tenantId, plan as Plan, limit, new Date()))) return { code: 1, out: `no tenant ${tenantId}` };
     return { code: 0, out: `tenant ${tenantId}: plan ${plan}${limit ? `, ${limit} requests per minute` : ''}` };
   } finally {
-    db.$client.close();
+    await closeDatabase(db);
   }
 }
 
@@ -134,7 +135,7 @@ async function createTenant(rest: string[], env: Env): Promise<Result> {
     const problems = zodDetails(parsed.error).map((d) => `${d.field.replace(/^tenant\./, '').replaceAll('_', '-')}: ${d.issue}`);
     return { code: 2, out: `${problems.join('\n')}\n${usageOf('create-tenant')}` };
   }
-  const db = openDatabase(loadConfig(env).databasePath);
+  const db = await openConfiguredDatabase(loadConfig(env).database);
   try {
     const { tenant, user } = await createTenantWithAdmin(db, new Date(), parsed.data, createPasswordHasher().hashSync(parsed.data.password));
     return { code: 0, out: JSON.stringify({ tenant_id: tenant.id, rfc: tenant.rfc, user_id: user.id, email: user.email, role: user.role }) };
@@ -142,7 +143,7 @@ async function createTenant(rest: string[], env: Env): Promise<Result> {
     if (err instanceof ServiceError) return { code: 1, out: `create-tenant refused: ${err.message}` };
     throw err;
   } finally {
-    db.$client.close();
+    await closeDatabase(db);
   }
 }
 
@@ -151,6 +152,7 @@ function backupOrRestore(command: 'backup' | 'restore', rest: string[], env: Env
   const [file] = rest;
   if (!file || rest.length !== 1) return { code: 2, out: usageOf(command) };
   const config = loadConfig(env);
+  if (config.database.engine === 'postgres') return { code: 1, out: `${command} is SQLite's: on PostgreSQL use its own tools (pg_dump, pg_restore)` };
   try {
     const summary =
       command === 'backup' ? backupDatabase(config.databasePath, resolve(file)) : restoreDatabase(resolve(file), config.databasePath, config.masterKey);
@@ -167,12 +169,12 @@ function backupOrRestore(command: 'backup' | 'restore', rest: string[], env: Env
 
 async function listJobs(status: string, env: Env): Promise<Result> {
   if (!(JOB_STATUSES as readonly string[]).includes(status)) return { code: 2, out: usageOf('jobs') };
-  const db = openDatabase(loadConfig(env).databasePath);
+  const db = await openConfiguredDatabase(loadConfig(env).database);
   try {
     const rows = await jobsInStatus(db, status as JobStatus, 100);
     return { code: 0, out: rows.map((r) => JSON.stringify(r)).join('\n') || `no ${status} jobs` };
   } finally {
-    db.$client.close();
+    await closeDatabase(db);
   }
 }
 

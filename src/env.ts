@@ -10,6 +10,10 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<path> or postgres://user@host:port/database')
+    .optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   MASTER_KEY: z
     .string()
@@ -48,10 +52,15 @@ const EnvSchema = z.object({
   SQLITE_SYNCHRONOUS: z.enum(['full', 'normal'], { message: 'must be full or normal' }).default('full'),
 });
 
+/** The database the service keeps its data in. */
+export type DatabaseConfig = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
+
 export interface Config {
   port: number;
   dataDir: string;
+  /** The SQLite file: DATABASE_URL's `sqlite:` path, or DATA_DIR/cfdi.sqlite (unused on PostgreSQL). */
   databasePath: string;
+  database: DatabaseConfig;
   jwtSecret: string;
   masterKey: Buffer;
   logLevel: LogLevel;
@@ -91,6 +100,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   if (e.PAC_URL && (!e.PAC_USER || !e.PAC_PASSWORD)) throw new ConfigError('Invalid configuration: PAC_USER and PAC_PASSWORD are required with PAC_URL');
+  const postgresUrl = e.DATABASE_URL && !e.DATABASE_URL.startsWith('sqlite:') ? e.DATABASE_URL : undefined;
+  // Every instance on one PostgreSQL must share these: one generated per instance would not.
+  if (postgresUrl && (!e.JWT_SECRET || !e.MASTER_KEY))
+    throw new ConfigError('Invalid configuration: DATABASE_URL is PostgreSQL, so JWT_SECRET and MASTER_KEY must be set (every instance shares them)');
   const dataDir = resolve(e.DATA_DIR);
   // Only the service's user reads the database and the secrets; a directory that already exists keeps its mode.
   if (mkdirSync(dataDir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(dataDir, 0o700);
@@ -98,10 +111,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const secret = (name: string, create: () => string) => readOrCreateSecret(join(dataDir, name), create, generatedSecrets);
   const jwtSecret = e.JWT_SECRET ?? secret('jwt-secret', () => randomToken(48));
   const masterKeyText = e.MASTER_KEY ?? secret('master-key', () => randomToken(32));
+  const databasePath = e.DATABASE_URL?.startsWith('sqlite:') ? resolve(e.DATABASE_URL.slice('sqlite:'.length)) : join(dataDir, 'cfdi.sqlite');
   return {
     port: e.PORT,
     dataDir,
-    databasePath: join(dataDir, 'cfdi.sqlite'),
+    databasePath,
+    database: postgresUrl ? { engine: 'postgres', url: postgresUrl } : { engine: 'sqlite', path: databasePath },
     jwtSecret,
     masterKey: decodeKey(masterKeyText),
     logLevel: e.LOG_LEVEL,

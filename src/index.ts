@@ -3,6 +3,8 @@ import { CATALOG_VERSION, warmCatalogs } from './catalogs/index.ts';
 import { useNativeDeflate } from './cfdi/pdf.ts';
 import { seedCatalogs } from './catalogs/seed.ts';
 import { freeBytes, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/client.ts';
+import { closeDatabase, sqliteOf } from './db/engine.ts';
+import { openConfiguredDatabase } from './db/open.ts';
 import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
 import { demoBanner, setUpDemo, type DemoSetUp } from './demo.ts';
 import { type Config, ConfigError, loadConfig } from './env.ts';
@@ -54,8 +56,9 @@ if (config.generatedSecrets.length > 0) {
     files: config.generatedSecrets,
   });
 }
-// A full disk fails every write with 503: say so at start, not at the first invoice.
-const free = freeBytes(config.dataDir);
+// A full disk fails every write with 503: say so at start, not at the first invoice (PostgreSQL's disk is its server's).
+const onSqlite = config.database.engine === 'sqlite';
+const free = onSqlite ? freeBytes(config.dataDir) : Number.POSITIVE_INFINITY;
 const MiB = 1024 * 1024;
 if (free < MIN_FREE_BYTES) {
   console.error(
@@ -68,9 +71,11 @@ if (free < LOW_FREE_BYTES)
     data_dir: config.dataDir,
     free_mib: Math.floor(free / MiB),
   });
-const db = openDatabase(config.databasePath, config.sqliteSynchronous);
+const db = await openConfiguredDatabase(config.database, config.sqliteSynchronous);
+// The SAT catalogs live in SQLite on both engines: the database itself, or one in memory beside PostgreSQL.
+const catalogDb = onSqlite ? db : openDatabase(':memory:');
 const catalogsStarted = performance.now();
-const seeded = await seedCatalogs(db, () =>
+const seeded = await seedCatalogs(catalogDb, () =>
   logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }),
 );
 if (seeded) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION, duration_ms: Math.round(performance.now() - catalogsStarted) });
@@ -95,6 +100,7 @@ const scheduler = createScheduler({ logger, ...periodicWork({ db, logger, drainJ
 
 const app = createApp({
   db,
+  catalogDb,
   jwtSecret: config.jwtSecret,
   masterKey: config.masterKey,
   sandboxSat: await loadOrCreateSandboxSat(db, config.masterKey),
@@ -124,13 +130,15 @@ if (config.demo) {
 
 const server = listen(app.fetch);
 // Read back from SQLite, not from the setting: what the connection really does with a commit.
-const synchronous = ['off', 'normal', 'full', 'extra'][Number(db.$client.pragma('synchronous', { simple: true }))];
+const sqlite = sqliteOf(db);
+const synchronous = sqlite && ['off', 'normal', 'full', 'extra'][Number(sqlite.pragma('synchronous', { simple: true }))];
 logger.info('listening', {
   host: config.host ?? 'all interfaces',
   port: server.port,
   data_dir: config.dataDir,
   version: VERSION,
-  sqlite_synchronous: synchronous,
+  database: config.database.engine,
+  ...(synchronous ? { sqlite_synchronous: synchronous } : {}),
 });
 if (demo) console.log(demoBanner(demo, server.url));
 
@@ -149,7 +157,7 @@ async function shutdown(signal: string) {
     clearTimeout(force);
     const released = await releaseLeases(db, workerId, new Date());
     if (released > 0) logger.warn('jobs cut short, due again at the next start', { count: released });
-    db.$client.close();
+    await closeDatabase(db);
     logger.info('stopped', { signal });
     process.exit(0);
   }

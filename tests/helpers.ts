@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import type { components, paths, PathsWith } from '../clients/typescript/src/index.ts';
 import { createApp, type AppDeps } from '../src/app.ts';
 import { openDatabase } from '../src/db/client.ts';
-import type { Db } from '../src/db/index.ts';
+import { type Db, type DbOrTx, executeSql } from '../src/db/index.ts';
+import { sqliteOf } from '../src/db/engine.ts';
 import { setTenantPlan } from '../src/auth/tenants/service.ts';
 import type { Plan } from '../src/lib/plans.ts';
 import { createLogger } from '../src/lib/logger.ts';
@@ -82,14 +83,13 @@ export type TestApp = ReturnType<typeof createTestApp>;
 // `?` placeholders, no engine-only functions (JSON is compared in JS), tables by their key (no rowid).
 
 /** The rows one statement returns. */
-export function query<T = Record<string, unknown>>(db: Db, statement: SQL): Promise<T[]> {
-  // Drizzle's SQLite session call: the one place the tests' SQL meets the engine's driver (PostgreSQL's is execute).
-  return db.all<T>(statement);
+export async function query<T = Record<string, unknown>>(db: DbOrTx, statement: SQL): Promise<T[]> {
+  return (await executeSql(db, statement)) as T[];
 }
 
 /** Runs one statement that returns no rows. */
-export async function exec(db: Db, statement: SQL): Promise<void> {
-  await db.run(statement);
+export async function exec(db: DbOrTx, statement: SQL): Promise<void> {
+  await executeSql(db, statement);
 }
 
 /** How many rows of `table` match `where` (all of them without it), as a number on either engine. */
@@ -98,13 +98,13 @@ export function count(db: Db, table: SQLiteTable, where?: SQL): Promise<number> 
 }
 
 /** Closes the database, for a test that reopens it elsewhere (another process, a worker). */
-export function closeDatabase(db: Db): void {
-  sqliteConnection(db).close();
-}
+export { closeDatabase } from '../src/db/index.ts';
 
 /** The SQLite connection under a database: only for tests about SQLite itself (pragmas, its files, its catalog). */
 export function sqliteConnection(db: Db): Database.Database {
-  return db.$client;
+  const sqlite = sqliteOf(db);
+  if (!sqlite) throw new Error('a SQLite-only test ran on another engine');
+  return sqlite;
 }
 
 // --- Requests -------------------------------------------------------------------------------------------------

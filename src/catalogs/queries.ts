@@ -53,4 +53,10 @@ const sqlite: CatalogQueries = {
   },
 };
 
-export const catalogQueries = (db: DbOrTx): CatalogQueries => forDialect(db, { sqlite });
+const unavailable = (): never => {
+  throw new Error('the SAT catalogs live in a per-process SQLite database (catalogDb), never in PostgreSQL');
+};
+// The catalogs stay in SQLite on both engines (static data, FTS5 search): nothing asks PostgreSQL for them.
+const postgres: CatalogQueries = { indexed: unavailable, load: unavailable, search: unavailable };
+
+export const catalogQueries = (db: DbOrTx): CatalogQueries => forDialect(db, { sqlite, postgres });

@@ -5,6 +5,7 @@ import { chmodSync, existsSync, statfsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asyncDatabase, type Db } from './connection.ts';
+import { sqliteOf } from './engine.ts';
 
 export type { Db, DbOrTx } from './connection.ts';
 
@@ -42,9 +43,13 @@ export function freeBytes(dir: string): number {
   return fs.bavail * fs.bsize;
 }
 
-/** Room the database has to grow: the filesystem's free space, or less when SQLite's max_page_count caps it. */
-export function storageRoom(db: Db): number {
-  const sqlite = db.$client;
+/**
+ * Room the database has to grow: the filesystem's free space, or less when SQLite's max_page_count caps it.
+ * Undefined on PostgreSQL, whose server watches its own disk.
+ */
+export function storageRoom(db: Db): number | undefined {
+  const sqlite = sqliteOf(db);
+  if (!sqlite) return undefined;
   const pragma = (name: string) => Number(sqlite.pragma(name, { simple: true }));
   const pages = pragma('max_page_count') - pragma('page_count') + pragma('freelist_count');
   const sqliteRoom = pages * pragma('page_size');

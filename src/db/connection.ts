@@ -1,9 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type Database from 'better-sqlite3';
-import { entityKind } from 'drizzle-orm';
+import { entityKind, type SQL } from 'drizzle-orm';
 import { BetterSQLiteSession, PreparedQuery } from 'drizzle-orm/better-sqlite3/session';
 import { BaseSQLiteDatabase, SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { createTableRelationsHelpers, extractTablesRelationalConfig } from 'drizzle-orm';
+import { engineOf, registerEngine, sqliteOf } from './engine.ts';
 import * as schema from './schema/index.ts';
 
 /**
@@ -22,15 +23,20 @@ import * as schema from './schema/index.ts';
  * free, so the common case costs no extra turn of the event loop.
  */
 
-type AsyncRunResult = Database.RunResult;
+/**
+ * The query builders services use, typed as SQLite's (the tables are SQLite's) and run by either engine's dialect.
+ * The run result is unknown: a write that needs to know what it changed says `.returning(…)`. Transactions go
+ * through withTransaction, never Drizzle's own; raw SQL and the connection through src/db's functions.
+ */
+type Builders = Pick<
+  BaseSQLiteDatabase<'async', unknown, typeof schema>,
+  'select' | 'selectDistinct' | 'insert' | 'update' | 'delete' | '$count' | 'with' | '$with'
+>;
 
-// Transactions go through withTransaction (one gate per connection), never Drizzle's own.
-type Drizzle = Omit<BaseSQLiteDatabase<'async', AsyncRunResult, typeof schema>, 'transaction'>;
-
-/** The database: every statement waits while another request's transaction is open. */
-export type Db = Drizzle & { readonly $client: Database.Database; readonly [kind]: 'db' };
+/** The database (either engine). On SQLite every statement waits while another request's transaction is open. */
+export type Db = Builders & { readonly [kind]: 'db' };
 /** A transaction: only valid inside the `withTransaction` callback that received it. */
-export type Tx = Drizzle & { readonly $client: Database.Database; readonly [kind]: 'tx' };
+export type Tx = Builders & { readonly [kind]: 'tx' };
 /** Functions that run one or more statements and need no transaction of their own take either. */
 export type DbOrTx = Db | Tx;
 
@@ -168,9 +174,23 @@ export function asyncDatabase(sqlite: Database.Database): Db {
   const dialect = new SQLiteAsyncDialect();
   const gate = new Gate();
   gates.set(sqlite, gate);
+  // better-sqlite3 runs a statement that returns no rows with run(), never all(): ask the statement which it is.
+  const readers = new Map<string, boolean>();
+  const returnsRows = (query: SQL) => {
+    const text = dialect.sqlToQuery(query).sql;
+    let reader = readers.get(text);
+    if (reader === undefined) readers.set(text, (reader = sqlite.prepare(text).reader));
+    return reader;
+  };
+  const execute = async (handle: any, query: SQL) => {
+    if (returnsRows(query)) return handle.all(query);
+    await handle.run(query);
+    return [];
+  };
   const make = (inside: boolean) => {
     const d = new BaseSQLiteDatabase('async', dialect, new GatedSession(sqlite, dialect, relational, gate, inside) as any, relational as any) as any;
     d.$client = sqlite;
+    registerEngine(d, { dialect: 'sqlite', sqlite, execute });
     return d;
   };
   const db = make(false) as Db;
@@ -182,9 +202,12 @@ export function asyncDatabase(sqlite: Database.Database): Db {
  * Run `fn` in one transaction: `BEGIN IMMEDIATE`, COMMIT when it resolves, ROLLBACK when it throws. The gate is held
  * throughout, so an `await` inside never lets another request's statements in. Called again with the `tx` it
  * received (a service composed into a larger transaction), it opens a savepoint that rolls back on its own.
+ * On PostgreSQL: a serializable transaction, re-run on a serialization failure (src/db/postgres/client.ts).
  */
 export async function withTransaction<T>(dbOrTx: DbOrTx, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  const sqlite = dbOrTx.$client;
+  const engine = engineOf(dbOrTx);
+  if (engine.dialect === 'postgres') return engine.transaction(dbOrTx, fn);
+  const sqlite = engine.sqlite;
   const gate = gates.get(sqlite);
   const tx = txOf.get(dbOrTx) ?? (dbOrTx as Tx);
   if (!gate) throw new Error('not a database from openDatabase');
@@ -230,8 +253,9 @@ function isTx(d: DbOrTx): d is Tx {
 
 /** Run a synchronous better-sqlite3 call once this context may use the connection (see admit). */
 export async function gated<T>(dbOrTx: DbOrTx, run: () => T): Promise<T> {
-  const gate = gates.get(dbOrTx.$client);
-  if (!gate) throw new Error('not a database from openDatabase');
+  const sqlite = sqliteOf(dbOrTx);
+  const gate = sqlite && gates.get(sqlite);
+  if (!gate) throw new Error('not a database from openDatabase (SQLite)');
   const inside = isTx(dbOrTx);
   for (let wait = admit(gate, inside); wait; wait = admit(gate, inside)) await wait;
   return run();

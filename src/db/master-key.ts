@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { openSecret, sealSecret, SecretBoxError } from '../lib/secret-box.ts';
 import type { Db } from './client.ts';
-import { addSetting } from './settings.ts';
+import { addSetting, readSetting } from './settings.ts';
 
 const CHECK_KEY = 'master_key_check';
 const CHECK_TEXT = Buffer.from('cfdi-api master key check', 'utf8');
@@ -13,7 +13,7 @@ export class MasterKeyMismatch extends Error {}
  * (or a lost master-key file) then fails at start-up with a clear message, never later as an undecryptable CSD.
  */
 export async function assertMasterKey(db: Db, masterKey: Buffer): Promise<void> {
-  const state = masterKeyState(db.$client, masterKey);
+  const state = checkState(await readSetting(db, CHECK_KEY), masterKey);
   if (state === 'missing') {
     await addSetting(db, CHECK_KEY, sealSecret(masterKey, CHECK_TEXT, CHECK_KEY));
     return;
@@ -28,9 +28,13 @@ export async function assertMasterKey(db: Db, masterKey: Buffer): Promise<void> 
 /** Whether `masterKey` opens this database's check text (a backup is checked before it is restored). */
 export function masterKeyState(sqlite: Database.Database, masterKey: Buffer): 'ok' | 'mismatch' | 'missing' {
   const row = sqlite.prepare('select value from settings where key = ?').get(CHECK_KEY) as { value: Buffer } | undefined;
-  if (!row) return 'missing';
+  return checkState(row?.value, masterKey);
+}
+
+function checkState(sealed: Buffer | undefined, masterKey: Buffer): 'ok' | 'mismatch' | 'missing' {
+  if (!sealed) return 'missing';
   try {
-    return openSecret(masterKey, row.value, CHECK_KEY).equals(CHECK_TEXT) ? 'ok' : 'mismatch';
+    return openSecret(masterKey, sealed, CHECK_KEY).equals(CHECK_TEXT) ? 'ok' : 'mismatch';
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
     return 'mismatch';

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { gated, type DbOrTx, type Tx } from './connection.ts';
+import { namingStatement, sqliteOf } from './engine.ts';
 
 const cache = new WeakMap<object, Map<string, unknown>>();
 
@@ -11,7 +12,7 @@ export function prepared<D extends DbOrTx, T>(db: D, name: string, build: (db: D
   let statements = cache.get(db);
   if (!statements) cache.set(db, (statements = new Map()));
   let stmt = statements.get(name) as T | undefined;
-  if (stmt === undefined) statements.set(name, (stmt = build(db)));
+  if (stmt === undefined) statements.set(name, (stmt = namingStatement(name, () => build(db))));
   return stmt;
 }
 
@@ -29,7 +30,7 @@ const raw = new WeakMap<Database.Database, Map<string, Database.Statement>>();
  * module's `queries.ts`: SQL the query builder cannot express, or that is the engine's own.
  */
 export function statement(dbOrTx: DbOrTx, text: string, options: { safeIntegers?: boolean } = {}): RawStatement {
-  const client = dbOrTx.$client;
+  const client = sqliteConnection(dbOrTx);
   let statements = raw.get(client);
   if (!statements) raw.set(client, (statements = new Map()));
   const key = options.safeIntegers ? `safe:${text}` : text;
@@ -48,7 +49,7 @@ export function statement(dbOrTx: DbOrTx, text: string, options: { safeIntegers?
  * row, each statement prepared once.
  */
 export function insertMany(tx: Tx, fill: (run: (text: string, ...params: unknown[]) => void) => void): Promise<void> {
-  const client = tx.$client;
+  const client = sqliteConnection(tx);
   const prepared = new Map<string, Database.Statement>();
   return gated(tx, () =>
     fill((text, ...params) => {
@@ -57,4 +58,10 @@ export function insertMany(tx: Tx, fill: (run: (text: string, ...params: unknown
       stmt.run(...params);
     }),
   );
+}
+
+function sqliteConnection(db: DbOrTx): Database.Database {
+  const sqlite = sqliteOf(db);
+  if (!sqlite) throw new Error('raw SQLite statements on a PostgreSQL database: write the PostgreSQL implementation');
+  return sqlite;
 }

@@ -26,12 +26,14 @@ const DATABASE_CHECK_MS = 1000;
 
 /**
  * Whether the database takes a write: a committed update of one settings row (it fails on a read-only or failing
- * disk) and room to grow (a full disk lets that small update through but not a new invoice).
+ * disk, or an unreachable server) and, on SQLite, room to grow (a full disk lets that small update through but not
+ * a new invoice).
  */
 async function checkDatabase(db: Db, now: Date): Promise<Indicator> {
   try {
     await writeSetting(db, 'health_probe', Buffer.from(now.toISOString()), now);
     const room = storageRoom(db);
+    if (room === undefined) return { status: 'up' };
     if (room < MIN_FREE_BYTES)
       return { status: 'down', message: `storage is full: ${Math.floor(room / MiB)} MiB left, at least ${MIN_FREE_BYTES / MiB} MiB needed`, free_bytes: room };
     return { status: 'up', free_bytes: room };
@@ -70,7 +72,7 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
       tags: ['System'],
       summary: 'Readiness: database writable, scheduler ticking, queue moving',
       description:
-        'For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (a write failed, or less than 64 MiB of storage left), ' +
+        'For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (a write failed, or on SQLite less than 64 MiB of storage left), ' +
         '`scheduler` (no tick for three intervals; a tick that finds the job worker still busy counts), `queue` (the oldest due job waits over 10 minutes). ' +
         'The database write runs at most once a second. `/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per ' +
         'client address (429 past it), apart from the 100 of the other calls without a credential, so sign-ups from the same address never make an instance look down.',

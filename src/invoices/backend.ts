@@ -1,3 +1,4 @@
+import type { Db } from '../db/client.ts';
 import { createBackend, type BackendDeps } from '../lib/backend.ts';
 import { mountCfdiRoutes } from './cfdis/routes.ts';
 import type { CfdiDeps } from './cfdis/service.ts';
@@ -16,7 +17,7 @@ export function createInvoiceBackend(
   deps: BackendDeps &
     Omit<CfdiDeps, 'db' | 'now'> &
     Pick<CancellationDeps, 'cancellationPollMs'> &
-    Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'>,
+    Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'> & { catalogDb: Db },
 ) {
   const app = createBackend(deps, 'invoices');
   mountCsdRoutes(app, deps);
@@ -25,7 +26,7 @@ export function createInvoiceBackend(
   mountCfdiRoutes(app, deps);
   mountCancellationRoutes(app, deps);
   mountWebhookRoutes(app, deps);
-  mountCatalogRoutes(app, deps);
+  mountCatalogRoutes(app, { db: deps.catalogDb });
   mountStatsRoutes(app, deps);
   return app;
 }

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { forDialect, type DbOrTx } from '../db/index.ts';
+import { executeSql, forDialect, type DbOrTx } from '../db/index.ts';
 import { statement } from '../db/prepared.ts';
 import { jobs, type Environment } from '../db/schema/index.ts';
 
@@ -81,7 +81,31 @@ const sqlite: JobQueries = {
   payloadField: (field) => sql`json_extract(${jobs.payload}, ${`$.${field}`})`,
 };
 
-export const jobQueries = (db: DbOrTx): JobQueries => forDialect(db, { sqlite });
+/** Due, as the claim's WHERE re-checks it once the row is locked. */
+const duePg = (now: string) => sql`((status = 'queued' and run_at <= ${now}) or (status = 'running' and locked_until < ${now}))`;
+const setLease = (l: Lease) =>
+  sql`update jobs set status = 'running', locked_by = ${l.workerId}, locked_until = ${l.lockedUntil}, attempts = attempts + 1, updated_at = ${l.now}`;
+
+const postgres: JobQueries = {
+  // SKIP LOCKED: concurrent claimers (other instances) pass over each other's rows instead of waiting on them.
+  claim: async (db, l, types, limit) =>
+    rows(
+      await executeSql(
+        db,
+        sql`${setLease(l)} where id in (
+              select id from jobs where ${duePg(l.now)} ${types.length ? sql`and type in ${types}` : sql``}
+              order by run_at limit ${limit} for update skip locked)
+            and ${duePg(l.now)}
+            returning *`,
+      ),
+    ),
+  queuedLanes: async (db, type) =>
+    (await executeSql(db, sql`select distinct lane from jobs where status = 'queued' and type = ${type} and lane is not null`)).map((r) => r.lane as string),
+  lease: async (db, l, ids) => (ids.length === 0 ? [] : rows(await executeSql(db, sql`${setLease(l)} where id in ${ids} and ${duePg(l.now)} returning *`))),
+  payloadField: (field) => sql`(${jobs.payload}::jsonb ->> ${field})`,
+};
+
+export const jobQueries = (db: DbOrTx): JobQueries => forDialect(db, { sqlite, postgres });
 
 /** Rows of a hand-written `returning *`, as the query builder would have mapped them. */
 const rows = (raw: unknown[]): Job[] => (raw as Record<string, unknown>[]).map(rowToJob);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from '../cfdi/corpus.ts';
-import { createTestApp, csdFiles, ICV, issuer, sqliteConnection, TENANTS } from '../helpers.ts';
+import { createTestApp, csdFiles, exec, ICV, issuer, sqliteConnection, TENANTS } from '../helpers.ts';
 import { createDbWatch, type TableChange } from './db-snapshot.ts';
 import { createSchemaArbitraries, resolve, type JsonSchema } from './openapi-arbitrary.ts';
 import { sql } from 'drizzle-orm';
@@ -672,7 +672,7 @@ describe('body fuzzing of every operation with a request body', () => {
     const stats: Stats = { statuses: new Map(), kinds: new Map(), written: new Set() };
     const request = (body: unknown): Req => ({ kind: 'self-test', params: {}, headers: {}, body });
     const touchTenant = async (db: DbOrTx = t.db) => {
-      await db.run(sql`update tenants set nombre = nombre || '.' where id = (select max(id) from tenants)`);
+      await exec(db, sql`update tenants set nombre = nombre || '.' where id = (select max(id) from tenants)`);
     };
     await check(op, fx, request({}), stats);
     await check(op, fx, request(ICV), stats);

@@ -68,7 +68,8 @@ export async function revokeApiKey(deps: AuthDeps, actor: Actor, id: string) {
   const res = await deps.db
     .update(apiKeys)
     .set({ revokedAt: now, updatedAt: now })
-    .where(and(eq(apiKeys.id, id), live(actor)));
-  if (res.changes !== 1) throw notFound('API key');
+    .where(and(eq(apiKeys.id, id), live(actor)))
+    .returning({ id: apiKeys.id });
+  if (res.length !== 1) throw notFound('API key');
   return { id, revoked: true as const, deleted: true as const };
 }

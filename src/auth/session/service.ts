@@ -108,8 +108,9 @@ export async function refreshSession(deps: AuthDeps, token: string) {
   const claimed = await db
     .update(refreshTokens)
     .set({ rotatedAt: now.toISOString() })
-    .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.rotatedAt)));
-  if (claimed.changes !== 1) {
+    .where(and(eq(refreshTokens.id, row.id), isNull(refreshTokens.rotatedAt)))
+    .returning({ id: refreshTokens.id });
+  if (claimed.length !== 1) {
     await revokeFamily(deps, row.familyId);
     throw unauthenticated('Refresh token already used; every session of this login was revoked');
   }

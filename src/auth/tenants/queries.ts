@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import { forDialect, type DbOrTx } from '../../db/index.ts';
 import { prepared } from '../../db/prepared.ts';
 import { tenantBranding } from '../../db/schema/index.ts';
@@ -15,18 +15,23 @@ export interface TenantQueries {
   branding(db: DbOrTx, tenantId: string): Promise<Branding | undefined>;
 }
 
-const sqlite: TenantQueries = {
-  // Prepared: GET /tenants/me is on the gateway benchmark's hot path. `length` of a blob counts its bytes.
+/** The branding summary with `size` counting the logo's bytes in the engine's own words. */
+const brandingWith = (size: SQL<number | null>): TenantQueries => ({
+  // Prepared: GET /tenants/me is on the gateway benchmark's hot path.
   branding: async (db, tenantId) =>
     (
       await prepared(db, 'tenantBranding.summary', (d) =>
         d
-          .select({ accentColor: tenantBranding.accentColor, logoType: tenantBranding.logoType, logoSize: sql<number | null>`length(${tenantBranding.logo})` })
+          .select({ accentColor: tenantBranding.accentColor, logoType: tenantBranding.logoType, logoSize: size })
           .from(tenantBranding)
           .where(eq(tenantBranding.tenantId, sql.placeholder('tenantId')))
           .prepare(),
       ).execute({ tenantId })
     )[0],
-};
+});
 
-export const tenantQueries = (db: DbOrTx): TenantQueries => forDialect(db, { sqlite });
+// SQLite's `length` of a blob counts bytes; PostgreSQL's `length` of bytea does too, `octet_length` says so.
+const sqlite = brandingWith(sql<number | null>`length(${tenantBranding.logo})`);
+const postgres = brandingWith(sql<number | null>`octet_length(${tenantBranding.logo})`);
+
+export const tenantQueries = (db: DbOrTx): TenantQueries => forDialect(db, { sqlite, postgres });

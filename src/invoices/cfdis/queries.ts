@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { forDialect, type DbOrTx, type Tx } from '../../db/index.ts';
 import { prepared } from '../../db/prepared.ts';
 import { cfdis } from '../../db/schema/index.ts';
@@ -15,7 +15,8 @@ export interface CfdiQueries {
 
 const FROM = { en_cola: eq(cfdis.status, 'en_cola'), withdrawn: and(eq(cfdis.status, 'fallido'), isNotNull(cfdis.withdrawnAt)) };
 
-const sqlite: CfdiQueries = {
+/** recordStamp with `merge` folding the TFD values (a JSON object parameter) into the summary. */
+const recordStampWith = (merge: SQL): CfdiQueries => ({
   async recordStamp(tx, id, stamp, now, from) {
     // Prepared once per connection: every stamp runs it.
     const update = prepared(tx, `cfdis.recordStamp.${from}`, (d) =>
@@ -25,16 +26,21 @@ const sqlite: CfdiQueries = {
           status: 'vigente',
           uuid: sql`${sql.placeholder('uuid')}`,
           fechaTimbrado: sql`${sql.placeholder('fechaTimbrado')}`,
-          summary: sql`json_patch(${cfdis.summary}, ${sql.placeholder('tfd')})`,
+          summary: merge,
           failureReason: null,
           updatedAt: sql`${sql.placeholder('now')}`,
         })
         .where(and(eq(cfdis.id, sql.placeholder('id')), FROM[from]))
+        .returning({ id: cfdis.id })
         .prepare(),
     );
-    const result = await update.execute({ id, uuid: stamp.uuid, fechaTimbrado: stamp.fechaTimbrado, tfd: JSON.stringify(stamp.tfd), now });
-    return result.changes === 1;
+    const moved = await update.execute({ id, uuid: stamp.uuid, fechaTimbrado: stamp.fechaTimbrado, tfd: JSON.stringify(stamp.tfd), now });
+    return moved.length === 1;
   },
-};
+});
 
-export const cfdiQueries = (db: DbOrTx): CfdiQueries => forDialect(db, { sqlite });
+const sqlite = recordStampWith(sql`json_patch(${cfdis.summary}, ${sql.placeholder('tfd')})`);
+// The summary is JSON text on both engines; the TFD values are flat strings, so a shallow merge is json_patch's.
+const postgres = recordStampWith(sql`(${cfdis.summary}::jsonb || ${sql.placeholder('tfd')}::jsonb)::text`);
+
+export const cfdiQueries = (db: DbOrTx): CfdiQueries => forDialect(db, { sqlite, postgres });

@@ -13,4 +13,5 @@ const sqlite: SeriesQueries = {
   isDefault: () => sql`${series.isDefault} = 1`,
 };
 
-export const seriesQueries = (db: DbOrTx): SeriesQueries => forDialect(db, { sqlite });
+// The same literal on PostgreSQL, whose column keeps SQLite's 0/1 (smallint).
+export const seriesQueries = (db: DbOrTx): SeriesQueries => forDialect(db, { sqlite, postgres: sqlite });

@@ -1,0 +1,9 @@
+import type { DatabaseConfig } from '../env.ts';
+import { openDatabase } from './client.ts';
+import type { Db } from './connection.ts';
+import { openPostgres } from './postgres/client.ts';
+
+/** The configured database, migrated: SQLite's file, or a pool on PostgreSQL. */
+export async function openConfiguredDatabase(database: DatabaseConfig, synchronous: 'full' | 'normal' = 'full'): Promise<Db> {
+  return database.engine === 'postgres' ? openPostgres(database.url) : openDatabase(database.path, synchronous);
+}

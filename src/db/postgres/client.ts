@@ -1,0 +1,101 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { SQL } from 'drizzle-orm';
+import { PgDatabase, PgDialect } from 'drizzle-orm/pg-core';
+import { PostgresJsSession } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import type { Db, DbOrTx, Tx } from '../connection.ts';
+import { preparingName, registerEngine, type Engine } from '../engine.ts';
+import { migratePostgres } from './migrate.ts';
+
+/**
+ * The same `Db` over PostgreSQL: Drizzle's PostgreSQL dialect runs the services' builders (written over the SQLite
+ * table objects, whose columns src/db/postgres/schema.ts mirrors value for value). This file speaks to Drizzle's
+ * untyped internals, as src/db/connection.ts does for SQLite.
+ */
+
+/** Re-runs of a transaction that lost a serialization conflict (SQLSTATE 40001) or a deadlock (40P01). */
+const MAX_ATTEMPTS = 8;
+const RETRYABLE = new Set(['40001', '40P01']);
+
+// int8 (count(*), bigint columns) and numeric (sum of a bigint) read as JS numbers, as SQLite gives them.
+const NUMBERS = { to: 20, from: [20, 1700], serialize: (n: number | bigint) => String(n), parse: (s: string) => Number(s) };
+
+/** The transaction the current async context runs in; work it started may outlive it (then `open` is false). */
+const contexts = new AsyncLocalStorage<{ open: boolean }>();
+const insideTransaction = () => contexts.getStore()?.open === true;
+/** The sessions of root (pool) handles: a statement through them inside a transaction is a mistake. */
+const rootSessions = new WeakSet<object>();
+
+const session: any = PostgresJsSession.prototype;
+const prepareQuery = session.prepareQuery;
+session.prepareQuery = function (this: object, query: unknown, fields: unknown, name: string | undefined, ...rest: unknown[]) {
+  // `prepared(db, name, …)` names the statement, so PostgreSQL parses and plans it once per connection.
+  const q = prepareQuery.call(this, query, fields, name ?? preparingName(), ...rest);
+  if (rootSessions.has(this)) {
+    for (const method of ['execute', 'all'] as const) {
+      const run = q[method];
+      q[method] = (...args: unknown[]) => {
+        if (insideTransaction()) throw new Error('db used inside withTransaction: pass the transaction (tx) down instead');
+        return run.apply(q, args);
+      };
+    }
+  }
+  return q;
+};
+
+function codeOf(err: unknown): string | undefined {
+  for (let e: any = err; e; e = e.cause) if (typeof e.code === 'string') return e.code;
+  return undefined;
+}
+
+/**
+ * Opens a pool on `url`, applies the pending migrations (under the boot lock) and returns the `Db`. `max`: the
+ * pool's connections.
+ */
+export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Db> {
+  const client = postgres(url, { max: options.max ?? 10, onnotice: () => {}, types: { numbers: NUMBERS } });
+  await migratePostgres(client);
+  const dialect = new PgDialect();
+  const rootSession = new PostgresJsSession(client, dialect, undefined);
+  rootSessions.add(rootSession);
+  const db: any = new PgDatabase(dialect, rootSession, undefined);
+  db.$client = client;
+
+  /** A transaction handle Drizzle made, registered so src/db's functions know its engine, then handed to `fn`. */
+  const enter =
+    <T>(fn: (tx: Tx) => Promise<T>) =>
+    (tx: any) => {
+      registerEngine(tx, engine);
+      return fn(tx);
+    };
+  const engine: Engine = {
+    dialect: 'postgres',
+    sql: client,
+    execute: (handle: any, query: SQL) => {
+      if (handle === db && insideTransaction()) throw new Error('db used inside withTransaction: pass the transaction (tx) down instead');
+      return handle.execute(query);
+    },
+    transaction: async <T>(handle: DbOrTx, fn: (tx: Tx) => Promise<T>): Promise<T> => {
+      const h: any = handle;
+      // A tx: Drizzle's nested transaction, a savepoint that rolls back on its own; the outer transaction retries.
+      if (h !== db) return h.transaction(enter(fn));
+      if (insideTransaction()) throw new Error('withTransaction(db) inside a transaction: pass the transaction (tx) down instead');
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const context = { open: true };
+          try {
+            return await contexts.run(context, () => db.transaction(enter(fn), { isolationLevel: 'serializable' }));
+          } finally {
+            context.open = false;
+          }
+        } catch (err) {
+          if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has(codeOf(err) ?? '')) throw err;
+          // Jittered, growing: transactions that collided once should not collide again in lockstep.
+          await Bun.sleep(Math.random() * 5 * 2 ** attempt);
+        }
+      }
+    },
+  };
+  registerEngine(db, engine);
+  return db;
+}

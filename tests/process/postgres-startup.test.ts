@@ -1,0 +1,52 @@
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { POSTGRES, scratchDatabase } from '../postgres.ts';
+import { startServer, stopServer } from './server.ts';
+
+/** Issue 21, step 2: DATABASE_URL=postgres://… starts the service on PostgreSQL, and only with shared secrets. */
+const work = mkdtempSync(join(tmpdir(), 'cfdi-pg-startup-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const SECRETS = { JWT_SECRET: 'p'.repeat(40), MASTER_KEY: 'cd'.repeat(32) };
+
+describe('start-up on PostgreSQL', () => {
+  for (const missing of ['JWT_SECRET', 'MASTER_KEY'] as const) {
+    test(`without ${missing}: one line on stderr and exit 1, nothing generated`, async () => {
+      const dataDir = join(work, `no-${missing}`);
+      const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
+        env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', ...SECRETS, [missing]: '' },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      expect(await proc.exited).toBe(1);
+      expect(await new Response(proc.stderr).text()).toBe(
+        'Invalid configuration: DATABASE_URL is PostgreSQL, so JWT_SECRET and MASTER_KEY must be set (every instance shares them)\n',
+      );
+    });
+  }
+
+  test.skipIf(!POSTGRES)(
+    'with them: listens, /health reports the database up, DATA_DIR holds nothing',
+    async () => {
+      const scratch = await scratchDatabase();
+      const dataDir = join(work, 'pg');
+      try {
+        const server = await startServer(dataDir, { DATABASE_URL: scratch.url, ...SECRETS });
+        try {
+          const health = await fetch(`${server.base}/health`);
+          expect(health.status).toBe(200);
+          expect(((await health.json()) as { info: { database: { status: string } } }).info.database.status).toBe('up');
+          expect(server.startLog).toContain('"database":"postgres"');
+        } finally {
+          await stopServer(server.proc);
+        }
+        expect(readdirSync(dataDir)).toEqual([]);
+      } finally {
+        await scratch.drop();
+      }
+    },
+    60_000,
+  );
+});
