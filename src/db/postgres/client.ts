@@ -26,22 +26,33 @@ const insideTransaction = () => contexts.getStore()?.open === true;
 /** The sessions of root (pool) handles: a statement through them inside a transaction is a mistake. */
 const rootSessions = new WeakSet<object>();
 
-const session: any = PostgresJsSession.prototype;
-const prepareQuery = session.prepareQuery;
-session.prepareQuery = function (this: object, query: unknown, fields: unknown, name: string | undefined, ...rest: unknown[]) {
-  // `prepared(db, name, …)` names the statement, so PostgreSQL parses and plans it once per connection.
-  const q = prepareQuery.call(this, query, fields, name ?? preparingName(), ...rest);
-  if (rootSessions.has(this)) {
-    for (const method of ['execute', 'all'] as const) {
-      const run = q[method];
-      q[method] = (...args: unknown[]) => {
-        if (insideTransaction()) throw new Error('db used inside withTransaction: pass the transaction (tx) down instead');
-        return run.apply(q, args);
-      };
+let sessionsAdapted = false;
+
+/**
+ * Adapts Drizzle's postgres.js session, once, when the first pool opens (not at import): every session, the pool's
+ * and each transaction's (Drizzle makes those itself), names its prepared statements and refuses the pool's handle
+ * inside a transaction.
+ */
+function adaptSessions() {
+  if (sessionsAdapted) return;
+  sessionsAdapted = true;
+  const session: any = PostgresJsSession.prototype;
+  const prepareQuery = session.prepareQuery;
+  session.prepareQuery = function (this: object, query: unknown, fields: unknown, name: string | undefined, ...rest: unknown[]) {
+    // `prepared(db, name, …)` names the statement, so PostgreSQL parses and plans it once per connection.
+    const q = prepareQuery.call(this, query, fields, name ?? preparingName(), ...rest);
+    if (rootSessions.has(this)) {
+      for (const method of ['execute', 'all'] as const) {
+        const run = q[method];
+        q[method] = (...args: unknown[]) => {
+          if (insideTransaction()) throw new Error('db used inside withTransaction: pass the transaction (tx) down instead');
+          return run.apply(q, args);
+        };
+      }
     }
-  }
-  return q;
-};
+    return q;
+  };
+}
 
 function codeOf(err: unknown): string | undefined {
   for (let e: any = err; e; e = e.cause) if (typeof e.code === 'string') return e.code;
@@ -53,6 +64,7 @@ function codeOf(err: unknown): string | undefined {
  * pool's connections.
  */
 export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Db> {
+  adaptSessions();
   const client = postgres(url, { max: options.max ?? 10, onnotice: () => {}, types: { numbers: NUMBERS } });
   await migratePostgres(client);
   const dialect = new PgDialect();
