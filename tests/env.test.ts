@@ -46,6 +46,8 @@ describe('loadConfig', () => {
     ['SAT_CONSULTA_URL', 'not a url'],
     ['DEMO', 'yes'],
     ['SQLITE_SYNCHRONOUS', 'off'],
+    ['DATABASE_URL', 'mysql://db.internal/cfdi'],
+    ['TRUSTED_PROXIES', '10.0.0.0/33'],
   ])('%s=%s is rejected naming the variable', (name, value) => {
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(name);

@@ -24,6 +24,20 @@ export const testSandboxSat = (): SandboxSat => (sandboxSat ??= createSandboxSat
 export const TENANT = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501' };
 /** A receptor from SAT's test data (persona moral, 601, G03), the one most tests invoice. */
 export const ICV = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
+/** IVA trasladado at 16 %, the tax most test conceptos carry. */
+const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
+/** One service concepto of 100 with IVA 16 %, fields overridable. */
+export const concepto = (over: Record<string, unknown> = {}) => ({
+  clave_prod_serv: '84111506',
+  clave_unidad: 'E48',
+  descripcion: 'Servicio',
+  cantidad: 1,
+  valor_unitario: 100,
+  impuestos: iva16,
+  ...over,
+});
+/** An Ingreso (PUE, transfer) to ICV with that one concepto, fields overridable. */
+export const ingreso = (over: Record<string, unknown> = {}) => ({ tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [concepto()], ...over });
 
 interface TestClock {
   now: Date;

@@ -6,24 +6,10 @@ import { join } from 'node:path';
 import { openDatabase, withTransaction } from '../../src/db/index.ts';
 import { recordStamp } from '../../src/invoices/cfdis/stamping.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
-import { closeDatabase, createTestApp, ICV, issuer, sqliteConnection, TENANTS, testSandboxSat } from '../helpers.ts';
+import { closeDatabase, createTestApp, ICV, ingreso, issuer, sqliteConnection, TENANTS, testSandboxSat } from '../helpers.ts';
 import { sql } from 'drizzle-orm';
 
-const invoice = {
-  tipo: 'I',
-  forma_pago: '03',
-  receptor: ICV,
-  conceptos: [
-    {
-      clave_prod_serv: '84111506',
-      clave_unidad: 'E48',
-      descripcion: 'Servicio',
-      cantidad: 1,
-      valor_unitario: 100,
-      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
-    },
-  ],
-};
+const invoice = ingreso();
 
 const dir = mkdtempSync(join(tmpdir(), 'cfdi-typed-state-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,21 +1,10 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { localDateTime, zonedToUtc } from '../../../src/cfdi/time.ts';
 import { child, parseXml } from '../../../src/cfdi/xml.ts';
-import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
+import { concepto, createTestApp, ICV, ingreso, issuer, READY } from '../../helpers.ts';
 
 /** Issue 18 (3–7): payment dates, receptor RFCs, a forgotten tax block, rule codes on every refusal, float noise. */
 const t = createTestApp();
-const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
-const concepto = (over: Record<string, unknown> = {}) => ({
-  clave_prod_serv: '84111506',
-  clave_unidad: 'E48',
-  descripcion: 'Servicio',
-  cantidad: 1,
-  valor_unitario: 100,
-  impuestos: iva16,
-  ...over,
-});
-const ingreso = (over: Record<string, unknown> = {}) => ({ tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [concepto()], ...over });
 type Detail = { field: string; issue: string; rule?: string };
 let key = '';
 

@@ -4,7 +4,7 @@ import { cadenaOriginal } from '../../../src/cfdi/cadena.ts';
 import { localDateTime } from '../../../src/cfdi/time.ts';
 import { child, parseXml } from '../../../src/cfdi/xml.ts';
 import { NOMINAS } from '../../cfdi/corpus.ts';
-import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
+import { concepto, createTestApp, ICV, ingreso, issuer, READY } from '../../helpers.ts';
 import { cadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
 
 /**
@@ -13,17 +13,6 @@ import { cadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
  * descripcion (SAT's XSD collapses its whitespace) and the XML, the cadena and the seal agree.
  */
 const t = createTestApp();
-const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
-const concepto = (over: Record<string, unknown> = {}) => ({
-  clave_prod_serv: '84111506',
-  clave_unidad: 'E48',
-  descripcion: 'Servicio',
-  cantidad: 1,
-  valor_unitario: 100,
-  impuestos: iva16,
-  ...over,
-});
-const ingreso = (over: Record<string, unknown> = {}) => ({ tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [concepto()], ...over });
 let key = '';
 let ppdId = '';
 

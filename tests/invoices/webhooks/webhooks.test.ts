@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { recordEvent } from '../../../src/invoices/events.ts';
-import { createTestApp, ICV, type Issuer, issuer, TENANTS } from '../../helpers.ts';
+import { createTestApp, ICV, ingreso, type Issuer, issuer, TENANTS } from '../../helpers.ts';
 import { withTransaction } from '../../../src/db/index.ts';
 
 /** A real HTTP receiver on loopback whose answers the test scripts. */
@@ -36,21 +36,7 @@ const newReceiver = () => {
 };
 afterAll(() => receivers.forEach((r) => r.stop()));
 
-const invoice = {
-  tipo: 'I',
-  forma_pago: '03',
-  receptor: ICV,
-  conceptos: [
-    {
-      clave_prod_serv: '84111506',
-      clave_unidad: 'E48',
-      descripcion: 'Servicio',
-      cantidad: 1,
-      valor_unitario: 100,
-      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
-    },
-  ],
-};
+const invoice = ingreso();
 
 /** An app whose webhooks may target the loopback receivers (or, with `allowPrivate: false`, may not). */
 async function setup(schedule = Array(20).fill(0), { allowPrivate = true } = {}) {
