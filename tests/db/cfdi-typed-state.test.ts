@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { openDatabase, withTransaction } from '../../src/db/index.ts';
 import { recordStamp } from '../../src/invoices/cfdis/stamping.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
-import { closeDatabase, createTestApp, ICV, ingreso, issuer, sqliteConnection, TENANTS, testSandboxSat } from '../helpers.ts';
+import { closeDatabase, createTestApp, ingreso, issuer, sqliteConnection, TENANTS, testSandboxSat } from '../helpers.ts';
 import { sql } from 'drizzle-orm';
 
 const invoice = ingreso();

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { recordEvent } from '../../../src/invoices/events.ts';
-import { createTestApp, ICV, ingreso, type Issuer, issuer, TENANTS } from '../../helpers.ts';
+import { createTestApp, ingreso, type Issuer, issuer, TENANTS } from '../../helpers.ts';
 import { withTransaction } from '../../../src/db/index.ts';
 
 /** A real HTTP receiver on loopback whose answers the test scripts. */
