@@ -23,7 +23,7 @@ describe('citations stay inside the repository', () => {
   });
 
   test('the served OpenAPI document points nowhere outside the repository', async () => {
-    const t = createTestApp();
+    const t = await createTestApp();
     const text = JSON.stringify((await t.call('GET', '/openapi.json')).json);
     expect(text.match(new RegExp(OUTSIDE, 'g')) ?? []).toEqual([]);
   });

@@ -12,7 +12,7 @@ describe('cli set-plan', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-cli-'));
     const env = { DATA_DIR: dataDir };
     const db = openDatabase(join(dataDir, 'cfdi.sqlite'));
-    const { tenant } = await issuer(createTestApp({ db }));
+    const { tenant } = await issuer(await createTestApp({ db }));
     expect((await runCli(['set-plan', tenant.id, 'enterprise', '5000'], env)).code).toBe(0);
     expect(await query(db, sql`select plan, rate_limit_per_minute r from tenants`)).toEqual([{ plan: 'enterprise', r: 5000 }]);
     expect((await runCli(['set-plan', tenant.id, 'pro'], env)).code).toBe(0);

@@ -7,7 +7,8 @@ import type { components, paths, PathsWith } from '../clients/typescript/src/ind
 import { createApp, type AppDeps } from '../src/app.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { type Db, type DbOrTx, executeSql } from '../src/db/index.ts';
-import { sqliteOf } from '../src/db/engine.ts';
+import { closeDatabase, sqliteOf } from '../src/db/engine.ts';
+import { openPostgres } from '../src/db/postgres/client.ts';
 import { setTenantPlan } from '../src/auth/tenants/service.ts';
 import type { Plan } from '../src/lib/plans.ts';
 import { createLogger } from '../src/lib/logger.ts';
@@ -44,9 +45,23 @@ interface TestClock {
   advance(ms: number): void;
 }
 
-/** A fresh app on a fresh in-memory database migrated with the real migrations. */
-export function createTestApp(overrides: Partial<AppDeps> = {}) {
-  const db = overrides.db ?? openDatabase(':memory:');
+/**
+ * The engine the suite runs on: SQLite (default), or PostgreSQL when TEST_ENGINE=postgres (`npm test` runs the suite
+ * once on each). Tests about one engine itself skip on the other with `describe.skipIf(TEST_ENGINE !== …)`.
+ */
+const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+
+/** A fresh database on the suite's engine, migrated with the real migrations: in memory, or a new PostgreSQL database. */
+async function openTestDatabase(): Promise<Db> {
+  if (TEST_ENGINE === 'sqlite') return openDatabase(':memory:');
+  const { migratedDatabase } = await import('./postgres.ts');
+  const url = await migratedDatabase(async (template) => closeDatabase(await openPostgres(template, { max: 1 })));
+  return openPostgres(url, { max: 4, idleSeconds: 1 });
+}
+
+/** A fresh app on a fresh database (openTestDatabase). */
+export async function createTestApp(overrides: Partial<AppDeps> = {}) {
+  const db = overrides.db ?? (await openTestDatabase());
   const clock: TestClock = {
     now: new Date(),
     advance(ms) {
@@ -90,7 +105,7 @@ export function createTestApp(overrides: Partial<AppDeps> = {}) {
   };
 }
 
-export type TestApp = ReturnType<typeof createTestApp>;
+export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 
 // --- The database ---------------------------------------------------------------------------------------------
 // Tests read and arrange rows in the SQL SQLite and PostgreSQL both accept: Drizzle's `sql` with values as ${…}, no

@@ -33,8 +33,8 @@ describe('REGISTRATION', () => {
     expect(loadConfig({ DATA_DIR: dir(), REGISTRATION: 'closed' }).registration).toBe('closed');
     expect(() => loadConfig({ DATA_DIR: dir(), REGISTRATION: 'invite' })).toThrow('REGISTRATION');
 
-    expect((await createTestApp().call('POST', '/auth/register', { body: register() })).status).toBe(201);
-    const closed = createTestApp({ registration: 'closed' });
+    expect((await (await createTestApp()).call('POST', '/auth/register', { body: register() })).status).toBe(201);
+    const closed = await createTestApp({ registration: 'closed' });
     for (const body of [register(), {}]) {
       const res = await closed.call('POST', '/auth/register', { body });
       expect(res.status).toBe(403);
@@ -52,7 +52,7 @@ describe('REGISTRATION', () => {
     expect(JSON.parse(made.out)).toMatchObject({ rfc: 'EKU9003173C9', email: 'admin@example.com', role: 'ADMIN' });
 
     const db = openDatabase(join(dataDir, 'cfdi.sqlite'));
-    const t = createTestApp({ db, registration: 'closed' });
+    const t = await createTestApp({ db, registration: 'closed' });
     const login = await t.call('POST', '/auth/login', { body: { email: 'admin@example.com', password: 'a-long-password-1' } });
     expect(login.status).toBe(200);
     expect(login.json.user).toMatchObject({ role: 'ADMIN', nombre: 'Ana López' });
@@ -79,7 +79,7 @@ describe('REGISTRATION', () => {
       stderr: 'pipe',
     });
     expect(await proc.exited).toBe(0);
-    const t = createTestApp({ db: openDatabase(join(dataDir, 'cfdi.sqlite')) });
+    const t = await createTestApp({ db: openDatabase(join(dataDir, 'cfdi.sqlite')) });
     expect((await t.call('POST', '/auth/login', { body: { email: 'stdin@example.com', password: 'a-long-password-2' } })).status).toBe(200);
   });
 });
@@ -93,7 +93,7 @@ describe('CORS_ORIGINS', () => {
 
   test('not set: no CORS headers (a browser on another origin is refused)', async () => {
     expect(loadConfig({ DATA_DIR: dir() }).corsOrigins).toBeUndefined();
-    const res = await createTestApp().app.request('/api/v1/health', { headers: { origin: 'https://app.example.com' } });
+    const res = await (await createTestApp()).app.request('/api/v1/health', { headers: { origin: 'https://app.example.com' } });
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 
@@ -103,7 +103,7 @@ describe('CORS_ORIGINS', () => {
       'http://localhost:5173',
     ]);
     expect(() => loadConfig({ DATA_DIR: dir(), CORS_ORIGINS: 'app.example.com' })).toThrow('CORS_ORIGINS');
-    const t = createTestApp({ corsOrigins: ['https://app.example.com', 'http://localhost:5173'] });
+    const t = await createTestApp({ corsOrigins: ['https://app.example.com', 'http://localhost:5173'] });
     const res = await t.app.request('/api/v1/cfdis', { method: 'OPTIONS', headers: preflight });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
@@ -120,7 +120,7 @@ describe('CORS_ORIGINS', () => {
   });
 
   test('* allows any origin', async () => {
-    const res = await createTestApp({ corsOrigins: ['*'] }).app.request('/api/v1/cfdis', { method: 'OPTIONS', headers: preflight });
+    const res = await (await createTestApp({ corsOrigins: ['*'] })).app.request('/api/v1/cfdis', { method: 'OPTIONS', headers: preflight });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
   });
@@ -128,7 +128,7 @@ describe('CORS_ORIGINS', () => {
 
 describe('GET /', () => {
   test('a browser is sent to /docs; anything else gets JSON naming the reference, the OpenAPI document and the API', async () => {
-    const t = createTestApp();
+    const t = await createTestApp();
     const browser = await t.app.request('/', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     expect(browser.status).toBe(302);
     expect(browser.headers.get('location')).toBe('/docs');

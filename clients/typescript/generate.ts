@@ -18,7 +18,8 @@ type Json = Record<string, any>;
 
 /** The document GET /api/v1/openapi.json serves, from an in-process app on an in-memory database. */
 export async function buildOpenApiDocument(): Promise<Json> {
-  const res = await createTestApp().app.request('/api/v1/openapi.json');
+  const { app } = await createTestApp();
+  const res = await app.request('/api/v1/openapi.json');
   if (res.status !== 200) throw new Error(`GET /api/v1/openapi.json answered ${res.status}`);
   return (await res.json()) as Json;
 }

@@ -4,7 +4,7 @@ import { SEARCH_CANDIDATES } from '../../src/catalogs/service.ts';
 import { createTestApp, issuer } from '../helpers.ts';
 
 /** Issue 10, acceptance 1: the SAT catalogs through the API — search, lookups, 404, pagination. */
-const t = createTestApp();
+const t = await createTestApp();
 let key = '';
 beforeAll(async () => {
   key = (await issuer(t, { keys: ['test'] })).key;

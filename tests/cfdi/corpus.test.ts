@@ -13,7 +13,7 @@ import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from './co
  * our cadena equal to SAT's XSLT output, Sello verified with the embedded certificate, SelloSAT verified with the
  * sandbox certificate over the TFD cadena (also computed by SAT's XSLT).
  */
-const t = createTestApp();
+const t = await createTestApp();
 let token = '';
 let sandboxCert: Buffer;
 

@@ -19,7 +19,7 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
   test('invoices recorded before it read the same through the API, and a withdrawn one can still be stamped by an attempt in flight', async () => {
     const path = join(dir, 'cfdi.sqlite');
     const first = openDatabase(path);
-    const before = createTestApp({ db: first });
+    const before = await createTestApp({ db: first });
     const reg = await issuer(before, { tenant: TENANTS.EKU, keys: ['test'], csd: true });
     const { key } = reg;
 
@@ -55,7 +55,7 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
     raw.close();
 
     const db = openDatabase(path);
-    const after = createTestApp({ db });
+    const after = await createTestApp({ db });
     const columns = (id: string) =>
       sqliteConnection(db)
         .prepare(

@@ -9,7 +9,7 @@ import { cfdiCancellations, cfdis } from '../../src/db/schema/index.ts';
  * requests at once (Promise.all), so they interleave at every await: one request's checks run while the other's
  * transaction is being prepared, as two processes on one database would.
  */
-const t = createTestApp();
+const t = await createTestApp();
 const CP01 = { ...ICV, uso_cfdi: 'CP01' };
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
 const invoice = (metodo: 'PPD' | 'PUE') => ({

@@ -28,7 +28,7 @@ describe.skipIf(!POSTGRES)('the service on PostgreSQL', () => {
   beforeAll(async () => {
     scratch = await scratchDatabase();
     db = await openPostgres(scratch.url, { max: 4 });
-    t = createTestApp({ db });
+    t = await createTestApp({ db });
   });
   afterAll(async () => {
     await t?.app.worker.stop();

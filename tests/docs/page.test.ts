@@ -7,7 +7,7 @@ import { createTestApp } from '../helpers.ts';
  * GET /docs: the API reference page. Served whole by this process (no CDN), so it must render with the network off:
  * checked in process (only same-origin assets, right types) and in headless Chromium with every other host blocked.
  */
-const t = createTestApp();
+const t = await createTestApp();
 
 /** Every src/href of the page that is not a data: URL. */
 const references = (html: string) => [...html.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((u) => !u.startsWith('data:'));
@@ -43,7 +43,7 @@ describe('GET /docs', () => {
   });
 
   test('needs no credential and is rate-limited per address, like the OpenAPI document', async () => {
-    const limited = createTestApp({ anonymousRateLimit: 2 });
+    const limited = await createTestApp({ anonymousRateLimit: 2 });
     expect((await limited.app.request('/docs')).status).toBe(200);
     expect((await limited.app.request('/docs')).status).toBe(200);
     const third = await limited.app.request('/docs');

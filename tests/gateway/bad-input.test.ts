@@ -5,7 +5,7 @@ import { createTestApp, issuer, sqliteConnection } from '../helpers.ts';
  * Hostile input on every documented route: each answer is a 4xx envelope (or a 2xx when the odd value is in
  * fact valid), never a 5xx, and afterwards the tenant's data and credentials are intact.
  */
-const t = createTestApp({ maxBodyBytes: 64 * 1024 });
+const t = await createTestApp({ maxBodyBytes: 64 * 1024 });
 
 const ODD_STRINGS = [
   "'; DROP TABLE users; --",

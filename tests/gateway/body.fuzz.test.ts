@@ -20,7 +20,7 @@ import { type DbOrTx, withTransaction } from '../../src/db/index.ts';
  *
  * Replay a failure: FUZZ_SEED=<seed> FUZZ_PATH=<path> FUZZ_ONLY=<operationId> npx bun test tests/gateway/body.fuzz.test.ts
  */
-const t = createTestApp({ webhookAllowPrivate: true }); // webhook URLs on loopback, and no DNS to check example.com
+const t = await createTestApp({ webhookAllowPrivate: true }); // webhook URLs on loopback, and no DNS to check example.com
 const doc = (await t.call('GET', '/openapi.json')).json;
 
 interface Operation {

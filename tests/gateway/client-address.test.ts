@@ -29,7 +29,7 @@ describe('the client address behind proxies (TRUSTED_PROXIES)', () => {
   });
 
   test('behind a trusted load balancer, each client has its own per-address budget; a spoofed header from elsewhere changes nothing', async () => {
-    const t = createTestApp({ anonymousRateLimit: 2, trustedProxies: ['10.0.0.0/8'] });
+    const t = await createTestApp({ anonymousRateLimit: 2, trustedProxies: ['10.0.0.0/8'] });
     t.clock.now = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 1000);
     const guess = (address: string, forwardedFor: string) =>
       t.call('GET', '/tenants/me', { token: 'sk_test_guess', address, headers: { 'x-forwarded-for': forwardedFor } });

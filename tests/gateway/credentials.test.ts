@@ -3,7 +3,7 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { createTestApp, issuer, TEST_JWT_SECRET } from '../helpers.ts';
 import { sql } from 'drizzle-orm';
 
-const t = createTestApp();
+const t = await createTestApp();
 
 function expectEnvelope(res: { status: number; json: any }, status: number, path: string) {
   expect(res.status).toBe(status);

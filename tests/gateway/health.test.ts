@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 
 describe('GET /health', () => {
   test('200 ok with database and scheduler up', async () => {
-    const t = createTestApp();
+    const t = await createTestApp();
     const res = await t.call('GET', '/health');
     expect(res.status).toBe(200);
     expect(res.json.status).toBe('ok');
@@ -14,7 +14,7 @@ describe('GET /health', () => {
   });
 
   test('503 naming the scheduler when its heartbeat is stale', async () => {
-    const t = createTestApp({ heartbeat: { lastTickAt: () => Date.now() - 60_000, intervalMs: 5000 }, now: () => new Date() });
+    const t = await createTestApp({ heartbeat: { lastTickAt: () => Date.now() - 60_000, intervalMs: 5000 }, now: () => new Date() });
     const res = await t.call('GET', '/health');
     expect(res.status).toBe(503);
     expect(res.json.status).toBe('error');
@@ -23,7 +23,7 @@ describe('GET /health', () => {
   });
 
   test('503 naming the database when it is gone', async () => {
-    const t = createTestApp();
+    const t = await createTestApp();
     closeDatabase(t.db);
     const res = await t.call('GET', '/health');
     expect(res.status).toBe(503);
@@ -33,7 +33,7 @@ describe('GET /health', () => {
 
   // SQLite-only: the storage fills through SQLite's page limit (fillDatabase).
   test('the database check writes (at most once a second) and is down when the storage is full; liveness stays 200', async () => {
-    const t = createTestApp();
+    const t = await createTestApp();
     const probe = async () => (await t.query<{ value: Buffer }>(sql`select value from settings where key = 'health_probe'`))[0]?.value.toString();
     const ok = await t.call('GET', '/health');
     expect(ok.status).toBe(200);

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { createTestApp, issuer } from '../helpers.ts';
 
 /** Every path of the OpenAPI document, every method it does not serve: 405 with an Allow header naming what it does. */
-const t = createTestApp();
+const t = await createTestApp();
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 /** The document's paths are absolute (/api/v1/…, /docs). */

@@ -8,7 +8,7 @@ import { createTestApp, csdFiles, issuer } from '../helpers.ts';
  * tenant with a CSD, it answers 2xx (a CFDI also passes POST /cfdis/validate). What an example cannot carry (a path
  * id, a live refresh token, the UUID of an invoice of yours, the bytes of a file) is created first and put in.
  */
-const t = createTestApp({ webhookAllowPrivate: true }); // no DNS here to check the examples' example.com hosts
+const t = await createTestApp({ webhookAllowPrivate: true }); // no DNS here to check the examples' example.com hosts
 const LOGO = readFileSync(new URL('../fixtures/branding/logo.png', import.meta.url).pathname);
 
 interface Example {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { createTestApp, issuer } from '../helpers.ts';
 
-const t = createTestApp();
+const t = await createTestApp();
 
 /** Every method+path the running app serves, read from the routers (not from the document). */
 export function servedOperations(): string[] {

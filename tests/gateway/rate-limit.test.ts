@@ -5,7 +5,7 @@ import { createTestApp, issuer } from '../helpers.ts';
 
 describe('rate limits', () => {
   test('the 101st request in a minute on a starter key gets 429 with the exact envelope; a second key has its own window', async () => {
-    const t = createTestApp();
+    const t = await createTestApp();
     // Start at the beginning of a minute so the window cannot roll over mid-test.
     t.clock.now = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 1000);
     const reg = await issuer(t);
@@ -39,7 +39,7 @@ describe('rate limits', () => {
   });
 
   test('rate-limit headers are on every response: success, errors, anonymous routes', async () => {
-    const t = createTestApp({ anonymousRateLimit: 100 });
+    const t = await createTestApp({ anonymousRateLimit: 100 });
     const reg = await issuer(t);
     const responses = [
       await t.call('GET', '/tenants/me', { token: reg.token }),
@@ -59,7 +59,7 @@ describe('rate limits', () => {
   });
 
   test('the plan sets the limit: pro 300, sandbox 60, enterprise its own value', async () => {
-    const t = createTestApp();
+    const t = await createTestApp();
     const reg = await issuer(t);
     const key = await reg.createKey();
     const limitFor = async (plan: Plan, custom: number | null) => {
@@ -74,7 +74,7 @@ describe('rate limits', () => {
   });
 
   test('health probes have their own budget per address: sign-ups from the same address never make the instance look down', async () => {
-    const t = createTestApp({ anonymousRateLimit: 3, probeRateLimit: 20 });
+    const t = await createTestApp({ anonymousRateLimit: 3, probeRateLimit: 20 });
     t.clock.now = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 1000);
     for (let i = 0; i < 3; i++) expect((await t.call('GET', '/openapi.json')).status).toBe(200);
     expect((await t.call('GET', '/openapi.json')).status).toBe(429); // the address's anonymous budget is spent
@@ -88,14 +88,14 @@ describe('rate limits', () => {
   });
 
   test('failed credentials are limited per client address', async () => {
-    const t = createTestApp({ anonymousRateLimit: 3 });
+    const t = await createTestApp({ anonymousRateLimit: 3 });
     t.clock.now = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 1000);
     for (let i = 0; i < 3; i++) expect((await t.call('GET', '/tenants/me', { token: 'sk_test_guess' + i })).status).toBe(401);
     expect((await t.call('GET', '/tenants/me', { token: 'sk_test_guess' })).status).toBe(429);
   });
 
   test("a tenant's keys and sessions together get twice the plan's limit, however many keys it makes", async () => {
-    const t = createTestApp();
+    const t = await createTestApp();
     const reg = await issuer(t, { plan: 'sandbox' });
     const keys = [await reg.createKey('test', 'a'), await reg.createKey('test', 'b'), await reg.createKey('test', 'c')];
     // A new minute, 11 s in.

@@ -4,7 +4,7 @@ import { createTestApp, issuer, READY } from '../helpers.ts';
 
 /** The request log line an operator reads: an error answer names its code, the first field and the SAT rule. */
 const lines: Record<string, any>[] = [];
-const t = createTestApp({ logger: createLogger('info', (line) => lines.push(JSON.parse(line))) });
+const t = await createTestApp({ logger: createLogger('info', (line) => lines.push(JSON.parse(line))) });
 const lineFor = (requestId: string) => lines.find((l) => l.msg === 'request' && l.request_id === requestId);
 
 describe('request log', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { createTestApp, issuer, TENANTS } from '../helpers.ts';
 
-const t = createTestApp();
+const t = await createTestApp();
 
 describe('tenant isolation', () => {
   test("tenant B never sees or changes tenant A's users, keys or profile", async () => {

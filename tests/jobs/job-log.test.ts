@@ -40,7 +40,7 @@ afterAll(() => receiver.stop(true));
 
 async function setup(level: 'debug' | 'info') {
   const lines: Record<string, any>[] = [];
-  const t = createTestApp({
+  const t = await createTestApp({
     livePac: downThenRejecting(),
     webhookAllowPrivate: true,
     webhookRetrySchedule: [0, 0],

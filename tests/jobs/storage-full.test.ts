@@ -29,7 +29,7 @@ afterEach(() => void process.off('unhandledRejection', record));
 // SQLite-only: the disk fills through SQLite's page limit (fillDatabase).
 describe('a full disk', () => {
   test('POST /cfdis answers 503 with Retry-After and the envelope, naming no internals; it works again once there is room', async () => {
-    const t = createTestApp();
+    const t = await createTestApp();
     const key = (await issuer(t, READY)).key;
     const free = fillDatabase(t.db);
     const res = await t.call('POST', '/cfdis', { token: key, body: invoice() });
@@ -47,7 +47,7 @@ describe('a full disk', () => {
   });
 
   test('the job worker logs a drain it cannot record, leaks no rejection, and stamps the job once there is room', async () => {
-    const t = createTestApp();
+    const t = await createTestApp();
     const key = (await issuer(t, READY)).key;
     const queued = await t.call('POST', '/cfdis', { token: key, body: invoice(), headers: { 'x-sandbox-scenario': 'pac_unavailable' } });
     expect(queued.status).toBe(202);

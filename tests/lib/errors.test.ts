@@ -43,9 +43,9 @@ describe('service errors → statuses, once per backend', () => {
   }
 });
 
-describe('invalid input through the whole app', () => {
-  const t = createTestApp();
+const t = await createTestApp();
 
+describe('invalid input through the whole app', () => {
   test('422 on an auth route, 400 on an invoice route: from the request schema and from a service alike', async () => {
     const { token } = await issuer(t);
     // The request schema refuses it (the backend's zod hook).

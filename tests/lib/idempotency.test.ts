@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { createTestApp, issuer } from '../helpers.ts';
 import { sql } from 'drizzle-orm';
 
-const t = createTestApp({ webhookAllowPrivate: true }); // no DNS here to resolve the webhook's erp.example.com
+const t = await createTestApp({ webhookAllowPrivate: true }); // no DNS here to resolve the webhook's erp.example.com
 
 describe('Idempotency-Key belongs to the credential that used it', () => {
   test("a VIEWER resending an ADMIN's POST /api-keys with the same key and body gets 403, not the ADMIN's secret", async () => {

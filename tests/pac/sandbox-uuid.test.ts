@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { createTestApp, issuer, READY } from '../helpers.ts';
 
-const t = createTestApp();
+const t = await createTestApp();
 const body = {
   tipo: 'I',
   forma_pago: '03',

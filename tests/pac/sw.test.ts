@@ -116,7 +116,7 @@ const invoice = (valor: number) => ({
 });
 
 async function setup(livePac = pac) {
-  const t = createTestApp({ livePac, stampBudgetMs: 1000 });
+  const t = await createTestApp({ livePac, stampBudgetMs: 1000 });
   const { live } = await issuer(t, { keys: ['live'], csd: ['live'] });
   const retry = async () => {
     t.clock.advance(10 * 60_000);

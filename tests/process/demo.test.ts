@@ -112,7 +112,7 @@ describe('DEMO=true', () => {
   }, 30_000);
 
   test('a database that already has tenants gets no demo tenant', async () => {
-    const t = createTestApp();
+    const t = await createTestApp();
     await issuer(t);
     const demo = await setUpDemo({ app: t.app, db: t.db, logger: createLogger('silent') });
     expect(demo).toEqual({ state: 'skipped', tenants: 1 });

@@ -61,11 +61,11 @@ function codeOf(err: unknown): string | undefined {
 
 /**
  * Opens a pool on `url`, applies the pending migrations (under the boot lock) and returns the `Db`. `max`: the
- * pool's connections.
+ * pool's connections; `idleSeconds`: how long an unused one stays open (default: until closed).
  */
-export async function openPostgres(url: string, options: { max?: number } = {}): Promise<Db> {
+export async function openPostgres(url: string, options: { max?: number; idleSeconds?: number } = {}): Promise<Db> {
   adaptSessions();
-  const client = postgres(url, { max: options.max ?? 10, onnotice: () => {}, types: { numbers: NUMBERS } });
+  const client = postgres(url, { max: options.max ?? 10, idle_timeout: options.idleSeconds, onnotice: () => {}, types: { numbers: NUMBERS } });
   await migratePostgres(client);
   const dialect = new PgDialect();
   const rootSession = new PostgresJsSession(client, dialect, undefined);

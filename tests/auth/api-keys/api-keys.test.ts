@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { createTestApp, issuer } from '../../helpers.ts';
 
-const t = createTestApp();
+const t = await createTestApp();
 
 describe('API key cap', () => {
   test('at most 20 active keys per tenant and environment: the 21st is 409 naming the limit; revoking one frees a place', async () => {

@@ -16,7 +16,7 @@ const receiver = (() => {
 })();
 afterAll(() => receiver.stop());
 
-const t = createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0, 3600] });
+const t = await createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0, 3600] });
 const LOGO = readFileSync(new URL('../../fixtures/branding/logo.png', import.meta.url).pathname);
 
 /** Calls a write and returns what its audit entry must say. */

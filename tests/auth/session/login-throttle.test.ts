@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, spyOn, test } from 'bun:test';
 import { purgeLoginFailures } from '../../../src/auth/session/login-throttle.ts';
-import { createTestApp, issuer, TENANT } from '../../helpers.ts';
+import { createTestApp, issuer, TENANT, type TestApp } from '../../helpers.ts';
 import { loginFailures } from '../../../src/db/schema/index.ts';
 
-const t = createTestApp();
+const t = await createTestApp();
 /** Every password check, real or the dummy one an unknown email gets, goes through Bun.password.verify. */
 let verify: ReturnType<typeof spyOn<typeof Bun.password, 'verify'>> | undefined;
 const countVerifications = () => (verify = spyOn(Bun.password, 'verify'));
@@ -106,14 +106,14 @@ describe('emails are unique per tenant: nothing tells whether another tenant use
 });
 
 describe('registration budget', () => {
-  const signUp = (app: ReturnType<typeof createTestApp>, address: string, over: Record<string, unknown> = {}) =>
+  const signUp = (app: TestApp, address: string, over: Record<string, unknown> = {}) =>
     app.call('POST', '/auth/register', {
       body: { email: `r-${crypto.randomUUID()}@example.com`, password: 'a-long-password-1', nombre: 'Ana', tenant: TENANT, ...over },
       address,
     });
 
   test('5 sign-ups per hour from one address (invalid ones do not count), then 429 with Retry-After; other addresses go on', async () => {
-    const app = createTestApp({ registrationLimits: undefined });
+    const app = await createTestApp({ registrationLimits: undefined });
     app.clock.now = new Date(Math.ceil(Date.now() / 3600_000) * 3600_000 + 1000);
     expect((await signUp(app, '198.51.100.40', { tenant: { ...TENANT, rfc: 'nope' } })).status).toBe(422);
     for (let i = 0; i < 5; i++) expect((await signUp(app, '198.51.100.40')).status).toBe(201);
@@ -131,7 +131,7 @@ describe('registration budget', () => {
   });
 
   test('100 sign-ups per hour on the whole server, whatever the addresses', async () => {
-    const app = createTestApp({ registrationLimits: undefined });
+    const app = await createTestApp({ registrationLimits: undefined });
     app.clock.now = new Date(Math.ceil(Date.now() / 3600_000) * 3600_000 + 1000);
     for (let i = 0; i < 100; i++) expect((await signUp(app, `10.0.${Math.floor(i / 5)}.${i % 5}`)).status).toBe(201);
     const refused = await signUp(app, '192.0.2.99');

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { createTestApp, issuer, TENANT } from '../../helpers.ts';
 import { sql } from 'drizzle-orm';
 
-const t = createTestApp();
+const t = await createTestApp();
 const body = (over: Record<string, unknown> = {}, tenant: Record<string, unknown> = {}) => ({
   email: `u-${crypto.randomUUID()}@example.com`,
   password: 'a-long-password-1',

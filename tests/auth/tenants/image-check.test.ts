@@ -71,7 +71,7 @@ describe('logo checks (before pdf-lib reads it)', () => {
   });
 
   test('through the API: the PNG that used to hang the process answers 422 at once', async () => {
-    const t = createTestApp();
+    const t = await createTestApp();
     const admin = await issuer(t);
     const upload = (bytes: Buffer) => {
       const form = new FormData();

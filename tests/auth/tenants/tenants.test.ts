@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { createTestApp, issuer } from '../../helpers.ts';
 
-const t = createTestApp();
+const t = await createTestApp();
 
 describe('/tenants/me', () => {
   test('PATCH validates the régimen against the RFC and the postal code against the catalog; RFC is immutable', async () => {

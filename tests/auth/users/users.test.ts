@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { createTestApp, issuer } from '../../helpers.ts';
 
-const t = createTestApp();
+const t = await createTestApp();
 describe('/users', () => {
   test('ADMIN creates users with roles; duplicates → 409; non-ADMIN → 403', async () => {
     const reg = await issuer(t);

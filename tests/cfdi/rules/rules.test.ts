@@ -3,7 +3,7 @@ import { localDateTime } from '../../../src/cfdi/time.ts';
 import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
 
 /** Acceptance: one invalid request per SAT rule → 400 naming the field and the rule; /validate agrees; no folio used. */
-const t = createTestApp();
+const t = await createTestApp();
 let token = '';
 
 const iva = (tasa = '0.160000') => ({ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: tasa });

@@ -13,7 +13,7 @@ const PACKAGE = new URL('../../../clients/typescript/', import.meta.url).pathnam
 const TSC = join(PACKAGE, 'node_modules/.bin/tsc');
 const hasNode = Bun.which('node') !== null;
 
-const t = createTestApp();
+const t = await createTestApp();
 const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: t.app.fetch });
 const baseUrl = `http://127.0.0.1:${server.port}`;
 let consumer = '';

@@ -3,7 +3,7 @@ import { byStatus, type components, createCfdiClient, formData } from '@cfdi-api
 import { createTestApp, csdFiles, ICV, TENANTS } from '../../helpers.ts';
 
 // The generated client against the real app on a real socket: only the client talks to the server.
-const t = createTestApp();
+const t = await createTestApp();
 const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: t.app.fetch });
 afterAll(() => server.stop(true));
 const baseUrl = `http://127.0.0.1:${server.port}`;

@@ -9,7 +9,7 @@ import { cfdis } from '../../../src/db/schema/index.ts';
  * that fits their type; another tenant's UUID or a cancelled invoice → 400 naming the field. While an Egreso relates
  * to an invoice, that invoice is No cancelable.
  */
-const t = createTestApp();
+const t = await createTestApp();
 const PF = { rfc: 'FUNK671228PH6', nombre: 'KARLA FUENTE NOLASCO', regimen_fiscal: '612', domicilio_fiscal: '01000', uso_cfdi: 'G02' };
 let key = '';
 let other = '';
@@ -87,7 +87,7 @@ describe('Egreso relations', () => {
   test('two tenants with one RFC sending byte-identical XML through one live PAC account: the second gets 422 (the document was stamped already), not a 500', async () => {
     // A live provider answers by account, not by tenant: one deployment's account gives byte-identical XML one UUID.
     const sandbox = createSandboxPac(testSandboxSat());
-    const live = createTestApp({ livePac: { ...sandbox, stamp: (xml) => sandbox.stamp(xml, { tenantId: 'the-deployment-account' }) } });
+    const live = await createTestApp({ livePac: { ...sandbox, stamp: (xml) => sandbox.stamp(xml, { tenantId: 'the-deployment-account' }) } });
     const liveIssuer = async () => (await issuer(live, { keys: ['live'], csd: ['live'] })).live;
     const [first, second] = [await liveIssuer(), await liveIssuer()]; // both at folio A-1, same clock second
     const a = await live.call('POST', '/cfdis', { token: first, body: ingreso() });

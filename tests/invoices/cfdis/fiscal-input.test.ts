@@ -4,7 +4,7 @@ import { child, parseXml } from '../../../src/cfdi/xml.ts';
 import { concepto, createTestApp, ICV, ingreso, issuer, READY } from '../../helpers.ts';
 
 /** Issue 18 (3–7): payment dates, receptor RFCs, a forgotten tax block, rule codes on every refusal, float noise. */
-const t = createTestApp();
+const t = await createTestApp();
 type Detail = { field: string; issue: string; rule?: string };
 let key = '';
 

@@ -11,7 +11,7 @@ import { cfdis } from '../../../src/db/schema/index.ts';
  * the balance across receipts (parcialidades chaining exactly to zero), refuses overpayment, PUE invoices and other
  * tenants' invoices, and converts currencies with EquivalenciaDR.
  */
-const t = createTestApp();
+const t = await createTestApp();
 const CP01 = { ...ICV, uso_cfdi: 'CP01' };
 let key = '';
 let other = '';

@@ -8,7 +8,7 @@ import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
  * Issue 19 (9): PDFs render on a bounded pool of worker threads. While a 2,000-concepto PDF renders, the API keeps
  * answering; no more than the pool's size render at once; a full queue answers 503 with Retry-After.
  */
-const t = createTestApp();
+const t = await createTestApp();
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
 const concepto = (i: number) => ({
   clave_prod_serv: '84111506',

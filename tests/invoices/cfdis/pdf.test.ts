@@ -17,7 +17,7 @@ import { createTestApp, issuer, type Issuer, READY, TENANTS } from '../../helper
  * the rectangles in the content stream (independent of our code); poppler's pdftotext/pdftoppm and zbarimg check
  * the same when the machine has them.
  */
-const t = createTestApp();
+const t = await createTestApp();
 let key = '';
 let eku: Issuer;
 const FIXTURES = new URL('../../fixtures/branding/', import.meta.url).pathname;

@@ -12,7 +12,7 @@ import { cadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
  * does not allow are refused in every field with the field and the character named; tab, LF and CR are accepted in a
  * descripcion (SAT's XSD collapses its whitespace) and the XML, the cadena and the seal agree.
  */
-const t = createTestApp();
+const t = await createTestApp();
 let key = '';
 let ppdId = '';
 

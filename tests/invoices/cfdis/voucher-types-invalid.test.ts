@@ -9,7 +9,7 @@ import { cfdis } from '../../../src/db/schema/index.ts';
  * code (CFDI40xxx, CRP20xxx, NOM…), and nothing is stored. Each case starts from a request that stamps (checked
  * first), so the one change is what makes it fail.
  */
-const t = createTestApp();
+const t = await createTestApp();
 const EKU_SELF = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', domicilio_fiscal: '42501', uso_cfdi: 'S01' };
 const iva16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
 const servicio = { clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: '1000.00', impuestos: iva16 };

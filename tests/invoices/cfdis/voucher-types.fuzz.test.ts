@@ -9,7 +9,7 @@ import { cfdis } from '../../../src/db/schema/index.ts';
  * Bad input never gives a 500: valid P, N and T requests with one leaf replaced by an arbitrary JSON value (or
  * removed) are answered 201 or 400 with the error envelope — never 500, and a 400 never stores anything.
  */
-const t = createTestApp();
+const t = await createTestApp();
 let key = '';
 const bases: Record<string, unknown>[] = [];
 

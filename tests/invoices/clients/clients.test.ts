@@ -3,7 +3,7 @@ import { getClientReceptor } from '../../../src/invoices/clients/service.ts';
 import type { components } from '../../../clients/typescript/src/index.ts';
 import { createTestApp, expectStatus, issuer, TENANTS } from '../../helpers.ts';
 
-const t = createTestApp();
+const t = await createTestApp();
 
 /** Persona moral 601 with G03: the everyday client. */
 const MORAL = { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', domicilio_fiscal: '42501', uso_cfdi: 'G03' };

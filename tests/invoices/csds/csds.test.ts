@@ -23,7 +23,7 @@ const FORGED_AC_UAT = csdFiles('refused', 'forged_ac_uat');
 /** EKU's key with the INTEGER tag of its PBKDF2 iteration count (offset 44) turned into an OCTET STRING. */
 const EKU_MALFORMED_PBKDF2 = Buffer.from(EKU.key).fill(0x04, 44, 45);
 
-const t = createTestApp();
+const t = await createTestApp();
 
 async function upload(token: string, files: Parameters<typeof csdForm>[0]) {
   const res = await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: csdForm(files) });

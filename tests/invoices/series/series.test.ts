@@ -10,7 +10,7 @@ import type { components } from '../../../clients/typescript/src/index.ts';
 import { closeDatabase, createTestApp, expectStatus, issuer, TENANTS } from '../../helpers.ts';
 import { withTransaction } from '../../../src/db/index.ts';
 
-const t = createTestApp();
+const t = await createTestApp();
 
 type SeriesCreate = components['schemas']['SeriesCreate'];
 
@@ -326,7 +326,7 @@ describe('allocateFolio / peekFolio', () => {
     try {
       const path = join(dir, 'cfdi.sqlite');
       const db = openDatabase(path);
-      const { tenant } = await issuer(createTestApp({ db }));
+      const { tenant } = await issuer(await createTestApp({ db }));
       closeDatabase(db);
       const run = (n: number) =>
         new Promise<string[]>((resolve, reject) => {

@@ -6,7 +6,7 @@ import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
  * counts by status, type and month, exact amounts per currency of the standing ones, CSDs, users and keys — scoped
  * to the tenant and the environment.
  */
-const t = createTestApp();
+const t = await createTestApp();
 const ingreso = (valor: string, over: Record<string, unknown> = {}) => ({
   tipo: 'I',
   forma_pago: '03',

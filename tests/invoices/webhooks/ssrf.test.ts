@@ -34,7 +34,7 @@ const loopback = receiver();
 afterAll(() => loopback.stop());
 
 async function setup(allowPrivate: boolean) {
-  const t = createTestApp({ webhookAllowPrivate: allowPrivate, webhookResolver: resolver, webhookRetrySchedule: [0, 3600] });
+  const t = await createTestApp({ webhookAllowPrivate: allowPrivate, webhookResolver: resolver, webhookRetrySchedule: [0, 3600] });
   const reg = await issuer(t, { keys: ['test', 'live'] });
   const keys = { test: reg.key, live: reg.live };
   return { t, keys };

@@ -40,7 +40,7 @@ const invoice = ingreso();
 
 /** An app whose webhooks may target the loopback receivers (or, with `allowPrivate: false`, may not). */
 async function setup(schedule = Array(20).fill(0), { allowPrivate = true } = {}) {
-  const t = createTestApp({ webhookRetrySchedule: schedule, webhookAllowPrivate: allowPrivate });
+  const t = await createTestApp({ webhookRetrySchedule: schedule, webhookAllowPrivate: allowPrivate });
   const reg = await issuer(t, { keys: ['test', 'live'], csd: true });
   const { key, live } = reg;
   const hook = async (url: string, events = ['cfdi.timbrado'], token = key) => {
@@ -185,7 +185,7 @@ describe('webhooks', () => {
       expect(res.status).toBe(404);
     }
     // Same app for environment isolation: a live webhook of tenant A never gets test events.
-    const liveApp = createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0] });
+    const liveApp = await createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0] });
     const { key: testKey, live: liveKey } = await issuer(liveApp, { keys: ['test', 'live'], csd: true });
     expect((await liveApp.call('POST', '/webhooks', { token: liveKey, body: { url: rLive.url, events: ['*'] } })).status).toBe(201);
     expect((await liveApp.call('POST', '/cfdis', { token: testKey, body: invoice })).status).toBe(201);
@@ -258,7 +258,7 @@ describe('webhooks', () => {
   });
 
   test('a slow receiver does not delay other tenants: one endpoint holds at most 8 delivery slots', async () => {
-    const t = createTestApp({ webhookAllowPrivate: true });
+    const t = await createTestApp({ webhookAllowPrivate: true });
     const slowTenant = await issuer(t);
     const fastTenant = await issuer(t, { tenant: TENANTS.FUNK, email: 'fast@example.com' });
     let inFlight = 0;
@@ -301,7 +301,7 @@ describe('webhooks', () => {
   }, 20_000);
 
   test('one tenant with many slow endpoints does not starve another tenant: a tenant holds at most 16 delivery slots', async () => {
-    const t = createTestApp({ webhookAllowPrivate: true });
+    const t = await createTestApp({ webhookAllowPrivate: true });
     const busy = await issuer(t);
     const other = await issuer(t, { tenant: TENANTS.FUNK, email: 'other@example.com' });
     const DELAY_MS = 2000;
