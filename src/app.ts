@@ -45,6 +45,8 @@ export interface AppDeps {
   sandboxSlowMs?: number;
   /** Identifies this process's job leases (default: random per boot). */
   workerId?: string;
+  /** false: a new job waits for the next drain() instead of waking the worker (tests that step the queue by hand). */
+  wakeOnEnqueue?: boolean;
   /** Seconds before each webhook attempt (default: Standard Webhooks' schedule). */
   webhookRetrySchedule?: number[];
   /** How often a pending cancellation is polled, in seconds (default 300; the sandbox's receiver answers within half of it). */
@@ -106,7 +108,8 @@ export function createApp(deps: AppDeps) {
   const cancellationPollMs = (deps.cancellationPollSeconds ?? 300) * 1000;
   const sandboxPac = createSandboxPac(deps.sandboxSat, now, deps.sandboxSlowMs ?? stampBudgetMs + 1000, sandboxRegistry(deps.db, cancellationPollMs));
   const pacFor = (environment: Environment) => (environment === 'test' ? sandboxPac : deps.livePac);
-  // The worker does nothing by itself: index.ts lets the scheduler drain it; tests call drain().
+  // The worker does nothing by itself: an enqueue wakes it, index.ts lets the scheduler drain it, tests call drain().
+  const wakeJobs = deps.wakeOnEnqueue === false ? () => {} : () => worker.wake();
   const webhookDeps = {
     db: deps.db,
     now,
@@ -114,7 +117,7 @@ export function createApp(deps: AppDeps) {
     retrySchedule: deps.webhookRetrySchedule ?? DEFAULT_RETRY_SCHEDULE,
     allowPrivate: deps.webhookAllowPrivate ?? false,
     resolve: deps.webhookResolver ?? systemResolver,
-    wakeJobs: () => worker.wake(),
+    wakeJobs,
     logger: deps.logger,
   };
   // Two pools on the same jobs table, so webhook receivers (up to 10 s each) never take a slot from stamping, and
@@ -150,7 +153,7 @@ export function createApp(deps: AppDeps) {
     pacFor,
     stampBudgetMs,
     cancellationPollMs,
-    wakeJobs: () => worker.wake(),
+    wakeJobs,
     retrySchedule: webhookDeps.retrySchedule,
     allowPrivate: webhookDeps.allowPrivate,
     resolve: webhookDeps.resolve,

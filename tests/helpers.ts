@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,13 +49,13 @@ interface TestClock {
  * The engine the suite runs on: SQLite (default), or PostgreSQL when TEST_ENGINE=postgres (`npm test` runs the suite
  * once on each). Tests about one engine itself skip on the other with `describe.skipIf(TEST_ENGINE !== …)`.
  */
-const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
 
 /** A fresh database on the suite's engine, migrated with the real migrations: in memory, or a new PostgreSQL database. */
 async function openTestDatabase(): Promise<Db> {
   if (TEST_ENGINE === 'sqlite') return openDatabase(':memory:');
   const { migratedDatabase } = await import('./postgres.ts');
-  const url = await migratedDatabase(async (template) => closeDatabase(await openPostgres(template, { max: 1 })));
+  const url = await migratedDatabase(async (template) => closeDatabase(await openPostgres(template, { max: 2 })));
   return openPostgres(url, { max: 4, idleSeconds: 1 });
 }
 
@@ -410,8 +410,12 @@ export function csdForm(files: { cer?: Buffer | string; key?: Buffer | string; p
  * and fills the room left in its pages, including the jobs table's, so a write that needs room fails with
  * SQLITE_FULL. Returns what frees it again.
  */
-export function fillDatabase(db: TestApp['db']): () => void {
-  // SQLite-only: a full disk is SQLite's page limit here.
+/**
+ * Makes the database's storage full; the function it returns frees it. SQLite: its page limit, reached for real.
+ * PostgreSQL (whose disk the test cannot fill): every write fails as the server's does on a full disk, disk_full 53100.
+ */
+export async function fillDatabase(db: TestApp['db']): Promise<() => Promise<void>> {
+  if (TEST_ENGINE === 'postgres') return refuseWrites(db);
   const sqlite = sqliteConnection(db);
   sqlite.exec('create table disk_filler (b blob)');
   sqlite.pragma(`max_page_count = ${sqlite.pragma('page_count', { simple: true })}`);
@@ -443,8 +447,24 @@ export function fillDatabase(db: TestApp['db']): () => void {
     }
   }
   grow.run(lo);
-  return () => {
+  return async () => {
     sqlite.pragma('max_page_count = 1073741823');
     sqlite.exec("drop table disk_filler; delete from jobs where type = 'filler'");
+  };
+}
+
+async function refuseWrites(db: Db): Promise<() => Promise<void>> {
+  await exec(
+    db,
+    sql.raw(`create function test_disk_full() returns trigger language plpgsql as
+      $$ begin raise exception 'could not extend file: No space left on device' using errcode = '53100'; end $$`),
+  );
+  const tables = await query<{ name: string }>(db, sql`select tablename as name from pg_tables where schemaname = 'public'`);
+  for (const { name } of tables) {
+    await exec(db, sql.raw(`create trigger test_disk_full before insert or update on "${name}" for each statement execute function test_disk_full()`));
+  }
+  return async () => {
+    for (const { name } of tables) await exec(db, sql.raw(`drop trigger test_disk_full on "${name}"`));
+    await exec(db, sql.raw('drop function test_disk_full()'));
   };
 }

@@ -68,3 +68,40 @@ export function namingStatement<T>(name: string, build: () => T): T {
 }
 
 export const preparingName = (): string | undefined => preparing;
+
+/** The driver's error under Drizzle's wrapping (it keeps the original as `cause`), with the fields each engine sets. */
+function driverError(err: unknown): (Error & { code: string; table_name?: unknown; detail?: unknown }) | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if (typeof (e as { code?: unknown }).code === 'string') return e as Error & { code: string };
+  return undefined;
+}
+
+/**
+ * The table and columns of the unique index a write violated, on either engine (a race two writes lost, which the
+ * caller turns into a 409); undefined for any other error. SQLite names them in its message, PostgreSQL (23505) in
+ * the error's table and `Key (…)=(…)` detail.
+ */
+export function uniqueViolation(err: unknown): { table: string; columns: string[] } | undefined {
+  const e = driverError(err);
+  if (!e) return undefined;
+  if (e.code === '23505' && typeof e.table_name === 'string') {
+    const key = typeof e.detail === 'string' ? /^Key \(([^)]*)\)=/.exec(e.detail) : null;
+    return { table: e.table_name, columns: key?.[1]?.split(', ') ?? [] };
+  }
+  const sqlite = /UNIQUE constraint failed: (.*)$/.exec(e.message);
+  if (!e.code.startsWith('SQLITE_CONSTRAINT') || !sqlite?.[1]) return undefined;
+  const names = sqlite[1].split(', ').map((name) => name.split('.'));
+  return { table: names[0]?.[0] ?? '', columns: names.map((name) => name[1] ?? '') };
+}
+
+/**
+ * The storage could not take a write: `full` (SQLITE_FULL, or PostgreSQL's disk_full 53100) or `failing`
+ * (SQLITE_IOERR_*, PostgreSQL's 58030 io_error); undefined for any other error.
+ */
+export function storageFailure(err: unknown): { kind: 'full' | 'failing'; code: string } | undefined {
+  const code = driverError(err)?.code;
+  if (typeof code !== 'string') return undefined;
+  if (code === 'SQLITE_FULL' || code === '53100') return { kind: 'full', code };
+  if (code.startsWith('SQLITE_IOERR') || code === '58030') return { kind: 'failing', code };
+  return undefined;
+}

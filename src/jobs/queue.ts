@@ -171,11 +171,17 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
   return Math.round(cap / 2 + (random() * cap) / 2);
 }
 
-type Ended = (tx: Tx) => unknown;
+/**
+ * Work committed with a job's outcome. It may return what to do once that commit is done (a log line): on PostgreSQL
+ * the transaction may run more than once (a serialization conflict), so nothing outside the database happens in it.
+ */
+export type Ended = (tx: Tx) => Promise<AfterCommit | void> | AfterCommit | void;
+type AfterCommit = () => void;
 
 /** Marks the job done; `inTx` runs in the same transaction (e.g. recording the stamp). Only the lease holder can. */
 export async function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): Promise<boolean> {
-  return withTransaction(db, async (tx) => {
+  let after: AfterCommit | undefined;
+  const done = await withTransaction(db, async (tx) => {
     const complete = prepared(tx, 'jobs.complete', (d) =>
       d
         .update(jobs)
@@ -186,9 +192,11 @@ export async function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): Pr
     );
     const done = await complete.execute({ at: now.toISOString(), id: job.id, lockedBy: job.lockedBy });
     if (done.length !== 1) return false;
-    await inTx?.(tx);
+    after = (await inTx?.(tx)) ?? undefined;
     return true;
   });
+  if (done) after?.();
+  return done;
 }
 
 /**
@@ -201,6 +209,7 @@ export async function failJob(db: Db, job: Job, now: Date, error: unknown, onGiv
   const permanent = error instanceof PermanentJobError;
   const tooLate = job.deadline !== null && next.toISOString() > job.deadline;
   const giveUp = permanent || tooLate || job.attempts >= job.maxAttempts;
+  let after: AfterCommit | undefined;
   await withTransaction(db, async (tx) => {
     await tx
       .update(jobs)
@@ -210,8 +219,9 @@ export async function failJob(db: Db, job: Job, now: Date, error: unknown, onGiv
           : { status: 'queued', lastError: message, lockedBy: null, lockedUntil: null, runAt: next.toISOString(), updatedAt: now.toISOString() },
       )
       .where(and(eq(jobs.id, job.id), eq(jobs.lockedBy, job.lockedBy!)));
-    if (giveUp) await onGiveUp?.(tx);
+    after = giveUp ? ((await onGiveUp?.(tx)) ?? undefined) : undefined;
   });
+  after?.();
   return giveUp ? 'failed' : 'retry';
 }
 

@@ -1,8 +1,6 @@
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../lib/logger.ts';
-import { claimJobs, completeJob, failJob, nextRunAt, type Job } from './queue.ts';
-
-type Ended = Parameters<typeof completeJob>[3];
+import { claimJobs, completeJob, failJob, nextRunAt, type Ended, type Job } from './queue.ts';
 
 /** What a job type does. `run` may return work to commit together with marking the job done. */
 export interface JobHandler {

@@ -5,6 +5,7 @@ import type { ZodError } from 'zod';
 import { fieldPath } from '../cfdi/input.ts';
 import { locateJsonError } from './json-error.ts';
 import { ServiceError, type ErrorDetail, type ErrorKind } from './service-error.ts';
+import { storageFailure } from '../db/engine.ts';
 
 /** What the request log says about an error answer: its code and the first detail's field and rule. */
 export interface ErrorSummary {
@@ -103,18 +104,6 @@ export interface ErrorContext {
   log?(e: Error, c: Context): void;
 }
 
-/**
- * SQLite's code for a write the storage could not take: SQLITE_FULL (no space) or SQLITE_IOERR_* (the disk failed),
- * found on the error or its cause (Drizzle wraps the driver's error).
- */
-function storageErrorCode(err: unknown): string | undefined {
-  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (code === 'SQLITE_FULL' || (typeof code === 'string' && code.startsWith('SQLITE_IOERR'))) return code;
-  }
-  return undefined;
-}
-
 /** How long a client is told to wait when the storage cannot take a write (the operator has to free space). */
 const STORAGE_RETRY_AFTER_SECONDS = '60';
 
@@ -135,10 +124,10 @@ export function handleError(err: Error, c: Context, context: ErrorContext): Resp
     const message = err.message || defaultMessage(status);
     return respondError(c, status, message, [{ field: 'body', issue: message }]);
   }
-  const storage = storageErrorCode(err);
+  const storage = storageFailure(err);
   if (storage) {
-    context.log?.(err, c); // the operator has to act: logged with its SQLite code, never shown to the client
-    const full = storage === 'SQLITE_FULL';
+    context.log?.(err, c); // the operator has to act: logged with the engine's code, never shown to the client
+    const full = storage.kind === 'full';
     const message = full ? 'Storage is full; retry later' : 'Storage is failing; retry later';
     return respondError(
       c,

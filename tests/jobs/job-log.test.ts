@@ -42,6 +42,7 @@ async function setup(level: 'debug' | 'info') {
   const lines: Record<string, any>[] = [];
   const t = await createTestApp({
     livePac: downThenRejecting(),
+    wakeOnEnqueue: false,
     webhookAllowPrivate: true,
     webhookRetrySchedule: [0, 0],
     logger: createLogger(level, (line) => lines.push(JSON.parse(line))),

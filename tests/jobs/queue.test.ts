@@ -64,9 +64,13 @@ describe('job queue', () => {
 
     const id2 = await enqueue(db, T0, { type: 't', payload: {} });
     const [j2] = await claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 });
-    let gaveUp = false;
-    expect(await failJob(db, j2!, T0, new PermanentJobError('rejected'), () => (gaveUp = true))).toBe('failed');
-    expect(gaveUp).toBe(true);
+    const order: string[] = [];
+    const giveUp = () => {
+      order.push('in the transaction');
+      return () => void order.push('after the commit');
+    };
+    expect(await failJob(db, j2!, T0, new PermanentJobError('rejected'), giveUp)).toBe('failed');
+    expect(order).toEqual(['in the transaction', 'after the commit']);
     expect(await status(db, id2)).toMatchObject({ status: 'failed', last_error: 'rejected' });
     expect(await queueStats(db, T0)).toMatchObject({ depth: 0, failed: 2 });
   });

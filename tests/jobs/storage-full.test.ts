@@ -26,12 +26,12 @@ beforeEach(() => {
 });
 afterEach(() => void process.off('unhandledRejection', record));
 
-// SQLite-only: the disk fills through SQLite's page limit (fillDatabase).
+// The disk fills for real on SQLite (its page limit); PostgreSQL refuses every write with disk_full (fillDatabase).
 describe('a full disk', () => {
   test('POST /cfdis answers 503 with Retry-After and the envelope, naming no internals; it works again once there is room', async () => {
     const t = await createTestApp();
     const key = (await issuer(t, READY)).key;
-    const free = fillDatabase(t.db);
+    const free = await fillDatabase(t.db);
     const res = await t.call('POST', '/cfdis', { token: key, body: invoice() });
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -42,16 +42,16 @@ describe('a full disk', () => {
     });
     expect(res.text).not.toMatch(/SQLITE|sqlite|disk_filler/);
 
-    free();
+    await free();
     expect((await t.call('POST', '/cfdis', { token: key, body: invoice() })).status).toBe(201);
   });
 
   test('the job worker logs a drain it cannot record, leaks no rejection, and stamps the job once there is room', async () => {
-    const t = await createTestApp();
+    const t = await createTestApp({ wakeOnEnqueue: false }); // the test wakes it, once the disk is full
     const key = (await issuer(t, READY)).key;
     const queued = await t.call('POST', '/cfdis', { token: key, body: invoice(), headers: { 'x-sandbox-scenario': 'pac_unavailable' } });
     expect(queued.status).toBe(202);
-    const free = fillDatabase(t.db);
+    const free = await fillDatabase(t.db);
 
     // The path an enqueue takes (wake: a drain nobody awaits) and the scheduler's (drain awaited).
     t.app.worker.wake();
@@ -61,7 +61,7 @@ describe('a full disk', () => {
     expect(unhandled).toEqual([]);
     expect((await t.call('GET', `/cfdis/${queued.json.id}`, { token: key })).json.status).toBe('en_cola');
 
-    free();
+    await free();
     t.clock.advance(5_000);
     await t.app.worker.drain();
     expect((await t.call('GET', `/cfdis/${queued.json.id}`, { token: key })).json.status).toBe('vigente');

@@ -15,14 +15,18 @@ import { toUser, type UserRow } from '../users/schemas.ts';
 import type { LoginThrottle } from './login-throttle.ts';
 import type { LoginSchema, RegisterSchema } from './schemas.ts';
 import { withTransaction, type DbOrTx } from '../../db/index.ts';
+import { uniqueViolation } from '../../db/engine.ts';
 
 /** Only within one tenant: whether another tenant has the email is never told (docs/decisions.md). */
 export function emailTaken() {
   return conflict('Email already used in this tenant', [{ field: 'email', issue: 'is already the email of a user of this tenant' }]);
 }
 
-/** True when the error is SQLite's unique violation on (tenant, email) (a race between two writes). */
-export const isUniqueEmailViolation = (err: unknown) => err instanceof Error && /UNIQUE constraint failed: users\.tenant_id, users\.email/.test(err.message);
+/** True when the error is the unique violation on (tenant, email): a race between two writes. */
+export const isUniqueEmailViolation = (err: unknown) => {
+  const violated = uniqueViolation(err);
+  return violated?.table === 'users' && violated.columns.includes('email');
+};
 
 /** A new tenant: its first user's email cannot clash, whatever other tenants use. */
 export async function registerTenant(deps: AuthDeps, input: z.infer<typeof RegisterSchema>) {

@@ -26,6 +26,7 @@ import { balanceOf, recordPayments, resolvePaidDocuments } from './payments.ts';
 import { pdfPool } from './pdf-pool.ts';
 import { toCfdi, toCfdiListItem, type CfdiRequest, type CfdiRow } from './schemas.ts';
 import { withTransaction, type Tx } from '../../db/index.ts';
+import { uniqueViolation } from '../../db/engine.ts';
 
 export interface CfdiDeps {
   db: Db;
@@ -230,12 +231,8 @@ const insertRelation = (tx: Tx, relation: typeof cfdiRelations.$inferInsert) =>
 
 /** The unique index on (tenant, environment, external_id) refused the insert: 409 naming the invoice that has it. */
 async function externalIdTaken(deps: CfdiDeps, actor: Actor, externalId: string | undefined, err: unknown): Promise<ServiceError | undefined> {
-  if (
-    externalId === undefined ||
-    !(err instanceof Error) ||
-    !/UNIQUE constraint failed: cfdis\.tenant_id, cfdis\.environment, cfdis\.external_id/.test(err.message)
-  )
-    return undefined;
+  const violated = uniqueViolation(err);
+  if (externalId === undefined || violated?.table !== 'cfdis' || !violated.columns.includes('external_id')) return undefined;
   const holder = (
     await deps.db
       .select({ id: cfdis.id })
@@ -249,7 +246,7 @@ async function externalIdTaken(deps: CfdiDeps, actor: Actor, externalId: string 
 
 /** The unique index on standing instalments refused the insert (the check inside the transaction makes this a backstop). */
 function instalmentTaken(err: unknown): ServiceError | undefined {
-  if (!(err instanceof Error) || !/UNIQUE constraint failed: cfdi_payment_documents\./.test(err.message)) return undefined;
+  if (uniqueViolation(err)?.table !== 'cfdi_payment_documents') return undefined;
   return conflict('Another Pago took this instalment of the paid invoice meanwhile', [
     { field: 'pagos', issue: 'an instalment number is already taken by a standing Pago: send the request again' },
   ]);

@@ -158,7 +158,7 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environm
       if (result.ok) {
         return async (tx) => {
           if (await recordStamp(tx, cfdi, result, deps.now()))
-            deps.logger.info('stamped from queue', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, uuid: result.tfd.uuid, attempts: job.attempts });
+            return () => deps.logger.info('stamped from queue', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, uuid: result.tfd.uuid, attempts: job.attempts });
         };
       }
       if (result.retryable) throw new Error(result.message);
@@ -169,7 +169,7 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environm
       return async (tx) => {
         const cfdi = target(job);
         if (await recordFailure(tx, cfdi, reason, deps.now()))
-          deps.logger.warn('stamping failed', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, reason, attempts: job.attempts });
+          return () => deps.logger.warn('stamping failed', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, reason, attempts: job.attempts });
       };
     },
   };

@@ -9,6 +9,7 @@ import { decodeCursor, page } from '../../lib/pagination.ts';
 import { seriesQueries } from './queries.ts';
 import { toSeries, type SeriesCreate, type SeriesPatch, type SeriesRow } from './schemas.ts';
 import { withTransaction, type DbOrTx } from '../../db/index.ts';
+import { uniqueViolation } from '../../db/engine.ts';
 
 export interface SeriesDeps {
   db: Db;
@@ -39,7 +40,6 @@ async function getOr404(db: DbOrTx, actor: Actor, id: string): Promise<SeriesRow
 }
 
 const duplicate = (serie: string) => conflict('Series already exists', [{ field: 'serie', issue: `${serie} already exists in this environment` }]);
-const uniqueViolation = (err: unknown) => (err instanceof Error && /UNIQUE constraint failed: series\./.test(err.message) ? err.message : undefined);
 const unknownSerie = (serie: string) => invalidInput('Unknown series', [{ field: 'serie', issue: `${serie} does not exist; create it with POST /series` }]);
 
 /** The first series of an environment becomes its default whatever `default` says: one default always exists. */
@@ -87,8 +87,8 @@ export async function createSeries(deps: SeriesDeps, actor: Actor, input: Series
   } catch (err) {
     const violated = uniqueViolation(err);
     // Only a concurrent writer gets here: the checks above run first in the same transaction.
-    if (violated?.includes('series.serie')) throw duplicate(input.serie);
-    if (violated)
+    if (violated?.table === 'series' && violated.columns.includes('serie')) throw duplicate(input.serie);
+    if (violated?.table === 'series')
       throw conflict('The default series changed meanwhile; retry', [{ field: 'default', issue: 'another default series was created at the same time' }]);
     throw err;
   }

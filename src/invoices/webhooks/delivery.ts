@@ -208,7 +208,6 @@ export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
           duration_ms: durationMs,
         };
         if (ok) {
-          deps.logger.info('webhook delivered', outcome);
           await tx
             .update(webhookDeliveries)
             .set({
@@ -223,7 +222,7 @@ export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
             })
             .where(eq(webhookDeliveries.id, d.id));
           await tx.update(webhooks).set({ consecutiveFailures: 0, updatedAt: at }).where(eq(webhooks.id, d.webhookId));
-          return;
+          return () => deps.logger.info('webhook delivered', outcome);
         }
         const failures = (
           await tx
@@ -247,12 +246,6 @@ export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
             updatedAt: at,
           })
           .where(eq(webhookDeliveries.id, d.id));
-        deps.logger.warn('webhook delivery failed', {
-          ...outcome,
-          error: error ?? `HTTP ${status}`,
-          next_attempt_at: next,
-          state: next ? 'pendiente' : 'fallido',
-        });
         if (gone) await tx.update(webhooks).set({ estado: 'DESACTIVADO', updatedAt: at }).where(eq(webhooks.id, d.webhookId));
         else if (failures >= PAUSE_AFTER_FAILURES)
           await tx
@@ -261,6 +254,13 @@ export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
             .where(and(eq(webhooks.id, d.webhookId), eq(webhooks.estado, 'ACTIVO')));
         else if (next)
           await enqueueDelivery(tx, now, { tenantId: d.tenantId, environment: d.environment, webhookId: d.webhookId, deliveryId: d.id, runAt: new Date(next) });
+        return () =>
+          deps.logger.warn('webhook delivery failed', {
+            ...outcome,
+            error: error ?? `HTTP ${status}`,
+            next_attempt_at: next,
+            state: next ? 'pendiente' : 'fallido',
+          });
       };
     },
   };

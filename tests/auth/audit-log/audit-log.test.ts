@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { DEMO_INVOICE } from '../../../src/demo.ts';
 import { createTestApp, csdFiles, csdForm, issuer, TENANTS, userWithRole } from '../../helpers.ts';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { auditLog } from '../../../src/db/schema/index.ts';
 
 /**
@@ -303,8 +303,14 @@ describe('audit log', () => {
   test('append-only: the database refuses to change or delete an entry', async () => {
     const count = await t.count(auditLog);
     expect(count).toBeGreaterThan(0);
-    await expect(t.exec(sql`update audit_log set actor_id = 'someone-else'`)).rejects.toThrow('append-only');
-    await expect(t.exec(sql`delete from audit_log`)).rejects.toThrow('append-only');
+    // The engine's refusal, under the query error Drizzle may wrap it in.
+    const refusal = (statement: SQL) =>
+      t.exec(statement).then(
+        () => 'accepted',
+        (err) => [err, err.cause].map((e) => e?.message).join(' / '),
+      );
+    expect(await refusal(sql`update audit_log set actor_id = 'someone-else'`)).toContain('audit_log is append-only');
+    expect(await refusal(sql`delete from audit_log`)).toContain('audit_log is append-only');
     expect(await t.count(auditLog)).toBe(count);
   });
 });

@@ -17,7 +17,7 @@ import { cfdiCancellations } from '../../../src/db/schema/index.ts';
  * tenant isolation; queued CFDIs are withdrawn, not cancelled.
  */
 const POLL_SECONDS = 60;
-const t = await createTestApp({ cancellationPollSeconds: POLL_SECONDS, webhookAllowPrivate: true, webhookRetrySchedule: [0, 1] });
+const t = await createTestApp({ wakeOnEnqueue: false, cancellationPollSeconds: POLL_SECONDS, webhookAllowPrivate: true, webhookRetrySchedule: [0, 1] });
 const CSD = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
 
 const receiver = eventReceiver();

@@ -6,7 +6,7 @@ import { cfdis } from '../../../src/db/schema/index.ts';
  * An integrator's own references: `metadata` on invoices and clients, `external_id` on invoices (unique per tenant
  * and environment, filterable), and both echoed in every webhook event of the invoice.
  */
-const t = await createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0, 1], cancellationPollSeconds: 60 });
+const t = await createTestApp({ wakeOnEnqueue: false, webhookAllowPrivate: true, webhookRetrySchedule: [0, 1], cancellationPollSeconds: 60 });
 const invoice = (extra: Record<string, unknown> = {}) => ({
   tipo: 'I',
   forma_pago: '03',
