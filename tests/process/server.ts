@@ -1,4 +1,24 @@
 import { expect } from 'bun:test';
+import { TEST_ENGINE } from '../helpers.ts';
+
+/**
+ * On PostgreSQL (TEST_ENGINE=postgres) a server's database is a new PostgreSQL database per DATA_DIR (a restart on the
+ * same DATA_DIR finds its data again), and every start shares one JWT_SECRET and MASTER_KEY, as instances must.
+ */
+const databases = new Map<string, Promise<string>>();
+async function engineEnv(dataDir: string): Promise<Record<string, string>> {
+  if (TEST_ENGINE === 'sqlite') return { JWT_SECRET: '', MASTER_KEY: '' };
+  if (!databases.has(dataDir)) {
+    const { migratedDatabase } = await import('../postgres.ts');
+    const { openPostgres } = await import('../../src/db/postgres/client.ts');
+    const { closeDatabase } = await import('../../src/db/index.ts');
+    databases.set(
+      dataDir,
+      migratedDatabase(async (url) => closeDatabase(await openPostgres(url, { max: 2 }))),
+    );
+  }
+  return { DATABASE_URL: await databases.get(dataDir)!, JWT_SECRET: 'process-test-jwt-secret-long-enough-0123456789', MASTER_KEY: '07'.repeat(32) };
+}
 
 /** Starts `src/index.ts` (or `command`, e.g. the compiled executable) on a free port (PORT=0) and waits for its "listening" log line; `startLog` is stdout up to it. */
 export async function startServer(
@@ -8,7 +28,7 @@ export async function startServer(
 ) {
   const proc = Bun.spawn(command, {
     cwd,
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', JWT_SECRET: '', MASTER_KEY: '', ...env },
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...(await engineEnv(dataDir)), ...env },
     stdout: 'pipe',
     stderr: 'pipe',
   });
