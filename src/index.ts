@@ -9,6 +9,7 @@ import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
 import { demoBanner, setUpDemo, type DemoSetUp } from './demo.ts';
 import { type Config, ConfigError, loadConfig } from './env.ts';
 import { recoverJobs, releaseLeases } from './jobs/queue.ts';
+import { listenForEnqueues } from './jobs/notifications.ts';
 import { createScheduler } from './jobs/scheduler.ts';
 import { newId } from './lib/ids.ts';
 import { createLogger } from './lib/logger.ts';
@@ -90,9 +91,10 @@ try {
   }
   throw err;
 }
+// Unique per process start: a restarted instance never passes the fence of the leases its earlier run held.
 const workerId = newId('boot');
-const recovered = await recoverJobs(db, workerId, new Date());
-if (recovered > 0) logger.info('jobs recovered from an earlier run', { count: recovered });
+const recovered = await recoverJobs(db, new Date());
+if (recovered > 0) logger.info('jobs whose lease expired are due again', { count: recovered });
 
 // The scheduler is created before the app, whose /health reads its heartbeat; the jobs task calls the app's worker,
 // so the scheduler starts only once the app exists (below).
@@ -116,6 +118,8 @@ const app = createApp({
   corsOrigins: config.corsOrigins,
 });
 scheduler.start(); // the first tick runs at once: recovered jobs are stamped without waiting
+// PostgreSQL: another instance's enqueue wakes the pools that run that type now, not at the next tick.
+const stopListening = await listenForEnqueues(db, (type) => app.worker.wake(type), logger);
 
 // Before listening, so the printed curl works as soon as it can be read.
 let demo: DemoSetUp | undefined;
@@ -155,6 +159,7 @@ async function shutdown(signal: string) {
     await Promise.race([Promise.all([server.stop(), app.worker.stop()]), Bun.sleep(11_000)]);
   } finally {
     clearTimeout(force);
+    await stopListening().catch(() => {});
     const released = await releaseLeases(db, workerId, new Date());
     if (released > 0) logger.warn('jobs cut short, due again at the next start', { count: released });
     await closeDatabase(db);

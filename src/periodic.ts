@@ -1,4 +1,5 @@
 import type { Db } from './db/client.ts';
+import { unlessRunningElsewhere } from './db/advisory-lock.ts';
 import { purgeLoginFailures } from './auth/session/login-throttle.ts';
 import { sweepCsdExpiry } from './invoices/csds/service.ts';
 import type { Task } from './jobs/scheduler.ts';
@@ -10,12 +11,27 @@ import type { Logger } from './lib/logger.ts';
  * Only index.ts starts them; tests call the functions (drain, sweep, purges) directly.
  */
 export function periodicWork(deps: { db: Db; logger: Logger; drainJobs: () => Promise<unknown> }): { tasks: Task[]; daily: Task[] } {
+  const daily: Task[] = [
+    { name: 'csd-expiry', run: async () => deps.logger.info('csd expiry sweep', await sweepCsdExpiry(deps.db, new Date())) },
+    { name: 'idempotency-purge', run: () => purgeIdempotencyKeys(deps.db, new Date()) },
+    { name: 'login-failures-purge', run: () => purgeLoginFailures(deps.db, new Date()) },
+  ];
   return {
     tasks: [{ name: 'jobs', run: deps.drainJobs }],
-    daily: [
-      { name: 'csd-expiry', run: async () => deps.logger.info('csd expiry sweep', await sweepCsdExpiry(deps.db, new Date())) },
-      { name: 'idempotency-purge', run: () => purgeIdempotencyKeys(deps.db, new Date()) },
-      { name: 'login-failures-purge', run: () => purgeLoginFailures(deps.db, new Date()) },
-    ],
+    daily: daily.map((task) => onOneInstance(deps, task)),
+  };
+}
+
+/**
+ * A daily task that one instance runs while the others, ticking at the same time, skip their round (PostgreSQL's
+ * advisory lock). Each is idempotent too, for an instance whose clock ticks after the first has finished.
+ */
+function onOneInstance(deps: { db: Db; logger: Logger }, task: Task): Task {
+  return {
+    name: task.name,
+    run: async () => {
+      if (!(await unlessRunningElsewhere(deps.db, `daily:${task.name}`, async () => task.run())))
+        deps.logger.debug('daily task running on another instance: skipped', { task: task.name });
+    },
   };
 }

@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import { sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { components, paths, PathsWith } from '../clients/typescript/src/index.ts';
 import { createApp, type AppDeps } from '../src/app.ts';
@@ -57,6 +58,20 @@ async function openTestDatabase(): Promise<Db> {
   const { migratedDatabase } = await import('./postgres.ts');
   const url = await migratedDatabase(async (template) => closeDatabase(await openPostgres(template, { max: 2 })));
   return openPostgres(url, { max: 4, idleSeconds: 1 });
+}
+
+/**
+ * One fresh database on the suite's engine seen through `n` handles, as `n` instances see it: a SQLite file opened
+ * `n` times (one connection each), or `n` PostgreSQL pools.
+ */
+export async function sharedTestDatabase(n = 2): Promise<Db[]> {
+  if (TEST_ENGINE === 'sqlite') {
+    const path = join(mkdtempSync(join(tmpdir(), 'cfdi-shared-')), 'cfdi.db');
+    return Array.from({ length: n }, () => openDatabase(path));
+  }
+  const { migratedDatabase } = await import('./postgres.ts');
+  const url = await migratedDatabase(async (template) => closeDatabase(await openPostgres(template, { max: 1 })));
+  return Promise.all(Array.from({ length: n }, () => openPostgres(url, { max: 4, idleSeconds: 1 })));
 }
 
 /** A fresh app on a fresh database (openTestDatabase). */

@@ -41,6 +41,12 @@ export function sqliteOf(db: DbOrTx): Database.Database | undefined {
   return engine.dialect === 'sqlite' ? engine.sqlite : undefined;
 }
 
+/** The postgres.js client behind a PostgreSQL handle (LISTEN, reserved connections); undefined on SQLite. */
+export function postgresOf(db: DbOrTx): Sql | undefined {
+  const engine = engineOf(db);
+  return engine.dialect === 'postgres' ? engine.sql : undefined;
+}
+
 /** Closes the connection (SQLite) or ends the pool, letting running queries finish (PostgreSQL). */
 export async function closeDatabase(db: DbOrTx): Promise<void> {
   const engine = engineOf(db);

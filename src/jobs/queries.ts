@@ -22,7 +22,12 @@ export interface JobQueries {
   lease(db: DbOrTx, lease: Lease, ids: string[]): Promise<Job[]>;
   /** The text value of a top-level payload field, for a WHERE. */
   payloadField(field: string): SQL;
+  /** Tells the other instances a job of `type` was enqueued, when the enclosing transaction commits. */
+  notifyEnqueued(db: DbOrTx, type: string): Promise<void>;
 }
+
+/** The PostgreSQL channel enqueues notify on, with the job type as payload. */
+export const JOBS_CHANNEL = 'cfdi_jobs';
 
 const DUE = "((status = 'queued' and run_at <= ?) or (status = 'running' and locked_until < ?))";
 
@@ -79,6 +84,8 @@ const sqlite: JobQueries = {
       ).all(l.workerId, l.lockedUntil, l.now, JSON.stringify(ids), l.now, l.now),
     ),
   payloadField: (field) => sql`json_extract(${jobs.payload}, ${`$.${field}`})`,
+  // One process per database file: the enqueuing service wakes its own worker.
+  notifyEnqueued: async () => {},
 };
 
 /** Due, as the claim's WHERE re-checks it once the row is locked. */
@@ -103,6 +110,8 @@ const postgres: JobQueries = {
     (await executeSql(db, sql`select distinct lane from jobs where status = 'queued' and type = ${type} and lane is not null`)).map((r) => r.lane as string),
   lease: async (db, l, ids) => (ids.length === 0 ? [] : rows(await executeSql(db, sql`${setLease(l)} where id in ${ids} and ${duePg(l.now)} returning *`))),
   payloadField: (field) => sql`(${jobs.payload}::jsonb ->> ${field})`,
+  // pg_notify, not NOTIFY: the channel and payload are parameters. Sent at commit, dropped on rollback.
+  notifyEnqueued: async (db, type) => void (await executeSql(db, sql`select pg_notify(${JOBS_CHANNEL}, ${type})`)),
 };
 
 export const jobQueries = (db: DbOrTx): JobQueries => forDialect(db, { sqlite, postgres });

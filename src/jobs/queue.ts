@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { jobs, type Environment, type JobStatus } from '../db/schema/index.ts';
 import { newId } from '../lib/ids.ts';
@@ -61,6 +61,8 @@ export async function enqueue(tx: DbOrTx, now: Date, o: EnqueueOptions): Promise
     maxAttempts: o.maxAttempts ?? 20,
     now: stamp,
   });
+  // PostgreSQL: other instances LISTEN; the notice is delivered when this transaction commits (SQLite: one process).
+  await jobQueries(tx).notifyEnqueued(tx, o.type);
   return id;
 }
 
@@ -178,7 +180,18 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
 export type Ended = (tx: Tx) => Promise<AfterCommit | void> | AfterCommit | void;
 type AfterCommit = () => void;
 
-/** Marks the job done; `inTx` runs in the same transaction (e.g. recording the stamp). Only the lease holder can. */
+/**
+ * The lease a claim handed out: this worker, this attempt (the claim increments `attempts`). A worker that lost its
+ * lease (it stalled past `locked_until`, another claimed the job) writes nothing: not even the same worker id on a
+ * later attempt matches an earlier attempt's fence.
+ */
+const heldBy = (job: Pick<Job, 'lockedBy' | 'attempts'>) =>
+  and(eq(jobs.status, 'running'), eq(jobs.lockedBy, job.lockedBy ?? ''), eq(jobs.attempts, job.attempts));
+
+/**
+ * Marks the job done; `inTx` runs in the same transaction (e.g. recording the stamp). Only the holder of the lease
+ * the job was claimed with can: false (and `inTx` not run) when the lease was lost.
+ */
 export async function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): Promise<boolean> {
   let after: AfterCommit | undefined;
   const done = await withTransaction(db, async (tx) => {
@@ -186,11 +199,11 @@ export async function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): Pr
       d
         .update(jobs)
         .set({ status: 'done', lockedBy: null, lockedUntil: null, finishedAt: sql`${p('at')}`, updatedAt: sql`${p('at')}` })
-        .where(and(eq(jobs.id, p('id')), eq(jobs.status, 'running'), eq(jobs.lockedBy, p('lockedBy'))))
+        .where(and(eq(jobs.id, p('id')), eq(jobs.status, 'running'), eq(jobs.lockedBy, p('lockedBy')), eq(jobs.attempts, p('attempts'))))
         .returning({ id: jobs.id })
         .prepare(),
     );
-    const done = await complete.execute({ at: now.toISOString(), id: job.id, lockedBy: job.lockedBy });
+    const done = await complete.execute({ at: now.toISOString(), id: job.id, lockedBy: job.lockedBy, attempts: job.attempts });
     if (done.length !== 1) return false;
     after = (await inTx?.(tx)) ?? undefined;
     return true;
@@ -201,28 +214,50 @@ export async function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): Pr
 
 /**
  * A failed attempt: retried later with backoff while attempts and the deadline allow, otherwise the job ends as
- * failed (kept, with its last error) and `onGiveUp` runs in the same transaction.
+ * failed (kept, with its last error) and `onGiveUp` runs in the same transaction. `lost`: the lease was lost (see
+ * `heldBy`), nothing was written and `onGiveUp` did not run.
  */
-export async function failJob(db: Db, job: Job, now: Date, error: unknown, onGiveUp?: Ended): Promise<'retry' | 'failed'> {
+export async function failJob(db: Db, job: Job, now: Date, error: unknown, onGiveUp?: Ended): Promise<'retry' | 'failed' | 'lost'> {
   const message = error instanceof Error ? error.message : String(error);
   const next = new Date(now.getTime() + backoffMs(job.attempts));
   const permanent = error instanceof PermanentJobError;
   const tooLate = job.deadline !== null && next.toISOString() > job.deadline;
   const giveUp = permanent || tooLate || job.attempts >= job.maxAttempts;
   let after: AfterCommit | undefined;
-  await withTransaction(db, async (tx) => {
-    await tx
+  const outcome = await withTransaction(db, async (tx) => {
+    const written = await tx
       .update(jobs)
       .set(
         giveUp
           ? { status: 'failed', lastError: message, lockedBy: null, lockedUntil: null, finishedAt: now.toISOString(), updatedAt: now.toISOString() }
           : { status: 'queued', lastError: message, lockedBy: null, lockedUntil: null, runAt: next.toISOString(), updatedAt: now.toISOString() },
       )
-      .where(and(eq(jobs.id, job.id), eq(jobs.lockedBy, job.lockedBy!)));
+      .where(and(eq(jobs.id, job.id), heldBy(job)))
+      .returning({ id: jobs.id });
+    if (written.length !== 1) return 'lost';
     after = giveUp ? ((await onGiveUp?.(tx)) ?? undefined) : undefined;
+    return giveUp ? 'failed' : 'retry';
   });
   after?.();
-  return giveUp ? 'failed' : 'retry';
+  return outcome;
+}
+
+/** A job a worker holds: its id and the attempt it claimed (the lease's fence). */
+export type HeldJob = Pick<Job, 'id' | 'attempts'>;
+
+/**
+ * The heartbeat: extends to `now + leaseMs` the leases `workerId` still holds among `held`, in one UPDATE fenced
+ * like completion, and returns the ids extended; a job missing from them was taken over (its lease had expired).
+ * With nothing held it still reaches the database, so a worker can tell that it is reachable again.
+ */
+export async function extendLeases(db: Db, workerId: string, held: HeldJob[], now: Date, leaseMs: number): Promise<string[]> {
+  const which = or(...held.map((j) => and(eq(jobs.id, j.id), eq(jobs.attempts, j.attempts)))) ?? sql`1 = 0`;
+  const extended = await db
+    .update(jobs)
+    .set({ lockedUntil: new Date(now.getTime() + leaseMs).toISOString() })
+    .where(and(eq(jobs.status, 'running'), eq(jobs.lockedBy, workerId), which))
+    .returning({ id: jobs.id });
+  return extended.map((j) => j.id);
 }
 
 /** Running jobs matching `which` are due again at once, their leases dropped. */
@@ -238,8 +273,12 @@ const requeueRunning = async (db: Db, which: SQL, now: Date): Promise<number> =>
 /** At shutdown: jobs this process still holds (cut short by the time limit) are due again at once, for the next run. */
 export const releaseLeases = (db: Db, workerId: string, now: Date): Promise<number> => requeueRunning(db, eq(jobs.lockedBy, workerId), now);
 
-/** At start: jobs leased by an earlier run of the process are due again at once. */
-export const recoverJobs = (db: Db, workerId: string, now: Date): Promise<number> => requeueRunning(db, ne(jobs.lockedBy, workerId), now);
+/**
+ * At start: jobs whose lease expired (their worker died or stalled) are due again at once. A live lease is another
+ * running instance's (or a worker still heartbeating it): left alone. The claim takes expired leases too; this only
+ * puts them first in line after downtime.
+ */
+export const recoverJobs = (db: Db, now: Date): Promise<number> => requeueRunning(db, lt(jobs.lockedUntil, now.toISOString()), now);
 
 const countWhere = (condition: SQL) => sql<number>`sum(case when ${condition} then 1 else 0 end)`.mapWith(Number);
 

@@ -1,6 +1,6 @@
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../lib/logger.ts';
-import { claimJobs, completeJob, failJob, nextRunAt, type Ended, type Job } from './queue.ts';
+import { claimJobs, completeJob, extendLeases, failJob, nextRunAt, type Ended, type Job } from './queue.ts';
 
 /** What a job type does. `run` may return work to commit together with marking the job done. */
 export interface JobHandler {
@@ -12,10 +12,21 @@ export interface JobHandler {
 export interface Worker {
   /** Runs due jobs until none is left. Never rejects: a database error (a full disk) is logged and ends the drain. */
   drain(): Promise<number>;
-  /** Drain soon, without waiting for the next tick (called after an enqueue). */
-  wake(): void;
+  /** Drain soon, without waiting for the next tick (called after an enqueue); with a type, only a pool that runs it. */
+  wake(type?: string): void;
+  /**
+   * Extends the leases of the jobs in flight (the timer does this every leaseMs/3 while any run). False when the
+   * database could not be reached or a lease was taken over: until a heartbeat succeeds again, nothing is claimed.
+   */
+  heartbeat(): Promise<boolean>;
   /** Claims nothing more; resolves when the jobs in flight have ended (graceful shutdown). */
   stop(): Promise<void>;
+}
+
+/** A job in flight and whether its lease is still this worker's: a lost one's outcome is not written. */
+interface Running {
+  job: Job;
+  lost: boolean;
 }
 
 export function createWorker(o: {
@@ -37,6 +48,12 @@ export function createWorker(o: {
   wakeWithinMs?: number;
 }): Worker {
   const concurrency = o.concurrency ?? 8;
+  const leaseMs = o.leaseMs ?? 120_000;
+  /** The jobs in flight whose outcome is not yet being written, by id: what the heartbeat extends. */
+  const held = new Map<string, Running>();
+  /** False from a failed heartbeat until one succeeds: claiming then could take work this worker cannot keep. */
+  let leasesKept = true;
+  let beating: ReturnType<typeof setInterval> | undefined;
   const laneBusy = new Map<string, number>();
   const tenantBusy = new Map<string, number>();
   let draining: Promise<number> | undefined;
@@ -61,19 +78,65 @@ export function createWorker(o: {
     timer.unref?.();
   };
 
-  const runJob = async (job: Job) => {
+  const heartbeat = async (): Promise<boolean> => {
+    const mine = [...held.values()].filter((r) => !r.lost);
+    try {
+      const extended = new Set(await extendLeases(o.db, o.workerId, mine.map((r) => r.job), o.now(), leaseMs));
+      // A job whose outcome is being written meanwhile left `held` first: its missing row is no lost lease.
+      const lost = mine.filter((r) => !extended.has(r.job.id) && held.has(r.job.id));
+      for (const r of lost) {
+        r.lost = true;
+        o.logger.warn('job lease lost: another worker took it over; this attempt records nothing', { job_id: r.job.id, type: r.job.type, attempt: r.job.attempts });
+      }
+      const resumed = !leasesKept && lost.length === 0;
+      leasesKept = lost.length === 0;
+      if (resumed) {
+        o.logger.info('job leases kept again: claiming resumes', { types });
+        wake();
+      }
+    } catch (err) {
+      if (leasesKept) o.logger.error('job lease heartbeat failed: claiming stops until one succeeds', { types, err: errorText(err) });
+      leasesKept = false;
+    }
+    pace();
+    return leasesKept;
+  };
+  /** The heartbeat's timer runs while jobs are in flight, and while a failed heartbeat waits for a good one. */
+  const pace = () => {
+    const needed = held.size > 0 || (!leasesKept && !stopped);
+    if (needed && !beating) {
+      beating = setInterval(() => void heartbeat(), Math.max(1, Math.floor(leaseMs / 3)));
+      beating.unref?.();
+    } else if (!needed && beating) {
+      clearInterval(beating);
+      beating = undefined;
+    }
+  };
+
+  const runJob = async (running: Running) => {
+    const { job } = running;
     const handler = o.handlers[job.type];
     const started = performance.now();
     o.logger.debug('job claimed', { job_id: job.id, type: job.type, attempt: job.attempts, lane: job.lane ?? undefined, leased_until: job.lockedUntil });
+    /** Stops the heartbeat for this job; true when its outcome may still be written. */
+    const finishing = () => {
+      held.delete(job.id);
+      if (running.lost) o.logger.warn('job outcome not recorded: its lease was lost', { job_id: job.id, type: job.type, attempt: job.attempts });
+      return !running.lost;
+    };
     try {
       if (!handler) throw new Error(`no handler for job type ${job.type}`);
       const done = await handler.run(job);
-      await completeJob(o.db, job, o.now(), done ?? undefined);
-      o.logger.debug('job done', { job_id: job.id, type: job.type, attempt: job.attempts, duration_ms: Math.round(performance.now() - started) });
+      if (!finishing()) return;
+      if (await completeJob(o.db, job, o.now(), done ?? undefined))
+        o.logger.debug('job done', { job_id: job.id, type: job.type, attempt: job.attempts, duration_ms: Math.round(performance.now() - started) });
+      else o.logger.warn('job outcome not recorded: its lease was lost', { job_id: job.id, type: job.type, attempt: job.attempts });
     } catch (err) {
+      if (!finishing()) return;
       try {
         const outcome = await failJob(o.db, job, o.now(), err, handler?.giveUp?.(job, err));
-        o.logger.warn('job attempt failed', { job_id: job.id, type: job.type, attempt: job.attempts, outcome, err: errorText(err) });
+        if (outcome === 'lost') o.logger.warn('job outcome not recorded: its lease was lost', { job_id: job.id, type: job.type, attempt: job.attempts, job_err: errorText(err) });
+        else o.logger.warn('job attempt failed', { job_id: job.id, type: job.type, attempt: job.attempts, outcome, err: errorText(err) });
       } catch (recordErr) {
         // The outcome could not be written (a full disk): the job keeps its lease and runs again once it expires.
         o.logger.error('job outcome not recorded', {
@@ -90,7 +153,12 @@ export function createWorker(o: {
   const start = (job: Job, inFlight: Set<Promise<void>>) => {
     count(laneBusy, job.lane, 1);
     count(tenantBusy, job.tenantId, 1);
-    const p: Promise<void> = runJob(job).finally(() => {
+    const running: Running = { job, lost: false };
+    held.set(job.id, running);
+    pace();
+    const p: Promise<void> = runJob(running).finally(() => {
+      held.delete(job.id);
+      pace();
       inFlight.delete(p);
       count(laneBusy, job.lane, -1);
       count(tenantBusy, job.tenantId, -1);
@@ -109,16 +177,16 @@ export function createWorker(o: {
     const lanes = o.laneCap ? { cap: o.laneCap, busy: laneBusy, tenantCap: o.tenantCap, tenantBusy } : undefined;
     let claimError: unknown;
     for (;;) {
-      const free = stopped || claimError !== undefined ? 0 : concurrency - inFlight.size;
+      const free = stopped || !leasesKept || claimError !== undefined ? 0 : concurrency - inFlight.size;
       let batch: Job[] = [];
       try {
         if (free > 0)
           batch = await claimJobs(o.db, {
             workerId: o.workerId,
             now: o.now(),
-            leaseMs: o.leaseMs ?? 120_000,
+            leaseMs,
             limit: free,
-            types: Object.keys(o.handlers),
+            types,
             lanes,
           });
       } catch (err) {
@@ -164,13 +232,19 @@ export function createWorker(o: {
     return draining;
   };
 
+  const wake = (type?: string) => {
+    if (type === undefined || types.includes(type)) setTimeout(() => void drain(), 0);
+  };
+
   return {
     drain,
-    wake: () => void setTimeout(() => void drain(), 0),
+    wake,
+    heartbeat,
     async stop() {
       stopped = true;
       clearTimeout(timer);
       await draining;
+      pace();
     },
   };
 }
@@ -189,7 +263,8 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
 export function combineWorkers(...workers: Worker[]): Worker {
   return {
     drain: async () => (await Promise.all(workers.map((w) => w.drain()))).reduce((a, b) => a + b, 0),
-    wake: () => workers.forEach((w) => w.wake()),
+    wake: (type) => workers.forEach((w) => w.wake(type)),
+    heartbeat: async () => (await Promise.all(workers.map((w) => w.heartbeat()))).every(Boolean),
     stop: async () => void (await Promise.all(workers.map((w) => w.stop()))),
   };
 }

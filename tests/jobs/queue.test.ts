@@ -75,12 +75,16 @@ describe('job queue', () => {
     expect(await queueStats(db, T0)).toMatchObject({ depth: 0, failed: 2 });
   });
 
-  test('recovery at start: jobs leased by an earlier run are due at once', async () => {
+  test('recovery at start: jobs whose lease expired are due at once; a live lease (another instance) is left alone', async () => {
     const db = openDatabase(':memory:');
-    const id = await enqueue(db, T0, { type: 't', payload: {} });
-    await claimJobs(db, { workerId: 'old-boot', now: T0, leaseMs: 3_600_000, limit: 1 });
-    expect(await recoverJobs(db, 'new-boot', at(1000))).toBe(1);
-    expect((await claimJobs(db, { workerId: 'new-boot', now: at(1000), leaseMs: 1000, limit: 1 })).map((j) => j.id)).toEqual([id]);
+    const dead = await enqueue(db, T0, { type: 't', payload: {} });
+    const live = await enqueue(db, T0, { type: 't', payload: {}, runAt: at(1) });
+    await claimJobs(db, { workerId: 'dead-boot', now: T0, leaseMs: 500, limit: 1 });
+    await claimJobs(db, { workerId: 'live-boot', now: at(1), leaseMs: 3_600_000, limit: 1 });
+    expect(await recoverJobs(db, at(1000))).toBe(1);
+    expect(await status(db, dead)).toMatchObject({ status: 'queued', run_at: at(1000).toISOString() });
+    expect((await status(db, live)).status).toBe('running');
+    expect((await claimJobs(db, { workerId: 'new-boot', now: at(1000), leaseMs: 1000, limit: 5 })).map((j) => j.id)).toEqual([dead]);
   });
 
   test('at shutdown a process hands back only its own leases, due at once', async () => {

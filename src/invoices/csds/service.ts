@@ -209,28 +209,35 @@ export async function activeSigner(
 export async function sweepCsdExpiry(db: Db, now: Date): Promise<{ expired: number; noticed: number }> {
   const stamp = now.toISOString();
   const soon = new Date(now.getTime() + EXPIRY_NOTICE_DAYS * 86_400_000).toISOString();
+  // Idempotent, also with several instances sweeping at once: each update re-checks the state it changes and only a
+  // row it changed gets its event, so a second sweep (the same day, or concurrent) sends no second notice.
   return withTransaction(db, async (tx) => {
     const expiring = await tx
-      .select()
-      .from(csds)
-      .where(and(ne(csds.status, 'expired'), lte(csds.validTo, stamp)));
-    for (const c of expiring) {
-      await tx.update(csds).set({ status: 'expired', updatedAt: stamp }).where(eq(csds.id, c.id));
-      await recordEvent(tx, { tenantId: c.tenantId, environment: c.environment, type: 'csd.vencido', data: eventData(c), now });
-    }
+      .update(csds)
+      .set({ status: 'expired', updatedAt: stamp })
+      .where(and(ne(csds.status, 'expired'), lte(csds.validTo, stamp)))
+      .returning(swept);
+    for (const c of expiring) await recordEvent(tx, { tenantId: c.tenantId, environment: c.environment, type: 'csd.vencido', data: eventData(c), now });
     const notice = await tx
-      .select()
-      .from(csds)
-      .where(and(ne(csds.status, 'expired'), isNull(csds.expiryNoticeAt), lte(csds.validTo, soon), gt(csds.validTo, stamp)));
-    for (const c of notice) {
-      await tx.update(csds).set({ expiryNoticeAt: stamp }).where(eq(csds.id, c.id));
-      await recordEvent(tx, { tenantId: c.tenantId, environment: c.environment, type: 'csd.por_vencer', data: eventData(c), now });
-    }
+      .update(csds)
+      .set({ expiryNoticeAt: stamp })
+      .where(and(ne(csds.status, 'expired'), isNull(csds.expiryNoticeAt), lte(csds.validTo, soon), gt(csds.validTo, stamp)))
+      .returning(swept);
+    for (const c of notice) await recordEvent(tx, { tenantId: c.tenantId, environment: c.environment, type: 'csd.por_vencer', data: eventData(c), now });
     return { expired: expiring.length, noticed: notice.length };
   });
 }
 
-const eventData = (c: CsdRow) => ({ csd_id: c.id, rfc: c.rfc, serial_number: c.serialNumber, valid_to: c.validTo });
+/** What a sweep reads back of each CSD it changed: its event's fields (not the certificate and sealed key). */
+const swept = {
+  id: csds.id,
+  tenantId: csds.tenantId,
+  environment: csds.environment,
+  rfc: csds.rfc,
+  serialNumber: csds.serialNumber,
+  validTo: csds.validTo,
+};
+const eventData = (c: Pick<CsdRow, 'id' | 'rfc' | 'serialNumber' | 'validTo'>) => ({ csd_id: c.id, rfc: c.rfc, serial_number: c.serialNumber, valid_to: c.validTo });
 
 const countWhere = (condition: SQL) => sql<number>`coalesce(sum(case when ${condition} then 1 else 0 end), 0)`.mapWith(Number);
 
