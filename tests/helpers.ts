@@ -55,9 +55,13 @@ export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.TEST_ENGINE === 'p
 /** A fresh database on the suite's engine, migrated with the real migrations: in memory, or a new PostgreSQL database. */
 async function openTestDatabase(): Promise<Db> {
   if (TEST_ENGINE === 'sqlite') return openDatabase(':memory:');
+  return openPostgres(await migratedPostgresUrl(), { max: 4, idleSeconds: 1 });
+}
+
+/** A new migrated PostgreSQL database (a copy of the run's template). Migrating takes two connections: the boot lock's and the migrator's. */
+async function migratedPostgresUrl(): Promise<string> {
   const { migratedDatabase } = await import('./postgres.ts');
-  const url = await migratedDatabase(async (template) => closeDatabase(await openPostgres(template, { max: 2 })));
-  return openPostgres(url, { max: 4, idleSeconds: 1 });
+  return migratedDatabase(async (template) => closeDatabase(await openPostgres(template, { max: 2 })));
 }
 
 /**
@@ -69,8 +73,7 @@ export async function sharedTestDatabase(n = 2): Promise<Db[]> {
     const path = join(mkdtempSync(join(tmpdir(), 'cfdi-shared-')), 'cfdi.db');
     return Array.from({ length: n }, () => openDatabase(path));
   }
-  const { migratedDatabase } = await import('./postgres.ts');
-  const url = await migratedDatabase(async (template) => closeDatabase(await openPostgres(template, { max: 1 })));
+  const url = await migratedPostgresUrl();
   return Promise.all(Array.from({ length: n }, () => openPostgres(url, { max: 4, idleSeconds: 1 })));
 }
 
