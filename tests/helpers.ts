@@ -66,7 +66,8 @@ async function migratedPostgresUrl(): Promise<string> {
 
 /**
  * One fresh database on the suite's engine seen through `n` handles, as `n` instances see it: a SQLite file opened
- * `n` times (one connection each), or `n` PostgreSQL pools.
+ * `n` times (one connection each), or `n` PostgreSQL pools. On SQLite the handles' transactions must not overlap:
+ * the synchronous driver's wait for the file lock blocks this process's event loop, so the holder never commits.
  */
 export async function sharedTestDatabase(n = 2): Promise<Db[]> {
   if (TEST_ENGINE === 'sqlite') {
