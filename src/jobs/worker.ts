@@ -40,6 +40,11 @@ export function createWorker(o: {
   laneCap?: number;
   /** With a lane cap: at most this many jobs of one tenant at once, across all its lanes. */
   tenantCap?: number;
+  /**
+   * How long a claim holds a job without a heartbeat (default 30 s; the heartbeat renews it every third of that).
+   * It bounds how long a dead instance's jobs wait before another takes them over, and must exceed clock skew
+   * between instances and any pause of the event loop by a wide margin.
+   */
   leaseMs?: number;
   /**
    * After a drain, a job of this pool due within this many ms (before the scheduler's next tick) gets a timer that
@@ -48,7 +53,7 @@ export function createWorker(o: {
   wakeWithinMs?: number;
 }): Worker {
   const concurrency = o.concurrency ?? 8;
-  const leaseMs = o.leaseMs ?? 120_000;
+  const leaseMs = o.leaseMs ?? 30_000;
   /** The jobs in flight whose outcome is not yet being written, by id: what the heartbeat extends. */
   const held = new Map<string, Running>();
   /** False from a failed heartbeat until one succeeds: claiming then could take work this worker cannot keep. */

@@ -78,9 +78,19 @@ describe('webhook crash safety', () => {
     expect(beforeRestart).toBeLessThan(N);
     expect(pendingAtKill).toBeGreaterThan(0);
 
+    // Deliveries the killed run was making stay leased to it until the lease expires (30 s): only then may another
+    // process (on PostgreSQL, possibly a live instance's) take them over. Wait until each is recorded.
     const second = await startServer(dataDir, LOOPBACK_RECEIVER);
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline && cfdiIds.size < N) await Bun.sleep(50);
+    const pending = () => {
+      const db = new Database(join(dataDir, 'cfdi.sqlite'), { readonly: true });
+      try {
+        return (db.prepare("select count(*) n from webhook_deliveries where state <> 'entregado'").get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    const deadline = Date.now() + 90_000;
+    while (Date.now() < deadline && (cfdiIds.size < N || pending() > 0)) await Bun.sleep(200);
     await stopServer(second.proc);
 
     // Every stamped invoice's event reached the receiver, each delivery id at least once.
@@ -96,5 +106,5 @@ describe('webhook crash safety', () => {
     expect(seen.size).toBe(N); // repeats (if any) reuse the delivery id
     const repeats = [...seen.values()].filter((n) => n > 1).length;
     console.log(`webhook crash test: ${beforeRestart} of ${N} delivered before SIGKILL, ${pendingAtKill} pending; ${repeats} delivered twice (same id)`);
-  }, 120_000);
+  }, 150_000);
 });
