@@ -59,6 +59,7 @@ export function createWorker(o: {
   /** False from a failed heartbeat until one succeeds: claiming then could take work this worker cannot keep. */
   let leasesKept = true;
   let beating: ReturnType<typeof setInterval> | undefined;
+  let beat: Promise<boolean> | undefined;
   const laneBusy = new Map<string, number>();
   const tenantBusy = new Map<string, number>();
   let draining: Promise<number> | undefined;
@@ -86,12 +87,24 @@ export function createWorker(o: {
   const heartbeat = async (): Promise<boolean> => {
     const mine = [...held.values()].filter((r) => !r.lost);
     try {
-      const extended = new Set(await extendLeases(o.db, o.workerId, mine.map((r) => r.job), o.now(), leaseMs));
+      const extended = new Set(
+        await extendLeases(
+          o.db,
+          o.workerId,
+          mine.map((r) => r.job),
+          o.now(),
+          leaseMs,
+        ),
+      );
       // A job whose outcome is being written meanwhile left `held` first: its missing row is no lost lease.
       const lost = mine.filter((r) => !extended.has(r.job.id) && held.has(r.job.id));
       for (const r of lost) {
         r.lost = true;
-        o.logger.warn('job lease lost: another worker took it over; this attempt records nothing', { job_id: r.job.id, type: r.job.type, attempt: r.job.attempts });
+        o.logger.warn('job lease lost: another worker took it over; this attempt records nothing', {
+          job_id: r.job.id,
+          type: r.job.type,
+          attempt: r.job.attempts,
+        });
       }
       const resumed = !leasesKept && lost.length === 0;
       leasesKept = lost.length === 0;
@@ -110,7 +123,8 @@ export function createWorker(o: {
   const pace = () => {
     const needed = held.size > 0 || (!leasesKept && !stopped);
     if (needed && !beating) {
-      beating = setInterval(() => void heartbeat(), Math.max(1, Math.floor(leaseMs / 3)));
+      // One heartbeat at a time: against a slow database the next waits for the last, not piles up behind it.
+      beating = setInterval(() => void (beat ??= heartbeat().finally(() => (beat = undefined))), Math.max(1, Math.floor(leaseMs / 3)));
       beating.unref?.();
     } else if (!needed && beating) {
       clearInterval(beating);
@@ -140,7 +154,8 @@ export function createWorker(o: {
       if (!finishing()) return;
       try {
         const outcome = await failJob(o.db, job, o.now(), err, handler?.giveUp?.(job, err));
-        if (outcome === 'lost') o.logger.warn('job outcome not recorded: its lease was lost', { job_id: job.id, type: job.type, attempt: job.attempts, job_err: errorText(err) });
+        if (outcome === 'lost')
+          o.logger.warn('job outcome not recorded: its lease was lost', { job_id: job.id, type: job.type, attempt: job.attempts, job_err: errorText(err) });
         else o.logger.warn('job attempt failed', { job_id: job.id, type: job.type, attempt: job.attempts, outcome, err: errorText(err) });
       } catch (recordErr) {
         // The outcome could not be written (a full disk): the job keeps its lease and runs again once it expires.

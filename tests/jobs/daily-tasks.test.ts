@@ -41,8 +41,14 @@ describe('daily tasks on several instances', () => {
     const gone = new Date(Date.now() - DAY).toISOString();
     await t.exec(sql`update csds set valid_to = ${soon} where tenant_id = ${reg.tenant.id}`);
     const events = async () =>
-      (await query<{ type: string }>(a, sql`select type from events where tenant_id = ${reg.tenant.id} and type like ${'csd.%'} order by id`)).map((e) => e.type);
-    const sweep = (db: Db) => dailyTasks(db).find((task) => task.name === 'csd-expiry')!.run();
+      (await query<{ type: string }>(a, sql`select type from events where tenant_id = ${reg.tenant.id} and type like ${'csd.%'} order by id`)).map(
+        (e) => e.type,
+      );
+    const sweep = async (db: Db) => {
+      await dailyTasks(db)
+        .find((task) => task.name === 'csd-expiry')!
+        .run();
+    };
 
     await tickTogether(a, [() => sweep(a), () => sweep(b)]);
     expect(await events()).toEqual(['csd.por_vencer']);

@@ -24,10 +24,12 @@ async function instances(n: number) {
 }
 
 const row = async (db: Db, id: string) =>
-  (await query<{ status: string; locked_by: string | null; locked_until: string | null; attempts: number }>(
-    db,
-    sql`select status, locked_by, locked_until, attempts from jobs where id = ${id}`,
-  ))[0]!;
+  (
+    await query<{ status: string; locked_by: string | null; locked_until: string | null; attempts: number }>(
+      db,
+      sql`select status, locked_by, locked_until, attempts from jobs where id = ${id}`,
+    )
+  )[0]!;
 
 /** Waits (bounded) until `done()` holds: for work started asynchronously, never a fixed sleep. */
 async function until(done: () => boolean | Promise<boolean>, what: string) {

@@ -27,7 +27,10 @@ describe.skipIf(!POSTGRES)('enqueue notifications (PostgreSQL)', () => {
     cleanup.push(scratch.drop);
     const enqueuer: Db = await openPostgres(scratch.url, { max: 2 });
     const other: Db = await openPostgres(scratch.url, { max: 2 });
-    cleanup.push(() => closeDatabase(enqueuer), () => closeDatabase(other));
+    cleanup.push(
+      () => closeDatabase(enqueuer),
+      () => closeDatabase(other),
+    );
     const ran: string[] = [];
     const woken: (string | undefined)[] = [];
     const worker = createWorker({
@@ -59,5 +62,4 @@ describe.skipIf(!POSTGRES)('enqueue notifications (PostgreSQL)', () => {
     expect(ran).toEqual(['committed']);
     expect(woken).toEqual(['test.notified']);
   });
-
 });

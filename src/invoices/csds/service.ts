@@ -237,7 +237,12 @@ const swept = {
   serialNumber: csds.serialNumber,
   validTo: csds.validTo,
 };
-const eventData = (c: Pick<CsdRow, 'id' | 'rfc' | 'serialNumber' | 'validTo'>) => ({ csd_id: c.id, rfc: c.rfc, serial_number: c.serialNumber, valid_to: c.validTo });
+const eventData = (c: Pick<CsdRow, 'id' | 'rfc' | 'serialNumber' | 'validTo'>) => ({
+  csd_id: c.id,
+  rfc: c.rfc,
+  serial_number: c.serialNumber,
+  valid_to: c.validTo,
+});
 
 const countWhere = (condition: SQL) => sql<number>`coalesce(sum(case when ${condition} then 1 else 0 end), 0)`.mapWith(Number);
 
