@@ -4,7 +4,8 @@ import type { Db } from '../../src/db/client.ts';
 import { claimJobs, completeJob, enqueue, failJob, PermanentJobError, type Job } from '../../src/jobs/queue.ts';
 import { createWorker, type JobHandler, type Worker } from '../../src/jobs/worker.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { closeDatabase, query, sharedTestDatabase } from '../helpers.ts';
+import { dialectOf } from '../../src/db/engine.ts';
+import { closeDatabase, exec, query, sharedTestDatabase } from '../helpers.ts';
 
 // Leases across instances, on the suite's engine: two handles on one database stand for two instances. Leases are
 // long in real time (the heartbeat's own timer never fires mid-test) and expire by moving the test's clock.
@@ -192,6 +193,32 @@ describe('job leases across instances', () => {
     expect(await a.heartbeat()).toBe(true);
     await until(async () => (await row(dbA!, next)).status === 'done', 'a claims and runs the next job');
     expect(held.recorded).toEqual([1]);
+    await a.stop();
+  });
+
+  test('a worker whose heartbeat cannot reach the database claims nothing until a heartbeat succeeds; its job, still its own, completes', async () => {
+    const [db] = await instances(1);
+    const held = heldHandler();
+    const a = worker(db!, 'a', held.handler, () => T0);
+    const first = await enqueue(db!, T0, { type: 't', payload: {} });
+    const draining = a.drain();
+    await until(() => held.started.length === 1, 'a runs the job');
+    // The database refuses every lease write, as an unreachable one would.
+    const postgres = dialectOf(db!) === 'postgres';
+    if (postgres) {
+      await exec(db!, sql.raw(`create function refuse_lease() returns trigger language plpgsql as $$ begin raise exception 'unreachable'; end $$`));
+      await exec(db!, sql.raw('create trigger refuse_lease before update of locked_until on jobs for each row execute function refuse_lease()'));
+    } else await exec(db!, sql.raw("create trigger refuse_lease before update of locked_until on jobs begin select raise(abort, 'unreachable'); end"));
+    expect(await a.heartbeat()).toBe(false);
+    await exec(db!, sql.raw(postgres ? 'drop trigger refuse_lease on jobs' : 'drop trigger refuse_lease'));
+    const next = await enqueue(db!, T0, { type: 't', payload: {} });
+    held.release();
+    await draining;
+    expect((await row(db!, first)).status).toBe('done');
+    expect(await a.drain()).toBe(0);
+    expect((await row(db!, next)).status).toBe('queued');
+    expect(await a.heartbeat()).toBe(true);
+    await until(async () => (await row(db!, next)).status === 'done', 'claiming resumes');
     await a.stop();
   });
 });
