@@ -8,7 +8,7 @@ import { CATALOG_VERSION } from '../../src/catalogs/index.ts';
 import { HELP } from '../../src/cli.ts';
 import { compileExecutable, sqliteEntryFor } from '../../src/compile.ts';
 import { DEMO_INVOICE } from '../../src/demo.ts';
-import { issuer, serverTarget } from '../helpers.ts';
+import { issuer, serverTarget, TEST_ENGINE } from '../helpers.ts';
 import { json, startServer, stopServer } from './server.ts';
 
 /**
@@ -21,7 +21,8 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const UUID = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/;
 
-describe('the compiled executable', () => {
+// SQLite only: the single executable runs on its embedded SQLite.
+describe.skipIf(TEST_ENGINE !== 'sqlite')('the compiled executable', () => {
   test('starts on an empty DATA_DIR, stamps an invoice, renders its PDF, serves /docs and the catalogs, and stops cleanly', async () => {
     const exe = await compileExecutable({ outfile: join(work, 'bin', 'cfdi-api') });
     // Nothing in it points back into this checkout (where node_modules, drizzle/ and the CSVs happen to exist).

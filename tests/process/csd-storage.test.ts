@@ -7,7 +7,7 @@ import { publicKeyOf } from '../../src/cfdi/csd.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { loadConfig } from '../../src/env.ts';
 import { activeSigner } from '../../src/invoices/csds/service.ts';
-import { closeDatabase, csdForm, issuer, serverTarget } from '../helpers.ts';
+import { closeDatabase, csdForm, issuer, serverTarget, TEST_ENGINE } from '../helpers.ts';
 import { startServer, stopServer } from './server.ts';
 
 const FIXTURES = join(import.meta.dir, '..', 'fixtures', 'csd', 'EKU9003173C9_CSD');
@@ -68,7 +68,8 @@ function scanStorage() {
   return found;
 }
 
-describe('CSD private keys at rest', () => {
+// SQLite only: reads the sealed keys in the SQLite file.
+describe.skipIf(TEST_ENGINE !== 'sqlite')('CSD private keys at rest', () => {
   test('stored encrypted, never with the password; survive a restart; a different master key refuses to start', async () => {
     const first = await startServer(dataDir);
     const reg = await issuer(serverTarget(first.base), { email: 'csd@example.com' });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../src/lib/logger.ts';
 import { DEMO_EMAIL, setUpDemo } from '../../src/demo.ts';
-import { createTestApp, issuer } from '../helpers.ts';
+import { createTestApp, issuer, TEST_ENGINE } from '../helpers.ts';
 import { eq } from 'drizzle-orm';
 import { users } from '../../src/db/schema/index.ts';
 
@@ -44,7 +44,8 @@ async function stop(proc: Bun.Subprocess) {
   expect(await proc.exited).toBe(0);
 }
 
-describe('DEMO=true', () => {
+// SQLite only: the demo runs on the embedded SQLite.
+describe.skipIf(TEST_ENGINE !== 'sqlite')('DEMO=true', () => {
   test('on an empty DATA_DIR: prints the credentials and a curl that stamps; a restart creates nothing and still serves', async () => {
     const first = startDemo();
     let key: string, tenantId: string, base: string;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkDatabase, invoiceBody, liftRateLimits, seeded, setUpTenant, SOAK_TENANTS, startReceiver, type SoakTenant } from '../../bench/soak.ts';
 import { startServer, stopServer } from './server.ts';
+import { TEST_ENGINE } from '../helpers.ts';
 
 /**
  * Acceptance (issue 11): SIGKILL the server every 2–5 s (random) under mixed load from several client loops, and
@@ -35,7 +36,8 @@ const MIX: [Op, number][] = [
   ['deliveries', 8],
 ];
 
-describe('kill -9 under mixed load', () => {
+// SQLite only: one process on its SQLite file (on PostgreSQL, tests/process/multi-instance.test.ts).
+describe.skipIf(TEST_ENGINE !== 'sqlite')('kill -9 under mixed load', () => {
   test(
     `SIGKILL every 2–5 s for ${SECONDS} s; nothing acknowledged is lost, nothing is stamped twice, every event is delivered`,
     async () => {

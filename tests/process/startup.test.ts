@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli.ts';
 import { startServer, stopServer } from './server.ts';
+import { TEST_ENGINE } from '../helpers.ts';
 
 /** A first start as a new self-hoster sees it (issue 18, item 13): what it says, what it refuses, what it leaves on disk. */
 const work = mkdtempSync(join(tmpdir(), 'cfdi-startup-'));
@@ -16,7 +17,8 @@ const messages = (log: string) =>
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as { level: string; msg: string; files?: string[] });
 
-describe('start-up', () => {
+// SQLite only: the embedded start: secrets generated into DATA_DIR, the SQLite file's mode.
+describe.skipIf(TEST_ENGINE !== 'sqlite')('start-up', () => {
   test('a port in use: one line on stderr and exit 1, at once, before the catalogs load', async () => {
     const taken = Bun.serve({ port: 0, fetch: () => new Response('someone else') });
     try {

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issuer, serverTarget } from '../helpers.ts';
+import { issuer, serverTarget, TEST_ENGINE } from '../helpers.ts';
 import { startServer, stopServer } from './server.ts';
 
 /**
@@ -34,7 +34,8 @@ afterAll(() => {
 
 const LOOPBACK_RECEIVER = { WEBHOOK_ALLOW_PRIVATE: 'true' };
 
-describe('webhook crash safety', () => {
+// SQLite only: one process on its SQLite file (on PostgreSQL, tests/process/multi-instance.test.ts).
+describe.skipIf(TEST_ENGINE !== 'sqlite')('webhook crash safety', () => {
   test('SIGKILL with deliveries pending; after restart every event is delivered at least once', async () => {
     const first = await startServer(dataDir, LOOPBACK_RECEIVER);
     const json = (body: unknown, token?: string) => ({
