@@ -1,0 +1,14 @@
+/**
+ * `npm test`'s second pass: the whole suite again with TEST_ENGINE=postgres. Without a reachable PostgreSQL it has
+ * said so in one line (tests/postgres.ts) and passes, unless REQUIRE_POSTGRES is set (CI), where that fails it.
+ */
+import { POSTGRES } from './postgres.ts';
+
+if (POSTGRES) {
+  console.log(`The suite on PostgreSQL (${POSTGRES}):`);
+  const run = Bun.spawn([process.execPath, 'test', ...process.argv.slice(2)], {
+    env: { ...process.env, TEST_ENGINE: 'postgres' },
+    stdio: ['inherit', 'inherit', 'inherit'],
+  });
+  process.exitCode = await run.exited;
+}
