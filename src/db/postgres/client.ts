@@ -65,7 +65,8 @@ function codeOf(err: unknown): string | undefined {
  */
 export async function openPostgres(url: string, options: { max?: number; idleSeconds?: number } = {}): Promise<Db> {
   adaptSessions();
-  const client = postgres(url, { max: options.max ?? 10, idle_timeout: options.idleSeconds, onnotice: () => {}, types: { numbers: NUMBERS } });
+  // At least two: migrating holds the boot lock on one connection while the migrator runs on another.
+  const client = postgres(url, { max: Math.max(2, options.max ?? 10), idle_timeout: options.idleSeconds, onnotice: () => {}, types: { numbers: NUMBERS } });
   await migratePostgres(client);
   const dialect = new PgDialect();
   const rootSession = new PostgresJsSession(client, dialect, undefined);
