@@ -55,13 +55,20 @@ export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.TEST_ENGINE === 'p
 /** A fresh database on the suite's engine, migrated with the real migrations: in memory, or a new PostgreSQL database. */
 async function openTestDatabase(): Promise<Db> {
   if (TEST_ENGINE === 'sqlite') return openDatabase(':memory:');
-  return openPostgres(await migratedPostgresUrl(), { max: 4, idleSeconds: 1 });
+  return openTestPool(await migratedPostgresUrl());
 }
 
-/** A new migrated PostgreSQL database (a copy of the run's template). Migrating takes two connections: the boot lock's and the migrator's. */
+/** A pool on a test database, closed at the run's end before the database is dropped (tests/setup.ts). */
+async function openTestPool(url: string): Promise<Db> {
+  const db = await openPostgres(url, { max: 4, idleSeconds: 1 });
+  (await import('./postgres.ts')).closeAtEnd(() => closeDatabase(db));
+  return db;
+}
+
+/** A new migrated PostgreSQL database (a copy of the run's template). */
 async function migratedPostgresUrl(): Promise<string> {
   const { migratedDatabase } = await import('./postgres.ts');
-  return migratedDatabase(async (template) => closeDatabase(await openPostgres(template, { max: 2 })));
+  return migratedDatabase(async (template) => closeDatabase(await openPostgres(template)));
 }
 
 /**
@@ -75,7 +82,7 @@ export async function sharedTestDatabase(n = 2): Promise<Db[]> {
     return Array.from({ length: n }, () => openDatabase(path));
   }
   const url = await migratedPostgresUrl();
-  return Promise.all(Array.from({ length: n }, () => openPostgres(url, { max: 4, idleSeconds: 1 })));
+  return Promise.all(Array.from({ length: n }, () => openTestPool(url)));
 }
 
 /** A fresh app on a fresh database (openTestDatabase). */

@@ -25,7 +25,8 @@ if (!POSTGRES) console.log(`PostgreSQL not reachable at ${URL} (set TEST_DATABAS
 /** Every database this process makes starts with this, so a later run can drop what a killed one left behind. */
 const PREFIX = 'cfdi_test_';
 let admin: postgres.Sql | undefined;
-const adminSql = () => (admin ??= postgres(POSTGRES ?? URL, { max: 1, onnotice: () => {} }));
+// Several connections: dropping a database takes most of a second, and the end of a run drops a hundred.
+const adminSql = () => (admin ??= postgres(POSTGRES ?? URL, { max: 8, onnotice: () => {} }));
 const urlOf = (name: string) => {
   const url = new globalThis.URL(POSTGRES ?? URL);
   url.pathname = `/${name}`;
@@ -69,10 +70,15 @@ export async function migratedDatabase(migrate: (url: string) => Promise<void>):
 }
 
 const created: string[] = [];
+const pools: (() => Promise<void>)[] = [];
 
-/** Drops the databases `migratedDatabase` made (the test run's end). */
+/** Registers how to close a pool on one of those databases, so the run's end closes it before dropping the database. */
+export const closeAtEnd = (close: () => Promise<void>) => void pools.push(close);
+
+/** Closes the pools, then drops the databases `migratedDatabase` made (the test run's end). */
 export async function dropMigratedDatabases() {
-  for (const name of created.splice(0)) await dropDatabase(name);
+  await Promise.all(pools.splice(0).map((close) => close().catch(() => {})));
+  await Promise.all(created.splice(0).map(dropDatabase));
   if (template) await dropDatabase(await template);
   await admin?.end({ timeout: 1 });
   admin = undefined;

@@ -14,7 +14,7 @@ async function engineEnv(dataDir: string): Promise<Record<string, string>> {
     const { closeDatabase } = await import('../../src/db/index.ts');
     databases.set(
       dataDir,
-      migratedDatabase(async (url) => closeDatabase(await openPostgres(url, { max: 2 }))),
+      migratedDatabase(async (url) => closeDatabase(await openPostgres(url))),
     );
   }
   return { DATABASE_URL: await databases.get(dataDir)!, JWT_SECRET: 'process-test-jwt-secret-long-enough-0123456789', MASTER_KEY: '07'.repeat(32) };
