@@ -6,7 +6,8 @@ import { POSTGRES } from './postgres.ts';
 
 if (POSTGRES) {
   console.log(`The suite on PostgreSQL (${POSTGRES}):`);
-  const run = Bun.spawn([process.execPath, 'test', ...process.argv.slice(2)], {
+  // A longer per-test timeout than bun's 5 s: a test's first app copies a database, slower on a loaded machine.
+  const run = Bun.spawn([process.execPath, 'test', '--timeout', '30000', ...process.argv.slice(2)], {
     env: { ...process.env, TEST_ENGINE: 'postgres' },
     stdio: ['inherit', 'inherit', 'inherit'],
   });
