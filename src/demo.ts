@@ -35,6 +35,9 @@ export type DemoSetUp =
   | { state: 'exists'; tenantId: string; email: string }
   | { state: 'skipped'; tenants: number };
 
+/** The demo could not be set up through the API: the message says where and what to do. */
+export class DemoSetUpFailed extends Error {}
+
 type App = { request(path: string, init?: RequestInit): Response | Promise<Response> };
 
 /**
@@ -64,7 +67,8 @@ export async function setUpDemo({ app, db, logger }: { app: App; db: Db; logger:
     const headers = new Headers(init.headers);
     if (token) headers.set('authorization', `Bearer ${token}`);
     const res = await app.request(`/api/v1${path}`, { ...init, headers });
-    if (res.status !== 201) throw new Error(`Demo set-up failed at POST ${path}: ${res.status} ${await res.text()}\nStart again on an empty DATA_DIR.`);
+    if (res.status !== 201)
+      throw new DemoSetUpFailed(`Demo set-up failed at POST ${path}: ${res.status} ${await res.text()}\nStart again on an empty DATA_DIR.`);
     return (await res.json()) as T;
   };
   const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -5,8 +5,9 @@ import { seedCatalogs } from './catalogs/seed.ts';
 import { freeBytes, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/client.ts';
 import { closeDatabase, sqliteOf } from './db/engine.ts';
 import { openConfiguredDatabase } from './db/open.ts';
-import { assertMasterKey, MasterKeyMismatch } from './db/master-key.ts';
-import { demoBanner, setUpDemo, type DemoSetUp } from './demo.ts';
+import { MasterKeyMismatch } from './db/master-key.ts';
+import { DemoSetUpFailed, demoBanner, setUpDemo } from './demo.ts';
+import { type BootWork, runBootWork } from './boot.ts';
 import { type Config, ConfigError, loadConfig } from './env.ts';
 import { recoverJobs, releaseLeases } from './jobs/queue.ts';
 import { listenForEnqueues } from './jobs/notifications.ts';
@@ -14,7 +15,7 @@ import { createScheduler } from './jobs/scheduler.ts';
 import { newId } from './lib/ids.ts';
 import { createLogger } from './lib/logger.ts';
 import { periodicWork } from './periodic.ts';
-import { loadOrCreateSandboxSat } from './pac/sandbox.ts';
+import type { SandboxSat } from './pac/sandbox.ts';
 import { createSwPac } from './pac/sw.ts';
 
 // The only module with side effects: configuration → database → migrations → scheduler → HTTP server.
@@ -82,55 +83,55 @@ const seeded = await seedCatalogs(catalogDb, () =>
 if (seeded) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION, duration_ms: Math.round(performance.now() - catalogsStarted) });
 warmCatalogs();
 Bun.gc(true); // loading the catalogs left some hundred MiB of garbage: give it back before serving
+// The scheduler is created before the app, whose /health reads its heartbeat; the jobs task calls the app's worker,
+// so the scheduler starts only once the app exists (below).
+const scheduler = createScheduler({ logger, ...periodicWork({ db, logger, drainJobs: () => app.worker.drain() }) });
+// Unique per process start: a restarted instance never passes the fence of the leases its earlier run held.
+const workerId = newId('boot');
+let made: ReturnType<typeof createApp> | undefined;
+// One app, made by the demo's set-up (it registers through the API) or after the boot work.
+const appWith = (sandboxSat: SandboxSat) =>
+  (made ??= createApp({
+    db,
+    catalogDb,
+    jwtSecret: config.jwtSecret,
+    masterKey: config.masterKey,
+    sandboxSat,
+    livePac: config.pac ? createSwPac(config.pac) : undefined,
+    logger,
+    heartbeat: scheduler,
+    workerId,
+    webhookAllowPrivate: config.webhookAllowPrivate,
+    trustedProxies: config.trustedProxies,
+    webhookRetrySchedule: config.webhookRetrySchedule,
+    cancellationPollSeconds: config.cancellationPollSeconds,
+    registration: config.registration,
+    corsOrigins: config.corsOrigins,
+  }));
+
+// Once per database, under the boot lock (src/boot.ts): N instances starting together never race to create these.
+let boot: BootWork;
 try {
-  await assertMasterKey(db, config.masterKey);
+  boot = await runBootWork(db, {
+    masterKey: config.masterKey,
+    // Before listening, so the printed curl works as soon as it can be read.
+    demo: config.demo ? (sandboxSat) => setUpDemo({ app: appWith(sandboxSat), db, logger }) : undefined,
+  });
 } catch (err) {
-  if (err instanceof MasterKeyMismatch) {
+  if (err instanceof MasterKeyMismatch || err instanceof DemoSetUpFailed) {
     console.error(err.message);
     process.exit(1);
   }
   throw err;
 }
-// Unique per process start: a restarted instance never passes the fence of the leases its earlier run held.
-const workerId = newId('boot');
+if (boot.sandboxSatCreated) logger.info('sandbox SAT stamping certificate created', { no_certificado: boot.sandboxSat.noCertificado });
 const recovered = await recoverJobs(db, new Date());
 if (recovered > 0) logger.info('jobs whose lease expired are due again', { count: recovered });
-
-// The scheduler is created before the app, whose /health reads its heartbeat; the jobs task calls the app's worker,
-// so the scheduler starts only once the app exists (below).
-const scheduler = createScheduler({ logger, ...periodicWork({ db, logger, drainJobs: () => app.worker.drain() }) });
-
-const app = createApp({
-  db,
-  catalogDb,
-  jwtSecret: config.jwtSecret,
-  masterKey: config.masterKey,
-  sandboxSat: await loadOrCreateSandboxSat(db, config.masterKey),
-  livePac: config.pac ? createSwPac(config.pac) : undefined,
-  logger,
-  heartbeat: scheduler,
-  workerId,
-  webhookAllowPrivate: config.webhookAllowPrivate,
-  trustedProxies: config.trustedProxies,
-  webhookRetrySchedule: config.webhookRetrySchedule,
-  cancellationPollSeconds: config.cancellationPollSeconds,
-  registration: config.registration,
-  corsOrigins: config.corsOrigins,
-});
+const app = appWith(boot.sandboxSat);
 scheduler.start(); // the first tick runs at once: recovered jobs are stamped without waiting
 // PostgreSQL: another instance's enqueue wakes the pools that run that type now, not at the next tick.
 const stopListening = await listenForEnqueues(db, (type) => app.worker.wake(type), logger);
-
-// Before listening, so the printed curl works as soon as it can be read.
-let demo: DemoSetUp | undefined;
-if (config.demo) {
-  try {
-    demo = await setUpDemo({ app, db, logger });
-  } catch (err) {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  }
-}
+const demo = boot.demo;
 
 const server = listen(app.fetch);
 // Read back from SQLite, not from the setting: what the connection really does with a commit.

@@ -17,9 +17,9 @@ const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable
 /**
  * Open (or create) the database, set the pragmas and apply every pending migration. `synchronous`: `full` (the
  * default) syncs the WAL on every commit, so a committed invoice survives a power loss; `normal` syncs only at
- * checkpoints and may lose the last commits (never corrupts).
+ * checkpoints and may lose the last commits (never corrupts). `migrated` is told how many migrations it applied.
  */
-export function openDatabase(path: string, synchronous: 'full' | 'normal' = 'full'): Db {
+export function openDatabase(path: string, synchronous: 'full' | 'normal' = 'full', migrated?: (applied: number) => void): Db {
   const sqlite = new Database(path);
   sqlite.pragma('journal_mode = WAL');
   // It holds password hashes and sealed keys: only the service's user reads it (SQLite gives -wal/-shm the same mode).
@@ -28,7 +28,13 @@ export function openDatabase(path: string, synchronous: 'full' | 'normal' = 'ful
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // Migrations run once, synchronously, before anything else can use the connection.
+  const applied = () =>
+    sqlite.prepare("select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'").get()
+      ? (sqlite.prepare('select count(*) as n from __drizzle_migrations').get() as { n: number }).n
+      : 0;
+  const before = applied();
   migrate(drizzle(sqlite), { migrationsFolder: MIGRATIONS_FOLDER });
+  migrated?.(applied() - before);
   return asyncDatabase(sqlite);
 }
 

@@ -9,16 +9,19 @@ const CHECK_TEXT = Buffer.from('cfdi-api master key check', 'utf8');
 export class MasterKeyMismatch extends Error {}
 
 /**
- * The first start seals a known text under the master key; every later start opens it. A different MASTER_KEY
- * (or a lost master-key file) then fails at start-up with a clear message, never later as an undecryptable CSD.
+ * The first start seals a known text under the master key (`recorded`); every later start opens it (`matched`). A
+ * different MASTER_KEY (or a lost master-key file) then fails at start-up with a clear message, never later as an
+ * undecryptable CSD.
  */
-export async function assertMasterKey(db: Db, masterKey: Buffer): Promise<void> {
-  const state = checkState(await readSetting(db, CHECK_KEY), masterKey);
+export async function assertMasterKey(db: Db, masterKey: Buffer): Promise<'recorded' | 'matched'> {
+  let state = checkState(await readSetting(db, CHECK_KEY), masterKey);
   if (state === 'missing') {
     await addSetting(db, CHECK_KEY, sealSecret(masterKey, CHECK_TEXT, CHECK_KEY));
-    return;
+    // Read back: an instance starting outside the boot lock may have recorded its own key first.
+    state = checkState(await readSetting(db, CHECK_KEY), masterKey);
+    if (state === 'ok') return 'recorded';
   }
-  if (state === 'ok') return;
+  if (state === 'ok') return 'matched';
   throw new MasterKeyMismatch(
     'MASTER_KEY does not match the key this database was encrypted with: stored CSD private keys cannot be read. ' +
       'Start with the original MASTER_KEY (or restore DATA_DIR/master-key).',

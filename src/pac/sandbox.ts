@@ -47,23 +47,31 @@ export function createSandboxSat(): SandboxSat {
   return { certificateDer: der, noCertificado: SANDBOX_NO_CERTIFICADO, privateKey };
 }
 
-/** Created on first start and kept in the database (the key sealed under the master key), so stamps stay verifiable. */
-export async function loadOrCreateSandboxSat(db: Db, masterKey: Buffer): Promise<SandboxSat> {
-  const cert = await readSetting(db, 'sandbox_sat_certificate');
-  const key = await readSetting(db, 'sandbox_sat_key');
-  if (cert && key) {
-    return {
-      certificateDer: cert,
-      noCertificado: SANDBOX_NO_CERTIFICADO,
-      privateKey: createPrivateKey({ key: openSecret(masterKey, key, 'sandbox_sat_key'), format: 'der', type: 'pkcs8' }),
-    };
-  }
+/**
+ * Created on first start and kept in the database (the key sealed under the master key), so stamps stay verifiable.
+ * `created`: this call made it (run under the boot lock, src/boot.ts, only one instance ever does).
+ */
+export async function loadOrCreateSandboxSat(db: Db, masterKey: Buffer): Promise<{ sandboxSat: SandboxSat; created: boolean }> {
+  const stored = await loadSandboxSat(db, masterKey);
+  if (stored) return { sandboxSat: stored, created: false };
   const fresh = createSandboxSat();
   await withTransaction(db, async (tx) => {
     await addSetting(tx, 'sandbox_sat_certificate', fresh.certificateDer);
     await addSetting(tx, 'sandbox_sat_key', sealSecret(masterKey, fresh.privateKey.export({ format: 'der', type: 'pkcs8' }) as Buffer, 'sandbox_sat_key'));
   });
-  return loadOrCreateSandboxSat(db, masterKey);
+  // Read back: without the boot lock another instance's identity may have won, and every stamp must use that one.
+  return { sandboxSat: (await loadSandboxSat(db, masterKey))!, created: true };
+}
+
+async function loadSandboxSat(db: Db, masterKey: Buffer): Promise<SandboxSat | undefined> {
+  const cert = await readSetting(db, 'sandbox_sat_certificate');
+  const key = await readSetting(db, 'sandbox_sat_key');
+  if (!cert || !key) return undefined;
+  return {
+    certificateDer: cert,
+    noCertificado: SANDBOX_NO_CERTIFICADO,
+    privateKey: createPrivateKey({ key: openSecret(masterKey, key, 'sandbox_sat_key'), format: 'der', type: 'pkcs8' }),
+  };
 }
 
 const SELLO = /<cfdi:Comprobante\b[^>]*?\sSello="([^"]*)"/;

@@ -60,14 +60,22 @@ function codeOf(err: unknown): string | undefined {
 }
 
 /**
- * Opens a pool on `url`, applies the pending migrations (under the boot lock) and returns the `Db`. `max`: the
- * pool's connections; `idleSeconds`: how long an unused one stays open (default: until closed).
+ * Opens a pool on `url`, applies the pending migrations (under their lock) and returns the `Db`. `max`: the pool's
+ * connections, at least 2 (the migration and boot locks hold one while the work runs through another);
+ * `idleSeconds`: how long an unused one stays open (default: until closed); `migrated`: told how many migrations
+ * this call applied. A database that cannot be reached or migrated throws, the pool closed.
  */
-export async function openPostgres(url: string, options: { max?: number; idleSeconds?: number } = {}): Promise<Db> {
+export async function openPostgres(url: string, options: { max?: number; idleSeconds?: number; migrated?: (applied: number) => void } = {}): Promise<Db> {
   adaptSessions();
-  // At least two: migrating holds the boot lock on one connection while the migrator runs on another.
-  const client = postgres(url, { max: Math.max(2, options.max ?? 10), idle_timeout: options.idleSeconds, onnotice: () => {}, types: { numbers: NUMBERS } });
-  await migratePostgres(client);
+  const max = Math.max(2, options.max ?? 10);
+  const client = postgres(url, { max, idle_timeout: options.idleSeconds, onnotice: () => {}, types: { numbers: NUMBERS } });
+  try {
+    const applied = await migratePostgres(client);
+    options.migrated?.(applied);
+  } catch (err) {
+    await client.end({ timeout: 1 });
+    throw err;
+  }
   const dialect = new PgDialect();
   const rootSession = new PostgresJsSession(client, dialect, undefined);
   rootSessions.add(rootSession);

@@ -3,26 +3,33 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Sql } from 'postgres';
+import { MIGRATION_LOCK } from './advisory-locks.ts';
 
 // The executable carries drizzle/ as an embedded asset beside its own path (src/compile.ts).
 const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable
   ? join(import.meta.dir, 'drizzle', 'postgres')
   : fileURLToPath(new URL('../../../drizzle/postgres', import.meta.url));
 
-/** The advisory lock every instance takes around its boot-time work (migrations), so N instances never race. */
-const BOOT_LOCK = 0x43464449; // "CFDI"
-
 /**
- * Apply every pending PostgreSQL migration, holding the boot lock on a connection of its own: instances starting
- * together wait for the first, then find nothing left to do.
+ * Apply every pending PostgreSQL migration, holding the migration lock on a connection of its own: instances starting
+ * together wait for the first, then find nothing left to do. The migrations run through the pool, so it needs a
+ * second connection. Returns how many this call applied.
  */
-export async function migratePostgres(sql: Sql): Promise<void> {
+export async function migratePostgres(sql: Sql): Promise<number> {
   const lock = await sql.reserve();
   try {
-    await lock`select pg_advisory_lock(${BOOT_LOCK})`;
+    await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    const applied = async () => {
+      const [table] = await lock<{ exists: boolean }[]>`select to_regclass('drizzle.__drizzle_migrations') is not null as exists`;
+      if (!table!.exists) return 0;
+      const [row] = await lock<{ n: number }[]>`select count(*)::int as n from drizzle.__drizzle_migrations`;
+      return row!.n;
+    };
+    const before = await applied();
     await migrate(drizzle(sql), { migrationsFolder: MIGRATIONS_FOLDER });
+    return (await applied()) - before;
   } finally {
-    await lock`select pg_advisory_unlock(${BOOT_LOCK})`.catch(() => {});
+    await lock`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
     lock.release();
   }
 }
