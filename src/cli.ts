@@ -5,13 +5,16 @@ import { createPasswordHasher } from './auth/passwords.ts';
 import { RegisterSchema } from './auth/session/schemas.ts';
 import { createTenantWithAdmin } from './auth/session/service.ts';
 import { BackupError, backupDatabase, restoreDatabase } from './db/backup.ts';
+import { runBootWork } from './boot.ts';
+import type { Db } from './db/client.ts';
 import { closeDatabase } from './db/engine.ts';
+import { MasterKeyMismatch } from './db/master-key.ts';
 import { openConfiguredDatabase } from './db/open.ts';
 import { JOB_STATUSES, type JobStatus } from './db/schema/index.ts';
 import { jobsInStatus } from './jobs/queue.ts';
 import { setTenantPlan } from './auth/tenants/service.ts';
 import { PLAN_LIMITS, PLANS, type Plan } from './lib/plans.ts';
-import { ConfigError, loadConfig } from './env.ts';
+import { ConfigError, type DatabaseConfig, loadConfig } from './env.ts';
 import { ServiceError } from './lib/service-error.ts';
 import { zodDetails } from './lib/errors.ts';
 import pkg from '../package.json' with { type: 'json' };
@@ -25,6 +28,13 @@ type Result = { code: number; out: string };
  * A running service picks a plan change up within 10 s (its tenant cache).
  */
 export const COMMANDS: Record<string, { args: string; summary: string; run: (args: string[], env: Env) => Result | Promise<Result> }> = {
+  migrate: {
+    args: '',
+    summary:
+      'apply pending migrations and the once-per-database boot work (master key check, sandbox SAT certificate), then exit; ' +
+      'every start does the same under the same locks, this is for migrating apart',
+    run: migrate,
+  },
   'create-tenant': {
     args: '--rfc <RFC> --nombre <razón social> --regimen-fiscal <c_RegimenFiscal> --codigo-postal <CP> --email <admin email> [--admin-nombre <name>]',
     summary: "a tenant and its first ADMIN (REGISTRATION=closed leaves only this); the admin's password from ADMIN_PASSWORD or stdin",
@@ -55,7 +65,7 @@ export const COMMANDS: Record<string, { args: string; summary: string; run: (arg
 /** Two lines per command: its arguments, then what it does. */
 export function usage(prefix = ''): string {
   return Object.entries(COMMANDS)
-    .map(([name, c]) => `${prefix}${name} ${c.args}\n${prefix}    ${c.summary}`)
+    .map(([name, c]) => `${prefix}${[name, c.args].filter(Boolean).join(' ')}\n${prefix}    ${c.summary}`)
     .join('\n');
 }
 
@@ -71,10 +81,10 @@ usage: cfdi-api [command]        (from a checkout: npm start, or npm run cli -- 
       this list
   --version, -v
       the version
-Operator commands, on the service's DATA_DIR:
+Operator commands, on the service's database (DATABASE_URL, or DATA_DIR's SQLite file):
 ${usage('  ')}`;
 
-const usageOf = (name: string) => `usage: ${name} ${COMMANDS[name]!.args}`;
+const usageOf = (name: string) => `usage: ${[name, COMMANDS[name]!.args].filter(Boolean).join(' ')}`;
 
 export async function runCli(args: string[], env: Env = process.env): Promise<Result> {
   const [command, ...rest] = args;
@@ -83,6 +93,45 @@ export async function runCli(args: string[], env: Env = process.env): Promise<Re
   const entry = command === undefined ? undefined : COMMANDS[command];
   if (!entry) return { code: 2, out: `${command === undefined ? 'a command is needed' : `unknown command ${command}`}\n\n${HELP}` };
   return entry.run(rest, env);
+}
+
+/** Where the database is, for a message: the SQLite file, or the PostgreSQL server and database without the password. */
+function databaseName(database: DatabaseConfig): string {
+  if (database.engine === 'sqlite') return `SQLite ${database.path}`;
+  const url = new URL(database.url);
+  return `PostgreSQL ${url.host}${url.pathname}`;
+}
+
+/**
+ * Migrations and boot work, as a start does them (src/index.ts, src/boot.ts), and nothing else: no catalogs (each
+ * process loads its own), no demo tenant (the instance that makes it prints its credentials). One line either way.
+ */
+async function migrate(rest: string[], env: Env): Promise<Result> {
+  if (rest.length > 0) return { code: 2, out: usageOf('migrate') };
+  const config = loadConfig(env);
+  const where = databaseName(config.database);
+  let applied = 0;
+  let db: Db;
+  try {
+    db = await openConfiguredDatabase(config.database, config.sqliteSynchronous, (n) => {
+      applied = n;
+    });
+  } catch (err) {
+    return { code: 1, out: `migrate failed: cannot open or migrate the database (${where}): ${err instanceof Error ? err.message : err}` };
+  }
+  try {
+    const boot = await runBootWork(db, { masterKey: config.masterKey });
+    const certificate = boot.sandboxSatCreated ? 'created' : 'present';
+    return {
+      code: 0,
+      out: `migrated ${where}: ${applied} migration${applied === 1 ? '' : 's'} applied; master key check ${boot.masterKeyCheck}; sandbox SAT certificate ${certificate}`,
+    };
+  } catch (err) {
+    if (err instanceof MasterKeyMismatch) return { code: 1, out: `migrate refused: ${err.message}` };
+    throw err;
+  } finally {
+    await closeDatabase(db);
+  }
 }
 
 async function setPlan(rest: string[], env: Env): Promise<Result> {
