@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Sql } from 'postgres';
 import type { DbOrTx, Tx } from './connection.ts';
 
@@ -60,6 +60,20 @@ export async function closeDatabase(db: DbOrTx): Promise<void> {
  * `queries.ts`, for its engine's own SQL.
  */
 export const executeSql = (db: DbOrTx, query: SQL): Promise<Record<string, unknown>[]> => engineOf(db).execute(db, query);
+
+/** Resolves once the database answers a `select 1`; rejects when the query fails or no answer comes within `ms`. */
+export async function answersWithin(db: DbOrTx, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the database gave no answer within ${ms} ms`)), ms);
+  });
+  try {
+    // The query left behind on a timeout ends on its own (the driver's connect timeout); race() has handled it.
+    await Promise.race([executeSql(db, sql`select 1`), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 let preparing: string | undefined;
 

@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { CATALOG_VERSION } from '../catalogs/index.ts';
 import { MIN_FREE_BYTES, storageRoom, type Db } from '../db/client.ts';
+import { answersWithin, type Dialect, dialectOf } from '../db/engine.ts';
 import { writeSetting } from '../db/settings.ts';
 import type { Heartbeat } from '../jobs/scheduler.ts';
 import { queueStats } from '../jobs/queue.ts';
@@ -21,24 +22,39 @@ type Indicators = Record<string, { status: string; [k: string]: unknown }>;
 type Indicator = Indicators[string];
 
 const MiB = 1024 * 1024;
-/** The database check writes, so it runs at most once a second; in between, /health repeats its last answer. */
+/** The database check writes (SQLite), so it runs at most once a second; in between, /health repeats its last answer. */
 const DATABASE_CHECK_MS = 1000;
+/** How long PostgreSQL has to answer: an unreachable or hung server is reported down, never a /health that hangs. */
+const POSTGRES_ANSWER_MS = 2000;
 
 /**
- * Whether the database takes a write: a committed update of one settings row (it fails on a read-only or failing
- * disk, or an unreachable server) and, on SQLite, room to grow (a full disk lets that small update through but not
- * a new invoice).
+ * Whether this process can record an invoice. SQLite: a committed update of one settings row (it fails on a read-only
+ * or failing disk) and room to grow (a full disk lets that small update through but not a new invoice). PostgreSQL: the
+ * server answers a `select 1` within POSTGRES_ANSWER_MS (its disk is the server's to watch; every instance writing
+ * one row each second would only make them contend).
  */
-async function checkDatabase(db: Db, now: Date): Promise<Indicator> {
-  try {
+const probes: { [D in Dialect]: (db: Db, now: Date) => Promise<Indicator> } = {
+  async sqlite(db, now) {
     await writeSetting(db, 'health_probe', Buffer.from(now.toISOString()), now);
-    const room = storageRoom(db);
-    if (room === undefined) return { status: 'up' };
+    const room = storageRoom(db)!;
     if (room < MIN_FREE_BYTES)
       return { status: 'down', message: `storage is full: ${Math.floor(room / MiB)} MiB left, at least ${MIN_FREE_BYTES / MiB} MiB needed`, free_bytes: room };
     return { status: 'up', free_bytes: room };
+  },
+  async postgres(db) {
+    await answersWithin(db, POSTGRES_ANSWER_MS);
+    return { status: 'up' };
+  },
+};
+
+async function checkDatabase(db: Db, now: Date): Promise<Indicator> {
+  const engine = dialectOf(db);
+  const started = performance.now();
+  try {
+    const { status, ...rest } = await probes[engine](db, now);
+    return { status, engine, latency_ms: Math.round((performance.now() - started) * 10) / 10, ...rest };
   } catch (err) {
-    return { status: 'down', message: err instanceof Error ? err.message : String(err) };
+    return { status: 'down', engine, message: err instanceof Error ? err.message : String(err) };
   }
 }
 
@@ -72,9 +88,10 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
       tags: ['System'],
       summary: 'Readiness: database writable, scheduler ticking, queue moving',
       description:
-        'For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (a write failed, or on SQLite less than 64 MiB of storage left), ' +
+        'For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (on SQLite a write failed or less than 64 MiB of storage is left; ' +
+        'on PostgreSQL the server did not answer a `select 1` within 2 s), ' +
         '`scheduler` (no tick for three intervals; a tick that finds the job worker still busy counts), `queue` (the oldest due job waits over 10 minutes). ' +
-        'The database write runs at most once a second. `/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per ' +
+        "The database entry names its `engine` (`sqlite` or `postgres`) and, when up, the check's `latency_ms`. The database check runs at most once a second. `/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per " +
         'client address (429 past it), apart from the 100 of the other calls without a credential, so sign-ups from the same address never make an instance look down.',
       security: [],
       responses: {

@@ -1,6 +1,9 @@
 import { describe, expect, test } from 'bun:test';
-import { closeDatabase, createTestApp, fillDatabase, TEST_ENGINE } from '../helpers.ts';
 import { sql } from 'drizzle-orm';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { openPostgres } from '../../src/db/postgres/client.ts';
+import { closeDatabase, createTestApp, fillDatabase, TEST_ENGINE } from '../helpers.ts';
+import { POSTGRES, scratchDatabase } from '../postgres.ts';
 
 describe('GET /health', () => {
   test('200 ok with database and scheduler up', async () => {
@@ -8,7 +11,7 @@ describe('GET /health', () => {
     const res = await t.call('GET', '/health');
     expect(res.status).toBe(200);
     expect(res.json.status).toBe('ok');
-    expect(res.json.info.database.status).toBe('up');
+    expect(res.json.info.database).toMatchObject({ status: 'up', engine: TEST_ENGINE, latency_ms: expect.any(Number) });
     expect(res.json.info.scheduler.status).toBe('up');
     expect(res.json.details.service.version).toMatch(/^\d+\.\d+\.\d+/);
   });
@@ -27,7 +30,7 @@ describe('GET /health', () => {
     closeDatabase(t.db);
     const res = await t.call('GET', '/health');
     expect(res.status).toBe(503);
-    expect(res.json.error.database.status).toBe('down');
+    expect(res.json.error.database).toMatchObject({ status: 'down', engine: TEST_ENGINE, message: expect.any(String) });
     expect(res.json.error.database.message).toBeTruthy();
   });
 
@@ -63,4 +66,85 @@ describe('GET /health', () => {
       expect(await probe()).toBe(t.clock.now.toISOString());
     },
   );
+});
+
+/**
+ * A TCP relay in front of the PostgreSQL server, to take the server away from a pool that has opened: `freeze()`
+ * stops relaying (a hung server or network), `close()` drops every connection and refuses new ones (a stopped server).
+ */
+async function relayTo(target: URL) {
+  const sockets = new Set<Socket>();
+  let frozen = false;
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => {});
+      s.on('close', () => {
+        sockets.delete(s);
+        client.destroy();
+        upstream.destroy();
+      });
+      if (frozen) s.pause();
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.host = `127.0.0.1:${(server.address() as { port: number }).port}`;
+  return {
+    url: url.toString(),
+    freeze() {
+      frozen = true;
+      for (const s of sockets) s.pause();
+    },
+    resume() {
+      frozen = false;
+      for (const s of sockets) s.resume();
+    },
+    close() {
+      server.close();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
+
+describe.skipIf(!POSTGRES)('GET /health on PostgreSQL', () => {
+  test('reports the server up, then down (no answer within 2 s, never a hung probe; refused), then up again', async () => {
+    const scratch = await scratchDatabase();
+    const relay = await relayTo(new URL(scratch.url));
+    const db = await openPostgres(relay.url, { max: 2 });
+    try {
+      const t = await createTestApp({ db });
+      const health = async () => {
+        t.clock.advance(1000);
+        return t.call('GET', '/health');
+      };
+      const up = await health();
+      expect(up.status).toBe(200);
+      expect(up.json.info.database).toMatchObject({ status: 'up', engine: 'postgres', latency_ms: expect.any(Number) });
+
+      relay.freeze();
+      const hung = await health();
+      expect(hung.status).toBe(503);
+      expect(hung.json.status).toBe('error');
+      expect(hung.json.error.database).toEqual({ status: 'down', engine: 'postgres', message: 'the database gave no answer within 2000 ms' });
+
+      relay.resume();
+      const back = await health();
+      expect(back.status).toBe(200);
+      expect(back.json.info.database.status).toBe('up');
+
+      relay.close();
+      const refused = await health();
+      expect(refused.status).toBe(503);
+      expect(refused.json.error.database).toMatchObject({ status: 'down', engine: 'postgres', message: expect.any(String) });
+      expect(refused.json.info.scheduler.status).toBe('up');
+    } finally {
+      relay.close();
+      await closeDatabase(db);
+      await scratch.drop();
+    }
+  }, 30_000);
 });

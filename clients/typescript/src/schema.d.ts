@@ -54,7 +54,7 @@ export interface paths {
         };
         /**
          * Readiness: database writable, scheduler ticking, queue moving
-         * @description For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (a write failed, or on SQLite less than 64 MiB of storage left), `scheduler` (no tick for three intervals; a tick that finds the job worker still busy counts), `queue` (the oldest due job waits over 10 minutes). The database write runs at most once a second. `/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per client address (429 past it), apart from the 100 of the other calls without a credential, so sign-ups from the same address never make an instance look down.
+         * @description For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (on SQLite a write failed or less than 64 MiB of storage is left; on PostgreSQL the server did not answer a `select 1` within 2 s), `scheduler` (no tick for three intervals; a tick that finds the job worker still busy counts), `queue` (the oldest due job waits over 10 minutes). The database entry names its `engine` (`sqlite` or `postgres`) and, when up, the check's `latency_ms`. The database check runs at most once a second. `/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per client address (429 past it), apart from the 100 of the other calls without a credential, so sign-ups from the same address never make an instance look down.
          */
         get: operations["getHealth"];
         put?: never;
