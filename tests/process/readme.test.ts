@@ -63,3 +63,29 @@ describe('README.md', () => {
     expect(() => walkThrough('no marker')).toThrow('marker');
   });
 });
+
+describe('README.md, Scale out', () => {
+  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Scale out'), readme.indexOf('## Endpoints'));
+
+  test('names only settings the service reads, and every secret the instances must share', () => {
+    const env = readFileSync(join(REPO, 'src/env.ts'), 'utf8');
+    const names = new Set([...section.matchAll(/`([A-Z][A-Z0-9_]{2,})`/g)].map((m) => m[1]!));
+    for (const name of names) expect({ name, read: env.includes(`  ${name}: z`) }).toEqual({ name, read: true });
+    for (const shared of ['DATABASE_URL', 'JWT_SECRET', 'MASTER_KEY', 'TRUSTED_PROXIES']) expect(names).toContain(shared);
+  });
+
+  test('its migrate line is what the command prints; both balancers check /api/v1/health and pass X-Forwarded-For', () => {
+    const line = section.match(/^# → (migrated .*)$/m)?.[1];
+    expect(line).toMatch(/^migrated PostgreSQL \S+: \d+ migrations? applied; master key check (recorded|matched); sandbox SAT certificate (created|present)$/);
+    const haproxy = section.match(/```haproxy\n([\s\S]*?)```/)?.[1] ?? '';
+    expect(haproxy).toContain('balance roundrobin');
+    expect(haproxy).toContain('uri /api/v1/health');
+    expect(haproxy).toContain('option forwardfor');
+    const nginx = section.match(/```nginx\n([\s\S]*?)```/)?.[1] ?? '';
+    expect(nginx).toContain('proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;');
+    expect(nginx).toContain('health_check uri=/api/v1/health');
+    expect(section).toContain('pg_dump');
+    expect(section).toContain('pg_basebackup');
+  });
+});
