@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { CATALOG_VERSION } from '../catalogs/index.ts';
 import { MIN_FREE_BYTES, storageRoom, type Db } from '../db/client.ts';
+import { forDialect } from '../db/dialect.ts';
 import { answersWithin, type Dialect, dialectOf } from '../db/engine.ts';
 import { writeSetting } from '../db/settings.ts';
 import type { Heartbeat } from '../jobs/scheduler.ts';
@@ -51,7 +52,7 @@ async function checkDatabase(db: Db, now: Date): Promise<Indicator> {
   const engine = dialectOf(db);
   const started = performance.now();
   try {
-    const { status, ...rest } = await probes[engine](db, now);
+    const { status, ...rest } = await forDialect(db, probes)(db, now);
     return { status, engine, latency_ms: Math.round((performance.now() - started) * 10) / 10, ...rest };
   } catch (err) {
     return { status: 'down', engine, message: err instanceof Error ? err.message : String(err) };
