@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import postgres from 'postgres';
 import { POSTGRES, scratchDatabase } from '../postgres.ts';
 import { startServer, stopServer } from './server.ts';
 
@@ -48,5 +49,36 @@ describe('start-up on PostgreSQL', () => {
       }
     },
     60_000,
+  );
+
+  test.skipIf(!POSTGRES)(
+    '3 instances starting together on one database: one demo tenant, one sandbox SAT certificate served by all',
+    async () => {
+      const scratch = await scratchDatabase();
+      try {
+        const env = { DATABASE_URL: scratch.url, ...SECRETS, DEMO: 'true' };
+        const servers = await Promise.all(['i1', 'i2', 'i3'].map((name) => startServer(join(work, name), env)));
+        try {
+          const certificates = await Promise.all(
+            servers.map(async (s) => Buffer.from(await (await fetch(`${s.base}/sandbox/sat-certificate`)).arrayBuffer()).toString('base64')),
+          );
+          expect(new Set(certificates).size).toBe(1);
+          expect(certificates[0]!.length).toBeGreaterThan(500);
+        } finally {
+          await Promise.all(servers.map((s) => stopServer(s.proc)));
+        }
+        const sql = postgres(scratch.url, { max: 1, onnotice: () => {} });
+        try {
+          const [row] = await sql`select (select count(*)::int from tenants) as tenants, (select count(*)::int from api_keys) as keys,
+            (select count(*)::int from csds) as csds, (select count(*)::int from settings where key like 'sandbox_sat_%') as identity`;
+          expect(row).toEqual({ tenants: 1, keys: 1, csds: 1, identity: 2 });
+        } finally {
+          await sql.end();
+        }
+      } finally {
+        await scratch.drop();
+      }
+    },
+    90_000,
   );
 });
