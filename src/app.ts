@@ -7,7 +7,10 @@ import { openDatabase, type Db } from './db/client.ts';
 import { dialectOf } from './db/engine.ts';
 import { createAuthenticator } from './gateway/authenticate.ts';
 import { CredentialCache } from './gateway/credential-cache.ts';
+import { forgetTenant } from './auth/tenants/lookup.ts';
+import { watchIdentityChanges } from './lib/identity-changes.ts';
 import { createGateway } from './gateway/gateway.ts';
+import { createRateLimits } from './gateway/rate-limit.ts';
 import { mountSystemRoutes } from './gateway/system.ts';
 import { createInvoiceBackend } from './invoices/backend.ts';
 import type { Heartbeat } from './jobs/scheduler.ts';
@@ -95,12 +98,20 @@ export function createApp(deps: AppDeps) {
   const accessTokens = createAccessTokens(deps.jwtSecret);
   const backendDeps = { db: deps.db, now, logger: deps.logger, masterKey: deps.masterKey };
   const credentials = new CredentialCache();
+  // A clock the app was given (tests) sets the rate windows too; otherwise the database's clock does (PostgreSQL).
+  const rateLimits = createRateLimits(deps.db, deps.now);
   const identity = createIdentityDirectory(deps.db, accessTokens, now);
+  // Identity writes announced here or, on PostgreSQL, by any instance drop what this one cached of the tenant.
+  // `ready` resolves once this instance hears the others (PostgreSQL's LISTEN): serve after it.
+  const ready = watchIdentityChanges(deps.db, (tenantId) => {
+    credentials.forget(tenantId);
+    forgetTenant(deps.db, tenantId);
+  });
   const authBackend = createAuthBackend({
     ...backendDeps,
     hasher: createPasswordHasher(deps.passwordCost),
     accessTokens,
-    onIdentityChange: (tenantId) => credentials.invalidateTenant(tenantId),
+    rateLimits,
     registration: deps.registration ?? 'open',
     registrationLimits: deps.registrationLimits ?? { perAddress: 5, total: 100 },
   });
@@ -157,6 +168,7 @@ export function createApp(deps: AppDeps) {
     retrySchedule: webhookDeps.retrySchedule,
     allowPrivate: webhookDeps.allowPrivate,
     resolve: webhookDeps.resolve,
+    rateLimits,
     catalogDb: deps.catalogDb ?? (dialectOf(deps.db) === 'sqlite' ? deps.db : openDatabase(':memory:')),
   });
 
@@ -170,6 +182,7 @@ export function createApp(deps: AppDeps) {
     probeLimit: deps.probeRateLimit ?? 600,
     maxBodyBytes: deps.maxBodyBytes ?? 1024 * 1024,
     trustedProxies: trustedProxies(deps.trustedProxies ?? []),
+    rateLimits,
   });
 
   // Before any route: a preflight (OPTIONS, no credential by design) is answered here, never by authentication.
@@ -188,5 +201,5 @@ export function createApp(deps: AppDeps) {
     backends: [authBackend, invoiceBackend],
   });
   app.all('/api/v1/*', limitBody, routeToBackend);
-  return Object.assign(app, { backends: { auth: authBackend, invoices: invoiceBackend }, worker });
+  return Object.assign(app, { backends: { auth: authBackend, invoices: invoiceBackend }, worker, ready });
 }

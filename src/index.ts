@@ -128,6 +128,7 @@ if (boot.sandboxSatCreated) logger.info('sandbox SAT stamping certificate create
 const recovered = await recoverJobs(db, new Date());
 if (recovered > 0) logger.info('jobs whose lease expired are due again', { count: recovered });
 const app = appWith(boot.sandboxSat);
+await app.ready; // listening for other instances' identity changes before serving
 scheduler.start(); // the first tick runs at once: recovered jobs are stamped without waiting
 // PostgreSQL: another instance's enqueue wakes the pools that run that type now, not at the next tick.
 const stopListening = await listenForEnqueues(db, (type) => app.worker.wake(type), logger);

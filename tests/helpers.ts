@@ -109,6 +109,7 @@ export async function createTestApp(overrides: Partial<AppDeps> = {}) {
     sandboxSlowMs: 600,
     ...overrides,
   });
+  await app.ready;
 
   /**
    * Any request, as sent: for what the OpenAPI document does not describe (invalid bodies, unknown paths, raw

@@ -1,4 +1,5 @@
 import { createBackend, type BackendDeps } from '../lib/backend.ts';
+import { announceIdentityChange } from '../lib/identity-changes.ts';
 import { mountApiKeyRoutes } from './api-keys/routes.ts';
 import { mountAuditLogRoutes } from './audit-log/routes.ts';
 import type { AuthDeps } from './deps.ts';
@@ -7,14 +8,20 @@ import { mountTenantRoutes } from './tenants/routes.ts';
 import { mountUserRoutes } from './users/routes.ts';
 
 /** The authentication backend: /auth/*, /users, /api-keys, /tenants/me, /audit-log. Invalid input answers 422. */
-export function createAuthBackend(deps: BackendDeps & AuthDeps & { onIdentityChange?: (tenantId: string) => void }) {
+export function createAuthBackend(deps: BackendDeps & AuthDeps) {
   const app = createBackend(deps, 'auth');
-  // Any write here may change who a credential is (revoked key, role, deleted user, password, plan):
-  // tell the gateway to forget what it resolved for that tenant.
+  // Any write here may change who a credential is (revoked key, role, deleted user, password, plan): every instance
+  // forgets what it resolved for that tenant, before the caller hears that the write is done.
   app.use('*', async (c, next) => {
     await next();
     const actor = c.get('actor');
-    if (actor && c.req.method !== 'GET' && c.req.method !== 'HEAD') deps.onIdentityChange?.(actor.tenantId);
+    if (!actor || c.req.method === 'GET' || c.req.method === 'HEAD') return;
+    try {
+      await announceIdentityChange(deps.db, actor.tenantId);
+    } catch (err) {
+      // The write stands; other instances see it when their cached entries expire (10 s).
+      deps.logger.warn('identity change not announced', { tenant_id: actor.tenantId, err: String(err) });
+    }
   });
   mountSessionRoutes(app, deps);
   mountUserRoutes(app, deps);

@@ -1,4 +1,5 @@
 import type { Db } from '../db/client.ts';
+import type { RateLimits } from '../gateway/rate-limit.ts';
 import type { PasswordHasher } from './passwords.ts';
 import type { AccessTokens } from './tokens.ts';
 
@@ -11,4 +12,6 @@ export interface AuthDeps {
   registration?: 'open' | 'closed';
   /** Sign-ups (POST /auth/register) allowed per hour from one client address, and in all. */
   registrationLimits: { perAddress: number; total: number };
+  /** Counters of the login and registration budgets (shared by every instance on PostgreSQL). */
+  rateLimits: RateLimits;
 }

@@ -35,6 +35,7 @@ export function createAuthenticator(identity: IdentityDirectory, now: () => Date
       const hash = sha256Hex(token);
       const cached = cache.get(hash, nowMs);
       if (cached) return cached;
+      const readAt = cache.generation;
       const key = await identity.apiKeyByHash(hash);
       if (!key) throw unauthenticated('Invalid API key');
       if (key.revokedAt) throw unauthenticated('API key revoked');
@@ -45,7 +46,7 @@ export function createAuthenticator(identity: IdentityDirectory, now: () => Date
         actor: { type: 'api_key', id: key.id, role: 'ADMIN', tenantId: key.tenantId, environment: key.environment },
         limit: await limitOf(key.tenantId),
       };
-      cache.set(hash, principal, nowMs);
+      cache.set(hash, principal, nowMs, readAt);
       return principal;
     }
 
@@ -53,6 +54,7 @@ export function createAuthenticator(identity: IdentityDirectory, now: () => Date
     const environment = environmentOf(environmentHeader);
     const cached = cache.get(token, nowMs);
     if (cached) return { ...cached, actor: { ...cached.actor, environment } };
+    const readAt = cache.generation;
     const claims = await identity.verifyAccessToken(token);
     const user = await identity.userById(claims.sub);
     if (!user || user.tenantId !== claims.tid || user.tokenVersion !== claims.ver) throw unauthenticated('Access token revoked');
@@ -60,7 +62,7 @@ export function createAuthenticator(identity: IdentityDirectory, now: () => Date
       actor: { type: 'user', id: user.id, role: user.role, tenantId: user.tenantId, environment: 'test' },
       limit: await limitOf(user.tenantId),
     };
-    cache.set(token, principal, nowMs, claims.exp! * 1000);
+    cache.set(token, principal, nowMs, readAt, claims.exp! * 1000);
     return { ...principal, actor: { ...principal.actor, environment } };
   };
 }

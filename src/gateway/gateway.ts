@@ -8,7 +8,7 @@ import { newId } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Principal } from './authenticate.ts';
 import { clientAddressOf, type TrustedProxies } from './client-address.ts';
-import { FixedWindowLimiter, type RateDecision } from './rate-limit.ts';
+import type { RateDecision, RateLimits } from './rate-limit.ts';
 
 export type GatewayEnv = {
   Variables: { requestId: string; actor: Actor | undefined; rate: RateDecision | undefined; error?: ErrorSummary; forwarded?: GatewayContext };
@@ -33,6 +33,7 @@ export interface GatewayDeps {
   maxBodyBytes: number;
   /** Peers allowed to name the client in X-Forwarded-For (TRUSTED_PROXIES); none by default. */
   trustedProxies: TrustedProxies;
+  rateLimits: RateLimits;
 }
 
 /** The spec's header naming the tenant, which the gateway derives and never takes from the caller. */
@@ -76,7 +77,7 @@ const nextRequestId = () => `req_${BOOT_ID}${(++requestCounter).toString(36).pad
 export function createGateway(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>();
   const clientAddress = (c: Context) => clientAddressOf(peerAddress(c), c.req.header('x-forwarded-for'), deps.trustedProxies);
-  const limiter = new FixedWindowLimiter();
+  const limiter = deps.rateLimits('gateway', 60_000);
 
   app.use('*', async (c, next) => {
     const started = performance.now();
@@ -132,27 +133,38 @@ export function createGateway(deps: GatewayDeps) {
       'Retry-After': String(decision.retryAfter),
     });
 
-  const rateLimit = (c: Context<GatewayEnv>, key: string, limit: number): Response | undefined => {
-    const decision = limiter.hit(key, limit, deps.now().getTime());
+  const rateLimit = async (c: Context<GatewayEnv>, key: string, limit: number): Promise<Response | undefined> => {
+    const [decision] = await limiter.hit([{ key, limit }]);
     c.set('rate', decision);
-    return decision.allowed ? undefined : refuse(c, decision, `limit of ${limit} requests per minute reached`);
+    return decision!.allowed ? undefined : refuse(c, decision!, `limit of ${limit} requests per minute reached`);
   };
 
   /**
    * Each credential has the plan's limit; all of a tenant's keys and sessions together have TENANT_BUDGET times it,
-   * so more keys do not buy more than that. The headers show the credential's window unless the tenant's refuses.
+   * so more keys do not buy more than that: both counted in one step, the tenant's only when the credential's allows.
+   * The headers show the credential's window unless the tenant's refuses.
    */
-  const tenantBudget = (c: Context<GatewayEnv>, tenantId: string, planLimit: number): Response | undefined => {
-    const limit = planLimit * TENANT_BUDGET;
-    const decision = limiter.hit(`tenant:${tenantId}`, limit, deps.now().getTime());
-    if (decision.allowed) return undefined;
-    c.set('rate', decision);
-    return refuse(c, decision, `the tenant's limit of ${limit} requests per minute, all its API keys and sessions together, reached`);
+  const credentialRateLimit = async (c: Context<GatewayEnv>, actor: Actor, planLimit: number): Promise<Response | undefined> => {
+    const tenantLimit = planLimit * TENANT_BUDGET;
+    const [credential, tenant] = await limiter.hit([
+      { key: `${actor.type}:${actor.id}`, limit: planLimit },
+      { key: `tenant:${actor.tenantId}`, limit: tenantLimit },
+    ]);
+    if (!credential!.allowed) {
+      c.set('rate', credential);
+      return refuse(c, credential!, `limit of ${planLimit} requests per minute reached`);
+    }
+    if (!tenant!.allowed) {
+      c.set('rate', tenant);
+      return refuse(c, tenant!, `the tenant's limit of ${tenantLimit} requests per minute, all its API keys and sessions together, reached`);
+    }
+    c.set('rate', credential);
+    return undefined;
   };
 
   /** Rate-limit unauthenticated traffic (and failed credentials) by client address. */
   const anonymous: MiddlewareHandler<GatewayEnv> = async (c, next) => {
-    const limited = rateLimit(c, `ip:${clientAddress(c)}`, deps.anonymousLimit);
+    const limited = await rateLimit(c, `ip:${clientAddress(c)}`, deps.anonymousLimit);
     if (limited) return limited;
     await next();
   };
@@ -184,16 +196,16 @@ export function createGateway(deps: GatewayDeps) {
         principal = await deps.authenticate(c.req.header('authorization'), c.req.header('x-environment'));
       } catch (err) {
         // A failed credential still counts against the caller's address: guessing keys is rate-limited.
-        const limited = rateLimit(c, `ip:${clientAddress(c)}`, deps.anonymousLimit);
+        const limited = await rateLimit(c, `ip:${clientAddress(c)}`, deps.anonymousLimit);
         if (limited) return limited;
         throw err;
       }
       actor = principal.actor;
       c.set('actor', actor);
-      const limited = rateLimit(c, `${actor.type}:${actor.id}`, principal.limit) ?? tenantBudget(c, actor.tenantId, principal.limit);
+      const limited = await credentialRateLimit(c, actor, principal.limit);
       if (limited) return limited;
     } else {
-      const limited = rateLimit(c, `ip:${clientAddress(c)}`, deps.anonymousLimit);
+      const limited = await rateLimit(c, `ip:${clientAddress(c)}`, deps.anonymousLimit);
       if (limited) return limited;
     }
 
@@ -205,7 +217,7 @@ export function createGateway(deps: GatewayDeps) {
    * (often readiness and liveness both) must not be refused because sign-ups or logins came from the same address.
    */
   const probes: MiddlewareHandler<GatewayEnv> = async (c, next) => {
-    const limited = rateLimit(c, `probe:${clientAddress(c)}`, deps.probeLimit);
+    const limited = await rateLimit(c, `probe:${clientAddress(c)}`, deps.probeLimit);
     if (limited) return limited;
     await next();
   };

@@ -1,3 +1,6 @@
+import { forDialect, type Db, type Tx } from '../db/index.ts';
+import { countHits, purgeEndedWindows } from './queries.ts';
+
 export interface RateDecision {
   allowed: boolean;
   limit: number;
@@ -5,6 +8,86 @@ export interface RateDecision {
   /** Unix seconds when the current window ends. */
   reset: number;
   retryAfter: number;
+}
+
+/** One budget a request spends: its name (credential, tenant, address) and how many requests a window allows. */
+export interface Budget {
+  key: string;
+  limit: number;
+}
+
+/** Counts requests in fixed windows aligned to the clock, one length per limiter. */
+export interface RateLimiter {
+  /**
+   * Counts one request against each budget in turn and stops after the first that refuses, so a request its
+   * credential refuses spends nothing of its tenant's budget. The decisions of the budgets counted, in order.
+   * `within`: the transaction to count in, so that a rolled-back attempt is not counted (PostgreSQL).
+   */
+  hit(budgets: readonly Budget[], within?: Tx): Promise<RateDecision[]>;
+}
+
+/** Makes a limiter: `scope` keeps its budgets apart from other limiters', `windowMs` is its window's length. */
+export type RateLimits = (scope: string, windowMs: number) => RateLimiter;
+
+/**
+ * The service's rate limiters. SQLite (one process): counters in memory, a restart opens a new window. PostgreSQL
+ * (several instances): one counter table every instance spends from, one statement per request, windows on the
+ * database's clock so that instances whose clocks differ agree. `clock`: a clock the windows follow instead (tests).
+ */
+export function createRateLimits(db: Db, clock?: () => Date): RateLimits {
+  return forDialect<RateLimits>(db, {
+    sqlite: (_scope, windowMs) => memoryLimiter(new FixedWindowLimiter(windowMs), clock ?? (() => new Date())),
+    postgres: (scope, windowMs) => counterTableLimiter(db, scope, windowMs, clock),
+  });
+}
+
+function memoryLimiter(windows: FixedWindowLimiter, clock: () => Date): RateLimiter {
+  return {
+    hit: async (budgets) => {
+      const nowMs = clock().getTime();
+      const decisions: RateDecision[] = [];
+      for (const { key, limit } of budgets) {
+        const decision = windows.hit(key, limit, nowMs);
+        decisions.push(decision);
+        if (!decision.allowed) break;
+      }
+      return decisions;
+    },
+  };
+}
+
+function counterTableLimiter(db: Db, scope: string, windowMs: number, clock?: () => Date): RateLimiter {
+  // Each instance purges the windows that ended when it first counts in a new one: at most once a window.
+  let lastWindowEnd = 0;
+  return {
+    hit: async (budgets, within) => {
+      const atMs = clock ? clock().getTime() : null;
+      const { nowMs, counted } = await countHits(
+        within ?? db,
+        windowMs,
+        atMs,
+        budgets.map((b) => ({ key: `${scope}:${b.key}`, limit: b.limit })),
+      );
+      const decisions = counted.map(({ hits, windowEnd }, i) => decide(budgets[i]!.limit, hits, windowEnd, nowMs));
+      const windowEnd = counted[0]?.windowEnd ?? 0;
+      if (!within && windowEnd > lastWindowEnd) {
+        lastWindowEnd = windowEnd;
+        // Off the request's path; a purge that fails is done by the next window's.
+        purgeEndedWindows(db, atMs).catch(() => {});
+      }
+      return decisions;
+    },
+  };
+}
+
+function decide(limit: number, count: number, windowEndMs: number, nowMs: number): RateDecision {
+  return {
+    allowed: count <= limit,
+    limit,
+    remaining: Math.max(0, limit - count),
+    reset: Math.ceil(windowEndMs / 1000),
+    retryAfter: Math.max(1, Math.ceil((windowEndMs - nowMs) / 1000)),
+  };
 }
 
 /**
@@ -26,13 +109,6 @@ export class FixedWindowLimiter {
     }
     const count = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, count);
-    const resetMs = windowStart + this.windowMs;
-    return {
-      allowed: count <= limit,
-      limit,
-      remaining: Math.max(0, limit - count),
-      reset: Math.ceil(resetMs / 1000),
-      retryAfter: Math.max(1, Math.ceil((resetMs - nowMs) / 1000)),
-    };
+    return decide(limit, count, windowStart + this.windowMs, nowMs);
   }
 }

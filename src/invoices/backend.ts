@@ -1,5 +1,6 @@
 import type { Db } from '../db/client.ts';
 import { createBackend, type BackendDeps } from '../lib/backend.ts';
+import type { RateLimits } from '../gateway/rate-limit.ts';
 import { mountCfdiRoutes } from './cfdis/routes.ts';
 import type { CfdiDeps } from './cfdis/service.ts';
 import { mountCancellationRoutes } from './cancellations/routes.ts';
@@ -17,7 +18,7 @@ export function createInvoiceBackend(
   deps: BackendDeps &
     Omit<CfdiDeps, 'db' | 'now'> &
     Pick<CancellationDeps, 'cancellationPollMs'> &
-    Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'> & { catalogDb: Db },
+    Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'> & { catalogDb: Db; rateLimits: RateLimits },
 ) {
   const app = createBackend(deps, 'invoices');
   mountCsdRoutes(app, deps);

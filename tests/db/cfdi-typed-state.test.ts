@@ -8,8 +8,11 @@ import { recordStamp } from '../../src/invoices/cfdis/stamping.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import { closeDatabase, createTestApp, ingreso, issuer, sqliteConnection, TENANTS, testSandboxSat } from '../helpers.ts';
 import { sql } from 'drizzle-orm';
+import journal from '../../drizzle/sqlite/meta/_journal.json' with { type: 'json' };
 
 const invoice = ingreso();
+/** When migration 0020 was made: it and every later one are undone (0021 made rate_counters) to go back before it. */
+const MIGRATION_0020_AT = journal.entries.find((e) => e.tag === '0020_cfdi_typed_state')!.when;
 
 const dir = mkdtempSync(join(tmpdir(), 'cfdi-typed-state-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,7 +53,8 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
       update cfdis set summary = json_set(summary, '$.withdrawn_at', withdrawn_at) where withdrawn_at is not null;
       alter table cfdis drop column failure_reason;
       alter table cfdis drop column withdrawn_at;
-      delete from __drizzle_migrations where created_at = (select max(created_at) from __drizzle_migrations);
+      drop table rate_counters;
+      delete from __drizzle_migrations where created_at >= ${MIGRATION_0020_AT};
     `);
     raw.close();
 

@@ -1,7 +1,7 @@
 import { eq, lt } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { loginFailures } from '../../db/schema/index.ts';
-import { FixedWindowLimiter } from '../../gateway/rate-limit.ts';
+import type { RateLimits } from '../../gateway/rate-limit.ts';
 import { sha256Hex } from '../../lib/crypto.ts';
 import { ServiceError } from '../../lib/service-error.ts';
 import { withTransaction } from '../../db/index.ts';
@@ -32,9 +32,9 @@ function tooMany(retryAfter: number) {
  * all pass a stale count: the MAX_FAILED_LOGINS-th reservation already sets the wait for the next. Per (email,
  * address): a guesser backs off, the owner logging in from elsewhere does not. Unknown emails are counted the same.
  */
-export function createLoginThrottle(db: Db) {
-  // Per process, like the gateway's limits: a short brake on guessing one account from many addresses.
-  const accounts = new FixedWindowLimiter();
+export function createLoginThrottle(db: Db, rateLimits: RateLimits) {
+  // A short brake on guessing one account from many addresses, counted in the attempt's transaction.
+  const accounts = rateLimits('login-accounts', 60_000);
 
   return {
     /** Reserves an attempt or throws 429; call `succeeded` when the password was right. */
@@ -46,7 +46,7 @@ export function createLoginThrottle(db: Db) {
         const found = (await tx.select().from(loginFailures).where(eq(loginFailures.key, key)))[0];
         const row = found && Date.parse(found.updatedAt) > nowMs - FORGET_MS ? found : undefined; // an old row counts as none
         if (row?.blockedUntil && Date.parse(row.blockedUntil) > nowMs) throw tooMany(Math.ceil((Date.parse(row.blockedUntil) - nowMs) / 1000));
-        const shared = row && accounts.hit(account, ACCOUNT_ATTEMPTS_PER_MINUTE, nowMs);
+        const [shared] = row ? await accounts.hit([{ key: account, limit: ACCOUNT_ATTEMPTS_PER_MINUTE }], tx) : [];
         if (shared && !shared.allowed) throw tooMany(shared.retryAfter);
         const failures = (row?.failures ?? 0) + 1;
         const blockedUntil = failures >= MAX_FAILED_LOGINS ? new Date(nowMs + waitSeconds(failures) * 1000).toISOString() : null;

@@ -4,7 +4,6 @@ import { ServiceError } from '../../lib/service-error.ts';
 import { errorResponse, errorResponses, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
 import { LoginResponseSchema, LoginSchema, MeSchema, RefreshSchema, RegisterResponseSchema, RegisterSchema, TokensSchema } from './schemas.ts';
-import { FixedWindowLimiter, type RateDecision } from '../../gateway/rate-limit.ts';
 import { createLoginThrottle } from './login-throttle.ts';
 import { describeMe, login, logout, refreshSession, registerTenant } from './service.ts';
 import { LoginExamples, RefreshExamples, RegisterExamples } from './examples.ts';
@@ -15,23 +14,27 @@ const tags = ['Auth'];
 const invalid = errorResponse('Invalid input, malformed JSON included (the detail names its line and column)');
 
 export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
-  const throttle = createLoginThrottle(deps.db);
-  // In memory, per process, like the gateway's limits. Only valid sign-ups count: a mistyped RFC costs nothing.
-  const registrations = new FixedWindowLimiter(3600_000);
-  const spendRegistration = (address: string) => {
+  const throttle = createLoginThrottle(deps.db, deps.rateLimits);
+  // Only valid sign-ups count: a mistyped RFC costs nothing. The address's budget first; the server's only when it allows.
+  const registrations = deps.rateLimits('registrations', 3600_000);
+  const spendRegistration = async (address: string) => {
     const { perAddress, total } = deps.registrationLimits;
-    const nowMs = deps.now().getTime();
-    const check = (decision: RateDecision, issue: string) => {
-      if (decision.allowed) return;
-      throw new ServiceError(
-        'too_many',
-        'Too many registrations',
-        [{ field: 'rate_limit', issue: `${issue}; retry in ${decision.retryAfter} seconds` }],
-        decision.retryAfter,
-      );
-    };
-    check(registrations.hit(`address:${address}`, perAddress, nowMs), `limit of ${perAddress} registrations per hour from this address reached`);
-    check(registrations.hit('all', total, nowMs), `this server's limit of ${total} registrations per hour reached`);
+    const [byAddress, all] = await registrations.hit([
+      { key: `address:${address}`, limit: perAddress },
+      { key: 'all', limit: total },
+    ]);
+    const refused = [
+      { decision: byAddress, issue: `limit of ${perAddress} registrations per hour from this address reached` },
+      { decision: all, issue: `this server's limit of ${total} registrations per hour reached` },
+    ].find((r) => r.decision && !r.decision.allowed);
+    if (!refused) return;
+    const { retryAfter } = refused.decision!;
+    throw new ServiceError(
+      'too_many',
+      'Too many registrations',
+      [{ field: 'rate_limit', issue: `${refused.issue}; retry in ${retryAfter} seconds` }],
+      retryAfter,
+    );
   };
 
   app.use('/api/v1/auth/register', async (_c, next) => {
@@ -63,7 +66,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
       },
     }),
     async (c) => {
-      spendRegistration(c.get('clientAddress'));
+      await spendRegistration(c.get('clientAddress'));
       const { body, subject } = await registerTenant(deps, c.req.valid('json'));
       c.set('auditSubject', subject);
       return c.json(body, 201);

@@ -5,18 +5,25 @@ import { tenants } from '../../db/schema/index.ts';
 import type { TenantRow } from './schemas.ts';
 
 const TTL_MS = 10_000;
-const caches = new WeakMap<Db, Map<string, { row: TenantRow; expires: number }>>();
+interface TenantCache {
+  rows: Map<string, { row: TenantRow; expires: number }>;
+  /** Moves on every drop: a row read before a drop is not kept after it. */
+  drops: number;
+}
+const caches = new WeakMap<Db, TenantCache>();
 
 /**
  * The tenant row, read at most once per 10 s: every authenticated request needs its plan and most handlers its
- * fiscal data, and a SQLite read costs more than the rest of the gateway. Writes through this process call
- * `forgetTenant`, so they are seen at once; a change made outside the API is seen within 10 s.
+ * fiscal data, and a SQLite read costs more than the rest of the gateway. Identity writes (the API's, the set-plan
+ * command's) drop it on every instance (`forgetTenant` on their announcement, src/lib/identity-changes.ts); a change
+ * made with SQL is seen within 10 s.
  */
 export async function findTenant(db: Db, id: string, nowMs: number): Promise<TenantRow | undefined> {
   let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new Map()));
-  const hit = cache.get(id);
+  if (!cache) caches.set(db, (cache = { rows: new Map(), drops: 0 }));
+  const hit = cache.rows.get(id);
   if (hit && hit.expires > nowMs) return hit.row;
+  const readAt = cache.drops;
   const [row] = await prepared(db, 'tenantById', (d) =>
     d
       .select()
@@ -25,14 +32,20 @@ export async function findTenant(db: Db, id: string, nowMs: number): Promise<Ten
       .prepare(),
   ).execute({ id });
   if (!row) {
-    cache.delete(id);
+    cache.rows.delete(id);
     return undefined;
   }
-  if (cache.size > 50_000) cache.clear();
-  cache.set(id, { row, expires: nowMs + TTL_MS });
+  if (readAt !== cache.drops) return row;
+  if (cache.rows.size > 50_000) cache.rows.clear();
+  cache.rows.set(id, { row, expires: nowMs + TTL_MS });
   return row;
 }
 
-export function forgetTenant(db: Db, id: string): void {
-  caches.get(db)?.delete(id);
+/** Drops the tenant's row, or every row for `undefined`. */
+export function forgetTenant(db: Db, id: string | undefined): void {
+  const cache = caches.get(db);
+  if (!cache) return;
+  cache.drops++;
+  if (id === undefined) cache.rows.clear();
+  else cache.rows.delete(id);
 }

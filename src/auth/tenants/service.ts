@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { PDFDocument } from 'pdf-lib';
 import { isJpeg, isPng, jpegProblem, pngProblem } from './image-check.ts';
 import { findTenant, forgetTenant } from './lookup.ts';
+import { announceIdentityChange } from '../../lib/identity-changes.ts';
 import { tenantQueries } from './queries.ts';
 import type { z } from '@hono/zod-openapi';
 import { tenantBranding, tenants } from '../../db/schema/index.ts';
@@ -84,12 +85,16 @@ export async function deleteLogo(deps: AuthDeps, actor: Actor) {
   return getMyTenant(deps, actor);
 }
 
-/** The operator's `set-plan`: false when there is no such tenant. A running service sees it within its tenant cache's 10 s. */
+/**
+ * The operator's `set-plan`: false when there is no such tenant. On PostgreSQL every running instance drops its
+ * cached tenant and credentials at once; a SQLite service (another process) sees it within its caches' 10 s.
+ */
 export async function setTenantPlan(db: Db, tenantId: string, plan: Plan, rateLimitPerMinute: number | null, now: Date): Promise<boolean> {
   const updated = await db
     .update(tenants)
     .set({ plan, rateLimitPerMinute, updatedAt: now.toISOString() })
     .where(eq(tenants.id, tenantId))
     .returning({ id: tenants.id });
+  if (updated.length === 1) await announceIdentityChange(db, tenantId);
   return updated.length === 1;
 }

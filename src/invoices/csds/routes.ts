@@ -3,6 +3,7 @@ import { MAX_PBKDF2_ITERATIONS } from '../../cfdi/csd.ts';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { DeletedSchema, errorResponse, errorResponses, formBody, idParam, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import { CsdSchema, CsdUploadSchema } from './schemas.ts';
+import type { RateLimits } from '../../gateway/rate-limit.ts';
 import { activateCsd, createCsdUploadLimiter, CSD_UPLOADS_PER_HOUR, deactivateCsd, deleteCsd, getCsd, listCsds, uploadCsd, type CsdDeps } from './service.ts';
 import { CsdUploadExamples } from './examples.ts';
 
@@ -15,8 +16,8 @@ const common = {
   ...errors.admin,
 };
 
-export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps) {
-  const uploads = createCsdUploadLimiter();
+export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps & { rateLimits: RateLimits }) {
+  const uploads = createCsdUploadLimiter(deps.rateLimits);
   app.openapi(
     createRoute({
       method: 'post',

@@ -3,7 +3,7 @@ import { checkIssuer, createSigner, CsdError, exportPrivateKey, importPrivateKey
 import type { Db } from '../../db/client.ts';
 import { csds, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
-import { FixedWindowLimiter } from '../../gateway/rate-limit.ts';
+import type { RateLimiter, RateLimits } from '../../gateway/rate-limit.ts';
 import { conflict, invalidInput, notFound, ServiceError } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import { prepared } from '../../db/prepared.ts';
@@ -30,7 +30,7 @@ const EXPIRY_NOTICE_DAYS = 30;
  * the certificate cost no derivation and are left to the gateway's per-minute limit.
  */
 export const CSD_UPLOADS_PER_HOUR = 10;
-export const createCsdUploadLimiter = () => new FixedWindowLimiter(3_600_000);
+export const createCsdUploadLimiter = (rateLimits: RateLimits) => rateLimits('csd-uploads', 3_600_000);
 const scoped = (actor: Actor) => and(eq(csds.tenantId, actor.tenantId), eq(csds.environment, actor.environment));
 
 async function getCsdRow(deps: CsdDeps, actor: Actor, id: string): Promise<CsdRow> {
@@ -55,7 +55,7 @@ async function readUpload(file: File, field: 'cer' | 'key'): Promise<Buffer> {
  * Checks the pair as a PAC would (a CSD, not a FIEL; valid now; the tenant's RFC; the password opens the key;
  * the key is the certificate's), then stores it as the active CSD of the tenant and environment.
  */
-export async function uploadCsd(deps: CsdDeps & { uploads: FixedWindowLimiter }, actor: Actor, input: { cer: File; key: File; password: string }) {
+export async function uploadCsd(deps: CsdDeps & { uploads: RateLimiter }, actor: Actor, input: { cer: File; key: File; password: string }) {
   const now = deps.now();
   const [cerBytes, keyBytes] = [await readUpload(input.cer, 'cer'), await readUpload(input.key, 'key')];
   try {
@@ -72,10 +72,10 @@ export async function uploadCsd(deps: CsdDeps & { uploads: FixedWindowLimiter },
     if (certificate.rfc !== tenant.rfc) {
       throw new CsdError('cer', `belongs to RFC ${certificate.rfc}, not to this tenant's RFC ${tenant.rfc}`);
     }
-    const rate = deps.uploads.hit(`${actor.tenantId}:${actor.environment}`, CSD_UPLOADS_PER_HOUR, now.getTime());
-    if (!rate.allowed) {
-      const issue = `at most ${CSD_UPLOADS_PER_HOUR} CSD uploads that try a password per hour per tenant and environment; retry in ${rate.retryAfter} seconds`;
-      throw new ServiceError('too_many', 'Too many CSD uploads', [{ field: 'rate_limit', issue }], rate.retryAfter);
+    const [rate] = await deps.uploads.hit([{ key: `${actor.tenantId}:${actor.environment}`, limit: CSD_UPLOADS_PER_HOUR }]);
+    if (!rate!.allowed) {
+      const issue = `at most ${CSD_UPLOADS_PER_HOUR} CSD uploads that try a password per hour per tenant and environment; retry in ${rate!.retryAfter} seconds`;
+      throw new ServiceError('too_many', 'Too many CSD uploads', [{ field: 'rate_limit', issue }], rate!.retryAfter);
     }
     const privateKey = openPrivateKey(keyBytes, input.password, certificate);
 
