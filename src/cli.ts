@@ -25,7 +25,8 @@ type Result = { code: number; out: string };
 /**
  * Operator commands, run beside the service on the same DATA_DIR (never exposed over HTTP), as
  * `npm run cli -- <command>` or `cfdi-api <command>`. This table is the one list: usage() and `--help` print it.
- * A running service picks a plan change up within 10 s (its tenant cache).
+ * On PostgreSQL every running instance picks a plan change up at once (NOTIFY); a SQLite service within 10 s (its
+ * tenant cache).
  */
 export const COMMANDS: Record<string, { args: string; summary: string; run: (args: string[], env: Env) => Result | Promise<Result> }> = {
   migrate: {

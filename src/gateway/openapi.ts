@@ -29,7 +29,8 @@ known path with an unserved method is 405 with \`Allow\` (a path that needs a cr
 Rate limits: per API key (per user for a JWT), per minute, by plan: sandbox 60, starter 100 (default), pro 300,
 enterprise 1,000 or more; all of a tenant's keys and sessions together get twice its plan's limit. Calls without a
 credential are limited per client address; POST /auth/login and POST /auth/register have their own limits (see
-them). These limits are kept in memory by each process. Every response carries
+them). On SQLite the counters are kept in memory by the process; on PostgreSQL every instance spends from the same
+counters, in windows of the database's clock, so the limits and headers hold across instances. Every response carries
 \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\`; a 429 also \`Retry-After\`.
 
 Roles: ADMIN (everything), OPERATOR (issues and cancels CFDIs, manages clients and series), VIEWER (reads only).

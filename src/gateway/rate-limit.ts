@@ -59,15 +59,21 @@ function memoryLimiter(windows: FixedWindowLimiter, clock: () => Date): RateLimi
 function counterTableLimiter(db: Db, scope: string, windowMs: number, clock?: () => Date): RateLimiter {
   // Each instance purges the windows that ended when it first counts in a new one: at most once a window.
   let lastWindowEnd = 0;
+  // While the database cannot count, this instance counts alone (its own share only), so that the request goes on to
+  // the answer that names the real trouble (/health: the database is down) instead of failing here.
+  const fallback = memoryLimiter(new FixedWindowLimiter(windowMs), clock ?? (() => new Date()));
   return {
     hit: async (budgets, within) => {
       const atMs = clock ? clock().getTime() : null;
-      const { nowMs, counted } = await countHits(
-        within ?? db,
-        windowMs,
-        atMs,
-        budgets.map((b) => ({ key: `${scope}:${b.key}`, limit: b.limit })),
-      );
+      const keyed = budgets.map((b) => ({ key: `${scope}:${b.key}`, limit: b.limit }));
+      let result: Awaited<ReturnType<typeof countHits>>;
+      try {
+        result = await countHits(within ?? db, windowMs, atMs, keyed);
+      } catch (err) {
+        if (within) throw err; // the transaction fails anyway, and may be re-run
+        return fallback.hit(budgets);
+      }
+      const { nowMs, counted } = result;
       const decisions = counted.map(({ hits, windowEnd }, i) => decide(budgets[i]!.limit, hits, windowEnd, nowMs));
       const windowEnd = counted[0]?.windowEnd ?? 0;
       if (!within && windowEnd > lastWindowEnd) {
