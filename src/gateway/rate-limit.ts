@@ -11,7 +11,7 @@ export interface RateDecision {
 }
 
 /** One budget a request spends: its name (credential, tenant, address) and how many requests a window allows. */
-export interface Budget {
+interface Budget {
   key: string;
   limit: number;
 }
