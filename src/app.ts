@@ -75,6 +75,11 @@ export interface AppDeps {
   registrationLimits?: { perAddress: number; total: number };
   /** Browser origins allowed to call the API (`['*']`: any); none: no CORS headers. */
   corsOrigins?: string[];
+  /**
+   * Hear other instances' identity changes (PostgreSQL's LISTEN, one connection held open; default true). Tests of a
+   * single instance turn it off: a test run makes hundreds of apps, and this instance's own changes drop its caches anyway.
+   */
+  listenToOtherInstances?: boolean;
 }
 
 /** Headers a browser script may read from an answer (CORS hides all but a few unless listed). */
@@ -103,10 +108,14 @@ export function createApp(deps: AppDeps) {
   const identity = createIdentityDirectory(deps.db, accessTokens, now);
   // Identity writes announced here or, on PostgreSQL, by any instance drop what this one cached of the tenant.
   // `ready` resolves once this instance hears the others (PostgreSQL's LISTEN): serve after it.
-  const ready = watchIdentityChanges(deps.db, (tenantId) => {
-    credentials.forget(tenantId);
-    forgetTenant(deps.db, tenantId);
-  });
+  const ready = watchIdentityChanges(
+    deps.db,
+    (tenantId) => {
+      credentials.forget(tenantId);
+      forgetTenant(deps.db, tenantId);
+    },
+    deps.listenToOtherInstances ?? true,
+  );
   const authBackend = createAuthBackend({
     ...backendDeps,
     hasher: createPasswordHasher(deps.passwordCost),

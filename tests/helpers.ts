@@ -107,6 +107,8 @@ export async function createTestApp(overrides: Partial<AppDeps> = {}) {
     registrationLimits: { perAddress: 100_000, total: 100_000 },
     stampBudgetMs: 300,
     sandboxSlowMs: 600,
+    // One instance: its own writes drop its caches; each listener would hold a connection until the run ends.
+    listenToOtherInstances: false,
     ...overrides,
   });
   await app.ready;

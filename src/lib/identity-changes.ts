@@ -23,14 +23,16 @@ export async function announceIdentityChange(db: Db, tenantId: string): Promise<
 }
 
 /**
- * Calls `drop` for every change announced on this database: in this process, and on PostgreSQL by any instance
- * (LISTEN). Each time the listening connection (re)connects, `drop(undefined)`: notices sent while it was down are
- * lost, and the caches' TTL would otherwise be the only bound. Resolves once listening.
+ * Calls `drop` for every change announced on this database: in this process, and on PostgreSQL, unless `listen` is
+ * false, by any instance (LISTEN, on a connection of its own). Each time that connection (re)connects,
+ * `drop(undefined)`: notices sent while it was down are lost, and the caches' TTL would otherwise be the only bound.
+ * Resolves once listening.
  */
-export async function watchIdentityChanges(db: Db, drop: Drop): Promise<void> {
+export async function watchIdentityChanges(db: Db, drop: Drop, listen = true): Promise<void> {
   let local = watchers.get(db);
   if (!local) watchers.set(db, (local = new Set()));
   local.add(drop);
+  if (!listen) return;
   await forDialect(db, {
     sqlite: async () => {},
     postgres: async () => {
