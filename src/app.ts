@@ -183,7 +183,6 @@ export function createApp(deps: AppDeps) {
 
   const { app, anonymous, probes, limitBody, routeToBackend } = createGateway({
     logger: deps.logger,
-    now,
     authenticate: createAuthenticator(identity, now, credentials),
     auth: authBackend,
     invoices: invoiceBackend,

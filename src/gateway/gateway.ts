@@ -22,7 +22,6 @@ interface Backend {
 
 export interface GatewayDeps {
   logger: Logger;
-  now: () => Date;
   authenticate(authorization: string | undefined, environment: string | undefined): Promise<Principal>;
   auth: Backend;
   invoices: Backend;

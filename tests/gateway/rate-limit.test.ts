@@ -1,7 +1,11 @@
 import { describe, expect, test } from 'bun:test';
-import { FixedWindowLimiter } from '../../src/gateway/rate-limit.ts';
+import { sql } from 'drizzle-orm';
+import { closeDatabase } from '../../src/db/index.ts';
+import { openPostgres } from '../../src/db/postgres/client.ts';
+import { createRateLimits, FixedWindowLimiter } from '../../src/gateway/rate-limit.ts';
 import type { Plan } from '../../src/lib/plans.ts';
-import { createTestApp, issuer } from '../helpers.ts';
+import { createTestApp, issuer, query } from '../helpers.ts';
+import { POSTGRES, scratchDatabase } from '../postgres.ts';
 
 describe('rate limits', () => {
   test('the 101st request in a minute on a starter key gets 429 with the exact envelope; a second key has its own window', async () => {
@@ -133,5 +137,31 @@ describe('FixedWindowLimiter', () => {
     expect(over.reset).toBe((t0 - 15_000 + 60_000) / 1000);
     expect(l.hit('b', 3, t0).allowed).toBe(true);
     expect(l.hit('a', 3, t0 + 45_000).allowed).toBe(true);
+  });
+});
+
+describe.skipIf(!POSTGRES)('rate counters on PostgreSQL', () => {
+  test('a budget of a window that passed starts again at one; the windows that ended are deleted when a new one starts', async () => {
+    const scratch = await scratchDatabase();
+    const db = await openPostgres(scratch.url, { max: 2 });
+    try {
+      let nowMs = 1_800_000_000_000 - (1_800_000_000_000 % 60_000) + 5_000;
+      const limiter = createRateLimits(db, () => new Date(nowMs))('gateway', 60_000);
+      const keys = async () =>
+        (await query<{ key: string; hits: number }>(db, sql`select key, hits from rate_counters order by key`)).map((r) => `${r.key}=${Number(r.hits)}`);
+      await limiter.hit([{ key: 'a', limit: 5 }]);
+      await limiter.hit([{ key: 'a', limit: 5 }]);
+      await limiter.hit([{ key: 'b', limit: 5 }]);
+      expect(await keys()).toEqual(['gateway:a=2', 'gateway:b=1']);
+      nowMs += 60_000;
+      const [next] = await limiter.hit([{ key: 'a', limit: 5 }]);
+      expect(next).toEqual({ allowed: true, limit: 5, remaining: 4, reset: (nowMs - 5_000 + 60_000) / 1000, retryAfter: 55 });
+      // The purge runs beside the request: wait for it, at most 1 s.
+      for (let i = 0; i < 20 && (await keys()).length > 1; i++) await Bun.sleep(50);
+      expect(await keys()).toEqual(['gateway:a=1']);
+    } finally {
+      await closeDatabase(db);
+      await scratch.drop();
+    }
   });
 });
