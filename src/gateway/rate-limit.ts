@@ -56,11 +56,21 @@ function memoryLimiter(windows: FixedWindowLimiter, clock: () => Date): RateLimi
   };
 }
 
+/** How long a request waits for the counter table before this instance counts it alone (a hung database). */
+const COUNT_TIMEOUT_MS = 1000;
+
+const timedOut = (ms: number) =>
+  new Promise<never>((_, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the rate counters did not answer within ${ms} ms`)), ms);
+    timer.unref?.();
+  });
+
 function counterTableLimiter(db: Db, scope: string, windowMs: number, clock?: () => Date): RateLimiter {
   // Each instance purges the windows that ended when it first counts in a new one: at most once a window.
   let lastWindowEnd = 0;
-  // While the database cannot count, this instance counts alone (its own share only), so that the request goes on to
-  // the answer that names the real trouble (/health: the database is down) instead of failing here.
+  // While the database cannot count (refused, or no answer within COUNT_TIMEOUT_MS), this instance counts alone (its
+  // own share only), so that the request goes on to the answer that names the real trouble (/health: the database is
+  // down) instead of failing or hanging here.
   const fallback = memoryLimiter(new FixedWindowLimiter(windowMs), clock ?? (() => new Date()));
   return {
     hit: async (budgets, within) => {
@@ -68,7 +78,9 @@ function counterTableLimiter(db: Db, scope: string, windowMs: number, clock?: ()
       const keyed = budgets.map((b) => ({ key: `${scope}:${b.key}`, limit: b.limit }));
       let result: Awaited<ReturnType<typeof countHits>>;
       try {
-        result = await countHits(within ?? db, windowMs, atMs, keyed);
+        result = within
+          ? await countHits(within, windowMs, atMs, keyed)
+          : await Promise.race([countHits(db, windowMs, atMs, keyed), timedOut(COUNT_TIMEOUT_MS)]);
       } catch (err) {
         if (within) throw err; // the transaction fails anyway, and may be re-run
         return fallback.hit(budgets);
