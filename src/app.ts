@@ -46,6 +46,8 @@ export interface AppDeps {
   stampBudgetMs?: number;
   /** How long the sandbox's pac_slow scenario takes (default: the budget + 1 s). */
   sandboxSlowMs?: number;
+  /** How long a request waits for another with its Idempotency-Key before 409 idempotency_key_in_use (default 8 s). */
+  idempotencyWaitMs?: number;
   /** Identifies this process's job leases (default: random per boot). */
   workerId?: string;
   /** false: a new job waits for the next drain() instead of waking the worker (tests that step the queue by hand). */
@@ -101,7 +103,15 @@ export const VERSION: string = pkg.version;
 export function createApp(deps: AppDeps) {
   const now = deps.now ?? (() => new Date());
   const accessTokens = createAccessTokens(deps.jwtSecret);
-  const backendDeps = { db: deps.db, now, logger: deps.logger, masterKey: deps.masterKey };
+  // This instance's Idempotency-Key claims carry it: another instance takes one over only once its lease ran out.
+  const backendDeps = {
+    db: deps.db,
+    now,
+    logger: deps.logger,
+    masterKey: deps.masterKey,
+    instanceId: newId('inst'),
+    idempotencyWaitMs: deps.idempotencyWaitMs,
+  };
   const credentials = new CredentialCache();
   // A clock the app was given (tests) sets the rate windows too; otherwise the database's clock does (PostgreSQL).
   const rateLimits = createRateLimits(deps.db, deps.now);

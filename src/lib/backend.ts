@@ -45,6 +45,10 @@ export interface BackendDeps {
   logger: Logger;
   /** Seals the answers kept for Idempotency-Key replays. */
   masterKey: Buffer;
+  /** This instance (process) as the owner of the Idempotency-Key claims it runs. */
+  instanceId: string;
+  /** How long a request waits for another one with its Idempotency-Key (default IDEMPOTENCY_WAIT_MS). */
+  idempotencyWaitMs?: number;
 }
 
 /**
@@ -75,7 +79,7 @@ export function createBackend(deps: BackendDeps, backend: Exclude<BackendKind, '
     '*',
     methodGuard(() => app.routes),
   );
-  app.use('*', idempotency(deps));
+  app.use('*', idempotency({ ...deps, waitMs: deps.idempotencyWaitMs }));
   app.use('*', auditWrites(app, deps));
 
   let bodies: Map<string, string> | undefined;

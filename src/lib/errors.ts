@@ -57,12 +57,12 @@ function respondServiceError(c: Context, err: ServiceError, backend: BackendKind
   const headers: Record<string, string> = {};
   if (err.kind === 'unauthenticated') headers['WWW-Authenticate'] = 'Bearer';
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
-  return respondError(c, statusOf(err.kind, backend), err.message, err.details, headers);
+  return respondError(c, statusOf(err.kind, backend), err.message, err.details, headers, err.code);
 }
 
-function errorEnvelope(c: Context, status: number, message: string, details: ErrorDetail[] = []): ErrorEnvelope {
+function errorEnvelope(c: Context, status: number, message: string, details: ErrorDetail[] = [], code?: string): ErrorEnvelope {
   return {
-    error: { code: `HTTP_${status}`, message, details },
+    error: { code: code ?? `HTTP_${status}`, message, details },
     path: c.req.path,
     timestamp: new Date().toISOString(),
     request_id: c.get('requestId') ?? c.req.header('x-request-id') ?? '',
@@ -75,9 +75,10 @@ export function respondError(
   message: string,
   details: ErrorDetail[] = [],
   headers: Record<string, string> = {},
+  code?: string,
 ): Response {
   for (const [k, v] of Object.entries(headers)) c.header(k, v);
-  const envelope = errorEnvelope(c, status, message, details);
+  const envelope = errorEnvelope(c, status, message, details, code);
   // For the request log line: recorded here, so nobody parses the body again.
   const summary: ErrorSummary = { code: envelope.error.code, field: details[0]?.field, rule: details[0]?.rule };
   c.set('error', summary);

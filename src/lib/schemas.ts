@@ -51,7 +51,11 @@ export const CodigoPostal = z
 const ErrorEnvelopeSchema = z
   .object({
     error: z.object({
-      code: z.string().openapi({ example: 'HTTP_422' }),
+      code: z.string().openapi({
+        example: 'HTTP_422',
+        description:
+          '`HTTP_<status>`, or a specific code where the API documents one: `idempotency_key_in_use` (409, another request with this Idempotency-Key is still running)',
+      }),
       message: z.string(),
       details: z.array(
         z.object({

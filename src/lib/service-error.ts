@@ -28,6 +28,8 @@ export class ServiceError extends Error {
     readonly details: ErrorDetail[] = [],
     /** When to try again, for too_many and some unavailable errors. */
     readonly retryAfterSeconds?: number,
+    /** A documented code the error envelope carries instead of `HTTP_<status>` (e.g. `idempotency_key_in_use`). */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'ServiceError';

@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import journal from '../../drizzle/sqlite/meta/_journal.json' with { type: 'json' };
 
 const invoice = ingreso();
-/** When migration 0020 was made: it and every later one are undone (0021 made rate_counters) to go back before it. */
+/** When migration 0020 was made: it and every later one are undone (rate_counters, the Idempotency-Key lease) to go back before it. */
 const MIGRATION_0020_AT = journal.entries.find((e) => e.tag === '0020_cfdi_typed_state')!.when;
 
 const dir = mkdtempSync(join(tmpdir(), 'cfdi-typed-state-'));
@@ -45,7 +45,8 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
     const reads = async (t: typeof before) => Promise.all([...ids, rejectedId].map(async (id) => (await t.call('GET', `/cfdis/${id}`, { token: key })).json));
     const read = await reads(before);
 
-    // The rows as the code before the migration wrote them: the reason and the time inside the summary, no columns.
+    // The rows as the code before the migration wrote them: the reason and the time inside the summary, no columns;
+    // the migrations after it undone too, so that reopening applies 0020 and those again.
     closeDatabase(first);
     const raw = new Database(path);
     raw.exec(`
@@ -54,6 +55,8 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
       alter table cfdis drop column failure_reason;
       alter table cfdis drop column withdrawn_at;
       drop table rate_counters;
+      alter table idempotency_keys drop column owner;
+      alter table idempotency_keys drop column lease_until;
       delete from __drizzle_migrations where created_at >= ${MIGRATION_0020_AT};
     `);
     raw.close();

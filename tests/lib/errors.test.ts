@@ -20,7 +20,7 @@ const STATUSES: Record<ErrorKind, { auth: number; invoices: number }> = {
 };
 
 describe('service errors → statuses, once per backend', () => {
-  const deps = { db: openDatabase(':memory:'), now: () => new Date(), logger: createLogger('silent'), masterKey: TEST_MASTER_KEY };
+  const deps = { db: openDatabase(':memory:'), now: () => new Date(), logger: createLogger('silent'), masterKey: TEST_MASTER_KEY, instanceId: 'inst_test' };
 
   for (const backend of ['auth', 'invoices'] as const) {
     const app = createBackend(deps, backend);

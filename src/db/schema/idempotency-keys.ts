@@ -18,6 +18,12 @@ export const idempotencyKeys = sqliteTable(
     requestHash: text('request_hash').notNull(),
     /** 0 while the first request runs (or if its process died); then the status it was answered with. */
     status: integer('status').notNull(),
+    /**
+     * The instance running the first request (its per-process id) and until when its claim holds (ISO time, the app's
+     * clock): renewed while it runs, cleared once answered. Another instance takes over a claim whose lease ran out.
+     */
+    owner: text('owner'),
+    leaseUntil: text('lease_until'),
     /** What the first request created, bound in the same transaction as the creation: a retry after a crash answers from it. */
     resourceId: text('resource_id'),
     headers: text('headers', { mode: 'json' }).notNull().$type<Record<string, string>>(),

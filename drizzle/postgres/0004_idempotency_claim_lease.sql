@@ -1,0 +1,2 @@
+ALTER TABLE "idempotency_keys" ADD COLUMN "owner" text collate "C";--> statement-breakpoint
+ALTER TABLE "idempotency_keys" ADD COLUMN "lease_until" text collate "C";
