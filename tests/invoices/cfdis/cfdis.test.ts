@@ -3,7 +3,7 @@ import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
 import { eq, sql } from 'drizzle-orm';
 import { cfdis, idempotencyKeys } from '../../../src/db/schema/index.ts';
 
-const t = await createTestApp();
+const t = await createTestApp({ wakeOnEnqueue: false }); // the crash test reads a queued invoice before the queue runs it
 const invoice = (valor = 100) => ({
   tipo: 'I',
   forma_pago: '03',
