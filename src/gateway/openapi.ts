@@ -39,9 +39,13 @@ API keys act as ADMIN on their tenant's data but cannot manage users or API keys
 Idempotency: send \`Idempotency-Key\` (1–255 visible ASCII characters) on any authenticated POST; the first response
 (2xx or 4xx) is replayed for 24 h to the same credential (the same API key, or the same user with the same role) in the
 same environment (header \`Idempotent-Replayed: true\`); another credential sending the same key makes its own request,
-with its own checks. Stored answers are encrypted. The same key with another request is 409, and a retry that arrives while the first is running waits for its result. If the
-service stopped mid-request (a crash), a retry of POST /cfdis or POST /cfdis/{id}/cancel answers from the invoice or
-cancellation the first request recorded instead of making a second one.
+with its own checks. Stored answers are encrypted. The same key with another request is 409. A retry that arrives while
+the first is still running, on this instance or another one behind the same load balancer, waits up to 8 s for its
+answer; then POST /cfdis and POST /cfdis/{id}/cancel answer from the invoice or cancellation the first request
+recorded, and otherwise the answer is 409 with error code \`idempotency_key_in_use\` (retry later: nothing was done
+twice). If the service stopped mid-request (a crash), a retry of POST /cfdis or POST /cfdis/{id}/cancel answers from
+the invoice or cancellation the first request recorded instead of making a second one, at once or within 30 s (the
+claim's lease) when the retry reaches another instance.
 
 Sandbox: with a sk_test_ key (or a JWT in test) invoices are stamped in process with a real TFD 1.1 signed by the
 sandbox certificate served at GET /api/v1/sandbox/sat-certificate; they have no fiscal validity.

@@ -23,7 +23,7 @@ export const IDEMPOTENCY_LEASE_MS = 30_000;
  * resource that request bound, or 409 `idempotency_key_in_use`: longer than the default 5 s stamping budget, so a
  * duplicate of POST /cfdis normally gets the first request's own answer.
  */
-export const IDEMPOTENCY_WAIT_MS = 8_000;
+const IDEMPOTENCY_WAIT_MS = 8_000;
 /** How often a waiting request looks at the claim again. */
 const POLL_MS = 50;
 
@@ -45,7 +45,7 @@ const keyInUse = () =>
     'conflict',
     'Another request with this Idempotency-Key is still running',
     [{ field: 'idempotency-key', issue: 'a request with this key is in progress: retry later to get its answer' }],
-    1,
+    undefined,
     'idempotency_key_in_use',
   );
 

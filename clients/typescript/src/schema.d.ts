@@ -544,7 +544,7 @@ export interface paths {
         put?: never;
         /**
          * Issue, seal and stamp a CFDI 4.0
-         * @description Issuer data comes from the tenant; the seal from its active CSD. Defaults: moneda MXN, exportacion 01, metodo_pago PUE, forma_pago 99, fecha now (local time of the issuer's postal code), serie the default series. Every SAT rule that can be checked without SAT's private lists is applied and all problems are returned at once (400, each with the rule code). With a sk_test_ key (or a JWT in test) the sandbox stamps in process with a real TFD 1.1 signed by the sandbox certificate (GET /sandbox/sat-certificate). Send `Idempotency-Key` to make retries safe: the first response is replayed for 24 h, and a retry after the service crashed mid-request answers from the invoice that request created instead of issuing another. When the provider is unavailable or does not answer within the synchronous budget the CFDI is queued (202, status en_cola, uuid null) and stamped by the scheduler; poll GET /cfdis/{id}. In test mode the header `X-Sandbox-Scenario` forces the synchronous attempt: `pac_unavailable` (→ 202, stamped by the next scheduled attempt), `pac_slow` (slower than the budget → 202, then stamped), `pac_rejected` (→ 422 with a provider code). It is ignored in live mode (with a Warning header).
+         * @description Issuer data comes from the tenant; the seal from its active CSD. Defaults: moneda MXN, exportacion 01, metodo_pago PUE, forma_pago 99, fecha now (local time of the issuer's postal code), serie the default series. Every SAT rule that can be checked without SAT's private lists is applied and all problems are returned at once (400, each with the rule code). With a sk_test_ key (or a JWT in test) the sandbox stamps in process with a real TFD 1.1 signed by the sandbox certificate (GET /sandbox/sat-certificate). Send `Idempotency-Key` to make retries safe: the first response is replayed for 24 h, and a retry after the service crashed mid-request answers from the invoice that request created instead of issuing another. A request arriving while another with its key is still running (on this instance or another) waits up to 8 s for that answer, then answers from the invoice it created, or 409 with error code `idempotency_key_in_use` when it has created none yet (retry later). When the provider is unavailable or does not answer within the synchronous budget the CFDI is queued (202, status en_cola, uuid null) and stamped by the scheduler; poll GET /cfdis/{id}. In test mode the header `X-Sandbox-Scenario` forces the synchronous attempt: `pac_unavailable` (→ 202, stamped by the next scheduled attempt), `pac_slow` (slower than the budget → 202, then stamped), `pac_rejected` (→ 422 with a provider code). It is ignored in live mode (with a Warning header).
          */
         post: operations["issueCfdi"];
         delete?: never;
@@ -638,7 +638,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a stamped CFDI with SAT
-         * @description Signs a cancellation request with the tenant's active CSD (XML-DSig) and sends it through the PAC. The CFDI moves vigente → cancelacion_pendiente → cancelado, or back to vigente when the receiver rejects or the request fails; each move is kept (GET /cfdis/{id}/cancellation) and `cfdi.cancelado` is emitted when it becomes cancelado. 200: cancelled now. 202: waiting for the receiver (needed for invoices over $1,000 MXN to a named receiver after the business day following stamping, except nómina, egresos, traslados, RIF, público en general and foreign receivers); it is polled every CANCELLATION_POLL_SECONDS. Refused (409): queued, failed, already cancelled or pending, a vigente CFDI relates to it (No cancelable), past the deadline (31 March / 30 April of the next year), no usable CSD. Send `Idempotency-Key` to make a retry safe. In test mode `X-Sandbox-Scenario` chooses the simulated receiver: `cancel_pending_accept` (accepted at the next poll), `cancel_rejected` (rejected at the next poll: back to vigente), `cancel_expired` (no answer: cancelled as Plazo vencido at the second poll); without it the sandbox cancels at once.
+         * @description Signs a cancellation request with the tenant's active CSD (XML-DSig) and sends it through the PAC. The CFDI moves vigente → cancelacion_pendiente → cancelado, or back to vigente when the receiver rejects or the request fails; each move is kept (GET /cfdis/{id}/cancellation) and `cfdi.cancelado` is emitted when it becomes cancelado. 200: cancelled now. 202: waiting for the receiver (needed for invoices over $1,000 MXN to a named receiver after the business day following stamping, except nómina, egresos, traslados, RIF, público en general and foreign receivers); it is polled every CANCELLATION_POLL_SECONDS. Refused (409): queued, failed, already cancelled or pending, a vigente CFDI relates to it (No cancelable), past the deadline (31 March / 30 April of the next year), no usable CSD. Send `Idempotency-Key` to make a retry safe; a retry arriving while the first request still runs waits up to 8 s for its answer, then answers from the cancellation it recorded, or 409 with error code `idempotency_key_in_use`. In test mode `X-Sandbox-Scenario` chooses the simulated receiver: `cancel_pending_accept` (accepted at the next poll), `cancel_rejected` (rejected at the next poll: back to vigente), `cancel_expired` (no answer: cancelled as Plazo vencido at the second poll); without it the sandbox cancels at once.
          */
         post: operations["cancelCfdi"];
         delete?: never;
@@ -905,7 +905,10 @@ export interface components {
         };
         Error: {
             error: {
-                /** @example HTTP_422 */
+                /**
+                 * @description `HTTP_<status>`, or a specific code where the API documents one: `idempotency_key_in_use` (409, another request with this Idempotency-Key is still running)
+                 * @example HTTP_422
+                 */
                 code: string;
                 message: string;
                 details: {
@@ -5231,7 +5234,7 @@ export interface operations {
             header?: {
                 /** @description Test mode only: forces the provider outcome (ignored in live mode) */
                 "x-sandbox-scenario"?: "pac_unavailable" | "pac_slow" | "pac_rejected";
-                /** @description Replays the first response for 24 h */
+                /** @description Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use` */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -5313,7 +5316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with another body, or external_id already used by another invoice (details name it) */
+            /** @description Idempotency-Key reused with another body; another request with this Idempotency-Key still running (error code `idempotency_key_in_use`, retry later); or external_id already used by another invoice (details name it) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5646,7 +5649,7 @@ export interface operations {
             header?: {
                 /** @description Test mode only: forces the cancellation outcome (ignored in live mode) */
                 "x-sandbox-scenario"?: "cancel_pending_accept" | "cancel_rejected" | "cancel_expired";
-                /** @description Replays the first response for 24 h */
+                /** @description Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use` */
                 "idempotency-key"?: string;
             };
             path: {
@@ -5745,7 +5748,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The CFDI cannot be cancelled now (see the message), or Idempotency-Key reused with another body */
+            /** @description The CFDI cannot be cancelled now (see the message); Idempotency-Key reused with another body; or another request with this Idempotency-Key still running (error code `idempotency_key_in_use`, retry later) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -35,7 +35,8 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
         'receiver (needed for invoices over $1,000 MXN to a named receiver after the business day following stamping, except nómina, egresos, ' +
         'traslados, RIF, público en general and foreign receivers); it is polled every CANCELLATION_POLL_SECONDS. Refused (409): queued, failed, ' +
         'already cancelled or pending, a vigente CFDI relates to it (No cancelable), past the deadline (31 March / 30 April of the next year), no ' +
-        'usable CSD. Send `Idempotency-Key` to make a retry safe. In test mode `X-Sandbox-Scenario` chooses the simulated receiver: ' +
+        'usable CSD. Send `Idempotency-Key` to make a retry safe; a retry arriving while the first request still runs waits up to 8 s for its ' +
+        'answer, then answers from the cancellation it recorded, or 409 with error code `idempotency_key_in_use`. In test mode `X-Sandbox-Scenario` chooses the simulated receiver: ' +
         '`cancel_pending_accept` (accepted at the next poll), `cancel_rejected` (rejected at the next poll: back to vigente), `cancel_expired` ' +
         '(no answer: cancelled as Plazo vencido at the second poll); without it the sandbox cancels at once.',
       middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
@@ -51,7 +52,9 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
         ...errors.unauthenticated,
         ...errors.adminOrOperator,
         404: errorResponse('No such CFDI in this tenant and environment'),
-        409: errorResponse('The CFDI cannot be cancelled now (see the message), or Idempotency-Key reused with another body'),
+        409: errorResponse(
+          'The CFDI cannot be cancelled now (see the message); Idempotency-Key reused with another body; or another request with this Idempotency-Key still running (error code `idempotency_key_in_use`, retry later)',
+        ),
         422: errorResponse('Rejected by the PAC or SAT; the CFDI stays vigente'),
         503: errorResponse('The PAC is unavailable (the CFDI stays vigente; retry) or none is configured for live'),
       },

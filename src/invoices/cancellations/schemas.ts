@@ -76,7 +76,14 @@ export const CancelHeaders = z.object({
     .string()
     .optional()
     .openapi({ enum: [...CANCEL_SCENARIOS], description: 'Test mode only: forces the cancellation outcome (ignored in live mode)' }),
-  'idempotency-key': z.string().optional().openapi({ description: 'Replays the first response for 24 h' }),
+  'idempotency-key': z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        'Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s ' +
+        'for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use`',
+    }),
 });
 
 export const WithdrawnSchema = z.object({ id: z.string(), status: z.literal('fallido'), withdrawn_at: z.string() }).openapi('Withdrawn');

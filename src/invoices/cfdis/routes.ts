@@ -34,7 +34,9 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         'lists is applied and all problems are returned at once (400, each with the rule code). With a sk_test_ key (or a JWT in test) the ' +
         'sandbox stamps in process with a real TFD 1.1 signed by the sandbox certificate (GET /sandbox/sat-certificate). ' +
         'Send `Idempotency-Key` to make retries safe: the first response is replayed for 24 h, and a retry after the service crashed mid-request ' +
-        'answers from the invoice that request created instead of issuing another. When the provider is unavailable or does not ' +
+        'answers from the invoice that request created instead of issuing another. A request arriving while another with its key is still running ' +
+        '(on this instance or another) waits up to 8 s for that answer, then answers from the invoice it created, or 409 with error code ' +
+        '`idempotency_key_in_use` when it has created none yet (retry later). When the provider is unavailable or does not ' +
         'answer within the synchronous budget the CFDI is queued (202, status en_cola, uuid null) and stamped by the scheduler; poll GET /cfdis/{id}. ' +
         'In test mode the header `X-Sandbox-Scenario` forces the synchronous attempt: `pac_unavailable` (→ 202, stamped by the next scheduled attempt), ' +
         '`pac_slow` (slower than the budget → 202, then stamped), `pac_rejected` (→ 422 with a provider code). It is ignored in live mode (with a Warning header).',
@@ -48,7 +50,9 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         202: jsonResponse(QueuedCfdiSchema, 'The provider is unavailable or slow: queued, stamped later (poll GET /cfdis/{id})'),
         400: errorResponse('Invalid data or fails SAT validation (details carry the rule code)'),
         ...errors.adminOrOperator,
-        409: errorResponse('Idempotency-Key reused with another body, or external_id already used by another invoice (details name it)'),
+        409: errorResponse(
+          'Idempotency-Key reused with another body; another request with this Idempotency-Key still running (error code `idempotency_key_in_use`, retry later); or external_id already used by another invoice (details name it)',
+        ),
         422: errorResponse('Rejected by the stamping provider'),
         503: errorResponse('No stamping provider configured for live'),
         ...errors.unauthenticated,
