@@ -85,9 +85,10 @@ async function sharedDatabase(): Promise<[Db, Db]> {
 }
 
 const [dbA, dbB] = await sharedDatabase();
-// Two instances; a short bounded wait keeps the 409 cases quick (production waits IDEMPOTENCY_WAIT_MS).
-const a = await createTestApp({ db: dbA, idempotencyWaitMs: 300 });
-const b = await createTestApp({ db: dbB, idempotencyWaitMs: 300 });
+// Two instances waiting as in production (8 s), and a third whose short wait keeps the 409 cases quick.
+const a = await createTestApp({ db: dbA });
+const b = await createTestApp({ db: dbB });
+const impatient = await createTestApp({ db: dbB, idempotencyWaitMs: 300 });
 const invoices = (tenantId: string) => a.count(cfdis, eq(cfdis.tenantId, tenantId));
 /**
  * Requests to both instances at once. On SQLite in one process they take turns instead: a connection waiting for the
@@ -133,7 +134,7 @@ describe('Idempotency-Key across instances (two apps on one database)', () => {
           select tenant_id, environment, actor, 'held-1', method, path, request_hash, 0, 'inst_elsewhere', ${lease}, '{}', ${Buffer.alloc(0)}, ${a.clock.now.toISOString()}
           from idempotency_keys where key = 'template'`,
     );
-    const busy = await b.call('POST', '/cfdis', { token: issuerA.key, body: ingreso(), headers });
+    const busy = await impatient.call('POST', '/cfdis', { token: issuerA.key, body: ingreso(), headers });
     expect(busy.status).toBe(409);
     expect(busy.json.error.code).toBe('idempotency_key_in_use');
     expect(busy.json.error.details[0].field).toBe('idempotency-key');
@@ -142,7 +143,7 @@ describe('Idempotency-Key across instances (two apps on one database)', () => {
 
     // The holder has created and bound its invoice but not answered yet: the waiter answers from that invoice.
     await a.exec(sql`update idempotency_keys set resource_id = ${done.json.id} where key = 'held-1'`);
-    const fromResource = await b.call('POST', '/cfdis', { token: issuerA.key, body: ingreso(), headers });
+    const fromResource = await impatient.call('POST', '/cfdis', { token: issuerA.key, body: ingreso(), headers });
     expect(fromResource.status).toBe(201);
     expect(fromResource.json.id).toBe(done.json.id);
     expect(await invoices(issuerA.tenant.id)).toBe(1);
