@@ -1,16 +1,11 @@
 import { describe, expect, test } from 'bun:test';
 import { eq, sql } from 'drizzle-orm';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase } from '../../src/db/client.ts';
-import { closeDatabase, type Db, withTransaction } from '../../src/db/index.ts';
-import { openPostgres } from '../../src/db/postgres/client.ts';
+import { type Db, withTransaction } from '../../src/db/index.ts';
 import { cfdis } from '../../src/db/schema/index.ts';
 import { createBackend } from '../../src/lib/backend.ts';
 import { IDEMPOTENCY_LEASE_MS } from '../../src/lib/idempotency.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { createTestApp, ingreso, issuer, READY, TEST_ENGINE, TEST_MASTER_KEY } from '../helpers.ts';
+import { createTestApp, ingreso, issuer, READY, sharedTestDatabase, TEST_ENGINE, TEST_MASTER_KEY } from '../helpers.ts';
 
 const t = await createTestApp({ webhookAllowPrivate: true }); // no DNS here to resolve the webhook's erp.example.com
 
@@ -73,18 +68,7 @@ describe('Idempotency-Key belongs to the credential that used it', () => {
 
 // --- Several instances on one database --------------------------------------------------------------------------
 
-/** One fresh database seen through two handles, as two instances see it: two PostgreSQL pools, or one SQLite file opened twice. */
-async function sharedDatabase(): Promise<[Db, Db]> {
-  if (TEST_ENGINE === 'postgres') {
-    const { migratedDatabase } = await import('../postgres.ts');
-    const url = await migratedDatabase(async (template) => closeDatabase(await openPostgres(template, { max: 2 })));
-    return [await openPostgres(url, { max: 4, idleSeconds: 1 }), await openPostgres(url, { max: 4, idleSeconds: 1 })];
-  }
-  const path = join(mkdtempSync(join(tmpdir(), 'cfdi-idempotency-')), 'cfdi.sqlite');
-  return [openDatabase(path), openDatabase(path)];
-}
-
-const [dbA, dbB] = await sharedDatabase();
+const [dbA, dbB] = (await sharedTestDatabase(2)) as [Db, Db];
 // Two instances waiting as in production (8 s), and a third whose short wait keeps the 409 cases quick.
 const a = await createTestApp({ db: dbA });
 const b = await createTestApp({ db: dbB });
