@@ -48,7 +48,7 @@ export interface AppDeps {
   sandboxSlowMs?: number;
   /** How long a request waits for another with its Idempotency-Key before 409 idempotency_key_in_use (default 8 s). */
   idempotencyWaitMs?: number;
-  /** Identifies this process's job leases (default: random per boot). */
+  /** Identifies this process's job leases and Idempotency-Key claims (default: random per boot). */
   workerId?: string;
   /** false: a new job waits for the next drain() instead of waking the worker (tests that step the queue by hand). */
   wakeOnEnqueue?: boolean;
@@ -103,13 +103,14 @@ export const VERSION: string = pkg.version;
 export function createApp(deps: AppDeps) {
   const now = deps.now ?? (() => new Date());
   const accessTokens = createAccessTokens(deps.jwtSecret);
-  // This instance's Idempotency-Key claims carry it: another instance takes one over only once its lease ran out.
+  // This process among the instances: it owns the job leases and Idempotency-Key claims it takes.
+  const workerId = deps.workerId ?? newId('boot');
   const backendDeps = {
     db: deps.db,
     now,
     logger: deps.logger,
     masterKey: deps.masterKey,
-    instanceId: newId('inst'),
+    instanceId: workerId,
     idempotencyWaitMs: deps.idempotencyWaitMs,
   };
   const credentials = new CredentialCache();
@@ -153,7 +154,6 @@ export function createApp(deps: AppDeps) {
   // Two pools on the same jobs table, so webhook receivers (up to 10 s each) never take a slot from stamping, and
   // each webhook endpoint is its own lane: a slow one holds at most 8 of the 64 delivery slots, and a tenant's
   // endpoints together at most 16, so one tenant with many slow receivers leaves the other 48 to everyone else.
-  const workerId = deps.workerId ?? newId('boot');
   const stamping = createWorker({
     db: deps.db,
     now,
