@@ -44,8 +44,8 @@ the first is still running, on this instance or another one behind the same load
 answer; then POST /cfdis and POST /cfdis/{id}/cancel answer from the invoice or cancellation the first request
 recorded, and otherwise the answer is 409 with error code \`idempotency_key_in_use\` (retry later: nothing was done
 twice). If the service stopped mid-request (a crash), a retry of POST /cfdis or POST /cfdis/{id}/cancel answers from
-the invoice or cancellation the first request recorded instead of making a second one, at once or within 30 s (the
-claim's lease) when the retry reaches another instance.
+the invoice or cancellation the first request recorded instead of making a second one (after up to 6 s, the claim's
+lease, when the first request's process died holding it).
 
 Sandbox: with a sk_test_ key (or a JWT in test) invoices are stamped in process with a real TFD 1.1 signed by the
 sandbox certificate served at GET /api/v1/sandbox/sat-certificate; they have no fiscal validity.

@@ -13,11 +13,12 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * How long a claim holds without renewal: the owner renews it every third of this while its request runs, so only a
- * process that died (or stalled that long) loses it. On the app's clock, like `created_at`: instances must keep their
+ * process that died (or stalled that long) loses it. Shorter than the wait below, so a retry reaching any instance
+ * after the owner died takes the claim over within its wait instead of answering 409. On the app's clock, like `created_at`: instances must keep their
  * clocks in step (they already must for tokens); a skewed clock can only hand a claim over early, and the fencing
  * below keeps that from issuing twice.
  */
-export const IDEMPOTENCY_LEASE_MS = 30_000;
+export const IDEMPOTENCY_LEASE_MS = 6_000;
 /**
  * How long a request waits for another request with its key (on this instance or another) before answering from the
  * resource that request bound, or 409 `idempotency_key_in_use`: longer than the default 5 s stamping budget, so a
