@@ -50,6 +50,8 @@ export interface AppDeps {
   idempotencyWaitMs?: number;
   /** Identifies this process's job leases and Idempotency-Key claims (default: random per boot). */
   workerId?: string;
+  /** How long a job claim holds without a heartbeat, in ms (default 30 s; JOB_LEASE_SECONDS). */
+  jobLeaseMs?: number;
   /** false: a new job waits for the next drain() instead of waking the worker (tests that step the queue by hand). */
   wakeOnEnqueue?: boolean;
   /** Seconds before each webhook attempt (default: Standard Webhooks' schedule). */
@@ -159,6 +161,7 @@ export function createApp(deps: AppDeps) {
     now,
     workerId,
     logger: deps.logger,
+    leaseMs: deps.jobLeaseMs,
     concurrency: 32,
     handlers: {
       [STAMP_JOB]: stampJobHandler({ db: deps.db, now, pacFor, logger: deps.logger }),
@@ -170,6 +173,7 @@ export function createApp(deps: AppDeps) {
     now,
     workerId,
     logger: deps.logger,
+    leaseMs: deps.jobLeaseMs,
     concurrency: 64,
     laneCap: 8,
     tenantCap: 16,

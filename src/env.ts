@@ -30,6 +30,12 @@ const EnvSchema = z.object({
     .min(1, 'must be at least 1')
     .max(86_400, 'must be at most 86400')
     .default(300),
+  JOB_LEASE_SECONDS: z.coerce
+    .number({ message: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(3, 'must be at least 3')
+    .max(3600, 'must be at most 3600')
+    .default(30),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
@@ -68,6 +74,8 @@ export interface Config {
   webhookRetrySchedule?: number[];
   /** Seconds between polls of a pending cancellation. */
   cancellationPollSeconds: number;
+  /** How long a claimed job stays this instance's without a heartbeat: how long a dead or frozen instance's jobs wait. */
+  jobLeaseSeconds: number;
   /** On an empty database, create the demo tenant, admin, test key and CSD, and print them (src/demo.ts). */
   demo: boolean;
   /** `closed`: POST /auth/register answers 403; tenants are created with the create-tenant command (src/cli.ts). */
@@ -123,6 +131,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
     webhookRetrySchedule: e.WEBHOOK_RETRY_SCHEDULE?.split(',').map(Number),
     cancellationPollSeconds: e.CANCELLATION_POLL_SECONDS,
+    jobLeaseSeconds: e.JOB_LEASE_SECONDS,
     pac: e.PAC_URL ? { url: e.PAC_URL, user: e.PAC_USER!, password: e.PAC_PASSWORD!, satConsultaUrl: e.SAT_CONSULTA_URL } : undefined,
     demo: e.DEMO === 'true',
     registration: e.REGISTRATION,

@@ -101,6 +101,7 @@ const appWith = (sandboxSat: SandboxSat) =>
     logger,
     heartbeat: scheduler,
     workerId,
+    jobLeaseMs: config.jobLeaseSeconds * 1000,
     webhookAllowPrivate: config.webhookAllowPrivate,
     trustedProxies: config.trustedProxies,
     webhookRetrySchedule: config.webhookRetrySchedule,

@@ -14,6 +14,8 @@ describe('loadConfig', () => {
     expect(a.logLevel).toBe('info');
     expect(a.cancellationPollSeconds).toBe(300);
     expect(loadConfig({ DATA_DIR: dataDir, CANCELLATION_POLL_SECONDS: '2' }).cancellationPollSeconds).toBe(2);
+    expect(a.jobLeaseSeconds).toBe(30);
+    expect(loadConfig({ DATA_DIR: dataDir, JOB_LEASE_SECONDS: '6' }).jobLeaseSeconds).toBe(6);
     expect(a.demo).toBe(false);
     expect(loadConfig({ DATA_DIR: dataDir, DEMO: 'true' }).demo).toBe(true);
     expect(a.databasePath).toBe(join(dataDir, 'cfdi.sqlite'));
@@ -43,6 +45,8 @@ describe('loadConfig', () => {
     ['CANCELLATION_POLL_SECONDS', '0'],
     ['CANCELLATION_POLL_SECONDS', '1.5'],
     ['CANCELLATION_POLL_SECONDS', 'soon'],
+    ['JOB_LEASE_SECONDS', '2'],
+    ['JOB_LEASE_SECONDS', '7.5'],
     ['SAT_CONSULTA_URL', 'not a url'],
     ['DEMO', 'yes'],
     ['SQLITE_SYNCHRONOUS', 'off'],
