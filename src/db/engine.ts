@@ -115,13 +115,33 @@ export function uniqueViolation(err: unknown): { table: string; columns: string[
 }
 
 /**
- * The storage could not take a write: `full` (SQLITE_FULL, or PostgreSQL's disk_full 53100) or `failing`
- * (SQLITE_IOERR_*, PostgreSQL's 58030 io_error); undefined for any other error.
+ * The storage could not take a write: `full` (SQLITE_FULL, or PostgreSQL's disk_full 53100), `failing`
+ * (SQLITE_IOERR_*, PostgreSQL's 58030 io_error) or `unreachable` (PostgreSQL refused, cut or timed out the
+ * connection, or is shutting down or starting up: a restart or a failover); undefined for any other error.
  */
-export function storageFailure(err: unknown): { kind: 'full' | 'failing'; code: string } | undefined {
+export function storageFailure(err: unknown): { kind: 'full' | 'failing' | 'unreachable'; code: string } | undefined {
   const code = driverError(err)?.code;
   if (typeof code !== 'string') return undefined;
   if (code === 'SQLITE_FULL' || code === '53100') return { kind: 'full', code };
   if (code.startsWith('SQLITE_IOERR') || code === '58030') return { kind: 'failing', code };
+  if (LOST_CONNECTION.has(code) || code.startsWith('08')) return { kind: 'unreachable', code };
   return undefined;
 }
+
+/**
+ * postgres.js's and the socket's codes for a connection not made or lost, and PostgreSQL's 57P01–57P03 (admin or
+ * crash shutdown, cannot connect now); PostgreSQL's class 08 (connection exceptions) is matched by prefix.
+ */
+const LOST_CONNECTION = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+]);

@@ -108,6 +108,13 @@ export interface ErrorContext {
 /** How long a client is told to wait when the storage cannot take a write (the operator has to free space). */
 const STORAGE_RETRY_AFTER_SECONDS = '60';
 
+/** The 503 each kind of storage failure answers: message, detail field and issue, Retry-After (a database restart takes seconds). */
+const STORAGE_ANSWERS = {
+  full: ['Storage is full; retry later', 'storage', 'the service has no space left to record this request', STORAGE_RETRY_AFTER_SECONDS],
+  failing: ['Storage is failing; retry later', 'storage', 'the service could not write this request', STORAGE_RETRY_AFTER_SECONDS],
+  unreachable: ['The database is unreachable; retry later', 'database', 'the service cannot reach its database now (a restart or a failover)', '5'],
+} as const;
+
 /** onError for every app: a ServiceError, Hono's HTTPException (malformed JSON, 415, 413), a storage failure (503), or a bug (500, no stack). */
 export function handleError(err: Error, c: Context, context: ErrorContext): Response | Promise<Response> {
   if (err instanceof ServiceError) return respondServiceError(c, err, context.backend);
@@ -128,15 +135,8 @@ export function handleError(err: Error, c: Context, context: ErrorContext): Resp
   const storage = storageFailure(err);
   if (storage) {
     context.log?.(err, c); // the operator has to act: logged with the engine's code, never shown to the client
-    const full = storage.kind === 'full';
-    const message = full ? 'Storage is full; retry later' : 'Storage is failing; retry later';
-    return respondError(
-      c,
-      503,
-      message,
-      [{ field: 'storage', issue: full ? 'the service has no space left to record this request' : 'the service could not write this request' }],
-      { 'Retry-After': STORAGE_RETRY_AFTER_SECONDS },
-    );
+    const [message, field, issue, retryAfter] = STORAGE_ANSWERS[storage.kind];
+    return respondError(c, 503, message, [{ field, issue }], { 'Retry-After': retryAfter });
   }
   context.log?.(err, c);
   return respondError(c, 500, 'Internal server error');
