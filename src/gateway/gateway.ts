@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getConnInfo } from 'hono/bun';
 import { methodGuard, type Actor, type GatewayContext } from '../lib/backend.ts';
-import { handleError, respondError, type ErrorSummary } from '../lib/errors.ts';
+import { errorWithCauses, handleError, respondError, type ErrorSummary } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Principal } from './authenticate.ts';
@@ -117,7 +117,7 @@ export function createGateway(deps: GatewayDeps) {
   app.onError((err, c) =>
     handleError(err, c, {
       backend: 'gateway',
-      log: (e) => deps.logger.error('unhandled error', { err: e.stack ?? String(e), request_id: c.get('requestId') }),
+      log: (e) => deps.logger.error('unhandled error', { err: errorWithCauses(e), request_id: c.get('requestId') }),
     }),
   );
   app.notFound((c) => respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]));

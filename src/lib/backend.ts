@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Db } from '../db/client.ts';
 import type { Environment, Role } from '../db/schema/index.ts';
 import { auditWrites, type AuditSubject } from './audit.ts';
-import { handleError, type BackendKind, type ErrorContext, type ErrorSummary, respondError, zodDetails } from './errors.ts';
+import { errorWithCauses, handleError, type BackendKind, type ErrorContext, type ErrorSummary, respondError, zodDetails } from './errors.ts';
 import { forbidden, invalidInput, unauthenticated } from './service-error.ts';
 import { idempotency, type IdempotencyClaim } from './idempotency.ts';
 import type { Logger } from './logger.ts';
@@ -86,7 +86,7 @@ export function createBackend(deps: BackendDeps, backend: Exclude<BackendKind, '
   const errors: ErrorContext = {
     backend,
     accepts: (c) => (bodies ??= routeBodies(app)).get(`${c.req.method} ${c.req.routePath}`),
-    log: (e, c) => deps.logger.error('unhandled error', { err: e.stack ?? String(e), request_id: c.get('requestId') }),
+    log: (e, c) => deps.logger.error('unhandled error', { err: errorWithCauses(e), request_id: c.get('requestId') }),
   };
   app.onError((err, c) => handleError(err, c, errors));
 

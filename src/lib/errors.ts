@@ -108,6 +108,20 @@ export interface ErrorContext {
 /** How long a client is told to wait when the storage cannot take a write (the operator has to free space). */
 const STORAGE_RETRY_AFTER_SECONDS = '60';
 
+/**
+ * An error's stack and the chain of its causes with their codes: Drizzle's "Failed query" says which statement,
+ * only its cause says why (a serialization failure, a lost connection, a constraint).
+ */
+export function errorWithCauses(err: unknown): string {
+  const parts: string[] = [];
+  for (let e = err, depth = 0; e !== undefined && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    const text = e instanceof Error ? (depth === 0 ? (e.stack ?? e.message) : e.message) : String(e);
+    parts.push(`${depth === 0 ? '' : 'caused by: '}${typeof code === 'string' ? `[${code}] ` : ''}${text}`);
+  }
+  return parts.join('\n');
+}
+
 /** The 503 each kind of storage failure answers: message, detail field and issue, Retry-After (a database restart takes seconds). */
 const STORAGE_ANSWERS = {
   full: ['Storage is full; retry later', 'storage', 'the service has no space left to record this request', STORAGE_RETRY_AFTER_SECONDS],

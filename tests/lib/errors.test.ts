@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { openDatabase } from '../../src/db/client.ts';
 import { createBackend } from '../../src/lib/backend.ts';
+import { errorWithCauses } from '../../src/lib/errors.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { type ErrorKind, ServiceError } from '../../src/lib/service-error.ts';
 import { createTestApp, issuer, TEST_MASTER_KEY } from '../helpers.ts';
@@ -72,5 +73,15 @@ describe('invalid input through the whole app', () => {
     });
     const series = await t.call('POST', '/series', { token, headers: key, body: { serie: 'K' } });
     for (const res of [user, series]) expect([res.status, res.json.error.message]).toEqual([400, 'Invalid Idempotency-Key']);
+  });
+});
+
+describe('errorWithCauses', () => {
+  test("the log of an unexpected error carries its causes' codes and messages, not only Drizzle's Failed query", () => {
+    const driver = Object.assign(new Error('could not serialize access due to concurrent update'), { code: '40001' });
+    const text = errorWithCauses(new Error('Failed query: update "jobs" set …', { cause: driver }));
+    expect(text).toStartWith('Error: Failed query: update "jobs" set …\n    at ');
+    expect(text).toEndWith('\ncaused by: [40001] could not serialize access due to concurrent update');
+    expect(errorWithCauses('a string')).toBe('a string');
   });
 });
