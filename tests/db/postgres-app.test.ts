@@ -97,6 +97,26 @@ describe.skipIf(!POSTGRES)('the service on PostgreSQL', () => {
     expect(runs).toBeGreaterThan(2);
   });
 
+  test("withTransaction: twenty transactions racing for one counter all commit (a hot row, like a series' folio)", async () => {
+    const key = 'hot_counter';
+    await db.insert(settings).values({ key, value: Buffer.from('0') });
+    // As many connections as racers (three instances' pools, together): every one of them overlaps every other.
+    const wide = await openPostgres(scratch.url, { max: 20 });
+    // Each reads, works a while (sealing an invoice), then writes: only one of the overlapping ones commits per round.
+    const increment = () =>
+      withTransaction(wide, async (tx) => {
+        const [row] = await tx.select({ value: settings.value }).from(settings).where(eq(settings.key, key));
+        await Bun.sleep(30);
+        await tx
+          .update(settings)
+          .set({ value: Buffer.from(String(Number(row!.value.toString()) + 1)) })
+          .where(eq(settings.key, key));
+      });
+    await Promise.all(Array.from({ length: 20 }, increment)).finally(() => closeDatabase(wide));
+    const [row] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, key));
+    expect(row!.value.toString()).toBe('20');
+  }, 30_000);
+
   test('count(*) and bigint columns read as numbers', async () => {
     const [row] = await executeSql(db, sql`select count(*) as n from ${settings}`);
     expect(typeof row!.n).toBe('number');

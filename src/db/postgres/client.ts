@@ -13,8 +13,14 @@ import { migratePostgres } from './migrate.ts';
  * untyped internals, as src/db/connection.ts does for SQLite.
  */
 
-/** Re-runs of a transaction that lost a serialization conflict (SQLSTATE 40001) or a deadlock (40P01). */
-const MAX_ATTEMPTS = 8;
+/**
+ * A transaction that lost a serialization conflict (SQLSTATE 40001) or a deadlock (40P01) is re-run for up to this
+ * long, not a number of times: on a hot row (a series' folio counter) each round commits one of the racers, so
+ * twenty requests racing across instances need twenty rounds, far more than a fixed few attempts allowed.
+ */
+const RETRY_BUDGET_MS = 10_000;
+/** The longest pause between two runs (a jittered doubling from 10 ms up to this). */
+const MAX_RETRY_PAUSE_MS = 200;
 const RETRYABLE = new Set(['40001', '40P01']);
 
 // int8 (count(*), bigint columns) and numeric (sum of a bigint) read as JS numbers, as SQLite gives them.
@@ -101,6 +107,7 @@ export async function openPostgres(url: string, options: { max?: number; idleSec
       // A tx: Drizzle's nested transaction, a savepoint that rolls back on its own; the outer transaction retries.
       if (h !== db) return h.transaction(enter(fn));
       if (insideTransaction()) throw new Error('withTransaction(db) inside a transaction: pass the transaction (tx) down instead');
+      const started = performance.now();
       for (let attempt = 1; ; attempt++) {
         try {
           const context = { open: true };
@@ -110,9 +117,9 @@ export async function openPostgres(url: string, options: { max?: number; idleSec
             context.open = false;
           }
         } catch (err) {
-          if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has(codeOf(err) ?? '')) throw err;
+          if (performance.now() - started > RETRY_BUDGET_MS || !RETRYABLE.has(codeOf(err) ?? '')) throw err;
           // Jittered, growing: transactions that collided once should not collide again in lockstep.
-          await Bun.sleep(Math.random() * 5 * 2 ** attempt);
+          await Bun.sleep(Math.random() * Math.min(MAX_RETRY_PAUSE_MS, 5 * 2 ** attempt));
         }
       }
     },
