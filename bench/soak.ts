@@ -201,10 +201,13 @@ export async function setUpTenant(base: string, receiverUrl: string | undefined,
   return { name: spec.name, tenantId: reg.tenant.id, key, webhookId: hook.id };
 }
 
-/** The operator lifts the tenants' rate limit (run while the server is stopped, so no tenant cache holds the old plan). */
-export async function liftRateLimits(dataDir: string, tenants: SoakTenant[]): Promise<void> {
+/**
+ * The operator lifts the tenants' rate limit (run while the server is stopped, so no tenant cache holds the old
+ * plan); `env` names another database (DATABASE_URL).
+ */
+export async function liftRateLimits(dataDir: string, tenants: SoakTenant[], env: Record<string, string> = {}): Promise<void> {
   for (const t of tenants) {
-    const r = await runCli(['set-plan', t.tenantId, 'enterprise', '1000000'], { DATA_DIR: dataDir });
+    const r = await runCli(['set-plan', t.tenantId, 'enterprise', '1000000'], { DATA_DIR: dataDir, ...env });
     if (r.code !== 0) throw new Error(`set-plan: ${r.out}`);
   }
 }

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkDatabase, invoiceBody, liftRateLimits, seeded, setUpTenant, SOAK_TENANTS, startReceiver, type SoakTenant } from '../../bench/soak.ts';
+import { drawFrom, sendUntilAnswered } from './clients.ts';
 import { startServer, stopServer } from './server.ts';
 import { TEST_ENGINE } from '../helpers.ts';
 
@@ -53,11 +54,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('kill -9 under mixed load', () => {
         const seed = Number(process.env.FAULT_SEED ?? Date.now() % 1e9); // printed below; FAULT_SEED replays the draws
         const random = seeded(seed);
         const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
-        const drawOp = (): Op => {
-          let x = random() * 100;
-          for (const [op, w] of MIX) if ((x -= w) < 0) return op;
-          return 'list';
-        };
+        const drawOp = () => drawFrom(MIX, random);
 
         // What the clients were told.
         const acks = new Map<string, { tenant: string; code: 201 | 202; uuid?: string }>();
@@ -91,35 +88,18 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('kill -9 under mixed load', () => {
                 'idempotency-key': key,
                 ...(op === 'stamp_queued' ? { 'x-sandbox-scenario': 'pac_unavailable' } : {}),
               };
-              for (let attempt = 0; ; attempt++) {
-                if (attempt > 0) counts.retries++;
-                counts.requests++;
-                let res: Response;
-                try {
-                  res = await fetch(`${server.base}/cfdis`, { method: 'POST', headers, body, signal: AbortSignal.timeout(15_000) });
-                } catch {
-                  counts.network_errors++;
-                  if (attempt >= 200) {
-                    problem(`${key}: no answer after 200 attempts`);
-                    break;
-                  }
-                  await Bun.sleep(50);
-                  continue;
-                }
-                const text = await res.text();
-                if (res.status !== 201 && res.status !== 202) {
-                  problem(`POST /cfdis ${key}: ${res.status} ${text.slice(0, 300)}`);
-                  break;
-                }
-                const json = JSON.parse(text);
-                if (res.headers.get('idempotent-replayed')) counts.replayed++;
+              const answer = await sendUntilAnswered((signal) => fetch(`${server.base}/cfdis`, { method: 'POST', headers, body, signal }), counts);
+              if (!answer) problem(`${key}: no answer after 200 attempts`);
+              else if (answer.status !== 201 && answer.status !== 202) problem(`POST /cfdis ${key}: ${answer.status} ${answer.text.slice(0, 300)}`);
+              else {
+                const json = answer.json;
+                if (answer.replayed) counts.replayed++;
                 const first = byKey.get(key);
                 if (first && first !== json.id) problem(`Idempotency-Key ${key} answered ${first} and then ${json.id}`);
                 byKey.set(key, json.id);
-                acks.set(json.id, { tenant: t.name, code: res.status as 201 | 202, uuid: json.uuid ?? undefined });
+                acks.set(json.id, { tenant: t.name, code: answer.status as 201 | 202, uuid: json.uuid ?? undefined });
                 ids.get(t.name)!.push(json.id);
-                if (res.status === 201) stamped.get(t.name)!.push({ id: json.id, uuid: json.uuid });
-                break;
+                if (answer.status === 201) stamped.get(t.name)!.push({ id: json.id, uuid: json.uuid });
               }
               continue;
             }

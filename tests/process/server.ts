@@ -20,15 +20,18 @@ async function engineEnv(dataDir: string): Promise<Record<string, string>> {
   return { DATABASE_URL: await databases.get(dataDir)!, JWT_SECRET: 'process-test-jwt-secret-long-enough-0123456789', MASTER_KEY: '07'.repeat(32) };
 }
 
-/** Starts `src/index.ts` (or `command`, e.g. the compiled executable) on a free port (PORT=0) and waits for its "listening" log line; `startLog` is stdout up to it. */
+/**
+ * Starts `src/index.ts` (or `command`, e.g. the compiled executable) on a free port (PORT=0) and waits for its
+ * "listening" log line; `startLog` is stdout up to it. An `env` naming DATABASE_URL chooses the database itself.
+ */
 export async function startServer(
   dataDir: string,
   env: Record<string, string> = {},
-  { command = [process.execPath, 'src/index.ts'], cwd }: { command?: string[]; cwd?: string } = {},
+  { command = [process.execPath, 'src/index.ts'], cwd, onLog }: { command?: string[]; cwd?: string; onLog?: (line: string) => void } = {},
 ) {
   const proc = Bun.spawn(command, {
     cwd,
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...(await engineEnv(dataDir)), ...env },
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...(env.DATABASE_URL ? {} : await engineEnv(dataDir)), ...env },
     stdout: 'pipe',
     stderr: 'pipe',
   });
@@ -42,7 +45,19 @@ export async function startServer(
     const line = buffered.split('\n').find((l) => l.includes('"msg":"listening"'));
     if (line) {
       reader.releaseLock();
-      void proc.stdout.pipeTo(new WritableStream()); // keep draining the logs
+      // Keep draining the logs (to `onLog`, a line at a time, when given).
+      let rest = '';
+      const decoder = new TextDecoder();
+      void proc.stdout.pipeTo(
+        new WritableStream({
+          write(chunk) {
+            if (!onLog) return;
+            const lines = (rest + decoder.decode(chunk, { stream: true })).split('\n');
+            rest = lines.pop()!;
+            for (const l of lines) onLog(l);
+          },
+        }),
+      );
       return { proc, base: `http://127.0.0.1:${JSON.parse(line).port}/api/v1`, startLog: buffered };
     }
   }
