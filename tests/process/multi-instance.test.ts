@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { runCli } from '../../src/cli.ts';
 import { invoiceBody, liftRateLimits, seeded, setUpTenant, SOAK_TENANTS, startReceiver, type SoakTenant } from '../../bench/soak.ts';
+import { TEST_ENGINE } from '../helpers.ts';
 import { POSTGRES, scratchDatabase } from '../postgres.ts';
 import { drawFrom, sendUntilAnswered, type Answer } from './clients.ts';
 import { startServer } from './server.ts';
@@ -20,7 +21,8 @@ import { startServer } from './server.ts';
  * queued invoice ends vigente or fallido; no job left queued, running or failed; every event delivered and received;
  * and per API key, the requests accepted in any minute stay within its plan across all instances.
  *
- * MULTI_FAULT_SECONDS sets how long the faults go on (default 40 s).
+ *   TEST_ENGINE=postgres bun test tests/process/multi-instance.test.ts
+ * MULTI_FAULT_SECONDS sets how long the faults go on (default 40 s); FAULT_SEED replays a run's draws.
  */
 const SECONDS = Number(process.env.MULTI_FAULT_SECONDS ?? 40);
 const INSTANCES = 3;
@@ -77,7 +79,8 @@ interface Instance {
 /** Retry what a load balancer in front of a dying instance answers, a database that is down, and a key still in use elsewhere. */
 const retryable = (a: Answer) => a.status === 502 || a.status === 503 || (a.status === 409 && a.json?.error?.code === 'idempotency_key_in_use');
 
-describe.skipIf(!POSTGRES)('three instances on one PostgreSQL under faults', () => {
+// Once per `npm test`: in its PostgreSQL pass (TEST_ENGINE=postgres), as the SQLite-only process tests run in the other.
+describe.skipIf(!POSTGRES || TEST_ENGINE !== 'postgres')('three instances on one PostgreSQL under faults', () => {
   test(
     `SIGKILL an instance every 2–5 s, SIGSTOP one past its lease, restart PostgreSQL once, for ${SECONDS} s: nothing lost, nothing twice, limits shared`,
     async () => {
