@@ -76,7 +76,10 @@ const nextRequestId = () => `req_${BOOT_ID}${(++requestCounter).toString(36).pad
 export function createGateway(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>();
   const clientAddress = (c: Context) => clientAddressOf(peerAddress(c), c.req.header('x-forwarded-for'), deps.trustedProxies);
-  const limiter = deps.rateLimits('gateway', 60_000);
+  // By address (anonymous calls, probes): counted alone while the database is down, so /health still answers it. By
+  // credential: a request that cannot be counted across instances is refused as the database is (503).
+  const addressLimiter = deps.rateLimits('gateway', 60_000, { countAloneWhenUnreachable: true });
+  const credentialLimiter = deps.rateLimits('gateway', 60_000);
 
   app.use('*', async (c, next) => {
     const started = performance.now();
@@ -133,7 +136,7 @@ export function createGateway(deps: GatewayDeps) {
     });
 
   const rateLimit = async (c: Context<GatewayEnv>, key: string, limit: number): Promise<Response | undefined> => {
-    const [decision] = await limiter.hit([{ key, limit }]);
+    const [decision] = await addressLimiter.hit([{ key, limit }]);
     c.set('rate', decision);
     return decision!.allowed ? undefined : refuse(c, decision!, `limit of ${limit} requests per minute reached`);
   };
@@ -145,7 +148,7 @@ export function createGateway(deps: GatewayDeps) {
    */
   const credentialRateLimit = async (c: Context<GatewayEnv>, actor: Actor, planLimit: number): Promise<Response | undefined> => {
     const tenantLimit = planLimit * TENANT_BUDGET;
-    const [credential, tenant] = await limiter.hit([
+    const [credential, tenant] = await credentialLimiter.hit([
       { key: `${actor.type}:${actor.id}`, limit: planLimit },
       { key: `tenant:${actor.tenantId}`, limit: tenantLimit },
     ]);

@@ -26,8 +26,13 @@ export interface RateLimiter {
   hit(budgets: readonly Budget[], within?: Tx): Promise<RateDecision[]>;
 }
 
-/** Makes a limiter: `scope` keeps its budgets apart from other limiters', `windowMs` is its window's length. */
-export type RateLimits = (scope: string, windowMs: number) => RateLimiter;
+/**
+ * Makes a limiter: `scope` keeps its budgets apart from other limiters', `windowMs` is its window's length.
+ * `countAloneWhenUnreachable`: when the shared counters cannot be reached (PostgreSQL down or hung), this instance
+ * counts alone instead of refusing, for the answers that must still come (/health saying the database is down).
+ * Otherwise the request fails as the database does (503): N instances counting alone would let N times the limit by.
+ */
+export type RateLimits = (scope: string, windowMs: number, options?: { countAloneWhenUnreachable?: boolean }) => RateLimiter;
 
 /**
  * The service's rate limiters. SQLite (one process): counters in memory, a restart opens a new window. PostgreSQL
@@ -37,7 +42,7 @@ export type RateLimits = (scope: string, windowMs: number) => RateLimiter;
 export function createRateLimits(db: Db, clock?: () => Date): RateLimits {
   return forDialect<RateLimits>(db, {
     sqlite: (_scope, windowMs) => memoryLimiter(new FixedWindowLimiter(windowMs), clock ?? (() => new Date())),
-    postgres: (scope, windowMs) => counterTableLimiter(db, scope, windowMs, clock),
+    postgres: (scope, windowMs, options) => counterTableLimiter(db, scope, windowMs, clock, options?.countAloneWhenUnreachable ?? false),
   });
 }
 
@@ -59,18 +64,19 @@ function memoryLimiter(windows: FixedWindowLimiter, clock: () => Date): RateLimi
 /** How long a request waits for the counter table before this instance counts it alone (a hung database). */
 const COUNT_TIMEOUT_MS = 1000;
 
+/** No answer in time: an unreachable database, as postgres.js names a connection that timed out. */
 const timedOut = (ms: number) =>
   new Promise<never>((_, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the rate counters did not answer within ${ms} ms`)), ms);
+    const timer = setTimeout(() => reject(Object.assign(new Error(`the rate counters did not answer within ${ms} ms`), { code: 'CONNECT_TIMEOUT' })), ms);
     timer.unref?.();
   });
 
-function counterTableLimiter(db: Db, scope: string, windowMs: number, clock?: () => Date): RateLimiter {
+function counterTableLimiter(db: Db, scope: string, windowMs: number, clock: (() => Date) | undefined, countAlone: boolean): RateLimiter {
   // Each instance purges the windows that ended when it first counts in a new one: at most once a window.
   let lastWindowEnd = 0;
-  // While the database cannot count (refused, or no answer within COUNT_TIMEOUT_MS), this instance counts alone (its
-  // own share only), so that the request goes on to the answer that names the real trouble (/health: the database is
-  // down) instead of failing or hanging here.
+  // While the database cannot count (refused, or no answer within COUNT_TIMEOUT_MS), a limiter that may count alone
+  // does (this instance's share only), so that the request goes on to the answer that names the real trouble (/health:
+  // the database is down) instead of failing or hanging here.
   const fallback = memoryLimiter(new FixedWindowLimiter(windowMs), clock ?? (() => new Date()));
   return {
     hit: async (budgets, within) => {
@@ -82,7 +88,7 @@ function counterTableLimiter(db: Db, scope: string, windowMs: number, clock?: ()
           ? await countHits(within, windowMs, atMs, keyed)
           : await Promise.race([countHits(db, windowMs, atMs, keyed), timedOut(COUNT_TIMEOUT_MS)]);
       } catch (err) {
-        if (within) throw err; // the transaction fails anyway, and may be re-run
+        if (within || !countAlone) throw err; // within: the transaction fails anyway, and may be re-run
         return fallback.hit(budgets);
       }
       const { nowMs, counted } = result;
