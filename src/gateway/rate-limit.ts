@@ -1,3 +1,4 @@
+import { storageFailure } from '../db/engine.ts';
 import { forDialect, type Db, type Tx } from '../db/index.ts';
 import { countHits, purgeEndedWindows } from './queries.ts';
 
@@ -30,7 +31,8 @@ export interface RateLimiter {
  * Makes a limiter: `scope` keeps its budgets apart from other limiters', `windowMs` is its window's length.
  * `countAloneWhenUnreachable`: when the shared counters cannot be reached (PostgreSQL down or hung), this instance
  * counts alone instead of refusing, for the answers that must still come (/health saying the database is down).
- * Otherwise the request fails as the database does (503): N instances counting alone would let N times the limit by.
+ * Otherwise the request fails as the database does (503): N instances counting alone would let N times the limit by
+ * (except on a full disk, where reads still work and are served, counted alone).
  */
 export type RateLimits = (scope: string, windowMs: number, options?: { countAloneWhenUnreachable?: boolean }) => RateLimiter;
 
@@ -88,7 +90,10 @@ function counterTableLimiter(db: Db, scope: string, windowMs: number, clock: (()
           ? await countHits(within, windowMs, atMs, keyed)
           : await Promise.race([countHits(db, windowMs, atMs, keyed), timedOut(COUNT_TIMEOUT_MS)]);
       } catch (err) {
-        if (within || !countAlone) throw err; // within: the transaction fails anyway, and may be re-run
+        if (within) throw err; // the transaction fails anyway, and may be re-run
+        // Unreachable: the request would fail anyway, and N instances counting alone would let N times the limit by.
+        // A full disk: reads still work, so they are served, counted here.
+        if (!countAlone && storageFailure(err)?.kind !== 'full') throw err;
         return fallback.hit(budgets);
       }
       const { nowMs, counted } = result;
