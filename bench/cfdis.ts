@@ -12,11 +12,10 @@
  *   bun bench/cfdis.ts --profile /tmp/prof   # each server writes a CPU profile there (.cpuprofile + Markdown) on exit
  *   bun bench/cfdis.ts --durability --seconds 10   # only: POST /cfdis at concurrency 8 with SQLITE_SYNCHRONOUS normal, then full
  */
-import { createPrivateKey, sign } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { INVOICE } from './invoice.ts';
 import { spawnReady } from './servers/spawn.ts';
+import { signaturesPerSecond } from './ceiling.ts';
 
 const { values } = parseArgs({
   options: {
@@ -62,16 +61,7 @@ if (values.durability) {
 }
 
 // 1. The ceiling.
-const csd = new URL('../tests/fixtures/csd/EKU9003173C9_CSD/', import.meta.url).pathname;
-const key = createPrivateKey({ key: readFileSync(`${csd}EKU9003173C9.key`), format: 'der', type: 'pkcs8', passphrase: '12345678a' });
-const cadena = Buffer.from('||4.0|A|1|2026-11-21T12:00:00|03|'.padEnd(1024, 'Servicio de consultoría|84111506|E48|'), 'utf8');
-let signs = 0;
-const t0 = performance.now();
-while (performance.now() - t0 < 3000) {
-  sign('sha256', cadena, key);
-  signs++;
-}
-const signPerSec = signs / ((performance.now() - t0) / 1000);
+const signPerSec = signaturesPerSecond();
 const ceiling = signPerSec / 2;
 log(`node:crypto sign: ${fmt(signPerSec)}/s → one-core ceiling ${fmt(ceiling)} invoices/s`);
 

@@ -12,7 +12,6 @@
  *
  *   bun bench/instances.ts [--seconds 10] [--concurrency 16]
  */
-import { createPrivateKey, sign } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +20,7 @@ import postgres from 'postgres';
 import { runCli } from '../src/cli.ts';
 import { INVOICE } from './invoice.ts';
 import { type Api, percentile, SOAK_TENANTS, setUpTenant, startApi, stopApi } from './soak.ts';
+import { signaturesPerSecond } from './ceiling.ts';
 
 const { values } = parseArgs({
   options: {
@@ -38,16 +38,7 @@ const cores = cpus().length;
 const load0 = loadavg();
 
 // The ceiling.
-const csd = new URL('../tests/fixtures/csd/EKU9003173C9_CSD/', import.meta.url).pathname;
-const key = createPrivateKey({ key: readFileSync(`${csd}EKU9003173C9.key`), format: 'der', type: 'pkcs8', passphrase: '12345678a' });
-const cadena = Buffer.from('||4.0|A|1|2026-11-21T12:00:00|03|'.padEnd(1024, 'Servicio de consultoría|84111506|E48|'), 'utf8');
-let signs = 0;
-const s0 = performance.now();
-while (performance.now() - s0 < 3000) {
-  sign('sha256', cadena, key);
-  signs++;
-}
-const signPerSec = signs / ((performance.now() - s0) / 1000);
+const signPerSec = signaturesPerSecond();
 const oneCore = signPerSec / 2;
 const ceiling = oneCore * cores;
 log(`node:crypto sign: ${fmt(signPerSec)}/s → ${fmt(oneCore)} invoices/s per core, ${fmt(ceiling)} on ${cores} cores`);

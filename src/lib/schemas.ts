@@ -178,3 +178,13 @@ export const ExternalId = z
   .max(255, 'must be at most 255 characters')
   .refine(storable, 'must not contain control characters or invalid unicode')
   .openapi({ example: 'SO-10482' });
+
+/** The Idempotency-Key header of the routes that take one (src/lib/idempotency.ts says how it behaves). */
+export const IdempotencyKeyHeader = z
+  .string()
+  .optional()
+  .openapi({
+    description:
+      'Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s ' +
+      'for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use`',
+  });

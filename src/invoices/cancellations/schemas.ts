@@ -4,6 +4,7 @@ import { UUID } from '../../cfdi/patterns.ts';
 import { CANCELLATION_STATUSES, CFDI_STATUSES } from '../../db/schema/index.ts';
 import { CANCEL_SCENARIOS } from '../../pac/types.ts';
 import { CFDI_REF_PATTERN } from '../cfdis/schemas.ts';
+import { IdempotencyKeyHeader } from '../../lib/schemas.ts';
 
 export const CfdiRefParams = z.object({
   id: z
@@ -76,14 +77,7 @@ export const CancelHeaders = z.object({
     .string()
     .optional()
     .openapi({ enum: [...CANCEL_SCENARIOS], description: 'Test mode only: forces the cancellation outcome (ignored in live mode)' }),
-  'idempotency-key': z
-    .string()
-    .optional()
-    .openapi({
-      description:
-        'Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s ' +
-        'for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use`',
-    }),
+  'idempotency-key': IdempotencyKeyHeader,
 });
 
 export const WithdrawnSchema = z.object({ id: z.string(), status: z.literal('fallido'), withdrawn_at: z.string() }).openapi('Withdrawn');

@@ -4,7 +4,7 @@ import { UUID } from '../../cfdi/patterns.ts';
 import { Amount, code, type Fits, integer, Rate, SEND_AS_STRING, str, withTextCheck } from './fields.ts';
 import { NominaRequestSchema } from './nomina-schema.ts';
 import { CFDI_STATUSES, type cfdis } from '../../db/schema/index.ts';
-import { ExternalId, Metadata, PaginationQuery } from '../../lib/schemas.ts';
+import { ExternalId, IdempotencyKeyHeader, Metadata, PaginationQuery } from '../../lib/schemas.ts';
 import { SANDBOX_SCENARIOS } from '../../pac/types.ts';
 
 /** A path parameter naming a CFDI by its folio fiscal (UUID, any case) or its cfdi_ id. */
@@ -375,14 +375,7 @@ export const CfdiIssueHeaders = z.object({
     .string()
     .optional()
     .openapi({ enum: [...SANDBOX_SCENARIOS], description: 'Test mode only: forces the provider outcome (ignored in live mode)' }),
-  'idempotency-key': z
-    .string()
-    .optional()
-    .openapi({
-      description:
-        'Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s ' +
-        'for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use`',
-    }),
+  'idempotency-key': IdempotencyKeyHeader,
 });
 
 export const CfdiUuidParams = z.object({
