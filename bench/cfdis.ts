@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { INVOICE } from './invoice.ts';
 import { spawnReady } from './servers/spawn.ts';
 import { signaturesPerSecond } from './ceiling.ts';
+import { closedLoad, type LoadResult as Result } from './load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -86,34 +87,9 @@ async function startServer(args: string[]) {
   return { ...ready, headers: { authorization: `Bearer ${ready.key}` }, stop };
 }
 
-type Result = { rps: number; ok: number; errors: number; statuses: Record<number, number>; p50: number; p99: number };
-
-/** `concurrency` keep-alive loops for `durationMs`; a response is good only with status `expected`. */
-async function load(url: string, init: RequestInit, expected: number, concurrency: number, durationMs: number): Promise<Result> {
-  let ok = 0;
-  const statuses: Record<number, number> = {};
-  const latencies: number[] = [];
-  const end = performance.now() + durationMs;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < end) {
-        const t = performance.now();
-        let status = 0; // a network error
-        try {
-          const res = await fetch(url, init);
-          await res.arrayBuffer();
-          status = res.status;
-        } catch {}
-        latencies.push(performance.now() - t);
-        if (status === expected) ok++;
-        else statuses[status] = (statuses[status] ?? 0) + 1;
-      }
-    }),
-  );
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-  const errors = latencies.length - ok;
-  return { rps: ok / (durationMs / 1000), ok, errors, statuses, p50: pct(50), p99: pct(99) };
+/** `concurrency` keep-alive loops on `url` for `durationMs`; a response is good only with status `expected`. */
+function load(url: string, init: RequestInit, expected: number, concurrency: number, durationMs: number) {
+  return closedLoad({ urlOf: () => url, init, expected, concurrency, durationMs });
 }
 
 async function measure(url: string, init: RequestInit, expected: number, concurrency: number) {

@@ -19,8 +19,9 @@ import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { runCli } from '../src/cli.ts';
 import { INVOICE } from './invoice.ts';
-import { type Api, percentile, SOAK_TENANTS, setUpTenant, startApi, stopApi } from './soak.ts';
+import { type Api, SOAK_TENANTS, setUpTenant, startApi, stopApi } from './soak.ts';
 import { signaturesPerSecond } from './ceiling.ts';
+import { closedLoad, type LoadResult as Result } from './load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -68,34 +69,9 @@ const selfCpu = () => {
   return (u.user + u.system) / 1e6;
 };
 
-type Result = { rps: number; errors: number; statuses: Record<number, number>; p50: number; p99: number };
-
 /** `concurrency` keep-alive loops for `durationMs`, each request to the next base in turn; good only with 201. */
-async function load(bases: string[], init: RequestInit, durationMs: number): Promise<Result> {
-  let ok = 0;
-  let next = 0;
-  const statuses: Record<number, number> = {};
-  const latencies: number[] = [];
-  const end = performance.now() + durationMs;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < end) {
-        const url = `${bases[next++ % bases.length]}/cfdis`;
-        const t = performance.now();
-        let status = 0;
-        try {
-          const res = await fetch(url, init);
-          await res.arrayBuffer();
-          status = res.status;
-        } catch {}
-        latencies.push(performance.now() - t);
-        if (status === 201) ok++;
-        else statuses[status] = (statuses[status] ?? 0) + 1;
-      }
-    }),
-  );
-  latencies.sort((a, b) => a - b);
-  return { rps: ok / (durationMs / 1000), errors: latencies.length - ok, statuses, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+function load(bases: string[], init: RequestInit, durationMs: number) {
+  return closedLoad({ urlOf: (n) => `${bases[n % bases.length]}/cfdis`, init, expected: 201, concurrency, durationMs });
 }
 
 interface Run {

@@ -1,0 +1,41 @@
+import { percentile } from './soak.ts';
+
+export type LoadResult = { rps: number; ok: number; errors: number; statuses: Record<number, number>; p50: number; p99: number };
+
+/**
+ * A closed loop: `concurrency` keep-alive clients for `durationMs`, each sending its next request to `urlOf(n)` (the
+ * n-th request of the run) as soon as the last one answered; a response is good only with status `expected`.
+ */
+export async function closedLoad(o: {
+  urlOf: (n: number) => string;
+  init: RequestInit;
+  expected: number;
+  concurrency: number;
+  durationMs: number;
+}): Promise<LoadResult> {
+  let ok = 0;
+  let sent = 0;
+  const statuses: Record<number, number> = {};
+  const latencies: number[] = [];
+  const end = performance.now() + o.durationMs;
+  await Promise.all(
+    Array.from({ length: o.concurrency }, async () => {
+      while (performance.now() < end) {
+        const url = o.urlOf(sent++);
+        const t = performance.now();
+        let status = 0; // a network error
+        try {
+          const res = await fetch(url, o.init);
+          await res.arrayBuffer();
+          status = res.status;
+        } catch {}
+        latencies.push(performance.now() - t);
+        if (status === o.expected) ok++;
+        else statuses[status] = (statuses[status] ?? 0) + 1;
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const errors = latencies.length - ok;
+  return { rps: ok / (o.durationMs / 1000), ok, errors, statuses, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+}
