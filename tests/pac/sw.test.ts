@@ -3,7 +3,7 @@ import { verifyEnveloped } from '../../src/cfdi/cancellation.ts';
 import { child, parseXml } from '../../src/cfdi/xml.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import { createSwPac } from '../../src/pac/sw.ts';
-import { createTestApp, csdFiles, ICV, issuer, testSandboxSat } from '../helpers.ts';
+import { concepto, createTestApp, csdFiles, ingreso, issuer, testSandboxSat } from '../helpers.ts';
 import { and, eq, sql } from 'drizzle-orm';
 import { jobs } from '../../src/db/schema/index.ts';
 
@@ -99,21 +99,7 @@ afterAll(() => server.stop(true));
 
 const pacUrl = `http://127.0.0.1:${server.port}`;
 const pac = createSwPac({ url: pacUrl, user: 'demo', password: 'secret', timeoutMs: 400, satConsultaUrl: `${pacUrl}/ConsultaCFDIService.svc` });
-const invoice = (valor: number) => ({
-  tipo: 'I',
-  forma_pago: '03',
-  receptor: ICV,
-  conceptos: [
-    {
-      clave_prod_serv: '84111506',
-      clave_unidad: 'E48',
-      descripcion: 'Servicio',
-      cantidad: 1,
-      valor_unitario: valor,
-      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
-    },
-  ],
-});
+const invoice = (valor: number) => ingreso({ conceptos: [concepto({ valor_unitario: valor })] });
 
 async function setup(livePac = pac) {
   const t = await createTestApp({ livePac, stampBudgetMs: 1000 });

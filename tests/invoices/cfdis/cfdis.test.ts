@@ -1,24 +1,10 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
+import { concepto, createTestApp, ICV, ingreso, issuer, READY } from '../../helpers.ts';
 import { eq, sql } from 'drizzle-orm';
 import { cfdis, idempotencyKeys } from '../../../src/db/schema/index.ts';
 
 const t = await createTestApp({ wakeOnEnqueue: false }); // the crash test reads a queued invoice before the queue runs it
-const invoice = (valor = 100) => ({
-  tipo: 'I',
-  forma_pago: '03',
-  receptor: ICV,
-  conceptos: [
-    {
-      clave_prod_serv: '84111506',
-      clave_unidad: 'E48',
-      descripcion: 'Servicio',
-      cantidad: 1,
-      valor_unitario: valor,
-      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
-    },
-  ],
-});
+const invoice = (valor = 100) => ingreso({ conceptos: [concepto({ valor_unitario: valor })] });
 
 /** A tenant with the EKU CSD uploaded in test (and optionally live), on a high rate limit. */
 function newIssuer(opts: { csd?: boolean; live?: boolean } = {}) {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
+import { concepto, createTestApp, ICV, ingreso, issuer, READY } from '../../helpers.ts';
 
 /**
  * Issue 10, acceptance 2 (correctness; speed is bench/stats.ts): GET /stats against a seeded set of invoices —
@@ -7,22 +7,7 @@ import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
  * to the tenant and the environment.
  */
 const t = await createTestApp();
-const ingreso = (valor: string, over: Record<string, unknown> = {}) => ({
-  tipo: 'I',
-  forma_pago: '03',
-  receptor: ICV,
-  conceptos: [
-    {
-      clave_prod_serv: '84111506',
-      clave_unidad: 'E48',
-      descripcion: 'Servicio',
-      cantidad: 1,
-      valor_unitario: valor,
-      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
-    },
-  ],
-  ...over,
-});
+const ingresoOf = (valor: string, over: Record<string, unknown> = {}) => ingreso({ conceptos: [concepto({ valor_unitario: valor })], ...over });
 let key = '';
 let other = '';
 const issue = async (body: unknown, token = key, headers: Record<string, string> = {}) => {
@@ -34,16 +19,16 @@ beforeAll(async () => {
   key = (await issuer(t, READY)).key;
   other = (await issuer(t, READY)).key;
   // Tenant A: 3 MXN invoices (one cancelled), 1 USD, 1 Egreso, 1 Traslado, 1 rejected by the PAC.
-  for (const v of ['100.00', '0.10', '333.33']) expect((await issue(ingreso(v))).status).toBe(201);
-  expect((await issue(ingreso('10.00', { moneda: 'USD', tipo_cambio: '17.5' }))).status).toBe(201);
-  const toCancel = await issue(ingreso('1000.00'));
+  for (const v of ['100.00', '0.10', '333.33']) expect((await issue(ingresoOf(v))).status).toBe(201);
+  expect((await issue(ingresoOf('10.00', { moneda: 'USD', tipo_cambio: '17.5' }))).status).toBe(201);
+  const toCancel = await issue(ingresoOf('1000.00'));
   expect((await t.call('POST', `/cfdis/${toCancel.json.id}/cancel`, { token: key, body: { motivo: '02' } })).status).toBe(200);
   const e = await issue({
     tipo: 'E',
     forma_pago: '03',
     receptor: { ...ICV, uso_cfdi: 'G02' },
     cfdi_relacionados: [{ tipo_relacion: '01', uuids: [toCancel.json.uuid] }],
-    conceptos: ingreso('5.00').conceptos,
+    conceptos: ingresoOf('5.00').conceptos,
   });
   expect(e.status).toBe(400); // related to a cancelled invoice: refused, and not counted anywhere
   const first = (await t.call('GET', '/cfdis?limit=1&status=vigente&tipo=I', { token: key })).json.data[0];
@@ -54,7 +39,7 @@ beforeAll(async () => {
         forma_pago: '03',
         receptor: { ...ICV, uso_cfdi: 'G02' },
         cfdi_relacionados: [{ tipo_relacion: '01', uuids: [first.uuid] }],
-        conceptos: ingreso('5.00').conceptos,
+        conceptos: ingresoOf('5.00').conceptos,
       })
     ).status,
   ).toBe(201);
@@ -67,9 +52,9 @@ beforeAll(async () => {
       })
     ).status,
   ).toBe(201);
-  expect((await issue(ingreso('50.00'), key, { 'x-sandbox-scenario': 'pac_rejected' })).status).toBe(422);
+  expect((await issue(ingresoOf('50.00'), key, { 'x-sandbox-scenario': 'pac_rejected' })).status).toBe(422);
   // Tenant B (same RFC, another tenant) and tenant A's live environment must not show up.
-  expect((await issue(ingreso('999.00'), other)).status).toBe(201);
+  expect((await issue(ingresoOf('999.00'), other)).status).toBe(201);
 });
 
 describe('GET /stats', () => {
