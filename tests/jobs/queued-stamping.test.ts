@@ -6,24 +6,10 @@ import { parseXml } from '../../src/cfdi/xml.ts';
 import { jobs } from '../../src/db/schema/index.ts';
 import type { Pac, StampOptions, StampResult } from '../../src/pac/types.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
-import { createTestApp, ICV, issuer, testSandboxSat } from '../helpers.ts';
+import { createTestApp, ingreso, issuer, testSandboxSat } from '../helpers.ts';
 import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '../sat/verify.ts';
 
-const invoice = () => ({
-  tipo: 'I',
-  forma_pago: '03',
-  receptor: ICV,
-  conceptos: [
-    {
-      clave_prod_serv: '84111506',
-      clave_unidad: 'E48',
-      descripcion: 'Servicio',
-      cantidad: 1,
-      valor_unitario: 100,
-      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
-    },
-  ],
-});
+const invoice = ingreso;
 
 /** A live PAC whose answers the test scripts; it stamps like the sandbox when told to succeed. */
 function scriptedPac(script: ('ok' | 'down' | 'reject')[]): Pac & { calls: number } {

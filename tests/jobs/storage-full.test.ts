@@ -1,21 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
-import { createTestApp, fillDatabase, ICV, issuer, READY } from '../helpers.ts';
+import { createTestApp, fillDatabase, ingreso, issuer, READY } from '../helpers.ts';
 
-const invoice = () => ({
-  tipo: 'I',
-  forma_pago: '03',
-  receptor: ICV,
-  conceptos: [
-    {
-      clave_prod_serv: '84111506',
-      clave_unidad: 'E48',
-      descripcion: 'Servicio',
-      cantidad: 1,
-      valor_unitario: 100,
-      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
-    },
-  ],
-});
+const invoice = ingreso;
 
 // What escaped every handler while a test ran (in the server, the process-level handler's log line).
 const unhandled: unknown[] = [];

@@ -1,22 +1,8 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp, issuer, READY } from '../helpers.ts';
+import { createTestApp, ingreso, issuer, READY } from '../helpers.ts';
 
 const t = await createTestApp();
-const body = {
-  tipo: 'I',
-  forma_pago: '03',
-  receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },
-  conceptos: [
-    {
-      clave_prod_serv: '84111506',
-      clave_unidad: 'E48',
-      descripcion: 'Servicio',
-      cantidad: 1,
-      valor_unitario: 100,
-      impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] },
-    },
-  ],
-};
+const body = ingreso();
 
 describe('sandbox UUIDs', () => {
   test("two tenants with SAT's public test CSD issue the same invoice at the same instant: both 201, different UUIDs", async () => {
