@@ -42,16 +42,16 @@ const insertEvent = (tx: DbOrTx, e: typeof events.$inferInsert) =>
 
 /**
  * Writes an event row and its webhook deliveries; call it inside the transaction that makes the change it reports
- * (outbox): the change, the event and the deliveries commit together or not at all.
+ * (outbox): the change, the event and the deliveries commit together or not at all. Returns how many deliveries it
+ * queued: none, and there is nothing for the worker to send.
  */
 export async function recordEvent(
   tx: DbOrTx,
   e: { tenantId: string; environment: Environment; type: EventType; data: Record<string, unknown>; now: Date },
-): Promise<string> {
+): Promise<number> {
   const id = newId('evt', e.now.getTime());
   const createdAt = e.now.toISOString();
   const data = e.type.startsWith('cfdi.') ? { ...e.data, ...(await integratorReferences(tx, e.data.cfdi_id)) } : e.data;
   await insertEvent(tx, { id, tenantId: e.tenantId, environment: e.environment, type: e.type, data, createdAt });
-  await fanOut(tx, { id, tenantId: e.tenantId, environment: e.environment, type: e.type, data, createdAt }, e.now);
-  return id;
+  return (await fanOut(tx, { id, tenantId: e.tenantId, environment: e.environment, type: e.type, data, createdAt }, e.now)).length;
 }

@@ -94,6 +94,7 @@ function sandboxUuid(tenantId: string, sello: string): string {
 export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Date(), slowMs = 6000, sandboxSat?: SandboxSatRegistry): Pac {
   const unavailable = { ok: false as const, retryable: false as const, code: '999', message: 'sandbox: this simulator was created without a SAT registry' };
   return {
+    inProcess: true,
     cancel: async (request, options) => (sandboxSat ? simulateCancel(sat, sandboxSat, now(), request, options?.scenario) : unavailable),
     status: async (query) =>
       sandboxSat

@@ -55,6 +55,11 @@ export type StatusResult = { ok: true; status: SatStatus } | { ok: false; retrya
  * request already made (SAT: "previamente cancelado").
  */
 export interface Pac {
+  /**
+   * Stamps in this process without I/O (the sandbox): the issuing transaction stamps too and commits the invoice
+   * already vigente, one commit instead of two and no job. A provider over the network leaves it unset.
+   */
+  readonly inProcess?: boolean;
   stamp(sealedXml: string, options: StampOptions): Promise<StampResult>;
   /** Sends a signed cancellation request. `status`, when the provider knows it already, is where it stands. */
   cancel(request: CancelRequest, options?: { scenario?: CancelScenario }): Promise<CancelResult>;

@@ -15,7 +15,7 @@ import type { IdentityDirectory } from '../../lib/identity.ts';
 import { conflict, invalidInput, notFound, ServiceError, type ErrorDetail } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
-import type { Pac, SandboxScenario } from '../../pac/types.ts';
+import type { Pac, SandboxScenario, StampResult } from '../../pac/types.ts';
 import { closeQueuedJob, enqueue, rescheduleJob } from '../../jobs/queue.ts';
 import { recordFailure, recordStamp, STAMP_JOB } from './stamping.ts';
 import { getClientReceptor } from '../clients/service.ts';
@@ -280,11 +280,14 @@ export async function issueCfdi(
   const stamp = now.toISOString();
   const target = { id, tenantId: actor.tenantId, environment: actor.environment };
   // One transaction takes the folio, seals, records the invoice as en_cola with its sealed XML, and queues the
-  // stamping job (due after the synchronous budget, so the scheduler does not race the attempt below).
+  // stamping job (due after the synchronous budget, so the scheduler does not race the attempt below). A provider
+  // that stamps in this process (the sandbox, without a scenario) stamps in that transaction instead of a job: the
+  // invoice commits vigente, one commit instead of two.
+  const stampsHere = pac.inProcess === true && opts.scenario === undefined;
   let row!: CfdiRow;
   const metadata = req.metadata ?? {};
   const externalId = req.external_id ?? null;
-  let stored: { sealed: { xml: string }; jobId: string };
+  let stored: { sealed: { xml: string }; jobId: string; attempted?: StampResult } | { stamped: Awaited<ReturnType<typeof recordStamp>> };
   try {
     stored = await withTransaction(deps.db, async (tx) => {
       const { serie, folio } = await allocateFolio(tx, scope, req.serie);
@@ -339,6 +342,8 @@ export async function issueCfdi(
           });
         }
       }
+      const attempted = stampsHere ? await pac.stamp(s.xml, { tenantId: actor.tenantId }) : undefined;
+      if (attempted?.ok) return { stamped: await recordStamp(tx, target, attempted, deps.now()) };
       const jobId = await enqueue(tx, now, {
         type: STAMP_JOB,
         tenantId: actor.tenantId,
@@ -348,27 +353,43 @@ export async function issueCfdi(
         // Well inside SAT's 72 hours after Fecha: past this the invoice is given up as fallido.
         deadline: new Date(zonedToUtc(model.fecha, timeZoneOf(model.lugarExpedicion)).getTime() + STAMP_DEADLINE_MS),
       });
-      return { sealed: s, jobId };
+      // A refusal of the in-process provider is answered below as the provider's answer would be.
+      return { sealed: s, jobId, attempted };
     });
   } catch (err) {
     throw (await externalIdTaken(deps, actor, req.external_id, err)) ?? instalmentTaken(err) ?? err;
   }
-  const { sealed, jobId } = stored;
+  if ('stamped' in stored) {
+    const recorded = stored.stamped;
+    // Nothing recorded: the UUID belonged to another invoice, and this one was recorded fallido.
+    if (!recorded) throw rejected(await getRow(deps.db, actor, id));
+    if (recorded.deliveries > 0) deps.wakeJobs(); // webhook deliveries of cfdi.timbrado go out now, not at the next tick
+    return stampedAnswer(
+      { ...row, status: 'vigente', uuid: recorded.uuid, fechaTimbrado: recorded.fechaTimbrado, summary: { ...row.summary, ...recorded.tfd } },
+      prepared.warnings,
+    );
+  }
+  const { sealed, jobId, attempted } = stored;
 
   // The synchronous attempt, with a budget. A slow answer that arrives later is still recorded (once).
-  const attempt = pac.stamp(sealed.xml, { tenantId: actor.tenantId, scenario: opts.scenario }).then(async (result) => {
-    if (result.ok) {
-      const recorded = await withTransaction(deps.db, async (tx) => {
-        const done = await recordStamp(tx, target, result, deps.now());
-        if (done) await closeQueuedJob(tx, jobId, deps.now());
-        return done;
-      });
-      // The values recordStamp wrote, so the 201 needs no read-back.
-      if (recorded)
-        row = { ...row, status: 'vigente', uuid: recorded.uuid, fechaTimbrado: recorded.fechaTimbrado, summary: { ...row.summary, ...recorded.tfd } };
-    }
-    return result;
-  });
+  let deliveries = 0;
+  const attempt = (attempted ? Promise.resolve(attempted) : pac.stamp(sealed.xml, { tenantId: actor.tenantId, scenario: opts.scenario })).then(
+    async (result) => {
+      if (result.ok) {
+        const recorded = await withTransaction(deps.db, async (tx) => {
+          const done = await recordStamp(tx, target, result, deps.now());
+          if (done) await closeQueuedJob(tx, jobId, deps.now());
+          return done;
+        });
+        // The values recordStamp wrote, so the 201 needs no read-back.
+        if (recorded) {
+          row = { ...row, status: 'vigente', uuid: recorded.uuid, fechaTimbrado: recorded.fechaTimbrado, summary: { ...row.summary, ...recorded.tfd } };
+          deliveries = recorded.deliveries;
+        }
+      }
+      return result;
+    },
+  );
   // Past the budget nobody awaits it: a late failure (the provider, or a full disk while recording) is the job's to retry.
   attempt.catch(() => undefined);
   const result = await Promise.race([attempt, Bun.sleep(deps.stampBudgetMs).then(() => undefined)]);
@@ -391,7 +412,7 @@ export async function issueCfdi(
   }
   if (row.status !== 'vigente') row = await getRow(deps.db, actor, id); // stamped by a job in between
   if (row.status === 'fallido') throw rejected(row);
-  deps.wakeJobs(); // webhook deliveries of cfdi.timbrado go out now, not at the next tick
+  if (deliveries > 0) deps.wakeJobs(); // webhook deliveries of cfdi.timbrado go out now, not at the next tick
   return stampedAnswer(row, prepared.warnings);
 }
 

@@ -28,6 +28,11 @@ export interface StampValues {
   tfd: TfdSummary;
 }
 
+/** A recorded stamp: what it wrote, and how many webhook deliveries of its cfdi.timbrado it queued. */
+interface RecordedStamp extends StampValues {
+  deliveries: number;
+}
+
 /** The one place the TFD becomes stored values: the record, and the 201 built from memory, both use it. */
 function stampValuesOf(tfd: Tfd): StampValues {
   return {
@@ -61,7 +66,7 @@ const storeStampedXml = (tx: Tx, id: string, xml: Buffer) =>
  * job retry cannot both write one (and the sandbox/PAC give the same UUID for the same document anyway). Returns
  * what it wrote, or undefined when it wrote nothing.
  */
-export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; tfd: Tfd }, now: Date): Promise<StampValues | undefined> {
+export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; tfd: Tfd }, now: Date): Promise<RecordedStamp | undefined> {
   const [holder] = await holderOfUuid(tx, stamped.tfd.uuid);
   if (holder && holder.id !== cfdi.id) {
     // The PAC answered with a UUID another CFDI here already has: the very same document was stamped before (two
@@ -85,14 +90,14 @@ export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; 
     await followPagoStatus(tx, cfdi.id, 'vigente', now);
   }
   await storeStampedXml(tx, cfdi.id, Buffer.from(stamped.xml, 'utf8'));
-  await recordEvent(tx, {
+  const deliveries = await recordEvent(tx, {
     tenantId: cfdi.tenantId,
     environment: cfdi.environment,
     type: 'cfdi.timbrado',
     data: { cfdi_id: cfdi.id, uuid: stamped.tfd.uuid },
     now,
   });
-  return values;
+  return { ...values, deliveries };
 }
 
 /** One move of a CFDI's status after stamping, with its reason (cfdi_status_changes). */
