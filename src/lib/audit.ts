@@ -2,7 +2,8 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import { sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
+import type { Db, DbOrTx } from '../db/client.ts';
+import { withTransaction } from '../db/index.ts';
 import { prepared } from '../db/prepared.ts';
 import { auditLog, type Environment } from '../db/schema/index.ts';
 import type { BackendEnv } from './backend.ts';
@@ -21,7 +22,7 @@ export interface AuditSubject {
 const READ_ONLY_OPERATIONS = new Set(['validateCfdi']);
 
 /** Prepared: every successful write adds a row. */
-const insertOf = (db: Db) =>
+const insertOf = (db: DbOrTx) =>
   prepared(db, 'auditLog.insert', (d) => {
     const p = sql.placeholder;
     return d
@@ -44,6 +45,39 @@ const insertOf = (db: Db) =>
       .prepare();
   });
 
+type AuditRow = typeof auditLog.$inferInsert;
+
+/**
+ * Group commit: the rows of the requests that finish while one batch commits go in the next batch, one transaction
+ * (one sync of the WAL) for all of them; each request still answers only once its own row is committed.
+ */
+function batchedInsert(db: Db): (row: AuditRow) => Promise<void> {
+  let waiting: { row: AuditRow; done: PromiseWithResolvers<void> }[] = [];
+  let flushing = false;
+  const flush = async () => {
+    flushing = true;
+    while (waiting.length > 0) {
+      const batch = waiting;
+      waiting = [];
+      try {
+        await withTransaction(db, async (tx) => {
+          for (const { row } of batch) await insertOf(tx).execute(row);
+        });
+        for (const { done } of batch) done.resolve();
+      } catch (err) {
+        for (const { done } of batch) done.reject(err);
+      }
+    }
+    flushing = false;
+  };
+  return (row) => {
+    const done = Promise.withResolvers<void>();
+    waiting.push({ row, done });
+    if (!flushing) void flush();
+    return done.promise;
+  };
+}
+
 /**
  * Records every successful write of a backend in `audit_log`: the caller, the operation (its OpenAPI
  * operationId), the resource (path segment after /api/v1 and its id, or the id a create answered with), the
@@ -64,6 +98,7 @@ export function auditWrites(app: OpenAPIHono<BackendEnv>, deps: { db: Db; now: (
     return operations.get(`${method} ${path}`);
   };
 
+  const insert = batchedInsert(deps.db);
   return async (c, next) => {
     await next();
     const method = c.req.method;
@@ -84,7 +119,7 @@ export function auditWrites(app: OpenAPIHono<BackendEnv>, deps: { db: Db; now: (
         const created = (await c.res.clone().json()) as { id?: unknown };
         if (typeof created.id === 'string') resourceId = created.id;
       }
-      await insertOf(deps.db).execute({
+      await insert({
         id: newId('aud'),
         tenantId: who.tenantId,
         environment: who.environment ?? 'test',
