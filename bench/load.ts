@@ -1,6 +1,6 @@
 import { percentile } from './soak.ts';
 
-export type LoadResult = { rps: number; ok: number; errors: number; statuses: Record<number, number>; p50: number; p99: number };
+export type LoadResult = { rps: number; ok: number; errors: number; statuses: Record<number, number>; mean: number; p50: number; p99: number };
 
 /**
  * A closed loop: `concurrency` keep-alive clients for `durationMs`, each sending its next request to `urlOf(n)` (the
@@ -37,5 +37,6 @@ export async function closedLoad(o: {
   );
   latencies.sort((a, b) => a - b);
   const errors = latencies.length - ok;
-  return { rps: ok / (o.durationMs / 1000), ok, errors, statuses, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
+  const mean = latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length);
+  return { rps: ok / (o.durationMs / 1000), ok, errors, statuses, mean, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
 }

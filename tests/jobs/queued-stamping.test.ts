@@ -37,6 +37,15 @@ async function setup(livePac?: Pac) {
 }
 
 describe('queued stamping', () => {
+  test('the sandbox without a scenario stamps in the issuing transaction: 201, cfdi.timbrado, no stamping job queued', async () => {
+    const { t, test: key, events } = await setup();
+    const res = await t.call('POST', '/cfdis', { token: key, body: invoice() });
+    expect(res.status).toBe(201);
+    expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: key })).json).toMatchObject({ status: 'vigente', uuid: res.json.uuid });
+    expect(await events()).toEqual(['cfdi.timbrado']);
+    expect(await t.count(jobs)).toBe(0);
+  });
+
   test('pac_unavailable → 202 en_cola; the scheduler stamps it: vigente, valid XML, events encolado then timbrado', async () => {
     const { t, test: key, events } = await setup();
     const res = await t.call('POST', '/cfdis', { token: key, body: invoice(), headers: { 'x-sandbox-scenario': 'pac_unavailable' } });
