@@ -3,7 +3,7 @@ import { forDialect, type DbOrTx } from '../../db/index.ts';
 import { prepared } from '../../db/prepared.ts';
 import { tenantBranding } from '../../db/schema/index.ts';
 
-interface Branding {
+export interface Branding {
   accentColor: string | null;
   logoType: 'image/png' | 'image/jpeg' | null;
   logoSize: number | null;

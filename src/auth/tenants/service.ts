@@ -1,9 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { PDFDocument } from 'pdf-lib';
 import { isJpeg, isPng, jpegProblem, pngProblem } from './image-check.ts';
-import { findTenant, forgetTenant } from './lookup.ts';
+import { findBranding, findTenant, forgetTenant } from './lookup.ts';
 import { announceIdentityChange } from '../../lib/identity-changes.ts';
-import { tenantQueries } from './queries.ts';
 import type { z } from '@hono/zod-openapi';
 import { tenantBranding, tenants } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
@@ -19,17 +18,17 @@ async function getTenantRow(deps: AuthDeps, actor: Actor) {
   return row;
 }
 
-/** The logo itself is not needed, only whether there is one and its size. */
-const brandingOf = (deps: AuthDeps, tenantId: string) => tenantQueries(deps.db).branding(deps.db, tenantId);
+export const getMyTenant = async (deps: AuthDeps, actor: Actor) =>
+  toTenant(await getTenantRow(deps, actor), await findBranding(deps.db, actor.tenantId, deps.now().getTime()));
 
-export const getMyTenant = async (deps: AuthDeps, actor: Actor) => toTenant(await getTenantRow(deps, actor), await brandingOf(deps, actor.tenantId));
-
+/** Drops the cached branding, so that the answer to this write (the profile) shows it. */
 async function upsertBranding(deps: AuthDeps, tenantId: string, set: Partial<typeof tenantBranding.$inferInsert>) {
   const updatedAt = deps.now().toISOString();
   await deps.db
     .insert(tenantBranding)
     .values({ tenantId, ...set, updatedAt })
     .onConflictDoUpdate({ target: tenantBranding.tenantId, set: { ...set, updatedAt } });
+  forgetTenant(deps.db, tenantId);
 }
 
 /** The RFC never changes (certificates and issued invoices are bound to it); name, régimen and postal code may. */
