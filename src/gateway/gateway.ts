@@ -179,7 +179,15 @@ export function createGateway(deps: GatewayDeps) {
     const headers = writableHeaders(c);
     headers.delete(TENANT_HEADER);
     if (actor) headers.set(TENANT_HEADER, actor.tenantId);
-    const context: GatewayContext = { actor, requestId: c.get('requestId'), clientAddress: clientAddress(c) };
+    // The address on demand: only login and sign-up read it, and asking Bun for the peer costs as much as a route.
+    let address: string | undefined;
+    const context: GatewayContext = {
+      actor,
+      requestId: c.get('requestId'),
+      get clientAddress() {
+        return (address ??= clientAddress(c));
+      },
+    };
     c.set('forwarded', context);
     return backend.fetch(c.req.raw, { gateway: context });
   };

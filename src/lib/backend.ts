@@ -31,7 +31,6 @@ export type BackendEnv = {
   Bindings: { gateway?: GatewayContext };
   Variables: {
     requestId: string;
-    clientAddress: string;
     actor: Actor | undefined;
     auditSubject?: AuditSubject;
     idempotency?: IdempotencyClaim;
@@ -70,7 +69,6 @@ export function createBackend(deps: BackendDeps, backend: Exclude<BackendKind, '
     const inProcess = c.env?.gateway;
     c.set('requestId', inProcess?.requestId ?? '');
     c.set('actor', inProcess?.actor);
-    c.set('clientAddress', inProcess?.clientAddress ?? 'unknown');
     await next();
     if (inProcess) inProcess.error = c.get('error');
   });
@@ -173,6 +171,9 @@ export function methodGuard(routes: () => readonly { method: string; path: strin
     return respondError(c, 405, `Method ${c.req.method} not allowed`, [{ field: 'method', issue: `allowed: ${allow}` }]);
   };
 }
+
+/** The caller's network address as the gateway saw it; read only where used (login, sign-up): finding it has a cost. */
+export const callerAddress = (c: Context<BackendEnv>): string => c.env?.gateway?.clientAddress ?? 'unknown';
 
 /** The caller, or 401: backends behind the gateway only see authenticated requests on these routes. */
 export function actorOf(c: Context<BackendEnv>): Actor {

@@ -35,13 +35,37 @@ function bufferedStdout(): (line: string) => void {
   };
 }
 
+// Under load many lines share a millisecond: its ISO text is made once.
+let stampedMs = Number.NaN;
+let stamp = '';
+const isoNow = () => {
+  const ms = Date.now();
+  if (ms !== stampedMs) {
+    stampedMs = ms;
+    stamp = new Date(ms).toISOString();
+  }
+  return stamp;
+};
+
+/**
+ * `{"time":…,"level":…,"msg":…,…fields}`, as JSON.stringify of the spread object would write it, without building
+ * that object (a line per request). Fields that reuse those names, or do not serialize as an object, take the slow path.
+ */
+function lineOf(level: string, msg: string, fields: Record<string, unknown> | undefined): string {
+  const head = `{"time":"${isoNow()}","level":"${level}","msg":${JSON.stringify(msg)}`;
+  if (fields === undefined) return head + '}\n';
+  const rest = 'time' in fields || 'level' in fields || 'msg' in fields ? '' : JSON.stringify(fields);
+  if (rest[0] !== '{') return JSON.stringify({ time: isoNow(), level, msg, ...fields }) + '\n';
+  return head + (rest.length > 2 ? ',' + rest.slice(1) : '}') + '\n';
+}
+
 /** One JSON object per line on stdout; never pass secrets or key material in `fields`. */
 export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
   const min = ORDER[level];
   const out = write ?? (level === 'silent' ? () => {} : bufferedStdout());
   const emit = (lvl: Exclude<LogLevel, 'silent'>) => (msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < min) return;
-    out(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }) + '\n');
+    out(lineOf(lvl, msg, fields));
   };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { actorOf, type BackendEnv } from '../../lib/backend.ts';
+import { actorOf, callerAddress, type BackendEnv } from '../../lib/backend.ts';
 import { ServiceError } from '../../lib/service-error.ts';
 import { errorResponse, errorResponses, jsonBody, jsonResponse } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
@@ -66,7 +66,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
       },
     }),
     async (c) => {
-      await spendRegistration(c.get('clientAddress'));
+      await spendRegistration(callerAddress(c));
       const { body, subject } = await registerTenant(deps, c.req.valid('json'));
       c.set('auditSubject', subject);
       return c.json(body, 201);
@@ -95,7 +95,7 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps)
       },
     }),
     async (c) => {
-      const { body, subject } = await login(deps, throttle, c.req.valid('json'), c.get('clientAddress'));
+      const { body, subject } = await login(deps, throttle, c.req.valid('json'), callerAddress(c));
       c.set('auditSubject', subject);
       return c.json(body, 200);
     },
