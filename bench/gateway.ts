@@ -1,28 +1,75 @@
 /**
  * Gateway overhead: authenticated GET /api/v1/tenants/me with an API key through the whole chain, against a bare
- * Hono hello-world on Bun, same machine, same client, same concurrency. Each server runs in its own process;
- * this process is the load generator (keep-alive fetch, N concurrent loops).
+ * Hono hello-world on Bun, same machine, same client, same concurrency. Each server runs in its own process(es);
+ * this process is the load generator.
  *
- *   npm run bench                      # defaults: 3 rounds, 10 s per run after 2 s warm-up, concurrency 32
- *   npm run bench -- --seconds 20 --concurrency 64 --rounds 5
+ *   npm run bench:gateway                  # 5 rounds, 2 s warm-up + 5 s per run, concurrency 32, raw-socket client
+ *   npm run bench:gateway -- --seconds 10 --rounds 7 --concurrency 64
+ *   npm run bench:gateway -- --client fetch        # the fetch client the first measurements used
+ *   npm run bench:gateway -- --workers 2           # the hello-world as 2 processes on one port (reusePort)
+ *
+ * Robust on a shared 2-core machine: the servers alternate, each round in the other order, and the verdict is the
+ * median of the rounds' ratios (each a pair measured minutes apart at most). The default client writes requests on
+ * raw sockets and costs a fraction of fetch's CPU per request, so both servers, not the client, set the pace; with
+ * fetch the hello-world ran at the client's speed and the ratio moved with the CPU the client got. Each run also
+ * reads the servers' and the client's CPU time: a server's CPU per request does not depend on how much CPU it got.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { spawnReady } from './servers/spawn.ts';
+import { socketLoad } from './socket-load.ts';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '32' }, rounds: { type: 'string', default: '3' } },
+  options: {
+    seconds: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '2' },
+    concurrency: { type: 'string', default: '32' },
+    rounds: { type: 'string', default: '5' },
+    client: { type: 'string', default: 'socket' },
+    workers: { type: 'string', default: '1' },
+  },
 });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
-
-async function startServer(script: string) {
-  // The hello server prints its ready line on stdout; the gateway server on stderr (stdout carries its request logs).
-  const { proc, ready } = await spawnReady<{ url: string; key?: string }>([script], script.includes('hello') ? 'stdout' : 'stderr');
-  return { proc, ...ready };
+const workers = Number(values.workers);
+const client = values.client === 'fetch' ? 'fetch' : 'socket';
+if (workers > 1) {
+  // The app's side of a like-with-like comparison is the service in `workers` processes (src/index.ts, WORKERS):
+  // wire it in startGateway below; the hello-world side already runs that many processes.
+  console.error(`--workers ${workers}: the hello-world runs as ${workers} processes on one port; the app side is not wired yet`);
+  process.exit(2);
 }
 
-async function load(url: string, headers: Record<string, string>, durationMs: number) {
+interface Server {
+  url: string;
+  key?: string;
+  procs: Bun.Subprocess[];
+}
+
+const dir = new URL('./servers/', import.meta.url).pathname;
+
+/** The hello-world as `workers` processes sharing one port: the first picks it, the others join with reusePort. */
+async function startHello(): Promise<Server> {
+  const first = await spawnReady<{ url: string; port: number }>([`${dir}hello.ts`], 'stdout');
+  const procs = [first.proc];
+  for (let i = 1; i < workers; i++) procs.push((await spawnReady([`${dir}hello.ts`, String(first.ready.port)], 'stdout')).proc);
+  return { url: first.ready.url, procs };
+}
+
+async function startGateway(): Promise<Server> {
+  // The gateway server prints its ready line on stderr (stdout carries its request logs).
+  const { proc, ready } = await spawnReady<{ url: string; key: string }>([`${dir}gateway.ts`], 'stderr');
+  return { ...ready, procs: [proc] };
+}
+
+/** User + system CPU seconds a process has used (Linux). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function fetchLoad(url: string, headers: Record<string, string>, durationMs: number) {
   let ok = 0;
   let failed = 0;
   const latencies: number[] = [];
@@ -39,46 +86,83 @@ async function load(url: string, headers: Record<string, string>, durationMs: nu
       }
     }),
   );
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(2);
-  return { rps: Math.round(ok / (durationMs / 1000)), ok, failed, p50: pct(50), p99: pct(99) };
+  return { ok, failed, latencies };
 }
 
-async function measure(script: string) {
-  const server = await startServer(script);
+const load = (url: string, headers: Record<string, string>, durationMs: number) =>
+  client === 'socket' ? socketLoad({ url, headers, concurrency, durationMs }) : fetchLoad(url, headers, durationMs);
+
+async function measure(start: () => Promise<Server>) {
+  const server = await start();
   const headers: Record<string, string> = server.key ? { authorization: `Bearer ${server.key}` } : {};
   try {
-    await load(server.url, headers, 2000); // warm-up
-    return await load(server.url, headers, seconds * 1000);
+    await load(server.url, headers, Number(values.warmup) * 1000);
+    const serverCpu0 = server.procs.reduce((s, p) => s + cpuSeconds(p.pid), 0);
+    const clientCpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const { ok, failed, latencies } = await load(server.url, headers, seconds * 1000);
+    const elapsed = (performance.now() - t0) / 1000;
+    const clientCpu = process.cpuUsage(clientCpu0);
+    const serverCpu = server.procs.reduce((s, p) => s + cpuSeconds(p.pid), 0) - serverCpu0;
+    latencies.sort((a, b) => a - b);
+    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(2);
+    return {
+      rps: Math.round(ok / elapsed),
+      failed,
+      p50: pct(50),
+      p99: pct(99),
+      /** Server CPU per answered request, in µs: what the server costs, whatever share of the machine it got. */
+      cpuUs: (serverCpu / Math.max(1, ok + failed)) * 1e6,
+      serverCores: serverCpu / elapsed,
+      clientCores: (clientCpu.user + clientCpu.system) / 1e6 / elapsed,
+    };
   } finally {
-    server.proc.kill();
-    await server.proc.exited;
+    for (const proc of server.procs) proc.kill();
+    await Promise.all(server.procs.map((p) => p.exited));
   }
 }
 
-// Alternate the two servers for several rounds and report the medians: a shared 2-core machine is noisy.
-const dir = new URL('./servers/', import.meta.url).pathname;
-const runs: { hello: Awaited<ReturnType<typeof measure>>; gateway: Awaited<ReturnType<typeof measure>> }[] = [];
+type Run = Awaited<ReturnType<typeof measure>>;
+const runs: { hello: Run; gateway: Run; ratio: number }[] = [];
+const describe = (r: Run) =>
+  `${String(r.rps).padStart(6)} req/s (server ${r.serverCores.toFixed(2)} cores, ${r.cpuUs.toFixed(1)} µs CPU/req; client ${r.clientCores.toFixed(2)} cores)`;
 for (let i = 0; i < rounds; i++) {
-  const h = await measure(`${dir}hello.ts`);
-  const g = await measure(`${dir}gateway.ts`);
-  runs.push({ hello: h, gateway: g });
-  console.log(`round ${i + 1}: hello ${h.rps} req/s, gateway ${g.rps} req/s, ratio ${((g.rps / h.rps) * 100).toFixed(1)} %`);
+  // Each round in the other order, so that neither server always runs after the other's load.
+  let hello: Run;
+  let gateway: Run;
+  if (i % 2 === 0) {
+    hello = await measure(startHello);
+    gateway = await measure(startGateway);
+  } else {
+    gateway = await measure(startGateway);
+    hello = await measure(startHello);
+  }
+  runs.push({ hello, gateway, ratio: gateway.rps / hello.rps });
+  console.log(`round ${i + 1}: hello ${describe(hello)}; gateway ${describe(gateway)}; ratio ${((gateway.rps / hello.rps) * 100).toFixed(1)} %`);
 }
-const median = <T>(xs: T[], key: (x: T) => number) => [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)]!;
-const hello = median(
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const middle = <T>(xs: T[], key: (x: T) => number) => [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)]!;
+const hello = middle(
   runs.map((r) => r.hello),
   (r) => r.rps,
 );
-const gateway = median(
+const gateway = middle(
   runs.map((r) => r.gateway),
   (r) => r.rps,
 );
-const ratio = gateway.rps / hello.rps;
-console.log(`medians of ${rounds} rounds; concurrency ${concurrency}, ${seconds} s per run, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores`);
-console.log(`bare Hono hello-world          ${String(hello.rps).padStart(7)} req/s  p50 ${hello.p50} ms  p99 ${hello.p99} ms  (${hello.failed} non-200)`);
+const ratio = median(runs.map((r) => r.ratio));
+const cpuRatio = median(runs.map((r) => r.hello.cpuUs)) / median(runs.map((r) => r.gateway.cpuUs));
 console.log(
-  `GET /tenants/me via API key    ${String(gateway.rps).padStart(7)} req/s  p50 ${gateway.p50} ms  p99 ${gateway.p99} ms  (${gateway.failed} non-200)`,
+  `medians of ${rounds} rounds; ${client} client, concurrency ${concurrency}, ${seconds} s per run after ${values.warmup} s warm-up, ` +
+    `${workers} hello process(es), Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores`,
 );
-console.log(`ratio ${(ratio * 100).toFixed(1)} % (target ≥ 50 %) → ${ratio >= 0.5 ? 'PASS' : 'FAIL'}`);
+console.log(`bare Hono hello-world          ${describe(hello)}  p50 ${hello.p50} ms  p99 ${hello.p99} ms  (${hello.failed} non-200)`);
+console.log(`GET /tenants/me via API key    ${describe(gateway)}  p50 ${gateway.p50} ms  p99 ${gateway.p99} ms  (${gateway.failed} non-200)`);
+console.log(`server CPU per request: hello / gateway = ${(cpuRatio * 100).toFixed(1)} %`);
+console.log(`ratio (median of the rounds' ratios) ${(ratio * 100).toFixed(1)} % (target ≥ 50 %) → ${ratio >= 0.5 ? 'PASS' : 'FAIL'}`);
 if (runs.some((r) => r.gateway.failed > 0 || r.hello.failed > 0)) process.exitCode = 1;
