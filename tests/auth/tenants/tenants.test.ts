@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
 import { createTestApp, issuer } from '../../helpers.ts';
 
 const t = await createTestApp();
@@ -22,5 +23,25 @@ describe('/tenants/me', () => {
     const reg = await issuer(t);
     const key = await reg.createKey();
     expect((await t.call('PATCH', '/tenants/me', { token: key.key, body: { nombre: 'VIA API KEY' } })).status).toBe(200);
+  });
+
+  test('GET shows every branding change at once: the profile read just before a change is not served after it', async () => {
+    const reg = await issuer(t);
+    const me = async () => (await t.call('GET', '/tenants/me', { token: reg.token })).json.branding;
+    expect(await me()).toEqual({ accent_color: null, logo: null });
+    const png = readFileSync(new URL('../../fixtures/branding/logo.png', import.meta.url));
+    const form = new FormData();
+    form.append('logo', new File([new Uint8Array(png)], 'logo.png'));
+    const put = await t.app.request('/api/v1/tenants/me/logo', { method: 'PUT', headers: { authorization: `Bearer ${reg.token}` }, body: form });
+    expect(put.status).toBe(200);
+    const logo = { content_type: 'image/png', size: png.length, url: '/api/v1/tenants/me/logo' };
+    expect(((await put.json()) as any).branding).toEqual({ accent_color: null, logo });
+    expect(await me()).toEqual({ accent_color: null, logo });
+    expect((await t.call('PATCH', '/tenants/me', { token: reg.token, body: { accent_color: '#00ff00' } })).status).toBe(200);
+    expect(await me()).toEqual({ accent_color: '#00FF00', logo });
+    const removed = await t.app.request('/api/v1/tenants/me/logo', { method: 'DELETE', headers: { authorization: `Bearer ${reg.token}` } });
+    expect(removed.status).toBe(200);
+    expect(((await removed.json()) as any).branding).toEqual({ accent_color: '#00FF00', logo: null });
+    expect(await me()).toEqual({ accent_color: '#00FF00', logo: null });
   });
 });
