@@ -10,7 +10,7 @@ import { CredentialCache } from './gateway/credential-cache.ts';
 import { forgetTenant } from './auth/tenants/lookup.ts';
 import { watchIdentityChanges } from './lib/identity-changes.ts';
 import { createGateway } from './gateway/gateway.ts';
-import { createRateLimits } from './gateway/rate-limit.ts';
+import { createRateLimits, type RateLimits } from './gateway/rate-limit.ts';
 import { mountSystemRoutes } from './gateway/system.ts';
 import { createInvoiceBackend } from './invoices/backend.ts';
 import type { Heartbeat } from './jobs/scheduler.ts';
@@ -66,6 +66,8 @@ export interface AppDeps {
   webhookResolver?: HostResolver;
   logger: Logger;
   heartbeat: Heartbeat;
+  /** The rate limiters (default: createRateLimits on `db`); a worker of several on SQLite counts in the supervisor's. */
+  rateLimits?: RateLimits;
   now?: () => Date;
   passwordCost?: PasswordCost;
   /** Requests per minute per client address for calls without a credential (login, register, health). */
@@ -117,7 +119,7 @@ export function createApp(deps: AppDeps) {
   };
   const credentials = new CredentialCache();
   // A clock the app was given (tests) sets the rate windows too; otherwise the database's clock does (PostgreSQL).
-  const rateLimits = createRateLimits(deps.db, deps.now);
+  const rateLimits = deps.rateLimits ?? createRateLimits(deps.db, deps.now);
   const identity = createIdentityDirectory(deps.db, accessTokens, now);
   // Identity writes announced here or, on PostgreSQL, by any instance drop what this one cached of the tenant.
   // `ready` resolves once this instance hears the others (PostgreSQL's LISTEN): serve after it.

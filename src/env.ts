@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
@@ -56,6 +57,12 @@ const EnvSchema = z.object({
     )
     .optional(),
   SQLITE_SYNCHRONOUS: z.enum(['full', 'normal'], { message: 'must be full or normal' }).default('full'),
+  WORKERS: z.coerce
+    .number({ message: 'must be a number of processes' })
+    .int('must be a whole number of processes')
+    .min(1, 'must be at least 1')
+    .max(256, 'must be at most 256')
+    .optional(),
 });
 
 /** The database the service keeps its data in. */
@@ -88,6 +95,8 @@ export interface Config {
   trustedProxies: string[];
   /** SQLite's synchronous pragma: `full` makes every acknowledged write survive a power loss; `normal` may lose the last ones. */
   sqliteSynchronous: 'full' | 'normal';
+  /** Processes serving HTTP: 1 serves from this process alone; more, from that many workers under a supervisor (src/cluster). */
+  workers: number;
   /** Secret files this start created in DATA_DIR (first start): to be backed up. */
   generatedSecrets: string[];
   /** Live stamping provider (SW REST API), when configured. */
@@ -139,6 +148,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     trustedProxies: e.TRUSTED_PROXIES?.split(',').map((entry) => entry.trim()) ?? [],
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
+    workers: e.WORKERS ?? availableParallelism(),
     generatedSecrets,
   };
 }

@@ -17,8 +17,15 @@ import { createLogger } from './lib/logger.ts';
 import { periodicWork } from './periodic.ts';
 import type { SandboxSat } from './pac/sandbox.ts';
 import { createSwPac } from './pac/sw.ts';
+import { startWorkers, supervisorLink, type Workers, workerNumber } from './cluster.ts';
+import { sharedMemoryRateLimits } from './gateway/rate-limit.ts';
+import { relayIdentityChanges } from './lib/identity-changes.ts';
+import type { Heartbeat, Scheduler } from './jobs/scheduler.ts';
 
-// The only module with side effects: configuration → database → migrations → scheduler → HTTP server.
+// The only module with side effects: configuration → database → migrations → scheduler → HTTP server. With
+// WORKERS > 1 this process is the supervisor: it does the start-up work and runs the scheduler, and its workers (this
+// program again, with CFDI_WORKER set: src/cluster.ts) open the database and serve, on one port.
+const worker = workerNumber();
 let config: Config;
 try {
   config = loadConfig();
@@ -30,7 +37,11 @@ try {
   throw err;
 }
 
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, undefined, worker === undefined ? undefined : { worker });
+const supervising = worker === undefined && config.workers > 1;
+// A worker's link to its supervisor: rate counters, identity changes and the scheduler's heartbeat come through it.
+const link = worker === undefined ? undefined : supervisorLink();
+if (link) process.stdout.on('error', () => {}); // the supervisor's end of the pipe is gone: the worker is stopping
 useNativeDeflate(); // pdf-lib (a logo's check here) compresses with the native zlib; each PDF worker thread calls it too
 // Every promise is awaited or caught where it is made; these log whatever escapes. An uncaught exception leaves
 // unknown state behind: exit, and let the supervisor restart (the next start recovers the jobs' leases).
@@ -41,7 +52,8 @@ process.on('uncaughtException', (err) => {
 });
 const listen = (fetch: (req: Request) => Response | Promise<Response>) => {
   try {
-    return Bun.serve({ hostname: config.host, port: config.port, fetch });
+    // A worker shares the port with its siblings; anything else holding it is still refused (SO_REUSEPORT on both).
+    return Bun.serve({ hostname: config.host, port: config.port, fetch, ...(link ? { reusePort: true } : {}) });
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'EADDRINUSE') console.error(`port ${config.port} is already in use (set PORT)`);
@@ -52,8 +64,8 @@ const listen = (fetch: (req: Request) => Response | Promise<Response>) => {
   }
 };
 // Fail on a taken port in a second, not after the catalogs load (a minute on a first start): try it, let it go.
-if (config.port !== 0) listen(() => new Response(null, { status: 503 })).stop(true);
-if (config.generatedSecrets.length > 0) {
+if (config.port !== 0 && !link) listen(() => new Response(null, { status: 503 })).stop(true);
+if (config.generatedSecrets.length > 0 && !link) {
   logger.warn('secrets generated: back these files up with the database (without master-key the stored CSD keys cannot be read)', {
     files: config.generatedSecrets,
   });
@@ -68,7 +80,7 @@ if (free < MIN_FREE_BYTES) {
   );
   process.exit(1);
 }
-if (free < LOW_FREE_BYTES)
+if (free < LOW_FREE_BYTES && !link)
   logger.warn('little free space in DATA_DIR: when it runs out, writes answer 503 and /health reports the database down', {
     data_dir: config.dataDir,
     free_mib: Math.floor(free / MiB),
@@ -77,6 +89,7 @@ const db = await openConfiguredDatabase(config.database, config.sqliteSynchronou
 // The SAT catalogs live in SQLite on both engines: the database itself, or one in memory beside PostgreSQL.
 const catalogDb = onSqlite ? db : openDatabase(':memory:');
 const catalogsStarted = performance.now();
+// On SQLite a worker finds them loaded by the supervisor; on PostgreSQL each process loads its own in-memory copy.
 const seeded = await seedCatalogs(catalogDb, () =>
   logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }),
 );
@@ -85,7 +98,15 @@ warmCatalogs();
 Bun.gc(true); // loading the catalogs left some hundred MiB of garbage: give it back before serving
 // The scheduler is created before the app, whose /health reads its heartbeat; the jobs task calls the app's worker,
 // so the scheduler starts only once the app exists (below).
-const scheduler = createScheduler({ logger, ...periodicWork({ db, logger, drainJobs: () => app.worker.drain() }) });
+// One scheduler among the processes: a worker's /health reads the supervisor's heartbeat, relayed on each of its ticks.
+let workers: Workers | undefined;
+const work = periodicWork({ db, logger, drainJobs: () => app.worker.drain() });
+const scheduler: Scheduler | undefined = link
+  ? undefined
+  : createScheduler({ logger, ...work, tasks: [...work.tasks, { name: 'heartbeat-relay', run: () => workers?.relayTick(scheduler!) }] });
+const heartbeat: Heartbeat = link?.heartbeat ?? scheduler!;
+// SQLite with workers: one set of rate counters, the supervisor's (PostgreSQL's counter table is shared already).
+const rateLimits = supervising && onSqlite ? sharedMemoryRateLimits() : onSqlite ? link?.rateLimits : undefined;
 // Unique per process start: a restarted instance never passes the fence of the leases its earlier run held.
 const workerId = newId('boot');
 let made: ReturnType<typeof createApp> | undefined;
@@ -99,7 +120,8 @@ const appWith = (sandboxSat: SandboxSat) =>
     sandboxSat,
     livePac: config.pac ? createSwPac(config.pac) : undefined,
     logger,
-    heartbeat: scheduler,
+    heartbeat,
+    rateLimits,
     workerId,
     jobLeaseMs: config.jobLeaseSeconds * 1000,
     webhookAllowPrivate: config.webhookAllowPrivate,
@@ -116,7 +138,7 @@ try {
   boot = await runBootWork(db, {
     masterKey: config.masterKey,
     // Before listening, so the printed curl works as soon as it can be read.
-    demo: config.demo ? (sandboxSat) => setUpDemo({ app: appWith(sandboxSat), db, logger }) : undefined,
+    demo: config.demo && !link ? (sandboxSat) => setUpDemo({ app: appWith(sandboxSat), db, logger }) : undefined,
   });
 } catch (err) {
   if (err instanceof MasterKeyMismatch || err instanceof DemoSetUpFailed) {
@@ -126,40 +148,65 @@ try {
   throw err;
 }
 if (boot.sandboxSatCreated) logger.info('sandbox SAT stamping certificate created', { no_certificado: boot.sandboxSat.noCertificado });
-const recovered = await recoverJobs(db, new Date());
+// A worker (restarted, perhaps) leaves the leases alone: its siblings are running their jobs.
+const recovered = link ? 0 : await recoverJobs(db, new Date());
 if (recovered > 0) logger.info('jobs whose lease expired are due again', { count: recovered });
 const app = appWith(boot.sandboxSat);
+// SQLite with workers: a change announced in one process is dropped in every other before its answer goes out.
+if (onSqlite && link) link.onIdentity(relayIdentityChanges(db, link.announceIdentity));
+const dropIdentity = onSqlite && supervising ? relayIdentityChanges(db, (tenantId) => workers?.relayIdentity(tenantId) ?? Promise.resolve()) : undefined;
 await app.ready; // listening for other instances' identity changes before serving
-scheduler.start(); // the first tick runs at once: recovered jobs are stamped without waiting
+scheduler?.start(); // the first tick runs at once: recovered jobs are stamped without waiting
 // PostgreSQL: another instance's enqueue wakes the pools that run that type now, not at the next tick.
 const stopListening = await listenForEnqueues(db, (type) => app.worker.wake(type), logger);
 const demo = boot.demo;
 
-const server = listen(app.fetch);
+if (supervising) {
+  try {
+    workers = await startWorkers({ count: config.workers, port: config.port, logger, rateLimits, dropIdentity, heartbeat });
+  } catch (err) {
+    logger.error('the workers did not start', { err: err instanceof Error ? err.message : String(err) });
+    await closeDatabase(db);
+    process.exit(1);
+  }
+}
+const server = supervising ? undefined : listen(app.fetch);
+const port = workers?.port ?? server!.port!;
+if (link) {
+  link.serving(port);
+  // The supervisor is gone (killed): stop at once, as the whole service would have; never serve or write on alone.
+  link.onOrphaned(() => void shutdown('supervisor gone', true));
+}
 // Read back from SQLite, not from the setting: what the connection really does with a commit.
 const sqlite = sqliteOf(db);
 const synchronous = sqlite && ['off', 'normal', 'full', 'extra'][Number(sqlite.pragma('synchronous', { simple: true }))];
-logger.info('listening', {
-  host: config.host ?? 'all interfaces',
-  port: server.port,
-  data_dir: config.dataDir,
-  version: VERSION,
-  database: config.database.engine,
-  ...(synchronous ? { sqlite_synchronous: synchronous } : {}),
-});
-if (demo) console.log(demoBanner(demo, server.url));
+// One line when the service serves (a worker's own start is the supervisor's to announce).
+if (!link)
+  logger.info('listening', {
+    host: config.host ?? 'all interfaces',
+    port,
+    data_dir: config.dataDir,
+    version: VERSION,
+    database: config.database.engine,
+    ...(synchronous ? { sqlite_synchronous: synchronous } : {}),
+    workers: workers ? config.workers : 1,
+    ...(workers ? { worker_pids: workers.pids() } : {}),
+  });
+if (demo) console.log(demoBanner(demo, server?.url ?? `http://${config.host ?? 'localhost'}:${port}/`));
 
 let stopping = false;
-async function shutdown(signal: string) {
+/** `abrupt`: drop the connections at once (the supervisor died), then release and close as usual. */
+async function shutdown(signal: string, abrupt = false) {
   if (stopping) return;
   stopping = true;
   logger.info('shutting down', { signal });
   // In-flight requests and jobs (a stamp, a webhook attempt) get a bounded time to finish and be recorded; then
   // connections are closed regardless. A job cut short is re-run after the restart (its lease is recovered).
-  const force = setTimeout(() => void server.stop(true), 10_000);
+  const force = setTimeout(() => void server?.stop(true), abrupt ? 0 : 10_000);
   try {
-    scheduler.stop();
-    await Promise.race([Promise.all([server.stop(), app.worker.stop()]), Bun.sleep(11_000)]);
+    scheduler?.stop();
+    // The supervisor's workers stop as below, each in its own process, while its own job pools finish.
+    await Promise.race([Promise.all([server?.stop(abrupt), workers?.stop(), app.worker.stop()]), Bun.sleep(abrupt ? 3000 : 11_000)]);
   } finally {
     clearTimeout(force);
     await stopListening().catch(() => {});

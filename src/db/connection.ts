@@ -79,6 +79,36 @@ function currentTransaction(): Transaction | undefined {
 }
 
 const gates = new WeakMap<Database.Database, Gate>();
+
+/**
+ * Another process (a worker of several, an operator command) may hold SQLite's write lock. busy_timeout would wait
+ * for it by sleeping the thread, and so the whole event loop; a write instead tries without waiting and, while the
+ * lock is held, tries again after an `await`, up to the same 5 s as busy_timeout (openDatabase) for everything else.
+ */
+const BUSY_TIMEOUT_MS = 5000;
+const MAX_PAUSE_MS = 16;
+const LOCKED = Symbol('locked');
+
+/** `attempt` run with busy_timeout 0: its result, or LOCKED while another connection writes and `deadline` is ahead. */
+function tryWithoutWaiting<T>(sqlite: Database.Database, attempt: () => T, deadline: number): T | typeof LOCKED {
+  // SQLite applies this pragma when the statement is compiled, so a prepared one would not: exec, ~2 µs each.
+  sqlite.exec('pragma busy_timeout = 0');
+  try {
+    return attempt();
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_BUSY' && performance.now() < deadline) return LOCKED;
+    throw err;
+  } finally {
+    sqlite.exec(`pragma busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
+}
+
+/** `BEGIN IMMEDIATE` that waits for another process's write lock without blocking the event loop. */
+async function beginImmediate(sqlite: Database.Database): Promise<void> {
+  const deadline = performance.now() + BUSY_TIMEOUT_MS;
+  for (let pause = 1; tryWithoutWaiting(sqlite, () => sqlite.exec('begin immediate'), deadline) === LOCKED; pause = Math.min(pause * 2, MAX_PAUSE_MS))
+    await Bun.sleep(pause);
+}
 const txOf = new WeakMap<object, Tx>();
 
 /**
@@ -106,9 +136,18 @@ class GatedPreparedQuery extends SyncPreparedQuery {
   private syncView?: object;
 
   private async admitted(method: 'run' | 'all' | 'get' | 'values', p?: Record<string, unknown>): Promise<any> {
-    for (let wait = admit(this.gate, this.inside); wait; wait = admit(this.gate, this.inside)) await wait;
     this.syncView ??= Object.create(this, { values: { value: sync.values } });
-    return sync[method].call(this.syncView, p);
+    const run = () => sync[method].call(this.syncView, p);
+    // A write through `db` is its own transaction: it may meet another process's write lock (see waitOutLocks).
+    const writes = !this.inside && !(this as any).stmt.readonly;
+    const deadline = performance.now() + BUSY_TIMEOUT_MS;
+    for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
+      for (let wait = admit(this.gate, this.inside); wait; wait = admit(this.gate, this.inside)) await wait;
+      if (!writes) return run();
+      const result = tryWithoutWaiting((this as any).stmt.database, run, deadline);
+      if (result !== LOCKED) return result;
+      await Bun.sleep(pause);
+    }
   }
   run(p?: Record<string, unknown>) {
     return this.admitted('run', p);
@@ -232,7 +271,7 @@ export async function withTransaction<T>(dbOrTx: DbOrTx, fn: (tx: Tx) => Promise
   for (let wait = gate.busyFor(undefined); wait; wait = gate.busyFor(undefined)) await wait;
   gate.take(t);
   try {
-    sqlite.exec('begin immediate');
+    await beginImmediate(sqlite);
     try {
       const result = await contexts.run(t, () => fn(tx));
       sqlite.exec('commit');

@@ -37,7 +37,8 @@ export interface RateLimiter {
 export type RateLimits = (scope: string, windowMs: number, options?: { countAloneWhenUnreachable?: boolean }) => RateLimiter;
 
 /**
- * The service's rate limiters. SQLite (one process): counters in memory, a restart opens a new window. PostgreSQL
+ * The service's rate limiters. SQLite (one process): counters in memory, a restart opens a new window (several
+ * processes: sharedMemoryRateLimits). PostgreSQL
  * (several instances): one counter table every instance spends from, one statement per request, windows on the
  * database's clock so that instances whose clocks differ agree. `clock`: a clock the windows follow instead (tests).
  */
@@ -46,6 +47,21 @@ export function createRateLimits(db: Db, clock?: () => Date): RateLimits {
     sqlite: (_scope, windowMs) => memoryLimiter(new FixedWindowLimiter(windowMs), clock ?? (() => new Date())),
     postgres: (scope, windowMs, options) => counterTableLimiter(db, scope, windowMs, clock, options?.countAloneWhenUnreachable ?? false),
   });
+}
+
+/**
+ * SQLite served by several processes (src/cluster.ts): the supervisor's counters, one limiter per scope and window on
+ * one clock, which its own app spends from and every worker's requests do over IPC, so a limit holds exactly however
+ * the requests are spread over the workers.
+ */
+export function sharedMemoryRateLimits(clock: () => Date = () => new Date()): RateLimits {
+  const limiters = new Map<string, RateLimiter>();
+  return (scope, windowMs) => {
+    const id = `${scope}:${windowMs}`;
+    let limiter = limiters.get(id);
+    if (!limiter) limiters.set(id, (limiter = memoryLimiter(new FixedWindowLimiter(windowMs), clock)));
+    return limiter;
+  };
 }
 
 function memoryLimiter(windows: FixedWindowLimiter, clock: () => Date): RateLimiter {

@@ -8,6 +8,8 @@ const CHANNEL = 'cfdi_cache';
 type Drop = (tenantId: string | undefined) => void;
 
 const watchers = new WeakMap<Db, Set<Drop>>();
+/** SQLite served by several processes (src/cluster): hands an announcement to the others; resolves once each dropped it. */
+const relays = new WeakMap<Db, (tenantId: string) => Promise<void>>();
 
 /**
  * Tells every instance on this database that what it cached about a tenant (resolved credentials, the tenant row
@@ -17,7 +19,8 @@ const watchers = new WeakMap<Db, Set<Drop>>();
 export async function announceIdentityChange(db: Db, tenantId: string): Promise<void> {
   for (const drop of watchers.get(db) ?? []) drop(tenantId);
   await forDialect(db, {
-    sqlite: async () => {}, // one process: the loop above told everyone
+    // One process: the loop above told everyone; several: the supervisor tells the others before the answer goes out.
+    sqlite: async () => relays.get(db)?.(tenantId),
     postgres: async () => void (await postgresOf(db)!.notify(CHANNEL, tenantId)),
   })();
 }
@@ -43,4 +46,16 @@ export async function watchIdentityChanges(db: Db, drop: Drop, listen = true): P
       );
     },
   })();
+}
+
+/**
+ * SQLite served by several processes: every change announced here is also handed to `relay` (which tells the other
+ * processes and resolves once they have dropped their entries). Returns the function that delivers another process's
+ * announcement to this one's watchers.
+ */
+export function relayIdentityChanges(db: Db, relay: (tenantId: string) => Promise<void>): (tenantId: string) => void {
+  relays.set(db, relay);
+  return (tenantId) => {
+    for (const drop of watchers.get(db) ?? []) drop(tenantId);
+  };
 }

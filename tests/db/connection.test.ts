@@ -1,6 +1,10 @@
 import { describe, expect, test } from 'bun:test';
+import Database from 'better-sqlite3';
 import { eq } from 'drizzle-orm';
-import { openDatabase, withTransaction, type DbOrTx } from '../../src/db/index.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { closeDatabase, openDatabase, withTransaction, type DbOrTx } from '../../src/db/index.ts';
 import { tenants } from '../../src/db/schema/index.ts';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
@@ -119,5 +123,33 @@ describe('withTransaction on one SQLite connection', () => {
     const db = openDatabase(':memory:');
     const leaked = await withTransaction(db, async (tx) => tx);
     await expect(Promise.resolve(leaked.select().from(tenants).where(eq(tenants.id, 'x')))).rejects.toThrow('outside its withTransaction callback');
+  });
+});
+
+// Another process holding SQLite's write lock (a worker of several, an operator command): here, a second connection.
+describe('a write lock held by another connection', () => {
+  test('BEGIN IMMEDIATE and a single write through db wait for it without blocking the event loop, then succeed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfdi-busy-'));
+    const path = join(dir, 'busy.sqlite');
+    const db = openDatabase(path);
+    const other = new Database(path);
+    try {
+      other.exec('begin immediate');
+      let ticks = 0;
+      const ticking = setInterval(() => ticks++, 1);
+      const inTransaction = withTransaction(db, async (tx) => void (await tx.insert(tenants).values(tenant('t1'))));
+      const single = db.insert(tenants).values(tenant('t2'));
+      await Bun.sleep(100);
+      const ticksWhileLocked = ticks; // a thread asleep in busy_timeout would have run no timer
+      other.exec('commit');
+      await Promise.all([inTransaction, single]);
+      clearInterval(ticking);
+      expect(ticksWhileLocked).toBeGreaterThan(0);
+      expect(await names(db)).toEqual(['t1', 't2']);
+    } finally {
+      other.close();
+      await closeDatabase(db);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -9,7 +9,8 @@ import { ServiceError } from '../../lib/service-error.ts';
  * document); up to `waiting` more wait their turn, and beyond that the request is answered 503 with Retry-After.
  */
 // availableParallelism() reads navigator.hardwareConcurrency, which a library may shadow (pdf.js in the tests does).
-export const PDF_WORKERS = Math.min(2, availableParallelism() || cpus().length || 1);
+// A worker process of several gets its share of them from the supervisor (src/cluster.ts).
+export const PDF_WORKERS = Number(process.env.CFDI_PDF_WORKERS) || Math.min(2, availableParallelism() || cpus().length || 1);
 const PDF_WAITING = 16;
 /** A render taking longer is stopped (its thread replaced): the largest invoice the schema allows renders in seconds. */
 const PDF_RENDER_TIMEOUT_MS = 60_000;

@@ -1,0 +1,286 @@
+import { availableParallelism } from 'node:os';
+import type { Subprocess } from 'bun';
+import type { RateDecision, RateLimits } from './gateway/rate-limit.ts';
+import type { Heartbeat } from './jobs/scheduler.ts';
+import { type Logger, writeLogLine } from './lib/logger.ts';
+
+/**
+ * WORKERS > 1: a supervisor (src/index.ts, with no WORKER_ENV) does the start-up work once and runs the scheduler;
+ * N worker processes of the same program serve HTTP on one port (SO_REUSEPORT). What must stay one across them goes
+ * through the supervisor over IPC: the rate counters (SQLite), identity-cache drops (SQLite; PostgreSQL has NOTIFY),
+ * the scheduler's heartbeat for /health. Workers' stdout is forwarded by the supervisor a whole line at a time, so
+ * lines from several processes never interleave mid-line in one pipe.
+ */
+
+/** Set in a worker's environment: its number, 1…N. */
+const WORKER_ENV = 'CFDI_WORKER';
+
+/** This process's worker number, when it is a worker of a supervisor. */
+export function workerNumber(): number | undefined {
+  const n = process.env[WORKER_ENV];
+  return n ? Number(n) : undefined;
+}
+
+interface Budget {
+  key: string;
+  limit: number;
+}
+
+/** Worker → supervisor. */
+type Up =
+  | { t: 'serving'; port: number }
+  | { t: 'hit'; id: number; scope: string; windowMs: number; budgets: Budget[] }
+  | { t: 'identity'; id: number; tenantId: string }
+  | { t: 'ack'; id: number };
+
+/** Supervisor → worker. */
+type Down =
+  | { t: 'hit'; id: number; decisions: RateDecision[] }
+  | { t: 'identity'; id: number; tenantId: string }
+  | { t: 'ack'; id: number }
+  | { t: 'tick'; at: number | null; intervalMs: number };
+
+/** How long an identity change waits for the other workers to drop their entries before the answer goes out anyway. */
+const RELAY_TIMEOUT_MS = 2000;
+
+/** A worker's side: what it asks of and hears from its supervisor. */
+export function supervisorLink() {
+  const pending = new Map<number, { resolve: (value: never) => void; reject: (err: Error) => void }>();
+  let nextId = 0;
+  let lastTick: number | null = null;
+  let intervalMs = 5000;
+  let receiveIdentity: (tenantId: string) => void = () => {};
+  const send = (message: Up) => process.send!(message);
+  const ask = <T>(message: Up & { id: number }) =>
+    new Promise<T>((resolve, reject) => {
+      if (!process.connected) return reject(new Error('the supervisor is gone'));
+      pending.set(message.id, { resolve: resolve as (value: never) => void, reject });
+      send(message);
+    });
+  const answer = (id: number, value: unknown) => {
+    pending.get(id)?.resolve(value as never);
+    pending.delete(id);
+  };
+  process.on('message', (message: Down) => {
+    if (message.t === 'hit') answer(message.id, message.decisions);
+    else if (message.t === 'ack') answer(message.id, undefined);
+    else if (message.t === 'identity') {
+      receiveIdentity(message.tenantId);
+      send({ t: 'ack', id: message.id });
+    } else if (message.t === 'tick') {
+      lastTick = message.at;
+      intervalMs = message.intervalMs;
+    }
+  });
+  process.on('disconnect', () => {
+    for (const { reject } of pending.values()) reject(new Error('the supervisor is gone'));
+    pending.clear();
+  });
+  const rateLimits: RateLimits = (scope, windowMs) => ({
+    hit: (budgets) => ask<RateDecision[]>({ t: 'hit', id: ++nextId, scope, windowMs, budgets: budgets.map(({ key, limit }) => ({ key, limit })) }),
+  });
+  const heartbeat: Heartbeat = {
+    lastTickAt: () => lastTick,
+    get intervalMs() {
+      return intervalMs;
+    },
+  };
+  return {
+    rateLimits,
+    /** The supervisor's scheduler, as last relayed (each tick). */
+    heartbeat,
+    /** Tells the other processes; resolves once they dropped their entries. */
+    announceIdentity: (tenantId: string) => ask<void>({ t: 'identity', id: ++nextId, tenantId }),
+    onIdentity(receive: (tenantId: string) => void) {
+      receiveIdentity = receive;
+    },
+    serving: (port: number) => send({ t: 'serving', port }),
+    /** The supervisor died (or closed the channel): this worker must not go on serving or writing. */
+    onOrphaned: (stop: () => void) => process.on('disconnect', stop),
+  };
+}
+
+interface Slot {
+  n: number;
+  proc?: Subprocess<'ignore', 'pipe', 'inherit'>;
+  /** When it last reported serving; restarts soon after it back off. */
+  servingSince?: number;
+  failures: number;
+}
+
+export interface Workers {
+  /** The port every worker serves on. */
+  port: number;
+  pids(): number[];
+  /** Relays the scheduler's heartbeat to every worker. */
+  relayTick(heartbeat: Heartbeat): void;
+  /** Tells every worker that a tenant's identity changed; resolves once each dropped its entries. */
+  relayIdentity(tenantId: string): Promise<void>;
+  /** SIGTERM to each worker (each finishes in flight and closes its database); resolves when all exited. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `count` workers on `port` (0: the first picks one, the others join it) and resolves once every one serves.
+ * A worker that exits before then fails the start (the error is the worker's, on stderr); one that dies later is
+ * restarted after a backoff. `rateLimits` counts the workers' hits, `dropIdentity` drops this process's entries.
+ */
+export async function startWorkers(opts: {
+  count: number;
+  port: number;
+  logger: Logger;
+  rateLimits?: RateLimits;
+  dropIdentity?: (tenantId: string) => void;
+  heartbeat: Heartbeat;
+}): Promise<Workers> {
+  const { logger } = opts;
+  // From source: bun <entry> [args]; the executable: <executable> [args] (its argv[1] is its embedded entry).
+  const command = [process.execPath, ...process.argv.slice(Bun.isStandaloneExecutable ? 2 : 1)];
+  // The machine's PDF threads split among the workers (src/invoices/cfdis/pdf-pool.ts).
+  const pdfWorkers = String(Math.max(1, Math.floor(Math.min(2, availableParallelism()) / opts.count)));
+  const slots: Slot[] = Array.from({ length: opts.count }, (_, i) => ({ n: i + 1, failures: 0 }));
+  let port = opts.port;
+  let stopping = false;
+  let relayId = 0;
+  const acks = new Map<number, () => void>();
+  const onServing = new Map<Slot, (port: number) => void>();
+  const onStartFailed = new Map<Slot, (err: Error) => void>();
+
+  const toWorker = (slot: Slot, message: Down) => {
+    try {
+      slot.proc?.send(message);
+    } catch {
+      // exiting: it is restarted, or stopping
+    }
+  };
+  const live = () => slots.filter((s) => s.proc && s.servingSince !== undefined);
+
+  const relayIdentity = async (tenantId: string, except?: Slot) => {
+    const targets = live().filter((s) => s !== except);
+    await Promise.race([
+      Promise.all(
+        targets.map(
+          (slot) =>
+            new Promise<void>((resolve) => {
+              const id = ++relayId;
+              acks.set(id, resolve);
+              toWorker(slot, { t: 'identity', id, tenantId });
+            }),
+        ),
+      ),
+      Bun.sleep(RELAY_TIMEOUT_MS),
+    ]);
+  };
+
+  const onMessage = (slot: Slot, message: Up) => {
+    switch (message.t) {
+      case 'serving':
+        slot.servingSince = Date.now();
+        onServing.get(slot)?.(message.port);
+        toWorker(slot, { t: 'tick', at: opts.heartbeat.lastTickAt(), intervalMs: opts.heartbeat.intervalMs });
+        break;
+      case 'hit': {
+        const limiter = opts.rateLimits?.(message.scope, message.windowMs);
+        if (!limiter) return;
+        void limiter.hit(message.budgets).then((decisions) => toWorker(slot, { t: 'hit', id: message.id, decisions }));
+        break;
+      }
+      case 'identity':
+        opts.dropIdentity?.(message.tenantId);
+        void relayIdentity(message.tenantId, slot).then(() => toWorker(slot, { t: 'ack', id: message.id }));
+        break;
+      case 'ack':
+        acks.get(message.id)?.();
+        acks.delete(message.id);
+        break;
+    }
+  };
+
+  const forward = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    let rest = '';
+    for await (const chunk of stream) {
+      const text = rest + decoder.decode(chunk, { stream: true });
+      const end = text.lastIndexOf('\n');
+      if (end < 0) {
+        rest = text;
+        continue;
+      }
+      writeLogLine(text.slice(0, end + 1));
+      rest = text.slice(end + 1);
+    }
+    if (rest) writeLogLine(rest + '\n');
+  };
+
+  const spawn = (slot: Slot) => {
+    slot.servingSince = undefined;
+    const proc: Subprocess<'ignore', 'pipe', 'inherit'> = Bun.spawn(command, {
+      env: { ...process.env, [WORKER_ENV]: String(slot.n), PORT: String(port), CFDI_PDF_WORKERS: pdfWorkers },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'inherit',
+      serialization: 'json',
+      ipc: (message) => onMessage(slot, message as Up),
+      onExit: (_proc, exitCode, signalCode): void => exited(slot, proc, exitCode, signalCode),
+    });
+    slot.proc = proc;
+    void forward(proc.stdout);
+  };
+
+  const exited = (slot: Slot, proc: Subprocess, exitCode: number | null, signal: number | NodeJS.Signals | null) => {
+    if (slot.proc !== proc) return;
+    const wasServing = slot.servingSince;
+    slot.proc = undefined;
+    slot.servingSince = undefined;
+    const started = onStartFailed.get(slot);
+    if (started) return started(new Error(`worker ${slot.n} exited before serving (exit code ${exitCode ?? signal})`));
+    if (stopping) return;
+    // A worker that ran a while starts again at once; one that keeps dying waits longer each time, up to 30 s.
+    slot.failures = wasServing !== undefined && Date.now() - wasServing > 60_000 ? 0 : slot.failures + 1;
+    const delayMs = Math.min(30_000, 250 * 2 ** slot.failures);
+    logger.error('worker exited: restarting it', { worker: slot.n, pid: proc.pid, exit_code: exitCode, signal, restart_in_ms: delayMs });
+    setTimeout(() => {
+      if (!stopping) spawn(slot);
+    }, delayMs);
+  };
+
+  const serve = (slot: Slot) =>
+    new Promise<number>((resolve, reject) => {
+      onServing.set(slot, resolve);
+      onStartFailed.set(slot, reject);
+      spawn(slot);
+    }).finally(() => {
+      onServing.delete(slot);
+      onStartFailed.delete(slot);
+    });
+
+  const stop = async () => {
+    stopping = true;
+    const running = slots.flatMap((s) => (s.proc ? [s.proc] : []));
+    for (const proc of running) proc.kill('SIGTERM');
+    // Each bounds its own shutdown (index.ts); this bounds a worker that hangs anyway.
+    const all = Promise.all(running.map((p) => p.exited));
+    if ((await Promise.race([all.then(() => true), Bun.sleep(20_000).then(() => false)])) === false) {
+      for (const proc of running) if (proc.exitCode === null) proc.kill('SIGKILL');
+      await all;
+    }
+  };
+
+  try {
+    // The first binds the port (PORT=0: a free one); the others join it.
+    port = await serve(slots[0]!);
+    await Promise.all(slots.slice(1).map(serve));
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    port,
+    pids: () => slots.flatMap((s) => (s.proc ? [s.proc.pid] : [])),
+    relayTick: (heartbeat) => {
+      for (const slot of live()) toWorker(slot, { t: 'tick', at: heartbeat.lastTickAt(), intervalMs: heartbeat.intervalMs });
+    },
+    relayIdentity: (tenantId) => relayIdentity(tenantId),
+    stop,
+  };
+}
