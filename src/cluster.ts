@@ -103,6 +103,8 @@ export function supervisorLink() {
 interface Slot {
   n: number;
   proc?: Subprocess<'ignore', 'pipe', 'inherit'>;
+  /** Resolves once all its stdout has been forwarded. */
+  forwarded?: Promise<void>;
   /** When it last reported serving; restarts soon after it back off. */
   servingSince?: number;
   failures: number;
@@ -121,12 +123,13 @@ export interface Workers {
 }
 
 /**
- * Starts `count` workers on `port` (0: the first picks one, the others join it) and resolves once every one serves.
+ * Starts `count` workers on `host`:`port` (0: a free one) and resolves once every one serves.
  * A worker that exits before then fails the start (the error is the worker's, on stderr); one that dies later is
  * restarted after a backoff. `rateLimits` counts the workers' hits, `dropIdentity` drops this process's entries.
  */
 export async function startWorkers(opts: {
   count: number;
+  host?: string;
   port: number;
   logger: Logger;
   rateLimits?: RateLimits;
@@ -224,7 +227,7 @@ export async function startWorkers(opts: {
       onExit: (_proc, exitCode, signalCode): void => exited(slot, proc, exitCode, signalCode),
     });
     slot.proc = proc;
-    void forward(proc.stdout);
+    slot.forwarded = forward(proc.stdout).catch(() => {});
   };
 
   const exited = (slot: Slot, proc: Subprocess, exitCode: number | null, signal: number | NodeJS.Signals | null) => {
@@ -257,6 +260,7 @@ export async function startWorkers(opts: {
   const stop = async () => {
     stopping = true;
     const running = slots.flatMap((s) => (s.proc ? [s.proc] : []));
+    const forwarded = slots.map((s) => s.forwarded);
     for (const proc of running) proc.kill('SIGTERM');
     // Each bounds its own shutdown (index.ts); this bounds a worker that hangs anyway.
     const all = Promise.all(running.map((p) => p.exited));
@@ -264,12 +268,17 @@ export async function startWorkers(opts: {
       for (const proc of running) if (proc.exitCode === null) proc.kill('SIGKILL');
       await all;
     }
+    await Promise.race([Promise.all(forwarded), Bun.sleep(1000)]); // their last lines (stopped) before the supervisor's
   };
 
+  // PORT=0: a free port, found here, so that the workers start together (the kernel gives it to no one else soon).
+  if (port === 0) {
+    const probe = Bun.serve({ hostname: opts.host, port: 0, fetch: () => new Response(null, { status: 503 }) });
+    port = probe.port!;
+    probe.stop(true);
+  }
   try {
-    // The first binds the port (PORT=0: a free one); the others join it.
-    port = await serve(slots[0]!);
-    await Promise.all(slots.slice(1).map(serve));
+    await Promise.all(slots.map(serve));
   } catch (err) {
     await stop();
     throw err;

@@ -4,6 +4,7 @@ import { useNativeDeflate } from './cfdi/pdf.ts';
 import { seedCatalogs } from './catalogs/seed.ts';
 import { freeBytes, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/client.ts';
 import { closeDatabase, sqliteOf } from './db/engine.ts';
+import { shareWriteLock } from './db/connection.ts';
 import { openConfiguredDatabase } from './db/open.ts';
 import { MasterKeyMismatch } from './db/master-key.ts';
 import { DemoSetUpFailed, demoBanner, setUpDemo } from './demo.ts';
@@ -86,16 +87,20 @@ if (free < LOW_FREE_BYTES && !link)
     free_mib: Math.floor(free / MiB),
   });
 const db = await openConfiguredDatabase(config.database, config.sqliteSynchronous);
+if (link || supervising) shareWriteLock(db);
 // The SAT catalogs live in SQLite on both engines: the database itself, or one in memory beside PostgreSQL.
 const catalogDb = onSqlite ? db : openDatabase(':memory:');
 const catalogsStarted = performance.now();
-// On SQLite a worker finds them loaded by the supervisor; on PostgreSQL each process loads its own in-memory copy.
-const seeded = await seedCatalogs(catalogDb, () =>
-  logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }),
-);
+// On SQLite a worker finds them loaded by the supervisor. On PostgreSQL each serving process loads its own copy; a
+// supervisor serves no search (/catalogos), so it skips the seconds that takes.
+const seeded =
+  (onSqlite || !supervising) &&
+  (await seedCatalogs(catalogDb, () =>
+    logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }),
+  ));
 if (seeded) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION, duration_ms: Math.round(performance.now() - catalogsStarted) });
 warmCatalogs();
-Bun.gc(true); // loading the catalogs left some hundred MiB of garbage: give it back before serving
+if (seeded || !link) Bun.gc(true); // loading the catalogs left some hundred MiB of garbage: give it back before serving
 // The scheduler is created before the app, whose /health reads its heartbeat; the jobs task calls the app's worker,
 // so the scheduler starts only once the app exists (below).
 // One scheduler among the processes: a worker's /health reads the supervisor's heartbeat, relayed on each of its ticks.
@@ -163,7 +168,7 @@ const demo = boot.demo;
 
 if (supervising) {
   try {
-    workers = await startWorkers({ count: config.workers, port: config.port, logger, rateLimits, dropIdentity, heartbeat });
+    workers = await startWorkers({ count: config.workers, host: config.host, port: config.port, logger, rateLimits, dropIdentity, heartbeat });
   } catch (err) {
     logger.error('the workers did not start', { err: err instanceof Error ? err.message : String(err) });
     await closeDatabase(db);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../src/env.ts';
 
@@ -17,6 +17,8 @@ describe('loadConfig', () => {
     expect(a.jobLeaseSeconds).toBe(30);
     expect(loadConfig({ DATA_DIR: dataDir, JOB_LEASE_SECONDS: '6' }).jobLeaseSeconds).toBe(6);
     expect(a.demo).toBe(false);
+    expect(a.workers).toBe(availableParallelism());
+    expect(loadConfig({ DATA_DIR: dataDir, WORKERS: '1' }).workers).toBe(1);
     expect(loadConfig({ DATA_DIR: dataDir, DEMO: 'true' }).demo).toBe(true);
     expect(a.databasePath).toBe(join(dataDir, 'cfdi.sqlite'));
     expect(a.jwtSecret.length).toBeGreaterThanOrEqual(32);
@@ -52,6 +54,9 @@ describe('loadConfig', () => {
     ['SQLITE_SYNCHRONOUS', 'off'],
     ['DATABASE_URL', 'mysql://db.internal/cfdi'],
     ['TRUSTED_PROXIES', '10.0.0.0/33'],
+    ['WORKERS', '0'],
+    ['WORKERS', '1.5'],
+    ['WORKERS', 'all'],
   ])('%s=%s is rejected naming the variable', (name, value) => {
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(name);

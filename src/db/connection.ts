@@ -50,6 +50,9 @@ interface Transaction {
 /** The per-connection gate: which transaction holds it, and a promise that settles when it is released. */
 class Gate {
   holder: Transaction | null = null;
+  /** When it was last freed, and since when transactions have followed each other back to back (see takeTurn). */
+  freedAt = 0;
+  streakFrom = 0;
   private released: Promise<void> = Promise.resolve();
   private release: () => void = () => {};
 
@@ -66,6 +69,7 @@ class Gate {
 
   free() {
     this.holder = null;
+    this.freedAt = performance.now();
     this.release();
   }
 }
@@ -86,7 +90,7 @@ const gates = new WeakMap<Database.Database, Gate>();
  * lock is held, tries again after an `await`, up to the same 5 s as busy_timeout (openDatabase) for everything else.
  */
 const BUSY_TIMEOUT_MS = 5000;
-const MAX_PAUSE_MS = 16;
+const MAX_PAUSE_MS = 2;
 const LOCKED = Symbol('locked');
 
 /** `attempt` run with busy_timeout 0: its result, or LOCKED while another connection writes and `deadline` is ahead. */
@@ -100,6 +104,31 @@ function tryWithoutWaiting<T>(sqlite: Database.Database, attempt: () => T, deadl
     throw err;
   } finally {
     sqlite.exec(`pragma busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
+}
+
+/** Connections whose file other processes write too (WORKERS > 1): their transactions take turns (takeTurn). */
+const sharedFiles = new WeakSet<Database.Database>();
+
+/** Marks `db`'s file as written by several processes of the service (src/cluster.ts); nothing on PostgreSQL. */
+export function shareWriteLock(db: Db): void {
+  const sqlite = sqliteOf(db);
+  if (sqlite) sharedFiles.add(sqlite);
+}
+
+/**
+ * A process whose queue of transactions is never empty would hold the write lock almost without a gap, and another
+ * process polling for it (beginImmediate) would wait until its 5 s ran out. So after TURN_MS of transactions back to
+ * back, the next one first leaves the lock free for a moment, longer than the others' polling pause.
+ */
+const TURN_MS = 20;
+async function takeTurn(sqlite: Database.Database, gate: Gate): Promise<void> {
+  if (!sharedFiles.has(sqlite)) return;
+  const now = performance.now();
+  if (now - gate.freedAt > 0.5) gate.streakFrom = now;
+  else if (now - gate.streakFrom > TURN_MS) {
+    await Bun.sleep(MAX_PAUSE_MS + 1);
+    gate.streakFrom = performance.now();
   }
 }
 
@@ -271,6 +300,7 @@ export async function withTransaction<T>(dbOrTx: DbOrTx, fn: (tx: Tx) => Promise
   for (let wait = gate.busyFor(undefined); wait; wait = gate.busyFor(undefined)) await wait;
   gate.take(t);
   try {
+    await takeTurn(sqlite, gate);
     await beginImmediate(sqlite);
     try {
       const result = await contexts.run(t, () => fn(tx));
