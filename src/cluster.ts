@@ -15,6 +15,9 @@ import { type Logger, writeLogLine } from './lib/logger.ts';
 /** Set in a worker's environment: its number, 1…N. */
 const WORKER_ENV = 'CFDI_WORKER';
 
+/** PostgreSQL: the SQLite file the supervisor loaded the SAT catalogs into, for its workers to open. */
+export const CATALOGS_ENV = 'CFDI_CATALOGS';
+
 /** This process's worker number, when it is a worker of a supervisor. */
 export function workerNumber(): number | undefined {
   const n = process.env[WORKER_ENV];
@@ -128,6 +131,8 @@ export interface Workers {
  * restarted after a backoff. `rateLimits` counts the workers' hits, `dropIdentity` drops this process's entries.
  */
 export async function startWorkers(opts: {
+  /** More environment for the workers. */
+  env: Record<string, string>;
   count: number;
   host?: string;
   port: number;
@@ -218,7 +223,7 @@ export async function startWorkers(opts: {
   const spawn = (slot: Slot) => {
     slot.servingSince = undefined;
     const proc: Subprocess<'ignore', 'pipe', 'inherit'> = Bun.spawn(command, {
-      env: { ...process.env, [WORKER_ENV]: String(slot.n), PORT: String(port), CFDI_PDF_WORKERS: pdfWorkers },
+      env: { ...process.env, ...opts.env, [WORKER_ENV]: String(slot.n), PORT: String(port), CFDI_PDF_WORKERS: pdfWorkers },
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'inherit',

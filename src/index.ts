@@ -18,7 +18,10 @@ import { createLogger } from './lib/logger.ts';
 import { periodicWork } from './periodic.ts';
 import type { SandboxSat } from './pac/sandbox.ts';
 import { createSwPac } from './pac/sw.ts';
-import { startWorkers, supervisorLink, type Workers, workerNumber } from './cluster.ts';
+import { CATALOGS_ENV, startWorkers, supervisorLink, type Workers, workerNumber } from './cluster.ts';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sharedMemoryRateLimits } from './gateway/rate-limit.ts';
 import { relayIdentityChanges } from './lib/identity-changes.ts';
 import type { Heartbeat, Scheduler } from './jobs/scheduler.ts';
@@ -88,16 +91,16 @@ if (free < LOW_FREE_BYTES && !link)
   });
 const db = await openConfiguredDatabase(config.database, config.sqliteSynchronous);
 if (link || supervising) shareWriteLock(db);
-// The SAT catalogs live in SQLite on both engines: the database itself, or one in memory beside PostgreSQL.
-const catalogDb = onSqlite ? db : openDatabase(':memory:');
+// The SAT catalogs live in SQLite on both engines: the database itself, or one in memory beside PostgreSQL. A
+// supervisor on PostgreSQL loads them once into a temporary file its workers open (removed when it stops).
+const catalogFile = !onSqlite && supervising ? join(tmpdir(), `cfdi-catalogs-${process.pid}.sqlite`) : undefined;
+const sharedCatalogs = !onSqlite && link ? process.env[CATALOGS_ENV] : undefined;
+const catalogDb = onSqlite ? db : openDatabase(catalogFile ?? sharedCatalogs ?? ':memory:');
 const catalogsStarted = performance.now();
-// On SQLite a worker finds them loaded by the supervisor. On PostgreSQL each serving process loads its own copy; a
-// supervisor serves no search (/catalogos), so it skips the seconds that takes.
-const seeded =
-  (onSqlite || !supervising) &&
-  (await seedCatalogs(catalogDb, () =>
-    logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }),
-  ));
+// On SQLite, and on PostgreSQL with a supervisor, a worker finds them loaded.
+const seeded = await seedCatalogs(catalogDb, () =>
+  logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }),
+);
 if (seeded) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION, duration_ms: Math.round(performance.now() - catalogsStarted) });
 warmCatalogs();
 if (seeded || !link) Bun.gc(true); // loading the catalogs left some hundred MiB of garbage: give it back before serving
@@ -168,10 +171,20 @@ const demo = boot.demo;
 
 if (supervising) {
   try {
-    workers = await startWorkers({ count: config.workers, host: config.host, port: config.port, logger, rateLimits, dropIdentity, heartbeat });
+    workers = await startWorkers({
+      env: catalogFile ? { [CATALOGS_ENV]: catalogFile } : {},
+      count: config.workers,
+      host: config.host,
+      port: config.port,
+      logger,
+      rateLimits,
+      dropIdentity,
+      heartbeat,
+    });
   } catch (err) {
     logger.error('the workers did not start', { err: err instanceof Error ? err.message : String(err) });
     await closeDatabase(db);
+    if (catalogFile) rmSync(catalogFile, { force: true });
     process.exit(1);
   }
 }
@@ -200,24 +213,38 @@ if (!link)
 if (demo) console.log(demoBanner(demo, server?.url ?? `http://${config.host ?? 'localhost'}:${port}/`));
 
 let stopping = false;
-/** `abrupt`: drop the connections at once (the supervisor died), then release and close as usual. */
+/**
+ * `abrupt` (the supervisor died): what a crash of the whole service would do, but leaving nothing behind: connections
+ * dropped and jobs abandoned at once, their leases released so the next start takes them over without waiting.
+ */
 async function shutdown(signal: string, abrupt = false) {
   if (stopping) return;
   stopping = true;
   logger.info('shutting down', { signal });
+  if (abrupt) {
+    void server?.stop(true);
+    void app.worker.stop(); // claims nothing more; what runs is cut short by the exit below
+    await releaseLeases(db, workerId, new Date()).catch(() => 0);
+    await closeDatabase(db).catch(() => {});
+    process.exit(0);
+  }
   // In-flight requests and jobs (a stamp, a webhook attempt) get a bounded time to finish and be recorded; then
   // connections are closed regardless. A job cut short is re-run after the restart (its lease is recovered).
-  const force = setTimeout(() => void server?.stop(true), abrupt ? 0 : 10_000);
+  const force = setTimeout(() => void server?.stop(true), 10_000);
   try {
     scheduler?.stop();
     // The supervisor's workers stop as below, each in its own process, while its own job pools finish.
-    await Promise.race([Promise.all([server?.stop(abrupt), workers?.stop(), app.worker.stop()]), Bun.sleep(abrupt ? 3000 : 11_000)]);
+    await Promise.race([Promise.all([server?.stop(), workers?.stop(), app.worker.stop()]), Bun.sleep(11_000)]);
   } finally {
     clearTimeout(force);
     await stopListening().catch(() => {});
     const released = await releaseLeases(db, workerId, new Date());
     if (released > 0) logger.warn('jobs cut short, due again at the next start', { count: released });
     await closeDatabase(db);
+    if (catalogFile) {
+      await closeDatabase(catalogDb);
+      for (const file of [catalogFile, `${catalogFile}-wal`, `${catalogFile}-shm`]) rmSync(file, { force: true });
+    }
     logger.info('stopped', { signal });
     process.exit(0);
   }
