@@ -48,20 +48,20 @@ const RELAY_TIMEOUT_MS = 2000;
 
 /** A worker's side: what it asks of and hears from its supervisor. */
 export function supervisorLink() {
-  const pending = new Map<number, { resolve: (value: never) => void; reject: (err: Error) => void }>();
+  const pending = new Map<number, (value: never) => void>();
   let nextId = 0;
   let lastTick: number | null = null;
   let intervalMs = 5000;
   let receiveIdentity: (tenantId: string) => void = () => {};
   const send = (message: Up) => process.send!(message);
   const ask = <T>(message: Up & { id: number }) =>
-    new Promise<T>((resolve, reject) => {
-      if (!process.connected) return reject(new Error('the supervisor is gone'));
-      pending.set(message.id, { resolve: resolve as (value: never) => void, reject });
+    new Promise<T>((resolve) => {
+      if (!process.connected) return; // orphaned: exiting, see above
+      pending.set(message.id, resolve as (value: never) => void);
       send(message);
     });
   const answer = (id: number, value: unknown) => {
-    pending.get(id)?.resolve(value as never);
+    pending.get(id)?.(value as never);
     pending.delete(id);
   };
   process.on('message', (message: Down) => {
@@ -75,10 +75,10 @@ export function supervisorLink() {
       intervalMs = message.intervalMs;
     }
   });
-  process.on('disconnect', () => {
-    for (const { reject } of pending.values()) reject(new Error('the supervisor is gone'));
-    pending.clear();
-  });
+  // The requests still waiting for an answer are left waiting: the process exits at once (onOrphaned), and failing
+  // them would answer 500s on connections not yet closed.
+  let orphaned = () => {};
+  process.on('disconnect', () => orphaned());
   const rateLimits: RateLimits = (scope, windowMs) => ({
     hit: (budgets) => ask<RateDecision[]>({ t: 'hit', id: ++nextId, scope, windowMs, budgets: budgets.map(({ key, limit }) => ({ key, limit })) }),
   });
@@ -99,7 +99,9 @@ export function supervisorLink() {
     },
     serving: (port: number) => send({ t: 'serving', port }),
     /** The supervisor died (or closed the channel): this worker must not go on serving or writing. */
-    onOrphaned: (stop: () => void) => process.on('disconnect', stop),
+    onOrphaned(stop: () => void) {
+      orphaned = stop;
+    },
   };
 }
 

@@ -111,7 +111,11 @@ let workers: Workers | undefined;
 const work = periodicWork({ db, logger, drainJobs: () => app.worker.drain() });
 const scheduler: Scheduler | undefined = link
   ? undefined
-  : createScheduler({ logger, ...work, tasks: [...work.tasks, { name: 'heartbeat-relay', run: () => workers?.relayTick(scheduler!) }] });
+  : createScheduler({
+      logger,
+      ...work,
+      tasks: supervising ? [...work.tasks, { name: 'heartbeat-relay', run: () => workers?.relayTick(scheduler!) }] : work.tasks,
+    });
 const heartbeat: Heartbeat = link?.heartbeat ?? scheduler!;
 // SQLite with workers: one set of rate counters, the supervisor's (PostgreSQL's counter table is shared already).
 const rateLimits = supervising && onSqlite ? sharedMemoryRateLimits() : onSqlite ? link?.rateLimits : undefined;
@@ -224,8 +228,9 @@ async function shutdown(signal: string, abrupt = false) {
   if (abrupt) {
     void server?.stop(true);
     void app.worker.stop(); // claims nothing more; what runs is cut short by the exit below
-    await releaseLeases(db, workerId, new Date()).catch(() => 0);
-    await closeDatabase(db).catch(() => {});
+    // Bounded: a transaction still open ends with the process (SQLite rolls it back, and its lock goes with it). The
+    // database is not closed: requests still running would fail with 500s on connections not yet dropped.
+    await Promise.race([releaseLeases(db, workerId, new Date()).catch(() => 0), Bun.sleep(1000)]);
     process.exit(0);
   }
   // In-flight requests and jobs (a stamp, a webhook attempt) get a bounded time to finish and be recorded; then

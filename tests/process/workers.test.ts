@@ -99,12 +99,17 @@ describe('WORKERS=2', () => {
     }
   }, 60_000);
 
-  test('SIGTERM stops every process, each logging stopped; a killed supervisor leaves no worker behind', async () => {
+  test('every worker’s /health reports the one scheduler; SIGTERM stops every process, each logging stopped; a killed supervisor leaves no worker behind', async () => {
     const log = requestLog();
     const server = await startServer(join(work, 'stop'), { WORKERS: '2' }, { onLog: log.onLog });
     const pids: number[] = JSON.parse(server.startLog.split('\n').find((l) => l.includes('"msg":"listening"'))!).worker_pids;
     expect(pids).toHaveLength(2);
     expect(pids.every(alive)).toBe(true);
+    // The scheduler runs in the supervisor; each worker's /health reports its heartbeat, relayed.
+    const probes = await Promise.all(Array.from({ length: 12 }, () => fresh(`${server.base}/health`)));
+    const bodies = (await Promise.all(probes.map((r) => r.json()))) as any[];
+    expect(bodies.map((b) => b.info?.scheduler?.status)).toEqual(Array(12).fill('up'));
+    expect(new Set(await log.workersOf(probes.map((r) => r.headers.get('x-request-id')!)))).toEqual(new Set([1, 2]));
     await stopServer(server.proc); // exit code 0
     expect(pids.filter(alive)).toEqual([]);
     for (let i = 0; i < 40 && log.lines.filter((l) => l.msg === 'stopped').length < 3; i++) await Bun.sleep(50);
