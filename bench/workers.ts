@@ -5,7 +5,7 @@
  * `--concurrency` keep-alive client loops, stop. Reported per configuration: the median invoices/s, p50/p99, and the
  * cores each part used in the measured window (supervisor, workers, this load generator: the machine is shared).
  *
- *   bun bench/workers.ts [--seconds 10] [--concurrency 16] [--rounds 2]
+ *   bun bench/workers.ts [--seconds 10] [--concurrency 16] [--rounds 2] [--synchronous full|normal]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -17,7 +17,12 @@ import { closedLoad, type LoadResult } from './load.ts';
 import { SOAK_TENANTS, setUpTenant, startApi, stopApi } from './soak.ts';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '16' }, rounds: { type: 'string', default: '2' } },
+  options: {
+    seconds: { type: 'string', default: '10' },
+    concurrency: { type: 'string', default: '16' },
+    rounds: { type: 'string', default: '2' },
+    synchronous: { type: 'string', default: 'full' },
+  },
 });
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
@@ -54,7 +59,7 @@ try {
   const init = { method: 'POST', headers: { authorization: `Bearer ${tenant.key}`, 'content-type': 'application/json' }, body: JSON.stringify(INVOICE) };
   for (let round = 0; round < Number(values.rounds); round++) {
     for (const workers of [1, 2]) {
-      const api = await startApi(dir, { WORKERS: String(workers) });
+      const api = await startApi(dir, { WORKERS: String(workers), SQLITE_SYNCHRONOUS: values.synchronous });
       try {
         const load = (durationMs: number) => closedLoad({ urlOf: () => `${api.base}/cfdis`, init, expected: 201, concurrency, durationMs });
         await load(2000);
@@ -84,7 +89,7 @@ const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length /
 const of = (workers: number) => runs.filter((r) => r.workers === workers);
 const one = median(of(1).map((r) => r.result.rps));
 console.log(
-  `Bun ${Bun.version}, ${cpus().length} cores; concurrency ${concurrency}, ${seconds} s per run after 2 s warm-up, ${values.rounds} rounds alternated`,
+  `Bun ${Bun.version}, ${cpus().length} cores; SQLITE_SYNCHRONOUS=${values.synchronous}, concurrency ${concurrency}, ${seconds} s per run after 2 s warm-up, ${values.rounds} rounds alternated`,
 );
 console.log('\n| WORKERS | invoices/s (median) | vs WORKERS=1 | p50 | p99 | errors | cores: supervisor, workers, load generator |');
 console.log('|---:|---:|---:|---:|---:|---:|---|');
