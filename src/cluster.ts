@@ -31,6 +31,7 @@ interface Budget {
 
 /** Worker → supervisor. */
 type Up =
+  | { t: 'hello' }
   | { t: 'serving'; port: number }
   | { t: 'hit'; id: number; scope: string; windowMs: number; budgets: Budget[] }
   | { t: 'identity'; id: number; tenantId: string }
@@ -38,6 +39,7 @@ type Up =
 
 /** Supervisor → worker. */
 type Down =
+  | { t: 'go' }
   | { t: 'hit'; id: number; decisions: RateDecision[] }
   | { t: 'identity'; id: number; tenantId: string }
   | { t: 'ack'; id: number }
@@ -65,7 +67,8 @@ export function supervisorLink() {
     pending.delete(id);
   };
   process.on('message', (message: Down) => {
-    if (message.t === 'hit') answer(message.id, message.decisions);
+    if (message.t === 'go') go.resolve();
+    else if (message.t === 'hit') answer(message.id, message.decisions);
     else if (message.t === 'ack') answer(message.id, undefined);
     else if (message.t === 'identity') {
       receiveIdentity(message.tenantId);
@@ -77,8 +80,9 @@ export function supervisorLink() {
   });
   // The requests still waiting for an answer are left waiting: the process exits at once (onOrphaned), and failing
   // them would answer 500s on connections not yet closed.
-  let orphaned = () => {};
+  let orphaned: () => void = () => process.exit(0); // still starting: nothing to finish
   process.on('disconnect', () => orphaned());
+  const go = Promise.withResolvers<void>();
   const rateLimits: RateLimits = (scope, windowMs) => ({
     hit: (budgets) => ask<RateDecision[]>({ t: 'hit', id: ++nextId, scope, windowMs, budgets: budgets.map(({ key, limit }) => ({ key, limit })) }),
   });
@@ -89,6 +93,11 @@ export function supervisorLink() {
     },
   };
   return {
+    /** Resolves when the supervisor has done the start-up work (migrations, catalogs, boot work): open the database then. */
+    released: () => {
+      send({ t: 'hello' });
+      return go.promise;
+    },
     rateLimits,
     /** The supervisor's scheduler, as last relayed (each tick). */
     heartbeat,
@@ -110,6 +119,8 @@ interface Slot {
   proc?: Subprocess<'ignore', 'pipe', 'inherit'>;
   /** Resolves once all its stdout has been forwarded. */
   forwarded?: Promise<void>;
+  /** It has loaded and waits for the go (its program's modules load while the supervisor does the start-up work). */
+  waiting?: boolean;
   /** When it last reported serving; restarts soon after it back off. */
   servingSince?: number;
   failures: number;
@@ -127,23 +138,29 @@ export interface Workers {
   stop(): Promise<void>;
 }
 
+/** What the workers need from the supervisor once they serve. */
+interface Services {
+  rateLimits?: RateLimits;
+  dropIdentity?: (tenantId: string) => void;
+  heartbeat: Heartbeat;
+}
+
 /**
- * Starts `count` workers on `host`:`port` (0: a free one) and resolves once every one serves.
- * A worker that exits before then fails the start (the error is the worker's, on stderr); one that dies later is
+ * Spawns `count` workers for `host`:`port` (0: a free one) at once: they load their program while this process does
+ * the start-up work, then wait. `go` lets them open the database and serve, and resolves once every one serves. A
+ * worker that exits before then fails the start (the error is the worker's, on stderr); one that dies later is
  * restarted after a backoff. `rateLimits` counts the workers' hits, `dropIdentity` drops this process's entries.
  */
-export async function startWorkers(opts: {
+export function spawnWorkers(opts: {
   /** More environment for the workers. */
   env: Record<string, string>;
   count: number;
   host?: string;
   port: number;
   logger: Logger;
-  rateLimits?: RateLimits;
-  dropIdentity?: (tenantId: string) => void;
-  heartbeat: Heartbeat;
-}): Promise<Workers> {
+}): { go(services: Services): Promise<Workers> } {
   const { logger } = opts;
+  let services: Services | undefined;
   // From source: bun <entry> [args]; the executable: <executable> [args] (its argv[1] is its embedded entry).
   const command = [process.execPath, ...process.argv.slice(Bun.isStandaloneExecutable ? 2 : 1)];
   // The machine's PDF threads split among the workers (src/invoices/cfdis/pdf-pool.ts).
@@ -184,19 +201,23 @@ export async function startWorkers(opts: {
 
   const onMessage = (slot: Slot, message: Up) => {
     switch (message.t) {
+      case 'hello':
+        slot.waiting = true;
+        if (services) toWorker(slot, { t: 'go' });
+        break;
       case 'serving':
         slot.servingSince = Date.now();
         onServing.get(slot)?.(message.port);
-        toWorker(slot, { t: 'tick', at: opts.heartbeat.lastTickAt(), intervalMs: opts.heartbeat.intervalMs });
+        if (services) toWorker(slot, { t: 'tick', at: services.heartbeat.lastTickAt(), intervalMs: services.heartbeat.intervalMs });
         break;
       case 'hit': {
-        const limiter = opts.rateLimits?.(message.scope, message.windowMs);
+        const limiter = services?.rateLimits?.(message.scope, message.windowMs);
         if (!limiter) return;
         void limiter.hit(message.budgets).then((decisions) => toWorker(slot, { t: 'hit', id: message.id, decisions }));
         break;
       }
       case 'identity':
-        opts.dropIdentity?.(message.tenantId);
+        services?.dropIdentity?.(message.tenantId);
         void relayIdentity(message.tenantId, slot).then(() => toWorker(slot, { t: 'ack', id: message.id }));
         break;
       case 'ack':
@@ -224,6 +245,7 @@ export async function startWorkers(opts: {
 
   const spawn = (slot: Slot) => {
     slot.servingSince = undefined;
+    slot.waiting = false;
     const proc: Subprocess<'ignore', 'pipe', 'inherit'> = Bun.spawn(command, {
       env: { ...process.env, ...opts.env, [WORKER_ENV]: String(slot.n), PORT: String(port), CFDI_PDF_WORKERS: pdfWorkers },
       stdin: 'ignore',
@@ -284,19 +306,27 @@ export async function startWorkers(opts: {
     port = probe.port!;
     probe.stop(true);
   }
-  try {
-    await Promise.all(slots.map(serve));
-  } catch (err) {
-    await stop();
-    throw err;
-  }
+  const serving = Promise.all(slots.map(serve));
+  serving.catch(() => {}); // awaited by go
   return {
-    port,
-    pids: () => slots.flatMap((s) => (s.proc ? [s.proc.pid] : [])),
-    relayTick: (heartbeat) => {
-      for (const slot of live()) toWorker(slot, { t: 'tick', at: heartbeat.lastTickAt(), intervalMs: heartbeat.intervalMs });
+    async go(given) {
+      services = given;
+      for (const slot of slots) if (slot.waiting) toWorker(slot, { t: 'go' });
+      try {
+        await serving;
+      } catch (err) {
+        await stop();
+        throw err;
+      }
+      return {
+        port,
+        pids: () => slots.flatMap((s) => (s.proc ? [s.proc.pid] : [])),
+        relayTick: (heartbeat) => {
+          for (const slot of live()) toWorker(slot, { t: 'tick', at: heartbeat.lastTickAt(), intervalMs: heartbeat.intervalMs });
+        },
+        relayIdentity: (tenantId) => relayIdentity(tenantId),
+        stop,
+      };
     },
-    relayIdentity: (tenantId) => relayIdentity(tenantId),
-    stop,
   };
 }

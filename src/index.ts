@@ -18,7 +18,7 @@ import { createLogger } from './lib/logger.ts';
 import { periodicWork } from './periodic.ts';
 import type { SandboxSat } from './pac/sandbox.ts';
 import { createSwPac } from './pac/sw.ts';
-import { CATALOGS_ENV, startWorkers, supervisorLink, type Workers, workerNumber } from './cluster.ts';
+import { CATALOGS_ENV, spawnWorkers, supervisorLink, type Workers, workerNumber } from './cluster.ts';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,11 +89,17 @@ if (free < LOW_FREE_BYTES && !link)
     data_dir: config.dataDir,
     free_mib: Math.floor(free / MiB),
   });
+// The workers load their program now, while this process migrates, loads the catalogs and does the boot work; they
+// open the database once that is done (spawned.go, below).
+const catalogFile = !onSqlite && supervising ? join(tmpdir(), `cfdi-catalogs-${process.pid}.sqlite`) : undefined;
+const spawned = supervising
+  ? spawnWorkers({ env: catalogFile ? { [CATALOGS_ENV]: catalogFile } : {}, count: config.workers, host: config.host, port: config.port, logger })
+  : undefined;
+if (link) await link.released();
 const db = await openConfiguredDatabase(config.database, config.sqliteSynchronous);
 if (link || supervising) shareWriteLock(db);
 // The SAT catalogs live in SQLite on both engines: the database itself, or one in memory beside PostgreSQL. A
 // supervisor on PostgreSQL loads them once into a temporary file its workers open (removed when it stops).
-const catalogFile = !onSqlite && supervising ? join(tmpdir(), `cfdi-catalogs-${process.pid}.sqlite`) : undefined;
 const sharedCatalogs = !onSqlite && link ? process.env[CATALOGS_ENV] : undefined;
 const catalogDb = onSqlite ? db : openDatabase(catalogFile ?? sharedCatalogs ?? ':memory:');
 const catalogsStarted = performance.now();
@@ -175,16 +181,7 @@ const demo = boot.demo;
 
 if (supervising) {
   try {
-    workers = await startWorkers({
-      env: catalogFile ? { [CATALOGS_ENV]: catalogFile } : {},
-      count: config.workers,
-      host: config.host,
-      port: config.port,
-      logger,
-      rateLimits,
-      dropIdentity,
-      heartbeat,
-    });
+    workers = await spawned!.go({ rateLimits, dropIdentity, heartbeat });
   } catch (err) {
     logger.error('the workers did not start', { err: err instanceof Error ? err.message : String(err) });
     await closeDatabase(db);
