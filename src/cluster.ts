@@ -82,6 +82,13 @@ export function supervisorLink() {
   // them would answer 500s on connections not yet closed.
   let orphaned: () => void = () => process.exit(0); // still starting: nothing to finish
   process.on('disconnect', () => orphaned());
+  // A supervisor that died while this process was still loading closed the channel before anyone listened: check it
+  // now, and the parent every second besides (a dead parent's children are handed to another).
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent || !process.connected) orphaned();
+  }, 1000).unref();
+  if (!process.connected) queueMicrotask(() => orphaned());
   const go = Promise.withResolvers<void>();
   const rateLimits: RateLimits = (scope, windowMs) => ({
     hit: (budgets) => ask<RateDecision[]>({ t: 'hit', id: ++nextId, scope, windowMs, budgets: budgets.map(({ key, limit }) => ({ key, limit })) }),
