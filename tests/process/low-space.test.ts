@@ -21,8 +21,9 @@ function tmpfs(name: string, size: string): string | undefined {
   return dir;
 }
 
-afterAll(() => {
-  for (const dir of mounts) Bun.spawnSync(['umount', dir]);
+afterAll(async () => {
+  // A SIGKILLed supervisor's workers notice and exit on their own, a moment later: until then the mount is busy.
+  for (const dir of mounts) for (let i = 0; i < 50 && Bun.spawnSync(['umount', dir]).exitCode !== 0; i++) await Bun.sleep(100);
   rmSync(work, { recursive: true, force: true });
 });
 
