@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startServer } from './server.ts';
+import { alive, startServer } from './server.ts';
 
 /**
  * `npm start` as a user or a process manager runs it (issue 18, item 9): SIGTERM to the npm process must stop the
@@ -29,15 +29,6 @@ function descendants(pid: number): number[] {
   walk(pid);
   return out;
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('npm start', () => {
   test.skipIf(process.platform !== 'linux')(

@@ -80,3 +80,13 @@ export const json = (method: string, body?: unknown, token?: string, headers: Re
 /** POST a JSON body to `base` + `path`. */
 export const post = (base: string, path: string, body: unknown, token?: string, headers: Record<string, string> = {}) =>
   fetch(`${base}${path}`, json('POST', body, token, headers));
+
+/** Whether a process with this pid still exists. */
+export const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PLAN_LIMITS } from '../../src/lib/plans.ts';
 import { issuer, serverTarget } from '../helpers.ts';
-import { startServer, stopServer } from './server.ts';
+import { alive, startServer, stopServer } from './server.ts';
 
 /**
  * WORKERS=2 (the default on a 2-core machine, set here so that a 1-core box runs the same): a supervisor and two
@@ -36,15 +36,6 @@ function requestLog() {
 
 /** A request over a connection of its own: the kernel spreads new connections over the workers (SO_REUSEPORT). */
 const fresh = (url: string, init: RequestInit = {}) => fetch(url, { ...init, keepalive: false, headers: { ...init.headers, connection: 'close' } });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('WORKERS=2', () => {
   test('a new tenant’s key gets exactly its plan’s requests a minute, however they are spread over the workers', async () => {
