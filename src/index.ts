@@ -3,8 +3,8 @@ import { CATALOG_VERSION, warmCatalogs } from './catalogs/index.ts';
 import { useNativeDeflate } from './cfdi/pdf.ts';
 import { seedCatalogs } from './catalogs/seed.ts';
 import { freeBytes, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/client.ts';
-import { closeDatabase, sqliteOf } from './db/engine.ts';
-import { shareWriteLock } from './db/connection.ts';
+import { closeDatabase } from './db/engine.ts';
+import { shareWriteLock, sqliteDurability } from './db/connection.ts';
 import { openConfiguredDatabase } from './db/open.ts';
 import { MasterKeyMismatch } from './db/master-key.ts';
 import { DemoSetUpFailed, demoBanner, setUpDemo } from './demo.ts';
@@ -196,9 +196,8 @@ if (link) {
   // The supervisor is gone (killed): stop at once, as the whole service would have; never serve or write on alone.
   link.onOrphaned(() => void shutdown('supervisor gone', true));
 }
-// Read back from SQLite, not from the setting: what the connection really does with a commit.
-const sqlite = sqliteOf(db);
-const synchronous = sqlite && ['off', 'normal', 'full', 'extra'][Number(sqlite.pragma('synchronous', { simple: true }))];
+// Read back from the connection, not from the setting: what it really does with a write before answering.
+const synchronous = sqliteDurability(db);
 // One line when the service serves (a worker's own start is the supervisor's to announce).
 if (!link)
   logger.info('listening', {
@@ -222,6 +221,12 @@ async function shutdown(signal: string, abrupt = false) {
   if (stopping) return;
   stopping = true;
   logger.info('shutting down', { signal });
+  // Every step below is bounded but the database's last calls; a database gone for good (dropped, unreachable)
+  // must not keep the process, its workers and its port alive: exit anyway.
+  setTimeout(() => {
+    logger.error('shutdown did not finish in 30 s: exiting anyway', { signal });
+    process.exit(1);
+  }, 30_000).unref();
   if (abrupt) {
     void server?.stop(true);
     void app.worker.stop(); // claims nothing more; what runs is cut short by the exit below

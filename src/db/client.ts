@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { chmodSync, existsSync, statfsSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fstatSync, fsync, openSync, statfsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asyncDatabase, type Db } from './connection.ts';
@@ -16,15 +16,19 @@ const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable
 
 /**
  * Open (or create) the database, set the pragmas and apply every pending migration. `synchronous`: `full` (the
- * default) syncs the WAL on every commit, so a committed invoice survives a power loss; `normal` syncs only at
- * checkpoints and may lose the last commits (never corrupts). `migrated` is told how many migrations it applied.
+ * default) syncs the WAL before every write resolves, so an answered invoice survives a power loss; `normal` syncs
+ * only at checkpoints and may lose the last commits (never corrupts). `migrated` is told how many migrations it applied.
+ *
+ * `full` is not SQLite's synchronous=FULL, which syncs inside COMMIT: while the write lock is held, on the event
+ * loop's thread, once per commit. The connection runs synchronous=NORMAL and each write then awaits walSyncer (same
+ * guarantee for every answer; the sync off the thread, outside the lock, one for all commits waiting together).
  */
 export function openDatabase(path: string, synchronous: 'full' | 'normal' = 'full', migrated?: (applied: number) => void): Db {
   const sqlite = new Database(path);
   sqlite.pragma('journal_mode = WAL');
   // It holds password hashes and sealed keys: only the service's user reads it (SQLite gives -wal/-shm the same mode).
   for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
-  sqlite.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // Migrations run once, synchronously, before anything else can use the connection.
@@ -35,7 +39,46 @@ export function openDatabase(path: string, synchronous: 'full' | 'normal' = 'ful
   const before = applied();
   migrate(drizzle(sqlite), { migrationsFolder: MIGRATIONS_FOLDER });
   migrated?.(applied() - before);
-  return asyncDatabase(sqlite);
+  return asyncDatabase(sqlite, synchronous === 'full' && !sqlite.memory ? walSyncer(`${path}-wal`) : undefined);
+}
+
+/**
+ * Makes every write to the WAL so far durable: fsync of the WAL file on libuv's threads. A sync already in flight
+ * may have started before the caller's commit, so callers arriving meanwhile share the next one (group commit). The
+ * file is reopened if SQLite replaced it (another inode under the same name).
+ */
+function walSyncer(walPath: string): () => Promise<void> {
+  let fd: number | undefined;
+  let inode = -1;
+  const once = () =>
+    new Promise<void>((resolve, reject) => {
+      const now = statSync(walPath, { throwIfNoEntry: false });
+      if (!now) return resolve(); // no WAL: SQLite folded it into the database file, which it synced
+      if (fd === undefined || now.ino !== inode) {
+        if (fd !== undefined) closeSync(fd);
+        fd = openSync(walPath, 'r');
+        inode = fstatSync(fd).ino;
+      }
+      fsync(fd, (err) => (err ? reject(err) : resolve()));
+    });
+  let running: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
+  const sync = (): Promise<void> => {
+    if (!running) {
+      running = once().finally(() => {
+        running = undefined;
+      });
+      return running;
+    }
+    next ??= running
+      .catch(() => {})
+      .then(() => {
+        next = undefined;
+        return sync();
+      });
+    return next;
+  };
+  return sync;
 }
 
 /** Below this much room for the database the service refuses to start and /health reports the database down. */

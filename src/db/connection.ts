@@ -85,6 +85,23 @@ function currentTransaction(): Transaction | undefined {
 const gates = new WeakMap<Database.Database, Gate>();
 
 /**
+ * SQLITE_SYNCHRONOUS=full: the connection commits without syncing (synchronous=NORMAL, so the write lock is held
+ * for the writes only), and each write syncs the WAL file before it resolves, off the event loop and shared by the
+ * commits that wait together (src/db/client.ts walSyncer). A write is answered only once it is on disk, as with
+ * synchronous=FULL; the difference is that another reader may see it a moment before (lost only with the power).
+ */
+const walSyncs = new WeakMap<Database.Database, () => Promise<void>>();
+const durable = (sqlite: Database.Database) => walSyncs.get(sqlite)?.();
+
+/** Whether `db` syncs every write before it resolves (SQLITE_SYNCHRONOUS=full): `full`, else SQLite's own setting. */
+export function sqliteDurability(db: Db): 'full' | 'normal' | 'off' | 'extra' | undefined {
+  const sqlite = sqliteOf(db);
+  if (!sqlite) return undefined;
+  if (walSyncs.has(sqlite)) return 'full';
+  return (['off', 'normal', 'full', 'extra'] as const)[Number(sqlite.pragma('synchronous', { simple: true }))];
+}
+
+/**
  * Another process (a worker of several, an operator command) may hold SQLite's write lock. busy_timeout would wait
  * for it by sleeping the thread, and so the whole event loop; a write instead tries without waiting and, while the
  * lock is held, tries again after an `await`, up to the same 5 s as busy_timeout (openDatabase) for everything else.
@@ -173,8 +190,12 @@ class GatedPreparedQuery extends SyncPreparedQuery {
     for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
       for (let wait = admit(this.gate, this.inside); wait; wait = admit(this.gate, this.inside)) await wait;
       if (!writes) return run();
-      const result = tryWithoutWaiting((this as any).stmt.database, run, deadline);
-      if (result !== LOCKED) return result;
+      const sqlite = (this as any).stmt.database as Database.Database;
+      const result = tryWithoutWaiting(sqlite, run, deadline);
+      if (result !== LOCKED) {
+        await durable(sqlite);
+        return result;
+      }
       await Bun.sleep(pause);
     }
   }
@@ -235,8 +256,12 @@ class GatedSession extends BetterSQLiteSession<any, any> {
   }
 }
 
-/** The async `db` over an open better-sqlite3 connection (and its `tx` twin, used by withTransaction). */
-export function asyncDatabase(sqlite: Database.Database): Db {
+/**
+ * The async `db` over an open better-sqlite3 connection (and its `tx` twin, used by withTransaction). `syncWal`:
+ * makes every write so far durable (see walSyncs); without it, commits are as durable as the connection's pragma.
+ */
+export function asyncDatabase(sqlite: Database.Database, syncWal?: () => Promise<void>): Db {
+  if (syncWal) walSyncs.set(sqlite, syncWal);
   const tables = extractTablesRelationalConfig(schema, createTableRelationsHelpers);
   const relational = { fullSchema: schema, schema: tables.tables, tableNamesMap: tables.tableNamesMap };
   const dialect = new SQLiteAsyncDialect();
@@ -299,13 +324,13 @@ export async function withTransaction<T>(dbOrTx: DbOrTx, fn: (tx: Tx) => Promise
   const t: Transaction = { open: true, depth: 0 };
   for (let wait = gate.busyFor(undefined); wait; wait = gate.busyFor(undefined)) await wait;
   gate.take(t);
+  let result: T;
   try {
     await takeTurn(sqlite, gate);
     await beginImmediate(sqlite);
     try {
-      const result = await contexts.run(t, () => fn(tx));
+      result = await contexts.run(t, () => fn(tx));
       sqlite.exec('commit');
-      return result;
     } catch (err) {
       if (sqlite.inTransaction) sqlite.exec('rollback');
       throw err;
@@ -314,18 +339,27 @@ export async function withTransaction<T>(dbOrTx: DbOrTx, fn: (tx: Tx) => Promise
     t.open = false;
     gate.free();
   }
+  // Outside the gate: the next transaction runs while this one's commit reaches the disk.
+  await durable(sqlite);
+  return result;
 }
 
 function isTx(d: DbOrTx): d is Tx {
   return !txOf.has(d);
 }
 
-/** Run a synchronous better-sqlite3 call once this context may use the connection (see admit). */
-export async function gated<T>(dbOrTx: DbOrTx, run: () => T): Promise<T> {
+/**
+ * Run a synchronous better-sqlite3 call once this context may use the connection (see admit). `writes`: the call
+ * may write, so outside a transaction it resolves once the write is durable (see walSyncs).
+ */
+export async function gated<T>(dbOrTx: DbOrTx, run: () => T, writes = false): Promise<T> {
   const sqlite = sqliteOf(dbOrTx);
   const gate = sqlite && gates.get(sqlite);
   if (!gate) throw new Error('not a database from openDatabase (SQLite)');
   const inside = isTx(dbOrTx);
   for (let wait = admit(gate, inside); wait; wait = admit(gate, inside)) await wait;
-  return run();
+  if (inside || !writes) return run();
+  const result = run();
+  await durable(sqlite);
+  return result;
 }

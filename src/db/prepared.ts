@@ -38,9 +38,9 @@ export function statement(dbOrTx: DbOrTx, text: string, options: { safeIntegers?
   if (!stmt) statements.set(key, (stmt = options.safeIntegers ? client.prepare(text).safeIntegers(true) : client.prepare(text)));
   const s = stmt;
   return {
-    run: (...params) => gated(dbOrTx, () => s.run(...params)),
-    get: <T>(...params: unknown[]) => gated(dbOrTx, () => s.get(...params) as T | undefined),
-    all: <T>(...params: unknown[]) => gated(dbOrTx, () => s.all(...params) as T[]),
+    run: (...params) => gated(dbOrTx, () => s.run(...params), !s.readonly),
+    get: <T>(...params: unknown[]) => gated(dbOrTx, () => s.get(...params) as T | undefined, !s.readonly),
+    all: <T>(...params: unknown[]) => gated(dbOrTx, () => s.all(...params) as T[], !s.readonly),
   };
 }
 

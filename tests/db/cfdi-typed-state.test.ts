@@ -22,7 +22,8 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
   test('invoices recorded before it read the same through the API, and a withdrawn one can still be stamped by an attempt in flight', async () => {
     const path = join(dir, 'cfdi.sqlite');
     const first = openDatabase(path);
-    const before = await createTestApp({ db: first });
+    // No wake on enqueue: the queued invoice's job must not be in flight when it is withdrawn.
+    const before = await createTestApp({ db: first, wakeOnEnqueue: false });
     const reg = await issuer(before, { tenant: TENANTS.EKU, keys: ['test'], csd: true });
     const { key } = reg;
 

@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { asyncDatabase, sqliteDurability } from '../../src/db/connection.ts';
 import { closeDatabase, openDatabase, withTransaction, type DbOrTx } from '../../src/db/index.ts';
 import { tenants } from '../../src/db/schema/index.ts';
 
@@ -149,6 +150,55 @@ describe('a write lock held by another connection', () => {
     } finally {
       other.close();
       await closeDatabase(db);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('SQLITE_SYNCHRONOUS=full: a write resolves only once its WAL sync has; the gate is free meanwhile, reads never wait', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfdi-walsync-'));
+    const path = join(dir, 'sync.sqlite');
+    await closeDatabase(openDatabase(path, 'normal')); // migrated
+    const sqlite = new Database(path);
+    const syncs: (() => void)[] = [];
+    const db = asyncDatabase(sqlite, () => new Promise<void>((resolve) => syncs.push(resolve)));
+    try {
+      let answered = false;
+      const first = withTransaction(db, async (tx) => void (await tx.insert(tenants).values(tenant('t1')))).then(() => (answered = true));
+      await tick();
+      expect(syncs.length).toBe(1);
+      expect(answered).toBe(false);
+      // Committed and the gate released: the next transaction and a single write run while the first one's sync waits.
+      const second = withTransaction(db, async (tx) => void (await tx.insert(tenants).values(tenant('t2'))));
+      const single = db.insert(tenants).values(tenant('t3')).execute(); // a builder runs when executed
+      await tick();
+      expect(syncs.length).toBe(3);
+      expect(await names(db)).toEqual(['t1', 't2', 't3']);
+      expect(syncs.length).toBe(3); // the read asked for none
+      expect(answered).toBe(false);
+      for (const resolve of syncs) resolve();
+      await Promise.all([first, second, single]);
+      expect(answered).toBe(true);
+    } finally {
+      sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('SQLITE_SYNCHRONOUS=full syncs the WAL itself (SQLite commits with NORMAL); normal leaves it to checkpoints', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfdi-walsync-'));
+    try {
+      for (const [setting, durability] of [
+        ['full', 'full'],
+        ['normal', 'normal'],
+      ] as const) {
+        const db = openDatabase(join(dir, `${setting}.sqlite`), setting);
+        expect(sqliteDurability(db)).toBe(durability);
+        await withTransaction(db, async (tx) => void (await tx.insert(tenants).values(tenant('t1'))));
+        await db.insert(tenants).values(tenant('t2'));
+        expect(await names(db)).toEqual(['t1', 't2']);
+        await closeDatabase(db);
+      }
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });

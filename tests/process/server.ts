@@ -37,7 +37,8 @@ export async function startServer(
   });
   const reader = proc.stdout.getReader();
   let buffered = '';
-  const deadline = Date.now() + 20_000;
+  // Generous: a start loads the catalogs and its workers, on a machine the other suites may be loading too.
+  const deadline = Date.now() + 45_000;
   while (Date.now() < deadline) {
     const { value, done } = await reader.read();
     if (done) break;
