@@ -101,8 +101,8 @@ const pacUrl = `http://127.0.0.1:${server.port}`;
 const pac = createSwPac({ url: pacUrl, user: 'demo', password: 'secret', timeoutMs: 400, satConsultaUrl: `${pacUrl}/ConsultaCFDIService.svc` });
 const invoice = (valor: number) => ingreso({ conceptos: [concepto({ valor_unitario: valor })] });
 
-async function setup(livePac = pac) {
-  const t = await createTestApp({ livePac, stampBudgetMs: 1000 });
+async function setup(livePac = pac, wakeOnEnqueue = true) {
+  const t = await createTestApp({ livePac, stampBudgetMs: 1000, wakeOnEnqueue });
   const { live } = await issuer(t, { keys: ['live'], csd: ['live'] });
   const retry = async () => {
     t.clock.advance(10 * 60_000);
@@ -157,7 +157,8 @@ describe('SW PAC adapter against a fake PAC server', () => {
 
   test('refused connection: queued and retried later', async () => {
     const down = createSwPac({ url: 'http://127.0.0.1:1', user: 'demo', password: 'secret', timeoutMs: 400 });
-    const { t, live } = await setup(down);
+    // Not woken by the enqueue: a worker retrying at once would be caught mid-attempt (running) by the read below.
+    const { t, live } = await setup(down, false);
     const res = await t.call('POST', '/cfdis', { token: live, body: invoice(105) });
     expect(res.status).toBe(202);
     const [job] = await t.query<{ status: string }>(sql`select status, run_at from jobs where type = 'cfdi.stamp'`);
