@@ -197,7 +197,7 @@ export function createApp(deps: AppDeps) {
     catalogDb: deps.catalogDb ?? (dialectOf(deps.db) === 'sqlite' ? deps.db : openDatabase(':memory:')),
   });
 
-  const { app, anonymous, probes, limitBody, routeToBackend } = createGateway({
+  const { app, anonymous, probes, routeToBackend } = createGateway({
     logger: deps.logger,
     authenticate: createAuthenticator(identity, now, credentials),
     auth: authBackend,
@@ -224,6 +224,6 @@ export function createApp(deps: AppDeps) {
     sandboxSat: deps.sandboxSat,
     backends: [authBackend, invoiceBackend],
   });
-  app.all('/api/v1/*', limitBody, routeToBackend);
+  app.all('/api/v1/*', routeToBackend);
   return Object.assign(app, { backends: { auth: authBackend, invoices: invoiceBackend }, worker, ready });
 }

@@ -1,4 +1,4 @@
-import { createBackend, type BackendDeps } from '../lib/backend.ts';
+import { createBackend, WRITE_METHODS, type BackendDeps } from '../lib/backend.ts';
 import { announceIdentityChange } from '../lib/identity-changes.ts';
 import { mountApiKeyRoutes } from './api-keys/routes.ts';
 import { mountAuditLogRoutes } from './audit-log/routes.ts';
@@ -12,10 +12,10 @@ export function createAuthBackend(deps: BackendDeps & AuthDeps) {
   const app = createBackend(deps, 'auth');
   // Any write here may change who a credential is (revoked key, role, deleted user, password, plan): every instance
   // forgets what it resolved for that tenant, before the caller hears that the write is done.
-  app.use('*', async (c, next) => {
+  app.on(WRITE_METHODS, '*', async (c, next) => {
     await next();
     const actor = c.get('actor');
-    if (!actor || c.req.method === 'GET' || c.req.method === 'HEAD') return;
+    if (!actor) return;
     try {
       await announceIdentityChange(deps.db, actor.tenantId);
     } catch (err) {

@@ -2,7 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getConnInfo } from 'hono/bun';
-import { methodGuard, type Actor, type GatewayContext } from '../lib/backend.ts';
+import { routeGuard, type Actor, type GatewayContext } from '../lib/backend.ts';
 import { errorWithCauses, handleError, respondError, type ErrorSummary } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -81,12 +81,17 @@ export function createGateway(deps: GatewayDeps) {
   const addressLimiter = deps.rateLimits('gateway', 60_000, { countAloneWhenUnreachable: true });
   const credentialLimiter = deps.rateLimits('gateway', 60_000);
 
+  // The gateway's own routes (health, this document, /docs) are guarded here, in the same step (each middleware is a
+  // promise per request); each backend guards its own.
+  const guard = routeGuard(() => app.routes);
   app.use('*', async (c, next) => {
     const started = performance.now();
     const incoming = c.req.header('x-request-id');
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : nextRequestId();
     c.set('requestId', requestId);
-    await next();
+    const refused = guard(c);
+    if (refused) c.res = refused;
+    else await next();
     let res = c.res;
     try {
       res.headers.set('X-Request-Id', requestId);
@@ -110,12 +115,6 @@ export function createGateway(deps: GatewayDeps) {
       ...(error && { error_code: error.code, error_field: error.field, error_rule: error.rule }),
     });
   });
-
-  // The gateway's own routes (health, this document, /docs); each backend guards its own.
-  app.use(
-    '*',
-    methodGuard(() => app.routes),
-  );
 
   app.onError((err, c) =>
     handleError(err, c, {
@@ -184,6 +183,7 @@ export function createGateway(deps: GatewayDeps) {
     const context: GatewayContext = {
       actor,
       requestId: c.get('requestId'),
+      path: c.req.path,
       get clientAddress() {
         return (address ??= clientAddress(c));
       },
@@ -194,7 +194,7 @@ export function createGateway(deps: GatewayDeps) {
 
   // Read at the first request, when both backends have mounted their routes.
   let routes: ReturnType<typeof routeTable> | undefined;
-  const routeToBackend = async (c: Context<GatewayEnv>): Promise<Response> => {
+  const route = async (c: Context<GatewayEnv>): Promise<Response> => {
     routes ??= routeTable([deps.auth, deps.invoices]);
     const target = routes.groups.get(c.req.path.split('/')[3] ?? '');
     if (!target) return respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]);
@@ -222,6 +222,16 @@ export function createGateway(deps: GatewayDeps) {
     return forward(c, target, actor);
   };
 
+  /** The body-size limit, then the route; a request without a body (most reads) skips the limit's step. */
+  const routeToBackend = async (c: Context<GatewayEnv>): Promise<Response> => {
+    if (!c.req.raw.body) return route(c);
+    return (
+      (await limitBody(c, async () => {
+        c.res = await route(c);
+      })) ?? c.res
+    );
+  };
+
   /**
    * Health probes have their own, larger budget per address: a load balancer or orchestrator polling every second
    * (often readiness and liveness both) must not be refused because sign-ups or logins came from the same address.
@@ -232,7 +242,7 @@ export function createGateway(deps: GatewayDeps) {
     await next();
   };
 
-  return { app, anonymous, probes, limitBody, routeToBackend };
+  return { app, anonymous, probes, routeToBackend };
 }
 
 /** Requests from Bun.serve have mutable headers; others (tests' Request objects may not) get a copy. */

@@ -1,5 +1,6 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
+import { getPath } from 'hono/utils/url';
 import type { Db } from '../db/client.ts';
 import type { Environment, Role } from '../db/schema/index.ts';
 import { auditWrites, type AuditSubject } from './audit.ts';
@@ -23,9 +24,14 @@ export interface GatewayContext {
   requestId: string;
   /** The caller's network address as the gateway saw it (login throttling, the registration budget). */
   clientAddress: string;
+  /** The request's path as the gateway routed it: the backend does not parse the URL a second time. */
+  path?: string;
   /** Filled by the backend when it answers with an error, for the gateway's request log line. */
   error?: ErrorSummary;
 }
+
+/** The methods that can change something: only they pass the Idempotency-Key, audit and identity-change steps. */
+export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 export type BackendEnv = {
   Bindings: { gateway?: GatewayContext };
@@ -63,22 +69,23 @@ export function createBackend(deps: BackendDeps, backend: Exclude<BackendKind, '
         throw invalidInput('Invalid input', zodDetails(result.error, where === 'param' ? undefined : where));
       }
     },
+    getPath: (request, options) => (options?.env as BackendEnv['Bindings'] | undefined)?.gateway?.path ?? getPath(request),
   });
 
+  // The gateway's context, then the method guard, in one step: every middleware is a promise per request. The steps
+  // for writes are mounted on the write methods, so that a read passes none of them.
+  const guard = routeGuard(() => app.routes);
   app.use('*', async (c, next) => {
     const inProcess = c.env?.gateway;
     c.set('requestId', inProcess?.requestId ?? '');
     c.set('actor', inProcess?.actor);
-    await next();
+    const refused = guard(c);
+    if (!refused) await next();
     if (inProcess) inProcess.error = c.get('error');
+    return refused;
   });
-
-  app.use(
-    '*',
-    methodGuard(() => app.routes),
-  );
-  app.use('*', idempotency({ ...deps, waitMs: deps.idempotencyWaitMs }));
-  app.use('*', auditWrites(app, deps));
+  app.on('POST', '*', idempotency({ ...deps, waitMs: deps.idempotencyWaitMs }));
+  app.on(WRITE_METHODS, '*', auditWrites(app, deps));
 
   let bodies: Map<string, string> | undefined;
   const errors: ErrorContext = {
@@ -157,15 +164,15 @@ const moreLiteral = (a: RouteShape, b: RouteShape) => {
 
 /**
  * A known path with an unserved method is 405 with Allow, and OPTIONS is 204 with Allow, for every route of `routes`
- * (read once, at the first request). It runs before routing, so a literal path segment is never taken for a
- * parameter of another method's route (GET /cfdis/validate is not GET /cfdis/{id}).
+ * (read once, at the first request): the answer, or undefined to go on. It runs before routing, so a literal path
+ * segment is never taken for a parameter of another method's route (GET /cfdis/validate is not GET /cfdis/{id}).
  */
-export function methodGuard(routes: () => readonly { method: string; path: string }[]): MiddlewareHandler {
+export function routeGuard(routes: () => readonly { method: string; path: string }[]): (c: Context) => Response | undefined {
   let shapes: Map<number, RouteShape[]> | undefined;
   // Every request passes two guards (the gateway's, its backend's) and most paths come again. Bounded in count and
   // size (callers choose paths): at most 10,000 of up to 200 characters, cleared when full.
   const known = new Map<string, RouteShape | null>();
-  return async (c, next) => {
+  return (c) => {
     const path = c.req.path;
     let shape = known.get(path);
     if (shape === undefined) {
@@ -175,11 +182,13 @@ export function methodGuard(routes: () => readonly { method: string; path: strin
         known.set(path, shape);
       }
     }
-    if (!shape || (shape.methods.includes(c.req.method) && c.req.method !== 'OPTIONS')) return next();
+    if (!shape) return undefined;
+    const method = c.req.method;
+    if (shape.methods.includes(method) && method !== 'OPTIONS') return undefined;
     const allow = shape.methods.join(', ');
     c.header('Allow', allow);
-    if (c.req.method === 'OPTIONS') return c.body(null, 204);
-    return respondError(c, 405, `Method ${c.req.method} not allowed`, [{ field: 'method', issue: `allowed: ${allow}` }]);
+    if (method === 'OPTIONS') return c.body(null, 204);
+    return respondError(c, 405, `Method ${method} not allowed`, [{ field: 'method', issue: `allowed: ${allow}` }]);
   };
 }
 
