@@ -24,36 +24,23 @@ export function createAuthenticator(identity: IdentityDirectory, now: () => Date
     return limit;
   };
 
-  return async function authenticate(authorization: string | undefined, environmentHeader: string | undefined): Promise<Principal> {
-    if (!authorization) throw unauthenticated('Missing credential: send Authorization: Bearer <token>');
-    const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
-    if (!match) throw unauthenticated('Malformed Authorization header: expected "Bearer <token>"');
-    const token = match[1]!;
-
-    const nowMs = now().getTime();
-    if (token.startsWith('sk_test_') || token.startsWith('sk_live_')) {
-      const hash = sha256Hex(token);
-      const cached = cache.get(hash, nowMs);
-      if (cached) return cached;
-      const readAt = cache.generation;
-      const key = await identity.apiKeyByHash(hash);
-      if (!key) throw unauthenticated('Invalid API key');
-      if (key.revokedAt) throw unauthenticated('API key revoked');
-      if (!key.lastUsedAt || nowMs - Date.parse(key.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
-        await identity.markApiKeyUsed(key.id, new Date(nowMs).toISOString());
-      }
-      const principal: Principal = {
-        actor: { type: 'api_key', id: key.id, role: 'ADMIN', tenantId: key.tenantId, environment: key.environment },
-        limit: await limitOf(key.tenantId),
-      };
-      cache.set(hash, principal, nowMs, readAt);
-      return principal;
+  const resolveApiKey = async (hash: string, nowMs: number): Promise<Principal> => {
+    const readAt = cache.generation;
+    const key = await identity.apiKeyByHash(hash);
+    if (!key) throw unauthenticated('Invalid API key');
+    if (key.revokedAt) throw unauthenticated('API key revoked');
+    if (!key.lastUsedAt || nowMs - Date.parse(key.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
+      await identity.markApiKeyUsed(key.id, new Date(nowMs).toISOString());
     }
+    const principal: Principal = {
+      actor: { type: 'api_key', id: key.id, role: 'ADMIN', tenantId: key.tenantId, environment: key.environment },
+      limit: await limitOf(key.tenantId),
+    };
+    cache.set(hash, principal, nowMs, readAt);
+    return principal;
+  };
 
-    // The environment is per request for a JWT, so it is not part of the cached principal.
-    const environment = environmentOf(environmentHeader);
-    const cached = cache.get(token, nowMs);
-    if (cached) return { ...cached, actor: { ...cached.actor, environment } };
+  const resolveAccessToken = async (token: string, environment: Environment, nowMs: number): Promise<Principal> => {
     const readAt = cache.generation;
     const claims = await identity.verifyAccessToken(token);
     const user = await identity.userById(claims.sub);
@@ -64,6 +51,29 @@ export function createAuthenticator(identity: IdentityDirectory, now: () => Date
     };
     cache.set(token, principal, nowMs, readAt, claims.exp! * 1000);
     return { ...principal, actor: { ...principal.actor, environment } };
+  };
+
+  /**
+   * A credential in the cache is answered at once, not as a promise (most requests: a promise per request costs);
+   * one to resolve is a promise. A refusal is thrown either way.
+   */
+  return function authenticate(authorization: string | undefined, environmentHeader: string | undefined): Principal | Promise<Principal> {
+    if (!authorization) throw unauthenticated('Missing credential: send Authorization: Bearer <token>');
+    const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
+    if (!match) throw unauthenticated('Malformed Authorization header: expected "Bearer <token>"');
+    const token = match[1]!;
+
+    const nowMs = now().getTime();
+    if (token.startsWith('sk_test_') || token.startsWith('sk_live_')) {
+      const hash = sha256Hex(token);
+      return cache.get(hash, nowMs) ?? resolveApiKey(hash, nowMs);
+    }
+
+    // The environment is per request for a JWT, so it is not part of the cached principal.
+    const environment = environmentOf(environmentHeader);
+    const cached = cache.get(token, nowMs);
+    if (cached) return { ...cached, actor: { ...cached.actor, environment } };
+    return resolveAccessToken(token, environment, nowMs);
   };
 }
 

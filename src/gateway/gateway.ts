@@ -22,7 +22,8 @@ interface Backend {
 
 export interface GatewayDeps {
   logger: Logger;
-  authenticate(authorization: string | undefined, environment: string | undefined): Promise<Principal>;
+  /** The caller's principal: at once when known (cached), else a promise; a refusal is thrown or rejected. */
+  authenticate(authorization: string | undefined, environment: string | undefined): Principal | Promise<Principal>;
   auth: Backend;
   invoices: Backend;
   /** Per-minute limit for calls without a credential, per client address. */
@@ -176,7 +177,6 @@ export function createGateway(deps: GatewayDeps) {
    */
   const forward = (c: Context<GatewayEnv>, backend: Backend, actor: Actor | undefined) => {
     const headers = writableHeaders(c);
-    headers.delete(TENANT_HEADER);
     if (actor) headers.set(TENANT_HEADER, actor.tenantId);
     // The address on demand: only login and sign-up read it, and asking Bun for the peer costs as much as a route.
     let address: string | undefined;
@@ -203,7 +203,8 @@ export function createGateway(deps: GatewayDeps) {
     if (!routes.isPublic(c.req.path)) {
       let principal: Principal;
       try {
-        principal = await deps.authenticate(c.req.header('authorization'), c.req.header('x-environment'));
+        const resolving = deps.authenticate(c.req.header('authorization'), c.req.header('x-environment'));
+        principal = resolving instanceof Promise ? await resolving : resolving;
       } catch (err) {
         // A failed credential still counts against the caller's address: guessing keys is rate-limited.
         const limited = await rateLimit(c, `ip:${clientAddress(c)}`, deps.anonymousLimit);
@@ -245,13 +246,14 @@ export function createGateway(deps: GatewayDeps) {
   return { app, anonymous, probes, routeToBackend };
 }
 
-/** Requests from Bun.serve have mutable headers; others (tests' Request objects may not) get a copy. */
+/** The request's headers without the caller's x-tenant-id: Bun.serve's are mutable; others (tests' Request objects may not be) get a copy. */
 function writableHeaders(c: Context): Headers {
   try {
     c.req.raw.headers.delete(TENANT_HEADER);
     return c.req.raw.headers;
   } catch {
     const headers = new Headers(c.req.raw.headers);
+    headers.delete(TENANT_HEADER);
     c.req.raw = new Request(c.req.raw, { headers });
     return headers;
   }
