@@ -104,15 +104,17 @@ export function createGateway(deps: GatewayDeps) {
     const rate = c.get('rate');
     if (rate) setRateHeaders(res, rate);
     // An error answer says which error and on what: from the gateway's own respondError or the in-process backend's.
-    const error = res.status >= 400 ? (c.get('error') ?? c.get('forwarded')?.error) : undefined;
+    const status = res.status;
+    const error = status >= 400 ? (c.get('error') ?? c.get('forwarded')?.error) : undefined;
+    const actor = c.get('actor');
     deps.logger.info('request', {
       request_id: requestId,
       method: c.req.method,
       path: c.req.path,
-      status: c.res.status,
+      status,
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      tenant_id: c.get('actor')?.tenantId,
-      actor_id: c.get('actor')?.id,
+      tenant_id: actor?.tenantId,
+      actor_id: actor?.id,
       ...(error && { error_code: error.code, error_field: error.field, error_rule: error.rule }),
     });
   });
@@ -220,18 +222,16 @@ export function createGateway(deps: GatewayDeps) {
       if (limited) return limited;
     }
 
-    return forward(c, target, actor);
+    // Awaited, not returned: an async function answering with a promise takes two more turns of the queue to settle.
+    return await forward(c, target, actor);
   };
 
   /** The body-size limit, then the route; a request without a body (most reads) skips the limit's step. */
-  const routeToBackend = async (c: Context<GatewayEnv>): Promise<Response> => {
-    if (!c.req.raw.body) return route(c);
-    return (
-      (await limitBody(c, async () => {
-        c.res = await route(c);
-      })) ?? c.res
-    );
-  };
+  const routeWithLimit = async (c: Context<GatewayEnv>): Promise<Response> =>
+    (await limitBody(c, async () => {
+      c.res = await route(c);
+    })) ?? c.res;
+  const routeToBackend = (c: Context<GatewayEnv>): Promise<Response> => (c.req.raw.body ? routeWithLimit(c) : route(c));
 
   /**
    * Health probes have their own, larger budget per address: a load balancer or orchestrator polling every second
