@@ -18,8 +18,13 @@ async function getTenantRow(deps: AuthDeps, actor: Actor) {
   return row;
 }
 
-export const getMyTenant = async (deps: AuthDeps, actor: Actor) =>
-  toTenant(await getTenantRow(deps, actor), await findBranding(deps.db, actor.tenantId, deps.now().getTime()));
+/** One clock read and no helper between the two cached reads: GET /tenants/me is the gateway's benchmark route. */
+export const getMyTenant = async (deps: AuthDeps, actor: Actor) => {
+  const nowMs = deps.now().getTime();
+  const row = await findTenant(deps.db, actor.tenantId, nowMs);
+  if (!row) throw notFound('Tenant');
+  return toTenant(row, await findBranding(deps.db, actor.tenantId, nowMs));
+};
 
 /** Drops the cached branding, so that the answer to this write (the profile) shows it. */
 async function upsertBranding(deps: AuthDeps, tenantId: string, set: Partial<typeof tenantBranding.$inferInsert>) {
