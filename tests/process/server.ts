@@ -6,7 +6,8 @@ import { TEST_ENGINE } from '../helpers.ts';
  * same DATA_DIR finds its data again), and every start shares one JWT_SECRET and MASTER_KEY, as instances must.
  */
 const databases = new Map<string, Promise<string>>();
-async function engineEnv(dataDir: string): Promise<Record<string, string>> {
+/** The environment a server on `dataDir` runs with: on PostgreSQL its database (made on first use) and shared secrets. */
+export async function engineEnv(dataDir: string): Promise<Record<string, string>> {
   if (TEST_ENGINE === 'sqlite') return { JWT_SECRET: '', MASTER_KEY: '' };
   if (!databases.has(dataDir)) {
     const { migratedDatabase } = await import('../postgres.ts');

@@ -2,9 +2,10 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from '../../src/cli.ts';
 import { PLAN_LIMITS } from '../../src/lib/plans.ts';
 import { issuer, serverTarget } from '../helpers.ts';
-import { alive, startServer, stopServer } from './server.ts';
+import { alive, engineEnv, startServer, stopServer } from './server.ts';
 
 /**
  * WORKERS=2 (the default on a 2-core machine, set here so that a 1-core box runs the same): a supervisor and two
@@ -12,8 +13,8 @@ import { alive, startServer, stopServer } from './server.ts';
  * exactly once whichever worker answers it, a revoked key is refused by every worker at once, and the processes
  * stop together (SIGTERM) or do not outlive a killed supervisor.
  */
-/** A new tenant's plan (starter): its keys' requests per minute. */
-const LIMIT = PLAN_LIMITS.starter;
+/** The sandbox plan's requests per minute per key (60): the 61st in a minute is 429. */
+const LIMIT = PLAN_LIMITS.sandbox;
 const work = mkdtempSync(join(tmpdir(), 'cfdi-workers-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -38,11 +39,22 @@ function requestLog() {
 const fresh = (url: string, init: RequestInit = {}) => fetch(url, { ...init, keepalive: false, headers: { ...init.headers, connection: 'close' } });
 
 describe('WORKERS=2', () => {
-  test('a new tenant’s key gets exactly its plan’s requests a minute, however they are spread over the workers', async () => {
+  test('a sandbox key gets exactly its plan’s 60 requests a minute, however they are spread over the workers', async () => {
     const log = requestLog();
-    const server = await startServer(join(work, 'rate'), { WORKERS: '2' }, { onLog: log.onLog });
+    const dataDir = join(work, 'rate');
+    const server = await startServer(dataDir, { WORKERS: '2' }, { onLog: log.onLog });
     try {
-      const { key } = await issuer(serverTarget(server.base), { email: 'rate@example.com', keys: ['test'] });
+      const made = await issuer(serverTarget(server.base), { email: 'rate@example.com', keys: ['test'] });
+      const { key } = made;
+      // The operator's set-plan on the running service, then a profile write: every worker drops the cached plan.
+      const plan = await runCli(['set-plan', made.tenant.id, 'sandbox'], { DATA_DIR: dataDir, ...(await engineEnv(dataDir)) });
+      expect(plan.code).toBe(0);
+      const profile = await fetch(`${server.base}/tenants/me`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${made.token}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(profile.status).toBe(200);
       // The limit counts in windows aligned to the minute: start well inside one.
       if (Date.now() % 60_000 > 50_000) await Bun.sleep(60_000 - (Date.now() % 60_000) + 100);
       const answers = await Promise.all(
