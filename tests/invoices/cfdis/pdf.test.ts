@@ -17,7 +17,8 @@ import { createTestApp, issuer, type Issuer, READY, TENANTS } from '../../helper
  * the rectangles in the content stream (independent of our code); poppler's pdftotext/pdftoppm and zbarimg check
  * the same when the machine has them.
  */
-const t = await createTestApp();
+// No wake on enqueue: a queued invoice stays queued (no worker stamping it at once) while the test reads it.
+const t = await createTestApp({ wakeOnEnqueue: false });
 let key = '';
 let eku: Issuer;
 const FIXTURES = new URL('../../fixtures/branding/', import.meta.url).pathname;
