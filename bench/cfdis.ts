@@ -25,7 +25,7 @@ import { runCli } from '../src/cli.ts';
 import { INVOICE } from './invoice.ts';
 import { spawnReady } from './servers/spawn.ts';
 import { signaturesPerSecond } from './ceiling.ts';
-import { closedLoad, type LoadResult as Result } from './load.ts';
+import { closedLoad, errorsText, type LoadResult as Result } from './load.ts';
 import { SOAK_TENANTS, setUpTenant, startApi, stopApi } from './soak.ts';
 
 const { values } = parseArgs({
@@ -166,12 +166,6 @@ try {
 
 // The report.
 const ms = (n: number) => `${n.toFixed(2)} ms`;
-const errs = (r: Result) =>
-  r.errors === 0
-    ? '0'
-    : `**${r.errors}** (${Object.entries(r.statuses)
-        .map(([s, n]) => `${s === '0' ? 'network' : s}: ${n}`)
-        .join(', ')})`;
 const c8 = issued.find(([c]) => c === 8)![1];
 const c1 = issued.find(([c]) => c === 1)![1];
 const deepRatio = listed.deep.rps / listed.first.rps;
@@ -186,10 +180,10 @@ const lines = [
   `| \`openssl speed -seconds 3 rsa2048\` | — | ${opensslSign === undefined ? 'skipped' : `${fmt(opensslSign)} sign/s`} | | | | | |`,
   ...issued.map(
     ([c, r]) =>
-      `| POST /cfdis, 10 conceptos, sandbox | ${c} | ${fmt(r.rps)} invoices/s | ${ms(r.mean)} | ${ms(r.p50)} | ${ms(r.p99)} | ${errs(r)} | ${((r.rps / ceiling) * 100).toFixed(1)} % of ceiling |`,
+      `| POST /cfdis, 10 conceptos, sandbox | ${c} | ${fmt(r.rps)} invoices/s | ${ms(r.mean)} | ${ms(r.p50)} | ${ms(r.p99)} | ${errorsText(r)} | ${((r.rps / ceiling) * 100).toFixed(1)} % of ceiling |`,
   ),
-  `| GET /cfdis?limit=100, first page, ${fmt(rows)} rows | 8 | ${fmt(listed.first.rps)} req/s | ${ms(listed.first.mean)} | ${ms(listed.first.p50)} | ${ms(listed.first.p99)} | ${errs(listed.first)} | |`,
-  `| GET /cfdis?limit=100, ${fmt(depth * 100)} rows deep | 8 | ${fmt(listed.deep.rps)} req/s | ${ms(listed.deep.mean)} | ${ms(listed.deep.p50)} | ${ms(listed.deep.p99)} | ${errs(listed.deep)} | ${(deepRatio * 100).toFixed(1)} % of first page |`,
+  `| GET /cfdis?limit=100, first page, ${fmt(rows)} rows | 8 | ${fmt(listed.first.rps)} req/s | ${ms(listed.first.mean)} | ${ms(listed.first.p50)} | ${ms(listed.first.p99)} | ${errorsText(listed.first)} | |`,
+  `| GET /cfdis?limit=100, ${fmt(depth * 100)} rows deep | 8 | ${fmt(listed.deep.rps)} req/s | ${ms(listed.deep.mean)} | ${ms(listed.deep.p50)} | ${ms(listed.deep.p99)} | ${errorsText(listed.deep)} | ${(deepRatio * 100).toFixed(1)} % of first page |`,
   '',
   `POST at concurrency 8: ${((c8.rps / ceiling) * 100).toFixed(1)} % of the machine's ceiling (target ≥ 50 %) → ${c8.rps >= 0.5 * ceiling ? 'PASS' : 'FAIL'}; ` +
     `p99 ${(c8.p99 / c8.mean).toFixed(2)}× the mean (target ≤ 3×) → ${c8.p99 <= 3 * c8.mean ? 'PASS' : 'FAIL'}`,

@@ -21,7 +21,7 @@ import { runCli } from '../src/cli.ts';
 import { INVOICE } from './invoice.ts';
 import { type Api, SOAK_TENANTS, setUpTenant, startApi, stopApi } from './soak.ts';
 import { signaturesPerSecond } from './ceiling.ts';
-import { closedLoad, type LoadResult as Result } from './load.ts';
+import { closedLoad, errorsText, type LoadResult as Result } from './load.ts';
 
 const { values } = parseArgs({
   options: {
@@ -154,12 +154,6 @@ try {
 
 // The report.
 const sqlite = runs[0]!;
-const errs = (r: Result) =>
-  r.errors === 0
-    ? '0'
-    : `**${r.errors}** (${Object.entries(r.statuses)
-        .map(([s, n]) => `${s === '0' ? 'network' : s}: ${n}`)
-        .join(', ')})`;
 const cpuText = (run: Run) =>
   [
     `servers ${run.cpu.servers.toFixed(2)}${run.instances > 1 ? ` (${run.cpu.perServer.map((c) => c.toFixed(2)).join(' + ')})` : ''}`,
@@ -184,7 +178,7 @@ console.log(
     ...runs.map(
       (run) =>
         `| ${run.name} | ${fmt(run.result.rps)} invoices/s | ${((run.result.rps / ceiling) * 100).toFixed(1)} % | ${(run.result.rps / sqlite.result.rps).toFixed(2)}× | ` +
-        `${run.result.p50.toFixed(1)} ms | ${run.result.p99.toFixed(1)} ms | ${errs(run.result)} | ${cpuText(run)}; total ${total(run).toFixed(2)} | ` +
+        `${run.result.p50.toFixed(1)} ms | ${run.result.p99.toFixed(1)} ms | ${errorsText(run.result)} | ${cpuText(run)}; total ${total(run).toFixed(2)} | ` +
         `${run.transactions ? (run.transactions.rollbacks / Math.max(1, run.transactions.commits)).toFixed(2) : '—'} |`,
     ),
   ].join('\n'),

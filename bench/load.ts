@@ -40,3 +40,11 @@ export async function closedLoad(o: {
   const mean = latencies.reduce((a, b) => a + b, 0) / Math.max(1, latencies.length);
   return { rps: ok / (o.durationMs / 1000), ok, errors, statuses, mean, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) };
 }
+
+/** A report cell: `0`, or the count in bold with the statuses it was made of (0: a network error). */
+export const errorsText = (r: LoadResult) =>
+  r.errors === 0
+    ? '0'
+    : `**${r.errors}** (${Object.entries(r.statuses)
+        .map(([s, n]) => `${s === '0' ? 'network' : s}: ${n}`)
+        .join(', ')})`;
