@@ -8,6 +8,9 @@ import { catalogQueries, type CatalogLoadRow } from './queries.ts';
 export const SEARCHABLE: Partial<Record<CatalogName, string[]>> = {
   c_ClaveProdServ: ['descripcion', 'palabras_similares'],
   c_ClaveUnidad: ['nombre', 'descripcion', 'simbolo'],
+  c_ClaveProdServCP: ['descripcion', 'palabras_similares'],
+  c_MaterialPeligroso: ['descripcion', 'nombre_tecnico'],
+  c_FraccionArancelaria: ['descripcion'],
 };
 
 /**
@@ -30,10 +33,14 @@ export async function seedCatalogs(db: Db, onLoad?: () => void): Promise<boolean
 function* shippedRows(): Generator<CatalogLoadRow> {
   for (const catalog of Object.keys(CATALOG_KEYS) as CatalogName[]) {
     const searchable = SEARCHABLE[catalog];
+    const seen = new Set<string>();
     for (const data of catalogRows(catalog)) {
+      const clave = catalogKey(catalog, data);
+      if (seen.has(clave)) continue; // a key SAT repeats: the first row stands, as catalogEntry reads it
+      seen.add(clave);
       yield {
         catalog,
-        clave: catalogKey(catalog, data),
+        clave,
         descripcion: data.descripcion ?? data.nombre ?? null,
         validFrom: data.valid_from || null,
         validTo: data.valid_to || null,

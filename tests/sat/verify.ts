@@ -17,9 +17,13 @@ const XSD_FILES = [
   'TimbreFiscalDigitalv11.xsd',
   'Pagos20.xsd',
   'nomina12.xsd',
+  'CartaPorte31.xsd',
+  'ComercioExterior20.xsd',
   'catCFDI.xsd',
   'catPagos.xsd',
   'catNomina.xsd',
+  'catCartaPorte.xsd',
+  'catComExt.xsd',
   'tdCFDI.xsd',
 ];
 let schemaFiles: XMLFileInfo[] | undefined;
@@ -33,6 +37,8 @@ export async function validateAgainstSatXsd(xml: string): Promise<{ valid: boole
       schema: schema!,
       preload,
       modifyArguments: (args) => ['--nonet', ...args],
+      // The Carta Porte and Comercio Exterior catalog schemas (tens of thousands of enumerations) outgrow the default 32 MiB.
+      maxMemoryPages: 16384,
     });
     return { valid: result.valid, errors: result.errors.map((e) => e.rawMessage) };
   } catch (err) {
