@@ -19,7 +19,9 @@ export const Entry = z
   })
   .catchall(z.unknown())
   .openapi('CatalogEntry', {
-    description: 'A catalog key with its description and validity; each catalog adds its own columns (persona_fisica, decimales, estado, …)',
+    description:
+      'A catalog key with its description and validity; each catalog adds its own columns (persona_fisica, decimales, estado, peligroso, …), ' +
+      'listed with the catalog names under `catalogo`',
   });
 
 export const ListQuery = PaginationQuery.extend({
@@ -29,10 +31,11 @@ export const ListQuery = PaginationQuery.extend({
     .optional()
     .openapi({
       description:
-        'Search. Digits: keys starting with them. Words: products/services and units by full text, every word required, accents ignored ' +
+        'Search. Digits: keys starting with them. Words: products/services (both catalogs), units, hazardous materials and tariff fractions ' +
+        'by full text, every word required, accents ignored ' +
         '("credito" finds "Crédito"); a word of two or more characters matches as a prefix ("torn" finds "Tornillos"), a one-character word ' +
         `only as a whole word ("vitamina c", "rayos x"). At most the ${SEARCH_CANDIDATES} best matches are returned (by relevance, a class whose own name matches ` +
-        'first); refine the words to reach others. Other catalogs: by key or description',
+        'first); refine the words to reach others. Other catalogs: by key, description or name',
       example: 'tornillo',
     }),
 });

@@ -10,7 +10,8 @@ import { SEARCHABLE, seedCatalogs } from './seed.ts';
 
 /**
  * The SAT catalogs as the API shows them: each public name maps to a catalog and to what its rows look like on the
- * wire. Search is the engine's word index for the big ones (products/services, units) and a plain filter for the rest.
+ * wire. Search is the engine's word index for the big ones (SEARCHABLE: products/services, units, hazardous materials,
+ * tariff fractions) and a plain filter for the rest.
  */
 const bool = (v: string | undefined) => v === '1';
 const list = (v: string | undefined) => (v ? v.split(';').filter(Boolean) : []);
@@ -36,6 +37,127 @@ const PLAIN: Record<string, CatalogName> = {
   'tipos-incapacidad': 'c_TipoIncapacidad',
   'tipos-horas': 'c_TipoHoras',
   'origenes-recurso': 'c_OrigenRecurso',
+};
+
+/**
+ * SAT's three-way columns ("0", "1", "0,1"; c_ConfigAutotransporte writes "0, 1") as one spelling, and what each
+ * means: "0,1" is SAT's "either", which the issuer settles in the document.
+ */
+const threeWay = (v: string | undefined) => (v ?? '').replace(/\s+/g, '');
+const reading = <T extends string>(v: string | undefined, yes: T, no: T, either: T) => ({ '1': yes, '0': no, '0,1': either })[threeWay(v)];
+const opt = (v: string | undefined) => v || undefined;
+/** "01,02,03" (c_TipoPermiso) and "02, 03 y 04" (c_TipoEstacion): the c_CveTransporte keys a row applies to. */
+const transportKeys = (v: string | undefined) => v?.match(/\d{2}/g) ?? [];
+
+/** Complemento Carta Porte 3.1: its catalogs, and c_FraccionArancelaria (Comercio Exterior 2.0) that it uses. */
+const CARTA_PORTE: Record<string, { catalog: CatalogName; title: string; shape?: Shape }> = {
+  'productos-servicios-carta-porte': {
+    catalog: 'c_ClaveProdServCP',
+    title:
+      "c_ClaveProdServCP: goods transported (BienesTransp), search `q` over descriptions and similar words; `material_peligroso` is SAT's column " +
+      '("0", "1", "0,1") and `peligroso` its reading: `si` (hazardous: MaterialPeligroso "Sí", with CveMaterialPeligroso and Embalaje), ' +
+      '`puede_serlo` (the document says whether it is, "Sí" or "No"), `no`',
+    shape: (r) => ({
+      palabras_similares: opt(r.palabras_similares),
+      material_peligroso: threeWay(r.material_peligroso),
+      peligroso: reading(r.material_peligroso, 'si', 'no', 'puede_serlo'),
+    }),
+  },
+  'materiales-peligrosos': {
+    catalog: 'c_MaterialPeligroso',
+    title: 'c_MaterialPeligroso (CveMaterialPeligroso, UN numbers), search `q`; with clase_o_div, peligro_secundario and nombre_tecnico',
+    shape: (r) => ({ clase_o_div: r.clase_o_div, peligro_secundario: opt(r.peligro_secundario), nombre_tecnico: opt(r.nombre_tecnico) }),
+  },
+  'tipos-embalaje': { catalog: 'c_TipoEmbalaje', title: 'c_TipoEmbalaje (Embalaje of hazardous goods)' },
+  'unidades-peso': {
+    catalog: 'c_ClaveUnidadPeso',
+    title: 'c_ClaveUnidadPeso (UnidadPeso), with nombre, simbolo and bandera (Masa, Volumen, Embalaje)',
+    shape: (r) => ({ nombre: r.nombre, simbolo: opt(r.simbolo), bandera: r.bandera, nota: opt(r.nota) }),
+  },
+  'fracciones-arancelarias': {
+    catalog: 'c_FraccionArancelaria',
+    title: 'c_FraccionArancelaria (Comercio Exterior 2.0 tariff fractions), search `q`; with unidad_aduana (c_UnidadAduana)',
+    shape: (r) => ({ unidad_aduana: r.unidad_aduana }),
+  },
+  'documentos-aduaneros': { catalog: 'c_DocumentoAduanero', title: 'c_DocumentoAduanero (TipoDocumento)' },
+  'regimenes-aduaneros': {
+    catalog: 'c_RegimenAduanero',
+    title: 'c_RegimenAduanero, with the EntradaSalidaMerc each allows (entrada, salida)',
+    shape: (r) => {
+      const ways = (r.entrada_salida ?? '').split(',').map((w) => w.trim());
+      return { entrada: ways.includes('Entrada'), salida: ways.includes('Salida') };
+    },
+  },
+  'sectores-cofepris': { catalog: 'c_SectorCOFEPRIS', title: 'c_SectorCOFEPRIS' },
+  'formas-farmaceuticas': { catalog: 'c_FormaFarmaceutica', title: 'c_FormaFarmaceutica' },
+  'condiciones-especiales': { catalog: 'c_CondicionesEspeciales', title: 'c_CondicionesEspeciales (CondicionesEspTransp)' },
+  'tipos-materia': { catalog: 'c_TipoMateria', title: 'c_TipoMateria' },
+  'claves-transporte': { catalog: 'c_CveTransporte', title: 'c_CveTransporte (ViaEntradaSalida)' },
+  'tipos-estacion': {
+    catalog: 'c_TipoEstacion',
+    title: 'c_TipoEstacion, with the c_CveTransporte keys it applies to (claves_transporte)',
+    shape: (r) => ({ claves_transporte: transportKeys(r.claves_transporte) }),
+  },
+  estaciones: {
+    catalog: 'c_Estaciones',
+    title: 'c_Estaciones (NumEstacion: ports, airports, rail stations), with clave_transporte, nacionalidad, designador_iata, linea_ferrea',
+    shape: (r) => ({
+      clave_transporte: r.clave_transporte,
+      nacionalidad: r.nacionalidad,
+      designador_iata: opt(r.designador_iata),
+      linea_ferrea: opt(r.linea_ferrea),
+    }),
+  },
+  'figuras-transporte': { catalog: 'c_FiguraTransporte', title: 'c_FiguraTransporte (TipoFigura)' },
+  'partes-transporte': { catalog: 'c_ParteTransporte', title: 'c_ParteTransporte (PartesTransporte of a lessor or owner)' },
+  'tipos-permiso': {
+    catalog: 'c_TipoPermiso',
+    title: 'c_TipoPermiso (PermSCT), with the c_CveTransporte keys it applies to (claves_transporte)',
+    shape: (r) => ({ claves_transporte: transportKeys(r.clave_transporte) }),
+  },
+  'configuraciones-autotransporte': {
+    catalog: 'c_ConfigAutotransporte',
+    title:
+      'c_ConfigAutotransporte (ConfigVehicular), with numero_ejes, numero_llantas and `remolque`, SAT\'s column ("0", "1", "0,1"), ' +
+      'read as `lleva_remolque`: `si` (Remolques required), `no` (none allowed), `opcional`',
+    shape: (r) => ({
+      numero_ejes: Number(r.numero_ejes),
+      numero_llantas: Number(r.numero_llantas),
+      remolque: threeWay(r.remolque),
+      lleva_remolque: reading(r.remolque, 'si', 'no', 'opcional'),
+    }),
+  },
+  'tipos-remolque': { catalog: 'c_SubTipoRem', title: 'c_SubTipoRem (SubTipoRem of a Remolque)' },
+  'configuraciones-maritimas': { catalog: 'c_ConfigMaritima', title: 'c_ConfigMaritima (TipoEmbarcacion)' },
+  'tipos-carga': { catalog: 'c_ClaveTipoCarga', title: 'c_ClaveTipoCarga (TipoCarga)' },
+  'contenedores-maritimos': { catalog: 'c_ContenedorMaritimo', title: 'c_ContenedorMaritimo (TipoContenedor in TransporteMaritimo)' },
+  'autorizaciones-navieras': {
+    catalog: 'c_NumAutorizacionNaviero',
+    title: 'c_NumAutorizacionNaviero (NumAutorizacionNaviero; a key with "/" goes in the path as %2F)',
+  },
+  'registros-istmo': { catalog: 'c_RegistroISTMO', title: 'c_RegistroISTMO (RegistroISTMO, Corredor Interoceánico)' },
+  'codigos-transporte-aereo': {
+    catalog: 'c_CodigoTransporteAereo',
+    title: 'c_CodigoTransporteAereo (CodigoTransportista), with nacionalidad and designador_oaci',
+    shape: (r) => ({ nacionalidad: r.nacionalidad, designador_oaci: opt(r.designador_oaci) }),
+  },
+  'tipos-servicio': {
+    catalog: 'c_TipoDeServicio',
+    title: 'c_TipoDeServicio (rail TipoDeServicio), with contenedor: whether it carries containers',
+    shape: (r) => ({ contenedor: bool(r.contenedor) }),
+  },
+  'tipos-trafico': { catalog: 'c_TipoDeTrafico', title: 'c_TipoDeTrafico (rail TipoDeTrafico)' },
+  'derechos-paso': {
+    catalog: 'c_DerechosDePaso',
+    title: 'c_DerechosDePaso (TipoDerechoDePaso), with entre, hasta, otorga_recibe and concesionario',
+    shape: (r) => ({ entre: r.entre, hasta: r.hasta, otorga_recibe: r.otorga_recibe, concesionario: r.concesionario }),
+  },
+  'tipos-carro': {
+    catalog: 'c_TipoCarro',
+    title: 'c_TipoCarro (rail TipoCarro), with contenedor: whether the car carries containers',
+    shape: (r) => ({ contenedor: bool(r.contenedor) }),
+  },
+  contenedores: { catalog: 'c_Contenedor', title: 'c_Contenedor (rail TipoContenedor), with nombre', shape: (r) => ({ nombre: r.nombre }) },
 };
 
 export const CATALOGS: Record<string, { catalog: CatalogName; title: string; shape?: Shape }> = {
@@ -67,6 +189,7 @@ export const CATALOGS: Record<string, { catalog: CatalogName; title: string; sha
   'codigos-postales': { catalog: 'c_CodigoPostal', title: 'c_CodigoPostal: look a code up for its estado, municipio and localidad', shape: postalCode },
   bancos: { catalog: 'c_Banco', title: 'c_Banco', shape: (r) => ({ razon_social: r.razon_social || undefined }) },
   'estados-nomina': { catalog: 'c_EstadoNomina', title: 'c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado)' },
+  ...CARTA_PORTE,
 };
 
 function postalCode(r: CatalogRow): Record<string, unknown> {
@@ -202,10 +325,10 @@ export async function listCatalog(db: Db, name: string, q: { q?: string; limit: 
   }
   if (text) {
     if (spec.catalog === 'c_CodigoPostal') throw invalidInput('Invalid query', [{ field: 'q', issue: 'postal codes are searched by their digits' }]);
-    // A small catalog: its key or its description, case- and accent-insensitive.
+    // A small catalog: its key, description or name (c_ClaveUnidadPeso names rows SAT leaves undescribed), case- and accent-insensitive.
     const folded = fold(text);
     const rows = (await entriesAfter(db, spec.catalog, prefix + (after ?? ''), `${prefix}%`)).filter(
-      (r) => fold(r.clave.slice(prefix.length)).startsWith(folded) || fold(r.descripcion ?? '').includes(folded),
+      (r) => fold(r.clave.slice(prefix.length)).startsWith(folded) || fold(`${r.descripcion ?? ''}\n${r.data.nombre ?? ''}`).includes(folded),
     );
     return paged(name, rows.slice(0, q.limit + 1), q.limit, (last) => last.clave.slice(prefix.length));
   }
