@@ -55,8 +55,9 @@ const CARTA_PORTE: Record<string, { catalog: CatalogName; title: string; shape?:
     catalog: 'c_ClaveProdServCP',
     title:
       "c_ClaveProdServCP: goods transported (BienesTransp), search `q` over descriptions and similar words; `material_peligroso` is SAT's column " +
-      '("0", "1", "0,1") and `peligroso` its reading: `si` (hazardous: MaterialPeligroso "Sí", with CveMaterialPeligroso and Embalaje), ' +
-      '`puede_serlo` (the document says whether it is, "Sí" or "No"), `no`',
+      '("0", "1", "0,1") and `peligroso` its reading: `si` (SAT classes the goods as hazardous: declare MaterialPeligroso, "Sí" with ' +
+      'CveMaterialPeligroso and Embalaje unless a laboratory result shows otherwise), `puede_serlo` (depends on their composition: ' +
+      'declare "Sí" or "No"), `no` (not hazardous: no MaterialPeligroso)',
     shape: (r) => ({
       palabras_similares: opt(r.palabras_similares),
       material_peligroso: threeWay(r.material_peligroso),
