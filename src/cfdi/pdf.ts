@@ -15,6 +15,7 @@ import {
   timbreSection,
   TIPO_TITLES,
   totalsSection,
+  trailingComplementSections,
   type PrintedCfdi,
 } from './pdf/sections.ts';
 import { tfdFromNode } from './tfd.ts';
@@ -28,7 +29,8 @@ export { CANCELLED_MARK } from './pdf/sections.ts';
  * every value on the page is read from the document (descriptions of catalog keys come from SAT's catalogs).
  * Letter size; header and footer with page numbers on every page; long descriptions wrap across lines and pages.
  * The font lives in pdf/fonts.ts, the page and its pagination in pdf/layout.ts, the sections in pdf/sections.ts and
- * the complements' own sections (Pagos 2.0, Nómina 1.2) in pdf/complements/; a Pago or a Traslado has no money lines.
+ * the complements' own sections (Pagos 2.0, Nómina 1.2, Carta Porte 3.1, whose second QR goes under the CFDI's) in
+ * pdf/complements/; a Pago or a Traslado has no money lines.
  */
 export interface PdfOptions {
   /** Test-environment stamp: every page carries "SIN VALIDEZ FISCAL — SANDBOX". */
@@ -53,6 +55,7 @@ const SECTIONS = [
   conceptosSection,
   complementSections,
   totalsSection,
+  trailingComplementSections,
   timbreSection,
 ];
 

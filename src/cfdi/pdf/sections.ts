@@ -209,13 +209,19 @@ export function conceptosSection(layout: Layout, { root, moneda }: PrintedCfdi):
   }
 }
 
-/** Complements with something to print: their own sections, drawn through the same layout. */
-export function complementSections(layout: Layout, { root }: PrintedCfdi): void {
+function drawComplements(layout: Layout, root: XmlNode, afterTotals: boolean): void {
   const complemento = child(root, 'cfdi:Complemento') ?? none;
   for (const complement of COMPLEMENT_SECTIONS) {
+    if ((complement.afterTotals ?? false) !== afterTotals) continue;
     for (const node of childrenNamed(complemento, complement.element)) complement.render(layout, node);
   }
 }
+
+/** Complements with something to print: their own sections, drawn through the same layout, before the totals. */
+export const complementSections = (layout: Layout, { root }: PrintedCfdi): void => drawComplements(layout, root, false);
+
+/** The complements that follow the totals (Carta Porte: the invoice's amounts stay next to its conceptos). */
+export const trailingComplementSections = (layout: Layout, { root }: PrintedCfdi): void => drawComplements(layout, root, true);
 
 /** Amounts right, the amount in words (when there is one) left. */
 function totalsBlock(layout: Layout, totals: TotalRow[], amount?: string) {
@@ -277,17 +283,16 @@ export function totalsSection(layout: Layout, { root, comprobante: a, moneda }: 
   totalsBlock(layout, totals, inWords);
 }
 
-/** Timbre fiscal digital: QR beside the stamp data, then the seals and the TFD cadena. */
-export function timbreSection(layout: Layout, { comprobante: a, emisor, receptor, tfd }: PrintedCfdi): void {
-  const qrSize = 96; // ≥ 2.75 cm (78 pt), Anexo 20 §D
-  const url = verificationUrl({ uuid: tfd.uuid, rfcEmisor: emisor.Rfc ?? '', rfcReceptor: receptor.Rfc ?? '', total: a.Total ?? '0', sello: a.Sello ?? '' });
-  layout.section('TIMBRE FISCAL DIGITAL');
-  layout.ensure(qrSize + 6);
+const QR_SIZE = 96; // ≥ 2.75 cm (78 pt), Anexo 20 §D
+
+/** A QR code at the left margin with the rows of what it stands for beside it (a bold title first, when given). */
+function qrBlock(layout: Layout, url: string, rows: [string, string][], title?: string): void {
+  layout.ensure(QR_SIZE + 6);
   const matrix = qrMatrix(url);
   const quiet = 4;
-  const cell = qrSize / (matrix.size + 2 * quiet);
+  const cell = QR_SIZE / (matrix.size + 2 * quiet);
   const qx = PAGE.margin;
-  const qy = layout.y - qrSize;
+  const qy = layout.y - QR_SIZE;
   // One filled path of `re` rectangles, one per run of dark modules in a row (pdf-lib's drawRectangle would write
   // a graphics-state block of some twenty operators for each).
   const runs: PDFOperator[] = [];
@@ -299,7 +304,7 @@ export function timbreSection(layout: Layout, { comprobante: a, emisor, receptor
       }
       let end = col;
       while (end < matrix.size && matrix.dark(row, end)) end++;
-      const rect = [qx + (quiet + col) * cell, qy + qrSize - (quiet + row + 1) * cell, (end - col) * cell, cell].map((n) =>
+      const rect = [qx + (quiet + col) * cell, qy + QR_SIZE - (quiet + row + 1) * cell, (end - col) * cell, cell].map((n) =>
         asPDFNumber(Math.round(n * 1000) / 1000),
       );
       runs.push(PDFOperator.of(PDFOperatorNames.AppendRectangle, rect));
@@ -307,21 +312,37 @@ export function timbreSection(layout: Layout, { comprobante: a, emisor, receptor
     }
   }
   layout.page.pushOperators(pushGraphicsState(), setFillingRgbColor(0, 0, 0), ...runs, fill(), popGraphicsState());
-  const sx = qx + qrSize + 12;
-  const stampRows: [string, string][] = [
+  const sx = qx + QR_SIZE + 12;
+  const first = title ? 1 : 0;
+  if (title) layout.text(title, sx, layout.y - 10, 'bold', SIZE.body);
+  rows.forEach(([label, value], k) => {
+    const yy = layout.y - 8 - (k + first) * 15;
+    layout.text(label, sx, yy, 'regular', SIZE.label, GREY);
+    layout.text(value, sx, yy - 8, 'bold', SIZE.body);
+  });
+  layout.y -= QR_SIZE + 8;
+}
+
+/** Timbre fiscal digital: QR beside the stamp data (then a complement's own QR, Carta Porte's), the seals and the TFD cadena. */
+export function timbreSection(layout: Layout, { root, comprobante: a, emisor, receptor, tfd }: PrintedCfdi): void {
+  const url = verificationUrl({ uuid: tfd.uuid, rfcEmisor: emisor.Rfc ?? '', rfcReceptor: receptor.Rfc ?? '', total: a.Total ?? '0', sello: a.Sello ?? '' });
+  layout.section('TIMBRE FISCAL DIGITAL');
+  qrBlock(layout, url, [
     ['Folio fiscal (UUID)', tfd.uuid],
     ['Fecha y hora de certificación', printedDate(tfd.fechaTimbrado)],
     ['No. de certificado del emisor', a.NoCertificado ?? ''],
     ['No. de certificado del SAT', tfd.noCertificadoSat],
     ['RFC del proveedor de certificación', tfd.rfcProvCertif],
     ['Fecha y hora de emisión', printedDate(a.Fecha)],
-  ];
-  stampRows.forEach(([label, value], k) => {
-    const yy = layout.y - 8 - k * 15;
-    layout.text(label, sx, yy, 'regular', SIZE.label, GREY);
-    layout.text(value, sx, yy - 8, 'bold', SIZE.body);
-  });
-  layout.y -= qrSize + 8;
+  ]);
+  const complemento = child(root, 'cfdi:Complemento') ?? none;
+  for (const complement of COMPLEMENT_SECTIONS) {
+    if (!complement.qr) continue;
+    for (const node of childrenNamed(complemento, complement.element)) {
+      const qr = complement.qr(node, tfd.fechaTimbrado);
+      qrBlock(layout, qr.url, qr.rows, qr.title);
+    }
+  }
   const SEAL = 6;
   const long = (label: string, value: string) => {
     const lines = m.wrap('regular', value, SEAL, CONTENT_WIDTH);
