@@ -64,14 +64,20 @@ function pageOperators(pdf: PDFDocument, page: PDFPage): string {
   return streams.map((s) => new TextDecoder().decode(decodePDFRawStream(s as PDFRawStream).decode())).join('\n');
 }
 
-/** The QR symbol rebuilt from the filled `re` rectangles of the page that has them, decoded by jsQR. */
+/**
+ * The CFDI's QR symbol rebuilt from the filled `re` rectangles of its `q … Q` block (the first such block: a Carta
+ * Porte document has a second QR under it), decoded by jsQR.
+ */
 async function decodeQr(bytes: Uint8Array): Promise<string | undefined> {
   const pdf = await PDFDocument.load(bytes);
   for (const page of pdf.getPages()) {
-    const ops = pageOperators(pdf, page);
-    const rects = [...ops.matchAll(/(-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) re\b/g)].map(
-      (m) => m.slice(1, 5).map(Number) as [number, number, number, number],
-    );
+    const blocks = pageOperators(pdf, page).split(/\bQ\b/);
+    const rects =
+      blocks
+        .map((block) =>
+          [...block.matchAll(/(-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) re\b/g)].map((m) => m.slice(1, 5).map(Number) as [number, number, number, number]),
+        )
+        .find((r) => r.length >= 20) ?? [];
     if (rects.length < 20) continue;
     const module = Math.min(...rects.map((r) => r[3]));
     const x0 = Math.min(...rects.map((r) => r[0]));
