@@ -21,7 +21,7 @@ export function verificationUrl(v: { uuid: string; rfcEmisor: string; rfcRecepto
 /**
  * The second QR of a CFDI with Complemento Carta Porte: SAT's Carta Porte verification service with the complement's
  * IdCCP, the origin's FechaHoraSalidaLlegada and the TFD's FechaTimbrado, both as written in the XML, nothing encoded
- * (Instructivo de llenado del CFDI con complemento Carta Porte, representación impresa; docs/sat-rules.md §4).
+ * (Estándar del complemento Carta Porte 3.1, section 4; docs/sat-rules.md §4).
  */
 export function cartaPorteVerificationUrl(v: { idCCP: string; fechaOrig: string; fechaTimb: string }): string {
   return `https://verificacfdi.facturaelectronica.sat.gob.mx/verificaccp/default.aspx?IdCCP=${v.idCCP}&FechaOrig=${v.fechaOrig}&FechaTimb=${v.fechaTimb}`;

@@ -24,7 +24,14 @@ async function checkCartaPorte(xml: string) {
 }
 
 describe('the Carta Porte verification URL', () => {
-  test("SAT's verificaccp service with IdCCP, the origin's date and the stamp's, as the XML writes them", () => {
+  test("SAT's example (Estándar del complemento Carta Porte 3.1, section 4)", () => {
+    expect(
+      cartaPorteVerificationUrl({ idCCP: 'CCC3EB8D-81CD-4557-8719-26632D2FA434', fechaOrig: '2023-02-10T10:30:21', fechaTimb: '2023-02-10T10:32:21' }),
+    ).toBe(
+      'https://verificacfdi.facturaelectronica.sat.gob.mx/verificaccp/default.aspx?IdCCP=CCC3EB8D-81CD-4557-8719-26632D2FA434&FechaOrig=2023-02-10T10:30:21&FechaTimb=2023-02-10T10:32:21',
+    );
+  });
+  test("IdCCP, the origin's date and the stamp's, as the XML writes them", () => {
     expect(cartaPorteVerificationUrl({ idCCP: ID_CCP, fechaOrig: ORIGEN_FECHA, fechaTimb: '2025-02-19T08:33:10' })).toBe(
       'https://verificacfdi.facturaelectronica.sat.gob.mx/verificaccp/default.aspx?IdCCP=CCC5f0c2-8b1e-4d7a-9c3f-2a6b7e9d1c04&FechaOrig=2025-02-19T10:00:00&FechaTimb=2025-02-19T08:33:10',
     );
