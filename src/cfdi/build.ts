@@ -1,4 +1,5 @@
 import { cadenaOriginal } from './cadena.ts';
+import { cartaPorteNode } from './cartaporte31/xml.ts';
 import type { CsdSigner } from './csd.ts';
 import type { ComprobanteModel, ConceptoModel, TaxLine } from './model.ts';
 import { nominaNode } from './nomina12/xml.ts';
@@ -20,6 +21,12 @@ const COMPLEMENT_NS = [
     xsd: 'http://www.sat.gob.mx/sitio_internet/cfd/nomina/nomina12.xsd',
     usedBy: (m: ComprobanteModel) => !!m.nomina,
   },
+  {
+    prefix: 'cartaporte31',
+    uri: 'http://www.sat.gob.mx/CartaPorte31',
+    xsd: 'http://www.sat.gob.mx/sitio_internet/cfd/CartaPorte/CartaPorte31.xsd',
+    usedBy: (m: ComprobanteModel) => !!m.cartaPorte,
+  },
 ];
 
 function namespaces(m: ComprobanteModel): Record<string, string> {
@@ -33,7 +40,8 @@ function namespaces(m: ComprobanteModel): Record<string, string> {
 }
 
 /** The complement nodes the model carries (the PAC appends the TFD). */
-const complementsOf = (m: ComprobanteModel): XmlNode[] => [m.pagos && pagosNode(m.pagos), m.nomina && nominaNode(m.nomina)].filter((n): n is XmlNode => !!n);
+const complementsOf = (m: ComprobanteModel): XmlNode[] =>
+  [m.pagos && pagosNode(m.pagos), m.nomina && nominaNode(m.nomina), m.cartaPorte && cartaPorteNode(m.cartaPorte)].filter((n): n is XmlNode => !!n);
 
 const traslado = (t: TaxLine) =>
   el('cfdi:Traslado', { Base: t.base.toString(), Impuesto: t.impuesto, TipoFactor: t.tipoFactor, TasaOCuota: t.tasaOCuota, Importe: t.importe?.toString() });

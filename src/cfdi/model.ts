@@ -1,3 +1,4 @@
+import type { CartaPorteModel } from './cartaporte31/model.ts';
 import type { Dec } from './decimal.ts';
 import type { NominaModel } from './nomina12/model.ts';
 import type { PagosModel } from './pagos20/model.ts';
@@ -73,4 +74,6 @@ export interface ComprobanteModel {
   pagos?: PagosModel;
   /** Complemento de Nómina 1.2 (tipo N). */
   nomina?: NominaModel;
+  /** Complemento Carta Porte 3.1 (tipo T or I). */
+  cartaPorte?: CartaPorteModel;
 }

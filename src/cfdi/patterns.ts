@@ -9,3 +9,6 @@ export const T_CURP =
 
 /** A folio fiscal (UUID), any case: SAT writes it upper-case, integrators often send it lower-case. */
 export const UUID = /^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/;
+
+/** Carta Porte's IdCCP: "CCC" and the rest of an RFC 4122 UUID (CartaPorte31.xsd). */
+export const ID_CCP = /^C{3}[a-fA-F0-9]{5}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}$/;

@@ -1,3 +1,4 @@
+import { prepareCartaPorte } from './cartaporte31/rules.ts';
 import { Dec } from './decimal.ts';
 import type { ComprobanteInput, FieldProblem, ReceptorInput } from './input.ts';
 import type { ComprobanteModel } from './model.ts';
@@ -22,6 +23,8 @@ export interface PrepareContext {
   folio?: string;
   /** Pago: each pagos[i].documentos[j] as the service resolved it (undefined where it reported a problem). */
   paidDocuments?: (PaidDocument | undefined)[][];
+  /** Carta Porte: a new IdCCP for a request that sends none ("CCC" + the rest of a random UUID; the caller's randomness). */
+  newIdCcp?: () => string;
 }
 
 export interface Prepared {
@@ -93,14 +96,24 @@ export function prepareInvoice(req: ComprobanteInput, ctx: PrepareContext): Prep
   const conceptos = req.conceptos!.map((c, i) =>
     prepareConcepto(c, `conceptos[${i}]`, { tipo, day, decimals, emisorRfc: ctx.emisor.rfc, receptorRfc: receptor.rfc, lugar, warn }, fail),
   );
+  // Carta Porte 3.1 rides on a Traslado (own goods) or an Ingreso (a carrier's freight); only looked at when sent.
+  let cartaPorte: ComprobanteModel['cartaPorte'];
+  if (req.carta_porte) {
+    if (tipo === 'E') fail('carta_porte', 'is only for tipo T (own goods moved) or I (a carrier billing the freight)');
+    else {
+      const newIdCcp = ctx.newIdCcp;
+      if (!newIdCcp && !req.carta_porte.id_ccp) fail('carta_porte.id_ccp', 'is required: no IdCCP source was given');
+      cartaPorte = prepareCartaPorte(req.carta_porte, { fecha, emisorRfc: ctx.emisor.rfc, newIdCcp: newIdCcp ?? (() => '') }, fail);
+    }
+  }
 
   if (tipo === 'T') {
     // Traslado: the goods moved, at their value or 0, with SubTotal and Total 0 (CFDI40109) and no taxes (CFDI40201).
-    return done({ ...header, subTotal: Dec.ZERO, total: Dec.ZERO, conceptos });
+    return done({ ...header, subTotal: Dec.ZERO, total: Dec.ZERO, conceptos, cartaPorte });
   }
   if (errors.length > 0) return { errors, warnings };
 
   const totals = prepareTotals(conceptos, decimals, fail);
   if (!totals) return { errors, warnings };
-  return done({ ...header, ...totals, conceptos });
+  return done({ ...header, ...totals, conceptos, cartaPorte });
 }

@@ -6,6 +6,7 @@ import { tfdCadena, tfdFromNode } from '../../src/cfdi/tfd.ts';
 import { child, childrenNamed, parseXml } from '../../src/cfdi/xml.ts';
 import { createTestApp, issuer, READY } from '../helpers.ts';
 import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '../sat/verify.ts';
+import { CARTAS_PORTE } from './cartaporte31/corpus.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from './corpus.ts';
 
 /**
@@ -36,7 +37,8 @@ const resolve = corpusResolver(
 describe('corpus: stamped invoices pass SAT checks', () => {
   expect(CORPUS.length).toBeGreaterThanOrEqual(25);
   for (const type of [EGRESOS, PAGOS, NOMINAS, TRASLADOS]) expect(type.length).toBeGreaterThanOrEqual(8);
-  for (const [name, request] of [...CORPUS, ...EGRESOS, ...PAGOS, ...NOMINAS, ...TRASLADOS]) {
+  expect(CARTAS_PORTE.length).toBeGreaterThanOrEqual(20);
+  for (const [name, request] of [...CORPUS, ...EGRESOS, ...PAGOS, ...NOMINAS, ...TRASLADOS, ...CARTAS_PORTE]) {
     test(name, async () => {
       const body = await resolve(request);
       const res = await t.call('POST', '/cfdis', { token, body });
@@ -96,6 +98,23 @@ describe('corpus: stamped invoices pass SAT checks', () => {
           total_percepciones: asNumber(n.TotalPercepciones),
           total_deducciones: asNumber(n.TotalDeducciones),
           total_otros_pagos: asNumber(n.TotalOtrosPagos),
+        });
+      }
+      const cartaPorte = child(child(root, 'cfdi:Complemento') ?? root, 'cartaporte31:CartaPorte');
+      expect(cartaPorte !== undefined).toBe(request.carta_porte !== undefined);
+      if (cartaPorte) {
+        expect(root.attrs['xmlns:cartaporte31']).toBe('http://www.sat.gob.mx/CartaPorte31');
+        expect(root.attrs['xsi:schemaLocation']).toContain(
+          'http://www.sat.gob.mx/CartaPorte31 http://www.sat.gob.mx/sitio_internet/cfd/CartaPorte/CartaPorte31.xsd',
+        );
+        const mercancias = child(cartaPorte, 'cartaporte31:Mercancias')!.attrs;
+        expect(cartaPorte.attrs.IdCCP).toMatch(/^CCC[0-9A-F]{5}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/);
+        expect(res.json.carta_porte).toEqual({
+          id_ccp: cartaPorte.attrs.IdCCP,
+          total_dist_rec: cartaPorte.attrs.TotalDistRec === undefined ? undefined : Number(cartaPorte.attrs.TotalDistRec),
+          peso_bruto_total: Number(mercancias.PesoBrutoTotal),
+          unidad_peso: mercancias.UnidadPeso,
+          num_total_mercancias: Number(mercancias.NumTotalMercancias),
         });
       }
       if (request.tipo === 'P') {

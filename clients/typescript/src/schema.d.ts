@@ -1484,6 +1484,19 @@ export interface components {
                 total_deducciones?: number;
                 total_otros_pagos?: number;
             };
+            /** @description Carta Porte 3.1 (T or I): the identifier and the totals computed */
+            carta_porte?: {
+                /**
+                 * @description IdCCP: the Carta Porte folio (second QR of the PDF)
+                 * @example CCC5E2B1-94A3-4F0B-8D2C-6A1E7B3F9D20
+                 */
+                id_ccp: string;
+                /** @description TotalDistRec, km */
+                total_dist_rec?: number;
+                peso_bruto_total: number;
+                unidad_peso: string;
+                num_total_mercancias: number;
+            };
             /** @description GET of a PPD Ingreso: what is still owed after the Pagos that stand (not cancelled or failed) */
             saldo_insoluto?: number;
             /** @description GET of a PPD Ingreso: how many instalments the standing Pagos cover */
@@ -1573,6 +1586,7 @@ export interface components {
             /** @description Pago (P) only: the payments received (Complemento de Pagos 2.0) */
             pagos?: components["schemas"]["Pago"][];
             nomina?: components["schemas"]["Nomina"];
+            carta_porte?: components["schemas"]["CartaPorte"];
             /**
              * @description Your own reference (e.g. your order number), at most 255 printable characters: unique per tenant and environment (a second invoice with it is 409, naming the first), kept by a failed invoice, found with GET /cfdis?external_id=
              * @example SO-10482
@@ -2028,6 +2042,531 @@ export interface components {
                  */
                 importe_monetario?: number | string;
             }[];
+        };
+        /** @description Traslado (T) or Ingreso (I) only: the Complemento Carta Porte 3.1 that moving goods on federal roads, by rail, sea or air needs (a T when you move your own goods, an I when you bill the freight) */
+        CartaPorte: {
+            /** @description IdCCP. Default: "CCC" and the rest of a random UUID (SAT’s pattern), returned as carta_porte.id_ccp */
+            id_ccp?: string;
+            /** @description TranspInternac: the goods enter or leave Mexico. Default false */
+            transp_internac?: boolean;
+            /**
+             * @description International only (required there)
+             * @enum {string}
+             */
+            entrada_salida_merc?: "Entrada" | "Salida";
+            /**
+             * @description International only (required there): the foreign country
+             * @example MEX
+             */
+            pais_origen_destino?: string;
+            /**
+             * @description International only (required there)
+             * @example 01
+             */
+            via_entrada_salida?: string;
+            /**
+             * @description TotalDistRec: computed as the sum of the destinations' distancia_recorrida when omitted; checked when sent
+             * @example 250.5
+             */
+            total_dist_rec?: number | string;
+            /** @description A trip inside the Polos de Desarrollo del Istmo de Tehuantepec */
+            registro_istmo?: boolean;
+            /** @example 01 */
+            ubicacion_polo_origen?: string;
+            /** @example 02 */
+            ubicacion_polo_destino?: string;
+            /** @description International only (required there): c_RegimenAduanero keys matching entrada_salida_merc */
+            regimenes_aduaneros?: string[];
+            /** @description The route in order: the origin(s), then each destination as it is reached */
+            ubicaciones: components["schemas"]["CartaPorteUbicacion"][];
+            /**
+             * @description UnidadPeso (c_ClaveUnidadPeso). Default KGM
+             * @example KGM
+             */
+            unidad_peso?: string;
+            /**
+             * @description Computed (Σ mercancias[].peso_en_kg) when omitted; checked when sent
+             * @example 1500.000
+             */
+            peso_bruto_total?: number | string;
+            /**
+             * @description Computed (Σ detalle_mercancia.peso_neto) when omitted; checked when sent
+             * @example 1500.000
+             */
+            peso_neto_total?: number | string;
+            /** @description Computed (the number of mercancias) when omitted; checked when sent */
+            num_total_mercancias?: number;
+            /**
+             * @description Air transport only
+             * @example 1500.00
+             */
+            cargo_por_tasacion?: number | string;
+            logistica_inversa_recoleccion_devolucion?: boolean;
+            mercancias: components["schemas"]["CartaPorteMercancia"][];
+            autotransporte?: components["schemas"]["CartaPorteAutotransporte"];
+            transporte_maritimo?: components["schemas"]["CartaPorteTransporteMaritimo"];
+            transporte_aereo?: components["schemas"]["CartaPorteTransporteAereo"];
+            transporte_ferroviario?: components["schemas"]["CartaPorteTransporteFerroviario"];
+            /** @description TiposFigura: required with autotransporte (its operator, tipo_figura 01, with num_licencia) */
+            figura_transporte?: components["schemas"]["CartaPorteFigura"][];
+        };
+        CartaPorteUbicacion: {
+            /** @enum {string} */
+            tipo_ubicacion: "Origen" | "Destino";
+            /**
+             * @description IDUbicacion. Default: OR or DE and the position among the origins or destinations (OR000001, DE000001, DE000002, …)
+             * @example DE000001
+             */
+            id_ubicacion?: string;
+            /**
+             * @description RFC of the sender (Origen) or the addressee (Destino); XEXX010101000 for a foreign one
+             * @example EKU9003173C9
+             */
+            rfc_remitente_destinatario: string;
+            nombre_remitente_destinatario?: string;
+            /** @description Foreign tax id: required with RFC XEXX010101000 */
+            num_reg_id_trib?: string;
+            /**
+             * @description Required with RFC XEXX010101000: a country other than MEX
+             * @example MEX
+             */
+            residencia_fiscal?: string;
+            /** @description c_Estaciones key of the port, airport or rail station (maritime, air or rail transport) */
+            num_estacion?: string;
+            /** @description Default: the station's name in c_Estaciones */
+            nombre_estacion?: string;
+            /**
+             * @description Maritime transport only (required there)
+             * @enum {string}
+             */
+            navegacion_trafico?: "Altura" | "Cabotaje";
+            /**
+             * @description Departure (Origen) or arrival (Destino), estimated: each after the previous ubicación
+             * @example 2026-11-20T08:00:00
+             */
+            fecha_hora_salida_llegada: string;
+            /**
+             * @description c_TipoEstacion (01 origin, 02 intermediate, 03 final destination): maritime, air or rail transport
+             * @example 01
+             */
+            tipo_estacion?: string;
+            /**
+             * @description Kilometres from the previous point to this Destino: required by road
+             * @example 250.5
+             */
+            distancia_recorrida?: number | string;
+            domicilio?: components["schemas"]["CartaPorteDomicilio"];
+        };
+        /** @description Required by road, and at stations other than intermediate ones (tipo_estacion 02) */
+        CartaPorteDomicilio: {
+            calle?: string;
+            numero_exterior?: string;
+            numero_interior?: string;
+            /** @description In Mexico the c_Colonia key (4 digits) or its name */
+            colonia?: string;
+            /** @description In Mexico a c_Localidad key of the estado (checked against the código postal) */
+            localidad?: string;
+            referencia?: string;
+            /** @description In Mexico a c_Municipio key of the estado (checked against the código postal) */
+            municipio?: string;
+            /**
+             * @description c_Estado key for MEX, USA and CAN (e.g. NLE, TX); free text elsewhere
+             * @example HID
+             */
+            estado: string;
+            /** @example MEX */
+            pais: string;
+            /**
+             * @description In Mexico a c_CodigoPostal key of the estado
+             * @example 42501
+             */
+            codigo_postal: string;
+        };
+        CartaPorteMercancia: {
+            /**
+             * @description c_ClaveProdServCP: its material_peligroso column decides material_peligroso (1: true; 0,1: say which; 0: not true)
+             * @example 24112700
+             */
+            bienes_transp: string;
+            /**
+             * @description Rail transport only
+             * @example 2041100
+             */
+            clave_stcc?: string;
+            /** @example Tarimas de madera */
+            descripcion: string;
+            /**
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+             * @example 10
+             */
+            cantidad: number | string;
+            /**
+             * @description c_ClaveUnidad
+             * @example H87
+             */
+            clave_unidad: string;
+            unidad?: string;
+            /** @example 30/40/30cm */
+            dimensiones?: string;
+            /** @description MaterialPeligroso Sí/No. Required when c_ClaveProdServCP says 0,1; must be true when it says 1 */
+            material_peligroso?: boolean;
+            /**
+             * @description Required with material_peligroso true
+             * @example 1203
+             */
+            cve_material_peligroso?: string;
+            /**
+             * @description Required with material_peligroso true
+             * @example 1A1
+             */
+            embalaje?: string;
+            descrip_embalaje?: string;
+            /**
+             * @description c_SectorCOFEPRIS; each sector needs its fields (01/03: denominaciones, fabricante, caducidad, lote, forma farmacéutica, condiciones, registro sanitario; 02: ingrediente activo, nombre químico, …; 04: nombre químico, num_cas; 05: ingrediente activo, registro, datos del fabricante, uso autorizado)
+             * @example 01
+             */
+            sector_cofepris?: string;
+            nombre_ingrediente_activo?: string;
+            nom_quimico?: string;
+            denominacion_generica_prod?: string;
+            denominacion_distintiva_prod?: string;
+            fabricante?: string;
+            /** @example 2027-06-30 */
+            fecha_caducidad?: string;
+            lote_medicamento?: string;
+            /** @example 01 */
+            forma_farmaceutica?: string;
+            /** @example 02 */
+            condiciones_esp_transp?: string;
+            registro_sanitario_folio_autorizacion?: string;
+            permiso_importacion?: string;
+            folio_impo_vucem?: string;
+            num_cas?: string;
+            razon_social_emp_imp?: string;
+            num_reg_san_plag_cofepris?: string;
+            datos_fabricante?: string;
+            datos_formulador?: string;
+            datos_maquilador?: string;
+            uso_autorizado?: string;
+            /**
+             * @description Estimated weight in kg (PesoBrutoTotal is their sum)
+             * @example 1500.000
+             */
+            peso_en_kg: number | string;
+            /**
+             * @description Value of the goods; with moneda
+             * @example 1500.00
+             */
+            valor_mercancia?: number | string;
+            /** @example MXN */
+            moneda?: string;
+            /**
+             * @description Required with transp_internac true
+             * @example 4415100100
+             */
+            fraccion_arancelaria?: string;
+            /** @description The Comercio Exterior CFDI of the goods (international only) */
+            uuid_comercio_ext?: string;
+            /**
+             * @description Required with transp_internac true
+             * @example 03
+             */
+            tipo_materia?: string;
+            /** @description Required with tipo_materia 05 (Otra) */
+            descripcion_materia?: string;
+            /** @description Required for goods entering the country (entrada_salida_merc Entrada) */
+            documentacion_aduanera?: {
+                /** @example 01 */
+                tipo_documento: string;
+                /**
+                 * @description Required with tipo_documento 01 (pedimento)
+                 * @example 24  43  3434  4000123
+                 */
+                num_pedimento?: string;
+                /** @description Folio of any customs document other than a pedimento */
+                ident_doc_aduanero?: string;
+                /**
+                 * @description The importer's RFC on the pedimento
+                 * @example EKU9003173C9
+                 */
+                rfc_impo?: string;
+            }[];
+            guias_identificacion?: {
+                /** @example 0123456789 */
+                numero_guia_identificacion: string;
+                descrip_guia_identificacion: string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.000
+                 */
+                peso_guia_identificacion: number | string;
+            }[];
+            /** @description How much goes from which origin to which destination; the cantidades add up to cantidad */
+            cantidad_transporta?: {
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 10
+                 */
+                cantidad: number | string;
+                /** @example OR000001 */
+                id_origen: string;
+                /** @example DE000001 */
+                id_destino: string;
+                /**
+                 * @description Required when the Carta Porte has more than one transport
+                 * @example 01
+                 */
+                cves_transporte?: string;
+            }[];
+            /** @description Required with transporte_maritimo */
+            detalle_mercancia?: {
+                /**
+                 * @description c_ClaveUnidadPeso
+                 * @example KGM
+                 */
+                unidad_peso_merc: string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.000
+                 */
+                peso_bruto: number | string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.000
+                 */
+                peso_neto: number | string;
+                /**
+                 * @description Computed (peso_bruto − peso_neto) when omitted; checked when sent
+                 * @example 1500.000
+                 */
+                peso_tara?: number | string;
+                num_piezas?: number;
+            };
+        };
+        CartaPorteAutotransporte: {
+            /**
+             * @description c_TipoPermiso for road transport (TPAF…, TPXX00)
+             * @example TPAF01
+             */
+            perm_sct: string;
+            /** @example 0X2XTXZ0X5X0X3X2X1X0 */
+            num_permiso_sct: string;
+            identificacion_vehicular: {
+                /**
+                 * @description c_ConfigAutotransporte; its remolque column says whether remolques are required (1), forbidden (0) or optional
+                 * @example C2
+                 */
+                config_vehicular: string;
+                /**
+                 * @description Gross vehicle weight allowed, in tonnes (NOM-012-SCT-2-2017)
+                 * @example 18.50
+                 */
+                peso_bruto_vehicular: number | string;
+                /** @example 501AA2 */
+                placa_vm: string;
+                /** @example 2022 */
+                anio_modelo_vm: number;
+            };
+            seguros: {
+                /** @example SEGUROS AZTECA */
+                asegura_resp_civil: string;
+                /** @example RC-2026-00123 */
+                poliza_resp_civil: string;
+                /** @description Required when a mercancía is hazardous */
+                asegura_med_ambiente?: string;
+                /** @description Required when a mercancía is hazardous */
+                poliza_med_ambiente?: string;
+                asegura_carga?: string;
+                poliza_carga?: string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                prima_seguro?: number | string;
+            };
+            remolques?: {
+                /** @example CTR004 */
+                sub_tipo_rem: string;
+                /** @example 501AA2 */
+                placa: string;
+            }[];
+        };
+        CartaPorteTransporteMaritimo: {
+            /** @example TPTM01 */
+            perm_sct?: string;
+            num_permiso_sct?: string;
+            nombre_aseg?: string;
+            num_poliza_seguro?: string;
+            /** @example B01 */
+            tipo_embarcacion: string;
+            /** @example 2806031711 */
+            matricula: string;
+            /** @example IMO9300001 */
+            numero_omi: string;
+            /** @example 2022 */
+            anio_embarcacion?: number;
+            nombre_embarc?: string;
+            /** @example MEX */
+            nacionalidad_embarc: string;
+            /**
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+             * @example 4500
+             */
+            unidades_de_arq_bruto: number | string;
+            /** @example CGC */
+            tipo_carga: string;
+            /**
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+             * @example 120.50
+             */
+            eslora?: number | string;
+            /**
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+             * @example 120.50
+             */
+            manga?: number | string;
+            /**
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+             * @example 120.50
+             */
+            calado?: number | string;
+            /**
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+             * @example 120.50
+             */
+            puntal?: number | string;
+            linea_naviera?: string;
+            nombre_agente_naviero: string;
+            /**
+             * @description c_NumAutorizacionNaviero, in force on the CFDI date
+             * @example ANG031/2024
+             */
+            num_autorizacion_naviero: string;
+            num_viaje?: string;
+            num_conoc_embarc?: string;
+            permiso_temp_navegacion?: string;
+            /** @description Required with tipo_carga CGC (containerised) */
+            contenedores?: {
+                /** @example CM005 */
+                tipo_contenedor: string;
+                /** @example MSCU1234565 */
+                matricula_contenedor?: string;
+                num_precinto?: string;
+                /** @description Ferry only */
+                id_ccp_relacionado?: string;
+                /**
+                 * @description Ferry only
+                 * @example 501AA2
+                 */
+                placa_vm_ccp?: string;
+                /**
+                 * @description Ferry only
+                 * @example 2026-11-20T08:00:00
+                 */
+                fecha_certificacion_ccp?: string;
+                /** @description Ferry only */
+                remolques_ccp?: {
+                    /** @example CTR004 */
+                    sub_tipo_rem_ccp: string;
+                    /** @example 501AA2 */
+                    placa_ccp: string;
+                }[];
+            }[];
+        };
+        CartaPorteTransporteAereo: {
+            /**
+             * @description c_TipoPermiso for air transport (TPTA…, TPXX00)
+             * @example TPTA01
+             */
+            perm_sct: string;
+            num_permiso_sct: string;
+            /** @example XA-ABC */
+            matricula_aeronave?: string;
+            nombre_aseg?: string;
+            num_poliza_seguro?: string;
+            /** @example 139-12345675 */
+            numero_guia: string;
+            lugar_contrato?: string;
+            /** @example CA001 */
+            codigo_transportista: string;
+            /** @example EKU9003173C9 */
+            rfc_embarcador?: string;
+            /** @description Foreign tax id: required with RFC XEXX010101000 */
+            num_reg_id_trib_embarc?: string;
+            /** @example MEX */
+            residencia_fiscal_embarc?: string;
+            nombre_embarcador?: string;
+        };
+        CartaPorteTransporteFerroviario: {
+            /** @example TS01 */
+            tipo_de_servicio: string;
+            /** @example TT01 */
+            tipo_de_trafico: string;
+            nombre_aseg?: string;
+            num_poliza_seguro?: string;
+            derechos_de_paso?: {
+                /** @example CDP114 */
+                tipo_derecho_de_paso: string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 120.50
+                 */
+                kilometraje_pagado: number | string;
+            }[];
+            carros: {
+                /** @example TC01 */
+                tipo_carro: string;
+                /** @example FXE123456 */
+                matricula_carro: string;
+                /** @example G-7781 */
+                guia_carro: string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 60
+                 */
+                toneladas_netas_carro: number | string;
+                /** @description Required on an intermodal platform (tipo_carro TC05); forbidden on other cars */
+                contenedores?: {
+                    /** @example TC02 */
+                    tipo_contenedor: string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.000
+                     */
+                    peso_contenedor_vacio: number | string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.000
+                     */
+                    peso_neto_mercancia: number | string;
+                }[];
+            }[];
+        };
+        CartaPorteFigura: {
+            /**
+             * @description c_FiguraTransporte: 01 operador, 02 propietario, 03 arrendador, 04 notificado
+             * @example 01
+             */
+            tipo_figura: string;
+            /**
+             * @description Leave out for a foreign figura: then num_reg_id_trib_figura and residencia_fiscal_figura
+             * @example EKU9003173C9
+             */
+            rfc_figura?: string;
+            /**
+             * @description Operator's licence: required for tipo_figura 01 with autotransporte
+             * @example LFD0012345
+             */
+            num_licencia?: string;
+            /** @example JUAN PÉREZ LÓPEZ */
+            nombre_figura: string;
+            /** @description Foreign tax id: required with RFC XEXX010101000 */
+            num_reg_id_trib_figura?: string;
+            /** @example MEX */
+            residencia_fiscal_figura?: string;
+            /** @description c_ParteTransporte keys of the parts an owner (02) or lessor (03) provides; required for them */
+            partes_transporte?: string[];
+            domicilio?: components["schemas"]["CartaPorteDomicilio"];
         };
         CfdiValidation: {
             valid: boolean;

@@ -39,6 +39,7 @@ export interface CfdiSummary {
     }[];
   }[];
   nomina?: { total_percepciones?: Amount; total_deducciones?: Amount; total_otros_pagos?: Amount };
+  carta_porte?: { id_ccp: string; total_dist_rec?: Amount; peso_bruto_total: Amount; unidad_peso: string; num_total_mercancias: number };
 }
 
 /** What a stamp adds to the summary (the TFD's SelloSAT, NoCertificadoSAT and cadena original). */

@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { ComprobanteInput, DoctoRelacionadoInput, PagoInput } from '../../cfdi/input.ts';
 import { UUID } from '../../cfdi/patterns.ts';
 import { Amount, code, type Fits, integer, Rate, SEND_AS_STRING, str, withTextCheck } from './fields.ts';
+import { CartaPorteRequestSchema } from './cartaporte-schema.ts';
 import { NominaRequestSchema } from './nomina-schema.ts';
 import { CFDI_STATUSES, type cfdis } from '../../db/schema/index.ts';
 import { ExternalId, IdempotencyKeyHeader, Metadata, PaginationQuery } from '../../lib/schemas.ts';
@@ -182,6 +183,11 @@ const CfdiRequestFields = z
       .optional()
       .openapi({ description: 'Pago (P) only: the payments received (Complemento de Pagos 2.0)' }),
     nomina: NominaRequestSchema.optional().openapi({ description: 'Nómina (N) only: the payroll receipt (Complemento de Nómina 1.2)' }),
+    carta_porte: CartaPorteRequestSchema.optional().openapi({
+      description:
+        'Traslado (T) or Ingreso (I) only: the Complemento Carta Porte 3.1 that moving goods on federal roads, by rail, sea or air needs ' +
+        '(a T when you move your own goods, an I when you bill the freight)',
+    }),
     external_id: ExternalId.optional().openapi({
       description:
         'Your own reference (e.g. your order number), at most 255 printable characters: unique per tenant and environment (a second invoice with it is 409, naming the first), kept by a failed invoice, found with GET /cfdis?external_id=',
@@ -205,6 +211,12 @@ const CfdiRequestFields = z
     if (r.tipo !== 'P' && r.pagos) ctx.addIssue({ code: 'custom', path: ['pagos'], message: 'is only for tipo P' });
     if (r.tipo === 'N' && !r.nomina) ctx.addIssue({ code: 'custom', path: ['nomina'], message: 'is required for tipo N (Complemento de Nómina 1.2)' });
     if (r.tipo !== 'N' && r.nomina) ctx.addIssue({ code: 'custom', path: ['nomina'], message: 'is only for tipo N' });
+    if (r.carta_porte && r.tipo !== 'T' && r.tipo !== 'I')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['carta_porte'],
+        message: `is only for tipo T (own goods moved) or I (a carrier billing the freight), not ${r.tipo}`,
+      });
     if (!r.receptor && !r.receptor_id) ctx.addIssue({ code: 'custom', path: ['receptor'], message: 'is required (or send receptor_id)' });
     if (r.receptor && r.receptor_id) ctx.addIssue({ code: 'custom', path: ['receptor_id'], message: 'send either receptor or receptor_id, not both' });
   });
@@ -274,6 +286,16 @@ export const CfdiSchema = z
       .object({ total_percepciones: Num.optional(), total_deducciones: Num.optional(), total_otros_pagos: Num.optional() })
       .optional()
       .openapi({ description: 'Nómina (N): the receipt totals' }),
+    carta_porte: z
+      .object({
+        id_ccp: z.string().openapi({ example: 'CCC5E2B1-94A3-4F0B-8D2C-6A1E7B3F9D20', description: 'IdCCP: the Carta Porte folio (second QR of the PDF)' }),
+        total_dist_rec: Num.optional().openapi({ description: 'TotalDistRec, km' }),
+        peso_bruto_total: Num,
+        unidad_peso: z.string(),
+        num_total_mercancias: z.number().int(),
+      })
+      .optional()
+      .openapi({ description: 'Carta Porte 3.1 (T or I): the identifier and the totals computed' }),
     saldo_insoluto: Num.optional().openapi({ description: 'GET of a PPD Ingreso: what is still owed after the Pagos that stand (not cancelled or failed)' }),
     parcialidades: z.number().int().optional().openapi({ description: 'GET of a PPD Ingreso: how many instalments the standing Pagos cover' }),
     fecha_timbrado: z.string().nullable().openapi({ format: 'date-time', description: 'Stamping time, ISO 8601 UTC' }),
@@ -459,6 +481,13 @@ export function toCfdi(r: CfdiRow): z.infer<typeof CfdiSchema> {
       total_percepciones: num(s.nomina.total_percepciones),
       total_deducciones: num(s.nomina.total_deducciones),
       total_otros_pagos: num(s.nomina.total_otros_pagos),
+    },
+    carta_porte: s.carta_porte && {
+      id_ccp: s.carta_porte.id_ccp,
+      total_dist_rec: num(s.carta_porte.total_dist_rec),
+      peso_bruto_total: Number(s.carta_porte.peso_bruto_total),
+      unidad_peso: s.carta_porte.unidad_peso,
+      num_total_mercancias: s.carta_porte.num_total_mercancias,
     },
     fecha_timbrado: r.fechaTimbrado,
     sello_sat: s.sello_sat ?? null,

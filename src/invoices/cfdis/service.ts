@@ -135,6 +135,9 @@ async function storedFacts(db: DbOrTx, actor: Actor, req: CfdiRequest, receptorR
 /** Whether the request's validity rests on rows other requests change: balances, instalment numbers, related CFDIs. */
 const readsStoredFacts = (req: CfdiRequest) => (req.tipo === 'P' && !!req.pagos) || (!!RELATES_TO[req.tipo] && !!req.cfdi_relacionados?.length);
 
+/** Carta Porte's IdCCP: "CCC" in place of the first three characters of a random UUID (CartaPorte31.xsd). */
+const newIdCcp = () => `CCC${crypto.randomUUID().slice(3).toUpperCase()}`;
+
 /** POST /cfdis/validate: the stamping rules without a folio, a seal or the PAC. */
 export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
   const errors: ErrorDetail[] = [];
@@ -162,6 +165,7 @@ export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiReques
         serie: folio?.serie,
         folio: folio ? String(folio.folio) : undefined,
         paidDocuments: facts.paidDocuments,
+        newIdCcp,
       })
     : undefined;
   errors.push(...facts.problems, ...(prepared?.errors ?? []));
@@ -265,7 +269,7 @@ export async function issueCfdi(
   const now = deps.now();
   // Checked here to answer 400 without taking the write lock; checked again inside the transaction that records it.
   const facts = await storedFacts(deps.db, actor, req, receptor.rfc.toUpperCase());
-  const prepared = prepareInvoice(req, { emisor, receptor, now, serie: peek.serie, folio: String(peek.folio), paidDocuments: facts.paidDocuments });
+  const prepared = prepareInvoice(req, { emisor, receptor, now, serie: peek.serie, folio: String(peek.folio), paidDocuments: facts.paidDocuments, newIdCcp });
   const { signer, problem } = await signerFor(deps, actor, emisor.rfc);
   const errors = [...facts.problems, ...prepared.errors, ...(problem ? [problem] : [])];
   if (errors.length > 0 || !prepared.model || !signer) throw invalidInput('The CFDI fails validation', errors);
@@ -296,7 +300,7 @@ export async function issueCfdi(
         // Another request may have paid the same invoice (balance, instalment number) or cancelled a related CFDI
         // since the check above: decide again on what this transaction sees, which nobody can change before it commits.
         const current = await storedFacts(tx, actor, req, receptor.rfc.toUpperCase());
-        const again = prepareInvoice(req, { emisor, receptor, now, serie, folio: String(folio), paidDocuments: current.paidDocuments });
+        const again = prepareInvoice(req, { emisor, receptor, now, serie, folio: String(folio), paidDocuments: current.paidDocuments, newIdCcp });
         const problems = [...current.problems, ...again.errors];
         if (problems.length > 0 || !again.model) throw invalidInput('The CFDI fails validation', problems);
         model = { ...again.model, serie, folio: String(folio) };
@@ -501,6 +505,13 @@ function summaryOf(m: ComprobanteModel): CfdiSummary {
       total_percepciones: m.nomina.totalPercepciones?.toString(),
       total_deducciones: m.nomina.totalDeducciones?.toString(),
       total_otros_pagos: m.nomina.totalOtrosPagos?.toString(),
+    },
+    carta_porte: m.cartaPorte && {
+      id_ccp: m.cartaPorte.idCcp,
+      total_dist_rec: m.cartaPorte.totalDistRec?.toString(),
+      peso_bruto_total: m.cartaPorte.mercancias.pesoBrutoTotal.toString(),
+      unidad_peso: m.cartaPorte.mercancias.unidadPeso,
+      num_total_mercancias: m.cartaPorte.mercancias.numTotalMercancias,
     },
   };
 }
