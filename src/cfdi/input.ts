@@ -305,7 +305,7 @@ interface TransporteFerroviarioInput {
     tipo_carro: string;
     matricula_carro: string;
     guia_carro: string;
-    toneladas_netas_carro: DecimalText;
+    toneladas_netas_carro?: DecimalText;
     contenedores?: { tipo_contenedor: string; peso_contenedor_vacio: DecimalText; peso_neto_mercancia: DecimalText }[];
   }[];
 }

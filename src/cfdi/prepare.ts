@@ -99,14 +99,21 @@ export function prepareInvoice(req: ComprobanteInput, ctx: PrepareContext): Prep
   // Carta Porte 3.1 rides on a Traslado (own goods) or an Ingreso (a carrier's freight); only looked at when sent.
   let cartaPorte: ComprobanteModel['cartaPorte'];
   if (req.carta_porte) {
-    if (tipo === 'E') fail('carta_porte', 'is only for tipo T (own goods moved) or I (a carrier billing the freight)');
+    if (tipo === 'E') fail('carta_porte', 'is only for tipo T (own goods moved) or I (a carrier billing the freight)', 'CP114');
     else {
       const newIdCcp = ctx.newIdCcp;
       if (!newIdCcp && !req.carta_porte.id_ccp) fail('carta_porte.id_ccp', 'is required: no IdCCP source was given');
-      cartaPorte = prepareCartaPorte(req.carta_porte, { fecha, emisorRfc: ctx.emisor.rfc, newIdCcp: newIdCcp ?? (() => '') }, fail);
+      const comprobante = {
+        tipo,
+        moneda,
+        receptorRfc: receptor.rfc,
+        usoCfdi: receptor.usoCfdi,
+        receptorField,
+        conceptos: conceptos.map((c) => c.claveProdServ),
+      };
+      cartaPorte = prepareCartaPorte(req.carta_porte, { comprobante, fecha, emisorRfc: ctx.emisor.rfc, newIdCcp: newIdCcp ?? (() => '') }, fail);
     }
   }
-
   if (tipo === 'T') {
     // Traslado: the goods moved, at their value or 0, with SubTotal and Total 0 (CFDI40109) and no taxes (CFDI40201).
     return done({ ...header, subTotal: Dec.ZERO, total: Dec.ZERO, conceptos, cartaPorte });

@@ -2521,11 +2521,11 @@ export interface components {
                 /** @example G-7781 */
                 guia_carro: string;
                 /**
-                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @description Net tonnes in the car: required without contenedores; with them computed (Σ peso_neto_mercancia ÷ 1000) when omitted, checked when sent
                  * @example 60
                  */
-                toneladas_netas_carro: number | string;
-                /** @description Required on an intermodal platform (tipo_carro TC05); forbidden on other cars */
+                toneladas_netas_carro?: number | string;
+                /** @description Required with an intermodal tipo_de_servicio (TS02, TS04); forbidden with the others */
                 contenedores?: {
                     /** @example TC02 */
                     tipo_contenedor: string;

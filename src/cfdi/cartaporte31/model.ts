@@ -3,6 +3,17 @@ import type { Dec } from '../decimal.ts';
 /** Complemento Carta Porte 3.1 as it will be written: every value final, every computed attribute filled in. */
 
 export interface CartaPorteContext {
+  /** What the complement's rules check of the CFDI that carries it (CP103–CP111, CP177). */
+  comprobante: {
+    tipo: 'I' | 'T';
+    moneda: string;
+    receptorRfc: string;
+    usoCfdi: string;
+    /** Where a receptor problem is reported: `receptor` or `receptor_id`. */
+    receptorField: string;
+    /** Each concepto's ClaveProdServ, in order. */
+    conceptos: string[];
+  };
   /** CFDI Fecha (YYYY-MM-DDThh:mm:ss): catalog keys must be in force on its day. */
   fecha: string;
   emisorRfc: string;

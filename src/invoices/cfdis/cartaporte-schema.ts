@@ -356,7 +356,10 @@ const TransporteFerroviario = z
             tipo_carro: code(/^TC\d{2}$/, 'must be a c_TipoCarro key', 'TC01'),
             matricula_carro: str(15, 6).openapi({ example: 'FXE123456' }),
             guia_carro: str(15).openapi({ example: 'G-7781' }),
-            toneladas_netas_carro: positive(3, '60'),
+            toneladas_netas_carro: positive(3, '60').optional().openapi({
+              description:
+                'Net tonnes in the car: required without contenedores; with them computed (Σ peso_neto_mercancia ÷ 1000) when omitted, checked when sent',
+            }),
             contenedores: z
               .array(
                 z
@@ -370,7 +373,7 @@ const TransporteFerroviario = z
               .min(1)
               .max(1000)
               .optional()
-              .openapi({ description: 'Required on an intermodal platform (tipo_carro TC05); forbidden on other cars' }),
+              .openapi({ description: 'Required with an intermodal tipo_de_servicio (TS02, TS04); forbidden with the others' }),
           })
           .strict(),
       )

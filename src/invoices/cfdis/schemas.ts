@@ -216,6 +216,7 @@ const CfdiRequestFields = z
         code: 'custom',
         path: ['carta_porte'],
         message: `is only for tipo T (own goods moved) or I (a carrier billing the freight), not ${r.tipo}`,
+        params: { rule: 'CP114' },
       });
     if (!r.receptor && !r.receptor_id) ctx.addIssue({ code: 'custom', path: ['receptor'], message: 'is required (or send receptor_id)' });
     if (r.receptor && r.receptor_id) ctx.addIssue({ code: 'custom', path: ['receptor_id'], message: 'send either receptor or receptor_id, not both' });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { cadenaOriginal } from '../../../src/cfdi/cadena.ts';
-import type { CartaPorteModel } from '../../../src/cfdi/cartaporte31/model.ts';
+import type { CartaPorteContext, CartaPorteModel } from '../../../src/cfdi/cartaporte31/model.ts';
 import { prepareCartaPorte } from '../../../src/cfdi/cartaporte31/rules.ts';
 import { cartaPorteNode } from '../../../src/cfdi/cartaporte31/xml.ts';
 import { Dec } from '../../../src/cfdi/decimal.ts';
@@ -11,7 +11,12 @@ import { cadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
 import { merged } from '../corpus.ts';
 import { CARTAS_PORTE } from './corpus.ts';
 
-const CTX = { fecha: '2026-11-20T07:00:00', emisorRfc: 'EKU9003173C9', newIdCcp: () => 'CCCABCDE-1234-4321-8ABC-0123456789AB' };
+const CTX: CartaPorteContext = {
+  comprobante: { tipo: 'I', moneda: 'MXN', receptorRfc: 'ICV060329BY0', usoCfdi: 'G03', receptorField: 'receptor', conceptos: ['78101800'] },
+  fecha: '2026-11-20T07:00:00',
+  emisorRfc: 'EKU9003173C9',
+  newIdCcp: () => 'CCCABCDE-1234-4321-8ABC-0123456789AB',
+};
 const request = (name: string) => CARTAS_PORTE.find(([n]) => n.startsWith(name))![1].carta_porte as Record<string, unknown>;
 const parse = (raw: unknown): CartaPorteRequest => CartaPorteRequestSchema.parse(raw);
 
@@ -108,6 +113,16 @@ describe('prepareCartaPorte: what SAT computes is computed', () => {
     expect(mar.mercancias.items[0]!.detalleMercancia?.pesoTara.toString()).toBe('20');
   });
 
+  test('by sea the totals come from DetalleMercancia (CP150, CP151); by rail PesoNetoTotal is the cars’ tonnes (CP152, CP191)', () => {
+    const mar = valid(request('Carta Porte T, marítimo: containerised'));
+    expect([mar.mercancias.pesoBrutoTotal.toString(), mar.mercancias.pesoNetoTotal?.toString()]).toEqual(['820', '800']); // PesoEnKg is 800.000
+    const rail = valid(request('Carta Porte I, ferroviario: intermodal'));
+    // The second car sends no toneladas_netas_carro: 21500 kg in its container are 21.5 t.
+    expect(rail.mercancias.transporteFerroviario!.carros.map((k) => k.toneladasNetasCarro.toString())).toEqual(['28.5', '21.5']);
+    expect(rail.mercancias.pesoNetoTotal?.toString()).toBe('50.0');
+    expect(valid(request('Carta Porte T, ferroviario')).mercancias.pesoNetoTotal?.toString()).toBe('60');
+  });
+
   test('IDUbicacion defaults: OR/DE and the position among origins or destinations', () => {
     expect(valid(request('Carta Porte T, autotransporte: two destinations')).ubicaciones.map((u) => u.idUbicacion)).toEqual([
       'OR000001',
@@ -126,9 +141,9 @@ describe('prepareCartaPorte: what SAT computes is computed', () => {
 
   test('a station’s name comes from c_Estaciones unless sent', () => {
     const rail = valid(request('Carta Porte T, ferroviario'));
-    expect(rail.ubicaciones.map((u) => u.nombreEstacion)).toEqual(['QUERETARO', 'SILAO', 'MONTERREY']);
-    const bulk = valid(request('Carta Porte I, marítimo: bulk'));
-    expect(bulk.ubicaciones.map((u) => u.nombreEstacion)).toEqual(['Lázaro Cárdenas', 'Manzanillo', 'Puerto de Mazatlán']);
+    expect(rail.ubicaciones.map((u) => u.nombreEstacion)).toEqual(['QUERETARO', 'SILAO', 'SANTO NINO', 'TERRERO', 'EJIDO MONTERREY', 'MONTERREY']);
+    const bulk = valid(request('Carta Porte I, marítimo: bulk')); // the second one sent, as the catalog has it
+    expect(bulk.ubicaciones.map((u) => u.nombreEstacion)).toEqual(['Lázaro Cárdenas', 'Manzanillo', 'Mazatlán']);
   });
 
   test('booleans become Sí/No; false flags that SAT writes only as Sí are left out', () => {
@@ -144,9 +159,13 @@ describe('prepareCartaPorte: what SAT computes is computed', () => {
     const { problems } = run(
       parse({ ...request('Carta Porte T, autotransporte: five destinations'), total_dist_rec: '1588.2', peso_bruto_total: '1', num_total_mercancias: 2 }),
     );
-    expect(problems.map((p) => p.field)).toEqual(['carta_porte.total_dist_rec', 'carta_porte.peso_bruto_total', 'carta_porte.num_total_mercancias']);
+    expect(problems.map((p) => [p.field, p.rule])).toEqual([
+      ['carta_porte.total_dist_rec', 'CP126'],
+      ['carta_porte.num_total_mercancias', 'CP154'],
+      ['carta_porte.peso_bruto_total', 'CP149'],
+    ]);
     expect(problems[0]!.issue).toContain('1588.25');
-    expect(problems[1]!.issue).toContain('800.000');
+    expect(problems[2]!.issue).toContain('800.000');
   });
 });
 

@@ -40,13 +40,24 @@ const destino = (domicilio: Record<string, unknown> | undefined, fecha: string, 
   ...over,
 });
 
+const PEGAMENTO = {
+  bienes_transp: '31201610',
+  descripcion: 'Pegamento blanco en cubetas de 19 l',
+  cantidad: 40,
+  clave_unidad: 'H87',
+  material_peligroso: false,
+  peso_en_kg: '800.000',
+};
 const ESTIBAS = {
   bienes_transp: '24112700',
   descripcion: 'Tarimas de madera',
   cantidad: 40,
   clave_unidad: 'H87',
   material_peligroso: false,
-  peso_en_kg: '800.000',
+  peso_en_kg: '600',
+  guias_identificacion: [
+    { numero_guia_identificacion: 'GUIA-0000098765', descrip_guia_identificacion: 'Tarimas con cajas de refacciones', peso_guia_identificacion: '600' },
+  ],
 };
 const COMPUTADORAS = { bienes_transp: '43211503', descripcion: 'Computadoras portátiles', cantidad: 25, clave_unidad: 'H87', peso_en_kg: '62.5' };
 const DIESEL = {
@@ -91,16 +102,23 @@ const AUTO_PELIGROSO = {
 /** Pachuca → Querétaro by road, a Traslado of the issuer's own goods. */
 const cartaPorteBase = {
   ubicaciones: [origen(DOM.pachuca, '2026-11-20T08:00:00'), destino(DOM.queretaro, '2026-11-20T12:30:00', { distancia_recorrida: '215.5' })],
-  mercancias: [ESTIBAS],
+  mercancias: [PEGAMENTO],
   autotransporte: AUTO,
   figura_transporte: [OPERADOR],
 };
-const traslado = (cartaPorte: Record<string, unknown>, over: Record<string, unknown> = {}) => ({
+/** A Traslado of the issuer's own goods: one concepto per mercancía, by the same key (SAT's instructivo). */
+const traslado = (cartaPorte: Record<string, unknown>) => ({
   tipo: 'T',
   receptor: EKU_SELF,
-  conceptos: [{ clave_prod_serv: '24112700', clave_unidad: 'H87', descripcion: 'Tarimas de madera', cantidad: 40, valor_unitario: 0, objeto_imp: '01' }],
+  conceptos: (cartaPorte.mercancias as Record<string, unknown>[]).map((m) => ({
+    clave_prod_serv: m.bienes_transp,
+    clave_unidad: m.clave_unidad,
+    descripcion: m.descripcion,
+    cantidad: m.cantidad,
+    valor_unitario: 0,
+    objeto_imp: '01',
+  })),
   carta_porte: cartaPorte,
-  ...over,
 });
 /** A carrier billing the freight: IVA 16 % and the 4 % IVA withheld on road freight. */
 const flete = (importe: string) => ({
@@ -194,10 +212,9 @@ const maritimo = {
       num_estacion: 'PM056',
       tipo_estacion: '03',
       navegacion_trafico: 'Cabotaje',
-      distancia_recorrida: '330',
     }),
   ],
-  mercancias: [{ ...ESTIBAS, detalle_mercancia: { unidad_peso_merc: 'KGM', peso_bruto: '820', peso_neto: '800', num_piezas: 40 } }],
+  mercancias: [{ ...PEGAMENTO, detalle_mercancia: { unidad_peso_merc: 'KGM', peso_bruto: '820', peso_neto: '800', num_piezas: 40 } }],
   transporte_maritimo: MARITIMO,
 };
 
@@ -213,9 +230,9 @@ const AEREO = {
 const aereo = {
   ubicaciones: [
     origen(DOM.aicm, '2026-11-20T21:00:00', { num_estacion: 'EA0426', tipo_estacion: '01' }),
-    destino(DOM.mtyAeropuerto, '2026-11-20T22:40:00', { num_estacion: 'EA0448', tipo_estacion: '03', distancia_recorrida: '706' }),
+    destino(DOM.mtyAeropuerto, '2026-11-20T22:40:00', { num_estacion: 'EA0448', tipo_estacion: '03' }),
   ],
-  mercancias: [COMPUTADORAS],
+  mercancias: [{ ...COMPUTADORAS, valor_mercancia: '437500.00', moneda: 'MXN' }],
   transporte_aereo: AEREO,
 };
 
@@ -226,13 +243,17 @@ const FERROVIARIO = {
   num_poliza_seguro: 'FE-3321',
   carros: [{ tipo_carro: 'TC01', matricula_carro: 'FXE123456', guia_carro: 'G-7781', toneladas_netas_carro: '60' }],
 };
+/** Querétaro → Monterrey by rail: SAT asks for the intermediate points (at least 5 Destino, CP129). */
 const ferroviario = {
   ubicaciones: [
     origen(DOM.queretaro, '2026-11-20T06:00:00', { num_estacion: 'LJ246', tipo_estacion: '01' }),
-    destino(undefined, '2026-11-20T15:00:00', { num_estacion: 'A0383', tipo_estacion: '02', distancia_recorrida: '180' }),
-    destino(DOM.monterrey, '2026-11-21T09:00:00', { num_estacion: 'M523.5', tipo_estacion: '03', distancia_recorrida: '720' }),
+    destino(undefined, '2026-11-20T09:00:00', { num_estacion: 'A0383', tipo_estacion: '02', distancia_recorrida: '180' }),
+    destino(undefined, '2026-11-20T16:00:00', { num_estacion: 'Q0736', tipo_estacion: '02', distancia_recorrida: '210.5' }),
+    destino(undefined, '2026-11-20T22:00:00', { num_estacion: 'Q0486', tipo_estacion: '02', distancia_recorrida: '150' }),
+    destino(undefined, '2026-11-21T03:00:00', { num_estacion: 'DA234.9', tipo_estacion: '02', distancia_recorrida: '120' }),
+    destino(DOM.monterrey, '2026-11-21T09:00:00', { num_estacion: 'M523.5', tipo_estacion: '03', distancia_recorrida: '90' }),
   ],
-  mercancias: [{ ...ESTIBAS, cantidad: 400, peso_en_kg: '8000' }],
+  mercancias: [{ ...PEGAMENTO, cantidad: 400, peso_en_kg: '8000' }],
   transporte_ferroviario: FERROVIARIO,
 };
 
@@ -249,7 +270,7 @@ export const CARTAS_PORTE: [string, Record<string, unknown>][] = [
         ],
         mercancias: [
           {
-            ...ESTIBAS,
+            ...PEGAMENTO,
             cantidad_transporta: [
               { cantidad: 15, id_origen: 'OR000001', id_destino: 'DE000001' },
               { cantidad: 25, id_origen: 'OR000001', id_destino: 'DE000002' },
@@ -277,15 +298,13 @@ export const CARTAS_PORTE: [string, Record<string, unknown>][] = [
   ],
   [
     'Carta Porte T, autotransporte: hazardous diesel in a tractor-trailer, environmental insurance',
-    traslado(cp({ mercancias: [DIESEL], autotransporte: AUTO_PELIGROSO, figura_transporte: [OPERADOR] }), {
-      conceptos: [{ clave_prod_serv: '15101505', clave_unidad: 'LTR', descripcion: 'Diésel', cantidad: 20000, valor_unitario: 0, objeto_imp: '01' }],
-    }),
+    traslado(cp({ mercancias: [DIESEL], autotransporte: AUTO_PELIGROSO, figura_transporte: [OPERADOR] })),
   ],
   [
     'Carta Porte T, autotransporte: hazardous and ordinary goods together, totals sent and checked',
     traslado(
       cp({
-        mercancias: [GASOLINA, ESTIBAS, COMPUTADORAS],
+        mercancias: [GASOLINA, PEGAMENTO, COMPUTADORAS],
         autotransporte: AUTO_PELIGROSO,
         peso_bruto_total: '12112.5',
         num_total_mercancias: 3,
@@ -387,7 +406,7 @@ export const CARTAS_PORTE: [string, Record<string, unknown>][] = [
           destino(DOM.cdmx, '2026-11-20T13:30:00', { distancia_recorrida: '221.7' }),
           destino(DOM.pachuca, '2026-11-20T15:30:00', { distancia_recorrida: '94.3' }),
         ],
-        mercancias: [ESTIBAS, COMPUTADORAS, { ...COMPUTADORAS, descripcion: 'Monitores', cantidad: 30, peso_en_kg: '180' }],
+        mercancias: [PEGAMENTO, COMPUTADORAS, { ...COMPUTADORAS, descripcion: 'Monitores', cantidad: 30, peso_en_kg: '180' }],
       }),
       '15600.00',
     ),
@@ -401,16 +420,14 @@ export const CARTAS_PORTE: [string, Record<string, unknown>][] = [
           origen(DOM.lazaroCardenas, '2026-11-20T10:00:00', { num_estacion: 'PM056', tipo_estacion: '01', navegacion_trafico: 'Cabotaje' }),
           destino(DOM.manzanillo, '2026-11-21T02:00:00', {
             num_estacion: 'PM046',
+            nombre_estacion: 'Manzanillo',
             tipo_estacion: '02',
             navegacion_trafico: 'Cabotaje',
-            distancia_recorrida: '330',
           }),
           destino(undefined, '2026-11-22T20:00:00', {
             num_estacion: 'PM078',
-            nombre_estacion: 'Puerto de Mazatlán',
             tipo_estacion: '03',
             navegacion_trafico: 'Cabotaje',
-            distancia_recorrida: '760',
             domicilio: { calle: 'Av. Emilio Barragán', estado: 'SIN', pais: 'MEX', codigo_postal: '80000', municipio: '006', localidad: '02' },
           }),
         ],
@@ -445,7 +462,6 @@ export const CARTAS_PORTE: [string, Record<string, unknown>][] = [
             num_estacion: 'PM056',
             tipo_estacion: '03',
             navegacion_trafico: 'Altura',
-            distancia_recorrida: '330',
             rfc_remitente_destinatario: 'XEXX010101000',
             nombre_remitente_destinatario: 'SHANGHAI PALLETS CO LTD',
             num_reg_id_trib: '913100001234',
@@ -457,7 +473,7 @@ export const CARTAS_PORTE: [string, Record<string, unknown>][] = [
             ...ESTIBAS,
             fraccion_arancelaria: '4415100100',
             tipo_materia: '03',
-            detalle_mercancia: { unidad_peso_merc: 'KGM', peso_bruto: '820', peso_neto: '800' },
+            detalle_mercancia: { unidad_peso_merc: 'KGM', peso_bruto: '620', peso_neto: '600' },
           },
         ],
       }),
@@ -494,10 +510,18 @@ export const CARTAS_PORTE: [string, Record<string, unknown>][] = [
               tipo_carro: 'TC05',
               matricula_carro: 'TTX654321',
               guia_carro: 'G-9901',
-              toneladas_netas_carro: '48',
-              contenedores: [{ tipo_contenedor: 'TC02', peso_contenedor_vacio: '3750', peso_neto_mercancia: '24000' }],
+              toneladas_netas_carro: '28.5',
+              contenedores: [
+                { tipo_contenedor: 'TC02', peso_contenedor_vacio: '3750', peso_neto_mercancia: '24000' },
+                { tipo_contenedor: 'TC01', peso_contenedor_vacio: '2200', peso_neto_mercancia: '4500' },
+              ],
             },
-            { tipo_carro: 'TC01', matricula_carro: 'FXE654321', guia_carro: 'G-9902', toneladas_netas_carro: '55.5' },
+            {
+              tipo_carro: 'TC05',
+              matricula_carro: 'TTX654322',
+              guia_carro: 'G-9902',
+              contenedores: [{ tipo_contenedor: 'TC02', peso_contenedor_vacio: '3750', peso_neto_mercancia: '21500' }],
+            },
           ],
         },
       }),
