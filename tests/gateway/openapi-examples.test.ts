@@ -156,10 +156,34 @@ describe('OpenAPI request examples', () => {
     expect(sent).toBeGreaterThanOrEqual(25);
   }, 60_000);
 
-  test('POST /cfdis has one example per voucher type', async () => {
+  test('POST /cfdis has one example per voucher type, and Carta Porte by each transport', async () => {
     const doc = (await t.call('GET', '/openapi.json')).json;
     const examples = doc.paths['/api/v1/cfdis'].post.requestBody.content['application/json'].examples;
-    expect(Object.keys(examples)).toEqual(['ingreso', 'egreso', 'pago', 'nomina', 'traslado']);
-    expect(Object.values<any>(examples).map((e) => e.value.tipo)).toEqual(['I', 'E', 'P', 'N', 'T']);
+    expect(Object.keys(examples)).toEqual([
+      'ingreso',
+      'egreso',
+      'pago',
+      'nomina',
+      'traslado',
+      'traslado_carta_porte_autotransporte',
+      'ingreso_carta_porte_autotransporte',
+      'traslado_carta_porte_maritimo',
+      'traslado_carta_porte_aereo',
+      'traslado_carta_porte_ferroviario',
+    ]);
+    expect(Object.values<any>(examples).map((e) => e.value.tipo)).toEqual(['I', 'E', 'P', 'N', 'T', 'T', 'I', 'T', 'T', 'T']);
+    // Each Carta Porte example describes the transport its name says (the test above stamps every example as it is).
+    const transports: [string, string][] = [
+      ['traslado_carta_porte_autotransporte', 'autotransporte'],
+      ['ingreso_carta_porte_autotransporte', 'autotransporte'],
+      ['traslado_carta_porte_maritimo', 'transporte_maritimo'],
+      ['traslado_carta_porte_aereo', 'transporte_aereo'],
+      ['traslado_carta_porte_ferroviario', 'transporte_ferroviario'],
+    ];
+    for (const [name, transport] of transports)
+      expect([name, Object.keys(examples[name].value.carta_porte).filter((k) => k === 'autotransporte' || k.startsWith('transporte_'))]).toEqual([
+        name,
+        [transport],
+      ]);
   });
 });

@@ -12,14 +12,15 @@ import { startServer, stopServer } from './server.ts';
  */
 const REPO = resolve(import.meta.dir, '..', '..');
 const MARKER = '<!-- walk-through: tests/process/readme.test.ts runs the next block against a real server -->';
+const CARTA_PORTE = '<!-- carta porte: tests/process/readme.test.ts runs the next block after the walk-through -->';
 const work = mkdtempSync(join(tmpdir(), 'cfdi-readme-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function walkThrough(readme: string): string {
-  const at = readme.indexOf(MARKER);
-  if (at < 0 || readme.indexOf(MARKER, at + 1) >= 0) throw new Error('README.md must hold the walk-through marker exactly once');
-  const block = readme.slice(at + MARKER.length).match(/^\s*```sh\n([\s\S]*?)\n```/);
-  if (!block) throw new Error('the walk-through marker must be followed by a ```sh block');
+function walkThrough(readme: string, marker = MARKER): string {
+  const at = readme.indexOf(marker);
+  if (at < 0 || readme.indexOf(marker, at + 1) >= 0) throw new Error(`README.md must hold the marker ${marker} exactly once`);
+  const block = readme.slice(at + marker.length).match(/^\s*```sh\n([\s\S]*?)\n```/);
+  if (!block) throw new Error('the marker must be followed by a ```sh block');
   return block[1]!;
 }
 
@@ -28,9 +29,10 @@ if (missing.length) console.warn(`README walk-through test skipped: ${missing.jo
 
 describe('README.md', () => {
   test.skipIf(missing.length > 0)(
-    'the walk-through runs as pasted and leaves the stamped XML and its PDF',
+    'the walk-through runs as pasted and leaves the stamped XML and its PDF; the Carta Porte curl after it stamps one',
     async () => {
-      const script = walkThrough(readFileSync(join(REPO, 'README.md'), 'utf8'));
+      const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+      const script = `${walkThrough(readme)}\n${walkThrough(readme, CARTA_PORTE)}`;
       const cwd = join(work, 'user');
       const dataDir = join(work, 'data');
       rmSync(cwd, { recursive: true, force: true });
@@ -51,6 +53,15 @@ describe('README.md', () => {
         const pdf = readFileSync(join(cwd, `${uuid}.pdf`));
         expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
         expect(pdf.length).toBeGreaterThan(10_000);
+        // The Carta Porte curl prints what the service computed for it.
+        const cartaPorte = JSON.parse(out.slice(out.lastIndexOf('{')));
+        expect(cartaPorte).toEqual({
+          id_ccp: expect.stringMatching(/^CCC[0-9A-F]{5}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/),
+          total_dist_rec: 215.5,
+          peso_bruto_total: 800,
+          unidad_peso: 'KGM',
+          num_total_mercancias: 1,
+        });
       } finally {
         await stopServer(server.proc);
       }
@@ -61,6 +72,7 @@ describe('README.md', () => {
   test('the walk-through marker is found once, before its block', () => {
     expect(walkThrough(`x\n${MARKER}\n\`\`\`sh\necho hi\n\`\`\`\n`)).toBe('echo hi');
     expect(() => walkThrough('no marker')).toThrow('marker');
+    expect(walkThrough(`${CARTA_PORTE}\n\`\`\`sh\ncurl x\n\`\`\`\n`, CARTA_PORTE)).toBe('curl x');
   });
 });
 
