@@ -213,11 +213,11 @@ export async function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): Pr
 }
 
 /**
- * A failed attempt: retried later with backoff while attempts and the deadline allow, otherwise the job ends as
- * failed (kept, with its last error) and `onGiveUp` runs in the same transaction. `lost`: the lease was lost (see
- * `heldBy`), nothing was written and `onGiveUp` did not run.
+ * A failed attempt: retried later with backoff while attempts and the deadline allow (`onRetry` runs in the same
+ * transaction), otherwise the job ends as failed (kept, with its last error) and `onGiveUp` runs in the same
+ * transaction. `lost`: the lease was lost (see `heldBy`), nothing was written and neither ran.
  */
-export async function failJob(db: Db, job: Job, now: Date, error: unknown, onGiveUp?: Ended): Promise<'retry' | 'failed' | 'lost'> {
+export async function failJob(db: Db, job: Job, now: Date, error: unknown, onGiveUp?: Ended, onRetry?: Ended): Promise<'retry' | 'failed' | 'lost'> {
   const message = error instanceof Error ? error.message : String(error);
   const next = new Date(now.getTime() + backoffMs(job.attempts));
   const permanent = error instanceof PermanentJobError;
@@ -235,7 +235,7 @@ export async function failJob(db: Db, job: Job, now: Date, error: unknown, onGiv
       .where(and(eq(jobs.id, job.id), heldBy(job)))
       .returning({ id: jobs.id });
     if (written.length !== 1) return 'lost';
-    after = giveUp ? ((await onGiveUp?.(tx)) ?? undefined) : undefined;
+    after = (await (giveUp ? onGiveUp : onRetry)?.(tx)) ?? undefined;
     return giveUp ? 'failed' : 'retry';
   });
   after?.();

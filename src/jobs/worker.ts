@@ -7,6 +7,8 @@ export interface JobHandler {
   run(job: Job): Promise<Ended | void>;
   /** Work to commit when the job is given up (permanent error, deadline, attempts). */
   giveUp?(job: Job, error: unknown): Ended;
+  /** Work to commit when a failed attempt is to be retried (e.g. recording what the attempt got). */
+  retrying?(job: Job, error: unknown): Ended;
 }
 
 export interface Worker {
@@ -153,7 +155,7 @@ export function createWorker(o: {
     } catch (err) {
       if (!finishing()) return;
       try {
-        const outcome = await failJob(o.db, job, o.now(), err, handler?.giveUp?.(job, err));
+        const outcome = await failJob(o.db, job, o.now(), err, handler?.giveUp?.(job, err), handler?.retrying?.(job, err));
         if (outcome === 'lost')
           o.logger.warn('job outcome not recorded: its lease was lost', { job_id: job.id, type: job.type, attempt: job.attempts, job_err: errorText(err) });
         else o.logger.warn('job attempt failed', { job_id: job.id, type: job.type, attempt: job.attempts, outcome, err: errorText(err) });
