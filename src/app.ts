@@ -16,6 +16,9 @@ import { createInvoiceBackend } from './invoices/backend.ts';
 import type { Heartbeat } from './jobs/scheduler.ts';
 import { combineWorkers, createWorker } from './jobs/worker.ts';
 import { STAMP_JOB, stampJobHandler } from './invoices/cfdis/stamping.ts';
+import { emailJobHandler } from './invoices/emails/delivery.ts';
+import { EMAIL_JOB } from './invoices/emails/outbox.ts';
+import { createSmtpMailer } from './invoices/emails/smtp.ts';
 import { CANCEL_JOB, cancellationJobHandler } from './invoices/cancellations/service.ts';
 import { sandboxRegistry } from './invoices/sandbox-registry.ts';
 import { DEFAULT_RETRY_SCHEDULE, DELIVER_JOB, deliveryJobHandler } from './invoices/webhooks/delivery.ts';
@@ -42,6 +45,8 @@ export interface AppDeps {
   sandboxSat: SandboxSat;
   /** Live stamping provider; none configured → live issuing answers 503. */
   livePac?: Pac;
+  /** The SMTP server CFDIs are emailed through (SMTP_URL, SMTP_FROM); none → the email routes and email_to answer 503. */
+  smtp?: { url: string; from: string };
   /** How long POST /cfdis waits for the provider before answering 202 (default 5 s). */
   stampBudgetMs?: number;
   /** How long the sandbox's pac_slow scenario takes (default: the budget + 1 s). */
@@ -181,7 +186,18 @@ export function createApp(deps: AppDeps) {
     tenantCap: 16,
     handlers: { [DELIVER_JOB]: deliveryJobHandler(webhookDeps) },
   });
-  const worker = combineWorkers(stamping, deliveries);
+  // Emails get a pool of their own: a slow SMTP server holds at most these few connections and never a stamping slot.
+  const mailer = deps.smtp ? createSmtpMailer(deps.smtp) : undefined;
+  const emails = createWorker({
+    db: deps.db,
+    now,
+    workerId,
+    logger: deps.logger,
+    leaseMs: deps.jobLeaseMs,
+    concurrency: 4,
+    handlers: { [EMAIL_JOB]: emailJobHandler({ db: deps.db, now, mailer, identity, logger: deps.logger }) },
+  });
+  const worker = combineWorkers(stamping, deliveries, emails);
   const invoiceBackend = createInvoiceBackend({
     ...backendDeps,
     masterKey: deps.masterKey,
@@ -190,6 +206,7 @@ export function createApp(deps: AppDeps) {
     stampBudgetMs,
     cancellationPollMs,
     wakeJobs,
+    mailer,
     retrySchedule: webhookDeps.retrySchedule,
     allowPrivate: webhookDeps.allowPrivate,
     resolve: webhookDeps.resolve,

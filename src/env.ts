@@ -57,6 +57,14 @@ const EnvSchema = z.object({
     )
     .optional(),
   SQLITE_SYNCHRONOUS: z.enum(['full', 'normal'], { message: 'must be full or normal' }).default('full'),
+  SMTP_URL: z
+    .string()
+    .refine(isSmtpUrl, 'must be smtp://user:password@host:port or smtps://user:password@host:port (user and password percent-encoded)')
+    .optional(),
+  SMTP_FROM: z
+    .string()
+    .regex(/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'must be an address, e.g. facturas@example.com or "Facturas <facturas@example.com>"')
+    .optional(),
   WORKERS: z.coerce
     .number({ message: 'must be a number of processes' })
     .int('must be a whole number of processes')
@@ -64,6 +72,16 @@ const EnvSchema = z.object({
     .max(256, 'must be at most 256')
     .optional(),
 });
+
+/** An SMTP server URL nodemailer can use: smtp:// (STARTTLS when offered) or smtps:// (TLS from the start), with a host. */
+function isSmtpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '' && (url.pathname === '' || url.pathname === '/');
+  } catch {
+    return false;
+  }
+}
 
 /** The database the service keeps its data in. */
 export type DatabaseConfig = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
@@ -99,6 +117,8 @@ export interface Config {
   workers: number;
   /** Secret files this start created in DATA_DIR (first start): to be backed up. */
   generatedSecrets: string[];
+  /** The SMTP server invoices are emailed through, and the sender address; none: the email routes answer 503. */
+  smtp?: { url: string; from: string };
   /** Live stamping provider (SW REST API), when configured. */
   pac?: { url: string; user: string; password: string; satConsultaUrl?: string };
 }
@@ -117,6 +137,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   if (e.PAC_URL && (!e.PAC_USER || !e.PAC_PASSWORD)) throw new ConfigError('Invalid configuration: PAC_USER and PAC_PASSWORD are required with PAC_URL');
+  if (e.SMTP_URL && !e.SMTP_FROM)
+    throw new ConfigError('Invalid configuration: SMTP_FROM is required with SMTP_URL (the sender address, e.g. facturas@example.com)');
+  if (e.SMTP_FROM && !e.SMTP_URL) throw new ConfigError('Invalid configuration: SMTP_FROM is set but SMTP_URL is not: set both to send invoices by email');
   const postgresUrl = e.DATABASE_URL && !e.DATABASE_URL.startsWith('sqlite:') ? e.DATABASE_URL : undefined;
   // Every instance on one PostgreSQL must share these: one generated per instance would not.
   if (postgresUrl && (!e.JWT_SECRET || !e.MASTER_KEY))
@@ -142,6 +165,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cancellationPollSeconds: e.CANCELLATION_POLL_SECONDS,
     jobLeaseSeconds: e.JOB_LEASE_SECONDS,
     pac: e.PAC_URL ? { url: e.PAC_URL, user: e.PAC_USER!, password: e.PAC_PASSWORD!, satConsultaUrl: e.SAT_CONSULTA_URL } : undefined,
+    smtp: e.SMTP_URL && e.SMTP_FROM ? { url: e.SMTP_URL, from: e.SMTP_FROM } : undefined,
     demo: e.DEMO === 'true',
     registration: e.REGISTRATION,
     corsOrigins: e.CORS_ORIGINS?.split(',').map((o) => o.trim()),

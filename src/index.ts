@@ -137,6 +137,7 @@ const appWith = (sandboxSat: SandboxSat) =>
     masterKey: config.masterKey,
     sandboxSat,
     livePac: config.pac ? createSwPac(config.pac) : undefined,
+    smtp: config.smtp,
     logger,
     heartbeat,
     rateLimits,

@@ -57,8 +57,31 @@ describe('loadConfig', () => {
     ['WORKERS', '0'],
     ['WORKERS', '1.5'],
     ['WORKERS', 'all'],
+    ['SMTP_URL', 'http://mail.example.com'],
+    ['SMTP_URL', 'smtp://'],
+    ['SMTP_URL', 'mail.example.com:587'],
+    ['SMTP_URL', 'smtp://mail.example.com/inbox'],
+    ['SMTP_FROM', 'facturas'],
+    ['SMTP_FROM', 'Facturas <facturas>'],
   ])('%s=%s is rejected naming the variable', (name, value) => {
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(name);
+  });
+
+  test('SMTP_URL and SMTP_FROM: both or neither; smtp:// and smtps:// with credentials', () => {
+    const dataDir = dir();
+    expect(loadConfig({ DATA_DIR: dataDir }).smtp).toBeUndefined();
+    const url = 'smtps://facturas%40example.com:p%40ss@smtp.example.com:465';
+    expect(loadConfig({ DATA_DIR: dataDir, SMTP_URL: url, SMTP_FROM: 'Facturación <facturas@example.com>' }).smtp).toEqual({
+      url,
+      from: 'Facturación <facturas@example.com>',
+    });
+    expect(loadConfig({ DATA_DIR: dataDir, SMTP_URL: 'smtp://mail.internal:587', SMTP_FROM: 'facturas@example.com' }).smtp?.url).toBe(
+      'smtp://mail.internal:587',
+    );
+    expect(() => loadConfig({ DATA_DIR: dataDir, SMTP_URL: url })).toThrow('SMTP_FROM is required with SMTP_URL');
+    expect(() => loadConfig({ DATA_DIR: dataDir, SMTP_FROM: 'facturas@example.com' })).toThrow('SMTP_URL is not');
+    // The password is never echoed.
+    expect(() => loadConfig({ DATA_DIR: dataDir, SMTP_URL: 'ftp://u:secret-pass@x' })).not.toThrow('secret-pass');
   });
 });

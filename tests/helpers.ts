@@ -2,6 +2,9 @@ import type Database from 'better-sqlite3';
 import { sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { components, paths, PathsWith } from '../clients/typescript/src/index.ts';
@@ -418,6 +421,50 @@ export function eventReceiver() {
     },
   });
   return { received, port: server.port, stop: () => server.stop(true) };
+}
+
+/** How an SMTP sink answers a message's DATA: accept it, or refuse it with this reply. */
+export type SmtpAnswer = 'accept' | { code: number; message: string };
+
+/**
+ * A real SMTP server on a free loopback port (smtp-server) that keeps every message it accepts, parsed (mailparser),
+ * and answers each message's DATA as `answers` says, in order (past the end: accept). `smtp` is what the app takes;
+ * its URL carries credentials, which the sink records. Close it in afterAll.
+ */
+export async function smtpSink(answers: SmtpAnswer[] = []) {
+  const received: ParsedMail[] = [];
+  const logins: string[] = [];
+  let attempts = 0;
+  const server = new SMTPServer({
+    disabledCommands: ['STARTTLS'],
+    allowInsecureAuth: true,
+    authOptional: true,
+    logger: false,
+    onAuth(auth, _session, done) {
+      logins.push(`${auth.username}:${auth.password}`);
+      done(null, { user: auth.username });
+    },
+    onData(stream, _session, done) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', async () => {
+        const answer = answers[attempts++] ?? 'accept';
+        if (answer !== 'accept') return done(Object.assign(new Error(answer.message), { responseCode: answer.code }));
+        received.push(await simpleParser(Buffer.concat(chunks)));
+        done(null, 'Ok: queued as SINK1');
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    smtp: { url: `smtp://sink-user:sink%20pass@127.0.0.1:${port}`, from: 'Facturación <facturas@example.com>' },
+    received,
+    logins,
+    /** Messages whose DATA it answered, accepted or not. */
+    attempts: () => attempts,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 export const csdFiles = (folder: string, base: string) => ({

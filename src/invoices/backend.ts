@@ -12,6 +12,7 @@ import { mountClientRoutes } from './clients/routes.ts';
 import { mountSeriesRoutes } from './series/routes.ts';
 import { mountCatalogRoutes } from '../catalogs/routes.ts';
 import { mountStatsRoutes } from './stats/routes.ts';
+import { mountEmailRoutes } from './emails/routes.ts';
 
 /** The invoice backend: /cfdis, /csds, /clients, /series, /catalogos, /webhooks, /stats. Invalid input answers 400. */
 export function createInvoiceBackend(
@@ -26,6 +27,7 @@ export function createInvoiceBackend(
   mountSeriesRoutes(app, deps);
   mountCfdiRoutes(app, deps);
   mountCancellationRoutes(app, deps);
+  mountEmailRoutes(app, deps);
   mountWebhookRoutes(app, deps);
   mountCatalogRoutes(app, { db: deps.catalogDb });
   mountStatsRoutes(app, deps);

@@ -5,7 +5,16 @@ import { cfdis, events, type Environment } from '../db/schema/index.ts';
 import { newId } from '../lib/ids.ts';
 import type { DbOrTx } from '../db/index.ts';
 
-export const EVENT_TYPES = ['cfdi.timbrado', 'cfdi.cancelado', 'cfdi.fallido', 'cfdi.encolado', 'csd.por_vencer', 'csd.vencido'] as const;
+export const EVENT_TYPES = [
+  'cfdi.timbrado',
+  'cfdi.cancelado',
+  'cfdi.fallido',
+  'cfdi.encolado',
+  'cfdi.email_enviado',
+  'cfdi.email_fallido',
+  'csd.por_vencer',
+  'csd.vencido',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**

@@ -1,14 +1,16 @@
-import { describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { EGRESO_RELATED_UUID } from '../../src/invoices/cfdis/examples.ts';
-import { createTestApp, csdFiles, issuer } from '../helpers.ts';
+import { createTestApp, csdFiles, issuer, smtpSink } from '../helpers.ts';
 
 /**
  * Every request body of the served OpenAPI document has examples, and each one works: sent to its route by a real
  * tenant with a CSD, it answers 2xx (a CFDI also passes POST /cfdis/validate). What an example cannot carry (a path
  * id, a live refresh token, the UUID of an invoice of yours, the bytes of a file) is created first and put in.
  */
-const t = await createTestApp({ webhookAllowPrivate: true }); // no DNS here to check the examples' example.com hosts
+const sink = await smtpSink(); // the email examples are sent through it
+afterAll(() => sink.close());
+const t = await createTestApp({ webhookAllowPrivate: true, smtp: sink.smtp }); // no DNS here to check the examples' example.com hosts
 const LOGO = readFileSync(new URL('../fixtures/branding/logo.png', import.meta.url).pathname);
 
 interface Example {
@@ -128,6 +130,13 @@ describe('OpenAPI request examples', () => {
       issueCfdi: async (value) => ({ body: await withEgresoRelated(value) }),
       validateCfdi: async (value) => ({ body: await withEgresoRelated(value) }),
       cancelCfdi: async (value, path) => ({ path: path.replace('{id}', (await ingreso()).id), body: value }),
+      emailCfdi: async (value, path) => {
+        // Issued with receptor_id to a client with an email: the example without `to` sends to it.
+        const { receptor, ...invoice } = doc.paths['/api/v1/cfdis'].post.requestBody.content['application/json'].examples.ingreso.value;
+        const client = await created('POST', '/clients', token, { ...receptor, email: 'cuentas-por-pagar@example.com' });
+        const cfdi = await created('POST', '/cfdis', token, { ...invoice, receptor_id: client.id });
+        return { path: path.replace('{id}', cfdi.id), body: value };
+      },
       updateWebhook: async (value, path) => {
         const hook = await created('POST', '/webhooks', token, { url: 'https://erp.example.com/hooks/otro', events: ['cfdi.timbrado'] });
         return { path: path.replace('{id}', hook.id), body: value };

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { newId } from '../../src/lib/ids.ts';
 import { CORPUS } from '../cfdi/corpus.ts';
-import { createKey, createTestApp, csdFiles, csdForm, issuer, TEST_JWT_SECRET, userWithRole } from '../helpers.ts';
+import { createKey, createTestApp, csdFiles, csdForm, issuer, smtpSink, TEST_JWT_SECRET, userWithRole } from '../helpers.ts';
 import { is, sql } from 'drizzle-orm';
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from '../../src/db/schema/index.ts';
@@ -116,6 +116,8 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   downloadCancellationAcuse: { roles: ALL, params: { id: 'cfdiRef' } },
   getCfdiSatStatus: { roles: ALL, params: { id: 'cfdiRef' } },
   withdrawCfdi: { roles: WRITERS, params: { id: 'cfdiRef' } },
+  emailCfdi: { roles: WRITERS, params: { id: 'cfdiRef' }, body: () => ({ json: { to: ['intruso@example.com'] } }) },
+  listCfdiEmails: { roles: ALL, params: { id: 'cfdiRef' } },
 
   // Webhooks: an API key, or a JWT with role ADMIN (spec).
   createWebhook: { roles: ADMIN, body: (f) => ({ json: { url: f.hookUrl, events: ['*'] } }) },
@@ -138,7 +140,9 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-const t = await createTestApp({ webhookAllowPrivate: true }); // the webhook receiver is on loopback
+const sink = await smtpSink(); // the email routes send through it
+afterAll(() => sink.close());
+const t = await createTestApp({ webhookAllowPrivate: true, smtp: sink.smtp }); // the webhook receiver is on loopback
 const CSD = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
 const INVOICE = CORPUS.find(([name]) => name === 'IVA 16 %')![1];
 const CLIENT = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
@@ -388,7 +392,8 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
   const webhook = await ok(call('POST', '/webhooks', { url: hookUrl, events: ['*'] }), 201, 'webhook');
   const cfdi = await ok(call('POST', '/cfdis', INVOICE), 201, 'stamp');
   await ok(call('POST', `/cfdis/${cfdi.id}/cancel`, { motivo: '02' }, { 'x-sandbox-scenario': 'cancel_pending_accept' }), 202, 'cancel');
-  await t.app.worker.drain(); // the cfdi.timbrado delivery, so the webhook has a delivery at rest
+  await ok(call('POST', `/cfdis/${cfdi.id}/email`, { to: ['cliente@example.com'] }), 202, 'email');
+  await t.app.worker.drain(); // the cfdi.timbrado delivery, so the webhook has a delivery at rest; the email, sent
   const deliveries = await ok(call('GET', `/webhooks/${webhook.id}/deliveries`), 200, 'deliveries');
   if (deliveries.data[0]?.state !== 'entregado') throw new Error(`set-up: delivery not delivered: ${JSON.stringify(deliveries.data)}`);
   return {

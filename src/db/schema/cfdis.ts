@@ -75,6 +75,8 @@ export const cfdis = sqliteTable(
     failureReason: text('failure_reason'),
     /** When it was withdrawn before stamping: an attempt already in flight may still stamp it (then vigente). */
     withdrawnAt: text('withdrawn_at'),
+    /** The client (receptor_id) the invoice was issued to, whose email is the default recipient of POST /cfdis/{id}/email. */
+    clientId: text('client_id'),
     /** The integrator's own reference (its order number): unique per tenant and environment when given. */
     externalId: text('external_id'),
     /** The integrator's string key → string value pairs, echoed in the invoice's webhook events. */

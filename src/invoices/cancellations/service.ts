@@ -410,3 +410,16 @@ export async function getCancellationDocument(
     ]);
   return { uuid: c.uuid, xml };
 }
+
+/** SAT's acuse of the cancellation that cancelled the CFDI, sent with it by email. */
+export async function acuseOf(db: Db, cfdiId: string): Promise<Buffer | undefined> {
+  const c = (
+    await db
+      .select({ acuseXml: cfdiCancellations.acuseXml })
+      .from(cfdiCancellations)
+      .where(and(eq(cfdiCancellations.cfdiId, cfdiId), eq(cfdiCancellations.status, 'cancelado')))
+      .orderBy(desc(cfdiCancellations.id))
+      .limit(1)
+  )[0];
+  return c?.acuseXml ?? undefined;
+}

@@ -7,6 +7,7 @@ import { NominaRequestSchema } from './nomina-schema.ts';
 import { CFDI_STATUSES, type cfdis } from '../../db/schema/index.ts';
 import { ExternalId, IdempotencyKeyHeader, Metadata, PaginationQuery } from '../../lib/schemas.ts';
 import { SANDBOX_SCENARIOS } from '../../pac/types.ts';
+import { EmailRecipients } from '../emails/schemas.ts';
 
 /** A path parameter naming a CFDI by its folio fiscal (UUID, any case) or its cfdi_ id. */
 export const CFDI_REF_PATTERN = new RegExp(`^(?:${UUID.source.slice(1, -1)}|cfdi_[0-9a-zA-Z]{1,60})$`);
@@ -195,6 +196,11 @@ const CfdiRequestFields = z
     metadata: Metadata.optional().openapi({
       description: "Your own key → value pairs, echoed in this invoice's webhook events; not merged with a receptor_id client's metadata, never in the XML",
     }),
+    email_to: EmailRecipients.optional().openapi({
+      description:
+        'Email the XML and PDF to these addresses once stamped, also when stamped later from the queue (as POST /cfdis/{id}/email; GET /cfdis/{id}/emails ' +
+        'shows the sending). 503 when the server has no SMTP_URL, and nothing is issued',
+    }),
   })
   .strict()
   .superRefine((r, ctx) => {
@@ -222,9 +228,9 @@ const CfdiRequestFields = z
     if (r.receptor && r.receptor_id) ctx.addIssue({ code: 'custom', path: ['receptor_id'], message: 'send either receptor or receptor_id, not both' });
   });
 
-export const CfdiRequestSchema = withTextCheck(CfdiRequestFields, ['external_id', 'metadata']).openapi('CfdiRequest', {
+export const CfdiRequestSchema = withTextCheck(CfdiRequestFields, ['external_id', 'metadata', 'email_to']).openapi('CfdiRequest', {
   description:
-    'Every string but external_id and metadata (which never reach the XML) may hold only characters XML 1.0 allows (not U+FFFE, U+FFFF, unpaired surrogates or control characters) and no "|"; ' +
+    'Every string but external_id, metadata and email_to (which never reach the XML) may hold only characters XML 1.0 allows (not U+FFFE, U+FFFF, unpaired surrogates or control characters) and no "|"; ' +
     'no invisible bidi control or zero-width character (U+202A–U+202E, U+2066–U+2069, U+200B–U+200F, U+2060–U+2064, U+061C, U+FEFF), each named in the 400; ' +
     'tab, line feed and carriage return are allowed only in conceptos[].descripcion, where SAT collapses whitespace.',
 });

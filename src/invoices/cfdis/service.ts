@@ -8,7 +8,16 @@ import { RELATES_TO, TIPO_NAME } from '../../cfdi/rules/relations.ts';
 import { timeZoneOf, zonedToUtc } from '../../cfdi/time.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { Db, DbOrTx } from '../../db/client.ts';
-import { cfdiDocuments, cfdiRelations, cfdis, tenantBranding, type CfdiStatus, type CfdiSummary, type Environment } from '../../db/schema/index.ts';
+import {
+  cfdiDocuments,
+  cfdiRelations,
+  cfdis,
+  tenantBranding,
+  type CfdiStatus,
+  type CfdiSummary,
+  type Environment,
+  type LogoType,
+} from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
@@ -26,6 +35,8 @@ import { balanceOf, recordPayments, resolvePaidDocuments } from './payments.ts';
 import { pdfPool } from './pdf-pool.ts';
 import { toCfdi, toCfdiListItem, type CfdiRequest, type CfdiRow } from './schemas.ts';
 import { withTransaction, type Tx } from '../../db/index.ts';
+import { recordEmail } from '../emails/outbox.ts';
+import { requireMailer, type Mailer } from '../emails/smtp.ts';
 import { uniqueViolation } from '../../db/engine.ts';
 
 export interface CfdiDeps {
@@ -39,11 +50,14 @@ export interface CfdiDeps {
   stampBudgetMs: number;
   /** Run due jobs now rather than at the next tick. */
   wakeJobs(): void;
+  /** The SMTP server invoices are emailed through (SMTP_URL); none: email_to and the email routes answer 503. */
+  mailer?: Mailer;
 }
 
-const scoped = (actor: Actor) => and(eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment));
+const scoped = (actor: Pick<Actor, 'tenantId' | 'environment'>) => and(eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment));
 /** A CFDI named by its cfdi_ id or its UUID (any case), within the caller's tenant and environment. */
-const byRef = (actor: Actor, ref: string) => and(ref.startsWith('cfdi_') ? eq(cfdis.id, ref) : eq(cfdis.uuid, ref.toUpperCase()), scoped(actor));
+const byRef = (actor: Pick<Actor, 'tenantId' | 'environment'>, ref: string) =>
+  and(ref.startsWith('cfdi_') ? eq(cfdis.id, ref) : eq(cfdis.uuid, ref.toUpperCase()), scoped(actor));
 
 export interface CfdiRef {
   id: string;
@@ -51,14 +65,24 @@ export interface CfdiRef {
   environment: Environment;
   uuid: string | null;
   status: CfdiStatus;
+  /** The client it was issued to with receptor_id. */
+  clientId: string | null;
   xml: Buffer;
 }
 
 /** A CFDI of the caller's tenant and environment, by cfdi_ id or UUID (any case), with its stored XML. */
-export async function findCfdi(db: Db, actor: Actor, ref: string): Promise<CfdiRef> {
+export async function findCfdi(db: Db, actor: Pick<Actor, 'tenantId' | 'environment'>, ref: string): Promise<CfdiRef> {
   const row = (
     await db
-      .select({ id: cfdis.id, tenantId: cfdis.tenantId, environment: cfdis.environment, uuid: cfdis.uuid, status: cfdis.status, xml: cfdiDocuments.xml })
+      .select({
+        id: cfdis.id,
+        tenantId: cfdis.tenantId,
+        environment: cfdis.environment,
+        uuid: cfdis.uuid,
+        status: cfdis.status,
+        clientId: cfdis.clientId,
+        xml: cfdiDocuments.xml,
+      })
       .from(cfdis)
       .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
       .where(byRef(actor, ref))
@@ -202,6 +226,7 @@ const insertCfdi = (tx: Tx, row: CfdiRow) =>
         total: sql.placeholder('total'),
         summary: sql.placeholder('summary'),
         externalId: sql.placeholder('externalId'),
+        clientId: sql.placeholder('clientId'),
         metadata: sql.placeholder('metadata'),
         createdAt: sql.placeholder('createdAt'),
         updatedAt: sql.placeholder('updatedAt'),
@@ -262,6 +287,7 @@ export async function issueCfdi(
   req: CfdiRequest,
   opts: { scenario?: SandboxScenario; bindIdempotency?: IdempotencyClaim['bind'] } = {},
 ) {
+  if (req.email_to) requireMailer(deps); // 503 before anything is stored
   const receptor = await resolveReceptor(deps, actor, req);
   const emisor = await emisorOf(deps, actor);
   const scope = { tenantId: actor.tenantId, environment: actor.environment };
@@ -327,12 +353,15 @@ export async function issueCfdi(
         failureReason: null,
         withdrawnAt: null,
         externalId,
+        clientId: req.receptor_id ?? null,
         metadata,
         createdAt: stamp,
         updatedAt: stamp,
       };
       await insertCfdi(tx, row);
       await insertDocument(tx, { cfdiId: id, tenantId: actor.tenantId, xml: Buffer.from(s.xml, 'utf8') });
+      // Its job is queued by the stamp, here or later from the queue (queueWaitingEmails).
+      if (req.email_to) await recordEmail(tx, target, [...new Set(req.email_to)], now, false);
       await opts.bindIdempotency?.(tx, id);
       if (model.pagos) await recordPayments(tx, id, scope, model.pagos);
       for (const r of model.relacionados) {
@@ -561,15 +590,28 @@ async function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): Pr
 /** The stored document exactly as stamped. */
 export const getCfdiXml = (deps: CfdiDeps, actor: Actor, ref: string) => getStampedDocument(deps, actor, ref);
 
+/** What the tenant's documents show of its brand (PDF and email): its accent colour and logo, when it has them. */
+export async function brandingOf(db: Db, tenantId: string): Promise<{ accentColor?: string; logo?: { bytes: Buffer; type: LogoType } }> {
+  const brand = (await db.select().from(tenantBranding).where(eq(tenantBranding.tenantId, tenantId)))[0];
+  return { accentColor: brand?.accentColor ?? undefined, logo: brand?.logo && brand.logoType ? { bytes: brand.logo, type: brand.logoType } : undefined };
+}
+
+/**
+ * The printed representation of a stamped document, rendered from its stored XML with the tenant's branding, off the
+ * event loop (the PDF pool): GET /cfdis/{uuid}/pdf and the emailed attachment are the same bytes.
+ */
+export async function renderCfdiPdf(db: Db, doc: { tenantId: string; environment: Environment; status: CfdiStatus; xml: Buffer }): Promise<Uint8Array> {
+  return pdfPool.render(doc.xml.toString('utf8'), {
+    sandbox: doc.environment === 'test',
+    cancelled: doc.status === 'cancelado',
+    branding: await brandingOf(db, doc.tenantId),
+  });
+}
+
 /** The printed representation, rendered from the stored XML with the tenant's branding, off the event loop. */
 export async function getCfdiPdf(deps: CfdiDeps, actor: Actor, ref: string): Promise<{ uuid: string; pdf: Uint8Array }> {
   const { uuid, xml, status } = await getStampedDocument(deps, actor, ref);
-  const brand = (await deps.db.select().from(tenantBranding).where(eq(tenantBranding.tenantId, actor.tenantId)))[0];
-  const pdf = await pdfPool.render(xml.toString('utf8'), {
-    sandbox: actor.environment === 'test',
-    cancelled: status === 'cancelado',
-    branding: { accentColor: brand?.accentColor ?? undefined, logo: brand?.logo && brand.logoType ? { bytes: brand.logo, type: brand.logoType } : undefined },
-  });
+  const pdf = await renderCfdiPdf(deps.db, { tenantId: actor.tenantId, environment: actor.environment, status, xml });
   return { uuid, pdf };
 }
 

@@ -9,6 +9,7 @@ import type { JobHandler } from '../../jobs/worker.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Pac } from '../../pac/types.ts';
 import { recordEvent } from '../events.ts';
+import { failWaitingEmails, queueWaitingEmails } from '../emails/outbox.ts';
 import { followPagoStatus } from './payments.ts';
 import { cfdiQueries } from './queries.ts';
 import type { Tx } from '../../db/index.ts';
@@ -28,7 +29,7 @@ export interface StampValues {
   tfd: TfdSummary;
 }
 
-/** A recorded stamp: what it wrote, and how many webhook deliveries of its cfdi.timbrado it queued. */
+/** A recorded stamp: what it wrote, and how many jobs it queued (webhook deliveries of its cfdi.timbrado, emails asked for before it). */
 interface RecordedStamp extends StampValues {
   deliveries: number;
 }
@@ -97,7 +98,13 @@ export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; 
     data: { cfdi_id: cfdi.id, uuid: stamped.tfd.uuid },
     now,
   });
-  return { ...values, deliveries };
+  const emails = await queueWaitingEmails(tx, cfdi, now);
+  return { ...values, deliveries: deliveries + emails };
+}
+
+/** Where a CFDI stands, read inside a transaction that decides on it (whether an email can be queued now). */
+export async function stampStateOf(tx: Tx, id: string): Promise<{ status: CfdiStatus; uuid: string | null } | undefined> {
+  return (await tx.select({ status: cfdis.status, uuid: cfdis.uuid }).from(cfdis).where(eq(cfdis.id, id)))[0];
 }
 
 /** One move of a CFDI's status after stamping, with its reason (cfdi_status_changes). */
@@ -128,6 +135,7 @@ export async function recordFailure(tx: Tx, cfdi: Target, reason: string, now: D
   if (failed.length !== 1) return false;
   await followPagoStatus(tx, cfdi.id, 'fallido', now);
   await recordEvent(tx, { tenantId: cfdi.tenantId, environment: cfdi.environment, type: 'cfdi.fallido', data: { cfdi_id: cfdi.id }, now });
+  await failWaitingEmails(tx, cfdi, `not sent: the CFDI was not stamped (${reason})`, now);
   return true;
 }
 

@@ -5,6 +5,7 @@ import type { Actor } from '../../lib/backend.ts';
 import { closeQueuedJobs, isJobRunning } from '../../jobs/queue.ts';
 import { conflict } from '../../lib/service-error.ts';
 import { recordEvent } from '../events.ts';
+import { failWaitingEmails } from '../emails/outbox.ts';
 import { findCfdi, type CfdiDeps } from './service.ts';
 import { moveStatus } from './stamping.ts';
 
@@ -34,6 +35,7 @@ export async function withdrawCfdi(deps: Pick<CfdiDeps, 'db' | 'now'>, actor: Ac
       data: { cfdi_id: cfdi.id, reason: 'withdrawn' },
       now,
     });
+    await failWaitingEmails(tx, cfdi, 'not sent: the CFDI was withdrawn before stamping', now);
   });
   return { id: cfdi.id, status: 'fallido' as const, withdrawn_at: now.toISOString() };
 }

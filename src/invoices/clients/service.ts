@@ -172,3 +172,8 @@ export async function getClientReceptor(db: Db, scope: Scope, id: string): Promi
   const row = await getClientRow(db, scope, id);
   return row ? receptorOf(wireOf(row)) : undefined;
 }
+
+/** Where the client's invoices are emailed by default (POST /cfdis/{id}/email without `to`), when it has an address. */
+export async function getClientEmail(db: Db, scope: Scope, id: string): Promise<string | undefined> {
+  return (await getClientRow(db, scope, id))?.email ?? undefined;
+}

@@ -1,0 +1,62 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
+import { errorResponse, errorResponses, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
+import { CfdiRefParams } from '../cancellations/schemas.ts';
+import { CfdiEmailExamples } from './examples.ts';
+import { CfdiEmailListQuery, CfdiEmailRequestSchema, CfdiEmailSchema } from './schemas.ts';
+import { emailCfdi, listCfdiEmails, type EmailDeps } from './service.ts';
+
+const tags = ['CFDIs'];
+const errors = errorResponses('invoices');
+const notConfigured = errorResponse('Email is not configured on this server (no SMTP_URL): nothing was queued');
+
+export function mountEmailRoutes(app: OpenAPIHono<BackendEnv>, deps: EmailDeps) {
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/v1/cfdis/{id}/email',
+      tags,
+      operationId: 'emailCfdi',
+      summary: 'Email a CFDI (XML and PDF) to its customer',
+      description:
+        'Queues one message to `to` (default: the email of the client the CFDI was issued to with receptor_id) through the SMTP server of ' +
+        'SMTP_URL: Spanish text with your name and branding (logo and colour, as on the PDF), the serie and folio, total and folio fiscal (UUID), ' +
+        "and `<uuid>.xml` and `<uuid>.pdf` attached, the same bytes as GET /cfdis/{uuid}/xml and /pdf. A cancelled CFDI goes with SAT's " +
+        'acuse (`<uuid>-acuse.xml`); one still queued for stamping is sent once stamped. Sending runs on the job queue: an SMTP server that ' +
+        'answers 4xx or cannot be reached is tried again with backoff (about two hours), one that answers 5xx ends it as `failed` with its ' +
+        'answer. GET /cfdis/{id}/emails shows each sending; webhook events `cfdi.email_enviado` and `cfdi.email_fallido` report the end.',
+      middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
+      request: { params: CfdiRefParams, body: jsonBody(CfdiEmailRequestSchema, CfdiEmailExamples) },
+      responses: {
+        202: jsonResponse(CfdiEmailSchema, 'Queued: the delivery record (poll GET /cfdis/{id}/emails, or listen for cfdi.email_enviado)'),
+        400: errorResponse('An invalid address, more than 10, or no recipient at all (details name `to`)'),
+        ...errors.unauthenticated,
+        ...errors.adminOrOperator,
+        404: errorResponse('No such CFDI in this tenant and environment'),
+        409: errorResponse('The CFDI failed to stamp (fallido): there is nothing to send'),
+        503: notConfigured,
+      },
+    }),
+    async (c) => c.json(await emailCfdi(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json')), 202),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/v1/cfdis/{id}/emails',
+      tags,
+      operationId: 'listCfdiEmails',
+      summary: 'The emails of a CFDI, newest first',
+      description: "Each sending with its status (queued, sent, failed), recipients, attempts, times and the SMTP server's last answer.",
+      request: { params: CfdiRefParams, query: CfdiEmailListQuery },
+      responses: {
+        200: jsonResponse(paginated(CfdiEmailSchema), 'A page of sendings'),
+        400: errorResponse('Not a cfdi_ id or UUID, or an invalid query'),
+        ...errors.unauthenticated,
+        404: errorResponse('No such CFDI in this tenant and environment'),
+        503: notConfigured,
+      },
+    }),
+    async (c) => c.json(await listCfdiEmails(deps, actorOf(c), c.req.valid('param').id, c.req.valid('query')), 200),
+  );
+}

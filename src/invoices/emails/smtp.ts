@@ -1,0 +1,73 @@
+import { createTransport } from 'nodemailer';
+import { ServiceError } from '../../lib/service-error.ts';
+
+/** One message as the job hands it over: the sender's display name, the recipients, the text and the attachments. */
+export interface OutgoingEmail {
+  /** Shown as the sender's name (the tenant); the address is always SMTP_FROM's. */
+  fromName: string;
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  attachments: { filename: string; content: Buffer; contentType: string; cid?: string }[];
+}
+
+/**
+ * What the SMTP server answered. `permanent`: a 5xx reply (but 503), which sending the same message again would
+ * get again; a 4xx reply, a dropped or refused connection or a timeout may go through later.
+ */
+type SendOutcome = { ok: true; response: string } | { ok: false; permanent: boolean; response: string };
+
+export interface Mailer {
+  send(message: OutgoingEmail): Promise<SendOutcome>;
+}
+
+/** The properties nodemailer sets on the errors it throws (see its NodemailerError). */
+interface SmtpError extends Error {
+  code?: string;
+  response?: string;
+  responseCode?: number;
+  permanent?: boolean;
+}
+
+/** Generous for a server that greylists or is slow under load, short enough that a dead one frees the job soon. */
+const TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
+
+/** SMTP_FROM's address, without the display name it may carry ("Facturas <facturas@example.com>"). */
+const addressOf = (from: string) => /<([^>]+)>/.exec(from)?.[1] ?? from.trim();
+
+/**
+ * Sends through the SMTP server of SMTP_URL (nodemailer: STARTTLS when an smtp:// server offers it, TLS from the
+ * start with smtps://), one connection per message.
+ */
+export function createSmtpMailer(config: { url: string; from: string }): Mailer {
+  const transport = createTransport({ url: config.url, ...TIMEOUTS });
+  const address = addressOf(config.from);
+  return {
+    async send(m) {
+      try {
+        const info = await transport.sendMail({
+          from: { name: m.fromName, address },
+          to: m.to,
+          subject: m.subject,
+          text: m.text,
+          html: m.html,
+          attachments: m.attachments,
+        });
+        const rejected = info.rejected.map(String);
+        return { ok: true, response: rejected.length ? `${info.response} (refused: ${rejected.join(', ')})` : info.response };
+      } catch (err) {
+        const e = err as SmtpError;
+        return { ok: false, permanent: e.permanent === true, response: e.response ?? `${e.code ? `${e.code}: ` : ''}${e.message}` };
+      }
+    },
+  };
+}
+
+/** The server's mailer, or 503: without SMTP_URL nothing can be emailed, and nothing is queued. */
+export function requireMailer(deps: { mailer?: Mailer }): Mailer {
+  if (deps.mailer) return deps.mailer;
+  throw new ServiceError('unavailable', 'Email is not configured on this server', [
+    { field: 'smtp', issue: 'the operator has not set SMTP_URL and SMTP_FROM, so CFDIs cannot be emailed; nothing was queued' },
+  ]);
+}
