@@ -83,10 +83,11 @@ export function buildOpenApiDocument(gateway: OpenApiApp, backends: OpenApiApp[]
     { name: 'API keys', description: 'Persistent credentials for integrations' },
     { name: 'Tenant', description: 'The issuer profile' },
     { name: 'Audit log', description: 'Who did what, when: every write to the tenant (append-only, ADMIN)' },
-    { name: 'CFDIs', description: 'Issue, seal, stamp, list and download CFDI 4.0 invoices' },
+    { name: 'CFDIs', description: 'Issue, seal, stamp, list, download and email CFDI 4.0 invoices' },
     {
       name: 'Webhooks',
-      description: 'Signed, retried event deliveries (cfdi.timbrado, cfdi.encolado, cfdi.fallido, cfdi.cancelado, csd.por_vencer, csd.vencido)',
+      description:
+        'Signed, retried event deliveries (cfdi.timbrado, cfdi.encolado, cfdi.fallido, cfdi.cancelado, cfdi.email_enviado, cfdi.email_fallido, csd.por_vencer, csd.vencido)',
     },
     { name: 'CSDs', description: "Seal certificates (Certificado de Sello Digital) that sign the tenant's CFDIs" },
     { name: 'Clients', description: "The tenant's customers: receptor data checked with the SAT receptor rules, reused by receptor_id" },

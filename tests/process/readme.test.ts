@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
+import { smtpSink } from '../helpers.ts';
 import { startServer, stopServer } from './server.ts';
 
 /**
@@ -13,6 +14,7 @@ import { startServer, stopServer } from './server.ts';
 const REPO = resolve(import.meta.dir, '..', '..');
 const MARKER = '<!-- walk-through: tests/process/readme.test.ts runs the next block against a real server -->';
 const CARTA_PORTE = '<!-- carta porte: tests/process/readme.test.ts runs the next block after the walk-through -->';
+const EMAIL_MARKER = '<!-- email walk-through: tests/process/readme.test.ts runs the next block after the walk-through, against a server with SMTP_URL -->';
 const work = mkdtempSync(join(tmpdir(), 'cfdi-readme-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -29,16 +31,17 @@ if (missing.length) console.warn(`README walk-through test skipped: ${missing.jo
 
 describe('README.md', () => {
   test.skipIf(missing.length > 0)(
-    'the walk-through runs as pasted and leaves the stamped XML and its PDF; the Carta Porte curl after it stamps one',
+    'the walk-through runs as pasted and leaves the stamped XML and its PDF; the Carta Porte curl after it stamps one; the email part sends both',
     async () => {
       const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-      const script = `${walkThrough(readme)}\n${walkThrough(readme, CARTA_PORTE)}`;
+      const script = `${walkThrough(readme)}\n${walkThrough(readme, CARTA_PORTE)}\n${walkThrough(readme, EMAIL_MARKER)}`;
+      const sink = await smtpSink();
       const cwd = join(work, 'user');
       const dataDir = join(work, 'data');
       rmSync(cwd, { recursive: true, force: true });
       Bun.spawnSync(['mkdir', '-p', cwd]);
       symlinkSync(join(REPO, 'tests'), join(cwd, 'tests'));
-      const server = await startServer(dataDir);
+      const server = await startServer(dataDir, { SMTP_URL: sink.smtp.url, SMTP_FROM: sink.smtp.from });
       try {
         const run = Bun.spawn(['bash', '-euo', 'pipefail', '-c', script], { cwd, env: { ...process.env, API: server.base }, stdout: 'pipe', stderr: 'pipe' });
         const [code, out, err] = await Promise.all([run.exited, new Response(run.stdout).text(), new Response(run.stderr).text()]);
@@ -54,7 +57,7 @@ describe('README.md', () => {
         expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
         expect(pdf.length).toBeGreaterThan(10_000);
         // The Carta Porte curl prints what the service computed for it.
-        const cartaPorte = JSON.parse(out.slice(out.lastIndexOf('{')));
+        const cartaPorte = JSON.parse(out.match(/\{\s*"id_ccp"[\s\S]*?\}/)![0]);
         expect(cartaPorte).toEqual({
           id_ccp: expect.stringMatching(/^CCC[0-9A-F]{5}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/),
           total_dist_rec: 215.5,
@@ -62,8 +65,17 @@ describe('README.md', () => {
           unidad_peso: 'KGM',
           num_total_mercancias: 1,
         });
+
+        // The email: the second curl prints its sending; the sink gets both files (the server sends on its own).
+        const sending = JSON.parse(out.trim().split('\n').at(-1)!);
+        expect(sending).toMatchObject({ to: ['cuentas-por-pagar@example.com'] });
+        for (let i = 0; i < 200 && sink.received.length === 0; i++) await Bun.sleep(50);
+        const mail = sink.received[0]!;
+        expect(mail.attachments.find((a) => a.filename === `${uuid}.xml`)?.content.equals(readFileSync(join(cwd, `${uuid}.xml`)))).toBe(true);
+        expect(mail.attachments.find((a) => a.filename === `${uuid}.pdf`)?.content.equals(pdf)).toBe(true);
       } finally {
         await stopServer(server.proc);
+        await sink.close();
       }
     },
     60_000,
