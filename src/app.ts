@@ -160,6 +160,8 @@ export function createApp(deps: AppDeps) {
     wakeJobs,
     logger: deps.logger,
   };
+  const mailer = deps.smtp ? createSmtpMailer(deps.smtp) : undefined;
+  const emailHandler = emailJobHandler({ db: deps.db, now, mailer, identity, logger: deps.logger });
   // Two pools on the same jobs table, so webhook receivers (up to 10 s each) never take a slot from stamping, and
   // each webhook endpoint is its own lane: a slow one holds at most 8 of the 64 delivery slots, and a tenant's
   // endpoints together at most 16, so one tenant with many slow receivers leaves the other 48 to everyone else.
@@ -173,6 +175,8 @@ export function createApp(deps: AppDeps) {
     handlers: {
       [STAMP_JOB]: stampJobHandler({ db: deps.db, now, pacFor, logger: deps.logger }),
       [CANCEL_JOB]: cancellationJobHandler({ db: deps.db, now, pacFor, cancellationPollMs }),
+      // Without SMTP_URL only emails queued before it was removed come here, and fail at once saying so.
+      ...(mailer ? {} : { [EMAIL_JOB]: emailHandler }),
     },
   });
   const deliveries = createWorker({
@@ -186,18 +190,15 @@ export function createApp(deps: AppDeps) {
     tenantCap: 16,
     handlers: { [DELIVER_JOB]: deliveryJobHandler(webhookDeps) },
   });
-  // Emails get a pool of their own: a slow SMTP server holds at most these few connections and never a stamping slot.
-  const mailer = deps.smtp ? createSmtpMailer(deps.smtp) : undefined;
-  const emails = createWorker({
-    db: deps.db,
-    now,
-    workerId,
-    logger: deps.logger,
-    leaseMs: deps.jobLeaseMs,
-    concurrency: 4,
-    handlers: { [EMAIL_JOB]: emailJobHandler({ db: deps.db, now, mailer, identity, logger: deps.logger }) },
-  });
-  const worker = combineWorkers(stamping, deliveries, emails);
+  // With SMTP_URL, emails get a pool of their own: a slow SMTP server holds at most these 4 connections and never a
+  // stamping slot. Without it there is no third pool to claim (each drain claims once per pool).
+  const worker = mailer
+    ? combineWorkers(
+        stamping,
+        deliveries,
+        createWorker({ db: deps.db, now, workerId, logger: deps.logger, leaseMs: deps.jobLeaseMs, concurrency: 4, handlers: { [EMAIL_JOB]: emailHandler } }),
+      )
+    : combineWorkers(stamping, deliveries);
   const invoiceBackend = createInvoiceBackend({
     ...backendDeps,
     masterKey: deps.masterKey,

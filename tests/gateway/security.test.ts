@@ -394,8 +394,10 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
   await ok(call('POST', `/cfdis/${cfdi.id}/cancel`, { motivo: '02' }, { 'x-sandbox-scenario': 'cancel_pending_accept' }), 202, 'cancel');
   await ok(call('POST', `/cfdis/${cfdi.id}/email`, { to: ['cliente@example.com'] }), 202, 'email');
   await t.app.worker.drain(); // the cfdi.timbrado delivery, so the webhook has a delivery at rest; the email, sent
+  await t.app.worker.drain(); // the delivery of its cfdi.email_enviado
   const deliveries = await ok(call('GET', `/webhooks/${webhook.id}/deliveries`), 200, 'deliveries');
-  if (deliveries.data[0]?.state !== 'entregado') throw new Error(`set-up: delivery not delivered: ${JSON.stringify(deliveries.data)}`);
+  if (deliveries.data.length !== 2 || deliveries.data.some((d: { state: string }) => d.state !== 'entregado'))
+    throw new Error(`set-up: deliveries not delivered: ${JSON.stringify(deliveries.data)}`);
   return {
     tenantId: reg.tenant.id,
     tokens: { ADMIN: admin, OPERATOR: operator.token, VIEWER: viewer.token },

@@ -292,6 +292,18 @@ describe('emailing a CFDI', () => {
     expect(await t.count(jobs)).toBe(jobsBefore);
   });
 
+  test('emails queued while SMTP_URL was set, run by an instance without it: failed, saying so', async () => {
+    const { t, sink, call, emails, events } = await setup();
+    const cfdi = (await call('POST', '/cfdis', ingreso({ email_to: ['ana@example.com'] }))).json;
+    const without = await createTestApp({ db: t.db, wakeOnEnqueue: false });
+    await without.app.worker.drain();
+    const [failed] = await emails(cfdi.id);
+    expect(failed).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(failed.last_response).toContain('SMTP_URL is not set');
+    expect((await events()).map((e) => e.type)).toEqual(['cfdi.email_fallido']);
+    expect(sink.attempts()).toBe(0);
+  });
+
   test("another tenant's CFDI is 404 on both routes, and nothing is queued", async () => {
     const { t, call } = await setup();
     const other = await issuer(t, { ...READY, tenant: TENANTS.FUNK });
