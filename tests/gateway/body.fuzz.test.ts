@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from '../cfdi/corpus.ts';
 import { openDatabase } from '../../src/db/client.ts';
-import { createTestApp, csdFiles, exec, ICV, issuer, sqliteConnection, TENANTS, TEST_ENGINE } from '../helpers.ts';
+import { createTestApp, csdFiles, exec, ICV, issuer, smtpSink, sqliteConnection, TENANTS, TEST_ENGINE } from '../helpers.ts';
 import { createDbWatch, type TableChange } from './db-snapshot.ts';
 import { createSchemaArbitraries, resolve, type JsonSchema } from './openapi-arbitrary.ts';
 import { sql } from 'drizzle-orm';
@@ -23,7 +23,9 @@ import { type DbOrTx, withTransaction } from '../../src/db/index.ts';
  */
 // Always SQLite: the change watch below reads SQLite's own catalog and counters. The PostgreSQL run skips this file
 // (its HTTP answers to bad bodies are the bad-input battery's, which runs on both engines).
-const t = await createTestApp({ db: openDatabase(':memory:'), webhookAllowPrivate: true }); // webhook URLs on loopback, and no DNS to check example.com
+// webhook URLs on loopback, and no DNS to check example.com; the email routes send through a local SMTP sink
+const sink = await smtpSink();
+const t = await createTestApp({ db: openDatabase(':memory:'), webhookAllowPrivate: true, smtp: sink.smtp });
 const doc = (await t.call('GET', '/openapi.json')).json;
 
 interface Operation {
@@ -657,7 +659,7 @@ beforeAll(async () => {
   await issuerWithKey(); // seeds the catalogs
   referenceAtStart = watch.referenceWrites();
 });
-afterAll(() => {});
+afterAll(() => sink.close());
 
 describe.skipIf(TEST_ENGINE !== 'sqlite')('body fuzzing of every operation with a request body', () => {
   test('the walk finds every body of the document', () => {
