@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { DEMO_INVOICE } from '../../../src/demo.ts';
-import { createTestApp, csdFiles, csdForm, issuer, TENANTS, userWithRole } from '../../helpers.ts';
+import { createTestApp, csdFiles, csdForm, issuer, smtpSink, TENANTS, userWithRole } from '../../helpers.ts';
 import { sql, type SQL } from 'drizzle-orm';
 import { auditLog } from '../../../src/db/schema/index.ts';
 
@@ -16,7 +16,9 @@ const receiver = (() => {
 })();
 afterAll(() => receiver.stop());
 
-const t = await createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0, 3600] });
+const sink = await smtpSink(); // the email route sends through it
+afterAll(() => sink.close());
+const t = await createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0, 3600], smtp: sink.smtp });
 const LOGO = readFileSync(new URL('../../fixtures/branding/logo.png', import.meta.url).pathname);
 
 /** Calls a write and returns what its audit entry must say. */
@@ -177,6 +179,8 @@ describe('audit log', () => {
     ok(validated, 200, 'validateCfdi'); // a check, not a write: no entry
     const cfdi = await call('POST', '/cfdis', key.key, DEMO_INVOICE);
     await expectWrite('issueCfdi', 201, ak, { type: 'cfdis', id: cfdi.json.id }, cfdi);
+    const emailed = await call('POST', `/cfdis/${cfdi.json.id}/email`, key.key, { to: ['cuentas@example.com'] });
+    await expectWrite('emailCfdi', 202, ak, { type: 'cfdis', id: cfdi.json.id }, emailed);
     const cancel = await call('POST', `/cfdis/${cfdi.json.id}/cancel`, key.key, { motivo: '02' });
     await expectWrite('cancelCfdi', cancel.status, ak, { type: 'cfdis', id: cfdi.json.id }, cancel);
     const queued = await call('POST', '/cfdis', key.key, DEMO_INVOICE, { 'x-sandbox-scenario': 'pac_slow' });
@@ -284,7 +288,7 @@ describe('audit log', () => {
     const cancels = await auditAll(key.key, '&action=cancelCfdi');
     expect(cancels).toHaveLength(1);
     const onCfdi = await auditAll(key.key, `&resource_id=${cancels[0].resource.id}`);
-    expect(onCfdi.map((e) => e.action)).toEqual(['cancelCfdi', 'issueCfdi']);
+    expect(onCfdi.map((e) => e.action)).toEqual(['cancelCfdi', 'emailCfdi', 'issueCfdi']);
 
     const pages: string[] = [];
     let cursor: string | undefined;
