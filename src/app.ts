@@ -16,6 +16,7 @@ import { createInvoiceBackend } from './invoices/backend.ts';
 import type { Heartbeat } from './jobs/scheduler.ts';
 import { combineWorkers, createWorker } from './jobs/worker.ts';
 import { STAMP_JOB, stampJobHandler } from './invoices/cfdis/stamping.ts';
+import { issueScheduledGlobalInvoices } from './invoices/receipts/service.ts';
 import { emailJobHandler } from './invoices/emails/delivery.ts';
 import { EMAIL_JOB } from './invoices/emails/outbox.ts';
 import { createSmtpMailer } from './invoices/emails/smtp.ts';
@@ -47,6 +48,8 @@ export interface AppDeps {
   livePac?: Pac;
   /** The SMTP server CFDIs are emailed through (SMTP_URL, SMTP_FROM); none → the email routes and email_to answer 503. */
   smtp?: { url: string; from: string };
+  /** PUBLIC_BASE_URL: where customers reach this server (receipts' self_invoice_url); none: each request's own address. */
+  publicBaseUrl?: string;
   /** How long POST /cfdis waits for the provider before answering 202 (default 5 s). */
   stampBudgetMs?: number;
   /** How long the sandbox's pac_slow scenario takes (default: the budget + 1 s). */
@@ -199,6 +202,18 @@ export function createApp(deps: AppDeps) {
         createWorker({ db: deps.db, now, workerId, logger: deps.logger, leaseMs: deps.jobLeaseMs, concurrency: 4, handlers: { [EMAIL_JOB]: emailHandler } }),
       )
     : combineWorkers(stamping, deliveries);
+  const receiptDeps = {
+    db: deps.db,
+    now,
+    logger: deps.logger,
+    masterKey: deps.masterKey,
+    identity,
+    pacFor,
+    stampBudgetMs,
+    wakeJobs,
+    mailer,
+    publicBaseUrl: deps.publicBaseUrl,
+  };
   const invoiceBackend = createInvoiceBackend({
     ...backendDeps,
     masterKey: deps.masterKey,
@@ -208,6 +223,7 @@ export function createApp(deps: AppDeps) {
     cancellationPollMs,
     wakeJobs,
     mailer,
+    publicBaseUrl: deps.publicBaseUrl,
     retrySchedule: webhookDeps.retrySchedule,
     allowPrivate: webhookDeps.allowPrivate,
     resolve: webhookDeps.resolve,
@@ -243,5 +259,11 @@ export function createApp(deps: AppDeps) {
     backends: [authBackend, invoiceBackend],
   });
   app.all('/api/v1/*', routeToBackend);
-  return Object.assign(app, { backends: { auth: authBackend, invoices: invoiceBackend }, worker, ready });
+  return Object.assign(app, {
+    backends: { auth: authBackend, invoices: invoiceBackend },
+    worker,
+    ready,
+    /** The scheduler's hourly task: the automatic global invoices of the periods that ended. */
+    issueScheduledGlobalInvoices: () => issueScheduledGlobalInvoices(receiptDeps),
+  });
 }

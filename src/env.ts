@@ -65,6 +65,7 @@ const EnvSchema = z.object({
     .string()
     .regex(/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'must be an address, e.g. facturas@example.com or "Facturas <facturas@example.com>"')
     .optional(),
+  PUBLIC_BASE_URL: z.string().refine(isHttpOrigin, 'must be the http(s) address customers reach this server at, e.g. https://facturas.example.com').optional(),
   WORKERS: z.coerce
     .number({ message: 'must be a number of processes' })
     .int('must be a whole number of processes')
@@ -72,6 +73,16 @@ const EnvSchema = z.object({
     .max(256, 'must be at most 256')
     .optional(),
 });
+
+/** An http(s) URL with a host and no query or fragment (a path prefix is kept, for a server behind a proxy's path). */
+function isHttpOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.search === '' && url.hash === '' && url.username === '';
+  } catch {
+    return false;
+  }
+}
 
 /** An SMTP server URL nodemailer can use: smtp:// (STARTTLS when offered) or smtps:// (TLS from the start), with a host. */
 function isSmtpUrl(value: string): boolean {
@@ -119,6 +130,8 @@ export interface Config {
   generatedSecrets: string[];
   /** The SMTP server invoices are emailed through, and the sender address; none: the email routes answer 503. */
   smtp?: { url: string; from: string };
+  /** Where customers reach this server (receipts' self_invoice_url); none: the address each request came to. */
+  publicBaseUrl?: string;
   /** Live stamping provider (SW REST API), when configured. */
   pac?: { url: string; user: string; password: string; satConsultaUrl?: string };
 }
@@ -166,6 +179,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jobLeaseSeconds: e.JOB_LEASE_SECONDS,
     pac: e.PAC_URL ? { url: e.PAC_URL, user: e.PAC_USER!, password: e.PAC_PASSWORD!, satConsultaUrl: e.SAT_CONSULTA_URL } : undefined,
     smtp: e.SMTP_URL && e.SMTP_FROM ? { url: e.SMTP_URL, from: e.SMTP_FROM } : undefined,
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     demo: e.DEMO === 'true',
     registration: e.REGISTRATION,
     corsOrigins: e.CORS_ORIGINS?.split(',').map((o) => o.trim()),

@@ -114,7 +114,7 @@ if (seeded || !link) Bun.gc(true); // loading the catalogs left some hundred MiB
 // so the scheduler starts only once the app exists (below).
 // One scheduler among the processes: a worker's /health reads the supervisor's heartbeat, relayed on each of its ticks.
 let workers: Workers | undefined;
-const work = periodicWork({ db, logger, drainJobs: () => app.worker.drain() });
+const work = periodicWork({ db, logger, drainJobs: () => app.worker.drain(), issueGlobalInvoices: () => app.issueScheduledGlobalInvoices() });
 const scheduler: Scheduler | undefined = link
   ? undefined
   : createScheduler({
@@ -138,6 +138,7 @@ const appWith = (sandboxSat: SandboxSat) =>
     sandboxSat,
     livePac: config.pac ? createSwPac(config.pac) : undefined,
     smtp: config.smtp,
+    publicBaseUrl: config.publicBaseUrl,
     logger,
     heartbeat,
     rateLimits,

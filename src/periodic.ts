@@ -7,10 +7,17 @@ import { purgeIdempotencyKeys } from './lib/idempotency.ts';
 import type { Logger } from './lib/logger.ts';
 
 /**
- * Every periodic task of the service, for the scheduler: `tasks` run on each tick, `daily` at start and at 03:00.
+ * Every periodic task of the service, for the scheduler: `tasks` run on each tick, `daily` at start and at 03:00,
+ * `hourly` at start and every hour.
  * Only index.ts starts them; tests call the functions (drain, sweep, purges) directly.
  */
-export function periodicWork(deps: { db: Db; logger: Logger; drainJobs: () => Promise<unknown> }): { tasks: Task[]; daily: Task[] } {
+export function periodicWork(deps: {
+  db: Db;
+  logger: Logger;
+  drainJobs: () => Promise<unknown>;
+  /** The automatic global invoices of the periods that ended (receipts' settings). */
+  issueGlobalInvoices?: () => Promise<{ issued: number; failed: number }>;
+}): { tasks: Task[]; daily: Task[]; hourly: Task[] } {
   const daily: Task[] = [
     { name: 'csd-expiry', run: async () => deps.logger.info('csd expiry sweep', await sweepCsdExpiry(deps.db, new Date())) },
     { name: 'idempotency-purge', run: () => purgeIdempotencyKeys(deps.db, new Date()) },
@@ -19,6 +26,17 @@ export function periodicWork(deps: { db: Db; logger: Logger; drainJobs: () => Pr
   return {
     tasks: [{ name: 'jobs', run: deps.drainJobs }],
     daily: daily.map((task) => onOneInstance(deps, task)),
+    hourly: deps.issueGlobalInvoices
+      ? [
+          onOneInstance(deps, {
+            name: 'global-invoices',
+            run: async () => {
+              const done = await deps.issueGlobalInvoices!();
+              if (done.issued + done.failed > 0) deps.logger.info('automatic global invoices', done);
+            },
+          }),
+        ]
+      : [],
   };
 }
 

@@ -61,6 +61,9 @@ describe('loadConfig', () => {
     ['SMTP_URL', 'smtp://'],
     ['SMTP_URL', 'mail.example.com:587'],
     ['SMTP_URL', 'smtp://mail.example.com/inbox'],
+    ['PUBLIC_BASE_URL', 'facturas.example.com'],
+    ['PUBLIC_BASE_URL', 'ftp://facturas.example.com'],
+    ['PUBLIC_BASE_URL', 'https://facturas.example.com/?x=1'],
     ['SMTP_FROM', 'facturas'],
     ['SMTP_FROM', 'Facturas <facturas>'],
   ])('%s=%s is rejected naming the variable', (name, value) => {

@@ -13,11 +13,14 @@ import { mountSeriesRoutes } from './series/routes.ts';
 import { mountCatalogRoutes } from '../catalogs/routes.ts';
 import { mountStatsRoutes } from './stats/routes.ts';
 import { mountEmailRoutes } from './emails/routes.ts';
+import { mountReceiptRoutes } from './receipts/routes.ts';
+import type { ReceiptDeps } from './receipts/service.ts';
 
-/** The invoice backend: /cfdis, /csds, /clients, /series, /catalogos, /webhooks, /stats. Invalid input answers 400. */
+/** The invoice backend: /cfdis, /csds, /clients, /series, /receipts, /catalogos, /webhooks, /stats. Invalid input answers 400. */
 export function createInvoiceBackend(
   deps: BackendDeps &
     Omit<CfdiDeps, 'db' | 'now'> &
+    Pick<ReceiptDeps, 'publicBaseUrl'> &
     Pick<CancellationDeps, 'cancellationPollMs'> &
     Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'> & { catalogDb: Db; rateLimits: RateLimits },
 ) {
@@ -28,6 +31,7 @@ export function createInvoiceBackend(
   mountCfdiRoutes(app, deps);
   mountCancellationRoutes(app, deps);
   mountEmailRoutes(app, deps);
+  mountReceiptRoutes(app, deps);
   mountWebhookRoutes(app, deps);
   mountCatalogRoutes(app, { db: deps.catalogDb });
   mountStatsRoutes(app, deps);

@@ -32,11 +32,14 @@ export function createScheduler(opts: {
   tasks?: Task[];
   /** Run once at start (to catch up after downtime) and every day at 03:00 server time. */
   daily?: Task[];
+  /** Run once at start and five minutes past every hour (work due at midnight in a time zone of the tenants'). */
+  hourly?: Task[];
 }): Scheduler {
   const intervalSeconds = opts.intervalSeconds ?? 5;
   let last: number | null = null;
   let cron: Cron | undefined;
   let dailyCron: Cron | undefined;
+  let hourlyCron: Cron | undefined;
   const running = new Map<Task, Promise<void>>();
   /** Starts a task unless it is still running (a task never overlaps itself); never rejects. */
   const runTask = (task: Task): Promise<void> => {
@@ -69,13 +72,16 @@ export function createScheduler(opts: {
       // Not awaited: a tick returns at once, so the next one fires on time (and moves the heartbeat) while a task runs.
       cron ??= new Cron(`*/${intervalSeconds} * * * * *`, () => void tick());
       dailyCron ??= new Cron('0 0 3 * * *', () => void run(opts.daily ?? []));
+      hourlyCron ??= new Cron('0 5 * * * *', () => void run(opts.hourly ?? []));
       void tick();
       void run(opts.daily ?? []);
+      void run(opts.hourly ?? []);
     },
     stop() {
       cron?.stop();
       dailyCron?.stop();
-      cron = dailyCron = undefined;
+      hourlyCron?.stop();
+      cron = dailyCron = hourlyCron = undefined;
     },
   };
 }

@@ -113,6 +113,10 @@ const OWNED: Record<string, string[]> = {
   ],
   createWebhook: ['webhooks'],
   updateWebhook: ['webhooks', 'jobs'], // resuming (estado ACTIVO) queues the paused deliveries
+  createReceipt: ['receipts', 'receipt_settings'], // the automatic folio's counter
+  invoiceReceipt: [...INVOICE_WRITES, 'receipts'],
+  issueGlobalInvoice: [...INVOICE_WRITES, 'receipts'],
+  updateReceiptSettings: ['receipt_settings'],
 };
 /** Written by every successful write, whatever its route: the audit trail (src/lib/audit.ts; not by dry runs). */
 const EVERY_WRITE = ['audit_log'];
@@ -473,6 +477,41 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
           pick(['02', '03', '04']).map((motivo) => ({ motivo })),
           pick(inv.issued.map((i) => i.uuid)).map((folio_sustitucion) => ({ motivo: '01', folio_sustitucion })),
         ),
+      };
+    }
+    case 'createReceipt':
+    case 'invoiceReceipt':
+    case 'issueGlobalInvoice':
+    case 'updateReceiptSettings': {
+      const { key } = await issuerWithKey();
+      const iva = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
+      const ticket = {
+        forma_pago: '01',
+        conceptos: [{ clave_prod_serv: '50192100', cantidad: '2', clave_unidad: 'H87', descripcion: 'Botana', valor_unitario: '17.24', impuestos: iva }],
+      };
+      const made = [await mustCreate('POST', '/receipts', key, ticket), await mustCreate('POST', '/receipts', key, ticket)];
+      const day = made[0].fecha.slice(0, 10) as string;
+      return {
+        ...base,
+        token: () => key,
+        numRuns: 60,
+        params: { id: pick([...made.map((r) => r.id as string), fakeId('rcpt')]) },
+        hints: {
+          rfc: RECEPTOR_RFCS,
+          regimen_fiscal: pick(['601', '612', '616']),
+          uso_cfdi: pick(['G03', 'S01', 'D01']),
+          forma_pago: pick(['01', '03', '99', '1']),
+          periodicidad: pick(['01', '02', '04', '05', '07']),
+          desde: pick([day, '2026-02-30', '0000-00-00', '2026-13-01']),
+          hasta: pick([day, '2025-01-01']),
+          meses: pick(['01', '11', '13', '']),
+        },
+        seeds: {
+          createReceipt: fc.constant(ticket),
+          invoiceReceipt: fc.constant({ receptor: ICV }),
+          issueGlobalInvoice: fc.constant({ periodicidad: '01', desde: day, hasta: day }),
+          updateReceiptSettings: fc.constantFrom({ auto_global_invoice: '04' }, { auto_global_invoice: null }),
+        }[op.id as 'createReceipt'],
       };
     }
     case 'createWebhook':

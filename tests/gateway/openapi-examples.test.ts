@@ -137,6 +137,17 @@ describe('OpenAPI request examples', () => {
         const cfdi = await created('POST', '/cfdis', token, { ...invoice, receptor_id: client.id });
         return { path: path.replace('{id}', cfdi.id), body: value };
       },
+      invoiceReceipt: async (value, path) => {
+        const ticket = doc.paths['/api/v1/receipts'].post.requestBody.content['application/json'].examples.ticket.value;
+        return { path: path.replace('{id}', (await created('POST', '/receipts', token, ticket)).id), body: value };
+      },
+      issueGlobalInvoice: async (value) => {
+        // The examples name a period (November 2026, and its 24th): the clock goes there, and a ticket is sold in it.
+        t.clock.now = new Date('2026-11-24T18:00:00Z');
+        const ticket = doc.paths['/api/v1/receipts'].post.requestBody.content['application/json'].examples.ticket.value;
+        await created('POST', '/receipts', token, ticket);
+        return { body: value };
+      },
       updateWebhook: async (value, path) => {
         const hook = await created('POST', '/webhooks', token, { url: 'https://erp.example.com/hooks/otro', events: ['cfdi.timbrado'] });
         return { path: path.replace('{id}', hook.id), body: value };

@@ -119,6 +119,15 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   emailCfdi: { roles: WRITERS, params: { id: 'cfdiRef' }, body: () => ({ json: { to: ['intruso@example.com'] } }) },
   listCfdiEmails: { roles: ALL, params: { id: 'cfdiRef' } },
 
+  createReceipt: { roles: WRITERS, body: () => ({ json: RECEIPT }) },
+  listReceipts: { roles: ALL },
+  getReceipt: { roles: ALL, params: { id: 'receipt' } },
+  cancelReceipt: { roles: WRITERS, params: { id: 'receipt' } },
+  invoiceReceipt: { roles: WRITERS, params: { id: 'receipt' }, body: () => ({ json: { receptor: CLIENT } }) },
+  issueGlobalInvoice: { roles: WRITERS, body: () => ({ json: { periodicidad: '01', desde: '2026-01-01', hasta: '2026-01-01' } }) },
+  getReceiptSettings: { roles: ALL },
+  updateReceiptSettings: { roles: ADMIN, body: () => ({ json: { auto_global_invoice: '04' } }) },
+
   // Webhooks: an API key, or a JWT with role ADMIN (spec).
   createWebhook: { roles: ADMIN, body: (f) => ({ json: { url: f.hookUrl, events: ['*'] } }) },
   listWebhooks: { roles: ADMIN },
@@ -146,6 +155,7 @@ const t = await createTestApp({ webhookAllowPrivate: true, smtp: sink.smtp }); /
 const CSD = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
 const INVOICE = CORPUS.find(([name]) => name === 'IVA 16 %')![1];
 const CLIENT = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
+const RECEIPT = { forma_pago: '01', conceptos: (INVOICE as { conceptos: unknown[] }).conceptos };
 let serieSeq = 0;
 
 function logoForm(png: Buffer) {
@@ -171,6 +181,7 @@ interface TenantFx {
   uuid: string;
   webhook: string;
   delivery: string;
+  receipt: string;
 }
 interface Fixtures {
   a: TenantFx;
@@ -207,6 +218,7 @@ const KINDS = {
   },
   webhook: { perEnvironment: true, own: (f: Fixtures) => f.a.webhook, foreign: (f: Fixtures) => [f.b.webhook], missing: () => randomUUID() },
   delivery: { perEnvironment: true, own: (f: Fixtures) => f.a.delivery, foreign: (f: Fixtures) => [f.b.delivery], missing: () => randomUUID() },
+  receipt: { perEnvironment: true, own: (f: Fixtures) => f.a.receipt, foreign: (f: Fixtures) => [f.b.receipt], missing: () => newId('rcpt') },
   catalog: { shared: 'regimenes-fiscales' },
   catalogKey: { shared: '601' },
 } satisfies Record<
@@ -393,6 +405,7 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
   const cfdi = await ok(call('POST', '/cfdis', INVOICE), 201, 'stamp');
   await ok(call('POST', `/cfdis/${cfdi.id}/cancel`, { motivo: '02' }, { 'x-sandbox-scenario': 'cancel_pending_accept' }), 202, 'cancel');
   await ok(call('POST', `/cfdis/${cfdi.id}/email`, { to: ['cliente@example.com'] }), 202, 'email');
+  const receipt = await ok(call('POST', '/receipts', RECEIPT), 201, 'receipt');
   await t.app.worker.drain(); // the cfdi.timbrado delivery, so the webhook has a delivery at rest; the email, sent
   await t.app.worker.drain(); // the delivery of its cfdi.email_enviado
   const deliveries = await ok(call('GET', `/webhooks/${webhook.id}/deliveries`), 200, 'deliveries');
@@ -414,6 +427,7 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
     uuid: cfdi.uuid,
     webhook: webhook.id,
     delivery: deliveries.data[0].id,
+    receipt: receipt.id,
   };
 }
 
@@ -650,9 +664,19 @@ describe('allowed callers get through', () => {
         problems.push(...problemsOf(op, label, res, expected));
         // Nothing of the other tenant in what the caller is shown.
         if (res.status < 300) {
-          const leaked = [f.b.tenantId, ...f.b.users, f.b.spareKey, f.b.csd, f.b.client, f.b.series, f.b.cfdi, f.b.uuid, f.b.webhook, f.b.delivery].filter(
-            (id) => res.text.includes(id),
-          );
+          const leaked = [
+            f.b.tenantId,
+            ...f.b.users,
+            f.b.spareKey,
+            f.b.csd,
+            f.b.client,
+            f.b.series,
+            f.b.cfdi,
+            f.b.uuid,
+            f.b.webhook,
+            f.b.delivery,
+            f.b.receipt,
+          ].filter((id) => res.text.includes(id));
           if (leaked.length) problems.push(`${op.id} ${label}: the response shows the other tenant's ${leaked.join(', ')}`);
         }
       }

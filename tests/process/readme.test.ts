@@ -14,6 +14,7 @@ import { startServer, stopServer } from './server.ts';
 const REPO = resolve(import.meta.dir, '..', '..');
 const MARKER = '<!-- walk-through: tests/process/readme.test.ts runs the next block against a real server -->';
 const CARTA_PORTE = '<!-- carta porte: tests/process/readme.test.ts runs the next block after the walk-through -->';
+const RECEIPTS = '<!-- receipts: tests/process/readme.test.ts runs the next block after the walk-through -->';
 const EMAIL_MARKER = '<!-- email walk-through: tests/process/readme.test.ts runs the next block after the walk-through, against a server with SMTP_URL -->';
 const work = mkdtempSync(join(tmpdir(), 'cfdi-readme-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -34,7 +35,7 @@ describe('README.md', () => {
     'the walk-through runs as pasted and leaves the stamped XML and its PDF; the Carta Porte curl after it stamps one; the email part sends both',
     async () => {
       const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-      const script = `${walkThrough(readme)}\n${walkThrough(readme, CARTA_PORTE)}\n${walkThrough(readme, EMAIL_MARKER)}`;
+      const script = [MARKER, CARTA_PORTE, RECEIPTS, EMAIL_MARKER].map((marker) => walkThrough(readme, marker)).join('\n');
       const sink = await smtpSink();
       const cwd = join(work, 'user');
       const dataDir = join(work, 'data');
@@ -65,6 +66,13 @@ describe('README.md', () => {
           unidad_peso: 'KGM',
           num_total_mercancias: 1,
         });
+
+        // The receipts: the customer's CFDI of the first ticket, then the day's global invoice of the second.
+        const lines = out.trim().split('\n');
+        const customer = JSON.parse(lines.find((l) => l.includes('"status":"vigente"'))!);
+        expect(customer).toEqual({ uuid: expect.stringMatching(/^[0-9A-F-]{36}$/), status: 'vigente', total: 40 });
+        const global = JSON.parse(lines.find((l) => l.includes('XAXX010101000'))!);
+        expect(global).toEqual({ uuid: expect.stringMatching(/^[0-9A-F-]{36}$/), total: 40, receptor: { rfc: 'XAXX010101000', nombre: 'PUBLICO EN GENERAL' } });
 
         // The email: the second curl prints its sending; the sink gets both files (the server sends on its own).
         const sending = JSON.parse(out.trim().split('\n').at(-1)!);

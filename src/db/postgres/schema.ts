@@ -109,3 +109,5 @@ export const sandboxCancellations = mirror(sqlite.sandboxCancellations);
 export const cfdiPaymentDocuments = mirror(sqlite.cfdiPaymentDocuments);
 export const cfdiStats = mirror(sqlite.cfdiStats);
 export const auditLog = mirror(sqlite.auditLog);
+export const receipts = mirror(sqlite.receipts);
+export const receiptSettings = mirror(sqlite.receiptSettings);

@@ -27,3 +27,4 @@ export * from './sandbox-cancellations.ts';
 export * from './payments.ts';
 export * from './stats.ts';
 export * from './audit.ts';
+export * from './receipts.ts';

@@ -22,7 +22,7 @@ const Tax = z
   })
   .strict();
 
-const ReceptorSchema = z
+export const ReceptorSchema = z
   .object({
     rfc: z.string().trim().toUpperCase().openapi({
       example: 'ICV060329BY0',
@@ -38,7 +38,7 @@ const ReceptorSchema = z
   .strict()
   .openapi('Receptor');
 
-const ConceptoSchema = z
+export const ConceptoSchema = z
   .object({
     clave_prod_serv: code(/^\d{8}$/, 'must be an 8-digit c_ClaveProdServ key', '84111506'),
     no_identificacion: str(100).optional(),

@@ -98,7 +98,7 @@ async function resolveReceptor(deps: CfdiDeps, actor: Actor, req: CfdiRequest): 
   return client;
 }
 
-async function emisorOf(deps: CfdiDeps, actor: Actor) {
+export async function emisorOf(deps: Pick<CfdiDeps, 'identity'>, actor: Pick<Actor, 'tenantId'>) {
   const t = await deps.identity.tenantById(actor.tenantId);
   if (!t) throw notFound('Tenant');
   return { rfc: t.rfc, nombre: t.nombre, regimenFiscal: t.regimenFiscal, codigoPostal: t.codigoPostal };
@@ -285,7 +285,12 @@ export async function issueCfdi(
   deps: CfdiDeps,
   actor: Actor,
   req: CfdiRequest,
-  opts: { scenario?: SandboxScenario; bindIdempotency?: IdempotencyClaim['bind'] } = {},
+  opts: {
+    scenario?: SandboxScenario;
+    bindIdempotency?: IdempotencyClaim['bind'];
+    /** Writes of the caller's that stand or fall with the invoice (a receipt marked invoiced by it), in its transaction. */
+    recordWith?: (tx: Tx, cfdiId: string) => Promise<void>;
+  } = {},
 ) {
   if (req.email_to) requireMailer(deps); // 503 before anything is stored
   const receptor = await resolveReceptor(deps, actor, req);
@@ -363,6 +368,7 @@ export async function issueCfdi(
       // Its job is queued by the stamp, here or later from the queue (queueWaitingEmails).
       if (req.email_to) await recordEmail(tx, target, [...new Set(req.email_to)], now, false);
       await opts.bindIdempotency?.(tx, id);
+      await opts.recordWith?.(tx, id);
       if (model.pagos) await recordPayments(tx, id, scope, model.pagos);
       for (const r of model.relacionados) {
         for (const uuid of r.uuids) {

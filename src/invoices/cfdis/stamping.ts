@@ -1,3 +1,4 @@
+import { reopenReceiptsOf } from '../receipts/ledger.ts';
 import { and, eq, sql } from 'drizzle-orm';
 import { tfdCadena, type Tfd } from '../../cfdi/tfd.ts';
 import { zonedToUtc } from '../../cfdi/time.ts';
@@ -136,6 +137,7 @@ export async function recordFailure(tx: Tx, cfdi: Target, reason: string, now: D
   await followPagoStatus(tx, cfdi.id, 'fallido', now);
   await recordEvent(tx, { tenantId: cfdi.tenantId, environment: cfdi.environment, type: 'cfdi.fallido', data: { cfdi_id: cfdi.id }, now });
   await failWaitingEmails(tx, cfdi, `not sent: the CFDI was not stamped (${reason})`, now);
+  await reopenReceiptsOf(tx, cfdi.id, now);
   return true;
 }
 

@@ -187,6 +187,38 @@ describe('audit log', () => {
     await expectWrite('issueCfdi', 202, ak, { type: 'cfdis', id: queued.json.id }, queued);
     await expectWrite('withdrawCfdi', 200, ak, { type: 'cfdis', id: queued.json.id }, await call('POST', `/cfdis/${queued.json.id}/withdraw`, key.key));
 
+    const ticket = { forma_pago: '01', conceptos: DEMO_INVOICE.conceptos };
+    const receipt = await call('POST', '/receipts', key.key, ticket);
+    await expectWrite('createReceipt', 201, ak, { type: 'receipts', id: receipt.json.id }, receipt);
+    const invoiced = await call('POST', `/receipts/${receipt.json.id}/invoice`, key.key, { receptor: DEMO_INVOICE.receptor });
+    await expectWrite('invoiceReceipt', 201, ak, { type: 'receipts', id: receipt.json.id }, invoiced);
+    const returned = await call('POST', '/receipts', key.key, ticket);
+    await expectWrite('createReceipt', 201, ak, { type: 'receipts', id: returned.json.id }, returned);
+    await expectWrite(
+      'cancelReceipt',
+      200,
+      ak,
+      { type: 'receipts', id: returned.json.id },
+      await call('POST', `/receipts/${returned.json.id}/cancel`, key.key),
+    );
+    const sold = await call('POST', '/receipts', key.key, ticket);
+    await expectWrite('createReceipt', 201, ak, { type: 'receipts', id: sold.json.id }, sold);
+    const day = sold.json.fecha.slice(0, 10);
+    await expectWrite(
+      'issueGlobalInvoice',
+      201,
+      ak,
+      { type: 'receipts', id: 'global-invoice' },
+      await call('POST', '/receipts/global-invoice', key.key, { periodicidad: '01', desde: day, hasta: day }),
+    );
+    await expectWrite(
+      'updateReceiptSettings',
+      200,
+      ak,
+      { type: 'receipts', id: 'settings' },
+      await call('PATCH', '/receipts/settings', key.key, { auto_global_invoice: '04' }),
+    );
+
     const hook = await call('POST', '/webhooks', key.key, { url: receiver.url, events: ['cfdi.timbrado'] });
     await expectWrite('createWebhook', 201, ak, { type: 'webhooks', id: hook.json.id }, hook);
     await expectWrite(
