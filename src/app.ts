@@ -12,6 +12,7 @@ import { watchIdentityChanges } from './lib/identity-changes.ts';
 import { createGateway } from './gateway/gateway.ts';
 import { createRateLimits, type RateLimits } from './gateway/rate-limit.ts';
 import { mountSystemRoutes } from './gateway/system.ts';
+import { mountPortal } from './portal/routes.ts';
 import { createInvoiceBackend } from './invoices/backend.ts';
 import type { Heartbeat } from './jobs/scheduler.ts';
 import { combineWorkers, createWorker } from './jobs/worker.ts';
@@ -80,6 +81,8 @@ export interface AppDeps {
   passwordCost?: PasswordCost;
   /** Requests per minute per client address for calls without a credential (login, register, health). */
   anonymousRateLimit?: number;
+  /** Requests per minute per client address for the self-invoicing portal, /portal (default 30). */
+  portalRateLimit?: number;
   /** Requests per minute per client address for /health and /health/live (default 600). */
   probeRateLimit?: number;
   maxBodyBytes?: number;
@@ -231,13 +234,14 @@ export function createApp(deps: AppDeps) {
     catalogDb: deps.catalogDb ?? (dialectOf(deps.db) === 'sqlite' ? deps.db : openDatabase(':memory:')),
   });
 
-  const { app, anonymous, probes, routeToBackend } = createGateway({
+  const { app, anonymous, probes, portal, routeToBackend } = createGateway({
     logger: deps.logger,
     authenticate: createAuthenticator(identity, now, credentials),
     auth: authBackend,
     invoices: invoiceBackend,
     anonymousLimit: deps.anonymousRateLimit ?? 100,
     probeLimit: deps.probeRateLimit ?? 600,
+    portalLimit: deps.portalRateLimit ?? 30,
     maxBodyBytes: deps.maxBodyBytes ?? 1024 * 1024,
     trustedProxies: trustedProxies(deps.trustedProxies ?? []),
     rateLimits,
@@ -259,6 +263,7 @@ export function createApp(deps: AppDeps) {
     backends: [authBackend, invoiceBackend],
   });
   app.all('/api/v1/*', routeToBackend);
+  mountPortal(app, { ...receiptDeps, limit: portal, anonymous });
   return Object.assign(app, {
     backends: { auth: authBackend, invoices: invoiceBackend },
     worker,

@@ -28,6 +28,8 @@ export interface GatewayDeps {
   invoices: Backend;
   /** Per-minute limit for calls without a credential, per client address. */
   anonymousLimit: number;
+  /** Per-minute limit for the self-invoicing portal (/portal), per client address, apart from anonymousLimit. */
+  portalLimit: number;
   /** Per-minute limit for /health and /health/live, per client address, apart from anonymousLimit. */
   probeLimit: number;
   maxBodyBytes: number;
@@ -243,7 +245,14 @@ export function createGateway(deps: GatewayDeps) {
     await next();
   };
 
-  return { app, anonymous, probes, routeToBackend };
+  /** The self-invoicing portal's own budget per address: public pages that stamp, kept apart from sign-ups and logins. */
+  const portal: MiddlewareHandler<GatewayEnv> = async (c, next) => {
+    const limited = await rateLimit(c, `portal:${clientAddress(c)}`, deps.portalLimit);
+    if (limited) return limited;
+    await next();
+  };
+
+  return { app, anonymous, probes, portal, routeToBackend };
 }
 
 /** The request's headers without the caller's x-tenant-id: Bun.serve's are mutable; others (tests' Request objects may not be) get a copy. */

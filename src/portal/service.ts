@@ -1,0 +1,116 @@
+import type { Actor } from '../lib/backend.ts';
+import { ServiceError } from '../lib/service-error.ts';
+import { getCfdi, getCfdiPdf, getCfdiXml } from '../invoices/cfdis/service.ts';
+import { findReceiptByKey, invoiceReceipt, type PortalReceipt, type ReceiptDeps } from './receipts-stub.ts';
+import { blockedReason, portalDetails, type PortalReceptor } from './messages.ts';
+
+export type PortalDeps = ReceiptDeps;
+
+/** One answer for a key that does not exist, belongs to another tenant or to a tenant that does not exist. */
+const ticketNotFound = () =>
+  new ServiceError('not_found', 'Ticket no encontrado', [
+    { field: 'clave', issue: 'No hay ningún ticket con esta clave en este comercio: revisa que la hayas escrito como aparece en el ticket.' },
+  ]);
+
+/**
+ * What a customer types from a printed ticket: upper case, without spaces or dashes, Crockford base32's look-alikes
+ * (I, L → 1; O → 0) read as the digits they stand for.
+ */
+export const normalizeKey = (key: string) => key.toUpperCase().replace(/[\s-]/g, '').replace(/[IL]/g, '1').replace(/O/g, '0');
+
+/** The portal acts on the receipt's own environment, as an operator of its tenant would. */
+const actorFor = (r: PortalReceipt): Actor => ({ type: 'api_key', id: 'portal', role: 'OPERATOR', tenantId: r.tenantId, environment: r.environment });
+
+async function receiptOf(deps: PortalDeps, tenantId: string, key: string): Promise<PortalReceipt> {
+  const receipt = await findReceiptByKey(deps.db, tenantId, normalizeKey(key));
+  if (!receipt) throw ticketNotFound();
+  return receipt;
+}
+
+/** GET /portal/{tenant_id}/ticket: what the ticket shows, and whether it can still be invoiced (and why not). */
+export async function lookupTicket(deps: PortalDeps, tenantId: string, key: string) {
+  const r = await receiptOf(deps, tenantId, key);
+  const reason = blockedReason(r, deps.now());
+  return {
+    folio: r.folio,
+    fecha: r.fecha,
+    total: r.total,
+    conceptos: r.conceptos,
+    status: r.status,
+    invoiced_by: r.invoicedBy,
+    expires_at: r.expiresAt,
+    can_invoice: reason === undefined,
+    ...(reason ? { reason } : {}),
+  };
+}
+
+/**
+ * POST /portal/{tenant_id}/ticket/invoice: stamps the ticket's CFDI to the customer. Email only where SMTP is
+ * configured: without it the invoice is still issued and the answer says the email was not sent.
+ */
+export async function invoiceTicket(deps: PortalDeps, tenantId: string, body: { clave: string; receptor: PortalReceptor; email?: string }) {
+  const r = await receiptOf(deps, tenantId, body.clave);
+  const reason = blockedReason(r, deps.now());
+  if (reason) throw new ServiceError('conflict', reason, [{ field: 'clave', issue: reason }]);
+  const email: 'queued' | 'unavailable' | 'not_requested' = body.email ? (deps.mailer ? 'queued' : 'unavailable') : 'not_requested';
+  let cfdi: Awaited<ReturnType<typeof invoiceReceipt>>;
+  try {
+    cfdi = await invoiceReceipt(deps, actorFor(r), r.id, { receptor: body.receptor, ...(email === 'queued' ? { email_to: [body.email!] } : {}) });
+  } catch (err) {
+    throw await portalError(deps, tenantId, body, err);
+  }
+  return {
+    id: cfdi.id,
+    uuid: cfdi.uuid,
+    status: cfdi.status,
+    folio: r.folio,
+    total: r.total,
+    email: { status: email, ...(body.email ? { to: body.email } : {}) },
+  };
+}
+
+/** A refusal of the receipts service, told in the portal's words. */
+async function portalError(deps: PortalDeps, tenantId: string, body: { clave: string; receptor: PortalReceptor }, err: unknown): Promise<unknown> {
+  if (!(err instanceof ServiceError)) return err;
+  switch (err.kind) {
+    case 'invalid_input':
+    case 'rejected':
+      return new ServiceError(err.kind, 'Revisa tus datos fiscales: el SAT no acepta la factura así', portalDetails(err.details, body.receptor));
+    case 'not_found':
+      return ticketNotFound();
+    case 'conflict': {
+      // Another request may have invoiced it meanwhile: say what the ticket is now.
+      const now = await findReceiptByKey(deps.db, tenantId, normalizeKey(body.clave));
+      const reason = (now && blockedReason(now, deps.now())) ?? 'Este ticket ya no se puede facturar.';
+      return new ServiceError('conflict', reason, [{ field: 'clave', issue: reason }]);
+    }
+    case 'unavailable':
+      return new ServiceError('unavailable', 'El servicio de timbrado no está disponible en este momento: intenta de nuevo en unos minutos', err.details);
+    default:
+      return err;
+  }
+}
+
+/**
+ * The XML or PDF of the CFDI this very ticket was invoiced with by its customer (never a global invoice, which
+ * holds other customers' tickets). The RFC it was issued to must be given too: a ticket's key alone, found on a
+ * discarded ticket, does not hand out its customer's fiscal data.
+ */
+export async function ticketDocument(deps: PortalDeps, tenantId: string, key: string, rfc: string, format: 'xml' | 'pdf') {
+  const r = await receiptOf(deps, tenantId, key);
+  const missing = new ServiceError('not_found', 'Factura no encontrada', [
+    { field: 'rfc', issue: 'Este ticket no tiene una factura emitida a ese RFC en este portal.' },
+  ]);
+  if (r.status !== 'invoiced' || r.invoicedBy !== 'self' || !r.cfdiId) throw missing;
+  const actor = actorFor(r);
+  const cfdi = await getCfdi(deps, actor, r.cfdiId);
+  if (cfdi.receptor.rfc.toUpperCase() !== rfc.trim().toUpperCase()) throw missing;
+  if (!cfdi.uuid)
+    throw new ServiceError('not_found', 'La factura todavía se está timbrando: intenta de nuevo en unos minutos', [{ field: 'uuid', issue: 'en_cola' }]);
+  if (format === 'xml') {
+    const { uuid, xml } = await getCfdiXml(deps, actor, r.cfdiId);
+    return { uuid, bytes: new Uint8Array(xml), type: 'application/xml' };
+  }
+  const { uuid, pdf } = await getCfdiPdf(deps, actor, r.cfdiId);
+  return { uuid, bytes: pdf, type: 'application/pdf' };
+}
