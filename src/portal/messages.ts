@@ -61,9 +61,18 @@ function spanishIssue(d: ErrorDetail, r: PortalReceptor): string {
       return `El uso del CFDI ${describe('c_UsoCFDI', r.uso_cfdi)} no aplica a ${persona}: elige otro uso.`;
     }
     default:
-      return `Revisa este dato: ${d.issue}`;
+      return FIELD_ISSUES[d.field.split('.').at(-1) ?? ''] ?? `Revisa este dato: ${d.issue}`;
   }
 }
+
+/** What a problem without a rule code means on each field of the form (its format, mostly). */
+const FIELD_ISSUES: Record<string, string> = {
+  rfc: 'El RFC no tiene el formato del SAT: 3 letras (persona moral) o 4 (persona física), tu fecha AAMMDD y 3 caracteres de homoclave.',
+  nombre: 'Escribe tu nombre o razón social como aparece en tu Constancia de Situación Fiscal (hasta 300 caracteres, sin caracteres especiales).',
+  domicilio_fiscal: 'Escribe el código postal de 5 dígitos de tu domicilio fiscal.',
+  regimen_fiscal: 'Elige tu régimen fiscal de la lista.',
+  uso_cfdi: 'Elige el uso del CFDI de la lista.',
+};
 
 /** Each problem of an invoicing attempt, on the portal's own field names, in Spanish, keeping SAT's rule code. */
 export function portalDetails(details: readonly ErrorDetail[], receptor: PortalReceptor): ErrorDetail[] {
