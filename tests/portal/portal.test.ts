@@ -70,7 +70,7 @@ describe('GET /portal/{tenant_id}', () => {
     const res = await portal('GET', `/portal/${c.tenant.id}`, undefined, { accept: 'text/html' });
     expect(res.text).toContain(`<img src="/portal/${c.tenant.id}/logo"`);
     // The colour is an inline style the CSP allows by its hash, and nothing else inline.
-    expect(res.text).toContain('<style>:root { --accent: #aa3300; }</style>');
+    expect(res.text).toContain('<style>:root { --accent: #AA3300; }</style>');
     expect(res.headers.get('content-security-policy')).toMatch(/style-src 'self' 'sha256-[A-Za-z0-9+/=]+'/);
     const served = await t.app.request(`/portal/${c.tenant.id}/logo`);
     expect(served.headers.get('content-type')).toBe('image/png');
