@@ -66,7 +66,7 @@ function themed(accent: string | undefined) {
     "default-src 'none'",
     "script-src 'self'",
     `style-src 'self'${styleHash ? ` ${styleHash}` : ''}`,
-    "img-src 'self'",
+    "img-src 'self' data:", // the empty favicon (data:,): no request for /favicon.ico
     "connect-src 'self'",
     "base-uri 'none'",
     "form-action 'self'",

@@ -131,7 +131,8 @@ describe('the portal JSON endpoints', () => {
     expect(invoice.json.error.message).toBe('Ticket no encontrado');
     // B's ticket is still open for B's customers.
     expect((await portal('GET', `/portal/${b.tenant.id}/ticket?clave=${theirs.key}`)).json.can_invoice).toBe(true);
-    for (const f of ['pdf', 'xml']) expect((await portal('GET', `/portal/${a.tenant.id}/ticket/${f}?clave=${theirs.key}&rfc=${RECEPTOR.rfc}`)).status).toBe(404);
+    for (const f of ['pdf', 'xml'])
+      expect((await portal('GET', `/portal/${a.tenant.id}/ticket/${f}?clave=${theirs.key}&rfc=${RECEPTOR.rfc}`)).status).toBe(404);
   });
 
   test('SAT rule problems in Spanish, naming the field, with the rule code', async () => {
