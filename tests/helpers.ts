@@ -107,6 +107,7 @@ export async function createTestApp(overrides: Partial<AppDeps> = {}) {
     now: () => clock.now,
     passwordCost: { memoryCost: 256, timeCost: 1 },
     anonymousRateLimit: 100_000,
+    portalRateLimit: 100_000,
     registrationLimits: { perAddress: 100_000, total: 100_000 },
     stampBudgetMs: 300,
     sandboxSlowMs: 600,

@@ -12,8 +12,6 @@ const LABELS: Record<string, string> = {
   email: 'Correo electrónico',
 };
 
-export const labelOf = (field: string) => LABELS[field.split('.').at(-1) ?? ''] ?? field;
-
 export interface PortalReceptor {
   rfc: string;
   nombre: string;

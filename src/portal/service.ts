@@ -16,7 +16,7 @@ const ticketNotFound = () =>
  * What a customer types from a printed ticket: upper case, without spaces or dashes, Crockford base32's look-alikes
  * (I, L → 1; O → 0) read as the digits they stand for.
  */
-export const normalizeKey = (key: string) => key.toUpperCase().replace(/[\s-]/g, '').replace(/[IL]/g, '1').replace(/O/g, '0');
+const normalizeKey = (key: string) => key.toUpperCase().replace(/[\s-]/g, '').replace(/[IL]/g, '1').replace(/O/g, '0');
 
 /** The portal acts on the receipt's own environment, as an operator of its tenant would. */
 const actorFor = (r: PortalReceipt): Actor => ({ type: 'api_key', id: 'portal', role: 'OPERATOR', tenantId: r.tenantId, environment: r.environment });

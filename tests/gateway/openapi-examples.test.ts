@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { EGRESO_RELATED_UUID } from '../../src/invoices/cfdis/examples.ts';
 import { createTestApp, csdFiles, issuer, smtpSink } from '../helpers.ts';
+import { openReceipt } from '../portal/receipts.ts';
 
 /**
  * Every request body of the served OpenAPI document has examples, and each one works: sent to its route by a real
@@ -147,6 +148,11 @@ describe('OpenAPI request examples', () => {
         const ticket = doc.paths['/api/v1/receipts'].post.requestBody.content['application/json'].examples.ticket.value;
         await created('POST', '/receipts', token, ticket);
         return { body: value };
+      },
+      invoicePortalTicket: async (value, path) => {
+        // A ticket of the tenant's, its key printed on it: what the customer types.
+        const ticket = await openReceipt(admin);
+        return { path: path.replace('{tenant_id}', admin.tenant.id), body: { ...value, clave: ticket.key } };
       },
       updateWebhook: async (value, path) => {
         const hook = await created('POST', '/webhooks', token, { url: 'https://erp.example.com/hooks/otro', events: ['cfdi.timbrado'] });

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { newId } from '../../src/lib/ids.ts';
 import { CORPUS } from '../cfdi/corpus.ts';
+import { openReceipt } from '../portal/receipts.ts';
 import { createKey, createTestApp, csdFiles, csdForm, issuer, smtpSink, TEST_JWT_SECRET, userWithRole } from '../helpers.ts';
 import { is, sql } from 'drizzle-orm';
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
@@ -60,6 +61,14 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   refreshSession: PUBLIC,
   logout: PUBLIC,
   getMe: { roles: ALL },
+
+  // The self-invoicing portal: no credential (a customer, not the tenant); isolated by ticket key, checked below.
+  getPortalPage: PUBLIC,
+  getPortalLogo: PUBLIC,
+  getPortalTicket: PUBLIC,
+  invoicePortalTicket: PUBLIC,
+  downloadPortalTicketPdf: PUBLIC,
+  downloadPortalTicketXml: PUBLIC,
 
   // Users: any caller reads; managing needs ADMIN in a user session. updateUser / changePassword also let a user act
   // on themselves (own nombre, own password): the resource here is always another user, so only ADMIN may.
@@ -182,6 +191,8 @@ interface TenantFx {
   webhook: string;
   delivery: string;
   receipt: string;
+  /** An open ticket's self-invoice key (the portal's only credential). */
+  ticketKey: string;
 }
 interface Fixtures {
   a: TenantFx;
@@ -428,6 +439,7 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
     webhook: webhook.id,
     delivery: deliveries.data[0].id,
     receipt: receipt.id,
+    ticketKey: (await openReceipt(reg)).key,
   };
 }
 
@@ -558,6 +570,50 @@ describe('public operations need no credential', () => {
       const res = await send(op, {}, 'Bearer not-a-token', body);
       const expected = documented(op).filter((s) => s !== 401 && s !== 429 && s !== 503);
       expect(problemsOf(op, 'with a garbage credential', res, expected)).toEqual([]);
+    });
+  }
+});
+
+describe("the portal: another tenant's ticket key is not found, exactly as a key that does not exist", () => {
+  const portalOps = OPERATIONS.filter((op) => op.path.startsWith('/portal/{tenant_id}/ticket'));
+  const RECEPTOR = { rfc: CLIENT.rfc, nombre: CLIENT.nombre, domicilio_fiscal: CLIENT.domicilio_fiscal, regimen_fiscal: '601', uso_cfdi: 'G03' };
+  const MISSING_KEY = '0000000000000000000000000Z';
+
+  /** The operation at A's portal with this key; any credential sent is ignored by the portal. */
+  async function portalCall(op: Operation, key: string, authorization?: string): Promise<Res> {
+    const path = op.path.replace('{tenant_id}', f.a.tenantId);
+    const headers: Record<string, string> = authorization ? { authorization } : {};
+    const init: RequestInit = { method: op.method, headers };
+    let url = `${path}?clave=${key}&rfc=${RECEPTOR.rfc}`;
+    if (op.method === 'POST') {
+      url = path;
+      headers['content-type'] = 'application/json';
+      init.body = JSON.stringify({ clave: key, receptor: RECEPTOR });
+    }
+    const res = await t.app.request(url, init);
+    const text = await res.text();
+    return { path, status: res.status, headers: res.headers, text, json: parse(text) };
+  }
+
+  test('covers every ticket operation of the portal', () => {
+    expect(portalOps.map((op) => op.id).sort()).toEqual(['downloadPortalTicketPdf', 'downloadPortalTicketXml', 'getPortalTicket', 'invoicePortalTicket']);
+  });
+
+  for (const op of portalOps) {
+    test(`${op.id}: B's key at A's portal → 404, as a missing key, with no credential or either tenant's`, async () => {
+      const problems: string[] = [];
+      for (const [label, authorization] of [
+        ['no credential', undefined],
+        ["A's API key", bearer(f.a.key)],
+        ["B's API key", bearer(f.b.key)],
+      ] as const) {
+        const foreign = await portalCall(op, f.b.ticketKey, authorization);
+        problems.push(...problemsOf(op, `with B's ticket key and ${label}`, foreign, [404]));
+        const missing = await portalCall(op, MISSING_KEY, authorization);
+        if (answer(foreign) !== answer(missing)) problems.push(`${op.id} with ${label}: answers ${answer(foreign)} but for a missing key ${answer(missing)}`);
+        if (foreign.text.includes(f.b.tenantId)) problems.push(`${op.id} with ${label}: shows B's tenant id`);
+      }
+      expect(problems).toEqual([]);
     });
   }
 });

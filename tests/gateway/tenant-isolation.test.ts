@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp, issuer, TENANTS } from '../helpers.ts';
+import { createTestApp, ICV, issuer, READY, TENANTS } from '../helpers.ts';
+import { openReceipt } from '../portal/receipts.ts';
 
 const t = await createTestApp();
 
@@ -57,5 +58,32 @@ describe('tenant isolation', () => {
     expect((await t.call('GET', '/tenants/me', { token: a.token })).json.nombre).toBe('ESCUELA KEMPER URGATE');
     // Without a credential the spoofed headers do not authenticate anything.
     expect((await t.call('GET', '/tenants/me', { headers: spoof })).status).toBe(401);
+  });
+
+  test("the self-invoicing portal: A's portal never finds, invoices or hands out B's tickets", async () => {
+    const a = await issuer(t, READY);
+    const b = await issuer(t, { ...READY, tenant: TENANTS.FUNK });
+    const theirs = await openReceipt(b);
+    const receptor = { rfc: ICV.rfc, nombre: ICV.nombre, domicilio_fiscal: ICV.domicilio_fiscal, regimen_fiscal: '601', uso_cfdi: 'G03' };
+    const at = (tenant: string, path = '') => `/portal/${tenant}${path}`;
+    expect((await t.app.request(at(a.tenant.id, `/ticket?clave=${theirs.key}`))).status).toBe(404);
+    const invoice = await t.app.request(at(a.tenant.id, '/ticket/invoice'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${b.key}` },
+      body: JSON.stringify({ clave: theirs.key, receptor }),
+    });
+    expect(invoice.status).toBe(404);
+    const page = await (await t.app.request(at(a.tenant.id, `?clave=${theirs.key}`), { headers: { accept: 'text/html' } })).text();
+    expect(page).toContain('ESCUELA KEMPER URGATE');
+    expect(page).not.toContain(TENANTS.FUNK.nombre);
+    // B's ticket is untouched: its own portal still invoices it.
+    const own = await t.app.request(at(b.tenant.id, '/ticket/invoice'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clave: theirs.key, receptor }),
+    });
+    expect(own.status).toBe(201);
+    const listed = await t.call('GET', '/cfdis', { token: a.key });
+    expect(listed.json.data).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { openReceipt } from './receipts.ts';
  * The self-invoicing portal's page and JSON endpoints over HTTP (no browser; portal.browser.test.ts drives the page
  * in Chromium): what a key of another tenant, junk and too many requests get.
  */
-const t = await createTestApp({ portalRateLimit: 100_000 });
+const t = await createTestApp();
 const a = await issuer(t, READY);
 const b = await issuer(t, READY);
 
