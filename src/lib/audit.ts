@@ -78,6 +78,11 @@ function batchedInsert(db: Db): (row: AuditRow) => Promise<void> {
   };
 }
 
+/** One entry written outside a backend's middleware: the self-invoicing portal's, whose caller has no credential. */
+export async function recordAuditEntry(db: Db, row: Omit<AuditRow, 'id'>): Promise<void> {
+  await insertOf(db).execute({ id: newId('aud'), ...row });
+}
+
 /**
  * Records every successful write of a backend in `audit_log`: the caller, the operation (its OpenAPI
  * operationId), the resource (path segment after /api/v1 and its id, or the id a create answered with), the

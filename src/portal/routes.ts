@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { GatewayEnv } from '../gateway/gateway.ts';
 import { brandingOf } from '../invoices/cfdis/service.ts';
+import { recordAuditEntry } from '../lib/audit.ts';
 import { respondError, zodDetails } from '../lib/errors.ts';
 import type { IdentityDirectory } from '../lib/identity.ts';
 import { errorResponse, errorResponses, jsonBody, jsonResponse } from '../lib/schemas.ts';
@@ -187,7 +188,27 @@ export function mountPortal(
     }),
     async (c) => {
       const { tenant_id } = c.req.valid('param');
-      return c.json(await invoiceTicket(deps, tenant_id, c.req.valid('json')), 201, NO_STORE);
+      const { receipt, ...issued } = await invoiceTicket(deps, tenant_id, c.req.valid('json'));
+      // The tenant's log shows who stamped the CFDI: the portal, for the receipt named.
+      try {
+        await recordAuditEntry(deps.db, {
+          tenantId: receipt.tenantId,
+          environment: receipt.environment,
+          actorType: 'api_key',
+          actorId: 'portal',
+          action: 'invoicePortalTicket',
+          method: 'POST',
+          path: c.req.path,
+          status: 201,
+          resourceType: 'receipts',
+          resourceId: receipt.id,
+          requestId: c.get('requestId'),
+          createdAt: deps.now().toISOString(),
+        });
+      } catch {
+        // The CFDI is stamped and answered as such: a retry would be refused as invoiced. The request log still has it.
+      }
+      return c.json(issued, 201, NO_STORE);
     },
     hook,
   );

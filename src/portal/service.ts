@@ -60,6 +60,7 @@ export async function invoiceTicket(deps: PortalDeps, tenantId: string, body: { 
     throw await portalError(deps, tenantId, body, err);
   }
   return {
+    receipt: r,
     id: cfdi.id,
     uuid: cfdi.uuid,
     status: cfdi.status,

@@ -99,6 +99,9 @@ describe('the portal JSON endpoints', () => {
     expect(issued.status).toBe(201);
     expect(issued.json.uuid).toMatch(/^[0-9A-F-]{36}$/);
     expect(issued.json.email).toEqual({ status: 'unavailable', to: 'ana@example.com' });
+    // The tenant's audit log names the portal as the actor, and the receipt.
+    const audit = await t.call('GET', '/audit-log?action=invoicePortalTicket', { token: a.key });
+    expect(audit.json.data[0]).toMatchObject({ actor: { type: 'api_key', id: 'portal' }, resource: { type: 'receipts', id: r.id }, status: 201 });
     const again = await portal('POST', `/portal/${a.tenant.id}/ticket/invoice`, { clave: r.key, receptor: RECEPTOR });
     expect(again.status).toBe(409);
     expect(again.json.error.message).toContain('ya fue facturado');
