@@ -1,7 +1,7 @@
 import type { Actor } from '../lib/backend.ts';
 import { ServiceError } from '../lib/service-error.ts';
 import { getCfdi, getCfdiPdf, getCfdiXml } from '../invoices/cfdis/service.ts';
-import { findReceiptByKey, invoiceReceipt, type PortalReceipt, type ReceiptDeps } from './receipts-stub.ts';
+import { findReceiptByKey, invoiceReceipt, type PortalReceipt, type ReceiptDeps } from '../invoices/receipts/service.ts';
 import { blockedReason, portalDetails, type PortalReceptor } from './messages.ts';
 
 export type PortalDeps = ReceiptDeps;
@@ -12,17 +12,11 @@ const ticketNotFound = () =>
     { field: 'clave', issue: 'No hay ningún ticket con esta clave en este comercio: revisa que la hayas escrito como aparece en el ticket.' },
   ]);
 
-/**
- * What a customer types from a printed ticket: upper case, without spaces or dashes, Crockford base32's look-alikes
- * (I, L → 1; O → 0) read as the digits they stand for.
- */
-const normalizeKey = (key: string) => key.toUpperCase().replace(/[\s-]/g, '').replace(/[IL]/g, '1').replace(/O/g, '0');
-
 /** The portal acts on the receipt's own environment, as an operator of its tenant would. */
 const actorFor = (r: PortalReceipt): Actor => ({ type: 'api_key', id: 'portal', role: 'OPERATOR', tenantId: r.tenantId, environment: r.environment });
 
 async function receiptOf(deps: PortalDeps, tenantId: string, key: string): Promise<PortalReceipt> {
-  const receipt = await findReceiptByKey(deps.db, tenantId, normalizeKey(key));
+  const receipt = await findReceiptByKey(deps.db, tenantId, key);
   if (!receipt) throw ticketNotFound();
   return receipt;
 }
@@ -53,9 +47,9 @@ export async function invoiceTicket(deps: PortalDeps, tenantId: string, body: { 
   const reason = blockedReason(r, deps.now());
   if (reason) throw new ServiceError('conflict', reason, [{ field: 'clave', issue: reason }]);
   const email: 'queued' | 'unavailable' | 'not_requested' = body.email ? (deps.mailer ? 'queued' : 'unavailable') : 'not_requested';
-  let cfdi: Awaited<ReturnType<typeof invoiceReceipt>>;
+  let cfdi: Awaited<ReturnType<typeof invoiceReceipt>>['body'];
   try {
-    cfdi = await invoiceReceipt(deps, actorFor(r), r.id, { receptor: body.receptor, ...(email === 'queued' ? { email_to: [body.email!] } : {}) });
+    ({ body: cfdi } = await invoiceReceipt(deps, actorFor(r), r.id, { receptor: body.receptor, ...(email === 'queued' ? { email_to: [body.email!] } : {}) }));
   } catch (err) {
     throw await portalError(deps, tenantId, body, err);
   }
@@ -81,7 +75,7 @@ async function portalError(deps: PortalDeps, tenantId: string, body: { clave: st
       return ticketNotFound();
     case 'conflict': {
       // Another request may have invoiced it meanwhile: say what the ticket is now.
-      const now = await findReceiptByKey(deps.db, tenantId, normalizeKey(body.clave));
+      const now = await findReceiptByKey(deps.db, tenantId, body.clave);
       const reason = (now && blockedReason(now, deps.now())) ?? 'Este ticket ya no se puede facturar.';
       return new ServiceError('conflict', reason, [{ field: 'clave', issue: reason }]);
     }

@@ -203,3 +203,46 @@ describe('the portal JSON endpoints', () => {
     expect((await limited.app.request(path, {}, from('10.0.0.2'))).status).toBe(404);
   });
 });
+
+describe('tickets that can no longer be invoiced, as the receipts service left them', () => {
+  const lookup = (key: string) => portal('GET', `/portal/${a.tenant.id}/ticket?clave=${key}`);
+  const invoice = (key: string) => portal('POST', `/portal/${a.tenant.id}/ticket/invoice`, { clave: key, receptor: RECEPTOR });
+
+  test('cancelled, in the global invoice, or past its month: the page is told why, and invoicing is 409 saying so', async () => {
+    const cancelled = await openReceipt(a);
+    expect((await t.call('POST', `/receipts/${cancelled.id}/cancel`, { token: a.key })).status).toBe(200);
+    const global = await openReceipt(a);
+    const day = (await t.call('GET', `/receipts/${global.id}`, { token: a.key })).json.fecha.slice(0, 10);
+    const issued = await t.call('POST', '/receipts/global-invoice', { token: a.key, body: { periodicidad: '01', desde: day, hasta: day } });
+    expect(issued.status).toBe(201);
+    const cfdis = async () => (await t.call('GET', '/cfdis?limit=100', { token: a.key })).json.data.length;
+    const before = await cfdis();
+    for (const [r, words] of [
+      [cancelled, 'canceló'],
+      [global, 'factura global'],
+    ] as const) {
+      const seen = await lookup(r.key);
+      expect(seen.json).toMatchObject({ can_invoice: false });
+      expect(seen.json.reason).toContain(words);
+      const refused = await invoice(r.key);
+      expect(refused.status).toBe(409);
+      expect(refused.json.error.message).toContain(words);
+    }
+    expect((await lookup(global.key)).json.reason).toContain('2.7.1.21');
+    expect(await cfdis()).toBe(before); // nothing issued for them
+  });
+
+  test('past expires_at: not invoiced, told to ask the shop', async () => {
+    const late = await createTestApp();
+    const shop = await issuer(late, READY);
+    const r = await openReceipt(shop);
+    const expires = (await late.call('GET', `/receipts/${r.id}`, { token: shop.key })).json.expires_at;
+    late.clock.advance(Date.parse(expires) - late.clock.now.getTime() + 1000);
+    const seen = await portal('GET', `/portal/${shop.tenant.id}/ticket?clave=${r.key}`, undefined, {}, late.app);
+    expect(seen.json.can_invoice).toBe(false);
+    expect(seen.json.reason).toContain('venció');
+    const refused = await portal('POST', `/portal/${shop.tenant.id}/ticket/invoice`, { clave: r.key, receptor: RECEPTOR }, {}, late.app);
+    expect(refused.status).toBe(409);
+    expect((await late.call('GET', `/receipts/${r.id}`, { token: shop.key })).json.status).toBe('open');
+  });
+});
