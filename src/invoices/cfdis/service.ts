@@ -195,6 +195,8 @@ export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiReques
   errors.push(...facts.problems, ...(prepared?.errors ?? []));
   const { problem } = await signerFor(deps, actor, emisor.rfc);
   if (problem) errors.push(problem);
+  if (req.email_to && !deps.mailer)
+    errors.push({ field: 'email_to', issue: 'this server has no SMTP_URL: POST /cfdis with email_to would answer 503 and issue nothing' });
   return { valid: errors.length === 0, errors, warnings: prepared?.warnings ?? [] };
 }
 

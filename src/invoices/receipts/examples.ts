@@ -37,6 +37,13 @@ export const ReceiptInvoiceExamples = {
       receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },
     },
   },
+  customer_email: {
+    summary: 'The same, and the XML and PDF emailed to the customer once stamped (needs SMTP_URL)',
+    value: {
+      receptor: { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' },
+      email_to: ['facturas@inmobiliaria-cva.example.com'],
+    },
+  },
 } satisfies BodyExamples<z.input<typeof ReceiptInvoiceSchema>>;
 
 export const GlobalInvoiceExamples = {

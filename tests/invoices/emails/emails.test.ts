@@ -282,6 +282,11 @@ describe('emailing a CFDI', () => {
     expect(issued.json.error.details[0]).toMatchObject({ field: 'smtp' });
     expect(issued.json.error.details[0].issue).toContain('SMTP_URL');
     expect(await t.count(cfdis)).toBe(0);
+    // The dry run says so too, naming email_to.
+    const validated = await call('POST', '/cfdis/validate', ingreso({ email_to: ['ana@example.com'] }));
+    expect(validated.json.valid).toBe(false);
+    expect(validated.json.errors).toEqual([expect.objectContaining({ field: 'email_to' })]);
+    expect((await call('POST', '/cfdis/validate', ingreso())).json.valid).toBe(true);
     const cfdi = (await call('POST', '/cfdis', ingreso())).json;
     const jobsBefore = await t.count(jobs);
     const res = await call('POST', `/cfdis/${cfdi.id}/email`, { to: ['ana@example.com'] });
