@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { CHROMIUM, hasChromium, offlineBrowser } from '../browser.ts';
 import { createTestApp } from '../helpers.ts';
 
 /**
@@ -52,8 +52,6 @@ describe('GET /docs', () => {
   });
 });
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`${CHROMIUM} not found (Debian: apt-get install chromium): skipping the headless /docs test`);
 
 describe('GET /docs in headless Chromium', () => {
@@ -63,22 +61,9 @@ describe('GET /docs in headless Chromium', () => {
   test.skipIf(!hasChromium)(
     'renders the CFDI endpoints with every other host unreachable',
     async () => {
-      const { chromium } = await import('playwright-core');
       const origin = server!.url.origin;
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        // No DNS for anything but the test server; the route below also aborts any other request.
-        args: ['--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1', '--no-proxy-server'],
-      });
+      const { browser, context, outside } = await offlineBrowser(origin, { viewport: { width: 1280, height: 1000 } });
       try {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
-        const outside: string[] = [];
-        await context.route('**/*', (route) => {
-          const url = route.request().url();
-          if (new URL(url).origin === origin) return route.continue();
-          outside.push(url);
-          return route.abort('internetdisconnected');
-        });
         const page = await context.newPage();
         const errors: string[] = [];
         page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));

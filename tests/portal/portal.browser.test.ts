@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { CHROMIUM, hasChromium, offlineBrowser } from '../browser.ts';
 import { createTestApp, ICV, issuer, READY, smtpSink } from '../helpers.ts';
 import { openReceipt } from './receipts.ts';
 
@@ -9,8 +9,6 @@ import { openReceipt } from './receipts.ts';
  * customer opens the link printed on a ticket, is told the SAT rule a wrong régimen/uso pair breaks, invoices it,
  * sees the UUID and downloads the PDF; the ticket cannot be invoiced twice; another tenant's key is refused.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 const required = process.env.REQUIRE_CHROMIUM === '1';
 if (!hasChromium && !required) console.warn(`${CHROMIUM} not found (Debian: apt-get install chromium): skipping the portal's browser test`);
 
@@ -31,21 +29,8 @@ describe('the self-invoicing portal in headless Chromium', () => {
       const ticket = await openReceipt(a, origin);
       const theirs = await openReceipt(b, origin);
 
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        // No DNS for anything but the test server; the route below also aborts any other request.
-        args: ['--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1', '--no-proxy-server'],
-      });
+      const { browser, context, outside } = await offlineBrowser(origin, { acceptDownloads: true, locale: 'es-MX' });
       try {
-        const context = await browser.newContext({ acceptDownloads: true, locale: 'es-MX' });
-        const outside: string[] = [];
-        await context.route('**/*', (route) => {
-          const url = route.request().url();
-          if (new URL(url).origin === origin) return route.continue();
-          outside.push(url);
-          return route.abort('internetdisconnected');
-        });
         const requested: string[] = [];
         const errors: string[] = [];
         context.on('request', (req) => requested.push(req.url()));

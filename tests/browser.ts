@@ -1,0 +1,27 @@
+import { existsSync } from 'node:fs';
+import type { BrowserContextOptions } from 'playwright-core';
+
+/** Debian's chromium (apt-get install chromium), driven by playwright-core in the browser tests. */
+export const CHROMIUM = '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+
+/**
+ * Headless Chromium that reaches only `origin`: no DNS for any other host, and every request elsewhere aborted and
+ * listed in `outside` (a test asserts it stays empty). Close `browser` when done.
+ */
+export async function offlineBrowser(origin: string, options: BrowserContextOptions = {}) {
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1', '--no-proxy-server'],
+  });
+  const context = await browser.newContext(options);
+  const outside: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (new URL(url).origin === origin) return route.continue();
+    outside.push(url);
+    return route.abort('internetdisconnected');
+  });
+  return { browser, context, outside };
+}
