@@ -190,7 +190,8 @@ interface Answer {
 type Call = (method: string, path: string, opts?: CallOptions) => Promise<Answer>;
 
 /** Paths are written without /api/v1, the prefix of every API path. */
-const apiPath = (path: string) => (path.startsWith('/api/') ? path : `/api/v1${path}`);
+/** API paths may leave out /api/v1; the portal's are outside it. */
+const apiPath = (path: string) => (path.startsWith('/api/') || path.startsWith('/portal/') ? path : `/api/v1${path}`);
 
 function requestInit(method: string, opts: CallOptions): RequestInit {
   const headers: Record<string, string> = { ...opts.headers };

@@ -117,6 +117,7 @@ const OWNED: Record<string, string[]> = {
   invoiceReceipt: [...INVOICE_WRITES, 'receipts'],
   issueGlobalInvoice: [...INVOICE_WRITES, 'receipts'],
   updateReceiptSettings: ['receipt_settings'],
+  invoicePortalTicket: [...INVOICE_WRITES, 'receipts', 'cfdi_emails'],
 };
 /** Written by every successful write, whatever its route: the audit trail (src/lib/audit.ts; not by dry runs). */
 const EVERY_WRITE = ['audit_log'];
@@ -512,6 +513,31 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
           issueGlobalInvoice: fc.constant({ periodicidad: '01', desde: day, hasta: day }),
           updateReceiptSettings: fc.constantFrom({ auto_global_invoice: '04' }, { auto_global_invoice: null }),
         }[op.id as 'createReceipt'],
+      };
+    }
+    case 'invoicePortalTicket': {
+      // Open tickets to invoice (an accepted body uses one up), by their printed keys; the portal takes no credential.
+      const { key, tenant } = await issuerWithKey();
+      const iva = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
+      const ticket = {
+        forma_pago: '01',
+        conceptos: [{ clave_prod_serv: '50192100', cantidad: '1', clave_unidad: 'H87', descripcion: 'B', valor_unitario: '10', impuestos: iva }],
+      };
+      const keys: string[] = [];
+      for (let i = 0; i < 40; i++) keys.push(new URL((await mustCreate('POST', '/receipts', key, ticket)).self_invoice_url).searchParams.get('clave')!);
+      return {
+        ...base,
+        token: () => undefined,
+        numRuns: 60,
+        params: { tenant_id: pick([tenant.id, fakeId('ten')]) },
+        hints: {
+          clave: pick([...keys, '0000000000000000000000000Z', 'x']),
+          rfc: RECEPTOR_RFCS,
+          regimen_fiscal: pick(['601', '612', '616']),
+          uso_cfdi: pick(['G03', 'S01', 'D01']),
+          email: email,
+        },
+        seeds: pick(keys).map((clave) => ({ clave, receptor: ICV })),
       };
     }
     case 'createWebhook':
