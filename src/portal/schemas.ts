@@ -1,3 +1,4 @@
+import { withTextCheck } from '../invoices/cfdis/fields.ts';
 import { z } from '@hono/zod-openapi';
 import { EXAMPLE_KEY } from './examples.ts';
 
@@ -63,8 +64,9 @@ const Receptor = z.strictObject({
     .openapi({ example: 'G03' }),
 });
 
-export const PortalInvoiceRequestSchema = z
-  .strictObject({
+// The receptor reaches the XML: the same character check as a CFDI request's (clave and email never do).
+export const PortalInvoiceRequestSchema = withTextCheck(
+  z.strictObject({
     clave: Clave,
     receptor: Receptor,
     email: z
@@ -75,8 +77,9 @@ export const PortalInvoiceRequestSchema = z
       .pipe(z.email('no es un correo electrónico válido'))
       .optional()
       .openapi({ description: 'Where to send the PDF and XML, when the service has SMTP configured (otherwise the invoice is issued and not sent)' }),
-  })
-  .openapi('PortalInvoiceRequest');
+  }),
+  ['clave', 'email'],
+).openapi('PortalInvoiceRequest');
 
 export const PortalTicketSchema = z
   .object({

@@ -95,13 +95,16 @@ export const ReceiptListQuery = PaginationQuery.extend({
   hasta: Day.optional().openapi({ param: { name: 'hasta', in: 'query' }, description: 'Up to this day, included' }),
 });
 
-export const ReceiptInvoiceSchema = z
-  .object({
-    receptor: ReceptorSchema,
-    email_to: EmailRecipients.optional().openapi({ description: 'Email the XML and PDF here once stamped (503 without SMTP_URL, and nothing is issued)' }),
-  })
-  .strict()
-  .openapi('ReceiptInvoice');
+// The receptor reaches the XML: the same character check as a CFDI request's.
+export const ReceiptInvoiceSchema = withTextCheck(
+  z
+    .object({
+      receptor: ReceptorSchema,
+      email_to: EmailRecipients.optional().openapi({ description: 'Email the XML and PDF here once stamped (503 without SMTP_URL, and nothing is issued)' }),
+    })
+    .strict(),
+  ['email_to'],
+).openapi('ReceiptInvoice');
 export type ReceiptInvoice = { receptor: Fits<z.output<typeof ReceptorSchema>, ReceptorInput>; email_to?: string[] };
 
 const Periodicidad = z.enum(['01', '02', '03', '04', '05'], { message: 'must be a c_Periodicidad key: 01, 02, 03, 04 or 05' }).openapi({

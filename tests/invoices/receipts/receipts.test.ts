@@ -182,3 +182,14 @@ describe('receipts', () => {
     expect((await t.call('GET', '/receipts', { token: other.key })).json.data).toEqual([]);
   });
 });
+
+test('a receptor with characters the XML cannot carry is refused by the shared text check, naming the field', async () => {
+  const { call, receipt } = await setup();
+  const r = await receipt();
+  for (const nombre of ['INMOBILIARIA|CVA', 'INMOBILIARIA\u0007CVA', 'INMOBILIARIA\u202eCVA']) {
+    const res = await call('POST', `/receipts/${r.id}/invoice`, { receptor: { ...ICV, nombre } });
+    expect(res.status).toBe(400);
+    expect(res.json.error.details.map((d: any) => d.field)).toContain('receptor.nombre');
+  }
+  expect((await call('GET', `/receipts/${r.id}`)).json.status).toBe('open');
+});
