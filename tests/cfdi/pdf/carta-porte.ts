@@ -40,7 +40,7 @@ interface QrSymbol {
 }
 
 /** Every QR symbol of the document, page by page: each is one `q … re … f Q` block of filled rectangles. */
-async function decodeQrs(bytes: Uint8Array): Promise<QrSymbol[]> {
+export async function decodeQrs(bytes: Uint8Array): Promise<QrSymbol[]> {
   const pdf = await PDFDocument.load(bytes);
   const symbols: QrSymbol[] = [];
   pdf.getPages().forEach((page, n) => {
@@ -82,7 +82,7 @@ async function decodeQrs(bytes: Uint8Array): Promise<QrSymbol[]> {
 // --- What the QR codes must say, computed here from the XML ----------------------------------------------
 
 /** SAT's CFDI verification URL (docs/sat-rules.md §4). */
-function expectedCfdiQr(xml: string): string {
+export function expectedCfdiQr(xml: string): string {
   const root = parseXml(xml);
   const tfd = child(child(root, 'cfdi:Complemento')!, 'tfd:TimbreFiscalDigital')!.attrs;
   const [int, frac = ''] = root.attrs.Total!.split('.');

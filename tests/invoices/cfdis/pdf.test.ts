@@ -2,12 +2,12 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import jsQR from 'jsqr';
 import { decodePDFRawStream, PDFArray, type PDFDict, PDFDocument, PDFName, type PDFPage, type PDFRawStream } from 'pdf-lib';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { localDateTime } from '../../../src/cfdi/time.ts';
 import { child, parseXml } from '../../../src/cfdi/xml.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from '../../cfdi/corpus.ts';
+import { decodeQrs, expectedCfdiQr } from '../../cfdi/pdf/carta-porte.ts';
 import { createTestApp, issuer, type Issuer, READY, TENANTS } from '../../helpers.ts';
 
 /**
@@ -64,54 +64,8 @@ function pageOperators(pdf: PDFDocument, page: PDFPage): string {
   return streams.map((s) => new TextDecoder().decode(decodePDFRawStream(s as PDFRawStream).decode())).join('\n');
 }
 
-/**
- * The CFDI's QR symbol rebuilt from the filled `re` rectangles of its `q … Q` block (the first such block: a Carta
- * Porte document has a second QR under it), decoded by jsQR.
- */
-async function decodeQr(bytes: Uint8Array): Promise<string | undefined> {
-  const pdf = await PDFDocument.load(bytes);
-  for (const page of pdf.getPages()) {
-    const blocks = pageOperators(pdf, page).split(/\bQ\b/);
-    const rects =
-      blocks
-        .map((block) =>
-          [...block.matchAll(/(-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) re\b/g)].map((m) => m.slice(1, 5).map(Number) as [number, number, number, number]),
-        )
-        .find((r) => r.length >= 20) ?? [];
-    if (rects.length < 20) continue;
-    const module = Math.min(...rects.map((r) => r[3]));
-    const x0 = Math.min(...rects.map((r) => r[0]));
-    const yTop = Math.max(...rects.map((r) => r[1] + r[3]));
-    const size = Math.round((Math.max(...rects.map((r) => r[0] + r[2])) - x0) / module);
-    const scale = 4;
-    const quiet = 4;
-    const px = (size + 2 * quiet) * scale;
-    const rgba = new Uint8ClampedArray(px * px * 4).fill(255);
-    for (const [x, y, w, h] of rects) {
-      const col0 = Math.round((x - x0) / module);
-      const cols = Math.round(w / module);
-      const row = Math.round((yTop - (y + h)) / module);
-      for (let c = col0; c < col0 + cols; c++)
-        for (let dy = 0; dy < scale; dy++)
-          for (let dx = 0; dx < scale; dx++) {
-            const i = (((quiet + row) * scale + dy) * px + (quiet + c) * scale + dx) * 4;
-            rgba[i] = rgba[i + 1] = rgba[i + 2] = 0;
-          }
-    }
-    return jsQR(rgba, px, px)?.data;
-  }
-  return undefined;
-}
-
-/** What the QR must say, computed here from the XML (docs/sat-rules.md §4), not by the code under test. */
-function expectedQr(xml: string) {
-  const root = parseXml(xml);
-  const tfd = child(child(root, 'cfdi:Complemento')!, 'tfd:TimbreFiscalDigital')!.attrs;
-  const [int, frac = ''] = root.attrs.Total!.split('.');
-  const tt = `${int}.${frac.replace(/0+$/, '') || '0'}`;
-  const rfc = (r: string) => r.replace(/&/g, '&amp;');
-  return `https://verificacfdi.facturaelectronica.sat.gob.mx/default.aspx?id=${tfd.UUID}&re=${rfc(child(root, 'cfdi:Emisor')!.attrs.Rfc!)}&rr=${rfc(child(root, 'cfdi:Receptor')!.attrs.Rfc!)}&tt=${tt}&fe=${root.attrs.Sello!.slice(-8)}`;
-}
+/** The CFDI's QR (the first symbol: a Carta Porte document has a second one under it), decoded by jsQR. */
+const decodeQr = async (bytes: Uint8Array) => (await decodeQrs(bytes))[0]?.text;
 
 const grouped = (amount: string) => amount.replace(/^(\d+)/, (d) => d.replace(/\B(?=(\d{3})+(?!\d))/g, ','));
 const squash = (s: string) => s.replace(/\s+/g, '');
@@ -193,7 +147,7 @@ async function checkPdf(uuid: string, xml: string) {
       }
     }
   });
-  expect(await decodeQr(bytes)).toBe(expectedQr(xml));
+  expect(await decodeQr(bytes)).toBe(expectedCfdiQr(xml));
   return { bytes, pages: pages.length };
 }
 
@@ -262,7 +216,7 @@ describe('invoice PDF', () => {
         Bun.spawnSync(['pdftoppm', '-r', '200', '-png', '-f', String(stampPage), '-l', String(stampPage), join(dir, 'big.pdf'), join(dir, 'page')]);
         const png = join(dir, `page-${String(stampPage).padStart(String(pageBoxes.length).length, '0')}.png`);
         const decoded = Bun.spawnSync(['zbarimg', '-q', '--raw', png]).stdout.toString().trim();
-        expect(decoded).toBe(expectedQr(big!.xml));
+        expect(decoded).toBe(expectedCfdiQr(big!.xml));
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
