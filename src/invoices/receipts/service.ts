@@ -9,6 +9,7 @@ import {
   type Periodicidad,
   ticketAmounts,
 } from '../../cfdi/global-invoice.ts';
+import { Dec } from '../../cfdi/decimal.ts';
 import type { ReceptorInput } from '../../cfdi/input.ts';
 import { prepareInvoice } from '../../cfdi/prepare.ts';
 import { localDateTime, timeZoneOf, zonedToUtc } from '../../cfdi/time.ts';
@@ -298,7 +299,7 @@ export async function findReceiptByKey(db: Db, tenantId: string, key: string): P
     conceptos: (row.conceptos as ReceiptCreate['conceptos']).map((c) => ({
       descripcion: c.descripcion,
       cantidad: c.cantidad,
-      importe: (Number(c.cantidad) * Number(c.valor_unitario)).toFixed(2),
+      importe: Dec.parse(c.cantidad).mul(Dec.parse(c.valor_unitario)).round(2).toString(),
     })),
   };
 }
