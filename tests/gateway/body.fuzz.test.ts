@@ -25,7 +25,9 @@ import { type DbOrTx, withTransaction } from '../../src/db/index.ts';
 // (its HTTP answers to bad bodies are the bad-input battery's, which runs on both engines).
 // webhook URLs on loopback, and no DNS to check example.com; the email routes send through a local SMTP sink
 const sink = await smtpSink();
-const t = await createTestApp({ db: openDatabase(':memory:'), webhookAllowPrivate: true, smtp: sink.smtp });
+// Jobs are not run in the background (wakeOnEnqueue: false): an email or delivery a request queues would otherwise
+// be written while the next request's writes are being checked.
+const t = await createTestApp({ db: openDatabase(':memory:'), webhookAllowPrivate: true, smtp: sink.smtp, wakeOnEnqueue: false });
 const doc = (await t.call('GET', '/openapi.json')).json;
 
 interface Operation {
