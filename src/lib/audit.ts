@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import { sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../db/client.ts';
+import type { Tx } from '../db/index.ts';
 import { withTransaction } from '../db/index.ts';
 import { prepared } from '../db/prepared.ts';
 import { auditLog, type Environment } from '../db/schema/index.ts';
@@ -78,6 +79,13 @@ function batchedInsert(db: Db): (row: AuditRow) => Promise<void> {
   };
 }
 
+/**
+ * Writes the request's audit row inside a transaction of its handler, with the status it will answer: the write and
+ * its record commit together, in one commit instead of two (POST /cfdis, when it knows in its transaction that it
+ * answers 201). The middleware then writes none after the handler.
+ */
+export type AuditInTransaction = (tx: Tx, resourceId: string, status: number) => Promise<void>;
+
 /** One entry written outside a backend's middleware: the self-invoicing portal's, whose caller has no credential. */
 export async function recordAuditEntry(db: Db, row: Omit<AuditRow, 'id'>): Promise<void> {
   await insertOf(db).execute({ id: newId('aud'), ...row });
@@ -87,8 +95,8 @@ export async function recordAuditEntry(db: Db, row: Omit<AuditRow, 'id'>): Promi
  * Records every successful write of a backend in `audit_log`: the caller, the operation (its OpenAPI
  * operationId), the resource (path segment after /api/v1 and its id, or the id a create answered with), the
  * status and the request id. It runs inside the idempotency middleware, so a replayed answer is not a second
- * write. The row is written after the write's own transaction: if the process died between the two, the write
- * would stand without its record (no route holds a transaction across the await of a handler).
+ * write. The row is written after the write's own transaction, unless the handler wrote it in that transaction
+ * (`auditIn`): otherwise, if the process died between the two, the write would stand without its record.
  */
 export function auditWrites(app: OpenAPIHono<BackendEnv>, deps: { db: Db; now: () => Date; logger: Logger }): MiddlewareHandler<BackendEnv> {
   let operations: Map<string, string> | undefined;
@@ -105,40 +113,48 @@ export function auditWrites(app: OpenAPIHono<BackendEnv>, deps: { db: Db; now: (
 
   const insert = batchedInsert(deps.db);
   return async (c, next) => {
-    await next();
     const method = c.req.method;
-    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || c.res.status < 200 || c.res.status >= 300) return;
     const action = operationOf(method, routePath(c, -1));
-    if (!action || READ_ONLY_OPERATIONS.has(action)) return;
+    if (!action || READ_ONLY_OPERATIONS.has(action)) return next();
+    const [, , , group = '', segment] = c.req.path.split('/');
+    const entry = (who: AuditSubject, resourceId: string | null, status: number): AuditRow => ({
+      id: newId('aud'),
+      tenantId: who.tenantId,
+      environment: who.environment ?? 'test',
+      actorType: who.actorType,
+      actorId: who.actorId,
+      action,
+      method,
+      path: c.req.path,
+      status,
+      // /auth/* acts on the user's own session; /tenants/me is the tenant; a create names its id in the answer.
+      resourceType: group === 'auth' ? 'users' : group,
+      resourceId,
+      requestId: c.get('requestId') || 'none',
+      createdAt: deps.now().toISOString(),
+    });
     const actor = c.get('actor');
+    let recordedStatus: number | undefined;
+    if (actor) {
+      const who: AuditSubject = { tenantId: actor.tenantId, actorType: actor.type, actorId: actor.id, environment: actor.environment };
+      c.set('auditIn', async (tx, resourceId, status) => {
+        await insertOf(tx).execute(entry(who, resourceId, status));
+        recordedStatus = status;
+      });
+    }
+    await next();
+    if (c.res.status < 200 || c.res.status >= 300 || recordedStatus === c.res.status) return;
     const who: AuditSubject | undefined = actor
       ? { tenantId: actor.tenantId, actorType: actor.type, actorId: actor.id, environment: actor.environment }
       : c.get('auditSubject');
     if (!who) return;
     try {
-      const [, , , group = '', segment] = c.req.path.split('/');
-      // /auth/* acts on the user's own session; /tenants/me is the tenant; a create names its id in the answer.
-      const resourceType = group === 'auth' ? 'users' : group;
       let resourceId = group === 'auth' ? who.actorId : segment === 'me' ? who.tenantId : (segment ?? null);
       if (resourceId === null && method === 'POST' && c.res.headers.get('content-type')?.startsWith('application/json')) {
         const created = (await c.res.clone().json()) as { id?: unknown };
         if (typeof created.id === 'string') resourceId = created.id;
       }
-      await insert({
-        id: newId('aud'),
-        tenantId: who.tenantId,
-        environment: who.environment ?? 'test',
-        actorType: who.actorType,
-        actorId: who.actorId,
-        action,
-        method,
-        path: c.req.path,
-        status: c.res.status,
-        resourceType,
-        resourceId,
-        requestId: c.get('requestId') || 'none',
-        createdAt: deps.now().toISOString(),
-      });
+      await insert(entry(who, resourceId, c.res.status));
     } catch (err) {
       // The write itself succeeded and is answered as such: a retry would repeat it. Operators see the gap here.
       deps.logger.error('audit record failed', { err: err instanceof Error ? err.message : String(err), request_id: c.get('requestId'), action });

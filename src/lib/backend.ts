@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getPath } from 'hono/utils/url';
 import type { Db } from '../db/client.ts';
 import type { Environment, Role } from '../db/schema/index.ts';
-import { auditWrites, type AuditSubject } from './audit.ts';
+import { auditWrites, type AuditInTransaction, type AuditSubject } from './audit.ts';
 import { errorWithCauses, handleError, type BackendKind, type ErrorContext, type ErrorSummary, respondError, zodDetails } from './errors.ts';
 import { forbidden, invalidInput, unauthenticated } from './service-error.ts';
 import { idempotency, type IdempotencyClaim } from './idempotency.ts';
@@ -39,6 +39,8 @@ export type BackendEnv = {
     requestId: string;
     actor: Actor | undefined;
     auditSubject?: AuditSubject;
+    /** Set for a caller with credentials: the audit row written in the handler's own transaction (see AuditInTransaction). */
+    auditIn?: AuditInTransaction;
     idempotency?: IdempotencyClaim;
     error?: ErrorSummary;
   };

@@ -63,7 +63,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
       const claim = c.get('idempotency');
       const result = claim?.resumed
         ? await resumeIssue(deps, actorOf(c), claim.resumed)
-        : await issueCfdi(deps, actorOf(c), c.req.valid('json'), { scenario, bindIdempotency: claim?.bind });
+        : await issueCfdi(deps, actorOf(c), c.req.valid('json'), { scenario, bindIdempotency: claim?.bind, auditIn: c.get('auditIn') });
       return result.queued ? c.json(result.body, 202) : c.json(result.body, 201);
     },
   );

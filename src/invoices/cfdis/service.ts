@@ -19,6 +19,7 @@ import {
   type LogoType,
 } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
+import type { AuditInTransaction } from '../../lib/audit.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
 import { conflict, invalidInput, notFound, ServiceError, type ErrorDetail } from '../../lib/service-error.ts';
@@ -292,6 +293,8 @@ export async function issueCfdi(
     bindIdempotency?: IdempotencyClaim['bind'];
     /** Writes of the caller's that stand or fall with the invoice (a receipt marked invoiced by it), in its transaction. */
     recordWith?: (tx: Tx, cfdiId: string) => Promise<void>;
+    /** The request's audit row, written in the invoice's transaction when that transaction knows the answer is 201. */
+    auditIn?: AuditInTransaction;
   } = {},
 ) {
   if (req.email_to) requireMailer(deps); // 503 before anything is stored
@@ -384,7 +387,11 @@ export async function issueCfdi(
         }
       }
       const attempted = stampsHere ? await pac.stamp(s.xml, { tenantId: actor.tenantId }) : undefined;
-      if (attempted?.ok) return { stamped: await recordStamp(tx, target, attempted, deps.now()) };
+      if (attempted?.ok) {
+        const stamped = await recordStamp(tx, target, attempted, deps.now());
+        if (stamped) await opts.auditIn?.(tx, id, 201);
+        return { stamped };
+      }
       const jobId = await enqueue(tx, now, {
         type: STAMP_JOB,
         tenantId: actor.tenantId,

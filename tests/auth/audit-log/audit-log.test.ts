@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { DEMO_INVOICE } from '../../../src/demo.ts';
-import { createTestApp, csdFiles, csdForm, issuer, smtpSink, TENANTS, userWithRole } from '../../helpers.ts';
+import { createTestApp, csdFiles, csdForm, issuer, READY, smtpSink, sqliteConnection, TENANTS, TEST_ENGINE, userWithRole } from '../../helpers.ts';
 import { sql, type SQL } from 'drizzle-orm';
 import { auditLog } from '../../../src/db/schema/index.ts';
 
@@ -293,6 +293,34 @@ describe('audit log', () => {
     const entries = await auditAll(key.key);
     expect(entries.length).toBe(afterViewer + 1);
     expect(entries[0]).toMatchObject({ action: 'createSeries', request_id: first.requestId, resource: { type: 'series', id: first.json.id } });
+  });
+
+  test('a sandbox invoice and its entry are written by one transaction; a queued one gets its entry after the answer', async () => {
+    // SQLite: count the write transactions the request opens (PostgreSQL checks the entries only).
+    const sqlite = TEST_ENGINE === 'sqlite' ? sqliteConnection(t.db) : undefined;
+    let begins = 0;
+    const exec = sqlite?.exec;
+    if (sqlite && exec)
+      sqlite.exec = (source: string) => {
+        if (/^begin immediate/i.test(source)) begins++;
+        return exec.call(sqlite, source);
+      };
+    const issuing = await issuer(t, READY); // the first test removed this tenant's CSD
+    try {
+      begins = 0;
+      const stamped = await call('POST', '/cfdis', issuing.key, DEMO_INVOICE);
+      expect(stamped.status).toBe(201);
+      if (sqlite) expect(begins).toBe(1);
+      const queued = await call('POST', '/cfdis', issuing.key, DEMO_INVOICE, { 'x-sandbox-scenario': 'pac_unavailable' });
+      expect(queued.status).toBe(202);
+      const entries = await auditAll(issuing.key, '&action=issueCfdi');
+      expect(entries.map((e) => [e.request_id, e.status, e.resource.id])).toEqual([
+        [queued.requestId, 202, queued.json.id],
+        [stamped.requestId, 201, stamped.json.id],
+      ]);
+    } finally {
+      if (sqlite && exec) sqlite.exec = exec;
+    }
   });
 
   test('ADMIN only; another tenant sees none of it; filters and cursor pagination, newest first', async () => {
