@@ -149,11 +149,18 @@ async function takeTurn(sqlite: Database.Database, gate: Gate): Promise<void> {
   }
 }
 
-/** `BEGIN IMMEDIATE` that waits for another process's write lock without blocking the event loop. */
-async function beginImmediate(sqlite: Database.Database): Promise<void> {
+/**
+ * `BEGIN IMMEDIATE` for `t` once this connection's gate is free, waiting for another process's write lock without
+ * blocking the event loop. `t` takes the gate in the same synchronous step as the BEGIN that succeeds: while another
+ * process holds the lock, this process's reads go on (the requests that will join a group commit get ready).
+ */
+async function beginImmediate(sqlite: Database.Database, gate: Gate, t: Transaction): Promise<void> {
   const deadline = performance.now() + BUSY_TIMEOUT_MS;
-  for (let pause = 1; tryWithoutWaiting(sqlite, () => sqlite.exec('begin immediate'), deadline) === LOCKED; pause = Math.min(pause * 2, MAX_PAUSE_MS))
+  for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
+    for (let wait = gate.busyFor(undefined); wait; wait = gate.busyFor(undefined)) await wait;
+    if (tryWithoutWaiting(sqlite, () => sqlite.exec('begin immediate'), deadline) !== LOCKED) return gate.take(t);
     await Bun.sleep(pause);
+  }
 }
 const txOf = new WeakMap<object, Tx>();
 
@@ -314,7 +321,8 @@ export async function withTransaction<T>(dbOrTx: DbOrTx, fn: (tx: Tx) => Promise
       sqlite.exec(`release ${name}`);
       return result;
     } catch (err) {
-      sqlite.exec(`rollback to ${name}; release ${name}`);
+      // Unless SQLite already rolled the whole transaction back (a full disk, an I/O error): then say why, not that the savepoint is gone.
+      if (sqlite.inTransaction) sqlite.exec(`rollback to ${name}; release ${name}`);
       throw err;
     } finally {
       current.depth--;
@@ -322,12 +330,10 @@ export async function withTransaction<T>(dbOrTx: DbOrTx, fn: (tx: Tx) => Promise
   }
   if (current && gate.holder === current) throw new Error('withTransaction(db) inside a transaction: pass the transaction (tx) down instead');
   const t: Transaction = { open: true, depth: 0 };
-  for (let wait = gate.busyFor(undefined); wait; wait = gate.busyFor(undefined)) await wait;
-  gate.take(t);
+  await takeTurn(sqlite, gate);
+  await beginImmediate(sqlite, gate, t);
   let result: T;
   try {
-    await takeTurn(sqlite, gate);
-    await beginImmediate(sqlite);
     try {
       result = await contexts.run(t, () => fn(tx));
       sqlite.exec('commit');
@@ -342,6 +348,69 @@ export async function withTransaction<T>(dbOrTx: DbOrTx, fn: (tx: Tx) => Promise
   // Outside the gate: the next transaction runs while this one's commit reaches the disk.
   await durable(sqlite);
   return result;
+}
+
+/** A caller of withGroupCommit waiting for, or running in, a group's transaction. */
+interface Member {
+  fn: (tx: Tx) => Promise<unknown>;
+  done: PromiseWithResolvers<unknown>;
+  outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
+}
+
+/** At most this many callers share one commit, so that a group never holds the write lock for long. */
+const GROUP_MAX = 16;
+const groups = new WeakMap<Database.Database, { waiting: Member[]; running: boolean }>();
+
+/**
+ * withTransaction for a hot write path (issuing): callers that arrive while a group's transaction runs share the
+ * next one. Each runs in its own savepoint, so its error rolls back only its own writes and reaches only its caller;
+ * one COMMIT, and one WAL sync, makes the group durable before any caller's promise resolves. On this engine a
+ * commit costs more than the writes of an invoice; a group is at most GROUP_MAX callers or TURN_MS long, so another
+ * process waiting for the lock gets its turn. PostgreSQL: withTransaction, one transaction per caller.
+ */
+export async function withGroupCommit<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const engine = engineOf(db);
+  if (engine.dialect === 'postgres') return engine.transaction(db, fn);
+  let group = groups.get(engine.sqlite);
+  if (!group) groups.set(engine.sqlite, (group = { waiting: [], running: false }));
+  const member: Member = { fn, done: Promise.withResolvers() };
+  group.waiting.push(member);
+  if (!group.running) void runGroups(db, engine.sqlite, group);
+  return member.done.promise as Promise<T>;
+}
+
+async function runGroups(db: Db, sqlite: Database.Database, group: { waiting: Member[]; running: boolean }): Promise<void> {
+  group.running = true;
+  try {
+    while (group.waiting.length > 0) {
+      const members: Member[] = [];
+      try {
+        await withTransaction(db, async (tx) => {
+          const started = performance.now();
+          while (group.waiting.length > 0 && members.length < GROUP_MAX && (members.length === 0 || performance.now() - started < TURN_MS)) {
+            const member = group.waiting.shift()!;
+            members.push(member);
+            try {
+              member.outcome = { ok: true, value: await withTransaction(tx, member.fn) };
+            } catch (error) {
+              member.outcome = { ok: false, error };
+              // Some errors (a full disk, I/O) make SQLite roll the whole transaction back: the others' writes are gone.
+              if (!sqlite.inTransaction) throw error;
+            }
+          }
+        });
+        for (const m of members) {
+          if (m.outcome?.ok) m.done.resolve(m.outcome.value);
+          else m.done.reject(m.outcome?.error);
+        }
+      } catch (error) {
+        // Nothing of this group was written: a caller whose own work failed hears its own error, the others this one.
+        for (const m of members) m.done.reject(m.outcome && !m.outcome.ok ? m.outcome.error : error);
+      }
+    }
+  } finally {
+    group.running = false;
+  }
 }
 
 function isTx(d: DbOrTx): d is Tx {

@@ -1,11 +1,11 @@
-import { describe, expect, test } from 'bun:test';
+import { afterEach, beforeEach, describe, expect, spyOn, test } from 'bun:test';
 import Database from 'better-sqlite3';
 import { eq } from 'drizzle-orm';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { asyncDatabase, sqliteDurability } from '../../src/db/connection.ts';
-import { closeDatabase, openDatabase, withTransaction, type DbOrTx } from '../../src/db/index.ts';
+import { closeDatabase, openDatabase, withGroupCommit, withTransaction, type DbOrTx } from '../../src/db/index.ts';
 import { tenants } from '../../src/db/schema/index.ts';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
@@ -129,7 +129,7 @@ describe('withTransaction on one SQLite connection', () => {
 
 // Another process holding SQLite's write lock (a worker of several, an operator command): here, a second connection.
 describe('a write lock held by another connection', () => {
-  test('BEGIN IMMEDIATE and a single write through db wait for it without blocking the event loop, then succeed', async () => {
+  test('BEGIN IMMEDIATE and a single write through db wait for it without blocking the event loop or reads, then succeed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cfdi-busy-'));
     const path = join(dir, 'busy.sqlite');
     const db = openDatabase(path);
@@ -142,6 +142,8 @@ describe('a write lock held by another connection', () => {
       const single = db.insert(tenants).values(tenant('t2'));
       await Bun.sleep(100);
       const ticksWhileLocked = ticks; // a thread asleep in busy_timeout would have run no timer
+      // The waiting transaction holds nothing of this connection yet: a read answers (what the other has not committed unseen).
+      expect(await Promise.race([names(db), Bun.sleep(50).then(() => 'still waiting')])).toEqual([]);
       other.exec('commit');
       await Promise.all([inTransaction, single]);
       clearInterval(ticking);
@@ -201,5 +203,114 @@ describe('a write lock held by another connection', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+// SQLite-only: callers that arrive while one transaction runs share the next commit (issuing's hot path).
+describe('withGroupCommit on one SQLite connection', () => {
+  // A group closes after TURN_MS (20 ms): the clock stands still, so a slow machine cannot split the callers here.
+  let clock: ReturnType<typeof spyOn>;
+  beforeEach(() => {
+    const frozen = performance.now();
+    clock = spyOn(performance, 'now').mockImplementation(() => frozen);
+  });
+  afterEach(() => clock.mockRestore());
+
+  /** The connection's BEGIN IMMEDIATEs, counted. */
+  function countBegins(db: ReturnType<typeof openDatabase>) {
+    const sqlite = (db as unknown as { $client: Database.Database }).$client;
+    const exec = sqlite.exec;
+    const counter = { begins: 0 };
+    sqlite.exec = (source: string) => {
+      if (/^begin immediate/i.test(source)) counter.begins++;
+      return exec.call(sqlite, source);
+    };
+    return counter;
+  }
+
+  /** Holds the connection's transaction until the returned function is called. */
+  async function holdTransaction(db: ReturnType<typeof openDatabase>) {
+    const release = Promise.withResolvers<void>();
+    const began = Promise.withResolvers<void>();
+    const held = withTransaction(db, async () => {
+      began.resolve();
+      await release.promise;
+    });
+    await began.promise;
+    return async () => {
+      release.resolve();
+      await held;
+    };
+  }
+
+  test('callers waiting together share one transaction; each gets its own value once the group is committed', async () => {
+    const db = openDatabase(':memory:');
+    const release = await holdTransaction(db);
+    const counter = countBegins(db);
+    const calls = ['a', 'b', 'c'].map((id) =>
+      withGroupCommit(db, async (tx) => {
+        await tx.insert(tenants).values(tenant(id));
+        await tick();
+        return id.toUpperCase();
+      }),
+    );
+    await release();
+    expect(await Promise.all(calls)).toEqual(['A', 'B', 'C']);
+    expect(counter.begins).toBe(1);
+    expect(await names(db)).toEqual(['a', 'b', 'c']);
+  });
+
+  test('a caller that fails rolls back only its own writes and alone hears its error', async () => {
+    const db = openDatabase(':memory:');
+    const release = await holdTransaction(db);
+    const ok = withGroupCommit(db, async (tx) => {
+      await tx.insert(tenants).values(tenant('a'));
+      return 'a';
+    });
+    const failing = withGroupCommit(db, async (tx) => {
+      await tx.insert(tenants).values(tenant('b'));
+      await tick();
+      throw new Error('b refused');
+    });
+    const after = withGroupCommit(db, async (tx) => {
+      // It sees the earlier caller's write, not the failed one's.
+      const seen = await names(tx);
+      await tx.insert(tenants).values(tenant('c'));
+      return seen;
+    });
+    failing.catch(() => {});
+    await release();
+    expect(await ok).toBe('a');
+    expect(failing).rejects.toThrow('b refused');
+    expect(await after).toEqual(['a']);
+    expect(await names(db)).toEqual(['a', 'c']);
+  });
+
+  test('a group whose transaction fails writes nothing: every caller is refused', async () => {
+    const db = openDatabase(':memory:');
+    const release = await holdTransaction(db);
+    const first = withGroupCommit(db, async (tx) => {
+      await tx.insert(tenants).values(tenant('a'));
+      return 'a';
+    });
+    // The same primary key: the second caller's insert fails (its own error) and the third one's rolls the whole
+    // transaction back, as SQLite does on a full disk or an I/O error.
+    const second = withGroupCommit(db, async (tx) => {
+      await tx.insert(tenants).values(tenant('a'));
+    });
+    const third = withGroupCommit(db, async (tx) => {
+      await tx.insert(tenants).values(tenant('c'));
+      (tx as unknown as { $client: Database.Database }).$client.exec('rollback');
+      throw new Error('disk I/O error');
+    });
+    for (const p of [first, second, third]) p.catch(() => {});
+    await release();
+    expect(first).rejects.toThrow('disk I/O error');
+    expect(second).rejects.toThrow(/UNIQUE|constraint/i);
+    expect(third).rejects.toThrow('disk I/O error');
+    expect(await names(db)).toEqual([]);
+    // The connection is usable again.
+    expect(await withGroupCommit(db, async (tx) => (await tx.insert(tenants).values(tenant('d')), 'd'))).toBe('d');
+    expect(await names(db)).toEqual(['d']);
   });
 });

@@ -35,7 +35,7 @@ import { allocateFolio, peekFolio } from '../series/service.ts';
 import { balanceOf, recordPayments, resolvePaidDocuments } from './payments.ts';
 import { pdfPool } from './pdf-pool.ts';
 import { toCfdi, toCfdiListItem, type CfdiRequest, type CfdiRow } from './schemas.ts';
-import { withTransaction, type Tx } from '../../db/index.ts';
+import { withGroupCommit, withTransaction, type Tx } from '../../db/index.ts';
 import { recordEmail } from '../emails/outbox.ts';
 import { requireMailer, type Mailer } from '../emails/smtp.ts';
 import { uniqueViolation } from '../../db/engine.ts';
@@ -329,7 +329,7 @@ export async function issueCfdi(
   const externalId = req.external_id ?? null;
   let stored: { sealed: { xml: string }; jobId: string; attempted?: StampResult } | { stamped: Awaited<ReturnType<typeof recordStamp>> };
   try {
-    stored = await withTransaction(deps.db, async (tx) => {
+    stored = await withGroupCommit(deps.db, async (tx) => {
       const { serie, folio } = await allocateFolio(tx, scope, req.serie);
       let model: ComprobanteModel = { ...prepared.model!, serie, folio: String(folio) };
       if (readsStoredFacts(req)) {
