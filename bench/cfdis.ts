@@ -17,7 +17,7 @@
  *   bun bench/cfdis.ts --profile /tmp/prof   # every process writes a CPU profile there (.cpuprofile + Markdown) on exit
  *   bun bench/cfdis.ts --durability --seconds 10   # only: POST /cfdis at concurrency 8 with SQLITE_SYNCHRONOUS normal, then full
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -59,11 +59,27 @@ async function startService(env: Record<string, string>) {
   return {
     url: api.base,
     headers: { authorization: `Bearer ${tenant.key}` },
+    cpuSeconds: () => treeCpuSeconds(api.proc.pid),
     stop: async () => {
       await stopApi(api);
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * User + system CPU seconds of a process and its children (the supervisor and its workers), Linux only (NaN
+ * elsewhere): divided by the invoices issued meanwhile, the service's CPU per invoice, which does not depend on how
+ * much of a shared machine it got.
+ */
+function treeCpuSeconds(pid: number): number {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100 + children.reduce((sum, child) => sum + treeCpuSeconds(child), 0);
+  } catch {
+    return Number.NaN;
+  }
 }
 
 // The cost of syncing every commit (SQLITE_SYNCHRONOUS=full) on issuing, against syncing at checkpoints only.
@@ -127,21 +143,24 @@ function load(url: string, init: RequestInit, expected: number, concurrency: num
   return closedLoad({ urlOf: () => url, init, expected, concurrency, durationMs });
 }
 
-async function measure(url: string, init: RequestInit, expected: number, concurrency: number) {
+async function measure(url: string, init: RequestInit, expected: number, concurrency: number, cpuSeconds?: () => number) {
   await load(url, init, expected, concurrency, 2000); // warm-up
+  const cpuBefore = cpuSeconds?.() ?? Number.NaN;
   const r = await load(url, init, expected, concurrency, seconds * 1000);
+  /** The server's CPU per good answer, in ms. */
+  const cpuMs = (((cpuSeconds?.() ?? Number.NaN) - cpuBefore) / Math.max(1, r.ok)) * 1000;
   log(
-    `${init.method ?? 'GET'} ${url.replace(/^.*\/api\/v1/, '')} c=${concurrency}: ${fmt(r.rps)}/s p50 ${r.p50.toFixed(2)} ms p99 ${r.p99.toFixed(2)} ms, ${r.errors} errors`,
+    `${init.method ?? 'GET'} ${url.replace(/^.*\/api\/v1/, '')} c=${concurrency}: ${fmt(r.rps)}/s p50 ${r.p50.toFixed(2)} ms p99 ${r.p99.toFixed(2)} ms, ${r.errors} errors${Number.isNaN(cpuMs) ? '' : `, server CPU ${cpuMs.toFixed(2)} ms each`}`,
   );
-  return r;
+  return { ...r, cpuMs };
 }
 
 // 2. Issuing.
 const issuing = await startService({});
 const post = { method: 'POST', headers: { ...issuing.headers, 'content-type': 'application/json' }, body: JSON.stringify(INVOICE) };
-const issued: [number, Result][] = [];
+const issued: [number, Result & { cpuMs: number }][] = [];
 try {
-  for (const c of [1, 8, 32]) issued.push([c, await measure(`${issuing.url}/cfdis`, post, 201, c)]);
+  for (const c of [1, 8, 32]) issued.push([c, await measure(`${issuing.url}/cfdis`, post, 201, c, issuing.cpuSeconds)]);
 } finally {
   await issuing.stop();
 }
@@ -180,7 +199,7 @@ const lines = [
   `| \`openssl speed -seconds 3 rsa2048\` | — | ${opensslSign === undefined ? 'skipped' : `${fmt(opensslSign)} sign/s`} | | | | | |`,
   ...issued.map(
     ([c, r]) =>
-      `| POST /cfdis, 10 conceptos, sandbox | ${c} | ${fmt(r.rps)} invoices/s | ${ms(r.mean)} | ${ms(r.p50)} | ${ms(r.p99)} | ${errorsText(r)} | ${((r.rps / ceiling) * 100).toFixed(1)} % of ceiling |`,
+      `| POST /cfdis, 10 conceptos, sandbox | ${c} | ${fmt(r.rps)} invoices/s | ${ms(r.mean)} | ${ms(r.p50)} | ${ms(r.p99)} | ${errorsText(r)} | ${((r.rps / ceiling) * 100).toFixed(1)} % of ceiling${Number.isNaN(r.cpuMs) ? '' : `; server CPU ${ms(r.cpuMs)} per invoice (${(r.cpuMs / twoSignaturesMs).toFixed(2)}× two signatures)`} |`,
   ),
   `| GET /cfdis?limit=100, first page, ${fmt(rows)} rows | 8 | ${fmt(listed.first.rps)} req/s | ${ms(listed.first.mean)} | ${ms(listed.first.p50)} | ${ms(listed.first.p99)} | ${errorsText(listed.first)} | |`,
   `| GET /cfdis?limit=100, ${fmt(depth * 100)} rows deep | 8 | ${fmt(listed.deep.rps)} req/s | ${ms(listed.deep.mean)} | ${ms(listed.deep.p50)} | ${ms(listed.deep.p99)} | ${errorsText(listed.deep)} | ${(deepRatio * 100).toFixed(1)} % of first page |`,
