@@ -27,7 +27,7 @@ import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { Pac, SandboxScenario, StampResult } from '../../pac/types.ts';
 import { closeQueuedJob, enqueue, rescheduleJob } from '../../jobs/queue.ts';
-import { recordFailure, recordStamp, STAMP_JOB } from './stamping.ts';
+import { announceStamp, recordFailure, recordStamp, STAMP_JOB, stampToInsert } from './stamping.ts';
 import { getClientReceptor } from '../clients/service.ts';
 import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
@@ -216,12 +216,13 @@ const insertCfdi = (tx: Tx, row: CfdiRow) =>
         id: sql.placeholder('id'),
         tenantId: sql.placeholder('tenantId'),
         environment: sql.placeholder('environment'),
-        uuid: null,
+        uuid: sql.placeholder('uuid'),
         tipo: sql.placeholder('tipo'),
-        status: 'en_cola',
+        status: sql.placeholder('status'),
         serie: sql.placeholder('serie'),
         folio: sql.placeholder('folio'),
         fecha: sql.placeholder('fecha'),
+        fechaTimbrado: sql.placeholder('fechaTimbrado'),
         receptorRfc: sql.placeholder('receptorRfc'),
         receptorNombre: sql.placeholder('receptorNombre'),
         moneda: sql.placeholder('moneda'),
@@ -321,8 +322,8 @@ export async function issueCfdi(
   const target = { id, tenantId: actor.tenantId, environment: actor.environment };
   // One transaction takes the folio, seals, records the invoice as en_cola with its sealed XML, and queues the
   // stamping job (due after the synchronous budget, so the scheduler does not race the attempt below). A provider
-  // that stamps in this process (the sandbox, without a scenario) stamps in that transaction instead of a job: the
-  // invoice commits vigente, one commit instead of two.
+  // that stamps in this process (the sandbox, without a scenario) stamps in that transaction, before the invoice is
+  // written: it is written once, vigente, and no job is queued; one commit instead of two.
   const stampsHere = pac.inProcess === true && opts.scenario === undefined;
   let row!: CfdiRow;
   const metadata = req.metadata ?? {};
@@ -341,25 +342,27 @@ export async function issueCfdi(
         if (problems.length > 0 || !again.model) throw invalidInput('The CFDI fails validation', problems);
         model = { ...again.model, serie, folio: String(folio) };
       }
-      const summary = summaryOf(model);
       const s = sealComprobante(model, signer);
+      const attempted = stampsHere ? await pac.stamp(s.xml, { tenantId: actor.tenantId }) : undefined;
+      // Stamped already: the invoice is written once, vigente with its stamped XML, instead of en_cola and then updated.
+      const stamped = attempted?.ok ? await stampToInsert(tx, attempted.tfd) : undefined;
       row = {
         id,
         tenantId: actor.tenantId,
         environment: actor.environment,
-        uuid: null,
+        uuid: stamped?.uuid ?? null,
         tipo: model.tipo,
-        status: 'en_cola',
+        status: stamped ? 'vigente' : 'en_cola',
         serie,
         folio,
         fecha: model.fecha,
-        fechaTimbrado: null,
+        fechaTimbrado: stamped?.fechaTimbrado ?? null,
         receptorRfc: model.receptor.rfc,
         receptorNombre: model.receptor.nombre,
         moneda: model.moneda,
         subtotal: model.subTotal.toString(),
         total: model.total.toString(),
-        summary,
+        summary: stamped ? { ...summaryOf(model), ...stamped.tfd } : summaryOf(model),
         failureReason: null,
         withdrawnAt: null,
         externalId,
@@ -369,7 +372,7 @@ export async function issueCfdi(
         updatedAt: stamp,
       };
       await insertCfdi(tx, row);
-      await insertDocument(tx, { cfdiId: id, tenantId: actor.tenantId, xml: Buffer.from(s.xml, 'utf8') });
+      await insertDocument(tx, { cfdiId: id, tenantId: actor.tenantId, xml: Buffer.from(stamped && attempted?.ok ? attempted.xml : s.xml, 'utf8') });
       // Its job is queued by the stamp, here or later from the queue (queueWaitingEmails).
       if (req.email_to) await recordEmail(tx, target, [...new Set(req.email_to)], now, false);
       await opts.bindIdempotency?.(tx, id);
@@ -386,12 +389,13 @@ export async function issueCfdi(
           });
         }
       }
-      const attempted = stampsHere ? await pac.stamp(s.xml, { tenantId: actor.tenantId }) : undefined;
-      if (attempted?.ok) {
-        const stamped = await recordStamp(tx, target, attempted, deps.now());
-        if (stamped) await opts.auditIn?.(tx, id, 201);
-        return { stamped };
+      if (stamped) {
+        const deliveries = await announceStamp(tx, target, stamped.uuid, deps.now());
+        await opts.auditIn?.(tx, id, 201);
+        return { stamped: { ...stamped, deliveries } };
       }
+      // Stamped with a UUID another invoice holds: recordStamp records this one fallido.
+      if (attempted?.ok) return { stamped: await recordStamp(tx, target, attempted, deps.now()) };
       const jobId = await enqueue(tx, now, {
         type: STAMP_JOB,
         tenantId: actor.tenantId,

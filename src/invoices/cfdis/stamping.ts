@@ -92,15 +92,29 @@ export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; 
     await followPagoStatus(tx, cfdi.id, 'vigente', now);
   }
   await storeStampedXml(tx, cfdi.id, Buffer.from(stamped.xml, 'utf8'));
+  return { ...values, deliveries: await announceStamp(tx, cfdi, stamped.tfd.uuid, now) };
+}
+
+/**
+ * For an invoice stamped before its first write (a provider in this process): the values to insert it `vigente`
+ * with, so that it is written once. Undefined when the UUID is already another invoice's: then it is written
+ * `en_cola` and recordStamp fails it, as for a stamp that arrives later.
+ */
+export async function stampToInsert(tx: Tx, tfd: Tfd): Promise<StampValues | undefined> {
+  const [holder] = await holderOfUuid(tx, tfd.uuid);
+  return holder ? undefined : stampValuesOf(tfd);
+}
+
+/** What a recorded stamp sets off: its cfdi.timbrado event and the emails that waited for it. How many jobs it queued. */
+export async function announceStamp(tx: Tx, cfdi: Target, uuid: string, now: Date): Promise<number> {
   const deliveries = await recordEvent(tx, {
     tenantId: cfdi.tenantId,
     environment: cfdi.environment,
     type: 'cfdi.timbrado',
-    data: { cfdi_id: cfdi.id, uuid: stamped.tfd.uuid },
+    data: { cfdi_id: cfdi.id, uuid },
     now,
   });
-  const emails = await queueWaitingEmails(tx, cfdi, now);
-  return { ...values, deliveries: deliveries + emails };
+  return deliveries + (await queueWaitingEmails(tx, cfdi, now));
 }
 
 /** Where a CFDI stands, read inside a transaction that decides on it (whether an email can be queued now). */

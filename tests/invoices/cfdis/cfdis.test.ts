@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { concepto, createTestApp, ICV, ingreso, issuer, READY } from '../../helpers.ts';
+import { concepto, createTestApp, ICV, ingreso, issuer, READY, sqliteConnection, TEST_ENGINE } from '../../helpers.ts';
 import { eq, sql } from 'drizzle-orm';
 import { cfdis, idempotencyKeys } from '../../../src/db/schema/index.ts';
 
@@ -50,6 +50,39 @@ describe('POST /cfdis', () => {
     });
     const second = await t.call('POST', '/cfdis', { token: a.key, body: invoice() });
     expect(second.json.folio).toBe(2);
+  });
+
+  test('a sandbox invoice is written once, vigente with its stamped XML: no later UPDATE of the invoice or its document', async () => {
+    // SQLite: the statements the request runs, from better-sqlite3's Statement (PostgreSQL checks the stored invoice only).
+    type Run = (this: { source: string }, ...args: unknown[]) => unknown;
+    const proto: Record<string, Run> | undefined = TEST_ENGINE === 'sqlite' ? Object.getPrototypeOf(sqliteConnection(t.db).prepare('select 1')) : undefined;
+    const originals = proto && { run: proto.run!, all: proto.all!, get: proto.get! };
+    const written: string[] = [];
+    if (proto && originals) {
+      for (const [name, original] of Object.entries(originals)) {
+        proto[name] = function (this: { source: string }, ...args) {
+          if (/^(insert|update)/i.test(this.source)) written.push(this.source.slice(0, 40));
+          return original.apply(this, args);
+        };
+      }
+    }
+    const a = await newIssuer();
+    let res: Awaited<ReturnType<typeof t.call>>;
+    try {
+      res = await t.call('POST', '/cfdis', { token: a.key, body: invoice(250) });
+    } finally {
+      if (proto && originals) Object.assign(proto, originals);
+    }
+    expect(res.status).toBe(201);
+    if (proto) {
+      expect(written.filter((w) => w.startsWith('insert into "cfdis"') || w.startsWith('insert into "cfdi_documents"'))).toHaveLength(2);
+      expect(written.filter((w) => /^update "(cfdis|cfdi_documents)"/.test(w))).toEqual([]);
+    }
+    const [row] = await t.db.select().from(cfdis).where(eq(cfdis.id, res.json.id));
+    expect(row).toMatchObject({ status: 'vigente', uuid: res.json.uuid, fechaTimbrado: res.json.fecha_timbrado });
+    expect(row?.summary).toMatchObject({ sello_sat: res.json.sello_sat, cadena_original_sat: res.json.cadena_original_sat });
+    const xml = await t.call('GET', `/cfdis/${res.json.id}/xml`, { token: a.key });
+    expect(xml.text).toContain(`UUID="${res.json.uuid}"`);
   });
 
   test('no active CSD, or an expired one → 400 naming the CSD; nothing stored, no folio used', async () => {
