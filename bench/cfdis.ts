@@ -17,16 +17,13 @@
  *   bun bench/cfdis.ts --profile /tmp/prof   # every process writes a CPU profile there (.cpuprofile + Markdown) on exit
  *   bun bench/cfdis.ts --durability --seconds 10   # only: POST /cfdis at concurrency 8 with SQLITE_SYNCHRONOUS normal, then full
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import { runCli } from '../src/cli.ts';
 import { INVOICE } from './invoice.ts';
 import { spawnReady } from './servers/spawn.ts';
 import { signaturesPerSecond } from './ceiling.ts';
 import { closedLoad, errorsText, type LoadResult as Result } from './load.ts';
-import { SOAK_TENANTS, setUpTenant, startApi, stopApi } from './soak.ts';
+import { startService as startServiceAt } from './service.ts';
 
 const { values } = parseArgs({
   options: {
@@ -46,41 +43,8 @@ const log = (s: string) => console.error(s);
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const profiling: Record<string, string> = values.profile ? { BUN_OPTIONS: `--cpu-prof --cpu-prof-md --cpu-prof-dir=${values.profile}` } : {};
 
-/** src/index.ts on a fresh DATA_DIR with one issuing tenant whose limit is lifted; `env` on top of the defaults. */
-async function startService(env: Record<string, string>) {
-  const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-cfdis-'));
-  const setup = await startApi(dir, { ...env, WORKERS: '1' });
-  const tenant = await setUpTenant(setup.base, undefined, SOAK_TENANTS[0]!);
-  await stopApi(setup);
-  // While no process runs: the plan is read at start (and cached).
-  const plan = await runCli(['set-plan', tenant.tenantId, 'enterprise', '100000000'], { DATA_DIR: dir });
-  if (plan.code !== 0) throw new Error(`set-plan: ${plan.out}`);
-  const api = await startApi(dir, { ...env, ...profiling, ...(values.workers ? { WORKERS: values.workers } : {}) });
-  return {
-    url: api.base,
-    headers: { authorization: `Bearer ${tenant.key}` },
-    cpuSeconds: () => treeCpuSeconds(api.proc.pid),
-    stop: async () => {
-      await stopApi(api);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-/**
- * User + system CPU seconds of a process and its children (the supervisor and its workers), Linux only (NaN
- * elsewhere): divided by the invoices issued meanwhile, the service's CPU per invoice, which does not depend on how
- * much of a shared machine it got.
- */
-function treeCpuSeconds(pid: number): number {
-  try {
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100 + children.reduce((sum, child) => sum + treeCpuSeconds(child), 0);
-  } catch {
-    return Number.NaN;
-  }
-}
+/** The service with the benchmark's options: `--workers`, `--profile`. */
+const startService = (env: Record<string, string>) => startServiceAt({ ...env, ...profiling, ...(values.workers ? { WORKERS: values.workers } : {}) });
 
 // The cost of syncing every commit (SQLITE_SYNCHRONOUS=full) on issuing, against syncing at checkpoints only.
 if (values.durability) {

@@ -6,7 +6,8 @@
  *   npm run bench:gateway                  # 5 rounds, 2 s warm-up + 5 s per run, concurrency 32, raw-socket client
  *   npm run bench:gateway -- --seconds 10 --rounds 7 --concurrency 64
  *   npm run bench:gateway -- --client fetch        # the fetch client the first measurements used
- *   npm run bench:gateway -- --workers 2           # the hello-world as 2 processes on one port (reusePort)
+ *   npm run bench:gateway -- --workers 2           # both as 2 processes on one port: the hello-world with reusePort,
+ *                                                  # the service as `npm start` runs it with WORKERS=2 (src/index.ts)
  *
  * Robust on a shared 2-core machine: the servers alternate, each round in the other order, and the verdict is the
  * median of the rounds' ratios (each a pair measured minutes apart at most). The default client writes requests on
@@ -14,9 +15,9 @@
  * fetch the hello-world ran at the client's speed and the ratio moved with the CPU the client got. Each run also
  * reads the servers' and the client's CPU time: a server's CPU per request does not depend on how much CPU it got.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { spawnReady } from './servers/spawn.ts';
+import { startService, treeCpuSeconds } from './service.ts';
 import { socketLoad } from './socket-load.ts';
 
 const { values } = parseArgs({
@@ -26,25 +27,22 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     rounds: { type: 'string', default: '5' },
     client: { type: 'string', default: 'socket' },
-    workers: { type: 'string', default: '1' },
+    workers: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
-const workers = Number(values.workers);
+const workers = Number(values.workers ?? 1);
 const client = values.client === 'fetch' ? 'fetch' : 'socket';
-if (workers > 1) {
-  // The app's side of a like-with-like comparison is the service in `workers` processes (src/index.ts, WORKERS):
-  // wire it in startGateway below; the hello-world side already runs that many processes.
-  console.error(`--workers ${workers}: the hello-world runs as ${workers} processes on one port; the app side is not wired yet`);
-  process.exit(2);
-}
 
 interface Server {
   url: string;
   key?: string;
   procs: Bun.Subprocess[];
+  /** For a server that is a tree of processes: their CPU seconds, and how to stop them. */
+  cpuSeconds?: () => number;
+  stop?: () => Promise<void>;
 }
 
 const dir = new URL('./servers/', import.meta.url).pathname;
@@ -57,17 +55,21 @@ async function startHello(): Promise<Server> {
   return { url: first.ready.url, procs };
 }
 
+/**
+ * Without --workers: the app in one process of its own (bench/servers/gateway.ts). With --workers N: the service
+ * as `npm start` runs it, a supervisor and N workers (the rate limit's counters kept by the supervisor).
+ */
 async function startGateway(): Promise<Server> {
+  if (values.workers) {
+    const service = await startService({ WORKERS: String(workers) });
+    return { url: `${service.url}/tenants/me`, key: service.key, procs: [], cpuSeconds: service.cpuSeconds, stop: service.stop };
+  }
   // The gateway server prints its ready line on stderr (stdout carries its request logs).
   const { proc, ready } = await spawnReady<{ url: string; key: string }>([`${dir}gateway.ts`], 'stderr');
   return { ...ready, procs: [proc] };
 }
 
-/** User + system CPU seconds a process has used (Linux). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
+const serverCpuSeconds = (server: Server) => server.cpuSeconds?.() ?? server.procs.reduce((s, p) => s + treeCpuSeconds(p.pid), 0);
 
 async function fetchLoad(url: string, headers: Record<string, string>, durationMs: number) {
   let ok = 0;
@@ -97,13 +99,13 @@ async function measure(start: () => Promise<Server>) {
   const headers: Record<string, string> = server.key ? { authorization: `Bearer ${server.key}` } : {};
   try {
     await load(server.url, headers, Number(values.warmup) * 1000);
-    const serverCpu0 = server.procs.reduce((s, p) => s + cpuSeconds(p.pid), 0);
+    const serverCpu0 = serverCpuSeconds(server);
     const clientCpu0 = process.cpuUsage();
     const t0 = performance.now();
     const { ok, failed, latencies } = await load(server.url, headers, seconds * 1000);
     const elapsed = (performance.now() - t0) / 1000;
     const clientCpu = process.cpuUsage(clientCpu0);
-    const serverCpu = server.procs.reduce((s, p) => s + cpuSeconds(p.pid), 0) - serverCpu0;
+    const serverCpu = serverCpuSeconds(server) - serverCpu0;
     latencies.sort((a, b) => a - b);
     const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(2);
     return {
@@ -119,6 +121,7 @@ async function measure(start: () => Promise<Server>) {
   } finally {
     for (const proc of server.procs) proc.kill();
     await Promise.all(server.procs.map((p) => p.exited));
+    await server.stop?.();
   }
 }
 
@@ -159,7 +162,7 @@ const ratio = median(runs.map((r) => r.ratio));
 const cpuRatio = median(runs.map((r) => r.hello.cpuUs)) / median(runs.map((r) => r.gateway.cpuUs));
 console.log(
   `medians of ${rounds} rounds; ${client} client, concurrency ${concurrency}, ${seconds} s per run after ${values.warmup} s warm-up, ` +
-    `${workers} hello process(es), Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores`,
+    `${workers} process(es) each (${values.workers ? 'the service: src/index.ts, WORKERS' : 'the app: bench/servers/gateway.ts'}), Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores`,
 );
 console.log(`bare Hono hello-world          ${describe(hello)}  p50 ${hello.p50} ms  p99 ${hello.p99} ms  (${hello.failed} non-200)`);
 console.log(`GET /tenants/me via API key    ${describe(gateway)}  p50 ${gateway.p50} ms  p99 ${gateway.p99} ms  (${gateway.failed} non-200)`);
