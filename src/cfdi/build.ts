@@ -155,10 +155,10 @@ export interface SealedCfdi {
 }
 
 /** Builds the XML, computes the cadena original from it and seals it with the CSD. */
-export function sealComprobante(m: ComprobanteModel, signer: CsdSigner): SealedCfdi {
+export async function sealComprobante(m: ComprobanteModel, signer: CsdSigner): Promise<SealedCfdi> {
   const node = comprobanteNode(m, signer);
   const cadena = cadenaOriginal(node);
-  const sello = signer.sign(cadena);
+  const sello = await signer.sign(cadena);
   node.attrs.Sello = sello;
   return { xml: serializeXml(node), cadena, sello };
 }

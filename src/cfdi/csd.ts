@@ -251,8 +251,8 @@ export interface CsdSigner {
   noCertificado: string;
   /** The `Certificado` attribute: base64 of the DER certificate, no line breaks. */
   certificadoBase64: string;
-  /** `Sello`: RSA PKCS#1 v1.5 + SHA-256 over the UTF-8 cadena, base64. */
-  sign(cadena: string): string;
+  /** `Sello`: RSA PKCS#1 v1.5 + SHA-256 over the UTF-8 cadena, base64 (rsaSha256). */
+  sign(cadena: string): Promise<string>;
   validAt(date: Date): boolean;
   /** For XML-DSig documents signed with the CSD (cancellation requests). */
   signingKey: { privateKey: KeyObject; certificateDer: Buffer };
@@ -263,9 +263,27 @@ export function createSigner(certificate: CertificateInfo, privateKey: KeyObject
     rfc: certificate.rfc,
     noCertificado: certificate.noCertificado,
     certificadoBase64: certificate.der.toString('base64'),
-    sign: (cadena) => sign('sha256', Buffer.from(cadena, 'utf8'), privateKey).toString('base64'),
+    sign: rsaSha256(privateKey),
     validAt: (date) => date >= certificate.validFrom && date <= certificate.validTo,
     signingKey: { privateKey, certificateDer: certificate.der },
+  };
+}
+
+/**
+ * RSA PKCS#1 v1.5 with SHA-256 over the UTF-8 text, base64: SAT's Sello and SelloSAT. On Bun's WebCrypto, which signs
+ * on a pool of threads: the event loop goes on meanwhile, and the signatures of several invoices use several cores
+ * (node:crypto's sign holds the thread). The scheme is deterministic, so the bytes are node:crypto's. A key WebCrypto
+ * does not import is signed with node:crypto.
+ */
+export function rsaSha256(privateKey: KeyObject): (text: string) => Promise<string> {
+  let imported: Promise<CryptoKey | undefined> | undefined;
+  return async (text) => {
+    imported ??= crypto.subtle
+      .importKey('pkcs8', privateKey.export({ format: 'der', type: 'pkcs8' }), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign'])
+      .catch(() => undefined);
+    const key = await imported;
+    const data = Buffer.from(text, 'utf8');
+    return (key ? Buffer.from(await crypto.subtle.sign('RSASSA-PKCS1-v1_5', key, data)) : sign('sha256', data, privateKey)).toString('base64');
   };
 }
 

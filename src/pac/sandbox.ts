@@ -1,7 +1,8 @@
 import forge from 'node-forge';
-import { createHash, createPrivateKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { signEnveloped, type CancellationFacts, type SatStatus } from '../cfdi/cancellation.ts';
+import { rsaSha256 } from '../cfdi/csd.ts';
 import { Dec } from '../cfdi/decimal.ts';
 import { tfdCadena, tfdNode, type Tfd } from '../cfdi/tfd.ts';
 import { wallClock } from '../cfdi/time.ts';
@@ -93,6 +94,7 @@ function sandboxUuid(tenantId: string, sello: string): string {
  */
 export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Date(), slowMs = 6000, sandboxSat?: SandboxSatRegistry): Pac {
   const unavailable = { ok: false as const, retryable: false as const, code: '999', message: 'sandbox: this simulator was created without a SAT registry' };
+  const selloSat = rsaSha256(sat.privateKey);
   return {
     inProcess: true,
     cancel: async (request, options) => (sandboxSat ? simulateCancel(sat, sandboxSat, now(), request, options?.scenario) : unavailable),
@@ -115,7 +117,7 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
         selloCfd: sello,
         noCertificadoSat: sat.noCertificado,
       };
-      const tfd: Tfd = { ...base, selloSat: sign('sha256', Buffer.from(tfdCadena(base), 'utf8'), sat.privateKey).toString('base64') };
+      const tfd: Tfd = { ...base, selloSat: await selloSat(tfdCadena(base)) };
       const tfdXml = serializeXml(tfdNode(tfd)).replace(/^<\?xml[^>]*>\n/, '');
       const xml = sealedXml.includes('</cfdi:Complemento>')
         ? sealedXml.replace(/<\/cfdi:Complemento>(?![\s\S]*<\/cfdi:Complemento>)/, `${tfdXml}</cfdi:Complemento>`)

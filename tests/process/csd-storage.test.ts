@@ -90,7 +90,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('CSD private keys at rest', () => {
     const config = loadConfig({ DATA_DIR: dataDir });
     const db = openDatabase(config.databasePath);
     const signer = (await activeSigner({ db, now: () => new Date(), masterKey: config.masterKey }, reg.tenant.id, 'test'))!;
-    const sello = signer.sign('||4.0|prueba||');
+    const sello = await signer.sign('||4.0|prueba||');
     expect(verify('sha256', Buffer.from('||4.0|prueba||'), publicKeyOf(cer), Buffer.from(sello, 'base64'))).toBe(true);
     // A different master key cannot open it (never a wrong signature).
     await expect(

@@ -342,7 +342,7 @@ export async function issueCfdi(
         if (problems.length > 0 || !again.model) throw invalidInput('The CFDI fails validation', problems);
         model = { ...again.model, serie, folio: String(folio) };
       }
-      const s = sealComprobante(model, signer);
+      const s = await sealComprobante(model, signer);
       const attempted = stampsHere ? await pac.stamp(s.xml, { tenantId: actor.tenantId }) : undefined;
       // Stamped already: the invoice is written once, vigente with its stamped XML, instead of en_cola and then updated.
       const stamped = attempted?.ok ? await stampToInsert(tx, attempted.tfd) : undefined;

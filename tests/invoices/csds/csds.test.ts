@@ -298,7 +298,7 @@ describe('the loaded CSD signs', () => {
     expect(signer.validAt(new Date('2026-01-01'))).toBe(true);
     expect(signer.validAt(new Date('2028-01-01'))).toBe(false);
     const cadena = '||4.0|A|1|2026-11-21T10:00:00|ÑANDÚ €||';
-    const sello = signer.sign(cadena);
+    const sello = await signer.sign(cadena);
     expect(sello).toMatch(/^[A-Za-z0-9+/]{342}==$/);
     expect(verify('sha256', Buffer.from(cadena, 'utf8'), publicKeyOf(EKU.cer), Buffer.from(sello, 'base64'))).toBe(true);
     expect(verify('sha256', Buffer.from(cadena + 'x', 'utf8'), publicKeyOf(EKU.cer), Buffer.from(sello, 'base64'))).toBe(false);
@@ -313,7 +313,7 @@ describe('cross-check with OpenSSL', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cfdi-openssl-'));
     const cadena = '||4.0|A|1|2026-11-21T10:00:00|ÑANDÚ||';
     writeFileSync(join(dir, 'cadena.txt'), cadena);
-    writeFileSync(join(dir, 'sello.bin'), Buffer.from(signer.sign(cadena), 'base64'));
+    writeFileSync(join(dir, 'sello.bin'), Buffer.from(await signer.sign(cadena), 'base64'));
     writeFileSync(join(dir, 'pub.pem'), publicKeyOf(EKU.cer).export({ type: 'spki', format: 'pem' }));
     const run = Bun.spawnSync(['openssl', 'dgst', '-sha256', '-verify', join(dir, 'pub.pem'), '-signature', join(dir, 'sello.bin'), join(dir, 'cadena.txt')]);
     expect(run.stdout.toString()).toContain('Verified OK');
