@@ -353,9 +353,18 @@ export async function withTransaction<T>(dbOrTx: DbOrTx, fn: (tx: Tx) => Promise
 /** A caller of withGroupCommit waiting for, or running in, a group's transaction. */
 interface Member {
   fn: (tx: Tx) => Promise<unknown>;
+  ahead?: Ahead;
   done: PromiseWithResolvers<unknown>;
   outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
 }
+
+/**
+ * Run for every caller of a group of several, in their order, once the group's transaction has begun and before any
+ * caller's `fn`: to start work that `fn` will want (on other threads) while the callers before it write. It may read; it
+ * must not write, and what it prepares is a guess `fn` checks. `group` is shared by the group's `ahead` calls
+ * (a caller's guess depends on those before it: the folio it will get). Its errors are ignored: `fn` runs anyway.
+ */
+export type Ahead = (tx: Tx, group: Map<string, unknown>) => Promise<void>;
 
 /** At most this many callers share one commit, so that a group never holds the write lock for long. */
 const GROUP_MAX = 16;
@@ -365,15 +374,16 @@ const groups = new WeakMap<Database.Database, { waiting: Member[]; running: bool
  * withTransaction for a hot write path (issuing): callers that arrive while a group's transaction runs share the
  * next one. Each runs in its own savepoint, so its error rolls back only its own writes and reaches only its caller;
  * one COMMIT, and one WAL sync, makes the group durable before any caller's promise resolves. On this engine a
- * commit costs more than the writes of an invoice; a group is at most GROUP_MAX callers or TURN_MS long, so another
- * process waiting for the lock gets its turn. PostgreSQL: withTransaction, one transaction per caller.
+ * commit costs more than the writes of an invoice; a group is at most GROUP_MAX callers, so another process waiting
+ * for the lock gets its turn. `ahead` (see Ahead) lets a caller start work on other threads while the callers before
+ * it run. PostgreSQL: withTransaction, one transaction per caller, and no `ahead`.
  */
-export async function withGroupCommit<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export async function withGroupCommit<T>(db: Db, fn: (tx: Tx) => Promise<T>, ahead?: Ahead): Promise<T> {
   const engine = engineOf(db);
   if (engine.dialect === 'postgres') return engine.transaction(db, fn);
   let group = groups.get(engine.sqlite);
   if (!group) groups.set(engine.sqlite, (group = { waiting: [], running: false }));
-  const member: Member = { fn, done: Promise.withResolvers() };
+  const member: Member = { fn, ahead, done: Promise.withResolvers() };
   group.waiting.push(member);
   if (!group.running) void runGroups(db, engine.sqlite, group);
   return member.done.promise as Promise<T>;
@@ -383,13 +393,15 @@ async function runGroups(db: Db, sqlite: Database.Database, group: { waiting: Me
   group.running = true;
   try {
     while (group.waiting.length > 0) {
-      const members: Member[] = [];
+      let members: Member[] = [];
       try {
         await withTransaction(db, async (tx) => {
-          const started = performance.now();
-          while (group.waiting.length > 0 && members.length < GROUP_MAX && (members.length === 0 || performance.now() - started < TURN_MS)) {
-            const member = group.waiting.shift()!;
-            members.push(member);
+          // Who waits once the lock is had is the group: their `ahead` run before any `fn`.
+          members = group.waiting.splice(0, GROUP_MAX);
+          const shared = new Map<string, unknown>();
+          // A group of one has nothing to overlap its work with.
+          if (members.length > 1) for (const member of members) await member.ahead?.(tx, shared).catch(() => undefined);
+          for (const member of members) {
             try {
               member.outcome = { ok: true, value: await withTransaction(tx, member.fn) };
             } catch (error) {
@@ -405,6 +417,8 @@ async function runGroups(db: Db, sqlite: Database.Database, group: { waiting: Me
         }
       } catch (error) {
         // Nothing of this group was written: a caller whose own work failed hears its own error, the others this one.
+        // No group yet: BEGIN failed (the lock not had within its time), and those waiting hear why.
+        if (members.length === 0) members = group.waiting.splice(0, GROUP_MAX);
         for (const m of members) m.done.reject(m.outcome && !m.outcome.ok ? m.outcome.error : error);
       }
     }

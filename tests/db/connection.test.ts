@@ -260,6 +260,44 @@ describe('withGroupCommit on one SQLite connection', () => {
     expect(await names(db)).toEqual(['a', 'b', 'c']);
   });
 
+  test('ahead runs for each caller of a group of several, in their order, before any fn, sharing one map; its errors are ignored', async () => {
+    const db = openDatabase(':memory:');
+    const release = await holdTransaction(db);
+    const seen: string[] = [];
+    const calls = ['a', 'b', 'c'].map((id) =>
+      withGroupCommit(
+        db,
+        async (tx) => {
+          seen.push(`fn ${id}`);
+          await tx.insert(tenants).values(tenant(id));
+          return id;
+        },
+        async (_tx, group) => {
+          const position = (group.get('count') as number | undefined) ?? 0;
+          group.set('count', position + 1);
+          seen.push(`ahead ${id} ${position}`);
+          if (id === 'b') throw new Error('a guess that went wrong');
+        },
+      ),
+    );
+    await release();
+    expect(await Promise.all(calls)).toEqual(['a', 'b', 'c']);
+    expect(seen).toEqual(['ahead a 0', 'ahead b 1', 'ahead c 2', 'fn a', 'fn b', 'fn c']);
+    expect(await names(db)).toEqual(['a', 'b', 'c']);
+  });
+
+  test('a group of one runs no ahead (nothing to overlap it with)', async () => {
+    const db = openDatabase(':memory:');
+    let aheads = 0;
+    const value = await withGroupCommit(
+      db,
+      async () => 'alone',
+      async () => void aheads++,
+    );
+    expect(value).toBe('alone');
+    expect(aheads).toBe(0);
+  });
+
   test('a caller that fails rolls back only its own writes and alone hears its error', async () => {
     const db = openDatabase(':memory:');
     const release = await holdTransaction(db);

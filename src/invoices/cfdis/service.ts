@@ -31,11 +31,11 @@ import { announceStamp, recordFailure, recordStamp, STAMP_JOB, stampToInsert } f
 import { getClientReceptor } from '../clients/service.ts';
 import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
-import { allocateFolio, peekFolio } from '../series/service.ts';
+import { allocateFolio, expectedFolio, peekFolio } from '../series/service.ts';
 import { balanceOf, recordPayments, resolvePaidDocuments } from './payments.ts';
 import { pdfPool } from './pdf-pool.ts';
 import { toCfdi, toCfdiListItem, type CfdiRequest, type CfdiRow } from './schemas.ts';
-import { withGroupCommit, withTransaction, type Tx } from '../../db/index.ts';
+import { withGroupCommit, withTransaction, type Ahead, type Tx } from '../../db/index.ts';
 import { recordEmail } from '../emails/outbox.ts';
 import { requireMailer, type Mailer } from '../emails/smtp.ts';
 import { uniqueViolation } from '../../db/engine.ts';
@@ -329,85 +329,102 @@ export async function issueCfdi(
   const metadata = req.metadata ?? {};
   const externalId = req.external_id ?? null;
   let stored: { sealed: { xml: string }; jobId: string; attempted?: StampResult } | { stamped: Awaited<ReturnType<typeof recordStamp>> };
-  try {
-    stored = await withGroupCommit(deps.db, async (tx) => {
-      const { serie, folio } = await allocateFolio(tx, scope, req.serie);
-      let model: ComprobanteModel = { ...prepared.model!, serie, folio: String(folio) };
-      if (readsStoredFacts(req)) {
-        // Another request may have paid the same invoice (balance, instalment number) or cancelled a related CFDI
-        // since the check above: decide again on what this transaction sees, which nobody can change before it commits.
-        const current = await storedFacts(tx, actor, req, receptor.rfc.toUpperCase());
-        const again = prepareInvoice(req, { emisor, receptor, now, serie, folio: String(folio), paidDocuments: current.paidDocuments, newIdCcp });
-        const problems = [...current.problems, ...again.errors];
-        if (problems.length > 0 || !again.model) throw invalidInput('The CFDI fails validation', problems);
-        model = { ...again.model, serie, folio: String(folio) };
-      }
-      const s = await sealComprobante(model, signer);
-      const attempted = stampsHere ? await pac.stamp(s.xml, { tenantId: actor.tenantId }) : undefined;
-      // Stamped already: the invoice is written once, vigente with its stamped XML, instead of en_cola and then updated.
-      const stamped = attempted?.ok ? await stampToInsert(tx, attempted.tfd) : undefined;
-      row = {
-        id,
-        tenantId: actor.tenantId,
-        environment: actor.environment,
-        uuid: stamped?.uuid ?? null,
-        tipo: model.tipo,
-        status: stamped ? 'vigente' : 'en_cola',
-        serie,
-        folio,
-        fecha: model.fecha,
-        fechaTimbrado: stamped?.fechaTimbrado ?? null,
-        receptorRfc: model.receptor.rfc,
-        receptorNombre: model.receptor.nombre,
-        moneda: model.moneda,
-        subtotal: model.subTotal.toString(),
-        total: model.total.toString(),
-        summary: stamped ? { ...summaryOf(model), ...stamped.tfd } : summaryOf(model),
-        failureReason: null,
-        withdrawnAt: null,
-        externalId,
-        clientId: req.receptor_id ?? null,
-        metadata,
-        createdAt: stamp,
-        updatedAt: stamp,
+  const sealAndStamp = async (model: ComprobanteModel) => {
+    const sealed = await sealComprobante(model, signer);
+    return { sealed, attempted: stampsHere ? await pac.stamp(sealed.xml, { tenantId: actor.tenantId }) : undefined };
+  };
+  // Sealed (and stamped, in process) for the folio it expects while the invoices before it in the group commit are
+  // written: the signatures of a group run on WebCrypto's threads side by side. Used only if that folio is the one taken.
+  let early: { serie: string; folio: number; sealing: ReturnType<typeof sealAndStamp> } | undefined;
+  const ahead: Ahead | undefined = readsStoredFacts(req)
+    ? undefined
+    : async (tx, group) => {
+        const expected = await expectedFolio(tx, scope, req.serie, group);
+        early = { ...expected, sealing: sealAndStamp({ ...prepared.model!, serie: expected.serie, folio: String(expected.folio) }) };
+        early.sealing.catch(() => undefined); // unused when the guess was wrong; its error, if used, is fn's
       };
-      await insertCfdi(tx, row);
-      await insertDocument(tx, { cfdiId: id, tenantId: actor.tenantId, xml: Buffer.from(stamped && attempted?.ok ? attempted.xml : s.xml, 'utf8') });
-      // Its job is queued by the stamp, here or later from the queue (queueWaitingEmails).
-      if (req.email_to) await recordEmail(tx, target, [...new Set(req.email_to)], now, false);
-      await opts.bindIdempotency?.(tx, id);
-      await opts.recordWith?.(tx, id);
-      if (model.pagos) await recordPayments(tx, id, scope, model.pagos);
-      for (const r of model.relacionados) {
-        for (const uuid of r.uuids) {
-          await insertRelation(tx, {
-            cfdiId: id,
-            tenantId: actor.tenantId,
-            environment: actor.environment,
-            tipoRelacion: r.tipoRelacion,
-            relatedUuid: uuid.toUpperCase(),
-          });
+  try {
+    stored = await withGroupCommit(
+      deps.db,
+      async (tx) => {
+        const { serie, folio } = await allocateFolio(tx, scope, req.serie);
+        let model: ComprobanteModel = { ...prepared.model!, serie, folio: String(folio) };
+        if (readsStoredFacts(req)) {
+          // Another request may have paid the same invoice (balance, instalment number) or cancelled a related CFDI
+          // since the check above: decide again on what this transaction sees, which nobody can change before it commits.
+          const current = await storedFacts(tx, actor, req, receptor.rfc.toUpperCase());
+          const again = prepareInvoice(req, { emisor, receptor, now, serie, folio: String(folio), paidDocuments: current.paidDocuments, newIdCcp });
+          const problems = [...current.problems, ...again.errors];
+          if (problems.length > 0 || !again.model) throw invalidInput('The CFDI fails validation', problems);
+          model = { ...again.model, serie, folio: String(folio) };
         }
-      }
-      if (stamped) {
-        const deliveries = await announceStamp(tx, target, stamped.uuid, deps.now());
-        await opts.auditIn?.(tx, id, 201);
-        return { stamped: { ...stamped, deliveries } };
-      }
-      // Stamped with a UUID another invoice holds: recordStamp records this one fallido.
-      if (attempted?.ok) return { stamped: await recordStamp(tx, target, attempted, deps.now()) };
-      const jobId = await enqueue(tx, now, {
-        type: STAMP_JOB,
-        tenantId: actor.tenantId,
-        environment: actor.environment,
-        payload: { cfdi_id: id },
-        runAt: new Date(now.getTime() + deps.stampBudgetMs),
-        // Well inside SAT's 72 hours after Fecha: past this the invoice is given up as fallido.
-        deadline: new Date(zonedToUtc(model.fecha, timeZoneOf(model.lugarExpedicion)).getTime() + STAMP_DEADLINE_MS),
-      });
-      // A refusal of the in-process provider is answered below as the provider's answer would be.
-      return { sealed: s, jobId, attempted };
-    });
+        const { sealed: s, attempted } = early?.serie === serie && early.folio === folio ? await early.sealing : await sealAndStamp(model);
+        // Stamped already: the invoice is written once, vigente with its stamped XML, instead of en_cola and then updated.
+        const stamped = attempted?.ok ? await stampToInsert(tx, attempted.tfd) : undefined;
+        row = {
+          id,
+          tenantId: actor.tenantId,
+          environment: actor.environment,
+          uuid: stamped?.uuid ?? null,
+          tipo: model.tipo,
+          status: stamped ? 'vigente' : 'en_cola',
+          serie,
+          folio,
+          fecha: model.fecha,
+          fechaTimbrado: stamped?.fechaTimbrado ?? null,
+          receptorRfc: model.receptor.rfc,
+          receptorNombre: model.receptor.nombre,
+          moneda: model.moneda,
+          subtotal: model.subTotal.toString(),
+          total: model.total.toString(),
+          summary: stamped ? { ...summaryOf(model), ...stamped.tfd } : summaryOf(model),
+          failureReason: null,
+          withdrawnAt: null,
+          externalId,
+          clientId: req.receptor_id ?? null,
+          metadata,
+          createdAt: stamp,
+          updatedAt: stamp,
+        };
+        await insertCfdi(tx, row);
+        await insertDocument(tx, { cfdiId: id, tenantId: actor.tenantId, xml: Buffer.from(stamped && attempted?.ok ? attempted.xml : s.xml, 'utf8') });
+        // Its job is queued by the stamp, here or later from the queue (queueWaitingEmails).
+        if (req.email_to) await recordEmail(tx, target, [...new Set(req.email_to)], now, false);
+        await opts.bindIdempotency?.(tx, id);
+        await opts.recordWith?.(tx, id);
+        if (model.pagos) await recordPayments(tx, id, scope, model.pagos);
+        for (const r of model.relacionados) {
+          for (const uuid of r.uuids) {
+            await insertRelation(tx, {
+              cfdiId: id,
+              tenantId: actor.tenantId,
+              environment: actor.environment,
+              tipoRelacion: r.tipoRelacion,
+              relatedUuid: uuid.toUpperCase(),
+            });
+          }
+        }
+        if (stamped) {
+          const deliveries = await announceStamp(tx, target, stamped.uuid, deps.now());
+          await opts.auditIn?.(tx, id, 201);
+          return { stamped: { ...stamped, deliveries } };
+        }
+        // Stamped with a UUID another invoice holds: recordStamp records this one fallido.
+        if (attempted?.ok) return { stamped: await recordStamp(tx, target, attempted, deps.now()) };
+        const jobId = await enqueue(tx, now, {
+          type: STAMP_JOB,
+          tenantId: actor.tenantId,
+          environment: actor.environment,
+          payload: { cfdi_id: id },
+          runAt: new Date(now.getTime() + deps.stampBudgetMs),
+          // Well inside SAT's 72 hours after Fecha: past this the invoice is given up as fallido.
+          deadline: new Date(zonedToUtc(model.fecha, timeZoneOf(model.lugarExpedicion)).getTime() + STAMP_DEADLINE_MS),
+        });
+        // A refusal of the in-process provider is answered below as the provider's answer would be.
+        return { sealed: s, jobId, attempted };
+      },
+      ahead,
+    );
   } catch (err) {
     throw (await externalIdTaken(deps, actor, req.external_id, err)) ?? instalmentTaken(err) ?? err;
   }

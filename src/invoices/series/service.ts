@@ -201,6 +201,23 @@ export async function allocateFolio(tx: DbOrTx, scope: Scope, serie?: string): P
   return fromA;
 }
 
+/**
+ * In a group commit's `ahead` (withGroupCommit): the folio allocateFolio will give this caller if each caller of the
+ * group before it takes one of the same series. A guess to prepare work with, never a folio to record: the caller
+ * compares it with what allocateFolio then answers. `group` carries the count from one caller to the next.
+ */
+export async function expectedFolio(
+  tx: DbOrTx,
+  scope: Scope,
+  serie: string | undefined,
+  group: Map<string, unknown>,
+): Promise<{ serie: string; folio: number }> {
+  const key = `folio ${scope.tenantId} ${scope.environment} ${serie ?? ''}`;
+  const next = (group.get(key) as { serie: string; folio: number } | undefined) ?? (await peekFolio(tx, scope, serie));
+  group.set(key, { serie: next.serie, folio: next.folio + 1 });
+  return next;
+}
+
 /** What allocateFolio would answer now, consuming nothing (POST /cfdis/validate). */
 export async function peekFolio(db: DbOrTx, scope: Scope, serie?: string): Promise<{ serie: string; folio: number }> {
   const select = prepared(db, serie !== undefined ? 'series.peekNamed' : 'series.peekDefault', (d) =>
