@@ -10,16 +10,18 @@ export interface XmlNode {
 /** Builds a node, dropping attributes that are undefined (optional and absent: never written empty). */
 export function el(name: string, attrs: Record<string, string | undefined>, children: (XmlNode | undefined | false)[] = []): XmlNode {
   const clean: Record<string, string> = {};
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined) clean[k] = v;
+  for (const k in attrs) if (attrs[k] !== undefined) clean[k] = attrs[k];
   return { name, attrs: clean, children: children.filter((c): c is XmlNode => !!c) };
 }
 
-const escapeAttr = (v: string) =>
-  v.replace(/[&<>"\t\n\r]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' })[c]!);
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' };
+const NEEDS_ESCAPE = /[&<>"\t\n\r]/;
+// Most values need no escape: testing first is cheaper than a replace that finds nothing (every attribute of every invoice).
+const escapeAttr = (v: string) => (NEEDS_ESCAPE.test(v) ? v.replace(/[&<>"\t\n\r]/g, (c) => ESCAPES[c]!) : v);
 
 function write(node: XmlNode, out: string[]): void {
   out.push('<', node.name);
-  for (const [k, v] of Object.entries(node.attrs)) out.push(' ', k, '="', escapeAttr(v), '"');
+  for (const k in node.attrs) out.push(' ', k, '="', escapeAttr(node.attrs[k]!), '"');
   if (node.children.length === 0) {
     out.push('/>');
     return;
