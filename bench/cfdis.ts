@@ -4,7 +4,7 @@
  *     invoice needs two (the Sello with the tenant's CSD, the sandbox SelloSAT), so the machine issues at most
  *     sign/s ÷ 2 × cores invoices per second, and one invoice's two signatures take 2 ÷ sign/s;
  *  2. sandbox POST /api/v1/cfdis of a 10-concepto invoice over HTTP, at concurrency 1, 8 and 32, against the service
- *     as `npm start` runs it: src/index.ts in its default configuration (every core, SQLite with
+ *     as `npm start` runs it: src/index.ts in its default configuration (one process per two cores, SQLite with
  *     SQLITE_SYNCHRONOUS=full in a temp DATA_DIR, request logs at info), one tenant set up through the API (the test
  *     CSD, an sk_test_ key) and its limit lifted with the operator CLI;
  *  3. GET /api/v1/cfdis?limit=100 on 100,000 invoices: the first page against a page 90,000 rows deep

@@ -7,7 +7,7 @@ import { SOAK_TENANTS, setUpTenant, startApi, stopApi } from './soak.ts';
 
 /**
  * src/index.ts on a fresh DATA_DIR with one issuing tenant (EKU9003173C9, its test CSD and an sk_test_ key) whose
- * limit is lifted; `env` on top of the defaults (WORKERS unset: every core).
+ * limit is lifted; `env` on top of the defaults (WORKERS unset: one process per two cores).
  */
 export async function startService(env: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-service-'));

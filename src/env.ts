@@ -74,6 +74,13 @@ const EnvSchema = z.object({
     .optional(),
 });
 
+/**
+ * One process per two cores: a process keeps about two busy while it issues, its event loop one and WebCrypto's
+ * threads, where it signs, the other (docs/benchmarks.md: on 2 cores one process issues more per second than two,
+ * with less CPU per invoice, and serves reads as fast at half the CPU).
+ */
+export const defaultWorkers = (cores: number): number => Math.max(1, Math.floor(cores / 2));
+
 /** An http(s) URL with a host and no query or fragment (a path prefix is kept, for a server behind a proxy's path). */
 function isHttpOrigin(value: string): boolean {
   try {
@@ -186,7 +193,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     trustedProxies: e.TRUSTED_PROXIES?.split(',').map((entry) => entry.trim()) ?? [],
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
-    workers: e.WORKERS ?? availableParallelism(),
+    workers: e.WORKERS ?? defaultWorkers(availableParallelism()),
     generatedSecrets,
   };
 }

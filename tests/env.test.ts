@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../src/env.ts';
+import { ConfigError, defaultWorkers, loadConfig } from '../src/env.ts';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'cfdi-config-'));
 
@@ -17,8 +17,10 @@ describe('loadConfig', () => {
     expect(a.jobLeaseSeconds).toBe(30);
     expect(loadConfig({ DATA_DIR: dataDir, JOB_LEASE_SECONDS: '6' }).jobLeaseSeconds).toBe(6);
     expect(a.demo).toBe(false);
-    expect(a.workers).toBe(availableParallelism());
+    expect(a.workers).toBe(defaultWorkers(availableParallelism()));
+    expect([1, 2, 3, 4, 8].map(defaultWorkers)).toEqual([1, 1, 1, 2, 4]);
     expect(loadConfig({ DATA_DIR: dataDir, WORKERS: '1' }).workers).toBe(1);
+    expect(loadConfig({ DATA_DIR: dataDir, WORKERS: '3' }).workers).toBe(3);
     expect(loadConfig({ DATA_DIR: dataDir, DEMO: 'true' }).demo).toBe(true);
     expect(a.databasePath).toBe(join(dataDir, 'cfdi.sqlite'));
     expect(a.jwtSecret.length).toBeGreaterThanOrEqual(32);
