@@ -14,6 +14,9 @@ import { startServer, stopServer } from './server.ts';
 const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-crash-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const N = 200;
+// The jobs the killed run was stamping stay leased to it until the lease ends: 5 s here (30 s by default), so the
+// restart takes them over without waiting out the default.
+const LEASE = { JOB_LEASE_SECONDS: '5' };
 
 // SQLite only: SQLite's file after a SIGKILL (on PostgreSQL, tests/process/multi-instance.test.ts kills instances).
 describe.skipIf(TEST_ENGINE !== 'sqlite')('crash safety', () => {
@@ -25,7 +28,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('crash safety', () => {
     expect((await runCli(['set-plan', key.tenant.id, 'enterprise', '100000'], { DATA_DIR: dataDir })).code).toBe(0);
 
     // Run 1: the provider is down for every synchronous attempt; the worker starts stamping the queue at once.
-    const first = await startServer(dataDir);
+    const first = await startServer(dataDir, LEASE);
     const body = {
       tipo: 'I',
       forma_pago: '03',
@@ -67,7 +70,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('crash safety', () => {
     watch.close();
 
     // Run 2: the provider is up; recovered and queued jobs finish.
-    const second = await startServer(dataDir);
+    const second = await startServer(dataDir, LEASE);
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
       const page: any = await (await fetch(`${second.base}/cfdis?status=en_cola&limit=1`, { headers: { authorization: `Bearer ${key.key}` } })).json();

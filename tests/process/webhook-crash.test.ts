@@ -32,7 +32,8 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const LOOPBACK_RECEIVER = { WEBHOOK_ALLOW_PRIVATE: 'true' };
+// A 5 s job lease (30 s by default): the restart takes over what the killed run was delivering without waiting out the default.
+const LOOPBACK_RECEIVER = { WEBHOOK_ALLOW_PRIVATE: 'true', JOB_LEASE_SECONDS: '5' };
 
 // SQLite only: one process on its SQLite file (on PostgreSQL, tests/process/multi-instance.test.ts).
 describe.skipIf(TEST_ENGINE !== 'sqlite')('webhook crash safety', () => {
@@ -79,7 +80,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('webhook crash safety', () => {
     expect(beforeRestart).toBeLessThan(N);
     expect(pendingAtKill).toBeGreaterThan(0);
 
-    // Deliveries the killed run was making stay leased to it until the lease expires (30 s): only then may another
+    // Deliveries the killed run was making stay leased to it until the lease expires (5 s here): only then may another
     // process (on PostgreSQL, possibly a live instance's) take them over. Wait until each is recorded.
     const second = await startServer(dataDir, LOOPBACK_RECEIVER);
     const pending = () => {
