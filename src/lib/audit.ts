@@ -81,13 +81,13 @@ function batchedInsert(db: Db): (row: AuditRow) => Promise<void> {
 
 /**
  * Writes the request's audit row inside a transaction of its handler, with the status it will answer: the write and
- * its record commit together, in one commit instead of two (POST /cfdis, when it knows in its transaction that it
- * answers 201). The middleware then writes none after the handler.
+ * its record commit together, in one commit instead of two (an invoice, of POST /cfdis or of a receipt, when its
+ * transaction knows that it answers 201). The middleware then writes none after the handler.
  */
 export type AuditInTransaction = (tx: Tx, resourceId: string, status: number) => Promise<void>;
 
 /** One entry written outside a backend's middleware: the self-invoicing portal's, whose caller has no credential. */
-export async function recordAuditEntry(db: Db, row: Omit<AuditRow, 'id'>): Promise<void> {
+export async function recordAuditEntry(db: DbOrTx, row: Omit<AuditRow, 'id'>): Promise<void> {
   await insertOf(db).execute({ id: newId('aud'), ...row });
 }
 

@@ -1,8 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { DbOrTx } from '../db/client.ts';
 import type { GatewayEnv } from '../gateway/gateway.ts';
 import { brandingOf } from '../invoices/cfdis/service.ts';
+import type { PortalReceipt } from '../invoices/receipts/service.ts';
 import { recordAuditEntry } from '../lib/audit.ts';
 import { respondError, zodDetails } from '../lib/errors.ts';
 import type { IdentityDirectory } from '../lib/identity.ts';
@@ -188,10 +190,10 @@ export function mountPortal(
     }),
     async (c) => {
       const { tenant_id } = c.req.valid('param');
-      const { receipt, ...issued } = await invoiceTicket(deps, tenant_id, c.req.valid('json'));
-      // The tenant's log shows who stamped the CFDI: the portal, for the receipt named.
-      try {
-        await recordAuditEntry(deps.db, {
+      // The tenant's log shows who stamped the CFDI: the portal, for the receipt named. In the invoice's transaction
+      // when it is stamped there; after the answer is known when it was queued.
+      const audit = (db: DbOrTx, receipt: PortalReceipt) =>
+        recordAuditEntry(db, {
           tenantId: receipt.tenantId,
           environment: receipt.environment,
           actorType: 'api_key',
@@ -205,8 +207,17 @@ export function mountPortal(
           requestId: c.get('requestId'),
           createdAt: deps.now().toISOString(),
         });
-      } catch {
-        // The CFDI is stamped and answered as such: a retry would be refused as invoiced. The request log still has it.
+      let recorded = false;
+      const { receipt, ...issued } = await invoiceTicket(deps, tenant_id, c.req.valid('json'), async (tx, receipt) => {
+        await audit(tx, receipt);
+        recorded = true;
+      });
+      if (!recorded) {
+        try {
+          await audit(deps.db, receipt);
+        } catch {
+          // The CFDI is stamped and answered as such: a retry would be refused as invoiced. The request log still has it.
+        }
       }
       return c.json(issued, 201, NO_STORE);
     },

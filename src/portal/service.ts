@@ -1,3 +1,4 @@
+import type { Tx } from '../db/index.ts';
 import type { Actor } from '../lib/backend.ts';
 import { ServiceError } from '../lib/service-error.ts';
 import { getCfdi, getCfdiPdf, getCfdiXml } from '../invoices/cfdis/service.ts';
@@ -40,16 +41,28 @@ export async function lookupTicket(deps: PortalDeps, tenantId: string, key: stri
 
 /**
  * POST /portal/{tenant_id}/ticket/invoice: stamps the ticket's CFDI to the customer. Email only where SMTP is
- * configured: without it the invoice is still issued and the answer says the email was not sent.
+ * configured: without it the invoice is still issued and the answer says the email was not sent. `auditIn`: the
+ * tenant's audit row for it, written in the invoice's transaction when it stamps there.
  */
-export async function invoiceTicket(deps: PortalDeps, tenantId: string, body: { clave: string; receptor: PortalReceptor; email?: string }) {
+export async function invoiceTicket(
+  deps: PortalDeps,
+  tenantId: string,
+  body: { clave: string; receptor: PortalReceptor; email?: string },
+  auditIn?: (tx: Tx, receipt: PortalReceipt) => Promise<void>,
+) {
   const r = await receiptOf(deps, tenantId, body.clave);
   const reason = blockedReason(r, deps.now());
   if (reason) throw new ServiceError('conflict', reason, [{ field: 'clave', issue: reason }]);
   const email: 'queued' | 'unavailable' | 'not_requested' = body.email ? (deps.mailer ? 'queued' : 'unavailable') : 'not_requested';
   let cfdi: Awaited<ReturnType<typeof invoiceReceipt>>['body'];
   try {
-    ({ body: cfdi } = await invoiceReceipt(deps, actorFor(r), r.id, { receptor: body.receptor, ...(email === 'queued' ? { email_to: [body.email!] } : {}) }));
+    ({ body: cfdi } = await invoiceReceipt(
+      deps,
+      actorFor(r),
+      r.id,
+      { receptor: body.receptor, ...(email === 'queued' ? { email_to: [body.email!] } : {}) },
+      auditIn && ((tx) => auditIn(tx, r)),
+    ));
   } catch (err) {
     throw await portalError(deps, tenantId, body, err);
   }

@@ -205,7 +205,7 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
       },
     }),
     async (c) => {
-      const result = await invoiceReceipt(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'));
+      const result = await invoiceReceipt(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'), c.get('auditIn'));
       return result.queued ? c.json(result.body, 202) : c.json(result.body, 201);
     },
   );

@@ -17,6 +17,7 @@ import type { Db } from '../../db/client.ts';
 import { uniqueViolation } from '../../db/engine.ts';
 import { withTransaction, type Tx } from '../../db/index.ts';
 import { receipts, receiptSettings, type Environment, type ReceiptStatus } from '../../db/schema/index.ts';
+import type { AuditInTransaction } from '../../lib/audit.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
@@ -227,9 +228,10 @@ export async function cancelReceipt(deps: ReceiptDeps, actor: Actor, id: string,
 
 /**
  * POST /receipts/{id}/invoice (and the portal): a CFDI of the receipt's conceptos to its customer. The receipt is
- * marked in the invoice's own transaction, so two requests for one receipt make one CFDI.
+ * marked in the invoice's own transaction, so two requests for one receipt make one CFDI. `auditIn`: the request's
+ * audit row, about the receipt, written in that transaction too when it stamps (see AuditInTransaction).
  */
-export async function invoiceReceipt(deps: ReceiptDeps, actor: Actor, id: string, body: ReceiptInvoice) {
+export async function invoiceReceipt(deps: ReceiptDeps, actor: Actor, id: string, body: ReceiptInvoice, auditIn?: AuditInTransaction) {
   const row = await getRow(deps.db, actor, id);
   if (row.status !== 'open') throw notOpen(row, 'invoiced');
   if (Date.parse(row.expiresAt) < deps.now().getTime())
@@ -259,6 +261,7 @@ export async function invoiceReceipt(deps: ReceiptDeps, actor: Actor, id: string
       recordWith: async (tx, cfdiId) => {
         if ((await markInvoiced(tx, [row.id], cfdiId, 'self', deps.now())) !== 1) throw notOpen(await getRow(tx, actor, id), 'invoiced');
       },
+      auditIn: auditIn && ((tx, _cfdiId, status) => auditIn(tx, row.id, status)),
     },
   );
 }

@@ -295,32 +295,71 @@ describe('audit log', () => {
     expect(entries[0]).toMatchObject({ action: 'createSeries', request_id: first.requestId, resource: { type: 'series', id: first.json.id } });
   });
 
-  test('a sandbox invoice and its entry are written by one transaction; a queued one gets its entry after the answer', async () => {
-    // SQLite: count the write transactions the request opens (PostgreSQL checks the entries only).
+  /** The write transactions `fn` opens (SQLite; PostgreSQL: undefined, its tests check the entries only). */
+  async function beginsOf(fn: () => Promise<void>): Promise<number | undefined> {
     const sqlite = TEST_ENGINE === 'sqlite' ? sqliteConnection(t.db) : undefined;
-    let begins = 0;
     const exec = sqlite?.exec;
-    if (sqlite && exec)
-      sqlite.exec = (source: string) => {
-        if (/^begin immediate/i.test(source)) begins++;
-        return exec.call(sqlite, source);
-      };
-    const issuing = await issuer(t, READY); // the first test removed this tenant's CSD
+    if (!sqlite || !exec) return void (await fn());
+    let begins = 0;
+    sqlite.exec = (source: string) => {
+      if (/^begin immediate/i.test(source)) begins++;
+      return exec.call(sqlite, source);
+    };
     try {
-      begins = 0;
-      const stamped = await call('POST', '/cfdis', issuing.key, DEMO_INVOICE);
-      expect(stamped.status).toBe(201);
-      if (sqlite) expect(begins).toBe(1);
-      const queued = await call('POST', '/cfdis', issuing.key, DEMO_INVOICE, { 'x-sandbox-scenario': 'pac_unavailable' });
-      expect(queued.status).toBe(202);
-      const entries = await auditAll(issuing.key, '&action=issueCfdi');
-      expect(entries.map((e) => [e.request_id, e.status, e.resource.id])).toEqual([
-        [queued.requestId, 202, queued.json.id],
-        [stamped.requestId, 201, stamped.json.id],
-      ]);
+      await fn();
     } finally {
-      if (sqlite && exec) sqlite.exec = exec;
+      sqlite.exec = exec;
     }
+    return begins;
+  }
+
+  test('a sandbox invoice and its entry are written by one transaction; a queued one gets its entry after the answer', async () => {
+    const issuing = await issuer(t, READY); // the first test removed this tenant's CSD
+    let stamped!: Awaited<ReturnType<typeof call>>;
+    const begins = await beginsOf(async () => {
+      stamped = await call('POST', '/cfdis', issuing.key, DEMO_INVOICE);
+    });
+    expect(stamped.status).toBe(201);
+    if (begins !== undefined) expect(begins).toBe(1);
+    const queued = await call('POST', '/cfdis', issuing.key, DEMO_INVOICE, { 'x-sandbox-scenario': 'pac_unavailable' });
+    expect(queued.status).toBe(202);
+    const entries = await auditAll(issuing.key, '&action=issueCfdi');
+    expect(entries.map((e) => [e.request_id, e.status, e.resource.id])).toEqual([
+      [queued.requestId, 202, queued.json.id],
+      [stamped.requestId, 201, stamped.json.id],
+    ]);
+  });
+
+  test("a receipt invoiced through the API or the portal: the CFDI, the receipt's mark and the entry in one transaction", async () => {
+    const issuing = await issuer(t, READY);
+    const ticket = { forma_pago: '01', conceptos: DEMO_INVOICE.conceptos };
+    const receipt = (await call('POST', '/receipts', issuing.key, ticket)).json;
+    let invoiced!: Awaited<ReturnType<typeof call>>;
+    const apiBegins = await beginsOf(async () => {
+      invoiced = await call('POST', `/receipts/${receipt.id}/invoice`, issuing.key, { receptor: DEMO_INVOICE.receptor });
+    });
+    expect(invoiced.status).toBe(201);
+    if (apiBegins !== undefined) expect(apiBegins).toBe(1);
+
+    const sold = (await call('POST', '/receipts', issuing.key, ticket)).json;
+    const clave = new URL(sold.self_invoice_url).searchParams.get('clave');
+    let portal!: Response;
+    const portalBegins = await beginsOf(async () => {
+      portal = await t.app.request(`/portal/${issuing.tenant.id}/ticket/invoice`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ clave, receptor: DEMO_INVOICE.receptor }),
+      });
+    });
+    expect(portal.status).toBe(201);
+    if (portalBegins !== undefined) expect(portalBegins).toBe(1);
+
+    const entries = await auditAll(issuing.key);
+    const written = entries.filter((e) => e.action === 'invoiceReceipt' || e.action === 'invoicePortalTicket');
+    expect(written.map((e) => [e.action, e.request_id, e.status, e.actor.id, e.resource.id])).toEqual([
+      ['invoicePortalTicket', portal.headers.get('x-request-id'), 201, 'portal', sold.id],
+      ['invoiceReceipt', invoiced.requestId, 201, expect.any(String), receipt.id],
+    ]);
   });
 
   test('ADMIN only; another tenant sees none of it; filters and cursor pagination, newest first', async () => {
