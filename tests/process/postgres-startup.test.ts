@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { TEST_ENGINE } from '../helpers.ts';
 import { POSTGRES, scratchDatabase } from '../postgres.ts';
 import { startServer, stopServer } from './server.ts';
 
@@ -12,9 +13,13 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const SECRETS = { JWT_SECRET: 'p'.repeat(40), MASTER_KEY: 'cd'.repeat(32) };
 
+// Each test runs once: the configuration checks need no server and run in the SQLite pass (every machine), the
+// start-ups in the PostgreSQL pass (where there is a server).
+const onPostgres = POSTGRES !== undefined && TEST_ENGINE === 'postgres';
+
 describe('start-up on PostgreSQL', () => {
   for (const missing of ['JWT_SECRET', 'MASTER_KEY'] as const) {
-    test(`without ${missing}: one line on stderr and exit 1, nothing generated`, async () => {
+    test.skipIf(TEST_ENGINE === 'postgres')(`without ${missing}: one line on stderr and exit 1, nothing generated`, async () => {
       const dataDir = join(work, `no-${missing}`);
       const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
         env: { ...process.env, PORT: '0', DATA_DIR: dataDir, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', ...SECRETS, [missing]: '' },
@@ -28,7 +33,7 @@ describe('start-up on PostgreSQL', () => {
     });
   }
 
-  test.skipIf(!POSTGRES)(
+  test.skipIf(!onPostgres)(
     'with them: listens, /health reports the database up, DATA_DIR holds nothing',
     async () => {
       const scratch = await scratchDatabase();
@@ -51,7 +56,7 @@ describe('start-up on PostgreSQL', () => {
     60_000,
   );
 
-  test.skipIf(!POSTGRES)(
+  test.skipIf(!onPostgres)(
     '3 instances starting together on one database: one demo tenant, one sandbox SAT certificate served by all',
     async () => {
       const scratch = await scratchDatabase();
