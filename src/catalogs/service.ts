@@ -295,6 +295,18 @@ export const SEARCH_CANDIDATES = 2000;
 const OFFSET = /^o:(\d{1,7})$/;
 
 /**
+ * Searches take turns, each after a pass of the event loop's I/O. One costs up to tens of ms on the only JS thread;
+ * run back to back, a burst of 35 held /health for half a second. In turns, a request that arrives during the burst
+ * waits for one search, not for all of them.
+ */
+let searchTail: Promise<unknown> = Promise.resolve();
+function inTurn<T>(search: () => Promise<T>): Promise<T> {
+  const turn = searchTail.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(search);
+  searchTail = turn.catch(() => undefined);
+  return turn;
+}
+
+/**
  * A page of a catalog. Without `q`: by key, keyset cursor. With `q`: keys starting with it (digits), or — for the
  * searchable catalogs — the SEARCH_CANDIDATES best word-index matches (bm25), those of a class whose own name matches
  * first (SAT's keys are hierarchical: 31161500 "Tornillos" heads 311615xx); elsewhere a case- and
@@ -311,7 +323,7 @@ export async function listCatalog(db: Db, name: string, q: { q?: string; limit: 
     if (!terms.length) throw invalidInput('Invalid query', [{ field: 'q', issue: 'must contain at least one letter or digit' }]);
     const offset = after === undefined ? 0 : Number(OFFSET.exec(after)?.[1] ?? NaN);
     if (!Number.isInteger(offset)) throw invalidInput('Invalid cursor', [{ field: 'cursor', issue: 'is not a cursor returned by this API' }]);
-    const hits = await catalogQueries(db).search(db, spec.catalog, terms, SEARCH_CANDIDATES);
+    const hits = await inTurn(() => catalogQueries(db).search(db, spec.catalog, terms, SEARCH_CANDIDATES));
     const found = new Set(hits);
     const inFamily = (clave: string) => clave.length === 8 && found.has(`${clave.slice(0, 6)}00`);
     const ranked = [...hits.filter(inFamily), ...hits.filter((clave) => !inFamily(clave))];
