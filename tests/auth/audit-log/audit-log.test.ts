@@ -24,16 +24,18 @@ const LOGO = readFileSync(new URL('../../fixtures/branding/logo.png', import.met
 /** Calls a write and returns what its audit entry must say. */
 type Expect = { action: string; status: number; requestId: string; actor: { type: string; id: string }; resource: { type: string; id: string | null } };
 
-async function call(method: string, path: string, token: string | undefined, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await t.call(method, path, { token, body, headers });
+type TestApp = Awaited<ReturnType<typeof createTestApp>>;
+
+async function call(method: string, path: string, token: string | undefined, body?: unknown, headers: Record<string, string> = {}, app: TestApp = t) {
+  const res = await app.call(method, path, { token, body, headers });
   return { ...res, requestId: res.headers.get('x-request-id')! };
 }
 
-async function auditAll(token: string, query = ''): Promise<any[]> {
+async function auditAll(token: string, query = '', app: TestApp = t): Promise<any[]> {
   const entries: any[] = [];
   let cursor: string | undefined;
   do {
-    const page = await t.call('GET', `/audit-log?limit=100${query}${cursor ? `&cursor=${cursor}` : ''}`, { token });
+    const page = await app.call('GET', `/audit-log?limit=100${query}${cursor ? `&cursor=${cursor}` : ''}`, { token });
     expect(page.status).toBe(200);
     entries.push(...page.json.data);
     cursor = page.json.pagination.next_cursor;
@@ -295,9 +297,13 @@ describe('audit log', () => {
     expect(entries[0]).toMatchObject({ action: 'createSeries', request_id: first.requestId, resource: { type: 'series', id: first.json.id } });
   });
 
-  /** The write transactions `fn` opens (SQLite; PostgreSQL: undefined, its tests check the entries only). */
-  async function beginsOf(fn: () => Promise<void>): Promise<number | undefined> {
-    const sqlite = TEST_ENGINE === 'sqlite' ? sqliteConnection(t.db) : undefined;
+  /**
+   * The write transactions opened on `app`'s database while `fn` runs (SQLite; PostgreSQL: undefined, its tests check
+   * the entries only). `app` must have no job worker that wakes by itself (wakeOnEnqueue: false): a claim of its
+   * would be counted as the request's.
+   */
+  async function beginsOf(app: TestApp, fn: () => Promise<void>): Promise<number | undefined> {
+    const sqlite = TEST_ENGINE === 'sqlite' ? sqliteConnection(app.db) : undefined;
     const exec = sqlite?.exec;
     if (!sqlite || !exec) return void (await fn());
     let begins = 0;
@@ -314,16 +320,17 @@ describe('audit log', () => {
   }
 
   test('a sandbox invoice and its entry are written by one transaction; a queued one gets its entry after the answer', async () => {
-    const issuing = await issuer(t, READY); // the first test removed this tenant's CSD
+    const quiet = await createTestApp({ wakeOnEnqueue: false });
+    const issuing = await issuer(quiet, READY);
     let stamped!: Awaited<ReturnType<typeof call>>;
-    const begins = await beginsOf(async () => {
-      stamped = await call('POST', '/cfdis', issuing.key, DEMO_INVOICE);
+    const begins = await beginsOf(quiet, async () => {
+      stamped = await call('POST', '/cfdis', issuing.key, DEMO_INVOICE, {}, quiet);
     });
     expect(stamped.status).toBe(201);
     if (begins !== undefined) expect(begins).toBe(1);
-    const queued = await call('POST', '/cfdis', issuing.key, DEMO_INVOICE, { 'x-sandbox-scenario': 'pac_unavailable' });
+    const queued = await call('POST', '/cfdis', issuing.key, DEMO_INVOICE, { 'x-sandbox-scenario': 'pac_unavailable' }, quiet);
     expect(queued.status).toBe(202);
-    const entries = await auditAll(issuing.key, '&action=issueCfdi');
+    const entries = await auditAll(issuing.key, '&action=issueCfdi', quiet);
     expect(entries.map((e) => [e.request_id, e.status, e.resource.id])).toEqual([
       [queued.requestId, 202, queued.json.id],
       [stamped.requestId, 201, stamped.json.id],
@@ -331,21 +338,22 @@ describe('audit log', () => {
   });
 
   test("a receipt invoiced through the API or the portal: the CFDI, the receipt's mark and the entry in one transaction", async () => {
-    const issuing = await issuer(t, READY);
+    const quiet = await createTestApp({ wakeOnEnqueue: false });
+    const issuing = await issuer(quiet, READY);
     const ticket = { forma_pago: '01', conceptos: DEMO_INVOICE.conceptos };
-    const receipt = (await call('POST', '/receipts', issuing.key, ticket)).json;
+    const receipt = (await call('POST', '/receipts', issuing.key, ticket, {}, quiet)).json;
     let invoiced!: Awaited<ReturnType<typeof call>>;
-    const apiBegins = await beginsOf(async () => {
-      invoiced = await call('POST', `/receipts/${receipt.id}/invoice`, issuing.key, { receptor: DEMO_INVOICE.receptor });
+    const apiBegins = await beginsOf(quiet, async () => {
+      invoiced = await call('POST', `/receipts/${receipt.id}/invoice`, issuing.key, { receptor: DEMO_INVOICE.receptor }, {}, quiet);
     });
     expect(invoiced.status).toBe(201);
     if (apiBegins !== undefined) expect(apiBegins).toBe(1);
 
-    const sold = (await call('POST', '/receipts', issuing.key, ticket)).json;
+    const sold = (await call('POST', '/receipts', issuing.key, ticket, {}, quiet)).json;
     const clave = new URL(sold.self_invoice_url).searchParams.get('clave');
     let portal!: Response;
-    const portalBegins = await beginsOf(async () => {
-      portal = await t.app.request(`/portal/${issuing.tenant.id}/ticket/invoice`, {
+    const portalBegins = await beginsOf(quiet, async () => {
+      portal = await quiet.app.request(`/portal/${issuing.tenant.id}/ticket/invoice`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ clave, receptor: DEMO_INVOICE.receptor }),
@@ -354,7 +362,7 @@ describe('audit log', () => {
     expect(portal.status).toBe(201);
     if (portalBegins !== undefined) expect(portalBegins).toBe(1);
 
-    const entries = await auditAll(issuing.key);
+    const entries = await auditAll(issuing.key, '', quiet);
     const written = entries.filter((e) => e.action === 'invoiceReceipt' || e.action === 'invoicePortalTicket');
     expect(written.map((e) => [e.action, e.request_id, e.status, e.actor.id, e.resource.id])).toEqual([
       ['invoicePortalTicket', portal.headers.get('x-request-id'), 201, 'portal', sold.id],
