@@ -2,15 +2,18 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issuer, serverTarget } from '../helpers.ts';
+import { issuer, serverTarget, TEST_ENGINE } from '../helpers.ts';
 import { startServer } from './server.ts';
 
 /**
  * Issue 19, item 1: SQLite runs on the only JS thread, so a catalog search that runs long freezes the whole service
  * (`q=a` held it for minutes, /health answered 503). The broadest searches run at once against a real server while
  * /health is asked every 20 ms. The issue asks for /health within 500 ms; searches take turns, so it waits for one
- * search, not for the whole burst: 250 ms here (49 ms measured; 354–509 ms when the burst ran back to back).
+ * search, not for the whole burst: 250 ms here (49 ms measured; 354–509 ms when the burst ran back to back). On
+ * PostgreSQL each of /health's round trips to the database lets one more search run first (121 ms measured): the
+ * issue's 500 ms there.
  */
+const HEALTH_MS = TEST_ENGINE === 'postgres' ? 500 : 250;
 const work = mkdtempSync(join(tmpdir(), 'cfdi-catalog-search-'));
 let server: Awaited<ReturnType<typeof startServer>>;
 let key = '';
@@ -40,7 +43,7 @@ async function timed(url: string, timeoutMs: number, headers: Record<string, str
 }
 
 describe('catalog search under load', () => {
-  test('while q=a, q=para, every one-letter and the broadest two-letter queries run, /health answers 200 within 250 ms and every search within 1 s', async () => {
+  test(`while q=a, q=para, every one-letter and the broadest two-letter queries run, /health answers 200 within ${HEALTH_MS} ms and every search within 1 s`, async () => {
     const queries = [...'abcdefghijklmnopqrstuvwxyz', 'para', 'de', 'co', 'se', 'en', 'con', 'servicio', 'de '.repeat(33).trim()];
     let searching = true;
     const health = (async () => {
@@ -62,7 +65,7 @@ describe('catalog search under load', () => {
     console.log(JSON.stringify({ health_max_ms: Math.max(...checks.map((h) => h.ms)), search_max_ms: Math.max(...searches.map((s) => s.ms)) }));
 
     expect(checks.length).toBeGreaterThan(0);
-    expect(checks.filter((h) => h.status !== 200 || h.ms >= 250)).toEqual([]);
+    expect(checks.filter((h) => h.status !== 200 || h.ms >= HEALTH_MS)).toEqual([]);
     expect(searches.filter((s) => s.status !== 200 || s.ms >= 1_000)).toEqual([]);
   }, 30_000);
 });
