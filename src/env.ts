@@ -8,13 +8,23 @@ import { randomToken } from './lib/crypto.ts';
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+// 0 is accepted too (any free port: the tests' servers), but not advertised.
+const PORT_NUMBER = 'must be a port number (1-65535)';
+
 const EnvSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  // Digits only: Number(' ') is 0, which would bind any free port instead of refusing the value.
+  PORT: z.string().regex(/^\d+$/, PORT_NUMBER).transform(Number).pipe(z.number().max(65535, PORT_NUMBER)).default(3000),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z
     .string()
     .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'must be sqlite:<path> or postgres://user@host:port/database')
     .optional(),
+  DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce
+    .number({ message: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(0, 'must be at least 0')
+    .max(3600, 'must be at most 3600')
+    .default(30),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   MASTER_KEY: z
     .string()
@@ -110,6 +120,8 @@ export interface Config {
   /** The SQLite file: DATABASE_URL's `sqlite:` path, or DATA_DIR/cfdi.sqlite (unused on PostgreSQL). */
   databasePath: string;
   database: DatabaseConfig;
+  /** How long a start waits for a PostgreSQL server that refuses, is not resolvable yet or is starting up. */
+  databaseConnectTimeoutSeconds: number;
   jwtSecret: string;
   masterKey: Buffer;
   logLevel: LogLevel;
@@ -177,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir,
     databasePath,
     database: postgresUrl ? { engine: 'postgres', url: postgresUrl } : { engine: 'sqlite', path: databasePath },
+    databaseConnectTimeoutSeconds: e.DATABASE_CONNECT_TIMEOUT_SECONDS,
     jwtSecret,
     masterKey: decodeKey(masterKeyText),
     logLevel: e.LOG_LEVEL,

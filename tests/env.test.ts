@@ -43,6 +43,12 @@ describe('loadConfig', () => {
   test.each([
     ['PORT', '70000'],
     ['PORT', 'abc'],
+    ['PORT', ' '],
+    ['PORT', '80.5'],
+    ['DATABASE_CONNECT_TIMEOUT_SECONDS', '-1'],
+    ['DATABASE_CONNECT_TIMEOUT_SECONDS', '2.5'],
+    ['DATABASE_CONNECT_TIMEOUT_SECONDS', 'soon'],
+    ['DATABASE_CONNECT_TIMEOUT_SECONDS', '3601'],
     ['LOG_LEVEL', 'verbose'],
     ['JWT_SECRET', 'too-short'],
     ['MASTER_KEY', 'abc'],
@@ -71,6 +77,18 @@ describe('loadConfig', () => {
   ])('%s=%s is rejected naming the variable', (name, value) => {
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(name);
+  });
+
+  test('PORT that is not a port: one line saying what it must be', () => {
+    for (const port of ['abc', '70000', '-1', '3000abc'])
+      expect(() => loadConfig({ DATA_DIR: dir(), PORT: port })).toThrow(new ConfigError('Invalid configuration: PORT: must be a port number (1-65535)'));
+    expect(loadConfig({ DATA_DIR: dir(), PORT: '0' }).port).toBe(0); // any free port: what the tests' servers ask
+  });
+
+  test('DATABASE_CONNECT_TIMEOUT_SECONDS: 30 by default, 0 to fail at the first refusal', () => {
+    expect(loadConfig({ DATA_DIR: dir() }).databaseConnectTimeoutSeconds).toBe(30);
+    expect(loadConfig({ DATA_DIR: dir(), DATABASE_CONNECT_TIMEOUT_SECONDS: '0' }).databaseConnectTimeoutSeconds).toBe(0);
+    expect(loadConfig({ DATA_DIR: dir(), DATABASE_CONNECT_TIMEOUT_SECONDS: '120' }).databaseConnectTimeoutSeconds).toBe(120);
   });
 
   test('SMTP_URL and SMTP_FROM: both or neither; smtp:// and smtps:// with credentials', () => {
