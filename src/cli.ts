@@ -9,12 +9,12 @@ import { runBootWork } from './boot.ts';
 import type { Db } from './db/client.ts';
 import { closeDatabase } from './db/engine.ts';
 import { MasterKeyMismatch } from './db/master-key.ts';
-import { openConfiguredDatabase } from './db/open.ts';
+import { databaseName, openConfiguredDatabase } from './db/open.ts';
 import { JOB_STATUSES, type JobStatus } from './db/schema/index.ts';
 import { jobsInStatus } from './jobs/queue.ts';
 import { setTenantPlan } from './auth/tenants/service.ts';
 import { PLAN_LIMITS, PLANS, type Plan } from './lib/plans.ts';
-import { ConfigError, type DatabaseConfig, loadConfig } from './env.ts';
+import { ConfigError, loadConfig } from './env.ts';
 import { ServiceError } from './lib/service-error.ts';
 import { zodDetails } from './lib/errors.ts';
 import pkg from '../package.json' with { type: 'json' };
@@ -94,13 +94,6 @@ export async function runCli(args: string[], env: Env = process.env): Promise<Re
   const entry = command === undefined ? undefined : COMMANDS[command];
   if (!entry) return { code: 2, out: `${command === undefined ? 'a command is needed' : `unknown command ${command}`}\n\n${HELP}` };
   return entry.run(rest, env);
-}
-
-/** Where the database is, for a message: the SQLite file, or the PostgreSQL server and database without the password. */
-function databaseName(database: DatabaseConfig): string {
-  if (database.engine === 'sqlite') return `SQLite ${database.path}`;
-  const url = new URL(database.url);
-  return `PostgreSQL ${url.host}${url.pathname}`;
 }
 
 /**

@@ -2,10 +2,11 @@ import { createApp, VERSION } from './app.ts';
 import { CATALOG_VERSION, warmCatalogs } from './catalogs/index.ts';
 import { useNativeDeflate } from './cfdi/pdf.ts';
 import { seedCatalogs } from './catalogs/seed.ts';
-import { freeBytes, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/client.ts';
+import { type Db, freeBytes, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/client.ts';
 import { closeDatabase } from './db/engine.ts';
 import { shareWriteLock, sqliteDurability } from './db/connection.ts';
-import { openConfiguredDatabase } from './db/open.ts';
+import { databaseName, openConfiguredDatabase } from './db/open.ts';
+import { DatabaseUnreachable } from './db/postgres/reach.ts';
 import { MasterKeyMismatch } from './db/master-key.ts';
 import { DemoSetUpFailed, demoBanner, setUpDemo } from './demo.ts';
 import { type BootWork, runBootWork } from './boot.ts';
@@ -96,7 +97,19 @@ const spawned = supervising
   ? spawnWorkers({ env: catalogFile ? { [CATALOGS_ENV]: catalogFile } : {}, count: config.workers, host: config.host, port: config.port, logger })
   : undefined;
 if (link) await link.released();
-const db = await openConfiguredDatabase(config.database, config.sqliteSynchronous);
+let db: Db;
+try {
+  db = await openConfiguredDatabase(config.database, config.sqliteSynchronous, undefined, {
+    seconds: config.databaseConnectTimeoutSeconds,
+    waiting: (problem) =>
+      logger.warn('waiting for the database', { database: databaseName(config.database), problem, timeout_s: config.databaseConnectTimeoutSeconds }),
+  });
+} catch (err) {
+  // One line naming the problem and the setting to fix, as `cfdi-api migrate` prints: no stack.
+  const message = err instanceof Error ? err.message : String(err);
+  console.error(err instanceof DatabaseUnreachable ? message : `cannot open or migrate the database (${databaseName(config.database)}): ${message}`);
+  process.exit(1);
+}
 if (link || supervising) shareWriteLock(db);
 // The SAT catalogs live in SQLite on both engines: the database itself, or one in memory beside PostgreSQL. A
 // supervisor on PostgreSQL loads them once into a temporary file its workers open (removed when it stops).

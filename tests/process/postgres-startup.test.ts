@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { TEST_ENGINE } from '../helpers.ts';
 import { POSTGRES, scratchDatabase } from '../postgres.ts';
+import { startingPostgres } from '../postgres-starting.ts';
 import { startServer, stopServer } from './server.ts';
 
 /** Issue 21, step 2: DATABASE_URL=postgres://… starts the service on PostgreSQL, and only with shared secrets. */
@@ -54,6 +55,83 @@ describe('start-up on PostgreSQL', () => {
       }
     },
     60_000,
+  );
+
+  /** `npm start` as a new user sees it: one line on stderr, exit 1, no stack. */
+  const start = async (env: Record<string, string>) => {
+    const started = performance.now();
+    const proc = Bun.spawn([process.execPath, 'src/index.ts'], {
+      env: { ...process.env, PORT: '0', DATA_DIR: join(work, 'unusable'), LOG_LEVEL: 'info', ...SECRETS, ...env },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const code = await proc.exited;
+    return { code, stderr: await new Response(proc.stderr).text(), stdout: await new Response(proc.stdout).text(), ms: performance.now() - started };
+  };
+
+  test.skipIf(TEST_ENGINE === 'postgres')(
+    'a server that refuses past DATABASE_CONNECT_TIMEOUT_SECONDS: says it waits, then one line naming the setting; exit 1',
+    async () => {
+      const down = await start({ DATABASE_URL: 'postgres://nobody:hunter2@127.0.0.1:1/none', DATABASE_CONNECT_TIMEOUT_SECONDS: '1', WORKERS: '2' });
+      expect(down.code).toBe(1);
+      expect(down.stderr).toBe(
+        'cannot reach the database (PostgreSQL 127.0.0.1:1/none): connection refused, still after 1 s (is the server running? check the host and port in DATABASE_URL, or raise DATABASE_CONNECT_TIMEOUT_SECONDS for a server that starts slowly)\n',
+      );
+      expect(down.stdout).toContain('"msg":"waiting for the database","database":"PostgreSQL 127.0.0.1:1/none","problem":"connection refused","timeout_s":1');
+      expect(down.stdout + down.stderr).not.toContain('hunter2');
+    },
+    30_000,
+  );
+
+  test.skipIf(!onPostgres)(
+    'a role or a database that does not exist: one line naming it and the setting to fix, exit 1, without waiting (1 and 2 workers)',
+    async () => {
+      const url = new URL(POSTGRES!);
+      url.username = 'nobody_i34';
+      const role = await start({ DATABASE_URL: url.toString(), WORKERS: '1' });
+      url.username = new URL(POSTGRES!).username;
+      url.pathname = '/missing_i34';
+      const database = await start({ DATABASE_URL: url.toString(), WORKERS: '2' });
+      const where = `PostgreSQL ${url.host}`;
+      expect(role).toMatchObject({
+        code: 1,
+        stderr: `cannot use the database (${where}${new URL(POSTGRES!).pathname}): role "nobody_i34" does not exist (fix the user in DATABASE_URL, or create that role on the server)\n`,
+      });
+      expect(database).toMatchObject({
+        code: 1,
+        stderr: `cannot use the database (${where}/missing_i34): database "missing_i34" does not exist (create it, or fix the database name in DATABASE_URL)\n`,
+      });
+      for (const r of [role, database]) {
+        expect(r.stdout).not.toContain('uncaught');
+        expect(r.stdout).not.toContain('waiting for the database');
+        expect(r.ms).toBeLessThan(20_000); // not the 30 s of DATABASE_CONNECT_TIMEOUT_SECONDS
+      }
+    },
+    60_000,
+  );
+
+  test.skipIf(!onPostgres)(
+    'a server still starting (refused, then "starting up"), as under docker-compose: waits, says so once, then serves (2 workers)',
+    async () => {
+      const scratch = await scratchDatabase();
+      const server = startingPostgres(scratch.url, { refuseMs: 1_500, upAfterMs: 3_000 });
+      try {
+        const started = await startServer(join(work, 'starting'), { DATABASE_URL: server.url, ...SECRETS, WORKERS: '2' });
+        try {
+          const waits = started.startLog.split('\n').filter((l) => l.includes('"msg":"waiting for the database"'));
+          expect(waits).toHaveLength(1);
+          expect(JSON.parse(waits[0]!).problem).toMatch(/^(connection refused|the database system is starting up)$/);
+          const health = await fetch(`${started.base}/health`);
+          expect(((await health.json()) as { info: { database: { status: string } } }).info.database.status).toBe('up');
+        } finally {
+          await stopServer(started.proc);
+        }
+      } finally {
+        server.stop();
+        await scratch.drop();
+      }
+    },
+    90_000,
   );
 
   test.skipIf(!onPostgres)(

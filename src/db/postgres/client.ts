@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import type { Db, DbOrTx, Tx } from '../connection.ts';
 import { preparingName, registerEngine, type Engine } from '../engine.ts';
 import { migratePostgres } from './migrate.ts';
+import { reachPostgres } from './reach.ts';
 
 /**
  * The same `Db` over PostgreSQL: Drizzle's PostgreSQL dialect runs the services' builders (written over the SQLite
@@ -60,6 +61,12 @@ function adaptSessions() {
   };
 }
 
+/** How long to wait for the server before opening, and who is told once it is being waited for. */
+export interface PostgresWait {
+  seconds: number;
+  waiting?: (problem: string) => void;
+}
+
 function codeOf(err: unknown): string | undefined {
   for (let e: any = err; e; e = e.cause) if (typeof e.code === 'string') return e.code;
   return undefined;
@@ -69,9 +76,14 @@ function codeOf(err: unknown): string | undefined {
  * Opens a pool on `url`, applies the pending migrations (under their lock) and returns the `Db`. `max`: the pool's
  * connections, at least 2 (the migration and boot locks hold one while the work runs through another);
  * `idleSeconds`: how long an unused one stays open (default: until closed); `migrated`: told how many migrations
- * this call applied. A database that cannot be reached or migrated throws, the pool closed.
+ * this call applied; `wait`: first wait that long for a server still starting (src/db/postgres/reach.ts). A database
+ * that cannot be reached or migrated throws, the pool closed.
  */
-export async function openPostgres(url: string, options: { max?: number; idleSeconds?: number; migrated?: (applied: number) => void } = {}): Promise<Db> {
+export async function openPostgres(
+  url: string,
+  options: { max?: number; idleSeconds?: number; migrated?: (applied: number) => void; wait?: PostgresWait } = {},
+): Promise<Db> {
+  if (options.wait) await reachPostgres(url, options.wait.seconds, options.wait.waiting);
   adaptSessions();
   const max = Math.max(2, options.max ?? 10);
   const client = postgres(url, { max, idle_timeout: options.idleSeconds, onnotice: () => {}, types: { numbers: NUMBERS } });
