@@ -77,7 +77,7 @@ usage: cfdi-api [command]        (from a checkout: npm start, or npm run cli -- 
   serve
       the default: serve the API on $PORT; settings from the environment (README.md, "Configuration")
   healthcheck
-      exit 0 when the service on $PORT answers /api/v1/health as healthy, 1 otherwise
+      exit 0 when the service on $HOST:$PORT answers /api/v1/health as healthy, 1 otherwise
   --help, -h
       this list
   --version, -v

@@ -76,6 +76,11 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('start-up', () => {
       try {
         expect((await fetch(`http://127.0.0.2:${port}/api/v1/health`)).status).toBe(200);
         await expect(fetch(`http://127.0.0.1:${port}/api/v1/health`)).rejects.toThrow();
+        // The container's HEALTHCHECK asks the service where HOST binds it.
+        const healthcheck = (env: Record<string, string>) =>
+          Bun.spawnSync([process.execPath, 'src/bin.ts', 'healthcheck'], { env: { ...process.env, PORT: port, ...env } }).exitCode;
+        expect(healthcheck({ HOST: '127.0.0.2' })).toBe(0);
+        expect(healthcheck({ HOST: '127.0.0.3' })).toBe(1);
       } finally {
         await stopServer(bound.proc);
       }
