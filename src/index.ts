@@ -218,9 +218,12 @@ if (!link)
   logger.info('listening', {
     host: config.host ?? 'all interfaces',
     port,
-    data_dir: config.dataDir,
+    // Where the data and the SAT catalogs are: DATA_DIR holds nothing on PostgreSQL, whose catalogs each start loads.
+    ...(onSqlite ? { data_dir: config.dataDir } : {}),
     version: VERSION,
     database: config.database.engine,
+    database_at: databaseName(config.database),
+    catalogs: onSqlite ? databaseName(config.database) : catalogFile ? `SQLite ${catalogFile}, loaded at start for the workers` : 'in memory, loaded at start',
     ...(synchronous ? { sqlite_synchronous: synchronous } : {}),
     workers: workers ? config.workers : 1,
     ...(workers ? { worker_pids: workers.pids() } : {}),

@@ -46,6 +46,11 @@ describe('start-up on PostgreSQL', () => {
           expect(health.status).toBe(200);
           expect(((await health.json()) as { info: { database: { status: string } } }).info.database.status).toBe('up');
           expect(server.startLog).toContain('"database":"postgres"');
+          // Where the data and the catalogs are, not a DATA_DIR that holds nothing.
+          const listening = JSON.parse(server.startLog.split('\n').find((l) => l.includes('"msg":"listening"'))!);
+          expect(listening).toMatchObject({ database_at: `PostgreSQL ${new URL(scratch.url).host}${new URL(scratch.url).pathname}` });
+          expect(listening.catalogs).toMatch(/^in memory, loaded at start$|^SQLite .*cfdi-catalogs-\d+\.sqlite, loaded at start for the workers$/);
+          expect(listening.data_dir).toBeUndefined();
         } finally {
           await stopServer(server.proc);
         }
@@ -121,6 +126,9 @@ describe('start-up on PostgreSQL', () => {
           const waits = started.startLog.split('\n').filter((l) => l.includes('"msg":"waiting for the database"'));
           expect(waits).toHaveLength(1);
           expect(JSON.parse(waits[0]!).problem).toMatch(/^(connection refused|the database system is starting up)$/);
+          const listening = JSON.parse(started.startLog.split('\n').find((l) => l.includes('"msg":"listening"'))!);
+          expect(listening).toMatchObject({ workers: 2, database_at: `PostgreSQL ${new URL(server.url).host}${new URL(scratch.url).pathname}` });
+          expect(listening.catalogs).toMatch(/^SQLite .*cfdi-catalogs-\d+\.sqlite, loaded at start for the workers$/);
           const health = await fetch(`${started.base}/health`);
           expect(((await health.json()) as { info: { database: { status: string } } }).info.database.status).toBe('up');
         } finally {
