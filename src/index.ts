@@ -1,7 +1,7 @@
 import { createApp, VERSION } from './app.ts';
 import { CATALOG_VERSION, warmCatalogs } from './catalogs/index.ts';
 import { useNativeDeflate } from './cfdi/pdf.ts';
-import { seedCatalogs } from './catalogs/seed.ts';
+import { CATALOGS_FILE, removeCatalogs, seedCatalogs } from './catalogs/seed.ts';
 import { freeBytes, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/client.ts';
 import { closeDatabase } from './db/engine.ts';
 import { shareWriteLock, sqliteDurability } from './db/connection.ts';
@@ -98,14 +98,17 @@ const spawned = supervising
 if (link) await link.released();
 const db = await openConfiguredDatabase(config.database, config.sqliteSynchronous);
 if (link || supervising) shareWriteLock(db);
-// The SAT catalogs live in SQLite on both engines: the database itself, or one in memory beside PostgreSQL. A
-// supervisor on PostgreSQL loads them once into a temporary file its workers open (removed when it stops).
+// The SAT catalogs live in a SQLite file of their own on both engines, never in the business database (its backups
+// leave them out): DATA_DIR/catalogs.sqlite beside SQLite's, rebuilt when missing or outdated; one in memory beside
+// PostgreSQL, or a temporary file a supervisor loads once for its workers (removed when it stops).
 const sharedCatalogs = !onSqlite && link ? process.env[CATALOGS_ENV] : undefined;
-const catalogDb = onSqlite ? db : openDatabase(catalogFile ?? sharedCatalogs ?? ':memory:');
+const catalogDb = openDatabase(onSqlite ? join(config.dataDir, CATALOGS_FILE) : (catalogFile ?? sharedCatalogs ?? ':memory:'));
+if (onSqlite && !link && (await removeCatalogs(db)))
+  logger.info('SAT catalogs removed from the database, which backs up without them: they load into their own file', { file: CATALOGS_FILE });
 const catalogsStarted = performance.now();
 // On SQLite, and on PostgreSQL with a supervisor, a worker finds them loaded.
 const seeded = await seedCatalogs(catalogDb, () =>
-  logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }),
+  logger.info('loading the SAT catalogs into their own SQLite file (first start or a new catalog version)', { version: CATALOG_VERSION }),
 );
 if (seeded) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION, duration_ms: Math.round(performance.now() - catalogsStarted) });
 warmCatalogs();
@@ -250,8 +253,8 @@ async function shutdown(signal: string, abrupt = false) {
     const released = await releaseLeases(db, workerId, new Date());
     if (released > 0) logger.warn('jobs cut short, due again at the next start', { count: released });
     await closeDatabase(db);
+    await closeDatabase(catalogDb);
     if (catalogFile) {
-      await closeDatabase(catalogDb);
       for (const file of [catalogFile, `${catalogFile}-wal`, `${catalogFile}-shm`]) rmSync(file, { force: true });
     }
     logger.info('stopped', { signal });
