@@ -14,7 +14,7 @@ import { recoverJobs, releaseLeases } from './jobs/queue.ts';
 import { listenForEnqueues } from './jobs/notifications.ts';
 import { createScheduler } from './jobs/scheduler.ts';
 import { newId } from './lib/ids.ts';
-import { createLogger } from './lib/logger.ts';
+import { createLogger, writeLogLine } from './lib/logger.ts';
 import { periodicWork } from './periodic.ts';
 import type { SandboxSat } from './pac/sandbox.ts';
 import { createSwPac } from './pac/sw.ts';
@@ -131,7 +131,7 @@ const rateLimits = supervising && onSqlite ? sharedMemoryRateLimits() : onSqlite
 // Unique per process start: a restarted instance never passes the fence of the leases its earlier run held.
 const workerId = newId('boot');
 let made: ReturnType<typeof createApp> | undefined;
-// One app, made by the demo's set-up (it registers through the API) or after the boot work.
+// One app, made by the demo's set-up (it calls the API) or after the boot work.
 const appWith = (sandboxSat: SandboxSat) =>
   (made ??= createApp({
     db,
@@ -215,7 +215,8 @@ if (!link)
     workers: workers ? config.workers : 1,
     ...(workers ? { worker_pids: workers.pids() } : {}),
   });
-if (demo) console.log(demoBanner(demo, server?.url ?? `http://${config.host ?? 'localhost'}:${port}/`));
+// Through the log's buffer, so it comes after the lines before it ("listening" among them): the last thing the start prints.
+if (demo) writeLogLine(demoBanner(demo, server?.url ?? `http://${config.host ?? 'localhost'}:${port}/`));
 
 let stopping = false;
 /**
