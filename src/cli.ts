@@ -53,7 +53,7 @@ export const COMMANDS: Record<string, { args: string; summary: string; run: (arg
   },
   backup: {
     args: '<file>',
-    summary: 'a consistent, checked copy of the database, while the service runs',
+    summary: 'a consistent, checked copy of the database while the service runs: business data only (the SAT catalogs are rebuilt at start)',
     run: (rest, env) => backupOrRestore('backup', rest, env),
   },
   restore: {

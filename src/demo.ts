@@ -1,4 +1,7 @@
 import { count, eq } from 'drizzle-orm';
+import { createPasswordHasher } from './auth/passwords.ts';
+import { RegisterSchema } from './auth/session/schemas.ts';
+import { createTenantWithAdmin } from './auth/session/service.ts';
 import type { Db } from './db/client.ts';
 import { tenants, users } from './db/schema/index.ts';
 import { randomToken } from './lib/crypto.ts';
@@ -41,9 +44,10 @@ export class DemoSetUpFailed extends Error {}
 type App = { request(path: string, init?: RequestInit): Response | Promise<Response> };
 
 /**
- * DEMO=true: on an empty database, the demo tenant, its admin, a sk_test_ key and the test CSD, made through the
- * public API in process so every rule (validation, hashing, CSD checks, encryption) applies. Once: a database that
- * has the demo admin is left as it is, and one with other tenants is never given a demo tenant.
+ * DEMO=true: on an empty database, the demo tenant and its admin as the create-tenant command makes them (so
+ * REGISTRATION=closed does not stop the demo), then a sk_test_ key and the test CSD through the public API in process,
+ * so every rule (validation, hashing, CSD checks, encryption) applies. Once: a database that has the demo admin is
+ * left as it is, and one with other tenants is never given a demo tenant.
  */
 export async function setUpDemo({ app, db, logger }: { app: App; db: Db; logger: Logger }): Promise<DemoSetUp> {
   const existing = (
@@ -63,29 +67,28 @@ export async function setUpDemo({ app, db, logger }: { app: App; db: Db; logger:
     return { state: 'skipped', tenants: tenantCount };
   }
 
-  const call = async <T>(path: string, init: RequestInit, token?: string): Promise<T> => {
+  const call = async <T>(path: string, init: RequestInit, token?: string, expected = 201): Promise<T> => {
     const headers = new Headers(init.headers);
     if (token) headers.set('authorization', `Bearer ${token}`);
     const res = await app.request(`/api/v1${path}`, { ...init, headers });
-    if (res.status !== 201)
+    if (res.status !== expected)
       throw new DemoSetUpFailed(`Demo set-up failed at POST ${path}: ${res.status} ${await res.text()}\nStart again on an empty DATA_DIR.`);
     return (await res.json()) as T;
   };
   const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   const password = randomToken(12);
-  const reg = await call<{ access_token: string; tenant: { id: string }; user: { email: string } }>(
-    '/auth/register',
-    json({ email: DEMO_EMAIL, password, nombre: 'Demo Admin', tenant: DEMO_TENANT }),
-  );
-  const key = await call<{ key: string }>('/api-keys', json({ name: 'demo', environment: 'test' }), reg.access_token);
+  const admin = RegisterSchema.parse({ email: DEMO_EMAIL, password, nombre: 'Demo Admin', tenant: DEMO_TENANT });
+  const { tenant, user } = await createTenantWithAdmin(db, new Date(), admin, await createPasswordHasher().hash(password));
+  const session = await call<{ access_token: string }>('/auth/login', json({ email: DEMO_EMAIL, password }), undefined, 200);
+  const key = await call<{ key: string }>('/api-keys', json({ name: 'demo', environment: 'test' }), session.access_token);
   const form = new FormData();
   form.append('cer', new Blob([await Bun.file(demoCer).arrayBuffer()]), 'EKU9003173C9.cer');
   form.append('key', new Blob([await Bun.file(demoKey).arrayBuffer()]), 'EKU9003173C9.key');
   form.append('password', CSD_PASSWORD);
   const csd = await call<{ id: string; serial_number: string }>('/csds', { method: 'POST', body: form }, key.key);
-  logger.info('demo tenant created', { tenant_id: reg.tenant.id, rfc: DEMO_TENANT.rfc, csd_id: csd.id });
-  return { state: 'created', tenantId: reg.tenant.id, email: reg.user.email, password, apiKey: key.key, csdSerial: csd.serial_number };
+  logger.info('demo tenant created', { tenant_id: tenant.id, rfc: DEMO_TENANT.rfc, csd_id: csd.id });
+  return { state: 'created', tenantId: tenant.id, email: user.email, password, apiKey: key.key, csdSerial: csd.serial_number };
 }
 
 /** What a person reads at start: the credentials (the only time they are shown) and a curl that stamps an invoice. */

@@ -1,7 +1,7 @@
 import { createApp, VERSION } from './app.ts';
 import { CATALOG_VERSION, warmCatalogs } from './catalogs/index.ts';
 import { useNativeDeflate } from './cfdi/pdf.ts';
-import { seedCatalogs } from './catalogs/seed.ts';
+import { CATALOGS_FILE, removeCatalogs, seedCatalogs } from './catalogs/seed.ts';
 import { type Db, freeBytes, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/client.ts';
 import { closeDatabase } from './db/engine.ts';
 import { shareWriteLock, sqliteDurability } from './db/connection.ts';
@@ -15,7 +15,7 @@ import { recoverJobs, releaseLeases } from './jobs/queue.ts';
 import { listenForEnqueues } from './jobs/notifications.ts';
 import { createScheduler } from './jobs/scheduler.ts';
 import { newId } from './lib/ids.ts';
-import { createLogger } from './lib/logger.ts';
+import { createLogger, writeLogLine } from './lib/logger.ts';
 import { periodicWork } from './periodic.ts';
 import type { SandboxSat } from './pac/sandbox.ts';
 import { createSwPac } from './pac/sw.ts';
@@ -111,14 +111,18 @@ try {
   process.exit(1);
 }
 if (link || supervising) shareWriteLock(db);
-// The SAT catalogs live in SQLite on both engines: the database itself, or one in memory beside PostgreSQL. A
-// supervisor on PostgreSQL loads them once into a temporary file its workers open (removed when it stops).
+// The SAT catalogs live in a SQLite file of their own on both engines, never in the business database (its backups
+// leave them out): DATA_DIR/catalogs.sqlite beside SQLite's, rebuilt when missing or outdated; one in memory beside
+// PostgreSQL, or a temporary file a supervisor loads once for its workers (removed when it stops).
 const sharedCatalogs = !onSqlite && link ? process.env[CATALOGS_ENV] : undefined;
-const catalogDb = onSqlite ? db : openDatabase(catalogFile ?? sharedCatalogs ?? ':memory:');
+const catalogsAt = onSqlite ? join(config.dataDir, CATALOGS_FILE) : (catalogFile ?? sharedCatalogs ?? ':memory:');
+const catalogDb = openDatabase(catalogsAt);
+if (onSqlite && !link && (await removeCatalogs(db)))
+  logger.info('SAT catalogs removed from the database, which backs up without them: they load into their own file', { file: CATALOGS_FILE });
 const catalogsStarted = performance.now();
 // On SQLite, and on PostgreSQL with a supervisor, a worker finds them loaded.
 const seeded = await seedCatalogs(catalogDb, () =>
-  logger.info('loading the SAT catalogs into the database (first start or a new catalog version)', { version: CATALOG_VERSION }),
+  logger.info('loading the SAT catalogs into their own SQLite file (first start or a new catalog version)', { version: CATALOG_VERSION }),
 );
 if (seeded) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION, duration_ms: Math.round(performance.now() - catalogsStarted) });
 warmCatalogs();
@@ -141,7 +145,7 @@ const rateLimits = supervising && onSqlite ? sharedMemoryRateLimits() : onSqlite
 // Unique per process start: a restarted instance never passes the fence of the leases its earlier run held.
 const workerId = newId('boot');
 let made: ReturnType<typeof createApp> | undefined;
-// One app, made by the demo's set-up (it registers through the API) or after the boot work.
+// One app, made by the demo's set-up (it calls the API) or after the boot work.
 const appWith = (sandboxSat: SandboxSat) =>
   (made ??= createApp({
     db,
@@ -223,12 +227,13 @@ if (!link)
     version: VERSION,
     database: config.database.engine,
     database_at: databaseName(config.database),
-    catalogs: onSqlite ? databaseName(config.database) : catalogFile ? `SQLite ${catalogFile}, loaded at start for the workers` : 'in memory, loaded at start',
+    catalogs: onSqlite ? `SQLite ${catalogsAt}` : catalogFile ? `SQLite ${catalogFile}, loaded at start for the workers` : 'in memory, loaded at start',
     ...(synchronous ? { sqlite_synchronous: synchronous } : {}),
     workers: workers ? config.workers : 1,
     ...(workers ? { worker_pids: workers.pids() } : {}),
   });
-if (demo) console.log(demoBanner(demo, server?.url ?? `http://${config.host ?? 'localhost'}:${port}/`));
+// Through the log's buffer, so it comes after the lines before it ("listening" among them): the last thing the start prints.
+if (demo) writeLogLine(demoBanner(demo, server?.url ?? `http://${config.host ?? 'localhost'}:${port}/`));
 
 let stopping = false;
 /**
@@ -266,8 +271,8 @@ async function shutdown(signal: string, abrupt = false) {
     const released = await releaseLeases(db, workerId, new Date());
     if (released > 0) logger.warn('jobs cut short, due again at the next start', { count: released });
     await closeDatabase(db);
+    await closeDatabase(catalogDb);
     if (catalogFile) {
-      await closeDatabase(catalogDb);
       for (const file of [catalogFile, `${catalogFile}-wal`, `${catalogFile}-shm`]) rmSync(file, { force: true });
     }
     logger.info('stopped', { signal });

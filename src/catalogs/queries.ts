@@ -1,4 +1,4 @@
-import { forDialect, type DbOrTx, type Tx } from '../db/index.ts';
+import { type Db, forDialect, type DbOrTx, type Tx } from '../db/index.ts';
 import { insertMany, statement } from '../db/prepared.ts';
 
 /** One catalog row to load, with the words it is found by when its catalog is searchable. */
@@ -24,6 +24,8 @@ export interface CatalogQueries {
   indexed(db: DbOrTx): Promise<boolean>;
   /** Replaces both tables' contents with `rows`. */
   load(tx: Tx, rows: Iterable<CatalogLoadRow>): Promise<void>;
+  /** Gives the space of deleted rows back to the file: a database emptied of the catalogs shrinks to its own data. */
+  compact(db: Db): Promise<void>;
   /** The keys of `catalog` matching every term, best first (bm25), at most `limit`. */
   search(db: DbOrTx, catalog: string, terms: SearchTerm[], limit: number): Promise<string[]>;
 }
@@ -43,6 +45,11 @@ const sqlite: CatalogQueries = {
         if (r.searchText !== undefined) run(INSERT_SEARCH, r.catalog, r.clave, r.searchText);
       }
     }),
+  // Deleted FTS5 rows stay in its index as delete markers until a merge ('optimize'); VACUUM then frees the pages.
+  compact: async (db) => {
+    await statement(db, "insert into catalog_search (catalog_search) values ('optimize')").run();
+    await statement(db, 'vacuum').run();
+  },
   // FTS5 terms, all required: "word"* for a prefix, "word" for a whole word.
   search: async (db, catalog, terms, limit) => {
     const match = terms.map((t) => (t.prefix ? `"${t.word}"*` : `"${t.word}"`)).join(' ');
@@ -57,6 +64,6 @@ const unavailable = (): never => {
   throw new Error('the SAT catalogs live in a per-process SQLite database (catalogDb), never in PostgreSQL');
 };
 // The catalogs stay in SQLite on both engines (static data, FTS5 search): nothing asks PostgreSQL for them.
-const postgres: CatalogQueries = { indexed: unavailable, load: unavailable, search: unavailable };
+const postgres: CatalogQueries = { indexed: unavailable, load: unavailable, compact: unavailable, search: unavailable };
 
 export const catalogQueries = (db: DbOrTx): CatalogQueries => forDialect(db, { sqlite, postgres });

@@ -1,6 +1,6 @@
 import type { Db } from '../db/client.ts';
 import { withTransaction } from '../db/index.ts';
-import { readSetting, writeSetting } from '../db/settings.ts';
+import { deleteSetting, readSetting, writeSetting } from '../db/settings.ts';
 import { CATALOG_KEYS, CATALOG_VERSION, catalogKey, catalogRows, type CatalogName } from './index.ts';
 import { catalogQueries, type CatalogLoadRow } from './queries.ts';
 
@@ -27,6 +27,25 @@ export async function seedCatalogs(db: Db, onLoad?: () => void): Promise<boolean
     await queries.load(tx, shippedRows());
     await writeSetting(tx, 'catalog_version', Buffer.from(CATALOG_VERSION), new Date());
   });
+  return true;
+}
+
+/** On SQLite, the catalogs' file in DATA_DIR: a cache of the shipped CSVs, never backed up, rebuilt when missing. */
+export const CATALOGS_FILE = 'catalogs.sqlite';
+
+/**
+ * The business database holds no catalogs: they live in a SQLite file of their own (docs/decisions.md, "The catalogs
+ * stay out of backups"), so a backup of it is business data only. One that still holds them gives them up, once, and
+ * is compacted; later starts find no `catalog_version` in it and cost one read.
+ */
+export async function removeCatalogs(db: Db): Promise<boolean> {
+  if ((await readSetting(db, 'catalog_version')) === undefined) return false;
+  const queries = catalogQueries(db);
+  await withTransaction(db, async (tx) => {
+    await queries.load(tx, []);
+    await deleteSetting(tx, 'catalog_version');
+  });
+  await queries.compact(db);
   return true;
 }
 

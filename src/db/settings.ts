@@ -17,3 +17,7 @@ export async function writeSetting(db: DbOrTx, key: string, value: Buffer, now: 
 export async function addSetting(db: DbOrTx, key: string, value: Buffer): Promise<void> {
   await db.insert(settings).values({ key, value }).onConflictDoNothing();
 }
+
+export async function deleteSetting(db: DbOrTx, key: string): Promise<void> {
+  await db.delete(settings).where(eq(settings.key, key));
+}

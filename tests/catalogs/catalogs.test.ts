@@ -1,10 +1,14 @@
 import { describe, expect, test } from 'bun:test';
 import { eq, sql } from 'drizzle-orm';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseCsv } from '../../src/catalogs/csv.ts';
 import { catalogEntry, catalogKey, isPostalCode, regimenFiscal } from '../../src/catalogs/index.ts';
 import { catalogEntries } from '../../src/db/schema/index.ts';
-import { count, query } from '../helpers.ts';
+import { closeDatabase, count, query } from '../helpers.ts';
+
+const MiB = 1024 * 1024;
 
 describe('catalogs', () => {
   test('CSV with quoted commas', () => {
@@ -35,6 +39,28 @@ describe('catalog seeding', () => {
     expect(JSON.parse(row!.data).regimenes_receptor).toContain('601');
     expect(await count(db, catalogEntries, eq(catalogEntries.catalog, 'c_ClaveProdServ'))).toBe(52514);
   });
+
+  test('a business database that holds the catalogs gives them up, once, and shrinks to its own data', async () => {
+    const { openDatabase } = await import('../../src/db/client.ts');
+    const { removeCatalogs, seedCatalogs } = await import('../../src/catalogs/seed.ts');
+    const { readSetting } = await import('../../src/db/settings.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'cfdi-catalogs-'));
+    try {
+      const file = join(dir, 'cfdi.sqlite');
+      const db = openDatabase(file);
+      await seedCatalogs(db);
+      expect(statSync(file).size).toBeGreaterThan(50 * MiB);
+      expect(await removeCatalogs(db)).toBe(true);
+      expect(await count(db, catalogEntries)).toBe(0);
+      expect(await query(db, sql`select 1 from catalog_search limit 1`)).toEqual([]);
+      expect(await readSetting(db, 'catalog_version')).toBeUndefined();
+      expect(await removeCatalogs(db)).toBe(false);
+      await closeDatabase(db);
+      expect(statSync(file).size).toBeLessThan(2 * MiB);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
 
 describe('catalog lookups', () => {

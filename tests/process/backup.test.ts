@@ -71,6 +71,15 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('backup and restore', () => {
     expect(summary.cfdis).toBeGreaterThanOrEqual(ackedBefore.length);
     expect(summary.cfdis).toBeLessThan(acked.length); // taken mid-load: some later invoices are not in it
     expect(backup.out).toContain('MASTER_KEY');
+    // Business data only: the SAT catalogs (80 MB) stay in DATA_DIR/catalogs.sqlite, rebuilt at start.
+    expect(summary.bytes).toBeLessThan(4 * 1024 * 1024);
+    const copy = new Database(file, { readonly: true });
+    try {
+      expect(copy.query('select count(*) as n from catalog_entries').get()).toEqual({ n: 0 });
+      expect(copy.query('select count(*) as n from catalog_search').get()).toEqual({ n: 0 });
+    } finally {
+      copy.close();
+    }
     expect(readdirSync(work).filter((f) => f.startsWith('cfdi-backup'))).toEqual(['cfdi-backup.sqlite']); // no .partial, -wal or -shm
     // Never overwrites.
     const again = await runCli(['backup', file], { DATA_DIR: live });
@@ -102,6 +111,10 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('backup and restore', () => {
       expect(xml.status).toBe(200);
       // The restored service issues on: the CSD key opens with the master key that came along.
       expect((await post(back.base, '/cfdis', DEMO_INVOICE, key)).status).toBe(201);
+      // Its catalogs were rebuilt at start, beside the restored database: the search finds SAT's keys.
+      const search = await fetch(`${back.base}/catalogos/productos-servicios?q=servicios%20educativos`, { headers: { authorization: `Bearer ${key}` } });
+      expect(search.status).toBe(200);
+      expect(((await search.json()) as any).data.length).toBeGreaterThan(0);
     } finally {
       await stopServer(back.proc);
     }

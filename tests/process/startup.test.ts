@@ -47,10 +47,10 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('start-up', () => {
       const order = log.map((m) => m.msg);
       expect(order.findIndex((m) => m.startsWith('loading the SAT catalogs'))).toBeGreaterThanOrEqual(0);
       expect(order.findIndex((m) => m.startsWith('loading the SAT catalogs'))).toBeLessThan(order.indexOf('SAT catalogs loaded'));
-      // Where the data and the catalogs are: on SQLite one file.
+      // Where the data and the catalogs are: on SQLite two files, the catalogs apart from what a backup copies.
       const listening = JSON.parse(first.startLog.split('\n').find((l) => l.includes('"msg":"listening"'))!);
       const file = `SQLite ${join(dataDir, 'cfdi.sqlite')}`;
-      expect(listening).toMatchObject({ data_dir: dataDir, database: 'sqlite', database_at: file, catalogs: file });
+      expect(listening).toMatchObject({ data_dir: dataDir, database: 'sqlite', database_at: file, catalogs: `SQLite ${join(dataDir, 'catalogs.sqlite')}` });
 
       expect(mode(dataDir)).toBe(0o700);
       for (const file of ['cfdi.sqlite', 'cfdi.sqlite-wal', 'cfdi.sqlite-shm', 'jwt-secret', 'master-key'])
