@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
@@ -16,6 +16,7 @@ const REPO = resolve(import.meta.dir, '..', '..');
 const MARKER = '<!-- walk-through: tests/process/readme.test.ts runs the next block against a real server -->';
 const CARTA_PORTE = '<!-- carta porte: tests/process/readme.test.ts runs the next block after the walk-through -->';
 const RECEIPTS = '<!-- receipts: tests/process/readme.test.ts runs the next block after the walk-through -->';
+const CLIENT_INSTALL = '<!-- client install: tests/process/readme.test.ts runs the next block in an empty project beside the repository -->';
 const EMAIL_MARKER = '<!-- email walk-through: tests/process/readme.test.ts runs the next block after the walk-through, against a server with SMTP_URL -->';
 const work = mkdtempSync(join(tmpdir(), 'cfdi-readme-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -121,6 +122,37 @@ describe('README.md', () => {
     expect(() => walkThrough('no marker')).toThrow('marker');
     expect(walkThrough(`${CARTA_PORTE}\n\`\`\`sh\ncurl x\n\`\`\`\n`, CARTA_PORTE)).toBe('curl x');
   });
+});
+
+describe('README.md, the typed client', () => {
+  const tools = ['npm', 'node', 'bash'].filter((tool) => !Bun.which(tool));
+  // npm reaches the registry (or its cache) for openapi-fetch; the package itself comes from the clone, unbuilt.
+  test.skipIf(tools.length > 0)(
+    'its install line works in an empty project beside the clone, and plain Node.js imports the package',
+    () => {
+      const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+      const script = walkThrough(readme, CLIENT_INSTALL);
+      const beside = join(work, 'beside');
+      mkdirSync(join(beside, 'project'), { recursive: true });
+      // The client folder as a fresh clone has it: without the node_modules the repository's own install puts there.
+      const client = join(REPO, 'clients', 'typescript');
+      cpSync(client, join(beside, 'cfdi-api', 'clients', 'typescript'), { recursive: true, filter: (from) => !from.startsWith(join(client, 'node_modules')) });
+      writeFileSync(join(beside, 'project', 'package.json'), JSON.stringify({ name: 'project', version: '1.0.0', private: true }));
+      // Without the npm_* variables of the npm that started the tests, which would point npm at this repository.
+      const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
+      const run = Bun.spawnSync(['bash', '-euo', 'pipefail', '-c', script], {
+        cwd: join(beside, 'project'),
+        env: { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      expect({ code: run.exitCode, err: run.stderr.toString() }).toEqual({ code: 0, err: '' });
+      expect(run.stdout.toString().trim().split('\n').at(-1)).toBe('function');
+      // A copy, not a link into the clone.
+      expect(lstatSync(join(beside, 'project', 'node_modules', '@cfdi-api', 'client')).isDirectory()).toBe(true);
+    },
+    60_000,
+  );
 });
 
 describe('README.md, Scale out', () => {
