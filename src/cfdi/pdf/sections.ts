@@ -326,7 +326,8 @@ function qrBlock(layout: Layout, url: string, rows: [string, string][], title?: 
 /** Timbre fiscal digital: QR beside the stamp data (then a complement's own QR, Carta Porte's), the seals and the TFD cadena. */
 export function timbreSection(layout: Layout, { root, comprobante: a, emisor, receptor, tfd }: PrintedCfdi): void {
   const url = verificationUrl({ uuid: tfd.uuid, rfcEmisor: emisor.Rfc ?? '', rfcReceptor: receptor.Rfc ?? '', total: a.Total ?? '0', sello: a.Sello ?? '' });
-  layout.section('TIMBRE FISCAL DIGITAL');
+  // Keep-with-next: the heading goes to the next page with its QR block rather than stay alone at the foot.
+  layout.section('TIMBRE FISCAL DIGITAL', QR_SIZE + 6);
   qrBlock(layout, url, [
     ['Folio fiscal (UUID)', tfd.uuid],
     ['Fecha y hora de certificación', printedDate(tfd.fechaTimbrado)],

@@ -20,7 +20,7 @@ interface Item {
   height: number;
 }
 
-async function readPdf(bytes: Uint8Array) {
+export async function readPdf(bytes: Uint8Array) {
   const task = getDocument({ data: bytes.slice(), disableFontFace: true, useSystemFonts: false, verbosity: 0 });
   const doc = await task.promise;
   const pages: Item[][] = [];
