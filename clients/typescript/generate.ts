@@ -102,7 +102,7 @@ if (import.meta.main) {
   const changes = previous ? describeContractChanges(previous, doc) : ['first snapshot'];
   console.log(`wrote ${relative(process.cwd(), SNAPSHOT_PATH)} and ${relative(process.cwd(), SCHEMA_PATH)}`);
   console.log(changes.length ? `contract changes (review them in the diff):\n  ${changes.join('\n  ')}` : 'no contract change');
-  // The package is used built (dist/): rebuild it, so this checkout's tests and type checks see the new types.
+  // The package is used built (dist/, committed so that installing it builds nothing): rebuild it with the new types.
   const build = Bun.spawnSync(['npm', 'run', 'build'], { cwd: import.meta.dir, stdout: 'inherit', stderr: 'inherit' });
   if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
 }

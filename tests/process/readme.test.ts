@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { smtpSink } from '../helpers.ts';
 import { startServer, stopServer } from './server.ts';
@@ -9,12 +9,14 @@ import { startServer, stopServer } from './server.ts';
 /**
  * README.md's walk-through (issue 18, item 8), run as a user pastes it: the block after the walk-through marker,
  * with bash -euo pipefail, from a folder that holds the repository's tests/ (where its CSD path points), against a
- * real server on an empty DATA_DIR. It must end with the stamped XML and PDF on disk, so the README cannot rot.
+ * real server on an empty DATA_DIR. It must end with the stamped XML and PDF on disk, in a folder of their own (mktemp
+ * -d, under the TMPDIR it is given) and not the user's, and print each answer on a line of its own.
  */
 const REPO = resolve(import.meta.dir, '..', '..');
 const MARKER = '<!-- walk-through: tests/process/readme.test.ts runs the next block against a real server -->';
 const CARTA_PORTE = '<!-- carta porte: tests/process/readme.test.ts runs the next block after the walk-through -->';
 const RECEIPTS = '<!-- receipts: tests/process/readme.test.ts runs the next block after the walk-through -->';
+const CLIENT_INSTALL = '<!-- client install: tests/process/readme.test.ts runs the next block in an empty project beside the repository -->';
 const EMAIL_MARKER = '<!-- email walk-through: tests/process/readme.test.ts runs the next block after the walk-through, against a server with SMTP_URL -->';
 const work = mkdtempSync(join(tmpdir(), 'cfdi-readme-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -27,38 +29,64 @@ function walkThrough(readme: string, marker = MARKER): string {
   return block[1]!;
 }
 
+function isJsonObject(line: string): boolean {
+  try {
+    return typeof JSON.parse(line) === 'object';
+  } catch {
+    return false;
+  }
+}
+
 const missing = ['curl', 'jq', 'bash'].filter((tool) => !Bun.which(tool));
 if (missing.length) console.warn(`README walk-through test skipped: ${missing.join(' and ')} not installed`);
 
 describe('README.md', () => {
   test.skipIf(missing.length > 0)(
-    'the walk-through runs as pasted and leaves the stamped XML and its PDF; the Carta Porte curl after it stamps one; the email part sends both',
+    'the walk-through runs as pasted and leaves the stamped XML and its PDF in a temporary folder, one answer per line; the Carta Porte curl after it stamps one; the email part sends both',
     async () => {
       const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
       const script = [MARKER, CARTA_PORTE, RECEIPTS, EMAIL_MARKER].map((marker) => walkThrough(readme, marker)).join('\n');
       const sink = await smtpSink();
       const cwd = join(work, 'user');
       const dataDir = join(work, 'data');
+      const temp = join(work, 'tmp');
       rmSync(cwd, { recursive: true, force: true });
-      Bun.spawnSync(['mkdir', '-p', cwd]);
+      mkdirSync(cwd, { recursive: true });
+      mkdirSync(temp, { recursive: true });
       symlinkSync(join(REPO, 'tests'), join(cwd, 'tests'));
       const server = await startServer(dataDir, { SMTP_URL: sink.smtp.url, SMTP_FROM: sink.smtp.from });
       try {
-        const run = Bun.spawn(['bash', '-euo', 'pipefail', '-c', script], { cwd, env: { ...process.env, API: server.base }, stdout: 'pipe', stderr: 'pipe' });
+        const run = Bun.spawn(['bash', '-euo', 'pipefail', '-c', script], {
+          cwd,
+          env: { ...process.env, API: server.base, TMPDIR: temp },
+          stdout: 'pipe',
+          stderr: 'pipe',
+        });
         const [code, out, err] = await Promise.all([run.exited, new Response(run.stdout).text(), new Response(run.stderr).text()]);
         expect({ code, err }).toEqual({ code: 0, err: '' });
-        const uuid = out.match(/saved ([0-9A-F-]{36})\.xml/)?.[1];
-        expect(uuid).toBeDefined();
+        const saved = out.match(/^saved (\S+)\/([0-9A-F-]{36})\.xml and \1\/\2\.pdf$/m);
+        expect(saved).not.toBeNull();
+        const [, dir, uuid] = saved!;
+        expect(dirname(dir!)).toBe(temp);
+        expect(readdirSync(dir!).sort()).toEqual([`${uuid}.pdf`, `${uuid}.xml`]);
+        expect(readdirSync(cwd)).toEqual(['tests']);
+        // Every line but the "saved" one is one whole JSON answer.
+        const answers = out
+          .trim()
+          .split('\n')
+          .filter((line) => line !== saved![0]);
+        for (const line of answers) expect({ line, json: isJsonObject(line) }).toEqual({ line, json: true });
+        expect(answers.length).toBe(8); // health, tenants/me, csds, Carta Porte, two receipts, two email lines
 
-        const xml = readFileSync(join(cwd, `${uuid}.xml`), 'utf8');
+        const xml = readFileSync(join(dir!, `${uuid}.xml`), 'utf8');
         const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
         expect(doc['cfdi:Comprobante']).toMatchObject({ Version: '4.0', Total: '1160.00' });
         expect(doc['cfdi:Comprobante']['cfdi:Complemento']['tfd:TimbreFiscalDigital'].UUID).toBe(uuid!);
-        const pdf = readFileSync(join(cwd, `${uuid}.pdf`));
+        const pdf = readFileSync(join(dir!, `${uuid}.pdf`));
         expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
         expect(pdf.length).toBeGreaterThan(10_000);
         // The Carta Porte curl prints what the service computed for it.
-        const cartaPorte = JSON.parse(out.match(/\{\s*"id_ccp"[\s\S]*?\}/)![0]);
+        const cartaPorte = JSON.parse(answers.find((l) => l.startsWith('{"id_ccp"'))!);
         expect(cartaPorte).toEqual({
           id_ccp: expect.stringMatching(/^CCC[0-9A-F]{5}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/),
           total_dist_rec: 215.5,
@@ -79,7 +107,7 @@ describe('README.md', () => {
         expect(sending).toMatchObject({ to: ['cuentas-por-pagar@example.com'] });
         for (let i = 0; i < 200 && sink.received.length === 0; i++) await Bun.sleep(50);
         const mail = sink.received[0]!;
-        expect(mail.attachments.find((a) => a.filename === `${uuid}.xml`)?.content.equals(readFileSync(join(cwd, `${uuid}.xml`)))).toBe(true);
+        expect(mail.attachments.find((a) => a.filename === `${uuid}.xml`)?.content.equals(readFileSync(join(dir!, `${uuid}.xml`)))).toBe(true);
         expect(mail.attachments.find((a) => a.filename === `${uuid}.pdf`)?.content.equals(pdf)).toBe(true);
       } finally {
         await stopServer(server.proc);
@@ -94,6 +122,37 @@ describe('README.md', () => {
     expect(() => walkThrough('no marker')).toThrow('marker');
     expect(walkThrough(`${CARTA_PORTE}\n\`\`\`sh\ncurl x\n\`\`\`\n`, CARTA_PORTE)).toBe('curl x');
   });
+});
+
+describe('README.md, the typed client', () => {
+  const tools = ['npm', 'node', 'bash'].filter((tool) => !Bun.which(tool));
+  // npm reaches the registry (or its cache) for openapi-fetch; the package itself comes from the clone, unbuilt.
+  test.skipIf(tools.length > 0)(
+    'its install line works in an empty project beside the clone, and plain Node.js imports the package',
+    () => {
+      const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+      const script = walkThrough(readme, CLIENT_INSTALL);
+      const beside = join(work, 'beside');
+      mkdirSync(join(beside, 'project'), { recursive: true });
+      // The client folder as a fresh clone has it: without the node_modules the repository's own install puts there.
+      const client = join(REPO, 'clients', 'typescript');
+      cpSync(client, join(beside, 'cfdi-api', 'clients', 'typescript'), { recursive: true, filter: (from) => !from.startsWith(join(client, 'node_modules')) });
+      writeFileSync(join(beside, 'project', 'package.json'), JSON.stringify({ name: 'project', version: '1.0.0', private: true }));
+      // Without the npm_* variables of the npm that started the tests, which would point npm at this repository.
+      const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
+      const run = Bun.spawnSync(['bash', '-euo', 'pipefail', '-c', script], {
+        cwd: join(beside, 'project'),
+        env: { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      expect({ code: run.exitCode, err: run.stderr.toString() }).toEqual({ code: 0, err: '' });
+      expect(run.stdout.toString().trim().split('\n').at(-1)).toBe('function');
+      // A copy, not a link into the clone.
+      expect(lstatSync(join(beside, 'project', 'node_modules', '@cfdi-api', 'client')).isDirectory()).toBe(true);
+    },
+    60_000,
+  );
 });
 
 describe('README.md, Scale out', () => {

@@ -53,9 +53,16 @@ export function described(catalog: CatalogName, key: string | undefined, column 
   return text ? `${key} - ${text}` : key;
 }
 
-/** One tax of a concepto, a DoctoRelacionado or a pago, as a note line. */
-export const taxLine = (kind: string, t: { Impuesto?: string; TipoFactor?: string; TasaOCuota?: string; Base?: string; Importe?: string }) =>
-  `${kind} ${described('c_Impuesto', t.Impuesto)} ${t.TipoFactor ?? ''}${t.TasaOCuota ? ` ${rateText(t.TipoFactor, t.TasaOCuota)}` : ''}${t.Base ? ` · Base ${groupDigits(t.Base)}` : ''}${t.Importe ? ` · Importe ${groupDigits(t.Importe)}` : ''}`;
+/** An amount of the document as printed: digits grouped, after the currency's sign ("1160.00" → "$1,160.00"). */
+export const amountIn = (moneda: string | undefined, amount: string | undefined): string => money(groupDigits(amount), moneda);
+
+/** One tax of a concepto, a DoctoRelacionado or a pago, as a note line; its Base and Importe in `moneda`. */
+export const taxLine = (
+  kind: string,
+  t: { Impuesto?: string; TipoFactor?: string; TasaOCuota?: string; Base?: string; Importe?: string },
+  moneda: string | undefined,
+) =>
+  `${kind} ${described('c_Impuesto', t.Impuesto)} ${t.TipoFactor ?? ''}${t.TasaOCuota ? ` ${rateText(t.TipoFactor, t.TasaOCuota)}` : ''}${t.Base ? ` · Base ${amountIn(moneda, t.Base)}` : ''}${t.Importe ? ` · Importe ${amountIn(moneda, t.Importe)}` : ''}`;
 
 /** An element with nothing in it, read in place of an absent one. */
 export const none: XmlNode = { name: '', attrs: {}, children: [] };

@@ -157,8 +157,9 @@ export class Layout implements PdfLayout {
     writeText(this.page, this.texts.get(this.page)!, this.fonts);
   }
 
-  section(title: string): void {
-    this.ensure(14 + SIZE.body * LEADING * 2);
+  /** A section's title, kept on one page with the first `keepWith` points of what follows it (two lines unless told). */
+  section(title: string, keepWith = SIZE.body * LEADING * 2): void {
+    this.ensure(14 + keepWith);
     this.y -= 10;
     this.text(title, PAGE.margin, this.y, 'bold', 8, this.accent);
     this.y -= 4;

@@ -182,7 +182,7 @@ export function conceptosSection(layout: Layout, { root, moneda }: PrintedCfdi):
     { title: 'Descripción', width: 178, size: SIZE.body, notes: true },
     { title: 'Valor unitario', width: 56, align: 'right' },
     { title: 'Descuento', width: 48, align: 'right' },
-    { title: 'Importe', width: 62, align: 'right', size: SIZE.body },
+    { title: 'Importe', width: 62, align: 'right' },
     { title: 'Objeto de impuesto', width: 54 },
   ]);
   for (const concepto of childrenNamed(child(root, 'cfdi:Conceptos') ?? none, 'cfdi:Concepto')) {
@@ -201,8 +201,8 @@ export function conceptosSection(layout: Layout, { root, moneda }: PrintedCfdi):
       ],
       [
         ...(c.NoIdentificacion ? [`No. identificación: ${c.NoIdentificacion}`] : []),
-        ...childrenNamed(child(impuestos ?? concepto, 'cfdi:Traslados') ?? concepto, 'cfdi:Traslado').map((t) => taxLine('Traslado', t.attrs)),
-        ...childrenNamed(child(impuestos ?? concepto, 'cfdi:Retenciones') ?? concepto, 'cfdi:Retencion').map((t) => taxLine('Retención', t.attrs)),
+        ...childrenNamed(child(impuestos ?? concepto, 'cfdi:Traslados') ?? concepto, 'cfdi:Traslado').map((t) => taxLine('Traslado', t.attrs, moneda)),
+        ...childrenNamed(child(impuestos ?? concepto, 'cfdi:Retenciones') ?? concepto, 'cfdi:Retencion').map((t) => taxLine('Retención', t.attrs, moneda)),
         ...childrenNamed(concepto, 'cfdi:CuentaPredial').map((p) => `Cuenta predial: ${p.attrs.Numero}`),
       ],
     );
@@ -326,7 +326,8 @@ function qrBlock(layout: Layout, url: string, rows: [string, string][], title?: 
 /** Timbre fiscal digital: QR beside the stamp data (then a complement's own QR, Carta Porte's), the seals and the TFD cadena. */
 export function timbreSection(layout: Layout, { root, comprobante: a, emisor, receptor, tfd }: PrintedCfdi): void {
   const url = verificationUrl({ uuid: tfd.uuid, rfcEmisor: emisor.Rfc ?? '', rfcReceptor: receptor.Rfc ?? '', total: a.Total ?? '0', sello: a.Sello ?? '' });
-  layout.section('TIMBRE FISCAL DIGITAL');
+  // Keep-with-next: the heading goes to the next page with its QR block rather than stay alone at the foot.
+  layout.section('TIMBRE FISCAL DIGITAL', QR_SIZE + 6);
   qrBlock(layout, url, [
     ['Folio fiscal (UUID)', tfd.uuid],
     ['Fecha y hora de certificación', printedDate(tfd.fechaTimbrado)],

@@ -20,7 +20,7 @@ interface Item {
   height: number;
 }
 
-async function readPdf(bytes: Uint8Array) {
+export async function readPdf(bytes: Uint8Array) {
   const task = getDocument({ data: bytes.slice(), disableFontFace: true, useSystemFonts: false, verbosity: 0 });
   const doc = await task.promise;
   const pages: Item[][] = [];
@@ -203,7 +203,11 @@ export async function expectCartaPortePdf(bytes: Uint8Array, xml: string) {
     has(m.attrs.CveMaterialPeligroso, 'CveMaterialPeligroso');
     has(m.attrs.Embalaje, 'Embalaje');
     for (const d of childrenNamed(m, 'cartaporte31:DocumentacionAduanera')) has(d.attrs.NumPedimento ?? d.attrs.IdentDocAduanero, 'documento aduanero');
+    // Amounts with their currency's sign: $ for pesos (an amount without Moneda), the code for another.
+    const moneda = m.attrs.Moneda ?? 'MXN';
+    has(m.attrs.ValorMercancia && `${moneda === 'MXN' ? '$' : `${moneda} `}${grouped(m.attrs.ValorMercancia)}`, 'ValorMercancia');
   }
+  has(mercancias.attrs.CargoPorTasacion && `$${grouped(mercancias.attrs.CargoPorTasacion)}`, 'CargoPorTasacion');
   has(grouped(mercancias.attrs.PesoBrutoTotal), 'PesoBrutoTotal');
   has(mercancias.attrs.UnidadPeso, 'UnidadPeso');
   expect(all).toContain('Número total de mercancías');
@@ -221,6 +225,7 @@ export async function expectCartaPortePdf(bytes: Uint8Array, xml: string) {
       vehiculo.AnioModeloVM,
       seguros.AseguraRespCivil,
       seguros.PolizaRespCivil,
+      seguros.PrimaSeguro && `$${grouped(seguros.PrimaSeguro)}`,
     ])
       has(v, 'Autotransporte');
     for (const r of childrenNamed(child(auto, 'cartaporte31:Remolques') ?? auto, 'cartaporte31:Remolque')) has(r.attrs.Placa, 'Remolque');
@@ -338,6 +343,7 @@ function transporte(mode: TransportMode): string {
             PolizaRespCivil: 'RC-998877',
             AseguraMedAmbiente: 'Seguros Verde SA',
             PolizaMedAmbiente: 'MA-112233',
+            PrimaSeguro: '1850.00',
           }) +
           el('Remolques', {}, el('Remolque', { SubTipoRem: 'CTR004', Placa: '8ABC123' })),
       );

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { renderCfdiPdf } from '../../../src/cfdi/pdf.ts';
 import { cartaPorteVerificationUrl } from '../../../src/cfdi/qr.ts';
 import { validateAgainstSatXsd } from '../../sat/verify.ts';
-import { cartaPorteElement, expectCartaPortePdf, ID_CCP, ORIGEN_FECHA, squash, withCartaPorte } from './carta-porte.ts';
+import { cartaPorteElement, expectCartaPortePdf, ID_CCP, ORIGEN_FECHA, readPdf, squash, withCartaPorte } from './carta-porte.ts';
 
 /**
  * Acceptance 3 of the Carta Porte issue: the PDF of a Carta Porte document shows the complement's section and both
@@ -129,6 +129,20 @@ describe('Complemento Carta Porte 3.1 on the PDF', () => {
     ])
       expect(compact).toContain(squash(text));
   });
+
+  test('the TIMBRE FISCAL DIGITAL heading stays with its block: never alone at the foot of a page, whatever the length before it', async () => {
+    // Lengths that end the section before it at every height of the last page's foot (9 or 10 goods, 1 to 6 stops).
+    const stranded: string[] = [];
+    for (const [mercancias, destinos] of [9, 10].flatMap((m) => [1, 2, 3, 4, 5, 6].map((d) => [m, d] as const))) {
+      const pages = await readPdf(await renderCfdiPdf(document({ mercancias, destinos }), { sandbox: true }));
+      const at = pages.findIndex((items) => items.some((i) => i.str === 'TIMBRE FISCAL DIGITAL'));
+      const heading = pages[at]!.find((i) => i.str === 'TIMBRE FISCAL DIGITAL')!;
+      // The block's first row, under the heading on its page (the page header has the same label above it).
+      const firstRow = pages[at]!.find((i) => i.str === 'Folio fiscal (UUID)' && i.transform[5]! < heading.transform[5]!);
+      if (!firstRow) stranded.push(`${mercancias} mercancías, ${destinos} destinos`);
+    }
+    expect(stranded).toEqual([]);
+  }, 60_000);
 
   test('50 mercancías and 5 destinos: several pages, the tables continue under their titles, nothing overlaps', async () => {
     const xml = document({ mercancias: 50, destinos: 5 });

@@ -55,6 +55,8 @@ async function render(xml: string) {
 }
 
 const grouped = (amount: string | undefined) => (amount ?? '').replace(/^(\d+)/, (d) => d.replace(/\B(?=(\d{3})+(?!\d))/g, ','));
+/** An amount in pesos as printed: "$5,186.10". */
+const pesos = (amount: string | undefined) => `$${grouped(amount)}`;
 const squash = (s: string) => s.replace(/\s+/g, '');
 const occurrences = (haystack: string, needle: string) => haystack.split(needle).length - 1;
 const complement = (xml: string, name: string) => child(child(parseXml(xml), 'cfdi:Complemento')!, name)!;
@@ -63,7 +65,8 @@ const complement = (xml: string, name: string) => child(child(parseXml(xml), 'cf
 function expectPagos(r: Awaited<ReturnType<typeof render>>, pagos: XmlNode) {
   expect(r.all).toContain('COMPLEMENTO DE PAGO');
   expect(r.all).toContain(grouped(child(pagos, 'pago20:Totales')!.attrs.MontoTotalPagos));
-  for (const [attr, value] of Object.entries(child(pagos, 'pago20:Totales')!.attrs)) expect(r.all, attr).toContain(grouped(value));
+  // Totales are in MXN.
+  for (const [attr, value] of Object.entries(child(pagos, 'pago20:Totales')!.attrs)) expect(r.all, attr).toContain(pesos(value));
   for (const pago of childrenNamed(pagos, 'pago20:Pago')) {
     const p = pago.attrs;
     for (const v of [
@@ -82,15 +85,16 @@ function expectPagos(r: Awaited<ReturnType<typeof render>>, pagos: XmlNode) {
       const d = docto.attrs;
       const cells = r.row(d.IdDocumento!);
       const serieFolio = [d.Serie, d.Folio].filter(Boolean).join('-');
+      expect(d.MonedaDR).toBe('MXN');
       expect(cells.slice(0, serieFolio ? 9 : 8)).toEqual([
         d.IdDocumento!,
         ...(serieFolio ? [serieFolio] : []),
         d.MonedaDR!,
         d.EquivalenciaDR!,
         d.NumParcialidad!,
-        grouped(d.ImpSaldoAnt),
-        grouped(d.ImpPagado),
-        grouped(d.ImpSaldoInsoluto),
+        pesos(d.ImpSaldoAnt),
+        pesos(d.ImpPagado),
+        pesos(d.ImpSaldoInsoluto),
         expect.stringContaining(d.ObjetoImpDR!) as unknown as string,
       ]);
     }
@@ -104,7 +108,8 @@ describe('Complemento de pagos 2.0 on the PDF', () => {
     const r = await render(WATM);
     expectPagos(r, complement(WATM, 'pago20:Pagos'));
     expect(r.all).toContain('01 - Efectivo');
-    expect(r.row('Traslado 002 - IVA')).toEqual(['Traslado 002 - IVA', 'Tasa', '16 %', '862.07', '137.93']);
+    expect(r.row('Traslado 002 - IVA')).toEqual(['Traslado 002 - IVA', 'Tasa', '16 %', '$862.07', '$137.93']);
+    expect(r.compact).toContain(squash('Traslado 002 - IVA Tasa 16 % · Base $862.07 · Importe $137.93')); // the document's taxes
     expect(r.all).toContain('F-PPD-1');
   });
 
@@ -117,11 +122,11 @@ describe('Complemento de pagos 2.0 on the PDF', () => {
       'MXN',
       '1',
       '1',
-      '10,000.00',
-      '3,000.00',
-      '7,000.00',
+      '$10,000.00',
+      '$3,000.00',
+      '$7,000.00',
     ]);
-    expect(r.row('Traslado 002 - IVA')).toEqual(['Traslado 002 - IVA', 'Tasa', '16 %', '12,931.040000', '2,068.960000']);
+    expect(r.row('Traslado 002 - IVA')).toEqual(['Traslado 002 - IVA', 'Tasa', '16 %', '$12,931.040000', '$2,068.960000']);
   });
 
   test('60 related documents: several pages, the table continues under its titles, every UUID exactly once', async () => {
@@ -134,7 +139,7 @@ describe('Complemento de pagos 2.0 on the PDF', () => {
     const r = await render(xml);
     expect(r.pages.length).toBeGreaterThan(1);
     for (const id of ids) expect(occurrences(r.all, id)).toBe(1);
-    ids.forEach((id, i) => expect(r.row(id).slice(0, 8)).toEqual([id, 'F-PPD-1', 'MXN', '1', String(i + 1), '2,000.00', '1,000.00', '1,000.00']));
+    ids.forEach((id, i) => expect(r.row(id).slice(0, 8)).toEqual([id, 'F-PPD-1', 'MXN', '1', String(i + 1), '$2,000.00', '$1,000.00', '$1,000.00']));
     // Every page holding rows of the table has its titles; nothing is drawn over the footer.
     for (const items of r.pages) {
       if (items.some((i) => ids.includes(i.str))) expect(items.map((i) => i.str)).toContain('Documento relacionado (UUID)');
@@ -171,20 +176,19 @@ describe('Complemento de nómina 1.2 on the PDF', () => {
     for (const { attrs: p } of childrenNamed(child(nomina, 'nomina12:Percepciones')!, 'nomina12:Percepcion')) {
       const cells = r.row(p.Concepto!);
       expect(cells).toContain(p.Clave!);
-      expect(cells.slice(-2)).toEqual([grouped(p.ImporteGravado), grouped(p.ImporteExento)]);
+      expect(cells.slice(-2)).toEqual([pesos(p.ImporteGravado), pesos(p.ImporteExento)]);
       expect(cells[0]).toStartWith(p.TipoPercepcion!);
     }
     for (const { attrs: d } of childrenNamed(child(nomina, 'nomina12:Deducciones')!, 'nomina12:Deduccion')) {
       const cells = r.row(d.Concepto!);
       expect(cells).toContain(d.Clave!);
-      expect(cells.at(-1)).toBe(grouped(d.Importe));
+      expect(cells.at(-1)).toBe(pesos(d.Importe));
       expect(cells[0]).toStartWith(d.TipoDeduccion!);
     }
     const otro = child(child(nomina, 'nomina12:OtrosPagos')!, 'nomina12:OtroPago')!;
-    expect(r.row(otro.attrs.Concepto!).slice(-2)).toEqual([
-      grouped(otro.attrs.Importe),
-      grouped(child(otro, 'nomina12:SubsidioAlEmpleo')!.attrs.SubsidioCausado),
-    ]);
+    expect(r.row(otro.attrs.Concepto!).slice(-2)).toEqual([pesos(otro.attrs.Importe), pesos(child(otro, 'nomina12:SubsidioAlEmpleo')!.attrs.SubsidioCausado)]);
+    // The employee's salaries and the sections' own totals, in pesos too.
+    for (const amount of ['$345.74', '$5,186.10', '$122.82']) expect(r.all).toContain(amount);
     expect(r.row('Total de percepciones')).toEqual(['Total de percepciones', '$5,186.10']);
     expect(r.row('Total de otros pagos')).toEqual(['Total de otros pagos', '$0.00']);
     expect(r.row('Total de deducciones')).toEqual(['Total de deducciones', '-$741.10']);

@@ -16,6 +16,7 @@ const withSerieFolio = INGRESO.replace('Version="4.0"', 'Version="4.0" Serie="A"
 interface Item {
   str: string;
   transform: number[];
+  fontName: string;
 }
 async function render(xml: string) {
   const bytes = await renderCfdiPdf(xml, { sandbox: true });
@@ -25,15 +26,13 @@ async function render(xml: string) {
   for (let n = 1; n <= doc.numPages; n++) items.push(...((await (await doc.getPage(n)).getTextContent()).items as Item[]).filter((i) => i.str?.trim()));
   await task.destroy();
   /** The runs on the baseline of the first run that equals `first`, left to right. */
-  const row = (first: string) => {
+  const cells = (first: string) => {
     const anchor = items.find((i) => i.str === first);
     if (!anchor) throw new Error(`"${first}" is not on the PDF`);
-    return items
-      .filter((i) => Math.abs(i.transform[5]! - anchor.transform[5]!) < 0.5)
-      .sort((p, q) => p.transform[4]! - q.transform[4]!)
-      .map((i) => i.str);
+    return items.filter((i) => Math.abs(i.transform[5]! - anchor.transform[5]!) < 0.5).sort((p, q) => p.transform[4]! - q.transform[4]!);
   };
-  return { bytes, all: items.map((i) => i.str).join(' '), row };
+  const row = (first: string) => cells(first).map((i) => i.str);
+  return { bytes, all: items.map((i) => i.str).join(' '), row, cells };
 }
 
 describe('the values as printed', () => {
@@ -47,6 +46,14 @@ describe('the values as printed', () => {
     expect(fine.row('52161557')[4]).toBe('$956.0375');
   });
 
+  test("a concepto's Importe is written in the table's font and size, as its unit price and discount", async () => {
+    const [valorUnitario, descuento, importe] = (await render(withSerieFolio)).cells('52161557').slice(4, 7);
+    expect([valorUnitario!.str, descuento!.str, importe!.str]).toEqual(['$956.04', '$956.04', '$3,824.15']);
+    const look = (i: Item) => ({ font: i.fontName, size: i.transform[0] });
+    expect(look(importe!)).toEqual(look(valorUnitario!));
+    expect(look(descuento!)).toEqual(look(valorUnitario!));
+  });
+
   test('dates as dd/mm/aaaa hh:mm: Fecha and FechaTimbrado, in the header and the stamp block', async () => {
     const r = await render(withSerieFolio);
     expect(r.row('Fecha de emisión')).toEqual(['Fecha de emisión', '19/02/2025 08:32']);
@@ -58,7 +65,7 @@ describe('the values as printed', () => {
 
   test("rates as percentages, in the concepto's taxes and the totals", async () => {
     const r = await render(withSerieFolio);
-    expect(r.all).toContain('Traslado 002 - IVA Tasa 16 % · Base 2,868.11 · Importe 458.90');
+    expect(r.all).toContain('Traslado 002 - IVA Tasa 16 % · Base $2,868.11 · Importe $458.90');
     expect(r.row('002 - IVA trasladado Tasa 16 %')).toEqual(['002 - IVA trasladado Tasa 16 %', '$458.90']);
     expect(r.all).not.toContain('0.160000');
   });
@@ -117,8 +124,8 @@ describe('the formatting rules', () => {
     expect(rateText('Tasa', '0.265000')).toBe('26.5 %');
     expect(rateText('Cuota', '1.500000')).toBe('1.50');
     expect(rateText('Cuota', '0.298800')).toBe('0.2988');
-    expect(taxLine('Traslado', { Impuesto: '003', TipoFactor: 'Cuota', TasaOCuota: '1.500000', Base: '10', Importe: '15.00' })).toBe(
-      'Traslado 003 - IEPS Cuota 1.50 · Base 10 · Importe 15.00',
+    expect(taxLine('Traslado', { Impuesto: '003', TipoFactor: 'Cuota', TasaOCuota: '1.500000', Base: '10', Importe: '15.00' }, 'MXN')).toBe(
+      'Traslado 003 - IEPS Cuota 1.50 · Base $10 · Importe $15.00',
     );
   });
 

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestApp, issuer, READY } from '../../helpers.ts';
 
 /**
- * The typed client as an integrator installs it: the package builds JavaScript and declarations (dist/), plain
- * Node.js imports the built JavaScript and talks to a real server, and a TypeScript project with Node's own module
- * resolution type-checks against the built declarations, responses narrowed by status.
+ * The typed client as an integrator installs it: the package ships its built JavaScript and declarations (dist/,
+ * committed, so installing builds nothing), equal to a fresh build; plain Node.js imports the built JavaScript and
+ * talks to a real server, and a TypeScript project with Node's own module resolution type-checks against the built
+ * declarations, responses narrowed by status.
  */
 const PACKAGE = new URL('../../../clients/typescript/', import.meta.url).pathname;
 const TSC = join(PACKAGE, 'node_modules/.bin/tsc');
@@ -17,11 +18,15 @@ const t = await createTestApp();
 const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: t.app.fetch });
 const baseUrl = `http://127.0.0.1:${server.port}`;
 let consumer = '';
+let fresh = '';
 let key = '';
 
 beforeAll(async () => {
-  const build = Bun.spawnSync(['npm', 'run', 'build'], { cwd: PACKAGE, stdout: 'pipe', stderr: 'pipe' });
-  if (build.exitCode !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`);
+  // What `npm run build` writes, into a folder of its own: the committed dist/ is compared with it, not replaced.
+  fresh = mkdtempSync(join(tmpdir(), 'cfdi-client-build-'));
+  const build = Bun.spawnSync([TSC, '-p', 'tsconfig.build.json', '--outDir', fresh], { cwd: PACKAGE, stdout: 'pipe', stderr: 'pipe' });
+  if (build.exitCode !== 0) throw new Error(`tsc -p tsconfig.build.json failed:\n${build.stdout}\n${build.stderr}`);
+  writeFileSync(join(fresh, 'schema.d.ts'), readFileSync(join(PACKAGE, 'src', 'schema.d.ts')));
   // A project elsewhere on disk with the package installed as npm links a file: dependency.
   consumer = mkdtempSync(join(tmpdir(), 'cfdi-client-consumer-'));
   mkdirSync(join(consumer, 'node_modules/@cfdi-api'), { recursive: true });
@@ -32,6 +37,7 @@ beforeAll(async () => {
 afterAll(() => {
   server.stop(true);
   if (consumer) rmSync(consumer, { recursive: true, force: true });
+  if (fresh) rmSync(fresh, { recursive: true, force: true });
 });
 
 const INVOICE = {
@@ -72,6 +78,21 @@ describe('the @cfdi-api/client package', () => {
     expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
     expect(pkg.files).toContain('dist');
     for (const file of ['index.js', 'index.d.ts', 'schema.d.ts']) expect(await Bun.file(join(PACKAGE, 'dist', file)).exists()).toBe(true);
+    // Nothing builds on install (a folder's prepare script would need the package's dev dependencies).
+    expect(pkg.scripts.prepare).toBeUndefined();
+  });
+
+  test('the committed dist/ is what a fresh build makes (run npm run client:generate, or npm run build there, and commit it)', () => {
+    const committed = readdirSync(join(PACKAGE, 'dist')).sort();
+    expect(committed).toEqual(readdirSync(fresh).sort());
+    for (const file of committed) {
+      expect({ file, text: readFileSync(join(PACKAGE, 'dist', file), 'utf8') }).toEqual({ file, text: readFileSync(join(fresh, file), 'utf8') });
+    }
+  });
+
+  test.skipIf(!Bun.which('git') || !existsSync(join(PACKAGE, '../../.git')))('dist/ is tracked by git, so a clone has it', () => {
+    const listed = Bun.spawnSync(['git', 'ls-files', 'dist'], { cwd: PACKAGE, stdout: 'pipe' }).stdout.toString().trim().split('\n').sort();
+    expect(listed).toEqual(['dist/index.d.ts', 'dist/index.js', 'dist/schema.d.ts']);
   });
 
   test.skipIf(!hasNode)(

@@ -1,7 +1,7 @@
 import { catalogEntry, type CatalogName } from '../../../catalogs/index.ts';
 import { cartaPorteVerificationUrl } from '../../qr.ts';
 import { child, childrenNamed, type XmlNode } from '../../xml.ts';
-import { described, groupDigits, money, none, printedDate } from '../format.ts';
+import { amountIn, described, groupDigits, none, printedDate } from '../format.ts';
 import type { PdfColumn, PdfLayout } from '../layout.ts';
 
 /** The children named `name` of the child named `parent` (none when the parent is absent). */
@@ -176,7 +176,7 @@ function mercancias(layout: PdfLayout, cartaPorte: XmlNode): XmlNode {
         m.Cantidad ?? '',
         m.Unidad ? `${m.ClaveUnidad} ${m.Unidad}` : described('c_ClaveUnidad', m.ClaveUnidad, 'nombre'),
         groupDigits(m.PesoEnKg),
-        m.ValorMercancia ? money(groupDigits(m.ValorMercancia), m.Moneda ?? 'MXN') : '',
+        m.ValorMercancia ? amountIn(m.Moneda ?? 'MXN', m.ValorMercancia) : '',
         m.MaterialPeligroso ?? '',
       ],
       mercanciaNotes(mercancia),
@@ -189,7 +189,8 @@ function mercancias(layout: PdfLayout, cartaPorte: XmlNode): XmlNode {
       ['Unidad de peso', described('c_ClaveUnidadPeso', t.UnidadPeso, 'nombre')],
       ['Peso neto total', groupDigits(t.PesoNetoTotal)],
       ['Número total de mercancías', t.NumTotalMercancias],
-      ['Cargo por tasación', t.CargoPorTasacion && groupDigits(t.CargoPorTasacion)],
+      // CargoPorTasacion and PrimaSeguro name no currency: pesos, as a ValorMercancia without Moneda.
+      ['Cargo por tasación', amountIn('MXN', t.CargoPorTasacion)],
       ['Logística inversa, recolección o devolución', t.LogisticaInversaRecoleccionDevolucion],
     ],
     3,
@@ -216,7 +217,7 @@ function autotransporte(layout: PdfLayout, node: XmlNode): void {
       ['Póliza de daños al medio ambiente', seguros.PolizaMedAmbiente],
       ['Aseguradora de la carga', seguros.AseguraCarga],
       ['Póliza de la carga', seguros.PolizaCarga],
-      ['Prima del seguro', seguros.PrimaSeguro && groupDigits(seguros.PrimaSeguro)],
+      ['Prima del seguro', amountIn('MXN', seguros.PrimaSeguro)],
     ],
     3,
   );

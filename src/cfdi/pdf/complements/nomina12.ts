@@ -1,6 +1,9 @@
 import { child, childrenNamed, type XmlNode } from '../../xml.ts';
-import { described, groupDigits, money, none, printedDate } from '../format.ts';
+import { amountIn, described, groupDigits, money, none, printedDate } from '../format.ts';
 import type { PdfColumn, PdfLayout, TotalRow } from '../layout.ts';
+
+/** A nómina's amounts are pesos: its CFDI's Moneda is MXN (Guía de llenado del comprobante de nómina). */
+const pesos = (amount: string | undefined) => amountIn('MXN', amount);
 
 const DURATION_UNITS: Record<string, [string, string]> = { Y: ['año', 'años'], M: ['mes', 'meses'], W: ['semana', 'semanas'], D: ['día', 'días'] };
 
@@ -55,7 +58,7 @@ export function renderNomina(layout: PdfLayout, nomina: XmlNode): void {
       ['CURP del patrón', emisor.Curp],
       ['RFC del patrón de origen', emisor.RfcPatronOrigen],
       ['Origen del recurso', described('c_OrigenRecurso', sncf.OrigenRecurso)],
-      ['Monto de recurso propio', groupDigits(sncf.MontoRecursoPropio)],
+      ['Monto de recurso propio', pesos(sncf.MontoRecursoPropio)],
     ],
     3,
   );
@@ -76,8 +79,8 @@ export function renderNomina(layout: PdfLayout, nomina: XmlNode): void {
       ['Periodicidad del pago', described('c_PeriodicidadPago', receptor.PeriodicidadPago)],
       ['Riesgo del puesto', described('c_RiesgoPuesto', receptor.RiesgoPuesto)],
       ['Sindicalizado', receptor.Sindicalizado],
-      ['Salario base de cotización', groupDigits(receptor.SalarioBaseCotApor)],
-      ['Salario diario integrado', groupDigits(receptor.SalarioDiarioIntegrado)],
+      ['Salario base de cotización', pesos(receptor.SalarioBaseCotApor)],
+      ['Salario diario integrado', pesos(receptor.SalarioDiarioIntegrado)],
       ['Entidad federativa', receptor.ClaveEntFed],
       ['Banco', described('c_Banco', receptor.Banco)],
       ['Cuenta bancaria', receptor.CuentaBancaria],
@@ -103,14 +106,14 @@ export function renderNomina(layout: PdfLayout, nomina: XmlNode): void {
       const p = percepcion.attrs;
       const acciones = child(percepcion, 'nomina12:AccionesOTitulos')?.attrs;
       row(
-        [described('c_TipoPercepcion', p.TipoPercepcion), p.Clave ?? '', p.Concepto ?? '', groupDigits(p.ImporteGravado), groupDigits(p.ImporteExento)],
+        [described('c_TipoPercepcion', p.TipoPercepcion), p.Clave ?? '', p.Concepto ?? '', pesos(p.ImporteGravado), pesos(p.ImporteExento)],
         [
           ...(acciones
-            ? [`Acciones o títulos: valor de mercado ${groupDigits(acciones.ValorMercado)} · precio al otorgarse ${groupDigits(acciones.PrecioAlOtorgarse)}`]
+            ? [`Acciones o títulos: valor de mercado ${pesos(acciones.ValorMercado)} · precio al otorgarse ${pesos(acciones.PrecioAlOtorgarse)}`]
             : []),
           ...childrenNamed(percepcion, 'nomina12:HorasExtra').map(
             (h) =>
-              `Horas extra: ${h.attrs.HorasExtra ?? ''} h en ${h.attrs.Dias ?? ''} días · ${described('c_TipoHoras', h.attrs.TipoHoras)} · ${groupDigits(h.attrs.ImportePagado)}`,
+              `Horas extra: ${h.attrs.HorasExtra ?? ''} h en ${h.attrs.Dias ?? ''} días · ${described('c_TipoHoras', h.attrs.TipoHoras)} · ${pesos(h.attrs.ImportePagado)}`,
           ),
         ],
       );
@@ -120,21 +123,21 @@ export function renderNomina(layout: PdfLayout, nomina: XmlNode): void {
     const separacion = child(percepciones, 'nomina12:SeparacionIndemnizacion')?.attrs ?? {};
     layout.fields(
       [
-        ['Total de sueldos', groupDigits(p.TotalSueldos)],
-        ['Total de separación e indemnización', groupDigits(p.TotalSeparacionIndemnizacion)],
-        ['Total de jubilación, pensión o retiro', groupDigits(p.TotalJubilacionPensionRetiro)],
-        ['Total gravado', groupDigits(p.TotalGravado)],
-        ['Total exento', groupDigits(p.TotalExento)],
-        ['Jubilación: total en una exhibición', groupDigits(jubilacion.TotalUnaExhibicion)],
-        ['Jubilación: total en parcialidades', groupDigits(jubilacion.TotalParcialidad)],
-        ['Jubilación: monto diario', groupDigits(jubilacion.MontoDiario)],
-        ['Jubilación: ingreso acumulable', groupDigits(jubilacion.IngresoAcumulable)],
-        ['Jubilación: ingreso no acumulable', groupDigits(jubilacion.IngresoNoAcumulable)],
-        ['Separación: total pagado', groupDigits(separacion.TotalPagado)],
+        ['Total de sueldos', pesos(p.TotalSueldos)],
+        ['Total de separación e indemnización', pesos(p.TotalSeparacionIndemnizacion)],
+        ['Total de jubilación, pensión o retiro', pesos(p.TotalJubilacionPensionRetiro)],
+        ['Total gravado', pesos(p.TotalGravado)],
+        ['Total exento', pesos(p.TotalExento)],
+        ['Jubilación: total en una exhibición', pesos(jubilacion.TotalUnaExhibicion)],
+        ['Jubilación: total en parcialidades', pesos(jubilacion.TotalParcialidad)],
+        ['Jubilación: monto diario', pesos(jubilacion.MontoDiario)],
+        ['Jubilación: ingreso acumulable', pesos(jubilacion.IngresoAcumulable)],
+        ['Jubilación: ingreso no acumulable', pesos(jubilacion.IngresoNoAcumulable)],
+        ['Separación: total pagado', pesos(separacion.TotalPagado)],
         ['Separación: años de servicio', separacion.NumAñosServicio],
-        ['Separación: último sueldo mensual ordinario', groupDigits(separacion.UltimoSueldoMensOrd)],
-        ['Separación: ingreso acumulable', groupDigits(separacion.IngresoAcumulable)],
-        ['Separación: ingreso no acumulable', groupDigits(separacion.IngresoNoAcumulable)],
+        ['Separación: último sueldo mensual ordinario', pesos(separacion.UltimoSueldoMensOrd)],
+        ['Separación: ingreso acumulable', pesos(separacion.IngresoAcumulable)],
+        ['Separación: ingreso no acumulable', pesos(separacion.IngresoNoAcumulable)],
       ],
       3,
     );
@@ -145,12 +148,12 @@ export function renderNomina(layout: PdfLayout, nomina: XmlNode): void {
     layout.heading('Deducciones');
     const row = layout.table(DEDUCCION_COLUMNS);
     for (const { attrs: d } of childrenNamed(deducciones, 'nomina12:Deduccion')) {
-      row([described('c_TipoDeduccion', d.TipoDeduccion), d.Clave ?? '', d.Concepto ?? '', groupDigits(d.Importe)]);
+      row([described('c_TipoDeduccion', d.TipoDeduccion), d.Clave ?? '', d.Concepto ?? '', pesos(d.Importe)]);
     }
     layout.fields(
       [
-        ['Total de otras deducciones', groupDigits(deducciones.attrs.TotalOtrasDeducciones)],
-        ['Total de impuestos retenidos', groupDigits(deducciones.attrs.TotalImpuestosRetenidos)],
+        ['Total de otras deducciones', pesos(deducciones.attrs.TotalOtrasDeducciones)],
+        ['Total de impuestos retenidos', pesos(deducciones.attrs.TotalImpuestosRetenidos)],
       ],
       3,
     );
@@ -168,12 +171,12 @@ export function renderNomina(layout: PdfLayout, nomina: XmlNode): void {
           described('c_TipoOtroPago', o.TipoOtroPago),
           o.Clave ?? '',
           o.Concepto ?? '',
-          groupDigits(o.Importe),
-          groupDigits(child(otro, 'nomina12:SubsidioAlEmpleo')?.attrs.SubsidioCausado),
+          pesos(o.Importe),
+          pesos(child(otro, 'nomina12:SubsidioAlEmpleo')?.attrs.SubsidioCausado),
         ],
         compensacion
           ? [
-              `Compensación de saldo a favor ${compensacion.Año ?? ''}: saldo ${groupDigits(compensacion.SaldoAFavor)} · remanente ${groupDigits(compensacion.RemanenteSalFav)}`,
+              `Compensación de saldo a favor ${compensacion.Año ?? ''}: saldo ${pesos(compensacion.SaldoAFavor)} · remanente ${pesos(compensacion.RemanenteSalFav)}`,
             ]
           : [],
       );
@@ -184,8 +187,7 @@ export function renderNomina(layout: PdfLayout, nomina: XmlNode): void {
   if (incapacidades.length) {
     layout.heading('Incapacidades');
     const row = layout.table(INCAPACIDAD_COLUMNS);
-    for (const { attrs: i } of incapacidades)
-      row([described('c_TipoIncapacidad', i.TipoIncapacidad), i.DiasIncapacidad ?? '', groupDigits(i.ImporteMonetario)]);
+    for (const { attrs: i } of incapacidades) row([described('c_TipoIncapacidad', i.TipoIncapacidad), i.DiasIncapacidad ?? '', pesos(i.ImporteMonetario)]);
   }
 }
 

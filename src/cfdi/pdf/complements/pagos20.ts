@@ -1,5 +1,5 @@
 import { child, childrenNamed, type XmlNode } from '../../xml.ts';
-import { described, groupDigits, money, none, printedDate, rateText, taxLine } from '../format.ts';
+import { amountIn, described, none, printedDate, rateText, taxLine } from '../format.ts';
 import type { PdfColumn, PdfLayout } from '../layout.ts';
 
 /** The children named `name` of the child named `parent` (none when the parent is absent). */
@@ -48,7 +48,8 @@ export function renderPagos(layout: PdfLayout, pagos: XmlNode): void {
   layout.section('COMPLEMENTO DE PAGO');
   const totales = child(pagos, 'pago20:Totales')?.attrs ?? {};
   layout.fields(
-    PAGOS_TOTALES.map(([attr, label]): [string, string | undefined] => [label, groupDigits(totales[attr])]),
+    // Totales are in MXN whatever the pagos' currencies (Anexo 20, complemento para recepción de pagos 2.0).
+    PAGOS_TOTALES.map(([attr, label]): [string, string | undefined] => [label, amountIn('MXN', totales[attr])]),
     3,
   );
 
@@ -62,7 +63,7 @@ export function renderPagos(layout: PdfLayout, pagos: XmlNode): void {
         ['Forma de pago', described('c_FormaPago', p.FormaDePagoP)],
         ['Moneda', described('c_Moneda', p.MonedaP)],
         ['Tipo de cambio', p.TipoCambioP],
-        ['Monto', money(groupDigits(p.Monto), p.MonedaP)],
+        ['Monto', amountIn(p.MonedaP, p.Monto)],
         ['Número de operación', p.NumOperacion],
         ['RFC del banco ordenante', p.RfcEmisorCtaOrd],
         ['Banco ordenante (extranjero)', p.NomBancoOrdExt],
@@ -96,14 +97,14 @@ export function renderPagos(layout: PdfLayout, pagos: XmlNode): void {
             d.MonedaDR ?? '',
             d.EquivalenciaDR ?? '',
             d.NumParcialidad ?? '',
-            groupDigits(d.ImpSaldoAnt),
-            groupDigits(d.ImpPagado),
-            groupDigits(d.ImpSaldoInsoluto),
+            amountIn(d.MonedaDR, d.ImpSaldoAnt),
+            amountIn(d.MonedaDR, d.ImpPagado),
+            amountIn(d.MonedaDR, d.ImpSaldoInsoluto),
             described('c_ObjetoImp', d.ObjetoImpDR),
           ],
           [
-            ...nested(impuestos, 'pago20:TrasladosDR', 'pago20:TrasladoDR').map((t) => taxLine('Traslado', unsuffixed(t.attrs, 'DR'))),
-            ...nested(impuestos, 'pago20:RetencionesDR', 'pago20:RetencionDR').map((t) => taxLine('Retención', unsuffixed(t.attrs, 'DR'))),
+            ...nested(impuestos, 'pago20:TrasladosDR', 'pago20:TrasladoDR').map((t) => taxLine('Traslado', unsuffixed(t.attrs, 'DR'), d.MonedaDR)),
+            ...nested(impuestos, 'pago20:RetencionesDR', 'pago20:RetencionDR').map((t) => taxLine('Retención', unsuffixed(t.attrs, 'DR'), d.MonedaDR)),
           ],
         );
       }
@@ -122,8 +123,8 @@ export function renderPagos(layout: PdfLayout, pagos: XmlNode): void {
           `${kind} ${described('c_Impuesto', t.Impuesto)}`,
           t.TipoFactor ?? '',
           rateText(t.TipoFactor, t.TasaOCuota),
-          groupDigits(t.Base),
-          groupDigits(t.Importe),
+          amountIn(p.MonedaP, t.Base),
+          amountIn(p.MonedaP, t.Importe),
         ]);
       }
     }
