@@ -1891,7 +1891,7 @@ export interface components {
             /** @description Default: now, in the time zone of the issuer's postal code */
             fecha?: string;
             /**
-             * @description Default 99 (Por definir)
+             * @description Default 99 (Por definir). With metodo_pago PUE, 99 (sent or defaulted) is stamped with a warning: a PUE invoice should carry the form used
              * @example 03
              */
             forma_pago?: string;
