@@ -684,7 +684,7 @@ export interface paths {
         put?: never;
         /**
          * Apply the stamping rules without stamping
-         * @description Same checks as POST /cfdis (including the CSD); consumes no folio and contacts no PAC.
+         * @description Same checks as POST /cfdis (including the CSD); consumes no folio and contacts no PAC. In live without a configured PAC, the first error names the PAC settings (field `environment`): POST /cfdis would answer 503.
          */
         post: operations["validateCfdi"];
         delete?: never;
@@ -6888,7 +6888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No stamping provider configured for live */
+            /** @description No stamping provider configured for live (details name PAC_URL, PAC_USER and PAC_PASSWORD): answered before any other check, the live CSD included */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
