@@ -121,7 +121,10 @@ function requirePac(deps: Pick<CfdiDeps, 'pacFor'>, actor: Actor): Pac {
 /** The active CSD able to seal now, or the problem as an error detail. */
 async function signerFor(deps: CfdiDeps, actor: Actor, emisorRfc: string): Promise<{ signer?: CsdSigner; problem?: ErrorDetail }> {
   const signer = await activeSigner(deps, actor.tenantId, actor.environment);
-  if (!signer) return { problem: { field: 'csd', issue: `no active CSD in the ${actor.environment} environment: upload one with POST /csds` } };
+  if (!signer) {
+    const which = actor.environment === 'live' ? " that can sign live invoices (SAT's test CSDs cannot)" : '';
+    return { problem: { field: 'csd', issue: `no active CSD in the ${actor.environment} environment${which}: upload one with POST /csds` } };
+  }
   if (!signer.validAt(deps.now()))
     return { problem: { field: 'csd', issue: `the active CSD ${signer.noCertificado} is outside its validity period (PAC 305): upload a current one` } };
   if (signer.rfc !== emisorRfc) return { problem: { field: 'csd', issue: `the active CSD belongs to ${signer.rfc}, not to ${emisorRfc} (PAC 303)` } };
