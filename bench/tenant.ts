@@ -10,7 +10,7 @@ type App = { request(path: string, init?: RequestInit): Response | Promise<Respo
 
 /**
  * The EKU9003173C9 test tenant set up through the API for a benchmark: registered, an API key of `environment`,
- * the plan raised so the rate limit never interferes, its test CSD uploaded. Returns the key.
+ * the plan raised so the rate limit never interferes, its CSD uploaded. Returns the key.
  */
 export async function benchTenant(app: App, db: Db, environment: 'test' | 'live', email = 'bench-tenant@example.com'): Promise<string> {
   const post = async (path: string, body: unknown, token?: string) => {
@@ -31,7 +31,8 @@ export async function benchTenant(app: App, db: Db, environment: 'test' | 'live'
   const key = (await post('/api-keys', { name: 'bench', environment }, reg.access_token)).key as string;
   await exec(db, sql`update tenants set plan = 'enterprise', rate_limit_per_minute = 100000000 where id = ${reg.tenant.id}`);
   forgetTenant(db, reg.tenant.id);
-  const csdDir = new URL('../tests/fixtures/csd/EKU9003173C9_CSD/', import.meta.url).pathname;
+  // Live refuses SAT's test CSDs: there, the tests' CSD of a made-up authority (tests/fixtures/csd/EKU9003173C9_live).
+  const csdDir = new URL(`../tests/fixtures/csd/EKU9003173C9_${environment === 'live' ? 'live' : 'CSD'}/`, import.meta.url).pathname;
   const form = new FormData();
   form.append('cer', new Blob([await Bun.file(`${csdDir}EKU9003173C9.cer`).arrayBuffer()]));
   form.append('key', new Blob([await Bun.file(`${csdDir}EKU9003173C9.key`).arrayBuffer()]));

@@ -290,6 +290,11 @@ const CSD_OF: Record<string, [folder: string, base: string]> = {
   OÑO120726RX3: ['ONO120726RX3_CSD', 'ONO120726RX3'],
 };
 
+/** SAT refuses its test CSDs in live: there, a CSD of EKU9003173C9 from a made-up authority (tests/fixtures/csd/EKU9003173C9_live). */
+const LIVE_CSD_OF: Record<string, [folder: string, base: string]> = {
+  EKU9003173C9: ['EKU9003173C9_live', 'EKU9003173C9'],
+};
+
 type Environment = 'test' | 'live';
 type Role = 'ADMIN' | 'OPERATOR' | 'VIEWER';
 
@@ -311,7 +316,7 @@ export interface IssuerOptions {
   requestsPerMinute?: number;
   /** API keys to make, named ERP, in this order: `key` (sk_test_) and `live` (sk_live_). */
   keys?: Environment[];
-  /** Upload the tenant's SAT test CSD in these environments (true: test), each with its key from `keys`. */
+  /** Upload the tenant's CSD in these environments (true: test), each with its key from `keys`: SAT's test CSD in test, LIVE_CSD_OF's in live. */
   csd?: true | Environment[];
 }
 
@@ -400,8 +405,8 @@ export async function issuer(target: IssuerTarget, options: IssuerOptions = {}):
   if (options.plan) await made.setPlan(options.plan, options.requestsPerMinute);
   for (const environment of options.keys ?? []) keys[environment] = (await made.createKey(environment)).key;
   for (const environment of options.csd === true ? ['test' as const] : (options.csd ?? [])) {
-    const fixture = CSD_OF[tenant.rfc];
-    if (!fixture) throw new Error(`no SAT test CSD for ${tenant.rfc}`);
+    const fixture = (environment === 'live' ? LIVE_CSD_OF : CSD_OF)[tenant.rfc];
+    if (!fixture) throw new Error(`no ${environment} CSD fixture for ${tenant.rfc}`);
     expectStatus(await api('POST', '/csds', { token: credential(environment), form: csdForm(csdFiles(...fixture)) }), 201);
   }
   return made;

@@ -83,19 +83,30 @@ const withoutAccents = (text: string) => text.normalize('NFD').replace(/\p{M}/gu
  * chains through them to a self-signed root, every signature verified by node:crypto.
  */
 export function checkIssuer(certificate: CertificateInfo, authorities: CertificationAuthorities): void {
-  let cert = new X509Certificate(certificate.der);
+  const cert = new X509Certificate(certificate.der);
   if (cert.issuer === cert.subject) throw new CsdError('cer', 'is self-signed: a CSD is issued by SAT (Servicio de Administración Tributaria)');
   if (withoutAccents(certificate.issuerOrganization) !== SAT_ORGANIZATION) {
     throw new CsdError('cer', `is issued by "${certificate.issuerOrganization}", not by SAT (Servicio de Administración Tributaria)`);
   }
   if (authorities.certificates.length === 0) return;
+  const chain = chainOf(cert, authorities);
+  if (chain === 'no issuer') throw new CsdError('cer', `is not issued by ${authorities.name}: its issuer's signature does not verify against them`);
+  if (chain === 'no root') throw new CsdError('cer', `does not chain to a root of ${authorities.name}`);
+}
+
+/** Whether the certificate chains through `authorities` to a self-signed root of theirs, every signature verified. */
+export const chainsTo = (der: Buffer, authorities: CertificationAuthorities): boolean =>
+  authorities.certificates.length > 0 && chainOf(new X509Certificate(der), authorities) === 'root';
+
+function chainOf(leaf: X509Certificate, authorities: CertificationAuthorities): 'root' | 'no issuer' | 'no root' {
+  let cert = leaf;
   for (let depth = 0; depth < authorities.certificates.length; depth++) {
     const issuer = authorities.certificates.find((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
-    if (!issuer) throw new CsdError('cer', `is not issued by ${authorities.name}: its issuer's signature does not verify against them`);
-    if (issuer.issuer === issuer.subject) return; // the root
+    if (!issuer) return 'no issuer';
+    if (issuer.issuer === issuer.subject) return 'root';
     cert = issuer;
   }
-  throw new CsdError('cer', `does not chain to a root of ${authorities.name}`);
+  return 'no root';
 }
 
 /**

@@ -23,7 +23,8 @@ const sat = {
   consultDown: false,
   expressions: [] as string[],
 };
-const CSD_CER = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9').cer;
+/** The live CSD the issuer uploads (`issuer(…, { csd: ['live'] })`): SAT's test CSDs are refused in live. */
+const CSD_CER = csdFiles('EKU9003173C9_live', 'EKU9003173C9').cer;
 
 function consultaReply(s: { Estado: string; EsCancelable: string; EstatusCancelacion: string }) {
   return (

@@ -509,7 +509,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a seal certificate (CSD): .cer, .key and its password (ADMIN)
-         * @description Checked as a PAC would: a CSD (a FIEL is rejected), valid now, issued by SAT (not self-signed, the issuer's organization SAT; with a test credential it must chain to SAT's test certification authorities, signatures verified), issued to the tenant's RFC, the password opens the key and the key belongs to the certificate. The key's encryption is read before the password is tried: PBES2 with PBKDF2 (HMAC-SHA1 or HMAC-SHA256) and DES-EDE3-CBC or AES-CBC, at most 100000 PBKDF2 iterations (SAT's keys use 2048); anything else → 400 naming `key`. The new CSD becomes the active one of its environment (the previous one becomes inactive). The private key is stored encrypted (AES-256-GCM under the master key); the password is never stored. Files over 64 KiB → 413. At most 10 uploads that try the password (the certificate passed its checks; accepted or refused) per tenant and environment in each clock hour; past that → 429 with `Retry-After` (seconds until the hour ends).
+         * @description Checked as a PAC would: a CSD (a FIEL is rejected), valid now, issued by SAT (not self-signed, the issuer's organization SAT; with a test credential it must chain to SAT's test certification authorities, signatures verified; with a live one it must not: a test CSD cannot sign live invoices, 400 naming `cer`), issued to the tenant's RFC, the password opens the key and the key belongs to the certificate. The key's encryption is read before the password is tried: PBES2 with PBKDF2 (HMAC-SHA1 or HMAC-SHA256) and DES-EDE3-CBC or AES-CBC, at most 100000 PBKDF2 iterations (SAT's keys use 2048); anything else → 400 naming `key`. The new CSD becomes the active one of its environment (the previous one becomes inactive). The private key is stored encrypted (AES-256-GCM under the master key); the password is never stored. Files over 64 KiB → 413. At most 10 uploads that try the password (the certificate passed its checks; accepted or refused) per tenant and environment in each clock hour; past that → 429 with `Retry-After` (seconds until the hour ends).
          */
         post: operations["uploadCsd"];
         delete?: never;
@@ -684,7 +684,7 @@ export interface paths {
         put?: never;
         /**
          * Apply the stamping rules without stamping
-         * @description Same checks as POST /cfdis (including the CSD); consumes no folio and contacts no PAC.
+         * @description Same checks as POST /cfdis (including the CSD); consumes no folio and contacts no PAC. In live without a configured PAC, the first error names the PAC settings (field `environment`): POST /cfdis would answer 503.
          */
         post: operations["validateCfdi"];
         delete?: never;
@@ -1891,7 +1891,7 @@ export interface components {
             /** @description Default: now, in the time zone of the issuer's postal code */
             fecha?: string;
             /**
-             * @description Default 99 (Por definir)
+             * @description Default 99 (Por definir). With metodo_pago PUE, 99 (sent or defaulted) is stamped with a warning: a PUE invoice should carry the form used
              * @example 03
              */
             forma_pago?: string;
@@ -5623,7 +5623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Csd"];
                 };
             };
-            /** @description Not a CSD, expired, not issued by SAT, another RFC, wrong password, a key of another certificate, or a key encrypted with an algorithm or iteration count that is not accepted */
+            /** @description Not a CSD, expired, not issued by SAT, a test CSD in live, another RFC, wrong password, a key of another certificate, or a key encrypted with an algorithm or iteration count that is not accepted */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5908,7 +5908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Expired */
+            /** @description Expired, or in live a test CSD (issued by SAT's test authorities), which cannot sign live invoices */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6888,7 +6888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No stamping provider configured for live */
+            /** @description No stamping provider configured for live (details name PAC_URL, PAC_USER and PAC_PASSWORD): answered before any other check, the live CSD included */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

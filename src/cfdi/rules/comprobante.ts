@@ -76,10 +76,11 @@ export function preparePaymentTerms(req: ComprobanteInput, day: string, fail: Fa
   if (tipo === 'I' || tipo === 'E') {
     metodoPago = req.metodo_pago ?? 'PUE';
     if (!isValidKey('c_MetodoPago', metodoPago, day)) fail('metodo_pago', 'must be PUE or PPD (c_MetodoPago)', 'CFDI40124');
-    formaPago = req.forma_pago;
-    if (formaPago === undefined) {
-      formaPago = '99';
-      if (metodoPago === 'PUE') warnings.push('forma_pago defaulted to 99 (Por definir); a PUE invoice should carry the form actually used');
+    formaPago = req.forma_pago ?? '99';
+    // Sent or defaulted alike: PUE says it is paid, so the form of payment is known (Guía de llenado, FormaPago).
+    if (metodoPago === 'PUE' && formaPago === '99') {
+      const how = req.forma_pago === undefined ? 'defaulted to 99' : 'is 99';
+      warnings.push(`forma_pago ${how} (Por definir); a PUE invoice should carry the form actually used`);
     }
     if (!isValidKey('c_FormaPago', formaPago, day)) fail('forma_pago', `${formaPago} is not a c_FormaPago key`, 'CFDI40104');
     if (metodoPago === 'PPD' && formaPago !== '99') fail('forma_pago', 'must be 99 (Por definir) when metodo_pago is PPD', 'CFDI40105');

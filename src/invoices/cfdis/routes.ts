@@ -54,7 +54,9 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
           'Idempotency-Key reused with another body; another request with this Idempotency-Key still running (error code `idempotency_key_in_use`, retry later); or external_id already used by another invoice (details name it)',
         ),
         422: errorResponse('Rejected by the stamping provider'),
-        503: errorResponse('No stamping provider configured for live'),
+        503: errorResponse(
+          'No stamping provider configured for live (details name PAC_URL, PAC_USER and PAC_PASSWORD): answered before any other check, the live CSD included',
+        ),
         ...errors.unauthenticated,
       },
     }),
@@ -75,7 +77,9 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
       tags,
       operationId: 'validateCfdi',
       summary: 'Apply the stamping rules without stamping',
-      description: 'Same checks as POST /cfdis (including the CSD); consumes no folio and contacts no PAC.',
+      description:
+        'Same checks as POST /cfdis (including the CSD); consumes no folio and contacts no PAC. In live without a configured PAC, the first error ' +
+        'names the PAC settings (field `environment`): POST /cfdis would answer 503.',
       request: { body: jsonBody(CfdiRequestSchema, CfdiExamples) },
       responses: { 200: jsonResponse(CfdiValidationSchema, 'The verdict'), 400: errorResponse('Malformed request'), ...errors.unauthenticated },
     }),

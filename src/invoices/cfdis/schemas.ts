@@ -151,7 +151,10 @@ const CfdiRequestFields = z
       .openapi({ description: "Default: now, in the time zone of the issuer's postal code" }),
     forma_pago: code(/^\d{2}$/, 'must be a 2-digit c_FormaPago key', '03')
       .optional()
-      .openapi({ description: 'Default 99 (Por definir)' }),
+      .openapi({
+        description:
+          'Default 99 (Por definir). With metodo_pago PUE, 99 (sent or defaulted) is stamped with a warning: a PUE invoice should carry the form used',
+      }),
     metodo_pago: z.string().optional().openapi({ example: 'PUE', description: 'PUE (default) or PPD' }),
     moneda: z.string().optional().openapi({ example: 'MXN', description: 'c_Moneda; default MXN' }),
     tipo_cambio: Amount.optional(),

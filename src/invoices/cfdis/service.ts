@@ -105,10 +105,26 @@ export async function emisorOf(deps: Pick<CfdiDeps, 'identity'>, actor: Pick<Act
   return { rfc: t.rfc, nombre: t.nombre, regimenFiscal: t.regimenFiscal, codigoPostal: t.codigoPostal };
 }
 
+const NO_PAC: ErrorDetail = {
+  field: 'environment',
+  issue:
+    'live stamping needs a PAC, which this server has not: its operator sets PAC_URL, PAC_USER and PAC_PASSWORD (an SW account); a sk_test_ key stamps in the sandbox',
+};
+
+/** The environment's stamping provider, or 503 naming the settings that configure the live one. */
+function requirePac(deps: Pick<CfdiDeps, 'pacFor'>, actor: Actor): Pac {
+  const pac = deps.pacFor(actor.environment);
+  if (!pac) throw new ServiceError('unavailable', 'No stamping provider (PAC) is configured for the live environment', [NO_PAC]);
+  return pac;
+}
+
 /** The active CSD able to seal now, or the problem as an error detail. */
 async function signerFor(deps: CfdiDeps, actor: Actor, emisorRfc: string): Promise<{ signer?: CsdSigner; problem?: ErrorDetail }> {
   const signer = await activeSigner(deps, actor.tenantId, actor.environment);
-  if (!signer) return { problem: { field: 'csd', issue: `no active CSD in the ${actor.environment} environment: upload one with POST /csds` } };
+  if (!signer) {
+    const which = actor.environment === 'live' ? " that can sign live invoices (SAT's test CSDs cannot)" : '';
+    return { problem: { field: 'csd', issue: `no active CSD in the ${actor.environment} environment${which}: upload one with POST /csds` } };
+  }
   if (!signer.validAt(deps.now()))
     return { problem: { field: 'csd', issue: `the active CSD ${signer.noCertificado} is outside its validity period (PAC 305): upload a current one` } };
   if (signer.rfc !== emisorRfc) return { problem: { field: 'csd', issue: `the active CSD belongs to ${signer.rfc}, not to ${emisorRfc} (PAC 303)` } };
@@ -165,7 +181,8 @@ const newIdCcp = () => `CCC${crypto.randomUUID().slice(3).toUpperCase()}`;
 
 /** POST /cfdis/validate: the stamping rules without a folio, a seal or the PAC. */
 export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
-  const errors: ErrorDetail[] = [];
+  // First, as POST /cfdis answers it first: without a PAC nothing is stamped, whatever else is fixed.
+  const errors: ErrorDetail[] = deps.pacFor(actor.environment) ? [] : [NO_PAC];
   let receptor: ReceptorInput | undefined;
   try {
     receptor = await resolveReceptor(deps, actor, req);
@@ -298,6 +315,8 @@ export async function issueCfdi(
     auditIn?: AuditInTransaction;
   } = {},
 ) {
+  // The server's own gaps first (503), before what the caller can fix, such as a live CSD (400).
+  const pac = requirePac(deps, actor);
   if (req.email_to) requireMailer(deps); // 503 before anything is stored
   const receptor = await resolveReceptor(deps, actor, req);
   const emisor = await emisorOf(deps, actor);
@@ -310,12 +329,6 @@ export async function issueCfdi(
   const { signer, problem } = await signerFor(deps, actor, emisor.rfc);
   const errors = [...facts.problems, ...prepared.errors, ...(problem ? [problem] : [])];
   if (errors.length > 0 || !prepared.model || !signer) throw invalidInput('The CFDI fails validation', errors);
-  const pac = deps.pacFor(actor.environment);
-  if (!pac) {
-    throw new ServiceError('unavailable', 'No stamping provider (PAC) is configured for the live environment', [
-      { field: 'environment', issue: 'live stamping needs a PAC: configure one, or use a sk_test_ key for the sandbox' },
-    ]);
-  }
 
   const id = newId('cfdi', now.getTime());
   const stamp = now.toISOString();

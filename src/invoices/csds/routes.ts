@@ -27,7 +27,8 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps & { r
       summary: 'Upload a seal certificate (CSD): .cer, .key and its password (ADMIN)',
       description:
         "Checked as a PAC would: a CSD (a FIEL is rejected), valid now, issued by SAT (not self-signed, the issuer's organization SAT; with a " +
-        "test credential it must chain to SAT's test certification authorities, signatures verified), issued to the tenant's RFC, the password " +
+        "test credential it must chain to SAT's test certification authorities, signatures verified; with a live one it must not: a test CSD " +
+        "cannot sign live invoices, 400 naming `cer`), issued to the tenant's RFC, the password " +
         "opens the key and the key belongs to the certificate. The key's encryption is read before the password is tried: PBES2 with PBKDF2 (HMAC-SHA1 or HMAC-SHA256) " +
         `and DES-EDE3-CBC or AES-CBC, at most ${MAX_PBKDF2_ITERATIONS} PBKDF2 iterations (SAT's keys use 2048); anything else → 400 naming \`key\`. ` +
         'The new CSD becomes the active one of its environment (the previous one becomes inactive). The private key ' +
@@ -39,7 +40,7 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps & { r
       responses: {
         201: jsonResponse(CsdSchema, 'Stored and active'),
         400: errorResponse(
-          'Not a CSD, expired, not issued by SAT, another RFC, wrong password, a key of another certificate, or a key encrypted with an algorithm or iteration count that is not accepted',
+          'Not a CSD, expired, not issued by SAT, a test CSD in live, another RFC, wrong password, a key of another certificate, or a key encrypted with an algorithm or iteration count that is not accepted',
         ),
         409: errorResponse('This certificate is already stored'),
         413: errorResponse('A file is too large'),
@@ -87,7 +88,12 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps & { r
       summary: 'Make this CSD the one that seals (ADMIN); the other active one becomes inactive',
       middleware: [requireRole('ADMIN')] as const,
       request: { params: Params },
-      responses: { 200: jsonResponse(CsdSchema, 'Active'), 404: errorResponse('No such CSD'), 409: errorResponse('Expired'), ...common },
+      responses: {
+        200: jsonResponse(CsdSchema, 'Active'),
+        404: errorResponse('No such CSD'),
+        409: errorResponse("Expired, or in live a test CSD (issued by SAT's test authorities), which cannot sign live invoices"),
+        ...common,
+      },
     }),
     async (c) => c.json(await activateCsd(deps, actorOf(c), c.req.valid('param').id), 200),
   );

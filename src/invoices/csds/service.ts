@@ -10,7 +10,7 @@ import { prepared } from '../../db/prepared.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { openSecret, sealSecret } from '../../lib/secret-box.ts';
 import { recordEvent } from '../events.ts';
-import { satAuthorities } from './authorities.ts';
+import { isTestCsd, satAuthorities, TEST_CSD_IN_LIVE } from './authorities.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
 import { MAX_CSD_FILE_BYTES, toCsd, type CsdRow } from './schemas.ts';
 import { withTransaction } from '../../db/index.ts';
@@ -67,6 +67,7 @@ export async function uploadCsd(deps: CsdDeps & { uploads: RateLimiter }, actor:
     if (now < certificate.validFrom) throw new CsdError('cer', `is not valid until ${certificate.validFrom.toISOString()}`);
     // After the dates, so an expired CSD of an authority no longer bundled is still reported as expired.
     checkIssuer(certificate, satAuthorities(actor.environment));
+    if (actor.environment === 'live' && isTestCsd(certificate.der)) throw new CsdError('cer', TEST_CSD_IN_LIVE);
     const tenant = await deps.identity.tenantById(actor.tenantId);
     if (!tenant) throw notFound('Tenant');
     if (certificate.rfc !== tenant.rfc) {
@@ -138,6 +139,10 @@ export async function activateCsd(deps: CsdDeps, actor: Actor, id: string) {
   if (row.status === 'expired' || new Date(row.validTo) < now) {
     throw conflict('CSD expired', [{ field: 'id', issue: `expired on ${row.validTo}; upload a current CSD` }]);
   }
+  // A test CSD stored in live before uploads refused it.
+  if (actor.environment === 'live' && isTestCsd(row.certificateDer)) {
+    throw conflict('A test CSD cannot sign live invoices', [{ field: 'id', issue: `certificate ${row.serialNumber} ${TEST_CSD_IN_LIVE}` }]);
+  }
   const stamp = now.toISOString();
   await withTransaction(deps.db, async (tx) => {
     await tx
@@ -172,7 +177,7 @@ function signerCache(db: Db) {
 }
 
 /**
- * The tenant's active CSD, ready to seal, or undefined when it has none. The decrypted KeyObject is cached per
+ * The tenant's active CSD, ready to seal, or undefined when it has none (in live, a test CSD is none). The decrypted KeyObject is cached per
  * certificate: decrypting and importing on every invoice would cost more than signing.
  */
 export async function activeSigner(
@@ -196,6 +201,8 @@ export async function activeSigner(
     const row = (
       await deps.db.select({ certificateDer: csds.certificateDer, privateKeySealed: csds.privateKeySealed }).from(csds).where(eq(csds.id, active.id))
     )[0]!;
+    // Left active in live from before uploads refused test CSDs: never seals there (not cached, so rare rows cost little).
+    if (environment === 'live' && isTestCsd(row.certificateDer)) return undefined;
     signer = createSigner(parseCertificate(row.certificateDer), importPrivateKey(openSecret(deps.masterKey, row.privateKeySealed, active.id)));
     cache.set(active.id, signer);
   }

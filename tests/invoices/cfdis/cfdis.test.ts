@@ -114,6 +114,32 @@ describe('POST /cfdis', () => {
     expect(await countRows(a.tenant.id)).toBe(0);
   });
 
+  test('live without a PAC says so first, before the missing live CSD: /cfdis, /cfdis/validate, a receipt and the portal (issue 34)', async () => {
+    const a = await newIssuer({ csd: false, live: true }); // no CSD in live either
+    const settings = expect.stringContaining('PAC_URL, PAC_USER and PAC_PASSWORD');
+    const issued = await t.call('POST', '/cfdis', { token: a.live, body: invoice() });
+    expect([issued.status, issued.json.error.details]).toEqual([503, [{ field: 'environment', issue: settings }]]);
+    const validated = await t.call('POST', '/cfdis/validate', { token: a.live, body: invoice() });
+    expect(validated.status).toBe(200);
+    expect(validated.json.valid).toBe(false);
+    expect(validated.json.errors.map((e: any) => e.field)).toEqual(['environment', 'csd']);
+    expect(validated.json.errors[0].issue).toEqual(settings);
+
+    const receipt = await t.call('POST', '/receipts', { token: a.live, body: { forma_pago: '01', conceptos: [concepto()] } });
+    expect(receipt.status).toBe(201);
+    const invoiced = await t.call('POST', `/receipts/${receipt.json.id}/invoice`, { token: a.live, body: { receptor: ICV } });
+    expect([invoiced.status, invoiced.json.error.details]).toEqual([503, [{ field: 'environment', issue: settings }]]);
+    const link = new URL(receipt.json.self_invoice_url);
+    const { uso_cfdi, regimen_fiscal, domicilio_fiscal, rfc, nombre } = ICV;
+    const portal = await t.app.request(`/portal/${a.tenant.id}/ticket/invoice`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clave: link.searchParams.get('clave'), receptor: { rfc, nombre, domicilio_fiscal, regimen_fiscal, uso_cfdi } }),
+    });
+    expect(portal.status).toBe(503);
+    expect(await countRows(a.tenant.id)).toBe(0);
+  });
+
   test('receptor_id uses a registered client; an unknown one is 400', async () => {
     const a = await newIssuer();
     const client = await t.call('POST', '/clients', { token: a.key, body: ICV });

@@ -169,6 +169,31 @@ describe('impossible receptor RFCs (4)', () => {
   });
 });
 
+describe('forma_pago 99 (Por definir) on a PUE invoice (issue 34)', () => {
+  const remark = (how: string) => `forma_pago ${how} (Por definir); a PUE invoice should carry the form actually used`;
+
+  test('sent explicitly, it warns as the defaulted one does, on /cfdis/validate and on the 201', async () => {
+    for (const [body, how] of [
+      [ingreso({ forma_pago: '99' }), 'is 99'],
+      [ingreso({ forma_pago: '99', metodo_pago: 'PUE' }), 'is 99'],
+      [ingreso({ forma_pago: undefined }), 'defaulted to 99'],
+    ] as const) {
+      const validated = await t.call('POST', '/cfdis/validate', { token: key, body });
+      expect(validated.json).toEqual({ valid: true, errors: [], warnings: [remark(how)] });
+      const res = await t.call('POST', '/cfdis', { token: key, body });
+      expect(res.status).toBe(201);
+      expect(res.json.warnings).toEqual([remark(how)]);
+    }
+  });
+
+  test('PPD, where 99 is required, and PUE with the form used carry no warning', async () => {
+    for (const body of [ingreso({ forma_pago: '99', metodo_pago: 'PPD' }), ingreso({ metodo_pago: 'PPD', forma_pago: undefined }), ingreso()]) {
+      const validated = await t.call('POST', '/cfdis/validate', { token: key, body });
+      expect(validated.json).toEqual({ valid: true, errors: [], warnings: [] });
+    }
+  });
+});
+
 describe('a concepto without impuestos and without objeto_imp (5)', () => {
   const untaxed = (over: Record<string, unknown> = {}) => concepto({ impuestos: undefined, ...over });
   test('on an Ingreso or an Egreso → 400 naming the field, the choices and CFDI40170, on /cfdis and /cfdis/validate', async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { publicKeyOf } from '../../../src/cfdi/csd.ts';
 import { activeSigner, sweepCsdExpiry } from '../../../src/invoices/csds/service.ts';
-import { createTestApp, csdFiles, csdForm, issuer, TENANTS, TEST_MASTER_KEY } from '../../helpers.ts';
+import { createTestApp, csdFiles, csdForm, ingreso, issuer, TENANTS, TEST_MASTER_KEY } from '../../helpers.ts';
 import { sql } from 'drizzle-orm';
 
 const EKU = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
@@ -20,6 +20,8 @@ const EKU_10M_ITERATIONS = refusedKey('EKU9003173C9_10M_iterations.key');
 const SELF_SIGNED = csdFiles('refused', 'self_signed');
 const OTHER_CA = csdFiles('refused', 'other_ca');
 const FORGED_AC_UAT = csdFiles('refused', 'forged_ac_uat');
+/** EKU9003173C9's CSD for live in tests: a made-up authority named as SAT (tests/fixtures/csd/EKU9003173C9_live/README.md). */
+const EKU_LIVE = csdFiles('EKU9003173C9_live', 'EKU9003173C9');
 /** EKU's key with the INTEGER tag of its PBKDF2 iteration count (offset 44) turned into an OCTET STRING. */
 const EKU_MALFORMED_PBKDF2 = Buffer.from(EKU.key).fill(0x04, 44, 45);
 
@@ -176,7 +178,7 @@ describe('POST /csds rejects what cannot seal, naming the field and the reason',
 });
 
 describe('POST /csds in live refuses certificates SAT did not issue', () => {
-  test("self-signed or issued by another authority → 400 naming cer; SAT's test CSD still passes the issuer check", async () => {
+  test('self-signed or issued by another authority → 400 naming cer', async () => {
     const reg = await issuer(t);
     const live = await reg.createKey('live');
     const self = await upload(live.key, SELF_SIGNED);
@@ -187,7 +189,61 @@ describe('POST /csds in live refuses certificates SAT did not issue', () => {
     expect(other.json.error.details).toEqual([
       { field: 'cer', issue: 'is issued by "CERTIFICADORA DE EJEMPLO", not by SAT (Servicio de Administración Tributaria)' },
     ]);
-    expect((await upload(live.key, EKU)).status).toBe(201);
+    expect((await upload(live.key, EKU_LIVE)).status).toBe(201);
+  });
+});
+
+describe('a test CSD cannot sign live invoices (issue 34)', () => {
+  const TEST_CSD_IN_LIVE = {
+    field: 'cer',
+    issue:
+      "is a test CSD (issued by SAT's test certification authorities): a test CSD cannot sign live invoices; upload the CSD SAT issued to you, or use a sk_test_ key",
+  };
+
+  test("POST /csds in live refuses SAT's test CSDs, each issued by AC UAT → 400 naming cer; test mode keeps accepting them", async () => {
+    for (const [tenant, files] of [
+      ['EKU', EKU],
+      ['FUNK', FUNK],
+      ['ONO', ONO],
+    ] as const) {
+      const reg = await issuer(t, { tenant: TENANTS[tenant] });
+      const live = await reg.createKey('live');
+      const refused = await upload(live.key, files);
+      expect([tenant, refused.status, refused.json.error.details]).toEqual([tenant, 400, [TEST_CSD_IN_LIVE]]);
+      expect((await t.call('GET', '/csds', { token: live.key })).json.data).toEqual([]);
+      expect((await upload(reg.token, files)).json).toMatchObject({ environment: 'test', status: 'active' });
+    }
+  });
+
+  test("the chain decides, not the names: a certificate that copies AC UAT's names but another key signed is no test CSD", async () => {
+    // Live checks the issuer's name only while SAT's production authorities are not bundled (docs/decisions.md).
+    const reg = await issuer(t);
+    const live = await reg.createKey('live');
+    expect((await upload(live.key, FORGED_AC_UAT)).json).toMatchObject({ environment: 'live', status: 'active' });
+  });
+
+  test('a test CSD stored in live before the refusal can neither be activated nor seal there', async () => {
+    const reg = await issuer(t);
+    const live = await reg.createKey('live');
+    const stored = (await upload(reg.token, EKU)).json;
+    await t.exec(sql`update csds set environment = 'live' where id = ${stored.id}`);
+    expect((await t.call('GET', `/csds/${stored.id}`, { token: live.key })).json).toMatchObject({ environment: 'live', status: 'active' });
+    const deps = { db: t.db, now: () => t.clock.now, masterKey: TEST_MASTER_KEY };
+    expect(await activeSigner(deps, reg.tenant.id, 'live')).toBeUndefined();
+
+    expect((await t.call('POST', `/csds/${stored.id}/deactivate`, { token: live.key })).json.status).toBe('inactive');
+    const activated = await t.call('POST', `/csds/${stored.id}/activate`, { token: live.key });
+    expect([activated.status, activated.json.error.details]).toEqual([
+      409,
+      [{ field: 'id', issue: `certificate 30001000000500003416 ${TEST_CSD_IN_LIVE.issue}` }],
+    ]);
+    expect((await t.call('GET', `/csds/${stored.id}`, { token: live.key })).json.status).toBe('inactive');
+
+    const validated = await t.call('POST', '/cfdis/validate', { token: live.key, body: ingreso() });
+    expect(validated.json.errors).toContainEqual({
+      field: 'csd',
+      issue: "no active CSD in the live environment that can sign live invoices (SAT's test CSDs cannot): upload one with POST /csds",
+    });
   });
 });
 
@@ -212,7 +268,7 @@ describe('POST /csds is rate-limited per tenant and environment', () => {
     expect(body.request_id).toBeString();
 
     const live = await reg.createKey('live');
-    expect((await upload(live.key, EKU)).status).toBe(201);
+    expect((await upload(live.key, EKU_LIVE)).status).toBe(201);
     const other = await issuer(t);
     expect((await upload(other.token, EKU)).status).toBe(201);
 
@@ -225,9 +281,9 @@ describe('managing CSDs', () => {
   test('list, get, deactivate, activate, delete; at most one active per tenant and environment', async () => {
     const reg = await issuer(t);
     const first = (await upload(reg.token, EKU)).json;
-    // A live-environment copy of the same certificate is a separate CSD.
+    // A CSD of the live environment is apart from the test one.
     const live = await reg.createKey('live');
-    const second = (await upload(live.key, EKU)).json;
+    const second = (await upload(live.key, EKU_LIVE)).json;
     expect(second.environment).toBe('live');
     expect(second.status).toBe('active');
     expect((await t.call('GET', `/csds/${first.id}`, { token: reg.token })).json.status).toBe('active');
