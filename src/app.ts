@@ -47,7 +47,7 @@ export interface AppDeps {
   sandboxSat: SandboxSat;
   /** Live stamping provider; none configured → live issuing answers 503. */
   livePac?: Pac;
-  /** The SMTP server CFDIs are emailed through (SMTP_URL, SMTP_FROM); none → the email routes and email_to answer 503. */
+  /** The SMTP server CFDIs are emailed through (SMTP_URL, SMTP_FROM); none → email_to and POST /cfdis/{id}/email answer 400. */
   smtp?: { url: string; from: string };
   /** PUBLIC_BASE_URL: where customers reach this server (receipts' self_invoice_url); none: each request's own address. */
   publicBaseUrl?: string;

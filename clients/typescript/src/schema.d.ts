@@ -887,7 +887,7 @@ export interface paths {
         };
         /**
          * The emails of a CFDI, newest first
-         * @description Each sending with its status (queued, sent, failed), recipients, attempts, times and the SMTP server's last answer.
+         * @description Each sending with its status (queued, sent, failed), recipients, attempts, times and the SMTP server's last answer. A server without SMTP configured answers it too: the sendings made while it had one, none on a server that never had.
          */
         get: operations["listCfdiEmails"];
         put?: never;
@@ -1942,7 +1942,7 @@ export interface components {
             external_id?: string;
             metadata?: components["schemas"]["Metadata"] & unknown;
             /**
-             * @description Email the XML and PDF to these addresses once stamped, also when stamped later from the queue (as POST /cfdis/{id}/email; GET /cfdis/{id}/emails shows the sending). 503 when the server has no SMTP_URL, and nothing is issued
+             * @description Email the XML and PDF to these addresses once stamped, also when stamped later from the queue (as POST /cfdis/{id}/email; GET /cfdis/{id}/emails shows the sending). 400 naming email_to when the server has no SMTP configured (SMTP_URL), and nothing is issued
              * @example [
              *       "cuentas-por-pagar@example.com"
              *     ]
@@ -3180,7 +3180,7 @@ export interface components {
         ReceiptInvoice: {
             receptor: components["schemas"]["Receptor"];
             /**
-             * @description Email the XML and PDF here once stamped (503 without SMTP_URL, and nothing is issued)
+             * @description Email the XML and PDF here once stamped (400 naming email_to on a server without SMTP configured, and nothing is issued)
              * @example [
              *       "cuentas-por-pagar@example.com"
              *     ]
@@ -7742,7 +7742,7 @@ export interface operations {
                     "application/json": components["schemas"]["CfdiEmail"];
                 };
             };
-            /** @description An invalid address, more than 10, or no recipient at all (details name `to`) */
+            /** @description An invalid address, more than 10, no recipient at all, or this server has no SMTP configured (SMTP_URL): details name `to` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7826,20 +7826,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Email is not configured on this server (no SMTP_URL): nothing was queued */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     listCfdiEmails: {
@@ -7911,20 +7897,6 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Email is not configured on this server (no SMTP_URL): nothing was queued */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8256,7 +8228,7 @@ export interface operations {
                     "application/json": components["schemas"]["CfdiQueued"];
                 };
             };
-            /** @description An invalid period, no open receipt in it, or the CFDI fails a SAT rule (details name the field and rule) */
+            /** @description An invalid period, no open receipt in it, the CFDI fails a SAT rule (details name the field and rule), or email_to on a server without SMTP configured */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8340,7 +8312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No PAC for the live environment, or email_to without SMTP_URL */
+            /** @description No PAC for the live environment */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8561,7 +8533,7 @@ export interface operations {
                     "application/json": components["schemas"]["CfdiQueued"];
                 };
             };
-            /** @description Not a receipt id, or the receptor fails a SAT rule (details name the field and rule) */
+            /** @description Not a receipt id, the receptor fails a SAT rule (details name the field and rule), or email_to on a server without SMTP configured */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8659,7 +8631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No PAC for the live environment, or email_to without SMTP_URL */
+            /** @description No PAC for the live environment */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -1,5 +1,5 @@
 import { createTransport } from 'nodemailer';
-import { ServiceError } from '../../lib/service-error.ts';
+import { invalidInput } from '../../lib/service-error.ts';
 
 /** One message as the job hands it over: the sender's display name, the recipients, the text and the attachments. */
 export interface OutgoingEmail {
@@ -64,10 +64,14 @@ export function createSmtpMailer(config: { url: string; from: string }): Mailer 
   };
 }
 
-/** The server's mailer, or 503: without SMTP_URL nothing can be emailed, and nothing is queued. */
-export function requireMailer(deps: { mailer?: Mailer }): Mailer {
+/** What a request that asks for email is told on a server without SMTP_URL, naming the `field` that asked. */
+export const NO_SMTP = 'this server has no SMTP configured (its operator has not set SMTP_URL and SMTP_FROM), so nothing can be emailed';
+
+/**
+ * The server's mailer, or invalid input naming `field` (400 on the invoice routes): a server without SMTP_URL stays
+ * so until its operator sets it, so the request is refused as it is, not as a wait (503); nothing is stored.
+ */
+export function requireMailer(deps: { mailer?: Mailer }, field: string): Mailer {
   if (deps.mailer) return deps.mailer;
-  throw new ServiceError('unavailable', 'Email is not configured on this server', [
-    { field: 'smtp', issue: 'the operator has not set SMTP_URL and SMTP_FROM, so CFDIs cannot be emailed; nothing was queued' },
-  ]);
+  throw invalidInput('Email is not configured on this server', [{ field, issue: `${NO_SMTP}; nothing was stored or queued` }]);
 }

@@ -275,24 +275,24 @@ describe('emailing a CFDI', () => {
     expect(await t.count(cfdiEmails)).toBe(0);
   });
 
-  test('without SMTP_URL: 503 on both routes and on email_to, and nothing is stored or queued', async () => {
-    const { t, call } = await setup([], { smtp: false });
+  test('without SMTP_URL: email_to and POST /email are 400 naming the field, nothing is stored or queued; the listing is 200', async () => {
+    const { t, call, emails } = await setup([], { smtp: false });
     const issued = await call('POST', '/cfdis', ingreso({ email_to: ['ana@example.com'] }));
-    expect(issued.status).toBe(503);
-    expect(issued.json.error.details[0]).toMatchObject({ field: 'smtp' });
-    expect(issued.json.error.details[0].issue).toContain('SMTP_URL');
+    expect(issued.status).toBe(400);
+    expect(issued.json.error.message).toBe('Email is not configured on this server');
+    expect(issued.json.error.details).toEqual([{ field: 'email_to', issue: expect.stringContaining('this server has no SMTP configured') }]);
     expect(await t.count(cfdis)).toBe(0);
     // The dry run says so too, naming email_to.
     const validated = await call('POST', '/cfdis/validate', ingreso({ email_to: ['ana@example.com'] }));
     expect(validated.json.valid).toBe(false);
-    expect(validated.json.errors).toEqual([expect.objectContaining({ field: 'email_to' })]);
+    expect(validated.json.errors).toEqual([{ field: 'email_to', issue: expect.stringContaining('would answer 400') }]);
     expect((await call('POST', '/cfdis/validate', ingreso())).json.valid).toBe(true);
     const cfdi = (await call('POST', '/cfdis', ingreso())).json;
     const jobsBefore = await t.count(jobs);
     const res = await call('POST', `/cfdis/${cfdi.id}/email`, { to: ['ana@example.com'] });
-    expect(res.status).toBe(503);
-    expect(res.json.error.message).toBe('Email is not configured on this server');
-    expect((await call('GET', `/cfdis/${cfdi.id}/emails`)).status).toBe(503);
+    expect(res.status).toBe(400);
+    expect(res.json.error.details).toEqual([{ field: 'to', issue: expect.stringContaining('this server has no SMTP configured') }]);
+    expect(await emails(cfdi.id)).toEqual([]);
     expect(await t.count(cfdiEmails)).toBe(0);
     expect(await t.count(jobs)).toBe(jobsBefore);
   });
