@@ -449,8 +449,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update legal name, fiscal regime or postal code (ADMIN)
-         * @description The RFC cannot change. The régimen must apply to the RFC's persona type.
+         * Update legal name, fiscal regime, postal code, PDF colour or email Reply-To (ADMIN)
+         * @description The RFC cannot change. The régimen must apply to the RFC's persona type. `reply_to` is the Reply-To of every CFDI email sent from then on (an address as email_to takes: trimmed, lower-cased; else 422 naming `reply_to`).
          */
         patch: operations["updateTenant"];
         trace?: never;
@@ -1325,6 +1325,11 @@ export interface components {
                     url: string;
                 } | null;
             };
+            /**
+             * @description Reply-To of the CFDI emails (PATCH reply_to), so customers' replies reach you; null: none, replies go to the server's SMTP_FROM
+             * @example facturacion@kemper.example.com
+             */
+            reply_to: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1495,6 +1500,11 @@ export interface components {
              * @example #1F4E8C
              */
             accent_color?: string | null;
+            /**
+             * @description Reply-To of the CFDI emails; null: none (replies go to SMTP_FROM)
+             * @example facturacion@kemper.example.com
+             */
+            reply_to?: string | null;
         };
         LogoUpload: {
             /**

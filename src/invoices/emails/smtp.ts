@@ -5,6 +5,8 @@ import { invalidInput } from '../../lib/service-error.ts';
 export interface OutgoingEmail {
   /** Shown as the sender's name (the tenant); the address is always SMTP_FROM's. */
   fromName: string;
+  /** The tenant's reply_to: customers' replies reach the issuer, not the operator's SMTP_FROM mailbox. */
+  replyTo?: string;
   to: string[];
   subject: string;
   text: string;
@@ -48,6 +50,7 @@ export function createSmtpMailer(config: { url: string; from: string }): Mailer 
       try {
         const info = await transport.sendMail({
           from: { name: m.fromName, address },
+          ...(m.replyTo ? { replyTo: m.replyTo } : {}),
           to: m.to,
           subject: m.subject,
           text: m.text,

@@ -324,3 +324,40 @@ describe('emailing a CFDI', () => {
     expect((await t.call('GET', `/cfdis/${theirs.id}/emails`, { token: other.key })).json.data).toHaveLength(1);
   });
 });
+
+describe("the tenant's reply_to", () => {
+  const replyTo = (mail: { replyTo?: { value: { address?: string }[] } }) => mail.replyTo?.value.map((a) => a.address);
+
+  test('PATCH /tenants/me reply_to: shown by GET, the Reply-To of every CFDI email from then on; null removes it', async () => {
+    const { t, sink, call } = await setup();
+    expect((await call('GET', '/tenants/me')).json.reply_to).toBeNull();
+    const patched = await call('PATCH', '/tenants/me', { reply_to: ' Facturacion@Kemper.example.com ' });
+    expect(patched.status).toBe(200);
+    expect(patched.json.reply_to).toBe('facturacion@kemper.example.com');
+    expect((await call('GET', '/tenants/me')).json.reply_to).toBe('facturacion@kemper.example.com');
+
+    await call('POST', '/cfdis', ingreso({ email_to: ['ana@example.com'] }));
+    await t.app.worker.drain();
+    expect(sink.received).toHaveLength(1);
+    expect(replyTo(sink.received[0]!)).toEqual(['facturacion@kemper.example.com']);
+    // The sender stays the server's address, with the tenant's name.
+    expect(sink.received[0]!.from?.value[0]).toEqual({ name: 'ESCUELA KEMPER URGATE', address: 'facturas@example.com' });
+
+    expect((await call('PATCH', '/tenants/me', { reply_to: null })).json.reply_to).toBeNull();
+    await call('POST', '/cfdis', ingreso({ email_to: ['ana@example.com'] }));
+    await t.app.worker.drain();
+    expect(sink.received).toHaveLength(2);
+    expect(sink.received[1]!.replyTo).toBeUndefined();
+  });
+
+  test('an address email_to would refuse is 422 naming reply_to, and the profile keeps its value', async () => {
+    const { call } = await setup();
+    expect((await call('PATCH', '/tenants/me', { reply_to: 'ok@example.com' })).status).toBe(200);
+    for (const bad of ['not-an-address', 'a@b', 'x@example.com\r\nBcc: victim@example.com', '', 42, `${'a'.repeat(250)}@example.com`]) {
+      const res = await call('PATCH', '/tenants/me', { reply_to: bad });
+      expect(res.status).toBe(422);
+      expect(res.json.error.details.map((d: { field: string }) => d.field)).toEqual(['reply_to']);
+    }
+    expect((await call('GET', '/tenants/me')).json.reply_to).toBe('ok@example.com');
+  });
+});
