@@ -213,6 +213,8 @@ if (!link)
     ...(workers ? { worker_pids: workers.pids() } : {}),
   });
 if (demo) console.log(demoBanner(demo, server?.url ?? `http://${config.host ?? 'localhost'}:${port}/`));
+// Not waited for and not fatal (invoices are issued without email): one line says whether the SMTP server greeted.
+if (!link && config.smtp) void app.checkSmtp();
 
 let stopping = false;
 /**

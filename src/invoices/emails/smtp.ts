@@ -22,6 +22,10 @@ type SendOutcome = { ok: true; response: string } | { ok: false; permanent: bool
 
 export interface Mailer {
   send(message: OutgoingEmail): Promise<SendOutcome>;
+  /** Connects, reads the greeting, says EHLO (STARTTLS and AUTH as SMTP_URL asks) and quits: could a message go now. */
+  verify(): Promise<{ ok: true } | { ok: false; response: string }>;
+  /** host:port of the server, without the credentials SMTP_URL carries: what the logs and /health name. */
+  server: string;
 }
 
 /** The properties nodemailer sets on the errors it throws (see its NodemailerError). */
@@ -34,6 +38,14 @@ interface SmtpError extends Error {
 
 /** Generous for a server that greylists or is slow under load, short enough that a dead one frees the job soon. */
 const TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
+/** A check only greets: a server that has not answered in 10 s is reported unreachable. */
+const CHECK_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 10_000 };
+
+/** The server's reply when it gave one, else the error (ECONNREFUSED, ETIMEDOUT, a TLS failure). */
+function failureOf(err: unknown): string {
+  const e = err as SmtpError;
+  return e.response ?? `${e.code ? `${e.code}: ` : ''}${e.message}`;
+}
 
 /** SMTP_FROM's address, without the display name it may carry ("Facturas <facturas@example.com>"). */
 const addressOf = (from: string) => /<([^>]+)>/.exec(from)?.[1] ?? from.trim();
@@ -44,8 +56,21 @@ const addressOf = (from: string) => /<([^>]+)>/.exec(from)?.[1] ?? from.trim();
  */
 export function createSmtpMailer(config: { url: string; from: string }): Mailer {
   const transport = createTransport({ url: config.url, ...TIMEOUTS });
+  const checking = createTransport({ url: config.url, ...CHECK_TIMEOUTS });
   const address = addressOf(config.from);
+  const url = new URL(config.url);
+  // nodemailer's defaults when SMTP_URL names no port.
+  const server = `${url.hostname}:${url.port || (url.protocol === 'smtps:' ? 465 : 587)}`;
   return {
+    server,
+    async verify() {
+      try {
+        await checking.verify();
+        return { ok: true };
+      } catch (err) {
+        return { ok: false, response: failureOf(err) };
+      }
+    },
     async send(m) {
       try {
         const info = await transport.sendMail({
@@ -60,8 +85,7 @@ export function createSmtpMailer(config: { url: string; from: string }): Mailer 
         const rejected = info.rejected.map(String);
         return { ok: true, response: rejected.length ? `${info.response} (refused: ${rejected.join(', ')})` : info.response };
       } catch (err) {
-        const e = err as SmtpError;
-        return { ok: false, permanent: e.permanent === true, response: e.response ?? `${e.code ? `${e.code}: ` : ''}${e.message}` };
+        return { ok: false, permanent: (err as SmtpError).permanent === true, response: failureOf(err) };
       }
     },
   };
