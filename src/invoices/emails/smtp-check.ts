@@ -5,7 +5,7 @@ import type { Mailer } from './smtp.ts';
  * What GET /health says of email. not_configured: no SMTP_URL; checking: the first check has not answered yet;
  * ok: the server greeted (and took the login) at `checked_at`; unreachable: it did not, `message` says why.
  */
-export type SmtpStatus =
+type SmtpStatus =
   | { status: 'not_configured' }
   | { status: 'checking'; server: string }
   | { status: 'ok'; server: string; checked_at: string }
