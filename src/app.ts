@@ -21,6 +21,7 @@ import { issueScheduledGlobalInvoices } from './invoices/receipts/service.ts';
 import { emailJobHandler } from './invoices/emails/delivery.ts';
 import { EMAIL_JOB } from './invoices/emails/outbox.ts';
 import { createSmtpMailer } from './invoices/emails/smtp.ts';
+import { createSmtpCheck } from './invoices/emails/smtp-check.ts';
 import { CANCEL_JOB, cancellationJobHandler } from './invoices/cancellations/service.ts';
 import { sandboxRegistry } from './invoices/sandbox-registry.ts';
 import { DEFAULT_RETRY_SCHEDULE, DELIVER_JOB, deliveryJobHandler } from './invoices/webhooks/delivery.ts';
@@ -47,7 +48,7 @@ export interface AppDeps {
   sandboxSat: SandboxSat;
   /** Live stamping provider; none configured → live issuing answers 503. */
   livePac?: Pac;
-  /** The SMTP server CFDIs are emailed through (SMTP_URL, SMTP_FROM); none → the email routes and email_to answer 503. */
+  /** The SMTP server CFDIs are emailed through (SMTP_URL, SMTP_FROM); none → email_to and POST /cfdis/{id}/email answer 400. */
   smtp?: { url: string; from: string };
   /** PUBLIC_BASE_URL: where customers reach this server (receipts' self_invoice_url); none: each request's own address. */
   publicBaseUrl?: string;
@@ -167,6 +168,7 @@ export function createApp(deps: AppDeps) {
     logger: deps.logger,
   };
   const mailer = deps.smtp ? createSmtpMailer(deps.smtp) : undefined;
+  const smtpCheck = createSmtpCheck(mailer, now, deps.logger);
   const emailHandler = emailJobHandler({ db: deps.db, now, mailer, identity, logger: deps.logger });
   // Two pools on the same jobs table, so webhook receivers (up to 10 s each) never take a slot from stamping, and
   // each webhook endpoint is its own lane: a slow one holds at most 8 of the 64 delivery slots, and a tenant's
@@ -259,6 +261,7 @@ export function createApp(deps: AppDeps) {
     now,
     version: VERSION,
     livePac: deps.livePac !== undefined,
+    smtp: smtpCheck.current,
     sandboxSat: deps.sandboxSat,
     backends: [authBackend, invoiceBackend],
   });
@@ -270,5 +273,7 @@ export function createApp(deps: AppDeps) {
     ready,
     /** The scheduler's hourly task: the automatic global invoices of the periods that ended. */
     issueScheduledGlobalInvoices: () => issueScheduledGlobalInvoices(receiptDeps),
+    /** Greets the SMTP server now and logs the outcome (index.ts, at start); /health shows the last one. */
+    checkSmtp: smtpCheck.run,
   });
 }

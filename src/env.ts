@@ -147,7 +147,7 @@ export interface Config {
   workers: number;
   /** Secret files this start created in DATA_DIR (first start): to be backed up. */
   generatedSecrets: string[];
-  /** The SMTP server invoices are emailed through, and the sender address; none: the email routes answer 503. */
+  /** The SMTP server invoices are emailed through, and the sender address; none: email_to and POST /cfdis/{id}/email answer 400. */
   smtp?: { url: string; from: string };
   /** Where customers reach this server (receipts' self_invoice_url); none: the address each request came to. */
   publicBaseUrl?: string;

@@ -234,6 +234,8 @@ if (!link)
   });
 // Through the log's buffer, so it comes after the lines before it ("listening" among them): the last thing the start prints.
 if (demo) writeLogLine(demoBanner(demo, server?.url ?? `http://${config.host ?? 'localhost'}:${port}/`));
+// Not waited for and not fatal (invoices are issued without email): one line says whether the SMTP server greeted.
+if (!link && config.smtp) void app.checkSmtp();
 
 let stopping = false;
 /**

@@ -38,7 +38,9 @@ export function createAccessTokens(secret: string): AccessTokens {
         if (typeof payload.tid !== 'string' || typeof payload.ver !== 'number') throw unauthenticated('Invalid access token');
         return { sub: payload.sub!, tid: payload.tid, ver: payload.ver, exp: payload.exp };
       } catch (err) {
-        if (err instanceof joseErrors.JWTExpired) throw unauthenticated('Access token expired');
+        // The common case after a day: say the way out, which a client may not know is there.
+        if (err instanceof joseErrors.JWTExpired)
+          throw unauthenticated('Access token expired: get a new one with POST /api/v1/auth/refresh (your refresh token), or log in again');
         throw unauthenticated('Invalid access token');
       }
     },

@@ -127,7 +127,17 @@ export function createGateway(deps: GatewayDeps) {
       log: (e) => deps.logger.error('unhandled error', { err: errorWithCauses(e), request_id: c.get('requestId') }),
     }),
   );
-  app.notFound((c) => respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]));
+  // A path that names a part of the API without its prefix (GET /cfdis, POST /auth/login) is a first call copied
+  // without the base URL: say where the API lives (docs/decisions.md, "The 404 of a path without /api/v1").
+  app.notFound((c) => {
+    const path = c.req.path;
+    const segment = path.split('/')[1] ?? '';
+    if (!path.startsWith('/api/') && apiSegments().has(segment))
+      return respondError(c, 404, `Not found: the API lives under /api/v1 (did you mean ${c.req.method} /api/v1${path}?)`, [
+        { field: 'path', issue: `no route ${path}: every API path starts with /api/v1` },
+      ]);
+    return respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${path}` }]);
+  });
 
   const limitBody = bodyLimit({
     maxSize: deps.maxBodyBytes,
@@ -198,6 +208,13 @@ export function createGateway(deps: GatewayDeps) {
 
   // Read at the first request, when both backends have mounted their routes.
   let routes: ReturnType<typeof routeTable> | undefined;
+  /** The first segments after /api/v1: the backends' groups and the gateway's own (health, openapi.json, sandbox). */
+  let segments: Set<string> | undefined;
+  const apiSegments = () =>
+    (segments ??= new Set([
+      ...(routes ??= routeTable([deps.auth, deps.invoices])).groups.keys(),
+      ...app.routes.filter((r) => r.path.startsWith('/api/v1/') && r.path !== '/api/v1/*').map((r) => r.path.split('/')[3]!),
+    ]));
   const route = async (c: Context<GatewayEnv>): Promise<Response> => {
     routes ??= routeTable([deps.auth, deps.invoices]);
     const target = routes.groups.get(c.req.path.split('/')[3] ?? '');

@@ -59,7 +59,17 @@ async function checkDatabase(db: Db, now: Date): Promise<Indicator> {
   }
 }
 
-export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartbeat: Heartbeat; now: () => Date; version: string; livePac: boolean }) {
+export interface HealthDeps {
+  db: Db;
+  heartbeat: Heartbeat;
+  now: () => Date;
+  version: string;
+  livePac: boolean;
+  /** The SMTP server's last check, at once (never waited for: a check may take seconds). */
+  smtp: () => { status: string; [k: string]: unknown };
+}
+
+export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: HealthDeps) {
   // The check in flight, not only its result: probes that arrive meanwhile share it instead of writing again.
   let database: { at: number; result: Promise<Indicator> } | undefined;
   const service = { status: 'up', version: deps.version };
@@ -92,7 +102,11 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
         'For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (on SQLite a write failed or less than 64 MiB of storage is left; ' +
         'on PostgreSQL the server did not answer a `select 1` within 2 s), ' +
         '`scheduler` (no tick for three intervals; a tick that finds the job worker still busy counts), `queue` (the oldest due job waits over 10 minutes). ' +
-        "The database entry names its `engine` (`sqlite` or `postgres`) and, when up, the check's `latency_ms`. The database check runs at most once a second. `/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per " +
+        "The database entry names its `engine` (`sqlite` or `postgres`) and, when up, the check's `latency_ms`. The database check runs at most once a second. " +
+        '`details.smtp` reports email and never makes /health fail (invoices are issued without it): `not_configured` (no SMTP_URL), `checking` ' +
+        '(the first check has not answered), `ok` (the server greeted and took the login at `checked_at`) or `unreachable` (`message` says why; ' +
+        'emails wait in the queue), with its `server` (host:port); the last result is shown at once and checked again behind it when over a minute old. ' +
+        '`/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per ' +
         'client address (429 past it), apart from the 100 of the other calls without a credential, so sign-ups from the same address never make an instance look down.',
       security: [],
       responses: {
@@ -132,7 +146,7 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: { db: Db; heartb
         status: ok ? ('ok' as const) : ('error' as const),
         info,
         error,
-        details: { ...info, ...error, service, catalogs: { status: 'up', version: CATALOG_VERSION } },
+        details: { ...info, ...error, service, catalogs: { status: 'up', version: CATALOG_VERSION }, smtp: deps.smtp() },
       };
       return ok ? c.json(body, 200) : c.json(body, 503);
     },

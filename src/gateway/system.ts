@@ -1,26 +1,18 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import type { Db } from '../db/client.ts';
 import { mountDocs } from '../docs/page.ts';
-import type { Heartbeat } from '../jobs/scheduler.ts';
 import { errorResponses, jsonResponse } from '../lib/schemas.ts';
 import type { SandboxSat } from '../pac/sandbox.ts';
 import type { GatewayEnv } from './gateway.ts';
-import { mountHealth } from './health.ts';
+import { type HealthDeps, mountHealth } from './health.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 
 const errors = errorResponses('gateway');
 
-export interface SystemDeps {
+export interface SystemDeps extends HealthDeps {
   /** The gateway's limit for calls without a credential, and its separate one for health probes. */
   anonymous: MiddlewareHandler<GatewayEnv>;
   probes: MiddlewareHandler<GatewayEnv>;
-  db: Db;
-  heartbeat: Heartbeat;
-  now: () => Date;
-  version: string;
-  /** Whether a live PAC is configured (reported by /health). */
-  livePac: boolean;
   sandboxSat: SandboxSat;
   /** Whose routes the OpenAPI document describes besides the gateway's own. */
   backends: Parameters<typeof buildOpenApiDocument>[1];

@@ -27,13 +27,14 @@ interface UserIdentity {
   tokenVersion: number;
 }
 
-/** The issuer's fiscal data, as the invoice backend needs it for the Emisor. */
+/** The issuer's fiscal data, as the invoice backend needs it for the Emisor, and the Reply-To of its CFDI emails. */
 interface TenantIdentity {
   id: string;
   rfc: string;
   nombre: string;
   regimenFiscal: string;
   codigoPostal: string;
+  replyTo: string | null;
 }
 
 /**

@@ -135,7 +135,7 @@ describe('401 and 403', () => {
 
     const expired = await t.call('GET', '/tenants/me', { token: await sign(TEST_JWT_SECRET, now - 1) });
     expectEnvelope(expired, 401, '/api/v1/tenants/me');
-    expect(expired.json.error.message).toBe('Access token expired');
+    expect(expired.json.error.message).toStartWith('Access token expired: get a new one with POST /api/v1/auth/refresh');
 
     expectEnvelope(await t.call('GET', '/tenants/me', { token: await sign('another-secret-another-secret-0123456789', now + 60) }), 401, '/api/v1/tenants/me');
     expectEnvelope(await t.call('GET', '/tenants/me', { token: await sign(TEST_JWT_SECRET, now + 60, 'other') }), 401, '/api/v1/tenants/me');
@@ -154,6 +154,21 @@ describe('401 and 403', () => {
     const late = await t.call('GET', '/tenants/me', { token: reg.token });
     t.clock.advance(-(24 * 3600 * 1000 + 1000));
     expect(late.status).toBe(401);
+  });
+
+  test('a session a day old: its access token, cached while it worked, is a 401 that points to POST /auth/refresh, which works', async () => {
+    // An app of its own: its clock moves a day, past the tokens of the other tests.
+    const own = await createTestApp();
+    const reg = await issuer(own);
+    expect((await own.call('GET', '/tenants/me', { token: reg.token })).status).toBe(200);
+    own.clock.advance(24 * 3600 * 1000 + 1000);
+    const expired = await own.call('GET', '/tenants/me', { token: reg.token });
+    expectEnvelope(expired, 401, '/api/v1/tenants/me');
+    expect(expired.json.error.message).toBe('Access token expired: get a new one with POST /api/v1/auth/refresh (your refresh token), or log in again');
+    expect(expired.json.error.details).toEqual([{ field: 'authorization', issue: expired.json.error.message }]);
+    const refreshed = await own.call('POST', '/auth/refresh', { body: { refresh_token: reg.refreshToken } });
+    expect(refreshed.status).toBe(200);
+    expect((await own.call('GET', '/tenants/me', { token: refreshed.json.access_token })).status).toBe(200);
   });
 
   test("a deleted user's token stops working at once", async () => {

@@ -2,7 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { openPostgres } from '../../src/db/postgres/client.ts';
-import { closeDatabase, createTestApp, fillDatabase, TEST_ENGINE } from '../helpers.ts';
+import { closeDatabase, createTestApp, fillDatabase, smtpSink, TEST_ENGINE, type TestApp } from '../helpers.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { POSTGRES, scratchDatabase } from '../postgres.ts';
 
 describe('GET /health', () => {
@@ -147,4 +148,81 @@ describe.skipIf(!POSTGRES)('GET /health on PostgreSQL', () => {
       await scratch.drop();
     }
   }, 30_000);
+});
+
+describe("GET /health: the SMTP server's last check", () => {
+  /** Polls /health until details.smtp has `status`, or fails after 5 s: the check runs behind the probe. */
+  async function smtpOf(t: TestApp, status: string) {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const res = await t.call('GET', '/health');
+      expect(res.status).toBe(200); // email never makes the instance unready
+      if (res.json.details.smtp.status === status || Date.now() > deadline) return res.json.details.smtp;
+      await Bun.sleep(10);
+    }
+  }
+
+  test('without SMTP_URL: not_configured, and /health is 200', async () => {
+    const t = await createTestApp();
+    const res = await t.call('GET', '/health');
+    expect(res.status).toBe(200);
+    expect(res.json.details.smtp).toEqual({ status: 'not_configured' });
+    expect(res.json.info.smtp).toBeUndefined();
+  });
+
+  test('checking, then ok with the time of the check; checked again only after a minute; unreachable once the server is gone; one log line per change', async () => {
+    const sink = await smtpSink();
+    const lines: any[] = [];
+    const t = await createTestApp({ smtp: sink.smtp, logger: createLogger('info', (line) => lines.push(JSON.parse(line))) });
+    const server = new URL(sink.smtp.url).host;
+    const first = await t.call('GET', '/health');
+    expect(first.json.details.smtp).toEqual({ status: 'checking', server });
+    const ok = await smtpOf(t, 'ok');
+    expect(ok).toEqual({ status: 'ok', server, checked_at: t.clock.now.toISOString() });
+    expect(sink.logins).toEqual(['sink-user:sink pass']); // the check logs in as sending does
+
+    // Within the minute the last answer is repeated: no new connection to the server.
+    t.clock.advance(59_000);
+    for (let i = 0; i < 5; i++) expect((await t.call('GET', '/health')).json.details.smtp).toEqual(ok);
+    expect(sink.logins).toHaveLength(1);
+
+    await sink.close();
+    t.clock.advance(1000);
+    // Past the minute: the last result at once, a new check behind it.
+    expect((await t.call('GET', '/health')).json.details.smtp).toEqual(ok);
+    const gone = await smtpOf(t, 'unreachable');
+    expect(gone).toEqual({ status: 'unreachable', server, checked_at: t.clock.now.toISOString(), message: expect.stringContaining('ECONNREFUSED') });
+
+    const smtpLines = lines.filter((l) => /^SMTP server/.test(l.msg)).map((l) => [l.level, l.msg, l.server]);
+    expect(smtpLines).toEqual([
+      ['info', 'SMTP server reachable: greeting ok', server],
+      ['warn', 'SMTP server unreachable: CFDI emails wait in the queue and are retried', server],
+    ]);
+  });
+
+  test('a server that accepts and never greets: /health answers at once with the last result (checking), not after the check', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((s) => {
+      sockets.add(s);
+      s.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const t = await createTestApp({ smtp: { url: `smtp://127.0.0.1:${port}`, from: 'facturas@example.com' } });
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        const res = await t.call('GET', '/health');
+        expect(performance.now() - started).toBeLessThan(1000);
+        expect(res.json.details.smtp).toEqual({ status: 'checking', server: `127.0.0.1:${port}` });
+      }
+      // One check in flight, shared: one connection however many probes.
+      const deadline = Date.now() + 5000;
+      while (sockets.size === 0 && Date.now() < deadline) await Bun.sleep(10);
+      expect(sockets.size).toBe(1);
+    } finally {
+      silent.close();
+      for (const s of sockets) s.destroy();
+    }
+  });
 });

@@ -58,3 +58,35 @@ describe('405 Method Not Allowed', () => {
     expect(health.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
   });
 });
+
+describe('404 of a path without /api/v1', () => {
+  const request = async (method: string, path: string) => {
+    const res = await t.app.request(path, { method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+
+  test('a path naming a part of the API says where the API lives and the path it meant', async () => {
+    for (const [method, path] of [
+      ['GET', '/cfdis'],
+      ['POST', '/auth/login'],
+      ['GET', '/cfdis/cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x/pdf'],
+      ['GET', '/health'],
+      ['GET', '/openapi.json'],
+    ] as const) {
+      const res = await request(method, path);
+      expect(res.status).toBe(404);
+      expect(res.json.error.message).toBe(`Not found: the API lives under /api/v1 (did you mean ${method} /api/v1${path}?)`);
+      expect(res.json.error.details).toEqual([{ field: 'path', issue: `no route ${path}: every API path starts with /api/v1` }]);
+    }
+  });
+
+  test('other unknown paths, and the pages that live outside /api/v1, get no hint', async () => {
+    for (const path of ['/nothing-here', '/api/v1/nothing-here', '/api/v2/cfdis', '/portal/ten_0000000000000000000000000/nothing/else/here', '/docs/nothing']) {
+      const res = await request('GET', path);
+      expect(res.status).toBe(404);
+      expect(res.json.error.message).toBe('Route not found');
+    }
+    expect((await t.app.request('/docs')).status).toBe(200);
+    expect((await t.app.request('/api/v1/health')).status).toBe(200);
+  });
+});

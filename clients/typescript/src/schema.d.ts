@@ -54,7 +54,7 @@ export interface paths {
         };
         /**
          * Readiness: database writable, scheduler ticking, queue moving
-         * @description For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (on SQLite a write failed or less than 64 MiB of storage is left; on PostgreSQL the server did not answer a `select 1` within 2 s), `scheduler` (no tick for three intervals; a tick that finds the job worker still busy counts), `queue` (the oldest due job waits over 10 minutes). The database entry names its `engine` (`sqlite` or `postgres`) and, when up, the check's `latency_ms`. The database check runs at most once a second. `/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per client address (429 past it), apart from the 100 of the other calls without a credential, so sign-ups from the same address never make an instance look down.
+         * @description For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (on SQLite a write failed or less than 64 MiB of storage is left; on PostgreSQL the server did not answer a `select 1` within 2 s), `scheduler` (no tick for three intervals; a tick that finds the job worker still busy counts), `queue` (the oldest due job waits over 10 minutes). The database entry names its `engine` (`sqlite` or `postgres`) and, when up, the check's `latency_ms`. The database check runs at most once a second. `details.smtp` reports email and never makes /health fail (invoices are issued without it): `not_configured` (no SMTP_URL), `checking` (the first check has not answered), `ok` (the server greeted and took the login at `checked_at`) or `unreachable` (`message` says why; emails wait in the queue), with its `server` (host:port); the last result is shown at once and checked again behind it when over a minute old. `/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per client address (429 past it), apart from the 100 of the other calls without a credential, so sign-ups from the same address never make an instance look down.
          */
         get: operations["getHealth"];
         put?: never;
@@ -449,8 +449,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update legal name, fiscal regime or postal code (ADMIN)
-         * @description The RFC cannot change. The régimen must apply to the RFC's persona type.
+         * Update legal name, fiscal regime, postal code, PDF colour or email Reply-To (ADMIN)
+         * @description The RFC cannot change. The régimen must apply to the RFC's persona type. `reply_to` is the Reply-To of every CFDI email sent from then on (an address as email_to takes: trimmed, lower-cased; else 422 naming `reply_to`).
          */
         patch: operations["updateTenant"];
         trace?: never;
@@ -887,7 +887,7 @@ export interface paths {
         };
         /**
          * The emails of a CFDI, newest first
-         * @description Each sending with its status (queued, sent, failed), recipients, attempts, times and the SMTP server's last answer.
+         * @description Each sending with its status (queued, sent, failed), recipients, attempts, times and the SMTP server's last answer. A server without SMTP configured answers it too: the sendings made while it had one, none on a server that never had.
          */
         get: operations["listCfdiEmails"];
         put?: never;
@@ -1325,6 +1325,11 @@ export interface components {
                     url: string;
                 } | null;
             };
+            /**
+             * @description Reply-To of the CFDI emails (PATCH reply_to), so customers' replies reach you; null: none, replies go to the server's SMTP_FROM
+             * @example facturacion@kemper.example.com
+             */
+            reply_to: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1495,6 +1500,11 @@ export interface components {
              * @example #1F4E8C
              */
             accent_color?: string | null;
+            /**
+             * @description Reply-To of the CFDI emails; null: none (replies go to SMTP_FROM)
+             * @example facturacion@kemper.example.com
+             */
+            reply_to?: string | null;
         };
         LogoUpload: {
             /**
@@ -1942,7 +1952,7 @@ export interface components {
             external_id?: string;
             metadata?: components["schemas"]["Metadata"] & unknown;
             /**
-             * @description Email the XML and PDF to these addresses once stamped, also when stamped later from the queue (as POST /cfdis/{id}/email; GET /cfdis/{id}/emails shows the sending). 503 when the server has no SMTP_URL, and nothing is issued
+             * @description Email the XML and PDF to these addresses once stamped, also when stamped later from the queue (as POST /cfdis/{id}/email; GET /cfdis/{id}/emails shows the sending). 400 naming email_to when the server has no SMTP configured (SMTP_URL), and nothing is issued
              * @example [
              *       "cuentas-por-pagar@example.com"
              *     ]
@@ -3180,7 +3190,7 @@ export interface components {
         ReceiptInvoice: {
             receptor: components["schemas"]["Receptor"];
             /**
-             * @description Email the XML and PDF here once stamped (503 without SMTP_URL, and nothing is issued)
+             * @description Email the XML and PDF here once stamped (400 naming email_to on a server without SMTP configured, and nothing is issued)
              * @example [
              *       "cuentas-por-pagar@example.com"
              *     ]
@@ -7742,7 +7752,7 @@ export interface operations {
                     "application/json": components["schemas"]["CfdiEmail"];
                 };
             };
-            /** @description An invalid address, more than 10, or no recipient at all (details name `to`) */
+            /** @description An invalid address, more than 10, no recipient at all, or this server has no SMTP configured (SMTP_URL): details name `to` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7826,20 +7836,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Email is not configured on this server (no SMTP_URL): nothing was queued */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     listCfdiEmails: {
@@ -7911,20 +7907,6 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Email is not configured on this server (no SMTP_URL): nothing was queued */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8256,7 +8238,7 @@ export interface operations {
                     "application/json": components["schemas"]["CfdiQueued"];
                 };
             };
-            /** @description An invalid period, no open receipt in it, or the CFDI fails a SAT rule (details name the field and rule) */
+            /** @description An invalid period, no open receipt in it, the CFDI fails a SAT rule (details name the field and rule), or email_to on a server without SMTP configured */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8340,7 +8322,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No PAC for the live environment, or email_to without SMTP_URL */
+            /** @description No PAC for the live environment */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8561,7 +8543,7 @@ export interface operations {
                     "application/json": components["schemas"]["CfdiQueued"];
                 };
             };
-            /** @description Not a receipt id, or the receptor fails a SAT rule (details name the field and rule) */
+            /** @description Not a receipt id, the receptor fails a SAT rule (details name the field and rule), or email_to on a server without SMTP configured */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8659,7 +8641,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No PAC for the live environment, or email_to without SMTP_URL */
+            /** @description No PAC for the live environment */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -7,6 +7,10 @@ export const TenantPatchExamples = {
     summary: 'Régimen, postal code and the PDF accent colour',
     value: { nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', codigo_postal: '42501', accent_color: '#1F4E8C' },
   },
+  reply_to: {
+    summary: "Customers' replies to the CFDI emails go to this address",
+    value: { reply_to: 'facturacion@kemper.example.com' },
+  },
 } satisfies BodyExamples<z.input<typeof TenantPatchSchema>>;
 
 export const LogoUploadExamples = {

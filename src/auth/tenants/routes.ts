@@ -30,8 +30,10 @@ export function mountTenantRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       path: '/api/v1/tenants/me',
       operationId: 'updateTenant',
       tags,
-      summary: 'Update legal name, fiscal regime or postal code (ADMIN)',
-      description: "The RFC cannot change. The régimen must apply to the RFC's persona type.",
+      summary: 'Update legal name, fiscal regime, postal code, PDF colour or email Reply-To (ADMIN)',
+      description:
+        "The RFC cannot change. The régimen must apply to the RFC's persona type. `reply_to` is the Reply-To of every CFDI email sent from then on " +
+        '(an address as email_to takes: trimmed, lower-cased; else 422 naming `reply_to`).',
       middleware: [requireRole('ADMIN')] as const,
       request: { body: jsonBody(TenantPatchSchema, TenantPatchExamples) },
       responses: {

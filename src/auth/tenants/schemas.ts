@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { isPostalCode, personaOf, regimenFiscal } from '../../catalogs/index.ts';
 import { T_RFC } from '../../cfdi/patterns.ts';
-import { CodigoPostal, Rfc, xmlText } from '../../lib/schemas.ts';
+import { CodigoPostal, Email, Rfc, xmlText } from '../../lib/schemas.ts';
 import { LOGO_TYPES, type tenantBranding, type tenants } from '../../db/schema/index.ts';
 import { PLANS, rateLimitOf } from '../../lib/plans.ts';
 
@@ -46,12 +46,18 @@ const AccentColor = z
   .regex(/^#[0-9A-Fa-f]{6}$/, 'must be a colour as #RRGGBB')
   .openapi({ example: '#1F4E8C', description: 'Colour of the rules and title bar on the invoice PDF' });
 
+const ReplyTo = Email.openapi({
+  example: 'facturacion@kemper.example.com',
+  description: "Where your customers' replies to the CFDI emails go (their Reply-To header); the sender stays the server's SMTP_FROM, shown with your name",
+});
+
 export const TenantPatchSchema = z
   .object({
     nombre: RazonSocial.optional(),
     regimen_fiscal: RegimenFiscal.optional(),
     codigo_postal: TenantCodigoPostal.optional(),
     accent_color: AccentColor.nullable().optional().openapi({ description: '#RRGGBB for the invoice PDF; null restores the default' }),
+    reply_to: ReplyTo.nullable().optional().openapi({ description: 'Reply-To of the CFDI emails; null: none (replies go to SMTP_FROM)' }),
   })
   .strict()
   .openapi('TenantPatch');
@@ -73,6 +79,10 @@ export const TenantSchema = z
           .nullable(),
       })
       .openapi({ description: 'What the invoice PDF shows of the brand: PUT /tenants/me/logo, PATCH accent_color' }),
+    reply_to: z.string().nullable().openapi({
+      example: 'facturacion@kemper.example.com',
+      description: "Reply-To of the CFDI emails (PATCH reply_to), so customers' replies reach you; null: none, replies go to the server's SMTP_FROM",
+    }),
     created_at: z.string().openapi({ format: 'date-time' }),
     updated_at: z.string().openapi({ format: 'date-time' }),
   })
@@ -94,6 +104,7 @@ export const toTenant = (t: TenantRow, b?: BrandingRow): z.infer<typeof TenantSc
     accent_color: b?.accentColor ?? null,
     logo: b?.logoType && b.logoSize ? { content_type: b.logoType, size: b.logoSize, url: '/api/v1/tenants/me/logo' } : null,
   },
+  reply_to: t.replyTo,
   created_at: t.createdAt,
   updated_at: t.updatedAt,
 });

@@ -50,6 +50,7 @@ export async function updateMyTenant(deps: AuthDeps, actor: Actor, input: z.infe
       ...(input.nombre !== undefined && { nombre: input.nombre }),
       ...(input.regimen_fiscal !== undefined && { regimenFiscal: input.regimen_fiscal }),
       ...(input.codigo_postal !== undefined && { codigoPostal: input.codigo_postal }),
+      ...(input.reply_to !== undefined && { replyTo: input.reply_to }),
       updatedAt: deps.now().toISOString(),
     })
     .where(eq(tenants.id, actor.tenantId));

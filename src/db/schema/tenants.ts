@@ -12,5 +12,7 @@ export const tenants = sqliteTable('tenants', {
   plan: text('plan', { enum: PLANS }).notNull().default('starter'),
   /** Per-minute request limit; only read for the enterprise plan. */
   rateLimitPerMinute: integer('rate_limit_per_minute'),
+  /** Reply-To of the CFDI emails: the issuer's own address, so customers' replies reach it, not SMTP_FROM's. */
+  replyTo: text('reply_to'),
   ...timestamps,
 });

@@ -202,7 +202,7 @@ const CfdiRequestFields = z
     email_to: EmailRecipients.optional().openapi({
       description:
         'Email the XML and PDF to these addresses once stamped, also when stamped later from the queue (as POST /cfdis/{id}/email; GET /cfdis/{id}/emails ' +
-        'shows the sending). 503 when the server has no SMTP_URL, and nothing is issued',
+        'shows the sending). 400 naming email_to when the server has no SMTP configured (SMTP_URL), and nothing is issued',
     }),
   })
   .strict()

@@ -37,7 +37,7 @@ import { pdfPool } from './pdf-pool.ts';
 import { toCfdi, toCfdiListItem, type CfdiRequest, type CfdiRow } from './schemas.ts';
 import { withGroupCommit, withTransaction, type Ahead, type Tx } from '../../db/index.ts';
 import { recordEmail } from '../emails/outbox.ts';
-import { requireMailer, type Mailer } from '../emails/smtp.ts';
+import { NO_SMTP, requireMailer, type Mailer } from '../emails/smtp.ts';
 import { uniqueViolation } from '../../db/engine.ts';
 
 export interface CfdiDeps {
@@ -51,7 +51,7 @@ export interface CfdiDeps {
   stampBudgetMs: number;
   /** Run due jobs now rather than at the next tick. */
   wakeJobs(): void;
-  /** The SMTP server invoices are emailed through (SMTP_URL); none: email_to and the email routes answer 503. */
+  /** The SMTP server invoices are emailed through (SMTP_URL); none: email_to and POST /cfdis/{id}/email answer 400. */
   mailer?: Mailer;
 }
 
@@ -213,8 +213,7 @@ export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiReques
   errors.push(...facts.problems, ...(prepared?.errors ?? []));
   const { problem } = await signerFor(deps, actor, emisor.rfc);
   if (problem) errors.push(problem);
-  if (req.email_to && !deps.mailer)
-    errors.push({ field: 'email_to', issue: 'this server has no SMTP_URL: POST /cfdis with email_to would answer 503 and issue nothing' });
+  if (req.email_to && !deps.mailer) errors.push({ field: 'email_to', issue: `${NO_SMTP}: POST /cfdis with email_to would answer 400 and issue nothing` });
   return { valid: errors.length === 0, errors, warnings: prepared?.warnings ?? [] };
 }
 
@@ -317,7 +316,7 @@ export async function issueCfdi(
 ) {
   // The server's own gaps first (503), before what the caller can fix, such as a live CSD (400).
   const pac = requirePac(deps, actor);
-  if (req.email_to) requireMailer(deps); // 503 before anything is stored
+  if (req.email_to) requireMailer(deps, 'email_to'); // 400 before anything is stored
   const receptor = await resolveReceptor(deps, actor, req);
   const emisor = await emisorOf(deps, actor);
   const scope = { tenantId: actor.tenantId, environment: actor.environment };

@@ -47,6 +47,7 @@ async function messageOf(deps: EmailDeliveryDeps, email: { tenantId: string; env
   });
   const message: OutgoingEmail = {
     fromName: tenantName,
+    ...(tenant?.replyTo ? { replyTo: tenant.replyTo } : {}),
     to: email.recipients,
     ...content,
     attachments: [

@@ -8,7 +8,6 @@ import { emailCfdi, listCfdiEmails, type EmailDeps } from './service.ts';
 
 const tags = ['CFDIs'];
 const errors = errorResponses('invoices');
-const notConfigured = errorResponse('Email is not configured on this server (no SMTP_URL): nothing was queued');
 
 export function mountEmailRoutes(app: OpenAPIHono<BackendEnv>, deps: EmailDeps) {
   app.openapi(
@@ -29,12 +28,11 @@ export function mountEmailRoutes(app: OpenAPIHono<BackendEnv>, deps: EmailDeps) 
       request: { params: CfdiRefParams, body: jsonBody(CfdiEmailRequestSchema, CfdiEmailExamples) },
       responses: {
         202: jsonResponse(CfdiEmailSchema, 'Queued: the delivery record (poll GET /cfdis/{id}/emails, or listen for cfdi.email_enviado)'),
-        400: errorResponse('An invalid address, more than 10, or no recipient at all (details name `to`)'),
+        400: errorResponse('An invalid address, more than 10, no recipient at all, or this server has no SMTP configured (SMTP_URL): details name `to`'),
         ...errors.unauthenticated,
         ...errors.adminOrOperator,
         404: errorResponse('No such CFDI in this tenant and environment'),
         409: errorResponse('The CFDI failed to stamp (fallido): there is nothing to send'),
-        503: notConfigured,
       },
     }),
     async (c) => c.json(await emailCfdi(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json')), 202),
@@ -47,14 +45,15 @@ export function mountEmailRoutes(app: OpenAPIHono<BackendEnv>, deps: EmailDeps) 
       tags,
       operationId: 'listCfdiEmails',
       summary: 'The emails of a CFDI, newest first',
-      description: "Each sending with its status (queued, sent, failed), recipients, attempts, times and the SMTP server's last answer.",
+      description:
+        "Each sending with its status (queued, sent, failed), recipients, attempts, times and the SMTP server's last answer. A server without " +
+        'SMTP configured answers it too: the sendings made while it had one, none on a server that never had.',
       request: { params: CfdiRefParams, query: CfdiEmailListQuery },
       responses: {
         200: jsonResponse(paginated(CfdiEmailSchema), 'A page of sendings'),
         400: errorResponse('Not a cfdi_ id or UUID, or an invalid query'),
         ...errors.unauthenticated,
         404: errorResponse('No such CFDI in this tenant and environment'),
-        503: notConfigured,
       },
     }),
     async (c) => c.json(await listCfdiEmails(deps, actorOf(c), c.req.valid('param').id, c.req.valid('query')), 200),

@@ -39,7 +39,7 @@ async function recipientsOf(db: Db, actor: Actor, cfdi: CfdiRef, to: string[] | 
  * a CFDI still queued for stamping is sent once stamped. A cancelled one goes with SAT's acuse.
  */
 export async function emailCfdi(deps: EmailDeps, actor: Actor, ref: string, body: CfdiEmailRequest) {
-  requireMailer(deps);
+  requireMailer(deps, 'to');
   const cfdi = await findCfdi(deps.db, actor, ref);
   if (cfdi.status === 'fallido') throw notStamped(cfdi, cfdi.status);
   const recipients = await recipientsOf(deps.db, actor, cfdi, body.to);
@@ -55,9 +55,8 @@ export async function emailCfdi(deps: EmailDeps, actor: Actor, ref: string, body
   return toCfdiEmail(row);
 }
 
-/** GET /cfdis/{id}/emails: every sending of the CFDI, newest first. */
+/** GET /cfdis/{id}/emails: every sending of the CFDI, newest first; with or without SMTP_URL (none were made without it). */
 export async function listCfdiEmails(deps: EmailDeps, actor: Actor, ref: string, q: { limit: number; cursor?: string }) {
-  requireMailer(deps);
   const cfdi = await findCfdi(deps.db, actor, ref);
   const before = decodeCursor(q.cursor);
   const rows = await deps.db

@@ -1,10 +1,12 @@
 import { createTransport } from 'nodemailer';
-import { ServiceError } from '../../lib/service-error.ts';
+import { invalidInput } from '../../lib/service-error.ts';
 
 /** One message as the job hands it over: the sender's display name, the recipients, the text and the attachments. */
 export interface OutgoingEmail {
   /** Shown as the sender's name (the tenant); the address is always SMTP_FROM's. */
   fromName: string;
+  /** The tenant's reply_to: customers' replies reach the issuer, not the operator's SMTP_FROM mailbox. */
+  replyTo?: string;
   to: string[];
   subject: string;
   text: string;
@@ -20,6 +22,10 @@ type SendOutcome = { ok: true; response: string } | { ok: false; permanent: bool
 
 export interface Mailer {
   send(message: OutgoingEmail): Promise<SendOutcome>;
+  /** Connects, reads the greeting, says EHLO (STARTTLS and AUTH as SMTP_URL asks) and quits: could a message go now. */
+  verify(): Promise<{ ok: true } | { ok: false; response: string }>;
+  /** host:port of the server, without the credentials SMTP_URL carries: what the logs and /health name. */
+  server: string;
 }
 
 /** The properties nodemailer sets on the errors it throws (see its NodemailerError). */
@@ -32,6 +38,14 @@ interface SmtpError extends Error {
 
 /** Generous for a server that greylists or is slow under load, short enough that a dead one frees the job soon. */
 const TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
+/** A check only greets: a server that has not answered in 10 s is reported unreachable. */
+const CHECK_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 10_000 };
+
+/** The server's reply when it gave one, else the error (ECONNREFUSED, ETIMEDOUT, a TLS failure). */
+function failureOf(err: unknown): string {
+  const e = err as SmtpError;
+  return e.response ?? `${e.code ? `${e.code}: ` : ''}${e.message}`;
+}
 
 /** SMTP_FROM's address, without the display name it may carry ("Facturas <facturas@example.com>"). */
 const addressOf = (from: string) => /<([^>]+)>/.exec(from)?.[1] ?? from.trim();
@@ -42,12 +56,26 @@ const addressOf = (from: string) => /<([^>]+)>/.exec(from)?.[1] ?? from.trim();
  */
 export function createSmtpMailer(config: { url: string; from: string }): Mailer {
   const transport = createTransport({ url: config.url, ...TIMEOUTS });
+  const checking = createTransport({ url: config.url, ...CHECK_TIMEOUTS });
   const address = addressOf(config.from);
+  const url = new URL(config.url);
+  // nodemailer's defaults when SMTP_URL names no port.
+  const server = `${url.hostname}:${url.port || (url.protocol === 'smtps:' ? 465 : 587)}`;
   return {
+    server,
+    async verify() {
+      try {
+        await checking.verify();
+        return { ok: true };
+      } catch (err) {
+        return { ok: false, response: failureOf(err) };
+      }
+    },
     async send(m) {
       try {
         const info = await transport.sendMail({
           from: { name: m.fromName, address },
+          ...(m.replyTo ? { replyTo: m.replyTo } : {}),
           to: m.to,
           subject: m.subject,
           text: m.text,
@@ -57,17 +85,20 @@ export function createSmtpMailer(config: { url: string; from: string }): Mailer 
         const rejected = info.rejected.map(String);
         return { ok: true, response: rejected.length ? `${info.response} (refused: ${rejected.join(', ')})` : info.response };
       } catch (err) {
-        const e = err as SmtpError;
-        return { ok: false, permanent: e.permanent === true, response: e.response ?? `${e.code ? `${e.code}: ` : ''}${e.message}` };
+        return { ok: false, permanent: (err as SmtpError).permanent === true, response: failureOf(err) };
       }
     },
   };
 }
 
-/** The server's mailer, or 503: without SMTP_URL nothing can be emailed, and nothing is queued. */
-export function requireMailer(deps: { mailer?: Mailer }): Mailer {
+/** What a request that asks for email is told on a server without SMTP_URL, naming the `field` that asked. */
+export const NO_SMTP = 'this server has no SMTP configured (its operator has not set SMTP_URL and SMTP_FROM), so nothing can be emailed';
+
+/**
+ * The server's mailer, or invalid input naming `field` (400 on the invoice routes): a server without SMTP_URL stays
+ * so until its operator sets it, so the request is refused as it is, not as a wait (503); nothing is stored.
+ */
+export function requireMailer(deps: { mailer?: Mailer }, field: string): Mailer {
   if (deps.mailer) return deps.mailer;
-  throw new ServiceError('unavailable', 'Email is not configured on this server', [
-    { field: 'smtp', issue: 'the operator has not set SMTP_URL and SMTP_FROM, so CFDIs cannot be emailed; nothing was queued' },
-  ]);
+  throw invalidInput('Email is not configured on this server', [{ field, issue: `${NO_SMTP}; nothing was stored or queued` }]);
 }

@@ -126,12 +126,14 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
       request: { body: jsonBody(GlobalInvoiceSchema, GlobalInvoiceExamples) },
       responses: {
         ...issued,
-        400: errorResponse('An invalid period, no open receipt in it, or the CFDI fails a SAT rule (details name the field and rule)'),
+        400: errorResponse(
+          'An invalid period, no open receipt in it, the CFDI fails a SAT rule (details name the field and rule), or email_to on a server without SMTP configured',
+        ),
         ...errors.unauthenticated,
         ...errors.adminOrOperator,
         409: errorResponse('A receipt of the period was invoiced or cancelled while the global invoice was issued: send it again'),
         422: errorResponse('Rejected by the stamping provider'),
-        503: errorResponse('No PAC for the live environment, or email_to without SMTP_URL'),
+        503: errorResponse('No PAC for the live environment'),
       },
     }),
     async (c) => {
@@ -195,11 +197,13 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
       request: { params: Params, body: jsonBody(ReceiptInvoiceSchema, ReceiptInvoiceExamples) },
       responses: {
         ...issued,
-        400: errorResponse('Not a receipt id, or the receptor fails a SAT rule (details name the field and rule)'),
+        400: errorResponse(
+          'Not a receipt id, the receptor fails a SAT rule (details name the field and rule), or email_to on a server without SMTP configured',
+        ),
         404: errorResponse('No such receipt in this tenant and environment'),
         409: errorResponse('Already invoiced, in a global invoice, cancelled, or expired'),
         422: errorResponse('Rejected by the stamping provider'),
-        503: errorResponse('No PAC for the live environment, or email_to without SMTP_URL'),
+        503: errorResponse('No PAC for the live environment'),
         ...errors.unauthenticated,
         ...errors.adminOrOperator,
       },

@@ -100,7 +100,9 @@ export const ReceiptInvoiceSchema = withTextCheck(
   z
     .object({
       receptor: ReceptorSchema,
-      email_to: EmailRecipients.optional().openapi({ description: 'Email the XML and PDF here once stamped (503 without SMTP_URL, and nothing is issued)' }),
+      email_to: EmailRecipients.optional().openapi({
+        description: 'Email the XML and PDF here once stamped (400 naming email_to on a server without SMTP configured, and nothing is issued)',
+      }),
     })
     .strict(),
   ['email_to'],

@@ -275,24 +275,24 @@ describe('emailing a CFDI', () => {
     expect(await t.count(cfdiEmails)).toBe(0);
   });
 
-  test('without SMTP_URL: 503 on both routes and on email_to, and nothing is stored or queued', async () => {
-    const { t, call } = await setup([], { smtp: false });
+  test('without SMTP_URL: email_to and POST /email are 400 naming the field, nothing is stored or queued; the listing is 200', async () => {
+    const { t, call, emails } = await setup([], { smtp: false });
     const issued = await call('POST', '/cfdis', ingreso({ email_to: ['ana@example.com'] }));
-    expect(issued.status).toBe(503);
-    expect(issued.json.error.details[0]).toMatchObject({ field: 'smtp' });
-    expect(issued.json.error.details[0].issue).toContain('SMTP_URL');
+    expect(issued.status).toBe(400);
+    expect(issued.json.error.message).toBe('Email is not configured on this server');
+    expect(issued.json.error.details).toEqual([{ field: 'email_to', issue: expect.stringContaining('this server has no SMTP configured') }]);
     expect(await t.count(cfdis)).toBe(0);
     // The dry run says so too, naming email_to.
     const validated = await call('POST', '/cfdis/validate', ingreso({ email_to: ['ana@example.com'] }));
     expect(validated.json.valid).toBe(false);
-    expect(validated.json.errors).toEqual([expect.objectContaining({ field: 'email_to' })]);
+    expect(validated.json.errors).toEqual([{ field: 'email_to', issue: expect.stringContaining('would answer 400') }]);
     expect((await call('POST', '/cfdis/validate', ingreso())).json.valid).toBe(true);
     const cfdi = (await call('POST', '/cfdis', ingreso())).json;
     const jobsBefore = await t.count(jobs);
     const res = await call('POST', `/cfdis/${cfdi.id}/email`, { to: ['ana@example.com'] });
-    expect(res.status).toBe(503);
-    expect(res.json.error.message).toBe('Email is not configured on this server');
-    expect((await call('GET', `/cfdis/${cfdi.id}/emails`)).status).toBe(503);
+    expect(res.status).toBe(400);
+    expect(res.json.error.details).toEqual([{ field: 'to', issue: expect.stringContaining('this server has no SMTP configured') }]);
+    expect(await emails(cfdi.id)).toEqual([]);
     expect(await t.count(cfdiEmails)).toBe(0);
     expect(await t.count(jobs)).toBe(jobsBefore);
   });
@@ -322,5 +322,42 @@ describe('emailing a CFDI', () => {
     expect(await t.count(cfdiEmails)).toBe(before);
     // Its own listing shows only its own.
     expect((await t.call('GET', `/cfdis/${theirs.id}/emails`, { token: other.key })).json.data).toHaveLength(1);
+  });
+});
+
+describe("the tenant's reply_to", () => {
+  const replyTo = (mail: { replyTo?: { value: { address?: string }[] } }) => mail.replyTo?.value.map((a) => a.address);
+
+  test('PATCH /tenants/me reply_to: shown by GET, the Reply-To of every CFDI email from then on; null removes it', async () => {
+    const { t, sink, call } = await setup();
+    expect((await call('GET', '/tenants/me')).json.reply_to).toBeNull();
+    const patched = await call('PATCH', '/tenants/me', { reply_to: ' Facturacion@Kemper.example.com ' });
+    expect(patched.status).toBe(200);
+    expect(patched.json.reply_to).toBe('facturacion@kemper.example.com');
+    expect((await call('GET', '/tenants/me')).json.reply_to).toBe('facturacion@kemper.example.com');
+
+    await call('POST', '/cfdis', ingreso({ email_to: ['ana@example.com'] }));
+    await t.app.worker.drain();
+    expect(sink.received).toHaveLength(1);
+    expect(replyTo(sink.received[0]!)).toEqual(['facturacion@kemper.example.com']);
+    // The sender stays the server's address, with the tenant's name.
+    expect(sink.received[0]!.from?.value[0]).toEqual({ name: 'ESCUELA KEMPER URGATE', address: 'facturas@example.com' });
+
+    expect((await call('PATCH', '/tenants/me', { reply_to: null })).json.reply_to).toBeNull();
+    await call('POST', '/cfdis', ingreso({ email_to: ['ana@example.com'] }));
+    await t.app.worker.drain();
+    expect(sink.received).toHaveLength(2);
+    expect(sink.received[1]!.replyTo).toBeUndefined();
+  });
+
+  test('an address email_to would refuse is 422 naming reply_to, and the profile keeps its value', async () => {
+    const { call } = await setup();
+    expect((await call('PATCH', '/tenants/me', { reply_to: 'ok@example.com' })).status).toBe(200);
+    for (const bad of ['not-an-address', 'a@b', 'x@example.com\r\nBcc: victim@example.com', '', 42, `${'a'.repeat(250)}@example.com`]) {
+      const res = await call('PATCH', '/tenants/me', { reply_to: bad });
+      expect(res.status).toBe(422);
+      expect(res.json.error.details.map((d: { field: string }) => d.field)).toEqual(['reply_to']);
+    }
+    expect((await call('GET', '/tenants/me')).json.reply_to).toBe('ok@example.com');
   });
 });

@@ -162,11 +162,12 @@ describe('receipts', () => {
     expect(expired.json.error.details[0].field).toBe('expires_at');
   });
 
-  test('email_to without SMTP_URL: 503 and the receipt stays open', async () => {
+  test('email_to without SMTP_URL: 400 naming email_to and the receipt stays open', async () => {
     const { call, receipt } = await setup();
     const r = await receipt();
     const res = await call('POST', `/receipts/${r.id}/invoice`, { receptor: ICV, email_to: ['a@example.com'] });
-    expect(res.status).toBe(503);
+    expect(res.status).toBe(400);
+    expect(res.json.error.details).toEqual([{ field: 'email_to', issue: expect.stringContaining('this server has no SMTP configured') }]);
     expect((await call('GET', `/receipts/${r.id}`)).json.status).toBe('open');
   });
 

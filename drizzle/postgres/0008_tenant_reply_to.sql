@@ -1,0 +1,1 @@
+ALTER TABLE "tenants" ADD COLUMN "reply_to" text collate "C";

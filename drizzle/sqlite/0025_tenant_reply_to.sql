@@ -1,0 +1,1 @@
+ALTER TABLE `tenants` ADD `reply_to` text;
