@@ -1235,12 +1235,14 @@ export interface components {
             folio: string;
             /** @example 2025-06-15T13:45:00 */
             fecha: string;
-            /** @example 116.00 */
-            total: string;
+            /** @example 116 */
+            total: number;
             conceptos: {
                 descripcion: string;
-                cantidad: string;
-                importe: string;
+                /** @example 1 */
+                cantidad: number;
+                /** @example 100 */
+                importe: number;
             }[];
             /** @enum {string} */
             status: "open" | "invoiced" | "cancelled";
@@ -1254,6 +1256,13 @@ export interface components {
             can_invoice: boolean;
             /** @description Why it cannot be invoiced, in Spanish, for the customer */
             reason?: string;
+            /**
+             * @description While it can be invoiced: until when, in Spanish, for the customer (the issuer's local date of expires_at, dd/mm/aaaa)
+             * @example Puedes facturarlo hasta el 30/11/2026.
+             */
+            deadline?: string;
+            /** @description Invoiced here by its customer: its PDF and XML can be downloaded again (GET …/ticket/pdf and …/ticket/xml, with the RFC it was issued to) */
+            can_download: boolean;
         };
         PortalInvoice: {
             /** @example cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x */
@@ -1267,8 +1276,8 @@ export interface components {
             status: string;
             /** @example T-000123 */
             folio: string;
-            /** @example 116.00 */
-            total: string;
+            /** @example 116 */
+            total: number;
             email: {
                 /**
                  * @description unavailable: the service has no SMTP configured; nothing was sent
