@@ -1823,12 +1823,14 @@ export interface components {
                 fecha_pago: string;
                 forma_pago: string;
                 moneda: string;
-                tipo_cambio: string;
+                /** @description TipoCambioP: MXN per unit of moneda (1 for MXN) */
+                tipo_cambio: number;
                 monto: number;
                 documentos: {
                     uuid: string;
                     moneda: string;
-                    equivalencia: string;
+                    /** @description EquivalenciaDR: units of the document currency per unit of the payment currency */
+                    equivalencia: number;
                     num_parcialidad: number;
                     imp_saldo_ant: number;
                     imp_pagado: number;
@@ -3081,7 +3083,7 @@ export interface components {
             forma_pago: string;
             /** @enum {string} */
             moneda: "MXN";
-            /** @description As sent */
+            /** @description As sent, with their amounts (cantidad, valor_unitario, descuento, base, importe) as JSON numbers; SAT keys stay strings */
             conceptos: unknown[];
             /** @example 100 */
             subtotal: number;
