@@ -19,9 +19,12 @@ const KEYS = new Set([
   'exportacion',
 ]);
 
+const lastName = (path: string) => path.replace(/(\[\d+\])+$/, '').slice(path.lastIndexOf('.') + 1);
+const isKey = (path: string) => KEYS.has(lastName(path));
+
 /** Where a JSON answer carries a number as a string ("1160.00"): each path with its value; empty when none does. */
 export function numericStrings(value: unknown, path = '$'): string[] {
-  if (typeof value === 'string') return /^-?\d+(\.\d+)?$/.test(value) && !KEYS.has(path.split('.').at(-1)!.replace(/\[\d+\]$/, '')) ? [`${path} = "${value}"`] : [];
+  if (typeof value === 'string') return /^-?\d+(\.\d+)?$/.test(value) && !isKey(path) ? [`${path} = "${value}"`] : [];
   if (Array.isArray(value)) return value.flatMap((v, i) => numericStrings(v, `${path}[${i}]`));
   if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => numericStrings(v, `${path}.${k}`));
   return [];

@@ -87,7 +87,7 @@ export function portalDetails(details: readonly ErrorDetail[], receptor: PortalR
  * A ticket's deadline as its customer reads it: the date in the issuer's time zone, dd/mm/aaaa as the PDF prints
  * dates (the instant is the month's last second there, which in UTC is already the next day).
  */
-export const localDeadline = (expiresAt: string, timeZone: string): string => printedDate(wallClock(new Date(expiresAt), timeZone).slice(0, 10));
+const localDeadline = (expiresAt: string, timeZone: string): string => printedDate(wallClock(new Date(expiresAt), timeZone).slice(0, 10));
 
 /** Until when an open ticket can be invoiced, for the page. */
 export const deadlineNotice = (expiresAt: string, timeZone: string): string => `Puedes facturarlo hasta el ${localDeadline(expiresAt, timeZone)}.`;

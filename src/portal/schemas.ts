@@ -86,9 +86,7 @@ export const PortalTicketSchema = z
     folio: z.string().openapi({ example: 'T-000123' }),
     fecha: z.string().openapi({ example: '2025-06-15T13:45:00' }),
     total: z.number().openapi({ example: 116 }),
-    conceptos: z.array(
-      z.object({ descripcion: z.string(), cantidad: z.number().openapi({ example: 1 }), importe: z.number().openapi({ example: 100 }) }),
-    ),
+    conceptos: z.array(z.object({ descripcion: z.string(), cantidad: z.number().openapi({ example: 1 }), importe: z.number().openapi({ example: 100 }) })),
     status: z.enum(['open', 'invoiced', 'cancelled']),
     invoiced_by: z.enum(['self', 'global']).nullable().openapi({ description: 'self: by its customer here; global: in the global invoice' }),
     expires_at: z.string().openapi({ example: '2025-07-15T23:59:59Z' }),

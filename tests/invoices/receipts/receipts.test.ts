@@ -37,7 +37,9 @@ describe('receipts', () => {
     const { t, reg, call, receipt } = await setup();
     const r = await receipt({ folio: 'T-1' });
     const withTaxes = await receipt({
-      conceptos: [{ ...CONCEPTOS[1], impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000', base: '14.52', importe: '2.32' }] } }],
+      conceptos: [
+        { ...CONCEPTOS[1], impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000', base: '14.52', importe: '2.32' }] } },
+      ],
     });
     const key = new URL(r.self_invoice_url).searchParams.get('clave')!;
     const portal = async (method: string, path: string, body?: unknown) => {
