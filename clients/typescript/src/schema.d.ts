@@ -1861,6 +1861,11 @@ export interface components {
             /** @description GET of a PPD Ingreso: how many instalments the standing Pagos cover */
             parcialidades?: number;
             /**
+             * @description GET /cfdis/{id}: the receipt (ticket) this CFDI invoiced to its customer (POST /receipts/{id}/invoice or the portal); null for any other CFDI, a global invoice too, which covers many: list them with GET /receipts?cfdi_id=
+             * @example rcpt_01jd2m3k4n5p6q7r8s9t0v1w2x
+             */
+            receipt_id?: string | null;
+            /**
              * Format: date-time
              * @description Stamping time, ISO 8601 UTC
              */
@@ -3221,12 +3226,12 @@ export interface components {
         WebhookCreate: {
             /** @example https://erp.example.com/hooks/cfdi */
             url: string;
-            events: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "csd.por_vencer" | "csd.vencido" | "*")[];
+            events: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "*")[];
         };
         WebhookPatch: {
             /** @example https://erp.example.com/hooks/cfdi */
             url?: string;
-            events?: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "csd.por_vencer" | "csd.vencido" | "*")[];
+            events?: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "*")[];
             /** @enum {string} */
             estado?: "ACTIVO" | "PAUSADO";
         };
@@ -7955,6 +7960,8 @@ export interface operations {
                 desde?: string;
                 /** @description Up to this day, included */
                 hasta?: string;
+                /** @description The receipts this CFDI invoiced: the one of a customer’s invoice, or every receipt a global invoice covers */
+                cfdi_id?: string;
             };
             header?: never;
             path?: never;

@@ -305,6 +305,16 @@ export const CfdiSchema = z
       .openapi({ description: 'Carta Porte 3.1 (T or I): the identifier and the totals computed' }),
     saldo_insoluto: Num.optional().openapi({ description: 'GET of a PPD Ingreso: what is still owed after the Pagos that stand (not cancelled or failed)' }),
     parcialidades: z.number().int().optional().openapi({ description: 'GET of a PPD Ingreso: how many instalments the standing Pagos cover' }),
+    receipt_id: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'GET /cfdis/{id}: the receipt (ticket) this CFDI invoiced to its customer (POST /receipts/{id}/invoice or the portal); null for any other CFDI, ' +
+          'a global invoice too, which covers many: list them with GET /receipts?cfdi_id=',
+        example: 'rcpt_01jd2m3k4n5p6q7r8s9t0v1w2x',
+      }),
     fecha_timbrado: z.string().nullable().openapi({ format: 'date-time', description: 'Stamping time, ISO 8601 UTC' }),
     sello_sat: z.string().nullable(),
     certificado_sat: z.string().nullable().openapi({ description: 'NoCertificadoSAT' }),

@@ -95,6 +95,14 @@ export const ReceiptListQuery = PaginationQuery.extend({
     .openapi({ param: { name: 'status', in: 'query' } }),
   desde: Day.optional().openapi({ param: { name: 'desde', in: 'query' }, description: "From this day (issuer's local date), included" }),
   hasta: Day.optional().openapi({ param: { name: 'hasta', in: 'query' }, description: 'Up to this day, included' }),
+  cfdi_id: z
+    .string()
+    .regex(/^cfdi_[0-9a-z]{1,60}$/, 'must be a CFDI id (cfdi_…)')
+    .optional()
+    .openapi({
+      param: { name: 'cfdi_id', in: 'query' },
+      description: 'The receipts this CFDI invoiced: the one of a customer’s invoice, or every receipt a global invoice covers',
+    }),
 });
 
 // The receptor reaches the XML: the same character check as a CFDI request's.
