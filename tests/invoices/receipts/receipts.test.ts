@@ -146,6 +146,9 @@ describe('receipts', () => {
     expect((await call('GET', '/receipts?hasta=2000-01-01')).json.data).toHaveLength(0);
     expect((await call('GET', '/receipts?desde=2026-02-30')).status).toBe(400);
     expect((await call('GET', '/receipts?status=paid')).status).toBe(400);
+    const notACfdi = await call('GET', '/receipts?cfdi_id=rcpt_x');
+    expect([notACfdi.status, notACfdi.json.error.details[0].field]).toEqual([400, 'query.cfdi_id']);
+    expect((await call('GET', '/receipts?cfdi_id=cfdi_none')).json.data).toEqual([]);
     const got = await call('GET', `/receipts/${made[0].id}`);
     expect(got.json).toEqual(made[0]);
     expect((await call('GET', '/receipts/rcpt_nope')).status).toBe(404);
