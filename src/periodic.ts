@@ -2,6 +2,7 @@ import type { Db } from './db/client.ts';
 import { unlessRunningElsewhere } from './db/advisory-lock.ts';
 import { purgeLoginFailures } from './auth/session/login-throttle.ts';
 import { sweepCsdExpiry } from './invoices/csds/service.ts';
+import { announceExpiredReceipts } from './invoices/receipts/service.ts';
 import type { Task } from './jobs/scheduler.ts';
 import { purgeIdempotencyKeys } from './lib/idempotency.ts';
 import type { Logger } from './lib/logger.ts';
@@ -23,20 +24,28 @@ export function periodicWork(deps: {
     { name: 'idempotency-purge', run: () => purgeIdempotencyKeys(deps.db, new Date()) },
     { name: 'login-failures-purge', run: () => purgeLoginFailures(deps.db, new Date()) },
   ];
+  // Receipts expire at the end of a month in each issuer's zone, so within the hour after it, not hours later.
+  const hourly: Task[] = [
+    {
+      name: 'receipts-expiry',
+      run: async () => {
+        const done = await announceExpiredReceipts(deps.db, new Date());
+        if (done.expired > 0) deps.logger.info('receipts expired', done);
+      },
+    },
+  ];
+  if (deps.issueGlobalInvoices)
+    hourly.push({
+      name: 'global-invoices',
+      run: async () => {
+        const done = await deps.issueGlobalInvoices!();
+        if (done.issued + done.failed > 0) deps.logger.info('automatic global invoices', done);
+      },
+    });
   return {
     tasks: [{ name: 'jobs', run: deps.drainJobs }],
     daily: daily.map((task) => onOneInstance(deps, task)),
-    hourly: deps.issueGlobalInvoices
-      ? [
-          onOneInstance(deps, {
-            name: 'global-invoices',
-            run: async () => {
-              const done = await deps.issueGlobalInvoices!();
-              if (done.issued + done.failed > 0) deps.logger.info('automatic global invoices', done);
-            },
-          }),
-        ]
-      : [],
+    hourly: hourly.map((task) => onOneInstance(deps, task)),
   };
 }
 

@@ -14,6 +14,10 @@ export const EVENT_TYPES = [
   'cfdi.email_fallido',
   'csd.por_vencer',
   'csd.vencido',
+  'receipt.created',
+  'receipt.invoiced',
+  'receipt.cancelled',
+  'receipt.expired',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,4 +1,6 @@
 import { catalogEntry } from '../catalogs/index.ts';
+import { printedDate } from '../cfdi/pdf/format.ts';
+import { wallClock } from '../cfdi/time.ts';
 import type { ErrorDetail } from '../lib/service-error.ts';
 
 /** The form's fields as the customer reads them. */
@@ -81,8 +83,17 @@ export function portalDetails(details: readonly ErrorDetail[], receptor: PortalR
   });
 }
 
+/**
+ * A ticket's deadline as its customer reads it: the date in the issuer's time zone, dd/mm/aaaa as the PDF prints
+ * dates (the instant is the month's last second there, which in UTC is already the next day).
+ */
+const localDeadline = (expiresAt: string, timeZone: string): string => printedDate(wallClock(new Date(expiresAt), timeZone).slice(0, 10));
+
+/** Until when an open ticket can be invoiced, for the page. */
+export const deadlineNotice = (expiresAt: string, timeZone: string): string => `Puedes facturarlo hasta el ${localDeadline(expiresAt, timeZone)}.`;
+
 /** Why a ticket cannot be invoiced (any more), for the page and the JSON answers; undefined when it can be. */
-export function blockedReason(r: { status: string; invoicedBy: string | null; expiresAt: string }, now: Date): string | undefined {
+export function blockedReason(r: { status: string; invoicedBy: string | null; expiresAt: string }, now: Date, timeZone: string): string | undefined {
   if (r.status === 'invoiced' && r.invoicedBy === 'global')
     return (
       'Este ticket ya se incluyó en la factura global a público en general (RFC XAXX010101000) que el comercio emitió por ese periodo. ' +
@@ -93,6 +104,6 @@ export function blockedReason(r: { status: string; invoicedBy: string | null; ex
   if (r.status === 'invoiced') return 'Este ticket ya fue facturado: cada ticket se factura una sola vez.';
   if (r.status === 'cancelled') return 'El comercio canceló este ticket: ya no se puede facturar.';
   if (r.expiresAt <= now.toISOString())
-    return `El plazo para facturar este ticket venció el ${r.expiresAt.slice(0, 10)}. Pide la factura directamente al comercio.`;
+    return `El plazo para facturar este ticket venció el ${localDeadline(r.expiresAt, timeZone)}. Pide la factura directamente al comercio.`;
   return undefined;
 }

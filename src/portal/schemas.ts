@@ -85,13 +85,20 @@ export const PortalTicketSchema = z
   .object({
     folio: z.string().openapi({ example: 'T-000123' }),
     fecha: z.string().openapi({ example: '2025-06-15T13:45:00' }),
-    total: z.string().openapi({ example: '116.00' }),
-    conceptos: z.array(z.object({ descripcion: z.string(), cantidad: z.string(), importe: z.string() })),
+    total: z.number().openapi({ example: 116 }),
+    conceptos: z.array(z.object({ descripcion: z.string(), cantidad: z.number().openapi({ example: 1 }), importe: z.number().openapi({ example: 100 }) })),
     status: z.enum(['open', 'invoiced', 'cancelled']),
     invoiced_by: z.enum(['self', 'global']).nullable().openapi({ description: 'self: by its customer here; global: in the global invoice' }),
     expires_at: z.string().openapi({ example: '2025-07-15T23:59:59Z' }),
     can_invoice: z.boolean(),
     reason: z.string().optional().openapi({ description: 'Why it cannot be invoiced, in Spanish, for the customer' }),
+    deadline: z.string().optional().openapi({
+      description: "While it can be invoiced: until when, in Spanish, for the customer (the issuer's local date of expires_at, dd/mm/aaaa)",
+      example: 'Puedes facturarlo hasta el 30/11/2026.',
+    }),
+    can_download: z.boolean().openapi({
+      description: 'Invoiced here by its customer: its PDF and XML can be downloaded again (GET …/ticket/pdf and …/ticket/xml, with the RFC it was issued to)',
+    }),
   })
   .openapi('PortalTicket');
 
@@ -101,7 +108,7 @@ export const PortalInvoiceSchema = z
     uuid: z.string().nullable().openapi({ description: 'null while the CFDI waits in the stamping queue', example: '5FB2822E-396D-4725-8521-CDC4BDD20CCF' }),
     status: z.string().openapi({ example: 'vigente' }),
     folio: z.string().openapi({ example: 'T-000123' }),
-    total: z.string().openapi({ example: '116.00' }),
+    total: z.number().openapi({ example: 116 }),
     email: z.object({
       status: z.enum(['queued', 'not_requested', 'unavailable']).openapi({ description: 'unavailable: the service has no SMTP configured; nothing was sent' }),
       to: z.string().optional(),

@@ -90,6 +90,8 @@ export const PORTAL_SCRIPT = `(function () {
     });
     ticket.appendChild(table);
     if (!t.can_invoice) ticket.appendChild(el('p', { class: 'aviso', id: 'aviso-ticket' }, t.reason));
+    if (t.deadline) ticket.appendChild(el('p', { class: 'nota', id: 'plazo' }, t.deadline));
+    if (t.can_download) ticket.appendChild(downloadAgain());
     ticket.hidden = false;
     enviar.disabled = !t.can_invoice;
   }
@@ -106,6 +108,28 @@ export const PORTAL_SCRIPT = `(function () {
 
   function download(label, path, id) {
     return el('a', { href: base + path, id: id, download: '' }, label);
+  }
+
+  // An invoiced ticket: its PDF and XML again, with the RFC it was invoiced to (the links follow what is typed).
+  function downloadAgain() {
+    var box = el('div', { id: 'descargar-de-nuevo' });
+    box.appendChild(el('label', { for: 'rfc-descarga' }, 'Descarga tu factura otra vez: escribe el RFC al que la emitiste'));
+    var input = el('input', { id: 'rfc-descarga', maxlength: '13', autocomplete: 'off', spellcheck: 'false' });
+    box.appendChild(input);
+    var links = el('p', { class: 'descargas' });
+    var pdf = download('Descargar PDF', '', 'descargar-otra-vez-pdf');
+    var xml = download('Descargar XML', '', 'descargar-otra-vez-xml');
+    links.appendChild(pdf);
+    links.appendChild(xml);
+    box.appendChild(links);
+    function update() {
+      var q = '?clave=' + encodeURIComponent(value('clave')) + '&rfc=' + encodeURIComponent(input.value.trim().toUpperCase());
+      pdf.setAttribute('href', base + '/ticket/pdf' + q);
+      xml.setAttribute('href', base + '/ticket/xml' + q);
+    }
+    input.addEventListener('input', update);
+    update();
+    return box;
   }
 
   function showResult(r) {

@@ -1,9 +1,10 @@
 import type { Tx } from '../db/index.ts';
 import type { Actor } from '../lib/backend.ts';
 import { ServiceError } from '../lib/service-error.ts';
-import { getCfdi, getCfdiPdf, getCfdiXml } from '../invoices/cfdis/service.ts';
+import { timeZoneOf } from '../cfdi/time.ts';
+import { emisorOf, getCfdi, getCfdiPdf, getCfdiXml } from '../invoices/cfdis/service.ts';
 import { findReceiptByKey, invoiceReceipt, type PortalReceipt, type ReceiptDeps } from '../invoices/receipts/service.ts';
-import { blockedReason, portalDetails, type PortalReceptor } from './messages.ts';
+import { blockedReason, deadlineNotice, portalDetails, type PortalReceptor } from './messages.ts';
 
 export type PortalDeps = ReceiptDeps;
 
@@ -22,20 +23,25 @@ async function receiptOf(deps: PortalDeps, tenantId: string, key: string): Promi
   return receipt;
 }
 
+/** The issuer's time zone, where a ticket's deadline is a date. */
+const zoneOf = async (deps: PortalDeps, tenantId: string) => timeZoneOf((await emisorOf(deps, { tenantId })).codigoPostal);
+
 /** GET /portal/{tenant_id}/ticket: what the ticket shows, and whether it can still be invoiced (and why not). */
 export async function lookupTicket(deps: PortalDeps, tenantId: string, key: string) {
   const r = await receiptOf(deps, tenantId, key);
-  const reason = blockedReason(r, deps.now());
+  const zone = await zoneOf(deps, tenantId);
+  const reason = blockedReason(r, deps.now(), zone);
   return {
     folio: r.folio,
     fecha: r.fecha,
-    total: r.total,
-    conceptos: r.conceptos,
+    total: Number(r.total),
+    conceptos: r.conceptos.map((c) => ({ descripcion: c.descripcion, cantidad: Number(c.cantidad), importe: Number(c.importe) })),
     status: r.status,
     invoiced_by: r.invoicedBy,
     expires_at: r.expiresAt,
     can_invoice: reason === undefined,
-    ...(reason ? { reason } : {}),
+    ...(reason ? { reason } : { deadline: deadlineNotice(r.expiresAt, zone) }),
+    can_download: r.status === 'invoiced' && r.invoicedBy === 'self',
   };
 }
 
@@ -51,7 +57,7 @@ export async function invoiceTicket(
   auditIn?: (tx: Tx, receipt: PortalReceipt) => Promise<void>,
 ) {
   const r = await receiptOf(deps, tenantId, body.clave);
-  const reason = blockedReason(r, deps.now());
+  const reason = blockedReason(r, deps.now(), await zoneOf(deps, tenantId));
   if (reason) throw new ServiceError('conflict', reason, [{ field: 'clave', issue: reason }]);
   const email: 'queued' | 'unavailable' | 'not_requested' = body.email ? (deps.mailer ? 'queued' : 'unavailable') : 'not_requested';
   let cfdi: Awaited<ReturnType<typeof invoiceReceipt>>['body'];
@@ -72,7 +78,7 @@ export async function invoiceTicket(
     uuid: cfdi.uuid,
     status: cfdi.status,
     folio: r.folio,
-    total: r.total,
+    total: Number(r.total),
     email: { status: email, ...(body.email ? { to: body.email } : {}) },
   };
 }
@@ -89,7 +95,7 @@ async function portalError(deps: PortalDeps, tenantId: string, body: { clave: st
     case 'conflict': {
       // Another request may have invoiced it meanwhile: say what the ticket is now.
       const now = await findReceiptByKey(deps.db, tenantId, body.clave);
-      const reason = (now && blockedReason(now, deps.now())) ?? 'Este ticket ya no se puede facturar.';
+      const reason = (now && blockedReason(now, deps.now(), await zoneOf(deps, tenantId))) ?? 'Este ticket ya no se puede facturar.';
       return new ServiceError('conflict', reason, [{ field: 'clave', issue: reason }]);
     }
     case 'unavailable':
@@ -101,14 +107,16 @@ async function portalError(deps: PortalDeps, tenantId: string, body: { clave: st
 
 /**
  * The XML or PDF of the CFDI this very ticket was invoiced with by its customer (never a global invoice, which
- * holds other customers' tickets). The RFC it was issued to must be given too: a ticket's key alone, found on a
- * discarded ticket, does not hand out its customer's fiscal data.
+ * holds other customers' tickets), as often as they ask. The RFC it was issued to must be given too: a ticket's key
+ * alone, found on a discarded ticket, does not hand out its customer's fiscal data. An unknown key and a wrong RFC
+ * get one and the same 404, so the answer tells nothing about either.
  */
 export async function ticketDocument(deps: PortalDeps, tenantId: string, key: string, rfc: string, format: 'xml' | 'pdf') {
-  const r = await receiptOf(deps, tenantId, key);
   const missing = new ServiceError('not_found', 'Factura no encontrada', [
-    { field: 'rfc', issue: 'Este ticket no tiene una factura emitida a ese RFC en este portal.' },
+    { field: 'rfc', issue: 'No hay una factura de este ticket emitida a ese RFC en este portal: revisa la clave del ticket y el RFC.' },
   ]);
+  const r = await findReceiptByKey(deps.db, tenantId, key);
+  if (!r) throw missing;
   if (r.status !== 'invoiced' || r.invoicedBy !== 'self' || !r.cfdiId) throw missing;
   const actor = actorFor(r);
   const cfdi = await getCfdi(deps, actor, r.cfdiId);

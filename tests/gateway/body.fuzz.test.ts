@@ -115,7 +115,7 @@ const OWNED: Record<string, string[]> = {
   ],
   createWebhook: ['webhooks'],
   updateWebhook: ['webhooks', 'jobs'], // resuming (estado ACTIVO) queues the paused deliveries
-  createReceipt: ['receipts', 'receipt_settings'], // the automatic folio's counter
+  createReceipt: ['receipts', 'receipt_settings', 'events', 'webhook_deliveries', 'jobs'], // the automatic folio's counter; receipt.created
   invoiceReceipt: [...INVOICE_WRITES, 'receipts'],
   issueGlobalInvoice: [...INVOICE_WRITES, 'receipts'],
   updateReceiptSettings: ['receipt_settings'],

@@ -85,6 +85,10 @@ describe('the self-invoicing portal in headless Chromium', () => {
         await page.locator('#aviso-ticket').waitFor();
         expect(await page.locator('#aviso-ticket').textContent()).toContain('ya fue facturado');
         expect(await page.locator('#facturar').isDisabled()).toBe(true);
+        // Its PDF again, with the RFC it was invoiced to.
+        await page.fill('#rfc-descarga', ICV.rfc.toLowerCase());
+        const [again] = await Promise.all([page.waitForEvent('download'), page.click('#descargar-otra-vez-pdf')]);
+        expect((await readFile((await again.path())!)).equals(pdf)).toBe(true);
 
         // Another tenant's ticket key at this tenant's portal: not found, nothing of it shown.
         await page.goto(`${origin}/portal/${a.tenant.id}?clave=${theirs.key}`);

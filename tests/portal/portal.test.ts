@@ -94,7 +94,7 @@ describe('the portal JSON endpoints', () => {
     const typed = `${r.key.slice(0, 5).toLowerCase()}-${r.key.slice(5)}`;
     const found = await portal('GET', `/portal/${a.tenant.id}/ticket?clave=${typed}`);
     expect(found.status).toBe(200);
-    expect(found.json).toMatchObject({ total: '116.00', status: 'open', can_invoice: true });
+    expect(found.json).toMatchObject({ total: 116, status: 'open', can_invoice: true, can_download: false });
     const issued = await portal('POST', `/portal/${a.tenant.id}/ticket/invoice`, { clave: r.key, receptor: RECEPTOR, email: 'ana@example.com' });
     expect(issued.status).toBe(201);
     expect(issued.json.uuid).toMatch(/^[0-9A-F-]{36}$/);
@@ -106,7 +106,8 @@ describe('the portal JSON endpoints', () => {
     expect(again.status).toBe(409);
     expect(again.json.error.message).toContain('ya fue facturado');
     const after = await portal('GET', `/portal/${a.tenant.id}/ticket?clave=${r.key}`);
-    expect(after.json).toMatchObject({ status: 'invoiced', invoiced_by: 'self', can_invoice: false });
+    expect(after.json).toMatchObject({ status: 'invoiced', invoiced_by: 'self', can_invoice: false, can_download: true });
+    expect(after.json.deadline).toBeUndefined();
 
     // Downloads: the same bytes as the API's, and only with the RFC it was issued to.
     const pdf = await t.app.request(`/portal/${a.tenant.id}/ticket/pdf?clave=${r.key}&rfc=${RECEPTOR.rfc}`);
@@ -116,8 +117,12 @@ describe('the portal JSON endpoints', () => {
     const xml = await t.app.request(`/portal/${a.tenant.id}/ticket/xml?clave=${r.key}&rfc=${RECEPTOR.rfc.toLowerCase()}`);
     expect(xml.status).toBe(200);
     expect(await xml.text()).toContain(issued.json.uuid);
+    // Again, as often as asked; another RFC is told exactly what an unknown ticket is.
+    expect((await t.app.request(`/portal/${a.tenant.id}/ticket/pdf?clave=${r.key}&rfc=${RECEPTOR.rfc}`)).status).toBe(200);
     const otherRfc = await portal('GET', `/portal/${a.tenant.id}/ticket/xml?clave=${r.key}&rfc=URE180429TM6`);
+    const unknown = await portal('GET', `/portal/${a.tenant.id}/ticket/xml?clave=0000000000000000000000000Z&rfc=${RECEPTOR.rfc}`);
     expect(otherRfc.status).toBe(404);
+    expect([otherRfc.status, otherRfc.json.error]).toEqual([unknown.status, unknown.json.error]);
   });
 
   test("another tenant's key is the same 'ticket no encontrado' as a key that does not exist", async () => {
@@ -230,6 +235,24 @@ describe('tickets that can no longer be invoiced, as the receipts service left t
     }
     expect((await lookup(global.key)).json.reason).toContain('2.7.1.21');
     expect(await cfdis()).toBe(before); // nothing issued for them
+  });
+
+  test("the deadline is the issuer's local date, dd/mm/aaaa, though in UTC it falls on the next day", async () => {
+    const late = await createTestApp();
+    const shop = await issuer(late, READY); // postal code 42501: Tiempo del Centro, UTC-6
+    const r = await openReceipt(shop);
+    const receipt = (await late.call('GET', `/receipts/${r.id}`, { token: shop.key })).json;
+    const [y, m] = receipt.fecha.split('-').map(Number);
+    const lastDay = `${String(new Date(Date.UTC(y, m, 0)).getUTCDate()).padStart(2, '0')}/${String(m).padStart(2, '0')}/${y}`;
+    const utcDay = receipt.expires_at.slice(0, 10);
+    expect(utcDay).not.toBe(`${y}-${String(m).padStart(2, '0')}-${lastDay.slice(0, 2)}`); // the case: UTC says the 1st of the next month
+    const open = await portal('GET', `/portal/${shop.tenant.id}/ticket?clave=${r.key}`, undefined, {}, late.app);
+    expect(open.json.deadline).toBe(`Puedes facturarlo hasta el ${lastDay}.`);
+    late.clock.advance(Date.parse(receipt.expires_at) - late.clock.now.getTime() + 1000);
+    const seen = await portal('GET', `/portal/${shop.tenant.id}/ticket?clave=${r.key}`, undefined, {}, late.app);
+    expect(seen.json.reason).toContain(`venció el ${lastDay}.`);
+    expect(seen.json.reason).not.toContain(utcDay);
+    expect(seen.json.deadline).toBeUndefined();
   });
 
   test('past expires_at: not invoiced, told to ask the shop', async () => {

@@ -1235,12 +1235,14 @@ export interface components {
             folio: string;
             /** @example 2025-06-15T13:45:00 */
             fecha: string;
-            /** @example 116.00 */
-            total: string;
+            /** @example 116 */
+            total: number;
             conceptos: {
                 descripcion: string;
-                cantidad: string;
-                importe: string;
+                /** @example 1 */
+                cantidad: number;
+                /** @example 100 */
+                importe: number;
             }[];
             /** @enum {string} */
             status: "open" | "invoiced" | "cancelled";
@@ -1254,6 +1256,13 @@ export interface components {
             can_invoice: boolean;
             /** @description Why it cannot be invoiced, in Spanish, for the customer */
             reason?: string;
+            /**
+             * @description While it can be invoiced: until when, in Spanish, for the customer (the issuer's local date of expires_at, dd/mm/aaaa)
+             * @example Puedes facturarlo hasta el 30/11/2026.
+             */
+            deadline?: string;
+            /** @description Invoiced here by its customer: its PDF and XML can be downloaded again (GET …/ticket/pdf and …/ticket/xml, with the RFC it was issued to) */
+            can_download: boolean;
         };
         PortalInvoice: {
             /** @example cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x */
@@ -1267,8 +1276,8 @@ export interface components {
             status: string;
             /** @example T-000123 */
             folio: string;
-            /** @example 116.00 */
-            total: string;
+            /** @example 116 */
+            total: number;
             email: {
                 /**
                  * @description unavailable: the service has no SMTP configured; nothing was sent
@@ -1824,12 +1833,14 @@ export interface components {
                 fecha_pago: string;
                 forma_pago: string;
                 moneda: string;
-                tipo_cambio: string;
+                /** @description TipoCambioP: MXN per unit of moneda (1 for MXN) */
+                tipo_cambio: number;
                 monto: number;
                 documentos: {
                     uuid: string;
                     moneda: string;
-                    equivalencia: string;
+                    /** @description EquivalenciaDR: units of the document currency per unit of the payment currency */
+                    equivalencia: number;
                     num_parcialidad: number;
                     imp_saldo_ant: number;
                     imp_pagado: number;
@@ -1859,6 +1870,11 @@ export interface components {
             saldo_insoluto?: number;
             /** @description GET of a PPD Ingreso: how many instalments the standing Pagos cover */
             parcialidades?: number;
+            /**
+             * @description GET /cfdis/{id}: the receipt (ticket) this CFDI invoiced to its customer (POST /receipts/{id}/invoice or the portal); null for any other CFDI, a global invoice too, which covers many: list them with GET /receipts?cfdi_id=
+             * @example rcpt_01jd2m3k4n5p6q7r8s9t0v1w2x
+             */
+            receipt_id?: string | null;
             /**
              * Format: date-time
              * @description Stamping time, ISO 8601 UTC
@@ -3082,7 +3098,7 @@ export interface components {
             forma_pago: string;
             /** @enum {string} */
             moneda: "MXN";
-            /** @description As sent */
+            /** @description As sent, with their amounts (cantidad, valor_unitario, descuento, base, importe) as JSON numbers; SAT keys stay strings */
             conceptos: unknown[];
             /** @example 100 */
             subtotal: number;
@@ -3220,12 +3236,12 @@ export interface components {
         WebhookCreate: {
             /** @example https://erp.example.com/hooks/cfdi */
             url: string;
-            events: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "csd.por_vencer" | "csd.vencido" | "*")[];
+            events: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "*")[];
         };
         WebhookPatch: {
             /** @example https://erp.example.com/hooks/cfdi */
             url?: string;
-            events?: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "csd.por_vencer" | "csd.vencido" | "*")[];
+            events?: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "*")[];
             /** @enum {string} */
             estado?: "ACTIVO" | "PAUSADO";
         };
@@ -7926,6 +7942,8 @@ export interface operations {
                 desde?: string;
                 /** @description Up to this day, included */
                 hasta?: string;
+                /** @description The receipts this CFDI invoiced: the one of a customer’s invoice, or every receipt a global invoice covers */
+                cfdi_id?: string;
             };
             header?: never;
             path?: never;

@@ -275,13 +275,13 @@ export const CfdiSchema = z
           fecha_pago: z.string(),
           forma_pago: z.string(),
           moneda: z.string(),
-          tipo_cambio: z.string(),
+          tipo_cambio: Num.openapi({ description: 'TipoCambioP: MXN per unit of moneda (1 for MXN)' }),
           monto: Num,
           documentos: z.array(
             z.object({
               uuid: z.string(),
               moneda: z.string(),
-              equivalencia: z.string(),
+              equivalencia: Num.openapi({ description: 'EquivalenciaDR: units of the document currency per unit of the payment currency' }),
               num_parcialidad: z.number().int(),
               imp_saldo_ant: Num,
               imp_pagado: Num,
@@ -308,6 +308,16 @@ export const CfdiSchema = z
       .openapi({ description: 'Carta Porte 3.1 (T or I): the identifier and the totals computed' }),
     saldo_insoluto: Num.optional().openapi({ description: 'GET of a PPD Ingreso: what is still owed after the Pagos that stand (not cancelled or failed)' }),
     parcialidades: z.number().int().optional().openapi({ description: 'GET of a PPD Ingreso: how many instalments the standing Pagos cover' }),
+    receipt_id: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'GET /cfdis/{id}: the receipt (ticket) this CFDI invoiced to its customer (POST /receipts/{id}/invoice or the portal); null for any other CFDI, ' +
+          'a global invoice too, which covers many: list them with GET /receipts?cfdi_id=',
+        example: 'rcpt_01jd2m3k4n5p6q7r8s9t0v1w2x',
+      }),
     fecha_timbrado: z.string().nullable().openapi({ format: 'date-time', description: 'Stamping time, ISO 8601 UTC' }),
     sello_sat: z.string().nullable(),
     certificado_sat: z.string().nullable().openapi({ description: 'NoCertificadoSAT' }),
@@ -475,12 +485,12 @@ export function toCfdi(r: CfdiRow): z.infer<typeof CfdiSchema> {
       fecha_pago: p.fecha_pago,
       forma_pago: p.forma_pago,
       moneda: p.moneda,
-      tipo_cambio: p.tipo_cambio,
+      tipo_cambio: Number(p.tipo_cambio),
       monto: Number(p.monto),
       documentos: p.documentos.map((d) => ({
         uuid: d.uuid,
         moneda: d.moneda,
-        equivalencia: d.equivalencia,
+        equivalencia: Number(d.equivalencia),
         num_parcialidad: d.num_parcialidad,
         imp_saldo_ant: Number(d.imp_saldo_ant),
         imp_pagado: Number(d.imp_pagado),

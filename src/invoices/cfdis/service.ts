@@ -39,6 +39,7 @@ import { withGroupCommit, withTransaction, type Ahead, type Tx } from '../../db/
 import { recordEmail } from '../emails/outbox.ts';
 import { NO_SMTP, requireMailer, type Mailer } from '../emails/smtp.ts';
 import { uniqueViolation } from '../../db/engine.ts';
+import { receiptIdOf } from '../receipts/ledger.ts';
 
 export interface CfdiDeps {
   db: Db;
@@ -606,7 +607,7 @@ async function getRow(db: Db, actor: Actor, id: string): Promise<CfdiRow> {
 
 export async function getCfdi(deps: CfdiDeps, actor: Actor, id: string) {
   const row = await getRow(deps.db, actor, id);
-  const cfdi = toCfdi(row);
+  const cfdi = { ...toCfdi(row), receipt_id: await receiptIdOf(deps.db, row.id) };
   if (row.tipo !== 'I' || cfdi.metodo_pago !== 'PPD' || !row.uuid) return cfdi;
   // A PPD invoice is paid by Pagos: show what is still owed and which instalments have been received.
   const { saldo, parcialidades } = await balanceOf(deps.db, actor, row.uuid, row.total);

@@ -1,4 +1,4 @@
-import { reopenReceiptsOf } from '../receipts/ledger.ts';
+import { announceInvoiced, receiptsTakenBy, reopenReceiptsOf } from '../receipts/ledger.ts';
 import { and, eq, sql } from 'drizzle-orm';
 import { tfdCadena, type Tfd } from '../../cfdi/tfd.ts';
 import { zonedToUtc } from '../../cfdi/time.ts';
@@ -105,16 +105,20 @@ export async function stampToInsert(tx: Tx, tfd: Tfd): Promise<StampValues | und
   return holder ? undefined : stampValuesOf(tfd);
 }
 
-/** What a recorded stamp sets off: its cfdi.timbrado event and the emails that waited for it. How many jobs it queued. */
+/**
+ * What a recorded stamp sets off: its cfdi.timbrado event (naming the receipt a customer's invoice came from), the
+ * receipt.invoiced of each receipt it took, and the emails that waited for it. How many jobs it queued.
+ */
 export async function announceStamp(tx: Tx, cfdi: Target, uuid: string, now: Date): Promise<number> {
+  const taken = await receiptsTakenBy(tx, cfdi.id);
   const deliveries = await recordEvent(tx, {
     tenantId: cfdi.tenantId,
     environment: cfdi.environment,
     type: 'cfdi.timbrado',
-    data: { cfdi_id: cfdi.id, uuid },
+    data: { cfdi_id: cfdi.id, uuid, receipt_id: taken.find((r) => r.invoicedBy === 'self')?.id ?? null },
     now,
   });
-  return deliveries + (await queueWaitingEmails(tx, cfdi, now));
+  return deliveries + (await announceInvoiced(tx, cfdi, taken, uuid, now)) + (await queueWaitingEmails(tx, cfdi, now));
 }
 
 /** Where a CFDI stands, read inside a transaction that decides on it (whether an email can be queued now). */

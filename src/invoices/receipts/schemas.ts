@@ -57,7 +57,9 @@ export const ReceiptSchema = z
     fecha: z.string().openapi({ example: '2026-11-24T12:30:00', description: "When it was created, the issuer's local time (as a CFDI's Fecha)" }),
     forma_pago: z.string(),
     moneda: z.literal('MXN'),
-    conceptos: z.array(z.unknown()).openapi({ description: 'As sent' }),
+    conceptos: z.array(z.unknown()).openapi({
+      description: 'As sent, with their amounts (cantidad, valor_unitario, descuento, base, importe) as JSON numbers; SAT keys stay strings',
+    }),
     subtotal: z.number().openapi({ example: 100 }),
     descuento: z.number().nullable(),
     impuestos: z
@@ -93,6 +95,14 @@ export const ReceiptListQuery = PaginationQuery.extend({
     .openapi({ param: { name: 'status', in: 'query' } }),
   desde: Day.optional().openapi({ param: { name: 'desde', in: 'query' }, description: "From this day (issuer's local date), included" }),
   hasta: Day.optional().openapi({ param: { name: 'hasta', in: 'query' }, description: 'Up to this day, included' }),
+  cfdi_id: z
+    .string()
+    .regex(/^cfdi_[0-9a-z]{1,60}$/, 'must be a CFDI id (cfdi_…)')
+    .optional()
+    .openapi({
+      param: { name: 'cfdi_id', in: 'query' },
+      description: 'The receipts this CFDI invoiced: the one of a customer’s invoice, or every receipt a global invoice covers',
+    }),
 });
 
 // The receptor reaches the XML: the same character check as a CFDI request's.
@@ -141,13 +151,23 @@ export const ReceiptSettingsPatchSchema = z.object({ auto_global_invoice: Period
 
 export type ReceiptRow = typeof receipts.$inferSelect;
 
+/** A concepto's amounts, wherever they sit in it (its taxes, its partes): stored as exact decimal strings, answered as numbers. */
+const AMOUNT_KEYS = new Set(['cantidad', 'valor_unitario', 'descuento', 'base', 'importe']);
+
+function withNumbers(value: unknown, key?: string): unknown {
+  if (typeof value === 'string' && key !== undefined && AMOUNT_KEYS.has(key)) return Number(value);
+  if (Array.isArray(value)) return value.map((v) => withNumbers(v));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withNumbers(v, k)]));
+  return value;
+}
+
 export const toReceipt = (r: ReceiptRow, selfInvoiceUrl: string): z.infer<typeof ReceiptSchema> => ({
   id: r.id,
   folio: r.folio,
   fecha: r.fecha,
   forma_pago: r.formaPago,
   moneda: 'MXN',
-  conceptos: r.conceptos,
+  conceptos: r.conceptos.map((c) => withNumbers(c)),
   subtotal: Number(r.subtotal),
   descuento: r.descuento === null ? null : Number(r.descuento),
   impuestos: r.taxes.map(({ importe, ...t }) => ({ ...t, base: Number(t.base), ...(importe !== undefined ? { importe: Number(importe) } : {}) })),

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { and, desc, eq, gte, lt, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, lt, lte, or, sql } from 'drizzle-orm';
 import {
   endedPeriods,
   globalInvoiceRequest,
@@ -16,6 +16,7 @@ import { localDateTime, timeZoneOf, zonedToUtc } from '../../cfdi/time.ts';
 import type { Db } from '../../db/client.ts';
 import { uniqueViolation } from '../../db/engine.ts';
 import { withTransaction, type Tx } from '../../db/index.ts';
+import { readSetting, writeSetting } from '../../db/settings.ts';
 import { receipts, receiptSettings, type Environment, type ReceiptStatus } from '../../db/schema/index.ts';
 import type { AuditInTransaction } from '../../lib/audit.ts';
 import type { Actor } from '../../lib/backend.ts';
@@ -25,7 +26,8 @@ import type { Logger } from '../../lib/logger.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { conflict, invalidInput, notFound, ServiceError, type ErrorDetail } from '../../lib/service-error.ts';
 import { emisorOf, issueCfdi, type CfdiDeps } from '../cfdis/service.ts';
-import { markInvoiced } from './ledger.ts';
+import { recordEvent } from '../events.ts';
+import { markInvoiced, receiptEventData } from './ledger.ts';
 import { toReceipt, type GlobalInvoiceRequest, type ReceiptCreate, type ReceiptInvoice, type ReceiptRow } from './schemas.ts';
 
 export interface ReceiptDeps extends CfdiDeps {
@@ -122,6 +124,7 @@ export async function createReceipt(deps: ReceiptDeps, actor: Actor, body: Recei
   const scope = { tenantId: actor.tenantId, environment: actor.environment };
   const id = newId('rcpt', now.getTime());
   const stamp = now.toISOString();
+  let deliveries = 0;
   try {
     const row = await withTransaction(deps.db, async (tx) => {
       const folio = body.folio ?? (await nextFolio(tx, scope));
@@ -145,8 +148,10 @@ export async function createReceipt(deps: ReceiptDeps, actor: Actor, body: Recei
           updatedAt: stamp,
         })
         .returning();
+      deliveries = await recordEvent(tx, { ...scope, type: 'receipt.created', data: receiptEventData(inserted!), now });
       return inserted!;
     });
+    if (deliveries > 0) deps.wakeJobs(); // its webhook deliveries go out now, not at the next tick
     return wire(deps, baseUrl)(row);
   } catch (err) {
     if (uniqueViolation(err)?.table === 'receipts' && body.folio !== undefined)
@@ -174,7 +179,7 @@ export async function getReceipt(deps: ReceiptDeps, actor: Actor, id: string, ba
 export async function listReceipts(
   deps: ReceiptDeps,
   actor: Actor,
-  q: { limit: number; cursor?: string; status?: ReceiptStatus; desde?: string; hasta?: string },
+  q: { limit: number; cursor?: string; status?: ReceiptStatus; desde?: string; hasta?: string; cfdi_id?: string },
   baseUrl: string,
 ) {
   const before = decodeCursor(q.cursor);
@@ -188,6 +193,7 @@ export async function listReceipts(
         q.status ? eq(receipts.status, q.status) : undefined,
         q.desde ? gte(receipts.fecha, q.desde) : undefined,
         q.hasta ? lte(receipts.fecha, `${q.hasta}T23:59:59`) : undefined,
+        q.cfdi_id ? eq(receipts.cfdiId, q.cfdi_id) : undefined,
       ),
     )
     .orderBy(desc(receipts.id))
@@ -212,7 +218,9 @@ function notOpen(row: ReceiptRow, action: 'invoiced' | 'cancelled'): Error {
 
 /** POST /receipts/{id}/cancel: an open receipt only; a cancelled one is neither self-invoiced nor in a global invoice. */
 export async function cancelReceipt(deps: ReceiptDeps, actor: Actor, id: string, baseUrl: string) {
-  const stamp = deps.now().toISOString();
+  const now = deps.now();
+  const stamp = now.toISOString();
+  let deliveries = 0;
   const row = await withTransaction(deps.db, async (tx) => {
     const current = await getRow(tx, actor, id);
     if (current.status !== 'open') throw notOpen(current, 'cancelled');
@@ -221,8 +229,16 @@ export async function cancelReceipt(deps: ReceiptDeps, actor: Actor, id: string,
       .set({ status: 'cancelled', cancelledAt: stamp, updatedAt: stamp })
       .where(and(eq(receipts.id, id), eq(receipts.status, 'open')))
       .returning();
+    deliveries = await recordEvent(tx, {
+      tenantId: actor.tenantId,
+      environment: actor.environment,
+      type: 'receipt.cancelled',
+      data: receiptEventData(cancelled!),
+      now,
+    });
     return cancelled!;
   });
+  if (deliveries > 0) deps.wakeJobs();
   return wire(deps, baseUrl)(row);
 }
 
@@ -440,4 +456,39 @@ export async function issueScheduledGlobalInvoices(deps: ReceiptDeps & { logger:
     }
   }
   return { issued, failed };
+}
+
+const EXPIRY_CURSOR = 'receipts.expiry_announced_through';
+const EXPIRY_BATCH = 500;
+
+/**
+ * receipt.expired, once per receipt: each open receipt past its expires_at (its customer can no longer invoice it; it
+ * waits for a global invoice), in batches ordered by (expires_at, id). The last one announced is a cursor in
+ * `settings`, moved in the events' transaction, so a second run, here or on another instance, finds nothing again.
+ */
+export async function announceExpiredReceipts(db: Db, now: Date): Promise<{ expired: number }> {
+  let expired = 0;
+  for (;;) {
+    const batch = await withTransaction(db, async (tx) => {
+      const [through = '', lastId = ''] = ((await readSetting(tx, EXPIRY_CURSOR))?.toString('utf8') ?? '').split(' ');
+      const due = await tx
+        .select()
+        .from(receipts)
+        .where(
+          and(
+            eq(receipts.status, 'open'),
+            lte(receipts.expiresAt, now.toISOString()),
+            or(gt(receipts.expiresAt, through), and(eq(receipts.expiresAt, through), gt(receipts.id, lastId))),
+          ),
+        )
+        .orderBy(receipts.expiresAt, receipts.id)
+        .limit(EXPIRY_BATCH);
+      for (const r of due) await recordEvent(tx, { tenantId: r.tenantId, environment: r.environment, type: 'receipt.expired', data: receiptEventData(r), now });
+      const last = due.at(-1);
+      if (last) await writeSetting(tx, EXPIRY_CURSOR, Buffer.from(`${last.expiresAt} ${last.id}`, 'utf8'), now);
+      return due.length;
+    });
+    expired += batch;
+    if (batch < EXPIRY_BATCH) return { expired };
+  }
 }

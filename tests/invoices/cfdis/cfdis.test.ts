@@ -39,12 +39,13 @@ describe('POST /cfdis', () => {
     expect(res.json.cadena_original_sat).toStartWith(`||1.1|${res.json.uuid}|`);
     const got = await t.call('GET', `/cfdis/${res.json.id}`, { token: a.key });
     const { warnings: _w, ...body } = res.json;
-    expect(got.json).toEqual(body);
+    expect(got.json).toEqual({ ...body, receipt_id: null }); // GET names the receipt a CFDI invoiced: none here
     const events = await t.query<{ type: string; data: string }>(sql`select type, data from events where tenant_id = ${a.tenant.id} order by id`);
     expect(events.map((e) => e.type)).toContain('cfdi.timbrado');
     expect(JSON.parse(events.find((e) => e.type === 'cfdi.timbrado')!.data)).toEqual({
       cfdi_id: res.json.id,
       uuid: res.json.uuid,
+      receipt_id: null,
       external_id: null,
       metadata: {},
     });

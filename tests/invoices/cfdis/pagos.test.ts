@@ -184,6 +184,9 @@ describe('Pagos across currencies', () => {
     expect(pago.attrs).toMatchObject({ MonedaP: 'USD', TipoCambioP: '17.50', Monto: '100.00' });
     const d = child(pago, 'pago20:DoctoRelacionado')!.attrs;
     expect(d).toMatchObject({ MonedaDR: 'MXN', EquivalenciaDR: '17.5', ImpSaldoAnt: '2900.00', ImpPagado: '1750.00', ImpSaldoInsoluto: '1150.00' });
+    // The answer's rates are JSON numbers, as its amounts are.
+    const answered = (await t.call('GET', `/cfdis/${receipt.id}`, { token: key })).json.pagos[0];
+    expect(answered).toMatchObject({ tipo_cambio: 17.5, monto: 100, documentos: [{ equivalencia: 17.5, imp_pagado: 1750 }] });
     // The document's 1750 MXN are 100 USD: BaseDR 1508.62 MXN → BaseP 86.206857 USD; IVA 241.38 MXN → 13.793143 USD.
     const trasladoP = child(child(child(pago, 'pago20:ImpuestosP')!, 'pago20:TrasladosP')!, 'pago20:TrasladoP')!.attrs;
     expect(trasladoP).toMatchObject({ BaseP: '86.206857', ImporteP: '13.793143', TasaOCuotaP: '0.160000' });

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { findReceiptByKey } from '../../../src/invoices/receipts/service.ts';
 import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
+import { numericStrings } from '../../json-numbers.ts';
 
 const IVA16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
 /** Three lines whose IVA, rounded line by line, sums to one cent more than the subtotal's (0.005 × 3 rounds up each time). */
@@ -32,6 +33,37 @@ async function setup() {
 }
 
 describe('receipts', () => {
+  test("every amount in the receipts' and the portal's JSON answers is a JSON number, never a numeric string", async () => {
+    const { t, reg, call, receipt } = await setup();
+    const r = await receipt({ folio: 'T-1' });
+    const withTaxes = await receipt({
+      conceptos: [
+        { ...CONCEPTOS[1], impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000', base: '14.52', importe: '2.32' }] } },
+      ],
+    });
+    const key = new URL(r.self_invoice_url).searchParams.get('clave')!;
+    const portal = async (method: string, path: string, body?: unknown) => {
+      const res = await t.app.request(`/portal/${reg.tenant.id}${path}`, {
+        method,
+        ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+      });
+      return { path, json: await res.json() };
+    };
+    const answers = [
+      { path: 'POST /receipts', json: r },
+      { path: 'POST /receipts (taxes sent)', json: withTaxes },
+      { path: 'GET /receipts/{id}', json: (await call('GET', `/receipts/${r.id}`)).json },
+      { path: 'GET /receipts', json: (await call('GET', '/receipts')).json },
+      await portal('GET', `/ticket?clave=${key}`),
+      await portal('POST', '/ticket/invoice', { clave: key, receptor: ICV }),
+      await portal('GET', `/ticket?clave=${key}`),
+    ];
+    expect(answers[5]!.json.uuid).toBeString();
+    expect(answers.flatMap((a) => numericStrings(a.json).map((where) => `${a.path}: ${where}`))).toEqual([]);
+    expect(answers[0]!.json.conceptos[0]).toMatchObject({ cantidad: 3, valor_unitario: 10.03125, clave_prod_serv: '50192100' });
+    expect(answers[4]!.json).toMatchObject({ total: expect.any(Number), conceptos: [{ cantidad: 3 }, { cantidad: 1 }, { cantidad: 1 }] });
+  });
+
   test('create: open, an unguessable self-invoice link, and the totals an invoice of the same conceptos has', async () => {
     const { t, reg, call, receipt } = await setup();
     const r = await receipt();
@@ -114,6 +146,9 @@ describe('receipts', () => {
     expect((await call('GET', '/receipts?hasta=2000-01-01')).json.data).toHaveLength(0);
     expect((await call('GET', '/receipts?desde=2026-02-30')).status).toBe(400);
     expect((await call('GET', '/receipts?status=paid')).status).toBe(400);
+    const notACfdi = await call('GET', '/receipts?cfdi_id=rcpt_x');
+    expect([notACfdi.status, notACfdi.json.error.details[0].field]).toEqual([400, 'query.cfdi_id']);
+    expect((await call('GET', '/receipts?cfdi_id=cfdi_none')).json.data).toEqual([]);
     const got = await call('GET', `/receipts/${made[0].id}`);
     expect(got.json).toEqual(made[0]);
     expect((await call('GET', '/receipts/rcpt_nope')).status).toBe(404);

@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { recordEvent } from '../../../src/invoices/events.ts';
-import { createTestApp, ingreso, type Issuer, issuer, TENANTS } from '../../helpers.ts';
+import { announceExpiredReceipts } from '../../../src/invoices/receipts/service.ts';
+import { concepto, createTestApp, ICV, ingreso, type Issuer, issuer, TENANTS } from '../../helpers.ts';
 import { withTransaction } from '../../../src/db/index.ts';
 
 /** A real HTTP receiver on loopback whose answers the test scripts. */
@@ -78,7 +79,7 @@ describe('webhooks', () => {
     const body = JSON.parse(got.raw);
     expect(Object.keys(body).sort()).toEqual(['created_at', 'data', 'event', 'tenant_id']);
     expect(body.event).toBe('cfdi.timbrado');
-    expect(body.data).toEqual({ cfdi_id: cfdi.id, uuid: cfdi.uuid, external_id: null, metadata: {} });
+    expect(body.data).toEqual({ cfdi_id: cfdi.id, uuid: cfdi.uuid, receipt_id: null, external_id: null, metadata: {} });
     expect(body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(got.headers.get('content-type')).toBe('application/json');
     expect(got.headers.get('x-fc-event')).toBe('cfdi.timbrado');
@@ -87,6 +88,75 @@ describe('webhooks', () => {
     expect(verifyFc(h.secret, got)).toBe(true);
     expect(verifyStandard(h.secret, got)).toBe(true);
     expect(verifyFc(h.secret + 'x', got)).toBe(false);
+  });
+
+  test('receipts: receipt.created, receipt.cancelled, receipt.invoiced (self and global) with cfdi.timbrado naming the receipt, receipt.expired once', async () => {
+    const { t, key, hook, issue, deliver } = await setup();
+    const r = newReceiver();
+    await hook(r.url, ['receipt.created', 'receipt.invoiced', 'receipt.cancelled', 'receipt.expired', 'cfdi.timbrado']);
+    const events = async () => {
+      await deliver();
+      const got = r.got.splice(0).map((g) => JSON.parse(g.raw) as { event: string; data: Record<string, unknown> });
+      return got.sort((a, b) => a.event.localeCompare(b.event));
+    };
+    const create = async () => (await t.call('POST', '/receipts', { token: key, body: { forma_pago: '01', conceptos: [concepto()] } })).json;
+
+    const sold = await create();
+    const returned = await create();
+    expect((await t.call('POST', `/receipts/${returned.id}/cancel`, { token: key })).status).toBe(200);
+    const ticket = { folio: sold.folio, fecha: sold.fecha, total: 116, expires_at: sold.expires_at };
+    expect(await events()).toEqual([
+      {
+        event: 'receipt.cancelled',
+        tenant_id: expect.any(String),
+        created_at: expect.any(String),
+        data: expect.objectContaining({ receipt_id: returned.id, status: 'cancelled' }),
+      },
+      { event: 'receipt.created', tenant_id: expect.any(String), created_at: expect.any(String), data: { receipt_id: sold.id, status: 'open', ...ticket } },
+      { event: 'receipt.created', tenant_id: expect.any(String), created_at: expect.any(String), data: expect.objectContaining({ receipt_id: returned.id }) },
+    ] as never);
+
+    // Invoiced by its customer: the CFDI names its receipt, in its event and on GET.
+    const own = await t.call('POST', `/receipts/${sold.id}/invoice`, { token: key, body: { receptor: ICV } });
+    expect(own.status).toBe(201);
+    const invoiced = await events();
+    expect(invoiced.map((e) => e.event)).toEqual(['cfdi.timbrado', 'receipt.invoiced']);
+    expect(invoiced[0]!.data).toMatchObject({ cfdi_id: own.json.id, uuid: own.json.uuid, receipt_id: sold.id });
+    expect(invoiced[1]!.data).toEqual({ receipt_id: sold.id, ...ticket, status: 'invoiced', cfdi_id: own.json.id, uuid: own.json.uuid, invoiced_by: 'self' });
+    expect((await t.call('GET', `/cfdis/${own.json.id}`, { token: key })).json.receipt_id).toBe(sold.id);
+
+    // A global invoice: one receipt.invoiced per receipt it takes; the CFDI itself names none (GET /receipts?cfdi_id= lists them).
+    const left = await create();
+    const day = left.fecha.slice(0, 10);
+    const global = await t.call('POST', '/receipts/global-invoice', { token: key, body: { periodicidad: '01', desde: day, hasta: day } });
+    expect(global.status).toBe(201);
+    const covered = await events();
+    expect(covered.map((e) => [e.event, e.data.receipt_id])).toEqual([
+      ['cfdi.timbrado', null],
+      ['receipt.created', left.id],
+      ['receipt.invoiced', left.id],
+    ]);
+    expect(covered[2]!.data).toMatchObject({ cfdi_id: global.json.id, invoiced_by: 'global' });
+    expect((await t.call('GET', `/cfdis/${global.json.id}`, { token: key })).json.receipt_id).toBeNull();
+    expect((await t.call('GET', `/receipts?cfdi_id=${global.json.id}`, { token: key })).json.data.map((x: { id: string }) => x.id)).toEqual([left.id]);
+    expect((await t.call('GET', `/cfdis/${(await issue()).id}`, { token: key })).json.receipt_id).toBeNull(); // a CFDI of no receipt
+    await events();
+
+    // Past its deadline an open receipt is announced once, however many sweeps run; invoiced or cancelled ones never.
+    const late = await create();
+    await events();
+    expect(await announceExpiredReceipts(t.db, t.clock.now)).toEqual({ expired: 0 });
+    t.clock.advance(Date.parse(late.expires_at) - t.clock.now.getTime() + 1000);
+    expect(await announceExpiredReceipts(t.db, t.clock.now)).toEqual({ expired: 1 });
+    expect(await announceExpiredReceipts(t.db, t.clock.now)).toEqual({ expired: 0 });
+    expect(await events()).toEqual([
+      {
+        event: 'receipt.expired',
+        tenant_id: expect.any(String),
+        created_at: expect.any(String),
+        data: expect.objectContaining({ receipt_id: late.id, status: 'open' }),
+      },
+    ] as never);
   });
 
   test('fails twice then succeeds: three attempts, one delivery id, history with codes and bodies', async () => {
