@@ -54,7 +54,7 @@ export interface paths {
         };
         /**
          * Readiness: database writable, scheduler ticking, queue moving
-         * @description For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (on SQLite a write failed or less than 64 MiB of storage is left; on PostgreSQL the server did not answer a `select 1` within 2 s), `scheduler` (no tick for three intervals; a tick that finds the job worker still busy counts), `queue` (the oldest due job waits over 10 minutes). The database entry names its `engine` (`sqlite` or `postgres`) and, when up, the check's `latency_ms`. The database check runs at most once a second. `/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per client address (429 past it), apart from the 100 of the other calls without a credential, so sign-ups from the same address never make an instance look down.
+         * @description For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (on SQLite a write failed or less than 64 MiB of storage is left; on PostgreSQL the server did not answer a `select 1` within 2 s), `scheduler` (no tick for three intervals; a tick that finds the job worker still busy counts), `queue` (the oldest due job waits over 10 minutes). The database entry names its `engine` (`sqlite` or `postgres`) and, when up, the check's `latency_ms`. The database check runs at most once a second. `details.smtp` reports email and never makes /health fail (invoices are issued without it): `not_configured` (no SMTP_URL), `checking` (the first check has not answered), `ok` (the server greeted and took the login at `checked_at`) or `unreachable` (`message` says why; emails wait in the queue), with its `server` (host:port); the last result is shown at once and checked again behind it when over a minute old. `/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per client address (429 past it), apart from the 100 of the other calls without a credential, so sign-ups from the same address never make an instance look down.
          */
         get: operations["getHealth"];
         put?: never;
@@ -449,8 +449,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update legal name, fiscal regime or postal code (ADMIN)
-         * @description The RFC cannot change. The régimen must apply to the RFC's persona type.
+         * Update legal name, fiscal regime, postal code, PDF colour or email Reply-To (ADMIN)
+         * @description The RFC cannot change. The régimen must apply to the RFC's persona type. `reply_to` is the Reply-To of every CFDI email sent from then on (an address as email_to takes: trimmed, lower-cased; else 422 naming `reply_to`).
          */
         patch: operations["updateTenant"];
         trace?: never;
@@ -509,7 +509,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a seal certificate (CSD): .cer, .key and its password (ADMIN)
-         * @description Checked as a PAC would: a CSD (a FIEL is rejected), valid now, issued by SAT (not self-signed, the issuer's organization SAT; with a test credential it must chain to SAT's test certification authorities, signatures verified), issued to the tenant's RFC, the password opens the key and the key belongs to the certificate. The key's encryption is read before the password is tried: PBES2 with PBKDF2 (HMAC-SHA1 or HMAC-SHA256) and DES-EDE3-CBC or AES-CBC, at most 100000 PBKDF2 iterations (SAT's keys use 2048); anything else → 400 naming `key`. The new CSD becomes the active one of its environment (the previous one becomes inactive). The private key is stored encrypted (AES-256-GCM under the master key); the password is never stored. Files over 64 KiB → 413. At most 10 uploads that try the password (the certificate passed its checks; accepted or refused) per tenant and environment in each clock hour; past that → 429 with `Retry-After` (seconds until the hour ends).
+         * @description Checked as a PAC would: a CSD (a FIEL is rejected), valid now, issued by SAT (not self-signed, the issuer's organization SAT; with a test credential it must chain to SAT's test certification authorities, signatures verified; with a live one it must not: a test CSD cannot sign live invoices, 400 naming `cer`), issued to the tenant's RFC, the password opens the key and the key belongs to the certificate. The key's encryption is read before the password is tried: PBES2 with PBKDF2 (HMAC-SHA1 or HMAC-SHA256) and DES-EDE3-CBC or AES-CBC, at most 100000 PBKDF2 iterations (SAT's keys use 2048); anything else → 400 naming `key`. The new CSD becomes the active one of its environment (the previous one becomes inactive). The private key is stored encrypted (AES-256-GCM under the master key); the password is never stored. Files over 64 KiB → 413. At most 10 uploads that try the password (the certificate passed its checks; accepted or refused) per tenant and environment in each clock hour; past that → 429 with `Retry-After` (seconds until the hour ends).
          */
         post: operations["uploadCsd"];
         delete?: never;
@@ -684,7 +684,7 @@ export interface paths {
         put?: never;
         /**
          * Apply the stamping rules without stamping
-         * @description Same checks as POST /cfdis (including the CSD); consumes no folio and contacts no PAC.
+         * @description Same checks as POST /cfdis (including the CSD); consumes no folio and contacts no PAC. In live without a configured PAC, the first error names the PAC settings (field `environment`): POST /cfdis would answer 503.
          */
         post: operations["validateCfdi"];
         delete?: never;
@@ -887,7 +887,7 @@ export interface paths {
         };
         /**
          * The emails of a CFDI, newest first
-         * @description Each sending with its status (queued, sent, failed), recipients, attempts, times and the SMTP server's last answer.
+         * @description Each sending with its status (queued, sent, failed), recipients, attempts, times and the SMTP server's last answer. A server without SMTP configured answers it too: the sendings made while it had one, none on a server that never had.
          */
         get: operations["listCfdiEmails"];
         put?: never;
@@ -1235,12 +1235,14 @@ export interface components {
             folio: string;
             /** @example 2025-06-15T13:45:00 */
             fecha: string;
-            /** @example 116.00 */
-            total: string;
+            /** @example 116 */
+            total: number;
             conceptos: {
                 descripcion: string;
-                cantidad: string;
-                importe: string;
+                /** @example 1 */
+                cantidad: number;
+                /** @example 100 */
+                importe: number;
             }[];
             /** @enum {string} */
             status: "open" | "invoiced" | "cancelled";
@@ -1254,6 +1256,13 @@ export interface components {
             can_invoice: boolean;
             /** @description Why it cannot be invoiced, in Spanish, for the customer */
             reason?: string;
+            /**
+             * @description While it can be invoiced: until when, in Spanish, for the customer (the issuer's local date of expires_at, dd/mm/aaaa)
+             * @example Puedes facturarlo hasta el 30/11/2026.
+             */
+            deadline?: string;
+            /** @description Invoiced here by its customer: its PDF and XML can be downloaded again (GET …/ticket/pdf and …/ticket/xml, with the RFC it was issued to) */
+            can_download: boolean;
         };
         PortalInvoice: {
             /** @example cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x */
@@ -1267,8 +1276,8 @@ export interface components {
             status: string;
             /** @example T-000123 */
             folio: string;
-            /** @example 116.00 */
-            total: string;
+            /** @example 116 */
+            total: number;
             email: {
                 /**
                  * @description unavailable: the service has no SMTP configured; nothing was sent
@@ -1325,6 +1334,11 @@ export interface components {
                     url: string;
                 } | null;
             };
+            /**
+             * @description Reply-To of the CFDI emails (PATCH reply_to), so customers' replies reach you; null: none, replies go to the server's SMTP_FROM
+             * @example facturacion@kemper.example.com
+             */
+            reply_to: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1495,6 +1509,11 @@ export interface components {
              * @example #1F4E8C
              */
             accent_color?: string | null;
+            /**
+             * @description Reply-To of the CFDI emails; null: none (replies go to SMTP_FROM)
+             * @example facturacion@kemper.example.com
+             */
+            reply_to?: string | null;
         };
         LogoUpload: {
             /**
@@ -1814,12 +1833,14 @@ export interface components {
                 fecha_pago: string;
                 forma_pago: string;
                 moneda: string;
-                tipo_cambio: string;
+                /** @description TipoCambioP: MXN per unit of moneda (1 for MXN) */
+                tipo_cambio: number;
                 monto: number;
                 documentos: {
                     uuid: string;
                     moneda: string;
-                    equivalencia: string;
+                    /** @description EquivalenciaDR: units of the document currency per unit of the payment currency */
+                    equivalencia: number;
                     num_parcialidad: number;
                     imp_saldo_ant: number;
                     imp_pagado: number;
@@ -1849,6 +1870,11 @@ export interface components {
             saldo_insoluto?: number;
             /** @description GET of a PPD Ingreso: how many instalments the standing Pagos cover */
             parcialidades?: number;
+            /**
+             * @description GET /cfdis/{id}: the receipt (ticket) this CFDI invoiced to its customer (POST /receipts/{id}/invoice or the portal); null for any other CFDI, a global invoice too, which covers many: list them with GET /receipts?cfdi_id=
+             * @example rcpt_01jd2m3k4n5p6q7r8s9t0v1w2x
+             */
+            receipt_id?: string | null;
             /**
              * Format: date-time
              * @description Stamping time, ISO 8601 UTC
@@ -1891,7 +1917,7 @@ export interface components {
             /** @description Default: now, in the time zone of the issuer's postal code */
             fecha?: string;
             /**
-             * @description Default 99 (Por definir)
+             * @description Default 99 (Por definir). With metodo_pago PUE, 99 (sent or defaulted) is stamped with a warning: a PUE invoice should carry the form used
              * @example 03
              */
             forma_pago?: string;
@@ -1942,7 +1968,7 @@ export interface components {
             external_id?: string;
             metadata?: components["schemas"]["Metadata"] & unknown;
             /**
-             * @description Email the XML and PDF to these addresses once stamped, also when stamped later from the queue (as POST /cfdis/{id}/email; GET /cfdis/{id}/emails shows the sending). 503 when the server has no SMTP_URL, and nothing is issued
+             * @description Email the XML and PDF to these addresses once stamped, also when stamped later from the queue (as POST /cfdis/{id}/email; GET /cfdis/{id}/emails shows the sending). 400 naming email_to when the server has no SMTP configured (SMTP_URL), and nothing is issued
              * @example [
              *       "cuentas-por-pagar@example.com"
              *     ]
@@ -3072,7 +3098,7 @@ export interface components {
             forma_pago: string;
             /** @enum {string} */
             moneda: "MXN";
-            /** @description As sent */
+            /** @description As sent, with their amounts (cantidad, valor_unitario, descuento, base, importe) as JSON numbers; SAT keys stay strings */
             conceptos: unknown[];
             /** @example 100 */
             subtotal: number;
@@ -3180,7 +3206,7 @@ export interface components {
         ReceiptInvoice: {
             receptor: components["schemas"]["Receptor"];
             /**
-             * @description Email the XML and PDF here once stamped (503 without SMTP_URL, and nothing is issued)
+             * @description Email the XML and PDF here once stamped (400 naming email_to on a server without SMTP configured, and nothing is issued)
              * @example [
              *       "cuentas-por-pagar@example.com"
              *     ]
@@ -3210,12 +3236,12 @@ export interface components {
         WebhookCreate: {
             /** @example https://erp.example.com/hooks/cfdi */
             url: string;
-            events: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "csd.por_vencer" | "csd.vencido" | "*")[];
+            events: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "*")[];
         };
         WebhookPatch: {
             /** @example https://erp.example.com/hooks/cfdi */
             url?: string;
-            events?: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "csd.por_vencer" | "csd.vencido" | "*")[];
+            events?: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "*")[];
             /** @enum {string} */
             estado?: "ACTIVO" | "PAUSADO";
         };
@@ -5623,7 +5649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Csd"];
                 };
             };
-            /** @description Not a CSD, expired, not issued by SAT, another RFC, wrong password, a key of another certificate, or a key encrypted with an algorithm or iteration count that is not accepted */
+            /** @description Not a CSD, expired, not issued by SAT, a test CSD in live, another RFC, wrong password, a key of another certificate, or a key encrypted with an algorithm or iteration count that is not accepted */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5908,7 +5934,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Expired */
+            /** @description Expired, or in live a test CSD (issued by SAT's test authorities), which cannot sign live invoices */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6888,7 +6914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No stamping provider configured for live */
+            /** @description No stamping provider configured for live (details name PAC_URL, PAC_USER and PAC_PASSWORD): answered before any other check, the live CSD included */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7742,7 +7768,7 @@ export interface operations {
                     "application/json": components["schemas"]["CfdiEmail"];
                 };
             };
-            /** @description An invalid address, more than 10, or no recipient at all (details name `to`) */
+            /** @description An invalid address, more than 10, no recipient at all, or this server has no SMTP configured (SMTP_URL): details name `to` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7826,20 +7852,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Email is not configured on this server (no SMTP_URL): nothing was queued */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     listCfdiEmails: {
@@ -7917,20 +7929,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Email is not configured on this server (no SMTP_URL): nothing was queued */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
         };
     };
     listReceipts: {
@@ -7944,6 +7942,8 @@ export interface operations {
                 desde?: string;
                 /** @description Up to this day, included */
                 hasta?: string;
+                /** @description The receipts this CFDI invoiced: the one of a customer’s invoice, or every receipt a global invoice covers */
+                cfdi_id?: string;
             };
             header?: never;
             path?: never;
@@ -8256,7 +8256,7 @@ export interface operations {
                     "application/json": components["schemas"]["CfdiQueued"];
                 };
             };
-            /** @description An invalid period, no open receipt in it, or the CFDI fails a SAT rule (details name the field and rule) */
+            /** @description An invalid period, no open receipt in it, the CFDI fails a SAT rule (details name the field and rule), or email_to on a server without SMTP configured */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8340,7 +8340,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No PAC for the live environment, or email_to without SMTP_URL */
+            /** @description No PAC for the live environment */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8561,7 +8561,7 @@ export interface operations {
                     "application/json": components["schemas"]["CfdiQueued"];
                 };
             };
-            /** @description Not a receipt id, or the receptor fails a SAT rule (details name the field and rule) */
+            /** @description Not a receipt id, the receptor fails a SAT rule (details name the field and rule), or email_to on a server without SMTP configured */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8659,7 +8659,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No PAC for the live environment, or email_to without SMTP_URL */
+            /** @description No PAC for the live environment */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
