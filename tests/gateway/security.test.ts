@@ -417,10 +417,17 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
   await ok(call('POST', `/cfdis/${cfdi.id}/cancel`, { motivo: '02' }, { 'x-sandbox-scenario': 'cancel_pending_accept' }), 202, 'cancel');
   await ok(call('POST', `/cfdis/${cfdi.id}/email`, { to: ['cliente@example.com'] }), 202, 'email');
   const receipt = await ok(call('POST', '/receipts', RECEIPT), 201, 'receipt');
-  await t.app.worker.drain(); // the cfdi.timbrado delivery, so the webhook has a delivery at rest; the email, sent
-  await t.app.worker.drain(); // the delivery of its cfdi.email_enviado
-  const deliveries = await ok(call('GET', `/webhooks/${webhook.id}/deliveries`), 200, 'deliveries');
-  if (deliveries.data.length !== 2 || deliveries.data.some((d: { state: string }) => d.state !== 'entregado'))
+  const ticketKey = (await openReceipt(reg)).key;
+  // Drained until every delivery is done (cfdi.timbrado, cfdi.email_enviado after the email, two receipt.created): the
+  // app's own worker may hold one of them when a drain returns, and the snapshot below must see them at rest.
+  let deliveries: { data: { id: string; state: string }[] } = { data: [] };
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+    await t.app.worker.drain();
+    deliveries = await ok(call('GET', `/webhooks/${webhook.id}/deliveries`), 200, 'deliveries');
+    if (deliveries.data.length === 4 && deliveries.data.every((d) => d.state === 'entregado')) break;
+    await Bun.sleep(20);
+  }
+  if (deliveries.data.length !== 4 || deliveries.data.some((d) => d.state !== 'entregado'))
     throw new Error(`set-up: deliveries not delivered: ${JSON.stringify(deliveries.data)}`);
   return {
     tenantId: reg.tenant.id,
@@ -437,9 +444,9 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
     cfdi: cfdi.id,
     uuid: cfdi.uuid,
     webhook: webhook.id,
-    delivery: deliveries.data[0].id,
+    delivery: deliveries.data[0]!.id,
     receipt: receipt.id,
-    ticketKey: (await openReceipt(reg)).key,
+    ticketKey,
   };
 }
 
