@@ -89,6 +89,23 @@ describe('webhooks', () => {
     expect(verifyFc(h.secret + 'x', got)).toBe(false);
   });
 
+  test('an app stepped by hand (wakeOnEnqueue: false) runs a retry that falls due in drain() only, never in the background', async () => {
+    const t = await createTestApp({ wakeOnEnqueue: false, webhookRetrySchedule: [0, 1], webhookAllowPrivate: true });
+    const { key } = await issuer(t, { keys: ['test'], csd: true });
+    const r = newReceiver();
+    r.state.answers = [500];
+    expect((await t.call('POST', '/webhooks', { token: key, body: { url: r.url, events: ['cfdi.timbrado'] } })).status).toBe(201);
+    expect((await t.call('POST', '/cfdis', { token: key, body: invoice })).status).toBe(201);
+    await t.app.worker.drain(); // the first attempt fails: the retry is due 1 s (±10 %) later
+    expect(r.got).toHaveLength(1);
+    t.clock.advance(2000);
+    // An absence, so only a wait shows it: past the 1.1 s after which a worker's own timer would run that retry.
+    await Bun.sleep(2000);
+    expect(r.got).toHaveLength(1);
+    await t.app.worker.drain();
+    expect(r.got).toHaveLength(2);
+  });
+
   test('fails twice then succeeds: three attempts, one delivery id, history with codes and bodies', async () => {
     const { t, key, hook, issue, deliver } = await setup();
     const r = newReceiver();
