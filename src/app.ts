@@ -62,7 +62,10 @@ export interface AppDeps {
   workerId?: string;
   /** How long a job claim holds without a heartbeat, in ms (default 30 s; JOB_LEASE_SECONDS). */
   jobLeaseMs?: number;
-  /** false: a new job waits for the next drain() instead of waking the worker (tests that step the queue by hand). */
+  /**
+   * false: the worker runs only when drain() is called: neither a new job nor one falling due wakes it (tests that
+   * step the queue by hand, whose assertions between two steps a drain in the background would race).
+   */
   wakeOnEnqueue?: boolean;
   /** Seconds before each webhook attempt (default: Standard Webhooks' schedule). */
   webhookRetrySchedule?: number[];
@@ -157,6 +160,7 @@ export function createApp(deps: AppDeps) {
   const pacFor = (environment: Environment) => (environment === 'test' ? sandboxPac : deps.livePac);
   // The worker does nothing by itself: an enqueue wakes it, index.ts lets the scheduler drain it, tests call drain().
   const wakeJobs = deps.wakeOnEnqueue === false ? () => {} : () => worker.wake();
+  const byHand = deps.wakeOnEnqueue === false ? { wakeWithinMs: 0 } : {};
   const webhookDeps = {
     db: deps.db,
     now,
@@ -174,6 +178,7 @@ export function createApp(deps: AppDeps) {
   // each webhook endpoint is its own lane: a slow one holds at most 8 of the 64 delivery slots, and a tenant's
   // endpoints together at most 16, so one tenant with many slow receivers leaves the other 48 to everyone else.
   const stamping = createWorker({
+    ...byHand,
     db: deps.db,
     now,
     workerId,
@@ -188,6 +193,7 @@ export function createApp(deps: AppDeps) {
     },
   });
   const deliveries = createWorker({
+    ...byHand,
     db: deps.db,
     now,
     workerId,
@@ -204,7 +210,16 @@ export function createApp(deps: AppDeps) {
     ? combineWorkers(
         stamping,
         deliveries,
-        createWorker({ db: deps.db, now, workerId, logger: deps.logger, leaseMs: deps.jobLeaseMs, concurrency: 4, handlers: { [EMAIL_JOB]: emailHandler } }),
+        createWorker({
+          ...byHand,
+          db: deps.db,
+          now,
+          workerId,
+          logger: deps.logger,
+          leaseMs: deps.jobLeaseMs,
+          concurrency: 4,
+          handlers: { [EMAIL_JOB]: emailHandler },
+        }),
       )
     : combineWorkers(stamping, deliveries);
   const receiptDeps = {

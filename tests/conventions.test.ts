@@ -124,3 +124,20 @@ describe('conventions the compiler cannot check', () => {
     expect(files.flatMap((file) => violations(file, readFileSync(join(ROOT, file), 'utf8')))).toEqual([]);
   });
 });
+
+/**
+ * A run shares the machine's PostgreSQL with other runs and programs (README, Tests): nothing in tests/ or .ci stops,
+ * restarts or reconfigures a server it did not start. The fault test stops only its own
+ * (tests/process/postgres-cluster.ts).
+ */
+describe('the suite leaves the shared PostgreSQL server alone', () => {
+  test('no pg_ctlcluster, systemctl, ALTER SYSTEM, pg_terminate_backend or pg_reload_conf in tests/ or .ci/run', () => {
+    const SERVER_WIDE = /pg_ctlcluster|systemctl|alter\s+system|pg_terminate_backend|pg_reload_conf/i;
+    const files = readdirSync(join(ROOT, 'tests'), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+      .map((e) => relative(ROOT, join(e.parentPath, e.name)))
+      .filter((file) => file !== 'tests/conventions.test.ts');
+    const found = [...files, '.ci/run'].filter((file) => SERVER_WIDE.test(readFileSync(join(ROOT, file), 'utf8')));
+    expect(found).toEqual([]);
+  });
+});

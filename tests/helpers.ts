@@ -551,3 +551,15 @@ async function refuseWrites(db: Db): Promise<() => Promise<void>> {
     await exec(db, sql.raw('drop function test_disk_full()'));
   };
 }
+
+/**
+ * Waits until `done()` holds, asking every 5 ms, for work started asynchronously; throws naming `what` after `ms`.
+ * Never a fixed sleep before an assertion: a loaded machine (a second suite beside this one) takes longer.
+ */
+export async function until(done: () => boolean | Promise<boolean>, what: string, ms = 15_000): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!(await done())) {
+    if (performance.now() > deadline) throw new Error(`timed out after ${ms} ms waiting until ${what}`);
+    await Bun.sleep(5);
+  }
+}

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
 import postgres from 'postgres';
 
 /**
@@ -22,8 +25,24 @@ async function reachable(): Promise<boolean> {
 export const POSTGRES = (await reachable()) ? URL : undefined;
 if (!POSTGRES) console.log(`PostgreSQL not reachable at ${URL} (set TEST_DATABASE_URL): its suites skip`);
 
-/** Every database this process makes starts with this, so a later run can drop what a killed one left behind. */
+/**
+ * Every database this process makes is named `cfdi_test_<pid>_<space>_…`, so a later run can drop what a killed one
+ * left behind. A process id means something only in its own PID namespace on its own machine: `space` names both
+ * (hostname, /proc/self/ns/pid), so a run in another container or on another machine sharing the server is never
+ * taken for a dead run of this one, nor its databases dropped. The pid comes first, where older runs read it.
+ */
 const PREFIX = 'cfdi_test_';
+export const SPACE = processSpace();
+const OWN = `${PREFIX}${process.pid}_${SPACE}_`;
+
+function processSpace(): string {
+  let namespace = '';
+  try {
+    namespace = readlinkSync('/proc/self/ns/pid');
+  } catch {} // no /proc (macOS): the hostname alone
+  return createHash('sha256').update(`${hostname()}\n${namespace}`).digest('hex').slice(0, 8);
+}
+
 let admin: postgres.Sql | undefined;
 // Several connections: dropping a database takes most of a second, and the end of a run drops a hundred.
 const adminSql = () => (admin ??= postgres(POSTGRES ?? URL, { max: 8, onnotice: () => {} }));
@@ -32,7 +51,7 @@ const urlOf = (name: string) => {
   url.pathname = `/${name}`;
   return url.toString();
 };
-const newName = () => `${PREFIX}${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+const newName = () => `${OWN}${Math.random().toString(36).slice(2, 8)}`;
 
 /** A new, empty database on that server, and a function that drops it. */
 export async function scratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -56,7 +75,7 @@ export async function migratedDatabase(migrate: (url: string) => Promise<void>):
   if (!POSTGRES) throw new Error('no PostgreSQL');
   template ??= (async () => {
     await dropLeftovers();
-    const name = `${PREFIX}${process.pid}_template`;
+    const name = `${OWN}template`;
     await dropDatabase(name);
     await adminSql().unsafe(`create database ${name}`);
     await migrate(urlOf(name));
@@ -85,11 +104,11 @@ export async function dropMigratedDatabases() {
 }
 
 /** Databases of test processes that no longer run (killed before their cleanup). */
-async function dropLeftovers() {
-  const rows = await adminSql()<{ datname: string }[]>`select datname from pg_database where datname like ${`${PREFIX}%`}`;
+export async function dropLeftovers() {
+  const rows = await adminSql()<{ datname: string }[]>`select datname from pg_database where starts_with(datname, ${PREFIX})`;
   for (const { datname } of rows) {
-    const pid = Number(datname.slice(PREFIX.length).split('_')[0]);
-    if (pid === process.pid || alive(pid)) continue;
+    const [pid, space] = datname.slice(PREFIX.length).split('_');
+    if (space !== SPACE || Number(pid) === process.pid || alive(Number(pid))) continue;
     await dropDatabase(datname);
   }
 }

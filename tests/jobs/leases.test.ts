@@ -5,7 +5,7 @@ import { claimJobs, completeJob, enqueue, failJob, PermanentJobError, type Job }
 import { createWorker, type JobHandler, type Worker } from '../../src/jobs/worker.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { dialectOf } from '../../src/db/engine.ts';
-import { closeDatabase, exec, query, sharedTestDatabase } from '../helpers.ts';
+import { closeDatabase, exec, query, sharedTestDatabase, until } from '../helpers.ts';
 
 // Leases across instances, on the suite's engine: two handles on one database stand for two instances. Leases are
 // long in real time (the heartbeat's own timer never fires mid-test) and expire by moving the test's clock.
@@ -31,14 +31,6 @@ const row = async (db: Db, id: string) =>
       sql`select status, locked_by, locked_until, attempts from jobs where id = ${id}`,
     )
   )[0]!;
-
-/** Waits (bounded) until `done()` holds: for work started asynchronously, never a fixed sleep. */
-async function until(done: () => boolean | Promise<boolean>, what: string) {
-  for (let waited = 0; !(await done()); waited += 5) {
-    if (waited > 10_000) throw new Error(`timed out waiting until ${what}`);
-    await Bun.sleep(5);
-  }
-}
 
 /**
  * A handler whose runs hold until `release()`, then end as `outcome` says: a job in flight for as long as a test

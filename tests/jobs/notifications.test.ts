@@ -6,15 +6,8 @@ import { listenForEnqueues } from '../../src/jobs/notifications.ts';
 import { enqueue } from '../../src/jobs/queue.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { until } from '../helpers.ts';
 import { POSTGRES, scratchDatabase } from '../postgres.ts';
-
-/** Waits (bounded) until `done()` holds. */
-async function until(done: () => boolean, what: string) {
-  for (let waited = 0; !done(); waited += 5) {
-    if (waited > 10_000) throw new Error(`timed out waiting until ${what}`);
-    await Bun.sleep(5);
-  }
-}
 
 describe.skipIf(!POSTGRES)('enqueue notifications (PostgreSQL)', () => {
   const cleanup: (() => Promise<void>)[] = [];

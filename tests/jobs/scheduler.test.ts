@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { createScheduler } from '../../src/jobs/scheduler.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { until } from '../helpers.ts';
 
 describe('scheduler', () => {
   test('start runs the daily tasks once and ticks; a failing task does not stop the others or the heartbeat', async () => {
@@ -20,12 +21,13 @@ describe('scheduler', () => {
       daily: [{ name: 'daily', run: () => ran.push('daily') }],
     });
     expect(s.lastTickAt()).toBeNull();
+    const started = Date.now();
     s.start();
-    // The first tick and the daily run are asynchronous: wait for them (bounded), not a fixed 20 ms a loaded machine misses.
-    for (let waited = 0; (ran.length < 2 || s.lastTickAt() === null) && waited < 2000; waited += 10) await Bun.sleep(10);
+    // The first tick and the daily run are asynchronous: wait for them, not a fixed 20 ms a loaded machine misses.
+    await until(() => ran.length >= 2 && s.lastTickAt() !== null, 'the first tick and the daily run');
     s.stop();
     expect(ran).toEqual(['tick', 'daily']);
-    expect(s.lastTickAt()).toBeGreaterThan(Date.now() - 1000);
+    expect(s.lastTickAt()).toBeGreaterThanOrEqual(started);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'error', task: 'boom' });
   });
 });

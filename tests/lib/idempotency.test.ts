@@ -5,7 +5,7 @@ import { cfdis } from '../../src/db/schema/index.ts';
 import { createBackend } from '../../src/lib/backend.ts';
 import { IDEMPOTENCY_LEASE_MS } from '../../src/lib/idempotency.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { createTestApp, ingreso, issuer, READY, sharedTestDatabase, TEST_ENGINE, TEST_MASTER_KEY } from '../helpers.ts';
+import { createTestApp, ingreso, issuer, READY, sharedTestDatabase, TEST_ENGINE, TEST_MASTER_KEY, until } from '../helpers.ts';
 
 const t = await createTestApp({ webhookAllowPrivate: true }); // no DNS here to resolve the webhook's erp.example.com
 
@@ -199,7 +199,7 @@ describe('Idempotency-Key across instances (two apps on one database)', () => {
     const sendB = instance(dbB, 'b', Promise.resolve());
 
     const stalled = sendA('stall-1');
-    for (let i = 0; i < 100 && (await claimOf('stall-1'))?.owner !== 'inst_a'; i++) await Bun.sleep(10);
+    await until(async () => (await claimOf('stall-1'))?.owner === 'inst_a', "A's claim is written");
     expect(await claimOf('stall-1')).toMatchObject({ status: 0, owner: 'inst_a' });
     // B's clock is past A's lease: A looks dead to it, so B takes the claim over and creates the resource.
     clocks.b = new Date(clocks.a.getTime() + IDEMPOTENCY_LEASE_MS + 1000);

@@ -3,7 +3,7 @@ import { verifyEnveloped } from '../../src/cfdi/cancellation.ts';
 import { child, parseXml } from '../../src/cfdi/xml.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import { createSwPac } from '../../src/pac/sw.ts';
-import { concepto, createTestApp, csdFiles, ingreso, issuer, testSandboxSat } from '../helpers.ts';
+import { concepto, createTestApp, csdFiles, ingreso, issuer, testSandboxSat, until } from '../helpers.ts';
 import { and, eq, sql } from 'drizzle-orm';
 import { jobs } from '../../src/db/schema/index.ts';
 
@@ -144,9 +144,10 @@ describe('SW PAC adapter against a fake PAC server', () => {
     const { t, live, retry } = await setup();
     state.modes = ['hang'];
     const before = state.requests;
+    const stampedBefore = stamped.size;
     const res = await t.call('POST', '/cfdis', { token: live, body: invoice(104) });
     expect(res.status).toBe(202);
-    await Bun.sleep(1600); // the fake PAC stamped it; its answer was lost
+    await until(() => stamped.size > stampedBefore, 'the fake PAC stamped it'); // its answer was lost
     await retry();
     const got = await t.call('GET', `/cfdis/${res.json.id}`, { token: live });
     expect(got.json.status).toBe('vigente');
@@ -265,7 +266,8 @@ describe('SW PAC adapter against a fake PAC server', () => {
     const uuid = issued.json.uuid as string;
     sat.states.set(uuid, [{ Estado: 'Cancelado', EsCancelable: 'Cancelable sin aceptación', EstatusCancelacion: 'Cancelado sin aceptación' }]);
     const pending = t.call('POST', `/cfdis/${uuid}/cancel`, { token: live, body: { motivo: '02' } });
-    await Bun.sleep(50);
+    // The request reaches the PAC only after it committed cancelacion_pendiente: its call is the state to wait on.
+    await until(() => calls === 1, 'the request is at the PAC');
     expect((await t.call('GET', `/cfdis/${issued.json.id}`, { token: live })).json.status).toBe('cancelacion_pendiente');
     await retry(); // the job finds no acuse and sends the stored request again
     expect(calls).toBe(2);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { checkDatabase, invoiceBody, liftRateLimits, seeded, setUpTenant, SOAK_TENANTS, startReceiver, type SoakTenant } from '../../bench/soak.ts';
 import { drawFrom, sendUntilAnswered } from './clients.ts';
 import { startServer, stopServer } from './server.ts';
-import { TEST_ENGINE } from '../helpers.ts';
+import { TEST_ENGINE, until } from '../helpers.ts';
 
 /**
  * Acceptance (issue 11): SIGKILL the server every 2–5 s (random) under mixed load from several client loops, and
@@ -296,7 +296,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('kill -9 under mixed load', () => {
       );
       const watch = new Database(join(dir, 'cfdi.sqlite'), { readonly: true });
       const invoices = () => watch.prepare('select id from cfdis order by id').pluck().all() as string[];
-      for (let i = 0; i < 400 && invoices().length === 0; i++) await Bun.sleep(10);
+      await until(() => invoices().length > 0, 'the invoice is committed');
       expect(invoices()).toHaveLength(1); // committed, its answer still ~5 s away
       first.proc.kill('SIGKILL');
       await first.proc.exited;

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -8,6 +8,7 @@ import { invoiceBody, liftRateLimits, seeded, setUpTenant, SOAK_TENANTS, startRe
 import { TEST_ENGINE } from '../helpers.ts';
 import { POSTGRES, scratchDatabase } from '../postgres.ts';
 import { drawFrom, sendUntilAnswered, type Answer } from './clients.ts';
+import { type Cluster, clusterTools, freePort, startCluster } from './postgres-cluster.ts';
 import { startServer } from './server.ts';
 
 /**
@@ -16,10 +17,13 @@ import { startServer } from './server.ts';
  * kill lands mid-stamp), Pagos against shared PPD invoices and cancellations, retrying with the same Idempotency-Key
  * on 502/503/no answer, and sending one key to two instances at the same moment. Faults: SIGKILL a random instance
  * every 2–5 s and restart it on its port; SIGSTOP one past its job lease (JOB_LEASE_SECONDS), then SIGCONT; once,
- * stop PostgreSQL immediately and start it again. Afterwards, in SQL: every 201/202 exists; no folio or UUID twice
- * and no gap in a series; one invoice per Idempotency-Key; no PPD invoice overpaid, no instalment number twice; every
- * queued invoice ends vigente or fallido; no job left queued, running or failed; every event delivered and received;
- * and per API key, the requests accepted in any minute stay within its plan across all instances.
+ * stop PostgreSQL immediately and start it again: a server of the test's own (tests/process/postgres-cluster.ts, made
+ * by initdb in a temporary folder), never the shared one other tests and programs use; where no server binaries are
+ * found that fault skips, saying so (REQUIRE_POSTGRES fails instead when they exist). Afterwards, in SQL: every
+ * 201/202 exists; no folio or UUID twice and no gap in a series; one invoice per Idempotency-Key; no PPD invoice
+ * overpaid, no instalment number twice; every queued invoice ends vigente or fallido; no job left queued, running or
+ * failed; every event delivered and received; and per API key, the requests accepted in any minute stay within its
+ * plan across all instances.
  *
  *   TEST_ENGINE=postgres bun test tests/process/multi-instance.test.ts
  * MULTI_FAULT_SECONDS sets how long the faults go on (default 40 s); FAULT_SEED replays a run's draws.
@@ -84,13 +88,15 @@ describe.skipIf(!POSTGRES || TEST_ENGINE !== 'postgres')('three instances on one
   test(
     `SIGKILL an instance every 2–5 s, SIGSTOP one past its lease, restart PostgreSQL once, for ${SECONDS} s: nothing lost, nothing twice, limits shared`,
     async () => {
-      const scratch = await scratchDatabase();
+      // The shared server (other tests', other programs') is never stopped: its start time is the same afterwards.
+      const sharedSince = await startedAt(POSTGRES!);
+      const cluster = await ownCluster();
+      const scratch = cluster ? await databaseOn(cluster) : await scratchDatabase();
       const env = { ...ENV, DATABASE_URL: scratch.url };
       const sql = postgres(scratch.url, { max: 2, onnotice: () => {} });
       const receiver = await startReceiver();
       const instances: Instance[] = [];
       let proxy: Proxy | undefined;
-      let postgresDown = false;
       try {
         // Set-up on one instance, then plans set while none runs (no cache holds the old ones): eku unlimited for the
         // load, funk on the sandbox plan for the rate-limit loop.
@@ -299,15 +305,11 @@ describe.skipIf(!POSTGRES || TEST_ENGINE !== 'postgres')('three instances on one
           if (target.state === 'frozen') target.state = 'up';
         };
         const restartPostgres = async () => {
-          const cluster = postgresCluster();
           if (!cluster) return;
-          postgresDown = true;
           const t = performance.now();
-          const stop = Bun.spawnSync(['pg_ctlcluster', '--skip-systemctl-redirect', cluster, 'main', 'stop', '-m', 'immediate']);
-          if (stop.exitCode !== 0) throw new Error(`pg_ctlcluster stop: ${stop.stderr}`);
+          cluster.crash();
           await Bun.sleep(1000);
-          await startPostgres(cluster);
-          postgresDown = false;
+          await cluster.start();
           faults.postgres_restarted = true;
           faults.postgres_down_ms = Math.round(performance.now() - t);
         };
@@ -453,7 +455,8 @@ describe.skipIf(!POSTGRES || TEST_ENGINE !== 'postgres')('three instances on one
         // A kill waits while fewer than two instances serve (boots take seconds on a loaded machine): fewer than one per 2–5 s.
         expect(counts.kills).toBeGreaterThanOrEqual(Math.floor(SECONDS / 10));
         expect(faults.sigstop).toBe(true);
-        if (postgresCluster()) expect(faults.postgres_down_ms).toBeGreaterThan(0);
+        if (cluster) expect(faults.postgres_down_ms).toBeGreaterThan(0);
+        expect(await startedAt(POSTGRES!)).toBe(sharedSince);
         expect(acks.size).toBeGreaterThan(0);
         expect(limitedStatuses[429] ?? 0).toBeGreaterThan(0); // the plan was reached: the check below means something
         expect({ problems, ...invariants }).toEqual({
@@ -476,12 +479,12 @@ describe.skipIf(!POSTGRES || TEST_ENGINE !== 'postgres')('three instances on one
           exit_codes: [],
         });
       } finally {
-        if (postgresDown) await startPostgres(postgresCluster()!);
         for (const instance of instances) if (instance.proc && instance.proc.exitCode === null) instance.proc.kill('SIGKILL');
         await proxy?.stop();
         await receiver.stop();
         await sql.end({ timeout: 1 });
-        await scratch.drop();
+        if (cluster) cluster.remove();
+        else await scratch.drop();
       }
     },
     (SECONDS + 180) * 1000,
@@ -504,33 +507,40 @@ function overPlan(requests: { sent: number; answered: number; status: number }[]
 }
 
 /**
- * The local cluster's version (`/etc/postgresql/<version>`), when pg_ctlcluster can stop and start it and the run owns
- * the server: REQUIRE_POSTGRES (CI) on the default local server. A developer's own server is never stopped.
+ * The test's own PostgreSQL for the restart fault, or none (that fault skips, saying why in one line). Under
+ * REQUIRE_POSTGRES (CI) with the server binaries present it must run: failing to make one fails the test.
  */
-function postgresCluster(): string | undefined {
-  const owned = process.env.REQUIRE_POSTGRES && !process.env.TEST_DATABASE_URL;
-  if (!owned || !Bun.which('pg_ctlcluster') || !existsSync('/etc/postgresql')) {
-    console.log('multi-instance: the PostgreSQL restart fault needs REQUIRE_POSTGRES and the local cluster (CI): skipped');
+async function ownCluster(): Promise<Cluster | undefined> {
+  const tools = clusterTools();
+  if ('missing' in tools) {
+    if (process.env.REQUIRE_POSTGRES && tools.bin) throw new Error(`REQUIRE_POSTGRES: the restart fault cannot run: ${tools.missing}`);
+    console.log(`multi-instance: the PostgreSQL restart fault needs a server of its own: ${tools.missing}; skipped`);
     return undefined;
   }
-  return readdirSync('/etc/postgresql')[0];
+  return startCluster(tools);
 }
 
-/** Starts the cluster and waits until it accepts connections. */
-async function startPostgres(cluster: string) {
-  Bun.spawnSync(['pg_ctlcluster', '--skip-systemctl-redirect', cluster, 'main', 'start']);
-  for (let i = 0; i < 100; i++) {
-    const probe = postgres(POSTGRES!, { max: 1, connect_timeout: 1, onnotice: () => {} });
-    try {
-      await probe`select 1`;
-      return;
-    } catch {
-      await Bun.sleep(200);
-    } finally {
-      await probe.end({ timeout: 1 });
-    }
+/** When the server at `url` started (pg_postmaster_start_time), as text. */
+async function startedAt(url: string): Promise<string> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    return (await sql<{ at: string }[]>`select pg_postmaster_start_time()::text at`)[0]!.at;
+  } finally {
+    await sql.end({ timeout: 1 });
   }
-  throw new Error('PostgreSQL did not come back within 20 s');
+}
+
+/** A database on the test's own server (the cluster goes as a whole afterwards). */
+async function databaseOn(cluster: Cluster): Promise<{ url: string; drop: () => Promise<void> }> {
+  const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe('create database multi_instance');
+  } finally {
+    await admin.end({ timeout: 1 });
+  }
+  const url = new URL(cluster.url);
+  url.pathname = '/multi_instance';
+  return { url: url.toString(), drop: async () => {} };
 }
 
 interface Proxy {
@@ -573,13 +583,6 @@ async function startHaproxy(ports: number[]): Promise<Proxy> {
   }
   proc.kill();
   throw new Error(`haproxy did not start: ${await new Response(proc.stderr).text()}`);
-}
-
-function freePort(): number {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
-  const { port } = probe;
-  probe.stop(true);
-  return port!;
 }
 
 /**

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_INVOICE } from '../../src/demo.ts';
-import { issuer, serverTarget, TEST_ENGINE } from '../helpers.ts';
+import { issuer, serverTarget, TEST_ENGINE, until } from '../helpers.ts';
 import { post, startServer, stopServer } from './server.ts';
 
 /**
@@ -27,10 +27,20 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('graceful shutdown', () => {
       // The sandbox provider answers after the 5 s budget: the request is in flight for 5 s, then answers 202.
       const started = performance.now();
       const inFlight = post(server.base, '/cfdis', DEMO_INVOICE, key, { 'x-sandbox-scenario': 'pac_slow' });
-      await Bun.sleep(500);
+      // In flight once its invoice is committed (en_cola, the answer still seconds away), however slow the machine.
+      const watch = new Database(join(dataDir, 'cfdi.sqlite'), { readonly: true });
+      try {
+        await until(() => (watch.query('select count(*) as n from cfdis').get() as { n: number }).n === 1, 'the request is in flight');
+      } finally {
+        watch.close();
+      }
       server.proc.kill('SIGTERM');
-      await Bun.sleep(200);
-      await expect(fetch(`${server.base}/health`)).rejects.toThrow(); // no longer accepting
+      const refused = () =>
+        fetch(`${server.base}/health`).then(
+          () => false,
+          () => true,
+        );
+      await until(refused, 'new connections are refused'); // no longer accepting
       const res = await inFlight;
       expect(res.status).toBe(202);
       id = ((await res.json()) as any).id;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli.ts';
 import { PLAN_LIMITS } from '../../src/lib/plans.ts';
-import { issuer, serverTarget } from '../helpers.ts';
+import { issuer, serverTarget, until } from '../helpers.ts';
 import { alive, engineEnv, startServer, stopServer } from './server.ts';
 
 /**
@@ -128,7 +128,7 @@ describe('WORKERS=2', () => {
     expect(new Set(await log.workersOf(probes.map((r) => r.headers.get('x-request-id')!)))).toEqual(new Set([1, 2]));
     await stopServer(server.proc); // exit code 0
     expect(pids.filter(alive)).toEqual([]);
-    for (let i = 0; i < 40 && log.lines.filter((l) => l.msg === 'stopped').length < 3; i++) await Bun.sleep(50);
+    await until(() => log.lines.filter((l) => l.msg === 'stopped').length >= 3, "every process logged 'stopped'");
     expect(log.lines.filter((l) => l.msg === 'stopped').map((l) => l.worker ?? 0)).toEqual(expect.arrayContaining([0, 1, 2]));
 
     const killed = await startServer(join(work, 'stop'), { WORKERS: '2' });

@@ -6,7 +6,7 @@ import { cancellationFactsOf, verifyEnveloped } from '../../../src/cfdi/cancella
 import { CANCELLED_MARK } from '../../../src/cfdi/pdf.ts';
 import { child, parseXml } from '../../../src/cfdi/xml.ts';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { createTestApp, csdFiles, eventReceiver, ICV, issuer, READY, testSandboxSat } from '../../helpers.ts';
+import { createTestApp, csdFiles, eventReceiver, ICV, issuer, READY, testSandboxSat, until } from '../../helpers.ts';
 import { eq, sql } from 'drizzle-orm';
 import { cfdiCancellations } from '../../../src/db/schema/index.ts';
 
@@ -407,7 +407,7 @@ describe('cancellation: idempotency, isolation, queued CFDIs', () => {
     t.clock.advance(60_000);
     await t.app.worker.drain();
     // The slow synchronous attempt (in flight when withdrawn) still stamps it: SAT has it, so it is vigente again.
-    await Bun.sleep(700);
+    await until(async () => (await t.call('GET', `/cfdis/${id}`, { token: key })).json.status === 'vigente', 'the late stamp is recorded');
     const after = (await t.call('GET', `/cfdis/${id}`, { token: key })).json;
     expect(after.status).toBe('vigente');
     expect(after.uuid).toMatch(/^[0-9A-F-]{36}$/);

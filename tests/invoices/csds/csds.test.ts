@@ -145,7 +145,7 @@ describe('POST /csds rejects what cannot seal, naming the field and the reason',
     });
   }
 
-  test('a key asking for 10,000,000 PBKDF2 iterations is refused before any key derivation: well under 100 ms', async () => {
+  test('a key asking for 10,000,000 PBKDF2 iterations is refused before any key derivation: no slower than an ordinary upload', async () => {
     const reg = await issuer(t);
     const timed = async (files: Parameters<typeof csdForm>[0]) => {
       const started = performance.now();
@@ -158,8 +158,9 @@ describe('POST /csds rejects what cannot seal, naming the field and the reason',
     const hostile = await timed({ ...EKU, key: EKU_10M_ITERATIONS });
     expect(hostile.status).toBe(400);
     expect(hostile.json.error.details).toEqual([{ field: 'key', issue: expect.stringContaining('10000000 PBKDF2 iterations') }]);
-    // Deriving 10,000,000 iterations takes seconds; refusing takes what any upload takes (generous on a busy machine).
-    expect(hostile.ms).toBeLessThan(Math.max(100, 3 * baseline.ms));
+    // Deriving 10,000,000 iterations takes seconds; refusing takes what any upload takes. The floor is a second: a
+    // machine busy with other work (a second suite) stalls one request by hundreds of ms, never by the derivation's seconds.
+    expect(hostile.ms).toBeLessThan(Math.max(1_000, 3 * baseline.ms));
   });
 
   test('JSON instead of multipart → 415', async () => {
