@@ -45,9 +45,9 @@ describe('corpus: stamped invoices pass SAT checks', () => {
       if (res.status !== 201) throw new Error(`${res.status} ${res.text}`);
       expect(res.json.status).toBe('vigente');
       expect(res.json.uuid).toMatch(/^[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$/);
-      // No float artefacts: every JSON number prints as a plain decimal of at most 6 decimals.
-      JSON.stringify(res.json, (_k, v) => {
-        if (typeof v === 'number') expect(String(v)).toMatch(/^\d+(\.\d{1,6})?$/);
+      // No float artefacts: every JSON number prints as a plain decimal of at most 6 decimals (EquivalenciaDR: 10).
+      JSON.stringify(res.json, (k, v) => {
+        if (typeof v === 'number') expect([k, String(v)]).toEqual([k, expect.stringMatching(k === 'equivalencia' ? /^\d+(\.\d{1,10})?$/ : /^\d+(\.\d{1,6})?$/)]);
         return v;
       });
 
