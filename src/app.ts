@@ -286,7 +286,7 @@ export function createApp(deps: AppDeps) {
     backends: [authBackend, invoiceBackend],
   });
   app.all('/api/v1/*', routeToBackend);
-  mountPortal(app, { ...receiptDeps, limit: portal, anonymous });
+  mountPortal(app, { ...receiptDeps, limit: portal, anonymous, rateLimits });
   return Object.assign(app, {
     backends: { auth: authBackend, invoices: invoiceBackend },
     worker,
