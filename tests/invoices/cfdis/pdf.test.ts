@@ -9,7 +9,7 @@ import { child, parseXml } from '../../../src/cfdi/xml.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from '../../cfdi/corpus.ts';
 import { decodeQrs, expectedCfdiQr } from '../../cfdi/pdf/carta-porte.ts';
 import { pdfPool } from '../../../src/invoices/cfdis/pdf-pool.ts';
-import { concepto, createTestApp, ICV, issuer, type Issuer, READY, TENANTS } from '../../helpers.ts';
+import { concepto, createTestApp, ICV, ingreso, issuer, type Issuer, READY, smtpSink, TENANTS } from '../../helpers.ts';
 
 /**
  * Acceptance (issue 7): the PDF of every corpus invoice and of a 300-concepto one carries the UUID, both RFCs, the
@@ -355,5 +355,24 @@ describe('the PDF cache (issue 35)', () => {
     expect(pageOperators(green, green.getPage(0))).toContain('0 1 0 rg'); // the accent colour fills the title bar
     expect(pdfPool.started).toBe(renders + 3);
     expect((await t.call('PATCH', '/tenants/me', { token: key, body: { accent_color: null } })).status).toBe(200);
+  });
+
+  test('the emailed attachment is the cached PDF: no render of its own', async () => {
+    const sink = await smtpSink();
+    try {
+      const mailing = await createTestApp({ wakeOnEnqueue: false, smtp: sink.smtp });
+      const { key: token } = await issuer(mailing, READY);
+      const issued = await mailing.call('POST', '/cfdis', { token, body: ingreso({ email_to: ['compras@example.com'] }) });
+      expect(issued.status).toBe(201);
+      const renders = pdfPool.started;
+      const pdf = await mailing.app.request(`/api/v1/cfdis/${issued.json.uuid}/pdf`, { headers: { authorization: `Bearer ${token}` } });
+      const bytes = Buffer.from(await pdf.arrayBuffer());
+      await mailing.app.worker.drain();
+      expect(sink.received).toHaveLength(1);
+      expect(sink.received[0]!.attachments.find((a) => a.filename === `${issued.json.uuid}.pdf`)!.content.equals(bytes)).toBe(true);
+      expect(pdfPool.started).toBe(renders + 1);
+    } finally {
+      await sink.close();
+    }
   });
 });
