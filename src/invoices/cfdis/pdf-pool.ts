@@ -13,7 +13,7 @@ import { ServiceError } from '../../lib/service-error.ts';
  */
 // availableParallelism() reads navigator.hardwareConcurrency, which a library may shadow (pdf.js in the tests does).
 // A worker process of several gets its share of them from the supervisor (src/cluster.ts).
-export const PDF_WORKERS = Number(process.env.CFDI_PDF_WORKERS) || Math.min(2, availableParallelism() || cpus().length || 1);
+const PDF_WORKERS = Number(process.env.CFDI_PDF_WORKERS) || Math.min(2, availableParallelism() || cpus().length || 1);
 const PDF_WAITING = 32;
 const OWNER_WAITING = 4;
 /** A render taking longer is stopped (its thread replaced): the largest invoice the schema allows renders in seconds. */
