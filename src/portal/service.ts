@@ -111,7 +111,7 @@ async function portalError(deps: PortalDeps, tenantId: string, body: { clave: st
 
 /**
  * Downloads (PDF and XML together, any outcome) per ticket key and hour, from every address together: a customer
- * downloads a few times; clients rotating addresses no longer multiply the budget (docs/decisions.md).
+ * downloads a few times, and clients rotating addresses do not multiply it (docs/decisions.md, "One PDF pool for all").
  */
 export const DOWNLOADS_PER_KEY_PER_HOUR = 20;
 
