@@ -4,7 +4,8 @@
  * printed the same way) and the time of an invoice's two RSA signatures on this machine.
  *  1. sandbox POST /api/v1/cfdis through the whole app in process, one request at a time (validation, catalog
  *     checks, the complement, seal, sandbox stamp, storage), in-memory SQLite;
- *  2. renderCfdiPdf on the stored XML, back to back, and GET /api/v1/cfdis/:uuid/pdf through the app.
+ *  2. renderCfdiPdf on the stored XML, back to back, and GET /api/v1/cfdis/:uuid/pdf through the app (served from the
+ *     PDF cache after its first render).
  *
  *   bun bench/cartaporte.ts [--seconds 3] [--rounds 3]
  */
@@ -109,7 +110,7 @@ for (let round = 0; round < ROUNDS; round++) {
 console.log(
   `Two RSA-2048 signatures on this machine, this run: ${twoSignaturesMs.toFixed(2)} ms (Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores, one thread; ${ROUNDS} rounds of ${seconds} s per figure, medians)\n`,
 );
-console.log('| document | XML | POST /cfdis, one at a time | ÷ two signatures | PDF pages | renderCfdiPdf | GET /pdf |');
+console.log('| document | XML | POST /cfdis, one at a time | ÷ two signatures | PDF pages | renderCfdiPdf | GET /pdf (cached) |');
 console.log('|---|---:|---:|---:|---:|---:|---:|');
 const ms = (xs: number[]) => `${median(xs).toFixed(2)} ms`;
 for (const d of documents) {

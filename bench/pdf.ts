@@ -2,7 +2,8 @@
  * Invoice PDFs (issue 7): how fast a stamped invoice's printed representation renders, on one core (one thread),
  * for the benchmark's 10-concepto invoice and a 300-concepto one (target: a 10-concepto PDF in under 20 ms).
  *  1. renderCfdiPdf on the stored XML, back to back;
- *  2. GET /api/v1/cfdis/:uuid/pdf through the whole app in process (credential, tenant, load, render).
+ *  2. GET /api/v1/cfdis/:uuid/pdf through the whole app in process (credential, tenant, load, and the PDF cache: the
+ *     first GET renders, the others read the stored PDF).
  *
  *   bun bench/pdf.ts [--seconds 5]
  */
@@ -67,6 +68,6 @@ for (const [name, body] of [
     await res.arrayBuffer();
   });
   const f = (r: typeof direct) => `${r.perSecond.toFixed(1)} PDFs/s, mean ${r.mean.toFixed(1)} ms, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`;
-  console.log(`${name} (${pages} page${pages > 1 ? 's' : ''}, ${(first.length / 1024).toFixed(0)} KiB): render ${f(direct)}; GET /pdf ${f(http)}`);
+  console.log(`${name} (${pages} page${pages > 1 ? 's' : ''}, ${(first.length / 1024).toFixed(0)} KiB): render ${f(direct)}; GET /pdf (cached) ${f(http)}`);
 }
 console.log(`Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores, one thread`);

@@ -32,6 +32,7 @@ import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
 import type { Pac } from './pac/types.ts';
 import type { Logger } from './lib/logger.ts';
 import { trustedProxies } from './gateway/client-address.ts';
+import type { PdfPool } from './invoices/cfdis/pdf-pool.ts';
 import pkg from '../package.json' with { type: 'json' };
 
 export interface AppDeps {
@@ -79,6 +80,8 @@ export interface AppDeps {
   webhookResolver?: HostResolver;
   logger: Logger;
   heartbeat: Heartbeat;
+  /** Where PDFs render (default: the process's one pool); tests give a small one. */
+  pdfPool?: PdfPool;
   /** The rate limiters (default: createRateLimits on `db`); a worker of several on SQLite counts in the supervisor's. */
   rateLimits?: RateLimits;
   now?: () => Date;
@@ -173,7 +176,7 @@ export function createApp(deps: AppDeps) {
   };
   const mailer = deps.smtp ? createSmtpMailer(deps.smtp) : undefined;
   const smtpCheck = createSmtpCheck(mailer, now, deps.logger);
-  const emailHandler = emailJobHandler({ db: deps.db, now, mailer, identity, logger: deps.logger });
+  const emailHandler = emailJobHandler({ db: deps.db, now, mailer, identity, logger: deps.logger, pdfPool: deps.pdfPool });
   // Two pools on the same jobs table, so webhook receivers (up to 10 s each) never take a slot from stamping, and
   // each webhook endpoint is its own lane: a slow one holds at most 8 of the 64 delivery slots, and a tenant's
   // endpoints together at most 16, so one tenant with many slow receivers leaves the other 48 to everyone else.
@@ -233,6 +236,7 @@ export function createApp(deps: AppDeps) {
     wakeJobs,
     mailer,
     publicBaseUrl: deps.publicBaseUrl,
+    pdfPool: deps.pdfPool,
   };
   const invoiceBackend = createInvoiceBackend({
     ...backendDeps,
@@ -244,6 +248,7 @@ export function createApp(deps: AppDeps) {
     wakeJobs,
     mailer,
     publicBaseUrl: deps.publicBaseUrl,
+    pdfPool: deps.pdfPool,
     retrySchedule: webhookDeps.retrySchedule,
     allowPrivate: webhookDeps.allowPrivate,
     resolve: webhookDeps.resolve,
@@ -281,7 +286,7 @@ export function createApp(deps: AppDeps) {
     backends: [authBackend, invoiceBackend],
   });
   app.all('/api/v1/*', routeToBackend);
-  mountPortal(app, { ...receiptDeps, limit: portal, anonymous });
+  mountPortal(app, { ...receiptDeps, limit: portal, anonymous, rateLimits });
   return Object.assign(app, {
     backends: { auth: authBackend, invoices: invoiceBackend },
     worker,

@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { DbOrTx } from '../db/client.ts';
 import type { GatewayEnv } from '../gateway/gateway.ts';
+import type { RateLimits } from '../gateway/rate-limit.ts';
 import { brandingOf } from '../invoices/cfdis/service.ts';
 import type { PortalReceipt } from '../invoices/receipts/service.ts';
 import { recordAuditEntry } from '../lib/audit.ts';
@@ -13,7 +14,7 @@ import { invalidInput } from '../lib/service-error.ts';
 import { PORTAL_INVOICE_EXAMPLES } from './examples.ts';
 import { notFoundPage, PORTAL_ASSETS, portalPage } from './page.ts';
 import { DocumentQuery, PageQuery, PortalInvoiceRequestSchema, PortalInvoiceSchema, PortalTicketSchema, TenantParam, TicketQuery } from './schemas.ts';
-import { invoiceTicket, lookupTicket, ticketDocument, type PortalDeps } from './service.ts';
+import { DOWNLOADS_PER_KEY_PER_HOUR, invoiceTicket, lookupTicket, ticketDocument, type PortalDeps } from './service.ts';
 
 const errors = errorResponses('gateway');
 
@@ -43,8 +44,10 @@ const NO_STORE = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosni
  */
 export function mountPortal(
   app: OpenAPIHono<GatewayEnv>,
-  deps: PortalDeps & { identity: IdentityDirectory; limit: MiddlewareHandler<GatewayEnv>; anonymous: MiddlewareHandler<GatewayEnv> },
+  deps: PortalDeps & { identity: IdentityDirectory; limit: MiddlewareHandler<GatewayEnv>; anonymous: MiddlewareHandler<GatewayEnv>; rateLimits: RateLimits },
 ) {
+  // Counted per ticket key across every address (and, on PostgreSQL, every instance), in hours.
+  const downloads = deps.rateLimits('portal-downloads', 3_600_000);
   app.use('/portal/assets/*', deps.anonymous);
   // Static files, not API operations: left out of the OpenAPI document (as /docs/assets).
   app.get('/portal/assets/*', (c) => {
@@ -235,6 +238,12 @@ export function mountPortal(
         description:
           'Only the CFDI its customer issued through the portal (never a global invoice), and only with the RFC it was issued to: a key alone, ' +
           "as found on a discarded ticket, does not hand out the customer's fiscal data. " +
+          `A ticket key has ${DOWNLOADS_PER_KEY_PER_HOUR} downloads an hour (PDF and XML together, every attempt counted, from whatever address): ` +
+          'past them 429 naming the limit, with Retry-After. ' +
+          (format === 'pdf'
+            ? 'The PDF is the one GET /api/v1/cfdis/{uuid}/pdf serves, from the same cache (rendered once per state of the CFDI and its ' +
+              "tenant's branding); a render runs on the portal's own share of the PDF renderers, never a tenant's: past it, 429 with Retry-After. "
+            : '') +
           PORTAL_LIMIT_TEXT,
         security: [],
         request: { params: TenantParam, query: DocumentQuery },
@@ -244,14 +253,19 @@ export function mountPortal(
             content: { [format === 'pdf' ? 'application/pdf' : 'application/xml']: { schema: z.string().openapi({ format: 'binary' }) } },
           },
           404: errorResponse('No such ticket, not invoiced here, another RFC, or not stamped yet'),
+          429: errorResponse(
+            `Too many requests from this address, or this ticket key's ${DOWNLOADS_PER_KEY_PER_HOUR} downloads this hour are spent` +
+              (format === 'pdf' ? ", or the portal's share of the PDF renderers is full" : '') +
+              ': retry after Retry-After seconds',
+          ),
+          ...(format === 'pdf' ? { 503: errorResponse('Every PDF renderer is busy and the waiting room is full: retry after Retry-After seconds') } : {}),
           ...errors.invalidQuery,
-          ...errors.tooManyFromAddress,
         },
       }),
       async (c) => {
         const { tenant_id } = c.req.valid('param');
         const { clave, rfc } = c.req.valid('query');
-        const doc = await ticketDocument(deps, tenant_id, clave, rfc, format);
+        const doc = await ticketDocument(deps, downloads, tenant_id, clave, rfc, format);
         return c.body(new Uint8Array(doc.bytes), 200, {
           ...NO_STORE,
           'Content-Type': doc.type,

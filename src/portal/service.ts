@@ -3,10 +3,14 @@ import type { Actor } from '../lib/backend.ts';
 import { ServiceError } from '../lib/service-error.ts';
 import { timeZoneOf } from '../cfdi/time.ts';
 import { emisorOf, getCfdi, getCfdiPdf, getCfdiXml } from '../invoices/cfdis/service.ts';
-import { findReceiptByKey, invoiceReceipt, type PortalReceipt, type ReceiptDeps } from '../invoices/receipts/service.ts';
+import { findReceiptByKey, invoiceReceipt, keyHashOf, type PortalReceipt, type ReceiptDeps } from '../invoices/receipts/service.ts';
+import type { RateLimiter } from '../gateway/rate-limit.ts';
 import { blockedReason, deadlineNotice, portalDetails, type PortalReceptor } from './messages.ts';
 
 export type PortalDeps = ReceiptDeps;
+
+/** The portal's downloads render on a share of the PDF pool of their own, whichever tenant's portal asked. */
+const PDF_POOL_OWNER = 'portal';
 
 /** One answer for a key that does not exist, belongs to another tenant or to a tenant that does not exist. */
 const ticketNotFound = () =>
@@ -106,12 +110,33 @@ async function portalError(deps: PortalDeps, tenantId: string, body: { clave: st
 }
 
 /**
- * The XML or PDF of the CFDI this very ticket was invoiced with by its customer (never a global invoice, which
- * holds other customers' tickets), as often as they ask. The RFC it was issued to must be given too: a ticket's key
- * alone, found on a discarded ticket, does not hand out its customer's fiscal data. An unknown key and a wrong RFC
- * get one and the same 404, so the answer tells nothing about either.
+ * Downloads (PDF and XML together, any outcome) per ticket key and hour, from every address together: a customer
+ * downloads a few times, and clients rotating addresses do not multiply it (docs/decisions.md, "One PDF pool for all").
  */
-export async function ticketDocument(deps: PortalDeps, tenantId: string, key: string, rfc: string, format: 'xml' | 'pdf') {
+export const DOWNLOADS_PER_KEY_PER_HOUR = 20;
+
+/**
+ * The XML or PDF of the CFDI this very ticket was invoiced with by its customer (never a global invoice, which
+ * holds other customers' tickets), up to DOWNLOADS_PER_KEY_PER_HOUR times an hour. The RFC it was issued to must be
+ * given too: a ticket's key alone, found on a discarded ticket, does not hand out its customer's fiscal data. An
+ * unknown key and a wrong RFC get one and the same 404, so the answer tells nothing about either; both are counted.
+ */
+export async function ticketDocument(deps: PortalDeps, downloads: RateLimiter, tenantId: string, key: string, rfc: string, format: 'xml' | 'pdf') {
+  const [spent] = await downloads.hit([{ key: `${tenantId}:${keyHashOf(key)}`, limit: DOWNLOADS_PER_KEY_PER_HOUR }]);
+  if (!spent!.allowed) {
+    const minutes = Math.ceil(spent!.retryAfter / 60);
+    throw new ServiceError(
+      'too_many',
+      `Demasiadas descargas de este ticket: hasta ${DOWNLOADS_PER_KEY_PER_HOUR} por hora`,
+      [
+        {
+          field: 'clave',
+          issue: `Este ticket ya se descargó ${DOWNLOADS_PER_KEY_PER_HOUR} veces en esta hora (PDF y XML juntos): intenta de nuevo en ${minutes} minuto${minutes === 1 ? '' : 's'}.`,
+        },
+      ],
+      spent!.retryAfter,
+    );
+  }
   const missing = new ServiceError('not_found', 'Factura no encontrada', [
     { field: 'rfc', issue: 'No hay una factura de este ticket emitida a ese RFC en este portal: revisa la clave del ticket y el RFC.' },
   ]);
@@ -127,6 +152,7 @@ export async function ticketDocument(deps: PortalDeps, tenantId: string, key: st
     const { uuid, xml } = await getCfdiXml(deps, actor, r.cfdiId);
     return { uuid, bytes: new Uint8Array(xml), type: 'application/xml' };
   }
-  const { uuid, pdf } = await getCfdiPdf(deps, actor, r.cfdiId);
+  // Rendered (once per state) on the portal's share of the pool, never a tenant's: the portal has no credential.
+  const { uuid, pdf } = await getCfdiPdf(deps, actor, r.cfdiId, PDF_POOL_OWNER);
   return { uuid, bytes: pdf, type: 'application/pdf' };
 }

@@ -1,12 +1,16 @@
 import { describe, expect, test } from 'bun:test';
-import { createTestApp, ICV, issuer, READY } from '../helpers.ts';
+import { sql } from 'drizzle-orm';
+import { concepto, createTestApp, ICV, issuer, READY, until } from '../helpers.ts';
+import { heldPool } from '../invoices/cfdis/held-pool.ts';
 import { openReceipt } from './receipts.ts';
 
 /**
  * The self-invoicing portal's page and JSON endpoints over HTTP (no browser; portal.browser.test.ts drives the page
  * in Chromium): what a key of another tenant, junk and too many requests get.
  */
-const t = await createTestApp();
+// Two PDF threads and eight waiting places, held on demand: the portal's share of them is seen without racing renders.
+const held = heldPool(2, 8);
+const t = await createTestApp({ pdfPool: held.pool });
 const a = await issuer(t, READY);
 const b = await issuer(t, READY);
 
@@ -268,4 +272,64 @@ describe('tickets that can no longer be invoiced, as the receipts service left t
     expect(refused.status).toBe(409);
     expect((await late.call('GET', `/receipts/${r.id}`, { token: shop.key })).json.status).toBe('open');
   });
+});
+
+describe('downloads (issue 35)', () => {
+  const from = (address: string) => ({ requestIP: () => ({ address, family: 'IPv4', port: 40000 }) });
+  /** A ticket of tenant a, invoiced through the portal: its key and UUID. */
+  async function invoicedTicket() {
+    const r = await openReceipt(a);
+    const issued = await portal('POST', `/portal/${a.tenant.id}/ticket/invoice`, { clave: r.key, receptor: RECEPTOR });
+    expect(issued.status).toBe(201);
+    return { key: r.key, uuid: issued.json.uuid as string };
+  }
+  const download = async (format: 'pdf' | 'xml', key: string, address = '203.0.113.1') =>
+    await t.app.request(`/portal/${a.tenant.id}/ticket/${format}?clave=${key}&rfc=${RECEPTOR.rfc}`, {}, from(address));
+
+  test("a flood of one ticket's PDF takes only the portal's share of the renderers: a tenant's PDF is still served", async () => {
+    const ticket = await invoicedTicket();
+    const theirs = await b.api('POST', '/cfdis', { body: { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [concepto()] } as never });
+    expect(theirs.status).toBe(201);
+    await t.exec(sql`DELETE FROM cfdi_pdfs`); // every request below misses the cache and asks the pool
+    const pool = held.pool;
+    held.hold();
+    try {
+      // Twelve at once from twelve addresses (the 2 threads and 8 waiting places would all be the portal's without its share).
+      const flood = Array.from({ length: 12 }, (_, i) => download('pdf', ticket.key, `198.51.100.${i + 1}`));
+      const refused: Response[] = [];
+      for (const answer of flood) answer.then((res) => res.status !== 200 && refused.push(res));
+      await until(() => pool.running + pool.queued + refused.length === 12, 'every download of the flood reached the pool');
+      expect([pool.running, pool.queued]).toEqual([1, 4]);
+      expect(refused.map((r) => r.status)).toEqual(Array(7).fill(429));
+      expect(Number(refused[0]!.headers.get('retry-after'))).toBeGreaterThan(0);
+      const served = t.call('GET', `/cfdis/${(theirs.json as { uuid: string }).uuid}/pdf`, { token: b.key });
+      await until(() => pool.running === 2, "the tenant's render started");
+      held.release();
+      expect((await served).status).toBe(200);
+      expect((await Promise.all(flood)).filter((r) => r.status === 200)).toHaveLength(5);
+    } finally {
+      held.release();
+    }
+  }, 60_000);
+
+  test('a ticket key has 20 downloads an hour (PDF and XML together), whatever the address: then 429 naming the limit', async () => {
+    const ticket = await invoicedTicket();
+    const other = await invoicedTicket();
+    for (let i = 0; i < 19; i++) expect((await download('xml', ticket.key, `192.0.2.${i + 1}`)).status).toBe(200);
+    expect((await download('pdf', ticket.key, '192.0.2.100')).status).toBe(200);
+    for (const format of ['xml', 'pdf'] as const) {
+      const refused = await download(format, ticket.key, '192.0.2.200');
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      const { error } = (await refused.json()) as any;
+      expect(error.message).toBe('Demasiadas descargas de este ticket: hasta 20 por hora');
+      expect(error.details[0].field).toBe('clave');
+    }
+    // The key as typed differently is the same ticket; another ticket has its own budget.
+    expect((await download('xml', ticket.key.toLowerCase())).status).toBe(429);
+    expect((await download('pdf', other.key)).status).toBe(200);
+    // A new hour, a new budget.
+    t.clock.advance(3_600_000);
+    expect((await download('xml', ticket.key)).status).toBe(200);
+  }, 60_000);
 });

@@ -211,7 +211,7 @@ export interface paths {
         };
         /**
          * The PDF of the CFDI the ticket was invoiced with here
-         * @description Only the CFDI its customer issued through the portal (never a global invoice), and only with the RFC it was issued to: a key alone, as found on a discarded ticket, does not hand out the customer's fiscal data. No credential. Rate-limited per client address (the portal has its own per-minute budget, apart from the other calls without a credential): 429 with Retry-After past it. A ticket key has 130 random bits, so guessing one within that budget is out of reach; a key that does not exist, one of another tenant and an unknown tenant all answer the same 404 'Ticket no encontrado'.
+         * @description Only the CFDI its customer issued through the portal (never a global invoice), and only with the RFC it was issued to: a key alone, as found on a discarded ticket, does not hand out the customer's fiscal data. A ticket key has 20 downloads an hour (PDF and XML together, every attempt counted, from whatever address): past them 429 naming the limit, with Retry-After. The PDF is the one GET /api/v1/cfdis/{uuid}/pdf serves, from the same cache (rendered once per state of the CFDI and its tenant's branding); a render runs on the portal's own share of the PDF renderers, never a tenant's: past it, 429 with Retry-After. No credential. Rate-limited per client address (the portal has its own per-minute budget, apart from the other calls without a credential): 429 with Retry-After past it. A ticket key has 130 random bits, so guessing one within that budget is out of reach; a key that does not exist, one of another tenant and an unknown tenant all answer the same 404 'Ticket no encontrado'.
          */
         get: operations["downloadPortalTicketPdf"];
         put?: never;
@@ -231,7 +231,7 @@ export interface paths {
         };
         /**
          * The XML of the CFDI the ticket was invoiced with here
-         * @description Only the CFDI its customer issued through the portal (never a global invoice), and only with the RFC it was issued to: a key alone, as found on a discarded ticket, does not hand out the customer's fiscal data. No credential. Rate-limited per client address (the portal has its own per-minute budget, apart from the other calls without a credential): 429 with Retry-After past it. A ticket key has 130 random bits, so guessing one within that budget is out of reach; a key that does not exist, one of another tenant and an unknown tenant all answer the same 404 'Ticket no encontrado'.
+         * @description Only the CFDI its customer issued through the portal (never a global invoice), and only with the RFC it was issued to: a key alone, as found on a discarded ticket, does not hand out the customer's fiscal data. A ticket key has 20 downloads an hour (PDF and XML together, every attempt counted, from whatever address): past them 429 naming the limit, with Retry-After. No credential. Rate-limited per client address (the portal has its own per-minute budget, apart from the other calls without a credential): 429 with Retry-After past it. A ticket key has 130 random bits, so guessing one within that budget is out of reach; a key that does not exist, one of another tenant and an unknown tenant all answer the same 404 'Ticket no encontrado'.
          */
         get: operations["downloadPortalTicketXml"];
         put?: never;
@@ -736,7 +736,7 @@ export interface paths {
         };
         /**
          * Download the printed representation (PDF)
-         * @description Rendered on demand from the stored XML (the XML is the source of every value): issuer, receptor, conceptos with their taxes, totals and the total in words, related CFDI, información global, the stamp (UUID, certificate numbers, both seals, the TFD cadena) and the QR code with SAT's verification URL. Letter size, numbered pages; the tenant's logo and accent colour (PUT /tenants/me/logo, PATCH /tenants/me). Sandbox (test) invoices carry "SIN VALIDEZ FISCAL — SANDBOX" on every page. Rendered on worker threads, at most min(2, CPU cores) at once; up to 16 more wait their turn, beyond that 503 with Retry-After. A render that takes over 60 s is stopped (503 with Retry-After).
+         * @description Rendered on demand from the stored XML (the XML is the source of every value): issuer, receptor, conceptos with their taxes, totals and the total in words, related CFDI, información global, the stamp (UUID, certificate numbers, both seals, the TFD cadena) and the QR code with SAT's verification URL. Letter size, numbered pages; the tenant's logo and accent colour (PUT /tenants/me/logo, PATCH /tenants/me). Sandbox (test) invoices carry "SIN VALIDEZ FISCAL — SANDBOX" on every page. Rendered once per state: the PDF is stored and served again until its bytes would change (the CFDI cancelled, the tenant's logo or accent colour changed, a new version of the service), for this call, the portal and the emailed attachment alike. Rendered on worker threads, at most min(2, CPU cores) at once (CFDI_PDF_WORKERS), shared fairly: one tenant renders on at most all of them but one, with up to 4 more of its own waiting, beyond which it is answered 429 with Retry-After (the other tenants and the portal are not); up to 32 wait in all, beyond that 503 with Retry-After. A render that takes over 60 s is stopped (503 with Retry-After).
          */
         get: operations["downloadCfdiPdf"];
         put?: never;
@@ -3991,8 +3991,22 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this address */
+            /** @description Too many requests from this address, or this ticket key's 20 downloads this hour are spent, or the portal's share of the PDF renderers is full: retry after Retry-After seconds */
             429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Every PDF renderer is busy and the waiting room is full: retry after Retry-After seconds */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4062,7 +4076,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests from this address */
+            /** @description Too many requests from this address, or this ticket key's 20 downloads this hour are spent: retry after Retry-After seconds */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7177,6 +7191,20 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many of this tenant's PDFs are rendering and waiting (its share of the renderers): retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -96,6 +96,7 @@ export const clients = mirror(sqlite.clients);
 export const series = mirror(sqlite.series);
 export const cfdis = mirror(sqlite.cfdis);
 export const cfdiDocuments = mirror(sqlite.cfdiDocuments);
+export const cfdiPdfs = mirror(sqlite.cfdiPdfs);
 export const idempotencyKeys = mirror(sqlite.idempotencyKeys);
 export const jobs = mirror(sqlite.jobs);
 export const webhooks = mirror(sqlite.webhooks);

@@ -7,11 +7,15 @@ import { ServiceError } from '../../lib/service-error.ts';
  * PDF renders run on worker threads, so a 2,000-concepto invoice (seconds of CPU) never stalls the event loop that
  * answers every other request. At most `size` render at once, which also bounds their memory (each holds one
  * document); up to `waiting` more wait their turn, and beyond that the request is answered 503 with Retry-After.
+ * Every render has an owner (a tenant, or the portal): one owner renders on at most `share.running` threads (one
+ * fewer than the pool, so a thread is left to the others) with at most `share.waiting` more queued, beyond which
+ * it alone is answered 429; queued renders start owner by owner in turn (docs/decisions.md, "One PDF pool for all").
  */
 // availableParallelism() reads navigator.hardwareConcurrency, which a library may shadow (pdf.js in the tests does).
 // A worker process of several gets its share of them from the supervisor (src/cluster.ts).
-export const PDF_WORKERS = Number(process.env.CFDI_PDF_WORKERS) || Math.min(2, availableParallelism() || cpus().length || 1);
-const PDF_WAITING = 16;
+const PDF_WORKERS = Number(process.env.CFDI_PDF_WORKERS) || Math.min(2, availableParallelism() || cpus().length || 1);
+const PDF_WAITING = 32;
+const OWNER_WAITING = 4;
 /** A render taking longer is stopped (its thread replaced): the largest invoice the schema allows renders in seconds. */
 const PDF_RENDER_TIMEOUT_MS = 60_000;
 const RETRY_AFTER_SECONDS = 2;
@@ -25,27 +29,60 @@ const WORKER_ENTRY = Bun.isStandaloneExecutable
   : new URL('./pdf-worker.ts', import.meta.url).href;
 
 interface Job {
+  owner: string;
   xml: string;
   options: PdfOptions;
   resolve(pdf: Uint8Array): void;
   reject(err: Error): void;
 }
 
+/** What one owner may hold of the pool: renders at once, and renders waiting. */
+interface Share {
+  running: number;
+  waiting: number;
+}
+
 export class PdfPool {
   private readonly idle: Worker[] = [];
-  private readonly queue: Job[] = [];
-  /** Renders in progress now, and the most there ever were (tests check it never exceeds `size`). */
+  /** Queued renders by owner; an owner is moved to the end when one of its renders starts (round robin). */
+  private readonly queues = new Map<string, Job[]>();
+  private readonly runningBy = new Map<string, number>();
+  /** Renders in progress now, waiting now, and the most that ever ran at once (tests check it never exceeds `size`). */
   running = 0;
+  queued = 0;
   peak = 0;
+  /** Renders started since the pool was made (tests count them to see the PDF cache at work). */
+  started = 0;
+  readonly share: Share;
 
   constructor(
     readonly size = PDF_WORKERS,
     readonly waiting = PDF_WAITING,
     public timeoutMs = PDF_RENDER_TIMEOUT_MS,
-  ) {}
+    share: Partial<Share> = {},
+  ) {
+    this.share = { running: share.running ?? Math.max(1, size - 1), waiting: share.waiting ?? Math.min(OWNER_WAITING, waiting) };
+  }
 
-  render(xml: string, options: PdfOptions): Promise<Uint8Array> {
-    if (this.running >= this.size && this.queue.length >= this.waiting) {
+  /** `owner`: whose share the render counts against (a tenant id, or `portal`). */
+  render(xml: string, options: PdfOptions, owner: string): Promise<Uint8Array> {
+    // An owner has renders waiting only while it is at its running share or the pool is full.
+    if ((this.queues.get(owner)?.length ?? 0) >= this.share.waiting) {
+      return Promise.reject(
+        new ServiceError(
+          'too_many',
+          'Too many of your PDFs are being rendered',
+          [
+            {
+              field: 'pdf',
+              issue: `${this.share.waiting} of your PDFs are waiting for the pool already (at most ${this.share.running} render at once); retry in ${RETRY_AFTER_SECONDS} seconds`,
+            },
+          ],
+          RETRY_AFTER_SECONDS,
+        ),
+      );
+    }
+    if (this.running >= this.size && this.queued >= this.waiting) {
       return Promise.reject(
         new ServiceError(
           'unavailable',
@@ -56,7 +93,10 @@ export class PdfPool {
       );
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ xml, options, resolve, reject });
+      const queue = this.queues.get(owner);
+      if (queue) queue.push({ owner, xml, options, resolve, reject });
+      else this.queues.set(owner, [{ owner, xml, options, resolve, reject }]);
+      this.queued++;
       this.next();
     });
   }
@@ -67,12 +107,28 @@ export class PdfPool {
   }
 
   private next(): void {
-    while (this.running < this.size && this.queue.length > 0) {
-      const job = this.queue.shift()!;
+    while (this.running < this.size) {
+      const job = this.take();
+      if (!job) return;
       this.running++;
+      this.started++;
+      this.runningBy.set(job.owner, (this.runningBy.get(job.owner) ?? 0) + 1);
       this.peak = Math.max(this.peak, this.running);
       this.run(job);
     }
+  }
+
+  /** The first queued render of the first owner (in turn) still under its running share. */
+  private take(): Job | undefined {
+    for (const [owner, queue] of this.queues) {
+      if ((this.runningBy.get(owner) ?? 0) >= this.share.running) continue;
+      const job = queue.shift()!;
+      this.queues.delete(owner);
+      if (queue.length > 0) this.queues.set(owner, queue);
+      this.queued--;
+      return job;
+    }
+    return undefined;
   }
 
   private run(job: Job): void {
@@ -96,6 +152,9 @@ export class PdfPool {
       if (reuse) this.idle.push(worker);
       else worker.terminate();
       this.running--;
+      const left = this.runningBy.get(job.owner)! - 1;
+      if (left > 0) this.runningBy.set(job.owner, left);
+      else this.runningBy.delete(job.owner);
       this.next();
     };
     worker.onmessage = ({ data }: MessageEvent<{ pdf?: Uint8Array; error?: string }>) => {

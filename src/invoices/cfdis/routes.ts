@@ -147,13 +147,18 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         'Rendered on demand from the stored XML (the XML is the source of every value): issuer, receptor, conceptos with their taxes, totals and ' +
         'the total in words, related CFDI, información global, the stamp (UUID, certificate numbers, both seals, the TFD cadena) and the QR code ' +
         "with SAT's verification URL. Letter size, numbered pages; the tenant's logo and accent colour (PUT /tenants/me/logo, PATCH " +
-        '/tenants/me). Sandbox (test) invoices carry "SIN VALIDEZ FISCAL — SANDBOX" on every page. Rendered on worker threads, at most ' +
-        'min(2, CPU cores) at once; up to 16 more wait their turn, beyond that 503 with Retry-After. A render that takes over 60 s is stopped (503 with Retry-After).',
+        '/tenants/me). Sandbox (test) invoices carry "SIN VALIDEZ FISCAL — SANDBOX" on every page. Rendered once per state: the PDF is stored ' +
+        "and served again until its bytes would change (the CFDI cancelled, the tenant's logo or accent colour changed, a new version of the " +
+        'service), for this call, the portal and the emailed attachment alike. Rendered on worker threads, at most min(2, CPU cores) at ' +
+        'once (CFDI_PDF_WORKERS), shared fairly: one tenant renders on at most all of them but one, with up to 4 more of its own waiting, beyond ' +
+        'which it is answered 429 with Retry-After (the other tenants and the portal are not); up to 32 wait in all, beyond that 503 with ' +
+        'Retry-After. A render that takes over 60 s is stopped (503 with Retry-After).',
       request: { params: CfdiUuidParams },
       responses: {
         200: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } },
         400: errorResponse('Not a UUID'),
         404: errorResponse('No such CFDI, or not stamped yet'),
+        429: errorResponse("Too many of this tenant's PDFs are rendering and waiting (its share of the renderers): retry after Retry-After seconds"),
         503: errorResponse('Too many PDFs are being rendered, or this one took over 60 s: retry after Retry-After seconds'),
         ...errors.unauthenticated,
       },

@@ -33,7 +33,8 @@ import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
 import { allocateFolio, expectedFolio, peekFolio } from '../series/service.ts';
 import { balanceOf, recordPayments, resolvePaidDocuments } from './payments.ts';
-import { pdfPool } from './pdf-pool.ts';
+import { cachedPdf } from './pdf-cache.ts';
+import { pdfPool, type PdfPool } from './pdf-pool.ts';
 import { toCfdi, toCfdiListItem, type CfdiRequest, type CfdiRow } from './schemas.ts';
 import { withGroupCommit, withTransaction, type Ahead, type Tx } from '../../db/index.ts';
 import { recordEmail } from '../emails/outbox.ts';
@@ -54,6 +55,8 @@ export interface CfdiDeps {
   wakeJobs(): void;
   /** The SMTP server invoices are emailed through (SMTP_URL); none: email_to and POST /cfdis/{id}/email answer 400. */
   mailer?: Mailer;
+  /** Where PDFs render (default: the process's one pool). */
+  pdfPool?: PdfPool;
 }
 
 const scoped = (actor: Pick<Actor, 'tenantId' | 'environment'>) => and(eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment));
@@ -618,7 +621,7 @@ export async function getCfdi(deps: CfdiDeps, actor: Actor, id: string) {
  * The stored document of a stamped CFDI, by UUID (case-insensitive) or by cfdi_ id. One that is not stamped has
  * no UUID and no fiscal document yet: 404 saying so.
  */
-async function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): Promise<{ uuid: string; xml: Buffer; status: CfdiStatus }> {
+async function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): Promise<{ id: string; uuid: string; xml: Buffer; status: CfdiStatus }> {
   const row = (
     await deps.db
       .select({ id: cfdis.id, status: cfdis.status, uuid: cfdis.uuid, xml: cfdiDocuments.xml })
@@ -633,7 +636,7 @@ async function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): Pr
       { field: 'uuid', issue: `${row.id} is not stamped (status ${row.status})` },
     ]);
   }
-  return { uuid: row.uuid, xml: row.xml, status: row.status };
+  return { id: row.id, uuid: row.uuid, xml: row.xml, status: row.status };
 }
 
 /** The stored document exactly as stamped. */
@@ -647,20 +650,22 @@ export async function brandingOf(db: Db, tenantId: string): Promise<{ accentColo
 
 /**
  * The printed representation of a stamped document, rendered from its stored XML with the tenant's branding, off the
- * event loop (the PDF pool): GET /cfdis/{uuid}/pdf and the emailed attachment are the same bytes.
+ * event loop (the PDF pool), once per state (the PDF cache): GET /cfdis/{uuid}/pdf, the portal's download and the
+ * emailed attachment are the same bytes. `owner`: whose share of the pool a render takes (the tenant, or the portal).
  */
-export async function renderCfdiPdf(db: Db, doc: { tenantId: string; environment: Environment; status: CfdiStatus; xml: Buffer }): Promise<Uint8Array> {
-  return pdfPool.render(doc.xml.toString('utf8'), {
-    sandbox: doc.environment === 'test',
-    cancelled: doc.status === 'cancelado',
-    branding: await brandingOf(db, doc.tenantId),
-  });
+export async function renderCfdiPdf(
+  deps: Pick<CfdiDeps, 'db' | 'now' | 'pdfPool'>,
+  doc: { id: string; tenantId: string; environment: Environment; status: CfdiStatus; xml: Buffer },
+  owner = doc.tenantId,
+): Promise<Uint8Array> {
+  const options = { sandbox: doc.environment === 'test', cancelled: doc.status === 'cancelado', branding: await brandingOf(deps.db, doc.tenantId) };
+  return cachedPdf({ db: deps.db, now: deps.now, pdfPool: deps.pdfPool ?? pdfPool }, { cfdiId: doc.id, tenantId: doc.tenantId, xml: doc.xml }, options, owner);
 }
 
 /** The printed representation, rendered from the stored XML with the tenant's branding, off the event loop. */
-export async function getCfdiPdf(deps: CfdiDeps, actor: Actor, ref: string): Promise<{ uuid: string; pdf: Uint8Array }> {
-  const { uuid, xml, status } = await getStampedDocument(deps, actor, ref);
-  const pdf = await renderCfdiPdf(deps.db, { tenantId: actor.tenantId, environment: actor.environment, status, xml });
+export async function getCfdiPdf(deps: CfdiDeps, actor: Actor, ref: string, owner?: string): Promise<{ uuid: string; pdf: Uint8Array }> {
+  const { id, uuid, xml, status } = await getStampedDocument(deps, actor, ref);
+  const pdf = await renderCfdiPdf(deps, { id, tenantId: actor.tenantId, environment: actor.environment, status, xml }, owner);
   return { uuid, pdf };
 }
 

@@ -6,6 +6,7 @@ import type { JobHandler } from '../../jobs/worker.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { acuseOf } from '../cancellations/service.ts';
+import type { PdfPool } from '../cfdis/pdf-pool.ts';
 import { brandingOf, findCfdi, renderCfdiPdf } from '../cfdis/service.ts';
 import { stampStateOf } from '../cfdis/stamping.ts';
 import { composeCfdiEmail } from './message.ts';
@@ -19,6 +20,8 @@ export interface EmailDeliveryDeps {
   mailer?: Mailer;
   identity: IdentityDirectory;
   logger: Logger;
+  /** Where the attached PDF renders when the cache does not hold it (default: the process's one pool). */
+  pdfPool?: PdfPool;
 }
 
 const LOGO_EXTENSION = { 'image/png': 'png', 'image/jpeg': 'jpg' } as const;
@@ -29,9 +32,9 @@ async function messageOf(deps: EmailDeliveryDeps, email: { tenantId: string; env
   const cfdi = await findCfdi(deps.db, email, email.cfdiId);
   if (!cfdi.uuid) throw new PermanentJobError(`CFDI ${cfdi.id} is ${cfdi.status}: not stamped, nothing to send`);
   const cancelled = cfdi.status === 'cancelado';
-  // The PDF exactly as GET /cfdis/{uuid}/pdf renders it now (the same pool, branding and marks).
+  // The PDF exactly as GET /cfdis/{uuid}/pdf serves it now (the same cache, pool, branding and marks).
   const [pdf, branding, tenant, acuse] = await Promise.all([
-    renderCfdiPdf(deps.db, cfdi),
+    renderCfdiPdf(deps, cfdi),
     brandingOf(deps.db, email.tenantId),
     deps.identity.tenantById(email.tenantId),
     cancelled ? acuseOf(deps.db, cfdi.id) : undefined,

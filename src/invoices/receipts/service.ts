@@ -69,7 +69,8 @@ function selfInvoiceKey(masterKey: Buffer, receiptId: string): string {
 /** A key as a person types it: any case, spaces and hyphens, O for 0 and I or L for 1 (Crockford's reading). */
 const normalizeKey = (typed: string): string => typed.toUpperCase().replace(/[\s-]/g, '').replace(/O/g, '0').replace(/[IL]/g, '1');
 
-const keyHashOf = (key: string) => sha256Hex(normalizeKey(key));
+/** A ticket key as stored and counted: however it was typed, one key is one hash. */
+export const keyHashOf = (key: string) => sha256Hex(normalizeKey(key));
 
 const selfInvoiceUrl = (baseUrl: string, masterKey: Buffer, r: { id: string; tenantId: string }) =>
   `${baseUrl.replace(/\/+$/, '')}/portal/${r.tenantId}?clave=${selfInvoiceKey(masterKey, r.id)}`;

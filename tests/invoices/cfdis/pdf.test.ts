@@ -8,7 +8,8 @@ import { localDateTime } from '../../../src/cfdi/time.ts';
 import { child, parseXml } from '../../../src/cfdi/xml.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from '../../cfdi/corpus.ts';
 import { decodeQrs, expectedCfdiQr } from '../../cfdi/pdf/carta-porte.ts';
-import { createTestApp, issuer, type Issuer, READY, TENANTS } from '../../helpers.ts';
+import { pdfPool } from '../../../src/invoices/cfdis/pdf-pool.ts';
+import { concepto, createTestApp, ICV, ingreso, issuer, type Issuer, READY, smtpSink, TENANTS } from '../../helpers.ts';
 
 /**
  * Acceptance (issue 7): the PDF of every corpus invoice and of a 300-concepto one carries the UUID, both RFCs, the
@@ -321,5 +322,57 @@ describe('tenant branding on the PDF', () => {
     const viewer = await eku.userWithRole('VIEWER');
     const res = await upload(readFileSync(join(FIXTURES, 'logo.png')), viewer.token);
     expect(res.status).toBe(403);
+  });
+});
+
+describe('the PDF cache (issue 35)', () => {
+  const textOf = async (bytes: Uint8Array) => (await readPdf(bytes)).flatMap((p) => p.items.map((i) => i.str)).join(' ');
+  const pdfOf = async (uuid: string) => {
+    const res = await get(`/cfdis/${uuid}/pdf`);
+    expect(res.status).toBe(200);
+    return new Uint8Array(await res.arrayBuffer());
+  };
+
+  test('rendered once per state: again from the cache, anew once cancelled and once the branding changes', async () => {
+    const issued = await t.call('POST', '/cfdis', { token: key, body: { tipo: 'I', forma_pago: '03', receptor: ICV, conceptos: [concepto()] } });
+    expect(issued.status).toBe(201);
+    const { id, uuid } = issued.json;
+    const renders = pdfPool.started;
+    const vigente = await pdfOf(uuid);
+    expect(await pdfOf(uuid)).toEqual(vigente);
+    expect(pdfPool.started).toBe(renders + 1);
+    expect(await textOf(vigente)).not.toContain('CFDI CANCELADO');
+
+    const cancelled = await t.call('POST', `/cfdis/${id}/cancel`, { token: key, body: { motivo: '02' } });
+    expect([cancelled.status, cancelled.json.cfdi_status]).toEqual([200, 'cancelado']);
+    const marked = await pdfOf(uuid);
+    expect(await textOf(marked)).toContain('CFDI CANCELADO');
+    expect(await pdfOf(uuid)).toEqual(marked);
+    expect(pdfPool.started).toBe(renders + 2);
+
+    expect((await t.call('PATCH', '/tenants/me', { token: key, body: { accent_color: '#00ff00' } })).status).toBe(200);
+    const green = await PDFDocument.load(await pdfOf(uuid));
+    expect(pageOperators(green, green.getPage(0))).toContain('0 1 0 rg'); // the accent colour fills the title bar
+    expect(pdfPool.started).toBe(renders + 3);
+    expect((await t.call('PATCH', '/tenants/me', { token: key, body: { accent_color: null } })).status).toBe(200);
+  });
+
+  test('the emailed attachment is the cached PDF: no render of its own', async () => {
+    const sink = await smtpSink();
+    try {
+      const mailing = await createTestApp({ wakeOnEnqueue: false, smtp: sink.smtp });
+      const { key: token } = await issuer(mailing, READY);
+      const issued = await mailing.call('POST', '/cfdis', { token, body: ingreso({ email_to: ['compras@example.com'] }) });
+      expect(issued.status).toBe(201);
+      const renders = pdfPool.started;
+      const pdf = await mailing.app.request(`/api/v1/cfdis/${issued.json.uuid}/pdf`, { headers: { authorization: `Bearer ${token}` } });
+      const bytes = Buffer.from(await pdf.arrayBuffer());
+      await mailing.app.worker.drain();
+      expect(sink.received).toHaveLength(1);
+      expect(sink.received[0]!.attachments.find((a) => a.filename === `${issued.json.uuid}.pdf`)!.content.equals(bytes)).toBe(true);
+      expect(pdfPool.started).toBe(renders + 1);
+    } finally {
+      await sink.close();
+    }
   });
 });
