@@ -79,6 +79,18 @@ describe('the client address behind proxies (TRUSTED_PROXIES)', () => {
     for (let i = 1; i <= 4; i++) expect((await guess(`198.51.100.${i}`)).status).toBe(401);
   });
 
+  test('the portal and the health probes count per /64 too', async () => {
+    const t = await createTestApp({ portalRateLimit: 2, probeRateLimit: 2 });
+    t.clock.now = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 1000);
+    for (const path of ['/portal/ten_missing/ticket?clave=0000000000000000000000000Z', '/api/v1/health/live']) {
+      const from = (address: string) => t.app.request(path, {}, { requestIP: () => ({ address, family: 'IPv6', port: 40000 }) });
+      expect((await from('2001:db8:9:1::1')).status).not.toBe(429);
+      expect((await from('2001:db8:9:1::2')).status).not.toBe(429);
+      expect((await from('2001:db8:9:1::3')).status).toBe(429);
+      expect((await from('2001:db8:9:2::1')).status).not.toBe(429);
+    }
+  });
+
   test('TRUSTED_PROXIES must be addresses or CIDR ranges', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-proxies-'));
     expect(loadConfig({ DATA_DIR: dataDir, TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.10' }).trustedProxies).toEqual(['10.0.0.0/8', '192.168.1.10']);
