@@ -23,15 +23,16 @@ export function mountSessionRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps 
   // An address's first sign-up of the hour spends a server budget ten times larger than its repeats do, so the few
   // addresses that spend their own budgets (20 of 5 make 100) never close sign-up to newcomers.
   const registrations = deps.rateLimits('registrations', 3600_000);
-  let warnedWindow = 0;
+  const warnedWindow = { newcomers: 0, all: 0 };
   const spendRegistration = async (address: string) => {
     const { perAddress, total } = deps.registrationLimits;
     const [byAddress] = await registrations.hit([{ key: `address:${address}`, limit: perAddress }]);
     const first = byAddress!.remaining === perAddress - 1;
     const serverLimit = first ? total * NEWCOMER_FACTOR : total;
-    const all = byAddress!.allowed ? (await registrations.hit([{ key: first ? 'newcomers' : 'all', limit: serverLimit }]))[0] : undefined;
-    if (all && !all.allowed && all.reset !== warnedWindow) {
-      warnedWindow = all.reset; // once per window (per instance): the operator learns that sign-ups are being refused
+    const server = first ? 'newcomers' : 'all';
+    const all = byAddress!.allowed ? (await registrations.hit([{ key: server, limit: serverLimit }]))[0] : undefined;
+    if (all && !all.allowed && all.reset !== warnedWindow[server]) {
+      warnedWindow[server] = all.reset; // once per window and budget (per instance): the operator learns that sign-ups are refused
       deps.logger.warn('registration cap reached', {
         limit: serverLimit,
         counts: first ? 'first sign-ups of an address' : 'further sign-ups of an address',

@@ -222,12 +222,14 @@ describe('registration budget', () => {
   });
 
   test("first sign-ups of an address have ten times the server's budget: past it, newcomers wait too", async () => {
-    const app = await createTestApp({ registrationLimits: { perAddress: 5, total: 2 } });
+    const lines: { msg: string; limit?: number }[] = [];
+    const app = await createTestApp({ registrationLimits: { perAddress: 5, total: 2 }, logger: createLogger('warn', (line) => lines.push(JSON.parse(line))) });
     app.clock.now = new Date(Math.ceil(Date.now() / 3600_000) * 3600_000 + 1000);
     for (let i = 0; i < 20; i++) expect((await signUp(app, `10.2.0.${i}`)).status).toBe(201);
     const refused = await signUp(app, '10.2.0.99');
     expect(refused.status).toBe(429);
     expect(refused.json.error.details[0].issue).toBe("this server's limit of 20 registrations per hour reached; retry in 3599 seconds");
+    expect(lines.map((l) => [l.msg, l.limit])).toEqual([['registration cap reached', 20]]);
   });
 
   test('the addresses of one IPv6 /64 share one sign-up budget', async () => {
