@@ -28,8 +28,8 @@ known path with an unserved method is 405 with \`Allow\` (a path that needs a cr
 
 Rate limits: per API key (per user for a JWT), per minute, by plan: sandbox 60, starter 100 (default), pro 300,
 enterprise 1,000 or more; all of a tenant's keys and sessions together get twice its plan's limit. Calls without a
-credential are limited per client address; POST /auth/login and POST /auth/register have their own limits (see
-them). On SQLite the counters are kept in memory by the process; on PostgreSQL every instance spends from the same
+credential are limited per client address (an IPv4 address, or an IPv6 /64: the addresses of one /64 share its
+budget); POST /auth/login and POST /auth/register have their own limits (see them). On SQLite the counters are kept in memory by the process; on PostgreSQL every instance spends from the same
 counters, in windows of the database's clock, so the limits and headers hold across instances. Every response carries
 \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\`; a 429 also \`Retry-After\`.
 

@@ -22,7 +22,7 @@ export interface Actor {
 export interface GatewayContext {
   actor: Actor | undefined;
   requestId: string;
-  /** The caller's network address as the gateway saw it (login throttling, the registration budget). */
+  /** The caller as its per-address budgets count it (login throttling, sign-ups): an IPv4 address, or an IPv6 /64. */
   clientAddress: string;
   /** The request's path as the gateway routed it: the backend does not parse the URL a second time. */
   path?: string;

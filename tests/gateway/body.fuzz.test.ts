@@ -85,8 +85,8 @@ const INVOICE_WRITES = [
   'jobs',
 ];
 const OWNED: Record<string, string[]> = {
-  registerTenant: ['tenants', 'users', 'refresh_tokens'],
-  login: ['users', 'refresh_tokens'],
+  registerTenant: ['tenants', 'users', 'refresh_tokens', 'login_addresses'],
+  login: ['users', 'refresh_tokens', 'login_failures', 'login_addresses'],
   refreshSession: ['refresh_tokens'],
   logout: ['refresh_tokens'],
   createUser: ['users'],

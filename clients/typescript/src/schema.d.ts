@@ -253,7 +253,7 @@ export interface paths {
         put?: never;
         /**
          * Register a tenant (issuer) and its first ADMIN user
-         * @description The RFC decides the persona type (12 characters moral, 13 física); the régimen must apply to it (c_RegimenFiscal) and the postal code must be in c_CodigoPostal. Any email may be used: emails are unique within a tenant only, so the answer never tells whether another tenant uses it. At most 5 sign-ups per hour from one client address and 100 per hour on the server (429 with Retry-After); invalid requests do not count.
+         * @description The RFC decides the persona type (12 characters moral, 13 física); the régimen must apply to it (c_RegimenFiscal) and the postal code must be in c_CodigoPostal. Any email may be used: emails are unique within a tenant only, so the answer never tells whether another tenant uses it. At most 5 sign-ups per hour from one client address (an IPv4 address, or an IPv6 /64: its addresses share one budget). On the server, an address's first sign-up of the hour spends a budget of 1,000 per hour and its further ones a budget of 100, so addresses spending their own 5 never close sign-up to newcomers (429 with Retry-After, naming the budget); invalid requests do not count. The address that registers has signed in to the new user: it keeps a login budget of its own (see POST /auth/login).
          */
         post: operations["registerTenant"];
         delete?: never;
@@ -273,7 +273,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with email and password
-         * @description Attempts are counted before the password is checked. After 5 wrong passwords for an email from one client address, that address waits (429 with Retry-After): 1 minute, then twice as long after each further wrong password, up to 1 hour; a right password resets it. Other addresses are not held back, so the owner still logs in from elsewhere; addresses that already failed for an email share 20 attempts a minute. An unknown email gets the same answers, the same waits and the same cost as a known one.
+         * @description Attempts are counted before the password is checked, by email and client address (an IPv4 address, or an IPv6 /64: its addresses count as one). An address that signed in to the email before (a right password, or the sign-up that created it) has a budget of its own: after 5 wrong passwords it waits (429 with Retry-After) 1 minute, then twice as long after each further one, up to 1 hour; a right password resets it. Every other address spends the email's one budget: 10 attempts from all of them together, then each attempt waits 1 minute, doubling up to 1 hour, so more addresses buy no more guesses and never lock the owner out of the addresses it signed in from (the owner's right password from a new address is given back). An unknown email gets the same answers, the same waits and the same cost as a known one. An email that is a user of several tenants logs in with `tenant_id`: without it, the answer is that of a wrong password, which says so.
          */
         post: operations["login"];
         delete?: never;
@@ -1401,7 +1401,7 @@ export interface components {
             email: string;
             password: string;
             /**
-             * @description Which tenant to log into when the email belongs to users of several tenants; without it, the oldest such user.
+             * @description Which tenant to log into: required when the email belongs to users of several tenants (without it, such a login is refused as a wrong password).
              * @example ten_01jd2m3k4n5p6q7r8s9t0v1w2x
              */
             tenant_id?: string;
@@ -4157,7 +4157,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Registration budget spent: this address, or the whole server, registered too many tenants this hour */
+            /** @description Registration budget spent: this address (IPv6: its /64), or the whole server, registered too many tenants this hour */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4238,7 +4238,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many wrong passwords for this email from this address: wait Retry-After seconds */
+            /** @description Too many attempts for this email from this address, or from addresses it never signed in from: wait Retry-After seconds */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -11,7 +11,8 @@ export const LoginSchema = z
     email: Email,
     password: z.string().min(1, 'must not be empty').max(128),
     tenant_id: z.string().min(1, 'must not be empty').max(64).optional().openapi({
-      description: 'Which tenant to log into when the email belongs to users of several tenants; without it, the oldest such user.',
+      description:
+        'Which tenant to log into: required when the email belongs to users of several tenants (without it, such a login is refused as a wrong password).',
       example: 'ten_01jd2m3k4n5p6q7r8s9t0v1w2x',
     }),
   })

@@ -1,10 +1,10 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { z } from '@hono/zod-openapi';
 import { apiKeys, refreshTokens, tenants, users } from '../../db/schema/index.ts';
 import type { AuditSubject } from '../../lib/audit.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
-import { conflict, unauthenticated } from '../../lib/service-error.ts';
+import { conflict, ServiceError, unauthenticated } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Db } from '../../db/client.ts';
 import type { AuthDeps } from '../deps.ts';
@@ -67,29 +67,34 @@ export async function createTenantWithAdmin(db: Db, at: Date, input: Omit<z.infe
 }
 
 /**
- * The attempt is counted before the password is checked (login-throttle.ts). Without `tenant_id` the oldest user with
- * the email logs in. An unknown email costs the same verification and gets the same answers as a wrong password.
+ * The attempt is counted before the password is checked (login-throttle.ts). Without `tenant_id` only an email of one
+ * tenant's user logs in: of several, none is picked (docs/decisions.md, "Login without tenant_id"). An unknown email,
+ * and one of several tenants without `tenant_id`, cost the same verification and get the same answer as a wrong password.
  */
 export async function login(deps: AuthDeps, throttle: LoginThrottle, input: z.infer<typeof LoginSchema>, clientAddress: string) {
   const { db } = deps;
   const now = deps.now();
   const attempt = await throttle.reserve(input.email, clientAddress, now);
-  const user = (
-    await db
-      .select()
-      .from(users)
-      .where(and(eq(users.email, input.email), input.tenant_id === undefined ? undefined : eq(users.tenantId, input.tenant_id)))
-      .orderBy(asc(users.createdAt), asc(users.id))
-      .limit(1)
-  )[0];
+  const found = await db
+    .select()
+    .from(users)
+    .where(and(eq(users.email, input.email), input.tenant_id === undefined ? undefined : eq(users.tenantId, input.tenant_id)))
+    .limit(2);
+  const user = found.length === 1 ? found[0] : undefined;
   const right = user ? await deps.hasher.verify(input.password, user.passwordHash) : await deps.hasher.verifyDummy(input.password);
-  if (!user || !right) throw unauthenticated('Wrong email or password');
+  if (!user || !right) throw wrongLogin();
   await attempt.succeeded();
   const nowIso = now.toISOString();
   await db.update(users).set({ lastLoginAt: nowIso }).where(eq(users.id, user.id));
   const fresh = { ...user, lastLoginAt: nowIso };
   return { body: { user: toUser(fresh), ...(await issueTokens(deps, fresh, newId('fam'))) }, subject: subjectOf(user) };
 }
+
+/** One answer for every refused login, so it tells nothing of which emails exist, or in how many tenants. */
+const wrongLogin = () =>
+  new ServiceError('unauthenticated', 'Wrong email or password', [
+    { field: 'authorization', issue: 'wrong email or password (an email that is a user of several tenants logs in with tenant_id)' },
+  ]);
 
 /** Rotate: a refresh token works once. Presenting an already-rotated one revokes its whole family. */
 export async function refreshSession(deps: AuthDeps, token: string) {

@@ -86,6 +86,7 @@ export const tenants = mirror(sqlite.tenants);
 export const tenantBranding = mirror(sqlite.tenantBranding);
 export const users = mirror(sqlite.users);
 export const loginFailures = mirror(sqlite.loginFailures);
+export const loginAddresses = mirror(sqlite.loginAddresses);
 export const rateCounters = mirror(sqlite.rateCounters);
 export const apiKeys = mirror(sqlite.apiKeys);
 export const refreshTokens = mirror(sqlite.refreshTokens);

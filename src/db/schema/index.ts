@@ -3,6 +3,7 @@ export * from './tenants.ts';
 export * from './tenant-branding.ts';
 export * from './users.ts';
 export * from './login-failures.ts';
+export * from './login-addresses.ts';
 export * from './rate-counters.ts';
 export * from './api-keys.ts';
 export * from './refresh-tokens.ts';
