@@ -93,7 +93,15 @@ type Lookup = { claimed: true; resumed: string | undefined } | { claimed: false;
  * `idempotency_key_in_use` when nothing is bound yet. A claim whose lease ran out (its process died) is taken over:
  * the route runs again when nothing was bound (nothing was created), or answers from the bound resource.
  */
-export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer; instanceId: string; waitMs?: number }): MiddlewareHandler<BackendEnv> {
+export function idempotency(deps: {
+  db: Db;
+  now: () => Date;
+  masterKey: Buffer;
+  instanceId: string;
+  waitMs?: number;
+  /** Tests only (TEST_HOLD_BEFORE_ANSWER): runs after the route of a claimed request committed, before its answer is stored. */
+  holdBeforeAnswer?: (path: string) => Promise<void>;
+}): MiddlewareHandler<BackendEnv> {
   const owner = deps.instanceId;
   const waitMs = deps.waitMs ?? IDEMPOTENCY_WAIT_MS;
   // This instance's running requests by slot: a duplicate here waits on the promise instead of polling the database.
@@ -232,6 +240,7 @@ export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer; 
         resumed: found.resumed,
       });
       await next();
+      if (deps.holdBeforeAnswer) await deps.holdBeforeAnswer(c.req.path);
       if (c.res.status < 500) {
         const res = c.res.clone();
         const headers: Record<string, string> = {};
