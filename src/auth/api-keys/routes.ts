@@ -3,7 +3,7 @@ import { actorOf, requireRole, requireUserSession, type BackendEnv } from '../..
 import { errorResponse, errorResponses, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
 import { ApiKeyCreatedSchema, ApiKeyCreateSchema, ApiKeySchema, RevokedSchema } from './schemas.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from './service.ts';
+import { createApiKey, listApiKeys, resumeCreateApiKey, revokeApiKey } from './service.ts';
 import { ApiKeyCreateExamples } from './examples.ts';
 
 const errors = errorResponses('auth');
@@ -37,7 +37,13 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
         ...common,
       },
     }),
-    async (c) => c.json(await createApiKey(deps, actorOf(c), c.req.valid('json')), 201),
+    async (c) => {
+      const claim = c.get('idempotency');
+      const created = claim?.resumed
+        ? await resumeCreateApiKey(deps, actorOf(c), claim.resumed)
+        : await createApiKey(deps, actorOf(c), c.req.valid('json'), claim?.bind);
+      return c.json(created, 201);
+    },
   );
 
   app.openapi(
