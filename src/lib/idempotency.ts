@@ -37,6 +37,8 @@ const POLL_MS = 50;
 export interface IdempotencyClaim {
   bind(tx: Tx, resourceId: string): Promise<void>;
   resumed: string | undefined;
+  /** Whether this request holds the claim: false for a duplicate that gave up waiting on a request still running. */
+  held: boolean;
 }
 
 const PENDING = 0;
@@ -213,6 +215,7 @@ export function idempotency(deps: {
           throw keyInUse();
         },
         resumed: resourceId,
+        held: false,
       });
       return next();
     }
@@ -238,6 +241,7 @@ export function idempotency(deps: {
           if (bound.length === 0) throw keyInUse();
         },
         resumed: found.resumed,
+        held: true,
       });
       await next();
       if (deps.holdBeforeAnswer) await deps.holdBeforeAnswer(c.req.path);

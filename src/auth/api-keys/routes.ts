@@ -40,7 +40,7 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
     async (c) => {
       const claim = c.get('idempotency');
       const created = claim?.resumed
-        ? await resumeCreateApiKey(deps, actorOf(c), claim.resumed)
+        ? await resumeCreateApiKey(deps, actorOf(c), claim.resumed, claim)
         : await createApiKey(deps, actorOf(c), c.req.valid('json'), claim?.bind);
       return c.json(created, 201);
     },

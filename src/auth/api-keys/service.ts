@@ -55,8 +55,11 @@ export async function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<
  * A retry of a POST /api-keys whose first request died before answering: only the secret's hash was kept and its
  * answer never arrived, so the same key gets a new secret, shown in this answer (docs/decisions.md, Idempotency).
  */
-export async function resumeCreateApiKey(deps: AuthDeps, actor: Actor, id: string) {
+export async function resumeCreateApiKey(deps: AuthDeps, actor: Actor, id: string, claim: IdempotencyClaim) {
   const [row] = await withTransaction(deps.db, async (tx) => {
+    // A duplicate of a request still running would replace the secret that request is about to show: bind refuses
+    // it (409 idempotency_key_in_use, retry later), as it refuses any request that does not hold the claim.
+    if (!claim.held) await claim.bind(tx, id);
     const [found] = await tx
       .select({ environment: apiKeys.environment })
       .from(apiKeys)
