@@ -26,7 +26,9 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       summary: 'Create an API key (ADMIN, user session)',
       description:
         'The `key` is returned only in this response and cannot be retrieved again. A retry with the same `Idempotency-Key` by the same user ' +
-        'gets this answer back (it is stored sealed); anyone else sending that key makes their own request. ' +
+        'gets this answer back (it is stored sealed); anyone else sending that key makes their own request. If the service stopped before ' +
+        'answering, that retry gets the key it created with a new secret (the first was never shown, and stops working); while the first ' +
+        'request is still running, 409 `idempotency_key_in_use`. ' +
         'At most 20 active keys per tenant and environment (409).',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
       request: { body: jsonBody(ApiKeyCreateSchema, ApiKeyCreateExamples) },
