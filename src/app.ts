@@ -59,6 +59,11 @@ export interface AppDeps {
   sandboxSlowMs?: number;
   /** How long a request waits for another with its Idempotency-Key before 409 idempotency_key_in_use (default 8 s). */
   idempotencyWaitMs?: number;
+  /**
+   * Tests only (TEST_HOLD_BEFORE_ANSWER=1, set by tests/process/idempotency-crash.test.ts): a request with an
+   * Idempotency-Key waits here after its route committed, before its answer, so the test can kill the process there.
+   */
+  holdBeforeAnswer?: (path: string) => Promise<void>;
   /** Identifies this process's job leases and Idempotency-Key claims (default: random per boot). */
   workerId?: string;
   /** How long a job claim holds without a heartbeat, in ms (default 30 s; JOB_LEASE_SECONDS). */
@@ -134,6 +139,7 @@ export function createApp(deps: AppDeps) {
     masterKey: deps.masterKey,
     instanceId: workerId,
     idempotencyWaitMs: deps.idempotencyWaitMs,
+    holdBeforeAnswer: deps.holdBeforeAnswer,
   };
   const credentials = new CredentialCache();
   // A clock the app was given (tests) sets the rate windows too; otherwise the database's clock does (PostgreSQL).

@@ -53,6 +53,8 @@ const EnvSchema = z.object({
     .regex(/^\d+(,\d+)*$/, 'must be comma-separated seconds, e.g. 0,5,300')
     .optional(),
   DEMO: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
+  // Tests only (tests/process/idempotency-crash.test.ts), not for operators: see Config.testHoldBeforeAnswer.
+  TEST_HOLD_BEFORE_ANSWER: z.enum(['1'], { message: 'must be 1 or unset' }).optional(),
   REGISTRATION: z.enum(['open', 'closed'], { message: 'must be open or closed' }).default('open'),
   CORS_ORIGINS: z
     .string()
@@ -151,6 +153,11 @@ export interface Config {
   smtp?: { url: string; from: string };
   /** Where customers reach this server (receipts' self_invoice_url); none: the address each request came to. */
   publicBaseUrl?: string;
+  /**
+   * Tests only: a request with an Idempotency-Key never answers once its route has committed (it logs "holding before
+   * answer"), so a test can SIGKILL the server between a create's commit and its answer. Off unless TEST_HOLD_BEFORE_ANSWER=1.
+   */
+  testHoldBeforeAnswer: boolean;
   /** Live stamping provider (SW REST API), when configured. */
   pac?: { url: string; user: string; password: string; satConsultaUrl?: string };
 }
@@ -197,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookRetrySchedule: e.WEBHOOK_RETRY_SCHEDULE?.split(',').map(Number),
     cancellationPollSeconds: e.CANCELLATION_POLL_SECONDS,
     jobLeaseSeconds: e.JOB_LEASE_SECONDS,
+    testHoldBeforeAnswer: e.TEST_HOLD_BEFORE_ANSWER === '1',
     pac: e.PAC_URL ? { url: e.PAC_URL, user: e.PAC_USER!, password: e.PAC_PASSWORD!, satConsultaUrl: e.SAT_CONSULTA_URL } : undefined,
     smtp: e.SMTP_URL && e.SMTP_FROM ? { url: e.SMTP_URL, from: e.SMTP_FROM } : undefined,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),

@@ -167,6 +167,12 @@ const appWith = (sandboxSat: SandboxSat) =>
     cancellationPollSeconds: config.cancellationPollSeconds,
     registration: config.registration,
     corsOrigins: config.corsOrigins,
+    holdBeforeAnswer: config.testHoldBeforeAnswer
+      ? (path) => {
+          logger.warn('holding before answer (TEST_HOLD_BEFORE_ANSWER)', { path });
+          return new Promise<void>(() => undefined);
+        }
+      : undefined,
   }));
 
 // Once per database, under the boot lock (src/boot.ts): N instances starting together never race to create these.

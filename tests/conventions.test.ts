@@ -141,3 +141,22 @@ describe('the suite leaves the shared PostgreSQL server alone', () => {
     expect(found).toEqual([]);
   });
 });
+
+describe('every create survives a crash with its Idempotency-Key', () => {
+  // The committed document is the served one (tests/clients checks it); a POST answering 201 or 202 makes something.
+  const document = JSON.parse(readFileSync(join(ROOT, 'clients/typescript/openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  };
+  const creates = Object.entries(document.paths)
+    .filter(([, operations]) => operations.post && ('201' in operations.post.responses || '202' in operations.post.responses))
+    .map(([path]) => `POST ${path}`)
+    .sort();
+
+  test('each POST that creates binds to the claim: it is in the SIGKILL test (tests/process/creates.ts) or says why not', async () => {
+    const { CREATES, NOT_RESUMABLE } = await import('./process/creates.ts');
+    const covered = [...CREATES.map((c) => c.route), ...Object.keys(NOT_RESUMABLE)].sort();
+    expect(creates.length).toBeGreaterThan(10);
+    // A new create fails here until it binds (service.ts: `bindIdempotency` in its transaction; routes.ts: answer `resumed`) and is listed.
+    expect(covered).toEqual(creates);
+  });
+});

@@ -22,6 +22,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATA_DIR: dataDir, WORKERS: '1' }).workers).toBe(1);
     expect(loadConfig({ DATA_DIR: dataDir, WORKERS: '3' }).workers).toBe(3);
     expect(loadConfig({ DATA_DIR: dataDir, DEMO: 'true' }).demo).toBe(true);
+    // The test-only hold between a create's commit and its answer is off unless a test sets it, to 1 and nothing else.
+    expect(a.testHoldBeforeAnswer).toBe(false);
+    expect(loadConfig({ DATA_DIR: dataDir, TEST_HOLD_BEFORE_ANSWER: '1' }).testHoldBeforeAnswer).toBe(true);
+    expect(() => loadConfig({ DATA_DIR: dataDir, TEST_HOLD_BEFORE_ANSWER: 'true' })).toThrow('TEST_HOLD_BEFORE_ANSWER');
     expect(a.databasePath).toBe(join(dataDir, 'cfdi.sqlite'));
     expect(a.jwtSecret.length).toBeGreaterThanOrEqual(32);
     expect(a.masterKey.length).toBe(32);

@@ -41,11 +41,13 @@ Idempotency: send \`Idempotency-Key\` (1–255 visible ASCII characters) on any 
 same environment (header \`Idempotent-Replayed: true\`); another credential sending the same key makes its own request,
 with its own checks. Stored answers are encrypted. The same key with another request is 409. A retry that arrives while
 the first is still running, on this instance or another one behind the same load balancer, waits up to 8 s for its
-answer; then POST /cfdis and POST /cfdis/{id}/cancel answer from the invoice or cancellation the first request
-recorded, and otherwise the answer is 409 with error code \`idempotency_key_in_use\` (retry later: nothing was done
-twice). If the service stopped mid-request (a crash), a retry of POST /cfdis or POST /cfdis/{id}/cancel answers from
-the invoice or cancellation the first request recorded instead of making a second one (after up to 6 s, the claim's
-lease, when the first request's process died holding it).
+answer; then it answers from what the first request created, if it has, and otherwise 409 with error code
+\`idempotency_key_in_use\` (retry later: nothing was done twice). If the service stopped mid-request (a crash), a retry
+of any POST that creates (an invoice, a cancellation, a receipt, its invoice, the global invoice, an email, a client, a
+series, a webhook, an API key, a CSD, a user) answers from what the first request created, as it is now and with the
+status the first would have had, instead of making a second one (after up to 6 s, the claim's lease, when the first
+request's process died holding it). Only an API key's secret differs: it was kept hashed and its answer never
+arrived, so the resumed answer gives the same key a new secret.
 
 Sandbox: with a sk_test_ key (or a JWT in test) invoices are stamped in process with a real TFD 1.1 signed by the
 sandbox certificate served at GET /api/v1/sandbox/sat-certificate; they have no fiscal validity.

@@ -56,6 +56,8 @@ export interface BackendDeps {
   instanceId: string;
   /** How long a request waits for another one with its Idempotency-Key (default IDEMPOTENCY_WAIT_MS). */
   idempotencyWaitMs?: number;
+  /** Tests only: holds a request with an Idempotency-Key between its route's commit and its answer (see idempotency()). */
+  holdBeforeAnswer?: (path: string) => Promise<void>;
 }
 
 /**

@@ -37,6 +37,8 @@ const POLL_MS = 50;
 export interface IdempotencyClaim {
   bind(tx: Tx, resourceId: string): Promise<void>;
   resumed: string | undefined;
+  /** Whether this request holds the claim: false for a duplicate that gave up waiting on a request still running. */
+  held: boolean;
 }
 
 const PENDING = 0;
@@ -93,7 +95,15 @@ type Lookup = { claimed: true; resumed: string | undefined } | { claimed: false;
  * `idempotency_key_in_use` when nothing is bound yet. A claim whose lease ran out (its process died) is taken over:
  * the route runs again when nothing was bound (nothing was created), or answers from the bound resource.
  */
-export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer; instanceId: string; waitMs?: number }): MiddlewareHandler<BackendEnv> {
+export function idempotency(deps: {
+  db: Db;
+  now: () => Date;
+  masterKey: Buffer;
+  instanceId: string;
+  waitMs?: number;
+  /** Tests only (TEST_HOLD_BEFORE_ANSWER): runs after the route of a claimed request committed, before its answer is stored. */
+  holdBeforeAnswer?: (path: string) => Promise<void>;
+}): MiddlewareHandler<BackendEnv> {
   const owner = deps.instanceId;
   const waitMs = deps.waitMs ?? IDEMPOTENCY_WAIT_MS;
   // This instance's running requests by slot: a duplicate here waits on the promise instead of polling the database.
@@ -205,6 +215,7 @@ export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer; 
           throw keyInUse();
         },
         resumed: resourceId,
+        held: false,
       });
       return next();
     }
@@ -230,8 +241,10 @@ export function idempotency(deps: { db: Db; now: () => Date; masterKey: Buffer; 
           if (bound.length === 0) throw keyInUse();
         },
         resumed: found.resumed,
+        held: true,
       });
       await next();
+      if (deps.holdBeforeAnswer) await deps.holdBeforeAnswer(c.req.path);
       if (c.res.status < 500) {
         const res = c.res.clone();
         const headers: Record<string, string> = {};

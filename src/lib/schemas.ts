@@ -186,5 +186,6 @@ export const IdempotencyKeyHeader = z
   .openapi({
     description:
       'Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s ' +
-      'for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use`',
+      'for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use`; after a crash, a retry answers ' +
+      'from what the first request created',
   });

@@ -218,3 +218,32 @@ describe('Idempotency-Key across instances (two apps on one database)', () => {
     expect(await retried.json()).toEqual({ id: 'thing_b' });
   });
 });
+
+describe('a duplicate that gives up waiting on a create that committed and has not answered yet', () => {
+  test('it answers the client that request made; for an API key 409, and the first answer keeps a working secret', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held = 0;
+    // Every request with a key stops between its commit and its answer until the gate opens; duplicates wait 300 ms.
+    const app = await createTestApp({ idempotencyWaitMs: 300, webhookAllowPrivate: true, holdBeforeAnswer: () => (held++, gate) });
+    const admin = await issuer(app, { keys: ['test'] });
+    const send = (path: string, body: unknown, token: string) => app.call('POST', path, { token, body, headers: { 'idempotency-key': `slow-${path}` } });
+    const creates: [string, unknown, string][] = [
+      ['/api-keys', { name: 'slow', environment: 'test' }, admin.token],
+      ['/clients', { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' }, admin.key],
+    ];
+    const firsts = creates.map(([path, body, token]) => send(path, body, token));
+    await until(() => held === creates.length, 'both creates committed and held');
+    const [keyAgain, clientAgain] = await Promise.all(creates.map(([path, body, token]) => send(path, body, token)));
+    // Replacing the API key's secret now would break the one the first request is about to show.
+    expect(keyAgain!.status).toBe(409);
+    expect(keyAgain!.json.error.code).toBe('idempotency_key_in_use');
+    expect(clientAgain!.status).toBe(201);
+    release();
+    const [key, client] = await Promise.all(firsts);
+    expect([key!.status, client!.status]).toEqual([201, 201]);
+    expect(clientAgain!.json.id).toBe(client!.json.id);
+    expect((await app.call('GET', '/cfdis', { token: key!.json.key })).status).toBe(200);
+    expect((await app.call('GET', '/clients', { token: admin.key })).json.data.length).toBe(1);
+  });
+});

@@ -408,7 +408,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (ADMIN, user session)
-         * @description The `key` is returned only in this response and cannot be retrieved again. A retry with the same `Idempotency-Key` by the same user gets this answer back (it is stored sealed); anyone else sending that key makes their own request. At most 20 active keys per tenant and environment (409).
+         * @description The `key` is returned only in this response and cannot be retrieved again. A retry with the same `Idempotency-Key` by the same user gets this answer back (it is stored sealed); anyone else sending that key makes their own request. If the service stopped before answering, that retry gets the key it created with a new secret (the first was never shown, and stops working); while the first request is still running, 409 `idempotency_key_in_use`. At most 20 active keys per tenant and environment (409).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -6804,7 +6804,7 @@ export interface operations {
             header?: {
                 /** @description Test mode only: forces the provider outcome (ignored in live mode) */
                 "x-sandbox-scenario"?: "pac_unavailable" | "pac_slow" | "pac_rejected";
-                /** @description Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use` */
+                /** @description Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use`; after a crash, a retry answers from what the first request created */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -7233,7 +7233,7 @@ export interface operations {
             header?: {
                 /** @description Test mode only: forces the cancellation outcome (ignored in live mode) */
                 "x-sandbox-scenario"?: "cancel_pending_accept" | "cancel_rejected" | "cancel_expired";
-                /** @description Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use` */
+                /** @description Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use`; after a crash, a retry answers from what the first request created */
                 "idempotency-key"?: string;
             };
             path: {

@@ -3,7 +3,7 @@ import { actorOf, requireRole, requireUserSession, type BackendEnv } from '../..
 import { errorResponse, errorResponses, idParam, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import type { AuthDeps } from '../deps.ts';
 import { ApiKeyCreatedSchema, ApiKeyCreateSchema, ApiKeySchema, RevokedSchema } from './schemas.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from './service.ts';
+import { createApiKey, listApiKeys, resumeCreateApiKey, revokeApiKey } from './service.ts';
 import { ApiKeyCreateExamples } from './examples.ts';
 
 const errors = errorResponses('auth');
@@ -26,7 +26,9 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
       summary: 'Create an API key (ADMIN, user session)',
       description:
         'The `key` is returned only in this response and cannot be retrieved again. A retry with the same `Idempotency-Key` by the same user ' +
-        'gets this answer back (it is stored sealed); anyone else sending that key makes their own request. ' +
+        'gets this answer back (it is stored sealed); anyone else sending that key makes their own request. If the service stopped before ' +
+        'answering, that retry gets the key it created with a new secret (the first was never shown, and stops working); while the first ' +
+        'request is still running, 409 `idempotency_key_in_use`. ' +
         'At most 20 active keys per tenant and environment (409).',
       middleware: [requireUserSession, requireRole('ADMIN')] as const,
       request: { body: jsonBody(ApiKeyCreateSchema, ApiKeyCreateExamples) },
@@ -37,7 +39,13 @@ export function mountApiKeyRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) 
         ...common,
       },
     }),
-    async (c) => c.json(await createApiKey(deps, actorOf(c), c.req.valid('json')), 201),
+    async (c) => {
+      const claim = c.get('idempotency');
+      const created = claim?.resumed
+        ? await resumeCreateApiKey(deps, actorOf(c), claim.resumed, claim)
+        : await createApiKey(deps, actorOf(c), c.req.valid('json'), claim?.bind);
+      return c.json(created, 201);
+    },
   );
 
   app.openapi(

@@ -2,6 +2,7 @@ import { and, asc, count, eq, gt, isNull } from 'drizzle-orm';
 import type { z } from '@hono/zod-openapi';
 import { apiKeys } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
+import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
 import { conflict, notFound } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
@@ -14,7 +15,7 @@ import { withTransaction } from '../../db/index.ts';
 const MAX_ACTIVE_API_KEYS = 20;
 
 /** The secret (256 random bits) is returned once; only its SHA-256 is kept. */
-export async function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<typeof ApiKeyCreateSchema>) {
+export async function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<typeof ApiKeyCreateSchema>, bindIdempotency?: IdempotencyClaim['bind']) {
   const key = `sk_${input.environment}_${randomToken(32)}`;
   const now = deps.now().toISOString();
   const row = {
@@ -45,8 +46,34 @@ export async function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<
       ]);
     }
     await tx.insert(apiKeys).values(row);
+    await bindIdempotency?.(tx, row.id);
   });
   return { ...toApiKey({ ...row, lastUsedAt: null, revokedAt: null }), key };
+}
+
+/**
+ * A retry of a POST /api-keys whose first request died before answering: only the secret's hash was kept and its
+ * answer never arrived, so the same key gets a new secret, shown in this answer (docs/decisions.md, Idempotency).
+ */
+export async function resumeCreateApiKey(deps: AuthDeps, actor: Actor, id: string, claim: IdempotencyClaim) {
+  const [row] = await withTransaction(deps.db, async (tx) => {
+    // A duplicate of a request still running would replace the secret that request is about to show: bind refuses
+    // it (409 idempotency_key_in_use, retry later), as it refuses any request that does not hold the claim.
+    if (!claim.held) await claim.bind(tx, id);
+    const [found] = await tx
+      .select({ environment: apiKeys.environment })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, id), eq(apiKeys.tenantId, actor.tenantId), isNull(apiKeys.revokedAt)));
+    if (!found) throw notFound('API key');
+    const secret = `sk_${found.environment}_${randomToken(32)}`;
+    const updated = await tx
+      .update(apiKeys)
+      .set({ keyHash: sha256Hex(secret), prefix: secret.slice(0, 12), updatedAt: deps.now().toISOString() })
+      .where(eq(apiKeys.id, id))
+      .returning();
+    return updated.map((r) => ({ ...toApiKey(r), key: secret }));
+  });
+  return row!;
 }
 
 const live = (actor: Actor) => and(eq(apiKeys.tenantId, actor.tenantId), isNull(apiKeys.revokedAt));

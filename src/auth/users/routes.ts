@@ -35,7 +35,11 @@ export function mountUserRoutes(app: OpenAPIHono<BackendEnv>, deps: AuthDeps) {
         ...common,
       },
     }),
-    async (c) => c.json(await createUser(deps, actorOf(c), c.req.valid('json')), 201),
+    async (c) => {
+      const claim = c.get('idempotency');
+      const created = claim?.resumed ? await getUser(deps, actorOf(c), claim.resumed) : await createUser(deps, actorOf(c), c.req.valid('json'), claim?.bind);
+      return c.json(created, 201);
+    },
   );
 
   app.openapi(

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { z } from '@hono/zod-openapi';
 import { users } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
+import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { conflict, forbidden, invalidInput, notFound } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
@@ -35,7 +36,7 @@ export async function listUsers(deps: AuthDeps, actor: Actor, q: { limit: number
   return page(rows, q.limit, toUser);
 }
 
-export async function createUser(deps: AuthDeps, actor: Actor, input: z.infer<typeof UserCreateSchema>) {
+export async function createUser(deps: AuthDeps, actor: Actor, input: z.infer<typeof UserCreateSchema>, bindIdempotency?: IdempotencyClaim['bind']) {
   if (
     (
       await deps.db
@@ -49,9 +50,12 @@ export async function createUser(deps: AuthDeps, actor: Actor, input: z.infer<ty
   const now = deps.now().toISOString();
   const id = newId('usr');
   try {
-    await deps.db
-      .insert(users)
-      .values({ id, tenantId: actor.tenantId, email: input.email, passwordHash, nombre: input.nombre, role: input.role, createdAt: now, updatedAt: now });
+    await withTransaction(deps.db, async (tx) => {
+      await tx
+        .insert(users)
+        .values({ id, tenantId: actor.tenantId, email: input.email, passwordHash, nombre: input.nombre, role: input.role, createdAt: now, updatedAt: now });
+      await bindIdempotency?.(tx, id);
+    });
   } catch (err) {
     if (isUniqueEmailViolation(err)) throw emailTaken();
     throw err;

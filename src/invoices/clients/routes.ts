@@ -38,7 +38,13 @@ export function mountClientRoutes(app: OpenAPIHono<BackendEnv>, deps: ClientDeps
         ...common,
       },
     }),
-    async (c) => c.json(await createClient(deps, actorOf(c), c.req.valid('json')), 201),
+    async (c) => {
+      const claim = c.get('idempotency');
+      const created = claim?.resumed
+        ? await getClient(deps, actorOf(c), claim.resumed)
+        : await createClient(deps, actorOf(c), c.req.valid('json'), claim?.bind);
+      return c.json(created, 201);
+    },
   );
 
   app.openapi(

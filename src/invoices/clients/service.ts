@@ -4,6 +4,8 @@ import { checkReceptor } from '../../cfdi/rules/receptor.ts';
 import type { Db } from '../../db/client.ts';
 import { clients, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
+import { withTransaction } from '../../db/index.ts';
+import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { invalidInput, notFound } from '../../lib/service-error.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
 import { newId } from '../../lib/ids.ts';
@@ -83,27 +85,30 @@ const wireOf = (row: ClientRow) => ({
   num_reg_id_trib: row.numRegIdTrib,
 });
 
-export async function createClient(deps: ClientDeps, actor: Actor, input: ClientCreate) {
+export async function createClient(deps: ClientDeps, actor: Actor, input: ClientCreate, bindIdempotency?: IdempotencyClaim['bind']) {
   await assertReceptor(deps, actor, receptorOf(input));
   const now = deps.now();
   const stamp = now.toISOString();
   const id = newId('cli', now.getTime());
-  await deps.db.insert(clients).values({
-    id,
-    tenantId: actor.tenantId,
-    environment: actor.environment,
-    rfc: input.rfc,
-    nombre: input.nombre,
-    nombreSearch: searchKey(input.nombre),
-    regimenFiscal: input.regimen_fiscal,
-    domicilioFiscal: input.domicilio_fiscal,
-    usoCfdi: input.uso_cfdi,
-    email: input.email ?? null,
-    residenciaFiscal: input.residencia_fiscal ?? null,
-    numRegIdTrib: input.num_reg_id_trib ?? null,
-    metadata: input.metadata ?? {},
-    createdAt: stamp,
-    updatedAt: stamp,
+  await withTransaction(deps.db, async (tx) => {
+    await tx.insert(clients).values({
+      id,
+      tenantId: actor.tenantId,
+      environment: actor.environment,
+      rfc: input.rfc,
+      nombre: input.nombre,
+      nombreSearch: searchKey(input.nombre),
+      regimenFiscal: input.regimen_fiscal,
+      domicilioFiscal: input.domicilio_fiscal,
+      usoCfdi: input.uso_cfdi,
+      email: input.email ?? null,
+      residenciaFiscal: input.residencia_fiscal ?? null,
+      numRegIdTrib: input.num_reg_id_trib ?? null,
+      metadata: input.metadata ?? {},
+      createdAt: stamp,
+      updatedAt: stamp,
+    });
+    await bindIdempotency?.(tx, id);
   });
   return toClient(await getOr404(deps, actor, id));
 }

@@ -50,7 +50,13 @@ export function mountCsdRoutes(app: OpenAPIHono<BackendEnv>, deps: CsdDeps & { r
         ...common,
       },
     }),
-    async (c) => c.json(await uploadCsd({ ...deps, uploads }, actorOf(c), c.req.valid('form')), 201),
+    async (c) => {
+      const claim = c.get('idempotency');
+      const created = claim?.resumed
+        ? await getCsd(deps, actorOf(c), claim.resumed)
+        : await uploadCsd({ ...deps, uploads }, actorOf(c), c.req.valid('form'), claim?.bind);
+      return c.json(created, 201);
+    },
   );
 
   app.openapi(

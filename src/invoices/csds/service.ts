@@ -3,6 +3,7 @@ import { checkIssuer, createSigner, CsdError, exportPrivateKey, importPrivateKey
 import type { Db } from '../../db/client.ts';
 import { csds, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
+import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import type { RateLimiter, RateLimits } from '../../gateway/rate-limit.ts';
 import { conflict, invalidInput, notFound, ServiceError } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
@@ -55,7 +56,12 @@ async function readUpload(file: File, field: 'cer' | 'key'): Promise<Buffer> {
  * Checks the pair as a PAC would (a CSD, not a FIEL; valid now; the tenant's RFC; the password opens the key;
  * the key is the certificate's), then stores it as the active CSD of the tenant and environment.
  */
-export async function uploadCsd(deps: CsdDeps & { uploads: RateLimiter }, actor: Actor, input: { cer: File; key: File; password: string }) {
+export async function uploadCsd(
+  deps: CsdDeps & { uploads: RateLimiter },
+  actor: Actor,
+  input: { cer: File; key: File; password: string },
+  bindIdempotency?: IdempotencyClaim['bind'],
+) {
   const now = deps.now();
   const [cerBytes, keyBytes] = [await readUpload(input.cer, 'cer'), await readUpload(input.key, 'key')];
   try {
@@ -111,6 +117,7 @@ export async function uploadCsd(deps: CsdDeps & { uploads: RateLimiter }, actor:
         createdAt: stamp,
         updatedAt: stamp,
       });
+      await bindIdempotency?.(tx, id);
     });
     return toCsd(await getCsdRow(deps, actor, id));
   } catch (err) {

@@ -4,7 +4,7 @@ import { errorResponse, errorResponses, jsonBody, jsonResponse, paginated } from
 import { CfdiRefParams } from '../cancellations/schemas.ts';
 import { CfdiEmailExamples } from './examples.ts';
 import { CfdiEmailListQuery, CfdiEmailRequestSchema, CfdiEmailSchema } from './schemas.ts';
-import { emailCfdi, listCfdiEmails, type EmailDeps } from './service.ts';
+import { emailCfdi, listCfdiEmails, resumeEmailCfdi, type EmailDeps } from './service.ts';
 
 const tags = ['CFDIs'];
 const errors = errorResponses('invoices');
@@ -35,7 +35,13 @@ export function mountEmailRoutes(app: OpenAPIHono<BackendEnv>, deps: EmailDeps) 
         409: errorResponse('The CFDI failed to stamp (fallido): there is nothing to send'),
       },
     }),
-    async (c) => c.json(await emailCfdi(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json')), 202),
+    async (c) => {
+      const claim = c.get('idempotency');
+      const sending = claim?.resumed
+        ? await resumeEmailCfdi(deps, actorOf(c), claim.resumed)
+        : await emailCfdi(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'), claim?.bind);
+      return c.json(sending, 202);
+    },
   );
 
   app.openapi(

@@ -3,8 +3,9 @@ import type { Db } from '../../db/client.ts';
 import { withTransaction } from '../../db/index.ts';
 import { cfdiEmails } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
+import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
-import { conflict, invalidInput } from '../../lib/service-error.ts';
+import { conflict, invalidInput, notFound } from '../../lib/service-error.ts';
 import { getClientEmail } from '../clients/service.ts';
 import { findCfdi, type CfdiRef } from '../cfdis/service.ts';
 import { stampStateOf } from '../cfdis/stamping.ts';
@@ -38,7 +39,7 @@ async function recipientsOf(db: Db, actor: Actor, cfdi: CfdiRef, to: string[] | 
  * POST /cfdis/{id}/email: records the sending (queued) and, when the CFDI is stamped, its job, in one transaction;
  * a CFDI still queued for stamping is sent once stamped. A cancelled one goes with SAT's acuse.
  */
-export async function emailCfdi(deps: EmailDeps, actor: Actor, ref: string, body: CfdiEmailRequest) {
+export async function emailCfdi(deps: EmailDeps, actor: Actor, ref: string, body: CfdiEmailRequest, bindIdempotency?: IdempotencyClaim['bind']) {
   requireMailer(deps, 'to');
   const cfdi = await findCfdi(deps.db, actor, ref);
   if (cfdi.status === 'fallido') throw notStamped(cfdi, cfdi.status);
@@ -49,7 +50,9 @@ export async function emailCfdi(deps: EmailDeps, actor: Actor, ref: string, body
     const state = await stampStateOf(tx, cfdi.id);
     if (!state || state.status === 'fallido') throw notStamped(cfdi, state?.status ?? 'fallido');
     const stamped = state.uuid !== null;
-    return { row: await recordEmail(tx, cfdi, recipients, now, stamped), queued: stamped };
+    const recorded = await recordEmail(tx, cfdi, recipients, now, stamped);
+    await bindIdempotency?.(tx, recorded.id);
+    return { row: recorded, queued: stamped };
   });
   if (queued) deps.wakeJobs();
   return toCfdiEmail(row);
@@ -66,4 +69,14 @@ export async function listCfdiEmails(deps: EmailDeps, actor: Actor, ref: string,
     .orderBy(desc(cfdiEmails.id))
     .limit(q.limit + 1);
   return page(rows, q.limit, toCfdiEmail);
+}
+
+/** A retry of a POST /cfdis/{id}/email whose first request died before answering: that sending as it is now. */
+export async function resumeEmailCfdi(deps: EmailDeps, actor: Actor, id: string) {
+  const [row] = await deps.db
+    .select()
+    .from(cfdiEmails)
+    .where(and(eq(cfdiEmails.id, id), eq(cfdiEmails.tenantId, actor.tenantId), eq(cfdiEmails.environment, actor.environment)));
+  if (!row) throw notFound('Email');
+  return toCfdiEmail(row);
 }

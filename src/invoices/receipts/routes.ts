@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, errorResponses, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
 import { QueuedCfdiSchema, StampedCfdiSchema } from '../cfdis/schemas.ts';
+import { resumeIssue } from '../cfdis/service.ts';
 import { GlobalInvoiceExamples, ReceiptCreateExamples, ReceiptInvoiceExamples, ReceiptSettingsExamples } from './examples.ts';
 import {
   GlobalInvoiceSchema,
@@ -58,7 +59,13 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
         409: errorResponse('The folio is already used in this tenant and environment'),
       },
     }),
-    async (c) => c.json(await createReceipt(deps, actorOf(c), c.req.valid('json'), origin(c)), 201),
+    async (c) => {
+      const claim = c.get('idempotency');
+      const created = claim?.resumed
+        ? await getReceipt(deps, actorOf(c), claim.resumed, origin(c))
+        : await createReceipt(deps, actorOf(c), c.req.valid('json'), origin(c), claim?.bind);
+      return c.json(created, 201);
+    },
   );
 
   app.openapi(
@@ -137,7 +144,10 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
       },
     }),
     async (c) => {
-      const result = await issueGlobalInvoice(deps, actorOf(c), c.req.valid('json'));
+      const claim = c.get('idempotency');
+      const result = claim?.resumed
+        ? await resumeIssue(deps, actorOf(c), claim.resumed)
+        : await issueGlobalInvoice(deps, actorOf(c), c.req.valid('json'), claim?.bind);
       return result.queued ? c.json(result.body, 202) : c.json(result.body, 201);
     },
   );
@@ -209,7 +219,10 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
       },
     }),
     async (c) => {
-      const result = await invoiceReceipt(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'), c.get('auditIn'));
+      const claim = c.get('idempotency');
+      const result = claim?.resumed
+        ? await resumeIssue(deps, actorOf(c), claim.resumed)
+        : await invoiceReceipt(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'), c.get('auditIn'), claim?.bind);
       return result.queued ? c.json(result.body, 202) : c.json(result.body, 201);
     },
   );

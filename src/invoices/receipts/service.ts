@@ -20,6 +20,7 @@ import { readSetting, writeSetting } from '../../db/settings.ts';
 import { receipts, receiptSettings, type Environment, type ReceiptStatus } from '../../db/schema/index.ts';
 import type { AuditInTransaction } from '../../lib/audit.ts';
 import type { Actor } from '../../lib/backend.ts';
+import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
@@ -103,7 +104,7 @@ async function nextFolio(tx: Tx, scope: Scope): Promise<string> {
 }
 
 /** POST /receipts: the conceptos checked and computed as an invoice of them to the general public would be. */
-export async function createReceipt(deps: ReceiptDeps, actor: Actor, body: ReceiptCreate, baseUrl: string) {
+export async function createReceipt(deps: ReceiptDeps, actor: Actor, body: ReceiptCreate, baseUrl: string, bindIdempotency?: IdempotencyClaim['bind']) {
   const emisor = await emisorOf(deps, actor);
   const now = deps.now();
   const fecha = localDateTime(now, emisor.codigoPostal);
@@ -150,6 +151,7 @@ export async function createReceipt(deps: ReceiptDeps, actor: Actor, body: Recei
         })
         .returning();
       deliveries = await recordEvent(tx, { ...scope, type: 'receipt.created', data: receiptEventData(inserted!), now });
+      await bindIdempotency?.(tx, id);
       return inserted!;
     });
     if (deliveries > 0) deps.wakeJobs(); // its webhook deliveries go out now, not at the next tick
@@ -248,7 +250,14 @@ export async function cancelReceipt(deps: ReceiptDeps, actor: Actor, id: string,
  * marked in the invoice's own transaction, so two requests for one receipt make one CFDI. `auditIn`: the request's
  * audit row, about the receipt, written in that transaction too when it stamps (see AuditInTransaction).
  */
-export async function invoiceReceipt(deps: ReceiptDeps, actor: Actor, id: string, body: ReceiptInvoice, auditIn?: AuditInTransaction) {
+export async function invoiceReceipt(
+  deps: ReceiptDeps,
+  actor: Actor,
+  id: string,
+  body: ReceiptInvoice,
+  auditIn?: AuditInTransaction,
+  bindIdempotency?: IdempotencyClaim['bind'],
+) {
   const row = await getRow(deps.db, actor, id);
   if (row.status !== 'open') throw notOpen(row, 'invoiced');
   if (Date.parse(row.expiresAt) < deps.now().getTime())
@@ -279,6 +288,7 @@ export async function invoiceReceipt(deps: ReceiptDeps, actor: Actor, id: string
         if ((await markInvoiced(tx, [row.id], cfdiId, 'self', deps.now())) !== 1) throw notOpen(await getRow(tx, actor, id), 'invoiced');
       },
       auditIn: auditIn && ((tx, _cfdiId, status) => auditIn(tx, row.id, status)),
+      bindIdempotency,
     },
   );
 }
@@ -328,11 +338,11 @@ export async function findReceiptByKey(db: Db, tenantId: string, key: string): P
  * The global invoice of a period: one concepto per open receipt of it, and each of them marked invoiced by it in
  * the invoice's transaction (a receipt invoiced or cancelled meanwhile makes it 409: send it again).
  */
-export async function issueGlobalInvoice(deps: ReceiptDeps, actor: Actor, body: GlobalInvoiceRequest) {
+export async function issueGlobalInvoice(deps: ReceiptDeps, actor: Actor, body: GlobalInvoiceRequest, bindIdempotency?: IdempotencyClaim['bind']) {
   const problems: ErrorDetail[] = [];
   const period = globalPeriod(body, problems);
   if (!period) throw invalidInput('Invalid period', problems);
-  return issueForPeriod(deps, actor, period, body.email_to, body.meses !== undefined ? 'meses' : 'desde');
+  return issueForPeriod(deps, actor, period, body.email_to, body.meses !== undefined ? 'meses' : 'desde', bindIdempotency);
 }
 
 /** The ObjetoImp all of a ticket's conceptos share (02 where a concepto names none: it has taxes), or none. */
@@ -341,7 +351,14 @@ function sharedObjetoImp(conceptos: { objeto_imp?: string }[]): string | undefin
   return objetos.size === 1 ? [...objetos][0] : undefined;
 }
 
-async function issueForPeriod(deps: ReceiptDeps, actor: Actor, period: GlobalPeriod, emailTo?: string[], periodField = 'desde') {
+async function issueForPeriod(
+  deps: ReceiptDeps,
+  actor: Actor,
+  period: GlobalPeriod,
+  emailTo?: string[],
+  periodField = 'desde',
+  bindIdempotency?: IdempotencyClaim['bind'],
+) {
   const emisor = await emisorOf(deps, actor);
   const open = await deps.db
     .select()
@@ -378,6 +395,7 @@ async function issueForPeriod(deps: ReceiptDeps, actor: Actor, period: GlobalPer
               { field: periodField, issue: 'a receipt changed while the global invoice was being issued: send the request again' },
             ]);
         },
+        bindIdempotency,
       },
     ),
   );

@@ -36,7 +36,13 @@ export function mountSeriesRoutes(app: OpenAPIHono<BackendEnv>, deps: SeriesDeps
         ...common,
       },
     }),
-    async (c) => c.json(await createSeries(deps, actorOf(c), c.req.valid('json')), 201),
+    async (c) => {
+      const claim = c.get('idempotency');
+      const created = claim?.resumed
+        ? await getSeries(deps, actorOf(c), claim.resumed)
+        : await createSeries(deps, actorOf(c), c.req.valid('json'), claim?.bind);
+      return c.json(created, 201);
+    },
   );
 
   app.openapi(

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { series, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
+import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { invalidInput, conflict, notFound } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import { prepared } from '../../db/prepared.ts';
@@ -43,7 +44,7 @@ const duplicate = (serie: string) => conflict('Series already exists', [{ field:
 const unknownSerie = (serie: string) => invalidInput('Unknown series', [{ field: 'serie', issue: `${serie} does not exist; create it with POST /series` }]);
 
 /** The first series of an environment becomes its default whatever `default` says: one default always exists. */
-export async function createSeries(deps: SeriesDeps, actor: Actor, input: SeriesCreate) {
+export async function createSeries(deps: SeriesDeps, actor: Actor, input: SeriesCreate, bindIdempotency?: IdempotencyClaim['bind']) {
   const now = deps.now();
   const stamp = now.toISOString();
   const id = newId('ser', now.getTime());
@@ -83,6 +84,7 @@ export async function createSeries(deps: SeriesDeps, actor: Actor, input: Series
         createdAt: stamp,
         updatedAt: stamp,
       });
+      await bindIdempotency?.(tx, id);
     });
   } catch (err) {
     const violated = uniqueViolation(err);

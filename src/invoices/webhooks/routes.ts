@@ -14,7 +14,17 @@ import {
   WebhookPatchSchema,
   WebhookSchema,
 } from './schemas.ts';
-import { createWebhook, deleteWebhook, getWebhook, listWebhookDeliveries, listWebhooks, retryWebhookDelivery, testWebhook, updateWebhook } from './service.ts';
+import {
+  createWebhook,
+  deleteWebhook,
+  resumeCreateWebhook,
+  getWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  retryWebhookDelivery,
+  testWebhook,
+  updateWebhook,
+} from './service.ts';
 
 const errors = errorResponses('invoices');
 
@@ -53,7 +63,13 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
         ...common,
       },
     }),
-    async (c) => c.json(await createWebhook(deps, actorOf(c), c.req.valid('json')), 201),
+    async (c) => {
+      const claim = c.get('idempotency');
+      const created = claim?.resumed
+        ? await resumeCreateWebhook(deps, actorOf(c), claim.resumed)
+        : await createWebhook(deps, actorOf(c), c.req.valid('json'), claim?.bind);
+      return c.json(created, 201);
+    },
   );
 
   app.openapi(

@@ -5,7 +5,8 @@ import { withTransaction, type Tx } from '../../db/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { invalidInput, conflict, notFound } from '../../lib/service-error.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
-import { sealSecret } from '../../lib/secret-box.ts';
+import { openSecret, sealSecret } from '../../lib/secret-box.ts';
+import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { enqueueDelivery, fanOut, type WebhookDeliveryDeps } from './delivery.ts';
 import { toDelivery, toWebhook, type WebhookCreate, type WebhookPatch, type WebhookRow } from './schemas.ts';
 import { webhookUrlProblem } from './target.ts';
@@ -57,22 +58,31 @@ async function waitForAttempt(deps: WebhookDeliveryDeps, id: string, after: numb
 }
 
 /** POST /webhooks: the URL must be public; the secret is generated, sealed at rest and shown once. */
-export async function createWebhook(deps: WebhookDeliveryDeps, actor: Actor, body: WebhookCreate) {
+export async function createWebhook(deps: WebhookDeliveryDeps, actor: Actor, body: WebhookCreate, bindIdempotency?: IdempotencyClaim['bind']) {
   await checkUrl(deps, body.url);
   const id = randomUUID();
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   const now = deps.now().toISOString();
-  await deps.db.insert(webhooks).values({
-    id,
-    tenantId: actor.tenantId,
-    environment: actor.environment,
-    url: body.url,
-    events: [...new Set(body.events)],
-    secretSealed: sealSecret(deps.masterKey, Buffer.from(secret), id),
-    createdAt: now,
-    updatedAt: now,
+  await withTransaction(deps.db, async (tx) => {
+    await tx.insert(webhooks).values({
+      id,
+      tenantId: actor.tenantId,
+      environment: actor.environment,
+      url: body.url,
+      events: [...new Set(body.events)],
+      secretSealed: sealSecret(deps.masterKey, Buffer.from(secret), id),
+      createdAt: now,
+      updatedAt: now,
+    });
+    await bindIdempotency?.(tx, id);
   });
   return { ...toWebhook(await getRow(deps, actor, id)), secret };
+}
+
+/** A retry of a POST /webhooks whose first request died before answering: the webhook with its secret, as that answer had. */
+export async function resumeCreateWebhook(deps: WebhookDeliveryDeps, actor: Actor, id: string) {
+  const row = await getRow(deps, actor, id);
+  return { ...toWebhook(row), secret: openSecret(deps.masterKey, row.secretSealed, id).toString('utf8') };
 }
 
 export async function listWebhooks(deps: WebhookDeliveryDeps, actor: Actor, q: { limit: number; cursor?: string }) {
