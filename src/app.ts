@@ -48,8 +48,11 @@ export interface AppDeps {
   sandboxSat: SandboxSat;
   /** Live stamping provider; none configured → live issuing answers 503. */
   livePac?: Pac;
-  /** The SMTP server CFDIs are emailed through (SMTP_URL, SMTP_FROM); none → email_to and POST /cfdis/{id}/email answer 400. */
-  smtp?: { url: string; from: string };
+  /**
+   * The SMTP server CFDIs are emailed through (SMTP_URL, SMTP_FROM); none → email_to and POST /cfdis/{id}/email answer
+   * 400. EMAIL_DAILY_LIMIT (default 200) and EMAIL_TEST_CAPTURE go with it.
+   */
+  smtp?: { url: string; from: string; dailyLimit?: number; testCapture?: string };
   /** PUBLIC_BASE_URL: where customers reach this server (receipts' self_invoice_url); none: each request's own address. */
   publicBaseUrl?: string;
   /** How long POST /cfdis waits for the provider before answering 202 (default 5 s). */

@@ -59,7 +59,9 @@ export async function invoiceTicket(
   const r = await receiptOf(deps, tenantId, body.clave);
   const reason = blockedReason(r, deps.now(), await zoneOf(deps, tenantId));
   if (reason) throw new ServiceError('conflict', reason, [{ field: 'clave', issue: reason }]);
-  const email: 'queued' | 'unavailable' | 'not_requested' = body.email ? (deps.mailer ? 'queued' : 'unavailable') : 'not_requested';
+  // A test ticket's customer is nobody's user: its email goes only to the operator's capture mailbox, if there is one.
+  const canEmail = deps.mailer !== undefined && (r.environment === 'live' || deps.mailer.testCapture !== undefined);
+  const email: 'queued' | 'unavailable' | 'not_requested' = body.email ? (canEmail ? 'queued' : 'unavailable') : 'not_requested';
   let cfdi: Awaited<ReturnType<typeof invoiceReceipt>>['body'];
   try {
     ({ body: cfdi } = await invoiceReceipt(
