@@ -207,8 +207,9 @@ export function createApp(deps: AppDeps) {
     tenantCap: 16,
     handlers: { [DELIVER_JOB]: deliveryJobHandler(webhookDeps) },
   });
-  // With SMTP_URL, emails get a pool of their own: a slow SMTP server holds at most these 4 connections and never a
-  // stamping slot. Without it there is no third pool to claim (each drain claims once per pool).
+  // With SMTP_URL, emails get a pool of their own: a slow SMTP server holds at most these 8 connections and never a
+  // stamping slot, and each tenant is its own lane: one tenant's backlog holds at most 2, so the others' emails still
+  // go at once. Without it there is no third pool to claim (each drain claims once per pool).
   const worker = mailer
     ? combineWorkers(
         stamping,
@@ -220,7 +221,8 @@ export function createApp(deps: AppDeps) {
           workerId,
           logger: deps.logger,
           leaseMs: deps.jobLeaseMs,
-          concurrency: 4,
+          concurrency: 8,
+          laneCap: 2,
           handlers: { [EMAIL_JOB]: emailHandler },
         }),
       )

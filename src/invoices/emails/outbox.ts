@@ -22,12 +22,13 @@ interface CfdiTarget {
 
 const p = sql.placeholder;
 
-/** One attempt of sending an email, as a job of the email pool. */
+/** One attempt of sending an email, as a job in its tenant's lane: one tenant's backlog holds at most the lane cap of the email pool. */
 const enqueueEmail = (tx: DbOrTx, now: Date, email: { id: string; tenantId: string; environment: Environment }) =>
   enqueue(tx, now, {
     type: EMAIL_JOB,
     tenantId: email.tenantId,
     environment: email.environment,
+    lane: `email:${email.tenantId}`,
     payload: { email_id: email.id },
     maxAttempts: EMAIL_MAX_ATTEMPTS,
   });

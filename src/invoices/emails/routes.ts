@@ -24,6 +24,7 @@ export function mountEmailRoutes(app: OpenAPIHono<BackendEnv>, deps: EmailDeps) 
         'acuse (`<uuid>-acuse.xml`); one still queued for stamping is sent once stamped. Sending runs on the job queue: an SMTP server that ' +
         'answers 4xx or cannot be reached is tried again with backoff (about two hours), one that answers 5xx ends it as `failed` with its ' +
         'answer. GET /cfdis/{id}/emails shows each sending; webhook events `cfdi.email_enviado` and `cfdi.email_fallido` report the end. ' +
+        "Each tenant is its own lane of the email workers (at most 2 of their 8 connections), so one tenant's backlog never holds another's. " +
         'The sender is SMTP_FROM\'s address, shown as "<your name> vía <the operator>", your name without quotes, <, >, @, commas or control ' +
         'characters; replies go to your reply_to. ' +
         EMAIL_RULES +

@@ -556,3 +556,27 @@ describe('the sender', () => {
     expect(sink.received[0]!.from?.value).toEqual([{ name: 'Soporte PayPal security paypal.com Inc vía Facturación', address: 'facturas@example.com' }]);
   });
 });
+
+describe('email fairness', () => {
+  test("one tenant's backlog on a slow SMTP server does not hold another tenant's email: B's goes out with A's first ones", async () => {
+    const sink = await smtpSink([], { delayMs: 150 });
+    sinks.push(sink);
+    const t = await createTestApp({ wakeOnEnqueue: false, smtp: { ...sink.smtp, testCapture: 'captura@operador.example.com' } });
+    const a = await issuer(t, READY);
+    const b = await issuer(t, { ...READY, tenant: TENANTS.FUNK });
+    // A queues 12 emails (3 CFDIs, 4 each), then B one: more than the pool's 8 connections.
+    for (let i = 0; i < 3; i++) {
+      const cfdi = (await t.call('POST', '/cfdis', { token: a.key, body: ingreso({ email_to: ['a@example.com'] }) })).json;
+      for (let j = 0; j < 3; j++) expect((await t.call('POST', `/cfdis/${cfdi.id}/email`, { token: a.key, body: { to: ['a@example.com'] } })).status).toBe(202);
+    }
+    const theirs = (await t.call('POST', '/cfdis', { token: b.key, body: ingreso({ email_to: ['b@example.com'] }) })).json;
+    expect(theirs.uuid).toBeString();
+    await t.app.worker.drain();
+    const senders = sink.received.map((m) => m.from?.value[0]?.name ?? '');
+    expect(senders).toHaveLength(13);
+    const position = senders.findIndex((name) => name.startsWith(TENANTS.FUNK.nombre));
+    // A's lane takes 2 of the 8 connections: B's email is among the first three to arrive, not behind A's backlog.
+    expect(position).toBeGreaterThanOrEqual(0);
+    expect(position).toBeLessThan(4);
+  });
+});
