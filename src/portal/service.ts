@@ -100,6 +100,11 @@ async function portalError(deps: PortalDeps, tenantId: string, body: { clave: st
       const reason = (now && blockedReason(now, deps.now(), await zoneOf(deps, tenantId))) ?? 'Este ticket ya no se puede facturar.';
       return new ServiceError('conflict', reason, [{ field: 'clave', issue: reason }]);
     }
+    case 'too_many': {
+      // The issuer's email budget, the only refusal of its kind here: the ticket can still be invoiced without email.
+      const issue = 'Este comercio ya envió hoy todos los correos que puede: factura sin correo y descarga tu factura, o intenta mañana.';
+      return new ServiceError('too_many', issue, [{ field: 'email', issue }], err.retryAfterSeconds);
+    }
     case 'unavailable':
       return new ServiceError('unavailable', 'El servicio de timbrado no está disponible en este momento: intenta de nuevo en unos minutos', err.details);
     default:

@@ -460,6 +460,20 @@ describe('test mode on the receipts and the portal', () => {
     await t.app.worker.drain();
     expect(sink.received.map((m) => !Array.isArray(m.to) && m.to?.text)).toEqual(['captura@operador.example.com']);
   });
+
+  test("past the issuer's budget the portal says so in Spanish, naming email, and the ticket is still open to invoice without it", async () => {
+    const sink = await smtpSink();
+    sinks.push(sink);
+    const t = await createTestApp({ wakeOnEnqueue: false, smtp: { ...sink.smtp, dailyLimit: 1, testCapture: 'captura@operador.example.com' } });
+    const reg = await issuer(t, { keys: ['test'], csd: true, plan: 'sandbox' });
+    expect((await t.call('POST', '/cfdis', { token: reg.key, body: ingreso({ email_to: ['a@example.com'] }) })).status).toBe(201);
+    const ticket = await openReceipt(reg);
+    const refused = await ticketInvoice(t, reg.tenant.id, { clave: ticket.key, receptor: RECEPTOR, email: 'cliente@example.com' });
+    expect(refused.status).toBe(429);
+    expect(refused.json.error.details).toEqual([{ field: 'email', issue: expect.stringContaining('todos los correos que puede') }]);
+    const issued = await ticketInvoice(t, reg.tenant.id, { clave: ticket.key, receptor: RECEPTOR });
+    expect(issued.status).toBe(201);
+  });
 });
 
 describe('email budgets', () => {
