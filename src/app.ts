@@ -49,8 +49,11 @@ export interface AppDeps {
   sandboxSat: SandboxSat;
   /** Live stamping provider; none configured → live issuing answers 503. */
   livePac?: Pac;
-  /** The SMTP server CFDIs are emailed through (SMTP_URL, SMTP_FROM); none → email_to and POST /cfdis/{id}/email answer 400. */
-  smtp?: { url: string; from: string };
+  /**
+   * The SMTP server CFDIs are emailed through (SMTP_URL, SMTP_FROM); none → email_to and POST /cfdis/{id}/email answer
+   * 400. EMAIL_DAILY_LIMIT (default 200) and EMAIL_TEST_CAPTURE go with it.
+   */
+  smtp?: { url: string; from: string; dailyLimit?: number; testCapture?: string };
   /** PUBLIC_BASE_URL: where customers reach this server (receipts' self_invoice_url); none: each request's own address. */
   publicBaseUrl?: string;
   /** How long POST /cfdis waits for the provider before answering 202 (default 5 s). */
@@ -213,8 +216,9 @@ export function createApp(deps: AppDeps) {
     tenantCap: 16,
     handlers: { [DELIVER_JOB]: deliveryJobHandler(webhookDeps) },
   });
-  // With SMTP_URL, emails get a pool of their own: a slow SMTP server holds at most these 4 connections and never a
-  // stamping slot. Without it there is no third pool to claim (each drain claims once per pool).
+  // With SMTP_URL, emails get a pool of their own: a slow SMTP server holds at most these 8 connections and never a
+  // stamping slot, and each tenant is its own lane: one tenant's backlog holds at most 2, so the others' emails still
+  // go at once. Without it there is no third pool to claim (each drain claims once per pool).
   const worker = mailer
     ? combineWorkers(
         stamping,
@@ -226,7 +230,8 @@ export function createApp(deps: AppDeps) {
           workerId,
           logger: deps.logger,
           leaseMs: deps.jobLeaseMs,
-          concurrency: 4,
+          concurrency: 8,
+          laneCap: 2,
           handlers: { [EMAIL_JOB]: emailHandler },
         }),
       )

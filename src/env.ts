@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { randomToken } from './lib/crypto.ts';
+import { DEFAULT_EMAIL_DAILY_LIMIT } from './lib/plans.ts';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -77,6 +78,17 @@ const EnvSchema = z.object({
     .string()
     .regex(/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'must be an address, e.g. facturas@example.com or "Facturas <facturas@example.com>"')
     .optional(),
+  EMAIL_DAILY_LIMIT: z.coerce
+    .number({ message: 'must be a number of recipients' })
+    .int('must be a whole number of recipients')
+    .min(1, 'must be at least 1')
+    .max(1_000_000, 'must be at most 1000000')
+    .default(DEFAULT_EMAIL_DAILY_LIMIT),
+  EMAIL_TEST_CAPTURE: z
+    .string()
+    .regex(/^[^\s<>@",;]+@[^\s<>@",;]+\.[^\s<>@",;]+$/, 'must be one address, e.g. pruebas@example.com')
+    .transform((v) => v.toLowerCase())
+    .optional(),
   PUBLIC_BASE_URL: z.string().refine(isHttpOrigin, 'must be the http(s) address customers reach this server at, e.g. https://facturas.example.com').optional(),
   WORKERS: z.coerce
     .number({ message: 'must be a number of processes' })
@@ -149,8 +161,12 @@ export interface Config {
   workers: number;
   /** Secret files this start created in DATA_DIR (first start): to be backed up. */
   generatedSecrets: string[];
-  /** The SMTP server invoices are emailed through, and the sender address; none: email_to and POST /cfdis/{id}/email answer 400. */
-  smtp?: { url: string; from: string };
+  /**
+   * The SMTP server invoices are emailed through, and the sender address; none: email_to and POST /cfdis/{id}/email
+   * answer 400. `dailyLimit`: recipients a tenant may email per UTC day on the sandbox plan (plans raise it);
+   * `testCapture`: the one mailbox every test-mode email goes to, which then may name any address.
+   */
+  smtp?: { url: string; from: string; dailyLimit: number; testCapture?: string };
   /** Where customers reach this server (receipts' self_invoice_url); none: the address each request came to. */
   publicBaseUrl?: string;
   /**
@@ -206,7 +222,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jobLeaseSeconds: e.JOB_LEASE_SECONDS,
     testHoldBeforeAnswer: e.TEST_HOLD_BEFORE_ANSWER === '1',
     pac: e.PAC_URL ? { url: e.PAC_URL, user: e.PAC_USER!, password: e.PAC_PASSWORD!, satConsultaUrl: e.SAT_CONSULTA_URL } : undefined,
-    smtp: e.SMTP_URL && e.SMTP_FROM ? { url: e.SMTP_URL, from: e.SMTP_FROM } : undefined,
+    smtp:
+      e.SMTP_URL && e.SMTP_FROM
+        ? { url: e.SMTP_URL, from: e.SMTP_FROM, dailyLimit: e.EMAIL_DAILY_LIMIT, ...(e.EMAIL_TEST_CAPTURE ? { testCapture: e.EMAIL_TEST_CAPTURE } : {}) }
+        : undefined,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     demo: e.DEMO === 'true',
     registration: e.REGISTRATION,

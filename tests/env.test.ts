@@ -78,6 +78,12 @@ describe('loadConfig', () => {
     ['PUBLIC_BASE_URL', 'https://facturas.example.com/?x=1'],
     ['SMTP_FROM', 'facturas'],
     ['SMTP_FROM', 'Facturas <facturas>'],
+    ['EMAIL_DAILY_LIMIT', '0'],
+    ['EMAIL_DAILY_LIMIT', '2.5'],
+    ['EMAIL_DAILY_LIMIT', 'many'],
+    ['EMAIL_TEST_CAPTURE', 'pruebas'],
+    ['EMAIL_TEST_CAPTURE', 'a@example.com,b@example.com'],
+    ['EMAIL_TEST_CAPTURE', 'Pruebas <pruebas@example.com>'],
   ])('%s=%s is rejected naming the variable', (name, value) => {
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(name);
@@ -102,6 +108,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATA_DIR: dataDir, SMTP_URL: url, SMTP_FROM: 'Facturación <facturas@example.com>' }).smtp).toEqual({
       url,
       from: 'Facturación <facturas@example.com>',
+      dailyLimit: 200,
     });
     expect(loadConfig({ DATA_DIR: dataDir, SMTP_URL: 'smtp://mail.internal:587', SMTP_FROM: 'facturas@example.com' }).smtp?.url).toBe(
       'smtp://mail.internal:587',
@@ -110,5 +117,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir, SMTP_FROM: 'facturas@example.com' })).toThrow('SMTP_URL is not');
     // The password is never echoed.
     expect(() => loadConfig({ DATA_DIR: dataDir, SMTP_URL: 'ftp://u:secret-pass@x' })).not.toThrow('secret-pass');
+  });
+
+  test('EMAIL_DAILY_LIMIT (200 by default) and EMAIL_TEST_CAPTURE (one address, lower-cased) go with the SMTP server', () => {
+    const smtp = { DATA_DIR: dir(), SMTP_URL: 'smtp://mail.internal:587', SMTP_FROM: 'facturas@example.com' };
+    expect(loadConfig({ ...smtp, EMAIL_DAILY_LIMIT: '1000', EMAIL_TEST_CAPTURE: 'Pruebas@Example.com' }).smtp).toEqual({
+      url: 'smtp://mail.internal:587',
+      from: 'facturas@example.com',
+      dailyLimit: 1000,
+      testCapture: 'pruebas@example.com',
+    });
+    expect(loadConfig({ ...smtp, EMAIL_TEST_CAPTURE: '' }).smtp?.testCapture).toBeUndefined();
   });
 });

@@ -435,10 +435,10 @@ export type SmtpAnswer = 'accept' | { code: number; message: string };
 
 /**
  * A real SMTP server on a free loopback port (smtp-server) that keeps every message it accepts, parsed (mailparser),
- * and answers each message's DATA as `answers` says, in order (past the end: accept). `smtp` is what the app takes;
- * its URL carries credentials, which the sink records. Close it in afterAll.
+ * and answers each message's DATA as `answers` says, in order (past the end: accept), `delayMs` after reading it (a
+ * slow server). `smtp` is what the app takes; its URL carries credentials, which the sink records. Close it in afterAll.
  */
-export async function smtpSink(answers: SmtpAnswer[] = []) {
+export async function smtpSink(answers: SmtpAnswer[] = [], o: { delayMs?: number } = {}) {
   const received: ParsedMail[] = [];
   const logins: string[] = [];
   let attempts = 0;
@@ -455,6 +455,7 @@ export async function smtpSink(answers: SmtpAnswer[] = []) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', async () => {
+        if (o.delayMs) await new Promise((resolve) => setTimeout(resolve, o.delayMs));
         const answer = answers[attempts++] ?? 'accept';
         if (answer !== 'accept') return done(Object.assign(new Error(answer.message), { responseCode: answer.code }));
         received.push(await simpleParser(Buffer.concat(chunks)));

@@ -32,6 +32,7 @@ export function createIdentityDirectory(db: Db, accessTokens: AccessTokens, now:
       await touchKey.execute({ id, at });
     },
     userById: async (id) => (await userById.execute({ id }))[0],
+    userEmails: async (tenantId) => (await db.select({ email: users.email }).from(users).where(eq(users.tenantId, tenantId))).map((u) => u.email.toLowerCase()),
     tenantById: (id) => findTenant(db, id, now().getTime()),
     planLimit: async (tenantId) => {
       const tenant = await findTenant(db, tenantId, now().getTime());

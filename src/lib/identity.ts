@@ -1,4 +1,5 @@
 import type { Environment, Role } from '../db/schema/index.ts';
+import type { Plan } from './plans.ts';
 
 /** The claims of a verified access token (JWT). */
 export interface AccessClaims {
@@ -35,6 +36,8 @@ interface TenantIdentity {
   regimenFiscal: string;
   codigoPostal: string;
   replyTo: string | null;
+  /** What its email budget is raised by (emailDailyLimitOf). */
+  plan: Plan;
 }
 
 /**
@@ -49,6 +52,8 @@ export interface IdentityDirectory {
   /** Records when a key was last used (ISO date-time). */
   markApiKeyUsed(id: string, at: string): Promise<void>;
   userById(id: string): Promise<UserIdentity | undefined>;
+  /** The addresses of the tenant's users (lower-case): where its test-mode emails may go. */
+  userEmails(tenantId: string): Promise<string[]>;
   tenantById(id: string): Promise<TenantIdentity | undefined>;
   /** Requests per minute the tenant's plan allows, or undefined when there is no such tenant. */
   planLimit(tenantId: string): Promise<number | undefined>;

@@ -177,7 +177,8 @@ export function mountPortal(
         "Issues the ticket's CFDI to `receptor`, as POST /api/v1/receipts/{id}/invoice does. SAT rule problems answer 400 with one detail per " +
         'field (`receptor.rfc`, `receptor.uso_cfdi`, …) in Spanish, each with its rule code (CFDI40143–CFDI40161). A ticket already invoiced, ' +
         'cancelled, expired or included in the global invoice answers 409 saying which. `email` is sent only when the service has SMTP configured; ' +
-        'without it the CFDI is still issued and `email.status` is `unavailable`. ' +
+        "without it, or for a test-mode ticket (whose email goes only to the operator's EMAIL_TEST_CAPTURE mailbox, when set), the CFDI is " +
+        "still issued and `email.status` is `unavailable`. The tenant's email budgets apply (429 naming the budget). " +
         PORTAL_LIMIT_TEXT,
       security: [],
       request: { params: TenantParam, body: jsonBody(PortalInvoiceRequestSchema, PORTAL_INVOICE_EXAMPLES) },

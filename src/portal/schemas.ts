@@ -110,7 +110,11 @@ export const PortalInvoiceSchema = z
     folio: z.string().openapi({ example: 'T-000123' }),
     total: z.number().openapi({ example: 116 }),
     email: z.object({
-      status: z.enum(['queued', 'not_requested', 'unavailable']).openapi({ description: 'unavailable: the service has no SMTP configured; nothing was sent' }),
+      status: z.enum(['queued', 'not_requested', 'unavailable']).openapi({
+        description:
+          'unavailable: the service has no SMTP configured, or the ticket is a test-mode one and the operator captures no test-mode email ' +
+          '(EMAIL_TEST_CAPTURE); nothing was sent',
+      }),
       to: z.string().optional(),
     }),
   })

@@ -63,7 +63,9 @@ export async function invoiceTicket(
   const r = await receiptOf(deps, tenantId, body.clave);
   const reason = blockedReason(r, deps.now(), await zoneOf(deps, tenantId));
   if (reason) throw new ServiceError('conflict', reason, [{ field: 'clave', issue: reason }]);
-  const email: 'queued' | 'unavailable' | 'not_requested' = body.email ? (deps.mailer ? 'queued' : 'unavailable') : 'not_requested';
+  // A test ticket's customer is nobody's user: its email goes only to the operator's capture mailbox, if there is one.
+  const canEmail = deps.mailer !== undefined && (r.environment === 'live' || deps.mailer.testCapture !== undefined);
+  const email: 'queued' | 'unavailable' | 'not_requested' = body.email ? (canEmail ? 'queued' : 'unavailable') : 'not_requested';
   let cfdi: Awaited<ReturnType<typeof invoiceReceipt>>['body'];
   try {
     ({ body: cfdi } = await invoiceReceipt(
@@ -101,6 +103,11 @@ async function portalError(deps: PortalDeps, tenantId: string, body: { clave: st
       const now = await findReceiptByKey(deps.db, tenantId, body.clave);
       const reason = (now && blockedReason(now, deps.now(), await zoneOf(deps, tenantId))) ?? 'Este ticket ya no se puede facturar.';
       return new ServiceError('conflict', reason, [{ field: 'clave', issue: reason }]);
+    }
+    case 'too_many': {
+      // The issuer's email budget, the only refusal of its kind here: the ticket can still be invoiced without email.
+      const issue = 'Este comercio ya envió hoy todos los correos que puede: factura sin correo y descarga tu factura, o intenta mañana.';
+      return new ServiceError('too_many', issue, [{ field: 'email', issue }], err.retryAfterSeconds);
     }
     case 'unavailable':
       return new ServiceError('unavailable', 'El servicio de timbrado no está disponible en este momento: intenta de nuevo en unos minutos', err.details);

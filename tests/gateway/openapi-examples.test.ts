@@ -11,7 +11,7 @@ import { openReceipt } from '../portal/receipts.ts';
  */
 const sink = await smtpSink(); // the email examples are sent through it
 afterAll(() => sink.close());
-const t = await createTestApp({ webhookAllowPrivate: true, smtp: sink.smtp }); // no DNS here to check the examples' example.com hosts
+const t = await createTestApp({ webhookAllowPrivate: true, smtp: { ...sink.smtp, testCapture: 'captura@example.com' } }); // no DNS here to check the examples' example.com hosts; the email examples' addresses are taken in test mode
 const LOGO = readFileSync(new URL('../fixtures/branding/logo.png', import.meta.url).pathname);
 
 interface Example {

@@ -160,7 +160,7 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
 
 const sink = await smtpSink(); // the email routes send through it
 afterAll(() => sink.close());
-const t = await createTestApp({ webhookAllowPrivate: true, smtp: sink.smtp }); // the webhook receiver is on loopback
+const t = await createTestApp({ webhookAllowPrivate: true, smtp: { ...sink.smtp, testCapture: 'captura@example.com' } }); // the webhook receiver is on loopback; test-mode emails to any address
 const CSD = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
 const INVOICE = CORPUS.find(([name]) => name === 'IVA 16 %')![1];
 const CLIENT = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };

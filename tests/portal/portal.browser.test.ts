@@ -14,7 +14,7 @@ if (!hasChromium && !required) console.warn(`${CHROMIUM} not found (Debian: apt-
 
 const sink = await smtpSink();
 afterAll(() => sink.close());
-const t = await createTestApp({ smtp: sink.smtp });
+const t = await createTestApp({ smtp: { ...sink.smtp, testCapture: 'captura@example.com' } }); // a test ticket's email goes to the capture
 const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req, srv) => t.app.fetch(req, srv) });
 afterAll(() => server.stop(true));
 const origin = server.url.origin;

@@ -104,7 +104,7 @@ describe('README.md', () => {
 
         // The email: the second curl prints its sending; the sink gets both files (the server sends on its own).
         const sending = JSON.parse(out.trim().split('\n').at(-1)!);
-        expect(sending).toMatchObject({ to: ['cuentas-por-pagar@example.com'] });
+        expect(sending).toMatchObject({ to: ['ana@example.com'] });
         for (let i = 0; i < 200 && sink.received.length === 0; i++) await Bun.sleep(50);
         const mail = sink.received[0]!;
         expect(mail.attachments.find((a) => a.filename === `${uuid}.xml`)?.content.equals(readFileSync(join(dir!, `${uuid}.xml`)))).toBe(true);

@@ -193,7 +193,7 @@ export interface paths {
         put?: never;
         /**
          * Invoice a ticket to the customer (stamps its CFDI)
-         * @description Issues the ticket's CFDI to `receptor`, as POST /api/v1/receipts/{id}/invoice does. SAT rule problems answer 400 with one detail per field (`receptor.rfc`, `receptor.uso_cfdi`, …) in Spanish, each with its rule code (CFDI40143–CFDI40161). A ticket already invoiced, cancelled, expired or included in the global invoice answers 409 saying which. `email` is sent only when the service has SMTP configured; without it the CFDI is still issued and `email.status` is `unavailable`. No credential. Rate-limited per client address (the portal has its own per-minute budget, apart from the other calls without a credential): 429 with Retry-After past it. A ticket key has 130 random bits, so guessing one within that budget is out of reach; a key that does not exist, one of another tenant and an unknown tenant all answer the same 404 'Ticket no encontrado'.
+         * @description Issues the ticket's CFDI to `receptor`, as POST /api/v1/receipts/{id}/invoice does. SAT rule problems answer 400 with one detail per field (`receptor.rfc`, `receptor.uso_cfdi`, …) in Spanish, each with its rule code (CFDI40143–CFDI40161). A ticket already invoiced, cancelled, expired or included in the global invoice answers 409 saying which. `email` is sent only when the service has SMTP configured; without it, or for a test-mode ticket (whose email goes only to the operator's EMAIL_TEST_CAPTURE mailbox, when set), the CFDI is still issued and `email.status` is `unavailable`. The tenant's email budgets apply (429 naming the budget). No credential. Rate-limited per client address (the portal has its own per-minute budget, apart from the other calls without a credential): 429 with Retry-After past it. A ticket key has 130 random bits, so guessing one within that budget is out of reach; a key that does not exist, one of another tenant and an unknown tenant all answer the same 404 'Ticket no encontrado'.
          */
         post: operations["invoicePortalTicket"];
         delete?: never;
@@ -869,7 +869,7 @@ export interface paths {
         put?: never;
         /**
          * Email a CFDI (XML and PDF) to its customer
-         * @description Queues one message to `to` (default: the email of the client the CFDI was issued to with receptor_id) through the SMTP server of SMTP_URL: Spanish text with your name and branding (logo and colour, as on the PDF), the serie and folio, total and folio fiscal (UUID), and `<uuid>.xml` and `<uuid>.pdf` attached, the same bytes as GET /cfdis/{uuid}/xml and /pdf. A cancelled CFDI goes with SAT's acuse (`<uuid>-acuse.xml`); one still queued for stamping is sent once stamped. Sending runs on the job queue: an SMTP server that answers 4xx or cannot be reached is tried again with backoff (about two hours), one that answers 5xx ends it as `failed` with its answer. GET /cfdis/{id}/emails shows each sending; webhook events `cfdi.email_enviado` and `cfdi.email_fallido` report the end.
+         * @description Queues one message to `to` (default: the email of the client the CFDI was issued to with receptor_id) through the SMTP server of SMTP_URL: Spanish text with your name and branding (logo and colour, as on the PDF), the serie and folio, total and folio fiscal (UUID), and `<uuid>.xml` and `<uuid>.pdf` attached, the same bytes as GET /cfdis/{uuid}/xml and /pdf. A cancelled CFDI goes with SAT's acuse (`<uuid>-acuse.xml`); one still queued for stamping is sent once stamped. Sending runs on the job queue: an SMTP server that answers 4xx or cannot be reached is tried again with backoff (about two hours), one that answers 5xx ends it as `failed` with its answer. GET /cfdis/{id}/emails shows each sending; webhook events `cfdi.email_enviado` and `cfdi.email_fallido` report the end. Each tenant is its own lane of the email workers (at most 2 of their 8 connections), so one tenant's backlog never holds another's. The sender is SMTP_FROM's address, shown as "<your name> vía <the operator>", your name without quotes, <, >, @, commas or control characters; replies go to your reply_to. In test mode (sk_test_ keys) the addresses must be those of your own users (else 400 naming the field), unless the operator captures every test-mode email in one mailbox (EMAIL_TEST_CAPTURE), which then receives it instead. Budgets, per UTC day: your tenant emails at most EMAIL_DAILY_LIMIT recipients (default 200; a message to 3 addresses counts 3; starter ×5, pro ×25, enterprise ×100), and one CFDI is emailed at most 5 times; past either, 429 with Retry-After, the message and details naming the budget (email_daily or cfdi_daily), its limit and when it resets (the next 00:00 UTC), and nothing is stored. An operator serving the public should publish SPF, DKIM and DMARC for SMTP_FROM's domain (its server signing with DKIM) and keep EMAIL_DAILY_LIMIT low for free sign-ups: every tenant's email goes out under that address and its reputation.
          */
         post: operations["emailCfdi"];
         delete?: never;
@@ -1280,7 +1280,7 @@ export interface components {
             total: number;
             email: {
                 /**
-                 * @description unavailable: the service has no SMTP configured; nothing was sent
+                 * @description unavailable: the service has no SMTP configured, or the ticket is a test-mode one and the operator captures no test-mode email (EMAIL_TEST_CAPTURE); nothing was sent
                  * @enum {string}
                  */
                 status: "queued" | "not_requested" | "unavailable";
@@ -1968,7 +1968,7 @@ export interface components {
             external_id?: string;
             metadata?: components["schemas"]["Metadata"] & unknown;
             /**
-             * @description Email the XML and PDF to these addresses once stamped, also when stamped later from the queue (as POST /cfdis/{id}/email; GET /cfdis/{id}/emails shows the sending). 400 naming email_to when the server has no SMTP configured (SMTP_URL), and nothing is issued
+             * @description Email the XML and PDF to these addresses once stamped, also when stamped later from the queue (as POST /cfdis/{id}/email; GET /cfdis/{id}/emails shows the sending). 400 naming email_to when the server has no SMTP configured (SMTP_URL), and nothing is issued. In test mode (sk_test_ keys) the addresses must be those of your own users (else 400 naming the field), unless the operator captures every test-mode email in one mailbox (EMAIL_TEST_CAPTURE), which then receives it instead. Budgets, per UTC day: your tenant emails at most EMAIL_DAILY_LIMIT recipients (default 200; a message to 3 addresses counts 3; starter ×5, pro ×25, enterprise ×100), and one CFDI is emailed at most 5 times; past either, 429 with Retry-After, the message and details naming the budget (email_daily or cfdi_daily), its limit and when it resets (the next 00:00 UTC), and nothing is stored.
              * @example [
              *       "cuentas-por-pagar@example.com"
              *     ]
@@ -3206,7 +3206,7 @@ export interface components {
         ReceiptInvoice: {
             receptor: components["schemas"]["Receptor"];
             /**
-             * @description Email the XML and PDF here once stamped (400 naming email_to on a server without SMTP configured, and nothing is issued)
+             * @description Email the XML and PDF here once stamped (400 naming email_to on a server without SMTP configured, and nothing is issued). In test mode (sk_test_ keys) the addresses must be those of your own users (else 400 naming the field), unless the operator captures every test-mode email in one mailbox (EMAIL_TEST_CAPTURE), which then receives it instead. Budgets, per UTC day: your tenant emails at most EMAIL_DAILY_LIMIT recipients (default 200; a message to 3 addresses counts 3; starter ×5, pro ×25, enterprise ×100), and one CFDI is emailed at most 5 times; past either, 429 with Retry-After, the message and details naming the budget (email_daily or cfdi_daily), its limit and when it resets (the next 00:00 UTC), and nothing is stored.
              * @example [
              *       "cuentas-por-pagar@example.com"
              *     ]
@@ -7796,7 +7796,7 @@ export interface operations {
                     "application/json": components["schemas"]["CfdiEmail"];
                 };
             };
-            /** @description An invalid address, more than 10, no recipient at all, or this server has no SMTP configured (SMTP_URL): details name `to` */
+            /** @description An invalid address, more than 10, no recipient at all, in test mode an address that is not one of your users', or this server has no SMTP configured (SMTP_URL): details name `to` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7873,6 +7873,21 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An email budget is used up (email_daily or cfdi_daily, named with its limit and reset); Retry-After says when it resets */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };

@@ -105,6 +105,7 @@ export const webhookDeliveries = mirror(sqlite.webhookDeliveries);
 export const webhookAttempts = mirror(sqlite.webhookAttempts);
 export const cfdiCancellations = mirror(sqlite.cfdiCancellations);
 export const cfdiEmails = mirror(sqlite.cfdiEmails);
+export const emailBudgets = mirror(sqlite.emailBudgets);
 export const cfdiStatusChanges = mirror(sqlite.cfdiStatusChanges);
 export const cfdiRelations = mirror(sqlite.cfdiRelations);
 export const sandboxCancellations = mirror(sqlite.sandboxCancellations);

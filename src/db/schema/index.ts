@@ -23,6 +23,7 @@ export * from './webhook-deliveries.ts';
 export * from './webhook-attempts.ts';
 export * from './cfdi-cancellations.ts';
 export * from './cfdi-emails.ts';
+export * from './email-budgets.ts';
 export * from './cfdi-status-changes.ts';
 export * from './cfdi-relations.ts';
 export * from './sandbox-cancellations.ts';

@@ -7,7 +7,7 @@ import { NominaRequestSchema } from './nomina-schema.ts';
 import { CFDI_STATUSES, type cfdis } from '../../db/schema/index.ts';
 import { ExternalId, IdempotencyKeyHeader, Metadata, PaginationQuery } from '../../lib/schemas.ts';
 import { SANDBOX_SCENARIOS } from '../../pac/types.ts';
-import { EmailRecipients } from '../emails/schemas.ts';
+import { EMAIL_RULES, EmailRecipients } from '../emails/schemas.ts';
 
 /** A path parameter naming a CFDI by its folio fiscal (UUID, any case) or its cfdi_ id. */
 export const CFDI_REF_PATTERN = new RegExp(`^(?:${UUID.source.slice(1, -1)}|cfdi_[0-9a-zA-Z]{1,60})$`);
@@ -202,7 +202,8 @@ const CfdiRequestFields = z
     email_to: EmailRecipients.optional().openapi({
       description:
         'Email the XML and PDF to these addresses once stamped, also when stamped later from the queue (as POST /cfdis/{id}/email; GET /cfdis/{id}/emails ' +
-        'shows the sending). 400 naming email_to when the server has no SMTP configured (SMTP_URL), and nothing is issued',
+        'shows the sending). 400 naming email_to when the server has no SMTP configured (SMTP_URL), and nothing is issued. ' +
+        EMAIL_RULES,
     }),
   })
   .strict()

@@ -38,7 +38,8 @@ import { pdfPool, type PdfPool } from './pdf-pool.ts';
 import { toCfdi, toCfdiListItem, type CfdiRequest, type CfdiRow } from './schemas.ts';
 import { withGroupCommit, withTransaction, type Ahead, type Tx } from '../../db/index.ts';
 import { recordEmail } from '../emails/outbox.ts';
-import { NO_SMTP, requireMailer, type Mailer } from '../emails/smtp.ts';
+import { NO_SMTP, type Mailer } from '../emails/smtp.ts';
+import { checkSending } from '../emails/budget.ts';
 import { uniqueViolation } from '../../db/engine.ts';
 import { receiptIdOf } from '../receipts/ledger.ts';
 
@@ -320,7 +321,7 @@ export async function issueCfdi(
 ) {
   // The server's own gaps first (503), before what the caller can fix, such as a live CSD (400).
   const pac = requirePac(deps, actor);
-  if (req.email_to) requireMailer(deps, 'email_to'); // 400 before anything is stored
+  const sending = req.email_to ? await checkSending(deps, actor, 'email_to', req.email_to) : undefined; // 400 before anything is stored
   const receptor = await resolveReceptor(deps, actor, req);
   const emisor = await emisorOf(deps, actor);
   const scope = { tenantId: actor.tenantId, environment: actor.environment };
@@ -405,7 +406,7 @@ export async function issueCfdi(
         await insertCfdi(tx, row);
         await insertDocument(tx, { cfdiId: id, tenantId: actor.tenantId, xml: Buffer.from(stamped && attempted?.ok ? attempted.xml : s.xml, 'utf8') });
         // Its job is queued by the stamp, here or later from the queue (queueWaitingEmails).
-        if (req.email_to) await recordEmail(tx, target, [...new Set(req.email_to)], now, false);
+        if (sending) await recordEmail(tx, target, sending, now, false);
         await opts.bindIdempotency?.(tx, id);
         await opts.recordWith?.(tx, id);
         if (model.pagos) await recordPayments(tx, id, scope, model.pagos);

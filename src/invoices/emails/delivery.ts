@@ -51,7 +51,8 @@ async function messageOf(deps: EmailDeliveryDeps, email: { tenantId: string; env
   const message: OutgoingEmail = {
     fromName: tenantName,
     ...(tenant?.replyTo ? { replyTo: tenant.replyTo } : {}),
-    to: email.recipients,
+    // The operator's capture mailbox takes every test-mode email; without one they were only ever to the tenant's users.
+    to: email.environment === 'test' && deps.mailer?.testCapture ? [deps.mailer.testCapture] : email.recipients,
     ...content,
     attachments: [
       { filename: `${cfdi.uuid}.xml`, content: cfdi.xml, contentType: 'application/xml' },

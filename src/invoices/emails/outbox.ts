@@ -5,6 +5,7 @@ import { cfdiEmails, type Environment } from '../../db/schema/index.ts';
 import { newId } from '../../lib/ids.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { recordEvent } from '../events.ts';
+import { chargeSending, type EmailSending } from './budget.ts';
 
 export const EMAIL_JOB = 'cfdi.email';
 /** With the queue's backoff (1 s doubling to 5 min) about two hours of retries: a server that greylists or is down a while. */
@@ -21,29 +22,32 @@ interface CfdiTarget {
 
 const p = sql.placeholder;
 
-/** One attempt of sending an email, as a job of the email pool. */
+/** One attempt of sending an email, as a job in its tenant's lane: one tenant's backlog holds at most the lane cap of the email pool. */
 const enqueueEmail = (tx: DbOrTx, now: Date, email: { id: string; tenantId: string; environment: Environment }) =>
   enqueue(tx, now, {
     type: EMAIL_JOB,
     tenantId: email.tenantId,
     environment: email.environment,
+    lane: `email:${email.tenantId}`,
     payload: { email_id: email.id },
     maxAttempts: EMAIL_MAX_ATTEMPTS,
   });
 
 /**
- * Records a sending of the CFDI to `recipients` (`queued`), and its job when the CFDI is stamped (`stamped`); a CFDI
- * still queued for stamping gets its job when the stamp is recorded (queueWaitingEmails). Call it inside the
- * transaction that decides the sending, so the row and its job commit together.
+ * Records a sending of the CFDI (`queued`), charged to its budgets (429 when one is used up), and its job when the
+ * CFDI is stamped (`stamped`); a CFDI still queued for stamping gets its job when the stamp is recorded
+ * (queueWaitingEmails). Call it inside the transaction that decides the sending, so the row, its charge and its job
+ * commit together.
  */
-export async function recordEmail(tx: DbOrTx, cfdi: CfdiTarget, recipients: string[], now: Date, stamped: boolean): Promise<EmailRow> {
+export async function recordEmail(tx: DbOrTx, cfdi: CfdiTarget, sending: EmailSending, now: Date, stamped: boolean): Promise<EmailRow> {
+  await chargeSending(tx, cfdi, sending, now);
   const at = now.toISOString();
   const row: EmailRow = {
     id: newId('eml', now.getTime()),
     cfdiId: cfdi.id,
     tenantId: cfdi.tenantId,
     environment: cfdi.environment,
-    recipients,
+    recipients: sending.recipients,
     status: 'queued',
     attempts: 0,
     lastResponse: null,

@@ -3,7 +3,7 @@ import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, errorResponses, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
 import { CfdiRefParams } from '../cancellations/schemas.ts';
 import { CfdiEmailExamples } from './examples.ts';
-import { CfdiEmailListQuery, CfdiEmailRequestSchema, CfdiEmailSchema } from './schemas.ts';
+import { CfdiEmailListQuery, CfdiEmailRequestSchema, CfdiEmailSchema, EMAIL_RULES } from './schemas.ts';
 import { emailCfdi, listCfdiEmails, resumeEmailCfdi, type EmailDeps } from './service.ts';
 
 const tags = ['CFDIs'];
@@ -23,16 +23,26 @@ export function mountEmailRoutes(app: OpenAPIHono<BackendEnv>, deps: EmailDeps) 
         "and `<uuid>.xml` and `<uuid>.pdf` attached, the same bytes as GET /cfdis/{uuid}/xml and /pdf. A cancelled CFDI goes with SAT's " +
         'acuse (`<uuid>-acuse.xml`); one still queued for stamping is sent once stamped. Sending runs on the job queue: an SMTP server that ' +
         'answers 4xx or cannot be reached is tried again with backoff (about two hours), one that answers 5xx ends it as `failed` with its ' +
-        'answer. GET /cfdis/{id}/emails shows each sending; webhook events `cfdi.email_enviado` and `cfdi.email_fallido` report the end.',
+        'answer. GET /cfdis/{id}/emails shows each sending; webhook events `cfdi.email_enviado` and `cfdi.email_fallido` report the end. ' +
+        "Each tenant is its own lane of the email workers (at most 2 of their 8 connections), so one tenant's backlog never holds another's. " +
+        'The sender is SMTP_FROM\'s address, shown as "<your name> vía <the operator>", your name without quotes, <, >, @, commas or control ' +
+        'characters; replies go to your reply_to. ' +
+        EMAIL_RULES +
+        " An operator serving the public should publish SPF, DKIM and DMARC for SMTP_FROM's domain (its server signing with DKIM) and keep " +
+        "EMAIL_DAILY_LIMIT low for free sign-ups: every tenant's email goes out under that address and its reputation.",
       middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
       request: { params: CfdiRefParams, body: jsonBody(CfdiEmailRequestSchema, CfdiEmailExamples) },
       responses: {
         202: jsonResponse(CfdiEmailSchema, 'Queued: the delivery record (poll GET /cfdis/{id}/emails, or listen for cfdi.email_enviado)'),
-        400: errorResponse('An invalid address, more than 10, no recipient at all, or this server has no SMTP configured (SMTP_URL): details name `to`'),
+        400: errorResponse(
+          "An invalid address, more than 10, no recipient at all, in test mode an address that is not one of your users', or this server has no " +
+            'SMTP configured (SMTP_URL): details name `to`',
+        ),
         ...errors.unauthenticated,
         ...errors.adminOrOperator,
         404: errorResponse('No such CFDI in this tenant and environment'),
         409: errorResponse('The CFDI failed to stamp (fallido): there is nothing to send'),
+        429: errorResponse('An email budget is used up (email_daily or cfdi_daily, named with its limit and reset); Retry-After says when it resets'),
       },
     }),
     async (c) => {

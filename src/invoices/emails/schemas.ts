@@ -5,6 +5,14 @@ import type { EmailRow } from './outbox.ts';
 
 const MAX_RECIPIENTS = 10;
 
+/** What any request that emails a CFDI is told: who test mode sends to, and the budgets (docs/decisions.md, "Email budgets"). */
+export const EMAIL_RULES =
+  'In test mode (sk_test_ keys) the addresses must be those of your own users (else 400 naming the field), unless the operator captures every ' +
+  'test-mode email in one mailbox (EMAIL_TEST_CAPTURE), which then receives it instead. Budgets, per UTC day: your tenant emails at most ' +
+  'EMAIL_DAILY_LIMIT recipients (default 200; a message to 3 addresses counts 3; starter ×5, pro ×25, enterprise ×100), and one CFDI is ' +
+  'emailed at most 5 times; past either, 429 with Retry-After, the message and details naming the budget (email_daily or cfdi_daily), its ' +
+  'limit and when it resets (the next 00:00 UTC), and nothing is stored.';
+
 /** The addresses a CFDI is emailed to (lower-cased; a repeated one is sent once). */
 export const EmailRecipients = z
   .array(Email)

@@ -9,6 +9,8 @@ import { conflict, invalidInput, notFound } from '../../lib/service-error.ts';
 import { getClientEmail } from '../clients/service.ts';
 import { findCfdi, type CfdiRef } from '../cfdis/service.ts';
 import { stampStateOf } from '../cfdis/stamping.ts';
+import type { IdentityDirectory } from '../../lib/identity.ts';
+import { checkSending } from './budget.ts';
 import { recordEmail } from './outbox.ts';
 import { toCfdiEmail, type CfdiEmailRequest } from './schemas.ts';
 import { requireMailer, type Mailer } from './smtp.ts';
@@ -17,6 +19,7 @@ export interface EmailDeps {
   db: Db;
   now: () => Date;
   mailer?: Mailer;
+  identity: IdentityDirectory;
   wakeJobs(): void;
 }
 
@@ -25,7 +28,7 @@ const notStamped = (cfdi: { id: string }, status: string) =>
 
 /** `to` as sent, or the client's email when the CFDI was issued with receptor_id; no address at all is a 400 naming `to`. */
 async function recipientsOf(db: Db, actor: Actor, cfdi: CfdiRef, to: string[] | undefined): Promise<string[]> {
-  if (to) return [...new Set(to)];
+  if (to) return to;
   const scope = { tenantId: actor.tenantId, environment: actor.environment };
   const email = cfdi.clientId ? await getClientEmail(db, scope, cfdi.clientId) : undefined;
   if (email) return [email];
@@ -43,14 +46,14 @@ export async function emailCfdi(deps: EmailDeps, actor: Actor, ref: string, body
   requireMailer(deps, 'to');
   const cfdi = await findCfdi(deps.db, actor, ref);
   if (cfdi.status === 'fallido') throw notStamped(cfdi, cfdi.status);
-  const recipients = await recipientsOf(deps.db, actor, cfdi, body.to);
+  const sending = await checkSending(deps, actor, 'to', await recipientsOf(deps.db, actor, cfdi, body.to));
   const now = deps.now();
   const { row, queued } = await withTransaction(deps.db, async (tx) => {
     // Decided on what this transaction sees: a stamp recorded meanwhile has queued only the sendings it saw.
     const state = await stampStateOf(tx, cfdi.id);
     if (!state || state.status === 'fallido') throw notStamped(cfdi, state?.status ?? 'fallido');
     const stamped = state.uuid !== null;
-    const recorded = await recordEmail(tx, cfdi, recipients, now, stamped);
+    const recorded = await recordEmail(tx, cfdi, sending, now, stamped);
     await bindIdempotency?.(tx, recorded.id);
     return { row: recorded, queued: stamped };
   });

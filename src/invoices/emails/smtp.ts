@@ -1,9 +1,10 @@
 import { createTransport } from 'nodemailer';
+import { DEFAULT_EMAIL_DAILY_LIMIT } from '../../lib/plans.ts';
 import { invalidInput } from '../../lib/service-error.ts';
 
 /** One message as the job hands it over: the sender's display name, the recipients, the text and the attachments. */
 export interface OutgoingEmail {
-  /** Shown as the sender's name (the tenant); the address is always SMTP_FROM's. */
+  /** The tenant's name, shown as `<name> vía <operator>` (senderName); the address is always SMTP_FROM's. */
   fromName: string;
   /** The tenant's reply_to: customers' replies reach the issuer, not the operator's SMTP_FROM mailbox. */
   replyTo?: string;
@@ -26,6 +27,10 @@ export interface Mailer {
   verify(): Promise<{ ok: true } | { ok: false; response: string }>;
   /** host:port of the server, without the credentials SMTP_URL carries: what the logs and /health name. */
   server: string;
+  /** EMAIL_DAILY_LIMIT: recipients a sandbox-plan tenant may email per UTC day (plans raise it). */
+  dailyLimit: number;
+  /** EMAIL_TEST_CAPTURE: the one mailbox every test-mode email goes to, whatever its recipients. */
+  testCapture?: string;
 }
 
 /** The properties nodemailer sets on the errors it throws (see its NodemailerError). */
@@ -50,11 +55,31 @@ function failureOf(err: unknown): string {
 /** SMTP_FROM's address, without the display name it may carry ("Facturas <facturas@example.com>"). */
 const addressOf = (from: string) => /<([^>]+)>/.exec(from)?.[1] ?? from.trim();
 
+/** What a display name keeps: no quotes, angle brackets, @ (nor their look-alikes), commas, semicolons or control characters, one space between words. */
+const plainName = (name: string, max: number) =>
+  name
+    .replace(/[\p{Cc}\p{Cf}"'`<>@,;:\\()[\]\u2039\u203a\u00ab\u00bb\u2018-\u201f\uff02\uff1c\uff1e\uff20\ufe6b]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, max)
+    .trim();
+
+/**
+ * The From display name: `<tenant> vía <operator>` (the operator is SMTP_FROM's display name, else its domain). A
+ * tenant's name is the customer's to choose: with no address-like characters left, it cannot pose as another
+ * sender's address (`"Soporte <security@bank.example>"`), and the operator's name says who relays it.
+ */
+function senderName(tenantName: string, from: string): string {
+  const operator = plainName(/^([^<]*)</.exec(from)?.[1] ?? '', 64) || addressOf(from).split('@')[1] || '';
+  const tenant = plainName(tenantName, 80) || 'Su proveedor';
+  return operator ? `${tenant} vía ${operator}` : tenant;
+}
+
 /**
  * Sends through the SMTP server of SMTP_URL (nodemailer: STARTTLS when an smtp:// server offers it, TLS from the
  * start with smtps://), one connection per message.
  */
-export function createSmtpMailer(config: { url: string; from: string }): Mailer {
+export function createSmtpMailer(config: { url: string; from: string; dailyLimit?: number; testCapture?: string }): Mailer {
   const transport = createTransport({ url: config.url, ...TIMEOUTS });
   const checking = createTransport({ url: config.url, ...CHECK_TIMEOUTS });
   const address = addressOf(config.from);
@@ -63,6 +88,8 @@ export function createSmtpMailer(config: { url: string; from: string }): Mailer 
   const server = `${url.hostname}:${url.port || (url.protocol === 'smtps:' ? 465 : 587)}`;
   return {
     server,
+    dailyLimit: config.dailyLimit ?? DEFAULT_EMAIL_DAILY_LIMIT,
+    ...(config.testCapture ? { testCapture: config.testCapture } : {}),
     async verify() {
       try {
         await checking.verify();
@@ -74,7 +101,7 @@ export function createSmtpMailer(config: { url: string; from: string }): Mailer 
     async send(m) {
       try {
         const info = await transport.sendMail({
-          from: { name: m.fromName, address },
+          from: { name: senderName(m.fromName, config.from), address },
           ...(m.replyTo ? { replyTo: m.replyTo } : {}),
           to: m.to,
           subject: m.subject,

@@ -4,7 +4,7 @@ import { RECEIPT_STATUSES, type receipts } from '../../db/schema/index.ts';
 import { PaginationQuery } from '../../lib/schemas.ts';
 import { ConceptoSchema, ReceptorSchema } from '../cfdis/schemas.ts';
 import { code, type Fits, str, withTextCheck } from '../cfdis/fields.ts';
-import { EmailRecipients } from '../emails/schemas.ts';
+import { EMAIL_RULES, EmailRecipients } from '../emails/schemas.ts';
 
 const Day = z
   .string()
@@ -111,7 +111,7 @@ export const ReceiptInvoiceSchema = withTextCheck(
     .object({
       receptor: ReceptorSchema,
       email_to: EmailRecipients.optional().openapi({
-        description: 'Email the XML and PDF here once stamped (400 naming email_to on a server without SMTP configured, and nothing is issued)',
+        description: `Email the XML and PDF here once stamped (400 naming email_to on a server without SMTP configured, and nothing is issued). ${EMAIL_RULES}`,
       }),
     })
     .strict(),

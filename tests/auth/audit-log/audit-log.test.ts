@@ -18,7 +18,7 @@ afterAll(() => receiver.stop());
 
 const sink = await smtpSink(); // the email route sends through it
 afterAll(() => sink.close());
-const t = await createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0, 3600], smtp: sink.smtp });
+const t = await createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0, 3600], smtp: { ...sink.smtp, testCapture: 'captura@example.com' } }); // test-mode emails to any address
 const LOGO = readFileSync(new URL('../../fixtures/branding/logo.png', import.meta.url).pathname);
 
 /** Calls a write and returns what its audit entry must say. */

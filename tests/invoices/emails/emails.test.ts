@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { eq, sql } from 'drizzle-orm';
 import { cfdiEmails, cfdis, jobs } from '../../../src/db/schema/index.ts';
-import { createTestApp, eventReceiver, ICV, ingreso, issuer, READY, smtpSink, type SmtpAnswer, TENANTS } from '../../helpers.ts';
+import { openReceipt } from '../../portal/receipts.ts';
+import { createTestApp, eventReceiver, ICV, ingreso, type Issuer, issuer, READY, smtpSink, type SmtpAnswer, TENANTS } from '../../helpers.ts';
 
 const LOGO = readFileSync(new URL('../../fixtures/branding/logo.png', import.meta.url));
 const sinks: { close(): Promise<void> }[] = [];
@@ -10,12 +11,19 @@ afterAll(async () => {
   for (const s of sinks) await s.close();
 });
 
-/** An app emailing through a fresh sink that answers as told, with the queue stepped by hand, and a tenant ready to stamp. */
-async function setup(answers: SmtpAnswer[] = [], o: { smtp?: false } = {}) {
+/** The addresses the tests email: users of the tenant, as a test-mode email's recipients must be. */
+const USERS = ['ana@example.com', 'compras@example.com', 'conta@example.com', 'pagos@icv.example.com', 'nadie@example.com', 'otra@example.com'];
+
+/**
+ * An app emailing through a fresh sink that answers as told, with the queue stepped by hand, and a tenant ready to
+ * stamp whose users have the USERS addresses.
+ */
+async function setup(answers: SmtpAnswer[] = [], o: { smtp?: false; users?: string[] } = {}) {
   const sink = await smtpSink(answers);
   sinks.push(sink);
   const t = await createTestApp({ wakeOnEnqueue: false, webhookAllowPrivate: true, ...(o.smtp === false ? {} : { smtp: sink.smtp }) });
   const reg = await issuer(t, READY);
+  for (const email of o.users ?? USERS) await addUser(reg, email);
   const key = reg.key;
   const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => t.call(method, path, { token: key, body, headers });
   const bytes = async (path: string) =>
@@ -32,6 +40,11 @@ async function setup(answers: SmtpAnswer[] = [], o: { smtp?: false } = {}) {
     return res.json.data as any[];
   };
   return { t, sink, reg, key, call, bytes, events, emails };
+}
+
+async function addUser(reg: { api: Issuer['api']; token: string }, email: string) {
+  const res = await reg.api('POST', '/users', { token: reg.token, body: { email, password: 'another-long-password', nombre: 'Usuario', role: 'OPERATOR' } });
+  expect(res.status).toBe(201);
 }
 
 const attachment = (mail: { attachments: { filename?: string; content: Buffer }[] }, filename: string) =>
@@ -51,7 +64,7 @@ describe('emailing a CFDI', () => {
     expect(sink.received).toHaveLength(1);
     const mail = sink.received[0]!;
     expect(mail.to && !Array.isArray(mail.to) && mail.to.value.map((a) => a.address)).toEqual(['compras@example.com', 'conta@example.com']);
-    expect(mail.from?.value[0]).toEqual({ name: 'ESCUELA KEMPER URGATE', address: 'facturas@example.com' });
+    expect(mail.from?.value[0]).toEqual({ name: 'ESCUELA KEMPER URGATE vía Facturación', address: 'facturas@example.com' });
     expect(mail.subject).toBe('Factura Serie A Folio 1 de ESCUELA KEMPER URGATE');
     for (const part of [mail.text!, mail.html as string]) {
       expect(part).toContain('ESCUELA KEMPER URGATE');
@@ -314,7 +327,7 @@ describe('emailing a CFDI', () => {
   test("another tenant's CFDI is 404 on both routes, and nothing is queued", async () => {
     const { t, call } = await setup();
     const other = await issuer(t, { ...READY, tenant: TENANTS.FUNK });
-    const theirs = (await t.call('POST', '/cfdis', { token: other.key, body: ingreso({ email_to: ['b@example.com'] }) })).json;
+    const theirs = (await t.call('POST', '/cfdis', { token: other.key, body: ingreso({ email_to: [other.email] }) })).json;
     expect(theirs.uuid).toBeString();
     const before = await t.count(cfdiEmails);
     for (const ref of [theirs.id, theirs.uuid]) {
@@ -343,7 +356,7 @@ describe("the tenant's reply_to", () => {
     expect(sink.received).toHaveLength(1);
     expect(replyTo(sink.received[0]!)).toEqual(['facturacion@kemper.example.com']);
     // The sender stays the server's address, with the tenant's name.
-    expect(sink.received[0]!.from?.value[0]).toEqual({ name: 'ESCUELA KEMPER URGATE', address: 'facturas@example.com' });
+    expect(sink.received[0]!.from?.value[0]).toEqual({ name: 'ESCUELA KEMPER URGATE vía Facturación', address: 'facturas@example.com' });
 
     expect((await call('PATCH', '/tenants/me', { reply_to: null })).json.reply_to).toBeNull();
     await call('POST', '/cfdis', ingreso({ email_to: ['ana@example.com'] }));
@@ -361,5 +374,223 @@ describe("the tenant's reply_to", () => {
       expect(res.json.error.details.map((d: { field: string }) => d.field)).toEqual(['reply_to']);
     }
     expect((await call('GET', '/tenants/me')).json.reply_to).toBe('ok@example.com');
+  });
+});
+
+describe('test mode: only to the tenant’s users, or to the operator’s capture mailbox', () => {
+  test('a test-mode email to anyone but a user of the tenant is 400 naming the field, on every route, and nothing is issued or queued', async () => {
+    const { t, sink, reg, call, emails } = await setup([], { users: [] });
+    const client = (await call('POST', '/clients', { ...ICV, email: 'pagos@icv.example.com' })).json;
+    const issued = await call('POST', '/cfdis', ingreso({ email_to: [reg.email, 'victima@example.com'] }));
+    expect(issued.status).toBe(400);
+    expect(issued.json.error.details).toEqual([
+      { field: 'email_to', issue: expect.stringContaining('victima@example.com is not the email of a user of this tenant') },
+    ]);
+    expect(await t.count(cfdis)).toBe(0);
+    const cfdi = (await call('POST', '/cfdis', { ...ingreso({ receptor: undefined }), receptor_id: client.id })).json;
+    for (const body of [{ to: ['victima@example.com'] }, {}]) {
+      const res = await call('POST', `/cfdis/${cfdi.id}/email`, body);
+      expect(res.status).toBe(400);
+      expect(res.json.error.details.map((d: { field: string }) => d.field)).toEqual(['to']);
+    }
+    expect(await t.count(cfdiEmails)).toBe(0);
+    // Its own users' addresses (any case) are fine: the user sees what its customers will get.
+    const own = await call('POST', `/cfdis/${cfdi.id}/email`, { to: [reg.email.toUpperCase()] });
+    expect(own.status).toBe(202);
+    await t.app.worker.drain();
+    expect(sink.received.map((m) => !Array.isArray(m.to) && m.to?.text)).toEqual([reg.email]);
+    expect((await emails(cfdi.id))[0]).toMatchObject({ status: 'sent' });
+  });
+
+  test('EMAIL_TEST_CAPTURE: any address is taken, and every test-mode message goes to the capture mailbox alone', async () => {
+    const sink = await smtpSink();
+    sinks.push(sink);
+    const t = await createTestApp({ wakeOnEnqueue: false, smtp: { ...sink.smtp, testCapture: 'captura@operador.example.com' } });
+    const reg = await issuer(t, READY);
+    const res = await t.call('POST', '/cfdis', { token: reg.key, body: ingreso({ email_to: ['cliente@example.com', 'otro@example.com'] }) });
+    expect(res.status).toBe(201);
+    await t.app.worker.drain();
+    expect(sink.received).toHaveLength(1);
+    const mail = sink.received[0]!;
+    expect(!Array.isArray(mail.to) && mail.to?.value.map((a) => a.address)).toEqual(['captura@operador.example.com']);
+    expect(mail.cc).toBeUndefined();
+    expect(mail.bcc).toBeUndefined();
+    // The record keeps what was asked.
+    expect((await t.call('GET', `/cfdis/${res.json.id}/emails`, { token: reg.key })).json.data[0]).toMatchObject({
+      to: ['cliente@example.com', 'otro@example.com'],
+      status: 'sent',
+    });
+  });
+});
+
+describe('test mode on the receipts and the portal', () => {
+  const RECEPTOR = { rfc: ICV.rfc, nombre: ICV.nombre, domicilio_fiscal: ICV.domicilio_fiscal, regimen_fiscal: ICV.regimen_fiscal, uso_cfdi: ICV.uso_cfdi };
+  const ticketInvoice = async (t: Awaited<ReturnType<typeof createTestApp>>, tenantId: string, body: unknown) => {
+    const res = await t.app.request(`/portal/${tenantId}/ticket/invoice`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+
+  test("a receipt's email_to is held to the same rule; a test ticket's customer is not emailed without a capture mailbox", async () => {
+    const { t, sink, reg, call } = await setup([], { users: [] });
+    const receipt = await openReceipt(reg);
+    const refused = await call('POST', `/receipts/${receipt.id}/invoice`, { receptor: ICV, email_to: ['cliente@example.com'] });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.details[0].field).toBe('email_to');
+    const ticket = await openReceipt(reg);
+    const issued = await ticketInvoice(t, reg.tenant.id, { clave: ticket.key, receptor: RECEPTOR, email: 'cliente@example.com' });
+    expect(issued.status).toBe(201);
+    expect(issued.json.email).toEqual({ status: 'unavailable', to: 'cliente@example.com' });
+    expect(await t.count(cfdiEmails)).toBe(0);
+    await t.app.worker.drain();
+    expect(sink.received).toHaveLength(0);
+  });
+
+  test('with EMAIL_TEST_CAPTURE a test ticket is emailed, to the capture mailbox', async () => {
+    const sink = await smtpSink();
+    sinks.push(sink);
+    const t = await createTestApp({ wakeOnEnqueue: false, smtp: { ...sink.smtp, testCapture: 'captura@operador.example.com' } });
+    const reg = await issuer(t, READY);
+    const ticket = await openReceipt(reg);
+    const issued = await ticketInvoice(t, reg.tenant.id, { clave: ticket.key, receptor: RECEPTOR, email: 'cliente@example.com' });
+    expect(issued.json.email).toEqual({ status: 'queued', to: 'cliente@example.com' });
+    await t.app.worker.drain();
+    expect(sink.received.map((m) => !Array.isArray(m.to) && m.to?.text)).toEqual(['captura@operador.example.com']);
+  });
+
+  test("past the issuer's budget the portal says so in Spanish, naming email, and the ticket is still open to invoice without it", async () => {
+    const sink = await smtpSink();
+    sinks.push(sink);
+    const t = await createTestApp({ wakeOnEnqueue: false, smtp: { ...sink.smtp, dailyLimit: 1, testCapture: 'captura@operador.example.com' } });
+    const reg = await issuer(t, { keys: ['test'], csd: true, plan: 'sandbox' });
+    expect((await t.call('POST', '/cfdis', { token: reg.key, body: ingreso({ email_to: ['a@example.com'] }) })).status).toBe(201);
+    const ticket = await openReceipt(reg);
+    const refused = await ticketInvoice(t, reg.tenant.id, { clave: ticket.key, receptor: RECEPTOR, email: 'cliente@example.com' });
+    expect(refused.status).toBe(429);
+    expect(refused.json.error.details).toEqual([{ field: 'email', issue: expect.stringContaining('todos los correos que puede') }]);
+    const issued = await ticketInvoice(t, reg.tenant.id, { clave: ticket.key, receptor: RECEPTOR });
+    expect(issued.status).toBe(201);
+  });
+});
+
+describe('email budgets', () => {
+  /** A sandbox-plan tenant (EMAIL_DAILY_LIMIT × 1) on an app whose EMAIL_DAILY_LIMIT is `dailyLimit`, emailing through a capture. */
+  async function budgeted(dailyLimit: number) {
+    const sink = await smtpSink();
+    sinks.push(sink);
+    const t = await createTestApp({ wakeOnEnqueue: false, smtp: { ...sink.smtp, dailyLimit, testCapture: 'captura@operador.example.com' } });
+    const reg = await issuer(t, { keys: ['test'], csd: true, plan: 'sandbox' });
+    const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token: reg.key, body });
+    return { t, reg, call };
+  }
+  const to = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `c${from + i}@example.com`);
+
+  test('the daily budget counts recipients per tenant and UTC day: 429 naming it, its limit and reset, with Retry-After; the plan raises it', async () => {
+    const { t, reg, call } = await budgeted(5);
+    t.clock.now = new Date('2026-11-27T22:00:00.000Z');
+    const cfdi = (await call('POST', '/cfdis', ingreso({ email_to: to(3) }))).json;
+    expect(cfdi.uuid).toBeString();
+    expect((await call('POST', `/cfdis/${cfdi.id}/email`, { to: to(2, 3) })).status).toBe(202);
+    const refused = await call('POST', `/cfdis/${cfdi.id}/email`, { to: to(1, 5) });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('7200');
+    expect(refused.json.error.message).toBe(
+      'Email budget used up (email_daily): 5 recipients per UTC day for this tenant (plan sandbox; EMAIL_DAILY_LIMIT raised by the plan)',
+    );
+    expect(refused.json.error.details).toEqual([
+      {
+        field: 'to',
+        issue: expect.stringMatching(/^budget email_daily: 5 recipients .*; 5 used today, this message adds 1; resets at 2026-11-28T00:00:00\.000Z$/),
+      },
+    ]);
+    // email_to on POST /cfdis is refused the same way, and nothing is issued.
+    const cfdisBefore = await t.count(cfdis);
+    const issued = await call('POST', '/cfdis', ingreso({ email_to: to(1) }));
+    expect(issued.status).toBe(429);
+    expect(issued.json.error.details[0].field).toBe('email_to');
+    expect(await t.count(cfdis)).toBe(cfdisBefore);
+    expect(await t.count(cfdiEmails)).toBe(2);
+    // More recipients in one message than the budget holds: refused as well.
+    t.clock.now = new Date('2026-11-28T00:00:01.000Z');
+    expect((await call('POST', `/cfdis/${cfdi.id}/email`, { to: to(6) })).status).toBe(429);
+    // A new UTC day starts the count again.
+    expect((await call('POST', `/cfdis/${cfdi.id}/email`, { to: to(5) })).status).toBe(202);
+    expect((await call('POST', `/cfdis/${cfdi.id}/email`, { to: to(1) })).status).toBe(429);
+    // starter: five times EMAIL_DAILY_LIMIT.
+    await reg.setPlan('starter');
+    expect((await call('POST', `/cfdis/${cfdi.id}/email`, { to: to(10) })).status).toBe(202);
+    expect((await call('POST', `/cfdis/${cfdi.id}/email`, { to: to(10) })).status).toBe(202);
+    const over = await call('POST', `/cfdis/${cfdi.id}/email`, { to: to(1) });
+    expect(over.status).toBe(429);
+    expect(over.json.error.message).toContain('25 recipients per UTC day for this tenant (plan starter');
+  });
+
+  test('one CFDI is emailed at most 5 times a UTC day: the 6th is 429 naming the cfdi_daily budget; another CFDI still goes', async () => {
+    const { t, call } = await budgeted(200);
+    t.clock.now = new Date('2026-11-27T12:00:00.000Z');
+    const cfdi = (await call('POST', '/cfdis', ingreso({ email_to: to(1) }))).json;
+    for (let i = 0; i < 4; i++) expect((await call('POST', `/cfdis/${cfdi.id}/email`, { to: to(1) })).status).toBe(202);
+    const refused = await call('POST', `/cfdis/${cfdi.uuid}/email`, { to: to(1) });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('43200');
+    expect(refused.json.error.message).toBe('Email budget used up (cfdi_daily): 5 sendings of one CFDI per UTC day');
+    expect(refused.json.error.details).toEqual([
+      {
+        field: 'to',
+        issue: `budget cfdi_daily: 5 sendings of one CFDI per UTC day; CFDI ${cfdi.id} has been emailed 5 times today; resets at 2026-11-28T00:00:00.000Z`,
+      },
+    ]);
+    const other = (await call('POST', '/cfdis', ingreso())).json;
+    expect((await call('POST', `/cfdis/${other.id}/email`, { to: to(1) })).status).toBe(202);
+    t.clock.now = new Date('2026-11-28T00:00:00.000Z');
+    expect((await call('POST', `/cfdis/${cfdi.id}/email`, { to: to(1) })).status).toBe(202);
+  });
+
+  test('concurrent sendings never pass the daily budget together: exactly the budget is queued', async () => {
+    const { t, call } = await budgeted(6);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await call('POST', '/cfdis', ingreso())).json.id);
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => call('POST', `/cfdis/${ids[i % 4]}/email`, { to: to(1, i) })));
+    expect(answers.map((a) => a.status).sort()).toEqual([...Array(6).fill(202), ...Array(6).fill(429)]);
+    expect(await t.count(cfdiEmails)).toBe(6);
+  });
+});
+
+describe('the sender', () => {
+  test('From shows "<tenant> vía <operator>", the tenant’s name without quotes, <, >, @ or commas', async () => {
+    const { t, sink, reg, call } = await setup();
+    const cfdi = (await call('POST', '/cfdis', ingreso())).json;
+    const nombre = 'Soporte "PayPal" <security@paypal.com>, Inc;';
+    expect((await reg.api('PATCH', '/tenants/me', { token: reg.token, body: { nombre } })).status).toBe(200);
+    expect((await call('POST', `/cfdis/${cfdi.id}/email`, { to: ['ana@example.com'] })).status).toBe(202);
+    await t.app.worker.drain();
+    expect(sink.received[0]!.from?.value).toEqual([{ name: 'Soporte PayPal security paypal.com Inc vía Facturación', address: 'facturas@example.com' }]);
+  });
+});
+
+describe('email fairness', () => {
+  test("one tenant's backlog on a slow SMTP server does not hold another tenant's email: B's goes out with A's first ones", async () => {
+    const sink = await smtpSink([], { delayMs: 150 });
+    sinks.push(sink);
+    const t = await createTestApp({ wakeOnEnqueue: false, smtp: { ...sink.smtp, testCapture: 'captura@operador.example.com' } });
+    const a = await issuer(t, READY);
+    const b = await issuer(t, { ...READY, tenant: TENANTS.FUNK });
+    // A queues 12 emails (3 CFDIs, 4 each), then B one: more than the pool's 8 connections.
+    for (let i = 0; i < 3; i++) {
+      const cfdi = (await t.call('POST', '/cfdis', { token: a.key, body: ingreso({ email_to: ['a@example.com'] }) })).json;
+      for (let j = 0; j < 3; j++) expect((await t.call('POST', `/cfdis/${cfdi.id}/email`, { token: a.key, body: { to: ['a@example.com'] } })).status).toBe(202);
+    }
+    const theirs = (await t.call('POST', '/cfdis', { token: b.key, body: ingreso({ email_to: ['b@example.com'] }) })).json;
+    expect(theirs.uuid).toBeString();
+    await t.app.worker.drain();
+    const senders = sink.received.map((m) => m.from?.value[0]?.name ?? '');
+    expect(senders).toHaveLength(13);
+    const position = senders.findIndex((name) => name.startsWith(TENANTS.FUNK.nombre));
+    // A's lane takes 2 of the 8 connections: B's email is among the first three to arrive, not behind A's backlog.
+    expect(position).toBeGreaterThanOrEqual(0);
+    expect(position).toBeLessThan(4);
   });
 });
