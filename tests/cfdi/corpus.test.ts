@@ -47,7 +47,8 @@ describe('corpus: stamped invoices pass SAT checks', () => {
       expect(res.json.uuid).toMatch(/^[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$/);
       // No float artefacts: every JSON number prints as a plain decimal of at most 6 decimals (EquivalenciaDR: 10).
       JSON.stringify(res.json, (k, v) => {
-        if (typeof v === 'number') expect([k, String(v)]).toEqual([k, expect.stringMatching(k === 'equivalencia' ? /^\d+(\.\d{1,10})?$/ : /^\d+(\.\d{1,6})?$/)]);
+        if (typeof v === 'number')
+          expect([k, String(v)]).toEqual([k, expect.stringMatching(k === 'equivalencia' ? /^\d+(\.\d{1,10})?$/ : /^\d+(\.\d{1,6})?$/)]);
         return v;
       });
 
