@@ -31,6 +31,7 @@ import { newId } from './lib/ids.ts';
 import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
 import type { Pac } from './pac/types.ts';
 import type { Logger } from './lib/logger.ts';
+import { limitStorageLogs } from './lib/storage-log.ts';
 import { trustedProxies } from './gateway/client-address.ts';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -121,6 +122,7 @@ export const VERSION: string = pkg.version;
 /** Pure composition: gateway in front of the auth and invoice backends. No I/O happens here. */
 export function createApp(deps: AppDeps) {
   const now = deps.now ?? (() => new Date());
+  limitStorageLogs(deps.logger, () => now().getTime());
   const accessTokens = createAccessTokens(deps.jwtSecret);
   // This process among the instances: it owns the job leases and Idempotency-Key claims it takes.
   const workerId = deps.workerId ?? newId('boot');

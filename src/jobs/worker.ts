@@ -1,5 +1,6 @@
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../lib/logger.ts';
+import { logStorageFailure } from '../lib/storage-log.ts';
 import { claimJobs, completeJob, extendLeases, failJob, nextRunAt, type Ended, type Job } from './queue.ts';
 
 /** What a job type does. `run` may return work to commit together with marking the job done. */
@@ -115,7 +116,8 @@ export function createWorker(o: {
         wake();
       }
     } catch (err) {
-      if (leasesKept) o.logger.error('job lease heartbeat failed: claiming stops until one succeeds', { types, err: errorText(err) });
+      if (leasesKept && !logStorageFailure(o.logger, err, { types }))
+        o.logger.error('job lease heartbeat failed: claiming stops until one succeeds', { types, err: errorText(err) });
       leasesKept = false;
     }
     pace();
@@ -158,16 +160,18 @@ export function createWorker(o: {
         const outcome = await failJob(o.db, job, o.now(), err, handler?.giveUp?.(job, err), handler?.retrying?.(job, err));
         if (outcome === 'lost')
           o.logger.warn('job outcome not recorded: its lease was lost', { job_id: job.id, type: job.type, attempt: job.attempts, job_err: errorText(err) });
-        else o.logger.warn('job attempt failed', { job_id: job.id, type: job.type, attempt: job.attempts, outcome, err: errorText(err) });
+        else if (!logStorageFailure(o.logger, err, { job_id: job.id, type: job.type }))
+          o.logger.warn('job attempt failed', { job_id: job.id, type: job.type, attempt: job.attempts, outcome, err: errorText(err) });
       } catch (recordErr) {
         // The outcome could not be written (a full disk): the job keeps its lease and runs again once it expires.
-        o.logger.error('job outcome not recorded', {
-          job_id: job.id,
-          type: job.type,
-          attempt: job.attempts,
-          err: errorText(recordErr),
-          job_err: errorText(err),
-        });
+        if (!logStorageFailure(o.logger, recordErr, { job_id: job.id, type: job.type }))
+          o.logger.error('job outcome not recorded', {
+            job_id: job.id,
+            type: job.type,
+            attempt: job.attempts,
+            err: errorText(recordErr),
+            job_err: errorText(err),
+          });
       }
     }
   };
@@ -240,7 +244,7 @@ export function createWorker(o: {
     })()
       .catch((err) => {
         // A database that cannot be written (a full disk) or read: the next tick or wake tries again.
-        o.logger.error('job drain failed', { types, err: errorText(err) });
+        if (!logStorageFailure(o.logger, err, { types })) o.logger.error('job drain failed', { types, err: errorText(err) });
         return 0;
       })
       .finally(async () => {
@@ -248,7 +252,7 @@ export function createWorker(o: {
         try {
           await armTimer();
         } catch (err) {
-          o.logger.error('job drain failed', { types, err: errorText(err) });
+          if (!logStorageFailure(o.logger, err, { types })) o.logger.error('job drain failed', { types, err: errorText(err) });
         }
       });
     return draining;
