@@ -51,7 +51,7 @@ export interface AppDeps {
   livePac?: Pac;
   /** The SMTP server CFDIs are emailed through (SMTP_URL, SMTP_FROM); none → email_to and POST /cfdis/{id}/email answer 400. */
   smtp?: { url: string; from: string };
-  /** PUBLIC_BASE_URL: where customers reach this server (receipts' self_invoice_url); none: each request's own address. */
+  /** PUBLIC_BASE_URL: where customers reach this server (receipts' self_invoice_url); none: receipts have no link. */
   publicBaseUrl?: string;
   /** How long POST /cfdis waits for the provider before answering 202 (default 5 s). */
   stampBudgetMs?: number;

@@ -149,7 +149,7 @@ export interface Config {
   generatedSecrets: string[];
   /** The SMTP server invoices are emailed through, and the sender address; none: email_to and POST /cfdis/{id}/email answer 400. */
   smtp?: { url: string; from: string };
-  /** Where customers reach this server (receipts' self_invoice_url); none: the address each request came to. */
+  /** Where customers reach this server (receipts' self_invoice_url); none: receipts have no link (never the request's Host). */
   publicBaseUrl?: string;
   /** Live stamping provider (SW REST API), when configured. */
   pac?: { url: string; user: string; password: string; satConsultaUrl?: string };

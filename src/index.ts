@@ -83,6 +83,8 @@ if (free < MIN_FREE_BYTES) {
   );
   process.exit(1);
 }
+if (!config.publicBaseUrl && !link)
+  logger.warn("PUBLIC_BASE_URL is not set: receipts' self_invoice_url is null (set it to the address customers reach this server at)");
 if (free < LOW_FREE_BYTES && !link)
   logger.warn('little free space in DATA_DIR: when it runs out, writes answer 503 and /health reports the database down', {
     data_dir: config.dataDir,

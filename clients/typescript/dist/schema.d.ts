@@ -3129,10 +3129,10 @@ export interface components {
              */
             status: "open" | "invoiced" | "cancelled";
             /**
-             * @description The customer's link to invoice it in the self-invoicing portal (print it, or its QR, on the ticket). Its key (`clave`) is 130 random-looking bits derived from your MASTER_KEY; whoever has it can invoice the ticket, so print it only on the ticket
+             * @description The customer's link to invoice it in the self-invoicing portal (print it, or its QR, on the ticket): the server's PUBLIC_BASE_URL + `/portal/{tenant_id}?clave=…`; null while the server has no PUBLIC_BASE_URL (it is never taken from the request's Host header, which a client can forge; the start-up log warns). Its key (`clave`) is 130 random-looking bits derived from your MASTER_KEY; whoever has it can invoice the ticket, so print it only on the ticket
              * @example https://facturas.example.com/portal/ten_01jd2m3k4n5p6q7r8s9t0v1w2x?clave=K3M9Q2W7ZD4R8T1V6X0B5N7P2A
              */
-            self_invoice_url: string;
+            self_invoice_url: string | null;
             /**
              * Format: date-time
              * @description Until when its customer may invoice it: the end of its month in the issuer's time zone; later it goes only into a global invoice

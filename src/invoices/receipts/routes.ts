@@ -1,5 +1,4 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, errorResponses, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
 import { QueuedCfdiSchema, StampedCfdiSchema } from '../cfdis/schemas.ts';
@@ -30,7 +29,6 @@ const tags = ['Receipts'];
 const errors = errorResponses('invoices');
 const Params = ReceiptParams;
 const write = requireRole('ADMIN', 'OPERATOR');
-const origin = (c: Context) => new URL(c.req.url).origin;
 const issued = {
   201: jsonResponse(StampedCfdiSchema, 'Stamped: the CFDI'),
   202: jsonResponse(QueuedCfdiSchema, 'The provider is unavailable or slow: the CFDI is queued and the receipts are taken by it (poll GET /cfdis/{id})'),
@@ -58,7 +56,7 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
         409: errorResponse('The folio is already used in this tenant and environment'),
       },
     }),
-    async (c) => c.json(await createReceipt(deps, actorOf(c), c.req.valid('json'), origin(c)), 201),
+    async (c) => c.json(await createReceipt(deps, actorOf(c), c.req.valid('json')), 201),
   );
 
   app.openapi(
@@ -71,7 +69,7 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
       request: { query: ReceiptListQuery },
       responses: { 200: jsonResponse(paginated(ReceiptSchema), 'A page of receipts'), ...errors.invalidQuery, ...errors.unauthenticated },
     }),
-    async (c) => c.json(await listReceipts(deps, actorOf(c), c.req.valid('query'), origin(c)), 200),
+    async (c) => c.json(await listReceipts(deps, actorOf(c), c.req.valid('query')), 200),
   );
 
   app.openapi(
@@ -157,7 +155,7 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
         ...errors.unauthenticated,
       },
     }),
-    async (c) => c.json(await getReceipt(deps, actorOf(c), c.req.valid('param').id, origin(c)), 200),
+    async (c) => c.json(await getReceipt(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
@@ -179,7 +177,7 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
         ...errors.adminOrOperator,
       },
     }),
-    async (c) => c.json(await cancelReceipt(deps, actorOf(c), c.req.valid('param').id, origin(c)), 200),
+    async (c) => c.json(await cancelReceipt(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
