@@ -67,6 +67,9 @@ export function createWorker(o: {
   const tenantBusy = new Map<string, number>();
   let draining: Promise<number> | undefined;
   let again = false;
+  /** A drain asked for while one runs (an enqueue's wake, a tick): its loop claims again now, not when a job ends. */
+  let nudged = false;
+  let nudge: (() => void) | undefined;
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const types = Object.keys(o.handlers);
@@ -221,7 +224,11 @@ export function createWorker(o: {
       for (const job of batch) start(job, inFlight);
       total += batch.length;
       if (inFlight.size === 0) break; // nothing running and nothing due: a failed attempt is due ≥ 0.5 s later
-      await Promise.race(inFlight);
+      // Waits for a free slot or for new work: a job enqueued while slow ones hold their slots (a receiver that takes
+      // the whole attempt timeout) is claimed into a free slot at once, not when one of them ends.
+      if (!nudged) await Promise.race([...inFlight, new Promise<void>((resolve) => (nudge = resolve))]);
+      nudged = false;
+      nudge = undefined;
     }
     if (claimError !== undefined) throw claimError;
     return total;
@@ -231,6 +238,8 @@ export function createWorker(o: {
     if (stopped) return Promise.resolve(0);
     if (draining) {
       again = true;
+      nudged = true;
+      nudge?.();
       return draining;
     }
     draining = (async () => {
