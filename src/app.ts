@@ -31,6 +31,7 @@ import { newId } from './lib/ids.ts';
 import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
 import type { Pac } from './pac/types.ts';
 import type { Logger } from './lib/logger.ts';
+import { limitStorageLogs } from './lib/storage-log.ts';
 import { trustedProxies } from './gateway/client-address.ts';
 import type { PdfPool } from './invoices/cfdis/pdf-pool.ts';
 import pkg from '../package.json' with { type: 'json' };
@@ -54,7 +55,7 @@ export interface AppDeps {
    * 400. EMAIL_DAILY_LIMIT (default 200) and EMAIL_TEST_CAPTURE go with it.
    */
   smtp?: { url: string; from: string; dailyLimit?: number; testCapture?: string };
-  /** PUBLIC_BASE_URL: where customers reach this server (receipts' self_invoice_url); none: each request's own address. */
+  /** PUBLIC_BASE_URL: where customers reach this server (receipts' self_invoice_url); none: receipts have no link. */
   publicBaseUrl?: string;
   /** How long POST /cfdis waits for the provider before answering 202 (default 5 s). */
   stampBudgetMs?: number;
@@ -132,6 +133,7 @@ export const VERSION: string = pkg.version;
 /** Pure composition: gateway in front of the auth and invoice backends. No I/O happens here. */
 export function createApp(deps: AppDeps) {
   const now = deps.now ?? (() => new Date());
+  limitStorageLogs(deps.logger, () => now().getTime());
   const accessTokens = createAccessTokens(deps.jwtSecret);
   // This process among the instances: it owns the job leases and Idempotency-Key claims it takes.
   const workerId = deps.workerId ?? newId('boot');

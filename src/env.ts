@@ -167,7 +167,7 @@ export interface Config {
    * `testCapture`: the one mailbox every test-mode email goes to, which then may name any address.
    */
   smtp?: { url: string; from: string; dailyLimit: number; testCapture?: string };
-  /** Where customers reach this server (receipts' self_invoice_url); none: the address each request came to. */
+  /** Where customers reach this server (receipts' self_invoice_url); none: receipts have no link (never the request's Host). */
   publicBaseUrl?: string;
   /**
    * Tests only: a request with an Idempotency-Key never answers once its route has committed (it logs "holding before

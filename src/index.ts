@@ -16,6 +16,7 @@ import { listenForEnqueues } from './jobs/notifications.ts';
 import { createScheduler } from './jobs/scheduler.ts';
 import { newId } from './lib/ids.ts';
 import { createLogger, writeLogLine } from './lib/logger.ts';
+import { uncaughtExceptionHandler } from './lib/uncaught.ts';
 import { periodicWork } from './periodic.ts';
 import type { SandboxSat } from './pac/sandbox.ts';
 import { createSwPac } from './pac/sw.ts';
@@ -48,13 +49,10 @@ const supervising = worker === undefined && config.workers > 1;
 const link = worker === undefined ? undefined : supervisorLink();
 if (link) process.stdout.on('error', () => {}); // the supervisor's end of the pipe is gone: the worker is stopping
 useNativeDeflate(); // pdf-lib (a logo's check here) compresses with the native zlib; each PDF worker thread calls it too
-// Every promise is awaited or caught where it is made; these log whatever escapes. An uncaught exception leaves
-// unknown state behind: exit, and let the supervisor restart (the next start recovers the jobs' leases).
+// Every promise is awaited or caught where it is made; these log whatever escapes. An uncaught exception exits but
+// for a PostgreSQL driver's connection fault (src/lib/uncaught.ts).
 process.on('unhandledRejection', (reason) => logger.error('unhandled rejection', { err: reason instanceof Error ? reason.stack : String(reason) }));
-process.on('uncaughtException', (err) => {
-  logger.error('uncaught exception: exiting', { err: err.stack ?? String(err) });
-  process.exit(1);
-});
+process.on('uncaughtException', uncaughtExceptionHandler({ logger, exit: (code) => process.exit(code) }));
 const listen = (fetch: (req: Request) => Response | Promise<Response>) => {
   try {
     // A worker shares the port with its siblings; anything else holding it is still refused (SO_REUSEPORT on both).
@@ -85,6 +83,8 @@ if (free < MIN_FREE_BYTES) {
   );
   process.exit(1);
 }
+if (!config.publicBaseUrl && !link)
+  logger.warn("PUBLIC_BASE_URL is not set: receipts' self_invoice_url is null (set it to the address customers reach this server at)");
 if (free < LOW_FREE_BYTES && !link)
   logger.warn('little free space in DATA_DIR: when it runs out, writes answer 503 and /health reports the database down', {
     data_dir: config.dataDir,

@@ -113,6 +113,7 @@ export async function createTestApp(overrides: Partial<AppDeps> = {}) {
     sandboxSlowMs: 600,
     // One instance: its own writes drop its caches; each listener would hold a connection until the run ends.
     listenToOtherInstances: false,
+    publicBaseUrl: 'http://localhost', // where the tests' requests go: receipts' links (PUBLIC_BASE_URL)
     ...overrides,
   });
   await app.ready;

@@ -7,6 +7,7 @@ import { fieldPath, type FieldProblem } from './input.ts';
  * the cadena's fields, and control characters are refused except where SAT's schema collapses whitespace.
  * Invisible bidi and zero-width characters are refused too: they are valid XML, but they make the printed or
  * displayed text read differently from the stored one (a reversed RFC or amount in a description, a hidden space).
+ * So are C1 controls, the soft hyphen, the Unicode line separators and the Hangul fillers, for the same reason.
  */
 
 /** XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]. */
@@ -17,16 +18,23 @@ const isXmlChar = (cp: number) =>
 const WHITESPACE_COLLAPSED = new Set(['descripcion']);
 
 /**
- * Bidi controls and zero-width characters, by name. ZWJ (U+200D) is among them: it only joins emoji sequences,
- * which fiscal text does not need; a plain emoji (one code point) is accepted.
+ * Bidi controls, zero-width and blank-looking characters, by name. ZWJ (U+200D) is among them: it only joins emoji
+ * sequences, which fiscal text does not need; a plain emoji (one code point) is accepted. U+2028/U+2029 break the
+ * line where the text is shown (even in descripcion, whose schema collapses only tab, LF and CR); the Hangul fillers
+ * print as blanks that are not spaces.
  */
 const INVISIBLE: Record<number, string> = {
+  0x00ad: 'SOFT HYPHEN',
   0x061c: 'ARABIC LETTER MARK',
+  0x115f: 'HANGUL CHOSEONG FILLER',
+  0x1160: 'HANGUL JUNGSEONG FILLER',
   0x200b: 'ZERO WIDTH SPACE',
   0x200c: 'ZERO WIDTH NON-JOINER',
   0x200d: 'ZERO WIDTH JOINER',
   0x200e: 'LEFT-TO-RIGHT MARK',
   0x200f: 'RIGHT-TO-LEFT MARK',
+  0x2028: 'LINE SEPARATOR',
+  0x2029: 'PARAGRAPH SEPARATOR',
   0x202a: 'LEFT-TO-RIGHT EMBEDDING',
   0x202b: 'RIGHT-TO-LEFT EMBEDDING',
   0x202c: 'POP DIRECTIONAL FORMATTING',
@@ -41,7 +49,9 @@ const INVISIBLE: Record<number, string> = {
   0x2067: 'RIGHT-TO-LEFT ISOLATE',
   0x2068: 'FIRST STRONG ISOLATE',
   0x2069: 'POP DIRECTIONAL ISOLATE',
+  0x3164: 'HANGUL FILLER',
   0xfeff: 'ZERO WIDTH NO-BREAK SPACE (byte order mark)',
+  0xffa0: 'HALFWIDTH HANGUL FILLER',
 };
 
 const codePointName = (cp: number) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -52,12 +62,13 @@ export function textIssue(s: string, allowWhitespace = false): string | undefine
     const cp = ch.codePointAt(0)!;
     if (cp >= 0xd800 && cp <= 0xdfff) return `contains ${codePointName(cp)} (an unpaired surrogate), which XML 1.0 does not allow`;
     if (!isXmlChar(cp)) return `contains ${codePointName(cp)}, which XML 1.0 does not allow`;
-    if (cp < 0x20 || cp === 0x7f) {
-      if (!allowWhitespace || cp === 0x7f) return `contains the control character ${codePointName(cp)}`;
+    // C1 (U+0080–U+009F) too: U+0085 is a line break to some readers, and none of them is text.
+    if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) {
+      if (!allowWhitespace || cp >= 0x7f) return `contains the control character ${codePointName(cp)}`;
     }
     const invisible = INVISIBLE[cp];
     if (invisible)
-      return `contains ${codePointName(cp)} ${invisible}, an invisible bidi or zero-width character that makes the text read differently from what is stored`;
+      return `contains ${codePointName(cp)} ${invisible}, an invisible, bidi, zero-width or line-breaking character that makes the text read differently from what is stored`;
     if (ch === '|') return 'must not contain "|" (it separates the fields of the cadena original)';
   }
   return undefined;

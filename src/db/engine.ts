@@ -115,14 +115,14 @@ export function uniqueViolation(err: unknown): { table: string; columns: string[
 }
 
 /**
- * The storage could not take a write: `full` (SQLITE_FULL, or PostgreSQL's disk_full 53100), `failing`
+ * The storage could not take a write: `full` (SQLITE_FULL, PostgreSQL's disk_full 53100, or a file write's ENOSPC), `failing`
  * (SQLITE_IOERR_*, PostgreSQL's 58030 io_error) or `unreachable` (PostgreSQL refused, cut or timed out the
  * connection, or is shutting down or starting up: a restart or a failover); undefined for any other error.
  */
 export function storageFailure(err: unknown): { kind: 'full' | 'failing' | 'unreachable'; code: string } | undefined {
   const code = driverError(err)?.code;
   if (typeof code !== 'string') return undefined;
-  if (code === 'SQLITE_FULL' || code === '53100') return { kind: 'full', code };
+  if (code === 'SQLITE_FULL' || code === '53100' || code === 'ENOSPC') return { kind: 'full', code };
   if (code.startsWith('SQLITE_IOERR') || code === '58030') return { kind: 'failing', code };
   if (LOST_CONNECTION.has(code) || code.startsWith('08')) return { kind: 'unreachable', code };
   return undefined;

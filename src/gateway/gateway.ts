@@ -6,6 +6,7 @@ import { routeGuard, type Actor, type GatewayContext } from '../lib/backend.ts';
 import { errorWithCauses, handleError, respondError, type ErrorSummary } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
+import { logStorageFailure } from '../lib/storage-log.ts';
 import type { Principal } from './authenticate.ts';
 import { clientAddressOf, type TrustedProxies } from './client-address.ts';
 import type { RateDecision, RateLimits } from './rate-limit.ts';
@@ -124,7 +125,9 @@ export function createGateway(deps: GatewayDeps) {
   app.onError((err, c) =>
     handleError(err, c, {
       backend: 'gateway',
-      log: (e) => deps.logger.error('unhandled error', { err: errorWithCauses(e), request_id: c.get('requestId') }),
+      log: (e) =>
+        logStorageFailure(deps.logger, e, { request_id: c.get('requestId') }) ||
+        deps.logger.error('unhandled error', { err: errorWithCauses(e), request_id: c.get('requestId') }),
     }),
   );
   // A path that names a part of the API without its prefix (GET /cfdis, POST /auth/login) is a first call copied

@@ -1,5 +1,6 @@
 import { Cron } from 'croner';
 import type { Logger } from '../lib/logger.ts';
+import { logStorageFailure } from '../lib/storage-log.ts';
 
 export interface Heartbeat {
   /** Epoch ms of the last tick, or null before the first. */
@@ -49,7 +50,8 @@ export function createScheduler(opts: {
       try {
         await task.run();
       } catch (err) {
-        opts.logger.error('scheduler task failed', { task: task.name, err: err instanceof Error ? err.stack : String(err) });
+        if (!logStorageFailure(opts.logger, err, { task: task.name }))
+          opts.logger.error('scheduler task failed', { task: task.name, err: err instanceof Error ? err.stack : String(err) });
       } finally {
         running.delete(task);
       }

@@ -1,5 +1,6 @@
 import type { Db } from '../db/client.ts';
 import type { Logger } from '../lib/logger.ts';
+import { logStorageFailure } from '../lib/storage-log.ts';
 import { claimJobs, completeJob, extendLeases, failJob, nextRunAt, type Ended, type Job } from './queue.ts';
 
 /** What a job type does. `run` may return work to commit together with marking the job done. */
@@ -66,6 +67,9 @@ export function createWorker(o: {
   const tenantBusy = new Map<string, number>();
   let draining: Promise<number> | undefined;
   let again = false;
+  /** A drain asked for while one runs (an enqueue's wake, a tick): its loop claims again now, not when a job ends. */
+  let nudged = false;
+  let nudge: (() => void) | undefined;
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const types = Object.keys(o.handlers);
@@ -115,7 +119,8 @@ export function createWorker(o: {
         wake();
       }
     } catch (err) {
-      if (leasesKept) o.logger.error('job lease heartbeat failed: claiming stops until one succeeds', { types, err: errorText(err) });
+      if (leasesKept && !logStorageFailure(o.logger, err, { types }))
+        o.logger.error('job lease heartbeat failed: claiming stops until one succeeds', { types, err: errorText(err) });
       leasesKept = false;
     }
     pace();
@@ -158,16 +163,18 @@ export function createWorker(o: {
         const outcome = await failJob(o.db, job, o.now(), err, handler?.giveUp?.(job, err), handler?.retrying?.(job, err));
         if (outcome === 'lost')
           o.logger.warn('job outcome not recorded: its lease was lost', { job_id: job.id, type: job.type, attempt: job.attempts, job_err: errorText(err) });
-        else o.logger.warn('job attempt failed', { job_id: job.id, type: job.type, attempt: job.attempts, outcome, err: errorText(err) });
+        else if (!logStorageFailure(o.logger, err, { job_id: job.id, type: job.type }))
+          o.logger.warn('job attempt failed', { job_id: job.id, type: job.type, attempt: job.attempts, outcome, err: errorText(err) });
       } catch (recordErr) {
         // The outcome could not be written (a full disk): the job keeps its lease and runs again once it expires.
-        o.logger.error('job outcome not recorded', {
-          job_id: job.id,
-          type: job.type,
-          attempt: job.attempts,
-          err: errorText(recordErr),
-          job_err: errorText(err),
-        });
+        if (!logStorageFailure(o.logger, recordErr, { job_id: job.id, type: job.type }))
+          o.logger.error('job outcome not recorded', {
+            job_id: job.id,
+            type: job.type,
+            attempt: job.attempts,
+            err: errorText(recordErr),
+            job_err: errorText(err),
+          });
       }
     }
   };
@@ -217,7 +224,11 @@ export function createWorker(o: {
       for (const job of batch) start(job, inFlight);
       total += batch.length;
       if (inFlight.size === 0) break; // nothing running and nothing due: a failed attempt is due ≥ 0.5 s later
-      await Promise.race(inFlight);
+      // Waits for a free slot or for new work: a job enqueued while slow ones hold their slots (a receiver that takes
+      // the whole attempt timeout) is claimed into a free slot at once, not when one of them ends.
+      if (!nudged) await Promise.race([...inFlight, new Promise<void>((resolve) => (nudge = resolve))]);
+      nudged = false;
+      nudge = undefined;
     }
     if (claimError !== undefined) throw claimError;
     return total;
@@ -227,6 +238,8 @@ export function createWorker(o: {
     if (stopped) return Promise.resolve(0);
     if (draining) {
       again = true;
+      nudged = true;
+      nudge?.();
       return draining;
     }
     draining = (async () => {
@@ -240,7 +253,7 @@ export function createWorker(o: {
     })()
       .catch((err) => {
         // A database that cannot be written (a full disk) or read: the next tick or wake tries again.
-        o.logger.error('job drain failed', { types, err: errorText(err) });
+        if (!logStorageFailure(o.logger, err, { types })) o.logger.error('job drain failed', { types, err: errorText(err) });
         return 0;
       })
       .finally(async () => {
@@ -248,7 +261,7 @@ export function createWorker(o: {
         try {
           await armTimer();
         } catch (err) {
-          o.logger.error('job drain failed', { types, err: errorText(err) });
+          if (!logStorageFailure(o.logger, err, { types })) o.logger.error('job drain failed', { types, err: errorText(err) });
         }
       });
     return draining;

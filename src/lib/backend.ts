@@ -8,6 +8,7 @@ import { errorWithCauses, handleError, type BackendKind, type ErrorContext, type
 import { forbidden, invalidInput, unauthenticated } from './service-error.ts';
 import { idempotency, type IdempotencyClaim } from './idempotency.ts';
 import type { Logger } from './logger.ts';
+import { logStorageFailure } from './storage-log.ts';
 
 /** Who is calling, as derived by the gateway. API keys act with role ADMIN on their tenant's data. */
 export interface Actor {
@@ -95,7 +96,9 @@ export function createBackend(deps: BackendDeps, backend: Exclude<BackendKind, '
   const errors: ErrorContext = {
     backend,
     accepts: (c) => (bodies ??= routeBodies(app)).get(`${c.req.method} ${c.req.routePath}`),
-    log: (e, c) => deps.logger.error('unhandled error', { err: errorWithCauses(e), request_id: c.get('requestId') }),
+    log: (e, c) =>
+      logStorageFailure(deps.logger, e, { request_id: c.get('requestId') }) ||
+      deps.logger.error('unhandled error', { err: errorWithCauses(e), request_id: c.get('requestId') }),
   };
   app.onError((err, c) => handleError(err, c, errors));
 

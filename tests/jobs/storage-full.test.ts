@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { createLogger } from '../../src/lib/logger.ts';
+import { STORAGE_LOG_INTERVAL_MS } from '../../src/lib/storage-log.ts';
 import { createTestApp, fillDatabase, ingreso, issuer, READY } from '../helpers.ts';
 
 const invoice = ingreso;
@@ -52,5 +54,28 @@ describe('a full disk', () => {
     await t.app.worker.drain();
     expect((await t.call('GET', `/cfdis/${queued.json.id}`, { token: key })).json.status).toBe('vigente');
     expect(unhandled).toEqual([]);
+  });
+
+  test('is logged once per interval, without a stack, with the count of the failures left out (issue 35)', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const t = await createTestApp({ wakeOnEnqueue: false, logger: createLogger('info', (line) => void lines.push(JSON.parse(line))) });
+    const key = (await issuer(t, READY)).key;
+    await t.call('POST', '/cfdis', { token: key, body: invoice(), headers: { 'x-sandbox-scenario': 'pac_unavailable' } });
+    const free = await fillDatabase(t.db);
+    lines.length = 0;
+
+    // Every request and every drain fails the same way while the disk is full.
+    for (let i = 0; i < 20; i++) expect((await t.call('POST', '/cfdis', { token: key, body: invoice() })).status).toBe(503);
+    for (let i = 0; i < 5; i++) await t.app.worker.drain();
+    const errors = () => lines.filter((l) => l.level === 'error');
+    expect(errors()).toEqual([expect.objectContaining({ msg: 'storage full: writes fail until there is room', kind: 'full', suppressed: 0 })]);
+    expect(JSON.stringify(errors())).not.toContain('    at ');
+
+    t.clock.advance(STORAGE_LOG_INTERVAL_MS);
+    expect((await t.call('POST', '/cfdis', { token: key, body: invoice() })).status).toBe(503);
+    expect(errors()).toHaveLength(2);
+    expect(errors()[1]!.kind).toBe('full');
+    expect(errors()[1]!.suppressed as number).toBeGreaterThanOrEqual(19); // the 19 requests and the drains since the first line
+    await free();
   });
 });

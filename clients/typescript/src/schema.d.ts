@@ -1908,7 +1908,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        /** @description Every string but external_id, metadata and email_to (which never reach the XML) may hold only characters XML 1.0 allows (not U+FFFE, U+FFFF, unpaired surrogates or control characters) and no "|"; no invisible bidi control or zero-width character (U+202A–U+202E, U+2066–U+2069, U+200B–U+200F, U+2060–U+2064, U+061C, U+FEFF), each named in the 400; tab, line feed and carriage return are allowed only in conceptos[].descripcion, where SAT collapses whitespace. */
+        /** @description Every string but external_id, metadata and email_to (which never reach the XML) may hold only characters XML 1.0 allows (not U+FFFE, U+FFFF, unpaired surrogates or control characters, C1 U+0080–U+009F included) and no "|"; no invisible bidi control, zero-width or blank-looking character (U+202A–U+202E, U+2066–U+2069, U+200B–U+200F, U+2060–U+2064, U+061C, U+FEFF, the soft hyphen U+00AD, the line separators U+2028/U+2029, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0), each named in the 400; tab, line feed and carriage return are allowed only in conceptos[].descripcion, where SAT collapses whitespace. */
         CfdiRequest: {
             /** @enum {string} */
             tipo: "I" | "E" | "P" | "N" | "T";
@@ -3129,10 +3129,10 @@ export interface components {
              */
             status: "open" | "invoiced" | "cancelled";
             /**
-             * @description The customer's link to invoice it in the self-invoicing portal (print it, or its QR, on the ticket). Its key (`clave`) is 130 random-looking bits derived from your MASTER_KEY; whoever has it can invoice the ticket, so print it only on the ticket
+             * @description The customer's link to invoice it in the self-invoicing portal (print it, or its QR, on the ticket): the server's PUBLIC_BASE_URL + `/portal/{tenant_id}?clave=…`; null while the server has no PUBLIC_BASE_URL (it is never taken from the request's Host header, which a client can forge; the start-up log warns). Its key (`clave`) is 130 random-looking bits derived from your MASTER_KEY; whoever has it can invoice the ticket, so print it only on the ticket
              * @example https://facturas.example.com/portal/ten_01jd2m3k4n5p6q7r8s9t0v1w2x?clave=K3M9Q2W7ZD4R8T1V6X0B5N7P2A
              */
-            self_invoice_url: string;
+            self_invoice_url: string | null;
             /**
              * Format: date-time
              * @description Until when its customer may invoice it: the end of its month in the issuer's time zone; later it goes only into a global invoice

@@ -90,7 +90,8 @@ export const str = (max: number, min = 1) =>
 
 /**
  * Adds the one character check (src/cfdi/text.ts) over every string of the body: XML 1.0 characters only, no "|",
- * no control characters except tab/LF/CR in a descripcion, no bidi controls or zero-width characters. It runs even when other fields fail, so all are listed.
+ * no control characters (C1 too) except tab/LF/CR in a descripcion, no bidi controls, zero-width or blank-looking characters. It runs even when
+ * other fields fail, so all are listed.
  * `except` names top-level fields that never reach the XML (a client's email, an integrator's metadata).
  */
 export const withTextCheck = <T extends z.ZodType>(schema: T, except: string[] = []) =>

@@ -234,8 +234,9 @@ const CfdiRequestFields = z
 
 export const CfdiRequestSchema = withTextCheck(CfdiRequestFields, ['external_id', 'metadata', 'email_to']).openapi('CfdiRequest', {
   description:
-    'Every string but external_id, metadata and email_to (which never reach the XML) may hold only characters XML 1.0 allows (not U+FFFE, U+FFFF, unpaired surrogates or control characters) and no "|"; ' +
-    'no invisible bidi control or zero-width character (U+202A–U+202E, U+2066–U+2069, U+200B–U+200F, U+2060–U+2064, U+061C, U+FEFF), each named in the 400; ' +
+    'Every string but external_id, metadata and email_to (which never reach the XML) may hold only characters XML 1.0 allows (not U+FFFE, U+FFFF, unpaired surrogates or control characters, C1 U+0080–U+009F included) and no "|"; ' +
+    'no invisible bidi control, zero-width or blank-looking character (U+202A–U+202E, U+2066–U+2069, U+200B–U+200F, U+2060–U+2064, U+061C, U+FEFF, ' +
+    'the soft hyphen U+00AD, the line separators U+2028/U+2029, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0), each named in the 400; ' +
     'tab, line feed and carriage return are allowed only in conceptos[].descripcion, where SAT collapses whitespace.',
 });
 

@@ -1,5 +1,4 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, errorResponses, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
 import { QueuedCfdiSchema, StampedCfdiSchema } from '../cfdis/schemas.ts';
@@ -31,7 +30,6 @@ const tags = ['Receipts'];
 const errors = errorResponses('invoices');
 const Params = ReceiptParams;
 const write = requireRole('ADMIN', 'OPERATOR');
-const origin = (c: Context) => new URL(c.req.url).origin;
 const issued = {
   201: jsonResponse(StampedCfdiSchema, 'Stamped: the CFDI'),
   202: jsonResponse(QueuedCfdiSchema, 'The provider is unavailable or slow: the CFDI is queued and the receipts are taken by it (poll GET /cfdis/{id})'),
@@ -62,8 +60,8 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
     async (c) => {
       const claim = c.get('idempotency');
       const created = claim?.resumed
-        ? await getReceipt(deps, actorOf(c), claim.resumed, origin(c))
-        : await createReceipt(deps, actorOf(c), c.req.valid('json'), origin(c), claim?.bind);
+        ? await getReceipt(deps, actorOf(c), claim.resumed)
+        : await createReceipt(deps, actorOf(c), c.req.valid('json'), claim?.bind);
       return c.json(created, 201);
     },
   );
@@ -78,7 +76,7 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
       request: { query: ReceiptListQuery },
       responses: { 200: jsonResponse(paginated(ReceiptSchema), 'A page of receipts'), ...errors.invalidQuery, ...errors.unauthenticated },
     }),
-    async (c) => c.json(await listReceipts(deps, actorOf(c), c.req.valid('query'), origin(c)), 200),
+    async (c) => c.json(await listReceipts(deps, actorOf(c), c.req.valid('query')), 200),
   );
 
   app.openapi(
@@ -167,7 +165,7 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
         ...errors.unauthenticated,
       },
     }),
-    async (c) => c.json(await getReceipt(deps, actorOf(c), c.req.valid('param').id, origin(c)), 200),
+    async (c) => c.json(await getReceipt(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(
@@ -189,7 +187,7 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
         ...errors.adminOrOperator,
       },
     }),
-    async (c) => c.json(await cancelReceipt(deps, actorOf(c), c.req.valid('param').id, origin(c)), 200),
+    async (c) => c.json(await cancelReceipt(deps, actorOf(c), c.req.valid('param').id), 200),
   );
 
   app.openapi(

@@ -69,12 +69,17 @@ export const ReceiptSchema = z
     status: z.enum(RECEIPT_STATUSES).openapi({
       description: 'open: not invoiced yet; invoiced: by its customer (invoiced_by self) or in a global invoice (global), cfdi_id names it; cancelled',
     }),
-    self_invoice_url: z.string().openapi({
-      example: 'https://facturas.example.com/portal/ten_01jd2m3k4n5p6q7r8s9t0v1w2x?clave=K3M9Q2W7ZD4R8T1V6X0B5N7P2A',
-      description:
-        "The customer's link to invoice it in the self-invoicing portal (print it, or its QR, on the ticket). Its key (`clave`) is 130 random-looking bits " +
-        'derived from your MASTER_KEY; whoever has it can invoice the ticket, so print it only on the ticket',
-    }),
+    self_invoice_url: z
+      .string()
+      .nullable()
+      .openapi({
+        example: 'https://facturas.example.com/portal/ten_01jd2m3k4n5p6q7r8s9t0v1w2x?clave=K3M9Q2W7ZD4R8T1V6X0B5N7P2A',
+        description:
+          "The customer's link to invoice it in the self-invoicing portal (print it, or its QR, on the ticket): the server's PUBLIC_BASE_URL + " +
+          "`/portal/{tenant_id}?clave=…`; null while the server has no PUBLIC_BASE_URL (it is never taken from the request's Host header, " +
+          'which a client can forge; the start-up log warns). Its key (`clave`) is 130 random-looking bits derived from your MASTER_KEY; ' +
+          'whoever has it can invoice the ticket, so print it only on the ticket',
+      }),
     expires_at: z.string().openapi({
       format: 'date-time',
       description: "Until when its customer may invoice it: the end of its month in the issuer's time zone; later it goes only into a global invoice",
@@ -161,7 +166,7 @@ function withNumbers(value: unknown, key?: string): unknown {
   return value;
 }
 
-export const toReceipt = (r: ReceiptRow, selfInvoiceUrl: string): z.infer<typeof ReceiptSchema> => ({
+export const toReceipt = (r: ReceiptRow, selfInvoiceUrl: string | null): z.infer<typeof ReceiptSchema> => ({
   id: r.id,
   folio: r.folio,
   fecha: r.fecha,

@@ -32,7 +32,10 @@ import { markInvoiced, receiptEventData } from './ledger.ts';
 import { toReceipt, type GlobalInvoiceRequest, type ReceiptCreate, type ReceiptInvoice, type ReceiptRow } from './schemas.ts';
 
 export interface ReceiptDeps extends CfdiDeps {
-  /** PUBLIC_BASE_URL: where customers reach this server (self_invoice_url); default: the origin the request came to. */
+  /**
+   * PUBLIC_BASE_URL: where customers reach this server (self_invoice_url); none: no link. Never the request's own
+   * origin: its Host header is the client's to write, and a forged one would be printed on the ticket.
+   */
   publicBaseUrl?: string;
 }
 
@@ -73,10 +76,10 @@ const normalizeKey = (typed: string): string => typed.toUpperCase().replace(/[\s
 /** A ticket key as stored and counted: however it was typed, one key is one hash. */
 export const keyHashOf = (key: string) => sha256Hex(normalizeKey(key));
 
-const selfInvoiceUrl = (baseUrl: string, masterKey: Buffer, r: { id: string; tenantId: string }) =>
-  `${baseUrl.replace(/\/+$/, '')}/portal/${r.tenantId}?clave=${selfInvoiceKey(masterKey, r.id)}`;
+const selfInvoiceUrl = (baseUrl: string | undefined, masterKey: Buffer, r: { id: string; tenantId: string }) =>
+  baseUrl === undefined ? null : `${baseUrl.replace(/\/+$/, '')}/portal/${r.tenantId}?clave=${selfInvoiceKey(masterKey, r.id)}`;
 
-const wire = (deps: ReceiptDeps, baseUrl: string) => (r: ReceiptRow) => toReceipt(r, selfInvoiceUrl(deps.publicBaseUrl ?? baseUrl, deps.masterKey, r));
+const wire = (deps: ReceiptDeps) => (r: ReceiptRow) => toReceipt(r, selfInvoiceUrl(deps.publicBaseUrl, deps.masterKey, r));
 
 /** The end of the month `localDay` falls in, in the issuer's time zone: until then its customer may invoice it. */
 function endOfMonth(localDay: string, codigoPostal: string): string {
@@ -104,7 +107,7 @@ async function nextFolio(tx: Tx, scope: Scope): Promise<string> {
 }
 
 /** POST /receipts: the conceptos checked and computed as an invoice of them to the general public would be. */
-export async function createReceipt(deps: ReceiptDeps, actor: Actor, body: ReceiptCreate, baseUrl: string, bindIdempotency?: IdempotencyClaim['bind']) {
+export async function createReceipt(deps: ReceiptDeps, actor: Actor, body: ReceiptCreate, bindIdempotency?: IdempotencyClaim['bind']) {
   const emisor = await emisorOf(deps, actor);
   const now = deps.now();
   const fecha = localDateTime(now, emisor.codigoPostal);
@@ -155,7 +158,7 @@ export async function createReceipt(deps: ReceiptDeps, actor: Actor, body: Recei
       return inserted!;
     });
     if (deliveries > 0) deps.wakeJobs(); // its webhook deliveries go out now, not at the next tick
-    return wire(deps, baseUrl)(row);
+    return wire(deps)(row);
   } catch (err) {
     if (uniqueViolation(err)?.table === 'receipts' && body.folio !== undefined)
       throw conflict(`A receipt with folio ${body.folio} already exists`, [
@@ -174,8 +177,8 @@ async function getRow(db: Db | Tx, scope: Scope, id: string): Promise<ReceiptRow
   return row;
 }
 
-export async function getReceipt(deps: ReceiptDeps, actor: Actor, id: string, baseUrl: string) {
-  return wire(deps, baseUrl)(await getRow(deps.db, actor, id));
+export async function getReceipt(deps: ReceiptDeps, actor: Actor, id: string) {
+  return wire(deps)(await getRow(deps.db, actor, id));
 }
 
 /** GET /receipts: newest first; by status and by the day of the sale (issuer's local date). */
@@ -183,7 +186,6 @@ export async function listReceipts(
   deps: ReceiptDeps,
   actor: Actor,
   q: { limit: number; cursor?: string; status?: ReceiptStatus; desde?: string; hasta?: string; cfdi_id?: string },
-  baseUrl: string,
 ) {
   const before = decodeCursor(q.cursor);
   const rows = await deps.db
@@ -201,7 +203,7 @@ export async function listReceipts(
     )
     .orderBy(desc(receipts.id))
     .limit(q.limit + 1);
-  return page(rows, q.limit, wire(deps, baseUrl));
+  return page(rows, q.limit, wire(deps));
 }
 
 /** Why a receipt that is not open cannot be invoiced or cancelled, in words its reader can act on. */
@@ -220,7 +222,7 @@ function notOpen(row: ReceiptRow, action: 'invoiced' | 'cancelled'): Error {
 }
 
 /** POST /receipts/{id}/cancel: an open receipt only; a cancelled one is neither self-invoiced nor in a global invoice. */
-export async function cancelReceipt(deps: ReceiptDeps, actor: Actor, id: string, baseUrl: string) {
+export async function cancelReceipt(deps: ReceiptDeps, actor: Actor, id: string) {
   const now = deps.now();
   const stamp = now.toISOString();
   let deliveries = 0;
@@ -242,7 +244,7 @@ export async function cancelReceipt(deps: ReceiptDeps, actor: Actor, id: string,
     return cancelled!;
   });
   if (deliveries > 0) deps.wakeJobs();
-  return wire(deps, baseUrl)(row);
+  return wire(deps)(row);
 }
 
 /**

@@ -177,6 +177,42 @@ describe('bidi controls and zero-width characters are refused in fiscal text, ea
   });
 });
 
+describe('C1 controls, the soft hyphen, the line separators and the Hangul fillers are refused too, each named (issue 35)', () => {
+  // Valid XML that prints as nothing, a blank or a line break: the stored text would read differently from the shown one.
+  const blank: [string, string][] = [
+    ['\u0080', 'U+0080'],
+    ['\u0085', 'U+0085'],
+    ['\u009F', 'U+009F'],
+    ['\u00AD', 'U+00AD SOFT HYPHEN'],
+    ['\u2028', 'U+2028 LINE SEPARATOR'],
+    ['\u2029', 'U+2029 PARAGRAPH SEPARATOR'],
+    ['\u115F', 'U+115F HANGUL CHOSEONG FILLER'],
+    ['\u1160', 'U+1160 HANGUL JUNGSEONG FILLER'],
+    ['\u3164', 'U+3164 HANGUL FILLER'],
+    ['\uFFA0', 'U+FFA0 HALFWIDTH HANGUL FILLER'],
+  ];
+  for (const [bad, named] of blank) {
+    test(`${named} in a descripcion (even there), a receptor nombre and a receipt's concepto → 400 naming the field`, async () => {
+      for (const [path, body, field] of [
+        ['/cfdis/validate', ingreso({ conceptos: [concepto({ descripcion: `Servicio${bad} mensual` })] }), 'conceptos[0].descripcion'],
+        ['/cfdis/validate', ingreso({ receptor: { ...ICV, nombre: `INMOBILIARIA${bad}CVA` } }), 'receptor.nombre'],
+        ['/receipts', { forma_pago: '01', conceptos: [concepto({ no_identificacion: `SKU${bad}1` })] }, 'conceptos[0].no_identificacion'],
+      ] as const) {
+        const res = await t.call('POST', path, { token: key, body });
+        expect(res.status).toBe(400);
+        expect(res.json.error.details).toContainEqual({ field, issue: expect.stringContaining(named) });
+      }
+    });
+  }
+
+  test('their visible neighbours stay accepted: U+00A0 (no-break space), U+00A1, a Hangul syllable', async () => {
+    for (const text of ['Servicio\u00A0mensual', '\u00A1Oferta!', 'Kimchi \uAE40\uCE58']) {
+      const res = await t.call('POST', '/cfdis/validate', { token: key, body: ingreso({ conceptos: [concepto({ descripcion: text })] }) });
+      expect(res.json).toMatchObject({ valid: true });
+    }
+  });
+});
+
 describe('tab, newline and carriage return in a descripcion', () => {
   test("are stamped as character references; the XML is XSD-valid, our cadena equals SAT's XSLT and the Sello verifies", async () => {
     const descripcion = 'Servicio\tde facturación\nmensual\r\nnoviembre';

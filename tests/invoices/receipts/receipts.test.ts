@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { findReceiptByKey } from '../../../src/invoices/receipts/service.ts';
-import { createTestApp, ICV, issuer, READY } from '../../helpers.ts';
+import { createTestApp, ICV, issuer, READY, type TestApp } from '../../helpers.ts';
 import { numericStrings } from '../../json-numbers.ts';
 
 const IVA16 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.160000' }] };
@@ -230,4 +230,72 @@ test('a receptor with characters the XML cannot carry is refused by the shared t
     expect(res.json.error.details.map((d: any) => d.field)).toContain('receptor.nombre');
   }
   expect((await call('GET', `/receipts/${r.id}`)).json.status).toBe('open');
+});
+
+/**
+ * Issue 35: a request's Host header is the client's to write (Bun.serve builds the request URL from it), so nothing
+ * the API answers is built from it: receipts' links come from PUBLIC_BASE_URL, or are null without it.
+ */
+describe('a forged Host header', () => {
+  const FORGED = 'evil.example';
+  const forged = (t: TestApp, method: string, path: string, token?: string, body?: unknown) =>
+    Promise.resolve(
+      t.app.request(`http://${FORGED}${path}`, {
+        method,
+        headers: {
+          host: FORGED,
+          accept: 'text/html,application/json',
+          ...(token && { authorization: `Bearer ${token}` }),
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      }),
+    ).then(async (res) => ({ status: res.status, text: `${[...res.headers].join('\n')}\n${await res.text()}` }));
+
+  test('never appears in a receipt link (create, get, list, cancel): PUBLIC_BASE_URL does', async () => {
+    const t = await createTestApp({ publicBaseUrl: 'https://facturas.example.com' });
+    const reg = await issuer(t, READY);
+    const created = await forged(t, 'POST', '/api/v1/receipts', reg.key, { forma_pago: '01', conceptos: CONCEPTOS });
+    expect(created.status).toBe(201);
+    const id = JSON.parse(created.text.slice(created.text.indexOf('\n{') + 1)).id;
+    const answers = [
+      created,
+      await forged(t, 'GET', `/api/v1/receipts/${id}`, reg.key),
+      await forged(t, 'GET', '/api/v1/receipts', reg.key),
+      await forged(t, 'POST', `/api/v1/receipts/${id}/cancel`, reg.key),
+    ];
+    for (const a of answers) {
+      expect(a.status).toBe(200 + (a === created ? 1 : 0));
+      expect(a.text).not.toContain(FORGED);
+      expect(a.text).toContain(`https://facturas.example.com/portal/${reg.tenant.id}?clave=`);
+    }
+  });
+
+  test('without PUBLIC_BASE_URL a receipt has no link (null), not one to the forged host', async () => {
+    const t = await createTestApp({ publicBaseUrl: undefined });
+    const reg = await issuer(t, READY);
+    const created = await forged(t, 'POST', '/api/v1/receipts', reg.key, { forma_pago: '01', conceptos: CONCEPTOS });
+    expect(created.status).toBe(201);
+    expect(created.text).not.toContain(FORGED);
+    const list = await t.call('GET', '/receipts', { token: reg.key });
+    expect(list.json.data[0].self_invoice_url).toBeNull();
+    expect((await t.call('GET', `/receipts/${list.json.data[0].id}`, { token: reg.key })).json.self_invoice_url).toBeNull();
+  });
+
+  test('never appears in any other answer: the portal page, the OpenAPI document, the root redirect, errors', async () => {
+    const t = await createTestApp();
+    const reg = await issuer(t, READY);
+    for (const [method, path, token] of [
+      ['GET', `/portal/${reg.tenant.id}`],
+      ['GET', `/portal/${reg.tenant.id}/ticket?clave=0000`],
+      ['GET', '/api/v1/openapi.json'],
+      ['GET', '/'],
+      ['GET', '/api/v1/health'],
+      ['GET', '/api/v1/nowhere', reg.key],
+      ['GET', '/cfdis', reg.key],
+    ] as const) {
+      const a = await forged(t, method, path, token);
+      if (a.text.includes(FORGED)) throw new Error(`${method} ${path} answered with the forged host: ${a.text.slice(0, 500)}`);
+    }
+  });
 });

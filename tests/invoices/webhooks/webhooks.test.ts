@@ -387,6 +387,50 @@ describe('webhooks', () => {
     }
   }, 20_000);
 
+  test('an event of another tenant while a slow receiver holds its slots is delivered at once, not when a slow attempt ends (issue 35)', async () => {
+    const t = await createTestApp({ webhookAllowPrivate: true });
+    const slowTenant = await issuer(t);
+    const otherTenant = await issuer(t, { tenant: TENANTS.FUNK, email: 'other-now@example.com' });
+    let inFlight = 0;
+    let slowAnswered = 0;
+    const slowServer = Bun.serve({
+      port: 0,
+      idleTimeout: 30,
+      async fetch(req) {
+        await req.text();
+        inFlight++;
+        await Bun.sleep(8000); // near the 10 s attempt timeout, as the attack's receiver held each request
+        inFlight--;
+        slowAnswered++;
+        return new Response('ok');
+      },
+    });
+    const other = newReceiver();
+    try {
+      const hookFor = async (tenant: Issuer, url: string) =>
+        expect((await t.call('POST', '/webhooks', { token: (await tenant.createKey()).key, body: { url, events: ['*'] } })).status).toBe(201);
+      await hookFor(slowTenant, `http://127.0.0.1:${slowServer.port}/`);
+      await hookFor(otherTenant, other.url);
+      await withTransaction(t.db, async (tx) => {
+        for (let i = 0; i < 20; i++)
+          await recordEvent(tx, { tenantId: slowTenant.tenant.id, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
+      });
+      const draining = t.app.worker.drain();
+      await until(() => inFlight === 8, "the slow receiver holds its endpoint's 8 slots");
+      // The other tenant's event comes while the drain waits on the slow attempts, and wakes the worker as an enqueue does.
+      await withTransaction(t.db, async (tx) =>
+        recordEvent(tx, { tenantId: otherTenant.tenant.id, environment: 'test', type: 'csd.por_vencer', data: {}, now: t.clock.now }),
+      );
+      t.app.worker.wake();
+      await until(() => other.got.length === 1, "the other tenant's delivery arrives");
+      expect(slowAnswered).toBe(0); // it did not wait for a slow attempt to end, however slow the machine
+      slowServer.stop(true);
+      await draining;
+    } finally {
+      slowServer.stop(true);
+    }
+  }, 30_000);
+
   test('one tenant with many slow endpoints does not starve another tenant: a tenant holds at most 16 delivery slots', async () => {
     const t = await createTestApp({ webhookAllowPrivate: true });
     const busy = await issuer(t);
