@@ -148,7 +148,7 @@ export function createApp(deps: AppDeps) {
   };
   const credentials = new CredentialCache();
   // A clock the app was given (tests) sets the rate windows too; otherwise the database's clock does (PostgreSQL).
-  const rateLimits = deps.rateLimits ?? createRateLimits(deps.db, deps.now);
+  const rateLimits = deps.rateLimits ?? createRateLimits(deps.db, deps.now, deps.logger);
   const identity = createIdentityDirectory(deps.db, accessTokens, now);
   // Identity writes announced here or, on PostgreSQL, by any instance drop what this one cached of the tenant.
   // `ready` resolves once this instance hears the others (PostgreSQL's LISTEN): serve after it.

@@ -7,34 +7,45 @@ import { executeSql, type DbOrTx } from '../db/index.ts';
  */
 const instant = (atMs: number | null): SQL => (atMs === null ? sql`floor(extract(epoch from clock_timestamp()) * 1000)::bigint` : sql`${atMs}::bigint`);
 
-/** A budget's count in its window after the hit, and when that window ends (ms since the epoch). */
+/** A budget's count in its window after the hits, how many of them it counted, and when that window ends (ms since the epoch). */
 interface Counted {
   hits: number;
+  added: number;
   windowEnd: number;
 }
 
 /**
- * One statement for all the budgets of a request: each is an upsert that adds one to its row, or starts the row
- * again at one when its window has passed, and counts only when the budget before it allowed the request. A row
- * already in a later window keeps it (a statement whose clock read came a moment earlier counts there).
+ * One statement for all the budgets of `count` requests of one caller: each budget is an upsert that adds to its
+ * row (or starts it again when its window has passed) as many of them as the budget before it allowed, nothing when
+ * none. A row already in a later window keeps it (a statement whose clock read came a moment earlier counts there).
+ * `added` says how many each budget counted: the count of the first, then how many of those the one before allowed.
  */
 export async function countHits(
   db: DbOrTx,
   windowMs: number,
   atMs: number | null,
   budgets: readonly { key: string; limit: number }[],
+  count = 1,
 ): Promise<{ nowMs: number; counted: Counted[] }> {
   const step = (i: number) => sql.raw(`counted_${i}`);
-  const steps = budgets.map((budget, i) => {
+  const added: SQL[] = [];
+  budgets.forEach((_, i) => {
     const previous = budgets[i - 1];
-    const gate = previous ? sql` where (select hits from ${step(i - 1)}) <= ${previous.limit}::bigint` : sql``;
-    return sql`${step(i)} as (
-      insert into rate_counters (key, window_end, hits) select ${budget.key}::text, window_end, 1 from clock${gate}
-      on conflict (key) do update set
-        hits = case when rate_counters.window_end >= excluded.window_end then rate_counters.hits + 1 else 1 end,
-        window_end = greatest(rate_counters.window_end, excluded.window_end)
-      returning hits, window_end)`;
+    added.push(
+      previous
+        ? sql`least(${added[i - 1]!}, greatest(0, ${previous.limit}::bigint - ((select hits from ${step(i - 1)}) - ${added[i - 1]!})))`
+        : sql`${count}::bigint`,
+    );
   });
+  const steps = budgets.map(
+    (budget, i) => sql`${step(i)} as (
+      insert into rate_counters (key, window_end, hits)
+      select ${budget.key}::text, window_end, added from (select window_end, ${added[i]!} as added from clock) as s where added > 0
+      on conflict (key) do update set
+        hits = case when rate_counters.window_end >= excluded.window_end then rate_counters.hits + excluded.hits else excluded.hits end,
+        window_end = greatest(rate_counters.window_end, excluded.window_end)
+      returning hits, window_end)`,
+  );
   const columns = budgets.map(
     (_, i) => sql`(select hits from ${step(i)}) as ${sql.raw(`hits_${i}`)}, (select window_end from ${step(i)}) as ${sql.raw(`end_${i}`)}`,
   );
@@ -46,10 +57,13 @@ export async function countHits(
       select now_ms, ${sql.join(columns, sql`, `)} from clock`,
   );
   const counted: Counted[] = [];
+  let allowed = count;
   for (let i = 0; i < budgets.length; i++) {
     const hits = row?.[`hits_${i}`];
     if (hits === null || hits === undefined) break;
-    counted.push({ hits: Number(hits), windowEnd: Number(row![`end_${i}`]) });
+    const entry = { hits: Number(hits), added: allowed, windowEnd: Number(row![`end_${i}`]) };
+    counted.push(entry);
+    allowed = Math.min(allowed, Math.max(0, budgets[i]!.limit - (entry.hits - allowed)));
   }
   return { nowMs: Number(row?.now_ms), counted };
 }

@@ -1,5 +1,6 @@
 import { storageFailure } from '../db/engine.ts';
 import { forDialect, type Db, type Tx } from '../db/index.ts';
+import type { Logger } from '../lib/logger.ts';
 import { countHits, purgeEndedWindows } from './queries.ts';
 
 export interface RateDecision {
@@ -29,23 +30,23 @@ export interface RateLimiter {
 
 /**
  * Makes a limiter: `scope` keeps its budgets apart from other limiters', `windowMs` is its window's length.
- * `countAloneWhenUnreachable`: when the shared counters cannot be reached (PostgreSQL down or hung), this instance
- * counts alone instead of refusing, for the answers that must still come (/health saying the database is down).
- * Otherwise the request fails as the database does (503): N instances counting alone would let N times the limit by
- * (except on a full disk, where reads still work and are served, counted alone).
+ * A counter that does not answer within COUNT_TIMEOUT_MS (PostgreSQL slow or hung) fails no request: this instance
+ * decides it on the last count it had plus its own since. `countAloneWhenUnreachable`: also when the database refuses,
+ * for the answers that must still come (/health saying the database is down); otherwise that request fails as the
+ * database does (503), as it would further on (except on a full disk, where reads still work and are served).
  */
 export type RateLimits = (scope: string, windowMs: number, options?: { countAloneWhenUnreachable?: boolean }) => RateLimiter;
 
 /**
  * The service's rate limiters. SQLite (one process): counters in memory, a restart opens a new window (several
- * processes: sharedMemoryRateLimits). PostgreSQL
- * (several instances): one counter table every instance spends from, one statement per request, windows on the
- * database's clock so that instances whose clocks differ agree. `clock`: a clock the windows follow instead (tests).
+ * processes: sharedMemoryRateLimits). PostgreSQL (several instances): one counter table every instance spends from,
+ * one statement in flight per caller and instance, windows on the database's clock so that instances whose clocks
+ * differ agree. `clock`: a clock the windows follow instead (tests). `logger`: says once when the counters are late.
  */
-export function createRateLimits(db: Db, clock?: () => Date): RateLimits {
+export function createRateLimits(db: Db, clock?: () => Date, logger?: Logger): RateLimits {
   return forDialect<RateLimits>(db, {
     sqlite: (_scope, windowMs) => memoryLimiter(new FixedWindowLimiter(windowMs), clock ?? (() => new Date())),
-    postgres: (scope, windowMs, options) => counterTableLimiter(db, scope, windowMs, clock, options?.countAloneWhenUnreachable ?? false),
+    postgres: (scope, windowMs, options) => counterTableLimiter(db, scope, windowMs, clock, options?.countAloneWhenUnreachable ?? false, logger),
   });
 }
 
@@ -79,48 +80,135 @@ function memoryLimiter(windows: FixedWindowLimiter, clock: () => Date): RateLimi
   };
 }
 
-/** How long a request waits for the counter table before this instance counts it alone (a hung database). */
+/** How long a request waits for the counter table before this instance decides it alone (a slow or hung database). */
 const COUNT_TIMEOUT_MS = 1000;
 
-/** No answer in time: an unreachable database, as postgres.js names a connection that timed out. */
-const timedOut = (ms: number) =>
-  new Promise<never>((_, reject) => {
-    const timer = setTimeout(() => reject(Object.assign(new Error(`the rate counters did not answer within ${ms} ms`), { code: 'CONNECT_TIMEOUT' })), ms);
-    timer.unref?.();
-  });
+/** A request waiting for its caller's next statement: settled by the answer, or alone at COUNT_TIMEOUT_MS. */
+interface Waiter {
+  settled: boolean;
+  resolve: (decisions: RateDecision[]) => void;
+  fail: (err: unknown) => void;
+}
 
-function counterTableLimiter(db: Db, scope: string, windowMs: number, clock: (() => Date) | undefined, countAlone: boolean): RateLimiter {
+/** The requests of one caller (one list of budgets) on this instance: at most one statement in flight, the rest wait. */
+interface Lane {
+  budgets: Budget[];
+  waiting: Waiter[];
+  busy: boolean;
+}
+
+function counterTableLimiter(
+  db: Db,
+  scope: string,
+  windowMs: number,
+  clock: (() => Date) | undefined,
+  countAlone: boolean,
+  logger: Logger | undefined,
+): RateLimiter {
   // Each instance purges the windows that ended when it first counts in a new one: at most once a window.
   let lastWindowEnd = 0;
-  // While the database cannot count (refused, or no answer within COUNT_TIMEOUT_MS), a limiter that may count alone
-  // does (this instance's share only), so that the request goes on to the answer that names the real trouble (/health:
-  // the database is down) instead of failing or hanging here.
-  const fallback = memoryLimiter(new FixedWindowLimiter(windowMs), clock ?? (() => new Date()));
-  return {
-    hit: async (budgets, within) => {
-      const atMs = clock ? clock().getTime() : null;
-      const keyed = budgets.map((b) => ({ key: `${scope}:${b.key}`, limit: b.limit }));
-      let result: Awaited<ReturnType<typeof countHits>>;
-      try {
-        result = within
-          ? await countHits(within, windowMs, atMs, keyed)
-          : await Promise.race([countHits(db, windowMs, atMs, keyed), timedOut(COUNT_TIMEOUT_MS)]);
-      } catch (err) {
-        if (within) throw err; // the transaction fails anyway, and may be re-run
-        // Unreachable: the request would fail anyway, and N instances counting alone would let N times the limit by.
-        // A full disk: reads still work, so they are served, counted here.
-        if (!countAlone && storageFailure(err)?.kind !== 'full') throw err;
-        return fallback.hit(budgets);
-      }
-      const { nowMs, counted } = result;
-      const decisions = counted.map(({ hits, windowEnd }, i) => decide(budgets[i]!.limit, hits, windowEnd, nowMs));
+  // One caller's requests on this instance share a statement: those that arrive while one is in flight are counted
+  // together by the next, so a burst is two row updates per budget and instance, not one queued row lock per request.
+  const lanes = new Map<string, Lane>();
+  // The last count the table gave per budget, and what this instance decided alone since: a request the table does
+  // not answer in time is decided on that sum (its hit still reaches the table), so a slow counter stays shared.
+  const known = new Map<string, { hits: number; windowEnd: number }>();
+  const alone = new FixedWindowLimiter(windowMs);
+  const now = clock ?? (() => new Date());
+  let lateLogged = false;
+
+  const decideAlone = (budgets: readonly Budget[]): RateDecision[] => {
+    const nowMs = now().getTime();
+    const decisions: RateDecision[] = [];
+    for (const { key, limit } of budgets) {
+      const own = alone.spend(key, nowMs);
+      const base = known.get(key);
+      const shared = base && base.windowEnd > nowMs ? base : undefined;
+      const decision = decide(limit, (shared?.hits ?? 0) + own.count, shared?.windowEnd ?? own.windowEnd, nowMs);
+      decisions.push(decision);
+      if (!decision.allowed) break;
+    }
+    return decisions;
+  };
+
+  const run = async (lane: Lane, id: string) => {
+    const batch = lane.waiting.splice(0);
+    lane.busy = true;
+    const keyed = lane.budgets.map((b) => ({ key: `${scope}:${b.key}`, limit: b.limit }));
+    try {
+      const { nowMs, counted } = await countHits(db, windowMs, clock ? clock().getTime() : null, keyed, batch.length);
+      counted.forEach(({ hits, windowEnd }, i) => {
+        known.set(lane.budgets[i]!.key, { hits, windowEnd });
+        alone.forget(lane.budgets[i]!.key);
+      });
+      batch.forEach((waiter, j) => {
+        const decisions: RateDecision[] = [];
+        for (let i = 0; i < counted.length; i++) {
+          const { hits, added, windowEnd } = counted[i]!;
+          if (j >= added) break;
+          const decision = decide(lane.budgets[i]!.limit, hits - added + 1 + j, windowEnd, nowMs);
+          decisions.push(decision);
+          if (!decision.allowed) break;
+        }
+        if (!waiter.settled) waiter.resolve(decisions);
+      });
       const windowEnd = counted[0]?.windowEnd ?? 0;
-      if (!within && windowEnd > lastWindowEnd) {
+      if (windowEnd > lastWindowEnd) {
         lastWindowEnd = windowEnd;
         // Off the request's path; a purge that fails is done by the next window's.
-        purgeEndedWindows(db, atMs).catch(() => {});
+        purgeEndedWindows(db, clock ? clock().getTime() : null).catch(() => {});
       }
-      return decisions;
+    } catch (err) {
+      for (const waiter of batch) if (!waiter.settled) waiter.fail(err);
+    } finally {
+      lane.busy = false;
+      if (lane.waiting.length > 0) void run(lane, id);
+      else lanes.delete(id);
+    }
+  };
+
+  return {
+    hit: async (budgets, within) => {
+      if (within) {
+        // In the caller's transaction: counted alone, so that a rolled-back attempt is not counted; it fails with it.
+        const keyed = budgets.map((b) => ({ key: `${scope}:${b.key}`, limit: b.limit }));
+        const { nowMs, counted } = await countHits(within, windowMs, clock ? clock().getTime() : null, keyed);
+        return counted.map(({ hits, windowEnd }, i) => decide(budgets[i]!.limit, hits, windowEnd, nowMs));
+      }
+      const id = JSON.stringify(budgets.map((b) => [b.key, b.limit]));
+      let lane = lanes.get(id);
+      if (!lane) lanes.set(id, (lane = { budgets: [...budgets], waiting: [], busy: false }));
+      return new Promise<RateDecision[]>((resolve, reject) => {
+        const waiter: Waiter = {
+          settled: false,
+          resolve: (decisions) => {
+            waiter.settled = true;
+            clearTimeout(timer);
+            lateLogged = false;
+            resolve(decisions);
+          },
+          fail: (err) => {
+            waiter.settled = true;
+            clearTimeout(timer);
+            // A database that refuses: the request would fail anyway, and N instances counting alone would let N
+            // times the limit by. A full disk: reads still work, so they are served, counted here.
+            if (countAlone || storageFailure(err)?.kind === 'full') resolve(decideAlone(budgets));
+            else reject(err);
+          },
+        };
+        // Slow is not down: the request goes on, decided here, and its hit still reaches the table when it answers.
+        const timer = setTimeout(() => {
+          if (waiter.settled) return;
+          waiter.settled = true;
+          if (!lateLogged) {
+            lateLogged = true;
+            logger?.warn('rate counters late: deciding on this instance', { scope, timeout_ms: COUNT_TIMEOUT_MS });
+          }
+          resolve(decideAlone(budgets));
+        }, COUNT_TIMEOUT_MS);
+        lane.waiting.push(waiter);
+        if (!lane.busy) void run(lane, id);
+      });
     },
   };
 }
@@ -147,6 +235,12 @@ export class FixedWindowLimiter {
   constructor(readonly windowMs = 60_000) {}
 
   hit(key: string, limit: number, nowMs: number): RateDecision {
+    const { count, windowEnd } = this.spend(key, nowMs);
+    return decide(limit, count, windowEnd, nowMs);
+  }
+
+  /** Counts one request of `key`: its count in the current window, and when that window ends. */
+  spend(key: string, nowMs: number): { count: number; windowEnd: number } {
     const windowStart = nowMs - (nowMs % this.windowMs);
     if (windowStart !== this.windowStart) {
       this.windowStart = windowStart;
@@ -154,6 +248,10 @@ export class FixedWindowLimiter {
     }
     const count = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, count);
-    return decide(limit, count, windowStart + this.windowMs, nowMs);
+    return { count, windowEnd: windowStart + this.windowMs };
+  }
+
+  forget(key: string): void {
+    this.counts.delete(key);
   }
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
 import { setTenantPlan } from '../../src/auth/tenants/service.ts';
 import { closeDatabase, type Db } from '../../src/db/index.ts';
 import { openPostgres } from '../../src/db/postgres/client.ts';
@@ -16,10 +17,10 @@ describe.skipIf(!POSTGRES)('two instances on one PostgreSQL', () => {
   let a: TestApp;
   let b: TestApp;
 
-  const instance = async () => {
+  const instance = async (overrides: Parameters<typeof createTestApp>[0] = {}) => {
     const db = await openPostgres(scratch.url, { max: 4 });
     pools.push(db);
-    return createTestApp({ db, now: undefined, listenToOtherInstances: true });
+    return createTestApp({ db, now: undefined, listenToOtherInstances: true, ...overrides });
   };
 
   // A new database migrated by the first instance, then its twin: slow on a busy server, not a test of time.
@@ -80,6 +81,91 @@ describe.skipIf(!POSTGRES)('two instances on one PostgreSQL', () => {
     const refused = answers.filter((r) => r.status !== 200);
     expect(refused.map((r) => [r.status, r.headers.get('x-ratelimit-remaining')])).toEqual(Array(10).fill([429, '0']));
   }, 30_000);
+
+  /** Holds every write to rate_counters from another connection until the returned function is called. */
+  const holdCounters = async () => {
+    const other = postgres(scratch.url, { max: 1, onnotice: () => {} });
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => (locked = r));
+    const done = other.begin(async (tx) => {
+      await tx`lock table rate_counters in exclusive mode`;
+      locked();
+      await released;
+    });
+    await isLocked;
+    return async () => {
+      release();
+      await done;
+      await other.end();
+    };
+  };
+
+  test('issue 35: 200 requests of one key at once, half on each: exactly 60 pass, none is 503, and the counter rows are written a few times, not 400', async () => {
+    await a.query(sql`create table counter_writes (at timestamptz not null default clock_timestamp())`);
+    await a.query(
+      sql.raw(
+        `create function count_counter_write() returns trigger language plpgsql as $$ begin insert into counter_writes default values; return null; end $$`,
+      ),
+    );
+    await a.query(sql`create trigger counter_writes after insert or update on rate_counters for each row execute function count_counter_write()`);
+    try {
+      const reg = await issuer(a, { plan: 'sandbox', keys: ['test'] });
+      await freshWindow();
+      const before = Number((await a.query<{ n: unknown }>(sql`select count(*) as n from counter_writes`))[0]!.n);
+      const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).call('GET', '/tenants/me', { token: reg.key })));
+      const passed = answers.filter((r) => r.status === 200);
+      expect(answers.filter((r) => r.status !== 200 && r.status !== 429).map((r) => r.status)).toEqual([]);
+      expect(passed.length).toBe(60);
+      expect(passed.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y)).toEqual([...Array(60).keys()]);
+      // Per instance, the requests that arrive while its statement is in flight are counted together by the next.
+      const writes = Number((await a.query<{ n: unknown }>(sql`select count(*) as n from counter_writes`))[0]!.n) - before;
+      expect(writes).toBeLessThan(40);
+    } finally {
+      await a.query(sql`drop trigger counter_writes on rate_counters`);
+      await a.query(sql`drop function count_counter_write`);
+      await a.query(sql`drop table counter_writes`);
+    }
+  }, 30_000);
+
+  test('issue 35: a counter that does not answer within 1 s (its row locked) fails no request; the hits reach it once it answers', async () => {
+    const reg = await issuer(a, { plan: 'sandbox', keys: ['test'] });
+    await freshWindow();
+    expect((await a.call('GET', '/tenants/me', { token: reg.key })).headers.get('x-ratelimit-remaining')).toBe('59');
+    const release = await holdCounters();
+    let answers: Awaited<ReturnType<TestApp['call']>>[];
+    try {
+      answers = await Promise.all([1, 2, 3].map(() => a.call('GET', '/tenants/me', { token: reg.key })));
+    } finally {
+      await release();
+    }
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+    // Decided on the last count the table gave plus this instance's own since.
+    expect(answers.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort()).toEqual([56, 57, 58]);
+    // The late statement is counted before the next one of the same key on this instance.
+    expect((await a.call('GET', '/tenants/me', { token: reg.key })).headers.get('x-ratelimit-remaining')).toBe('55');
+    expect((await b.call('GET', '/tenants/me', { token: reg.key })).headers.get('x-ratelimit-remaining')).toBe('54');
+  }, 30_000);
+
+  test('issue 35: an address that spent its anonymous limit through both instances stays refused on both while the counter is slow', async () => {
+    const c = await instance({ anonymousRateLimit: 10 });
+    const d = await instance({ anonymousRateLimit: 10 });
+    await freshWindow();
+    const guess = (app: TestApp) => app.call('GET', '/tenants/me', { token: 'sk_test_guess', address: '198.51.100.35' });
+    for (let i = 0; i < 5; i++) expect((await guess(c)).status).toBe(401);
+    for (let i = 0; i < 5; i++) expect((await guess(d)).status).toBe(401);
+    expect((await guess(c)).status).toBe(429);
+    const release = await holdCounters();
+    let late: number[];
+    try {
+      late = (await Promise.all([c, d, c, d].map(guess))).map((r) => r.status);
+    } finally {
+      await release();
+    }
+    // Counted alone from zero, each instance would let 10 more through.
+    expect(late).toEqual([429, 429, 429, 429]);
+  }, 60_000);
 
   /** Asks every 50 ms, for at most 1 s, until `changed` says the answer changed; the last answer. */
   const within1s = async (ask: () => ReturnType<TestApp['call']>, changed: (r: Awaited<ReturnType<TestApp['call']>>) => boolean) => {
