@@ -83,17 +83,20 @@ function memoryLimiter(windows: FixedWindowLimiter, clock: () => Date): RateLimi
 /** How long a request waits for the counter table before this instance decides it alone (a slow or hung database). */
 const COUNT_TIMEOUT_MS = 1000;
 
-/** A request waiting for its caller's next statement: settled by the answer, or alone at COUNT_TIMEOUT_MS. */
+/** A request waiting for its caller's next statement: answered by it, or decided alone at COUNT_TIMEOUT_MS. */
 interface Waiter {
-  settled: boolean;
   resolve: (decisions: RateDecision[]) => void;
   fail: (err: unknown) => void;
 }
 
-/** The requests of one caller (one list of budgets) on this instance: at most one statement in flight, the rest wait. */
+/**
+ * The requests of one caller (one list of budgets) on this instance: at most one statement in flight; the requests
+ * that arrive meanwhile wait for the next, and those decided alone while they waited are still counted by it (`late`).
+ */
 interface Lane {
   budgets: Budget[];
   waiting: Waiter[];
+  late: number;
   busy: boolean;
 }
 
@@ -105,16 +108,17 @@ function counterTableLimiter(
   countAlone: boolean,
   logger: Logger | undefined,
 ): RateLimiter {
+  const now = clock ?? (() => new Date());
+  const at = () => (clock ? clock().getTime() : null);
   // Each instance purges the windows that ended when it first counts in a new one: at most once a window.
   let lastWindowEnd = 0;
   // One caller's requests on this instance share a statement: those that arrive while one is in flight are counted
-  // together by the next, so a burst is two row updates per budget and instance, not one queued row lock per request.
+  // together by the next, so a burst costs a few row updates per budget and instance, not a queue on the row's lock.
   const lanes = new Map<string, Lane>();
   // The last count the table gave per budget, and what this instance decided alone since: a request the table does
-  // not answer in time is decided on that sum (its hit still reaches the table), so a slow counter stays shared.
+  // not answer in time is decided on their sum (its hit still reaches the table), so a slow counter stays shared.
   const known = new Map<string, { hits: number; windowEnd: number }>();
   const alone = new FixedWindowLimiter(windowMs);
-  const now = clock ?? (() => new Date());
   let lateLogged = false;
 
   const decideAlone = (budgets: readonly Budget[]): RateDecision[] => {
@@ -133,36 +137,41 @@ function counterTableLimiter(
 
   const run = async (lane: Lane, id: string) => {
     const batch = lane.waiting.splice(0);
+    const late = lane.late;
+    lane.late = 0;
     lane.busy = true;
     const keyed = lane.budgets.map((b) => ({ key: `${scope}:${b.key}`, limit: b.limit }));
     try {
-      const { nowMs, counted } = await countHits(db, windowMs, clock ? clock().getTime() : null, keyed, batch.length);
+      const { nowMs, counted } = await countHits(db, windowMs, at(), keyed, late + batch.length);
+      lateLogged = false;
       counted.forEach(({ hits, windowEnd }, i) => {
         known.set(lane.budgets[i]!.key, { hits, windowEnd });
         alone.forget(lane.budgets[i]!.key);
       });
+      // The late ones first: they came before those still waiting. Each request has its own place in the count.
       batch.forEach((waiter, j) => {
         const decisions: RateDecision[] = [];
         for (let i = 0; i < counted.length; i++) {
           const { hits, added, windowEnd } = counted[i]!;
-          if (j >= added) break;
-          const decision = decide(lane.budgets[i]!.limit, hits - added + 1 + j, windowEnd, nowMs);
+          if (late + j >= added) break;
+          const decision = decide(lane.budgets[i]!.limit, hits - added + 1 + late + j, windowEnd, nowMs);
           decisions.push(decision);
           if (!decision.allowed) break;
         }
-        if (!waiter.settled) waiter.resolve(decisions);
+        waiter.resolve(decisions);
       });
       const windowEnd = counted[0]?.windowEnd ?? 0;
       if (windowEnd > lastWindowEnd) {
         lastWindowEnd = windowEnd;
+        for (const [key, count] of known) if (count.windowEnd <= nowMs) known.delete(key);
         // Off the request's path; a purge that fails is done by the next window's.
-        purgeEndedWindows(db, clock ? clock().getTime() : null).catch(() => {});
+        purgeEndedWindows(db, at()).catch(() => {});
       }
     } catch (err) {
-      for (const waiter of batch) if (!waiter.settled) waiter.fail(err);
+      for (const waiter of batch) waiter.fail(err);
     } finally {
       lane.busy = false;
-      if (lane.waiting.length > 0) void run(lane, id);
+      if (lane.waiting.length > 0 || lane.late > 0) void run(lane, id);
       else lanes.delete(id);
     }
   };
@@ -170,25 +179,39 @@ function counterTableLimiter(
   return {
     hit: async (budgets, within) => {
       if (within) {
-        // In the caller's transaction: counted alone, so that a rolled-back attempt is not counted; it fails with it.
+        // In the caller's transaction, alone, so that a rolled-back attempt is not counted; it fails with it.
         const keyed = budgets.map((b) => ({ key: `${scope}:${b.key}`, limit: b.limit }));
-        const { nowMs, counted } = await countHits(within, windowMs, clock ? clock().getTime() : null, keyed);
+        const { nowMs, counted } = await countHits(within, windowMs, at(), keyed);
         return counted.map(({ hits, windowEnd }, i) => decide(budgets[i]!.limit, hits, windowEnd, nowMs));
       }
       const id = JSON.stringify(budgets.map((b) => [b.key, b.limit]));
       let lane = lanes.get(id);
-      if (!lane) lanes.set(id, (lane = { budgets: [...budgets], waiting: [], busy: false }));
+      if (!lane) lanes.set(id, (lane = { budgets: [...budgets], waiting: [], late: 0, busy: false }));
+      const own = lane;
       return new Promise<RateDecision[]>((resolve, reject) => {
+        // Slow is not down: past COUNT_TIMEOUT_MS the request is decided here and goes on; its hit stays in the lane.
+        const timer = setTimeout(() => {
+          const index = own.waiting.indexOf(waiter);
+          if (index >= 0) {
+            own.waiting.splice(index, 1);
+            own.late++;
+          } else {
+            // In the statement in flight, which counts it; its answer comes too late for this request.
+            waiter.resolve = () => {};
+            waiter.fail = () => {};
+          }
+          if (!lateLogged) {
+            lateLogged = true;
+            logger?.warn('rate counters late: deciding on this instance', { scope, timeout_ms: COUNT_TIMEOUT_MS });
+          }
+          resolve(decideAlone(budgets));
+        }, COUNT_TIMEOUT_MS);
         const waiter: Waiter = {
-          settled: false,
           resolve: (decisions) => {
-            waiter.settled = true;
             clearTimeout(timer);
-            lateLogged = false;
             resolve(decisions);
           },
           fail: (err) => {
-            waiter.settled = true;
             clearTimeout(timer);
             // A database that refuses: the request would fail anyway, and N instances counting alone would let N
             // times the limit by. A full disk: reads still work, so they are served, counted here.
@@ -196,18 +219,8 @@ function counterTableLimiter(
             else reject(err);
           },
         };
-        // Slow is not down: the request goes on, decided here, and its hit still reaches the table when it answers.
-        const timer = setTimeout(() => {
-          if (waiter.settled) return;
-          waiter.settled = true;
-          if (!lateLogged) {
-            lateLogged = true;
-            logger?.warn('rate counters late: deciding on this instance', { scope, timeout_ms: COUNT_TIMEOUT_MS });
-          }
-          resolve(decideAlone(budgets));
-        }, COUNT_TIMEOUT_MS);
-        lane.waiting.push(waiter);
-        if (!lane.busy) void run(lane, id);
+        own.waiting.push(waiter);
+        if (!own.busy) void run(own, id);
       });
     },
   };

@@ -164,4 +164,25 @@ describe.skipIf(!POSTGRES)('rate counters on PostgreSQL', () => {
       await scratch.drop();
     }
   });
+
+  test('issue 35: requests of one caller at once are counted together, the tenant only for those its credential allowed, each request in its own place', async () => {
+    const scratch = await scratchDatabase();
+    const db = await openPostgres(scratch.url, { max: 2 });
+    try {
+      const nowMs = 1_800_000_000_000 - (1_800_000_000_000 % 60_000) + 5_000;
+      const limiter = createRateLimits(db, () => new Date(nowMs))('gateway', 60_000);
+      const budgets = [
+        { key: 'key', limit: 3 },
+        { key: 'tenant', limit: 100 },
+      ];
+      const decisions = await Promise.all(Array.from({ length: 6 }, () => limiter.hit(budgets)));
+      const shown = decisions.map((d) => d.map((x) => `${x.allowed ? 'ok' : 'no'}:${x.remaining}`).join(' '));
+      expect(shown.sort()).toEqual(['no:0', 'no:0', 'no:0', 'ok:0 ok:97', 'ok:1 ok:98', 'ok:2 ok:99']);
+      const rows = await query<{ key: string; hits: number }>(db, sql`select key, hits from rate_counters order by key`);
+      expect(rows.map((r) => `${r.key}=${Number(r.hits)}`)).toEqual(['gateway:key=6', 'gateway:tenant=3']);
+    } finally {
+      await closeDatabase(db);
+      await scratch.drop();
+    }
+  });
 });
