@@ -30,7 +30,9 @@ Rate limits: per API key (per user for a JWT), per minute, by plan: sandbox 60, 
 enterprise 1,000 or more; all of a tenant's keys and sessions together get twice its plan's limit. Calls without a
 credential are limited per client address (an IPv4 address, or an IPv6 /64: the addresses of one /64 share its
 budget); POST /auth/login and POST /auth/register have their own limits (see them). On SQLite the counters are kept in memory by the process; on PostgreSQL every instance spends from the same
-counters, in windows of the database's clock, so the limits and headers hold across instances. Every response carries
+counters, in windows of the database's clock, so the limits and headers hold across instances; a request is never
+failed because those counters are slow: past 1 s its instance decides it on the last count it read plus its own
+requests since. Every response carries
 \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\`; a 429 also \`Retry-After\`.
 
 Roles: ADMIN (everything), OPERATOR (issues and cancels CFDIs, manages clients and series), VIEWER (reads only).
