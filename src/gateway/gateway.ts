@@ -80,8 +80,8 @@ const nextRequestId = () => `req_${BOOT_ID}${(++requestCounter).toString(36).pad
 export function createGateway(deps: GatewayDeps) {
   const app = new OpenAPIHono<GatewayEnv>();
   const clientAddress = (c: Context) => clientAddressOf(peerAddress(c), c.req.header('x-forwarded-for'), deps.trustedProxies);
-  // By address (anonymous calls, probes): counted alone while the database is down, so /health still answers it. By
-  // credential: a request that cannot be counted across instances is refused as the database is (503).
+  // Late counters refuse nothing (decided on this instance). By address (anonymous calls, probes): counted alone while
+  // the database is down too, so /health still answers it. By credential: a database that refuses fails it (503).
   const addressLimiter = deps.rateLimits('gateway', 60_000, { countAloneWhenUnreachable: true });
   const credentialLimiter = deps.rateLimits('gateway', 60_000);
 
