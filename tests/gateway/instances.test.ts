@@ -4,6 +4,7 @@ import postgres from 'postgres';
 import { setTenantPlan } from '../../src/auth/tenants/service.ts';
 import { closeDatabase, type Db } from '../../src/db/index.ts';
 import { openPostgres } from '../../src/db/postgres/client.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { createTestApp, issuer, type TestApp } from '../helpers.ts';
 import { POSTGRES, scratchDatabase } from '../postgres.ts';
 
@@ -149,7 +150,8 @@ describe.skipIf(!POSTGRES)('two instances on one PostgreSQL', () => {
   }, 30_000);
 
   test('issue 35: an address that spent its anonymous limit through both instances stays refused on both while the counter is slow', async () => {
-    const c = await instance({ anonymousRateLimit: 10 });
+    const lines: { level: string; msg: string; scope?: string }[] = [];
+    const c = await instance({ anonymousRateLimit: 10, logger: createLogger('warn', (line) => lines.push(JSON.parse(line))) });
     const d = await instance({ anonymousRateLimit: 10 });
     await freshWindow();
     const guess = (app: TestApp) => app.call('GET', '/tenants/me', { token: 'sk_test_guess', address: '198.51.100.35' });
@@ -165,6 +167,8 @@ describe.skipIf(!POSTGRES)('two instances on one PostgreSQL', () => {
     }
     // Counted alone from zero, each instance would let 10 more through.
     expect(late).toEqual([429, 429, 429, 429]);
+    // Once for the two late requests on c.
+    expect(lines.filter((l) => l.msg.startsWith('rate counters late')).map((l) => [l.level, l.scope])).toEqual([['warn', 'gateway']]);
   }, 60_000);
 
   /** Asks every 50 ms, for at most 1 s, until `changed` says the answer changed; the last answer. */
