@@ -32,6 +32,7 @@ describe('Idempotency-Key across a crash between commit and answer', () => {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       SMTP_URL: `smtp://127.0.0.1:${await closedPort()}`,
       SMTP_FROM: 'facturas@example.com',
+      EMAIL_TEST_CAPTURE: 'captura@example.com', // test-mode emails may name any address
     };
     let held = 0;
     const first = await startServer(dataDir, { ...env, TEST_HOLD_BEFORE_ANSWER: '1' }, { onLog: (l) => l.includes('holding before answer') && held++ });

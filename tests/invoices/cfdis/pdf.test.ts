@@ -360,7 +360,7 @@ describe('the PDF cache (issue 35)', () => {
   test('the emailed attachment is the cached PDF: no render of its own', async () => {
     const sink = await smtpSink();
     try {
-      const mailing = await createTestApp({ wakeOnEnqueue: false, smtp: sink.smtp });
+      const mailing = await createTestApp({ wakeOnEnqueue: false, smtp: { ...sink.smtp, testCapture: 'captura@example.com' } }); // test mode mails any address
       const { key: token } = await issuer(mailing, READY);
       const issued = await mailing.call('POST', '/cfdis', { token, body: ingreso({ email_to: ['compras@example.com'] }) });
       expect(issued.status).toBe(201);
