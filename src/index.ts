@@ -52,7 +52,10 @@ useNativeDeflate(); // pdf-lib (a logo's check here) compresses with the native 
 // Every promise is awaited or caught where it is made; these log whatever escapes. An uncaught exception exits but
 // for a PostgreSQL driver's connection fault (src/lib/uncaught.ts).
 process.on('unhandledRejection', (reason) => logger.error('unhandled rejection', { err: reason instanceof Error ? reason.stack : String(reason) }));
-process.on('uncaughtException', uncaughtExceptionHandler({ logger, exit: (code) => process.exit(code) }));
+// A driver fault during the start exits: seen beside a PostgreSQL restart, a start that went on after one never
+// listened and spun its event loop; its supervisor (or orchestrator) starts it again.
+let serving = false;
+process.on('uncaughtException', uncaughtExceptionHandler({ logger, exit: (code) => process.exit(code), serving: () => serving }));
 const listen = (fetch: (req: Request) => Response | Promise<Response>) => {
   try {
     // A worker shares the port with its siblings; anything else holding it is still refused (SO_REUSEPORT on both).
@@ -215,6 +218,7 @@ if (supervising) {
   }
 }
 const server = supervising ? undefined : listen(app.fetch);
+serving = true;
 const port = workers?.port ?? server!.port!;
 if (link) {
   link.serving(port);

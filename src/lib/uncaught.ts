@@ -10,12 +10,18 @@ const DRIVER_FAULT_LOG_INTERVAL_MS = 30_000;
  * connection code (src/db/postgres/driver-fault.ts) is a lost connection the pool replaces: logged (once per
  * interval, with a count), and the process keeps serving.
  */
-export function uncaughtExceptionHandler(o: { logger: Logger; exit: (code: number) => void; now?: () => number }): (err: Error) => void {
+export function uncaughtExceptionHandler(o: {
+  logger: Logger;
+  exit: (code: number) => void;
+  now?: () => number;
+  /** False while the process starts: a start whose connection broke exits and is started again, as it always was. */
+  serving?: () => boolean;
+}): (err: Error) => void {
   const now = o.now ?? Date.now;
   let loggedAt = Number.NEGATIVE_INFINITY;
   let suppressed = 0;
   return (err) => {
-    if (fromPostgresDriver(err)) {
+    if (fromPostgresDriver(err) && (o.serving?.() ?? true)) {
       if (now() - loggedAt < DRIVER_FAULT_LOG_INTERVAL_MS) {
         suppressed++;
         return;

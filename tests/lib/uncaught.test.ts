@@ -15,7 +15,7 @@ const thrown = (message: string, frames: string[]) => Object.assign(new TypeErro
 const fromSocket = () =>
   thrown("socket.write is not a function. (In 'socket.write(chunk, fn)', 'socket.write' is undefined)", [`    at nextWrite (${driver}:255:22)`]);
 
-function handler() {
+function handler(serving = true) {
   const lines: Record<string, unknown>[] = [];
   const exits: number[] = [];
   let now = 0;
@@ -23,6 +23,7 @@ function handler() {
     logger: createLogger('info', (line) => void lines.push(JSON.parse(line))),
     exit: (code) => void exits.push(code),
     now: () => now,
+    serving: () => serving,
   });
   return { handle, lines, exits, advance: (ms: number) => void (now += ms) };
 }
@@ -41,6 +42,13 @@ describe('an uncaught exception', () => {
     expect(h.lines).toHaveLength(2);
     expect(h.lines[1]!.suppressed as number).toBe(5);
     expect(h.exits).toEqual([]);
+  });
+
+  test('from postgres.js while the process starts: exits, to be started again', () => {
+    const h = handler(false);
+    h.handle(fromSocket());
+    expect(h.exits).toEqual([1]);
+    expect(h.lines.map((l) => l.msg)).toEqual(['uncaught exception: exiting']);
   });
 
   test('from this code, even when postgres.js called it (a notification handler), still exits', () => {

@@ -41,7 +41,9 @@ export async function startServer(
   // Generous: a start loads the catalogs and its workers, on a machine the other suites may be loading too.
   const deadline = Date.now() + 45_000;
   while (Date.now() < deadline) {
-    const { value, done } = await reader.read();
+    // A start that hangs silently fails at the deadline with what it printed, instead of holding the test.
+    const timer = Bun.sleep(deadline - Date.now()).then(() => ({ value: undefined, done: true, late: true }) as const);
+    const { value, done } = await Promise.race([reader.read(), timer]);
     if (done) break;
     buffered += new TextDecoder().decode(value);
     const line = buffered.split('\n').find((l) => l.includes('"msg":"listening"'));
@@ -63,7 +65,7 @@ export async function startServer(
       return { proc, base: `http://127.0.0.1:${JSON.parse(line).port}/api/v1`, startLog: buffered };
     }
   }
-  proc.kill();
+  proc.kill('SIGKILL');
   throw new Error(`server did not start: ${buffered} ${await new Response(proc.stderr).text()}`);
 }
 
