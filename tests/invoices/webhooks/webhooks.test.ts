@@ -98,7 +98,8 @@ describe('webhooks', () => {
     const events = async () => {
       await deliver();
       const got = r.got.splice(0).map((g) => JSON.parse(g.raw) as { event: string; data: Record<string, unknown> });
-      return got.sort((a, b) => a.event.localeCompare(b.event));
+      // Deliveries run side by side, so they arrive in any order: by event, then by the receipt's folio.
+      return got.sort((a, b) => a.event.localeCompare(b.event) || Number(a.data.folio ?? 0) - Number(b.data.folio ?? 0));
     };
     const create = async () => (await t.call('POST', '/receipts', { token: key, body: { forma_pago: '01', conceptos: [concepto()] } })).json;
 
