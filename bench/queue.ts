@@ -50,7 +50,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-queue-'));
   let up = false;
   const pac: Pac = {
     ...sandbox,
-    stamp: (xml, options) => (up ? sandbox.stamp(xml, options) : Promise.resolve({ ok: false, retryable: true, message: 'down' })),
+    stamp: (xml, options) => (up ? sandbox.stamp(xml, options) : Promise.resolve({ ok: false, class: 'provider', message: 'down' } as const)),
   };
   const app = createApp({
     db,

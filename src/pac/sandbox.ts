@@ -96,6 +96,7 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
   const unavailable = { ok: false as const, retryable: false as const, code: '999', message: 'sandbox: this simulator was created without a SAT registry' };
   const selloSat = rsaSha256(sat.privateKey);
   return {
+    name: 'sandbox',
     inProcess: true,
     cancel: async (request, options) => (sandboxSat ? simulateCancel(sat, sandboxSat, now(), request, options?.scenario) : unavailable),
     status: async (query) =>
@@ -103,13 +104,13 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
         ? { ok: true, status: await simulateStatus(sandboxSat, await sandboxSat.find(query.uuid), now(), query) }
         : { ok: false, retryable: true, message: unavailable.message },
     async stamp(sealedXml: string, options: StampOptions): Promise<StampResult> {
-      if (options.scenario === 'pac_unavailable') return { ok: false, retryable: true, message: 'sandbox: the provider is unavailable (X-Sandbox-Scenario)' };
+      if (options.scenario === 'pac_unavailable') return { ok: false, class: 'provider', message: 'sandbox: the provider is unavailable (X-Sandbox-Scenario)' };
       if (options.scenario === 'pac_rejected')
-        return { ok: false, retryable: false, code: 'CFDI40999', message: 'sandbox: rejected by the provider (X-Sandbox-Scenario)' };
+        return { ok: false, class: 'definitive', code: 'CFDI40999', message: 'sandbox: rejected by the provider (X-Sandbox-Scenario)' };
       if (options.scenario === 'pac_slow') await Bun.sleep(slowMs);
       const sello = SELLO.exec(sealedXml)?.[1];
-      if (!sello) return { ok: false, retryable: false, code: '302', message: 'Sello mal formado o inválido' };
-      if (sealedXml.includes('<tfd:TimbreFiscalDigital')) return { ok: false, retryable: false, code: '307', message: 'El CFDI contiene un timbre previo' };
+      if (!sello) return { ok: false, class: 'definitive', code: '302', message: 'Sello mal formado o inválido' };
+      if (sealedXml.includes('<tfd:TimbreFiscalDigital')) return { ok: false, class: 'definitive', code: '307', message: 'El CFDI contiene un timbre previo' };
       const base = {
         uuid: sandboxUuid(options.tenantId, sello),
         fechaTimbrado: wallClock(now(), 'America/Mexico_City'),

@@ -62,32 +62,42 @@ export function createSwPac(o: SwPacOptions): Pac {
     path: string,
     file: Blob,
     filename: string,
-  ): Promise<{ status: number; reply: SwReply } | { ok: false; retryable: true; message: string }> {
-    let res: Awaited<ReturnType<typeof call>>;
+  ): Promise<{ status: number; reply: SwReply } | { ok: false; class: 'provider' | 'ambiguous'; message: string }> {
     try {
       token ??= await authenticate();
+    } catch (err) {
+      return { ok: false, class: 'provider', message: `PAC unreachable: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    let res: Awaited<ReturnType<typeof call>>;
+    try {
       const form = new FormData();
       form.append('xml', file, filename);
       res = await call(path, { method: 'POST', headers: { Authorization: `bearer ${token}` }, body: form });
     } catch (err) {
-      return { ok: false, retryable: true, message: `PAC unreachable: ${err instanceof Error ? err.message : String(err)}` };
+      // Refused before the request left: nothing was sent. Anything else (a timeout, a reset) may have stamped.
+      return {
+        ok: false,
+        class: refusedBeforeSending(err) ? 'provider' : 'ambiguous',
+        message: `PAC unreachable: ${err instanceof Error ? err.message : String(err)}`,
+      };
     }
     if (res.status === 401) {
       token = undefined;
-      return { ok: false, retryable: true, message: 'PAC session expired' };
+      return { ok: false, class: 'provider', message: 'PAC session expired' };
     }
-    if (res.status >= 500 || res.status === 429) return { ok: false, retryable: true, message: `PAC answered HTTP ${res.status}` };
-    if (!res.reply) return { ok: false, retryable: true, message: `PAC reply is not JSON (HTTP ${res.status})` };
+    if (res.status >= 500 || res.status === 429) return { ok: false, class: 'ambiguous', message: `PAC answered HTTP ${res.status}` };
+    if (!res.reply) return { ok: false, class: 'ambiguous', message: `PAC reply is not JSON (HTTP ${res.status})` };
     return { status: res.status, reply: res.reply };
   }
 
   const consult = (query: Parameters<Pac['status']>[0]) => consultSat(query, { url: o.satConsultaUrl, fetch: doFetch, timeoutMs });
 
   return {
+    name: 'sw',
     status: consult,
     async cancel(request): Promise<CancelResult> {
       const res = await postFile('/cfdi33/cancel/xml', new Blob([request.signedXml], { type: 'application/xml' }), 'cancelacion.xml');
-      if ('retryable' in res) return res;
+      if ('class' in res) return { ok: false, retryable: true, message: res.message };
       const codes = typeof res.reply.data?.uuid === 'object' && res.reply.data.uuid ? res.reply.data.uuid : {};
       const code = Object.entries(codes).find(([uuid]) => uuid.toUpperCase() === request.uuid)?.[1];
       if (res.reply.status === 'success' && res.reply.data?.acuse && (code === '201' || code === '202')) {
@@ -100,21 +110,27 @@ export function createSwPac(o: SwPacOptions): Pac {
     async stamp(sealedXml: string): Promise<StampResult> {
       const sello = /<cfdi:Comprobante\b[^>]*?\sSello="([^"]*)"/.exec(sealedXml)?.[1];
       const res = await postFile('/cfdi33/stamp/v4/b64', new Blob([Buffer.from(sealedXml, 'utf8').toString('base64')], { type: 'text/plain' }), 'cfdi.xml');
-      if ('retryable' in res) return res;
+      if ('class' in res) return res;
 
       const stamped = res.reply.data?.cfdi ? readStamp(res.reply.data.cfdi, sello) : undefined;
       if (res.reply.status === 'success') {
-        return stamped ?? { ok: false, retryable: true, message: 'PAC reply has no valid stamped CFDI' };
+        return stamped ?? { ok: false, class: 'ambiguous', message: 'PAC reply has no valid stamped CFDI' };
       }
       const message = [res.reply.message, res.reply.messageDetail].filter(Boolean).join(' — ') || `HTTP ${res.status}`;
       const code = /^\s*(CFDI\d{5}|\d{3})/.exec(res.reply.message ?? '')?.[1] ?? String(res.status);
       if (code === '307') {
         // Already stamped: the earlier stamp, when the provider returns it, is the answer.
-        return stamped ?? { ok: false, retryable: false, code, message: `${message} (the provider did not return the earlier stamp)` };
+        return stamped ?? { ok: false, class: 'duplicate', code, message: `${message} (the provider did not return the earlier stamp)` };
       }
-      return { ok: false, retryable: false, code, message };
+      return { ok: false, class: 'definitive', code, message };
     },
   };
+}
+
+/** A connection refused or a name that does not resolve: the request never left this process. */
+export function refusedBeforeSending(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && ['ECONNREFUSED', 'ConnectionRefused', 'ENOTFOUND', 'EAI_AGAIN', 'FailedToOpenSocket'].includes(code);
 }
 
 /** The stamped document from a reply (raw or base64), checked: a TFD for this very document (SelloCFD = our Sello). */

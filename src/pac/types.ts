@@ -1,11 +1,23 @@
 import type { Motivo, SatStatus } from '../cfdi/cancellation.ts';
 import type { Tfd } from '../cfdi/tfd.ts';
 
+/**
+ * What a failed stamping attempt means for the document, which decides what happens next:
+ * - `definitive`: the document is wrong (301–306, 308, 401–403, CFDI40xxx…): never retried, never sent elsewhere;
+ * - `duplicate`: this PAC stamped it before (307 and kin) and did not give the earlier stamp back yet: ask the same
+ *   PAC again, never another one;
+ * - `provider`: nothing was stamped, the PAC is the problem (refused before the request left, our credentials,
+ *   quota, a synchronous "service unavailable"): another PAC may stamp it at once;
+ * - `ambiguous`: the PAC may have stamped it (a timeout after the body left, a 5xx or 429 without a body, a reply
+ *   that is not its format): only the same PAC, with the same bytes, for a bounded window.
+ */
+export type StampFailureClass = 'definitive' | 'duplicate' | 'provider' | 'ambiguous';
+export type StampFailure =
+  | { ok: false; class: 'definitive' | 'duplicate'; code: string; message: string }
+  | { ok: false; class: 'provider' | 'ambiguous'; message: string };
+
 /** A stamping provider. The sandbox simulator and the live HTTP adapters implement it. */
-export type StampResult =
-  | { ok: true; xml: string; tfd: Tfd }
-  | { ok: false; retryable: true; message: string }
-  | { ok: false; retryable: false; code: string; message: string };
+export type StampResult = { ok: true; xml: string; tfd: Tfd } | StampFailure;
 
 export const SANDBOX_SCENARIOS = ['pac_unavailable', 'pac_slow', 'pac_rejected'] as const;
 export type SandboxScenario = (typeof SANDBOX_SCENARIOS)[number];
@@ -55,6 +67,8 @@ export type StatusResult = { ok: true; status: SatStatus } | { ok: false; retrya
  * request already made (SAT: "previamente cancelado").
  */
 export interface Pac {
+  /** The registry's name of this provider (`sandbox`, `sw`, `finkok`): recorded on every CFDI it stamps. */
+  readonly name: string;
   /**
    * Stamps in this process without I/O (the sandbox): the issuing transaction stamps too and commits the invoice
    * already vigente, one commit instead of two and no job. A provider over the network leaves it unset.

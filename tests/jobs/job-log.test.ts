@@ -29,8 +29,8 @@ function downThenRejecting(): Pac {
     ...sandbox,
     async stamp(): Promise<StampResult> {
       return calls++ === 0
-        ? { ok: false, retryable: true, message: 'provider down' }
-        : { ok: false, retryable: false, code: '301', message: 'XML mal formado' };
+        ? { ok: false, class: 'provider', message: 'provider down' }
+        : { ok: false, class: 'definitive', code: '301', message: 'XML mal formado' };
     },
   };
 }

@@ -19,8 +19,8 @@ function scriptedPac(script: ('ok' | 'down' | 'reject')[]): Pac & { calls: numbe
     calls: 0,
     async stamp(xml: string, options: StampOptions): Promise<StampResult> {
       const step = script[Math.min(pac.calls++, script.length - 1)];
-      if (step === 'down') return { ok: false, retryable: true, message: 'provider down' };
-      if (step === 'reject') return { ok: false, retryable: false, code: '301', message: 'XML mal formado' };
+      if (step === 'down') return { ok: false, class: 'provider', message: 'provider down' };
+      if (step === 'reject') return { ok: false, class: 'definitive', code: '301', message: 'XML mal formado' };
       return sandbox.stamp(xml, options);
     },
   };

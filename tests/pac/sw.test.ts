@@ -182,16 +182,16 @@ describe('SW PAC adapter against a fake PAC server', () => {
     }
   });
 
-  test('"already stamped" without the earlier stamp is a clear rejection, not a guess', async () => {
+  test('"already stamped" without the earlier stamp is a duplicate (ask SW again, never another PAC), not a guess', async () => {
     state.modes = ['dup-without-stamp'];
     const dup = await pac.stamp('<cfdi:Comprobante Sello="never-seen"></cfdi:Comprobante>', { tenantId: 'ten_1' });
-    expect(dup).toMatchObject({ ok: false, retryable: false, code: '307' });
+    expect(dup).toMatchObject({ ok: false, class: 'duplicate', code: '307' });
   });
 
   test('an expired session re-authenticates', async () => {
     const p = createSwPac({ url: pacUrl, user: 'demo', password: 'secret', timeoutMs: 400 });
     const badAuth = createSwPac({ url: pacUrl, user: 'demo', password: 'wrong', timeoutMs: 400 });
-    expect(await badAuth.stamp('<cfdi:Comprobante Sello="a"/>', { tenantId: 'ten_1' })).toMatchObject({ ok: false, retryable: true });
+    expect(await badAuth.stamp('<cfdi:Comprobante Sello="a"/>', { tenantId: 'ten_1' })).toMatchObject({ ok: false, class: 'provider' });
     const tokens = state.tokens;
     await p.stamp('<cfdi:Comprobante Sello="a"/>', { tenantId: 'ten_1' });
     expect(state.tokens).toBe(tokens + 1);

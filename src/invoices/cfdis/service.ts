@@ -479,7 +479,7 @@ export async function issueCfdi(
   // Past the budget nobody awaits it: a late failure (the provider, or a full disk while recording) is the job's to retry.
   attempt.catch(() => undefined);
   const result = await Promise.race([attempt, Bun.sleep(deps.stampBudgetMs).then(() => undefined)]);
-  if (result && !result.ok && !result.retryable) {
+  if (result && !result.ok && result.class === 'definitive') {
     await withTransaction(deps.db, async (tx) => {
       await recordFailure(tx, target, `${result.code}: ${result.message}`, deps.now());
       await closeQueuedJob(tx, jobId, deps.now());

@@ -194,8 +194,8 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environm
             return () => deps.logger.info('stamped from queue', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, uuid: result.tfd.uuid, attempts: job.attempts });
         };
       }
-      if (result.retryable) throw new Error(result.message);
-      throw new PermanentJobError(`${result.code}: ${result.message}`);
+      if (result.class === 'definitive') throw new PermanentJobError(`${result.code}: ${result.message}`);
+      throw new Error('code' in result ? `${result.code}: ${result.message}` : result.message);
     },
     giveUp(job, error) {
       const reason = error instanceof Error ? error.message : String(error);
