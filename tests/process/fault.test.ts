@@ -233,7 +233,8 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('kill -9 under mixed load', () => {
           };
           console.log(`fault test: ${JSON.stringify(summary)}`);
 
-          expect(counts.kills).toBeGreaterThanOrEqual(Math.floor(seconds / 6)); // up to 5 s up + the boot, per kill
+          // Each kill costs at most 5 s up plus its boot (7.5 s seen on two cores shared with another suite).
+          expect(counts.kills).toBeGreaterThanOrEqual(Math.floor((seconds * 1000) / (5000 + Math.max(...bootMs))));
           expect(acks.size).toBeGreaterThan(0);
           expect({
             problems,
