@@ -19,7 +19,7 @@ interface RoutedStamp {
 
 type CircuitState = 'closed' | 'open' | 'half_open';
 
-interface PacState {
+export interface PacState {
   name: string;
   circuit: CircuitState;
   consecutiveFailures: number;
