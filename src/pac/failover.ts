@@ -72,16 +72,20 @@ type Pin = { pac: string; reason: string } | undefined;
 function route(names: readonly string[], history: readonly StampAttempt[], now: number, windowMs: number): { pin: Pin; order: string[] } {
   const settled = history.find((a) => a.outcome === 'stamped' || a.outcome === 'duplicate' || a.outcome === 'definitive');
   if (settled) return { pin: { pac: settled.pac, reason: `it has a ${settled.outcome} answer from ${settled.pac} at ${settled.at}` }, order: [settled.pac] };
-  const firstAmbiguous = new Map<string, number>();
-  for (const a of history) if (a.outcome === 'ambiguous' && !firstAmbiguous.has(a.pac)) firstAmbiguous.set(a.pac, Date.parse(a.at));
+  const firstAmbiguous = new Map<string, { ms: number; at: string }>();
+  for (const a of history) {
+    // A time that does not parse keeps the document where it is (the oldest claim): waiting is safe, another PAC is not.
+    const ms = Date.parse(a.at);
+    if (a.outcome === 'ambiguous' && !firstAmbiguous.has(a.pac)) firstAmbiguous.set(a.pac, { ms: Number.isNaN(ms) ? -Infinity : ms, at: a.at });
+  }
   // The oldest claim first: two PACs inside their windows at once only happens when instances raced.
-  const waiting = [...firstAmbiguous].filter(([, at]) => now < at + windowMs).sort((a, b) => a[1] - b[1])[0];
+  const waiting = [...firstAmbiguous]
+    .filter(([, first]) => first.ms === -Infinity || now < first.ms + windowMs)
+    .sort((a, b) => a[1].ms - b[1].ms || (a[0] < b[0] ? -1 : 1))[0];
   if (waiting) {
-    const until = new Date(waiting[1] + windowMs).toISOString();
-    return {
-      pin: { pac: waiting[0], reason: `${waiting[0]} answered ambiguously at ${new Date(waiting[1]).toISOString()}, it stays there until ${until}` },
-      order: [waiting[0]],
-    };
+    const [pac, first] = waiting;
+    const until = first.ms === -Infinity ? 'its time is readable' : new Date(first.ms + windowMs).toISOString();
+    return { pin: { pac, reason: `${pac} answered ambiguously at ${first.at}, it stays there until ${until}` }, order: [pac] };
   }
   const released = names.filter((n) => firstAmbiguous.has(n));
   return { pin: undefined, order: [...names.filter((n) => !firstAmbiguous.has(n)), ...released] };

@@ -209,6 +209,12 @@ describe('the ambiguous window', () => {
     expect(calls()).toEqual([0, 1, 1]);
   });
 
+  test('an ambiguous answer whose time does not parse keeps the document with that PAC', async () => {
+    const { router, calls } = setup();
+    expect((await router.stamp('<x/>', OPTIONS, [{ pac: 'b', outcome: 'ambiguous', at: 'yesterday' }])).pac).toBe('b');
+    expect(calls()).toEqual([0, 1]);
+  });
+
   test('a document pinned to a PAC that is no longer configured waits for it', async () => {
     const { router, calls } = setup();
     const routed = await router.stamp('<x/>', OPTIONS, [{ pac: 'gone', outcome: 'ambiguous', at: iso(T0 - 1000) }]);
