@@ -115,8 +115,8 @@ export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions)
     return 'probe';
   }
 
-  function settle(b: Breaker, admitted: 'call' | 'probe', outcome: StampAttempt['outcome'], message: string, startedAt: number) {
-    const at = clock();
+  /** Records an answer received at `at`. */
+  function settle(b: Breaker, admitted: 'call' | 'probe', outcome: StampAttempt['outcome'], message: string, startedAt: number, at: number) {
     b.latencies.push(at - startedAt);
     if (b.latencies.length > LATENCY_WINDOW) b.latencies.shift();
     if (admitted === 'probe') b.probing = false;
@@ -144,8 +144,9 @@ export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions)
       result = { ok: false, class: 'ambiguous', message: `PAC failed: ${err instanceof Error ? err.message : String(err)}` };
     }
     const outcome = result.ok ? 'stamped' : result.class;
-    settle(b, admitted, outcome, result.ok ? '' : result.message, startedAt);
-    return { result, attempt: { pac: pac.name, outcome, at: new Date(clock()).toISOString() } satisfies StampAttempt };
+    const at = clock();
+    settle(b, admitted, outcome, result.ok ? '' : result.message, startedAt, at);
+    return { result, attempt: { pac: pac.name, outcome, at: new Date(at).toISOString() } satisfies StampAttempt };
   }
 
   async function stamp(sealedXml: string, stampOptions: StampOptions, history: readonly StampAttempt[]): Promise<RoutedStamp> {
@@ -161,7 +162,7 @@ export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions)
       }
       const admitted = admit(b);
       if (!admitted) {
-        reasons.push(`${name}'s circuit is open`);
+        reasons.push(b.probing ? `${name}'s circuit is half-open, its probe in flight` : `${name}'s circuit is open`);
         continue;
       }
       const { result, attempt } = await call(pac, b, admitted, sealedXml, stampOptions);

@@ -296,6 +296,9 @@ describe('circuit breakers', () => {
     // A document pinned to a waits rather than queue behind the probe.
     const pinned = await router.stamp('<r/>', OPTIONS, [{ pac: 'a', outcome: 'ambiguous', at: iso(clock.ms) }]);
     expect(pinned.attempts).toEqual([]);
+    expect(!pinned.result.ok && pinned.result.message).toStartWith(
+      "Not sent: the document waits for a (a's circuit is half-open, its probe in flight), since a answered",
+    );
     expect(calls()).toEqual([2, 4]);
     probe.open(STAMP);
     expect((await probing).pac).toBe('a');
