@@ -30,6 +30,7 @@ import type { Environment } from './db/schema/index.ts';
 import { newId } from './lib/ids.ts';
 import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
 import type { Pac } from './pac/types.ts';
+import type { PacRouter } from './pac/failover.ts';
 import type { Logger } from './lib/logger.ts';
 import { limitStorageLogs } from './lib/storage-log.ts';
 import { trustedProxies } from './gateway/client-address.ts';
@@ -50,6 +51,8 @@ export interface AppDeps {
   sandboxSat: SandboxSat;
   /** Live stamping provider; none configured → live issuing answers 503. */
   livePac?: Pac;
+  /** The live PACs in failover order and their circuits: GET /pacs and the `pacs` check of /health. */
+  pacRouter?: PacRouter;
   /**
    * The SMTP server CFDIs are emailed through (SMTP_URL, SMTP_FROM); none → email_to and POST /cfdis/{id}/email answer
    * 400. EMAIL_DAILY_LIMIT (default 200) and EMAIL_TEST_CAPTURE go with it.
@@ -266,6 +269,7 @@ export function createApp(deps: AppDeps) {
     allowPrivate: webhookDeps.allowPrivate,
     resolve: webhookDeps.resolve,
     rateLimits,
+    pacRouter: deps.pacRouter,
     catalogDb: deps.catalogDb ?? (dialectOf(deps.db) === 'sqlite' ? deps.db : openDatabase(':memory:')),
   });
 
@@ -294,6 +298,7 @@ export function createApp(deps: AppDeps) {
     now,
     version: VERSION,
     livePac: deps.livePac !== undefined,
+    pacRouter: deps.pacRouter,
     smtp: smtpCheck.current,
     sandboxSat: deps.sandboxSat,
     backends: [authBackend, invoiceBackend],

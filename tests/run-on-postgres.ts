@@ -8,7 +8,7 @@
 import { Glob } from 'bun';
 import { POSTGRES } from './postgres.ts';
 
-const ENGINE_FREE = ['tests/sat/**', 'tests/cfdi/**/!(corpus|rules).test.ts'];
+const ENGINE_FREE = ['tests/sat/**', 'tests/cfdi/**/!(corpus|rules).test.ts', 'tests/pac/failover.test.ts'];
 
 if (POSTGRES) {
   // A file left out must not reach a database: one that makes an app would lose its PostgreSQL run unseen.

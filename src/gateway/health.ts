@@ -7,6 +7,7 @@ import { writeSetting } from '../db/settings.ts';
 import type { Heartbeat } from '../jobs/scheduler.ts';
 import { queueStats } from '../jobs/queue.ts';
 import { errorResponse, jsonResponse } from '../lib/schemas.ts';
+import type { PacRouter } from '../pac/failover.ts';
 import type { GatewayEnv } from './gateway.ts';
 
 const Indicator = z.record(z.string(), z.object({ status: z.string(), message: z.string().optional() }).catchall(z.unknown()));
@@ -59,12 +60,21 @@ async function checkDatabase(db: Db, now: Date): Promise<Indicator> {
   }
 }
 
+/** Reported, never failing /health: with every PAC down the instance still serves test mode, reads and queued issuing. */
+function pacsCheck(router: HealthDeps['pacRouter']): Indicator {
+  const live = (router?.states() ?? []).map(({ name, circuit }) => ({ name, circuit }));
+  if (!router || router.healthy()) return { status: 'up', live };
+  return { status: 'down', message: "every live PAC's circuit is open: live invoices wait in the queue", live };
+}
+
 export interface HealthDeps {
   db: Db;
   heartbeat: Heartbeat;
   now: () => Date;
   version: string;
   livePac: boolean;
+  /** The live PACs' circuits (none: no live PAC is configured for failover). */
+  pacRouter?: Pick<PacRouter, 'states' | 'healthy'>;
   /** The SMTP server's last check, at once (never waited for: a check may take seconds). */
   smtp: () => { status: string; [k: string]: unknown };
 }
@@ -106,6 +116,9 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: HealthDeps) {
         '`details.smtp` reports email and never makes /health fail (invoices are issued without it): `not_configured` (no SMTP_URL), `checking` ' +
         '(the first check has not answered), `ok` (the server greeted and took the login at `checked_at`) or `unreachable` (`message` says why; ' +
         'emails wait in the queue), with its `server` (host:port); the last result is shown at once and checked again behind it when over a minute old. ' +
+        "`details.pacs` reports the live PACs' circuits (`live`: each one's `name` and `circuit`, in failover order) and never makes /health fail: `up` " +
+        'while at least one circuit is closed or none is configured, `down` when every one is open or half-open (live invoices wait in the queue for a ' +
+        'PAC; test mode, reads and queued issuing still work, so the instance stays in rotation). ' +
         '`/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per ' +
         'client address (429 past it), apart from the 100 of the other calls without a credential, so sign-ups from the same address never make an instance look down.',
       security: [],
@@ -146,7 +159,7 @@ export function mountHealth(app: OpenAPIHono<GatewayEnv>, deps: HealthDeps) {
         status: ok ? ('ok' as const) : ('error' as const),
         info,
         error,
-        details: { ...info, ...error, service, catalogs: { status: 'up', version: CATALOG_VERSION }, smtp: deps.smtp() },
+        details: { ...info, ...error, service, catalogs: { status: 'up', version: CATALOG_VERSION }, smtp: deps.smtp(), pacs: pacsCheck(deps.pacRouter) },
       };
       return ok ? c.json(body, 200) : c.json(body, 503);
     },

@@ -105,6 +105,7 @@ export function buildOpenApiDocument(gateway: OpenApiApp, backends: OpenApiApp[]
         "SAT's catalogs as shipped with the service: products and services, units, regimes, uses, payment forms and methods, currencies, postal codes, Nómina",
     },
     { name: 'Estadísticas', description: "The tenant's activity: CFDIs, CSDs, users, keys" },
+    { name: 'PACs', description: 'The stamping providers (PAC) of each environment: failover order, circuit state, last error, latency' },
     {
       name: 'Portal',
       description: 'The self-invoicing portal (/portal/{tenant_id}): a public page in Spanish where a customer invoices a ticket, and the JSON it calls',

@@ -15,14 +15,16 @@ import { mountStatsRoutes } from './stats/routes.ts';
 import { mountEmailRoutes } from './emails/routes.ts';
 import { mountReceiptRoutes } from './receipts/routes.ts';
 import type { ReceiptDeps } from './receipts/service.ts';
+import { mountPacRoutes } from './pacs/routes.ts';
+import type { PacRouter } from '../pac/failover.ts';
 
-/** The invoice backend: /cfdis, /csds, /clients, /series, /receipts, /catalogos, /webhooks, /stats. Invalid input answers 400. */
+/** The invoice backend: /cfdis, /csds, /clients, /series, /receipts, /catalogos, /webhooks, /stats, /pacs. Invalid input answers 400. */
 export function createInvoiceBackend(
   deps: BackendDeps &
     Omit<CfdiDeps, 'db' | 'now'> &
     Pick<ReceiptDeps, 'publicBaseUrl'> &
     Pick<CancellationDeps, 'cancellationPollMs'> &
-    Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'> & { catalogDb: Db; rateLimits: RateLimits },
+    Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'> & { catalogDb: Db; rateLimits: RateLimits; pacRouter?: PacRouter },
 ) {
   const app = createBackend(deps, 'invoices');
   mountCsdRoutes(app, deps);
@@ -35,5 +37,6 @@ export function createInvoiceBackend(
   mountWebhookRoutes(app, deps);
   mountCatalogRoutes(app, { db: deps.catalogDb });
   mountStatsRoutes(app, deps);
+  mountPacRoutes(app, deps);
   return app;
 }

@@ -5,6 +5,8 @@ import { openPostgres } from '../../src/db/postgres/client.ts';
 import { closeDatabase, createTestApp, fillDatabase, smtpSink, TEST_ENGINE, type TestApp } from '../helpers.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { POSTGRES, scratchDatabase } from '../postgres.ts';
+import { createPacRouter } from '../../src/pac/failover.ts';
+import type { Pac } from '../../src/pac/types.ts';
 
 describe('GET /health', () => {
   test('200 ok with database and scheduler up', async () => {
@@ -224,5 +226,54 @@ describe("GET /health: the SMTP server's last check", () => {
       silent.close();
       for (const s of sockets) s.destroy();
     }
+  });
+});
+
+describe("GET /health: the live PACs' circuits", () => {
+  const down = async () => ({ ok: false as const, class: 'provider' as const, message: 'PAC unreachable: ECONNREFUSED' });
+  const pac = (name: string, stamp: Pac['stamp']): Pac => ({
+    name,
+    stamp,
+    cancel: () => Promise.reject(new Error('unused')),
+    status: () => Promise.reject(new Error('unused')),
+  });
+
+  test('none configured: up with an empty list', async () => {
+    const res = await (await createTestApp()).call('GET', '/health');
+    expect(res.status).toBe(200);
+    expect(res.json.details.pacs).toEqual({ status: 'up', live: [] });
+  });
+
+  test('up while one circuit is closed; down when every one is open, and /health stays 200', async () => {
+    let swUp = true;
+    const sw = pac('sw', async () => (swUp ? { ok: true, xml: '<cfdi/>', tfd: {} as never } : down()));
+    const router = createPacRouter([pac('finkok', down), sw], {
+      ambiguousWindowMs: 600_000,
+      breaker: { failureThreshold: 1, openMs: 60_000 },
+      now: () => new Date(),
+    });
+    const t = await createTestApp({ pacRouter: router });
+    expect((await router.stamp('<x/>', { tenantId: 't' }, [])).pac).toBe('sw');
+    const one = await t.call('GET', '/health');
+    expect(one.json.details.pacs).toEqual({
+      status: 'up',
+      live: [
+        { name: 'finkok', circuit: 'open' },
+        { name: 'sw', circuit: 'closed' },
+      ],
+    });
+    swUp = false;
+    await router.stamp('<y/>', { tenantId: 't' }, []);
+    const res = await t.call('GET', '/health');
+    expect(res.status).toBe(200);
+    expect(res.json.status).toBe('ok');
+    expect(res.json.details.pacs).toEqual({
+      status: 'down',
+      message: "every live PAC's circuit is open: live invoices wait in the queue",
+      live: [
+        { name: 'finkok', circuit: 'open' },
+        { name: 'sw', circuit: 'open' },
+      ],
+    });
   });
 });

@@ -154,6 +154,8 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
 
   // GET /audit-log: ADMIN users and API keys.
   listAuditLog: { roles: ADMIN },
+  // GET /pacs: ADMIN users and API keys (the PACs are the operator's, the same for every tenant: nothing to isolate).
+  listPacs: { roles: ADMIN },
 };
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -54,7 +54,7 @@ export interface paths {
         };
         /**
          * Readiness: database writable, scheduler ticking, queue moving
-         * @description For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (on SQLite a write failed or less than 64 MiB of storage is left; on PostgreSQL the server did not answer a `select 1` within 2 s), `scheduler` (no tick for three intervals; a tick that finds the job worker still busy counts), `queue` (the oldest due job waits over 10 minutes). The database entry names its `engine` (`sqlite` or `postgres`) and, when up, the check's `latency_ms`. The database check runs at most once a second. `details.smtp` reports email and never makes /health fail (invoices are issued without it): `not_configured` (no SMTP_URL), `checking` (the first check has not answered), `ok` (the server greeted and took the login at `checked_at`) or `unreachable` (`message` says why; emails wait in the queue), with its `server` (host:port); the last result is shown at once and checked again behind it when over a minute old. `/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per client address (429 past it), apart from the 100 of the other calls without a credential, so sign-ups from the same address never make an instance look down.
+         * @description For load balancers and container health checks. 503 when a dependency is down; `error` names it: `database` (on SQLite a write failed or less than 64 MiB of storage is left; on PostgreSQL the server did not answer a `select 1` within 2 s), `scheduler` (no tick for three intervals; a tick that finds the job worker still busy counts), `queue` (the oldest due job waits over 10 minutes). The database entry names its `engine` (`sqlite` or `postgres`) and, when up, the check's `latency_ms`. The database check runs at most once a second. `details.smtp` reports email and never makes /health fail (invoices are issued without it): `not_configured` (no SMTP_URL), `checking` (the first check has not answered), `ok` (the server greeted and took the login at `checked_at`) or `unreachable` (`message` says why; emails wait in the queue), with its `server` (host:port); the last result is shown at once and checked again behind it when over a minute old. `details.pacs` reports the live PACs' circuits (`live`: each one's `name` and `circuit`, in failover order) and never makes /health fail: `up` while at least one circuit is closed or none is configured, `down` when every one is open or half-open (live invoices wait in the queue for a PAC; test mode, reads and queued issuing still work, so the instance stays in rotation). `/health/live` is the liveness check. Probes have their own budget of 600 requests a minute per client address (429 past it), apart from the 100 of the other calls without a credential, so sign-ups from the same address never make an instance look down.
          */
         get: operations["getHealth"];
         put?: never;
@@ -1160,6 +1160,26 @@ export interface paths {
          * @description Scoped to the tenant and to the environment of the credential (sk_test_ → sandbox figures). Amounts are exact sums of Total per currency, never converted.
          */
         get: operations["getStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pacs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The stamping providers of your environment, their circuit state, last error and latency (ADMIN)
+         * @description Live (an sk_live_ key, or a session with `X-Environment: live`): the PACs the operator configured, in the order stamping tries them, as this instance sees them (each instance keeps its own circuits; every instance follows the same rules for a given document), an empty list when none is configured. A PAC whose circuit is open is skipped; a document already answered by it (stamped, duplicate, data error, or an ambiguous answer inside the ambiguous window) waits for it instead of going to another PAC. Test: the sandbox, one PAC in this process whose circuit is always closed.
+         */
+        get: operations["listPacs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3328,6 +3348,32 @@ export interface components {
             api_keys: {
                 activas: number;
             };
+        };
+        PacList: {
+            /** @enum {string} */
+            environment: "test" | "live";
+            /** @description In the order stamping tries them */
+            data: components["schemas"]["PacState"][];
+        };
+        PacState: {
+            /**
+             * @description The PAC's registry name, as recorded on the CFDIs it stamps
+             * @example sw
+             */
+            name: string;
+            /**
+             * @description `closed`: asked in order; `open`: skipped after consecutive provider-side or ambiguous failures (documents pinned to it wait); `half_open`: the open time has passed and the next stamp is one probe, which closes it on success or opens it again
+             * @enum {string}
+             */
+            circuit: "closed" | "open" | "half_open";
+            /** @description Provider-side or ambiguous answers in a row (a stamp, a duplicate or a data error resets it) */
+            consecutive_failures: number;
+            /** @description The last provider-side or ambiguous failure, as the PAC or its connection gave it */
+            last_error: string | null;
+            /** @description When that failure came (ISO 8601, UTC) */
+            last_error_at: string | null;
+            /** @description The mean time of its last 20 answers, in ms; null before the first */
+            latency_ms: number | null;
         };
     };
     responses: never;
@@ -9519,6 +9565,56 @@ export interface operations {
             };
             /** @description Missing or invalid credential */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPacs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The environment's PACs */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PacList"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ADMIN */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -1,0 +1,201 @@
+import type { Pac, StampFailureClass, StampOptions, StampResult } from './types.ts';
+
+/** One stamping attempt of a document, as persisted: which PAC, what it answered, when (ISO 8601). */
+export interface StampAttempt {
+  pac: string;
+  outcome: 'stamped' | StampFailureClass;
+  at: string;
+}
+
+/**
+ * A routed stamp: the answer, the PAC that gave it (undefined when no single PAC's answer is returned: every PAC was
+ * skipped or failed provider-side) and the attempts made by this call, oldest first, for the caller to persist.
+ */
+interface RoutedStamp {
+  result: StampResult;
+  pac: string | undefined;
+  attempts: StampAttempt[];
+}
+
+type CircuitState = 'closed' | 'open' | 'half_open';
+
+export interface PacState {
+  name: string;
+  circuit: CircuitState;
+  consecutiveFailures: number;
+  /** The last provider-side or ambiguous failure (a definitive or duplicate answer is the document's, not the PAC's). */
+  lastError: { message: string; at: string } | null;
+  /** The mean duration of the last LATENCY_WINDOW answers, in ms; null before the first. */
+  latencyMs: number | null;
+}
+
+export interface PacRouterOptions {
+  /** How long a document that got an ambiguous answer stays with that PAC, from its first ambiguous answer. */
+  ambiguousWindowMs: number;
+  breaker: {
+    /** Consecutive provider-side or ambiguous failures that open the circuit. */
+    failureThreshold: number;
+    /** How long an open circuit skips its PAC before one probe is let through. */
+    openMs: number;
+  };
+  now: () => Date;
+}
+
+export interface PacRouter {
+  stamp(sealedXml: string, options: StampOptions, history: readonly StampAttempt[]): Promise<RoutedStamp>;
+  states(): PacState[];
+  /** At least one PAC's circuit is closed, or none is configured: what /health reports. */
+  healthy(): boolean;
+  /** The adapter by its registry name: cancellation, acuse and SAT status go through the PAC that stamped. */
+  pac(name: string): Pac | undefined;
+}
+
+const LATENCY_WINDOW = 20;
+
+interface Breaker {
+  open: boolean;
+  openedAt: number;
+  consecutiveFailures: number;
+  probing: boolean;
+  lastError: { message: string; at: string } | null;
+  latencies: number[];
+}
+
+/** Why a document may only go to one PAC (docs/decisions.md, "PAC failover"). */
+type Pin = { pac: string; reason: string } | undefined;
+
+/**
+ * Orders the configured PACs for one document from its history, written by any instance. A stamp, a duplicate or a
+ * definitive answer pins it to that PAC for good; an ambiguous one pins it to that PAC until `windowMs` after that
+ * PAC's first ambiguous answer, and afterwards puts that PAC last; provider-side failures leave the order as it is.
+ */
+function route(names: readonly string[], history: readonly StampAttempt[], now: number, windowMs: number): { pin: Pin; order: string[] } {
+  const settled = history.find((a) => a.outcome === 'stamped' || a.outcome === 'duplicate' || a.outcome === 'definitive');
+  if (settled) return { pin: { pac: settled.pac, reason: `it has a ${settled.outcome} answer from ${settled.pac} at ${settled.at}` }, order: [settled.pac] };
+  const firstAmbiguous = new Map<string, { ms: number; at: string }>();
+  for (const a of history) {
+    // A time that does not parse keeps the document where it is (the oldest claim): waiting is safe, another PAC is not.
+    const ms = Date.parse(a.at);
+    if (a.outcome === 'ambiguous' && !firstAmbiguous.has(a.pac)) firstAmbiguous.set(a.pac, { ms: Number.isNaN(ms) ? -Infinity : ms, at: a.at });
+  }
+  // The oldest claim first: two PACs inside their windows at once only happens when instances raced.
+  const waiting = [...firstAmbiguous]
+    .filter(([, first]) => first.ms === -Infinity || now < first.ms + windowMs)
+    .sort((a, b) => a[1].ms - b[1].ms || (a[0] < b[0] ? -1 : 1))[0];
+  if (waiting) {
+    const [pac, first] = waiting;
+    const until = first.ms === -Infinity ? 'its time is readable' : new Date(first.ms + windowMs).toISOString();
+    return { pin: { pac, reason: `${pac} answered ambiguously at ${first.at}, it stays there until ${until}` }, order: [pac] };
+  }
+  const released = names.filter((n) => firstAmbiguous.has(n));
+  return { pin: undefined, order: [...names.filter((n) => !firstAmbiguous.has(n)), ...released] };
+}
+
+/**
+ * Sends a sealed document to the first PAC that may stamp it, in the operator's order, and keeps a circuit breaker
+ * per PAC. In memory, per instance: the document's history is what instances share (docs/decisions.md, "PAC failover").
+ */
+export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions): PacRouter {
+  const byName = new Map(pacs.map((p) => [p.name, p]));
+  if (byName.size !== pacs.length) throw new Error(`two PACs share a name: ${pacs.map((p) => p.name).join(', ')}`);
+  const { failureThreshold, openMs } = options.breaker;
+  const breakers = new Map<string, Breaker>(
+    pacs.map((p) => [p.name, { open: false, openedAt: 0, consecutiveFailures: 0, probing: false, lastError: null, latencies: [] }]),
+  );
+  const clock = () => options.now().getTime();
+
+  const circuitOf = (b: Breaker, at: number): CircuitState => (!b.open ? 'closed' : at - b.openedAt >= openMs ? 'half_open' : 'open');
+
+  /** Whether a call may go out now: `probe` is the one call a half-open circuit lets through. */
+  function admit(b: Breaker): 'call' | 'probe' | undefined {
+    const state = circuitOf(b, clock());
+    if (state === 'closed') return 'call';
+    if (state === 'open' || b.probing) return undefined;
+    b.probing = true;
+    return 'probe';
+  }
+
+  /** Records an answer received at `at`. */
+  function settle(b: Breaker, admitted: 'call' | 'probe', outcome: StampAttempt['outcome'], message: string, startedAt: number, at: number) {
+    b.latencies.push(at - startedAt);
+    if (b.latencies.length > LATENCY_WINDOW) b.latencies.shift();
+    if (admitted === 'probe') b.probing = false;
+    // A stamp, a duplicate or a data error is the PAC working.
+    if (outcome !== 'provider' && outcome !== 'ambiguous') {
+      b.open = false;
+      b.consecutiveFailures = 0;
+      return;
+    }
+    b.consecutiveFailures++;
+    b.lastError = { message, at: new Date(at).toISOString() };
+    if (admitted === 'probe' || (!b.open && b.consecutiveFailures >= failureThreshold)) {
+      b.open = true;
+      b.openedAt = at;
+    }
+  }
+
+  async function call(pac: Pac, b: Breaker, admitted: 'call' | 'probe', sealedXml: string, stampOptions: StampOptions) {
+    const startedAt = clock();
+    let result: StampResult;
+    try {
+      result = await pac.stamp(sealedXml, stampOptions);
+    } catch (err) {
+      // An adapter that throws may have sent the request: the same rule as a timeout after sending.
+      result = { ok: false, class: 'ambiguous', message: `PAC failed: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    const outcome = result.ok ? 'stamped' : result.class;
+    const at = clock();
+    settle(b, admitted, outcome, result.ok ? '' : result.message, startedAt, at);
+    return { result, attempt: { pac: pac.name, outcome, at: new Date(at).toISOString() } satisfies StampAttempt };
+  }
+
+  async function stamp(sealedXml: string, stampOptions: StampOptions, history: readonly StampAttempt[]): Promise<RoutedStamp> {
+    const { pin, order } = route([...byName.keys()], history, clock(), options.ambiguousWindowMs);
+    const attempts: StampAttempt[] = [];
+    const reasons: string[] = [];
+    for (const name of order) {
+      const pac = byName.get(name);
+      const b = breakers.get(name);
+      if (!pac || !b) {
+        reasons.push(`${name} is not configured`);
+        continue;
+      }
+      const admitted = admit(b);
+      if (!admitted) {
+        reasons.push(b.probing ? `${name}'s circuit is half-open, its probe in flight` : `${name}'s circuit is open`);
+        continue;
+      }
+      const { result, attempt } = await call(pac, b, admitted, sealedXml, stampOptions);
+      attempts.push(attempt);
+      // Only a provider-side failure lets the document go on to the next PAC in the same call.
+      if (result.ok || result.class !== 'provider') return { result, pac: name, attempts };
+      if (order.length === 1) return { result, pac: name, attempts };
+      reasons.push(`${name}: ${result.message}`);
+    }
+    const message = pin
+      ? `Not sent: the document waits for ${pin.pac} (${reasons.join('; ')}), since ${pin.reason}`
+      : order.length === 0
+        ? 'Not sent: no PAC is configured'
+        : `Not stamped by any PAC: ${reasons.join('; ')}`;
+    return { result: { ok: false, class: 'provider', message }, pac: undefined, attempts };
+  }
+
+  return {
+    stamp,
+    states: () => {
+      const at = clock();
+      return pacs.map((p) => {
+        const b = breakers.get(p.name)!;
+        return {
+          name: p.name,
+          circuit: circuitOf(b, at),
+          consecutiveFailures: b.consecutiveFailures,
+          lastError: b.lastError,
+          latencyMs: b.latencies.length === 0 ? null : Math.round(b.latencies.reduce((s, x) => s + x, 0) / b.latencies.length),
+        };
+      });
+    },
+    healthy: () => pacs.length === 0 || [...breakers.values()].some((b) => !b.open),
+    pac: (name) => byName.get(name),
+  };
+}
