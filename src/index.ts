@@ -19,7 +19,7 @@ import { createLogger, writeLogLine } from './lib/logger.ts';
 import { uncaughtExceptionHandler } from './lib/uncaught.ts';
 import { periodicWork } from './periodic.ts';
 import type { SandboxSat } from './pac/sandbox.ts';
-import { createSwPac } from './pac/sw.ts';
+import { buildPacs } from './pac/registry.ts';
 import { CATALOGS_ENV, spawnWorkers, supervisorLink, type Workers, workerNumber } from './cluster.ts';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,6 +86,7 @@ if (free < MIN_FREE_BYTES) {
   );
   process.exit(1);
 }
+if (!link) for (const warning of config.warnings) logger.warn(warning);
 if (!config.publicBaseUrl && !link)
   logger.warn("PUBLIC_BASE_URL is not set: receipts' self_invoice_url is null (set it to the address customers reach this server at)");
 if (free < LOW_FREE_BYTES && !link)
@@ -148,6 +149,8 @@ const rateLimits = supervising && onSqlite ? sharedMemoryRateLimits() : onSqlite
 // Unique per process start: a restarted instance never passes the fence of the leases its earlier run held.
 const workerId = newId('boot');
 let made: ReturnType<typeof createApp> | undefined;
+// The live PACs in PACS order; the first stamps (the failover router takes the list), each keeps its stamps' follow-ups.
+const livePacs = buildPacs(config.pacs, { satConsultaUrl: config.satConsultaUrl });
 // One app, made by the demo's set-up (it calls the API) or after the boot work.
 const appWith = (sandboxSat: SandboxSat) =>
   (made ??= createApp({
@@ -156,7 +159,8 @@ const appWith = (sandboxSat: SandboxSat) =>
     jwtSecret: config.jwtSecret,
     masterKey: config.masterKey,
     sandboxSat,
-    livePac: config.pac ? createSwPac(config.pac) : undefined,
+    livePac: livePacs[0],
+    livePacs,
     smtp: config.smtp,
     publicBaseUrl: config.publicBaseUrl,
     logger,
