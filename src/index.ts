@@ -48,6 +48,7 @@ const supervising = worker === undefined && config.workers > 1;
 // A worker's link to its supervisor: rate counters, identity changes and the scheduler's heartbeat come through it.
 const link = worker === undefined ? undefined : supervisorLink();
 if (link) process.stdout.on('error', () => {}); // the supervisor's end of the pipe is gone: the worker is stopping
+if (!link) for (const warning of config.warnings) logger.warn(warning); // a legacy setting's name, said once (not per worker)
 useNativeDeflate(); // pdf-lib (a logo's check here) compresses with the native zlib; each PDF worker thread calls it too
 // Every promise is awaited or caught where it is made; these log whatever escapes. An uncaught exception exits but
 // for a PostgreSQL driver's connection fault (src/lib/uncaught.ts).
@@ -86,7 +87,6 @@ if (free < MIN_FREE_BYTES) {
   );
   process.exit(1);
 }
-if (!link) for (const warning of config.warnings) logger.warn(warning);
 if (!config.publicBaseUrl && !link)
   logger.warn("PUBLIC_BASE_URL is not set: receipts' self_invoice_url is null (set it to the address customers reach this server at)");
 if (free < LOW_FREE_BYTES && !link)
