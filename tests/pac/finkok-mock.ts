@@ -88,6 +88,10 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
     cancelMode: 'ok' as 'ok' | 'reject' | 'no_acuse' | '5xx',
     registrationFails: false,
     requireRegistration: o.requireRegistration ?? false,
+    /** A 307's incidence names the earlier UUID (Finkok's often leaves it empty). */
+    uuidIn307: false,
+    /** `stamped` answers a SOAP Fault (Finkok's internal errors come so). */
+    stampedFault: false,
   };
 
   const stampReply = (operation: string, xml: string, uuid: string, list: { code: string; message: string; uuid?: string }[]) =>
@@ -119,7 +123,7 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
     const earlier = ledger.find(sello);
     if (earlier) {
       const visible = Date.now() >= earlier.visibleAt;
-      const previo = { code: '307', message: 'El CFDI contiene un timbre previo' };
+      const previo = { code: '307', message: 'El CFDI contiene un timbre previo', uuid: state.uuidIn307 ? earlier.uuid : '' };
       return visible && scenario !== '307_without_xml' && scenario !== 'stamped_not_found_for_5s'
         ? stampReply('stamp', earlier.xml, earlier.uuid, [previo])
         : stampReply('stamp', '', '', [previo]);
@@ -139,13 +143,18 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
         return stampReply('stamp', result.xml, result.tfd.uuid, [{ code: '307', message: 'El CFDI contiene un timbre previo' }]);
       case '307_without_xml':
       case 'stamped_not_found_for_5s':
-        return stampReply('stamp', '', '', [{ code: '307', message: 'El CFDI contiene un timbre previo' }]);
+        return stampReply('stamp', '', '', [{ code: '307', message: 'El CFDI contiene un timbre previo', uuid: state.uuidIn307 ? result.tfd.uuid : '' }]);
       default:
         return stampReply('stamp', result.xml, result.tfd.uuid, []);
     }
   }
 
   function stamped(fields: Record<string, string>): Response {
+    if (state.stampedFault)
+      return new Response(
+        '<senv:Envelope xmlns:senv="http://schemas.xmlsoap.org/soap/envelope/"><senv:Body><senv:Fault><faultcode>senv:Server</faultcode><faultstring>internal error</faultstring></senv:Fault></senv:Body></senv:Envelope>',
+        { status: 500, headers: { 'content-type': 'text/xml; charset=utf-8' } },
+      );
     const earlier = ledger.find(selloOf(Buffer.from(fields.xml ?? '', 'base64').toString('utf8')) ?? '');
     if (!earlier || Date.now() < earlier.visibleAt) return stampReply('stamped', '', '', [{ code: '603', message: 'El CFDI no contiene un timbre previo' }]);
     return stampReply('stamped', earlier.xml, earlier.uuid, []);

@@ -73,6 +73,24 @@ describe('Finkok adapter against its SOAP mock', () => {
     expect(Buffer.from(last('stamped').fields.xml!, 'base64').toString('utf8')).toBe(doc);
   });
 
+  test('307 naming the UUID while `stamped` fails: recovered with query_pending (by UUID)', async () => {
+    mock.setScenario('307_without_xml');
+    mock.state.uuidIn307 = true;
+    mock.state.stampedFault = true;
+    try {
+      const doc = sealed();
+      const res = await pac.stamp(doc, { tenantId: 'ten_1' });
+      const uuid = mock.ledger.find(sello(doc))!.uuid;
+      expect(res).toMatchObject({ ok: true, tfd: { uuid } });
+      expect(last('query_pending').fields).toMatchObject({ uuid, username: mock.username, password: mock.password });
+      mock.state.uuidIn307 = false;
+      expect(await pac.stamp(sealed(), { tenantId: 'ten_1' })).toMatchObject({ ok: false, class: 'duplicate', code: '307' });
+    } finally {
+      mock.state.uuidIn307 = false;
+      mock.state.stampedFault = false;
+    }
+  });
+
   test('`stamped` not finding a fresh stamp: duplicate (ask Finkok again, never another PAC); asked again later, the same stamp', async () => {
     mock.setScenario('stamped_not_found_for_5s');
     const doc = sealed();
@@ -90,6 +108,7 @@ describe('Finkok adapter against its SOAP mock', () => {
     const doc = sealed();
     const quick = pacWith({ timeoutMs: 300 });
     expect(await quick.stamp(doc, { tenantId: 'ten_1' })).toMatchObject({ ok: false, class: 'ambiguous' });
+    await until(() => mock.ledger.find(sello(doc)) !== undefined, 'the mock stamped it'); // its answer never came
     const record = mock.ledger.find(sello(doc))!;
     mock.setScenario('ok');
     expect(await quick.stamp(doc, { tenantId: 'ten_1' })).toMatchObject({ ok: true, tfd: { uuid: record.uuid } });
@@ -219,7 +238,7 @@ describe('a live tenant whose PAC is Finkok', () => {
     const before = mock.ledger.records.length;
     const issued = await t.call('POST', '/cfdis', { token: live, body: invoice(102) });
     expect(issued.status).toBe(202);
-    expect(mock.ledger.records.length).toBe(before + 1);
+    await until(() => mock.ledger.records.length === before + 1, 'Finkok stamped it'); // its answer never came
     mock.setScenario('ok');
     t.clock.advance(10 * 60_000);
     await t.app.worker.drain();
