@@ -54,8 +54,12 @@ const DUPLICATE = new Set(['307', '506', '5124']);
 const PROVIDER = new Set(['300', '350', '701', '703']);
 /** The HSM or the relay to SAT failed (351, 352, 708): the document may have been stamped. */
 const AMBIGUOUS = new Set(['351', '352', '708']);
-/** A prepaid account without stamps left: Finkok says it in words, with no code of its own. */
+/**
+ * A prepaid account without stamps left: Finkok says it in words, with no code of its own. Only an incidence without a
+ * data error's code reads so: a CFDI40xxx or CRPxxxxx message may speak of a Saldo (ImpSaldoAnt).
+ */
 const QUOTA = /timbres|cr[eé]ditos?\b|saldo/i;
+const DATA_CODE = /^(30[1-8]|40[1-3]|[A-Z]+\d+)$/i;
 /** The issuer's RFC is not registered with this Finkok account. */
 const UNREGISTERED = '702';
 const STAMPED_OK = /timbrado satisfactoriamente/i;
@@ -247,7 +251,7 @@ export function createFinkokPac(o: FinkokPacOptions): Pac {
 /** The first incidence that decides: provider and ambiguous codes before data errors, which are definitive. */
 function classify(found: Incidencia[]): StampFailure {
   const say = (i: Incidencia) => `Finkok: ${[i.code, i.message].filter(Boolean).join(' - ')}`;
-  const provider = found.find((i) => PROVIDER.has(i.code) || QUOTA.test(i.message));
+  const provider = found.find((i) => PROVIDER.has(i.code) || (QUOTA.test(i.message) && !DATA_CODE.test(i.code)));
   if (provider) return { ok: false, class: 'provider', message: say(provider) };
   const ambiguous = found.find((i) => AMBIGUOUS.has(i.code));
   if (ambiguous) return { ok: false, class: 'ambiguous', message: say(ambiguous) };

@@ -88,6 +88,8 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
     cancelMode: 'ok' as 'ok' | 'reject' | 'no_acuse' | '5xx',
     registrationFails: false,
     requireRegistration: o.requireRegistration ?? false,
+    /** What `reject` answers. */
+    rejection: { code: 'CFDI40108', message: 'El TipoDeComprobante es I, E o N, el importe no es correcto.' },
     /** A 307's incidence names the earlier UUID (Finkok's often leaves it empty). */
     uuidIn307: false,
     /** `stamped` answers a SOAP Fault (Finkok's internal errors come so). */
@@ -118,8 +120,7 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
       const rfc = child(parseXml(xml), 'cfdi:Emisor')?.attrs.Rfc ?? '';
       if (!registered.has(rfc)) return stampReply('stamp', '', '', [{ code: '702', message: 'No se encontró el RFC del emisor' }]);
     }
-    if (scenario === 'reject')
-      return stampReply('stamp', '', '', [{ code: 'CFDI40108', message: 'El TipoDeComprobante es I, E o N, el importe no es correcto.' }]);
+    if (scenario === 'reject') return stampReply('stamp', '', '', [state.rejection]);
     const earlier = ledger.find(sello);
     if (earlier) {
       const visible = Date.now() >= earlier.visibleAt;

@@ -128,6 +128,10 @@ describe('Finkok adapter against its SOAP mock', () => {
     expect(await pac.stamp(sealed(), { tenantId: 'ten_1' })).toMatchObject({ ok: false, class: 'ambiguous', message: expect.stringContaining('HTTP 502') });
     mock.setScenario('reject');
     expect(await pac.stamp(sealed(), { tenantId: 'ten_1' })).toMatchObject({ ok: false, class: 'definitive', code: 'CFDI40108' });
+    // A data error that speaks of a Saldo is still a data error, not an account out of stamps.
+    mock.state.rejection = { code: 'CRP20219', message: 'El campo ImpSaldoAnt debe ser mayor a cero.' };
+    expect(await pac.stamp(sealed(), { tenantId: 'ten_1' })).toMatchObject({ ok: false, class: 'definitive', code: 'CRP20219' });
+    mock.state.rejection = { code: 'CFDI40108', message: 'El TipoDeComprobante es I, E o N, el importe no es correcto.' };
     mock.setScenario('down');
     try {
       expect(await pac.stamp(sealed(), { tenantId: 'ten_1' })).toMatchObject({ ok: false, class: 'provider', message: expect.stringContaining('unreachable') });
