@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test';
+import { generateKeyPairSync } from 'node:crypto';
+import forge from 'node-forge';
 import { verifyEnveloped } from '../../src/cfdi/cancellation.ts';
 import { createFinkokPac } from '../../src/pac/finkok.ts';
 import { concepto, createTestApp, csdFiles, ingreso, issuer, until } from '../helpers.ts';
@@ -139,6 +141,36 @@ describe('Finkok adapter against its SOAP mock', () => {
       mock.setScenario('ok');
     }
     expect(await pac.stamp(sealed(), { tenantId: 'ten_1' })).toMatchObject({ ok: true });
+  });
+
+  test('a certificate refused (TLS ends before the request is written) is a provider failure, like a refused connection', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const cert = forge.pki.createCertificate();
+    cert.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }) as string);
+    cert.serialNumber = '01';
+    cert.validity.notBefore = new Date(Date.now() - 86_400_000);
+    cert.validity.notAfter = new Date(Date.now() + 86_400_000);
+    cert.setSubject([{ name: 'commonName', value: '127.0.0.1' }]);
+    cert.setIssuer([{ name: 'commonName', value: '127.0.0.1' }]);
+    const keyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    cert.sign(forge.pki.privateKeyFromPem(keyPem), forge.md.sha256.create());
+    let reached = 0;
+    const tls = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      tls: { key: keyPem, cert: forge.pki.certificateToPem(cert) },
+      fetch: () => {
+        reached++;
+        return new Response('no');
+      },
+    });
+    try {
+      const selfSigned = createFinkokPac({ url: `https://127.0.0.1:${tls.port}`, username: 'u', password: 'p', timeoutMs: 2000 });
+      expect(await selfSigned.stamp(sealed(), { tenantId: 'ten_1' })).toMatchObject({ ok: false, class: 'provider' });
+      expect(reached).toBe(0);
+    } finally {
+      tls.stop(true);
+    }
   });
 
   test('an RFC not registered with the account (702) is registered once (registration `add`) and the stamp sent again', async () => {
