@@ -65,7 +65,8 @@ const UNREGISTERED = '702';
 const STAMPED_OK = /timbrado satisfactoriamente/i;
 
 export function createFinkokPac(o: FinkokPacOptions): Pac {
-  const base = o.url.replace(/\/+$/, '');
+  // A service's own address pasted as the base (…/servicios/soap/stamp.wsdl) names the same base.
+  const base = o.url.replace(/\/servicios\/soap(\/.*)?$/, '').replace(/\/+$/, '');
   const doFetch = o.fetch ?? fetch;
   const timeoutMs = o.timeoutMs ?? 10_000;
   const auth = { username: o.username, password: o.password };

@@ -45,6 +45,10 @@ describe('Finkok adapter against its SOAP mock', () => {
     expect(res.tfd.selloCfd).toBe(sello(doc));
     expect(mock.ledger.find(sello(doc))!.uuid).toBe(res.tfd.uuid);
     expect(res.xml).toContain('<tfd:TimbreFiscalDigital');
+    // A service's address given as FINKOK_URL reaches the same services.
+    const pasted = createFinkokPac({ url: `${mock.url}/servicios/soap/stamp.wsdl`, username: mock.username, password: mock.password });
+    expect(await pasted.stamp(sealed(), { tenantId: 'ten_1' })).toMatchObject({ ok: true });
+    expect(last('stamp').path).toBe('/servicios/soap/stamp');
   });
 
   test('credentials are escaped into the envelope, never concatenated raw; refused credentials (300) are a provider failure', async () => {
