@@ -53,6 +53,8 @@ export interface AppDeps {
   livePac?: Pac;
   /** The live PACs in failover order and their circuits: GET /pacs and the `pacs` check of /health. */
   pacRouter?: PacRouter;
+  /** Every configured live PAC in PACS order (`livePac` is the first), for the failover router. */
+  livePacs?: readonly Pac[];
   /**
    * The SMTP server CFDIs are emailed through (SMTP_URL, SMTP_FROM); none → email_to and POST /cfdis/{id}/email answer
    * 400. EMAIL_DAILY_LIMIT (default 200) and EMAIL_TEST_CAPTURE go with it.

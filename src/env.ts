@@ -5,6 +5,8 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { randomToken } from './lib/crypto.ts';
 import { DEFAULT_EMAIL_DAILY_LIMIT } from './lib/plans.ts';
+import { type ConfiguredPac, PAC_REGISTRY } from './pac/registry.ts';
+import type { PacSetting } from './pac/types.ts';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -32,9 +34,16 @@ const EnvSchema = z.object({
     .regex(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, 'must be 32 bytes as 64 hex characters or base64')
     .optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
-  PAC_URL: z.url().optional(),
-  PAC_USER: z.string().min(1).optional(),
-  PAC_PASSWORD: z.string().min(1).optional(),
+  PACS: z
+    .string()
+    .regex(/^\s*[a-z][a-z0-9_-]*(\s*,\s*[a-z][a-z0-9_-]*)*\s*$/, 'must be PAC names separated by commas, in the order to try them, e.g. finkok,sw')
+    .optional(),
+  PAC_AMBIGUOUS_WINDOW_SECONDS: z.coerce
+    .number({ message: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(1, 'must be at least 1')
+    .max(86_400, 'must be at most 86400')
+    .default(600),
   SAT_CONSULTA_URL: z.url().optional(),
   CANCELLATION_POLL_SECONDS: z.coerce
     .number({ message: 'must be a number of seconds' })
@@ -97,6 +106,15 @@ const EnvSchema = z.object({
     .max(256, 'must be at most 256')
     .optional(),
 });
+
+/** Every PAC's settings, from the registry (SW's legacy PAC_* names among them): each PAC file declares its own. */
+const PacSettingsSchema = z.object(
+  Object.fromEntries(
+    PAC_REGISTRY.flatMap((e) => e.settings).flatMap((s) =>
+      [s.env, ...(s.legacy ? [s.legacy] : [])].map((name) => [name, s.url ? z.url().optional() : z.string().min(1).optional()] as const),
+    ),
+  ),
+);
 
 /**
  * One process per two cores: a process keeps about two busy while it issues, its event loop one and WebCrypto's
@@ -174,8 +192,17 @@ export interface Config {
    * answer"), so a test can SIGKILL the server between a create's commit and its answer. Off unless TEST_HOLD_BEFORE_ANSWER=1.
    */
   testHoldBeforeAnswer: boolean;
-  /** Live stamping provider (SW REST API), when configured. */
-  pac?: { url: string; user: string; password: string; satConsultaUrl?: string };
+  /**
+   * The live PACs in the order to try them (PACS; by default the one whose settings are given), each with its settings
+   * by variable name (src/pac/registry.ts builds them); none: live issuing answers 503.
+   */
+  pacs: ConfiguredPac[];
+  /** SAT's ConsultaCFDIService the live PACs ask (SAT_CONSULTA_URL; default: production). */
+  satConsultaUrl?: string;
+  /** How long an ambiguous answer keeps a document on its PAC before another may stamp it (PAC_AMBIGUOUS_WINDOW_SECONDS). */
+  pacAmbiguousWindowSeconds: number;
+  /** Lines the start logs as warnings (a legacy setting's name). */
+  warnings: string[];
 }
 
 export class ConfigError extends Error {}
@@ -185,13 +212,15 @@ export class ConfigError extends Error {}
  * (mode 0600) so that a restart keeps sessions valid and encrypted keys readable.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = EnvSchema.safeParse(emptyToUndefined(env));
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  const parsed = EnvSchema.safeParse(emptyToUndefined(env, Object.keys(EnvSchema.shape)));
+  const pacSettings = PacSettingsSchema.safeParse(emptyToUndefined(env, Object.keys(PacSettingsSchema.shape)));
+  if (!parsed.success || !pacSettings.success) {
+    const issues = [...(parsed.error?.issues ?? []), ...(pacSettings.error?.issues ?? [])];
+    const problems = issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new ConfigError(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
-  if (e.PAC_URL && (!e.PAC_USER || !e.PAC_PASSWORD)) throw new ConfigError('Invalid configuration: PAC_USER and PAC_PASSWORD are required with PAC_URL');
+  const { pacs, warnings } = resolvePacs(e.PACS, pacSettings.data as Record<string, string | undefined>);
   if (e.SMTP_URL && !e.SMTP_FROM)
     throw new ConfigError('Invalid configuration: SMTP_FROM is required with SMTP_URL (the sender address, e.g. facturas@example.com)');
   if (e.SMTP_FROM && !e.SMTP_URL) throw new ConfigError('Invalid configuration: SMTP_FROM is set but SMTP_URL is not: set both to send invoices by email');
@@ -221,7 +250,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cancellationPollSeconds: e.CANCELLATION_POLL_SECONDS,
     jobLeaseSeconds: e.JOB_LEASE_SECONDS,
     testHoldBeforeAnswer: e.TEST_HOLD_BEFORE_ANSWER === '1',
-    pac: e.PAC_URL ? { url: e.PAC_URL, user: e.PAC_USER!, password: e.PAC_PASSWORD!, satConsultaUrl: e.SAT_CONSULTA_URL } : undefined,
+    pacs,
+    satConsultaUrl: e.SAT_CONSULTA_URL,
+    pacAmbiguousWindowSeconds: e.PAC_AMBIGUOUS_WINDOW_SECONDS,
+    warnings,
     smtp:
       e.SMTP_URL && e.SMTP_FROM
         ? { url: e.SMTP_URL, from: e.SMTP_FROM, dailyLimit: e.EMAIL_DAILY_LIMIT, ...(e.EMAIL_TEST_CAPTURE ? { testCapture: e.EMAIL_TEST_CAPTURE } : {}) }
@@ -238,10 +270,62 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
-function emptyToUndefined(env: Record<string, string | undefined>) {
+function emptyToUndefined(env: Record<string, string | undefined>, keys: string[]) {
   const out: Record<string, string | undefined> = {};
-  for (const key of Object.keys(EnvSchema.shape)) out[key] = env[key] === '' ? undefined : env[key];
+  for (const key of keys) out[key] = env[key] === '' ? undefined : env[key];
   return out;
+}
+
+const andList = (names: string[]) => (names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? ''));
+
+/**
+ * The live PACs in order: PACS when given (every name known, each listed PAC's settings all set, no settings of a PAC it
+ * does not list); otherwise the one PAC whose settings are given. SW's legacy PAC_* names count as SW's, with a warning.
+ */
+function resolvePacs(list: string | undefined, given: Record<string, string | undefined>): { pacs: ConfiguredPac[]; warnings: string[] } {
+  const fail = (problem: string): never => {
+    throw new ConfigError(`Invalid configuration: ${problem}`);
+  };
+  const settingOf = (s: PacSetting) => given[s.env] ?? (s.legacy ? given[s.legacy] : undefined);
+  const nameOf = (s: PacSetting) => (given[s.env] === undefined && s.legacy ? s.legacy : s.env);
+  const legacy = PAC_REGISTRY.flatMap((e) => e.settings).filter((s) => s.legacy && given[s.legacy] !== undefined);
+  const warnings = legacy.length
+    ? [
+        `${andList(legacy.map((s) => s.legacy!))} ${legacy.length > 1 ? 'are legacy names' : 'is a legacy name'}: they still work, read as ${andList(legacy.map((s) => s.env))}; rename them (PACS lists the providers)`,
+      ]
+    : [];
+  const withSettings = PAC_REGISTRY.filter((e) => e.settings.some((s) => settingOf(s) !== undefined));
+  let names: string[];
+  if (list !== undefined) {
+    names = list.split(',').map((n) => n.trim());
+    const known = PAC_REGISTRY.map((e) => e.name);
+    for (const n of names) if (!known.includes(n)) fail(`PACS: unknown PAC "${n}" (known: ${known.join(', ')})`);
+    const twice = names.find((n, i) => names.indexOf(n) !== i);
+    if (twice) fail(`PACS: ${twice} is listed twice`);
+    for (const e of withSettings)
+      if (!names.includes(e.name)) {
+        const set = e.settings.filter((s) => settingOf(s) !== undefined).map(nameOf);
+        fail(
+          `${andList(set)} ${set.length > 1 ? 'are' : 'is'} set but PACS does not list ${e.name}: add ${e.name} to PACS or unset ${set.length > 1 ? 'them' : 'it'}`,
+        );
+      }
+  } else {
+    if (withSettings.length > 1)
+      fail(
+        `PACS is required with the settings of several PACs (${withSettings.map((e) => e.name).join(', ')}): list them in the order to try, e.g. PACS=${withSettings.map((e) => e.name).join(',')}`,
+      );
+    names = withSettings.map((e) => e.name);
+  }
+  const pacs = names.map((name) => {
+    const entry = PAC_REGISTRY.find((e) => e.name === name)!;
+    const missing = entry.settings.filter((s) => settingOf(s) === undefined).map((s) => s.env);
+    if (missing.length)
+      fail(
+        `${andList(missing)} ${missing.length > 1 ? 'are' : 'is'} required for the ${name} PAC (${list !== undefined ? 'PACS lists it' : 'its other settings are set'})`,
+      );
+    return { name, settings: Object.fromEntries(entry.settings.map((s) => [s.env, settingOf(s)!])) };
+  });
+  return { pacs, warnings };
 }
 
 function decodeKey(text: string): Buffer {

@@ -19,7 +19,7 @@ import { createLogger, writeLogLine } from './lib/logger.ts';
 import { uncaughtExceptionHandler } from './lib/uncaught.ts';
 import { periodicWork } from './periodic.ts';
 import type { SandboxSat } from './pac/sandbox.ts';
-import { createSwPac } from './pac/sw.ts';
+import { buildPacs } from './pac/registry.ts';
 import { CATALOGS_ENV, spawnWorkers, supervisorLink, type Workers, workerNumber } from './cluster.ts';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,6 +48,7 @@ const supervising = worker === undefined && config.workers > 1;
 // A worker's link to its supervisor: rate counters, identity changes and the scheduler's heartbeat come through it.
 const link = worker === undefined ? undefined : supervisorLink();
 if (link) process.stdout.on('error', () => {}); // the supervisor's end of the pipe is gone: the worker is stopping
+if (!link) for (const warning of config.warnings) logger.warn(warning); // a legacy setting's name, said once (not per worker)
 useNativeDeflate(); // pdf-lib (a logo's check here) compresses with the native zlib; each PDF worker thread calls it too
 // Every promise is awaited or caught where it is made; these log whatever escapes. An uncaught exception exits but
 // for a PostgreSQL driver's connection fault (src/lib/uncaught.ts).
@@ -148,6 +149,8 @@ const rateLimits = supervising && onSqlite ? sharedMemoryRateLimits() : onSqlite
 // Unique per process start: a restarted instance never passes the fence of the leases its earlier run held.
 const workerId = newId('boot');
 let made: ReturnType<typeof createApp> | undefined;
+// The live PACs in PACS order; the first stamps (the failover router takes the list), each keeps its stamps' follow-ups.
+const livePacs = buildPacs(config.pacs, { satConsultaUrl: config.satConsultaUrl });
 // One app, made by the demo's set-up (it calls the API) or after the boot work.
 const appWith = (sandboxSat: SandboxSat) =>
   (made ??= createApp({
@@ -156,7 +159,8 @@ const appWith = (sandboxSat: SandboxSat) =>
     jwtSecret: config.jwtSecret,
     masterKey: config.masterKey,
     sandboxSat,
-    livePac: config.pac ? createSwPac(config.pac) : undefined,
+    livePac: livePacs[0],
+    livePacs,
     smtp: config.smtp,
     publicBaseUrl: config.publicBaseUrl,
     logger,

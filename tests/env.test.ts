@@ -84,6 +84,14 @@ describe('loadConfig', () => {
     ['EMAIL_TEST_CAPTURE', 'pruebas'],
     ['EMAIL_TEST_CAPTURE', 'a@example.com,b@example.com'],
     ['EMAIL_TEST_CAPTURE', 'Pruebas <pruebas@example.com>'],
+    ['PACS', 'finkok;sw'],
+    ['PACS', 'Finkok'],
+    ['PAC_AMBIGUOUS_WINDOW_SECONDS', '0'],
+    ['PAC_AMBIGUOUS_WINDOW_SECONDS', '1.5'],
+    ['PAC_AMBIGUOUS_WINDOW_SECONDS', 'soon'],
+    ['SW_URL', 'not a url'],
+    ['FINKOK_URL', 'demo-facturacion.finkok.com'],
+    ['PAC_URL', 'not a url'],
   ])('%s=%s is rejected naming the variable', (name, value) => {
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dir(), [name]: value })).toThrow(name);
@@ -128,5 +136,55 @@ describe('loadConfig', () => {
       testCapture: 'pruebas@example.com',
     });
     expect(loadConfig({ ...smtp, EMAIL_TEST_CAPTURE: '' }).smtp?.testCapture).toBeUndefined();
+  });
+
+  describe("PACs: PACS and each PAC's settings", () => {
+    const sw = { SW_URL: 'https://services.test.sw.com.mx', SW_USER: 'u', SW_PASSWORD: 'p' };
+    const finkok = { FINKOK_URL: 'https://demo-facturacion.finkok.com', FINKOK_USERNAME: 'fu', FINKOK_PASSWORD: 'fp' };
+    const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: dir(), ...env });
+
+    test('none when nothing is set; the one whose settings are given when PACS is not; PACS orders them', () => {
+      expect(load({}).pacs).toEqual([]);
+      expect(load(sw).pacs).toEqual([{ name: 'sw', settings: sw }]);
+      expect(load(finkok).pacs).toEqual([{ name: 'finkok', settings: finkok }]);
+      expect(load({ ...sw, ...finkok, PACS: 'finkok, sw' }).pacs).toEqual([
+        { name: 'finkok', settings: finkok },
+        { name: 'sw', settings: sw },
+      ]);
+      expect(load({ ...sw, PACS: 'sw' }).warnings).toEqual([]);
+      expect(load({ ...sw, ...finkok, PACS: 'sw,finkok' }).pacs.map((p) => p.name)).toEqual(['sw', 'finkok']);
+    });
+
+    test('PAC_AMBIGUOUS_WINDOW_SECONDS: 600 by default', () => {
+      expect(load({}).pacAmbiguousWindowSeconds).toBe(600);
+      expect(load({ PAC_AMBIGUOUS_WINDOW_SECONDS: '30' }).pacAmbiguousWindowSeconds).toBe(30);
+    });
+
+    test("PAC_URL, PAC_USER and PAC_PASSWORD still configure SW, with one warning naming SW's names; SW_* win over them", () => {
+      const legacy = { PAC_URL: 'https://services.test.sw.com.mx', PAC_USER: 'u', PAC_PASSWORD: 'p' };
+      const c = load(legacy);
+      expect(c.pacs).toEqual([{ name: 'sw', settings: sw }]);
+      expect(c.warnings).toEqual([
+        'PAC_URL, PAC_USER and PAC_PASSWORD are legacy names: they still work, read as SW_URL, SW_USER and SW_PASSWORD; rename them (PACS lists the providers)',
+      ]);
+      expect(load({ ...legacy, SW_USER: 'new' }).pacs[0]!.settings.SW_USER).toBe('new');
+      expect(load({ ...legacy, PACS: 'sw' }).pacs.map((p) => p.name)).toEqual(['sw']);
+    });
+
+    test('an unknown name, a PAC listed twice or without its settings, settings of an unlisted PAC: one line naming the variable', () => {
+      const refused = (env: Record<string, string>, line: string) => expect(() => load(env)).toThrow(new ConfigError(`Invalid configuration: ${line}`));
+      refused({ ...sw, PACS: 'sw,prodigia' }, 'PACS: unknown PAC "prodigia" (known: sw, finkok)');
+      refused({ ...sw, PACS: 'sw,sw' }, 'PACS: sw is listed twice');
+      refused({ ...sw, PACS: 'sw,finkok' }, 'FINKOK_URL, FINKOK_USERNAME and FINKOK_PASSWORD are required for the finkok PAC (PACS lists it)');
+      refused(
+        { ...sw, FINKOK_URL: finkok.FINKOK_URL, PACS: 'sw,finkok' },
+        'FINKOK_USERNAME and FINKOK_PASSWORD are required for the finkok PAC (PACS lists it)',
+      );
+      refused({ ...sw, ...finkok, PACS: 'finkok' }, 'SW_URL, SW_USER and SW_PASSWORD are set but PACS does not list sw: add sw to PACS or unset them');
+      refused({ ...finkok, PAC_URL: sw.SW_URL, PACS: 'finkok' }, 'PAC_URL is set but PACS does not list sw: add sw to PACS or unset it');
+      refused({ ...sw, ...finkok }, 'PACS is required with the settings of several PACs (sw, finkok): list them in the order to try, e.g. PACS=sw,finkok');
+      refused({ SW_URL: sw.SW_URL }, 'SW_USER and SW_PASSWORD are required for the sw PAC (its other settings are set)');
+      refused({ PAC_URL: sw.SW_URL }, 'SW_USER and SW_PASSWORD are required for the sw PAC (its other settings are set)');
+    });
   });
 });

@@ -16,12 +16,15 @@ export function el(name: string, attrs: Record<string, string | undefined>, chil
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' };
 const NEEDS_ESCAPE = /[&<>"\t\n\r]/;
-// Most values need no escape: testing first is cheaper than a replace that finds nothing (every attribute of every invoice).
-const escapeAttr = (v: string) => (NEEDS_ESCAPE.test(v) ? v.replace(/[&<>"\t\n\r]/g, (c) => ESCAPES[c]!) : v);
+/**
+ * The one escaper of text written into XML, attribute values and element text alike (SOAP requests build with it).
+ * Most values need no escape: testing first is cheaper than a replace that finds nothing (every attribute of every invoice).
+ */
+export const escapeXml = (v: string) => (NEEDS_ESCAPE.test(v) ? v.replace(/[&<>"\t\n\r]/g, (c) => ESCAPES[c]!) : v);
 
 function write(node: XmlNode, out: string[]): void {
   out.push('<', node.name);
-  for (const k in node.attrs) out.push(' ', k, '="', escapeAttr(node.attrs[k]!), '"');
+  for (const k in node.attrs) out.push(' ', k, '="', escapeXml(node.attrs[k]!), '"');
   if (node.children.length === 0) {
     out.push('/>');
     return;

@@ -1,11 +1,11 @@
 import { XMLParser } from 'fast-xml-parser';
 import type { SatStatus } from '../cfdi/cancellation.ts';
 import { verificationUrl } from '../cfdi/qr.ts';
+import { escapeXml } from '../cfdi/xml.ts';
 import type { CfdiQuery, StatusResult } from './types.ts';
 
 const SAT_CONSULTA_URL = 'https://consultaqr.facturaelectronica.sat.gob.mx/ConsultaCFDIService.svc';
 
-const escapeText = (v: string) => v.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
 const parser = new XMLParser({ removeNSPrefix: true, parseTagValue: false, trimValues: true });
 
 /**
@@ -16,7 +16,7 @@ const parser = new XMLParser({ removeNSPrefix: true, parseTagValue: false, trimV
 export async function consultSat(query: CfdiQuery, o: { url?: string; fetch?: typeof fetch; timeoutMs?: number } = {}): Promise<StatusResult> {
   const body =
     '<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><c:Consulta xmlns:c="http://tempuri.org/">' +
-    `<c:expresionImpresa>${escapeText(verificationUrl(query))}</c:expresionImpresa></c:Consulta></s:Body></s:Envelope>`;
+    `<c:expresionImpresa>${escapeXml(verificationUrl(query))}</c:expresionImpresa></c:Consulta></s:Body></s:Envelope>`;
   let text: string;
   try {
     const res = await (o.fetch ?? fetch)(o.url ?? SAT_CONSULTA_URL, {

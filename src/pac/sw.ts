@@ -1,7 +1,6 @@
-import { tfdFromNode } from '../cfdi/tfd.ts';
-import { child, parseXml } from '../cfdi/xml.ts';
 import { consultSat } from './sat-consulta.ts';
-import type { CancelResult, Pac, StampResult } from './types.ts';
+import { readStamp, refusedBeforeSending, selloOf } from './stamped-reply.ts';
+import type { CancelResult, Pac, PacEntry, StampResult } from './types.ts';
 
 /**
  * Live stamping through SW (SmarterWeb) REST services: POST /security/authenticate (headers user, password) for
@@ -108,7 +107,7 @@ export function createSwPac(o: SwPacOptions): Pac {
       return { ok: false, retryable: false, code: code ?? /^\s*(\d{3}|CFDI\d{5})/.exec(res.reply.message ?? '')?.[1] ?? String(res.status), message };
     },
     async stamp(sealedXml: string): Promise<StampResult> {
-      const sello = /<cfdi:Comprobante\b[^>]*?\sSello="([^"]*)"/.exec(sealedXml)?.[1];
+      const sello = selloOf(sealedXml);
       const res = await postFile('/cfdi33/stamp/v4/b64', new Blob([Buffer.from(sealedXml, 'utf8').toString('base64')], { type: 'text/plain' }), 'cfdi.xml');
       if ('class' in res) return res;
 
@@ -127,23 +126,13 @@ export function createSwPac(o: SwPacOptions): Pac {
   };
 }
 
-/** A connection refused or a name that does not resolve: the request never left this process. */
-export function refusedBeforeSending(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && ['ECONNREFUSED', 'ConnectionRefused', 'ENOTFOUND', 'EAI_AGAIN', 'FailedToOpenSocket'].includes(code);
-}
-
-/** The stamped document from a reply (raw or base64), checked: a TFD for this very document (SelloCFD = our Sello). */
-function readStamp(cfdi: string, sello: string | undefined): StampResult | undefined {
-  const xml = cfdi.trimStart().startsWith('<') ? cfdi : Buffer.from(cfdi, 'base64').toString('utf8');
-  try {
-    const root = parseXml(xml);
-    const node = child(child(root, 'cfdi:Complemento') ?? { name: '', attrs: {}, children: [] }, 'tfd:TimbreFiscalDigital');
-    if (root.name !== 'cfdi:Comprobante' || !node) return undefined;
-    const tfd = tfdFromNode(node);
-    if (!/^[0-9A-Fa-f-]{36}$/.test(tfd.uuid) || !tfd.selloSat || (sello !== undefined && tfd.selloCfd !== sello)) return undefined;
-    return { ok: true, xml, tfd: { ...tfd, uuid: tfd.uuid.toUpperCase() } };
-  } catch {
-    return undefined;
-  }
-}
+/** SW in the registry: SW_URL (e.g. https://services.test.sw.com.mx), SW_USER, SW_PASSWORD; PAC_* are their legacy names. */
+export const swEntry: PacEntry = {
+  name: 'sw',
+  settings: [
+    { env: 'SW_URL', url: true, legacy: 'PAC_URL' },
+    { env: 'SW_USER', legacy: 'PAC_USER' },
+    { env: 'SW_PASSWORD', legacy: 'PAC_PASSWORD' },
+  ],
+  build: (s, shared) => createSwPac({ url: s.SW_URL!, user: s.SW_USER!, password: s.SW_PASSWORD!, satConsultaUrl: shared.satConsultaUrl }),
+};

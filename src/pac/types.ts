@@ -80,3 +80,20 @@ export interface Pac {
   /** SAT's consultation (ConsultaCFDIService) for a stamped CFDI. */
   status(query: CfdiQuery): Promise<StatusResult>;
 }
+
+/** One environment variable of a live PAC; `legacy`: an older name read when the new one is unset. */
+export interface PacSetting {
+  env: string;
+  url?: boolean;
+  legacy?: string;
+}
+
+/**
+ * A live PAC as the registry (src/pac/registry.ts) knows it: its name in PACS, its settings (all required when it is
+ * listed) and how it is built from their values, keyed by the variables' names.
+ */
+export interface PacEntry {
+  name: string;
+  settings: readonly PacSetting[];
+  build(settings: Readonly<Record<string, string>>, shared: { satConsultaUrl?: string }): Pac;
+}

@@ -1,104 +1,15 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { verifyEnveloped } from '../../src/cfdi/cancellation.ts';
-import { child, parseXml } from '../../src/cfdi/xml.ts';
-import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import { createSwPac } from '../../src/pac/sw.ts';
-import { concepto, createTestApp, csdFiles, ingreso, issuer, testSandboxSat, until } from '../helpers.ts';
+import { concepto, createTestApp, ingreso, issuer, until } from '../helpers.ts';
+import { createSwMock } from './sw-mock.ts';
 import { and, eq, sql } from 'drizzle-orm';
 import { jobs } from '../../src/db/schema/index.ts';
 
-/**
- * A fake SW PAC on a real socket. `mode` scripts the next stamp answers; stamps are made by the sandbox signer and
- * remembered per document, so a duplicate gets "307 … timbre previo" with the earlier stamp, as the real PAC does.
- */
-type Mode = 'ok' | 'reject' | '5xx' | 'hang' | 'malformed' | 'no-cfdi' | 'foreign-stamp' | 'dup-without-stamp';
-const sandbox = createSandboxPac(testSandboxSat());
-const stamped = new Map<string, string>();
-const state = { modes: [] as Mode[], requests: 0, tokens: 0 };
-/** The fake SAT behind it: scripted cancellation answers and consultation states per UUID. */
-const sat = {
-  cancelModes: [] as ('ok' | 'reject' | '5xx')[],
-  cancelRequests: [] as { xml: string; verifies: boolean }[],
-  states: new Map<string, { Estado: string; EsCancelable: string; EstatusCancelacion: string }[]>(),
-  consultDown: false,
-  expressions: [] as string[],
-};
-/** The live CSD the issuer uploads (`issuer(…, { csd: ['live'] })`): SAT's test CSDs are refused in live. */
-const CSD_CER = csdFiles('EKU9003173C9_live', 'EKU9003173C9').cer;
+const mock = createSwMock();
+const { state, sat, ledger } = mock;
+afterAll(() => mock.close());
 
-function consultaReply(s: { Estado: string; EsCancelable: string; EstatusCancelacion: string }) {
-  return (
-    '<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><ConsultaResponse xmlns="http://tempuri.org/">' +
-    '<ConsultaResult xmlns:a="http://schemas.datacontract.org/2004/07/Sat.Cfdi.Negocio.ConsultaCfdi.Servicio" xmlns:i="http://www.w3.org/2001/XMLSchema-instance">' +
-    `<a:CodigoEstatus>S - Comprobante obtenido satisfactoriamente.</a:CodigoEstatus><a:EsCancelable>${s.EsCancelable}</a:EsCancelable>` +
-    `<a:Estado>${s.Estado}</a:Estado><a:EstatusCancelacion>${s.EstatusCancelacion}</a:EstatusCancelacion><a:ValidacionEFOS>200</a:ValidacionEFOS>` +
-    '</ConsultaResult></ConsultaResponse></s:Body></s:Envelope>'
-  );
-}
-
-const server = Bun.serve({
-  port: 0,
-  async fetch(req) {
-    const url = new URL(req.url);
-    if (url.pathname === '/security/authenticate') {
-      if (req.headers.get('user') !== 'demo' || req.headers.get('password') !== 'secret')
-        return Response.json({ status: 'error', message: 'bad credentials' }, { status: 401 });
-      state.tokens++;
-      return Response.json({ status: 'success', data: { token: `T${state.tokens}` } });
-    }
-    if (url.pathname === '/ConsultaCFDIService.svc') {
-      if (sat.consultDown) return new Response('unavailable', { status: 500 });
-      if (req.headers.get('soapaction') !== '"http://tempuri.org/IConsultaCFDIService/Consulta"') return new Response('no action', { status: 400 });
-      const expression = /<c:expresionImpresa>([^<]*)<\/c:expresionImpresa>/.exec(await req.text())?.[1] ?? '';
-      sat.expressions.push(expression);
-      const uuid = /[?&]id=([^&]+)/.exec(expression)?.[1] ?? '';
-      const script = sat.states.get(uuid) ?? [];
-      const now = script.length > 1 ? script.shift()! : (script[0] ?? { Estado: 'Vigente', EsCancelable: 'Cancelable con aceptación', EstatusCancelacion: '' });
-      return new Response(consultaReply(now), { headers: { 'content-type': 'text/xml; charset=utf-8' } });
-    }
-    if (url.pathname === '/cfdi33/cancel/xml') {
-      if (!req.headers.get('authorization')?.startsWith('bearer T')) return Response.json({ status: 'error', message: 'unauthorized' }, { status: 401 });
-      const xml = await ((await req.formData()).get('xml') as Blob).text();
-      sat.cancelRequests.push({ xml, verifies: verifyEnveloped(xml, CSD_CER) });
-      const uuid = child(child(parseXml(xml), 'Folios')!, 'Folio')!.attrs.UUID!;
-      const mode = sat.cancelModes.shift() ?? 'ok';
-      if (mode === '5xx') return new Response('upstream', { status: 502 });
-      if (mode === 'reject') return Response.json({ status: 'error', message: '205 - UUID No existe', data: { uuid: { [uuid]: '205' } } }, { status: 400 });
-      return Response.json({
-        status: 'success',
-        data: { acuse: `<Acuse><Folios><UUID>${uuid}</UUID><EstatusUUID>201</EstatusUUID></Folios></Acuse>`, uuid: { [uuid]: '201' } },
-      });
-    }
-    if (url.pathname !== '/cfdi33/stamp/v4/b64') return new Response('not found', { status: 404 });
-    if (!req.headers.get('authorization')?.startsWith('bearer T')) return Response.json({ status: 'error', message: 'unauthorized' }, { status: 401 });
-    state.requests++;
-    const xml = Buffer.from(await ((await req.formData()).get('xml') as Blob).text(), 'base64').toString('utf8');
-    const mode = state.modes.shift() ?? 'ok';
-    const sello = /\sSello="([^"]*)"/.exec(xml)![1]!;
-    const previous = stamped.get(sello);
-    if (mode === '5xx') return new Response('upstream error', { status: 503 });
-    if (mode === 'malformed') return new Response('<html>gateway</html>', { status: 200 });
-    if (mode === 'no-cfdi') return Response.json({ status: 'success', data: { uuid: 'x' } });
-    if (mode === 'reject')
-      return Response.json({ status: 'error', message: 'CFDI40108 - El TipoDeComprobante es I, E o N, el importe no es correcto.' }, { status: 400 });
-    if (mode === 'dup-without-stamp') return Response.json({ status: 'error', message: '307. El comprobante contiene un timbre previo.' }, { status: 400 });
-    if (previous)
-      return Response.json(
-        { status: 'error', message: '307. El comprobante contiene un timbre previo.', data: { cfdi: Buffer.from(previous).toString('base64') } },
-        { status: 400 },
-      );
-    const result = await sandbox.stamp(xml, { tenantId: 'sw-account' });
-    if (!result.ok) return Response.json({ status: 'error', message: '302. Sello mal formado' }, { status: 400 });
-    if (mode !== 'foreign-stamp') stamped.set(sello, result.xml);
-    if (mode === 'foreign-stamp') return Response.json({ status: 'success', data: { cfdi: result.xml.replace(`SelloCFD="${sello}"`, 'SelloCFD="AAAA"') } });
-    // "hang": the stamp happens, but the answer comes after the client gave up.
-    if (mode === 'hang') await Bun.sleep(1500);
-    return Response.json({ status: 'success', data: { cfdi: Buffer.from(result.xml).toString('base64'), uuid: result.tfd.uuid } });
-  },
-});
-afterAll(() => server.stop(true));
-
-const pacUrl = `http://127.0.0.1:${server.port}`;
+const pacUrl = mock.url;
 const pac = createSwPac({ url: pacUrl, user: 'demo', password: 'secret', timeoutMs: 400, satConsultaUrl: `${pacUrl}/ConsultaCFDIService.svc` });
 const invoice = (valor: number) => ingreso({ conceptos: [concepto({ valor_unitario: valor })] });
 
@@ -146,17 +57,17 @@ describe('SW PAC adapter against a fake PAC server', () => {
     const { t, live, retry } = await setup();
     state.modes = ['hang'];
     const before = state.requests;
-    const stampedBefore = stamped.size;
+    const stampedBefore = ledger.records.length;
     const res = await t.call('POST', '/cfdis', { token: live, body: invoice(104) });
     expect(res.status).toBe(202);
-    await until(() => stamped.size > stampedBefore, 'the fake PAC stamped it'); // its answer was lost
+    await until(() => ledger.records.length > stampedBefore, 'the fake PAC stamped it'); // its answer was lost
     await retry();
     const got = await t.call('GET', `/cfdis/${res.json.id}`, { token: live });
     expect(got.json.status).toBe('vigente');
     expect(state.requests - before).toBe(2);
     const xml = await (await t.app.request(`/api/v1/cfdis/${got.json.uuid}/xml`, { headers: { authorization: `Bearer ${live}` } })).text();
     expect(xml.match(/<tfd:TimbreFiscalDigital/g)).toHaveLength(1);
-    expect([...stamped.values()].filter((x) => x.includes(got.json.uuid))).toHaveLength(1);
+    expect(ledger.records.filter((r) => r.xml.includes(got.json.uuid))).toHaveLength(1);
   });
 
   test('refused connection: queued and retried later', async () => {

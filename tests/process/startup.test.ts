@@ -37,6 +37,42 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('start-up', () => {
     }
   }, 20_000);
 
+  test('PACS naming an unknown PAC: one line on stderr and exit 1; the legacy PAC_* names: one warning naming SW_*', async () => {
+    const unknown = Bun.spawn([process.execPath, 'src/index.ts'], {
+      env: { ...process.env, PORT: '0', DATA_DIR: join(work, 'pacs'), JWT_SECRET: '', MASTER_KEY: '', PACS: 'sw,quadrum' },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    expect(await unknown.exited).toBe(1);
+    expect(await new Response(unknown.stderr).text()).toBe('Invalid configuration: PACS: unknown PAC "quadrum" (known: sw, finkok)\n');
+    // A taken port stops this start right after the warnings: the line is said before anything else happens.
+    const taken = Bun.serve({ port: 0, fetch: () => new Response('someone else') });
+    try {
+      const legacy = Bun.spawn([process.execPath, 'src/index.ts'], {
+        env: {
+          ...process.env,
+          PORT: String(taken.port),
+          DATA_DIR: join(work, 'legacy'),
+          LOG_LEVEL: 'info',
+          JWT_SECRET: '',
+          MASTER_KEY: '',
+          PAC_URL: 'https://services.test.sw.com.mx',
+          PAC_USER: 'u',
+          PAC_PASSWORD: 'p',
+        },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      expect(await legacy.exited).toBe(1);
+      const warned = messages(await new Response(legacy.stdout).text()).filter((m) => m.level === 'warn' && m.msg.includes('PAC_URL'));
+      expect(warned.map((m) => m.msg)).toEqual([
+        'PAC_URL, PAC_USER and PAC_PASSWORD are legacy names: they still work, read as SW_URL, SW_USER and SW_PASSWORD; rename them (PACS lists the providers)',
+      ]);
+    } finally {
+      taken.stop(true);
+    }
+  }, 20_000);
+
   test('first start: says which secrets it generated, shows progress while the catalogs load, keeps DATA_DIR and the database private', async () => {
     const dataDir = join(work, 'fresh', 'data'); // does not exist yet: the service creates it
     const first = await startServer(dataDir);

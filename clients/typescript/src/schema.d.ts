@@ -6974,7 +6974,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No stamping provider configured for live (details name PAC_URL, PAC_USER and PAC_PASSWORD): answered before any other check, the live CSD included */
+            /** @description No stamping provider configured for live (details name PACS and each PAC's settings: SW_URL, SW_USER, SW_PASSWORD or the legacy PAC_URL, PAC_USER, PAC_PASSWORD; FINKOK_URL, FINKOK_USERNAME, FINKOK_PASSWORD): answered before any other check, the live CSD included */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -55,7 +55,7 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
         ),
         422: errorResponse('Rejected by the stamping provider'),
         503: errorResponse(
-          'No stamping provider configured for live (details name PAC_URL, PAC_USER and PAC_PASSWORD): answered before any other check, the live CSD included',
+          "No stamping provider configured for live (details name PACS and each PAC's settings: SW_URL, SW_USER, SW_PASSWORD or the legacy PAC_URL, PAC_USER, PAC_PASSWORD; FINKOK_URL, FINKOK_USERNAME, FINKOK_PASSWORD): answered before any other check, the live CSD included",
         ),
         ...errors.unauthenticated,
       },

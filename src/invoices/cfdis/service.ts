@@ -113,7 +113,7 @@ export async function emisorOf(deps: Pick<CfdiDeps, 'identity'>, actor: Pick<Act
 const NO_PAC: ErrorDetail = {
   field: 'environment',
   issue:
-    'live stamping needs a PAC, which this server has not: its operator sets PAC_URL, PAC_USER and PAC_PASSWORD (an SW account); a sk_test_ key stamps in the sandbox',
+    "live stamping needs a PAC, which this server has not: its operator sets PACS (the PACs in the order to try, e.g. finkok,sw) and each listed PAC's settings: SW_URL, SW_USER and SW_PASSWORD for SW (or the legacy PAC_URL, PAC_USER and PAC_PASSWORD), FINKOK_URL, FINKOK_USERNAME and FINKOK_PASSWORD for Finkok (Quadrum); a sk_test_ key stamps in the sandbox",
 };
 
 /** The environment's stamping provider, or 503 naming the settings that configure the live one. */
