@@ -57,7 +57,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-queue-'));
     jwtSecret: 'bench-secret-bench-secret-bench-secret-0123',
     masterKey: Buffer.alloc(32, 1),
     sandboxSat,
-    livePac: pac,
+    livePacs: [pac],
     logger,
     heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 },
     passwordCost: { memoryCost: 256, timeCost: 1 },

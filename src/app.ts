@@ -30,7 +30,8 @@ import type { Environment } from './db/schema/index.ts';
 import { newId } from './lib/ids.ts';
 import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
 import type { Pac } from './pac/types.ts';
-import type { PacRouter } from './pac/failover.ts';
+import { createPacRouter, type PacRouter } from './pac/failover.ts';
+import { routedStamper, sandboxStamper } from './invoices/cfdis/stamp-routing.ts';
 import type { Logger } from './lib/logger.ts';
 import { limitStorageLogs } from './lib/storage-log.ts';
 import { trustedProxies } from './gateway/client-address.ts';
@@ -49,12 +50,12 @@ export interface AppDeps {
   masterKey: Buffer;
   /** The sandbox stamping identity (test environment). */
   sandboxSat: SandboxSat;
-  /** Live stamping provider; none configured → live issuing answers 503. */
-  livePac?: Pac;
-  /** The live PACs in failover order and their circuits: GET /pacs and the `pacs` check of /health. */
-  pacRouter?: PacRouter;
-  /** Every configured live PAC in PACS order (`livePac` is the first), for the failover router. */
+  /** The live PACs in PACS order: stamping fails over between them (GET /pacs shows their circuits); none → live issuing answers 503. */
   livePacs?: readonly Pac[];
+  /** PAC_AMBIGUOUS_WINDOW_SECONDS in ms (default 600 s): how long a document a PAC may have stamped stays with it. */
+  pacAmbiguousWindowMs?: number;
+  /** A router made elsewhere, in place of one over `livePacs` (tests: their own breaker settings). */
+  pacRouter?: PacRouter;
   /**
    * The SMTP server CFDIs are emailed through (SMTP_URL, SMTP_FROM); none → email_to and POST /cfdis/{id}/email answer
    * 400. EMAIL_DAILY_LIMIT (default 200) and EMAIL_TEST_CAPTURE go with it.
@@ -176,7 +177,17 @@ export function createApp(deps: AppDeps) {
   const stampBudgetMs = deps.stampBudgetMs ?? 5000;
   const cancellationPollMs = (deps.cancellationPollSeconds ?? 300) * 1000;
   const sandboxPac = createSandboxPac(deps.sandboxSat, now, deps.sandboxSlowMs ?? stampBudgetMs + 1000, sandboxRegistry(deps.db, cancellationPollMs));
-  const pacFor = (environment: Environment) => (environment === 'test' ? sandboxPac : deps.livePac);
+  // Five provider-side failures in a row open a PAC's circuit; after 30 s one probe may close it again.
+  const pacRouter =
+    deps.pacRouter ??
+    (deps.livePacs?.length
+      ? createPacRouter(deps.livePacs, { ambiguousWindowMs: deps.pacAmbiguousWindowMs ?? 600_000, breaker: { failureThreshold: 5, openMs: 30_000 }, now })
+      : undefined);
+  const sandboxStamps = sandboxStamper(sandboxPac);
+  const liveStamps = pacRouter && routedStamper(deps.db, pacRouter);
+  const stamperFor = (environment: Environment) => (environment === 'test' ? sandboxStamps : liveStamps);
+  const pacFor = (environment: Environment, stampedBy?: string | null) =>
+    environment === 'test' ? sandboxPac : pacRouter?.pac(stampedBy ?? pacRouter.states()[0]?.name ?? '');
   // The worker does nothing by itself: an enqueue wakes it, index.ts lets the scheduler drain it, tests call drain().
   const wakeJobs = deps.wakeOnEnqueue === false ? () => {} : () => worker.wake();
   const byHand = deps.wakeOnEnqueue === false ? { wakeWithinMs: 0 } : {};
@@ -205,7 +216,7 @@ export function createApp(deps: AppDeps) {
     leaseMs: deps.jobLeaseMs,
     concurrency: 32,
     handlers: {
-      [STAMP_JOB]: stampJobHandler({ db: deps.db, now, pacFor, logger: deps.logger }),
+      [STAMP_JOB]: stampJobHandler({ db: deps.db, now, stamperFor, logger: deps.logger }),
       [CANCEL_JOB]: cancellationJobHandler({ db: deps.db, now, pacFor, cancellationPollMs }),
       // Without SMTP_URL only emails queued before it was removed come here, and fail at once saying so.
       ...(mailer ? {} : { [EMAIL_JOB]: emailHandler }),
@@ -250,6 +261,7 @@ export function createApp(deps: AppDeps) {
     masterKey: deps.masterKey,
     identity,
     pacFor,
+    stamperFor,
     stampBudgetMs,
     wakeJobs,
     mailer,
@@ -261,6 +273,7 @@ export function createApp(deps: AppDeps) {
     masterKey: deps.masterKey,
     identity,
     pacFor,
+    stamperFor,
     stampBudgetMs,
     cancellationPollMs,
     wakeJobs,
@@ -271,7 +284,7 @@ export function createApp(deps: AppDeps) {
     allowPrivate: webhookDeps.allowPrivate,
     resolve: webhookDeps.resolve,
     rateLimits,
-    pacRouter: deps.pacRouter,
+    pacRouter,
     catalogDb: deps.catalogDb ?? (dialectOf(deps.db) === 'sqlite' ? deps.db : openDatabase(':memory:')),
   });
 
@@ -299,8 +312,8 @@ export function createApp(deps: AppDeps) {
     heartbeat: deps.heartbeat,
     now,
     version: VERSION,
-    livePac: deps.livePac !== undefined,
-    pacRouter: deps.pacRouter,
+    livePac: pacRouter !== undefined,
+    pacRouter,
     smtp: smtpCheck.current,
     sandboxSat: deps.sandboxSat,
     backends: [authBackend, invoiceBackend],

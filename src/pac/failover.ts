@@ -1,9 +1,13 @@
 import type { Pac, StampFailureClass, StampOptions, StampResult } from './types.ts';
 
-/** One stamping attempt of a document, as persisted: which PAC, what it answered, when (ISO 8601). */
+/**
+ * One stamping attempt of a document, as persisted: which PAC, what it answered, when (ISO 8601). `sent` is written
+ * before the request leaves: one that no answer of the same PAC follows (the process died, or the answer is still on
+ * its way) is ambiguous from then.
+ */
 export interface StampAttempt {
   pac: string;
-  outcome: 'stamped' | StampFailureClass;
+  outcome: 'sent' | 'stamped' | StampFailureClass;
   at: string;
 }
 
@@ -41,8 +45,14 @@ export interface PacRouterOptions {
   now: () => Date;
 }
 
+/**
+ * Awaited before a request leaves (with `sent`) and after each answer: the caller persists the attempt there, so no
+ * other instance sends the document elsewhere meanwhile, and a process that dies between two calls leaves them in order.
+ */
+type RecordHook = (attempt: StampAttempt) => Promise<void>;
+
 export interface PacRouter {
-  stamp(sealedXml: string, options: StampOptions, history: readonly StampAttempt[]): Promise<RoutedStamp>;
+  stamp(sealedXml: string, options: StampOptions, history: readonly StampAttempt[], record?: RecordHook): Promise<RoutedStamp>;
   states(): PacState[];
   /** At least one PAC's circuit is closed, or none is configured: what /health reports. */
   healthy(): boolean;
@@ -69,7 +79,12 @@ type Pin = { pac: string; reason: string } | undefined;
  * definitive answer pins it to that PAC for good; an ambiguous one pins it to that PAC until `windowMs` after that
  * PAC's first ambiguous answer, and afterwards puts that PAC last; provider-side failures leave the order as it is.
  */
-function route(names: readonly string[], history: readonly StampAttempt[], now: number, windowMs: number): { pin: Pin; order: string[] } {
+function route(names: readonly string[], recorded: readonly StampAttempt[], now: number, windowMs: number): { pin: Pin; order: string[] } {
+  const history = recorded.flatMap((a, i): StampAttempt[] => {
+    if (a.outcome !== 'sent') return [a];
+    const answered = recorded.slice(i + 1).some((later) => later.pac === a.pac && later.outcome !== 'sent');
+    return answered ? [] : [{ ...a, outcome: 'ambiguous' }];
+  });
   const settled = history.find((a) => a.outcome === 'stamped' || a.outcome === 'duplicate' || a.outcome === 'definitive');
   if (settled) return { pin: { pac: settled.pac, reason: `it has a ${settled.outcome} answer from ${settled.pac} at ${settled.at}` }, order: [settled.pac] };
   const firstAmbiguous = new Map<string, { ms: number; at: string }>();
@@ -134,9 +149,15 @@ export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions)
     }
   }
 
-  async function call(pac: Pac, b: Breaker, admitted: 'call' | 'probe', sealedXml: string, stampOptions: StampOptions) {
-    const startedAt = clock();
+  async function call(pac: Pac, b: Breaker, admitted: 'call' | 'probe', sealedXml: string, stampOptions: StampOptions, record: RecordHook | undefined) {
     let result: StampResult;
+    try {
+      await record?.({ pac: pac.name, outcome: 'sent', at: new Date(clock()).toISOString() });
+    } catch (err) {
+      if (admitted === 'probe') b.probing = false;
+      throw err;
+    }
+    const startedAt = clock();
     try {
       result = await pac.stamp(sealedXml, stampOptions);
     } catch (err) {
@@ -146,10 +167,12 @@ export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions)
     const outcome = result.ok ? 'stamped' : result.class;
     const at = clock();
     settle(b, admitted, outcome, result.ok ? '' : result.message, startedAt, at);
-    return { result, attempt: { pac: pac.name, outcome, at: new Date(at).toISOString() } satisfies StampAttempt };
+    const attempt: StampAttempt = { pac: pac.name, outcome, at: new Date(at).toISOString() };
+    await record?.(attempt);
+    return { result, attempt };
   }
 
-  async function stamp(sealedXml: string, stampOptions: StampOptions, history: readonly StampAttempt[]): Promise<RoutedStamp> {
+  async function stamp(sealedXml: string, stampOptions: StampOptions, history: readonly StampAttempt[], record?: RecordHook): Promise<RoutedStamp> {
     const { pin, order } = route([...byName.keys()], history, clock(), options.ambiguousWindowMs);
     const attempts: StampAttempt[] = [];
     const reasons: string[] = [];
@@ -165,7 +188,7 @@ export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions)
         reasons.push(b.probing ? `${name}'s circuit is half-open, its probe in flight` : `${name}'s circuit is open`);
         continue;
       }
-      const { result, attempt } = await call(pac, b, admitted, sealedXml, stampOptions);
+      const { result, attempt } = await call(pac, b, admitted, sealedXml, stampOptions, record);
       attempts.push(attempt);
       // Only a provider-side failure lets the document go on to the next PAC in the same call.
       if (result.ok || result.class !== 'provider') return { result, pac: name, attempts };

@@ -41,7 +41,7 @@ afterAll(() => receiver.stop(true));
 async function setup(level: 'debug' | 'info') {
   const lines: Record<string, any>[] = [];
   const t = await createTestApp({
-    livePac: downThenRejecting(),
+    livePacs: [downThenRejecting()],
     wakeOnEnqueue: false,
     webhookAllowPrivate: true,
     webhookRetrySchedule: [0, 0],

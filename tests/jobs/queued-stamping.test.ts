@@ -28,7 +28,7 @@ function scriptedPac(script: ('ok' | 'down' | 'reject')[]): Pac & { calls: numbe
 }
 
 async function setup(livePac?: Pac) {
-  const t = await createTestApp({ livePac, wakeOnEnqueue: false });
+  const t = await createTestApp({ livePacs: livePac && [livePac], wakeOnEnqueue: false });
   const reg = await issuer(t, { keys: ['test', 'live'], csd: ['test', 'live'] });
   const { key: test, live } = reg;
   const events = async () =>

@@ -373,3 +373,46 @@ describe('what the router reports', () => {
     ).toThrow('two PACs share a name: sw, sw');
   });
 });
+
+describe('an attempt recorded as sent before it left', () => {
+  test('the hook records sent before each call and each answer as it comes; a hook that fails sends nothing', async () => {
+    const { router, a, calls } = setup();
+    a.script.push(PROVIDER);
+    const seen: [string, string, number[]][] = [];
+    await router.stamp('<x/>', OPTIONS, [], async (attempt) => {
+      seen.push([attempt.pac, attempt.outcome, calls()]);
+    });
+    expect(seen).toEqual([
+      ['a', 'sent', [0, 0]],
+      ['a', 'provider', [1, 0]],
+      ['b', 'sent', [1, 0]],
+      ['b', 'stamped', [1, 1]],
+    ]);
+    await expect(router.stamp('<x/>', OPTIONS, [], () => Promise.reject(new Error('disk full')))).rejects.toThrow('disk full');
+    expect(calls()).toEqual([1, 1]);
+  });
+
+  test('sent without an answer (a process that died, an answer on its way) keeps the document with that PAC for the window', async () => {
+    const { router, clock, a, calls } = setup();
+    const history: StampAttempt[] = [{ pac: 'a', outcome: 'sent', at: iso(T0) }];
+    clock.ms = T0 + WINDOW - 1;
+    a.script.push(PROVIDER);
+    const routed = await router.stamp('<x/>', OPTIONS, history);
+    expect(routed.pac).toBe('a'); // not b, although a is down now
+    expect(calls()).toEqual([1, 0]);
+    clock.ms = T0 + WINDOW;
+    expect((await router.stamp('<x/>', OPTIONS, history)).pac).toBe('b');
+  });
+
+  test('sent then answered "provider" (nothing stamped): free to go to the next PAC at once', async () => {
+    const { router, a, calls } = setup();
+    a.script.push(PROVIDER);
+    const history: StampAttempt[] = [
+      { pac: 'a', outcome: 'sent', at: iso(T0) },
+      { pac: 'a', outcome: 'provider', at: iso(T0) },
+    ];
+    const routed = await router.stamp('<x/>', OPTIONS, history);
+    expect(routed.pac).toBe('b');
+    expect(calls()).toEqual([1, 1]);
+  });
+});

@@ -256,7 +256,7 @@ const invoice = (valor: number) => ingreso({ conceptos: [concepto({ valor_unitar
 describe('a live tenant whose PAC is Finkok', () => {
   test('stamps through Finkok (201); its cancellation goes to Finkok, signed with the CSD', async () => {
     mock.setScenario('ok');
-    const t = await createTestApp({ livePac: pac, livePacs: [pac], stampBudgetMs: 3000, wakeOnEnqueue: false });
+    const t = await createTestApp({ livePacs: [pac], stampBudgetMs: 3000, wakeOnEnqueue: false });
     const { live } = await issuer(t, { keys: ['live'], csd: ['live'] });
     const issued = await t.call('POST', '/cfdis', { token: live, body: invoice(101) });
     expect(issued.status).toBe(201);
@@ -273,7 +273,7 @@ describe('a live tenant whose PAC is Finkok', () => {
   test('slow: 202, then the queue stamps it with the stamp Finkok made (307 with the earlier XML), one UUID', async () => {
     mock.setScenario('timeout_after_stamp');
     const quick = pacWith({ timeoutMs: 300 });
-    const t = await createTestApp({ livePac: quick, livePacs: [quick], stampBudgetMs: 1000, wakeOnEnqueue: false });
+    const t = await createTestApp({ livePacs: [quick], stampBudgetMs: 1000, wakeOnEnqueue: false });
     const { live } = await issuer(t, { keys: ['live'], csd: ['live'] });
     const before = mock.ledger.records.length;
     const issued = await t.call('POST', '/cfdis', { token: live, body: invoice(102) });

@@ -16,7 +16,7 @@ const invoice = (valor: number) => ingreso({ conceptos: [concepto({ valor_unitar
 // The app's worker runs only when a test drains it (retry): on its own it could take a retry's attempt first, and
 // the test would see two attempts where it stepped one (a CI failure: vigente where en_cola was expected).
 async function setup(livePac = pac) {
-  const t = await createTestApp({ livePac, stampBudgetMs: 1000, wakeOnEnqueue: false });
+  const t = await createTestApp({ livePacs: [livePac], stampBudgetMs: 1000, wakeOnEnqueue: false });
   const { live } = await issuer(t, { keys: ['live'], csd: ['live'] });
   const retry = async () => {
     t.clock.advance(10 * 60_000);

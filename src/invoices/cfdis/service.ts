@@ -26,6 +26,7 @@ import { conflict, invalidInput, notFound, ServiceError, type ErrorDetail } from
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { Pac, SandboxScenario, StampResult } from '../../pac/types.ts';
+import type { Stamper } from './stamp-routing.ts';
 import { closeQueuedJob, enqueue, rescheduleJob } from '../../jobs/queue.ts';
 import { announceStamp, recordFailure, recordStamp, STAMP_JOB, stampToInsert } from './stamping.ts';
 import { getClientReceptor } from '../clients/service.ts';
@@ -48,8 +49,13 @@ export interface CfdiDeps {
   now: () => Date;
   masterKey: Buffer;
   identity: IdentityDirectory;
-  /** The stamping provider for an environment, or undefined when none is configured. */
-  pacFor(environment: Environment): Pac | undefined;
+  /** Who stamps an environment's documents (the live PACs through failover), or undefined when no live PAC is configured. */
+  stamperFor(environment: Environment): Stamper | undefined;
+  /**
+   * The PAC that stamped a CFDI, by the name recorded on it: its cancellation, acuse and SAT status go there. Without
+   * a name (stamped before PACs were recorded), the environment's first PAC.
+   */
+  pacFor(environment: Environment, stampedBy?: string | null): Pac | undefined;
   /** How long POST /cfdis waits for the provider before answering 202 (queued). */
   stampBudgetMs: number;
   /** Run due jobs now rather than at the next tick. */
@@ -116,11 +122,11 @@ const NO_PAC: ErrorDetail = {
     "live stamping needs a PAC, which this server has not: its operator sets PACS (the PACs in the order to try, e.g. finkok,sw) and each listed PAC's settings: SW_URL, SW_USER and SW_PASSWORD for SW (or the legacy PAC_URL, PAC_USER and PAC_PASSWORD), FINKOK_URL, FINKOK_USERNAME and FINKOK_PASSWORD for Finkok (Quadrum); a sk_test_ key stamps in the sandbox",
 };
 
-/** The environment's stamping provider, or 503 naming the settings that configure the live one. */
-function requirePac(deps: Pick<CfdiDeps, 'pacFor'>, actor: Actor): Pac {
-  const pac = deps.pacFor(actor.environment);
-  if (!pac) throw new ServiceError('unavailable', 'No stamping provider (PAC) is configured for the live environment', [NO_PAC]);
-  return pac;
+/** Who stamps the environment's documents, or 503 naming the settings that configure the live PACs. */
+function requireStamper(deps: Pick<CfdiDeps, 'stamperFor'>, actor: Actor): Stamper {
+  const stamper = deps.stamperFor(actor.environment);
+  if (!stamper) throw new ServiceError('unavailable', 'No stamping provider (PAC) is configured for the live environment', [NO_PAC]);
+  return stamper;
 }
 
 /** The active CSD able to seal now, or the problem as an error detail. */
@@ -187,7 +193,7 @@ const newIdCcp = () => `CCC${crypto.randomUUID().slice(3).toUpperCase()}`;
 /** POST /cfdis/validate: the stamping rules without a folio, a seal or the PAC. */
 export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
   // First, as POST /cfdis answers it first: without a PAC nothing is stamped, whatever else is fixed.
-  const errors: ErrorDetail[] = deps.pacFor(actor.environment) ? [] : [NO_PAC];
+  const errors: ErrorDetail[] = deps.stamperFor(actor.environment) ? [] : [NO_PAC];
   let receptor: ReceptorInput | undefined;
   try {
     receptor = await resolveReceptor(deps, actor, req);
@@ -320,7 +326,7 @@ export async function issueCfdi(
   } = {},
 ) {
   // The server's own gaps first (503), before what the caller can fix, such as a live CSD (400).
-  const pac = requirePac(deps, actor);
+  const stamper = requireStamper(deps, actor);
   const sending = req.email_to ? await checkSending(deps, actor, 'email_to', req.email_to) : undefined; // 400 before anything is stored
   const receptor = await resolveReceptor(deps, actor, req);
   const emisor = await emisorOf(deps, actor);
@@ -341,14 +347,14 @@ export async function issueCfdi(
   // stamping job (due after the synchronous budget, so the scheduler does not race the attempt below). A provider
   // that stamps in this process (the sandbox, without a scenario) stamps in that transaction, before the invoice is
   // written: it is written once, vigente, and no job is queued; one commit instead of two.
-  const stampsHere = pac.inProcess === true && opts.scenario === undefined;
+  const stampsHere = stamper.inProcess && opts.scenario === undefined;
   let row!: CfdiRow;
   const metadata = req.metadata ?? {};
   const externalId = req.external_id ?? null;
   let stored: { sealed: { xml: string }; jobId: string; attempted?: StampResult } | { stamped: Awaited<ReturnType<typeof recordStamp>> };
   const sealAndStamp = async (model: ComprobanteModel) => {
     const sealed = await sealComprobante(model, signer);
-    return { sealed, attempted: stampsHere ? await pac.stamp(sealed.xml, { tenantId: actor.tenantId }) : undefined };
+    return { sealed, attempted: stampsHere ? (await stamper.stamp(target, sealed.xml, { tenantId: actor.tenantId })).result : undefined };
   };
   // Sealed (and stamped, in process) for the folio it expects while the invoices before it in the group commit are
   // written: the signatures of a group run on WebCrypto's threads side by side. Used only if that folio is the one taken.
@@ -459,23 +465,23 @@ export async function issueCfdi(
 
   // The synchronous attempt, with a budget. A slow answer that arrives later is still recorded (once).
   let deliveries = 0;
-  const attempt = (attempted ? Promise.resolve(attempted) : pac.stamp(sealed.xml, { tenantId: actor.tenantId, scenario: opts.scenario })).then(
-    async (result) => {
-      if (result.ok) {
-        const recorded = await withTransaction(deps.db, async (tx) => {
-          const done = await recordStamp(tx, target, result, deps.now());
-          if (done) await closeQueuedJob(tx, jobId, deps.now());
-          return done;
-        });
-        // The values recordStamp wrote, so the 201 needs no read-back.
-        if (recorded) {
-          row = { ...row, status: 'vigente', uuid: recorded.uuid, fechaTimbrado: recorded.fechaTimbrado, summary: { ...row.summary, ...recorded.tfd } };
-          deliveries = recorded.deliveries;
-        }
+  const attempt = (
+    attempted ? Promise.resolve(attempted) : stamper.stamp(target, sealed.xml, { tenantId: actor.tenantId, scenario: opts.scenario }).then((r) => r.result)
+  ).then(async (result) => {
+    if (result.ok) {
+      const recorded = await withTransaction(deps.db, async (tx) => {
+        const done = await recordStamp(tx, target, result, deps.now());
+        if (done) await closeQueuedJob(tx, jobId, deps.now());
+        return done;
+      });
+      // The values recordStamp wrote, so the 201 needs no read-back.
+      if (recorded) {
+        row = { ...row, status: 'vigente', uuid: recorded.uuid, fechaTimbrado: recorded.fechaTimbrado, summary: { ...row.summary, ...recorded.tfd } };
+        deliveries = recorded.deliveries;
       }
-      return result;
-    },
-  );
+    }
+    return result;
+  });
   // Past the budget nobody awaits it: a late failure (the provider, or a full disk while recording) is the job's to retry.
   attempt.catch(() => undefined);
   const result = await Promise.race([attempt, Bun.sleep(deps.stampBudgetMs).then(() => undefined)]);

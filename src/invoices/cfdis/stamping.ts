@@ -8,7 +8,7 @@ import { cfdiDocuments, cfdis, cfdiStatusChanges, type CfdiStatus, type Environm
 import { PermanentJobError } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { Logger } from '../../lib/logger.ts';
-import type { Pac } from '../../pac/types.ts';
+import type { Stamper } from './stamp-routing.ts';
 import { recordEvent } from '../events.ts';
 import { failWaitingEmails, queueWaitingEmails } from '../emails/outbox.ts';
 import { followPagoStatus } from './payments.ts';
@@ -160,7 +160,7 @@ export async function recordFailure(tx: Tx, cfdi: Target, reason: string, now: D
 }
 
 /** The queued attempt: send the stored sealed XML again (the PAC recognizes a document it already stamped). */
-export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environment: Environment): Pac | undefined; logger: Logger }): JobHandler {
+export function stampJobHandler(deps: { db: Db; now: () => Date; stamperFor(environment: Environment): Stamper | undefined; logger: Logger }): JobHandler {
   const target = (job: { payload: Record<string, unknown>; tenantId: string | null; environment: Environment | null }): Target => ({
     id: job.payload.cfdi_id as string,
     tenantId: job.tenantId!,
@@ -177,14 +177,15 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; pacFor(environm
           .where(eq(cfdis.id, cfdi.id))
       )[0];
       if (doc?.status !== 'en_cola') return; // stamped meanwhile (late synchronous answer) or gone
-      const pac = deps.pacFor(cfdi.environment);
-      if (!pac) throw new PermanentJobError(`no PAC configured for ${cfdi.environment}`);
+      const stamper = deps.stamperFor(cfdi.environment);
+      if (!stamper) throw new PermanentJobError(`no PAC configured for ${cfdi.environment}`);
       const started = performance.now();
-      const result = await pac.stamp(doc.xml.toString('utf8'), { tenantId: cfdi.tenantId });
+      const { result, pac } = await stamper.stamp(cfdi, doc.xml.toString('utf8'), { tenantId: cfdi.tenantId });
       deps.logger.debug('pac stamp', {
         cfdi_id: cfdi.id,
         environment: cfdi.environment,
         attempt: job.attempts,
+        pac,
         ok: result.ok,
         duration_ms: Math.round(performance.now() - started),
       });

@@ -87,7 +87,9 @@ describe('Egreso relations', () => {
   test('two tenants with one RFC sending byte-identical XML through one live PAC account: the second gets 422 (the document was stamped already), not a 500', async () => {
     // A live provider answers by account, not by tenant: one deployment's account gives byte-identical XML one UUID.
     const sandbox = createSandboxPac(testSandboxSat());
-    const live = await createTestApp({ livePac: { ...sandbox, stamp: (xml) => sandbox.stamp(xml, { tenantId: 'the-deployment-account' }) } });
+    const live = await createTestApp({
+      livePacs: [{ ...sandbox, name: 'live', stamp: (xml: string) => sandbox.stamp(xml, { tenantId: 'the-deployment-account' }) }],
+    });
     const liveIssuer = async () => (await issuer(live, { keys: ['live'], csd: ['live'] })).live;
     const [first, second] = [await liveIssuer(), await liveIssuer()]; // both at folio A-1, same clock second
     const a = await live.call('POST', '/cfdis', { token: first, body: ingreso() });

@@ -1,0 +1,51 @@
+import { asc, eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
+import { cfdiStampAttempts } from '../../db/schema/index.ts';
+import type { PacRouter, StampAttempt } from '../../pac/failover.ts';
+import type { Pac, StampOptions, StampResult } from '../../pac/types.ts';
+
+/** What stamping a CFDI's sealed document answered, and the PAC that answered it (undefined: none did). */
+interface RoutedResult {
+  result: StampResult;
+  pac: string | undefined;
+}
+
+/** Who stamps an environment's documents: the sandbox in this process, or the live PACs through the failover router. */
+export interface Stamper {
+  /** Stamps in this process without I/O: the issuing transaction may stamp too (one commit, no job). */
+  readonly inProcess: boolean;
+  stamp(cfdi: { id: string; tenantId: string }, sealedXml: string, options: StampOptions): Promise<RoutedResult>;
+}
+
+export function sandboxStamper(sandbox: Pac): Stamper {
+  return {
+    inProcess: sandbox.inProcess === true,
+    stamp: async (_cfdi, sealedXml, options) => ({ result: await sandbox.stamp(sealedXml, options), pac: sandbox.name }),
+  };
+}
+
+/**
+ * Live stamping: the document's attempts so far (any instance's) decide where it may go; `sent` is recorded before
+ * each request leaves and each answer as it comes, each in its own commit, so a process killed mid-request leaves its
+ * document with that PAC for PAC_AMBIGUOUS_WINDOW_SECONDS, never free for another.
+ */
+export function routedStamper(db: Db, router: PacRouter): Stamper {
+  return {
+    inProcess: false,
+    async stamp(cfdi, sealedXml, options) {
+      const routed = await router.stamp(sealedXml, options, await attemptsOf(db, cfdi.id), async (attempt) => {
+        await db.insert(cfdiStampAttempts).values({ cfdiId: cfdi.id, tenantId: cfdi.tenantId, ...attempt });
+      });
+      return { result: routed.result, pac: routed.pac };
+    },
+  };
+}
+
+/** A CFDI's stamping attempts, oldest first. */
+async function attemptsOf(db: Db, cfdiId: string): Promise<StampAttempt[]> {
+  return db
+    .select({ pac: cfdiStampAttempts.pac, outcome: cfdiStampAttempts.outcome, at: cfdiStampAttempts.at })
+    .from(cfdiStampAttempts)
+    .where(eq(cfdiStampAttempts.cfdiId, cfdiId))
+    .orderBy(asc(cfdiStampAttempts.id));
+}

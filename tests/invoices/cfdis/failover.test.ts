@@ -1,0 +1,88 @@
+import { describe, expect, test } from 'bun:test';
+import { asc, eq } from 'drizzle-orm';
+import { cfdiStampAttempts } from '../../../src/db/schema/index.ts';
+import { createSandboxPac } from '../../../src/pac/sandbox.ts';
+import type { Pac, StampResult } from '../../../src/pac/types.ts';
+import { createTestApp, ingreso, issuer, testSandboxSat } from '../../helpers.ts';
+
+type Step = 'ok' | 'provider' | 'ambiguous' | 'definitive';
+
+/** A live PAC named `name` answering from its script (then stamping like the sandbox), counting its calls. */
+function scriptedPac(name: string, script: Step[] = []): Pac & { calls: number; script: Step[] } {
+  const sandbox = createSandboxPac(testSandboxSat());
+  const pac = {
+    ...sandbox,
+    name,
+    inProcess: false,
+    calls: 0,
+    script,
+    async stamp(xml: string): Promise<StampResult> {
+      pac.calls++;
+      const step = pac.script.shift() ?? 'ok';
+      if (step === 'provider') return { ok: false, class: 'provider', message: `${name}: ECONNREFUSED` };
+      if (step === 'ambiguous') return { ok: false, class: 'ambiguous', message: `${name}: HTTP 502` };
+      if (step === 'definitive') return { ok: false, class: 'definitive', code: '302', message: 'Sello mal formado o inválido' };
+      // One account per PAC: the UUID depends on the PAC, so two PACs stamping one document give two UUIDs.
+      return sandbox.stamp(xml, { tenantId: name });
+    },
+  };
+  return pac;
+}
+
+const WINDOW_MS = 60_000;
+
+async function setup() {
+  const finkok = scriptedPac('finkok');
+  const sw = scriptedPac('sw');
+  const t = await createTestApp({ livePacs: [finkok, sw], pacAmbiguousWindowMs: WINDOW_MS, wakeOnEnqueue: false });
+  const { live } = await issuer(t, { keys: ['live'], csd: ['live'] });
+  const attempts = async (id: string) =>
+    (
+      await t.db
+        .select({ pac: cfdiStampAttempts.pac, outcome: cfdiStampAttempts.outcome })
+        .from(cfdiStampAttempts)
+        .where(eq(cfdiStampAttempts.cfdiId, id))
+        .orderBy(asc(cfdiStampAttempts.id))
+    ).map((a) => `${a.pac}:${a.outcome}`);
+  return { t, live, finkok, sw, attempts };
+}
+
+describe('live stamping through two PACs', () => {
+  test('the first refuses before anything is sent (provider side): the second stamps at once, 201; every attempt is recorded', async () => {
+    const { t, live, finkok, sw, attempts } = await setup();
+    finkok.script.push('provider');
+    const res = await t.call('POST', '/cfdis', { token: live, body: ingreso() });
+    expect(res.status).toBe(201);
+    expect([finkok.calls, sw.calls]).toEqual([1, 1]);
+    expect(await attempts(res.json.id)).toEqual(['finkok:sent', 'finkok:provider', 'sw:sent', 'sw:stamped']);
+  });
+
+  test('a definitive answer of the first is the answer (422): the second is never asked', async () => {
+    const { t, live, finkok, sw } = await setup();
+    finkok.script.push('definitive');
+    const res = await t.call('POST', '/cfdis', { token: live, body: ingreso() });
+    expect(res.status).toBe(422);
+    expect(res.json.error.details).toEqual([{ field: 'pac', issue: '302: Sello mal formado o inválido' }]);
+    expect([finkok.calls, sw.calls]).toEqual([1, 0]);
+  });
+
+  test('an ambiguous answer keeps the document with the first PAC for PAC_AMBIGUOUS_WINDOW_SECONDS, then the second stamps it', async () => {
+    const { t, live, finkok, sw, attempts } = await setup();
+    finkok.script.push('ambiguous', 'ambiguous', 'ambiguous');
+    const res = await t.call('POST', '/cfdis', { token: live, body: ingreso() });
+    expect(res.status).toBe(202);
+    // Retries inside the window: the first PAC only, with the same bytes.
+    for (let i = 0; i < 2; i++) {
+      t.clock.advance(15_000);
+      await t.app.worker.drain();
+    }
+    expect([finkok.calls, sw.calls]).toEqual([3, 0]);
+    expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json.status).toBe('en_cola');
+    // Past the window from its first ambiguous answer: the second PAC.
+    t.clock.advance(WINDOW_MS);
+    await t.app.worker.drain();
+    expect(sw.calls).toBe(1);
+    expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json.status).toBe('vigente');
+    expect((await attempts(res.json.id)).slice(-2)).toEqual(['sw:sent', 'sw:stamped']);
+  });
+});
