@@ -32,6 +32,7 @@ import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
 import type { Pac } from './pac/types.ts';
 import { createPacRouter, type PacRouter } from './pac/failover.ts';
 import { routedStamper, sandboxStamper } from './invoices/cfdis/stamp-routing.ts';
+import { DUPLICATE_CANCEL_JOB, DUPLICATE_CHECK_JOB, duplicateCancelJobHandler, duplicateCheckJobHandler } from './invoices/cfdis/duplicate-stamps.ts';
 import type { Logger } from './lib/logger.ts';
 import { limitStorageLogs } from './lib/storage-log.ts';
 import { trustedProxies } from './gateway/client-address.ts';
@@ -188,6 +189,7 @@ export function createApp(deps: AppDeps) {
   const stamperFor = (environment: Environment) => (environment === 'test' ? sandboxStamps : liveStamps);
   const pacFor = (environment: Environment, stampedBy?: string | null) =>
     environment === 'test' ? sandboxPac : pacRouter?.pac(stampedBy ?? pacRouter.states()[0]?.name ?? '');
+  const duplicateDeps = { db: deps.db, now, masterKey: deps.masterKey, logger: deps.logger, pacFor };
   // The worker does nothing by itself: an enqueue wakes it, index.ts lets the scheduler drain it, tests call drain().
   const wakeJobs = deps.wakeOnEnqueue === false ? () => {} : () => worker.wake();
   const byHand = deps.wakeOnEnqueue === false ? { wakeWithinMs: 0 } : {};
@@ -218,6 +220,8 @@ export function createApp(deps: AppDeps) {
     handlers: {
       [STAMP_JOB]: stampJobHandler({ db: deps.db, now, stamperFor, logger: deps.logger }),
       [CANCEL_JOB]: cancellationJobHandler({ db: deps.db, now, pacFor, cancellationPollMs }),
+      [DUPLICATE_CHECK_JOB]: duplicateCheckJobHandler(duplicateDeps),
+      [DUPLICATE_CANCEL_JOB]: duplicateCancelJobHandler(duplicateDeps),
       // Without SMTP_URL only emails queued before it was removed come here, and fail at once saying so.
       ...(mailer ? {} : { [EMAIL_JOB]: emailHandler }),
     },

@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'cfdi.encolado',
   'cfdi.email_enviado',
   'cfdi.email_fallido',
+  'cfdi.duplicate_stamp_cancelled',
   'csd.por_vencer',
   'csd.vencido',
   'receipt.created',

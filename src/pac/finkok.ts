@@ -201,6 +201,12 @@ export function createFinkokPac(o: FinkokPacOptions): Pac {
   return {
     name: 'finkok',
     status: consult,
+    async recover(sealedXml: string): Promise<StampResult | undefined> {
+      const r = await call('stamp', 'stamped', { xml: Buffer.from(sealedXml, 'utf8').toString('base64'), ...auth });
+      if (!r.ok) return r;
+      const xml = text(r.result.xml);
+      return xml ? readStamp(xml, selloOf(sealedXml)) : undefined;
+    },
     async stamp(sealedXml: string): Promise<StampResult> {
       const sello = selloOf(sealedXml);
       const xml64 = Buffer.from(sealedXml, 'utf8').toString('base64');

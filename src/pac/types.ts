@@ -75,6 +75,11 @@ export interface Pac {
    */
   readonly inProcess?: boolean;
   stamp(sealedXml: string, options: StampOptions): Promise<StampResult>;
+  /**
+   * This very document's earlier stamp, asked without stamping it (Finkok's `stamped`): after a failover, whether the
+   * PAC left behind stamped it too. Undefined: it has none (yet). Unset on a PAC that cannot be asked (SW: only by UUID).
+   */
+  recover?(sealedXml: string): Promise<StampResult | undefined>;
   /** Sends a signed cancellation request. `status`, when the provider knows it already, is where it stands. */
   cancel(request: CancelRequest, options?: { scenario?: CancelScenario }): Promise<CancelResult>;
   /** SAT's consultation (ConsultaCFDIService) for a stamped CFDI. */

@@ -7,8 +7,10 @@ export const AuditEntrySchema = z
     id: z.string().openapi({ example: 'aud_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
     created_at: z.string().openapi({ format: 'date-time' }),
     actor: z.object({
-      type: z.enum(['user', 'api_key']),
-      id: z.string().openapi({ description: 'usr_… or ak_…', example: 'ak_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
+      type: z.enum(['user', 'api_key', 'system']).openapi({
+        description: 'system: the service itself, e.g. cancelling a duplicate stamp after a PAC failover (id pac-failover)',
+      }),
+      id: z.string().openapi({ description: 'usr_…, ak_…, or what the service acted as (pac-failover)', example: 'ak_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
     }),
     environment: z.enum(['test', 'live']).openapi({ description: 'The environment of the credential that acted' }),
     action: z.string().openapi({ description: 'The operation, by its operationId in this document', example: 'cancelCfdi' }),

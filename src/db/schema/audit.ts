@@ -12,7 +12,7 @@ export const auditLog = sqliteTable(
     id: text('id').primaryKey(),
     tenantId: text('tenant_id').notNull(),
     environment: text('environment', { enum: ENVIRONMENTS }).notNull(),
-    actorType: text('actor_type', { enum: ['user', 'api_key'] }).notNull(),
+    actorType: text('actor_type', { enum: ['user', 'api_key', 'system'] }).notNull(),
     actorId: text('actor_id').notNull(),
     /** The OpenAPI operationId: createUser, issueCfdi, cancelCfdi, … */
     action: text('action').notNull(),

@@ -28,7 +28,7 @@ import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { Pac, SandboxScenario, StampResult } from '../../pac/types.ts';
 import type { Stamper } from './stamp-routing.ts';
 import { closeQueuedJob, enqueue, rescheduleJob } from '../../jobs/queue.ts';
-import { announceStamp, recordFailure, recordStamp, STAMP_JOB, stampToInsert } from './stamping.ts';
+import { announceStamp, recordFailure, recordRoutedStamp, recordStamp, STAMP_JOB, stampToInsert } from './stamping.ts';
 import { getClientReceptor } from '../clients/service.ts';
 import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
@@ -466,11 +466,13 @@ export async function issueCfdi(
   // The synchronous attempt, with a budget. A slow answer that arrives later is still recorded (once).
   let deliveries = 0;
   const attempt = (
-    attempted ? Promise.resolve(attempted) : stamper.stamp(target, sealed.xml, { tenantId: actor.tenantId, scenario: opts.scenario }).then((r) => r.result)
-  ).then(async (result) => {
+    attempted
+      ? Promise.resolve({ result: attempted, pac: undefined })
+      : stamper.stamp(target, sealed.xml, { tenantId: actor.tenantId, scenario: opts.scenario })
+  ).then(async ({ result, pac }) => {
     if (result.ok) {
       const recorded = await withTransaction(deps.db, async (tx) => {
-        const done = await recordStamp(tx, target, result, deps.now());
+        const done = await recordRoutedStamp(tx, target, { result, pac }, sealed.xml, deps.now());
         if (done) await closeQueuedJob(tx, jobId, deps.now());
         return done;
       });

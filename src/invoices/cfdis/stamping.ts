@@ -9,6 +9,7 @@ import { PermanentJobError } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Stamper } from './stamp-routing.ts';
+import { checkPacsLeftBehind, recordDuplicateStamp } from './duplicate-stamps.ts';
 import { recordEvent } from '../events.ts';
 import { failWaitingEmails, queueWaitingEmails } from '../emails/outbox.ts';
 import { followPagoStatus } from './payments.ts';
@@ -93,6 +94,28 @@ export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; 
   }
   await storeStampedXml(tx, cfdi.id, Buffer.from(stamped.xml, 'utf8'));
   return { ...values, deliveries: await announceStamp(tx, cfdi, stamped.tfd.uuid, now) };
+}
+
+/**
+ * recordStamp for a stamp the failover router got: the PACs this document was sent to before are asked whether they
+ * stamped it too; a stamp that arrives after another PAC's was recorded (a late answer) is a duplicate, cancelled.
+ */
+export async function recordRoutedStamp(
+  tx: Tx,
+  cfdi: Target,
+  routed: { result: { xml: string; tfd: Tfd }; pac: string | undefined },
+  sealedXml: string,
+  now: Date,
+): Promise<RecordedStamp | undefined> {
+  const recorded = await recordStamp(tx, cfdi, routed.result, now);
+  if (cfdi.environment !== 'live' || !routed.pac) return recorded;
+  if (recorded) {
+    await checkPacsLeftBehind(tx, cfdi, routed.pac, sealedXml, now);
+    return recorded;
+  }
+  const [held] = await tx.select({ uuid: cfdis.uuid }).from(cfdis).where(eq(cfdis.id, cfdi.id));
+  if (held?.uuid && held.uuid !== routed.result.tfd.uuid) await recordDuplicateStamp(tx, cfdi, routed.pac, routed.result.tfd.uuid, now);
+  return undefined;
 }
 
 /**
@@ -191,7 +214,7 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; stamperFor(envi
       });
       if (result.ok) {
         return async (tx) => {
-          if (await recordStamp(tx, cfdi, result, deps.now()))
+          if (await recordRoutedStamp(tx, cfdi, { result, pac }, doc.xml.toString('utf8'), deps.now()))
             return () => deps.logger.info('stamped from queue', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, uuid: result.tfd.uuid, attempts: job.attempts });
         };
       }

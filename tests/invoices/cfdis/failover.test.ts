@@ -1,24 +1,38 @@
 import { describe, expect, test } from 'bun:test';
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { cfdiStampAttempts } from '../../../src/db/schema/index.ts';
 import { createSandboxPac } from '../../../src/pac/sandbox.ts';
-import type { Pac, StampResult } from '../../../src/pac/types.ts';
+import type { CancelRequest, CancelResult, StampResult } from '../../../src/pac/types.ts';
 import { createTestApp, ingreso, issuer, testSandboxSat } from '../../helpers.ts';
 
-type Step = 'ok' | 'provider' | 'ambiguous' | 'definitive';
+/** `stamped_silently`: stamps, then answers as a timeout would (ambiguous); `recover` finds that stamp. */
+type Step = 'ok' | 'provider' | 'ambiguous' | 'definitive' | 'stamped_silently';
 
 /** A live PAC named `name` answering from its script (then stamping like the sandbox), counting its calls. */
-function scriptedPac(name: string, script: Step[] = []): Pac & { calls: number; script: Step[] } {
+function scriptedPac(name: string, script: Step[] = []) {
   const sandbox = createSandboxPac(testSandboxSat());
+  const kept = new Map<string, StampResult>();
   const pac = {
     ...sandbox,
     name,
     inProcess: false,
     calls: 0,
     script,
+    cancelled: [] as CancelRequest[],
+    async recover(xml: string): Promise<StampResult | undefined> {
+      return kept.get(xml);
+    },
+    async cancel(request: CancelRequest): Promise<CancelResult> {
+      pac.cancelled.push(request);
+      return { ok: true, acuseXml: '<Acuse/>', estatusUuid: '201' };
+    },
     async stamp(xml: string): Promise<StampResult> {
       pac.calls++;
       const step = pac.script.shift() ?? 'ok';
+      if (step === 'stamped_silently') {
+        kept.set(xml, await sandbox.stamp(xml, { tenantId: name }));
+        return { ok: false, class: 'ambiguous', message: `${name}: timed out after the body was sent` };
+      }
       if (step === 'provider') return { ok: false, class: 'provider', message: `${name}: ECONNREFUSED` };
       if (step === 'ambiguous') return { ok: false, class: 'ambiguous', message: `${name}: HTTP 502` };
       if (step === 'definitive') return { ok: false, class: 'definitive', code: '302', message: 'Sello mal formado o inválido' };
@@ -84,5 +98,38 @@ describe('live stamping through two PACs', () => {
     expect(sw.calls).toBe(1);
     expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json.status).toBe('vigente');
     expect((await attempts(res.json.id)).slice(-2)).toEqual(['sw:sent', 'sw:stamped']);
+  });
+
+  test('a PAC left behind after failover that stamped too: its stamp is cancelled with motivo 02, reported by event and audit entry; the UUID answered stays', async () => {
+    const { t, live, finkok, sw } = await setup();
+    finkok.script.push('stamped_silently');
+    const res = await t.call('POST', '/cfdis', { token: live, body: ingreso() });
+    expect(res.status).toBe(202);
+    t.clock.advance(WINDOW_MS + 1000);
+    await t.app.worker.drain();
+    const stamped = (await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json;
+    expect(stamped.status).toBe('vigente');
+    expect(sw.calls).toBe(1);
+    // The check of the PAC left behind runs a few seconds after the stamp.
+    t.clock.advance(10_000);
+    await t.app.worker.drain();
+    expect(finkok.cancelled).toHaveLength(1);
+    const [request] = finkok.cancelled;
+    expect(request!.uuid).not.toBe(stamped.uuid);
+    expect(request!.motivo).toBe('02');
+    expect(request!.signedXml).toContain('Motivo="02"');
+    expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json).toMatchObject({ status: 'vigente', uuid: stamped.uuid });
+    const reported = await t.query<{ type: string; data: string }>(sql`select type, data from events where type = ${'cfdi.duplicate_stamp_cancelled'}`);
+    expect(reported.map((e) => JSON.parse(e.data))).toEqual([
+      expect.objectContaining({ cfdi_id: res.json.id, uuid: stamped.uuid, duplicate_uuid: request!.uuid, pac: 'finkok' }),
+    ]);
+    const audit = await t.call('GET', '/audit-log', { token: live });
+    expect(audit.json.data).toContainEqual(
+      expect.objectContaining({ actor: { type: 'system', id: 'pac-failover' }, action: 'cancelDuplicateStamp', resource: { type: 'cfdis', id: res.json.id } }),
+    );
+    // Once: later sweeps find nothing new.
+    t.clock.advance(60_000);
+    await t.app.worker.drain();
+    expect(finkok.cancelled).toHaveLength(1);
   });
 });
