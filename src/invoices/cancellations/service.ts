@@ -21,9 +21,8 @@ import { newId } from '../../lib/ids.ts';
 import type { CancelRequest, CancelResult, CancelScenario } from '../../pac/types.ts';
 import { standingPaymentsOf } from '../cfdis/payments.ts';
 import { findCfdi, type CfdiDeps, type CfdiRef } from '../cfdis/service.ts';
-import { moveStatus } from '../cfdis/stamping.ts';
+import { transition } from '../cfdis/lifecycle.ts';
 import { activeSigner } from '../csds/service.ts';
-import { recordEvent } from '../events.ts';
 import { queryOf } from './sat-status.ts';
 import { withTransaction, type Tx, type DbOrTx } from '../../db/index.ts';
 
@@ -181,7 +180,7 @@ export async function cancelCfdi(
     // Checked again where no other request can issue a Pago or a related CFDI, or cancel the replacement, before the move.
     if (body.folio_sustitucion) await checkSubstitute(tx, actor, cfdi, body.folio_sustitucion);
     await refuseIfRelatedTo(tx, actor, cfdi, facts.uuid);
-    if (!(await moveStatus(tx, cfdi, 'vigente', 'cancelacion_pendiente', reason, now)))
+    if ((await transition(tx, cfdi, 'vigente', 'cancelacion_pendiente', { reason, at: now, uuid: cfdi.uuid })) === undefined)
       throw conflict(`CFDI ${cfdi.id} changed meanwhile: it is no longer vigente`, [{ field: 'status', issue: 'is not vigente' }]);
     await tx.insert(cfdiCancellations).values({
       id,
@@ -282,7 +281,7 @@ async function applySatStatus(tx: Tx, c: Cancellation, s: SatStatus, now: Date):
   return 'en_proceso';
 }
 
-/** Ends a cancellation and moves its CFDI; `cfdi.cancelado` goes out in the same transaction when it is cancelled. */
+/** Ends a cancellation and moves its CFDI (the lifecycle's reactions: `cfdi.cancelado` goes out in the same transaction). */
 async function finish(tx: Tx, c: Cancellation, status: Exclude<Cancellation['status'], 'en_proceso'>, reason: string, now: Date): Promise<void> {
   const stamp = now.toISOString();
   const ended = await tx
@@ -291,17 +290,13 @@ async function finish(tx: Tx, c: Cancellation, status: Exclude<Cancellation['sta
     .where(and(eq(cfdiCancellations.id, c.id), eq(cfdiCancellations.status, 'en_proceso')))
     .returning({ id: cfdiCancellations.id });
   if (ended.length !== 1) return;
+  const cfdi = { id: c.cfdiId, tenantId: c.tenantId, environment: c.environment };
   if (status === 'cancelado') {
-    await moveStatus(tx, { id: c.cfdiId, tenantId: c.tenantId }, 'cancelacion_pendiente', 'cancelado', reason, now);
-    await recordEvent(tx, {
-      tenantId: c.tenantId,
-      environment: c.environment,
-      type: 'cfdi.cancelado',
-      now,
-      data: { cfdi_id: c.cfdiId, uuid: c.uuid, motivo: c.motivo, estado: c.estado ?? 'Cancelado', estatus_cancelacion: c.estatusCancelacion ?? null },
-    });
+    // Its reactions: cfdi.cancelado with these details, the receipts it held given back, a Pago's instalments freed.
+    const detail = { uuid: c.uuid, motivo: c.motivo, estado: c.estado ?? 'Cancelado', estatus_cancelacion: c.estatusCancelacion ?? null };
+    await transition(tx, cfdi, 'cancelacion_pendiente', 'cancelado', { reason, at: now, uuid: c.uuid, detail });
   } else {
-    await moveStatus(tx, { id: c.cfdiId, tenantId: c.tenantId }, 'cancelacion_pendiente', 'vigente', reason, now);
+    await transition(tx, cfdi, 'cancelacion_pendiente', 'vigente', { reason, at: now, uuid: c.uuid });
   }
 }
 

@@ -27,7 +27,8 @@ import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { Pac, SandboxScenario, StampResult } from '../../pac/types.ts';
 import { closeQueuedJob, enqueue, rescheduleJob } from '../../jobs/queue.ts';
-import { announceStamp, recordFailure, recordStamp, STAMP_JOB, stampToInsert } from './stamping.ts';
+import { recordFailure, recordStamp, STAMP_JOB, stampToInsert } from './stamping.ts';
+import { born } from './lifecycle.ts';
 import { getClientReceptor } from '../clients/service.ts';
 import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
@@ -252,6 +253,7 @@ const insertCfdi = (tx: Tx, row: CfdiRow) =>
         summary: sql.placeholder('summary'),
         externalId: sql.placeholder('externalId'),
         clientId: sql.placeholder('clientId'),
+        pac: sql.placeholder('pac'),
         metadata: sql.placeholder('metadata'),
         createdAt: sql.placeholder('createdAt'),
         updatedAt: sql.placeholder('updatedAt'),
@@ -397,6 +399,7 @@ export async function issueCfdi(
           summary: stamped ? { ...summaryOf(model), ...stamped.tfd } : summaryOf(model),
           failureReason: null,
           withdrawnAt: null,
+          pac: stamped ? pac.name : null,
           externalId,
           clientId: req.receptor_id ?? null,
           metadata,
@@ -421,13 +424,14 @@ export async function issueCfdi(
             });
           }
         }
+        // Written in its first status: no move, but the reactions of arriving there (a stamp's announcements and emails).
+        const deliveries = await born(tx, target, row.status, { at: deps.now(), uuid: row.uuid });
         if (stamped) {
-          const deliveries = await announceStamp(tx, target, stamped.uuid, deps.now());
           await opts.auditIn?.(tx, id, 201);
           return { stamped: { ...stamped, deliveries } };
         }
         // Stamped with a UUID another invoice holds: recordStamp records this one fallido.
-        if (attempted?.ok) return { stamped: await recordStamp(tx, target, attempted, deps.now()) };
+        if (attempted?.ok) return { stamped: await recordStamp(tx, target, attempted, deps.now(), pac.name) };
         const jobId = await enqueue(tx, now, {
           type: STAMP_JOB,
           tenantId: actor.tenantId,
@@ -451,7 +455,7 @@ export async function issueCfdi(
     if (!recorded) throw rejected(await getRow(deps.db, actor, id));
     if (recorded.deliveries > 0) deps.wakeJobs(); // webhook deliveries of cfdi.timbrado go out now, not at the next tick
     return stampedAnswer(
-      { ...row, status: 'vigente', uuid: recorded.uuid, fechaTimbrado: recorded.fechaTimbrado, summary: { ...row.summary, ...recorded.tfd } },
+      { ...row, status: 'vigente', uuid: recorded.uuid, fechaTimbrado: recorded.fechaTimbrado, pac: pac.name, summary: { ...row.summary, ...recorded.tfd } },
       prepared.warnings,
     );
   }
@@ -463,13 +467,20 @@ export async function issueCfdi(
     async (result) => {
       if (result.ok) {
         const recorded = await withTransaction(deps.db, async (tx) => {
-          const done = await recordStamp(tx, target, result, deps.now());
+          const done = await recordStamp(tx, target, result, deps.now(), pac.name);
           if (done) await closeQueuedJob(tx, jobId, deps.now());
           return done;
         });
         // The values recordStamp wrote, so the 201 needs no read-back.
         if (recorded) {
-          row = { ...row, status: 'vigente', uuid: recorded.uuid, fechaTimbrado: recorded.fechaTimbrado, summary: { ...row.summary, ...recorded.tfd } };
+          row = {
+            ...row,
+            status: 'vigente',
+            uuid: recorded.uuid,
+            fechaTimbrado: recorded.fechaTimbrado,
+            pac: pac.name,
+            summary: { ...row.summary, ...recorded.tfd },
+          };
           deliveries = recorded.deliveries;
         }
       }
@@ -680,6 +691,7 @@ export interface ListQuery {
   desde?: string;
   hasta?: string;
   external_id?: string;
+  pac?: string;
 }
 
 /** Newest first, keyset on the time-sortable id: a page costs the same at any depth. */
@@ -702,6 +714,7 @@ export async function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
       total: cfdis.total,
       externalId: cfdis.externalId,
       metadata: cfdis.metadata,
+      pac: cfdis.pac,
       createdAt: cfdis.createdAt,
     })
     .from(cfdis)
@@ -714,6 +727,7 @@ export async function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
         q.receptor_rfc ? eq(cfdis.receptorRfc, q.receptor_rfc.toUpperCase()) : undefined,
         q.serie ? eq(cfdis.serie, q.serie) : undefined,
         q.external_id !== undefined ? eq(cfdis.externalId, q.external_id) : undefined,
+        q.pac ? eq(cfdis.pac, q.pac) : undefined,
         q.desde ? gte(cfdis.fecha, q.desde) : undefined,
         q.hasta ? lte(cfdis.fecha, q.hasta.length === 10 ? `${q.hasta}T23:59:59` : q.hasta) : undefined,
       ),
