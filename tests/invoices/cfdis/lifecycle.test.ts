@@ -75,5 +75,5 @@ describe('one CFDI lifecycle', () => {
     expect(await moves(issued.json.id)).toEqual([]);
     expect((await call('POST', `/cfdis/${issued.json.id}/cancel`, { motivo: '02' })).status).toBe(200);
     expect(await moves(issued.json.id)).toEqual(['vigente>cancelacion_pendiente', 'cancelacion_pendiente>cancelado']);
-  });
+  }, 30_000);
 });

@@ -28,7 +28,7 @@ describe('a cancelled global invoice or self-invoice gives its receipts back; a 
     expect((await call('POST', `/cfdis/${first.json.id}/cancel`, { motivo: '02' })).status).toBe(200);
     expect(await statusOf(r.id)).toBe('open');
     expect((await call('POST', `/receipts/${r.id}/invoice`, { receptor: ICV })).status).toBe(201);
-  });
+  }, 30_000);
 
   test('a cancelled global invoice: its receipts are open again; `replaces` issues the period again, without a relation', async () => {
     const { call, receipt, receiptsOf, statusOf } = await setup();
@@ -44,7 +44,7 @@ describe('a cancelled global invoice or self-invoice gives its receipts back; a 
     expect(again.status).toBe(201);
     expect(again.json.metadata).toMatchObject({ replaces: old.json.id });
     expect(await receiptsOf(again.json.id)).toEqual([a!.id, b!.id].sort());
-  });
+  }, 30_000);
 
   test('a vigente global invoice replaced (TipoRelacion 04, valid for SAT), then cancelled with motivo 01: the receipts stay with the replacement', async () => {
     const { t, reg, call, receipt, receiptsOf } = await setup();
@@ -74,7 +74,7 @@ describe('a cancelled global invoice or self-invoice gives its receipts back; a 
     expect(cancelled.json.cfdi_status).toBe('cancelado');
     expect(await receiptsOf(replacement.json.id)).toEqual([a!.id, b!.id].sort());
     for (const r of [a!, b!]) expect((await call('GET', `/receipts/${r.id}`)).json).toMatchObject({ status: 'invoiced', cfdi_id: replacement.json.id });
-  });
+  }, 30_000);
 
   test('replaces: not a global invoice, unknown, malformed, or of a period that does not cover its receipts → 400 naming the field', async () => {
     const { call, receipt } = await setup();
@@ -102,5 +102,5 @@ describe('a cancelled global invoice or self-invoice gives its receipts back; a 
     expect(wrongPeriod.status).toBe(400);
     expect(wrongPeriod.json.error.details[0].field).toBe('desde');
     expect((await call('GET', `/receipts/${other.id}`)).json.status).toBe('invoiced');
-  });
+  }, 30_000);
 });

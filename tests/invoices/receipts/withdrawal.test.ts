@@ -89,7 +89,7 @@ describe('a withdrawn CFDI of a receipt (docs/decisions.md, "One CFDI lifecycle"
     const global = await call('POST', '/receipts/global-invoice', { periodicidad: '01', desde: day, hasta: day });
     expect(global.status).toBe(201);
     expect((await call('GET', `/receipts?cfdi_id=${global.json.id}`)).json.data.map((r: { id: string }) => r.id)).toEqual([second.receipt.id]);
-  });
+  }, 30_000);
 
   test('the attempt in flight stamps: the CFDI is vigente and keeps the receipt, also after the hold', async () => {
     const { t, call, queuedThenWithdrawn, receiptOf, answer } = await setup();
@@ -109,5 +109,5 @@ describe('a withdrawn CFDI of a receipt (docs/decisions.md, "One CFDI lifecycle"
       { from_status: 'en_cola', to_status: 'fallido' },
       { from_status: 'fallido', to_status: 'vigente' },
     ]);
-  });
+  }, 30_000);
 });
