@@ -20,7 +20,8 @@ import { conflict, invalidInput, ServiceError } from '../../lib/service-error.ts
 import { newId } from '../../lib/ids.ts';
 import type { CancelRequest, CancelResult, CancelScenario } from '../../pac/types.ts';
 import { standingPaymentsOf } from '../cfdis/payments.ts';
-import { findCfdi, type CfdiDeps, type CfdiRef } from '../cfdis/service.ts';
+import type { CfdiDeps } from '../cfdis/issue.ts';
+import { findCfdi, type CfdiRef } from '../cfdis/reads.ts';
 import { transition } from '../cfdis/lifecycle.ts';
 import { activeSigner } from '../csds/service.ts';
 import { queryOf } from './sat-status.ts';

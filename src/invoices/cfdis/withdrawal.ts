@@ -3,7 +3,8 @@ import type { Actor } from '../../lib/backend.ts';
 import { closeQueuedJobs, isJobRunning } from '../../jobs/queue.ts';
 import { conflict } from '../../lib/service-error.ts';
 import { transition } from './lifecycle.ts';
-import { findCfdi, type CfdiDeps } from './service.ts';
+import type { CfdiDeps } from './issue.ts';
+import { findCfdi } from './reads.ts';
 
 /**
  * POST /cfdis/:id/withdraw: a queued CFDI is not stamped any more (fallido, reason "withdrawn"). Only while no

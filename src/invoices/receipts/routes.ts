@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, errorResponses, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
 import { QueuedCfdiSchema, StampedCfdiSchema } from '../cfdis/schemas.ts';
-import { resumeIssue } from '../cfdis/service.ts';
+import { resumeIssue } from '../cfdis/issue.ts';
 import { GlobalInvoiceExamples, ReceiptCreateExamples, ReceiptInvoiceExamples, ReceiptSettingsExamples } from './examples.ts';
 import {
   GlobalInvoiceSchema,

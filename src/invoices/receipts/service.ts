@@ -26,7 +26,7 @@ import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { conflict, invalidInput, notFound, ServiceError, type ErrorDetail } from '../../lib/service-error.ts';
-import { emisorOf, issueCfdi, type CfdiDeps } from '../cfdis/service.ts';
+import { emisorOf, issueCfdi, type CfdiDeps } from '../cfdis/issue.ts';
 import { recordEvent } from '../events.ts';
 import { markInvoiced, receiptEventData, takeOverReceipts } from './ledger.ts';
 import { toReceipt, type GlobalInvoiceRequest, type ReceiptCreate, type ReceiptInvoice, type ReceiptRow } from './schemas.ts';

@@ -8,7 +8,7 @@ const SRC = join(import.meta.dir, '../../../src');
 /** The lifecycle and the statement it runs for a stamp (the engine-specific JSON merge). */
 const OWNERS = ['invoices/cfdis/lifecycle.ts', 'invoices/cfdis/queries.ts'];
 /** The one insert of a CFDI, in its first status (issuing calls the lifecycle's `born` for its reactions). */
-const ISSUING = ['invoices/cfdis/service.ts'];
+const ISSUING = ['invoices/cfdis/issue.ts'];
 
 const sources = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
