@@ -18,6 +18,8 @@ import type { Heartbeat } from './jobs/scheduler.ts';
 import { combineWorkers, createWorker } from './jobs/worker.ts';
 import { STAMP_JOB, stampJobHandler } from './invoices/cfdis/stamping.ts';
 import { issueScheduledGlobalInvoices } from './invoices/receipts/service.ts';
+import { RELEASE_JOB, releaseJobHandler } from './invoices/receipts/ledger.ts';
+import { registerLifecycleReactions } from './invoices/lifecycle-reactions.ts';
 import { emailJobHandler } from './invoices/emails/delivery.ts';
 import { EMAIL_JOB } from './invoices/emails/outbox.ts';
 import { createSmtpMailer } from './invoices/emails/smtp.ts';
@@ -140,6 +142,8 @@ export const VERSION: string = pkg.version;
 /** Pure composition: gateway in front of the auth and invoice backends. No I/O happens here. */
 export function createApp(deps: AppDeps) {
   const now = deps.now ?? (() => new Date());
+  // What reacts to a CFDI's status moves (events, emails, receipts, payments): registered once, the same for every app.
+  registerLifecycleReactions();
   limitStorageLogs(deps.logger, () => now().getTime());
   const accessTokens = createAccessTokens(deps.jwtSecret);
   // This process among the instances: it owns the job leases and Idempotency-Key claims it takes.
@@ -222,6 +226,7 @@ export function createApp(deps: AppDeps) {
       [CANCEL_JOB]: cancellationJobHandler({ db: deps.db, now, pacFor, cancellationPollMs }),
       [DUPLICATE_CHECK_JOB]: duplicateCheckJobHandler(duplicateDeps),
       [DUPLICATE_CANCEL_JOB]: duplicateCancelJobHandler(duplicateDeps),
+      [RELEASE_JOB]: releaseJobHandler({ now }),
       // Without SMTP_URL only emails queued before it was removed come here, and fail at once saying so.
       ...(mailer ? {} : { [EMAIL_JOB]: emailHandler }),
     },

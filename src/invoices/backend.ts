@@ -2,7 +2,7 @@ import type { Db } from '../db/client.ts';
 import { createBackend, type BackendDeps } from '../lib/backend.ts';
 import type { RateLimits } from '../gateway/rate-limit.ts';
 import { mountCfdiRoutes } from './cfdis/routes.ts';
-import type { CfdiDeps } from './cfdis/service.ts';
+import type { CfdiDeps } from './cfdis/issue.ts';
 import { mountCancellationRoutes } from './cancellations/routes.ts';
 import type { CancellationDeps } from './cancellations/service.ts';
 import { mountWebhookRoutes } from './webhooks/routes.ts';

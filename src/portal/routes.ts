@@ -4,7 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { DbOrTx } from '../db/client.ts';
 import type { GatewayEnv } from '../gateway/gateway.ts';
 import type { RateLimits } from '../gateway/rate-limit.ts';
-import { brandingOf } from '../invoices/cfdis/service.ts';
+import { brandingOf } from '../invoices/cfdis/reads.ts';
 import type { PortalReceipt } from '../invoices/receipts/service.ts';
 import { recordAuditEntry } from '../lib/audit.ts';
 import { respondError, zodDetails } from '../lib/errors.ts';

@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import journal from '../../drizzle/sqlite/meta/_journal.json' with { type: 'json' };
 
 const invoice = ingreso();
-/** When migration 0020 was made: it and every later one are undone (rate_counters, the Idempotency-Key lease, cfdi_emails, receipts, reply_to, cfdi_pdfs, login_addresses, email_budgets, cfdi_stamp_attempts, cfdi_duplicate_stamps) to go back before it. */
+/** When migration 0020 was made: it and every later one are undone (rate_counters, the Idempotency-Key lease, cfdi_emails, receipts, reply_to, cfdi_pdfs, login_addresses, email_budgets, the cfdis' pac, cfdi_stamp_attempts, cfdi_duplicate_stamps) to go back before it. */
 const MIGRATION_0020_AT = journal.entries.find((e) => e.tag === '0020_cfdi_typed_state')!.when;
 
 const dir = mkdtempSync(join(tmpdir(), 'cfdi-typed-state-'));
@@ -66,6 +66,7 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
       drop table cfdi_pdfs;
       drop table login_addresses;
       drop table email_budgets;
+      alter table cfdis drop column pac;
       drop table cfdi_stamp_attempts;
       drop table cfdi_duplicate_stamps;
       delete from __drizzle_migrations where created_at >= ${MIGRATION_0020_AT};
@@ -100,7 +101,9 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
     const xml = (await after.query<{ xml: Buffer }>(sql`select xml from cfdi_documents where cfdi_id = ${queued.json.id}`))[0]!.xml.toString('utf8');
     const result = await createSandboxPac(testSandboxSat()).stamp(xml, { tenantId: reg.tenant.id });
     if (!result.ok) throw new Error(result.message);
-    const values = await withTransaction(db, (tx) => recordStamp(tx, { id: queued.json.id, tenantId: reg.tenant.id, environment: 'test' }, result, new Date()));
+    const values = await withTransaction(db, (tx) =>
+      recordStamp(tx, { id: queued.json.id, tenantId: reg.tenant.id, environment: 'test' }, result, new Date(), 'sandbox'),
+    );
     expect(values?.uuid).toBe(result.tfd.uuid);
     expect(columns(queued.json.id)).toEqual({ reason: null, at: withdrawn.json.withdrawn_at, error: null, inSummary: null, status: 'vigente' });
     const got = (await after.call('GET', `/cfdis/${queued.json.id}`, { token: key })).json;

@@ -147,7 +147,10 @@ describe('OpenAPI request examples', () => {
         t.clock.now = new Date('2026-11-24T18:00:00Z');
         const ticket = doc.paths['/api/v1/receipts'].post.requestBody.content['application/json'].examples.ticket.value;
         await created('POST', '/receipts', token, ticket);
-        return { body: value };
+        if (value.replaces === undefined) return { body: value };
+        // The replacement's example names a vigente global invoice of its day: one is issued first.
+        const { replaces: _, ...period } = value;
+        return { body: { ...value, replaces: (await created('POST', '/receipts/global-invoice', token, period)).id } };
       },
       invoicePortalTicket: async (value, path) => {
         // A ticket of the tenant's, its key printed on it: what the customer types.

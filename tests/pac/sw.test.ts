@@ -155,7 +155,8 @@ describe('SW PAC adapter against a fake PAC server', () => {
     expect(down.headers.get('retry-after')).toBe('30');
     const c = await t.call('GET', `/cfdis/${id}/cancellation`, { token: live });
     expect(c.json).toMatchObject({ status: 'fallido', cfdi_status: 'vigente', motivo_rechazo: expect.stringContaining('HTTP 502') });
-    expect(c.json.historial.map((h: any) => h.to)).toEqual(['cancelacion_pendiente', 'vigente', 'cancelacion_pendiente', 'vigente']);
+    // Its stamp first (stamped by SW over the network: a move from en_cola, with its history row), then the two failed cancellations.
+    expect(c.json.historial.map((h: any) => h.to)).toEqual(['vigente', 'cancelacion_pendiente', 'vigente', 'cancelacion_pendiente', 'vigente']);
     sat.consultDown = true;
     try {
       const status = await t.call('GET', `/cfdis/${id}/sat-status`, { token: live });

@@ -758,7 +758,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a stamped CFDI with SAT
-         * @description Signs a cancellation request with the tenant's active CSD (XML-DSig) and sends it through the PAC. The CFDI moves vigente → cancelacion_pendiente → cancelado, or back to vigente when the receiver rejects or the request fails; each move is kept (GET /cfdis/{id}/cancellation) and `cfdi.cancelado` is emitted when it becomes cancelado. 200: cancelled now. 202: waiting for the receiver (needed for invoices over $1,000 MXN to a named receiver after the business day following stamping, except nómina, egresos, traslados, RIF, público en general and foreign receivers); it is polled every CANCELLATION_POLL_SECONDS. Refused (409): queued, failed, already cancelled or pending, a vigente CFDI relates to it (No cancelable), past the deadline (31 March / 30 April of the next year), no usable CSD. Send `Idempotency-Key` to make a retry safe; a retry arriving while the first request still runs waits up to 8 s for its answer, then answers from the cancellation it recorded, or 409 with error code `idempotency_key_in_use`. In test mode `X-Sandbox-Scenario` chooses the simulated receiver: `cancel_pending_accept` (accepted at the next poll), `cancel_rejected` (rejected at the next poll: back to vigente), `cancel_expired` (no answer: cancelled as Plazo vencido at the second poll); without it the sandbox cancels at once.
+         * @description Signs a cancellation request with the tenant's active CSD (XML-DSig) and sends it through the PAC. The CFDI moves vigente → cancelacion_pendiente → cancelado, or back to vigente when the receiver rejects or the request fails; each move is kept (GET /cfdis/{id}/cancellation) and `cfdi.cancelado` is emitted when it becomes cancelado; then the receipts it invoiced (a self-invoice, a global invoice) are open again, unless a replacement took them (POST /receipts/global-invoice with `replaces`). 200: cancelled now. 202: waiting for the receiver (needed for invoices over $1,000 MXN to a named receiver after the business day following stamping, except nómina, egresos, traslados, RIF, público en general and foreign receivers); it is polled every CANCELLATION_POLL_SECONDS. Refused (409): queued, failed, already cancelled or pending, a vigente CFDI relates to it (No cancelable), past the deadline (31 March / 30 April of the next year), no usable CSD. Send `Idempotency-Key` to make a retry safe; a retry arriving while the first request still runs waits up to 8 s for its answer, then answers from the cancellation it recorded, or 409 with error code `idempotency_key_in_use`. In test mode `X-Sandbox-Scenario` chooses the simulated receiver: `cancel_pending_accept` (accepted at the next poll), `cancel_rejected` (rejected at the next poll: back to vigente), `cancel_expired` (no answer: cancelled as Plazo vencido at the second poll); without it the sandbox cancels at once.
          */
         post: operations["cancelCfdi"];
         delete?: never;
@@ -849,7 +849,7 @@ export interface paths {
         put?: never;
         /**
          * Withdraw a queued CFDI before it is stamped
-         * @description A CFDI still en_cola (the PAC was unavailable) is not stamped any more: it becomes fallido with reason "withdrawn" and `cfdi.fallido` is emitted; its folio stays used. Refused (409) while a stamping attempt is running; if an attempt already in flight still stamps it, it is recorded as vigente (SAT has it) and must be cancelled.
+         * @description A CFDI still en_cola (the PAC was unavailable) is not stamped any more: it becomes fallido with reason "withdrawn" and `cfdi.fallido` is emitted; its folio stays used. Refused (409) while a stamping attempt is running; if an attempt already in flight still stamps it, it is recorded as vigente (SAT has it) and must be cancelled. The receipts it invoiced (POST /receipts/{id}/invoice, the portal, a global invoice) are held until such an attempt has settled: 5 minutes later they are open again if it is still fallido, or stay with it if it was stamped.
          */
         post: operations["withdrawCfdi"];
         delete?: never;
@@ -951,7 +951,7 @@ export interface paths {
         put?: never;
         /**
          * Issue the global invoice (público en general) of a period’s open receipts
-         * @description One CFDI to XAXX010101000 "PUBLICO EN GENERAL" (régimen 616, uso S01, your postal code) with InformacionGlobal (periodicidad, meses, año) and one concepto per open receipt of the period: ClaveProdServ 01010101, ClaveUnidad ACT, Cantidad 1, Descripcion "Venta", the receipt's folio as NoIdentificacion, its subtotal as ValorUnitario, its discount, and its taxes summed per impuesto and tasa. FormaPago is the one that paid the most. Each receipt is marked invoiced by it in the same transaction. The period is `desde`–`hasta` (issuer's local dates, within one month — one bimester for 05 — so that Meses names it), or `meses` and `anio` for 04 and 05.
+         * @description One CFDI to XAXX010101000 "PUBLICO EN GENERAL" (régimen 616, uso S01, your postal code) with InformacionGlobal (periodicidad, meses, año) and one concepto per open receipt of the period: ClaveProdServ 01010101, ClaveUnidad ACT, Cantidad 1, Descripcion "Venta", the receipt's folio as NoIdentificacion, its subtotal as ValorUnitario, its discount, and its taxes summed per impuesto and tasa. FormaPago is the one that paid the most. Each receipt is marked invoiced by it in the same transaction. The period is `desde`–`hasta` (issuer's local dates, within one month — one bimester for 05 — so that Meses names it), or `meses` and `anio` for 04 and 05. With `replaces` it replaces an earlier global invoice: a vigente one by SAT's substitution (TipoRelacion 04, taking over its receipts), a cancelled one by issuing its period again.
          */
         post: operations["issueGlobalInvoice"];
         delete?: never;
@@ -1903,6 +1903,11 @@ export interface components {
              * @description Stamping time, ISO 8601 UTC
              */
             fecha_timbrado: string | null;
+            /**
+             * @description The stamping provider (PAC) that stamped it: `sandbox` in test mode, the live PAC's name (`sw`, `finkok`) in live mode; null while it is not stamped (en_cola, fallido). Filter the list with GET /cfdis?pac=
+             * @example sandbox
+             */
+            pac: string | null;
             sello_sat: string | null;
             /** @description NoCertificadoSAT */
             certificado_sat: string | null;
@@ -3000,6 +3005,11 @@ export interface components {
             total: number;
             external_id: string | null;
             metadata: components["schemas"]["Metadata"] & unknown;
+            /**
+             * @description The stamping provider (PAC) that stamped it: `sandbox` in test mode, the live PAC's name (`sw`, `finkok`) in live mode; null while it is not stamped (en_cola, fallido). Filter the list with GET /cfdis?pac=
+             * @example sandbox
+             */
+            pac: string | null;
             created_at: string;
         };
         Cancellation: {
@@ -3225,6 +3235,11 @@ export interface components {
              *     ]
              */
             email_to?: string[];
+            /**
+             * @description The id of a global invoice this one replaces. Vigente: SAT's substitution — the new one carries CfdiRelacionados TipoRelacion 04 with its UUID and takes over exactly its receipts (the period must cover them; open receipts go into a global invoice of their own); then cancel the old one with motivo 01 and folio_sustitucion = the new UUID, which gives back no receipt. If the replacement fails to stamp, the receipts go back to the old one. Cancelado: its receipts were given back (open) when it was cancelled, and the new one takes the open receipts of the period, without a relation. Kept in the new CFDI's metadata as `replaces`.
+             * @example cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x
+             */
+            replaces?: string;
         };
         ReceiptInvoice: {
             receptor: components["schemas"]["Receptor"];
@@ -6792,6 +6807,8 @@ export interface operations {
                 hasta?: string;
                 /** @description Exactly this external_id (your reference sent on POST /cfdis) */
                 external_id?: string;
+                /** @description Only CFDIs this PAC stamped (`sandbox` in test mode) */
+                pac?: string;
             };
             header?: never;
             path?: never;
@@ -8348,7 +8365,7 @@ export interface operations {
                     "application/json": components["schemas"]["CfdiQueued"];
                 };
             };
-            /** @description An invalid period, no open receipt in it, the CFDI fails a SAT rule (details name the field and rule), or email_to on a server without SMTP configured */
+            /** @description An invalid period, no open receipt in it, an invalid `replaces`, the CFDI fails a SAT rule (details name the field and rule), or email_to on a server without SMTP configured */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8390,7 +8407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A receipt of the period was invoiced or cancelled while the global invoice was issued: send it again */
+            /** @description A receipt of the period was invoiced or cancelled, or the replaced global invoice changed, while the global invoice was issued: send it again */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -75,6 +75,8 @@ export const cfdis = sqliteTable(
     failureReason: text('failure_reason'),
     /** When it was withdrawn before stamping: an attempt already in flight may still stamp it (then vigente). */
     withdrawnAt: text('withdrawn_at'),
+    /** The provider that stamped it (`sandbox` in test mode, the live PAC's name); null while it is not stamped. */
+    pac: text('pac'),
     /** The client (receptor_id) the invoice was issued to, whose email is the default recipient of POST /cfdis/{id}/email. */
     clientId: text('client_id'),
     /** The integrator's own reference (its order number): unique per tenant and environment when given. */

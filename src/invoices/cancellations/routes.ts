@@ -31,7 +31,8 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
       description:
         "Signs a cancellation request with the tenant's active CSD (XML-DSig) and sends it through the PAC. The CFDI moves " +
         'vigente → cancelacion_pendiente → cancelado, or back to vigente when the receiver rejects or the request fails; each move is kept ' +
-        '(GET /cfdis/{id}/cancellation) and `cfdi.cancelado` is emitted when it becomes cancelado. 200: cancelled now. 202: waiting for the ' +
+        '(GET /cfdis/{id}/cancellation) and `cfdi.cancelado` is emitted when it becomes cancelado; then the receipts it invoiced (a self-invoice, a ' +
+        'global invoice) are open again, unless a replacement took them (POST /receipts/global-invoice with `replaces`). 200: cancelled now. 202: waiting for the ' +
         'receiver (needed for invoices over $1,000 MXN to a named receiver after the business day following stamping, except nómina, egresos, ' +
         'traslados, RIF, público en general and foreign receivers); it is polled every CANCELLATION_POLL_SECONDS. Refused (409): queued, failed, ' +
         'already cancelled or pending, a vigente CFDI relates to it (No cancelable), past the deadline (31 March / 30 April of the next year), no ' +
@@ -133,7 +134,8 @@ export function mountCancellationRoutes(app: OpenAPIHono<BackendEnv>, deps: Canc
       description:
         'A CFDI still en_cola (the PAC was unavailable) is not stamped any more: it becomes fallido with reason "withdrawn" and `cfdi.fallido` ' +
         'is emitted; its folio stays used. Refused (409) while a stamping attempt is running; if an attempt already in flight still stamps it, it ' +
-        'is recorded as vigente (SAT has it) and must be cancelled.',
+        'is recorded as vigente (SAT has it) and must be cancelled. The receipts it invoiced (POST /receipts/{id}/invoice, the portal, a global ' +
+        'invoice) are held until such an attempt has settled: 5 minutes later they are open again if it is still fallido, or stay with it if it was stamped.',
       middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
       request: { params: CfdiRefParams },
       responses: {

@@ -2,7 +2,7 @@ import { cancellationFactsOf, type CancellationFacts } from '../../cfdi/cancella
 import type { Actor } from '../../lib/backend.ts';
 import { ServiceError } from '../../lib/service-error.ts';
 import type { CfdiQuery } from '../../pac/types.ts';
-import { findCfdi } from '../cfdis/service.ts';
+import { findCfdi } from '../cfdis/reads.ts';
 import type { CancellationDeps } from './service.ts';
 
 /** What SAT's consultation service is asked about a CFDI: its UUID, both RFCs, the total and the seal's end. */
@@ -24,7 +24,7 @@ export async function getSatStatus(deps: Pick<CancellationDeps, 'db' | 'now' | '
       [{ field: 'id', issue: `${cfdi.id} is not stamped` }],
     );
   }
-  const pac = deps.pacFor(actor.environment);
+  const pac = deps.pacFor(actor.environment, cfdi.pac);
   if (!pac)
     throw new ServiceError('unavailable', 'No PAC is configured for the live environment', [
       { field: 'environment', issue: 'live consultation needs a PAC configuration' },

@@ -20,10 +20,10 @@ import { conflict, invalidInput, ServiceError } from '../../lib/service-error.ts
 import { newId } from '../../lib/ids.ts';
 import type { CancelRequest, CancelResult, CancelScenario } from '../../pac/types.ts';
 import { standingPaymentsOf } from '../cfdis/payments.ts';
-import { findCfdi, type CfdiDeps, type CfdiRef } from '../cfdis/service.ts';
-import { moveStatus } from '../cfdis/stamping.ts';
+import type { CfdiDeps } from '../cfdis/issue.ts';
+import { findCfdi, type CfdiRef } from '../cfdis/reads.ts';
+import { transition } from '../cfdis/lifecycle.ts';
 import { activeSigner } from '../csds/service.ts';
-import { recordEvent } from '../events.ts';
 import { queryOf } from './sat-status.ts';
 import { withTransaction, type Tx, type DbOrTx } from '../../db/index.ts';
 
@@ -168,9 +168,14 @@ export async function cancelCfdi(
       },
     ]);
   }
-  const pac = deps.pacFor(actor.environment);
+  const pac = deps.pacFor(actor.environment, cfdi.pac);
   if (!pac)
-    throw new ServiceError('unavailable', 'No PAC is configured for the live environment', [{ field: 'environment', issue: 'live cancellation needs a PAC' }]);
+    throw new ServiceError('unavailable', 'No PAC is configured for the live environment', [
+      {
+        field: 'environment',
+        issue: cfdi.pac ? `${cfdi.pac} stamped this CFDI and cancels it: its operator lists it in PACS` : 'live cancellation needs a PAC',
+      },
+    ]);
 
   const acceptance = receiverAcceptance(facts, nowLocal);
   const folio = { uuid: facts.uuid, motivo: body.motivo, folioSustitucion: body.folio_sustitucion?.toUpperCase() };
@@ -181,7 +186,7 @@ export async function cancelCfdi(
     // Checked again where no other request can issue a Pago or a related CFDI, or cancel the replacement, before the move.
     if (body.folio_sustitucion) await checkSubstitute(tx, actor, cfdi, body.folio_sustitucion);
     await refuseIfRelatedTo(tx, actor, cfdi, facts.uuid);
-    if (!(await moveStatus(tx, cfdi, 'vigente', 'cancelacion_pendiente', reason, now)))
+    if ((await transition(tx, cfdi, 'vigente', 'cancelacion_pendiente', { reason, at: now, uuid: cfdi.uuid })) === undefined)
       throw conflict(`CFDI ${cfdi.id} changed meanwhile: it is no longer vigente`, [{ field: 'status', issue: 'is not vigente' }]);
     await tx.insert(cfdiCancellations).values({
       id,
@@ -282,7 +287,7 @@ async function applySatStatus(tx: Tx, c: Cancellation, s: SatStatus, now: Date):
   return 'en_proceso';
 }
 
-/** Ends a cancellation and moves its CFDI; `cfdi.cancelado` goes out in the same transaction when it is cancelled. */
+/** Ends a cancellation and moves its CFDI (the lifecycle's reactions: `cfdi.cancelado` goes out in the same transaction). */
 async function finish(tx: Tx, c: Cancellation, status: Exclude<Cancellation['status'], 'en_proceso'>, reason: string, now: Date): Promise<void> {
   const stamp = now.toISOString();
   const ended = await tx
@@ -291,17 +296,13 @@ async function finish(tx: Tx, c: Cancellation, status: Exclude<Cancellation['sta
     .where(and(eq(cfdiCancellations.id, c.id), eq(cfdiCancellations.status, 'en_proceso')))
     .returning({ id: cfdiCancellations.id });
   if (ended.length !== 1) return;
+  const cfdi = { id: c.cfdiId, tenantId: c.tenantId, environment: c.environment };
   if (status === 'cancelado') {
-    await moveStatus(tx, { id: c.cfdiId, tenantId: c.tenantId }, 'cancelacion_pendiente', 'cancelado', reason, now);
-    await recordEvent(tx, {
-      tenantId: c.tenantId,
-      environment: c.environment,
-      type: 'cfdi.cancelado',
-      now,
-      data: { cfdi_id: c.cfdiId, uuid: c.uuid, motivo: c.motivo, estado: c.estado ?? 'Cancelado', estatus_cancelacion: c.estatusCancelacion ?? null },
-    });
+    // Its reactions: cfdi.cancelado with these details, the receipts it held given back, a Pago's instalments freed.
+    const detail = { uuid: c.uuid, motivo: c.motivo, estado: c.estado ?? 'Cancelado', estatus_cancelacion: c.estatusCancelacion ?? null };
+    await transition(tx, cfdi, 'cancelacion_pendiente', 'cancelado', { reason, at: now, uuid: c.uuid, detail });
   } else {
-    await moveStatus(tx, { id: c.cfdiId, tenantId: c.tenantId }, 'cancelacion_pendiente', 'vigente', reason, now);
+    await transition(tx, cfdi, 'cancelacion_pendiente', 'vigente', { reason, at: now, uuid: c.uuid });
   }
 }
 
@@ -324,10 +325,20 @@ export function cancellationJobHandler(deps: Pick<CancellationDeps, 'db' | 'now'
     async run(job) {
       const c = await target(job.payload);
       if (c?.status !== 'en_proceso') return;
-      const pac = deps.pacFor(c.environment);
-      if (!pac) throw new PermanentJobError(`no PAC configured for ${c.environment}`);
-      const doc = (await deps.db.select({ xml: cfdiDocuments.xml }).from(cfdiDocuments).where(eq(cfdiDocuments.cfdiId, c.cfdiId)))[0];
+      const doc = (
+        await deps.db
+          .select({ xml: cfdiDocuments.xml, pac: cfdis.pac })
+          .from(cfdiDocuments)
+          .innerJoin(cfdis, eq(cfdis.id, cfdiDocuments.cfdiId))
+          .where(eq(cfdiDocuments.cfdiId, c.cfdiId))
+      )[0];
       if (!doc) return;
+      // The PAC that stamped it; one no longer configured leaves the request waiting (and the log says why).
+      const pac = deps.pacFor(c.environment, doc.pac);
+      if (!pac)
+        throw doc.pac
+          ? new Error(`${doc.pac}, which stamped this CFDI, is not configured (PACS): its cancellation waits for it`)
+          : new PermanentJobError(`no PAC configured for ${c.environment}`);
       const facts = cancellationFactsOf(doc.xml.toString('utf8'));
       if (!c.acuseXml) {
         const result = await pac.cancel(

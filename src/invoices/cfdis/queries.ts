@@ -7,10 +7,10 @@ import type { StampValues } from './stamping.ts';
 /** The invoice queries that depend on the engine: merging the TFD values into the summary JSON. */
 export interface CfdiQueries {
   /**
-   * Marks the invoice vigente with its stamp, only from `en_cola`, or from `withdrawn` (fallido by a withdrawal,
+   * Marks the invoice vigente with its stamp and the PAC that stamped it, only from `en_cola`, or from `withdrawn` (fallido by a withdrawal,
    * stamped by an attempt already in flight); clears a failure reason. True when it moved.
    */
-  recordStamp(tx: Tx, id: string, stamp: StampValues, now: string, from: 'en_cola' | 'withdrawn'): Promise<boolean>;
+  recordStamp(tx: Tx, id: string, stamp: StampValues & { pac: string }, now: string, from: 'en_cola' | 'withdrawn'): Promise<boolean>;
 }
 
 const FROM = { en_cola: eq(cfdis.status, 'en_cola'), withdrawn: and(eq(cfdis.status, 'fallido'), isNotNull(cfdis.withdrawnAt)) };
@@ -28,13 +28,14 @@ const recordStampWith = (merge: SQL): CfdiQueries => ({
           fechaTimbrado: sql`${sql.placeholder('fechaTimbrado')}`,
           summary: merge,
           failureReason: null,
+          pac: sql`${sql.placeholder('pac')}`,
           updatedAt: sql`${sql.placeholder('now')}`,
         })
         .where(and(eq(cfdis.id, sql.placeholder('id')), FROM[from]))
         .returning({ id: cfdis.id })
         .prepare(),
     );
-    const moved = await update.execute({ id, uuid: stamp.uuid, fechaTimbrado: stamp.fechaTimbrado, tfd: JSON.stringify(stamp.tfd), now });
+    const moved = await update.execute({ id, uuid: stamp.uuid, fechaTimbrado: stamp.fechaTimbrado, tfd: JSON.stringify(stamp.tfd), pac: stamp.pac, now });
     return moved.length === 1;
   },
 });

@@ -15,7 +15,8 @@ import {
   QueuedCfdiSchema,
   StampedCfdiSchema,
 } from './schemas.ts';
-import { getCfdi, getCfdiPdf, getCfdiXml, issueCfdi, listCfdis, resumeIssue, validateCfdi, type CfdiDeps } from './service.ts';
+import { issueCfdi, resumeIssue, validateCfdi, type CfdiDeps } from './issue.ts';
+import { getCfdi, getCfdiPdf, getCfdiXml, listCfdis } from './reads.ts';
 
 const tags = ['CFDIs'];
 const errors = errorResponses('invoices');

@@ -251,6 +251,9 @@ const WARNINGS =
   "(some older RFCs fail the digit) but a PAC refuses an RFC that is not in SAT's list (CFDI40143)";
 const Num = z.number();
 
+const PAC_DESCRIPTION =
+  "The stamping provider (PAC) that stamped it: `sandbox` in test mode, the live PAC's name (`sw`, `finkok`) in live mode; null while it is not stamped (en_cola, fallido). Filter the list with GET /cfdis?pac=";
+
 export const CfdiSchema = z
   .object({
     id: z.string().openapi({ example: 'cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
@@ -321,6 +324,7 @@ export const CfdiSchema = z
         example: 'rcpt_01jd2m3k4n5p6q7r8s9t0v1w2x',
       }),
     fecha_timbrado: z.string().nullable().openapi({ format: 'date-time', description: 'Stamping time, ISO 8601 UTC' }),
+    pac: z.string().nullable().openapi({ description: PAC_DESCRIPTION, example: 'sandbox' }),
     sello_sat: z.string().nullable(),
     certificado_sat: z.string().nullable().openapi({ description: 'NoCertificadoSAT' }),
     cadena_original_sat: z.string().nullable().openapi({ description: 'Cadena original of the TFD' }),
@@ -368,6 +372,7 @@ export const CfdiListItemSchema = z
     total: Num,
     external_id: z.string().nullable(),
     metadata: Metadata,
+    pac: z.string().nullable().openapi({ description: PAC_DESCRIPTION, example: 'sandbox' }),
     created_at: z.string(),
   })
   .openapi('CfdiListItem');
@@ -412,6 +417,11 @@ export const CfdiListQuery = PaginationQuery.extend({
     param: { name: 'external_id', in: 'query' },
     description: 'Exactly this external_id (your reference sent on POST /cfdis)',
   }),
+  pac: z
+    .string()
+    .regex(/^[a-z0-9_-]{1,32}$/, 'must be a PAC name: lowercase letters, digits, _ or -, at most 32 (sandbox, sw, finkok)')
+    .optional()
+    .openapi({ param: { name: 'pac', in: 'query' }, description: 'Only CFDIs this PAC stamped (`sandbox` in test mode)', example: 'sandbox' }),
 });
 
 export const CfdiIssueHeaders = z.object({
@@ -450,6 +460,7 @@ type CfdiListRow = Pick<
   | 'total'
   | 'externalId'
   | 'metadata'
+  | 'pac'
   | 'createdAt'
 >;
 
@@ -512,6 +523,7 @@ export function toCfdi(r: CfdiRow): z.infer<typeof CfdiSchema> {
       num_total_mercancias: s.carta_porte.num_total_mercancias,
     },
     fecha_timbrado: r.fechaTimbrado,
+    pac: r.pac,
     sello_sat: s.sello_sat ?? null,
     certificado_sat: s.certificado_sat ?? null,
     cadena_original_sat: s.cadena_original_sat ?? null,
@@ -535,5 +547,6 @@ export const toCfdiListItem = (r: CfdiListRow): z.infer<typeof CfdiListItemSchem
   total: Number(r.total),
   external_id: r.externalId,
   metadata: r.metadata,
+  pac: r.pac,
   created_at: r.createdAt,
 });

@@ -14,12 +14,15 @@ interface RoutedResult {
 export interface Stamper {
   /** Stamps in this process without I/O: the issuing transaction may stamp too (one commit, no job). */
   readonly inProcess: boolean;
+  /** The PAC an in-process stamp is recorded as made by (`sandbox`); a routed stamp names its own PAC. */
+  readonly name: string;
   stamp(cfdi: { id: string; tenantId: string }, sealedXml: string, options: StampOptions): Promise<RoutedResult>;
 }
 
 export function sandboxStamper(sandbox: Pac): Stamper {
   return {
     inProcess: sandbox.inProcess === true,
+    name: sandbox.name,
     stamp: async (_cfdi, sealedXml, options) => ({ result: await sandbox.stamp(sealedXml, options), pac: sandbox.name }),
   };
 }
@@ -32,6 +35,7 @@ export function sandboxStamper(sandbox: Pac): Stamper {
 export function routedStamper(db: Db, router: PacRouter): Stamper {
   return {
     inProcess: false,
+    name: 'failover',
     async stamp(cfdi, sealedXml, options) {
       const routed = await router.stamp(sealedXml, options, await attemptsOf(db, cfdi.id), async (attempt) => {
         await db.insert(cfdiStampAttempts).values({ cfdiId: cfdi.id, tenantId: cfdi.tenantId, ...attempt });

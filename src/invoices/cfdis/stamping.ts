@@ -1,19 +1,15 @@
-import { announceInvoiced, receiptsTakenBy, reopenReceiptsOf } from '../receipts/ledger.ts';
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { tfdCadena, type Tfd } from '../../cfdi/tfd.ts';
 import { zonedToUtc } from '../../cfdi/time.ts';
 import type { Db } from '../../db/client.ts';
 import { prepared } from '../../db/prepared.ts';
-import { cfdiDocuments, cfdis, cfdiStatusChanges, type CfdiStatus, type Environment, type TfdSummary } from '../../db/schema/index.ts';
+import { cfdiDocuments, cfdis, type CfdiStatus, type Environment, type TfdSummary } from '../../db/schema/index.ts';
 import { PermanentJobError } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Stamper } from './stamp-routing.ts';
 import { checkPacsLeftBehind, recordDuplicateStamp } from './duplicate-stamps.ts';
-import { recordEvent } from '../events.ts';
-import { failWaitingEmails, queueWaitingEmails } from '../emails/outbox.ts';
-import { followPagoStatus } from './payments.ts';
-import { cfdiQueries } from './queries.ts';
+import { transition } from './lifecycle.ts';
 import type { Tx } from '../../db/index.ts';
 
 export const STAMP_JOB = 'cfdi.stamp';
@@ -65,11 +61,12 @@ const storeStampedXml = (tx: Tx, id: string, xml: Buffer) =>
   ).execute({ id, xml });
 
 /**
- * Records a stamp once: only an invoice still `en_cola` moves to `vigente`, so a late synchronous answer and a
- * job retry cannot both write one (and the sandbox/PAC give the same UUID for the same document anyway). Returns
- * what it wrote, or undefined when it wrote nothing.
+ * Records a stamp once: only an invoice still `en_cola` moves to `vigente` (or a withdrawn one, stamped by an attempt
+ * already in flight), so a late synchronous answer and a job retry cannot both write one (and the sandbox/PAC give
+ * the same UUID for the same document anyway). `pac`: the provider that stamped it. Returns what it wrote, or
+ * undefined when it wrote nothing.
  */
-export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; tfd: Tfd }, now: Date): Promise<RecordedStamp | undefined> {
+export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; tfd: Tfd }, now: Date, pac: string): Promise<RecordedStamp | undefined> {
   const [holder] = await holderOfUuid(tx, stamped.tfd.uuid);
   if (holder && holder.id !== cfdi.id) {
     // The PAC answered with a UUID another CFDI here already has: the very same document was stamped before (two
@@ -78,22 +75,18 @@ export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; 
     return undefined;
   }
   const values = stampValuesOf(stamped.tfd);
-  const queries = cfdiQueries(tx);
-  if (!(await queries.recordStamp(tx, cfdi.id, values, now.toISOString(), 'en_cola'))) {
-    // Withdrawn while an attempt was already in flight, and that attempt stamped it: SAT has it, so it is vigente.
-    if (!(await queries.recordStamp(tx, cfdi.id, values, now.toISOString(), 'withdrawn'))) return undefined;
-    await recordStatusChange(
-      tx,
-      cfdi,
-      'fallido',
-      'vigente',
-      'stamped by an attempt already in flight when it was withdrawn: cancel it if it is not wanted',
-      now,
-    );
-    await followPagoStatus(tx, cfdi.id, 'vigente', now);
-  }
+  const stamp = { ...values, pac };
+  let deliveries = await transition(tx, cfdi, 'en_cola', 'vigente', { reason: `stamped by ${pac}`, at: now, stamp });
+  // Withdrawn while an attempt was already in flight, and that attempt stamped it: SAT has it, so it is vigente.
+  deliveries ??= await transition(tx, cfdi, 'fallido', 'vigente', {
+    reason: 'stamped by an attempt already in flight when it was withdrawn: cancel it if it is not wanted',
+    at: now,
+    stamp,
+  });
+  if (deliveries === undefined) return undefined;
+  // In the move's transaction: the jobs its reactions queued (emails) read the stamped document after it commits.
   await storeStampedXml(tx, cfdi.id, Buffer.from(stamped.xml, 'utf8'));
-  return { ...values, deliveries: await announceStamp(tx, cfdi, stamped.tfd.uuid, now) };
+  return { ...values, deliveries };
 }
 
 /**
@@ -103,12 +96,12 @@ export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; 
 export async function recordRoutedStamp(
   tx: Tx,
   cfdi: Target,
-  routed: { result: { xml: string; tfd: Tfd }; pac: string | undefined },
+  routed: { result: { xml: string; tfd: Tfd }; pac: string },
   sealedXml: string,
   now: Date,
 ): Promise<RecordedStamp | undefined> {
-  const recorded = await recordStamp(tx, cfdi, routed.result, now);
-  if (cfdi.environment !== 'live' || !routed.pac) return recorded;
+  const recorded = await recordStamp(tx, cfdi, routed.result, now, routed.pac);
+  if (cfdi.environment !== 'live') return recorded;
   if (recorded) {
     await checkPacsLeftBehind(tx, cfdi, routed.pac, sealedXml, now);
     return recorded;
@@ -128,58 +121,14 @@ export async function stampToInsert(tx: Tx, tfd: Tfd): Promise<StampValues | und
   return holder ? undefined : stampValuesOf(tfd);
 }
 
-/**
- * What a recorded stamp sets off: its cfdi.timbrado event (naming the receipt a customer's invoice came from), the
- * receipt.invoiced of each receipt it took, and the emails that waited for it. How many jobs it queued.
- */
-export async function announceStamp(tx: Tx, cfdi: Target, uuid: string, now: Date): Promise<number> {
-  const taken = await receiptsTakenBy(tx, cfdi.id);
-  const deliveries = await recordEvent(tx, {
-    tenantId: cfdi.tenantId,
-    environment: cfdi.environment,
-    type: 'cfdi.timbrado',
-    data: { cfdi_id: cfdi.id, uuid, receipt_id: taken.find((r) => r.invoicedBy === 'self')?.id ?? null },
-    now,
-  });
-  return deliveries + (await announceInvoiced(tx, cfdi, taken, uuid, now)) + (await queueWaitingEmails(tx, cfdi, now));
-}
-
 /** Where a CFDI stands, read inside a transaction that decides on it (whether an email can be queued now). */
 export async function stampStateOf(tx: Tx, id: string): Promise<{ status: CfdiStatus; uuid: string | null } | undefined> {
   return (await tx.select({ status: cfdis.status, uuid: cfdis.uuid }).from(cfdis).where(eq(cfdis.id, id)))[0];
 }
 
-/** One move of a CFDI's status after stamping, with its reason (cfdi_status_changes). */
-async function recordStatusChange(tx: Tx, cfdi: { id: string; tenantId: string }, from: CfdiStatus, to: CfdiStatus, reason: string, at: Date): Promise<void> {
-  await tx.insert(cfdiStatusChanges).values({ cfdiId: cfdi.id, tenantId: cfdi.tenantId, fromStatus: from, toStatus: to, reason, at: at.toISOString() });
-}
-
-/** Moves a CFDI's status (only from `from`) and records the move with its reason. False when it was not in `from`. */
-export async function moveStatus(tx: Tx, cfdi: { id: string; tenantId: string }, from: CfdiStatus, to: CfdiStatus, reason: string, at: Date): Promise<boolean> {
-  const moved = await tx
-    .update(cfdis)
-    .set({ status: to, updatedAt: at.toISOString() })
-    .where(and(eq(cfdis.id, cfdi.id), eq(cfdis.status, from)))
-    .returning({ id: cfdis.id });
-  if (moved.length !== 1) return false;
-  await recordStatusChange(tx, cfdi, from, to, reason, at);
-  await followPagoStatus(tx, cfdi.id, to, at);
-  return true;
-}
-
-/** The invoice could not be stamped for good: `fallido` with its reason, event cfdi.fallido. Its folio stays used. */
+/** The invoice could not be stamped for good: `fallido` with its reason (its reactions: cfdi.fallido…). Its folio stays used. */
 export async function recordFailure(tx: Tx, cfdi: Target, reason: string, now: Date): Promise<boolean> {
-  const failed = await tx
-    .update(cfdis)
-    .set({ status: 'fallido', failureReason: reason, updatedAt: now.toISOString() })
-    .where(and(eq(cfdis.id, cfdi.id), eq(cfdis.status, 'en_cola')))
-    .returning({ id: cfdis.id });
-  if (failed.length !== 1) return false;
-  await followPagoStatus(tx, cfdi.id, 'fallido', now);
-  await recordEvent(tx, { tenantId: cfdi.tenantId, environment: cfdi.environment, type: 'cfdi.fallido', data: { cfdi_id: cfdi.id }, now });
-  await failWaitingEmails(tx, cfdi, `not sent: the CFDI was not stamped (${reason})`, now);
-  await reopenReceiptsOf(tx, cfdi.id, now);
-  return true;
+  return (await transition(tx, cfdi, 'en_cola', 'fallido', { reason, at: now })) !== undefined;
 }
 
 /** The queued attempt: send the stored sealed XML again (the PAC recognizes a document it already stamped). */
@@ -214,7 +163,8 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; stamperFor(envi
       });
       if (result.ok) {
         return async (tx) => {
-          if (await recordRoutedStamp(tx, cfdi, { result, pac }, doc.xml.toString('utf8'), deps.now()))
+          // A stamp names the PAC that made it.
+          if (await recordRoutedStamp(tx, cfdi, { result, pac: pac! }, doc.xml.toString('utf8'), deps.now()))
             return () => deps.logger.info('stamped from queue', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, uuid: result.tfd.uuid, attempts: job.attempts });
         };
       }

@@ -1,17 +1,15 @@
-import { eq } from 'drizzle-orm';
-import { cfdis } from '../../db/schema/index.ts';
 import { withTransaction } from '../../db/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { closeQueuedJobs, isJobRunning } from '../../jobs/queue.ts';
 import { conflict } from '../../lib/service-error.ts';
-import { recordEvent } from '../events.ts';
-import { failWaitingEmails } from '../emails/outbox.ts';
-import { findCfdi, type CfdiDeps } from './service.ts';
-import { moveStatus } from './stamping.ts';
+import { transition } from './lifecycle.ts';
+import type { CfdiDeps } from './issue.ts';
+import { findCfdi } from './reads.ts';
 
 /**
  * POST /cfdis/:id/withdraw: a queued CFDI is not stamped any more (fallido, reason "withdrawn"). Only while no
- * stamping attempt is running; one already in flight that still stamps it is recorded anyway (SAT has it then).
+ * stamping attempt is running; one already in flight that still stamps it is recorded anyway (SAT has it then), so
+ * the receipts it took are held until such an attempt has settled (the lifecycle's reactions; docs/decisions.md).
  */
 export async function withdrawCfdi(deps: Pick<CfdiDeps, 'db' | 'now'>, actor: Actor, ref: string) {
   const cfdi = await findCfdi(deps.db, actor, ref);
@@ -24,18 +22,9 @@ export async function withdrawCfdi(deps: Pick<CfdiDeps, 'db' | 'now'>, actor: Ac
     const running = await isJobRunning(tx, 'cfdi.stamp', 'cfdi_id', cfdi.id);
     if (running)
       throw conflict(`A stamping attempt for ${cfdi.id} is in flight; try again in a few seconds`, [{ field: 'status', issue: 'stamping attempt running' }]);
-    if (!(await moveStatus(tx, cfdi, 'en_cola', 'fallido', 'withdrawn before stamping', now)))
-      throw conflict(`CFDI ${cfdi.id} changed meanwhile`, [{ field: 'status', issue: 'is no longer en_cola' }]);
-    await tx.update(cfdis).set({ failureReason: 'withdrawn before stamping', withdrawnAt: now.toISOString() }).where(eq(cfdis.id, cfdi.id));
+    const moved = await transition(tx, cfdi, 'en_cola', 'fallido', { reason: 'withdrawn before stamping', at: now, withdrawn: true });
+    if (moved === undefined) throw conflict(`CFDI ${cfdi.id} changed meanwhile`, [{ field: 'status', issue: 'is no longer en_cola' }]);
     await closeQueuedJobs(tx, 'cfdi.stamp', 'cfdi_id', cfdi.id, now);
-    await recordEvent(tx, {
-      tenantId: actor.tenantId,
-      environment: actor.environment,
-      type: 'cfdi.fallido',
-      data: { cfdi_id: cfdi.id, reason: 'withdrawn' },
-      now,
-    });
-    await failWaitingEmails(tx, cfdi, 'not sent: the CFDI was withdrawn before stamping', now);
   });
   return { id: cfdi.id, status: 'fallido' as const, withdrawn_at: now.toISOString() };
 }

@@ -7,7 +7,7 @@ import type { IdentityDirectory } from '../../lib/identity.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { acuseOf } from '../cancellations/service.ts';
 import type { PdfPool } from '../cfdis/pdf-pool.ts';
-import { brandingOf, findCfdi, renderCfdiPdf } from '../cfdis/service.ts';
+import { brandingOf, findCfdi, renderCfdiPdf } from '../cfdis/reads.ts';
 import { stampStateOf } from '../cfdis/stamping.ts';
 import { composeCfdiEmail } from './message.ts';
 import { recordEmailEvent } from './outbox.ts';

@@ -7,7 +7,7 @@ import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { conflict, invalidInput, notFound } from '../../lib/service-error.ts';
 import { getClientEmail } from '../clients/service.ts';
-import { findCfdi, type CfdiRef } from '../cfdis/service.ts';
+import { findCfdi, type CfdiRef } from '../cfdis/reads.ts';
 import { stampStateOf } from '../cfdis/stamping.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
 import { checkSending } from './budget.ts';

@@ -55,6 +55,11 @@ export const GlobalInvoiceExamples = {
     summary: "One day's global invoice (desde–hasta)",
     value: { periodicidad: '01', desde: '2026-11-24', hasta: '2026-11-24' },
   },
+  replacement: {
+    summary:
+      "A vigente global invoice of that day replaced (SAT's substitution, TipoRelacion 04): then cancel it with motivo 01 and folio_sustitucion = the new UUID",
+    value: { periodicidad: '01', desde: '2026-11-24', hasta: '2026-11-24', replaces: 'cfdi_01kbx3mzq8h2v4n6p8r0t2w4y6' },
+  },
 } satisfies BodyExamples<z.input<typeof GlobalInvoiceSchema>>;
 
 export const ReceiptSettingsExamples = {

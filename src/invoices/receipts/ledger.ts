@@ -1,12 +1,15 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx, Tx } from '../../db/index.ts';
 import { prepared } from '../../db/prepared.ts';
-import { receipts } from '../../db/schema/index.ts';
+import { cfdiRelations, cfdis, receipts } from '../../db/schema/index.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import type { JobHandler } from '../../jobs/worker.ts';
+import type { Move } from '../cfdis/lifecycle.ts';
 import { recordEvent } from '../events.ts';
 
 /**
  * The receipts' statements that run inside an invoice's transaction: taken by the CFDI that invoices them, and given
- * back when that CFDI fails to stamp for good.
+ * back when that CFDI fails to stamp for good or is cancelled (docs/decisions.md, "One CFDI lifecycle").
  */
 
 /** Marks open receipts invoiced by `cfdiId`; how many were still open (the caller requires all of them). */
@@ -20,12 +23,75 @@ export async function markInvoiced(tx: Tx, ids: string[], cfdiId: string, by: 's
   return marked.length;
 }
 
-/** A CFDI that will never be stamped (fallido) invoiced nothing: its receipts are open again. */
-export async function reopenReceiptsOf(tx: Tx, cfdiId: string, now: Date): Promise<void> {
+/**
+ * The CFDI that held these receipts invoices nothing any more (fallido, or cancelado): they are open again (one past its
+ * expires_at waits for a global invoice), unless the CFDI replaced another that still stands (TipoRelacion 04 to a
+ * vigente global invoice or self-invoice): they go back to that one, which declares them still.
+ */
+export async function giveBackReceipts(tx: Tx, cfdiId: string, now: Date): Promise<void> {
+  const stamp = now.toISOString();
+  const [replaced] = await tx
+    .select({ id: cfdis.id })
+    .from(cfdiRelations)
+    .innerJoin(
+      cfdis,
+      and(eq(cfdis.uuid, cfdiRelations.relatedUuid), eq(cfdis.tenantId, cfdiRelations.tenantId), eq(cfdis.environment, cfdiRelations.environment)),
+    )
+    .where(and(eq(cfdiRelations.cfdiId, cfdiId), eq(cfdiRelations.tipoRelacion, '04'), inArray(cfdis.status, ['vigente', 'cancelacion_pendiente'])))
+    .limit(1);
   await tx
     .update(receipts)
-    .set({ status: 'open', cfdiId: null, invoicedBy: null, invoicedAt: null, updatedAt: now.toISOString() })
+    .set(replaced ? { cfdiId: replaced.id, updatedAt: stamp } : { status: 'open', cfdiId: null, invoicedBy: null, invoicedAt: null, updatedAt: stamp })
     .where(and(eq(receipts.cfdiId, cfdiId), eq(receipts.status, 'invoiced')));
+}
+
+/**
+ * The replacement (TipoRelacion 04) of a global invoice takes that invoice's receipts in its own transaction; how many.
+ * Its cancellation (motivo 01) then finds none to give back.
+ */
+export async function takeOverReceipts(tx: Tx, fromCfdiId: string, toCfdiId: string, now: Date): Promise<number> {
+  const stamp = now.toISOString();
+  const moved = await tx
+    .update(receipts)
+    .set({ cfdiId: toCfdiId, invoicedAt: stamp, updatedAt: stamp })
+    .where(and(eq(receipts.cfdiId, fromCfdiId), eq(receipts.status, 'invoiced')))
+    .returning({ id: receipts.id });
+  return moved.length;
+}
+
+export const RELEASE_JOB = 'receipts.release';
+/**
+ * How long a withdrawn CFDI holds its receipts: past the longest a stamping attempt already in flight can take (a
+ * PAC request times out in seconds; this leaves minutes), so a late stamp finds them still its own.
+ */
+export const RECEIPT_HOLD_MS = 5 * 60 * 1000;
+
+/**
+ * A CFDI withdrawn before stamping (en_cola → fallido by POST /cfdis/{id}/withdraw): an attempt already in flight may
+ * still stamp it, so its receipts are held and given back by a job due after RECEIPT_HOLD_MS, if it is still fallido.
+ */
+export async function holdReceipts(tx: Tx, move: Move): Promise<void> {
+  if ((await receiptsTakenBy(tx, move.cfdi.id)).length === 0) return;
+  await enqueue(tx, move.at, {
+    type: RELEASE_JOB,
+    tenantId: move.cfdi.tenantId,
+    environment: move.cfdi.environment,
+    payload: { cfdi_id: move.cfdi.id },
+    runAt: new Date(move.at.getTime() + RECEIPT_HOLD_MS),
+  });
+}
+
+/** The held receipts' release: given back when the withdrawn CFDI is still fallido; a late stamp (vigente) keeps them. */
+export function releaseJobHandler(deps: { now: () => Date }): JobHandler {
+  return {
+    async run(job) {
+      const cfdiId = String(job.payload.cfdi_id);
+      return async (tx) => {
+        const [row] = await tx.select({ status: cfdis.status }).from(cfdis).where(eq(cfdis.id, cfdiId));
+        if (row?.status === 'fallido') await giveBackReceipts(tx, cfdiId, deps.now());
+      };
+    },
+  };
 }
 
 type ReceiptRow = typeof receipts.$inferSelect;

@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, errorResponses, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
 import { QueuedCfdiSchema, StampedCfdiSchema } from '../cfdis/schemas.ts';
-import { resumeIssue } from '../cfdis/service.ts';
+import { resumeIssue } from '../cfdis/issue.ts';
 import { GlobalInvoiceExamples, ReceiptCreateExamples, ReceiptInvoiceExamples, ReceiptSettingsExamples } from './examples.ts';
 import {
   GlobalInvoiceSchema,
@@ -126,17 +126,20 @@ export function mountReceiptRoutes(app: OpenAPIHono<BackendEnv>, deps: ReceiptDe
         'and one concepto per open receipt of the period: ClaveProdServ 01010101, ClaveUnidad ACT, Cantidad 1, Descripcion "Venta", the receipt\'s folio as ' +
         'NoIdentificacion, its subtotal as ValorUnitario, its discount, and its taxes summed per impuesto and tasa. FormaPago is the one that paid the most. ' +
         "Each receipt is marked invoiced by it in the same transaction. The period is `desde`–`hasta` (issuer's local dates, within one month — one " +
-        'bimester for 05 — so that Meses names it), or `meses` and `anio` for 04 and 05.',
+        'bimester for 05 — so that Meses names it), or `meses` and `anio` for 04 and 05. With `replaces` it replaces an earlier global invoice: ' +
+        "a vigente one by SAT's substitution (TipoRelacion 04, taking over its receipts), a cancelled one by issuing its period again.",
       middleware: [write] as const,
       request: { body: jsonBody(GlobalInvoiceSchema, GlobalInvoiceExamples) },
       responses: {
         ...issued,
         400: errorResponse(
-          'An invalid period, no open receipt in it, the CFDI fails a SAT rule (details name the field and rule), or email_to on a server without SMTP configured',
+          'An invalid period, no open receipt in it, an invalid `replaces`, the CFDI fails a SAT rule (details name the field and rule), or email_to on a server without SMTP configured',
         ),
         ...errors.unauthenticated,
         ...errors.adminOrOperator,
-        409: errorResponse('A receipt of the period was invoiced or cancelled while the global invoice was issued: send it again'),
+        409: errorResponse(
+          'A receipt of the period was invoiced or cancelled, or the replaced global invoice changed, while the global invoice was issued: send it again',
+        ),
         422: errorResponse('Rejected by the stamping provider'),
         503: errorResponse('No PAC for the live environment'),
       },

@@ -136,6 +136,19 @@ export const GlobalInvoiceSchema = z
     meses: z.string().optional().openapi({ example: '11', description: 'Instead of desde–hasta, for 04 and 05: c_Meses (01–12, or 13–18 for a bimester)' }),
     anio: z.string().optional().openapi({ example: '2026' }),
     email_to: EmailRecipients.optional(),
+    replaces: z
+      .string()
+      .regex(/^cfdi_[0-9a-z]{26}$/, 'must be a cfdi_ id')
+      .optional()
+      .openapi({
+        example: 'cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x',
+        description:
+          "The id of a global invoice this one replaces. Vigente: SAT's substitution — the new one carries CfdiRelacionados TipoRelacion 04 with its " +
+          'UUID and takes over exactly its receipts (the period must cover them; open receipts go into a global invoice of their own); then cancel the ' +
+          'old one with motivo 01 and folio_sustitucion = the new UUID, which gives back no receipt. If the replacement fails to stamp, the receipts go ' +
+          'back to the old one. Cancelado: its receipts were given back (open) when it was cancelled, and the new one takes the open receipts of the ' +
+          "period, without a relation. Kept in the new CFDI's metadata as `replaces`.",
+      }),
   })
   .strict()
   .openapi('GlobalInvoiceRequest');

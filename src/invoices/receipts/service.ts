@@ -17,7 +17,7 @@ import type { Db } from '../../db/client.ts';
 import { uniqueViolation } from '../../db/engine.ts';
 import { withTransaction, type Tx } from '../../db/index.ts';
 import { readSetting, writeSetting } from '../../db/settings.ts';
-import { receipts, receiptSettings, type Environment, type ReceiptStatus } from '../../db/schema/index.ts';
+import { cfdis, receipts, receiptSettings, type Environment, type ReceiptStatus } from '../../db/schema/index.ts';
 import type { AuditInTransaction } from '../../lib/audit.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
@@ -26,9 +26,9 @@ import { newId } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { conflict, invalidInput, notFound, ServiceError, type ErrorDetail } from '../../lib/service-error.ts';
-import { emisorOf, issueCfdi, type CfdiDeps } from '../cfdis/service.ts';
+import { emisorOf, issueCfdi, type CfdiDeps } from '../cfdis/issue.ts';
 import { recordEvent } from '../events.ts';
-import { markInvoiced, receiptEventData } from './ledger.ts';
+import { markInvoiced, receiptEventData, takeOverReceipts } from './ledger.ts';
 import { toReceipt, type GlobalInvoiceRequest, type ReceiptCreate, type ReceiptInvoice, type ReceiptRow } from './schemas.ts';
 
 export interface ReceiptDeps extends CfdiDeps {
@@ -344,13 +344,38 @@ export async function issueGlobalInvoice(deps: ReceiptDeps, actor: Actor, body: 
   const problems: ErrorDetail[] = [];
   const period = globalPeriod(body, problems);
   if (!period) throw invalidInput('Invalid period', problems);
-  return issueForPeriod(deps, actor, period, body.email_to, body.meses !== undefined ? 'meses' : 'desde', bindIdempotency);
+  const replaced = body.replaces === undefined ? undefined : await replacedGlobalInvoice(deps, actor, body.replaces);
+  return issueForPeriod(deps, actor, period, body.email_to, body.meses !== undefined ? 'meses' : 'desde', bindIdempotency, replaced);
+}
+
+/** The global invoice a new one replaces (`replaces`): vigente (SAT's substitution) or cancelado; 400 naming the field otherwise. */
+async function replacedGlobalInvoice(deps: ReceiptDeps, actor: Actor, ref: string): Promise<Replaced> {
+  const field = 'replaces';
+  const [old] = await deps.db
+    .select({ id: cfdis.id, uuid: cfdis.uuid, status: cfdis.status, metadata: cfdis.metadata })
+    .from(cfdis)
+    .where(and(eq(cfdis.id, ref), eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment)));
+  if (!old) throw invalidInput('Invalid replaces', [{ field, issue: `no CFDI ${ref} in this tenant and environment` }]);
+  if (old.metadata.global_invoice === undefined)
+    throw invalidInput('Invalid replaces', [{ field, issue: `${ref} is not a global invoice (POST /receipts/global-invoice issued none with this id)` }]);
+  if (old.status !== 'vigente' && old.status !== 'cancelado') {
+    const what = old.status === 'cancelacion_pendiente' ? 'its cancellation is in progress: replace it once it ends' : 'it was never stamped';
+    throw invalidInput('Invalid replaces', [{ field, issue: `${ref} is ${old.status}: ${what}` }]);
+  }
+  return { id: old.id, uuid: old.uuid!, status: old.status };
 }
 
 /** The ObjetoImp all of a ticket's conceptos share (02 where a concepto names none: it has taxes), or none. */
 function sharedObjetoImp(conceptos: { objeto_imp?: string }[]): string | undefined {
   const objetos = new Set(conceptos.map((c) => c.objeto_imp ?? '02'));
   return objetos.size === 1 ? [...objetos][0] : undefined;
+}
+
+/** A global invoice being replaced: vigente (its receipts move to the replacement) or cancelado (they were given back). */
+interface Replaced {
+  id: string;
+  uuid: string;
+  status: 'vigente' | 'cancelado';
 }
 
 async function issueForPeriod(
@@ -360,13 +385,30 @@ async function issueForPeriod(
   emailTo?: string[],
   periodField = 'desde',
   bindIdempotency?: IdempotencyClaim['bind'],
+  replaced?: Replaced,
 ) {
   const emisor = await emisorOf(deps, actor);
+  const inPeriod = and(gte(receipts.fecha, period.desde), lte(receipts.fecha, `${period.hasta}T23:59:59`));
+  // Replacing a vigente one declares the same sales, its receipts (a failed replacement gives them back to it):
+  // the open receipts of the period go into a global invoice of their own.
+  const substitutes = replaced?.status === 'vigente';
   const open = await deps.db
     .select()
     .from(receipts)
-    .where(and(scoped(actor), eq(receipts.status, 'open'), gte(receipts.fecha, period.desde), lte(receipts.fecha, `${period.hasta}T23:59:59`)))
+    .where(
+      and(scoped(actor), substitutes ? and(eq(receipts.cfdiId, replaced!.id), eq(receipts.status, 'invoiced')) : and(eq(receipts.status, 'open'), inPeriod)),
+    )
     .orderBy(receipts.fecha, receipts.id);
+  const outside = substitutes ? open.filter((r) => r.fecha < period.desde || r.fecha > `${period.hasta}T23:59:59`) : [];
+  if (outside.length > 0)
+    throw invalidInput('Invalid period', [
+      {
+        field: periodField,
+        issue: `the receipts of ${replaced!.id} are of ${open[0]!.fecha.slice(0, 10)}..${open.at(-1)!.fecha.slice(0, 10)}: give its period`,
+      },
+    ]);
+  if (open.length === 0 && substitutes)
+    throw invalidInput('Invalid replaces', [{ field: 'replaces', issue: `${replaced!.id} holds no receipt: it was replaced already` }]);
   if (open.length === 0)
     throw invalidInput('No open receipts in the period', [
       { field: periodField, issue: `no open receipt from ${period.desde} to ${period.hasta}: every one is invoiced or cancelled, or there were none` },
@@ -387,11 +429,25 @@ async function issueForPeriod(
       actor,
       {
         ...globalInvoiceRequest(tickets, period, emisor.codigoPostal),
+        // SAT's substitution: the replacement names the one it replaces (TipoRelacion 04); its cancellation (motivo 01) names this one.
+        ...(substitutes ? { cfdi_relacionados: [{ tipo_relacion: '04', uuids: [replaced!.uuid] }] } : {}),
         ...(emailTo ? { email_to: emailTo } : {}),
-        metadata: { global_invoice: `${period.desde}..${period.hasta}`, receipts: String(ids.length) },
+        metadata: {
+          global_invoice: `${period.desde}..${period.hasta}`,
+          receipts: String(ids.length),
+          ...(replaced ? { replaces: replaced.id } : {}),
+        },
       },
       {
         recordWith: async (tx, cfdiId) => {
+          if (substitutes) {
+            const [old] = await tx.select({ status: cfdis.status }).from(cfdis).where(eq(cfdis.id, replaced!.id));
+            if (old?.status !== 'vigente' || (await takeOverReceipts(tx, replaced!.id, cfdiId, deps.now())) !== ids.length)
+              throw conflict(`The global invoice ${replaced!.id} changed meanwhile`, [
+                { field: 'replaces', issue: `${replaced!.id} is no longer vigente with the same receipts: send the request again` },
+              ]);
+            return;
+          }
           if ((await markInvoiced(tx, ids, cfdiId, 'global', deps.now())) !== ids.length)
             throw conflict('A receipt of the period was invoiced or cancelled meanwhile', [
               { field: periodField, issue: 'a receipt changed while the global invoice was being issued: send the request again' },

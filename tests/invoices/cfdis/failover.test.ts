@@ -69,6 +69,13 @@ describe('live stamping through two PACs', () => {
     expect(res.status).toBe(201);
     expect([finkok.calls, sw.calls]).toEqual([1, 1]);
     expect(await attempts(res.json.id)).toEqual(['finkok:sent', 'finkok:provider', 'sw:sent', 'sw:stamped']);
+    // It records the PAC that stamped it, and its cancellation goes there, not to the first PAC.
+    expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json.pac).toBe('sw');
+    expect((await t.call('GET', '/cfdis?pac=sw', { token: live })).json.data.map((c: { id: string }) => c.id)).toEqual([res.json.id]);
+    const cancel = await t.call('POST', `/cfdis/${res.json.id}/cancel`, { token: live, body: { motivo: '02' } });
+    expect(cancel.status).toBeLessThan(300);
+    expect([finkok.cancelled.length, sw.cancelled.length]).toEqual([0, 1]);
+    expect(sw.cancelled[0]!.uuid).toBe(res.json.uuid);
   });
 
   test('a definitive answer of the first is the answer (422): the second is never asked', async () => {

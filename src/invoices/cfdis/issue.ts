@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, lte, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { sealComprobante } from '../../cfdi/build.ts';
 import type { CsdSigner } from '../../cfdi/csd.ts';
 import type { ReceptorInput } from '../../cfdi/input.ts';
@@ -8,42 +8,34 @@ import { RELATES_TO, TIPO_NAME } from '../../cfdi/rules/relations.ts';
 import { timeZoneOf, zonedToUtc } from '../../cfdi/time.ts';
 import { prepared } from '../../db/prepared.ts';
 import type { Db, DbOrTx } from '../../db/client.ts';
-import {
-  cfdiDocuments,
-  cfdiRelations,
-  cfdis,
-  tenantBranding,
-  type CfdiStatus,
-  type CfdiSummary,
-  type Environment,
-  type LogoType,
-} from '../../db/schema/index.ts';
+import { cfdiDocuments, cfdiRelations, cfdis, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { AuditInTransaction } from '../../lib/audit.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
 import { conflict, invalidInput, notFound, ServiceError, type ErrorDetail } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
-import { decodeCursor, page } from '../../lib/pagination.ts';
 import type { Pac, SandboxScenario, StampResult } from '../../pac/types.ts';
 import type { Stamper } from './stamp-routing.ts';
 import { closeQueuedJob, enqueue, rescheduleJob } from '../../jobs/queue.ts';
-import { announceStamp, recordFailure, recordRoutedStamp, recordStamp, STAMP_JOB, stampToInsert } from './stamping.ts';
+import { recordFailure, recordRoutedStamp, recordStamp, STAMP_JOB, stampToInsert } from './stamping.ts';
+import { born } from './lifecycle.ts';
 import { getClientReceptor } from '../clients/service.ts';
 import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
 import { allocateFolio, expectedFolio, peekFolio } from '../series/service.ts';
-import { balanceOf, recordPayments, resolvePaidDocuments } from './payments.ts';
-import { cachedPdf } from './pdf-cache.ts';
-import { pdfPool, type PdfPool } from './pdf-pool.ts';
-import { toCfdi, toCfdiListItem, type CfdiRequest, type CfdiRow } from './schemas.ts';
+import { recordPayments, resolvePaidDocuments } from './payments.ts';
+import type { PdfPool } from './pdf-pool.ts';
+import type { CfdiRequest, CfdiRow } from './schemas.ts';
 import { withGroupCommit, withTransaction, type Ahead, type Tx } from '../../db/index.ts';
 import { recordEmail } from '../emails/outbox.ts';
 import { NO_SMTP, type Mailer } from '../emails/smtp.ts';
 import { checkSending } from '../emails/budget.ts';
 import { uniqueViolation } from '../../db/engine.ts';
-import { receiptIdOf } from '../receipts/ledger.ts';
+import { getRow, scoped } from './reads.ts';
+import { queuedAnswer, rejected, stampedAnswer, summaryOf } from './wire.ts';
 
+/** Issuing a CFDI: POST /cfdis/validate, POST /cfdis (and the receipts' invoices, which issue through it), its resumption. */
 export interface CfdiDeps {
   db: Db;
   now: () => Date;
@@ -64,43 +56,6 @@ export interface CfdiDeps {
   mailer?: Mailer;
   /** Where PDFs render (default: the process's one pool). */
   pdfPool?: PdfPool;
-}
-
-const scoped = (actor: Pick<Actor, 'tenantId' | 'environment'>) => and(eq(cfdis.tenantId, actor.tenantId), eq(cfdis.environment, actor.environment));
-/** A CFDI named by its cfdi_ id or its UUID (any case), within the caller's tenant and environment. */
-const byRef = (actor: Pick<Actor, 'tenantId' | 'environment'>, ref: string) =>
-  and(ref.startsWith('cfdi_') ? eq(cfdis.id, ref) : eq(cfdis.uuid, ref.toUpperCase()), scoped(actor));
-
-export interface CfdiRef {
-  id: string;
-  tenantId: string;
-  environment: Environment;
-  uuid: string | null;
-  status: CfdiStatus;
-  /** The client it was issued to with receptor_id. */
-  clientId: string | null;
-  xml: Buffer;
-}
-
-/** A CFDI of the caller's tenant and environment, by cfdi_ id or UUID (any case), with its stored XML. */
-export async function findCfdi(db: Db, actor: Pick<Actor, 'tenantId' | 'environment'>, ref: string): Promise<CfdiRef> {
-  const row = (
-    await db
-      .select({
-        id: cfdis.id,
-        tenantId: cfdis.tenantId,
-        environment: cfdis.environment,
-        uuid: cfdis.uuid,
-        status: cfdis.status,
-        clientId: cfdis.clientId,
-        xml: cfdiDocuments.xml,
-      })
-      .from(cfdis)
-      .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
-      .where(byRef(actor, ref))
-  )[0];
-  if (!row) throw notFound('CFDI');
-  return row;
 }
 
 async function resolveReceptor(deps: CfdiDeps, actor: Actor, req: CfdiRequest): Promise<ReceptorInput> {
@@ -258,6 +213,7 @@ const insertCfdi = (tx: Tx, row: CfdiRow) =>
         summary: sql.placeholder('summary'),
         externalId: sql.placeholder('externalId'),
         clientId: sql.placeholder('clientId'),
+        pac: sql.placeholder('pac'),
         metadata: sql.placeholder('metadata'),
         createdAt: sql.placeholder('createdAt'),
         updatedAt: sql.placeholder('updatedAt'),
@@ -403,6 +359,7 @@ export async function issueCfdi(
           summary: stamped ? { ...summaryOf(model), ...stamped.tfd } : summaryOf(model),
           failureReason: null,
           withdrawnAt: null,
+          pac: stamped ? stamper.name : null,
           externalId,
           clientId: req.receptor_id ?? null,
           metadata,
@@ -427,13 +384,14 @@ export async function issueCfdi(
             });
           }
         }
+        // Written in its first status: no move, but the reactions of arriving there (a stamp's announcements and emails).
+        const deliveries = await born(tx, target, row.status, { at: deps.now(), uuid: row.uuid });
         if (stamped) {
-          const deliveries = await announceStamp(tx, target, stamped.uuid, deps.now());
           await opts.auditIn?.(tx, id, 201);
           return { stamped: { ...stamped, deliveries } };
         }
         // Stamped with a UUID another invoice holds: recordStamp records this one fallido.
-        if (attempted?.ok) return { stamped: await recordStamp(tx, target, attempted, deps.now()) };
+        if (attempted?.ok) return { stamped: await recordStamp(tx, target, attempted, deps.now(), stamper.name) };
         const jobId = await enqueue(tx, now, {
           type: STAMP_JOB,
           tenantId: actor.tenantId,
@@ -457,7 +415,14 @@ export async function issueCfdi(
     if (!recorded) throw rejected(await getRow(deps.db, actor, id));
     if (recorded.deliveries > 0) deps.wakeJobs(); // webhook deliveries of cfdi.timbrado go out now, not at the next tick
     return stampedAnswer(
-      { ...row, status: 'vigente', uuid: recorded.uuid, fechaTimbrado: recorded.fechaTimbrado, summary: { ...row.summary, ...recorded.tfd } },
+      {
+        ...row,
+        status: 'vigente',
+        uuid: recorded.uuid,
+        fechaTimbrado: recorded.fechaTimbrado,
+        pac: stamper.name,
+        summary: { ...row.summary, ...recorded.tfd },
+      },
       prepared.warnings,
     );
   }
@@ -467,18 +432,27 @@ export async function issueCfdi(
   let deliveries = 0;
   const attempt = (
     attempted
-      ? Promise.resolve({ result: attempted, pac: undefined })
+      ? Promise.resolve({ result: attempted, pac: stamper.name })
       : stamper.stamp(target, sealed.xml, { tenantId: actor.tenantId, scenario: opts.scenario })
   ).then(async ({ result, pac }) => {
     if (result.ok) {
+      // A stamp names the PAC that made it.
+      const by = pac!;
       const recorded = await withTransaction(deps.db, async (tx) => {
-        const done = await recordRoutedStamp(tx, target, { result, pac }, sealed.xml, deps.now());
+        const done = await recordRoutedStamp(tx, target, { result, pac: by }, sealed.xml, deps.now());
         if (done) await closeQueuedJob(tx, jobId, deps.now());
         return done;
       });
       // The values recordStamp wrote, so the 201 needs no read-back.
       if (recorded) {
-        row = { ...row, status: 'vigente', uuid: recorded.uuid, fechaTimbrado: recorded.fechaTimbrado, summary: { ...row.summary, ...recorded.tfd } };
+        row = {
+          ...row,
+          status: 'vigente',
+          uuid: recorded.uuid,
+          fechaTimbrado: recorded.fechaTimbrado,
+          pac: by,
+          summary: { ...row.summary, ...recorded.tfd },
+        };
         deliveries = recorded.deliveries;
       }
     }
@@ -519,214 +493,4 @@ export async function resumeIssue(deps: CfdiDeps, actor: Actor, id: string) {
   if (row.status === 'en_cola') return queuedAnswer(row);
   if (row.status === 'fallido') throw rejected(row);
   return stampedAnswer(row);
-}
-
-/** The 201: an invoice that has been stamped (vigente, or cancelled since when a crashed request is resumed) has its UUID. */
-function stampedAnswer(row: CfdiRow, warnings?: string[]) {
-  const cfdi = toCfdi(row);
-  const { uuid, fecha_timbrado: fechaTimbrado, sello_sat: selloSat, certificado_sat: certificadoSat, cadena_original_sat: cadena } = cfdi;
-  if (uuid === null || fechaTimbrado === null || selloSat === null || certificadoSat === null || cadena === null)
-    throw new Error(`CFDI ${row.id} is ${row.status} without a stamp`);
-  return {
-    queued: false as const,
-    body: {
-      ...cfdi,
-      uuid,
-      fecha_timbrado: fechaTimbrado,
-      sello_sat: selloSat,
-      certificado_sat: certificadoSat,
-      cadena_original_sat: cadena,
-      ...(warnings && { warnings }),
-    },
-  };
-}
-
-const queuedAnswer = (row: CfdiRow) => ({
-  queued: true as const,
-  body: {
-    id: row.id,
-    uuid: null,
-    tipo: row.tipo,
-    status: 'en_cola' as const,
-    external_id: row.externalId,
-    metadata: row.metadata,
-    mensaje: `The stamping provider did not answer in time; the CFDI is queued and will be stamped automatically. Poll GET /api/v1/cfdis/${row.id} until its status is vigente (or fallido).`,
-    created_at: row.createdAt,
-  },
-});
-
-const rejected = (row: CfdiRow) =>
-  new ServiceError('rejected', 'Rejected by the stamping provider', [{ field: 'pac', issue: row.failureReason ?? 'stamping failed' }]);
-
-/** What the response needs beyond the row's columns, fixed at issue time. */
-function summaryOf(m: ComprobanteModel): CfdiSummary {
-  return {
-    emisor: { rfc: m.emisor.rfc, nombre: m.emisor.nombre, regimen_fiscal: m.emisor.regimenFiscal },
-    receptor: { rfc: m.receptor.rfc, nombre: m.receptor.nombre },
-    conceptos: m.conceptos.map((c) => ({
-      descripcion: c.descripcion,
-      cantidad: c.cantidad.toString(),
-      valor_unitario: c.valorUnitario.toString(),
-      importe: c.importe.toString(),
-      ...(c.descuento ? { descuento: c.descuento.toString() } : {}),
-    })),
-    descuento: m.descuento?.toString(),
-    total_impuestos_trasladados: m.impuestos?.totalTrasladados?.toString(),
-    total_impuestos_retenidos: m.impuestos?.totalRetenidos?.toString(),
-    forma_pago: m.formaPago,
-    metodo_pago: m.metodoPago,
-    pagos: m.pagos?.pagos.map((p) => ({
-      fecha_pago: p.fechaPago,
-      forma_pago: p.formaDePagoP,
-      moneda: p.monedaP,
-      tipo_cambio: p.tipoCambioP,
-      monto: p.monto.toString(),
-      documentos: p.documentos.map((d) => ({
-        uuid: d.idDocumento,
-        moneda: d.monedaDR,
-        equivalencia: d.equivalenciaDR,
-        num_parcialidad: d.numParcialidad,
-        imp_saldo_ant: d.impSaldoAnt.toString(),
-        imp_pagado: d.impPagado.toString(),
-        imp_saldo_insoluto: d.impSaldoInsoluto.toString(),
-      })),
-    })),
-    nomina: m.nomina && {
-      total_percepciones: m.nomina.totalPercepciones?.toString(),
-      total_deducciones: m.nomina.totalDeducciones?.toString(),
-      total_otros_pagos: m.nomina.totalOtrosPagos?.toString(),
-    },
-    carta_porte: m.cartaPorte && {
-      id_ccp: m.cartaPorte.idCcp,
-      total_dist_rec: m.cartaPorte.totalDistRec?.toString(),
-      peso_bruto_total: m.cartaPorte.mercancias.pesoBrutoTotal.toString(),
-      unidad_peso: m.cartaPorte.mercancias.unidadPeso,
-      num_total_mercancias: m.cartaPorte.mercancias.numTotalMercancias,
-    },
-  };
-}
-
-async function getRow(db: Db, actor: Actor, id: string): Promise<CfdiRow> {
-  const row = (
-    await db
-      .select()
-      .from(cfdis)
-      .where(and(eq(cfdis.id, id), scoped(actor)))
-  )[0];
-  if (!row) throw notFound('CFDI');
-  return row;
-}
-
-export async function getCfdi(deps: CfdiDeps, actor: Actor, id: string) {
-  const row = await getRow(deps.db, actor, id);
-  const cfdi = { ...toCfdi(row), receipt_id: await receiptIdOf(deps.db, row.id) };
-  if (row.tipo !== 'I' || cfdi.metodo_pago !== 'PPD' || !row.uuid) return cfdi;
-  // A PPD invoice is paid by Pagos: show what is still owed and which instalments have been received.
-  const { saldo, parcialidades } = await balanceOf(deps.db, actor, row.uuid, row.total);
-  return { ...cfdi, saldo_insoluto: saldo.toNumber(), parcialidades: parcialidades.length };
-}
-
-/**
- * The stored document of a stamped CFDI, by UUID (case-insensitive) or by cfdi_ id. One that is not stamped has
- * no UUID and no fiscal document yet: 404 saying so.
- */
-async function getStampedDocument(deps: CfdiDeps, actor: Actor, ref: string): Promise<{ id: string; uuid: string; xml: Buffer; status: CfdiStatus }> {
-  const row = (
-    await deps.db
-      .select({ id: cfdis.id, status: cfdis.status, uuid: cfdis.uuid, xml: cfdiDocuments.xml })
-      .from(cfdis)
-      .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
-      .where(byRef(actor, ref))
-  )[0];
-  if (!row) throw notFound('CFDI');
-  if (!row.uuid) {
-    const why = row.status === 'en_cola' ? 'is queued for stamping' : `is ${row.status}`;
-    throw new ServiceError('not_found', `CFDI ${row.id} ${why}: it has no UUID, so no fiscal XML or PDF yet`, [
-      { field: 'uuid', issue: `${row.id} is not stamped (status ${row.status})` },
-    ]);
-  }
-  return { id: row.id, uuid: row.uuid, xml: row.xml, status: row.status };
-}
-
-/** The stored document exactly as stamped. */
-export const getCfdiXml = (deps: CfdiDeps, actor: Actor, ref: string) => getStampedDocument(deps, actor, ref);
-
-/** What the tenant's documents show of its brand (PDF and email): its accent colour and logo, when it has them. */
-export async function brandingOf(db: Db, tenantId: string): Promise<{ accentColor?: string; logo?: { bytes: Buffer; type: LogoType } }> {
-  const brand = (await db.select().from(tenantBranding).where(eq(tenantBranding.tenantId, tenantId)))[0];
-  return { accentColor: brand?.accentColor ?? undefined, logo: brand?.logo && brand.logoType ? { bytes: brand.logo, type: brand.logoType } : undefined };
-}
-
-/**
- * The printed representation of a stamped document, rendered from its stored XML with the tenant's branding, off the
- * event loop (the PDF pool), once per state (the PDF cache): GET /cfdis/{uuid}/pdf, the portal's download and the
- * emailed attachment are the same bytes. `owner`: whose share of the pool a render takes (the tenant, or the portal).
- */
-export async function renderCfdiPdf(
-  deps: Pick<CfdiDeps, 'db' | 'now' | 'pdfPool'>,
-  doc: { id: string; tenantId: string; environment: Environment; status: CfdiStatus; xml: Buffer },
-  owner = doc.tenantId,
-): Promise<Uint8Array> {
-  const options = { sandbox: doc.environment === 'test', cancelled: doc.status === 'cancelado', branding: await brandingOf(deps.db, doc.tenantId) };
-  return cachedPdf({ db: deps.db, now: deps.now, pdfPool: deps.pdfPool ?? pdfPool }, { cfdiId: doc.id, tenantId: doc.tenantId, xml: doc.xml }, options, owner);
-}
-
-/** The printed representation, rendered from the stored XML with the tenant's branding, off the event loop. */
-export async function getCfdiPdf(deps: CfdiDeps, actor: Actor, ref: string, owner?: string): Promise<{ uuid: string; pdf: Uint8Array }> {
-  const { id, uuid, xml, status } = await getStampedDocument(deps, actor, ref);
-  const pdf = await renderCfdiPdf(deps, { id, tenantId: actor.tenantId, environment: actor.environment, status, xml }, owner);
-  return { uuid, pdf };
-}
-
-export interface ListQuery {
-  limit: number;
-  cursor?: string;
-  status?: CfdiStatus;
-  tipo?: string;
-  receptor_rfc?: string;
-  serie?: string;
-  desde?: string;
-  hasta?: string;
-  external_id?: string;
-}
-
-/** Newest first, keyset on the time-sortable id: a page costs the same at any depth. */
-export async function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
-  const before = decodeCursor(q.cursor);
-  // Only the listed columns: the JSON summary is the bulk of a row and the list does not show it.
-  const rows = await deps.db
-    .select({
-      id: cfdis.id,
-      uuid: cfdis.uuid,
-      tipo: cfdis.tipo,
-      status: cfdis.status,
-      serie: cfdis.serie,
-      folio: cfdis.folio,
-      fecha: cfdis.fecha,
-      receptorRfc: cfdis.receptorRfc,
-      receptorNombre: cfdis.receptorNombre,
-      moneda: cfdis.moneda,
-      subtotal: cfdis.subtotal,
-      total: cfdis.total,
-      externalId: cfdis.externalId,
-      metadata: cfdis.metadata,
-      createdAt: cfdis.createdAt,
-    })
-    .from(cfdis)
-    .where(
-      and(
-        scoped(actor),
-        before ? lt(cfdis.id, before) : undefined,
-        q.status ? eq(cfdis.status, q.status) : undefined,
-        q.tipo ? eq(cfdis.tipo, q.tipo) : undefined,
-        q.receptor_rfc ? eq(cfdis.receptorRfc, q.receptor_rfc.toUpperCase()) : undefined,
-        q.serie ? eq(cfdis.serie, q.serie) : undefined,
-        q.external_id !== undefined ? eq(cfdis.externalId, q.external_id) : undefined,
-        q.desde ? gte(cfdis.fecha, q.desde) : undefined,
-        q.hasta ? lte(cfdis.fecha, q.hasta.length === 10 ? `${q.hasta}T23:59:59` : q.hasta) : undefined,
-      ),
-    )
-    .orderBy(desc(cfdis.id))
-    .limit(q.limit + 1);
-  return page(rows, q.limit, toCfdiListItem);
 }
