@@ -125,7 +125,9 @@ describe.skipIf(!POSTGRES || TEST_ENGINE !== 'postgres')('PostgreSQL at start', 
   }, 20_000);
 
   test('refused, then starting up, then up: opened, after saying once what it waits for', async () => {
-    const server = startingPostgres(POSTGRES!, { refuseMs: 700, upAfterMs: 1_500 });
+    // Opening migrates: a database of its own, never the server's shared ones.
+    const own = await scratchDatabase();
+    const server = startingPostgres(own.url, { refuseMs: 700, upAfterMs: 1_500 });
     const told: string[] = [];
     try {
       const result = await open(server.url, 30, (problem) => told.push(problem));
@@ -133,6 +135,7 @@ describe.skipIf(!POSTGRES || TEST_ENGINE !== 'postgres')('PostgreSQL at start', 
       expect(told).toEqual(['connection refused']);
     } finally {
       server.stop();
+      await own.drop();
     }
   }, 20_000);
 
