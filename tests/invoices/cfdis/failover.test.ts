@@ -3,10 +3,13 @@ import { asc, eq, sql } from 'drizzle-orm';
 import { cfdiStampAttempts } from '../../../src/db/schema/index.ts';
 import { createSandboxPac } from '../../../src/pac/sandbox.ts';
 import type { CancelRequest, CancelResult, StampResult } from '../../../src/pac/types.ts';
-import { createTestApp, ingreso, issuer, testSandboxSat } from '../../helpers.ts';
+import { createTestApp, ingreso, issuer, testSandboxSat, until } from '../../helpers.ts';
 
-/** `stamped_silently`: stamps, then answers as a timeout would (ambiguous); `recover` finds that stamp. */
-type Step = 'ok' | 'provider' | 'ambiguous' | 'definitive' | 'stamped_silently';
+/**
+ * `stamped_silently`: stamps, then answers as a timeout would (ambiguous); `recover` finds that stamp. `held`: stamps
+ * when the test calls `release()`, an answer in flight until then.
+ */
+type Step = 'ok' | 'provider' | 'ambiguous' | 'definitive' | 'stamped_silently' | 'held';
 
 /** A live PAC named `name` answering from its script (then stamping like the sandbox), counting its calls. */
 function scriptedPac(name: string, script: Step[] = []) {
@@ -19,6 +22,7 @@ function scriptedPac(name: string, script: Step[] = []) {
     calls: 0,
     script,
     cancelled: [] as CancelRequest[],
+    release: () => {},
     async recover(xml: string): Promise<StampResult | undefined> {
       return kept.get(xml);
     },
@@ -29,6 +33,10 @@ function scriptedPac(name: string, script: Step[] = []) {
     async stamp(xml: string): Promise<StampResult> {
       pac.calls++;
       const step = pac.script.shift() ?? 'ok';
+      if (step === 'held') {
+        await new Promise<void>((resolve) => (pac.release = resolve));
+        return sandbox.stamp(xml, { tenantId: name });
+      }
       if (step === 'stamped_silently') {
         kept.set(xml, await sandbox.stamp(xml, { tenantId: name }));
         return { ok: false, class: 'ambiguous', message: `${name}: timed out after the body was sent` };
@@ -138,5 +146,21 @@ describe('live stamping through two PACs', () => {
     t.clock.advance(60_000);
     await t.app.worker.drain();
     expect(finkok.cancelled).toHaveLength(1);
+  });
+
+  test('a late answer after failover (the first PAC answers once the second has stamped): the first UUID stays, the late one is cancelled', async () => {
+    const { t, live, finkok } = await setup();
+    finkok.script.push('held');
+    const res = await t.call('POST', '/cfdis', { token: live, body: ingreso() });
+    expect(res.status).toBe(202); // past the budget, the attempt still in flight: recorded as sent to finkok
+    t.clock.advance(WINDOW_MS + 1000);
+    await t.app.worker.drain();
+    const stamped = (await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json;
+    expect(stamped).toMatchObject({ status: 'vigente', pac: 'sw' });
+    finkok.release();
+    await until(async () => (await t.query(sql`select 1 from cfdi_duplicate_stamps`)).length === 1, 'the late stamp recorded as a duplicate');
+    await t.app.worker.drain();
+    expect(finkok.cancelled.map((c) => [c.motivo, c.uuid === stamped.uuid])).toEqual([['02', false]]);
+    expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json).toMatchObject({ status: 'vigente', uuid: stamped.uuid, pac: 'sw' });
   });
 });
