@@ -3,7 +3,7 @@ import { child, escapeXml, parseXml } from '../../src/cfdi/xml.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import { selloOf } from '../../src/pac/stamped-reply.ts';
 import { testSandboxSat } from '../helpers.ts';
-import { consultaReply, MockLedger } from './mock-ledger.ts';
+import { consultaReply, type DocumentRequest, MockLedger, RequestLog } from './mock-ledger.ts';
 
 /**
  * A Finkok SOAP server on 127.0.0.1 for tests and the chaos test. It stamps like the sandbox (a valid TFD), remembers
@@ -20,6 +20,7 @@ import { consultaReply, MockLedger } from './mock-ledger.ts';
  * - `non_xml_502`: an HTML-less, non-XML 502 from a proxy (nothing stamped);
  * - `reject`: a data error (CFDI40108).
  * Cancellation (`cancel_signature`, `get_receipt`), registration (`add`) and SAT's consultation are served too.
+ * `log` keeps every `stamp`, `stamped` and `query_pending` request per document, with its time and its answer.
  */
 export type FinkokScenario =
   | 'ok'
@@ -78,6 +79,8 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
   const notFoundMs = o.notFoundMs ?? 5000;
   const sandbox = createSandboxPac(testSandboxSat());
   const ledger = new MockLedger('finkok');
+  const log = new RequestLog('finkok');
+  const answer = RequestLog.answer;
   const requests: FinkokRequest[] = [];
   const cancellations: { xml: string; uuid: string }[] = [];
   const acuses = new Map<string, string>();
@@ -109,62 +112,79 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
         f('NoCertificadoSAT', ''),
     );
 
-  async function stamp(fields: Record<string, string>): Promise<Response> {
+  async function stamp(fields: Record<string, string>, entry: DocumentRequest): Promise<Response> {
     const scenario = state.scenario;
-    if (scenario === 'non_xml_502') return new Response('Bad Gateway', { status: 502, headers: { 'content-type': 'text/plain' } });
-    if (scenario === 'quota_exhausted') return stampReply('stamp', '', '', [{ code: '', message: 'El usuario no cuenta con timbres disponibles' }]);
+    if (scenario === 'non_xml_502') return answer(entry, 'ambiguous', new Response('Bad Gateway', { status: 502, headers: { 'content-type': 'text/plain' } }));
+    if (scenario === 'quota_exhausted')
+      return answer(entry, 'provider', stampReply('stamp', '', '', [{ code: '', message: 'El usuario no cuenta con timbres disponibles' }]));
     const xml = Buffer.from(fields.xml ?? '', 'base64').toString('utf8');
     const sello = selloOf(xml);
-    if (!sello) return stampReply('stamp', '', '', [{ code: '302', message: 'Sello mal formado o inválido' }]);
+    if (!sello) return answer(entry, 'definitive', stampReply('stamp', '', '', [{ code: '302', message: 'Sello mal formado o inválido' }]));
     if (state.requireRegistration) {
       const rfc = child(parseXml(xml), 'cfdi:Emisor')?.attrs.Rfc ?? '';
-      if (!registered.has(rfc)) return stampReply('stamp', '', '', [{ code: '702', message: 'No se encontró el RFC del emisor' }]);
+      if (!registered.has(rfc)) return answer(entry, 'provider', stampReply('stamp', '', '', [{ code: '702', message: 'No se encontró el RFC del emisor' }]));
     }
-    if (scenario === 'reject') return stampReply('stamp', '', '', [state.rejection]);
+    if (scenario === 'reject') return answer(entry, 'definitive', stampReply('stamp', '', '', [state.rejection]));
     const earlier = ledger.find(sello);
     if (earlier) {
       const visible = Date.now() >= earlier.visibleAt;
       const previo = { code: '307', message: 'El CFDI contiene un timbre previo', uuid: state.uuidIn307 ? earlier.uuid : '' };
       return visible && scenario !== '307_without_xml' && scenario !== 'stamped_not_found_for_5s'
-        ? stampReply('stamp', earlier.xml, earlier.uuid, [previo])
-        : stampReply('stamp', '', '', [previo]);
+        ? answer(entry, 'stamped', stampReply('stamp', earlier.xml, earlier.uuid, [previo]), true)
+        : answer(entry, 'duplicate', stampReply('stamp', '', '', [previo]));
     }
     const result = await sandbox.stamp(xml, { tenantId: 'finkok-account' });
-    if (!result.ok) return stampReply('stamp', '', '', [{ code: '301', message: result.message }]);
+    if (!result.ok) return answer(entry, 'definitive', stampReply('stamp', '', '', [{ code: '301', message: result.message }]));
     const now = Date.now();
     ledger.add({ sello, uuid: result.tfd.uuid, xml: result.xml, stampedAt: now, visibleAt: scenario === 'stamped_not_found_for_5s' ? now + notFoundMs : now });
     switch (scenario) {
       case 'slow_then_stamped':
         await Bun.sleep(slowMs);
-        return stampReply('stamp', result.xml, result.tfd.uuid, []);
+        return answer(entry, 'stamped', stampReply('stamp', result.xml, result.tfd.uuid, []));
       case 'timeout_after_stamp':
+        entry.held = true;
         await new Promise<void>((resolve) => hung.push(resolve));
-        return new Response('gone', { status: 503 });
+        return answer(entry, 'ambiguous', new Response('gone', { status: 503 }));
       case '307_with_xml':
-        return stampReply('stamp', result.xml, result.tfd.uuid, [{ code: '307', message: 'El CFDI contiene un timbre previo' }]);
+        return answer(entry, 'stamped', stampReply('stamp', result.xml, result.tfd.uuid, [{ code: '307', message: 'El CFDI contiene un timbre previo' }]));
       case '307_without_xml':
       case 'stamped_not_found_for_5s':
-        return stampReply('stamp', '', '', [{ code: '307', message: 'El CFDI contiene un timbre previo', uuid: state.uuidIn307 ? result.tfd.uuid : '' }]);
+        return answer(
+          entry,
+          'duplicate',
+          stampReply('stamp', '', '', [{ code: '307', message: 'El CFDI contiene un timbre previo', uuid: state.uuidIn307 ? result.tfd.uuid : '' }]),
+        );
       default:
-        return stampReply('stamp', result.xml, result.tfd.uuid, []);
+        return answer(entry, 'stamped', stampReply('stamp', result.xml, result.tfd.uuid, []));
     }
   }
 
-  function stamped(fields: Record<string, string>): Response {
+  function stamped(entry: DocumentRequest): Response {
     if (state.stampedFault)
-      return new Response(
-        '<senv:Envelope xmlns:senv="http://schemas.xmlsoap.org/soap/envelope/"><senv:Body><senv:Fault><faultcode>senv:Server</faultcode><faultstring>internal error</faultstring></senv:Fault></senv:Body></senv:Envelope>',
-        { status: 500, headers: { 'content-type': 'text/xml; charset=utf-8' } },
+      return answer(
+        entry,
+        'ambiguous',
+        new Response(
+          '<senv:Envelope xmlns:senv="http://schemas.xmlsoap.org/soap/envelope/"><senv:Body><senv:Fault><faultcode>senv:Server</faultcode><faultstring>internal error</faultstring></senv:Fault></senv:Body></senv:Envelope>',
+          { status: 500, headers: { 'content-type': 'text/xml; charset=utf-8' } },
+        ),
       );
-    const earlier = ledger.find(selloOf(Buffer.from(fields.xml ?? '', 'base64').toString('utf8')) ?? '');
-    if (!earlier || Date.now() < earlier.visibleAt) return stampReply('stamped', '', '', [{ code: '603', message: 'El CFDI no contiene un timbre previo' }]);
-    return stampReply('stamped', earlier.xml, earlier.uuid, []);
+    const earlier = ledger.find(entry.sello);
+    if (!earlier || Date.now() < earlier.visibleAt)
+      return answer(entry, 'duplicate', stampReply('stamped', '', '', [{ code: '603', message: 'El CFDI no contiene un timbre previo' }]));
+    return answer(entry, 'stamped', stampReply('stamped', earlier.xml, earlier.uuid, []), true);
   }
 
-  function queryPending(fields: Record<string, string>): Response {
+  function queryPending(fields: Record<string, string>, entry: DocumentRequest): Response {
     const found = ledger.findUuid((fields.uuid ?? '').toUpperCase());
-    if (!found || Date.now() < found.visibleAt) return soap('stamp', 'query_pending', f('error', `UUID ${fields.uuid} No Encontrado`));
-    return soap('stamp', 'query_pending', f('status', 'F') + f('xml', found.xml) + f('uuid', found.uuid) + f('uuid_status', 'F') + f('attempts', '1'));
+    if (!found || Date.now() < found.visibleAt)
+      return answer(entry, 'duplicate', soap('stamp', 'query_pending', f('error', `UUID ${fields.uuid} No Encontrado`)));
+    return answer(
+      entry,
+      'stamped',
+      soap('stamp', 'query_pending', f('status', 'F') + f('xml', found.xml) + f('uuid', found.uuid) + f('uuid_status', 'F') + f('attempts', '1')),
+      true,
+    );
   }
 
   function cancel(fields: Record<string, string>): Response {
@@ -227,20 +247,31 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
     const raw = soapBody[operation] as Record<string, unknown>;
     const fields = Object.fromEntries(Object.entries(raw && typeof raw === 'object' ? raw : {}).map(([k, v]) => [k, String(v)]));
     requests.push({ path: url.pathname, soapAction: req.headers.get('soapaction'), operation, fields, body });
+    const about =
+      operation === 'stamp' || operation === 'stamped'
+        ? (selloOf(Buffer.from(fields.xml ?? '', 'base64').toString('utf8')) ?? '')
+        : operation === 'query_pending'
+          ? (ledger.findUuid((fields.uuid ?? '').toUpperCase())?.sello ?? '')
+          : undefined;
+    const entry = about === undefined ? undefined : log.open(operation, about);
     const user = fields.username ?? fields.reseller_username;
     const pass = fields.password ?? fields.reseller_password;
     if (user !== username || pass !== password) {
-      if (operation === 'stamp' || operation === 'stamped') return stampReply(operation, '', '', [{ code: '300', message: 'Usuario o contraseña inválidos' }]);
+      if (operation === 'stamp' || operation === 'stamped')
+        return answer(entry!, 'provider', stampReply(operation, '', '', [{ code: '300', message: 'Usuario o contraseña inválidos' }]));
       return soap(service, operation, f('CodEstatus', '300 - Usuario o contraseña inválidos'));
     }
-    if (state.scenario === 'non_xml_502' && operation !== 'stamp') return new Response('Bad Gateway', { status: 502 });
+    if (state.scenario === 'non_xml_502' && operation !== 'stamp') {
+      const res = new Response('Bad Gateway', { status: 502 });
+      return entry ? answer(entry, 'ambiguous', res) : res;
+    }
     switch (operation) {
       case 'stamp':
-        return stamp(fields);
+        return stamp(fields, entry!);
       case 'stamped':
-        return stamped(fields);
+        return stamped(entry!);
       case 'query_pending':
-        return queryPending(fields);
+        return queryPending(fields, entry!);
       case 'cancel_signature':
         return cancel(fields);
       case 'get_receipt':
@@ -264,6 +295,7 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
     username,
     password,
     ledger,
+    log,
     requests,
     cancellations,
     registered,

@@ -51,3 +51,46 @@ export function consultaReply(s: { Estado: string; EsCancelable: string; Estatus
     '</ConsultaResult></ConsultaResponse></s:Body></s:Envelope>'
   );
 }
+
+/**
+ * What a mock PAC answered one stamping request of a document (or a recovery call), from its side: `stamped` (a stamp
+ * or an earlier one given back), `duplicate` (307 without the stamp; a recovery call that did not find it),
+ * `provider` (nothing stamped: quota, credentials), `ambiguous` (a non-XML 502, a Fault, a request held unanswered),
+ * `definitive` (a data error). `answeredAt` is unset while a held request has no answer.
+ */
+export type MockAnswer = 'stamped' | 'duplicate' | 'provider' | 'ambiguous' | 'definitive';
+
+export interface DocumentRequest {
+  pac: string;
+  operation: string;
+  /** The Sello of the document it was about ('' when the request carried none that parses). */
+  sello: string;
+  at: number;
+  answeredAt?: number;
+  answer?: MockAnswer;
+  /** The answer gave back a stamp made before this request (307 with the XML, `stamped`, `query_pending`). */
+  recovered?: boolean;
+  /** Held without an answer (timeout_after_stamp) until the mock goes down or closes. */
+  held?: boolean;
+}
+
+/** The per-document request log of a mock PAC, with times: which PAC saw a document when, and what it answered. */
+export class RequestLog {
+  readonly entries: DocumentRequest[] = [];
+
+  constructor(readonly pac: string) {}
+
+  open(operation: string, sello: string): DocumentRequest {
+    const entry: DocumentRequest = { pac: this.pac, operation, sello, at: Date.now() };
+    this.entries.push(entry);
+    return entry;
+  }
+
+  /** Records the answer of `entry` now and returns `response`. */
+  static answer(entry: DocumentRequest, answer: MockAnswer, response: Response, recovered = false): Response {
+    entry.answer = answer;
+    entry.answeredAt = Date.now();
+    if (recovered) entry.recovered = true;
+    return response;
+  }
+}

@@ -2,13 +2,14 @@ import { verifyEnveloped } from '../../src/cfdi/cancellation.ts';
 import { child, parseXml } from '../../src/cfdi/xml.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import { csdFiles, testSandboxSat } from '../helpers.ts';
-import { consultaReply, MockLedger } from './mock-ledger.ts';
+import { consultaReply, MockLedger, RequestLog } from './mock-ledger.ts';
 
 /**
  * A fake SW PAC on a real socket (127.0.0.1, a port from the kernel). Stamps are made by the sandbox signer and kept in
  * `ledger` per document, so a duplicate gets "307 … timbre previo" with the earlier stamp, as the real PAC does.
  * `state.modes` scripts the next stamp answers one by one; the scenario holds until changed: `ok`, `down` (the port
- * refuses connections) or `timeout_after_stamp` (stamps, never answers). SAT's consultation is served too.
+ * refuses connections) or `timeout_after_stamp` (stamps, never answers). SAT's consultation is served too. `log` keeps
+ * every stamp request per document, with its time and its answer.
  */
 type Mode = 'ok' | 'reject' | '5xx' | 'hang' | 'malformed' | 'no-cfdi' | 'foreign-stamp' | 'dup-without-stamp';
 export type SwScenario = 'ok' | 'down' | 'timeout_after_stamp';
@@ -21,6 +22,8 @@ export function createSwMock(o: { user?: string; password?: string } = {}) {
   const password = o.password ?? 'secret';
   const sandbox = createSandboxPac(testSandboxSat());
   const ledger = new MockLedger('sw');
+  const log = new RequestLog('sw');
+  const answer = RequestLog.answer;
   const state = { modes: [] as Mode[], requests: 0, tokens: 0, scenario: 'ok' as SwScenario };
   /** The fake SAT behind it: scripted cancellation answers and consultation states per UUID. */
   const sat = {
@@ -69,30 +72,43 @@ export function createSwMock(o: { user?: string; password?: string } = {}) {
     const xml = Buffer.from(await ((await req.formData()).get('xml') as Blob).text(), 'base64').toString('utf8');
     const mode = state.modes.shift() ?? 'ok';
     const sello = /\sSello="([^"]*)"/.exec(xml)![1]!;
+    const entry = log.open('stamp', sello);
     const previous = ledger.find(sello);
-    if (mode === '5xx') return new Response('upstream error', { status: 503 });
-    if (mode === 'malformed') return new Response('<html>gateway</html>', { status: 200 });
-    if (mode === 'no-cfdi') return Response.json({ status: 'success', data: { uuid: 'x' } });
+    if (mode === '5xx') return answer(entry, 'ambiguous', new Response('upstream error', { status: 503 }));
+    if (mode === 'malformed') return answer(entry, 'ambiguous', new Response('<html>gateway</html>', { status: 200 }));
+    if (mode === 'no-cfdi') return answer(entry, 'ambiguous', Response.json({ status: 'success', data: { uuid: 'x' } }));
     if (mode === 'reject')
-      return Response.json({ status: 'error', message: 'CFDI40108 - El TipoDeComprobante es I, E o N, el importe no es correcto.' }, { status: 400 });
-    if (mode === 'dup-without-stamp') return Response.json({ status: 'error', message: '307. El comprobante contiene un timbre previo.' }, { status: 400 });
+      return answer(
+        entry,
+        'definitive',
+        Response.json({ status: 'error', message: 'CFDI40108 - El TipoDeComprobante es I, E o N, el importe no es correcto.' }, { status: 400 }),
+      );
+    if (mode === 'dup-without-stamp')
+      return answer(entry, 'duplicate', Response.json({ status: 'error', message: '307. El comprobante contiene un timbre previo.' }, { status: 400 }));
     if (previous)
-      return Response.json(
-        { status: 'error', message: '307. El comprobante contiene un timbre previo.', data: { cfdi: Buffer.from(previous.xml).toString('base64') } },
-        { status: 400 },
+      return answer(
+        entry,
+        'stamped',
+        Response.json(
+          { status: 'error', message: '307. El comprobante contiene un timbre previo.', data: { cfdi: Buffer.from(previous.xml).toString('base64') } },
+          { status: 400 },
+        ),
+        true,
       );
     const result = await sandbox.stamp(xml, { tenantId: 'sw-account' });
-    if (!result.ok) return Response.json({ status: 'error', message: '302. Sello mal formado' }, { status: 400 });
-    if (mode === 'foreign-stamp') return Response.json({ status: 'success', data: { cfdi: result.xml.replace(`SelloCFD="${sello}"`, 'SelloCFD="AAAA"') } });
+    if (!result.ok) return answer(entry, 'definitive', Response.json({ status: 'error', message: '302. Sello mal formado' }, { status: 400 }));
+    if (mode === 'foreign-stamp')
+      return answer(entry, 'ambiguous', Response.json({ status: 'success', data: { cfdi: result.xml.replace(`SelloCFD="${sello}"`, 'SelloCFD="AAAA"') } }));
     const now = Date.now();
     ledger.add({ sello, uuid: result.tfd.uuid, xml: result.xml, stampedAt: now, visibleAt: now });
     if (state.scenario === 'timeout_after_stamp') {
+      entry.held = true;
       await new Promise<void>((resolve) => hung.push(resolve));
-      return new Response('gone', { status: 503 });
+      return answer(entry, 'ambiguous', new Response('gone', { status: 503 }));
     }
     // "hang": the stamp happens, but the answer comes after the client gave up.
     if (mode === 'hang') await Bun.sleep(1500);
-    return Response.json({ status: 'success', data: { cfdi: Buffer.from(result.xml).toString('base64'), uuid: result.tfd.uuid } });
+    return answer(entry, 'stamped', Response.json({ status: 'success', data: { cfdi: Buffer.from(result.xml).toString('base64'), uuid: result.tfd.uuid } }));
   }
 
   const serve = (port: number) => Bun.serve({ hostname: '127.0.0.1', port, idleTimeout: 0, fetch: handle });
@@ -105,6 +121,7 @@ export function createSwMock(o: { user?: string; password?: string } = {}) {
     user,
     password,
     ledger,
+    log,
     state,
     sat,
     setScenario(next: SwScenario) {
