@@ -102,7 +102,10 @@ function route(names: readonly string[], recorded: readonly StampAttempt[], now:
     const until = first.ms === -Infinity ? 'its time is readable' : new Date(first.ms + windowMs).toISOString();
     return { pin: { pac, reason: `${pac} answered ambiguously at ${first.at}, it stays there until ${until}` }, order: [pac] };
   }
-  const released = names.filter((n) => firstAmbiguous.has(n));
+  // Released PACs last, the one asked most recently first: it is the likeliest to hold a stamp it never answered (a
+  // process killed mid-request), and asking it again with the same bytes returns that stamp instead of making another.
+  const lastAsked = new Map(history.map((a) => [a.pac, Date.parse(a.at)]));
+  const released = names.filter((n) => firstAmbiguous.has(n)).sort((a, b) => (lastAsked.get(b) ?? 0) - (lastAsked.get(a) ?? 0));
   return { pin: undefined, order: [...names.filter((n) => !firstAmbiguous.has(n)), ...released] };
 }
 

@@ -415,4 +415,15 @@ describe('an attempt recorded as sent before it left', () => {
     expect(routed.pac).toBe('b');
     expect(calls()).toEqual([1, 1]);
   });
+
+  test('every PAC released: the one asked most recently first (it may hold a stamp it never answered), then the others', async () => {
+    const { router, clock, calls } = setup();
+    const history: StampAttempt[] = [
+      { pac: 'a', outcome: 'ambiguous', at: iso(T0) },
+      { pac: 'b', outcome: 'sent', at: iso(T0 + WINDOW) },
+    ];
+    clock.ms = T0 + 2 * WINDOW + 1;
+    expect((await router.stamp('<x/>', OPTIONS, history)).pac).toBe('b');
+    expect(calls()).toEqual([0, 1]);
+  });
 });

@@ -220,6 +220,29 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
         await cycle;
         const loadMs = performance.now() - t0;
 
+        // Finkok's circuit closed again first (its last phases may have opened it: then new documents go to SW at
+        // once): invoices, Finkok answering, until GET /pacs shows it closed (an open circuit lets a probe by after 30 s).
+        finkok.setScenario('ok');
+        for (let n = 0, deadline = Date.now() + 60_000; Date.now() < deadline; n++) {
+          const circuits = (await expectJson(await fetch(`${server.base}/pacs`, { headers: auth }), 200, 'GET /pacs')).data as {
+            name: string;
+            circuit: string;
+          }[];
+          if (circuits.find((c) => c.name === 'finkok')?.circuit === 'closed') break;
+          const key = `chaos-closing-${n}`;
+          const a = await sendUntilAnswered(
+            (signal) =>
+              fetch(`${server.base}/cfdis`, {
+                method: 'POST',
+                headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': key },
+                body: JSON.stringify(invoiceBody(2, key)),
+                signal,
+              }),
+            counts,
+          );
+          if (a && (a.status === 201 || a.status === 202)) acks.set(a.json.id, { key, code: a.status as 201 | 202, uuid: a.json.uuid ?? undefined });
+          await Bun.sleep(1000);
+        }
         // The double stamp forced on purpose: Finkok stamps and holds its answer; then it has no stamps left (the
         // held request is answered 503: ambiguous) until SW stamped the document after the window.
         finkok.setScenario('timeout_after_stamp');

@@ -17,8 +17,8 @@ export const DUPLICATE_CHECK_JOB = 'cfdi.duplicate_check';
 /** A second stamp found: cancel it at its PAC (motivo 02) and report it. */
 export const DUPLICATE_CANCEL_JOB = 'cfdi.duplicate_cancel';
 
-/** How long a PAC left behind is asked (Finkok finds a stamp only seconds after it made it): well past any answer in flight. */
-const CHECK_FOR_MS = 15 * 60_000;
+/** How long a PAC left behind is asked: past any answer in flight (a request timeout) and Finkok's lag of seconds before `stamped` finds a stamp. */
+const CHECK_FOR_MS = 2 * 60_000;
 
 interface Target {
   id: string;
