@@ -1,5 +1,4 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { sealComprobante } from '../../cfdi/build.ts';
 import type { CsdSigner } from '../../cfdi/csd.ts';
 import type { ReceptorInput } from '../../cfdi/input.ts';
 import type { ComprobanteModel } from '../../cfdi/model.ts';
@@ -23,11 +22,12 @@ import { born } from './lifecycle.ts';
 import { getClientReceptor } from '../clients/service.ts';
 import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
-import { allocateFolio, expectedFolio, peekFolio } from '../series/service.ts';
+import { allocateFolio, peekFolio } from '../series/service.ts';
 import { recordPayments, resolvePaidDocuments } from './payments.ts';
 import type { PdfPool } from './pdf-pool.ts';
 import type { CfdiRequest, CfdiRow } from './schemas.ts';
-import { withGroupCommit, withTransaction, type Ahead, type Tx } from '../../db/index.ts';
+import { withTransaction, type Tx } from '../../db/index.ts';
+import { issueStrategy, type SealAhead, type SealedDocument } from './issue-strategy.ts';
 import { recordEmail } from '../emails/outbox.ts';
 import { NO_SMTP, type Mailer } from '../emails/smtp.ts';
 import { checkSending } from '../emails/budget.ts';
@@ -183,10 +183,7 @@ export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiReques
   return { valid: errors.length === 0, errors, warnings: prepared?.warnings ?? [] };
 }
 
-/**
- * POST /cfdis: validate everything first (nothing is stored and no folio is used when it fails), then in one
- * transaction take the folio, seal and record the invoice; stamp outside any transaction; record the stamp.
- */
+/** How long after its Fecha a queued invoice may still be stamped: well inside SAT's 72 hours. */
 const STAMP_DEADLINE_MS = 60 * 3600 * 1000;
 
 // The writes of every issued invoice, prepared once per connection.
@@ -268,19 +265,46 @@ function instalmentTaken(err: unknown): ServiceError | undefined {
   ]);
 }
 
-export async function issueCfdi(
-  deps: CfdiDeps,
-  actor: Actor,
-  req: CfdiRequest,
-  opts: {
-    scenario?: SandboxScenario;
-    bindIdempotency?: IdempotencyClaim['bind'];
-    /** Writes of the caller's that stand or fall with the invoice (a receipt marked invoiced by it), in its transaction. */
-    recordWith?: (tx: Tx, cfdiId: string) => Promise<void>;
-    /** The request's audit row, written in the invoice's transaction when that transaction knows the answer is 201. */
-    auditIn?: AuditInTransaction;
-  } = {},
-) {
+/** What issueCfdi's callers may add: a sandbox scenario, and writes that stand or fall with the invoice. */
+interface IssueOptions {
+  scenario?: SandboxScenario;
+  bindIdempotency?: IdempotencyClaim['bind'];
+  /** Writes of the caller's that stand or fall with the invoice (a receipt marked invoiced by it), in its transaction. */
+  recordWith?: (tx: Tx, cfdiId: string) => Promise<void>;
+  /** The request's audit row, written in the invoice's transaction when that transaction knows the answer is 201. */
+  auditIn?: AuditInTransaction;
+}
+
+/**
+ * POST /cfdis: validate everything first (nothing is stored and no folio is used when it fails), then in one
+ * transaction take the folio, seal and record the invoice; stamp outside any transaction (unless the stamper stamps
+ * in process: then inside it, see IssueStrategy); record the stamp, or leave the invoice queued; answer.
+ */
+export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, opts: IssueOptions = {}) {
+  const valid = await validateIssue(deps, actor, req);
+  const draft = draftOf(actor, valid);
+  const strategy = issueStrategy(deps.db, valid.stamper, valid.signer, draft.target, opts.scenario);
+  let stored: Reserved;
+  try {
+    stored = await strategy.transaction(
+      async (tx, seal) => {
+        const folio = await allocateFolio(tx, valid.scope, req.serie);
+        const model = await modelFor(tx, actor, req, valid, folio);
+        return record(tx, deps, req, opts, valid, draft, folio, model, await seal(model));
+      },
+      sealAhead(req, valid),
+    );
+  } catch (err) {
+    throw await refusalOf(deps, actor, req, err);
+  }
+  const issued: Issued = { ...draft, row: stored.row, deliveries: 0 };
+  if ('stamped' in stored) return answerStampedInTransaction(deps, actor, valid, issued, stored.stamped);
+  const result = await stampWithinBudget(deps, valid, issued, stored, opts.scenario);
+  return answer(deps, actor, valid, issued, stored.jobId, result);
+}
+
+/** validate: every check that can refuse the request, before anything is stored or a folio is used. */
+async function validateIssue(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
   // The server's own gaps first (503), before what the caller can fix, such as a live CSD (400).
   const stamper = requireStamper(deps, actor);
   const sending = req.email_to ? await checkSending(deps, actor, 'email_to', req.email_to) : undefined; // 400 before anything is stored
@@ -295,145 +319,173 @@ export async function issueCfdi(
   const { signer, problem } = await signerFor(deps, actor, emisor.rfc);
   const errors = [...facts.problems, ...prepared.errors, ...(problem ? [problem] : [])];
   if (errors.length > 0 || !prepared.model || !signer) throw invalidInput('The CFDI fails validation', errors);
+  return { stamper, sending, receptor, emisor, scope, now, prepared, model: prepared.model, signer };
+}
 
-  const id = newId('cfdi', now.getTime());
-  const stamp = now.toISOString();
-  const target = { id, tenantId: actor.tenantId, environment: actor.environment };
-  // One transaction takes the folio, seals, records the invoice as en_cola with its sealed XML, and queues the
-  // stamping job (due after the synchronous budget, so the scheduler does not race the attempt below). A provider
-  // that stamps in this process (the sandbox, without a scenario) stamps in that transaction, before the invoice is
-  // written: it is written once, vigente, and no job is queued; one commit instead of two.
-  const stampsHere = stamper.inProcess && opts.scenario === undefined;
-  let row!: CfdiRow;
-  const metadata = req.metadata ?? {};
-  const externalId = req.external_id ?? null;
-  let stored: { sealed: { xml: string }; jobId: string; attempted?: StampResult } | { stamped: Awaited<ReturnType<typeof recordStamp>> };
-  const sealAndStamp = async (model: ComprobanteModel) => {
-    const sealed = await sealComprobante(model, signer);
-    return { sealed, attempted: stampsHere ? (await stamper.stamp(target, sealed.xml, { tenantId: actor.tenantId })).result : undefined };
+type Valid = Awaited<ReturnType<typeof validateIssue>>;
+
+/** The invoice before its transaction: the id its rows, its job and the stamper's records share. */
+interface Draft {
+  id: string;
+  target: { id: string; tenantId: string; environment: Environment };
+  createdAt: string;
+}
+
+/** The invoice once recorded: its row as the answer shows it, which the synchronous attempt's stamp updates. */
+interface Issued extends Draft {
+  row: CfdiRow;
+  /** Jobs that stamp queued (webhook deliveries of cfdi.timbrado, emails asked for): woken before answering. */
+  deliveries: number;
+}
+
+/** The invoice's identity, fixed before its transaction so that a re-run of it (PostgreSQL) writes the same one. */
+function draftOf(actor: Actor, valid: Valid): Draft {
+  const id = newId('cfdi', valid.now.getTime());
+  return { id, target: { id, tenantId: actor.tenantId, environment: actor.environment }, createdAt: valid.now.toISOString() };
+}
+
+/** reserve, second half: the model for the folio taken, decided again on what this transaction sees when other requests can change its facts. */
+async function modelFor(tx: Tx, actor: Actor, req: CfdiRequest, valid: Valid, { serie, folio }: { serie: string; folio: number }): Promise<ComprobanteModel> {
+  if (!readsStoredFacts(req)) return { ...valid.model, serie, folio: String(folio) };
+  // Another request may have paid the same invoice (balance, instalment number) or cancelled a related CFDI
+  // since the check above: decide again on what this transaction sees, which nobody can change before it commits.
+  const { emisor, receptor, now } = valid;
+  const current = await storedFacts(tx, actor, req, receptor.rfc.toUpperCase());
+  const again = prepareInvoice(req, { emisor, receptor, now, serie, folio: String(folio), paidDocuments: current.paidDocuments, newIdCcp });
+  const problems = [...current.problems, ...again.errors];
+  if (problems.length > 0 || !again.model) throw invalidInput('The CFDI fails validation', problems);
+  return { ...again.model, serie, folio: String(folio) };
+}
+
+/** seal, ahead: only a model whose validity rests on no other request's rows may be sealed before its folio is taken. */
+function sealAhead(req: CfdiRequest, valid: Valid): SealAhead | undefined {
+  return readsStoredFacts(req) ? undefined : { scope: valid.scope, serie: req.serie, model: valid.model };
+}
+
+/** What the issuing transaction leaves: the invoice stamped already (in process), or sealed and queued for the attempt after it. */
+type Reserved =
+  | { row: CfdiRow; stamped: Awaited<ReturnType<typeof recordStamp>> }
+  | { row: CfdiRow; sealed: { xml: string }; jobId: string; attempted?: StampResult };
+
+/**
+ * reserve, the writes: the invoice in its first status with its document, what stands or falls with it, and its
+ * stamping job; one transaction with its folio, so a folio is never taken without its invoice.
+ */
+async function record(
+  tx: Tx,
+  deps: CfdiDeps,
+  req: CfdiRequest,
+  opts: IssueOptions,
+  valid: Valid,
+  draft: Draft,
+  { serie, folio }: { serie: string; folio: number },
+  model: ComprobanteModel,
+  { sealed, attempted }: SealedDocument,
+): Promise<Reserved> {
+  const { id, target } = draft;
+  const { tenantId, environment } = target;
+  // Stamped already: the invoice is written once, vigente with its stamped XML, instead of en_cola and then updated.
+  const stamped = attempted?.ok ? await stampToInsert(tx, attempted.tfd) : undefined;
+  const row: CfdiRow = {
+    id,
+    tenantId,
+    environment,
+    uuid: stamped?.uuid ?? null,
+    tipo: model.tipo,
+    status: stamped ? 'vigente' : 'en_cola',
+    serie,
+    folio,
+    fecha: model.fecha,
+    fechaTimbrado: stamped?.fechaTimbrado ?? null,
+    receptorRfc: model.receptor.rfc,
+    receptorNombre: model.receptor.nombre,
+    moneda: model.moneda,
+    subtotal: model.subTotal.toString(),
+    total: model.total.toString(),
+    summary: stamped ? { ...summaryOf(model), ...stamped.tfd } : summaryOf(model),
+    failureReason: null,
+    withdrawnAt: null,
+    pac: stamped ? valid.stamper.name : null,
+    externalId: req.external_id ?? null,
+    clientId: req.receptor_id ?? null,
+    metadata: req.metadata ?? {},
+    createdAt: draft.createdAt,
+    updatedAt: draft.createdAt,
   };
-  // Sealed (and stamped, in process) for the folio it expects while the invoices before it in the group commit are
-  // written: the signatures of a group run on WebCrypto's threads side by side. Used only if that folio is the one taken.
-  let early: { serie: string; folio: number; sealing: ReturnType<typeof sealAndStamp> } | undefined;
-  const ahead: Ahead | undefined = readsStoredFacts(req)
-    ? undefined
-    : async (tx, group) => {
-        const expected = await expectedFolio(tx, scope, req.serie, group);
-        early = { ...expected, sealing: sealAndStamp({ ...prepared.model!, serie: expected.serie, folio: String(expected.folio) }) };
-        early.sealing.catch(() => undefined); // unused when the guess was wrong; its error, if used, is fn's
-      };
-  try {
-    stored = await withGroupCommit(
-      deps.db,
-      async (tx) => {
-        const { serie, folio } = await allocateFolio(tx, scope, req.serie);
-        let model: ComprobanteModel = { ...prepared.model!, serie, folio: String(folio) };
-        if (readsStoredFacts(req)) {
-          // Another request may have paid the same invoice (balance, instalment number) or cancelled a related CFDI
-          // since the check above: decide again on what this transaction sees, which nobody can change before it commits.
-          const current = await storedFacts(tx, actor, req, receptor.rfc.toUpperCase());
-          const again = prepareInvoice(req, { emisor, receptor, now, serie, folio: String(folio), paidDocuments: current.paidDocuments, newIdCcp });
-          const problems = [...current.problems, ...again.errors];
-          if (problems.length > 0 || !again.model) throw invalidInput('The CFDI fails validation', problems);
-          model = { ...again.model, serie, folio: String(folio) };
-        }
-        const { sealed: s, attempted } = early?.serie === serie && early.folio === folio ? await early.sealing : await sealAndStamp(model);
-        // Stamped already: the invoice is written once, vigente with its stamped XML, instead of en_cola and then updated.
-        const stamped = attempted?.ok ? await stampToInsert(tx, attempted.tfd) : undefined;
-        row = {
-          id,
-          tenantId: actor.tenantId,
-          environment: actor.environment,
-          uuid: stamped?.uuid ?? null,
-          tipo: model.tipo,
-          status: stamped ? 'vigente' : 'en_cola',
-          serie,
-          folio,
-          fecha: model.fecha,
-          fechaTimbrado: stamped?.fechaTimbrado ?? null,
-          receptorRfc: model.receptor.rfc,
-          receptorNombre: model.receptor.nombre,
-          moneda: model.moneda,
-          subtotal: model.subTotal.toString(),
-          total: model.total.toString(),
-          summary: stamped ? { ...summaryOf(model), ...stamped.tfd } : summaryOf(model),
-          failureReason: null,
-          withdrawnAt: null,
-          pac: stamped ? stamper.name : null,
-          externalId,
-          clientId: req.receptor_id ?? null,
-          metadata,
-          createdAt: stamp,
-          updatedAt: stamp,
-        };
-        await insertCfdi(tx, row);
-        await insertDocument(tx, { cfdiId: id, tenantId: actor.tenantId, xml: Buffer.from(stamped && attempted?.ok ? attempted.xml : s.xml, 'utf8') });
-        // Its job is queued by the stamp, here or later from the queue (queueWaitingEmails).
-        if (sending) await recordEmail(tx, target, sending, now, false);
-        await opts.bindIdempotency?.(tx, id);
-        await opts.recordWith?.(tx, id);
-        if (model.pagos) await recordPayments(tx, id, scope, model.pagos);
-        for (const r of model.relacionados) {
-          for (const uuid of r.uuids) {
-            await insertRelation(tx, {
-              cfdiId: id,
-              tenantId: actor.tenantId,
-              environment: actor.environment,
-              tipoRelacion: r.tipoRelacion,
-              relatedUuid: uuid.toUpperCase(),
-            });
-          }
-        }
-        // Written in its first status: no move, but the reactions of arriving there (a stamp's announcements and emails).
-        const deliveries = await born(tx, target, row.status, { at: deps.now(), uuid: row.uuid });
-        if (stamped) {
-          await opts.auditIn?.(tx, id, 201);
-          return { stamped: { ...stamped, deliveries } };
-        }
-        // Stamped with a UUID another invoice holds: recordStamp records this one fallido.
-        if (attempted?.ok) return { stamped: await recordStamp(tx, target, attempted, deps.now(), stamper.name) };
-        const jobId = await enqueue(tx, now, {
-          type: STAMP_JOB,
-          tenantId: actor.tenantId,
-          environment: actor.environment,
-          payload: { cfdi_id: id },
-          runAt: new Date(now.getTime() + deps.stampBudgetMs),
-          // Well inside SAT's 72 hours after Fecha: past this the invoice is given up as fallido.
-          deadline: new Date(zonedToUtc(model.fecha, timeZoneOf(model.lugarExpedicion)).getTime() + STAMP_DEADLINE_MS),
-        });
-        // A refusal of the in-process provider is answered below as the provider's answer would be.
-        return { sealed: s, jobId, attempted };
-      },
-      ahead,
-    );
-  } catch (err) {
-    throw (await externalIdTaken(deps, actor, req.external_id, err)) ?? instalmentTaken(err) ?? err;
+  await insertCfdi(tx, row);
+  await insertDocument(tx, { cfdiId: id, tenantId, xml: Buffer.from(stamped && attempted?.ok ? attempted.xml : sealed.xml, 'utf8') });
+  // Its job is queued by the stamp, here or later from the queue (queueWaitingEmails).
+  if (valid.sending) await recordEmail(tx, target, valid.sending, valid.now, false);
+  await opts.bindIdempotency?.(tx, id);
+  await opts.recordWith?.(tx, id);
+  if (model.pagos) await recordPayments(tx, id, valid.scope, model.pagos);
+  for (const r of model.relacionados) {
+    for (const uuid of r.uuids) {
+      await insertRelation(tx, { cfdiId: id, tenantId, environment, tipoRelacion: r.tipoRelacion, relatedUuid: uuid.toUpperCase() });
+    }
   }
-  if ('stamped' in stored) {
-    const recorded = stored.stamped;
-    // Nothing recorded: the UUID belonged to another invoice, and this one was recorded fallido.
-    if (!recorded) throw rejected(await getRow(deps.db, actor, id));
-    if (recorded.deliveries > 0) deps.wakeJobs(); // webhook deliveries of cfdi.timbrado go out now, not at the next tick
-    return stampedAnswer(
-      {
-        ...row,
-        status: 'vigente',
-        uuid: recorded.uuid,
-        fechaTimbrado: recorded.fechaTimbrado,
-        pac: stamper.name,
-        summary: { ...row.summary, ...recorded.tfd },
-      },
-      prepared.warnings,
-    );
+  // Written in its first status: no move, but the reactions of arriving there (a stamp's announcements and emails).
+  const deliveries = await born(tx, target, row.status, { at: deps.now(), uuid: row.uuid });
+  if (stamped) {
+    await opts.auditIn?.(tx, id, 201);
+    return { row, stamped: { ...stamped, deliveries } };
   }
-  const { sealed, jobId, attempted } = stored;
+  // Stamped with a UUID another invoice holds: recordStamp records this one fallido.
+  if (attempted?.ok) return { row, stamped: await recordStamp(tx, target, attempted, deps.now(), valid.stamper.name) };
+  const jobId = await enqueue(tx, valid.now, {
+    type: STAMP_JOB,
+    tenantId,
+    environment,
+    payload: { cfdi_id: id },
+    // Due after the synchronous budget, so the scheduler does not race the attempt after this transaction.
+    runAt: new Date(valid.now.getTime() + deps.stampBudgetMs),
+    // Well inside SAT's 72 hours after Fecha: past this the invoice is given up as fallido.
+    deadline: new Date(zonedToUtc(model.fecha, timeZoneOf(model.lugarExpedicion)).getTime() + STAMP_DEADLINE_MS),
+  });
+  // A refusal of the in-process provider is answered after the commit as the provider's answer would be.
+  return { row, sealed, jobId, attempted };
+}
 
-  // The synchronous attempt, with a budget. A slow answer that arrives later is still recorded (once).
-  let deliveries = 0;
+/** A unique index refused the transaction: the conflict it means, said for the caller; anything else as it is. */
+async function refusalOf(deps: CfdiDeps, actor: Actor, req: CfdiRequest, err: unknown): Promise<unknown> {
+  return (await externalIdTaken(deps, actor, req.external_id, err)) ?? instalmentTaken(err) ?? err;
+}
+
+/** answer, stamped in the transaction: 201 from what was written (or 422 if its UUID was another invoice's), no read-back. */
+async function answerStampedInTransaction(deps: CfdiDeps, actor: Actor, valid: Valid, issued: Issued, recorded: Awaited<ReturnType<typeof recordStamp>>) {
+  // Nothing recorded: the UUID belonged to another invoice, and this one was recorded fallido.
+  if (!recorded) throw rejected(await getRow(deps.db, actor, issued.id));
+  if (recorded.deliveries > 0) deps.wakeJobs(); // webhook deliveries of cfdi.timbrado go out now, not at the next tick
+  const row = issued.row;
+  return stampedAnswer(
+    {
+      ...row,
+      status: 'vigente',
+      uuid: recorded.uuid,
+      fechaTimbrado: recorded.fechaTimbrado,
+      pac: valid.stamper.name,
+      summary: { ...row.summary, ...recorded.tfd },
+    },
+    valid.prepared.warnings,
+  );
+}
+
+/**
+ * stamp, after the commit: the synchronous attempt through the stamper, within the budget. A stamp is recorded
+ * whenever it comes (once); one that comes past the budget, or a late failure, is left to the job. Undefined: no
+ * answer within the budget.
+ */
+async function stampWithinBudget(
+  deps: CfdiDeps,
+  valid: Valid,
+  issued: Issued,
+  { sealed, jobId, attempted }: { sealed: { xml: string }; jobId: string; attempted?: StampResult },
+  scenario: SandboxScenario | undefined,
+): Promise<StampResult | undefined> {
+  const { stamper } = valid;
+  const { target } = issued;
   const attempt = (
-    attempted
-      ? Promise.resolve({ result: attempted, pac: stamper.name })
-      : stamper.stamp(target, sealed.xml, { tenantId: actor.tenantId, scenario: opts.scenario })
+    attempted ? Promise.resolve({ result: attempted, pac: stamper.name }) : stamper.stamp(target, sealed.xml, { tenantId: target.tenantId, scenario })
   ).then(async ({ result, pac }) => {
     if (result.ok) {
       // A stamp names the PAC that made it.
@@ -445,22 +497,27 @@ export async function issueCfdi(
       });
       // The values recordStamp wrote, so the 201 needs no read-back.
       if (recorded) {
-        row = {
-          ...row,
+        issued.row = {
+          ...issued.row,
           status: 'vigente',
           uuid: recorded.uuid,
           fechaTimbrado: recorded.fechaTimbrado,
           pac: by,
-          summary: { ...row.summary, ...recorded.tfd },
+          summary: { ...issued.row.summary, ...recorded.tfd },
         };
-        deliveries = recorded.deliveries;
+        issued.deliveries = recorded.deliveries;
       }
     }
     return result;
   });
   // Past the budget nobody awaits it: a late failure (the provider, or a full disk while recording) is the job's to retry.
   attempt.catch(() => undefined);
-  const result = await Promise.race([attempt, Bun.sleep(deps.stampBudgetMs).then(() => undefined)]);
+  return Promise.race([attempt, Bun.sleep(deps.stampBudgetMs).then(() => undefined)]);
+}
+
+/** answer, after the attempt: 422 for a refusal the PAC will repeat, 202 queued for the job to retry, else 201. */
+async function answer(deps: CfdiDeps, actor: Actor, valid: Valid, issued: Issued, jobId: string, result: StampResult | undefined) {
+  const { id, target } = issued;
   if (result && !result.ok && result.class === 'definitive') {
     await withTransaction(deps.db, async (tx) => {
       await recordFailure(tx, target, `${result.code}: ${result.message}`, deps.now());
@@ -476,12 +533,12 @@ export async function issueCfdi(
       if (result) await rescheduleJob(tx, jobId, deps.now());
     });
     if (result) deps.wakeJobs();
-    return queuedAnswer(row);
+    return queuedAnswer(issued.row);
   }
-  if (row.status !== 'vigente') row = await getRow(deps.db, actor, id); // stamped by a job in between
-  if (row.status === 'fallido') throw rejected(row);
-  if (deliveries > 0) deps.wakeJobs(); // webhook deliveries of cfdi.timbrado go out now, not at the next tick
-  return stampedAnswer(row, prepared.warnings);
+  if (issued.row.status !== 'vigente') issued.row = await getRow(deps.db, actor, id); // stamped by a job in between
+  if (issued.row.status === 'fallido') throw rejected(issued.row);
+  if (issued.deliveries > 0) deps.wakeJobs(); // webhook deliveries of cfdi.timbrado go out now, not at the next tick
+  return stampedAnswer(issued.row, valid.prepared.warnings);
 }
 
 /**
