@@ -79,7 +79,13 @@ type Pin = { pac: string; reason: string } | undefined;
  * definitive answer pins it to that PAC for good; an ambiguous one pins it to that PAC until `windowMs` after that
  * PAC's first ambiguous answer, and afterwards puts that PAC last; provider-side failures leave the order as it is.
  */
-function route(names: readonly string[], recorded: readonly StampAttempt[], now: number, windowMs: number): { pin: Pin; order: string[] } {
+function route(
+  names: readonly string[],
+  recorded: readonly StampAttempt[],
+  now: number,
+  windowMs: number,
+  askable: (pac: string) => boolean,
+): { pin: Pin; order: string[] } {
   const history = recorded.flatMap((a, i): StampAttempt[] => {
     if (a.outcome !== 'sent') return [a];
     const answered = recorded.slice(i + 1).some((later) => later.pac === a.pac && later.outcome !== 'sent');
@@ -102,11 +108,14 @@ function route(names: readonly string[], recorded: readonly StampAttempt[], now:
     const until = first.ms === -Infinity ? 'its time is readable' : new Date(first.ms + windowMs).toISOString();
     return { pin: { pac, reason: `${pac} answered ambiguously at ${first.at}, it stays there until ${until}` }, order: [pac] };
   }
-  // Released PACs last, the one asked most recently first: it is the likeliest to hold a stamp it never answered (a
-  // process killed mid-request), and asking it again with the same bytes returns that stamp instead of making another.
+  // Released PACs, the one asked most recently first: it is the likeliest to hold a stamp it never answered (a process
+  // killed mid-request), and asking it again with the same bytes returns that stamp instead of making another. One
+  // that cannot be asked for a stamp without stamping (Pac.recover) goes before the PACs not tried yet: a second stamp
+  // elsewhere could never be found. One that can be asked goes after them: a second stamp is found and cancelled.
   const lastAsked = new Map(history.map((a) => [a.pac, Date.parse(a.at)]));
   const released = names.filter((n) => firstAmbiguous.has(n)).sort((a, b) => (lastAsked.get(b) ?? 0) - (lastAsked.get(a) ?? 0));
-  return { pin: undefined, order: [...names.filter((n) => !firstAmbiguous.has(n)), ...released] };
+  const untried = names.filter((n) => !firstAmbiguous.has(n));
+  return { pin: undefined, order: [...released.filter((n) => !askable(n)), ...untried, ...released.filter(askable)] };
 }
 
 /**
@@ -176,7 +185,7 @@ export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions)
   }
 
   async function stamp(sealedXml: string, stampOptions: StampOptions, history: readonly StampAttempt[], record?: RecordHook): Promise<RoutedStamp> {
-    const { pin, order } = route([...byName.keys()], history, clock(), options.ambiguousWindowMs);
+    const { pin, order } = route([...byName.keys()], history, clock(), options.ambiguousWindowMs, (n) => byName.get(n)?.recover !== undefined);
     const attempts: StampAttempt[] = [];
     const reasons: string[] = [];
     for (const name of order) {

@@ -19,7 +19,8 @@ interface FakePac {
   adapter: Pac;
 }
 
-function fakePac(name: string, clock: { ms: number }, otherwise: StampResult = STAMP): FakePac {
+/** `askable`: the fake can be asked for an earlier stamp without stamping (Pac.recover), as Finkok can and SW cannot. */
+function fakePac(name: string, clock: { ms: number }, otherwise: StampResult = STAMP, askable = true): FakePac {
   const pac: FakePac = {
     script: [],
     calls: 0,
@@ -34,6 +35,7 @@ function fakePac(name: string, clock: { ms: number }, otherwise: StampResult = S
       },
       cancel: () => Promise.reject(new Error('not scripted')),
       status: () => Promise.reject(new Error('not scripted')),
+      ...(askable && { recover: async () => undefined }),
     },
   };
   return pac;
@@ -43,9 +45,9 @@ const T0 = Date.parse('2026-11-27T12:00:00.000Z');
 const WINDOW = 600_000;
 const OPEN_MS = 30_000;
 
-function setup(names = ['a', 'b'], threshold = 3) {
+function setup(names = ['a', 'b'], threshold = 3, unaskable: string[] = []) {
   const clock = { ms: T0 };
-  const pacs = names.map((n) => fakePac(n, clock));
+  const pacs = names.map((n) => fakePac(n, clock, STAMP, !unaskable.includes(n)));
   const router = createPacRouter(
     pacs.map((p) => p.adapter),
     { ambiguousWindowMs: WINDOW, breaker: { failureThreshold: threshold, openMs: OPEN_MS }, now: () => new Date(clock.ms) },
@@ -423,6 +425,17 @@ describe('an attempt recorded as sent before it left', () => {
       { pac: 'b', outcome: 'sent', at: iso(T0 + WINDOW) },
     ];
     clock.ms = T0 + 2 * WINDOW + 1;
+    expect((await router.stamp('<x/>', OPTIONS, history)).pac).toBe('b');
+    expect(calls()).toEqual([0, 1]);
+  });
+
+  test('a released PAC that cannot be asked without stamping (SW) goes before the PACs not tried yet: a second stamp elsewhere could never be found', async () => {
+    const { router, clock, calls } = setup(['a', 'b'], 3, ['b']);
+    const history: StampAttempt[] = [
+      { pac: 'a', outcome: 'provider', at: iso(T0) },
+      { pac: 'b', outcome: 'sent', at: iso(T0) },
+    ];
+    clock.ms = T0 + WINDOW + 1;
     expect((await router.stamp('<x/>', OPTIONS, history)).pac).toBe('b');
     expect(calls()).toEqual([0, 1]);
   });

@@ -107,6 +107,11 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
       let running: Bun.Subprocess | undefined;
       try {
         // The tenant: a live API key, the live CSD, a webhook for every event; then the operator lifts its limits.
+        // The server's error lines, shown with a failure: a 500's cause is in them.
+        const errorLines: string[] = [];
+        const onLog = (line: string) => {
+          if (line.includes('"level":"error"') && errorLines.length < 20) errorLines.push(line.slice(0, 2000));
+        };
         const setup = await startServer(dataDir, env);
         running = setup.proc;
         const email = `chaos-${crypto.randomUUID().slice(0, 8)}@example.com`;
@@ -133,7 +138,7 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
         });
         if (set.code !== 0) throw new Error(`set-plan: ${set.out}`);
 
-        let server = await startServer(dataDir, env);
+        let server = await startServer(dataDir, env, { onLog });
         running = server.proc;
         base = server.base;
         const seed = Number(process.env.CHAOS_SEED ?? Date.now() % 1e9); // printed below; CHAOS_SEED replays the kill times
@@ -208,7 +213,7 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
           kills.push(Date.now());
           counts.kills++;
           const b0 = performance.now();
-          server = await startServer(dataDir, env);
+          server = await startServer(dataDir, env, { onLog });
           running = server.proc;
           base = server.base;
           bootMs.push(performance.now() - b0);
@@ -440,6 +445,7 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
           pac_field: pacField === 'present' ? 'checked' : 'PENDING: GET /cfdis/{id} has no pac field yet',
         };
         console.log(`pac chaos test: ${JSON.stringify(summary)}`);
+        if (errorLines.length > 0) console.log(`pac chaos test: the server's error lines:\n${errorLines.join('\n')}`);
         if (pacField === 'absent')
           console.warn('pac chaos test: PENDING: GET /cfdis/{id} shows no `pac`; the PAC of each invoice was not compared with the ledgers');
 

@@ -1,9 +1,10 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { buildCancelacionXml, cancellationFactsOf, signEnveloped } from '../../cfdi/cancellation.ts';
 import { wallClock } from '../../cfdi/time.ts';
 import type { Db } from '../../db/client.ts';
 import type { Tx } from '../../db/index.ts';
-import { cfdiDocuments, cfdiDuplicateStamps, cfdis, cfdiStampAttempts, type Environment } from '../../db/schema/index.ts';
+import { cfdiDocuments, cfdiDuplicateStamps, cfdis, type Environment } from '../../db/schema/index.ts';
+import type { StampAttempt } from '../../pac/failover.ts';
 import { enqueue, PermanentJobError } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import { recordAuditEntry } from '../../lib/audit.ts';
@@ -38,12 +39,14 @@ export interface DuplicateDeps {
  * In the transaction that records a stamp by `stampedBy`: every other PAC this document was sent to without a settled
  * answer (sent or ambiguous: it may have stamped it) is asked, by a job, whether it holds a stamp of it too.
  */
-export async function checkPacsLeftBehind(tx: Tx, cfdi: Target, stampedBy: string, sealedXml: string, now: Date): Promise<void> {
-  const attempts = await tx
-    .select({ pac: cfdiStampAttempts.pac, outcome: cfdiStampAttempts.outcome })
-    .from(cfdiStampAttempts)
-    .where(eq(cfdiStampAttempts.cfdiId, cfdi.id))
-    .orderBy(asc(cfdiStampAttempts.id));
+export async function checkPacsLeftBehind(
+  tx: Tx,
+  cfdi: Target,
+  stampedBy: string,
+  attempts: readonly Pick<StampAttempt, 'pac' | 'outcome'>[],
+  sealedXml: string,
+  now: Date,
+): Promise<void> {
   const leftBehind = new Set(attempts.filter((a) => a.pac !== stampedBy && (a.outcome === 'sent' || a.outcome === 'ambiguous')).map((a) => a.pac));
   for (const pac of leftBehind) {
     await enqueue(tx, now, {

@@ -485,13 +485,15 @@ async function stampWithinBudget(
   const { stamper } = valid;
   const { target } = issued;
   const attempt = (
-    attempted ? Promise.resolve({ result: attempted, pac: stamper.name }) : stamper.stamp(target, sealed.xml, { tenantId: target.tenantId, scenario })
-  ).then(async ({ result, pac }) => {
+    attempted
+      ? Promise.resolve({ result: attempted, pac: stamper.name, attempts: [] })
+      : stamper.stamp(target, sealed.xml, { tenantId: target.tenantId, scenario })
+  ).then(async ({ result, pac, attempts }) => {
     if (result.ok) {
       // A stamp names the PAC that made it.
       const by = pac!;
       const recorded = await withTransaction(deps.db, async (tx) => {
-        const done = await recordRoutedStamp(tx, target, { result, pac: by }, sealed.xml, deps.now());
+        const done = await recordRoutedStamp(tx, target, { result, pac: by, attempts }, sealed.xml, deps.now());
         if (done) await closeQueuedJob(tx, jobId, deps.now());
         return done;
       });

@@ -4,10 +4,14 @@ import { cfdiStampAttempts } from '../../db/schema/index.ts';
 import type { PacRouter, StampAttempt } from '../../pac/failover.ts';
 import type { Pac, StampOptions, StampResult } from '../../pac/types.ts';
 
-/** What stamping a CFDI's sealed document answered, and the PAC that answered it (undefined: none did). */
+/**
+ * What stamping a CFDI's sealed document answered, the PAC that answered it (undefined: none did), and every attempt
+ * at the document so far, this call's included (what a stamp's transaction decides from, without reading it again).
+ */
 interface RoutedResult {
   result: StampResult;
   pac: string | undefined;
+  attempts: readonly StampAttempt[];
 }
 
 /** Who stamps an environment's documents: the sandbox in this process, or the live PACs through the failover router. */
@@ -23,7 +27,7 @@ export function sandboxStamper(sandbox: Pac): Stamper {
   return {
     inProcess: sandbox.inProcess === true,
     name: sandbox.name,
-    stamp: async (_cfdi, sealedXml, options) => ({ result: await sandbox.stamp(sealedXml, options), pac: sandbox.name }),
+    stamp: async (_cfdi, sealedXml, options) => ({ result: await sandbox.stamp(sealedXml, options), pac: sandbox.name, attempts: [] }),
   };
 }
 
@@ -37,10 +41,11 @@ export function routedStamper(db: Db, router: PacRouter): Stamper {
     inProcess: false,
     name: 'failover',
     async stamp(cfdi, sealedXml, options) {
-      const routed = await router.stamp(sealedXml, options, await attemptsOf(db, cfdi.id), async (attempt) => {
+      const history = await attemptsOf(db, cfdi.id);
+      const routed = await router.stamp(sealedXml, options, history, async (attempt) => {
         await db.insert(cfdiStampAttempts).values({ cfdiId: cfdi.id, tenantId: cfdi.tenantId, ...attempt });
       });
-      return { result: routed.result, pac: routed.pac };
+      return { result: routed.result, pac: routed.pac, attempts: [...history, ...routed.attempts] };
     },
   };
 }

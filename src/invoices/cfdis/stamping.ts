@@ -8,6 +8,7 @@ import { PermanentJobError } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Stamper } from './stamp-routing.ts';
+import type { StampAttempt } from '../../pac/failover.ts';
 import { checkPacsLeftBehind, recordDuplicateStamp } from './duplicate-stamps.ts';
 import { transition } from './lifecycle.ts';
 import type { Tx } from '../../db/index.ts';
@@ -96,14 +97,14 @@ export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; 
 export async function recordRoutedStamp(
   tx: Tx,
   cfdi: Target,
-  routed: { result: { xml: string; tfd: Tfd }; pac: string },
+  routed: { result: { xml: string; tfd: Tfd }; pac: string; attempts: readonly Pick<StampAttempt, 'pac' | 'outcome'>[] },
   sealedXml: string,
   now: Date,
 ): Promise<RecordedStamp | undefined> {
   const recorded = await recordStamp(tx, cfdi, routed.result, now, routed.pac);
   if (cfdi.environment !== 'live') return recorded;
   if (recorded) {
-    await checkPacsLeftBehind(tx, cfdi, routed.pac, sealedXml, now);
+    await checkPacsLeftBehind(tx, cfdi, routed.pac, routed.attempts, sealedXml, now);
     return recorded;
   }
   const [held] = await tx.select({ uuid: cfdis.uuid }).from(cfdis).where(eq(cfdis.id, cfdi.id));
@@ -152,7 +153,7 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; stamperFor(envi
       const stamper = deps.stamperFor(cfdi.environment);
       if (!stamper) throw new PermanentJobError(`no PAC configured for ${cfdi.environment}`);
       const started = performance.now();
-      const { result, pac } = await stamper.stamp(cfdi, doc.xml.toString('utf8'), { tenantId: cfdi.tenantId });
+      const { result, pac, attempts } = await stamper.stamp(cfdi, doc.xml.toString('utf8'), { tenantId: cfdi.tenantId });
       deps.logger.debug('pac stamp', {
         cfdi_id: cfdi.id,
         environment: cfdi.environment,
@@ -164,7 +165,7 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; stamperFor(envi
       if (result.ok) {
         return async (tx) => {
           // A stamp names the PAC that made it.
-          if (await recordRoutedStamp(tx, cfdi, { result, pac: pac! }, doc.xml.toString('utf8'), deps.now()))
+          if (await recordRoutedStamp(tx, cfdi, { result, pac: pac!, attempts }, doc.xml.toString('utf8'), deps.now()))
             return () => deps.logger.info('stamped from queue', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, uuid: result.tfd.uuid, attempts: job.attempts });
         };
       }
