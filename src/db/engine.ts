@@ -129,6 +129,15 @@ export function storageFailure(err: unknown): { kind: 'full' | 'failing' | 'unre
 }
 
 /**
+ * PostgreSQL gave up a transaction for concurrent writes (a serialization failure, 40001, or a deadlock, 40P01) after
+ * its re-runs' budget: many requests at once on the same rows (one series' folio counter). Nothing was written.
+ */
+export function writeConflict(err: unknown): boolean {
+  const code = driverError(err)?.code;
+  return code === '40001' || code === '40P01';
+}
+
+/**
  * postgres.js's and the socket's codes for a connection not made or lost, and PostgreSQL's 57P01–57P03 (admin or
  * crash shutdown, cannot connect now); PostgreSQL's class 08 (connection exceptions) is matched by prefix.
  */

@@ -5,7 +5,7 @@ import type { ZodError } from 'zod';
 import { fieldPath } from '../cfdi/input.ts';
 import { locateJsonError } from './json-error.ts';
 import { ServiceError, type ErrorDetail, type ErrorKind } from './service-error.ts';
-import { storageFailure } from '../db/engine.ts';
+import { storageFailure, writeConflict } from '../db/engine.ts';
 
 /** What the request log says about an error answer: its code and the first detail's field and rule. */
 export interface ErrorSummary {
@@ -151,6 +151,16 @@ export function handleError(err: Error, c: Context, context: ErrorContext): Resp
     context.log?.(err, c); // the operator has to act: logged with the engine's code, never shown to the client
     const [message, field, issue, retryAfter] = STORAGE_ANSWERS[storage.kind];
     return respondError(c, 503, message, [{ field, issue }], { 'Retry-After': retryAfter });
+  }
+  if (writeConflict(err)) {
+    context.log?.(err, c);
+    return respondError(
+      c,
+      503,
+      'Too many concurrent writes; retry',
+      [{ field: 'database', issue: "other requests were writing the same rows (a series' folios) for too long: nothing was written, retry in a second" }],
+      { 'Retry-After': '1' },
+    );
   }
   context.log?.(err, c);
   return respondError(c, 500, 'Internal server error');

@@ -30,6 +30,19 @@ describe('service errors → statuses, once per backend', () => {
       throw new ServiceError(kind, `a ${kind} error`, [{ field: 'f', issue: 'i' }], kind === 'too_many' || kind === 'unavailable' ? 7 : undefined);
     });
 
+    app.get('/api/v1/conflict/:code', (c) => {
+      throw new Error('Failed query: update "series" set …', { cause: Object.assign(new Error('could not serialize access'), { code: c.req.param('code') }) });
+    });
+
+    test(`the ${backend} backend answers PostgreSQL's write conflicts past their re-runs 503, Retry-After 1: nothing was written`, async () => {
+      for (const code of ['40001', '40P01']) {
+        const res = await app.request(`/api/v1/conflict/${code}`);
+        expect([code, res.status, res.headers.get('retry-after')]).toEqual([code, 503, '1']);
+        expect(((await res.json()) as { error: { details: { field: string }[] } }).error.details[0]!.field).toBe('database');
+      }
+      expect((await app.request('/api/v1/conflict/23505')).status).toBe(500);
+    });
+
     test(`the ${backend} backend answers each kind with its status, the envelope and the headers it needs`, async () => {
       for (const [kind, statuses] of Object.entries(STATUSES)) {
         const res = await app.request(`/api/v1/throw/${kind}`);
