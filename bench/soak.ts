@@ -500,10 +500,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakSummary> {
       let res: Response;
       let bytes: Uint8Array;
       let reset: Reset | undefined;
-      for (let attempt = 0; ; attempt++) {
+      for (let attempt = 0, waits = 0; ; attempt++) {
         try {
           res = await fetch(url, { ...init, signal: AbortSignal.timeout(30_000) });
           bytes = new Uint8Array(await res.arrayBuffer());
+          // The tenant's share of the PDF pool is busy (a machine shared with other work): wait as told, as a client does.
+          if (op === 'pdf' && (res.status === 429 || res.status === 503) && waits++ < 5) {
+            await Bun.sleep(Number(res.headers.get('retry-after') ?? 2) * 1000);
+            continue;
+          }
           break;
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err);

@@ -56,5 +56,5 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('the service process', () => {
       expect(await proc.exited).toBe(1);
       expect(await new Response(proc.stderr).text()).toContain(name!);
     }
-  });
+  }, 30_000); // four starts: about 1 s each alone, past 5 s beside another suite
 });
