@@ -33,9 +33,14 @@ export interface PacState {
   latencyMs: number | null;
 }
 
+/** The longest a request to a PAC may take (the adapters' timeout is 10 s), with a margin. */
+const REQUEST_TIMEOUT_MS = 15_000;
+
 export interface PacRouterOptions {
   /** How long a document that got an ambiguous answer stays with that PAC, from its first ambiguous answer. */
   ambiguousWindowMs: number;
+  /** The longest a request may be in flight (default 15 s): an unanswered `sent` is ambiguous from its end. */
+  requestTimeoutMs?: number;
   breaker: {
     /** Consecutive provider-side or ambiguous failures that open the circuit. */
     failureThreshold: number;
@@ -85,11 +90,15 @@ function route(
   now: number,
   windowMs: number,
   askable: (pac: string) => boolean,
+  inFlightMs: number,
 ): { pin: Pin; order: string[] } {
+  // An unanswered `sent` is ambiguous from when its answer can no longer come (the request's timeout): until then the
+  // request may still be in flight in another process, and its answer may be a stamp.
   const history = recorded.flatMap((a, i): StampAttempt[] => {
     if (a.outcome !== 'sent') return [a];
     const answered = recorded.slice(i + 1).some((later) => later.pac === a.pac && later.outcome !== 'sent');
-    return answered ? [] : [{ ...a, outcome: 'ambiguous' }];
+    const lastPossibleAnswer = Date.parse(a.at) + inFlightMs;
+    return answered ? [] : [{ ...a, outcome: 'ambiguous', at: Number.isNaN(lastPossibleAnswer) ? a.at : new Date(lastPossibleAnswer).toISOString() }];
   });
   const settled = history.find((a) => a.outcome === 'stamped' || a.outcome === 'duplicate' || a.outcome === 'definitive');
   if (settled) return { pin: { pac: settled.pac, reason: `it has a ${settled.outcome} answer from ${settled.pac} at ${settled.at}` }, order: [settled.pac] };
@@ -185,7 +194,14 @@ export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions)
   }
 
   async function stamp(sealedXml: string, stampOptions: StampOptions, history: readonly StampAttempt[], record?: RecordHook): Promise<RoutedStamp> {
-    const { pin, order } = route([...byName.keys()], history, clock(), options.ambiguousWindowMs, (n) => byName.get(n)?.recover !== undefined);
+    const { pin, order } = route(
+      [...byName.keys()],
+      history,
+      clock(),
+      options.ambiguousWindowMs,
+      (n) => byName.get(n)?.recover !== undefined,
+      options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    );
     const attempts: StampAttempt[] = [];
     const reasons: string[] = [];
     for (const name of order) {

@@ -402,7 +402,11 @@ describe('an attempt recorded as sent before it left', () => {
     const routed = await router.stamp('<x/>', OPTIONS, history);
     expect(routed.pac).toBe('a'); // not b, although a is down now
     expect(calls()).toEqual([1, 0]);
+    // The window runs from when its answer can no longer come (a request's 15 s), not from when it left.
     clock.ms = T0 + WINDOW;
+    a.script.push(PROVIDER);
+    expect((await router.stamp('<x/>', OPTIONS, history)).pac).toBe('a');
+    clock.ms = T0 + 15_000 + WINDOW;
     expect((await router.stamp('<x/>', OPTIONS, history)).pac).toBe('b');
   });
 

@@ -11,9 +11,9 @@ import { TEST_ENGINE } from '../helpers.ts';
  * webhooks to a receiver that takes a second to answer, and every fourth one is queued (pac_unavailable), so the
  * job worker always has work in flight and its drain does not end while the load lasts — the condition under which
  * the scheduler's heartbeat stood still and /health said 503 after 15 s.
- * HEALTH_LOAD_SECONDS sets how long (default 30 s with CI set, 20 s otherwise: the failure needs over 15 s).
+ * HEALTH_LOAD_SECONDS sets how long (default 20 s: the failure needs over 15 s).
  */
-const SECONDS = Number(process.env.HEALTH_LOAD_SECONDS ?? (process.env.CI ? 30 : 20));
+const SECONDS = Number(process.env.HEALTH_LOAD_SECONDS ?? 20);
 const CLIENTS = 8;
 // Every 500 ms, as an orchestrator's probe might (probes have their own 600 a minute per address).
 const POLL_MS = 500;

@@ -19,7 +19,7 @@ export const DUPLICATE_CHECK_JOB = 'cfdi.duplicate_check';
 export const DUPLICATE_CANCEL_JOB = 'cfdi.duplicate_cancel';
 
 /** How long a PAC left behind is asked: past any answer in flight (a request timeout) and Finkok's lag of seconds before `stamped` finds a stamp. */
-const CHECK_FOR_MS = 60_000;
+const CHECK_FOR_MS = 30_000;
 
 interface Target {
   id: string;

@@ -153,7 +153,8 @@ describe('live stamping through two PACs', () => {
     finkok.script.push('held');
     const res = await t.call('POST', '/cfdis', { token: live, body: ingreso() });
     expect(res.status).toBe(202); // past the budget, the attempt still in flight: recorded as sent to finkok
-    t.clock.advance(WINDOW_MS + 1000);
+    // Past the window from when its answer could no longer come (15 s after it left).
+    t.clock.advance(15_000 + WINDOW_MS + 1000);
     await t.app.worker.drain();
     const stamped = (await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json;
     expect(stamped).toMatchObject({ status: 'vigente', pac: 'sw' });
