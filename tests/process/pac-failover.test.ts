@@ -107,10 +107,13 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
       let running: Bun.Subprocess | undefined;
       try {
         // The tenant: a live API key, the live CSD, a webhook for every event; then the operator lifts its limits.
-        // The server's error lines, shown with a failure: a 500's cause is in them.
+        // The server's error lines, shown with a failure: a 500's cause is in them; and what befell the double stamps' jobs.
         const errorLines: string[] = [];
+        const duplicateLines: string[] = [];
         const onLog = (line: string) => {
           if (line.includes('"level":"error"') && errorLines.length < 20) errorLines.push(line.slice(0, 2000));
+          else if (line.includes('"level":"warn"') && /duplicate|lease was lost/.test(line) && duplicateLines.length < 60)
+            duplicateLines.push(line.slice(0, 1000));
         };
         const setup = await startServer(dataDir, env);
         running = setup.proc;
@@ -446,6 +449,8 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
         };
         console.log(`pac chaos test: ${JSON.stringify(summary)}`);
         if (errorLines.length > 0) console.log(`pac chaos test: the server's error lines:\n${errorLines.join('\n')}`);
+        if (doublesNotReported.length > 0 || doublesNotAudited.length > 0)
+          console.log(`pac chaos test: the server's warnings about double stamps and leases:\n${duplicateLines.join('\n')}`);
         if (pacField === 'absent')
           console.warn('pac chaos test: PENDING: GET /cfdis/{id} shows no `pac`; the PAC of each invoice was not compared with the ledgers');
 

@@ -15,7 +15,7 @@ import type { IdentityDirectory } from '../../lib/identity.ts';
 import { conflict, invalidInput, notFound, ServiceError, type ErrorDetail } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import type { Pac, SandboxScenario, StampResult } from '../../pac/types.ts';
-import type { Stamper } from './stamp-routing.ts';
+import { StampInFlight, type Stamper } from './stamp-routing.ts';
 import { closeQueuedJob, enqueue, rescheduleJob } from '../../jobs/queue.ts';
 import { recordFailure, recordRoutedStamp, recordStamp, STAMP_JOB, stampToInsert } from './stamping.ts';
 import { born } from './lifecycle.ts';
@@ -512,9 +512,14 @@ async function stampWithinBudget(
     }
     return result;
   });
+  // The queued job got to the document first: the invoice is its to stamp (202), as when no answer comes in time.
+  const answered = attempt.catch((err) => {
+    if (err instanceof StampInFlight) return undefined;
+    throw err;
+  });
   // Past the budget nobody awaits it: a late failure (the provider, or a full disk while recording) is the job's to retry.
-  attempt.catch(() => undefined);
-  return Promise.race([attempt, Bun.sleep(deps.stampBudgetMs).then(() => undefined)]);
+  answered.catch(() => undefined);
+  return Promise.race([answered, Bun.sleep(deps.stampBudgetMs).then(() => undefined)]);
 }
 
 /** answer, after the attempt: 422 for a refusal the PAC will repeat, 202 queued for the job to retry, else 201. */

@@ -1,5 +1,6 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
+import { withTransaction } from '../../db/index.ts';
 import { cfdiStampAttempts } from '../../db/schema/index.ts';
 import type { PacRouter, StampAttempt } from '../../pac/failover.ts';
 import type { Pac, StampOptions, StampResult } from '../../pac/types.ts';
@@ -32,9 +33,18 @@ export function sandboxStamper(sandbox: Pac): Stamper {
 }
 
 /**
+ * Another attempt at the same document was recorded after this one read the history (the queued job and the
+ * synchronous attempt at once, or a job whose lease was lost and taken over): this one sends nothing more and leaves
+ * the document to that attempt; a job tries again later, from the history as it is then.
+ */
+export class StampInFlight extends Error {}
+
+/**
  * Live stamping: the document's attempts so far (any instance's) decide where it may go; `sent` is recorded before
  * each request leaves and each answer as it comes, each in its own commit, so a process killed mid-request leaves its
- * document with that PAC for PAC_AMBIGUOUS_WINDOW_SECONDS, never free for another.
+ * document with that PAC for PAC_AMBIGUOUS_WINDOW_SECONDS, never free for another. A `sent` is recorded only if no
+ * other attempt was recorded since this call read the history (one transaction: a count, then the insert), so two
+ * callers at once never route the same document from the same stale history.
  */
 export function routedStamper(db: Db, router: PacRouter): Stamper {
   return {
@@ -42,8 +52,22 @@ export function routedStamper(db: Db, router: PacRouter): Stamper {
     name: 'failover',
     async stamp(cfdi, sealedXml, options) {
       const history = await attemptsOf(db, cfdi.id);
+      let known = history.length;
       const routed = await router.stamp(sealedXml, options, history, async (attempt) => {
-        await db.insert(cfdiStampAttempts).values({ cfdiId: cfdi.id, tenantId: cfdi.tenantId, ...attempt });
+        const row = { cfdiId: cfdi.id, tenantId: cfdi.tenantId, ...attempt };
+        if (attempt.outcome === 'sent') {
+          const claimed = await withTransaction(db, async (tx) => {
+            const [recorded] = await tx
+              .select({ n: sql<number>`count(*)`.mapWith(Number) })
+              .from(cfdiStampAttempts)
+              .where(eq(cfdiStampAttempts.cfdiId, cfdi.id));
+            if ((recorded?.n ?? 0) !== known) return false;
+            await tx.insert(cfdiStampAttempts).values(row);
+            return true;
+          });
+          if (!claimed) throw new StampInFlight(`another attempt at CFDI ${cfdi.id} was recorded meanwhile: not sent to ${attempt.pac}`);
+        } else await db.insert(cfdiStampAttempts).values(row);
+        known++;
       });
       return { result: routed.result, pac: routed.pac, attempts: [...history, ...routed.attempts] };
     },

@@ -2,6 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import { asc, eq, sql } from 'drizzle-orm';
 import { cfdiStampAttempts } from '../../../src/db/schema/index.ts';
 import { createSandboxPac } from '../../../src/pac/sandbox.ts';
+import { StampInFlight, routedStamper } from '../../../src/invoices/cfdis/stamp-routing.ts';
+import type { PacRouter } from '../../../src/pac/failover.ts';
 import type { CancelRequest, CancelResult, StampResult } from '../../../src/pac/types.ts';
 import { createTestApp, ingreso, issuer, testSandboxSat, until } from '../../helpers.ts';
 
@@ -163,5 +165,42 @@ describe('live stamping through two PACs', () => {
     await t.app.worker.drain();
     expect(finkok.cancelled.map((c) => [c.motivo, c.uuid === stamped.uuid])).toEqual([['02', false]]);
     expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json).toMatchObject({ status: 'vigente', uuid: stamped.uuid, pac: 'sw' });
+  });
+
+  test('two attempts at once (the queued job and the synchronous one, or a job taken over): one that read the history before the other recorded sends nothing', async () => {
+    const { t, live, finkok, sw, attempts } = await setup();
+    finkok.script.push('provider');
+    sw.script.push('provider');
+    const res = await t.call('POST', '/cfdis', { token: live, body: ingreso() });
+    expect(res.status).toBe(202);
+    const id = res.json.id as string;
+    const before = await attempts(id);
+    const tenantId = (await t.query<{ tenant_id: string }>(sql`select tenant_id from cfdis where id = ${id}`))[0]!.tenant_id;
+    let sent = 0;
+    // The other caller's `sent` lands after this call read the history and before its own request would leave.
+    const racing: PacRouter = {
+      async stamp(_xml, _options, _history, record) {
+        await t.db.insert(cfdiStampAttempts).values({ cfdiId: id, tenantId, pac: 'sw', outcome: 'sent', at: new Date().toISOString() });
+        await record!({ pac: 'finkok', outcome: 'sent', at: new Date().toISOString() });
+        sent++;
+        return { result: { ok: false, class: 'provider', message: 'unreachable' }, pac: undefined, attempts: [] };
+      },
+      states: () => [],
+      healthy: () => true,
+      pac: () => undefined,
+    };
+    await expect(routedStamper(t.db, racing).stamp({ id, tenantId }, '<cfdi/>', { tenantId })).rejects.toBeInstanceOf(StampInFlight);
+    expect(sent).toBe(0);
+    expect(await attempts(id)).toEqual([...before, 'sw:sent']);
+    // Alone, the same call records its `sent` and goes on.
+    const alone: PacRouter = {
+      ...racing,
+      async stamp(_xml, _options, _history, record) {
+        await record!({ pac: 'finkok', outcome: 'sent', at: new Date().toISOString() });
+        return { result: { ok: false, class: 'provider', message: 'down' }, pac: undefined, attempts: [] };
+      },
+    };
+    await routedStamper(t.db, alone).stamp({ id, tenantId }, '<cfdi/>', { tenantId });
+    expect(await attempts(id)).toEqual([...before, 'sw:sent', 'finkok:sent']);
   });
 });
