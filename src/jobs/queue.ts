@@ -12,6 +12,15 @@ const p = sql.placeholder;
 
 /** Thrown by a handler for a failure that retrying cannot fix (a PAC rejection): the job ends as failed. */
 export class PermanentJobError extends Error {}
+/** A failed attempt that knows when trying again can succeed (a PAC's circuit reopens): retried then, not after its backoff. */
+export class RetryLaterError extends Error {
+  constructor(
+    message: string,
+    readonly at: Date,
+  ) {
+    super(message);
+  }
+}
 
 export interface EnqueueOptions {
   type: string;
@@ -219,7 +228,7 @@ export async function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): Pr
  */
 export async function failJob(db: Db, job: Job, now: Date, error: unknown, onGiveUp?: Ended, onRetry?: Ended): Promise<'retry' | 'failed' | 'lost'> {
   const message = error instanceof Error ? error.message : String(error);
-  const next = new Date(now.getTime() + backoffMs(job.attempts));
+  const next = error instanceof RetryLaterError ? new Date(Math.max(now.getTime(), error.at.getTime())) : new Date(now.getTime() + backoffMs(job.attempts));
   const permanent = error instanceof PermanentJobError;
   const tooLate = job.deadline !== null && next.toISOString() > job.deadline;
   const giveUp = permanent || tooLate || job.attempts >= job.maxAttempts;

@@ -19,6 +19,11 @@ interface RoutedStamp {
   result: StampResult;
   pac: string | undefined;
   attempts: StampAttempt[];
+  /**
+   * Nothing was sent, and the routing changes at this time (ISO 8601): a skipped circuit half-opens, or the document's
+   * window ends. A queued attempt waits for it rather than its backoff. Absent when a call was made or a probe is in flight.
+   */
+  retryAt?: string;
 }
 
 type CircuitState = 'closed' | 'open' | 'half_open';
@@ -76,8 +81,8 @@ interface Breaker {
   latencies: number[];
 }
 
-/** Why a document may only go to one PAC (docs/decisions.md, "PAC failover"). */
-type Pin = { pac: string; reason: string } | undefined;
+/** Why a document may only go to one PAC (docs/decisions.md, "PAC failover"); `until`: when a window pin ends (ms). */
+type Pin = { pac: string; reason: string; until?: number } | undefined;
 
 /**
  * Orders the configured PACs for one document from its history, written by any instance. A stamp, a duplicate or a
@@ -115,7 +120,10 @@ function route(
   if (waiting) {
     const [pac, first] = waiting;
     const until = first.ms === -Infinity ? 'its time is readable' : new Date(first.ms + windowMs).toISOString();
-    return { pin: { pac, reason: `${pac} answered ambiguously at ${first.at}, it stays there until ${until}` }, order: [pac] };
+    return {
+      pin: { pac, reason: `${pac} answered ambiguously at ${first.at}, it stays there until ${until}`, until: first.ms + windowMs },
+      order: [pac],
+    };
   }
   // Released PACs, the one asked most recently first: it is the likeliest to hold a stamp it never answered (a process
   // killed mid-request), and asking it again with the same bytes returns that stamp instead of making another. One
@@ -204,16 +212,20 @@ export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions)
     );
     const attempts: StampAttempt[] = [];
     const reasons: string[] = [];
+    // When each skipped PAC may be asked again (its circuit half-opens); NaN: not known (a probe in flight, not configured).
+    const reopens: number[] = [];
     for (const name of order) {
       const pac = byName.get(name);
       const b = breakers.get(name);
       if (!pac || !b) {
         reasons.push(`${name} is not configured`);
+        reopens.push(Number.NaN);
         continue;
       }
       const admitted = admit(b);
       if (!admitted) {
         reasons.push(b.probing ? `${name}'s circuit is half-open, its probe in flight` : `${name}'s circuit is open`);
+        reopens.push(b.probing ? Number.NaN : b.openedAt + openMs);
         continue;
       }
       const { result, attempt } = await call(pac, b, admitted, sealedXml, stampOptions, record);
@@ -228,7 +240,9 @@ export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions)
       : order.length === 0
         ? 'Not sent: no PAC is configured'
         : `Not stamped by any PAC: ${reasons.join('; ')}`;
-    return { result: { ok: false, class: 'provider', message }, pac: undefined, attempts };
+    const changes = [...reopens, ...(pin?.until !== undefined ? [pin.until] : [])];
+    const retryAt = attempts.length === 0 && changes.length > 0 && !changes.some(Number.isNaN) ? new Date(Math.min(...changes)).toISOString() : undefined;
+    return { result: { ok: false, class: 'provider', message }, pac: undefined, attempts, ...(retryAt && { retryAt }) };
   }
 
   return {

@@ -1,7 +1,18 @@
 import { describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { openDatabase } from '../../src/db/client.ts';
-import { backoffMs, claimJobs, completeJob, enqueue, failJob, PermanentJobError, queueStats, recoverJobs, releaseLeases } from '../../src/jobs/queue.ts';
+import {
+  backoffMs,
+  claimJobs,
+  completeJob,
+  enqueue,
+  failJob,
+  PermanentJobError,
+  queueStats,
+  RetryLaterError,
+  recoverJobs,
+  releaseLeases,
+} from '../../src/jobs/queue.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { query } from '../helpers.ts';
@@ -73,6 +84,21 @@ describe('job queue', () => {
     expect(order).toEqual(['in the transaction', 'after the commit']);
     expect(await status(db, id2)).toMatchObject({ status: 'failed', last_error: 'rejected' });
     expect(await queueStats(db, T0)).toMatchObject({ depth: 0, failed: 2 });
+  });
+
+  test('a failure that knows when trying again can succeed (RetryLaterError) is retried then, whatever its backoff; a time past the deadline ends the job', async () => {
+    const db = openDatabase(':memory:');
+    const id = await enqueue(db, T0, { type: 't', payload: {}, deadline: at(120_000) });
+    let [job] = await claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 });
+    // Far past the first backoff (≤ 1 s).
+    expect(await failJob(db, job!, T0, new RetryLaterError('circuit open', at(30_000)))).toBe('retry');
+    expect(await status(db, id)).toMatchObject({ status: 'queued', run_at: at(30_000).toISOString(), last_error: 'circuit open' });
+    [job] = await claimJobs(db, { workerId: 'w', now: at(30_000), leaseMs: 1000, limit: 1 });
+    // A time already past: due at once.
+    expect(await failJob(db, job!, at(30_500), new RetryLaterError('window over', at(10_000)))).toBe('retry');
+    expect((await status(db, id)).run_at).toBe(at(30_500).toISOString());
+    [job] = await claimJobs(db, { workerId: 'w', now: at(30_500), leaseMs: 1000, limit: 1 });
+    expect(await failJob(db, job!, at(31_000), new RetryLaterError('circuit open', at(200_000)))).toBe('failed');
   });
 
   test('recovery at start: jobs whose lease expired are due at once; a live lease (another instance) is left alone', async () => {

@@ -263,7 +263,30 @@ describe('circuit breakers', () => {
       class: 'provider',
       message: `Not sent: the document waits for a (a's circuit is open), since it has a duplicate answer from a at ${iso(T0 - 5000)}`,
     });
+    expect(routed.retryAt).toBe(iso(T0 + OPEN_MS));
     expect(calls()).toEqual([1, 1]);
+  });
+
+  test('pinned for its window to a PAC whose circuit is open: retried when the first of the two ends; a probe in flight gives no time', async () => {
+    const { clock, router, a } = setup(['a', 'b'], 1);
+    a.script.push(PROVIDER);
+    await router.stamp('<other/>', OPTIONS, []);
+    // The window (600 s) ends long after the circuit half-opens (30 s).
+    const early = await router.stamp('<x/>', OPTIONS, [{ pac: 'a', outcome: 'ambiguous', at: iso(T0) }]);
+    expect(early.retryAt).toBe(iso(T0 + OPEN_MS));
+    // The window ends first.
+    const late = await router.stamp('<x/>', OPTIONS, [{ pac: 'a', outcome: 'ambiguous', at: iso(T0 - WINDOW + 10_000) }]);
+    expect(late.retryAt).toBe(iso(T0 + 10_000));
+    // Half-open, its probe in flight: when it ends is not known, so the backoff decides.
+    let answer!: (r: StampResult) => void;
+    a.script.push(new Promise<StampResult>((resolve) => (answer = resolve)));
+    clock.ms += OPEN_MS;
+    const probe = router.stamp('<probe/>', OPTIONS, []);
+    const skipped = await router.stamp('<x/>', OPTIONS, [{ pac: 'a', outcome: 'ambiguous', at: iso(clock.ms) }]);
+    expect(skipped.attempts).toEqual([]);
+    expect(skipped.retryAt).toBeUndefined();
+    answer(STAMP);
+    await probe;
   });
 
   test('every PAC open: class provider without a call', async () => {
@@ -277,6 +300,8 @@ describe('circuit breakers', () => {
       result: { ok: false, class: 'provider', message: "Not stamped by any PAC: a's circuit is open; b's circuit is open" },
       pac: undefined,
       attempts: [],
+      // Nothing sent: a queued attempt waits until the first circuit half-opens, not for its backoff.
+      retryAt: iso(T0 + OPEN_MS),
     });
     expect(calls()).toEqual([1, 1]);
   });

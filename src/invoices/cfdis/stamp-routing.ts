@@ -13,6 +13,8 @@ interface RoutedResult {
   result: StampResult;
   pac: string | undefined;
   attempts: readonly StampAttempt[];
+  /** Nothing was sent: when the routing changes (see RoutedStamp.retryAt). */
+  retryAt?: string;
 }
 
 /** Who stamps an environment's documents: the sandbox in this process, or the live PACs through the failover router. */
@@ -69,7 +71,7 @@ export function routedStamper(db: Db, router: PacRouter): Stamper {
         } else await db.insert(cfdiStampAttempts).values(row);
         known++;
       });
-      return { result: routed.result, pac: routed.pac, attempts: [...history, ...routed.attempts] };
+      return { result: routed.result, pac: routed.pac, attempts: [...history, ...routed.attempts], retryAt: routed.retryAt };
     },
   };
 }

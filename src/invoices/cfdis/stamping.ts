@@ -4,7 +4,7 @@ import { zonedToUtc } from '../../cfdi/time.ts';
 import type { Db } from '../../db/client.ts';
 import { prepared } from '../../db/prepared.ts';
 import { cfdiDocuments, cfdis, type CfdiStatus, type Environment, type TfdSummary } from '../../db/schema/index.ts';
-import { PermanentJobError } from '../../jobs/queue.ts';
+import { PermanentJobError, RetryLaterError } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Stamper } from './stamp-routing.ts';
@@ -153,7 +153,7 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; stamperFor(envi
       const stamper = deps.stamperFor(cfdi.environment);
       if (!stamper) throw new PermanentJobError(`no PAC configured for ${cfdi.environment}`);
       const started = performance.now();
-      const { result, pac, attempts } = await stamper.stamp(cfdi, doc.xml.toString('utf8'), { tenantId: cfdi.tenantId });
+      const { result, pac, attempts, retryAt } = await stamper.stamp(cfdi, doc.xml.toString('utf8'), { tenantId: cfdi.tenantId });
       deps.logger.debug('pac stamp', {
         cfdi_id: cfdi.id,
         environment: cfdi.environment,
@@ -170,6 +170,8 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; stamperFor(envi
         };
       }
       if (result.class === 'definitive') throw new PermanentJobError(`${result.code}: ${result.message}`);
+      // Not sent (the document waits for a PAC whose circuit is open, or for its window): asked again when that changes.
+      if (retryAt) throw new RetryLaterError(result.message, new Date(retryAt));
       throw new Error('code' in result ? `${result.code}: ${result.message}` : result.message);
     },
     giveUp(job, error) {
