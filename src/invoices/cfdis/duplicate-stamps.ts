@@ -18,8 +18,13 @@ export const DUPLICATE_CHECK_JOB = 'cfdi.duplicate_check';
 /** A second stamp found: cancel it at its PAC (motivo 02) and report it. */
 export const DUPLICATE_CANCEL_JOB = 'cfdi.duplicate_cancel';
 
-/** How long a PAC left behind is asked: past any answer in flight (a request timeout) and Finkok's lag of seconds before `stamped` finds a stamp. */
+/**
+ * A PAC left behind has no stamp of the document once it says so this long after the check began: past any answer in
+ * flight (a request timeout) and Finkok's lag of seconds before `stamped` finds a stamp.
+ */
 const CHECK_FOR_MS = 30_000;
+/** A PAC that does not answer is asked again, with backoff, for this long (an outage of days), never taken for a no. */
+const ASK_FOR_MS = 72 * 3600_000;
 
 interface Target {
   id: string;
@@ -55,7 +60,7 @@ export async function checkPacsLeftBehind(
       environment: cfdi.environment,
       payload: { cfdi_id: cfdi.id, pac, sealed_xml: sealedXml },
       runAt: new Date(now.getTime() + 5000),
-      deadline: new Date(now.getTime() + CHECK_FOR_MS),
+      deadline: new Date(now.getTime() + ASK_FOR_MS),
       maxAttempts: 1000,
     });
   }
@@ -96,7 +101,11 @@ const targetOf = (job: { payload: Record<string, unknown>; tenantId: string | nu
   environment: job.environment!,
 });
 
-/** Asks a PAC left behind for its stamp of the document until it has one or CHECK_FOR_MS has passed. */
+/**
+ * Asks a PAC left behind for its stamp of the document until it has one, or it has answered that it has none
+ * CHECK_FOR_MS after the check began. A PAC that does not answer (down, an error page) has not said no: it is asked
+ * again for as long as ASK_FOR_MS allows.
+ */
 export function duplicateCheckJobHandler(deps: DuplicateDeps): JobHandler {
   return {
     async run(job) {
@@ -106,8 +115,11 @@ export function duplicateCheckJobHandler(deps: DuplicateDeps): JobHandler {
       // A PAC that cannot be asked without stamping (SW) is not asked: docs/decisions.md, "PAC failover".
       if (!pac?.recover || pac.name !== name) return;
       const found = await pac.recover(job.payload.sealed_xml as string);
-      if (!found) throw new Error(`${name} has no stamp of it (yet)`);
-      if (!found.ok) throw new Error(found.message);
+      if (found && !found.ok) throw new Error(`${name} did not answer whether it holds a stamp of it: ${found.message}`);
+      if (!found) {
+        if (deps.now().getTime() - Date.parse(job.createdAt) >= CHECK_FOR_MS) return;
+        throw new Error(`${name} has no stamp of it (yet)`);
+      }
       const [kept] = await deps.db.select({ uuid: cfdis.uuid }).from(cfdis).where(eq(cfdis.id, cfdi.id));
       if (!kept || kept.uuid === found.tfd.uuid) return;
       return (tx) => recordDuplicateStamp(tx, cfdi, name, found.tfd.uuid, deps.now());

@@ -25,7 +25,10 @@ function scriptedPac(name: string, script: Step[] = []) {
     script,
     cancelled: [] as CancelRequest[],
     release: () => {},
+    /** `recover` cannot reach the PAC (an outage of its query service). */
+    recoverDown: false,
     async recover(xml: string): Promise<StampResult | undefined> {
+      if (pac.recoverDown) return { ok: false, class: 'provider', message: `${name}: ECONNREFUSED` };
       return kept.get(xml);
     },
     async cancel(request: CancelRequest): Promise<CancelResult> {
@@ -148,6 +151,28 @@ describe('live stamping through two PACs', () => {
     t.clock.advance(60_000);
     await t.app.worker.drain();
     expect(finkok.cancelled).toHaveLength(1);
+  });
+
+  test('a PAC left behind that does not answer has not said no: it is asked again past the first 30 s, and its stamp is found once it answers', async () => {
+    const { t, live, finkok, sw } = await setup();
+    finkok.script.push('stamped_silently');
+    finkok.recoverDown = true;
+    const res = await t.call('POST', '/cfdis', { token: live, body: ingreso() });
+    expect(res.status).toBe(202);
+    t.clock.advance(WINDOW_MS + 1000);
+    await t.app.worker.drain();
+    expect((await t.call('GET', `/cfdis/${res.json.id}`, { token: live })).json).toMatchObject({ status: 'vigente', pac: 'sw' });
+    expect(sw.calls).toBe(1);
+    // Ten minutes of an outage: asked again and again, nothing found, nothing given up.
+    for (let i = 0; i < 20; i++) {
+      t.clock.advance(30_000);
+      await t.app.worker.drain();
+    }
+    expect(finkok.cancelled).toHaveLength(0);
+    finkok.recoverDown = false;
+    t.clock.advance(300_000);
+    await t.app.worker.drain();
+    expect(finkok.cancelled.map((c) => c.motivo)).toEqual(['02']);
   });
 
   test('a late answer after failover (the first PAC answers once the second has stamped): the first UUID stays, the late one is cancelled', async () => {
