@@ -3,7 +3,7 @@ import { child, escapeXml, parseXml } from '../../src/cfdi/xml.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import { selloOf } from '../../src/pac/stamped-reply.ts';
 import { testSandboxSat } from '../helpers.ts';
-import { consultaReply, type DocumentRequest, MockLedger, RequestLog } from './mock-ledger.ts';
+import { consultaReply, type DocumentRequest, type MockAnswer, MockLedger, RequestLog } from './mock-ledger.ts';
 
 /**
  * A Finkok SOAP server on 127.0.0.1 for tests and the chaos test. It stamps like the sandbox (a valid TFD), remembers
@@ -80,7 +80,15 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
   const sandbox = createSandboxPac(testSandboxSat());
   const ledger = new MockLedger('finkok');
   const log = new RequestLog('finkok');
-  const answer = RequestLog.answer;
+  /**
+   * Bumped whenever the server stops (`down`, close): stop(true) closes every connection, so a reply made afterwards for a
+   * request that came before (a slow stamp still sleeping) never reaches the client, which sees the connection cut.
+   * Logged as what the client got: ambiguous.
+   */
+  let generation = 0;
+  const openedIn = new WeakMap<DocumentRequest, number>();
+  const answer = (entry: DocumentRequest, what: MockAnswer, response: Response, recovered = false) =>
+    openedIn.get(entry) === generation ? RequestLog.answer(entry, what, response, recovered) : RequestLog.answer(entry, 'ambiguous', response);
   const requests: FinkokRequest[] = [];
   const cancellations: { xml: string; uuid: string }[] = [];
   const acuses = new Map<string, string>();
@@ -254,6 +262,7 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
           ? (ledger.findUuid((fields.uuid ?? '').toUpperCase())?.sello ?? '')
           : undefined;
     const entry = about === undefined ? undefined : log.open(operation, about);
+    if (entry) openedIn.set(entry, generation);
     const user = fields.username ?? fields.reseller_username;
     const pass = fields.password ?? fields.reseller_password;
     if (user !== username || pass !== password) {
@@ -305,6 +314,7 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
     },
     setScenario(next: FinkokScenario) {
       if (next === 'down' && server) {
+        generation++;
         release();
         server.stop(true);
         server = undefined;
@@ -313,6 +323,7 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
       state.scenario = next;
     },
     close() {
+      generation++;
       release();
       server?.stop(true);
       server = undefined;

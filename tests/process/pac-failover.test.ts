@@ -411,7 +411,16 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
               excusedByKill++;
               continue;
             }
-            tooEarly.push(`${sello.slice(0, 12)}… went to SW ${rule}`);
+            const nextKill = kills.find((k) => k >= e.at);
+            // The document's whole story at both PACs, in ms from its SW request, for whoever reads a failure.
+            const story = [...finkok.log.entries.map((x) => ['finkok', x] as const), ...sw.log.entries.map((x) => ['sw', x] as const)]
+              .filter(([, x]) => x.sello === sello)
+              .sort((a, b) => a[1].at - b[1].at)
+              .map(([pac, x]) => `${pac} ${x.operation} ${x.at - swAt}→${x.answer ?? 'held'}${x.answeredAt ? `@${x.answeredAt - swAt}` : ''}`)
+              .join(', ');
+            tooEarly.push(
+              `${sello.slice(0, 12)}… went to SW ${rule}, ${swAt - answeredAt} ms later${nextKill === undefined ? '' : `; the next kill ${nextKill - answeredAt} ms after the answer`} [${story}]`,
+            );
             break;
           }
         }
