@@ -4,12 +4,15 @@ import { cfdiStats, cfdiStatsDeltas } from '../../db/schema/index.ts';
 
 /** The statistics' statements whose syntax is the engine's own. */
 export interface StatsQueries {
+  /** Whether the cfdis triggers append cfdi_stats_deltas (PostgreSQL) rather than update cfdi_stats in place (SQLite). */
+  readonly writesDeltas: boolean;
   /** Folds the `limit` oldest deltas into `cfdi_stats` and deletes them, in one statement; how many it folded. */
   foldDeltas(db: DbOrTx, limit: number): Promise<number>;
 }
 
 // SQLite's triggers write cfdi_stats directly (one writer: no row to contend for); its deltas table stays empty.
 const sqlite: StatsQueries = {
+  writesDeltas: false,
   foldDeltas: async () => 0,
 };
 
@@ -23,6 +26,7 @@ const KEY = sql`tenant_id, environment, mes, tipo, status, moneda`;
  * order. Deltas of transactions not committed yet are not seen: the next fold takes them.
  */
 const postgres: StatsQueries = {
+  writesDeltas: true,
   foldDeltas: async (db, limit) => {
     const [row] = await executeSql(
       db,
