@@ -4,7 +4,7 @@
  * as issuing does, for `--seconds`, with the cfdis trigger function as it was (an UPSERT of the tenant's cfdi_stats
  * row, drizzle/postgres/0001) and as it is (an INSERT into cfdi_stats_deltas, 0014), alternated twice. Reported per
  * phase: inserts/s and PostgreSQL rollbacks per commit (serialization failures re-run by withTransaction); then how long
- * folding the deltas takes.
+ * GET /stats' read takes with the run's deltas pending and once folded, and how long folding them takes.
  *
  *   bun bench/stats-rows.ts [--seconds 5] [--concurrency 16]
  */
@@ -14,7 +14,9 @@ import postgres from 'postgres';
 import { sql } from 'drizzle-orm';
 import { closeDatabase, executeSql, withTransaction } from '../src/db/index.ts';
 import { openPostgres } from '../src/db/postgres/client.ts';
-import { foldStatsDeltas } from '../src/invoices/stats/service.ts';
+import { foldStatsDeltas, tenantStats } from '../src/invoices/stats/service.ts';
+import type { Actor } from '../src/lib/backend.ts';
+import type { IdentityDirectory } from '../src/lib/identity.ts';
 
 const { values } = parseArgs({
   options: {
@@ -90,10 +92,24 @@ try {
   };
   console.log(`PostgreSQL, ${concurrency} concurrent serializable transactions inserting CFDIs of one tenant and one stats key, ${seconds} s per phase`);
   for (const fn of ['upsert', 'deltas', 'upsert', 'deltas'] as const) await phase(fn);
+  // GET /stats' reading (the service, without HTTP) with the deltas of the run pending, then once they are folded.
+  const identity = { members: async () => ({ usersByRole: {}, activeApiKeys: 0 }) } as unknown as IdentityDirectory;
+  const read = async () => {
+    const times: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const a = performance.now();
+      await tenantStats({ db, identity }, { tenantId: 't1', environment: 'test' } as Actor, {}, new Date());
+      times.push(performance.now() - a);
+    }
+    return `${times.sort((a, b) => a - b)[10]!.toFixed(1)} ms`;
+  };
   const [pending] = await executeSql(db, sql`select count(*)::int as n from cfdi_stats_deltas`);
+  const unfolded = await read();
   const f0 = performance.now();
   const folded = await foldStatsDeltas(db);
-  console.log(`fold: ${folded.toLocaleString('en-US')} of ${Number(pending?.n).toLocaleString('en-US')} deltas in ${Math.round(performance.now() - f0)} ms`);
+  const foldMs = Math.round(performance.now() - f0);
+  console.log(`fold: ${folded.toLocaleString('en-US')} of ${Number(pending?.n).toLocaleString('en-US')} deltas in ${foldMs} ms`);
+  console.log(`GET /stats' read, median of 20: ${unfolded} with those deltas pending, ${await read()} once folded`);
   console.log(`Bun ${Bun.version}`);
 } finally {
   await closeDatabase(db);
