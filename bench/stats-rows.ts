@@ -2,8 +2,10 @@
  * Statistics without a hot row (issue 37, item 2), A/B in one run on PostgreSQL: `--concurrency` loops each insert a
  * CFDI of one tenant (same month, tipo, status and currency: one cfdi_stats key) in its own serializable transaction,
  * as issuing does, for `--seconds`, with the cfdis trigger function as it was (an UPSERT of the tenant's cfdi_stats
- * row, drizzle/postgres/0001) and as it is (an INSERT into cfdi_stats_deltas, 0014), alternated twice. Reported per
- * phase: inserts/s and PostgreSQL rollbacks per commit (serialization failures re-run by withTransaction); then how long
+ * row, drizzle/postgres/0001), as it is (an INSERT into cfdi_stats_deltas, 0014) and doing nothing (the baseline),
+ * alternated twice. Reported per
+ * phase: inserts/s, re-runs per insert (serialization failures withTransaction re-ran, counted here) and PostgreSQL's
+ * rollbacks per commit (pg_stat_database, every rollback of the database's sessions); then how long
  * GET /stats' read takes with the run's deltas pending and once folded, and how long folding them takes.
  *
  *   bun bench/stats-rows.ts [--seconds 5] [--concurrency 16]
@@ -34,7 +36,12 @@ const definition = (file: string) =>
     .split('--> statement-breakpoint')
     .find((s) => s.includes('FUNCTION cfdi_stats_move()'))!
     .replace(/CREATE (OR REPLACE )?FUNCTION/, 'CREATE OR REPLACE FUNCTION');
-const FUNCTIONS = { upsert: definition('0001_triggers.sql'), deltas: definition('0014_cfdi_stats_deltas.sql') };
+const FUNCTIONS = {
+  upsert: definition('0001_triggers.sql'),
+  deltas: definition('0014_cfdi_stats_deltas.sql'),
+  // No statistics at all: what the insert itself costs and conflicts on (the baseline).
+  none: 'CREATE OR REPLACE FUNCTION cfdi_stats_move() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$',
+};
 
 const admin = postgres(values.postgres, { max: 1, onnotice: () => {} });
 const name = `bench_stats_rows_${process.pid}`;
@@ -57,6 +64,7 @@ try {
     await settle();
     const before = await xacts();
     let inserted = 0;
+    let attempts = 0;
     let failed = 0;
     const end = performance.now() + seconds * 1000;
     const t0 = performance.now();
@@ -66,6 +74,7 @@ try {
           const id = `c${++seq}`;
           try {
             await withTransaction(db, async (tx) => {
+              attempts++;
               await executeSql(
                 tx,
                 sql`insert into cfdis (id, tenant_id, environment, tipo, status, fecha, receptor_rfc, receptor_nombre, moneda, subtotal, total, summary)
@@ -87,11 +96,14 @@ try {
     console.log(
       `${fn.padEnd(6)} | ${Math.round(inserted / elapsed)
         .toLocaleString('en-US')
-        .padStart(6)} inserts/s | ${(rollbacks / Math.max(1, commits)).toFixed(2)} rollbacks per commit | ${failed} failed`,
+        .padStart(
+          6,
+        )} inserts/s | ${((attempts - inserted - failed) / Math.max(1, inserted)).toFixed(2)} re-runs per insert | ${(rollbacks / Math.max(1, commits)).toFixed(2)} rollbacks per commit | ${failed} failed`,
     );
   };
   console.log(`PostgreSQL, ${concurrency} concurrent serializable transactions inserting CFDIs of one tenant and one stats key, ${seconds} s per phase`);
-  for (const fn of ['upsert', 'deltas', 'upsert', 'deltas'] as const) await phase(fn);
+  for (const fn of ['upsert', 'deltas', 'none', 'upsert', 'deltas', 'none'] as const) await phase(fn);
+  await executeSql(db, sql.raw(FUNCTIONS.deltas));
   // GET /stats' reading (the service, without HTTP) with the deltas of the run pending, then once they are folded.
   const identity = { members: async () => ({ usersByRole: {}, activeApiKeys: 0 }) } as unknown as IdentityDirectory;
   const read = async () => {
