@@ -3,6 +3,7 @@ import { unlessRunningElsewhere } from './db/advisory-lock.ts';
 import { purgeLoginFailures } from './auth/session/login-throttle.ts';
 import { sweepCsdExpiry } from './invoices/csds/service.ts';
 import { announceExpiredReceipts } from './invoices/receipts/service.ts';
+import { foldStatsDeltas } from './invoices/stats/service.ts';
 import type { Task } from './jobs/scheduler.ts';
 import { purgeIdempotencyKeys } from './lib/idempotency.ts';
 import type { Logger } from './lib/logger.ts';
@@ -43,14 +44,15 @@ export function periodicWork(deps: {
       },
     });
   return {
-    tasks: [{ name: 'jobs', run: deps.drainJobs }],
+    // The statistics' deltas are folded often, so that GET /stats adds few of them to the folded rows.
+    tasks: [{ name: 'jobs', run: deps.drainJobs }, onOneInstance(deps, { name: 'stats-fold', run: () => foldStatsDeltas(deps.db) })],
     daily: daily.map((task) => onOneInstance(deps, task)),
     hourly: hourly.map((task) => onOneInstance(deps, task)),
   };
 }
 
 /**
- * A daily task that one instance runs while the others, ticking at the same time, skip their round (PostgreSQL's
+ * A periodic task that one instance runs while the others, ticking at the same time, skip their round (PostgreSQL's
  * advisory lock). Each is idempotent too, for an instance whose clock ticks after the first has finished.
  */
 function onOneInstance(deps: { db: Db; logger: Logger }, task: Task): Task {

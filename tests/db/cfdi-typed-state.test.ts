@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import journal from '../../drizzle/sqlite/meta/_journal.json' with { type: 'json' };
 
 const invoice = ingreso();
-/** When migration 0020 was made: it and every later one are undone (rate_counters, the Idempotency-Key lease, cfdi_emails, receipts, reply_to, cfdi_pdfs, login_addresses, email_budgets, the cfdis' pac, cfdi_stamp_attempts, cfdi_duplicate_stamps) to go back before it. */
+/** When migration 0020 was made: it and every later one are undone (rate_counters, the Idempotency-Key lease, cfdi_emails, receipts, reply_to, cfdi_pdfs, login_addresses, email_budgets, the cfdis' pac, cfdi_stamp_attempts, cfdi_duplicate_stamps, cfdi_stats_deltas) to go back before it. */
 const MIGRATION_0020_AT = journal.entries.find((e) => e.tag === '0020_cfdi_typed_state')!.when;
 
 const dir = mkdtempSync(join(tmpdir(), 'cfdi-typed-state-'));
@@ -69,6 +69,7 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
       alter table cfdis drop column pac;
       drop table cfdi_stamp_attempts;
       drop table cfdi_duplicate_stamps;
+      drop table cfdi_stats_deltas;
       delete from __drizzle_migrations where created_at >= ${MIGRATION_0020_AT};
     `);
     raw.close();

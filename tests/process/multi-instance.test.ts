@@ -22,8 +22,8 @@ import { startServer } from './server.ts';
  * found that fault skips, saying so (REQUIRE_POSTGRES fails instead when they exist). Afterwards, in SQL: every
  * 201/202 exists; no folio or UUID twice and no gap in a series; one invoice per Idempotency-Key; no PPD invoice
  * overpaid, no instalment number twice; every queued invoice ends vigente or fallido; no job left queued, running or
- * failed; every event delivered and received; and per API key, the requests accepted in any minute stay within its
- * plan across all instances.
+ * failed; every event delivered and received; per API key, the requests accepted in any minute stay within its
+ * plan across all instances; and the statistics (folded rows plus deltas) count every invoice once.
  *
  *   TEST_ENGINE=postgres bun test tests/process/multi-instance.test.ts
  * MULTI_FAULT_SECONDS sets how long the faults go on (default 40 s); FAULT_SEED replays a run's draws.
@@ -419,6 +419,18 @@ describe.skipIf(!POSTGRES || TEST_ENGINE !== 'postgres')('three instances on one
           })(),
           rate_limit_exceeded: overPlan(limited, SANDBOX_PLAN),
           exit_codes: exitCodes.filter((code) => code !== 0),
+          // GET /stats' figures (folded rows plus deltas, folded meanwhile by the instances' schedulers) against the invoices.
+          stats_not_matching: await list(sql`
+            with truth as (
+              select tenant_id, environment, substr(fecha, 1, 7) mes, tipo, status, moneda, count(*)::bigint n, sum((total::numeric * 1000000)::bigint) micros
+              from cfdis group by 1, 2, 3, 4, 5, 6
+            ), kept as (
+              select tenant_id, environment, mes, tipo, status, moneda, sum(cantidad)::bigint n, sum(total_micros)::numeric micros
+              from (select * from cfdi_stats union all select tenant_id, environment, mes, tipo, status, moneda, cantidad, total_micros from cfdi_stats_deltas) s
+              group by 1, 2, 3, 4, 5, 6 having sum(cantidad) <> 0 or sum(total_micros) <> 0
+            )
+            select * from truth full join kept using (tenant_id, environment, mes, tipo, status, moneda)
+            where truth.n is distinct from kept.n or truth.micros is distinct from kept.micros`),
         };
         const statuses = Object.fromEntries(
           (await sql<{ status: string; n: number }[]>`select status, count(*)::int n from cfdis group by 1`).map((r) => [r.status, r.n]),
@@ -446,6 +458,11 @@ describe.skipIf(!POSTGRES || TEST_ENGINE !== 'postgres')('three instances on one
           limited: limitedStatuses,
           statuses,
           drain_ms: Math.round(drainMs),
+          stats: (
+            await sql<
+              { folded: number; deltas: number }[]
+            >`select (select count(*)::int from cfdi_stats) folded, (select count(*)::int from cfdi_stats_deltas) deltas`
+          )[0],
           webhooks: await receiver.stats(),
           invariants: Object.fromEntries(Object.entries(invariants).map(([k, v]) => [k, v.length === 0 ? 'ok' : v.length])),
         };
@@ -477,6 +494,7 @@ describe.skipIf(!POSTGRES || TEST_ENGINE !== 'postgres')('three instances on one
           deliveries_not_received: [],
           rate_limit_exceeded: [],
           exit_codes: [],
+          stats_not_matching: [],
         });
       } finally {
         for (const instance of instances) if (instance.proc && instance.proc.exitCode === null) instance.proc.kill('SIGKILL');

@@ -113,6 +113,7 @@ export const cfdiRelations = mirror(sqlite.cfdiRelations);
 export const sandboxCancellations = mirror(sqlite.sandboxCancellations);
 export const cfdiPaymentDocuments = mirror(sqlite.cfdiPaymentDocuments);
 export const cfdiStats = mirror(sqlite.cfdiStats);
+export const cfdiStatsDeltas = mirror(sqlite.cfdiStatsDeltas);
 export const auditLog = mirror(sqlite.auditLog);
 export const receipts = mirror(sqlite.receipts);
 export const receiptSettings = mirror(sqlite.receiptSettings);
