@@ -81,7 +81,7 @@ describe.skipIf(!POSTGRES)('the service on PostgreSQL', () => {
     let arrived = 0;
     const bothRead = Promise.withResolvers<void>();
     const increment = () =>
-      withTransaction(db, async (tx) => {
+      withTransaction(db, { isolation: 'serializable' }, async (tx) => {
         runs++;
         const [row] = await tx.select({ value: settings.value }).from(settings).where(eq(settings.key, key));
         if (++arrived === 2) bothRead.resolve();
@@ -105,7 +105,7 @@ describe.skipIf(!POSTGRES)('the service on PostgreSQL', () => {
     const wide = await openPostgres(scratch.url, { max: 20 });
     // Each reads, works a while (sealing an invoice), then writes: only one of the overlapping ones commits per round.
     const increment = () =>
-      withTransaction(wide, async (tx) => {
+      withTransaction(wide, { isolation: 'serializable' }, async (tx) => {
         const [row] = await tx.select({ value: settings.value }).from(settings).where(eq(settings.key, key));
         await Bun.sleep(30);
         await tx
@@ -125,6 +125,6 @@ describe.skipIf(!POSTGRES)('the service on PostgreSQL', () => {
   });
 
   test('db used inside a transaction throws instead of escaping it', async () => {
-    await expect(withTransaction(db, async () => db.select().from(settings))).rejects.toThrow(/pass the transaction/);
+    await expect(withTransaction(db, { isolation: 'serializable' }, async () => db.select().from(settings))).rejects.toThrow(/pass the transaction/);
   });
 });

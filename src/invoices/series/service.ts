@@ -49,7 +49,8 @@ export async function createSeries(deps: SeriesDeps, actor: Actor, input: Series
   const stamp = now.toISOString();
   const id = newId('ser', now.getTime());
   try {
-    await withTransaction(deps.db, async (tx) => {
+    // serializable: the series and the default read decide the insert (the unique indexes are the backstop)
+    await withTransaction(deps.db, { isolation: 'serializable', name: 'series.create' }, async (tx) => {
       if (
         (
           await tx
@@ -112,7 +113,8 @@ export const getSeries = async (deps: SeriesDeps, actor: Actor, id: string) => t
 
 export async function updateSeries(deps: SeriesDeps, actor: Actor, id: string, patch: SeriesPatch) {
   const stamp = deps.now().toISOString();
-  await withTransaction(deps.db, async (tx) => {
+  // serializable: the default's check reads what the update changes; the folio move is guarded in its UPDATE
+  await withTransaction(deps.db, { isolation: 'serializable', name: 'series.update' }, async (tx) => {
     const row = await getOr404(tx, actor, id);
     if (patch.default === false && row.isDefault) {
       throw conflict('A default series is required', [
@@ -215,9 +217,15 @@ export async function expectedFolio(
   group: Map<string, unknown>,
 ): Promise<{ serie: string; folio: number }> {
   const key = `folio ${scope.tenantId} ${scope.environment} ${serie ?? ''}`;
-  const next = (group.get(key) as { serie: string; folio: number } | undefined) ?? (await peekFolio(tx, scope, serie));
+  const next = (group.get(key) as { serie: string; folio: number } | undefined) ?? (await lockedFolio(tx, scope, serie));
   group.set(key, { serie: next.serie, folio: next.folio + 1 });
   return next;
+}
+
+/** peekFolio, the series' row locked where the engine locks rows (SeriesQueries.nextFolioLocked). */
+async function lockedFolio(tx: DbOrTx, scope: Scope, serie: string | undefined): Promise<{ serie: string; folio: number }> {
+  const row = await seriesQueries(tx).nextFolioLocked(tx, scope, serie);
+  return row ? { serie: row.serie, folio: row.nextFolio } : peekFolio(tx, scope, serie);
 }
 
 /** What allocateFolio would answer now, consuming nothing (POST /cfdis/validate). */
