@@ -357,100 +357,68 @@ export async function withTransaction<T>(dbOrTx: DbOrTx, options: TransactionOpt
 interface Member {
   fn: (tx: Tx) => Promise<unknown>;
   ahead?: Ahead;
-  order: string;
-  /** Groups this caller was put back from after a deadlock (PostgreSQL). */
-  requeued: number;
   done: PromiseWithResolvers<unknown>;
   outcome?: { ok: true; value: unknown } | { ok: false; error: unknown };
 }
 
 /**
  * Run for every caller of a group of several, in their order, once the group's transaction has begun and before any
- * caller's `fn`: to start work that `fn` will want (on other threads) while the callers before it write. It may read
- * and lock (PostgreSQL: a row it locks is one `fn` will update); it must not write, and what it prepares is a guess
- * `fn` checks. `group` is shared by the group's `ahead` calls (a caller's guess depends on those before it: the folio
- * it will get). Its errors are ignored: `fn` runs anyway.
+ * caller's `fn`: to start work that `fn` will want (on other threads) while the callers before it write. It may read; it
+ * must not write, and what it prepares is a guess `fn` checks. `group` is shared by the group's `ahead` calls
+ * (a caller's guess depends on those before it: the folio it will get). Its errors are ignored: `fn` runs anyway.
  */
 export type Ahead = (tx: Tx, group: Map<string, unknown>) => Promise<void>;
 
-/** withGroupCommit's options: `order`, the callers of a group run sorted by it (see withGroupCommit). */
-export interface GroupOptions extends TransactionOptions {
-  order?: string;
-}
-
-/** At most this many callers share one commit, so that a group never holds the write lock (or the rows it locks) for long. */
+/** At most this many callers share one commit, so that a group never holds the write lock for long. */
 const GROUP_MAX = 16;
-/** A caller whose part of a group was chosen as a deadlock's victim runs in a later group, at most this many times. */
-const MAX_REQUEUES = 5;
-interface Group {
-  waiting: Member[];
-  running: boolean;
-}
-const groups = new WeakMap<object, Group>();
+const groups = new WeakMap<Database.Database, { waiting: Member[]; running: boolean }>();
 
 /**
  * withTransaction for a hot write path (issuing): callers that arrive while a group's transaction runs share the
  * next one. Each runs in its own savepoint, so its error rolls back only its own writes and reaches only its caller;
- * one COMMIT makes the group durable before any caller's promise resolves. `ahead` (see Ahead) lets a caller start
- * work on other threads while the callers before it run.
- * - SQLite: one commit and one WAL sync for the group; a group is at most GROUP_MAX callers, so another process
- *   waiting for the write lock gets its turn.
- * - PostgreSQL, read committed: the group's transaction takes the rows its callers lock (a series' folio counter)
- *   once for all of them, so the expensive work of each (the seal) overlaps instead of queueing behind the lock. The
- *   callers run sorted by `options.order` (a key naming the rows they lock: tenant and series), so two groups (two
- *   instances) take their rows in one order and never wait for each other in a cycle; a caller chosen as the victim
- *   of a deadlock nevertheless runs again in a later group. A serializable caller runs alone (withTransaction).
+ * one COMMIT, and one WAL sync, makes the group durable before any caller's promise resolves. On this engine a
+ * commit costs more than the writes of an invoice; a group is at most GROUP_MAX callers, so another process waiting
+ * for the lock gets its turn. `ahead` (see Ahead) lets a caller start work on other threads while the callers before
+ * it run. PostgreSQL: withTransaction with `options`, one transaction per caller, and no `ahead` (docs/decisions.md,
+ * "Isolation per transaction": the series row's lock, read committed, queues the issuers).
  */
-export async function withGroupCommit<T>(db: Db, options: GroupOptions, fn: (tx: Tx) => Promise<T>, ahead?: Ahead): Promise<T> {
+export async function withGroupCommit<T>(db: Db, options: TransactionOptions, fn: (tx: Tx) => Promise<T>, ahead?: Ahead): Promise<T> {
   const engine = engineOf(db);
-  if (engine.dialect === 'postgres' && options.isolation === 'serializable') return engine.transaction(db, options, fn);
-  const key: object = engine.dialect === 'sqlite' ? engine.sqlite : engine.sql;
-  let group = groups.get(key);
-  if (!group) groups.set(key, (group = { waiting: [], running: false }));
-  const member: Member = { fn, ahead, order: options.order ?? '', requeued: 0, done: Promise.withResolvers() };
+  if (engine.dialect === 'postgres') return engine.transaction(db, options, fn);
+  let group = groups.get(engine.sqlite);
+  if (!group) groups.set(engine.sqlite, (group = { waiting: [], running: false }));
+  const member: Member = { fn, ahead, done: Promise.withResolvers() };
   group.waiting.push(member);
-  if (!group.running) void runGroups(db, options.name ?? 'group commit', group);
+  if (!group.running) void runGroups(db, engine.sqlite, group);
   return member.done.promise as Promise<T>;
 }
 
-async function runGroups(db: Db, name: string, group: Group): Promise<void> {
-  const engine = engineOf(db);
-  // SQLite rolls the whole transaction back on some errors (a full disk, I/O): the others' writes are gone then.
-  const lostTransaction = () => engine.dialect === 'sqlite' && !engine.sqlite.inTransaction;
-  const deadlocked = (error: unknown) => engine.dialect === 'postgres' && engine.conflict(error);
+async function runGroups(db: Db, sqlite: Database.Database, group: { waiting: Member[]; running: boolean }): Promise<void> {
   group.running = true;
   try {
     while (group.waiting.length > 0) {
       let members: Member[] = [];
       try {
-        // Read committed on PostgreSQL (serializable callers never join a group); SQLite's one writer on SQLite.
-        await withTransaction(db, { isolation: 'read committed', name }, async (tx) => {
-          // Who waits once the lock is had is the group: their `ahead` run before any `fn`. A run again (PostgreSQL,
-          // a deadlock of the group's transaction) is the same group.
-          if (members.length === 0) members = group.waiting.splice(0, GROUP_MAX).sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
-          for (const m of members) m.outcome = undefined;
+        // SQLite only: its one writer at a time is every isolation (the options are PostgreSQL's).
+        await withTransaction(db, { isolation: 'serializable', name: 'group commit' }, async (tx) => {
+          // Who waits once the lock is had is the group: their `ahead` run before any `fn`.
+          members = group.waiting.splice(0, GROUP_MAX);
           const shared = new Map<string, unknown>();
-          // A group of one has nothing to overlap its work with. In a savepoint: a statement of theirs that failed
-          // (PostgreSQL) would otherwise leave the group's transaction unusable.
-          if (members.length > 1)
-            await withTransaction(tx, { isolation: 'read committed', name }, async (t) => {
-              for (const member of members) await member.ahead?.(t, shared).catch(() => undefined);
-            }).catch(() => undefined);
+          // A group of one has nothing to overlap its work with.
+          if (members.length > 1) for (const member of members) await member.ahead?.(tx, shared).catch(() => undefined);
           for (const member of members) {
             try {
-              member.outcome = { ok: true, value: await withTransaction(tx, { isolation: 'read committed', name }, member.fn) };
+              member.outcome = { ok: true, value: await withTransaction(tx, { isolation: 'serializable' }, member.fn) };
             } catch (error) {
               member.outcome = { ok: false, error };
-              if (lostTransaction()) throw error;
+              // Some errors (a full disk, I/O) make SQLite roll the whole transaction back: the others' writes are gone.
+              if (!sqlite.inTransaction) throw error;
             }
           }
         });
         for (const m of members) {
           if (m.outcome?.ok) m.done.resolve(m.outcome.value);
-          else if (deadlocked(m.outcome?.error) && m.requeued < MAX_REQUEUES) {
-            m.requeued++;
-            group.waiting.push(m);
-          } else m.done.reject(m.outcome?.error);
+          else m.done.reject(m.outcome?.error);
         }
       } catch (error) {
         // Nothing of this group was written: a caller whose own work failed hears its own error, the others this one.

@@ -31,8 +31,6 @@ export type Engine = (
       readonly sql: Sql;
       /** withTransaction's PostgreSQL implementation (src/db/postgres/client.ts). */
       readonly transaction: <T>(dbOrTx: DbOrTx, options: TransactionOptions, fn: (tx: Tx) => Promise<T>) => Promise<T>;
-      /** Whether `err` is a serialization failure or a deadlock: the transaction may run again. */
-      readonly conflict: (err: unknown) => boolean;
     }
 ) & {
   /** Runs one `sql` statement through this handle (so inside its transaction, for a tx); rows as the driver gives them. */

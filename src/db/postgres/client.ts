@@ -127,7 +127,6 @@ export async function openPostgres(
   const engine: Engine = {
     dialect: 'postgres',
     sql: client,
-    conflict: (err: unknown) => RETRYABLE.has(codeOf(err) ?? ''),
     execute: (handle: any, query: SQL) => {
       if (handle === db && insideTransaction()) throw new Error('db used inside withTransaction: pass the transaction (tx) down instead');
       return handle.execute(query);

@@ -65,9 +65,7 @@ export function issueStrategy(
         const guess = early;
         return guess !== undefined && guess.serie === model.serie && String(guess.folio) === model.folio ? guess.sealing : sealAndStamp(model);
       };
-      // Sorted by the rows a caller locks (its tenant's series), so that groups lock them in one order.
-      const order = `${target.tenantId} ${target.environment} ${sealAhead?.serie ?? ''}`;
-      return withGroupCommit(db, { isolation, name: 'cfdis.issue', order }, (tx) => reserve(tx, seal), ahead);
+      return withGroupCommit(db, { isolation, name: 'cfdis.issue' }, (tx) => reserve(tx, seal), ahead);
     },
   };
 }

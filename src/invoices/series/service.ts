@@ -217,15 +217,9 @@ export async function expectedFolio(
   group: Map<string, unknown>,
 ): Promise<{ serie: string; folio: number }> {
   const key = `folio ${scope.tenantId} ${scope.environment} ${serie ?? ''}`;
-  const next = (group.get(key) as { serie: string; folio: number } | undefined) ?? (await lockedFolio(tx, scope, serie));
+  const next = (group.get(key) as { serie: string; folio: number } | undefined) ?? (await peekFolio(tx, scope, serie));
   group.set(key, { serie: next.serie, folio: next.folio + 1 });
   return next;
-}
-
-/** peekFolio, the series' row locked where the engine locks rows (SeriesQueries.nextFolioLocked). */
-async function lockedFolio(tx: DbOrTx, scope: Scope, serie: string | undefined): Promise<{ serie: string; folio: number }> {
-  const row = await seriesQueries(tx).nextFolioLocked(tx, scope, serie);
-  return row ? { serie: row.serie, folio: row.nextFolio } : peekFolio(tx, scope, serie);
 }
 
 /** What allocateFolio would answer now, consuming nothing (POST /cfdis/validate). */
