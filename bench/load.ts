@@ -8,7 +8,8 @@ export type LoadResult = { rps: number; ok: number; errors: number; statuses: Re
  */
 export async function closedLoad(o: {
   urlOf: (n: number) => string;
-  init: RequestInit;
+  /** The request, or the n-th request's (another tenant's key). */
+  init: RequestInit | ((n: number) => RequestInit);
   expected: number;
   concurrency: number;
   durationMs: number;
@@ -21,11 +22,13 @@ export async function closedLoad(o: {
   await Promise.all(
     Array.from({ length: o.concurrency }, async () => {
       while (performance.now() < end) {
-        const url = o.urlOf(sent++);
+        const n = sent++;
+        const url = o.urlOf(n);
+        const init = typeof o.init === 'function' ? o.init(n) : o.init;
         const t = performance.now();
         let status = 0; // a network error
         try {
-          const res = await fetch(url, o.init);
+          const res = await fetch(url, init);
           await res.arrayBuffer();
           status = res.status;
         } catch {}

@@ -32,7 +32,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-queue-'));
   const db = openDatabase(join(dir, 'noop.sqlite'));
   const n = Number(values.jobs);
   const now = new Date();
-  await withTransaction(db, async (tx) => {
+  await withTransaction(db, { isolation: 'serializable' }, async (tx) => {
     for (let i = 0; i < n; i++) await enqueue(tx, now, { type: 'noop', payload: { i } });
   });
   const worker = createWorker({ db, now: () => new Date(), workerId: 'bench', logger, concurrency: 64, handlers: { noop: { run: async () => {} } } });

@@ -73,7 +73,7 @@ try {
         while (performance.now() < end) {
           const id = `c${++seq}`;
           try {
-            await withTransaction(db, async (tx) => {
+            await withTransaction(db, { isolation: 'serializable', name: 'bench.stats-rows' }, async (tx) => {
               attempts++;
               await executeSql(
                 tx,

@@ -51,7 +51,7 @@ async function tenantWithWebhook(n: number, url: string): Promise<string> {
   return reg.tenant.id;
 }
 const record = (tenantId: string, n: number) =>
-  withTransaction(db, async (tx) => {
+  withTransaction(db, { isolation: 'serializable' }, async (tx) => {
     const now = new Date();
     for (let i = 0; i < n; i++)
       await recordEvent(tx, { tenantId, environment: 'test', type: 'cfdi.timbrado', data: { cfdi_id: `cfdi_${i}`, uuid: crypto.randomUUID() }, now });

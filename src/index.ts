@@ -5,7 +5,7 @@ import { CATALOGS_FILE, removeCatalogs, seedCatalogs } from './catalogs/seed.ts'
 import { type Db, freeBytes, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/client.ts';
 import { closeDatabase } from './db/engine.ts';
 import { shareWriteLock, sqliteDurability } from './db/connection.ts';
-import { databaseName, openConfiguredDatabase } from './db/open.ts';
+import { databaseName, openConfiguredDatabase, reportTransactionRetries } from './db/open.ts';
 import { DatabaseUnreachable } from './db/postgres/reach.ts';
 import { MasterKeyMismatch } from './db/master-key.ts';
 import { DemoSetUpFailed, demoBanner, setUpDemo } from './demo.ts';
@@ -44,6 +44,9 @@ try {
 }
 
 const logger = createLogger(config.logLevel, undefined, worker === undefined ? undefined : { worker });
+reportTransactionRetries((r) =>
+  r.committed ? logger.info('transaction ran again after a conflict', { ...r }) : logger.warn('transaction given up after conflicts', { ...r }),
+);
 const supervising = worker === undefined && config.workers > 1;
 // A worker's link to its supervisor: rate counters, identity changes and the scheduler's heartbeat come through it.
 const link = worker === undefined ? undefined : supervisorLink();

@@ -23,7 +23,8 @@ export async function seedCatalogs(db: Db, onLoad?: () => void): Promise<boolean
   const current = await readSetting(db, 'catalog_version');
   if (current?.toString('utf8') === CATALOG_VERSION && (await queries.indexed(db))) return false;
   onLoad?.();
-  await withTransaction(db, async (tx) => {
+  // read committed: the whole table is replaced and the version written, under the boot lock; nothing read decides it
+  await withTransaction(db, { isolation: 'read committed', name: 'catalogs.seed' }, async (tx) => {
     await queries.load(tx, shippedRows());
     await writeSetting(tx, 'catalog_version', Buffer.from(CATALOG_VERSION), new Date());
   });
@@ -41,7 +42,8 @@ export const CATALOGS_FILE = 'catalogs.sqlite';
 export async function removeCatalogs(db: Db): Promise<boolean> {
   if ((await readSetting(db, 'catalog_version')) === undefined) return false;
   const queries = catalogQueries(db);
-  await withTransaction(db, async (tx) => {
+  // read committed: the table emptied and the version removed; nothing read decides it
+  await withTransaction(db, { isolation: 'read committed', name: 'catalogs.remove' }, async (tx) => {
     await queries.load(tx, []);
     await deleteSetting(tx, 'catalog_version');
   });

@@ -4,7 +4,7 @@ import { entityKind, type SQL } from 'drizzle-orm';
 import { BetterSQLiteSession, PreparedQuery } from 'drizzle-orm/better-sqlite3/session';
 import { BaseSQLiteDatabase, SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
 import { createTableRelationsHelpers, extractTablesRelationalConfig } from 'drizzle-orm';
-import { engineOf, registerEngine, sqliteOf } from './engine.ts';
+import { engineOf, registerEngine, sqliteOf, type TransactionOptions } from './engine.ts';
 import * as schema from './schema/index.ts';
 
 /**
@@ -302,11 +302,14 @@ export function asyncDatabase(sqlite: Database.Database, syncWal?: () => Promise
  * Run `fn` in one transaction: `BEGIN IMMEDIATE`, COMMIT when it resolves, ROLLBACK when it throws. The gate is held
  * throughout, so an `await` inside never lets another request's statements in. Called again with the `tx` it
  * received (a service composed into a larger transaction), it opens a savepoint that rolls back on its own.
- * On PostgreSQL: a serializable transaction, re-run on a serialization failure (src/db/postgres/client.ts).
+ * `options.isolation`: on PostgreSQL, the isolation level (see Isolation: the weakest that keeps the transaction's
+ * invariant, written beside the call); a serializable one is re-run on a serialization failure, either on a deadlock
+ * (src/db/postgres/client.ts). On a `tx` it is the outer transaction's; asking serializable inside a read committed
+ * one throws. SQLite ignores it: BEGIN IMMEDIATE makes every transaction the only writer.
  */
-export async function withTransaction<T>(dbOrTx: DbOrTx, fn: (tx: Tx) => Promise<T>): Promise<T> {
+export async function withTransaction<T>(dbOrTx: DbOrTx, options: TransactionOptions, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const engine = engineOf(dbOrTx);
-  if (engine.dialect === 'postgres') return engine.transaction(dbOrTx, fn);
+  if (engine.dialect === 'postgres') return engine.transaction(dbOrTx, options, fn);
   const sqlite = engine.sqlite;
   const gate = gates.get(sqlite);
   const tx = txOf.get(dbOrTx) ?? (dbOrTx as Tx);
@@ -376,11 +379,12 @@ const groups = new WeakMap<Database.Database, { waiting: Member[]; running: bool
  * one COMMIT, and one WAL sync, makes the group durable before any caller's promise resolves. On this engine a
  * commit costs more than the writes of an invoice; a group is at most GROUP_MAX callers, so another process waiting
  * for the lock gets its turn. `ahead` (see Ahead) lets a caller start work on other threads while the callers before
- * it run. PostgreSQL: withTransaction, one transaction per caller, and no `ahead`.
+ * it run. PostgreSQL: withTransaction with `options`, one transaction per caller, and no `ahead` (docs/decisions.md,
+ * "Isolation per transaction": the series row's lock, read committed, queues the issuers).
  */
-export async function withGroupCommit<T>(db: Db, fn: (tx: Tx) => Promise<T>, ahead?: Ahead): Promise<T> {
+export async function withGroupCommit<T>(db: Db, options: TransactionOptions, fn: (tx: Tx) => Promise<T>, ahead?: Ahead): Promise<T> {
   const engine = engineOf(db);
-  if (engine.dialect === 'postgres') return engine.transaction(db, fn);
+  if (engine.dialect === 'postgres') return engine.transaction(db, options, fn);
   let group = groups.get(engine.sqlite);
   if (!group) groups.set(engine.sqlite, (group = { waiting: [], running: false }));
   const member: Member = { fn, ahead, done: Promise.withResolvers() };
@@ -395,7 +399,8 @@ async function runGroups(db: Db, sqlite: Database.Database, group: { waiting: Me
     while (group.waiting.length > 0) {
       let members: Member[] = [];
       try {
-        await withTransaction(db, async (tx) => {
+        // SQLite only: its one writer at a time is every isolation (the options are PostgreSQL's).
+        await withTransaction(db, { isolation: 'serializable', name: 'group commit' }, async (tx) => {
           // Who waits once the lock is had is the group: their `ahead` run before any `fn`.
           members = group.waiting.splice(0, GROUP_MAX);
           const shared = new Map<string, unknown>();
@@ -403,7 +408,7 @@ async function runGroups(db: Db, sqlite: Database.Database, group: { waiting: Me
           if (members.length > 1) for (const member of members) await member.ahead?.(tx, shared).catch(() => undefined);
           for (const member of members) {
             try {
-              member.outcome = { ok: true, value: await withTransaction(tx, member.fn) };
+              member.outcome = { ok: true, value: await withTransaction(tx, { isolation: 'serializable' }, member.fn) };
             } catch (error) {
               member.outcome = { ok: false, error };
               // Some errors (a full disk, I/O) make SQLite roll the whole transaction back: the others' writes are gone.

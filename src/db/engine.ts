@@ -3,6 +3,23 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Sql } from 'postgres';
 import type { DbOrTx, Tx } from './connection.ts';
 
+/**
+ * How a transaction is isolated from concurrent ones on PostgreSQL (SQLite runs one writer at a time: no effect there).
+ * - 'read committed': each statement sees what was committed before it; an UPDATE waits for the row's lock and then
+ *   works on the committed row (never aborts). For writes whose correctness rests on row locks taken by the writes
+ *   themselves (UPDATE … RETURNING on a counter, conditional UPDATEs, inserts a unique index refuses).
+ * - 'serializable': as if alone; a read that decides a write (check, then insert) is safe, and a conflict aborts the
+ *   transaction (40001), which is run again.
+ * CONTRIBUTING.md says how to choose; every call site writes its invariant beside its choice.
+ */
+export type Isolation = 'read committed' | 'serializable';
+
+/** withTransaction's choice: `name` says which transaction a log line about its re-runs is about. */
+export interface TransactionOptions {
+  isolation: Isolation;
+  name?: string;
+}
+
 /** The SQL engine behind a database handle. */
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -13,7 +30,7 @@ export type Engine = (
       readonly dialect: 'postgres';
       readonly sql: Sql;
       /** withTransaction's PostgreSQL implementation (src/db/postgres/client.ts). */
-      readonly transaction: <T>(dbOrTx: DbOrTx, fn: (tx: Tx) => Promise<T>) => Promise<T>;
+      readonly transaction: <T>(dbOrTx: DbOrTx, options: TransactionOptions, fn: (tx: Tx) => Promise<T>) => Promise<T>;
     }
 ) & {
   /** Runs one `sql` statement through this handle (so inside its transaction, for a tx); rows as the driver gives them. */

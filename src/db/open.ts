@@ -2,6 +2,8 @@ import type { DatabaseConfig } from '../env.ts';
 import { openDatabase } from './client.ts';
 import type { Db } from './connection.ts';
 import { openPostgres, type PostgresWait } from './postgres/client.ts';
+
+export { reportTransactionRetries } from './postgres/client.ts';
 import { postgresName } from './postgres/reach.ts';
 
 /**

@@ -203,7 +203,8 @@ const heldBy = (job: Pick<Job, 'lockedBy' | 'attempts'>) =>
  */
 export async function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): Promise<boolean> {
   let after: AfterCommit | undefined;
-  const done = await withTransaction(db, async (tx) => {
+  // serializable: the lease's fence alone would hold in read committed (a conditional UPDATE), but inTx (a stamp's record, a delivery's outcome) decides on rows it reads
+  const done = await withTransaction(db, { isolation: 'serializable', name: 'jobs.complete' }, async (tx) => {
     const complete = prepared(tx, 'jobs.complete', (d) =>
       d
         .update(jobs)
@@ -233,7 +234,8 @@ export async function failJob(db: Db, job: Job, now: Date, error: unknown, onGiv
   const tooLate = job.deadline !== null && next.toISOString() > job.deadline;
   const giveUp = permanent || tooLate || job.attempts >= job.maxAttempts;
   let after: AfterCommit | undefined;
-  const outcome = await withTransaction(db, async (tx) => {
+  // serializable: as completeJob, onGiveUp/onRetry decide on rows they read (the invoice's state, the webhook's failures)
+  const outcome = await withTransaction(db, { isolation: 'serializable', name: 'jobs.fail' }, async (tx) => {
     const written = await tx
       .update(jobs)
       .set(

@@ -61,7 +61,8 @@ function batchedInsert(db: Db): (row: AuditRow) => Promise<void> {
       const batch = waiting;
       waiting = [];
       try {
-        await withTransaction(db, async (tx) => {
+        // read committed: inserts only
+        await withTransaction(db, { isolation: 'read committed', name: 'audit.batch' }, async (tx) => {
           for (const { row } of batch) await insertOf(tx).execute(row);
         });
         for (const { done } of batch) done.resolve();

@@ -133,7 +133,8 @@ export function idempotency(deps: {
     // The look-up and the claim (or the take-over) in one transaction: two requests with one key, on one instance or
     // several, never both hold it. No outside effects: on PostgreSQL it may run again.
     const lookUp = () =>
-      withTransaction(deps.db, async (tx): Promise<Lookup | undefined> => {
+      // serializable: the look-up decides the claim (the delete of an expired record must not remove one inserted meanwhile)
+      withTransaction(deps.db, { isolation: 'serializable', name: 'idempotency.lookUp' }, async (tx): Promise<Lookup | undefined> => {
         const now = deps.now();
         const since = new Date(now.getTime() - TTL_MS).toISOString();
         const [found] = await tx

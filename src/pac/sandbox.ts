@@ -56,7 +56,8 @@ export async function loadOrCreateSandboxSat(db: Db, masterKey: Buffer): Promise
   const stored = await loadSandboxSat(db, masterKey);
   if (stored) return { sandboxSat: stored, created: false };
   const fresh = createSandboxSat();
-  await withTransaction(db, async (tx) => {
+  // read committed: under the boot lock; the settings' primary key refuses a second identity (read back after)
+  await withTransaction(db, { isolation: 'read committed', name: 'sandbox.identity' }, async (tx) => {
     await addSetting(tx, 'sandbox_sat_certificate', fresh.certificateDer);
     await addSetting(tx, 'sandbox_sat_key', sealSecret(masterKey, fresh.privateKey.export({ format: 'der', type: 'pkcs8' }) as Buffer, 'sandbox_sat_key'));
   });

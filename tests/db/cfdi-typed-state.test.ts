@@ -102,7 +102,7 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
     const xml = (await after.query<{ xml: Buffer }>(sql`select xml from cfdi_documents where cfdi_id = ${queued.json.id}`))[0]!.xml.toString('utf8');
     const result = await createSandboxPac(testSandboxSat()).stamp(xml, { tenantId: reg.tenant.id });
     if (!result.ok) throw new Error(result.message);
-    const values = await withTransaction(db, (tx) =>
+    const values = await withTransaction(db, { isolation: 'serializable' }, (tx) =>
       recordStamp(tx, { id: queued.json.id, tenantId: reg.tenant.id, environment: 'test' }, result, new Date(), 'sandbox'),
     );
     expect(values?.uuid).toBe(result.tfd.uuid);

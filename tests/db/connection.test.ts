@@ -19,7 +19,7 @@ const names = async (db: DbOrTx) => (await db.select({ id: tenants.id }).from(te
 describe('withTransaction on one SQLite connection', () => {
   test('commits what the callback wrote and returns its value', async () => {
     const db = openDatabase(':memory:');
-    const value = await withTransaction(db, async (tx) => {
+    const value = await withTransaction(db, { isolation: 'serializable' }, async (tx) => {
       await tx.insert(tenants).values(tenant('t1'));
       await tick();
       return 42;
@@ -30,7 +30,7 @@ describe('withTransaction on one SQLite connection', () => {
 
   test('rolls back everything when the callback throws, after an await', async () => {
     const db = openDatabase(':memory:');
-    const failed = withTransaction(db, async (tx) => {
+    const failed = withTransaction(db, { isolation: 'serializable' }, async (tx) => {
       await tx.insert(tenants).values(tenant('t1'));
       await tick();
       throw new Error('boom');
@@ -44,7 +44,7 @@ describe('withTransaction on one SQLite connection', () => {
     const db = openDatabase(':memory:');
     const log: string[] = [];
     const one = (id: string) =>
-      withTransaction(db, async (tx) => {
+      withTransaction(db, { isolation: 'serializable' }, async (tx) => {
         log.push(`begin ${id}`);
         await tx.insert(tenants).values(tenant(id));
         await tick();
@@ -61,7 +61,7 @@ describe('withTransaction on one SQLite connection', () => {
     const started = new Promise<void>((resolve) => (began = resolve));
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const failing = withTransaction(db, async (tx) => {
+    const failing = withTransaction(db, { isolation: 'serializable' }, async (tx) => {
       await tx.insert(tenants).values(tenant('inside'));
       began();
       await held;
@@ -86,7 +86,7 @@ describe('withTransaction on one SQLite connection', () => {
     let seenDuring: string[] | undefined;
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const writer = withTransaction(db, async (tx) => {
+    const writer = withTransaction(db, { isolation: 'serializable' }, async (tx) => {
       await tx.insert(tenants).values(tenant('new'));
       await held;
     });
@@ -100,21 +100,25 @@ describe('withTransaction on one SQLite connection', () => {
 
   test('nesting with tx is a savepoint: the inner failure rolls back only the inner writes', async () => {
     const db = openDatabase(':memory:');
-    await withTransaction(db, async (tx) => {
+    await withTransaction(db, { isolation: 'serializable' }, async (tx) => {
       await tx.insert(tenants).values(tenant('outer'));
-      await withTransaction(tx, async (inner) => {
+      await withTransaction(tx, { isolation: 'serializable' }, async (inner) => {
         await inner.insert(tenants).values(tenant('inner'));
         throw new Error('inner fails');
       }).catch(() => {});
-      await withTransaction(tx, async (inner) => inner.insert(tenants).values(tenant('kept')));
+      await withTransaction(tx, { isolation: 'serializable' }, async (inner) => inner.insert(tenants).values(tenant('kept')));
     });
     expect(await names(db)).toEqual(['kept', 'outer']);
   });
 
   test('using db (not tx) inside a transaction is an error, not a deadlock', async () => {
     const db = openDatabase(':memory:');
-    await expect(withTransaction(db, async () => await db.select().from(tenants))).rejects.toThrow('pass the transaction (tx) down');
-    await expect(withTransaction(db, async () => withTransaction(db, async () => 1))).rejects.toThrow('pass the transaction (tx) down');
+    await expect(withTransaction(db, { isolation: 'serializable' }, async () => await db.select().from(tenants))).rejects.toThrow(
+      'pass the transaction (tx) down',
+    );
+    await expect(
+      withTransaction(db, { isolation: 'serializable' }, async () => withTransaction(db, { isolation: 'serializable' }, async () => 1)),
+    ).rejects.toThrow('pass the transaction (tx) down');
     // The gate was released: the database still works.
     await db.insert(tenants).values(tenant('after'));
     expect(await names(db)).toEqual(['after']);
@@ -122,7 +126,7 @@ describe('withTransaction on one SQLite connection', () => {
 
   test('a transaction handle used after its callback ended is an error', async () => {
     const db = openDatabase(':memory:');
-    const leaked = await withTransaction(db, async (tx) => tx);
+    const leaked = await withTransaction(db, { isolation: 'serializable' }, async (tx) => tx);
     await expect(Promise.resolve(leaked.select().from(tenants).where(eq(tenants.id, 'x')))).rejects.toThrow('outside its withTransaction callback');
   });
 });
@@ -138,7 +142,7 @@ describe('a write lock held by another connection', () => {
       other.exec('begin immediate');
       let ticks = 0;
       const ticking = setInterval(() => ticks++, 1);
-      const inTransaction = withTransaction(db, async (tx) => void (await tx.insert(tenants).values(tenant('t1'))));
+      const inTransaction = withTransaction(db, { isolation: 'serializable' }, async (tx) => void (await tx.insert(tenants).values(tenant('t1'))));
       const single = db.insert(tenants).values(tenant('t2'));
       await Bun.sleep(100);
       const ticksWhileLocked = ticks; // a thread asleep in busy_timeout would have run no timer
@@ -165,12 +169,14 @@ describe('a write lock held by another connection', () => {
     const db = asyncDatabase(sqlite, () => new Promise<void>((resolve) => syncs.push(resolve)));
     try {
       let answered = false;
-      const first = withTransaction(db, async (tx) => void (await tx.insert(tenants).values(tenant('t1')))).then(() => (answered = true));
+      const first = withTransaction(db, { isolation: 'serializable' }, async (tx) => void (await tx.insert(tenants).values(tenant('t1')))).then(
+        () => (answered = true),
+      );
       await tick();
       expect(syncs.length).toBe(1);
       expect(answered).toBe(false);
       // Committed and the gate released: the next transaction and a single write run while the first one's sync waits.
-      const second = withTransaction(db, async (tx) => void (await tx.insert(tenants).values(tenant('t2'))));
+      const second = withTransaction(db, { isolation: 'serializable' }, async (tx) => void (await tx.insert(tenants).values(tenant('t2'))));
       const single = db.insert(tenants).values(tenant('t3')).execute(); // a builder runs when executed
       await tick();
       expect(syncs.length).toBe(3);
@@ -195,7 +201,7 @@ describe('a write lock held by another connection', () => {
       ] as const) {
         const db = openDatabase(join(dir, `${setting}.sqlite`), setting);
         expect(sqliteDurability(db)).toBe(durability);
-        await withTransaction(db, async (tx) => void (await tx.insert(tenants).values(tenant('t1'))));
+        await withTransaction(db, { isolation: 'serializable' }, async (tx) => void (await tx.insert(tenants).values(tenant('t1'))));
         await db.insert(tenants).values(tenant('t2'));
         expect(await names(db)).toEqual(['t1', 't2']);
         await closeDatabase(db);
@@ -232,7 +238,7 @@ describe('withGroupCommit on one SQLite connection', () => {
   async function holdTransaction(db: ReturnType<typeof openDatabase>) {
     const release = Promise.withResolvers<void>();
     const began = Promise.withResolvers<void>();
-    const held = withTransaction(db, async () => {
+    const held = withTransaction(db, { isolation: 'serializable' }, async () => {
       began.resolve();
       await release.promise;
     });
@@ -248,7 +254,7 @@ describe('withGroupCommit on one SQLite connection', () => {
     const release = await holdTransaction(db);
     const counter = countBegins(db);
     const calls = ['a', 'b', 'c'].map((id) =>
-      withGroupCommit(db, async (tx) => {
+      withGroupCommit(db, { isolation: 'serializable' }, async (tx) => {
         await tx.insert(tenants).values(tenant(id));
         await tick();
         return id.toUpperCase();
@@ -267,6 +273,7 @@ describe('withGroupCommit on one SQLite connection', () => {
     const calls = ['a', 'b', 'c'].map((id) =>
       withGroupCommit(
         db,
+        { isolation: 'serializable' },
         async (tx) => {
           seen.push(`fn ${id}`);
           await tx.insert(tenants).values(tenant(id));
@@ -291,6 +298,7 @@ describe('withGroupCommit on one SQLite connection', () => {
     let aheads = 0;
     const value = await withGroupCommit(
       db,
+      { isolation: 'serializable' },
       async () => 'alone',
       async () => void aheads++,
     );
@@ -301,16 +309,16 @@ describe('withGroupCommit on one SQLite connection', () => {
   test('a caller that fails rolls back only its own writes and alone hears its error', async () => {
     const db = openDatabase(':memory:');
     const release = await holdTransaction(db);
-    const ok = withGroupCommit(db, async (tx) => {
+    const ok = withGroupCommit(db, { isolation: 'serializable' }, async (tx) => {
       await tx.insert(tenants).values(tenant('a'));
       return 'a';
     });
-    const failing = withGroupCommit(db, async (tx) => {
+    const failing = withGroupCommit(db, { isolation: 'serializable' }, async (tx) => {
       await tx.insert(tenants).values(tenant('b'));
       await tick();
       throw new Error('b refused');
     });
-    const after = withGroupCommit(db, async (tx) => {
+    const after = withGroupCommit(db, { isolation: 'serializable' }, async (tx) => {
       // It sees the earlier caller's write, not the failed one's.
       const seen = await names(tx);
       await tx.insert(tenants).values(tenant('c'));
@@ -327,16 +335,16 @@ describe('withGroupCommit on one SQLite connection', () => {
   test('a group whose transaction fails writes nothing: every caller is refused', async () => {
     const db = openDatabase(':memory:');
     const release = await holdTransaction(db);
-    const first = withGroupCommit(db, async (tx) => {
+    const first = withGroupCommit(db, { isolation: 'serializable' }, async (tx) => {
       await tx.insert(tenants).values(tenant('a'));
       return 'a';
     });
     // The same primary key: the second caller's insert fails (its own error) and the third one's rolls the whole
     // transaction back, as SQLite does on a full disk or an I/O error.
-    const second = withGroupCommit(db, async (tx) => {
+    const second = withGroupCommit(db, { isolation: 'serializable' }, async (tx) => {
       await tx.insert(tenants).values(tenant('a'));
     });
-    const third = withGroupCommit(db, async (tx) => {
+    const third = withGroupCommit(db, { isolation: 'serializable' }, async (tx) => {
       await tx.insert(tenants).values(tenant('c'));
       (tx as unknown as { $client: Database.Database }).$client.exec('rollback');
       throw new Error('disk I/O error');
@@ -348,7 +356,7 @@ describe('withGroupCommit on one SQLite connection', () => {
     expect(third).rejects.toThrow('disk I/O error');
     expect(await names(db)).toEqual([]);
     // The connection is usable again.
-    expect(await withGroupCommit(db, async (tx) => (await tx.insert(tenants).values(tenant('d')), 'd'))).toBe('d');
+    expect(await withGroupCommit(db, { isolation: 'serializable' }, async (tx) => (await tx.insert(tenants).values(tenant('d')), 'd'))).toBe('d');
     expect(await names(db)).toEqual(['d']);
   });
 });

@@ -757,7 +757,7 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('body fuzzing of every operation with 
     // A write rolled back is no write.
     await check(op, fx, request({}), stats, async () => {
       try {
-        await withTransaction(t.db, async (tx) => {
+        await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => {
           await touchTenant(tx);
           throw new Error('rolled back');
         });

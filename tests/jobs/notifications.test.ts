@@ -44,11 +44,11 @@ describe.skipIf(!POSTGRES)('enqueue notifications (PostgreSQL)', () => {
     cleanup.push(stopListening, () => worker.stop());
     woken.length = 0; // the (re)connect wake-up, sent when listening starts
     // Nothing ever calls drain(): only the notice can start the worker. A rolled-back enqueue sends none.
-    await withTransaction(enqueuer, async (tx) => {
+    await withTransaction(enqueuer, { isolation: 'serializable' }, async (tx) => {
       await enqueue(tx, new Date(), { type: 'test.notified', payload: { n: 'rolled back' } });
       throw new Error('rollback');
     }).catch(() => {});
-    await withTransaction(enqueuer, async (tx) => {
+    await withTransaction(enqueuer, { isolation: 'serializable' }, async (tx) => {
       await enqueue(tx, new Date(), { type: 'test.notified', payload: { n: 'committed' } });
     });
     await until(() => ran.length === 1, 'the other instance runs the job');

@@ -182,7 +182,7 @@ describe('Idempotency-Key across instances (two apps on one database)', () => {
         const claim = c.get('idempotency')!;
         const id = claim.resumed ?? `thing_${name}`;
         if (!claim.resumed) {
-          await withTransaction(db, async (tx) => claim.bind(tx, id));
+          await withTransaction(db, { isolation: 'serializable' }, async (tx) => claim.bind(tx, id));
           created.push(id);
         }
         return c.json({ id }, 201);

@@ -23,7 +23,9 @@ import { startServer } from './server.ts';
  * 201/202 exists; no folio or UUID twice and no gap in a series; one invoice per Idempotency-Key; no PPD invoice
  * overpaid, no instalment number twice; every queued invoice ends vigente or fallido; no job left queued, running or
  * failed; every event delivered and received; per API key, the requests accepted in any minute stay within its
- * plan across all instances; and the statistics (folded rows plus deltas) count every invoice once.
+ * plan across all instances; and the statistics (folded rows plus deltas) count every invoice once. Before the faults,
+ * a burst of concurrent invoices on one series straight to the three instances: folios without a gap or a repeat, and
+ * no issuing transaction re-run after a conflict (issue 37).
  *
  *   TEST_ENGINE=postgres bun test tests/process/multi-instance.test.ts
  * MULTI_FAULT_SECONDS sets how long the faults go on (default 40 s); FAULT_SEED replays a run's draws.
@@ -53,6 +55,10 @@ const PPD = {
   conceptos: [{ clave_prod_serv: '84111506', clave_unidad: 'E48', descripcion: 'Servicio', cantidad: 1, valor_unitario: '1000.00', impuestos: iva16 }],
 };
 const PAGO_AMOUNT = '150.00';
+/** The burst before the faults: this many invoices on a series of their own, this many at a time. */
+const BURST = 48;
+const BURST_CONCURRENCY = 16;
+const BURST_SERIE = 'RAFAGA';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -109,6 +115,8 @@ describe.skipIf(!POSTGRES || TEST_ENGINE !== 'postgres')('three instances on one
         const auth = { authorization: `Bearer ${eku.key}`, 'content-type': 'application/json' };
         const series = await fetch(`${setup.base}/series`, { method: 'POST', headers: auth, body: JSON.stringify({ serie: 'MI', default: true }) });
         expect(series.status).toBe(201);
+        // The burst's own series (below).
+        expect((await fetch(`${setup.base}/series`, { method: 'POST', headers: auth, body: JSON.stringify({ serie: BURST_SERIE }) })).status).toBe(201);
         const ppds: { id: string; fecha: string }[] = [];
         for (let i = 0; i < 3; i++) {
           const res = await fetch(`${setup.base}/cfdis`, { method: 'POST', headers: auth, body: JSON.stringify(PPD) });
@@ -148,7 +156,9 @@ describe.skipIf(!POSTGRES || TEST_ENGINE !== 'postgres')('three instances on one
         };
         const restarts: Promise<void>[] = [];
         const errorLogs: string[] = [];
+        const reRuns: string[] = [];
         const keepErrors = (line: string) => {
+          if (line.includes('"msg":"transaction ran again after a conflict"') && line.includes('"transaction":"cfdis.issue"')) reRuns.push(line);
           // Those of a lost database are expected while PostgreSQL restarts; any other is worth reading.
           if (line.includes('"level":"error"') && !line.includes('[ECONNREFUSED]') && errorLogs.length < 20) errorLogs.push(line.slice(0, 4000));
         };
@@ -163,6 +173,33 @@ describe.skipIf(!POSTGRES || TEST_ENGINE !== 'postgres')('three instances on one
           : await startProxy(() => instances.filter((i) => i.state !== 'down').map((i) => i.port));
         const base = `${proxy.url}/api/v1`;
         const direct = (i: Instance) => `http://127.0.0.1:${i.port}/api/v1`;
+
+        // Before the faults (issue 37): a burst of invoices on one series, BURST_CONCURRENCY at a time straight to the three
+        // instances: every one issued, folios 1…BURST without a gap or a repeat, and no issuing transaction re-run: the
+        // issuers queue on the series row (read committed, a group per instance) instead of aborting on a conflict.
+        const burst = await Promise.all(
+          Array.from({ length: BURST_CONCURRENCY }, async (_, c) => {
+            const answers: { status: number; folio?: number }[] = [];
+            for (let i = c; i < BURST; i += BURST_CONCURRENCY) {
+              const res = await fetch(`${direct(instances[i % INSTANCES]!)}/cfdis`, {
+                method: 'POST',
+                headers: auth,
+                body: JSON.stringify({ ...invoiceBody(i), serie: BURST_SERIE }),
+              });
+              const json = (await res.json()) as { folio?: number };
+              answers.push({ status: res.status, folio: json.folio });
+            }
+            return answers;
+          }),
+        );
+        expect(burst.flat().map((a) => a.status)).toEqual(Array(BURST).fill(201));
+        expect(
+          burst
+            .flat()
+            .map((a) => a.folio)
+            .sort((a, b) => a! - b!),
+        ).toEqual(Array.from({ length: BURST }, (_, i) => i + 1));
+        expect(reRuns).toEqual([]);
 
         const seed = Number(process.env.FAULT_SEED ?? Date.now() % 1e9); // printed below; FAULT_SEED replays the draws
         const random = seeded(seed);

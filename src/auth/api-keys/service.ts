@@ -30,7 +30,8 @@ export async function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<
     updatedAt: now,
   };
   // Counted in the insert's transaction, so two concurrent creations cannot both take the last place.
-  await withTransaction(deps.db, async (tx) => {
+  // serializable: the count of active keys decides the insert (two creations never both take the last place)
+  await withTransaction(deps.db, { isolation: 'serializable', name: 'apiKeys.create' }, async (tx) => {
     const active = (
       await tx
         .select({ n: count() })
@@ -56,7 +57,8 @@ export async function createApiKey(deps: AuthDeps, actor: Actor, input: z.infer<
  * answer never arrived, so the same key gets a new secret, shown in this answer (docs/decisions.md, Idempotency).
  */
 export async function resumeCreateApiKey(deps: AuthDeps, actor: Actor, id: string, claim: IdempotencyClaim) {
-  const [row] = await withTransaction(deps.db, async (tx) => {
+  // serializable: the key's revocation read decides the new secret
+  const [row] = await withTransaction(deps.db, { isolation: 'serializable', name: 'apiKeys.resume' }, async (tx) => {
     // A duplicate of a request still running would replace the secret that request is about to show: bind refuses
     // it (409 idempotency_key_in_use, retry later), as it refuses any request that does not hold the claim.
     if (!claim.held) await claim.bind(tx, id);

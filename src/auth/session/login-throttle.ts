@@ -40,7 +40,8 @@ export function createLoginThrottle(db: Db) {
       const account = sha256Hex(email);
       const own = `${account}|${address}`;
       const nowMs = now.getTime();
-      const known = await withTransaction(db, async (tx) => {
+      // serializable: the failure count read decides the block, so concurrent guesses never all pass a stale count
+      const known = await withTransaction(db, { isolation: 'serializable', name: 'login.reserve' }, async (tx) => {
         const known =
           (
             await tx
@@ -64,7 +65,8 @@ export function createLoginThrottle(db: Db) {
       });
       return {
         succeeded: () =>
-          withTransaction(db, async (tx) => {
+          // read committed: a delete, a decrement of the latest row and the address remembered; nothing read decides them
+          withTransaction(db, { isolation: 'read committed', name: 'login.succeeded' }, async (tx) => {
             if (known) await tx.delete(loginFailures).where(eq(loginFailures.key, own));
             else await giveBack(tx, account);
             await remember(tx, account, own, now);
@@ -73,7 +75,8 @@ export function createLoginThrottle(db: Db) {
     },
     /** An address that proved the password another way (it registered the account) signs in as one that logged in. */
     remember: (email: string, address: string, now: Date) =>
-      withTransaction(db, (tx) => {
+      // read committed: an upsert of the address and the trim of the account's oldest ones; a concurrent trim keeps the newest too
+      withTransaction(db, { isolation: 'read committed', name: 'login.remember' }, (tx) => {
         const account = sha256Hex(email);
         return remember(tx, account, `${account}|${address}`, now);
       }),

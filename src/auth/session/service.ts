@@ -39,7 +39,8 @@ export async function createTenantWithAdmin(db: Db, at: Date, input: Omit<z.infe
   const now = at.toISOString();
   const tenantId = newId('ten');
   const userId = newId('usr');
-  await withTransaction(db, async (tx) => {
+  // read committed: inserts of new rows (new ids); the unique index on the user's email is the only check
+  await withTransaction(db, { isolation: 'read committed', name: 'tenants.create' }, async (tx) => {
     await tx.insert(tenants).values({
       id: tenantId,
       rfc: input.tenant.rfc,

@@ -50,7 +50,8 @@ export async function createUser(deps: AuthDeps, actor: Actor, input: z.infer<ty
   const now = deps.now().toISOString();
   const id = newId('usr');
   try {
-    await withTransaction(deps.db, async (tx) => {
+    // read committed: one insert; the unique index on (tenant, email) refuses a second user with the email, the claim's bind is fenced
+    await withTransaction(deps.db, { isolation: 'read committed', name: 'users.create' }, async (tx) => {
       await tx
         .insert(users)
         .values({ id, tenantId: actor.tenantId, email: input.email, passwordHash, nombre: input.nombre, role: input.role, createdAt: now, updatedAt: now });
@@ -69,7 +70,8 @@ export async function updateUser(deps: AuthDeps, actor: Actor, id: string, input
   if (actor.role !== 'ADMIN' && !(isSelf && input.email === undefined && input.role === undefined)) {
     throw forbidden('Role ADMIN required (others may change only their own nombre)');
   }
-  return withTransaction(deps.db, async (tx) => {
+  // serializable: the last-ADMIN count and the email check read what decides the update
+  return withTransaction(deps.db, { isolation: 'serializable', name: 'users.update' }, async (tx) => {
     if (input.role && input.role !== 'ADMIN' && target.role === 'ADMIN') await assertAnotherAdmin(tx, actor.tenantId, target.id);
     if (input.email && input.email !== target.email) {
       const other = (
@@ -96,7 +98,8 @@ export async function updateUser(deps: AuthDeps, actor: Actor, id: string, input
 export async function deleteUser(deps: AuthDeps, actor: Actor, id: string) {
   const target = await getUserRow(deps, actor, id);
   if (actor.type === 'user' && actor.id === target.id) throw conflict('You cannot delete yourself', [{ field: 'id', issue: 'is the calling user' }]);
-  await withTransaction(deps.db, async (tx) => {
+  // serializable: the last-ADMIN count decides the delete (two admins deleting each other)
+  await withTransaction(deps.db, { isolation: 'serializable', name: 'users.delete' }, async (tx) => {
     if (target.role === 'ADMIN') await assertAnotherAdmin(tx, actor.tenantId, target.id);
     await tx.delete(users).where(and(eq(users.id, target.id), eq(users.tenantId, actor.tenantId)));
   });
@@ -114,7 +117,8 @@ export async function changePassword(deps: AuthDeps, actor: Actor, id: string, i
     }
   }
   const passwordHash = await deps.hasher.hash(input.new_password);
-  await withTransaction(deps.db, async (tx) => {
+  // read committed: blind writes (token_version + 1 applies to the row's latest version) and the sessions' revocation
+  await withTransaction(deps.db, { isolation: 'read committed', name: 'users.password' }, async (tx) => {
     // Bumping the token version ends every access token issued before, on every device.
     await tx
       .update(users)

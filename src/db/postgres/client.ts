@@ -4,7 +4,7 @@ import { PgDatabase, PgDialect } from 'drizzle-orm/pg-core';
 import { PostgresJsSession } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { Db, DbOrTx, Tx } from '../connection.ts';
-import { preparingName, registerEngine, type Engine } from '../engine.ts';
+import { preparingName, registerEngine, type Engine, type Isolation, type TransactionOptions } from '../engine.ts';
 import { migratePostgres } from './migrate.ts';
 import { reachPostgres } from './reach.ts';
 
@@ -15,9 +15,10 @@ import { reachPostgres } from './reach.ts';
  */
 
 /**
- * A transaction that lost a serialization conflict (SQLSTATE 40001) or a deadlock (40P01) is re-run for up to this
- * long, not a number of times: on a hot row (a series' folio counter) each round commits one of the racers, so
- * twenty requests racing across instances need twenty rounds, far more than a fixed few attempts allowed.
+ * A transaction that lost a serialization conflict (SQLSTATE 40001, serializable only) or a deadlock (40P01) is re-run
+ * for up to this long, not a number of times: on a row many serializable transactions update, each round commits one
+ * of the racers, so twenty requests racing across instances need twenty rounds. Read committed never meets 40001: a
+ * writer waits for the row's lock instead (the folio counter, src/invoices/series/service.ts).
  */
 const RETRY_BUDGET_MS = 10_000;
 /** The longest pause between two runs (a jittered doubling from 10 ms up to this). */
@@ -27,8 +28,24 @@ const RETRYABLE = new Set(['40001', '40P01']);
 // int8 (count(*), bigint columns) and numeric (sum of a bigint) read as JS numbers, as SQLite gives them.
 const NUMBERS = { to: 20, from: [20, 1700], serialize: (n: number | bigint) => String(n), parse: (s: string) => Number(s) };
 
+/** What is told of a transaction that was run more than once: committed in the end, or given up with its error. */
+export interface TransactionRetries {
+  transaction: string;
+  isolation: Isolation;
+  retries: number;
+  committed: boolean;
+  duration_ms: number;
+  code?: string;
+}
+let retriesListener: ((retries: TransactionRetries) => void) | undefined;
+
+/** Who is told about every transaction that was re-run (src/index.ts logs it). */
+export function reportTransactionRetries(listener: (retries: TransactionRetries) => void): void {
+  retriesListener = listener;
+}
+
 /** The transaction the current async context runs in; work it started may outlive it (then `open` is false). */
-const contexts = new AsyncLocalStorage<{ open: boolean }>();
+const contexts = new AsyncLocalStorage<{ open: boolean; isolation: Isolation; name: string }>();
 const insideTransaction = () => contexts.getStore()?.open === true;
 /** The sessions of root (pool) handles: a statement through them inside a transaction is a mistake. */
 const rootSessions = new WeakSet<object>();
@@ -114,22 +131,51 @@ export async function openPostgres(
       if (handle === db && insideTransaction()) throw new Error('db used inside withTransaction: pass the transaction (tx) down instead');
       return handle.execute(query);
     },
-    transaction: async <T>(handle: DbOrTx, fn: (tx: Tx) => Promise<T>): Promise<T> => {
+    transaction: async <T>(handle: DbOrTx, options: TransactionOptions, fn: (tx: Tx) => Promise<T>): Promise<T> => {
       const h: any = handle;
+      const name = options.name ?? 'transaction';
       // A tx: Drizzle's nested transaction, a savepoint that rolls back on its own; the outer transaction retries.
-      if (h !== db) return h.transaction(enter(fn));
+      if (h !== db) {
+        const outer = contexts.getStore();
+        // A part that needs serializable cannot get it from a read committed transaction: say so where it is written.
+        if (options.isolation === 'serializable' && outer?.isolation === 'read committed')
+          throw new Error(`${name} needs a serializable transaction but runs inside ${outer.name} (read committed)`);
+        return h.transaction(enter(fn));
+      }
       if (insideTransaction()) throw new Error('withTransaction(db) inside a transaction: pass the transaction (tx) down instead');
       const started = performance.now();
       for (let attempt = 1; ; attempt++) {
         try {
-          const context = { open: true };
+          const context = { open: true, isolation: options.isolation, name };
+          let result: T;
           try {
-            return await contexts.run(context, () => db.transaction(enter(fn), { isolationLevel: 'serializable' }));
+            result = await contexts.run(context, () => db.transaction(enter(fn), { isolationLevel: options.isolation }));
           } finally {
             context.open = false;
           }
+          if (attempt > 1)
+            retriesListener?.({
+              transaction: name,
+              isolation: options.isolation,
+              retries: attempt - 1,
+              committed: true,
+              duration_ms: Math.round(performance.now() - started),
+            });
+          return result;
         } catch (err) {
-          if (performance.now() - started > RETRY_BUDGET_MS || !RETRYABLE.has(codeOf(err) ?? '')) throw err;
+          const code = codeOf(err) ?? '';
+          if (!RETRYABLE.has(code)) throw err;
+          if (performance.now() - started > RETRY_BUDGET_MS) {
+            retriesListener?.({
+              transaction: name,
+              isolation: options.isolation,
+              retries: attempt - 1,
+              committed: false,
+              duration_ms: Math.round(performance.now() - started),
+              code,
+            });
+            throw err;
+          }
           // Jittered, growing: transactions that collided once should not collide again in lockstep.
           await Bun.sleep(Math.random() * Math.min(MAX_RETRY_PAUSE_MS, 5 * 2 ** attempt));
         }

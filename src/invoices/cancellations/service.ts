@@ -181,7 +181,8 @@ export async function cancelCfdi(
   const folio = { uuid: facts.uuid, motivo: body.motivo, folioSustitucion: body.folio_sustitucion?.toUpperCase() };
   const signedXml = signEnveloped(buildCancelacionXml({ rfcEmisor: facts.rfcEmisor, fecha: nowLocal, folios: [folio] }), signer.signingKey);
   const id = newId('can', now.getTime());
-  const jobId = await withTransaction(deps.db, async (tx) => {
+  // serializable: the substitute, the related CFDIs and payments read decide the move
+  const jobId = await withTransaction(deps.db, { isolation: 'serializable', name: 'cancellations.request' }, async (tx) => {
     const reason = `cancellation requested: motivo ${body.motivo} (${MOTIVO_NAMES[body.motivo]})${folio.folioSustitucion ? `, replaced by ${folio.folioSustitucion}` : ''}`;
     // Checked again where no other request can issue a Pago or a related CFDI, or cancel the replacement, before the move.
     if (body.folio_sustitucion) await checkSubstitute(tx, actor, cfdi, body.folio_sustitucion);
@@ -219,7 +220,8 @@ export async function cancelCfdi(
     retryable: true as const,
     message: err instanceof Error ? err.message : String(err),
   }));
-  const outcome = await withTransaction(deps.db, async (tx) => {
+  // serializable: applyCancelResult decides on the cancellation's state it reads
+  const outcome = await withTransaction(deps.db, { isolation: 'serializable', name: 'cancellations.result' }, async (tx) => {
     const after = await applyCancelResult(tx, (await loadCancellation(tx, id))!, result, deps.now());
     if (after !== 'en_proceso') await closeQueuedJob(tx, jobId, deps.now());
     return after;

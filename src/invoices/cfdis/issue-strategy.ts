@@ -1,7 +1,7 @@
 import { sealComprobante } from '../../cfdi/build.ts';
 import type { CsdSigner } from '../../cfdi/csd.ts';
 import type { ComprobanteModel } from '../../cfdi/model.ts';
-import { withGroupCommit, type Ahead, type Db, type Tx } from '../../db/index.ts';
+import { withGroupCommit, type Ahead, type Db, type Isolation, type Tx } from '../../db/index.ts';
 import type { Environment } from '../../db/schema/index.ts';
 import type { SandboxScenario, StampResult } from '../../pac/types.ts';
 import { expectedFolio, type Scope } from '../series/service.ts';
@@ -27,7 +27,7 @@ export interface SealAhead {
  * How an invoice's issuing transaction runs: the throughput strategy, kept out of the business flow (issue.ts). Chosen
  * once per request from what the stamper and the engine allow:
  *  - a group commit (withGroupCommit): on SQLite, invoices arriving together share one COMMIT and one WAL sync; on
- *    PostgreSQL, one serializable transaction per invoice;
+ *    PostgreSQL, one transaction per invoice (read committed unless its facts need serializable: issueCfdi);
  *  - sealing ahead: in a SQLite group, each invoice is sealed for the folio it expects while those before it are written,
  *    so a group's signatures run side by side on WebCrypto's threads (used only if that folio is the one taken);
  *  - stamping in the transaction: a stamper in this process (the sandbox, without a scenario) stamps right after the
@@ -35,7 +35,7 @@ export interface SealAhead {
  */
 interface IssueStrategy {
   /** Runs `reserve` in the issuing transaction; its `seal` seals (and stamps) the model it is given, or hands over what was sealed ahead for it. */
-  transaction<T>(reserve: (tx: Tx, seal: Seal) => Promise<T>, ahead: SealAhead | undefined): Promise<T>;
+  transaction<T>(reserve: (tx: Tx, seal: Seal) => Promise<T>, ahead: SealAhead | undefined, isolation: Isolation): Promise<T>;
 }
 
 export function issueStrategy(
@@ -51,7 +51,7 @@ export function issueStrategy(
     return { sealed, attempted: stampsInTransaction ? (await stamper.stamp(target, sealed.xml, { tenantId: target.tenantId })).result : undefined };
   };
   return {
-    async transaction(reserve, sealAhead) {
+    async transaction(reserve, sealAhead, isolation) {
       let early: { serie: string; folio: number; sealing: Promise<SealedDocument> } | undefined;
       const ahead: Ahead | undefined = sealAhead
         ? async (tx, group) => {
@@ -65,7 +65,7 @@ export function issueStrategy(
         const guess = early;
         return guess !== undefined && guess.serie === model.serie && String(guess.folio) === model.folio ? guess.sealing : sealAndStamp(model);
       };
-      return withGroupCommit(db, (tx) => reserve(tx, seal), ahead);
+      return withGroupCommit(db, { isolation, name: 'cfdis.issue' }, (tx) => reserve(tx, seal), ahead);
     },
   };
 }

@@ -284,6 +284,11 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   const valid = await validateIssue(deps, actor, req);
   const draft = draftOf(actor, valid);
   const strategy = issueStrategy(deps.db, valid.stamper, valid.signer, draft.target, opts.scenario);
+  // Read committed when the invoice's validity rests on no other request's rows: the series row's lock (allocateFolio's
+  // UPDATE … RETURNING) orders the issuers and each gets the folio after the one committed before it; unique indexes refuse
+  // a second external_id, idempotency key or instalment. Serializable when it decides on rows others change (the
+  // balances of paid invoices, related CFDIs, the receipts recordWith marks after reading them).
+  const isolation = readsStoredFacts(req) || opts.recordWith ? 'serializable' : 'read committed';
   let stored: Reserved;
   try {
     stored = await strategy.transaction(
@@ -293,6 +298,7 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
         return record(tx, deps, req, opts, valid, draft, folio, model, await seal(model));
       },
       sealAhead(req, valid),
+      isolation,
     );
   } catch (err) {
     throw await refusalOf(deps, actor, req, err);
@@ -492,7 +498,8 @@ async function stampWithinBudget(
     if (result.ok) {
       // A stamp names the PAC that made it.
       const by = pac!;
-      const recorded = await withTransaction(deps.db, async (tx) => {
+      // serializable: recordStamp decides on the UUID's holder and the invoice's state it reads
+      const recorded = await withTransaction(deps.db, { isolation: 'serializable', name: 'cfdis.recordStamp' }, async (tx) => {
         const done = await recordRoutedStamp(tx, target, { result, pac: by, attempts }, sealed.xml, deps.now());
         if (done) await closeQueuedJob(tx, jobId, deps.now());
         return done;
@@ -526,7 +533,8 @@ async function stampWithinBudget(
 async function answer(deps: CfdiDeps, actor: Actor, valid: Valid, issued: Issued, jobId: string, result: StampResult | undefined) {
   const { id, target } = issued;
   if (result && !result.ok && result.class === 'definitive') {
-    await withTransaction(deps.db, async (tx) => {
+    // serializable: the move to fallido decides on the state and the receipts it reads
+    await withTransaction(deps.db, { isolation: 'serializable', name: 'cfdis.recordFailure' }, async (tx) => {
       await recordFailure(tx, target, `${result.code}: ${result.message}`, deps.now());
       await closeQueuedJob(tx, jobId, deps.now());
     });
@@ -534,7 +542,8 @@ async function answer(deps: CfdiDeps, actor: Actor, valid: Valid, issued: Issued
   }
   if (!result?.ok) {
     // Unavailable or slow: the invoice stays queued and the scheduler retries it.
-    await withTransaction(deps.db, async (tx) => {
+    // read committed: an event and a reschedule fenced on the job's status; nothing read decides them
+    await withTransaction(deps.db, { isolation: 'read committed', name: 'cfdis.queued' }, async (tx) => {
       await recordEvent(tx, { tenantId: actor.tenantId, environment: actor.environment, type: 'cfdi.encolado', data: { cfdi_id: id }, now: deps.now() });
       // Unavailable (an answer, not a silence): nothing is in flight, so the job may try again right away.
       if (result) await rescheduleJob(tx, jobId, deps.now());

@@ -58,7 +58,8 @@ export function routedStamper(db: Db, router: PacRouter): Stamper {
       const routed = await router.stamp(sealedXml, options, history, async (attempt) => {
         const row = { cfdiId: cfdi.id, tenantId: cfdi.tenantId, ...attempt };
         if (attempt.outcome === 'sent') {
-          const claimed = await withTransaction(db, async (tx) => {
+          // serializable: the count of attempts read decides the 'sent' (no two callers route from one history)
+          const claimed = await withTransaction(db, { isolation: 'serializable', name: 'pac.sent' }, async (tx) => {
             const [recorded] = await tx
               .select({ n: sql<number>`count(*)`.mapWith(Number) })
               .from(cfdiStampAttempts)

@@ -18,7 +18,8 @@ export async function withdrawCfdi(deps: Pick<CfdiDeps, 'db' | 'now'>, actor: Ac
     throw conflict(`CFDI ${cfdi.id} is ${cfdi.status}; only a queued CFDI can be withdrawn${hint}`, [{ field: 'status', issue: `is ${cfdi.status}` }]);
   }
   const now = deps.now();
-  await withTransaction(deps.db, async (tx) => {
+  // serializable: a running stamp job, read, decides the move
+  await withTransaction(deps.db, { isolation: 'serializable', name: 'cfdis.withdraw' }, async (tx) => {
     const running = await isJobRunning(tx, 'cfdi.stamp', 'cfdi_id', cfdi.id);
     if (running)
       throw conflict(`A stamping attempt for ${cfdi.id} is in flight; try again in a few seconds`, [{ field: 'status', issue: 'stamping attempt running' }]);

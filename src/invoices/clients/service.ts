@@ -90,7 +90,8 @@ export async function createClient(deps: ClientDeps, actor: Actor, input: Client
   const now = deps.now();
   const stamp = now.toISOString();
   const id = newId('cli', now.getTime());
-  await withTransaction(deps.db, async (tx) => {
+  // read committed: one insert and the claim's fenced bind
+  await withTransaction(deps.db, { isolation: 'read committed', name: 'clients.create' }, async (tx) => {
     await tx.insert(clients).values({
       id,
       tenantId: actor.tenantId,

@@ -97,7 +97,8 @@ export async function uploadCsd(
 
     const id = newId('csd', now.getTime());
     const stamp = now.toISOString();
-    await withTransaction(deps.db, async (tx) => {
+    // serializable: one active CSD: the deactivation must see a CSD another upload inserts meanwhile
+    await withTransaction(deps.db, { isolation: 'serializable', name: 'csds.upload' }, async (tx) => {
       await tx
         .update(csds)
         .set({ status: 'inactive', updatedAt: stamp })
@@ -151,7 +152,8 @@ export async function activateCsd(deps: CsdDeps, actor: Actor, id: string) {
     throw conflict('A test CSD cannot sign live invoices', [{ field: 'id', issue: `certificate ${row.serialNumber} ${TEST_CSD_IN_LIVE}` }]);
   }
   const stamp = now.toISOString();
-  await withTransaction(deps.db, async (tx) => {
+  // serializable: one active CSD, as for the upload
+  await withTransaction(deps.db, { isolation: 'serializable', name: 'csds.activate' }, async (tx) => {
     await tx
       .update(csds)
       .set({ status: 'inactive', updatedAt: stamp })
@@ -225,7 +227,8 @@ export async function sweepCsdExpiry(db: Db, now: Date): Promise<{ expired: numb
   const soon = new Date(now.getTime() + EXPIRY_NOTICE_DAYS * 86_400_000).toISOString();
   // Idempotent, also with several instances sweeping at once: each update re-checks the state it changes and only a
   // row it changed gets its event, so a second sweep (the same day, or concurrent) sends no second notice.
-  return withTransaction(db, async (tx) => {
+  // read committed: each UPDATE re-checks the state it changes on the row's latest version; only a row it changed gets its event
+  return withTransaction(db, { isolation: 'read committed', name: 'csds.expirySweep' }, async (tx) => {
     const expiring = await tx
       .update(csds)
       .set({ status: 'expired', updatedAt: stamp })

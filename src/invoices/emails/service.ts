@@ -48,7 +48,8 @@ export async function emailCfdi(deps: EmailDeps, actor: Actor, ref: string, body
   if (cfdi.status === 'fallido') throw notStamped(cfdi, cfdi.status);
   const sending = await checkSending(deps, actor, 'to', await recipientsOf(deps.db, actor, cfdi, body.to));
   const now = deps.now();
-  const { row, queued } = await withTransaction(deps.db, async (tx) => {
+  // serializable: the stamp state read decides whether the sending's job is queued now or by the stamp
+  const { row, queued } = await withTransaction(deps.db, { isolation: 'serializable', name: 'cfdis.email' }, async (tx) => {
     // Decided on what this transaction sees: a stamp recorded meanwhile has queued only the sendings it saw.
     const state = await stampStateOf(tx, cfdi.id);
     if (!state || state.status === 'fallido') throw notStamped(cfdi, state?.status ?? 'fallido');

@@ -131,7 +131,8 @@ export async function createReceipt(deps: ReceiptDeps, actor: Actor, body: Recei
   const stamp = now.toISOString();
   let deliveries = 0;
   try {
-    const row = await withTransaction(deps.db, async (tx) => {
+    // serializable: the folio counter orders the folios, but whether a folio is taken is read (a manual one)
+    const row = await withTransaction(deps.db, { isolation: 'serializable', name: 'receipts.create' }, async (tx) => {
       const folio = body.folio ?? (await nextFolio(tx, scope));
       const [inserted] = await tx
         .insert(receipts)
@@ -226,7 +227,8 @@ export async function cancelReceipt(deps: ReceiptDeps, actor: Actor, id: string)
   const now = deps.now();
   const stamp = now.toISOString();
   let deliveries = 0;
-  const row = await withTransaction(deps.db, async (tx) => {
+  // serializable: the receipt's status read decides the cancellation and its event
+  const row = await withTransaction(deps.db, { isolation: 'serializable', name: 'receipts.cancel' }, async (tx) => {
     const current = await getRow(tx, actor, id);
     if (current.status !== 'open') throw notOpen(current, 'cancelled');
     const [cancelled] = await tx
@@ -546,7 +548,8 @@ const EXPIRY_BATCH = 500;
 export async function announceExpiredReceipts(db: Db, now: Date): Promise<{ expired: number }> {
   let expired = 0;
   for (;;) {
-    const batch = await withTransaction(db, async (tx) => {
+    // serializable: the cursor read decides the batch (a second instance finds nothing again)
+    const batch = await withTransaction(db, { isolation: 'serializable', name: 'receipts.expiry' }, async (tx) => {
       const [through = '', lastId = ''] = ((await readSetting(tx, EXPIRY_CURSOR))?.toString('utf8') ?? '').split(' ');
       const due = await tx
         .select()

@@ -49,7 +49,8 @@ export async function createSeries(deps: SeriesDeps, actor: Actor, input: Series
   const stamp = now.toISOString();
   const id = newId('ser', now.getTime());
   try {
-    await withTransaction(deps.db, async (tx) => {
+    // serializable: the series and the default read decide the insert (the unique indexes are the backstop)
+    await withTransaction(deps.db, { isolation: 'serializable', name: 'series.create' }, async (tx) => {
       if (
         (
           await tx
@@ -112,7 +113,8 @@ export const getSeries = async (deps: SeriesDeps, actor: Actor, id: string) => t
 
 export async function updateSeries(deps: SeriesDeps, actor: Actor, id: string, patch: SeriesPatch) {
   const stamp = deps.now().toISOString();
-  await withTransaction(deps.db, async (tx) => {
+  // serializable: the default's check reads what the update changes; the folio move is guarded in its UPDATE
+  await withTransaction(deps.db, { isolation: 'serializable', name: 'series.update' }, async (tx) => {
     const row = await getOr404(tx, actor, id);
     if (patch.default === false && row.isDefault) {
       throw conflict('A default series is required', [

@@ -63,7 +63,8 @@ export async function createWebhook(deps: WebhookDeliveryDeps, actor: Actor, bod
   const id = randomUUID();
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   const now = deps.now().toISOString();
-  await withTransaction(deps.db, async (tx) => {
+  // read committed: one insert and the claim's fenced bind
+  await withTransaction(deps.db, { isolation: 'read committed', name: 'webhooks.create' }, async (tx) => {
     await tx.insert(webhooks).values({
       id,
       tenantId: actor.tenantId,
@@ -103,7 +104,8 @@ export async function updateWebhook(deps: WebhookDeliveryDeps, actor: Actor, id:
   const row = await getRow(deps, actor, id);
   if (body.url) await checkUrl(deps, body.url);
   const resume = body.estado === 'ACTIVO' && row.estado !== 'ACTIVO';
-  await withTransaction(deps.db, async (tx) => {
+  // serializable: requeuePending reads the deliveries it queues
+  await withTransaction(deps.db, { isolation: 'serializable', name: 'webhooks.update' }, async (tx) => {
     await tx
       .update(webhooks)
       .set({
@@ -159,7 +161,8 @@ export async function testWebhook(deps: WebhookDeliveryDeps, actor: Actor, id: s
   if (row.estado !== 'ACTIVO')
     throw conflict(`The webhook is ${row.estado}`, [{ field: 'estado', issue: `is ${row.estado}; PATCH estado ACTIVO to send again` }]);
   const now = deps.now();
-  const [deliveryId] = await withTransaction(deps.db, async (tx) =>
+  // read committed: the event and its delivery, inserted
+  const [deliveryId] = await withTransaction(deps.db, { isolation: 'read committed', name: 'webhooks.test' }, async (tx) =>
     fanOut(
       tx,
       {
@@ -188,7 +191,8 @@ export async function retryWebhookDelivery(deps: WebhookDeliveryDeps, actor: Act
   )[0];
   if (!d) throw notFound('Delivery');
   const attempts = d.attempts;
-  await withTransaction(deps.db, async (tx) => {
+  // serializable: requeuePending reads the deliveries it queues
+  await withTransaction(deps.db, { isolation: 'serializable', name: 'webhooks.retry' }, async (tx) => {
     await tx.update(webhookDeliveries).set({ state: 'pendiente', nextAttemptAt: deps.now().toISOString() }).where(eq(webhookDeliveries.id, d.id));
     await requeuePending(deps, tx, row, d.id);
   });

@@ -11,7 +11,7 @@ self.onmessage = async (e: MessageEvent<{ path: string; tenantId: string; serie?
   const db = openDatabase(path);
   const folios: string[] = [];
   for (let i = 0; i < n; i++) {
-    const got = await withTransaction(db, async (tx) => allocateFolio(tx, { tenantId, environment: 'test' }, serie));
+    const got = await withTransaction(db, { isolation: 'serializable' }, async (tx) => allocateFolio(tx, { tenantId, environment: 'test' }, serie));
     folios.push(`${got.serie}-${got.folio}`);
   }
   closeDatabase(db);

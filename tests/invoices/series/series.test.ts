@@ -125,7 +125,7 @@ describe('PATCH /series/:id', () => {
   test('folio_inicial below a folio already assigned is 409', async () => {
     const reg = await issuer(t);
     const s = await create(reg.token, { serie: 'F' });
-    await withTransaction(t.db, async (tx) => {
+    await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => {
       for (let i = 0; i < 3; i++) await allocateFolio(tx, { tenantId: reg.tenant.id, environment: 'test' }, 'F');
     });
     expect((await t.call('GET', `/series/${s.id}`, { token: reg.token })).json.next_folio).toBe(4);
@@ -222,8 +222,14 @@ describe('roles, tenants and environments', () => {
     expect((await list(admin.token, { 'x-environment': 'live' })).map((s) => s.id)).toEqual([liveSeries.id]);
     expect((await list(admin.token)).map((s) => s.id)).toEqual([testSeries.id]);
     const tenantId = admin.tenant.id as string;
-    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, { tenantId, environment: 'live' }))).toEqual({ serie: 'A', folio: 7 });
-    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, { tenantId, environment: 'test' }))).toEqual({ serie: 'A', folio: 1 });
+    expect(await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => allocateFolio(tx, { tenantId, environment: 'live' }))).toEqual({
+      serie: 'A',
+      folio: 7,
+    });
+    expect(await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => allocateFolio(tx, { tenantId, environment: 'test' }))).toEqual({
+      serie: 'A',
+      folio: 1,
+    });
   });
 });
 
@@ -233,8 +239,8 @@ describe('allocateFolio / peekFolio', () => {
     const scope = { tenantId: reg.tenant.id as string, environment: 'test' as const };
     expect(await peekFolio(t.db, scope)).toEqual({ serie: 'A', folio: 1 });
     expect(await list(reg.token)).toEqual([]); // peeking creates nothing
-    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'A', folio: 1 });
-    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'A', folio: 2 });
+    expect(await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'A', folio: 1 });
+    expect(await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'A', folio: 2 });
     const [a] = await list(reg.token);
     expect(a).toMatchObject({ serie: 'A', next_folio: 3, default: true });
     expect(a.id).toStartWith('ser_');
@@ -249,10 +255,10 @@ describe('allocateFolio / peekFolio', () => {
     expect(await peekFolio(t.db, scope)).toEqual({ serie: 'F', folio: 100 });
     expect(await peekFolio(t.db, scope)).toEqual({ serie: 'F', folio: 100 });
     expect(await peekFolio(t.db, scope, 'NC')).toEqual({ serie: 'NC', folio: 5 });
-    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'F', folio: 100 });
-    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope, 'NC'))).toEqual({ serie: 'NC', folio: 5 });
-    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope, 'NC'))).toEqual({ serie: 'NC', folio: 6 });
-    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'F', folio: 101 });
+    expect(await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'F', folio: 100 });
+    expect(await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => allocateFolio(tx, scope, 'NC'))).toEqual({ serie: 'NC', folio: 5 });
+    expect(await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => allocateFolio(tx, scope, 'NC'))).toEqual({ serie: 'NC', folio: 6 });
+    expect(await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'F', folio: 101 });
     expect((await list(reg.token)).map((s) => [s.serie, s.next_folio])).toEqual([
       ['F', 102],
       ['NC', 7],
@@ -262,7 +268,10 @@ describe('allocateFolio / peekFolio', () => {
   test('an unknown serie is a ServiceError naming serie, answered 400 by the invoice backend, from both functions', async () => {
     const reg = await issuer(t);
     const scope = { tenantId: reg.tenant.id as string, environment: 'test' as const };
-    for (const run of [() => withTransaction(t.db, async (tx) => allocateFolio(tx, scope, 'Z')), () => peekFolio(t.db, scope, 'Z')]) {
+    for (const run of [
+      () => withTransaction(t.db, { isolation: 'serializable' }, async (tx) => allocateFolio(tx, scope, 'Z')),
+      () => peekFolio(t.db, scope, 'Z'),
+    ]) {
       let err: unknown;
       try {
         await run();
@@ -289,20 +298,20 @@ describe('allocateFolio / peekFolio', () => {
     const reg = await issuer(t);
     const scope = { tenantId: reg.tenant.id as string, environment: 'test' as const };
     await expect(
-      withTransaction(t.db, async (tx) => {
+      withTransaction(t.db, { isolation: 'serializable' }, async (tx) => {
         expect(await allocateFolio(tx, scope)).toEqual({ serie: 'A', folio: 1 });
         throw new Error('the invoice insert failed');
       }),
     ).rejects.toThrow('the invoice insert failed');
     expect(await list(reg.token)).toEqual([]);
-    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'A', folio: 1 });
+    expect(await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => allocateFolio(tx, scope))).toEqual({ serie: 'A', folio: 1 });
     await expect(
-      withTransaction(t.db, async (tx) => {
+      withTransaction(t.db, { isolation: 'serializable' }, async (tx) => {
         expect(await allocateFolio(tx, scope, 'A')).toEqual({ serie: 'A', folio: 2 });
         throw new Error('rolled back');
       }),
     ).rejects.toThrow();
-    expect(await withTransaction(t.db, async (tx) => allocateFolio(tx, scope, 'A'))).toEqual({ serie: 'A', folio: 2 });
+    expect(await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => allocateFolio(tx, scope, 'A'))).toEqual({ serie: 'A', folio: 2 });
   });
 
   test('many allocations are consecutive and unique, switching the default in between', async () => {
@@ -314,7 +323,7 @@ describe('allocateFolio / peekFolio', () => {
     for (let i = 0; i < 600; i++) {
       if (i === 200) await t.call('PATCH', `/series/${g.id}`, { token: reg.token, body: { default: true } });
       if (i === 400) await t.call('PATCH', `/series/${f.id}`, { token: reg.token, body: { default: true } });
-      const { serie, folio } = await withTransaction(t.db, async (tx) => allocateFolio(tx, scope));
+      const { serie, folio } = await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => allocateFolio(tx, scope));
       got[serie]!.push(folio);
     }
     expect(got.F).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));

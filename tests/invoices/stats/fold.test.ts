@@ -225,7 +225,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL: no hot row', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let foldedByA = -1;
-    const first = withTransaction(a!, async (tx) => {
+    const first = withTransaction(a!, { isolation: 'read committed', name: 'test.fold' }, async (tx) => {
       foldedByA = await statsQueries(tx).foldDeltas(tx, 1000);
       await gate;
     });

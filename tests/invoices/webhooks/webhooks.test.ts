@@ -372,7 +372,7 @@ describe('webhooks', () => {
       await hookFor(fastTenant, fast.url);
       const [slowId, fastId] = [slowTenant.tenant.id as string, fastTenant.tenant.id as string];
       // 80 events for the slow tenant first (more than the 64 delivery slots), then 20 for the fast one.
-      await withTransaction(t.db, async (tx) => {
+      await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => {
         for (let i = 0; i < 80; i++) await recordEvent(tx, { tenantId: slowId, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
         for (let i = 0; i < 20; i++) await recordEvent(tx, { tenantId: fastId, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
       });
@@ -413,14 +413,14 @@ describe('webhooks', () => {
         expect((await t.call('POST', '/webhooks', { token: (await tenant.createKey()).key, body: { url, events: ['*'] } })).status).toBe(201);
       await hookFor(slowTenant, `http://127.0.0.1:${slowServer.port}/`);
       await hookFor(otherTenant, other.url);
-      await withTransaction(t.db, async (tx) => {
+      await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => {
         for (let i = 0; i < 20; i++)
           await recordEvent(tx, { tenantId: slowTenant.tenant.id, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
       });
       const draining = t.app.worker.drain();
       await until(() => inFlight === 8, "the slow receiver holds its endpoint's 8 slots");
       // The other tenant's event comes while the drain waits on the slow attempts, and wakes the worker as an enqueue does.
-      await withTransaction(t.db, async (tx) =>
+      await withTransaction(t.db, { isolation: 'serializable' }, async (tx) =>
         recordEvent(tx, { tenantId: otherTenant.tenant.id, environment: 'test', type: 'csd.por_vencer', data: {}, now: t.clock.now }),
       );
       t.app.worker.wake();
@@ -474,12 +474,12 @@ describe('webhooks', () => {
         (await t.call('POST', '/webhooks', { token: (await other.createKey()).key, body: { url: `http://127.0.0.1:${otherServer.port}/hook`, events: ['*'] } }))
           .status,
       ).toBe(201);
-      await withTransaction(t.db, async (tx) => {
+      await withTransaction(t.db, { isolation: 'serializable' }, async (tx) => {
         for (let i = 0; i < 10; i++)
           await recordEvent(tx, { tenantId: busy.tenant.id, environment: 'test', type: 'csd.por_vencer', data: { i }, now: t.clock.now });
       });
       t.clock.advance(1); // the other tenant's delivery is the youngest due job: oldest-first alone would serve it last
-      await withTransaction(t.db, async (tx) =>
+      await withTransaction(t.db, { isolation: 'serializable' }, async (tx) =>
         recordEvent(tx, { tenantId: other.tenant.id, environment: 'test', type: 'csd.por_vencer', data: {}, now: t.clock.now }),
       );
       const draining = t.app.worker.drain();
