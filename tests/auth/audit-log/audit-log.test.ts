@@ -18,7 +18,13 @@ afterAll(() => receiver.stop());
 
 const sink = await smtpSink(); // the email route sends through it
 afterAll(() => sink.close());
-const t = await createTestApp({ webhookAllowPrivate: true, webhookRetrySchedule: [0, 3600], smtp: { ...sink.smtp, testCapture: 'captura@example.com' } }); // test-mode emails to any address
+// test-mode emails to any address; a pac_slow attempt that outlasts the requests after it on a busy machine
+const t = await createTestApp({
+  webhookAllowPrivate: true,
+  webhookRetrySchedule: [0, 3600],
+  smtp: { ...sink.smtp, testCapture: 'captura@example.com' },
+  sandboxSlowMs: 5000,
+});
 const LOGO = readFileSync(new URL('../../fixtures/branding/logo.png', import.meta.url).pathname);
 
 /** Calls a write and returns what its audit entry must say. */
@@ -185,9 +191,11 @@ describe('audit log', () => {
     await expectWrite('emailCfdi', 202, ak, { type: 'cfdis', id: cfdi.json.id }, emailed);
     const cancel = await call('POST', `/cfdis/${cfdi.json.id}/cancel`, key.key, { motivo: '02' });
     await expectWrite('cancelCfdi', cancel.status, ak, { type: 'cfdis', id: cfdi.json.id }, cancel);
+    // Withdrawn before the slow attempt's stamp lands (this app's sandboxSlowMs), the audit entries checked after.
     const queued = await call('POST', '/cfdis', key.key, DEMO_INVOICE, { 'x-sandbox-scenario': 'pac_slow' });
+    const withdrawn = await call('POST', `/cfdis/${queued.json.id}/withdraw`, key.key);
     await expectWrite('issueCfdi', 202, ak, { type: 'cfdis', id: queued.json.id }, queued);
-    await expectWrite('withdrawCfdi', 200, ak, { type: 'cfdis', id: queued.json.id }, await call('POST', `/cfdis/${queued.json.id}/withdraw`, key.key));
+    await expectWrite('withdrawCfdi', 200, ak, { type: 'cfdis', id: queued.json.id }, withdrawn);
 
     const ticket = { forma_pago: '01', conceptos: DEMO_INVOICE.conceptos };
     const receipt = await call('POST', '/receipts', key.key, ticket);
