@@ -21,7 +21,7 @@ describe.skipIf(!POSTGRES)('two instances on one PostgreSQL', () => {
   const instance = async (overrides: Parameters<typeof createTestApp>[0] = {}) => {
     const db = await openPostgres(scratch.url, { max: 4 });
     pools.push(db);
-    return createTestApp({ db, now: undefined, listenToOtherInstances: true, ...overrides });
+    return createTestApp({ db, now: undefined, listen: true, ...overrides });
   };
 
   // A new database migrated by the first instance, then its twin: slow on a busy server, not a test of time.
