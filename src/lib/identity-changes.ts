@@ -27,6 +27,11 @@ export async function announceIdentityChange(db: Db, tenantId: string): Promise<
   await others.get(db)?.announce(tenantId);
 }
 
+/** The changes announced on this database reach the other processes through `across` (a process that serves none: the CLI). */
+export function tellOthersThrough(db: Db, across: IdentityChanges): void {
+  others.set(db, across);
+}
+
 /**
  * Calls `drop` for every change announced on this database: in this process, and by the others as `across` carries
  * them. Resolves once listening.
@@ -35,6 +40,6 @@ export async function watchIdentityChanges(db: Db, drop: Drop, across: IdentityC
   let local = watchers.get(db);
   if (!local) watchers.set(db, (local = new Set()));
   local.add(drop);
-  others.set(db, across);
+  tellOthersThrough(db, across);
   await across.listen(drop);
 }
