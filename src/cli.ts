@@ -6,6 +6,7 @@ import { RegisterSchema } from './auth/session/schemas.ts';
 import { createTenantWithAdmin } from './auth/session/service.ts';
 import { BackupError, backupDatabase, fileCopyRefusal, restoreDatabase } from './db/backup.ts';
 import { runBootWork } from './boot.ts';
+import { BootLockTimeout } from './db/boot-lock.ts';
 import type { Db } from './db/client.ts';
 import { closeDatabase } from './db/engine.ts';
 import { MasterKeyMismatch } from './db/master-key.ts';
@@ -116,14 +117,14 @@ async function migrate(rest: string[], env: Env): Promise<Result> {
     return { code: 1, out: `migrate failed: cannot open or migrate the database (${where}): ${err instanceof Error ? err.message : err}` };
   }
   try {
-    const boot = await runBootWork(db, { masterKey: config.masterKey });
+    const boot = await runBootWork(db, { masterKey: config.masterKey, lockTimeoutSeconds: config.bootLockTimeoutSeconds });
     const certificate = boot.sandboxSatCreated ? 'created' : 'present';
     return {
       code: 0,
       out: `migrated ${where}: ${applied} migration${applied === 1 ? '' : 's'} applied; master key check ${boot.masterKeyCheck}; sandbox SAT certificate ${certificate}`,
     };
   } catch (err) {
-    if (err instanceof MasterKeyMismatch) return { code: 1, out: `migrate refused: ${err.message}` };
+    if (err instanceof MasterKeyMismatch || err instanceof BootLockTimeout) return { code: 1, out: `migrate refused: ${err.message}` };
     throw err;
   } finally {
     await closeDatabase(db);

@@ -10,6 +10,7 @@ import { DatabaseUnreachable } from './db/postgres/reach.ts';
 import { MasterKeyMismatch } from './db/master-key.ts';
 import { DemoSetUpFailed, demoBanner, setUpDemo } from './demo.ts';
 import { type BootWork, runBootWork } from './boot.ts';
+import { BootLockTimeout } from './db/boot-lock.ts';
 import { type Config, ConfigError, loadConfig } from './env.ts';
 import { recoverJobs, releaseLeases } from './jobs/queue.ts';
 import { newId } from './lib/ids.ts';
@@ -88,11 +89,17 @@ if (free < LOW_FREE_BYTES && leads)
 await topology.beforeDatabase(logger);
 let db: Db;
 try {
-  db = await openConfiguredDatabase(config.database, config.sqliteSynchronous, undefined, {
-    seconds: config.databaseConnectTimeoutSeconds,
-    waiting: (problem) =>
-      logger.warn('waiting for the database', { database: databaseName(config.database), problem, timeout_s: config.databaseConnectTimeoutSeconds }),
-  });
+  db = await openConfiguredDatabase(
+    config.database,
+    config.sqliteSynchronous,
+    undefined,
+    {
+      seconds: config.databaseConnectTimeoutSeconds,
+      waiting: (problem) =>
+        logger.warn('waiting for the database', { database: databaseName(config.database), problem, timeout_s: config.databaseConnectTimeoutSeconds }),
+    },
+    config.databasePoolSize,
+  );
 } catch (err) {
   // One line naming the problem and the setting to fix, as `cfdi-api migrate` prints: no stack.
   const message = err instanceof Error ? err.message : String(err);
@@ -164,11 +171,12 @@ let boot: BootWork;
 try {
   boot = await runBootWork(db, {
     masterKey: config.masterKey,
+    lockTimeoutSeconds: config.bootLockTimeoutSeconds,
     // Before listening, so the printed curl works as soon as it can be read.
     demo: config.demo && leads ? (sandboxSat) => setUpDemo({ app: appWith(sandboxSat), db, logger }) : undefined,
   });
 } catch (err) {
-  if (err instanceof MasterKeyMismatch || err instanceof DemoSetUpFailed) {
+  if (err instanceof MasterKeyMismatch || err instanceof DemoSetUpFailed || err instanceof BootLockTimeout) {
     console.error(err.message);
     process.exit(1);
   }
