@@ -200,7 +200,7 @@ export interface Config {
   trustedProxies: string[];
   /** SQLite's synchronous pragma: `full` makes every acknowledged write survive a power loss; `normal` may lose the last ones. */
   sqliteSynchronous: 'full' | 'normal';
-  /** Processes serving HTTP: 1 serves from this process alone; more, from that many workers under a supervisor (src/cluster). */
+  /** Processes serving HTTP: 1 serves from this process alone; more, from that many workers under a supervisor (src/topology). */
   workers: number;
   /** Secret files this start created in DATA_DIR (first start): to be backed up. */
   generatedSecrets: string[];
