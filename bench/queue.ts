@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createApp } from '../src/app.ts';
+import { coordinationFor } from '../src/topology/one-database.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { enqueue } from '../src/jobs/queue.ts';
 import { createWorker } from '../src/jobs/worker.ts';
@@ -59,7 +60,7 @@ const dir = mkdtempSync(join(tmpdir(), 'cfdi-bench-queue-'));
     sandboxSat,
     livePacs: [pac],
     logger,
-    heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 },
+    coordination: coordinationFor(db, { heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 } }),
     passwordCost: { memoryCost: 256, timeCost: 1 },
   });
   const post = (path: string, body: unknown, token: string) =>

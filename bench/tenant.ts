@@ -1,4 +1,5 @@
 import { createApp, type AppDeps } from '../src/app.ts';
+import { coordinationFor } from '../src/topology/one-database.ts';
 import { forgetTenant } from '../src/auth/tenants/lookup.ts';
 import type { Db } from '../src/db/index.ts';
 import { createLogger } from '../src/lib/logger.ts';
@@ -50,7 +51,7 @@ export function benchApp(db: Db, deps: Partial<AppDeps> = {}) {
     masterKey: Buffer.alloc(32, 1),
     sandboxSat: createSandboxSat(),
     logger: createLogger('silent'),
-    heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 },
+    coordination: coordinationFor(db, { heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 } }),
     passwordCost: { memoryCost: 256, timeCost: 1 },
     anonymousRateLimit: 1e9,
     ...deps,

@@ -3,18 +3,16 @@ import { createAuthBackend } from './auth/backend.ts';
 import { createIdentityDirectory } from './auth/directory.ts';
 import { createPasswordHasher, type PasswordCost } from './auth/passwords.ts';
 import { createAccessTokens } from './auth/tokens.ts';
-import { openDatabase, type Db } from './db/client.ts';
-import { dialectOf } from './db/engine.ts';
+import type { Db } from './db/client.ts';
 import { createAuthenticator } from './gateway/authenticate.ts';
 import { CredentialCache } from './gateway/credential-cache.ts';
 import { forgetTenant } from './auth/tenants/lookup.ts';
 import { watchIdentityChanges } from './lib/identity-changes.ts';
 import { createGateway } from './gateway/gateway.ts';
-import { createRateLimits, type RateLimits } from './gateway/rate-limit.ts';
 import { mountSystemRoutes } from './gateway/system.ts';
 import { mountPortal } from './portal/routes.ts';
 import { createInvoiceBackend } from './invoices/backend.ts';
-import type { Heartbeat } from './jobs/scheduler.ts';
+import type { Coordination } from './topology/coordination.ts';
 import { combineWorkers, createWorker } from './jobs/worker.ts';
 import { STAMP_JOB, stampJobHandler } from './invoices/cfdis/stamping.ts';
 import { issueScheduledGlobalInvoices } from './invoices/receipts/service.ts';
@@ -44,10 +42,10 @@ import pkg from '../package.json' with { type: 'json' };
 export interface AppDeps {
   db: Db;
   /**
-   * The SAT catalogs' SQLite database (FTS5 search), per process on both engines. Default: `db` on SQLite; on
-   * PostgreSQL an in-memory one, loaded on first use.
+   * What must stay one across the processes serving `db` (rate counters, identity changes, the scheduler's heartbeat,
+   * the SAT catalogs' database): one implementation per deployment shape, src/topology, chosen by src/index.ts.
    */
-  catalogDb?: Db;
+  coordination: Coordination;
   jwtSecret: string;
   /** Encrypts stored secrets (CSD private keys); checked against the database at start-up. */
   masterKey: Buffer;
@@ -97,11 +95,8 @@ export interface AppDeps {
   /** Resolves webhook host names (default: the system's, dns.lookup); tests answer without DNS. */
   webhookResolver?: HostResolver;
   logger: Logger;
-  heartbeat: Heartbeat;
   /** Where PDFs render (default: the process's one pool); tests give a small one. */
   pdfPool?: PdfPool;
-  /** The rate limiters (default: createRateLimits on `db`); a worker of several on SQLite counts in the supervisor's. */
-  rateLimits?: RateLimits;
   now?: () => Date;
   passwordCost?: PasswordCost;
   /** Requests per minute per client address for calls without a credential (login, register, health). */
@@ -117,11 +112,6 @@ export interface AppDeps {
   registrationLimits?: { perAddress: number; total: number };
   /** Browser origins allowed to call the API (`['*']`: any); none: no CORS headers. */
   corsOrigins?: string[];
-  /**
-   * Hear other instances' identity changes (PostgreSQL's LISTEN, one connection held open; default true). Tests of a
-   * single instance turn it off: a test run makes hundreds of apps, and this instance's own changes drop its caches anyway.
-   */
-  listenToOtherInstances?: boolean;
 }
 
 /** Headers a browser script may read from an answer (CORS hides all but a few unless listed). */
@@ -158,18 +148,17 @@ export function createApp(deps: AppDeps) {
     holdBeforeAnswer: deps.holdBeforeAnswer,
   };
   const credentials = new CredentialCache();
-  // A clock the app was given (tests) sets the rate windows too; otherwise the database's clock does (PostgreSQL).
-  const rateLimits = deps.rateLimits ?? createRateLimits(deps.db, deps.now, deps.logger);
+  const { rateLimits } = deps.coordination;
   const identity = createIdentityDirectory(deps.db, accessTokens, now);
-  // Identity writes announced here or, on PostgreSQL, by any instance drop what this one cached of the tenant.
-  // `ready` resolves once this instance hears the others (PostgreSQL's LISTEN): serve after it.
+  // Identity writes announced here or by any other process drop what this one cached of the tenant.
+  // `ready` resolves once this process hears the others (the Coordination's identityChanges): serve after it.
   const ready = watchIdentityChanges(
     deps.db,
     (tenantId) => {
       credentials.forget(tenantId);
       forgetTenant(deps.db, tenantId);
     },
-    deps.listenToOtherInstances ?? true,
+    deps.coordination.identityChanges,
   );
   const authBackend = createAuthBackend({
     ...backendDeps,
@@ -294,7 +283,7 @@ export function createApp(deps: AppDeps) {
     resolve: webhookDeps.resolve,
     rateLimits,
     pacRouter,
-    catalogDb: deps.catalogDb ?? (dialectOf(deps.db) === 'sqlite' ? deps.db : openDatabase(':memory:')),
+    catalogDb: deps.coordination.catalogs,
   });
 
   const { app, anonymous, probes, portal, routeToBackend } = createGateway({
@@ -318,7 +307,7 @@ export function createApp(deps: AppDeps) {
     anonymous,
     probes,
     db: deps.db,
-    heartbeat: deps.heartbeat,
+    heartbeat: deps.coordination.heartbeat,
     now,
     version: VERSION,
     livePac: pacRouter !== undefined,

@@ -18,13 +18,21 @@ export interface BootWork {
 /**
  * The work a start does once per database, after the migrations and before serving: everything that creates what is
  * missing in the shared database. It runs under the boot lock, so instances booting together never race: the first
- * does it, the others wait and find it done. A MASTER_KEY that does not open this database throws MasterKeyMismatch.
+ * does it, the others wait and find it done. A MASTER_KEY that does not open this database throws MasterKeyMismatch;
+ * a boot lock not free within `lockTimeoutSeconds` (default 120) throws BootLockTimeout.
  */
-export function runBootWork(db: Db, options: { masterKey: Buffer; demo?: (sandboxSat: SandboxSat) => Promise<DemoSetUp> }): Promise<BootWork> {
-  return underBootLock(db, async () => {
-    const masterKeyCheck = await assertMasterKey(db, options.masterKey);
-    const { sandboxSat, created } = await loadOrCreateSandboxSat(db, options.masterKey);
-    const demo = options.demo ? await options.demo(sandboxSat) : undefined;
-    return { masterKeyCheck, sandboxSat, sandboxSatCreated: created, ...(demo ? { demo } : {}) };
-  });
+export function runBootWork(
+  db: Db,
+  options: { masterKey: Buffer; demo?: (sandboxSat: SandboxSat) => Promise<DemoSetUp>; lockTimeoutSeconds?: number },
+): Promise<BootWork> {
+  return underBootLock(
+    db,
+    async () => {
+      const masterKeyCheck = await assertMasterKey(db, options.masterKey);
+      const { sandboxSat, created } = await loadOrCreateSandboxSat(db, options.masterKey);
+      const demo = options.demo ? await options.demo(sandboxSat) : undefined;
+      return { masterKeyCheck, sandboxSat, sandboxSatCreated: created, ...(demo ? { demo } : {}) };
+    },
+    options.lockTimeoutSeconds,
+  );
 }

@@ -4,8 +4,9 @@ import { parseArgs } from 'node:util';
 import { createPasswordHasher } from './auth/passwords.ts';
 import { RegisterSchema } from './auth/session/schemas.ts';
 import { createTenantWithAdmin } from './auth/session/service.ts';
-import { BackupError, backupDatabase, restoreDatabase } from './db/backup.ts';
+import { BackupError, backupDatabase, fileCopyRefusal, restoreDatabase } from './db/backup.ts';
 import { runBootWork } from './boot.ts';
+import { BootLockTimeout } from './db/boot-lock.ts';
 import type { Db } from './db/client.ts';
 import { closeDatabase } from './db/engine.ts';
 import { MasterKeyMismatch } from './db/master-key.ts';
@@ -13,6 +14,8 @@ import { databaseName, openConfiguredDatabase } from './db/open.ts';
 import { JOB_STATUSES, type JobStatus } from './db/schema/index.ts';
 import { jobsInStatus } from './jobs/queue.ts';
 import { setTenantPlan } from './auth/tenants/service.ts';
+import { tellOthersThrough } from './lib/identity-changes.ts';
+import { coordinationFor } from './topology/one-database.ts';
 import { PLAN_LIMITS, PLANS, type Plan } from './lib/plans.ts';
 import { ConfigError, loadConfig } from './env.ts';
 import { ServiceError } from './lib/service-error.ts';
@@ -114,14 +117,14 @@ async function migrate(rest: string[], env: Env): Promise<Result> {
     return { code: 1, out: `migrate failed: cannot open or migrate the database (${where}): ${err instanceof Error ? err.message : err}` };
   }
   try {
-    const boot = await runBootWork(db, { masterKey: config.masterKey });
+    const boot = await runBootWork(db, { masterKey: config.masterKey, lockTimeoutSeconds: config.bootLockTimeoutSeconds });
     const certificate = boot.sandboxSatCreated ? 'created' : 'present';
     return {
       code: 0,
       out: `migrated ${where}: ${applied} migration${applied === 1 ? '' : 's'} applied; master key check ${boot.masterKeyCheck}; sandbox SAT certificate ${certificate}`,
     };
   } catch (err) {
-    if (err instanceof MasterKeyMismatch) return { code: 1, out: `migrate refused: ${err.message}` };
+    if (err instanceof MasterKeyMismatch || err instanceof BootLockTimeout) return { code: 1, out: `migrate refused: ${err.message}` };
     throw err;
   } finally {
     await closeDatabase(db);
@@ -136,6 +139,8 @@ async function setPlan(rest: string[], env: Env): Promise<Result> {
     return { code: 2, out: `requests_per_minute is only for enterprise and must be an integer ≥ ${PLAN_LIMITS.enterprise}` };
   }
   const db = await openConfiguredDatabase(loadConfig(env).database);
+  // The serving processes drop their cached plan: on PostgreSQL, told through NOTIFY as any instance would.
+  tellOthersThrough(db, coordinationFor(db, { listen: false }).identityChanges);
   try {
     if (!(await setTenantPlan(db, tenantId, plan as Plan, limit, new Date()))) return { code: 1, out: `no tenant ${tenantId}` };
     return { code: 0, out: `tenant ${tenantId}: plan ${plan}${limit ? `, ${limit} requests per minute` : ''}` };
@@ -195,7 +200,8 @@ function backupOrRestore(command: 'backup' | 'restore', rest: string[], env: Env
   const [file] = rest;
   if (!file || rest.length !== 1) return { code: 2, out: usageOf(command) };
   const config = loadConfig(env);
-  if (config.database.engine === 'postgres') return { code: 1, out: `${command} is SQLite's: on PostgreSQL use its own tools (pg_dump, pg_restore)` };
+  const refused = fileCopyRefusal(config.database, command);
+  if (refused) return { code: 1, out: refused };
   try {
     const summary =
       command === 'backup' ? backupDatabase(config.databasePath, resolve(file)) : restoreDatabase(resolve(file), config.databasePath, config.masterKey);

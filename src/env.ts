@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { DEFAULT_BOOT_LOCK_TIMEOUT_SECONDS } from './db/boot-lock.ts';
 import { randomToken } from './lib/crypto.ts';
 import { DEFAULT_EMAIL_DAILY_LIMIT } from './lib/plans.ts';
 import { type ConfiguredPac, PAC_REGISTRY } from './pac/registry.ts';
@@ -28,6 +29,18 @@ const EnvSchema = z.object({
     .min(0, 'must be at least 0')
     .max(3600, 'must be at most 3600')
     .default(30),
+  DATABASE_POOL_SIZE: z.coerce
+    .number({ message: 'must be a number of connections' })
+    .int('must be a whole number of connections')
+    .min(2, 'must be at least 2 (the boot lock holds one while the start-up work uses another)')
+    .max(1000, 'must be at most 1000')
+    .optional(),
+  BOOT_LOCK_TIMEOUT_SECONDS: z.coerce
+    .number({ message: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(1, 'must be at least 1')
+    .max(86_400, 'must be at most 86400')
+    .default(DEFAULT_BOOT_LOCK_TIMEOUT_SECONDS),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   MASTER_KEY: z
     .string()
@@ -123,6 +136,14 @@ const PacSettingsSchema = z.object(
  */
 export const defaultWorkers = (cores: number): number => Math.max(1, Math.floor(cores / 2));
 
+/**
+ * Each process's PostgreSQL connections: 2 + 4 per core, at least 10 and at most 24 (2 cores: 10, 4: 18, 6 or more:
+ * 24). A process spends most of a transaction waiting for the server's answers, so a few connections per core keep
+ * its cores busy (10 is what docs/benchmarks.md measured on 2 cores); the cap keeps 3 instances, each with its pool
+ * and its 2 listening connections, under PostgreSQL's default max_connections of 100.
+ */
+export const defaultPoolSize = (cores: number): number => Math.min(24, Math.max(10, 2 + 4 * cores));
+
 /** An http(s) URL with a host and no query or fragment (a path prefix is kept, for a server behind a proxy's path). */
 function isHttpOrigin(value: string): boolean {
   try {
@@ -154,6 +175,10 @@ export interface Config {
   database: DatabaseConfig;
   /** How long a start waits for a PostgreSQL server that refuses, is not resolvable yet or is starting up. */
   databaseConnectTimeoutSeconds: number;
+  /** PostgreSQL: the connections of each process's pool (DATABASE_POOL_SIZE; default defaultPoolSize of the cores). */
+  databasePoolSize: number;
+  /** PostgreSQL: how long a start waits for the boot lock another instance holds before it stops, saying so. */
+  bootLockTimeoutSeconds: number;
   jwtSecret: string;
   masterKey: Buffer;
   logLevel: LogLevel;
@@ -175,7 +200,7 @@ export interface Config {
   trustedProxies: string[];
   /** SQLite's synchronous pragma: `full` makes every acknowledged write survive a power loss; `normal` may lose the last ones. */
   sqliteSynchronous: 'full' | 'normal';
-  /** Processes serving HTTP: 1 serves from this process alone; more, from that many workers under a supervisor (src/cluster). */
+  /** Processes serving HTTP: 1 serves from this process alone; more, from that many workers under a supervisor (src/topology). */
   workers: number;
   /** Secret files this start created in DATA_DIR (first start): to be backed up. */
   generatedSecrets: string[];
@@ -242,6 +267,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePath,
     database: postgresUrl ? { engine: 'postgres', url: postgresUrl } : { engine: 'sqlite', path: databasePath },
     databaseConnectTimeoutSeconds: e.DATABASE_CONNECT_TIMEOUT_SECONDS,
+    databasePoolSize: e.DATABASE_POOL_SIZE ?? defaultPoolSize(availableParallelism()),
+    bootLockTimeoutSeconds: e.BOOT_LOCK_TIMEOUT_SECONDS,
     jwtSecret,
     masterKey: decodeKey(masterKeyText),
     logLevel: e.LOG_LEVEL,

@@ -1,37 +1,29 @@
 import { createApp, VERSION } from './app.ts';
 import { CATALOG_VERSION, warmCatalogs } from './catalogs/index.ts';
 import { useNativeDeflate } from './cfdi/pdf.ts';
-import { CATALOGS_FILE, removeCatalogs, seedCatalogs } from './catalogs/seed.ts';
-import { type Db, freeBytes, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/client.ts';
+import { seedCatalogs } from './catalogs/seed.ts';
+import { type Db, LOW_FREE_BYTES, MIN_FREE_BYTES, openDatabase } from './db/client.ts';
 import { closeDatabase } from './db/engine.ts';
-import { shareWriteLock, sqliteDurability } from './db/connection.ts';
+import { sqliteDurability } from './db/connection.ts';
 import { databaseName, openConfiguredDatabase, reportTransactionRetries } from './db/open.ts';
 import { DatabaseUnreachable } from './db/postgres/reach.ts';
 import { MasterKeyMismatch } from './db/master-key.ts';
 import { DemoSetUpFailed, demoBanner, setUpDemo } from './demo.ts';
 import { type BootWork, runBootWork } from './boot.ts';
+import { BootLockTimeout } from './db/boot-lock.ts';
 import { type Config, ConfigError, loadConfig } from './env.ts';
 import { recoverJobs, releaseLeases } from './jobs/queue.ts';
-import { listenForEnqueues } from './jobs/notifications.ts';
-import { createScheduler } from './jobs/scheduler.ts';
 import { newId } from './lib/ids.ts';
 import { createLogger, writeLogLine } from './lib/logger.ts';
 import { uncaughtExceptionHandler } from './lib/uncaught.ts';
 import { periodicWork } from './periodic.ts';
 import type { SandboxSat } from './pac/sandbox.ts';
 import { buildPacs } from './pac/registry.ts';
-import { CATALOGS_ENV, spawnWorkers, supervisorLink, type Workers, workerNumber } from './cluster.ts';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { sharedMemoryRateLimits } from './gateway/rate-limit.ts';
-import { relayIdentityChanges } from './lib/identity-changes.ts';
-import type { Heartbeat, Scheduler } from './jobs/scheduler.ts';
+import { chooseTopology } from './topology/index.ts';
 
-// The only module with side effects: configuration → database → migrations → scheduler → HTTP server. With
-// WORKERS > 1 this process is the supervisor: it does the start-up work and runs the scheduler, and its workers (this
-// program again, with CFDI_WORKER set: src/cluster.ts) open the database and serve, on one port.
-const worker = workerNumber();
+// The only module with side effects: configuration → database → migrations → scheduler → HTTP server. The deployment's
+// shape (one process on SQLite, instances on PostgreSQL, either under a supervisor with WORKERS > 1) is chosen once,
+// here, by chooseTopology (src/topology): nothing below asks which engine or shape it runs on.
 let config: Config;
 try {
   config = loadConfig();
@@ -43,15 +35,14 @@ try {
   throw err;
 }
 
-const logger = createLogger(config.logLevel, undefined, worker === undefined ? undefined : { worker });
+const topology = chooseTopology(config);
+const logger = createLogger(config.logLevel, undefined, topology.worker === undefined ? undefined : { worker: topology.worker });
 reportTransactionRetries((r) =>
   r.committed ? logger.info('transaction ran again after a conflict', { ...r }) : logger.warn('transaction given up after conflicts', { ...r }),
 );
-const supervising = worker === undefined && config.workers > 1;
-// A worker's link to its supervisor: rate counters, identity changes and the scheduler's heartbeat come through it.
-const link = worker === undefined ? undefined : supervisorLink();
-if (link) process.stdout.on('error', () => {}); // the supervisor's end of the pipe is gone: the worker is stopping
-if (!link) for (const warning of config.warnings) logger.warn(warning); // a legacy setting's name, said once (not per worker)
+// A worker of a supervisor does not lead: its supervisor says and does once what the service says and does once.
+const leads = topology.leads;
+if (leads) for (const warning of config.warnings) logger.warn(warning); // a legacy setting's name, said once (not per worker)
 useNativeDeflate(); // pdf-lib (a logo's check here) compresses with the native zlib; each PDF worker thread calls it too
 // Every promise is awaited or caught where it is made; these log whatever escapes. An uncaught exception exits but
 // for a PostgreSQL driver's connection fault (src/lib/uncaught.ts).
@@ -60,10 +51,10 @@ process.on('unhandledRejection', (reason) => logger.error('unhandled rejection',
 // listened and spun its event loop; its supervisor (or orchestrator) starts it again.
 let serving = false;
 process.on('uncaughtException', uncaughtExceptionHandler({ logger, exit: (code) => process.exit(code), serving: () => serving }));
-const listen = (fetch: (req: Request) => Response | Promise<Response>) => {
+const listen = (fetch: (req: Request) => Response | Promise<Response>, options = { reusePort: false }) => {
   try {
     // A worker shares the port with its siblings; anything else holding it is still refused (SO_REUSEPORT on both).
-    return Bun.serve({ hostname: config.host, port: config.port, fetch, ...(link ? { reusePort: true } : {}) });
+    return Bun.serve({ hostname: config.host, port: config.port, fetch, ...(options.reusePort ? { reusePort: true } : {}) });
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'EADDRINUSE') console.error(`port ${config.port} is already in use (set PORT)`);
@@ -74,15 +65,14 @@ const listen = (fetch: (req: Request) => Response | Promise<Response>) => {
   }
 };
 // Fail on a taken port in a second, not after the catalogs load (a minute on a first start): try it, let it go.
-if (config.port !== 0 && !link) listen(() => new Response(null, { status: 503 })).stop(true);
-if (config.generatedSecrets.length > 0 && !link) {
+if (config.port !== 0 && leads) listen(() => new Response(null, { status: 503 })).stop(true);
+if (config.generatedSecrets.length > 0 && leads) {
   logger.warn('secrets generated: back these files up with the database (without master-key the stored CSD keys cannot be read)', {
     files: config.generatedSecrets,
   });
 }
 // A full disk fails every write with 503: say so at start, not at the first invoice (PostgreSQL's disk is its server's).
-const onSqlite = config.database.engine === 'sqlite';
-const free = onSqlite ? freeBytes(config.dataDir) : Number.POSITIVE_INFINITY;
+const free = topology.freeBytes();
 const MiB = 1024 * 1024;
 if (free < MIN_FREE_BYTES) {
   console.error(
@@ -90,65 +80,61 @@ if (free < MIN_FREE_BYTES) {
   );
   process.exit(1);
 }
-if (!config.publicBaseUrl && !link)
+if (!config.publicBaseUrl && leads)
   logger.warn("PUBLIC_BASE_URL is not set: receipts' self_invoice_url is null (set it to the address customers reach this server at)");
-if (free < LOW_FREE_BYTES && !link)
+if (free < LOW_FREE_BYTES && leads)
   logger.warn('little free space in DATA_DIR: when it runs out, writes answer 503 and /health reports the database down', {
     data_dir: config.dataDir,
     free_mib: Math.floor(free / MiB),
   });
 // The workers load their program now, while this process migrates, loads the catalogs and does the boot work; they
-// open the database once that is done (spawned.go, below).
-const catalogFile = !onSqlite && supervising ? join(tmpdir(), `cfdi-catalogs-${process.pid}.sqlite`) : undefined;
-const spawned = supervising
-  ? spawnWorkers({ env: catalogFile ? { [CATALOGS_ENV]: catalogFile } : {}, count: config.workers, host: config.host, port: config.port, logger })
-  : undefined;
-if (link) await link.released();
+// open the database once that is done (topology.serve, below); a worker waits here for its supervisor's go.
+await topology.beforeDatabase(logger);
 let db: Db;
 try {
-  db = await openConfiguredDatabase(config.database, config.sqliteSynchronous, undefined, {
-    seconds: config.databaseConnectTimeoutSeconds,
-    waiting: (problem) =>
-      logger.warn('waiting for the database', { database: databaseName(config.database), problem, timeout_s: config.databaseConnectTimeoutSeconds }),
-  });
+  db = await openConfiguredDatabase(
+    config.database,
+    config.sqliteSynchronous,
+    undefined,
+    {
+      seconds: config.databaseConnectTimeoutSeconds,
+      waiting: (problem) =>
+        logger.warn('waiting for the database', { database: databaseName(config.database), problem, timeout_s: config.databaseConnectTimeoutSeconds }),
+    },
+    config.databasePoolSize,
+  );
 } catch (err) {
   // One line naming the problem and the setting to fix, as `cfdi-api migrate` prints: no stack.
   const message = err instanceof Error ? err.message : String(err);
   console.error(err instanceof DatabaseUnreachable ? message : `cannot open or migrate the database (${databaseName(config.database)}): ${message}`);
   process.exit(1);
 }
-if (link || supervising) shareWriteLock(db);
-// The SAT catalogs live in a SQLite file of their own on both engines, never in the business database (its backups
-// leave them out): DATA_DIR/catalogs.sqlite beside SQLite's, rebuilt when missing or outdated; one in memory beside
-// PostgreSQL, or a temporary file a supervisor loads once for its workers (removed when it stops).
-const sharedCatalogs = !onSqlite && link ? process.env[CATALOGS_ENV] : undefined;
-const catalogsAt = onSqlite ? join(config.dataDir, CATALOGS_FILE) : (catalogFile ?? sharedCatalogs ?? ':memory:');
-const catalogDb = openDatabase(catalogsAt);
-if (onSqlite && !link && (await removeCatalogs(db)))
-  logger.info('SAT catalogs removed from the database, which backs up without them: they load into their own file', { file: CATALOGS_FILE });
+await topology.opened(db, logger);
+// The SAT catalogs live in a SQLite file of their own, never in the business database (src/topology/index.ts says where).
+const catalogDb = openDatabase(topology.catalogsAt);
 const catalogsStarted = performance.now();
-// On SQLite, and on PostgreSQL with a supervisor, a worker finds them loaded.
+// A worker (on SQLite, and on PostgreSQL under a supervisor) finds them loaded.
 const seeded = await seedCatalogs(catalogDb, () =>
   logger.info('loading the SAT catalogs into their own SQLite file (first start or a new catalog version)', { version: CATALOG_VERSION }),
 );
 if (seeded) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION, duration_ms: Math.round(performance.now() - catalogsStarted) });
 warmCatalogs();
-if (seeded || !link) Bun.gc(true); // loading the catalogs left some hundred MiB of garbage: give it back before serving
-// The scheduler is created before the app, whose /health reads its heartbeat; the jobs task calls the app's worker,
-// so the scheduler starts only once the app exists (below).
-// One scheduler among the processes: a worker's /health reads the supervisor's heartbeat, relayed on each of its ticks.
-let workers: Workers | undefined;
-const work = periodicWork({ db, logger, drainJobs: () => app.worker.drain(), issueGlobalInvoices: () => app.issueScheduledGlobalInvoices() });
-const scheduler: Scheduler | undefined = link
-  ? undefined
-  : createScheduler({
-      logger,
-      ...work,
-      tasks: supervising ? [...work.tasks, { name: 'heartbeat-relay', run: () => workers?.relayTick(scheduler!) }] : work.tasks,
-    });
-const heartbeat: Heartbeat = link?.heartbeat ?? scheduler!;
-// SQLite with workers: one set of rate counters, the supervisor's (PostgreSQL's counter table is shared already).
-const rateLimits = supervising && onSqlite ? sharedMemoryRateLimits() : onSqlite ? link?.rateLimits : undefined;
+if (seeded || leads) Bun.gc(true); // loading the catalogs left some hundred MiB of garbage: give it back before serving
+// What must stay one across the processes serving the database: rate counters, identity changes, job wake-ups, work
+// only one runs at a time, the scheduler's heartbeat.
+const coordination = topology.coordinate(db, catalogDb, logger);
+// One scheduler among the processes (none in a worker), made before the app, whose /health reads its heartbeat; the
+// jobs task calls the app's worker, so the scheduler starts only once the app exists (below).
+const scheduler = topology.schedule(
+  periodicWork({
+    db,
+    logger,
+    exclusive: coordination.exclusive,
+    drainJobs: () => app.worker.drain(),
+    issueGlobalInvoices: () => app.issueScheduledGlobalInvoices(),
+  }),
+  logger,
+);
 // Unique per process start: a restarted instance never passes the fence of the leases its earlier run held.
 const workerId = newId('boot');
 let made: ReturnType<typeof createApp> | undefined;
@@ -158,7 +144,7 @@ const livePacs = buildPacs(config.pacs, { satConsultaUrl: config.satConsultaUrl 
 const appWith = (sandboxSat: SandboxSat) =>
   (made ??= createApp({
     db,
-    catalogDb,
+    coordination,
     jwtSecret: config.jwtSecret,
     masterKey: config.masterKey,
     sandboxSat,
@@ -167,8 +153,6 @@ const appWith = (sandboxSat: SandboxSat) =>
     smtp: config.smtp,
     publicBaseUrl: config.publicBaseUrl,
     logger,
-    heartbeat,
-    rateLimits,
     workerId,
     jobLeaseMs: config.jobLeaseSeconds * 1000,
     webhookAllowPrivate: config.webhookAllowPrivate,
@@ -190,11 +174,12 @@ let boot: BootWork;
 try {
   boot = await runBootWork(db, {
     masterKey: config.masterKey,
+    lockTimeoutSeconds: config.bootLockTimeoutSeconds,
     // Before listening, so the printed curl works as soon as it can be read.
-    demo: config.demo && !link ? (sandboxSat) => setUpDemo({ app: appWith(sandboxSat), db, logger }) : undefined,
+    demo: config.demo && leads ? (sandboxSat) => setUpDemo({ app: appWith(sandboxSat), db, logger }) : undefined,
   });
 } catch (err) {
-  if (err instanceof MasterKeyMismatch || err instanceof DemoSetUpFailed) {
+  if (err instanceof MasterKeyMismatch || err instanceof DemoSetUpFailed || err instanceof BootLockTimeout) {
     console.error(err.message);
     process.exit(1);
   }
@@ -202,57 +187,45 @@ try {
 }
 if (boot.sandboxSatCreated) logger.info('sandbox SAT stamping certificate created', { no_certificado: boot.sandboxSat.noCertificado });
 // A worker (restarted, perhaps) leaves the leases alone: its siblings are running their jobs.
-const recovered = link ? 0 : await recoverJobs(db, new Date());
+const recovered = leads ? await recoverJobs(db, new Date()) : 0;
 if (recovered > 0) logger.info('jobs whose lease expired are due again', { count: recovered });
 const app = appWith(boot.sandboxSat);
-// SQLite with workers: a change announced in one process is dropped in every other before its answer goes out.
-if (onSqlite && link) link.onIdentity(relayIdentityChanges(db, link.announceIdentity));
-const dropIdentity = onSqlite && supervising ? relayIdentityChanges(db, (tenantId) => workers?.relayIdentity(tenantId) ?? Promise.resolve()) : undefined;
-await app.ready; // listening for other instances' identity changes before serving
+await app.ready; // listening for other processes' identity changes before serving
 scheduler?.start(); // the first tick runs at once: recovered jobs are stamped without waiting
-// PostgreSQL: another instance's enqueue wakes the pools that run that type now, not at the next tick.
-const stopListening = await listenForEnqueues(db, (type) => app.worker.wake(type), logger);
+// Another process's enqueue wakes the pools that run that type now, not at the next tick.
+const stopListening = await coordination.jobWakeups.listen((type) => app.worker.wake(type), logger);
 const demo = boot.demo;
 
-if (supervising) {
-  try {
-    workers = await spawned!.go({ rateLimits, dropIdentity, heartbeat });
-  } catch (err) {
-    logger.error('the workers did not start', { err: err instanceof Error ? err.message : String(err) });
-    await closeDatabase(db);
-    if (catalogFile) rmSync(catalogFile, { force: true });
-    process.exit(1);
-  }
+const served = await topology.serve(app.fetch, listen, (reason) => void shutdown(reason, true));
+if (!served) {
+  await closeDatabase(db);
+  topology.cleanUp();
+  process.exit(1);
 }
-const server = supervising ? undefined : listen(app.fetch);
+const server = served;
 serving = true;
-const port = workers?.port ?? server!.port!;
-if (link) {
-  link.serving(port);
-  // The supervisor is gone (killed): stop at once, as the whole service would have; never serve or write on alone.
-  link.onOrphaned(() => void shutdown('supervisor gone', true));
-}
+const port = server.port;
 // Read back from the connection, not from the setting: what it really does with a write before answering.
 const synchronous = sqliteDurability(db);
 // One line when the service serves (a worker's own start is the supervisor's to announce).
-if (!link)
+if (leads) {
+  const { database, data_dir, catalogs, ...shape } = topology.described(server);
   logger.info('listening', {
     host: config.host ?? 'all interfaces',
     port,
-    // Where the data and the SAT catalogs are: DATA_DIR holds nothing on PostgreSQL, whose catalogs each start loads.
-    ...(onSqlite ? { data_dir: config.dataDir } : {}),
+    ...(data_dir === undefined ? {} : { data_dir }),
     version: VERSION,
-    database: config.database.engine,
+    database,
     database_at: databaseName(config.database),
-    catalogs: onSqlite ? `SQLite ${catalogsAt}` : catalogFile ? `SQLite ${catalogFile}, loaded at start for the workers` : 'in memory, loaded at start',
+    catalogs,
     ...(synchronous ? { sqlite_synchronous: synchronous } : {}),
-    workers: workers ? config.workers : 1,
-    ...(workers ? { worker_pids: workers.pids() } : {}),
+    ...shape,
   });
+}
 // Through the log's buffer, so it comes after the lines before it ("listening" among them): the last thing the start prints.
-if (demo) writeLogLine(demoBanner(demo, server?.url ?? `http://${config.host ?? 'localhost'}:${port}/`));
+if (demo) writeLogLine(demoBanner(demo, server.url ?? `http://${config.host ?? 'localhost'}:${port}/`));
 // Not waited for and not fatal (invoices are issued without email): one line says whether the SMTP server greeted.
-if (!link && config.smtp) void app.checkSmtp();
+if (leads && config.smtp) void app.checkSmtp();
 
 let stopping = false;
 /**
@@ -270,7 +243,7 @@ async function shutdown(signal: string, abrupt = false) {
     process.exit(1);
   }, 30_000).unref();
   if (abrupt) {
-    void server?.stop(true);
+    void server.stop(true);
     void app.worker.stop(); // claims nothing more; what runs is cut short by the exit below
     // Bounded: a transaction still open ends with the process (SQLite rolls it back, and its lock goes with it). The
     // database is not closed: requests still running would fail with 500s on connections not yet dropped.
@@ -279,11 +252,11 @@ async function shutdown(signal: string, abrupt = false) {
   }
   // In-flight requests and jobs (a stamp, a webhook attempt) get a bounded time to finish and be recorded; then
   // connections are closed regardless. A job cut short is re-run after the restart (its lease is recovered).
-  const force = setTimeout(() => void server?.stop(true), 10_000);
+  const force = setTimeout(() => void server.stop(true), 10_000);
   try {
     scheduler?.stop();
-    // The supervisor's workers stop as below, each in its own process, while its own job pools finish.
-    await Promise.race([Promise.all([server?.stop(), workers?.stop(), app.worker.stop()]), Bun.sleep(11_000)]);
+    // A supervisor's workers stop as below, each in its own process, while its own job pools finish.
+    await Promise.race([Promise.all([server.stop(), app.worker.stop()]), Bun.sleep(11_000)]);
   } finally {
     clearTimeout(force);
     await stopListening().catch(() => {});
@@ -291,9 +264,7 @@ async function shutdown(signal: string, abrupt = false) {
     if (released > 0) logger.warn('jobs cut short, due again at the next start', { count: released });
     await closeDatabase(db);
     await closeDatabase(catalogDb);
-    if (catalogFile) {
-      for (const file of [catalogFile, `${catalogFile}-wal`, `${catalogFile}-shm`]) rmSync(file, { force: true });
-    }
+    topology.cleanUp();
     logger.info('stopped', { signal });
     process.exit(0);
   }

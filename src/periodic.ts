@@ -1,5 +1,4 @@
 import type { Db } from './db/client.ts';
-import { unlessRunningElsewhere } from './db/advisory-lock.ts';
 import { purgeLoginFailures } from './auth/session/login-throttle.ts';
 import { sweepCsdExpiry } from './invoices/csds/service.ts';
 import { announceExpiredReceipts } from './invoices/receipts/service.ts';
@@ -16,6 +15,8 @@ import type { Logger } from './lib/logger.ts';
 export function periodicWork(deps: {
   db: Db;
   logger: Logger;
+  /** Runs the work unless another process runs it now (the Coordination's `exclusive`); resolves to whether it ran. */
+  exclusive: (name: string, work: () => Promise<unknown>) => Promise<boolean>;
   drainJobs: () => Promise<unknown>;
   /** The automatic global invoices of the periods that ended (receipts' settings). */
   issueGlobalInvoices?: () => Promise<{ issued: number; failed: number }>;
@@ -53,14 +54,15 @@ export function periodicWork(deps: {
 
 /**
  * A periodic task that one instance runs while the others, ticking at the same time, skip their round (PostgreSQL's
- * advisory lock). Each is idempotent too, for an instance whose clock ticks after the first has finished.
+ * advisory lock, through the Coordination's `exclusive`). Each is idempotent too, for an instance whose clock ticks
+ * after the first has finished.
  */
-function onOneInstance(deps: { db: Db; logger: Logger }, task: Task): Task {
+function onOneInstance(deps: { exclusive: (name: string, work: () => Promise<unknown>) => Promise<boolean>; logger: Logger }, task: Task): Task {
   return {
     name: task.name,
     run: async () => {
-      if (!(await unlessRunningElsewhere(deps.db, `daily:${task.name}`, async () => task.run())))
-        deps.logger.debug('daily task running on another instance: skipped', { task: task.name });
+      if (!(await deps.exclusive(`daily:${task.name}`, async () => task.run())))
+        deps.logger.debug('task running on another instance: skipped', { task: task.name });
     },
   };
 }

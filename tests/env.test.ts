@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, defaultWorkers, loadConfig } from '../src/env.ts';
+import { ConfigError, defaultPoolSize, defaultWorkers, loadConfig } from '../src/env.ts';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'cfdi-config-'));
 
@@ -69,6 +69,15 @@ describe('loadConfig', () => {
     ['WORKERS', '0'],
     ['WORKERS', '1.5'],
     ['WORKERS', 'all'],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_POOL_SIZE', '1'],
+    ['DATABASE_POOL_SIZE', '2.5'],
+    ['DATABASE_POOL_SIZE', 'many'],
+    ['DATABASE_POOL_SIZE', '1001'],
+    ['BOOT_LOCK_TIMEOUT_SECONDS', '0'],
+    ['BOOT_LOCK_TIMEOUT_SECONDS', '1.5'],
+    ['BOOT_LOCK_TIMEOUT_SECONDS', 'soon'],
+    ['BOOT_LOCK_TIMEOUT_SECONDS', '86401'],
     ['SMTP_URL', 'http://mail.example.com'],
     ['SMTP_URL', 'smtp://'],
     ['SMTP_URL', 'mail.example.com:587'],
@@ -107,6 +116,21 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATA_DIR: dir() }).databaseConnectTimeoutSeconds).toBe(30);
     expect(loadConfig({ DATA_DIR: dir(), DATABASE_CONNECT_TIMEOUT_SECONDS: '0' }).databaseConnectTimeoutSeconds).toBe(0);
     expect(loadConfig({ DATA_DIR: dir(), DATABASE_CONNECT_TIMEOUT_SECONDS: '120' }).databaseConnectTimeoutSeconds).toBe(120);
+  });
+
+  test('DATABASE_POOL_SIZE: 2 + 4 per core, between 10 and 24, unless set; one line naming it when it is not a count of at least 2', () => {
+    expect(loadConfig({ DATA_DIR: dir() }).databasePoolSize).toBe(defaultPoolSize(availableParallelism()));
+    expect([1, 2, 3, 4, 6, 64].map(defaultPoolSize)).toEqual([10, 10, 14, 18, 24, 24]);
+    expect(loadConfig({ DATA_DIR: dir(), DATABASE_POOL_SIZE: '2' }).databasePoolSize).toBe(2);
+    expect(loadConfig({ DATA_DIR: dir(), DATABASE_POOL_SIZE: '40' }).databasePoolSize).toBe(40);
+    expect(() => loadConfig({ DATA_DIR: dir(), DATABASE_POOL_SIZE: '1' })).toThrow(
+      new ConfigError('Invalid configuration: DATABASE_POOL_SIZE: must be at least 2 (the boot lock holds one while the start-up work uses another)'),
+    );
+  });
+
+  test('BOOT_LOCK_TIMEOUT_SECONDS: 120 by default', () => {
+    expect(loadConfig({ DATA_DIR: dir() }).bootLockTimeoutSeconds).toBe(120);
+    expect(loadConfig({ DATA_DIR: dir(), BOOT_LOCK_TIMEOUT_SECONDS: '5' }).bootLockTimeoutSeconds).toBe(5);
   });
 
   test('SMTP_URL and SMTP_FROM: both or neither; smtp:// and smtps:// with credentials', () => {

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { components, paths, PathsWith } from '../clients/typescript/src/index.ts';
 import { createApp, type AppDeps } from '../src/app.ts';
+import type { Heartbeat } from '../src/jobs/scheduler.ts';
+import { coordinationFor } from '../src/topology/one-database.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { type Db, type DbOrTx, executeSql } from '../src/db/index.ts';
 import { closeDatabase, sqliteOf } from '../src/db/engine.ts';
@@ -88,8 +90,11 @@ export async function sharedTestDatabase(n = 2): Promise<Db[]> {
   return Promise.all(Array.from({ length: n }, () => openTestPool(url)));
 }
 
-/** A fresh app on a fresh database (openTestDatabase). */
-export async function createTestApp(overrides: Partial<AppDeps> = {}) {
+/**
+ * A fresh app on a fresh database (openTestDatabase). `heartbeat`: the scheduler's, as /health reads it (default: one
+ * that ticks with the test clock); `listen`: hear other instances on PostgreSQL (default false).
+ */
+export async function createTestApp({ heartbeat, listen, ...overrides }: Partial<AppDeps> & { heartbeat?: Heartbeat; listen?: boolean } = {}) {
   const db = overrides.db ?? (await openTestDatabase());
   const clock: TestClock = {
     now: new Date(),
@@ -97,13 +102,22 @@ export async function createTestApp(overrides: Partial<AppDeps> = {}) {
       this.now = new Date(this.now.getTime() + ms);
     },
   };
+  const logger = overrides.logger ?? createLogger('silent');
+  const now = 'now' in overrides ? overrides.now : () => clock.now;
   const app = createApp({
     db,
+    // One instance: its own writes drop its caches; each listener would hold a connection until the run ends. A clock
+    // the app is given sets the rate windows too; otherwise the database's clock does (PostgreSQL).
+    coordination: coordinationFor(db, {
+      heartbeat: heartbeat ?? { lastTickAt: () => clock.now.getTime(), intervalMs: 5000 },
+      clock: now,
+      logger,
+      listen: listen ?? false,
+    }),
     jwtSecret: TEST_JWT_SECRET,
     masterKey: TEST_MASTER_KEY,
     sandboxSat: testSandboxSat(),
-    logger: createLogger('silent'),
-    heartbeat: { lastTickAt: () => clock.now.getTime(), intervalMs: 5000 },
+    logger,
     now: () => clock.now,
     passwordCost: { memoryCost: 256, timeCost: 1 },
     anonymousRateLimit: 100_000,
@@ -111,8 +125,6 @@ export async function createTestApp(overrides: Partial<AppDeps> = {}) {
     registrationLimits: { perAddress: 100_000, total: 100_000 },
     stampBudgetMs: 300,
     sandboxSlowMs: 600,
-    // One instance: its own writes drop its caches; each listener would hold a connection until the run ends.
-    listenToOtherInstances: false,
     publicBaseUrl: 'http://localhost', // where the tests' requests go: receipts' links (PUBLIC_BASE_URL)
     ...overrides,
   });

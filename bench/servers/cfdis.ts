@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createApp } from '../../src/app.ts';
+import { coordinationFor } from '../../src/topology/one-database.ts';
 import { forgetTenant } from '../../src/auth/tenants/lookup.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { createScheduler } from '../../src/jobs/scheduler.ts';
@@ -33,7 +34,7 @@ const app = createApp({
   masterKey: Buffer.alloc(32, 1),
   sandboxSat: createSandboxSat(),
   logger,
-  heartbeat: scheduler,
+  coordination: coordinationFor(db, { heartbeat: scheduler }),
 });
 
 async function call(path: string, token: string | undefined, body: unknown) {

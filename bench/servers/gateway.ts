@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/app.ts';
+import { coordinationFor } from '../../src/topology/one-database.ts';
 import { forgetTenant } from '../../src/auth/tenants/lookup.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { createScheduler } from '../../src/jobs/scheduler.ts';
@@ -22,7 +23,7 @@ const app = createApp({
   masterKey: Buffer.alloc(32, 1),
   sandboxSat: createSandboxSat(),
   logger,
-  heartbeat: scheduler,
+  coordination: coordinationFor(db, { heartbeat: scheduler }),
 });
 
 const json = (body: unknown, token?: string) => ({

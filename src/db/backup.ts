@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { chmodSync, copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import type { DatabaseConfig } from '../env.ts';
 import { masterKeyState } from './master-key.ts';
 
 export interface BackupSummary {
@@ -12,6 +13,11 @@ export interface BackupSummary {
 }
 
 export class BackupError extends Error {}
+
+/** Backups and restores copy SQLite's file: on PostgreSQL, the one line that says so; otherwise undefined. */
+export function fileCopyRefusal(database: DatabaseConfig, command: 'backup' | 'restore'): string | undefined {
+  return database.engine === 'postgres' ? `${command} is SQLite's: on PostgreSQL use its own tools (pg_dump, pg_restore)` : undefined;
+}
 
 /**
  * A consistent copy of the live database while the service keeps writing: `VACUUM INTO` reads one snapshot (WAL

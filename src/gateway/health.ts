@@ -1,9 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { CATALOG_VERSION } from '../catalogs/index.ts';
-import { MIN_FREE_BYTES, storageRoom, type Db } from '../db/client.ts';
-import { forDialect } from '../db/dialect.ts';
-import { answersWithin, type Dialect, dialectOf } from '../db/engine.ts';
-import { writeSetting } from '../db/settings.ts';
+import type { Db } from '../db/client.ts';
+import { checkDatabase } from '../db/health.ts';
 import type { Heartbeat } from '../jobs/scheduler.ts';
 import { queueStats } from '../jobs/queue.ts';
 import { errorResponse, jsonResponse } from '../lib/schemas.ts';
@@ -23,42 +21,8 @@ const HealthSchema = z
 type Indicators = Record<string, { status: string; [k: string]: unknown }>;
 type Indicator = Indicators[string];
 
-const MiB = 1024 * 1024;
 /** The database check writes (SQLite), so it runs at most once a second; in between, /health repeats its last answer. */
 const DATABASE_CHECK_MS = 1000;
-/** How long PostgreSQL has to answer: an unreachable or hung server is reported down, never a /health that hangs. */
-const POSTGRES_ANSWER_MS = 2000;
-
-/**
- * Whether this process can record an invoice. SQLite: a committed update of one settings row (it fails on a read-only
- * or failing disk) and room to grow (a full disk lets that small update through but not a new invoice). PostgreSQL: the
- * server answers a `select 1` within POSTGRES_ANSWER_MS (its disk is the server's to watch; every instance writing
- * one row each second would only make them contend).
- */
-const probes: { [D in Dialect]: (db: Db, now: Date) => Promise<Indicator> } = {
-  async sqlite(db, now) {
-    await writeSetting(db, 'health_probe', Buffer.from(now.toISOString()), now);
-    const room = storageRoom(db)!;
-    if (room < MIN_FREE_BYTES)
-      return { status: 'down', message: `storage is full: ${Math.floor(room / MiB)} MiB left, at least ${MIN_FREE_BYTES / MiB} MiB needed`, free_bytes: room };
-    return { status: 'up', free_bytes: room };
-  },
-  async postgres(db) {
-    await answersWithin(db, POSTGRES_ANSWER_MS);
-    return { status: 'up' };
-  },
-};
-
-async function checkDatabase(db: Db, now: Date): Promise<Indicator> {
-  const engine = dialectOf(db);
-  const started = performance.now();
-  try {
-    const { status, ...rest } = await forDialect(db, probes)(db, now);
-    return { status, engine, latency_ms: Math.round((performance.now() - started) * 10) / 10, ...rest };
-  } catch (err) {
-    return { status: 'down', engine, message: err instanceof Error ? err.message : String(err) };
-  }
-}
 
 /** Reported, never failing /health: with every PAC down the instance still serves test mode, reads and queued issuing. */
 function pacsCheck(router: HealthDeps['pacRouter']): Indicator {

@@ -1,5 +1,5 @@
 import { storageFailure } from '../db/engine.ts';
-import { forDialect, type Db, type Tx } from '../db/index.ts';
+import type { Db, Tx } from '../db/index.ts';
 import type { Logger } from '../lib/logger.ts';
 import { countHits, purgeEndedWindows } from './queries.ts';
 
@@ -38,22 +38,26 @@ export interface RateLimiter {
 export type RateLimits = (scope: string, windowMs: number, options?: { countAloneWhenUnreachable?: boolean }) => RateLimiter;
 
 /**
- * The service's rate limiters. SQLite (one process): counters in memory, a restart opens a new window (several
- * processes: sharedMemoryRateLimits). PostgreSQL (several instances): one counter table every instance spends from,
- * one statement in flight per caller and instance, windows on the database's clock so that instances whose clocks
- * differ agree. `clock`: a clock the windows follow instead (tests). `logger`: says once when the counters are late.
+ * Rate counters in this process's memory, for one process (src/topology/single.ts): a restart opens a new window.
+ * `clock`: a clock the windows follow instead (tests).
  */
-export function createRateLimits(db: Db, clock?: () => Date, logger?: Logger): RateLimits {
-  return forDialect<RateLimits>(db, {
-    sqlite: (_scope, windowMs) => memoryLimiter(new FixedWindowLimiter(windowMs), clock ?? (() => new Date())),
-    postgres: (scope, windowMs, options) => counterTableLimiter(db, scope, windowMs, clock, options?.countAloneWhenUnreachable ?? false, logger),
-  });
+export function processRateLimits(clock: () => Date = () => new Date()): RateLimits {
+  return (_scope, windowMs) => memoryLimiter(new FixedWindowLimiter(windowMs), clock);
 }
 
 /**
- * SQLite served by several processes (src/cluster.ts): the supervisor's counters, one limiter per scope and window on
- * one clock, which its own app spends from and every worker's requests do over IPC, so a limit holds exactly however
- * the requests are spread over the workers.
+ * Several instances on PostgreSQL (src/topology/postgres.ts): one counter table every instance spends from, one
+ * statement in flight per caller and instance, windows on the database's clock so that instances whose clocks differ
+ * agree. `clock`: a clock the windows follow instead (tests). `logger`: says once when the counters are late.
+ */
+export function counterTableRateLimits(db: Db, clock?: () => Date, logger?: Logger): RateLimits {
+  return (scope, windowMs, options) => counterTableLimiter(db, scope, windowMs, clock, options?.countAloneWhenUnreachable ?? false, logger);
+}
+
+/**
+ * Several processes on one SQLite file (src/topology/supervised.ts): the supervisor's counters, one limiter per scope
+ * and window on one clock, which its own app spends from and every worker's requests do over IPC, so a limit holds
+ * exactly however the requests are spread over the workers.
  */
 export function sharedMemoryRateLimits(clock: () => Date = () => new Date()): RateLimits {
   const limiters = new Map<string, RateLimiter>();

@@ -12,7 +12,7 @@ export interface Logger {
 /**
  * Lines are batched and written to stdout at most every 20 ms (or at 64 KiB): one write per request costs more
  * than the rest of the gateway's work. `process.on('exit')` flushes what is left. One per process: the supervisor's
- * own lines and those it forwards from its workers (src/cluster) share it, so they never interleave mid-line.
+ * own lines and those it forwards from its workers (src/topology/cluster.ts) share it, so they never interleave mid-line.
  */
 let stdoutLines: ((line: string) => void) | undefined;
 export const writeLogLine = (line: string) => (stdoutLines ??= bufferedStdout())(line);

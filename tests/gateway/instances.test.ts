@@ -4,7 +4,9 @@ import postgres from 'postgres';
 import { setTenantPlan } from '../../src/auth/tenants/service.ts';
 import { closeDatabase, type Db } from '../../src/db/index.ts';
 import { openPostgres } from '../../src/db/postgres/client.ts';
+import { tellOthersThrough } from '../../src/lib/identity-changes.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { coordinationFor } from '../../src/topology/one-database.ts';
 import { createTestApp, issuer, type TestApp } from '../helpers.ts';
 import { POSTGRES, scratchDatabase } from '../postgres.ts';
 
@@ -21,7 +23,7 @@ describe.skipIf(!POSTGRES)('two instances on one PostgreSQL', () => {
   const instance = async (overrides: Parameters<typeof createTestApp>[0] = {}) => {
     const db = await openPostgres(scratch.url, { max: 4 });
     pools.push(db);
-    return createTestApp({ db, now: undefined, listenToOtherInstances: true, ...overrides });
+    return createTestApp({ db, now: undefined, listen: true, ...overrides });
   };
 
   // A new database migrated by the first instance, then its twin: slow on a busy server, not a test of time.
@@ -219,6 +221,7 @@ describe.skipIf(!POSTGRES)('two instances on one PostgreSQL', () => {
     // What `cfdi-api set-plan` does: its own process, its own connection to the database.
     const operator = await openPostgres(scratch.url, { max: 2 });
     pools.push(operator);
+    tellOthersThrough(operator, coordinationFor(operator, { listen: false }).identityChanges);
     expect(await setTenantPlan(operator, reg.tenant.id, 'pro', null, new Date())).toBe(true);
     for (const instance of [a, b]) {
       const answer = await within1s(

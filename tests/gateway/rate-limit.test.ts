@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { closeDatabase } from '../../src/db/index.ts';
 import { openPostgres } from '../../src/db/postgres/client.ts';
-import { createRateLimits, FixedWindowLimiter } from '../../src/gateway/rate-limit.ts';
+import { counterTableRateLimits, FixedWindowLimiter } from '../../src/gateway/rate-limit.ts';
 import type { Plan } from '../../src/lib/plans.ts';
 import { createTestApp, issuer, query, until } from '../helpers.ts';
 import { POSTGRES, scratchDatabase } from '../postgres.ts';
@@ -146,7 +146,7 @@ describe.skipIf(!POSTGRES)('rate counters on PostgreSQL', () => {
     const db = await openPostgres(scratch.url, { max: 2 });
     try {
       let nowMs = 1_800_000_000_000 - (1_800_000_000_000 % 60_000) + 5_000;
-      const limiter = createRateLimits(db, () => new Date(nowMs))('gateway', 60_000);
+      const limiter = counterTableRateLimits(db, () => new Date(nowMs))('gateway', 60_000);
       const keys = async () =>
         (await query<{ key: string; hits: number }>(db, sql`select key, hits from rate_counters order by key`)).map((r) => `${r.key}=${Number(r.hits)}`);
       await limiter.hit([{ key: 'a', limit: 5 }]);
@@ -170,7 +170,7 @@ describe.skipIf(!POSTGRES)('rate counters on PostgreSQL', () => {
     const db = await openPostgres(scratch.url, { max: 2 });
     try {
       const nowMs = 1_800_000_000_000 - (1_800_000_000_000 % 60_000) + 5_000;
-      const limiter = createRateLimits(db, () => new Date(nowMs))('gateway', 60_000);
+      const limiter = counterTableRateLimits(db, () => new Date(nowMs))('gateway', 60_000);
       const budgets = [
         { key: 'key', limit: 3 },
         { key: 'tenant', limit: 100 },

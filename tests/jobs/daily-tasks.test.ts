@@ -6,6 +6,7 @@ import { dialectOf } from '../../src/db/engine.ts';
 import { sweepCsdExpiry } from '../../src/invoices/csds/service.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { periodicWork } from '../../src/periodic.ts';
+import { coordinationFor } from '../../src/topology/one-database.ts';
 import { closeDatabase, createTestApp, issuer, query, sharedTestDatabase } from '../helpers.ts';
 
 // Two handles on one database stand for two instances whose schedulers tick together.
@@ -30,7 +31,13 @@ async function tickTogether(db: Db, rounds: (() => Promise<unknown>)[]) {
   if (dialectOf(db) === 'postgres') await Promise.all(rounds.map((round) => round()));
   else for (const round of rounds) await round();
 }
-const dailyTasks = (db: Db) => periodicWork({ db, logger: createLogger('silent'), drainJobs: async () => 0 }).daily;
+const dailyTasks = (db: Db) =>
+  periodicWork({
+    db,
+    logger: createLogger('silent'),
+    exclusive: coordinationFor(db, { heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 } }).exclusive,
+    drainJobs: async () => 0,
+  }).daily;
 
 describe('daily tasks on several instances', () => {
   test('two instances ticking together send one CSD expiry notice, and a second round the same day sends none', async () => {

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import type { Db } from '../../src/db/client.ts';
 import { closeDatabase, withTransaction } from '../../src/db/index.ts';
 import { openPostgres } from '../../src/db/postgres/client.ts';
-import { listenForEnqueues } from '../../src/jobs/notifications.ts';
+import { listenForEnqueues } from '../../src/topology/postgres.ts';
 import { enqueue } from '../../src/jobs/queue.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { createLogger } from '../../src/lib/logger.ts';

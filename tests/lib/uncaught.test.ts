@@ -53,7 +53,7 @@ describe('an uncaught exception', () => {
 
   test('from this code, even when postgres.js called it (a notification handler), still exits', () => {
     const h = handler();
-    h.handle(thrown('boom', [`    at onNotify (${join(import.meta.dir, '../../src/jobs/notifications.ts')}:20:5)`, `    at handle (${driver}:700:3)`]));
+    h.handle(thrown('boom', [`    at onNotify (${join(import.meta.dir, '../../src/topology/postgres.ts')}:20:5)`, `    at handle (${driver}:700:3)`]));
     h.handle(new Error('a bug'));
     expect(h.exits).toEqual([1, 1]);
     expect(h.lines.map((l) => l.msg)).toEqual(['uncaught exception: exiting', 'uncaught exception: exiting']);

@@ -89,6 +89,30 @@ describe('start-up on PostgreSQL', () => {
   );
 
   test.skipIf(!onPostgres)(
+    'a boot lock another session holds past BOOT_LOCK_TIMEOUT_SECONDS: one line naming the lock, that session and the setting; exit 1',
+    async () => {
+      const scratch = await scratchDatabase();
+      const holder = postgres(scratch.url, { max: 1, onnotice: () => {} });
+      try {
+        // What an instance stuck in its start-up work leaves: the boot lock (src/db/postgres/advisory-locks.ts) held.
+        const [held] = await holder<{ pid: number }[]>`select pg_backend_pid() as pid, pg_advisory_lock(${0x43464442})`;
+        const stuck = await start({ DATABASE_URL: scratch.url, BOOT_LOCK_TIMEOUT_SECONDS: '1' });
+        expect(stuck.code).toBe(1);
+        expect(stuck.stderr).toStartWith(
+          `the boot lock (PostgreSQL advisory lock ${0x43464442}) was not free within 1 s: held by PostgreSQL session ${held!.pid}`,
+        );
+        expect(stuck.stderr).toContain('or wait longer with BOOT_LOCK_TIMEOUT_SECONDS\n');
+        expect(stuck.stderr.trim().split('\n')).toHaveLength(1);
+        expect(stuck.stdout).not.toContain('uncaught');
+      } finally {
+        await holder.end();
+        await scratch.drop();
+      }
+    },
+    60_000,
+  );
+
+  test.skipIf(!onPostgres)(
     'a role or a database that does not exist: one line naming it and the setting to fix, exit 1, without waiting (1 and 2 workers)',
     async () => {
       const url = new URL(POSTGRES!);

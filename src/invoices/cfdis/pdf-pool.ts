@@ -12,7 +12,7 @@ import { ServiceError } from '../../lib/service-error.ts';
  * it alone is answered 429; queued renders start owner by owner in turn (docs/decisions.md, "One PDF pool for all").
  */
 // availableParallelism() reads navigator.hardwareConcurrency, which a library may shadow (pdf.js in the tests does).
-// A worker process of several gets its share of them from the supervisor (src/cluster.ts).
+// A worker process of several gets its share of them from the supervisor (src/topology/cluster.ts).
 const PDF_WORKERS = Number(process.env.CFDI_PDF_WORKERS) || Math.min(2, availableParallelism() || cpus().length || 1);
 const PDF_WAITING = 32;
 const OWNER_WAITING = 4;

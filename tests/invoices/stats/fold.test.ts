@@ -1,3 +1,4 @@
+import { coordinationFor } from '../../../src/topology/one-database.ts';
 import { afterAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../../../src/db/client.ts';
@@ -180,7 +181,12 @@ describe('GET /stats from folded rows and deltas', () => {
     const t = await createTestApp();
     const { key, tenant } = await issuer(t, READY);
     await issue(t, key, ingresoOf('1.00'));
-    const fold = periodicWork({ db: t.db, logger: createLogger('silent'), drainJobs: async () => 0 }).tasks.find((task) => task.name === 'stats-fold');
+    const fold = periodicWork({
+      db: t.db,
+      logger: createLogger('silent'),
+      exclusive: coordinationFor(t.db, { heartbeat: { lastTickAt: () => Date.now(), intervalMs: 5000 } }).exclusive,
+      drainJobs: async () => 0,
+    }).tasks.find((task) => task.name === 'stats-fold');
     expect(fold).toBeDefined();
     await fold!.run();
     expect(await pendingDeltas(t, tenant.id)).toBe(0);

@@ -1,11 +1,11 @@
 import { availableParallelism } from 'node:os';
 import type { Subprocess } from 'bun';
-import type { RateDecision, RateLimits } from './gateway/rate-limit.ts';
-import type { Heartbeat } from './jobs/scheduler.ts';
-import { type Logger, writeLogLine } from './lib/logger.ts';
+import type { RateDecision, RateLimits } from '../gateway/rate-limit.ts';
+import type { Heartbeat } from '../jobs/scheduler.ts';
+import { type Logger, writeLogLine } from '../lib/logger.ts';
 
 /**
- * WORKERS > 1: a supervisor (src/index.ts, with no WORKER_ENV) does the start-up work once and runs the scheduler;
+ * The supervised shape's transport (src/topology/supervised.ts). WORKERS > 1: a supervisor (src/index.ts, with no WORKER_ENV) does the start-up work once and runs the scheduler;
  * N worker processes of the same program serve HTTP on one port (SO_REUSEPORT). What must stay one across them goes
  * through the supervisor over IPC: the rate counters (SQLite), identity-cache drops (SQLite; PostgreSQL has NOTIFY),
  * the scheduler's heartbeat for /health. Workers' stdout is forwarded by the supervisor a whole line at a time, so
@@ -14,9 +14,6 @@ import { type Logger, writeLogLine } from './lib/logger.ts';
 
 /** Set in a worker's environment: its number, 1…N. */
 const WORKER_ENV = 'CFDI_WORKER';
-
-/** PostgreSQL: the SQLite file the supervisor loaded the SAT catalogs into, for its workers to open. */
-export const CATALOGS_ENV = 'CFDI_CATALOGS';
 
 /** This process's worker number, when it is a worker of a supervisor. */
 export function workerNumber(): number | undefined {
