@@ -12,7 +12,11 @@ const p = sql.placeholder;
 
 /** Thrown by a handler for a failure that retrying cannot fix (a PAC rejection): the job ends as failed. */
 export class PermanentJobError extends Error {}
-/** A failed attempt that knows when trying again can succeed (a PAC's circuit reopens): retried then, not after its backoff. */
+/**
+ * Nothing could be attempted, and the handler knows when it can be (a PAC's circuit reopens): retried then, not after
+ * its backoff, and without using up one of the job's attempts (an outage of hours skipped by a circuit breaker must
+ * not exhaust them); the deadline still ends it.
+ */
 export class RetryLaterError extends Error {
   constructor(
     message: string,
@@ -232,7 +236,8 @@ export async function failJob(db: Db, job: Job, now: Date, error: unknown, onGiv
   const next = error instanceof RetryLaterError ? new Date(Math.max(now.getTime(), error.at.getTime())) : new Date(now.getTime() + backoffMs(job.attempts));
   const permanent = error instanceof PermanentJobError;
   const tooLate = job.deadline !== null && next.toISOString() > job.deadline;
-  const giveUp = permanent || tooLate || job.attempts >= job.maxAttempts;
+  const notAttempted = error instanceof RetryLaterError;
+  const giveUp = permanent || tooLate || (!notAttempted && job.attempts >= job.maxAttempts);
   let after: AfterCommit | undefined;
   // serializable: as completeJob, onGiveUp/onRetry decide on rows they read (the invoice's state, the webhook's failures)
   const outcome = await withTransaction(db, { isolation: 'serializable', name: 'jobs.fail' }, async (tx) => {
@@ -241,7 +246,16 @@ export async function failJob(db: Db, job: Job, now: Date, error: unknown, onGiv
       .set(
         giveUp
           ? { status: 'failed', lastError: message, lockedBy: null, lockedUntil: null, finishedAt: now.toISOString(), updatedAt: now.toISOString() }
-          : { status: 'queued', lastError: message, lockedBy: null, lockedUntil: null, runAt: next.toISOString(), updatedAt: now.toISOString() },
+          : {
+              status: 'queued',
+              lastError: message,
+              lockedBy: null,
+              lockedUntil: null,
+              runAt: next.toISOString(),
+              updatedAt: now.toISOString(),
+              // The claim counted it; given back (the lease's fence is released with the lease).
+              ...(notAttempted && { attempts: job.attempts - 1 }),
+            },
       )
       .where(and(eq(jobs.id, job.id), heldBy(job)))
       .returning({ id: jobs.id });

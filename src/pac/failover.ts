@@ -20,8 +20,9 @@ interface RoutedStamp {
   pac: string | undefined;
   attempts: StampAttempt[];
   /**
-   * Nothing was sent, and the routing changes at this time (ISO 8601): a skipped circuit half-opens, or the document's
-   * window ends. A queued attempt waits for it rather than its backoff. Absent when a call was made or a probe is in flight.
+   * Nothing was sent, and the routing changes at this time (ISO 8601): a skipped circuit half-opens or its probe has
+   * been answered, or the document's window ends. A queued attempt waits for it rather than its backoff, without using
+   * up an attempt. Absent when a call was made, or a PAC it waits for is not configured.
    */
   retryAt?: string;
 }
@@ -77,6 +78,8 @@ interface Breaker {
   openedAt: number;
   consecutiveFailures: number;
   probing: boolean;
+  /** When the probe in flight left: its answer comes by then + the request timeout. */
+  probeStartedAt: number;
   lastError: { message: string; at: string } | null;
   latencies: number[];
 }
@@ -144,7 +147,7 @@ export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions)
   if (byName.size !== pacs.length) throw new Error(`two PACs share a name: ${pacs.map((p) => p.name).join(', ')}`);
   const { failureThreshold, openMs } = options.breaker;
   const breakers = new Map<string, Breaker>(
-    pacs.map((p) => [p.name, { open: false, openedAt: 0, consecutiveFailures: 0, probing: false, lastError: null, latencies: [] }]),
+    pacs.map((p) => [p.name, { open: false, openedAt: 0, consecutiveFailures: 0, probing: false, probeStartedAt: 0, lastError: null, latencies: [] }]),
   );
   const clock = () => options.now().getTime();
 
@@ -156,6 +159,7 @@ export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions)
     if (state === 'closed') return 'call';
     if (state === 'open' || b.probing) return undefined;
     b.probing = true;
+    b.probeStartedAt = clock();
     return 'probe';
   }
 
@@ -212,7 +216,8 @@ export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions)
     );
     const attempts: StampAttempt[] = [];
     const reasons: string[] = [];
-    // When each skipped PAC may be asked again (its circuit half-opens); NaN: not known (a probe in flight, not configured).
+    // When each skipped PAC may be asked again: its circuit half-opens, or its probe's answer has come at the latest;
+    // NaN: never (not configured).
     const reopens: number[] = [];
     for (const name of order) {
       const pac = byName.get(name);
@@ -225,7 +230,7 @@ export function createPacRouter(pacs: readonly Pac[], options: PacRouterOptions)
       const admitted = admit(b);
       if (!admitted) {
         reasons.push(b.probing ? `${name}'s circuit is half-open, its probe in flight` : `${name}'s circuit is open`);
-        reopens.push(b.probing ? Number.NaN : b.openedAt + openMs);
+        reopens.push(b.probing ? b.probeStartedAt + (options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS) : b.openedAt + openMs);
         continue;
       }
       const { result, attempt } = await call(pac, b, admitted, sealedXml, stampOptions, record);

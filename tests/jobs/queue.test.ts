@@ -86,14 +86,16 @@ describe('job queue', () => {
     expect(await queueStats(db, T0)).toMatchObject({ depth: 0, failed: 2 });
   });
 
-  test('a failure that knows when trying again can succeed (RetryLaterError) is retried then, whatever its backoff; a time past the deadline ends the job', async () => {
+  test('nothing attempted, with a time it can be (RetryLaterError): retried then, whatever its backoff, without using up an attempt; a time past the deadline ends the job', async () => {
     const db = openDatabase(':memory:');
-    const id = await enqueue(db, T0, { type: 't', payload: {}, deadline: at(120_000) });
+    const id = await enqueue(db, T0, { type: 't', payload: {}, deadline: at(120_000), maxAttempts: 1 });
     let [job] = await claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 });
     // Far past the first backoff (≤ 1 s).
     expect(await failJob(db, job!, T0, new RetryLaterError('circuit open', at(30_000)))).toBe('retry');
     expect(await status(db, id)).toMatchObject({ status: 'queued', run_at: at(30_000).toISOString(), last_error: 'circuit open' });
     [job] = await claimJobs(db, { workerId: 'w', now: at(30_000), leaseMs: 1000, limit: 1 });
+    // Its one attempt (maxAttempts: 1) is still to come: this claim is attempt 1 again.
+    expect(job!.attempts).toBe(1);
     // A time already past: due at once.
     expect(await failJob(db, job!, at(30_500), new RetryLaterError('window over', at(10_000)))).toBe('retry');
     expect((await status(db, id)).run_at).toBe(at(30_500).toISOString());

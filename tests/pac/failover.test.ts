@@ -267,7 +267,7 @@ describe('circuit breakers', () => {
     expect(calls()).toEqual([1, 1]);
   });
 
-  test('pinned for its window to a PAC whose circuit is open: retried when the first of the two ends; a probe in flight gives no time', async () => {
+  test("pinned for its window to a PAC whose circuit is open: retried when the first of the two ends; during a probe, when the probe's answer has come at the latest", async () => {
     const { clock, router, a } = setup(['a', 'b'], 1);
     a.script.push(PROVIDER);
     await router.stamp('<other/>', OPTIONS, []);
@@ -277,14 +277,16 @@ describe('circuit breakers', () => {
     // The window ends first.
     const late = await router.stamp('<x/>', OPTIONS, [{ pac: 'a', outcome: 'ambiguous', at: iso(T0 - WINDOW + 10_000) }]);
     expect(late.retryAt).toBe(iso(T0 + 10_000));
-    // Half-open, its probe in flight: when it ends is not known, so the backoff decides.
+    // Half-open, its probe in flight: asked again once the probe's answer has come at the latest (the 15 s request timeout).
     let answer!: (r: StampResult) => void;
     a.script.push(new Promise<StampResult>((resolve) => (answer = resolve)));
     clock.ms += OPEN_MS;
     const probe = router.stamp('<probe/>', OPTIONS, []);
     const skipped = await router.stamp('<x/>', OPTIONS, [{ pac: 'a', outcome: 'ambiguous', at: iso(clock.ms) }]);
     expect(skipped.attempts).toEqual([]);
-    expect(skipped.retryAt).toBeUndefined();
+    expect(skipped.retryAt).toBe(iso(clock.ms + 15_000));
+    // Pinned to a PAC that is not configured: no time can be given.
+    expect((await router.stamp('<y/>', OPTIONS, [{ pac: 'gone', outcome: 'duplicate', at: iso(T0) }])).retryAt).toBeUndefined();
     answer(STAMP);
     await probe;
   });
