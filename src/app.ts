@@ -55,6 +55,8 @@ export interface AppDeps {
   livePacs?: readonly Pac[];
   /** PAC_AMBIGUOUS_WINDOW_SECONDS in ms (default 600 s): how long a document a PAC may have stamped stays with it. */
   pacAmbiguousWindowMs?: number;
+  /** PAC_RETRY_MAX_SECONDS in ms (default 300 s): the cap of the backoff of the jobs that ask a PAC. */
+  pacRetryMaxMs?: number;
   /** A router made elsewhere, in place of one over `livePacs` (tests: their own breaker settings). */
   pacRouter?: PacRouter;
   /**
@@ -211,10 +213,10 @@ export function createApp(deps: AppDeps) {
     leaseMs: deps.jobLeaseMs,
     concurrency: 32,
     handlers: {
-      [STAMP_JOB]: stampJobHandler({ db: deps.db, now, stamperFor, logger: deps.logger }),
+      [STAMP_JOB]: { ...stampJobHandler({ db: deps.db, now, stamperFor, logger: deps.logger }), maxBackoffMs: deps.pacRetryMaxMs },
       [CANCEL_JOB]: cancellationJobHandler({ db: deps.db, now, pacFor, cancellationPollMs }),
-      [DUPLICATE_CHECK_JOB]: duplicateCheckJobHandler(duplicateDeps),
-      [DUPLICATE_CANCEL_JOB]: duplicateCancelJobHandler(duplicateDeps),
+      [DUPLICATE_CHECK_JOB]: { ...duplicateCheckJobHandler(duplicateDeps), maxBackoffMs: deps.pacRetryMaxMs },
+      [DUPLICATE_CANCEL_JOB]: { ...duplicateCancelJobHandler(duplicateDeps), maxBackoffMs: deps.pacRetryMaxMs },
       [RELEASE_JOB]: releaseJobHandler({ now }),
       // Without SMTP_URL only emails queued before it was removed come here, and fail at once saying so.
       ...(mailer ? {} : { [EMAIL_JOB]: emailHandler }),

@@ -57,6 +57,12 @@ const EnvSchema = z.object({
     .min(1, 'must be at least 1')
     .max(86_400, 'must be at most 86400')
     .default(600),
+  PAC_RETRY_MAX_SECONDS: z.coerce
+    .number({ message: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(1, 'must be at least 1')
+    .max(300, 'must be at most 300')
+    .default(300),
   SAT_CONSULTA_URL: z.url().optional(),
   CANCELLATION_POLL_SECONDS: z.coerce
     .number({ message: 'must be a number of seconds' })
@@ -226,6 +232,8 @@ export interface Config {
   satConsultaUrl?: string;
   /** How long an ambiguous answer keeps a document on its PAC before another may stamp it (PAC_AMBIGUOUS_WINDOW_SECONDS). */
   pacAmbiguousWindowSeconds: number;
+  /** The longest wait between two attempts of a job that asks a PAC: a queued stamp, a duplicate's check or cancellation (PAC_RETRY_MAX_SECONDS). */
+  pacRetryMaxSeconds: number;
   /** Lines the start logs as warnings (a legacy setting's name). */
   warnings: string[];
 }
@@ -280,6 +288,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pacs,
     satConsultaUrl: e.SAT_CONSULTA_URL,
     pacAmbiguousWindowSeconds: e.PAC_AMBIGUOUS_WINDOW_SECONDS,
+    pacRetryMaxSeconds: e.PAC_RETRY_MAX_SECONDS,
     warnings,
     smtp:
       e.SMTP_URL && e.SMTP_FROM

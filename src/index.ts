@@ -150,6 +150,7 @@ const appWith = (sandboxSat: SandboxSat) =>
     sandboxSat,
     livePacs,
     pacAmbiguousWindowMs: config.pacAmbiguousWindowSeconds * 1000,
+    pacRetryMaxMs: config.pacRetryMaxSeconds * 1000,
     smtp: config.smtp,
     publicBaseUrl: config.publicBaseUrl,
     logger,

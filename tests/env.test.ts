@@ -98,6 +98,8 @@ describe('loadConfig', () => {
     ['PAC_AMBIGUOUS_WINDOW_SECONDS', '0'],
     ['PAC_AMBIGUOUS_WINDOW_SECONDS', '1.5'],
     ['PAC_AMBIGUOUS_WINDOW_SECONDS', 'soon'],
+    ['PAC_RETRY_MAX_SECONDS', '0'],
+    ['PAC_RETRY_MAX_SECONDS', '301'],
     ['SW_URL', 'not a url'],
     ['FINKOK_URL', 'demo-facturacion.finkok.com'],
     ['PAC_URL', 'not a url'],
@@ -182,6 +184,11 @@ describe('loadConfig', () => {
     test('PAC_AMBIGUOUS_WINDOW_SECONDS: 600 by default', () => {
       expect(load({}).pacAmbiguousWindowSeconds).toBe(600);
       expect(load({ PAC_AMBIGUOUS_WINDOW_SECONDS: '30' }).pacAmbiguousWindowSeconds).toBe(30);
+    });
+
+    test('PAC_RETRY_MAX_SECONDS: 300 by default', () => {
+      expect(load({}).pacRetryMaxSeconds).toBe(300);
+      expect(load({ PAC_RETRY_MAX_SECONDS: '60' }).pacRetryMaxSeconds).toBe(60);
     });
 
     test("PAC_URL, PAC_USER and PAC_PASSWORD still configure SW, with one warning naming SW's names; SW_* win over them", () => {

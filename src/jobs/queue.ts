@@ -180,9 +180,9 @@ async function claimWithinLanes(db: Db, o: ClaimOptions, lanes: NonNullable<Clai
 /** Rows from a lease UPDATE … RETURNING (which keeps no order), oldest first. */
 const byRunAt = (rows: Job[]) => rows.sort((a, b) => a.runAt.localeCompare(b.runAt));
 
-/** Capped exponential backoff with full jitter: 1 s, 2 s, 4 s … up to 5 minutes. */
-export function backoffMs(attempt: number, random: () => number = Math.random): number {
-  const cap = Math.min(300_000, 1000 * 2 ** Math.max(0, attempt - 1));
+/** Capped exponential backoff with full jitter: 1 s, 2 s, 4 s … up to `maxMs` (5 minutes). */
+export function backoffMs(attempt: number, random: () => number = Math.random, maxMs = 300_000): number {
+  const cap = Math.min(maxMs, 1000 * 2 ** Math.max(0, attempt - 1));
   return Math.round(cap / 2 + (random() * cap) / 2);
 }
 
@@ -231,9 +231,20 @@ export async function completeJob(db: Db, job: Job, now: Date, inTx?: Ended): Pr
  * transaction), otherwise the job ends as failed (kept, with its last error) and `onGiveUp` runs in the same
  * transaction. `lost`: the lease was lost (see `heldBy`), nothing was written and neither ran.
  */
-export async function failJob(db: Db, job: Job, now: Date, error: unknown, onGiveUp?: Ended, onRetry?: Ended): Promise<'retry' | 'failed' | 'lost'> {
+export async function failJob(
+  db: Db,
+  job: Job,
+  now: Date,
+  error: unknown,
+  onGiveUp?: Ended,
+  onRetry?: Ended,
+  maxBackoffMs?: number,
+): Promise<'retry' | 'failed' | 'lost'> {
   const message = error instanceof Error ? error.message : String(error);
-  const next = error instanceof RetryLaterError ? new Date(Math.max(now.getTime(), error.at.getTime())) : new Date(now.getTime() + backoffMs(job.attempts));
+  const next =
+    error instanceof RetryLaterError
+      ? new Date(Math.max(now.getTime(), error.at.getTime()))
+      : new Date(now.getTime() + backoffMs(job.attempts, Math.random, maxBackoffMs));
   const permanent = error instanceof PermanentJobError;
   const tooLate = job.deadline !== null && next.toISOString() > job.deadline;
   const notAttempted = error instanceof RetryLaterError;

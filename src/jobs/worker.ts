@@ -10,6 +10,8 @@ export interface JobHandler {
   giveUp?(job: Job, error: unknown): Ended;
   /** Work to commit when a failed attempt is to be retried (e.g. recording what the attempt got). */
   retrying?(job: Job, error: unknown): Ended;
+  /** The cap of its exponential backoff (default 5 minutes). */
+  maxBackoffMs?: number;
 }
 
 export interface Worker {
@@ -160,7 +162,7 @@ export function createWorker(o: {
     } catch (err) {
       if (!finishing()) return;
       try {
-        const outcome = await failJob(o.db, job, o.now(), err, handler?.giveUp?.(job, err), handler?.retrying?.(job, err));
+        const outcome = await failJob(o.db, job, o.now(), err, handler?.giveUp?.(job, err), handler?.retrying?.(job, err), handler?.maxBackoffMs);
         if (outcome === 'lost')
           o.logger.warn('job outcome not recorded: its lease was lost', { job_id: job.id, type: job.type, attempt: job.attempts, job_err: errorText(err) });
         else if (!logStorageFailure(o.logger, err, { job_id: job.id, type: job.type }))

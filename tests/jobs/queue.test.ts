@@ -62,6 +62,9 @@ describe('job queue', () => {
     expect(backoffMs(1, () => 1)).toBe(1000);
     expect(backoffMs(4, () => 1)).toBe(8000);
     expect(backoffMs(30, () => 1)).toBe(300_000);
+    // A handler's own cap (PAC_RETRY_MAX_SECONDS for the jobs that ask a PAC).
+    expect(backoffMs(30, () => 1, 10_000)).toBe(10_000);
+    expect(backoffMs(2, () => 1, 10_000)).toBe(2000);
     const db = openDatabase(':memory:');
     const id = await enqueue(db, T0, { type: 't', payload: {}, deadline: at(10_000) });
     let [job] = await claimJobs(db, { workerId: 'w', now: T0, leaseMs: 1000, limit: 1 });
@@ -157,5 +160,29 @@ describe('job queue', () => {
     await worker.drain();
     expect(await status(db, f)).toMatchObject({ status: 'done', attempts: 3 });
     expect(await queueStats(db, now)).toMatchObject({ depth: 0, running: 0 });
+  });
+
+  test("a handler's maxBackoffMs caps its retries' waits (PAC_RETRY_MAX_SECONDS); others keep the 5 minutes", async () => {
+    const db = openDatabase(':memory:');
+    let now = T0;
+    const failing = { run: async () => Promise.reject(new Error('PAC down')) };
+    const worker = createWorker({
+      db,
+      now: () => now,
+      workerId: 'w',
+      logger: createLogger('silent'),
+      handlers: { capped: { ...failing, maxBackoffMs: 2000 }, uncapped: failing },
+    });
+    const capped = await enqueue(db, T0, { type: 'capped', payload: {} });
+    const uncapped = await enqueue(db, T0, { type: 'uncapped', payload: {} });
+    // Ten failed attempts each, the clock moved past every wait.
+    for (let i = 0; i < 10; i++) {
+      await worker.drain();
+      now = new Date(now.getTime() + 3600_000);
+    }
+    now = new Date(now.getTime() - 3600_000);
+    const waitOf = async (id: string) => Date.parse((await status(db, id)).run_at) - now.getTime();
+    expect(await waitOf(capped)).toBeLessThanOrEqual(2000);
+    expect(await waitOf(uncapped)).toBeGreaterThan(2000);
   });
 });

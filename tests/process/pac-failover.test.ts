@@ -103,6 +103,8 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
         CANCELLATION_POLL_SECONDS: '1',
         // What a killed run held is taken over after 5 s, not 30.
         JOB_LEASE_SECONDS: '5',
+        // A document refused through several phases is asked again within 10 s, not after minutes: the drain is short.
+        PAC_RETRY_MAX_SECONDS: '10',
       };
       let running: Bun.Subprocess | undefined;
       try {
