@@ -4,7 +4,7 @@ import { cadenaOriginal } from '../../src/cfdi/cadena.ts';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { tfdCadena, tfdFromNode } from '../../src/cfdi/tfd.ts';
 import { child, childrenNamed, parseXml } from '../../src/cfdi/xml.ts';
-import { createTestApp, issuer, READY } from '../helpers.ts';
+import { createTestApp, issuer, READY, TEST_ENGINE } from '../helpers.ts';
 import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '../sat/verify.ts';
 import { CARTAS_PORTE } from './cartaporte31/corpus.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from './corpus.ts';
@@ -15,6 +15,9 @@ import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from './co
  * sandbox certificate over the TFD cadena (also computed by SAT's XSLT).
  */
 const t = await createTestApp();
+// The XML does not depend on the database: SAT's XSD and XSLT (most of this file's time) check it in the SQLite pass;
+// the PostgreSQL pass checks what that engine stores and answers, and both seals over our cadenas.
+const SAT_ARTEFACTS = TEST_ENGINE === 'sqlite';
 let token = '';
 let sandboxCert: Buffer;
 
@@ -58,13 +61,15 @@ describe('corpus: stamped invoices pass SAT checks', () => {
       expect(download.headers.get('content-disposition')).toBe(`attachment; filename=${res.json.uuid}.xml`);
       const xml = await download.text();
 
-      const xsd = await validateAgainstSatXsd(xml);
-      expect(xsd.errors).toEqual([]);
-      expect(xsd.valid).toBe(true);
+      if (SAT_ARTEFACTS) {
+        const xsd = await validateAgainstSatXsd(xml);
+        expect(xsd.errors).toEqual([]);
+        expect(xsd.valid).toBe(true);
+      }
 
       const root = parseXml(xml);
       const ours = cadenaOriginal(root);
-      expect(ours).toBe(await cadenaFromSatXslt(xml));
+      if (SAT_ARTEFACTS) expect(ours).toBe(await cadenaFromSatXslt(xml));
 
       const certificado = Buffer.from(root.attrs.Certificado!, 'base64');
       const key = createPublicKey(new X509Certificate(certificado).publicKey.export({ type: 'spki', format: 'pem' }));
@@ -74,7 +79,7 @@ describe('corpus: stamped invoices pass SAT checks', () => {
       const tfd = tfdFromNode(child(child(root, 'cfdi:Complemento')!, 'tfd:TimbreFiscalDigital')!);
       expect(tfd.uuid).toBe(res.json.uuid);
       expect(tfd.selloCfd).toBe(root.attrs.Sello!);
-      const tfdChain = await tfdCadenaFromSatXslt(xml);
+      const tfdChain = SAT_ARTEFACTS ? await tfdCadenaFromSatXslt(xml) : tfdCadena(tfd);
       expect(tfdCadena(tfd)).toBe(tfdChain);
       expect(res.json.cadena_original_sat).toBe(tfdChain);
       const satKey = createPublicKey(new X509Certificate(sandboxCert).publicKey.export({ type: 'spki', format: 'pem' }));

@@ -28,9 +28,9 @@ import { startServer } from './server.ts';
  * no issuing transaction re-run after a conflict (issue 37).
  *
  *   TEST_ENGINE=postgres bun test tests/process/multi-instance.test.ts
- * MULTI_FAULT_SECONDS sets how long the faults go on (default 40 s); FAULT_SEED replays a run's draws.
+ * MULTI_FAULT_SECONDS sets how long the faults go on (default 30 s); FAULT_SEED replays a run's draws.
  */
-const SECONDS = Number(process.env.MULTI_FAULT_SECONDS ?? 40);
+const SECONDS = Number(process.env.MULTI_FAULT_SECONDS ?? 30);
 const INSTANCES = 3;
 const LEASE_SECONDS = 4;
 const CLIENTS = 6;

@@ -40,17 +40,19 @@ const KILL_MARGIN_MS = 1000;
 /**
  * The primary's scenarios, in order, each for one phase. timeout_after_stamp before quota_exhausted: what Finkok
  * stamped and held goes to SW once the window has passed, while Finkok refuses every new request (a double stamp).
+ * The phases that open Finkok's circuit come first and the answering ones last, so that at the end of a 60 s run its
+ * circuit has had its 30 s and closes soon after (the test waits for that before the forced double stamp).
  */
 const CYCLE: FinkokScenario[] = [
   'ok',
   'down',
-  'slow_then_stamped',
+  'non_xml_502',
   'timeout_after_stamp',
   'quota_exhausted',
+  'slow_then_stamped',
   '307_with_xml',
   '307_without_xml',
   'stamped_not_found_for_5s',
-  'non_xml_502',
 ];
 const PHASE_MS = Math.min(7500, Math.max(2500, (SECONDS * 1000) / CYCLE.length));
 const LIVE_CSD = join(import.meta.dir, '..', 'fixtures', 'csd', 'EKU9003173C9_live');
