@@ -16,6 +16,7 @@
  * invoice needs two: the Sello and the sandbox's SelloSAT), times the machine's cores. Figures are ratios to it.
  *
  *   bun bench/instances.ts [--seconds 10] [--concurrency 16] [--only sqlite,pg1,pg2,pg3,pg1x16,pg3x16]
+ *   BENCH_PROFILE=/tmp/prof bun bench/instances.ts --only pg1   # each server writes a CPU profile there when it stops
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';

@@ -55,7 +55,9 @@ export interface HeapLine {
 
 /** Starts src/index.ts on PORT=0 and resolves with its base URL once it logs "listening"; keeps counting warn/error lines. */
 export async function startApi(dataDir: string, env: Record<string, string> = {}, { script = 'src/index.ts' } = {}): Promise<Api> {
-  const proc = Bun.spawn([process.execPath, script], {
+  // BENCH_PROFILE=<folder>: each server writes its CPU profile there when it stops (Bun's --cpu-prof, and a Markdown summary).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const proc = Bun.spawn([process.execPath, ...profile, script], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', JWT_SECRET: '', MASTER_KEY: '', ...env },
     stdin: 'ignore',

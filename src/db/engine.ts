@@ -35,6 +35,12 @@ export type Engine = (
 ) & {
   /** Runs one `sql` statement through this handle (so inside its transaction, for a tx); rows as the driver gives them. */
   readonly execute: (handle: DbOrTx, query: SQL) => Promise<Record<string, unknown>[]>;
+  /**
+   * Where `prepared` keeps a handle's statements, and how one built on another handle is made to run through this one:
+   * PostgreSQL's transactions are new handles each time, so their statements are built once for all of them.
+   * Without it, each handle keeps its own.
+   */
+  readonly statements?: { owner(handle: DbOrTx): object; bind<T>(statement: T, handle: DbOrTx): T };
 };
 
 // Every handle (db, and each tx) is registered by the function that makes it.

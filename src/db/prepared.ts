@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { gated, type DbOrTx, type Tx } from './connection.ts';
-import { namingStatement, sqliteOf } from './engine.ts';
+import { engineOf, namingStatement, sqliteOf } from './engine.ts';
 
 const cache = new WeakMap<object, Map<string, unknown>>();
 
@@ -9,11 +9,13 @@ const cache = new WeakMap<object, Map<string, unknown>>();
  * microseconds, executing a prepared one a few: hot paths (every authenticated request, every invoice) use this.
  */
 export function prepared<D extends DbOrTx, T>(db: D, name: string, build: (db: D) => T): T {
-  let statements = cache.get(db);
-  if (!statements) cache.set(db, (statements = new Map()));
+  const shared = engineOf(db).statements;
+  const owner = shared?.owner(db) ?? db;
+  let statements = cache.get(owner);
+  if (!statements) cache.set(owner, (statements = new Map()));
   let stmt = statements.get(name) as T | undefined;
   if (stmt === undefined) statements.set(name, (stmt = namingStatement(name, () => build(db))));
-  return stmt;
+  return shared ? shared.bind(stmt, db) : stmt;
 }
 
 /** Raw SQL with `?` placeholders, run through the connection's transaction gate (src/db/connection.ts). */

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SQL } from 'drizzle-orm';
 import { PgDatabase, PgDialect } from 'drizzle-orm/pg-core';
-import { PostgresJsSession } from 'drizzle-orm/postgres-js';
+import { PostgresJsSession, PostgresJsTransaction } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import type { Db, DbOrTx, Tx } from '../connection.ts';
 import { preparingName, registerEngine, type Engine, type Isolation, type TransactionOptions } from '../engine.ts';
@@ -124,9 +124,21 @@ export async function openPostgres(
       registerEngine(tx, engine);
       return fn(tx);
     };
+  // Every transaction's statements: built (and named) once on the first, run through each one's own connection.
+  const transactionStatements = {};
   const engine: Engine = {
     dialect: 'postgres',
     sql: client,
+    statements: {
+      owner: (handle) => (handle === db ? db : transactionStatements),
+      bind<T>(statement: T, handle: DbOrTx): T {
+        if (handle === db) return statement;
+        const client = (handle as any).session.client;
+        if ((statement as any).client === client) return statement;
+        // Drizzle's prepared query holds its SQL, parameters and result mapping; only the connection differs.
+        return Object.assign(Object.create(Object.getPrototypeOf(statement)), statement, { client });
+      },
+    },
     execute: (handle: any, query: SQL) => {
       if (handle === db && insideTransaction()) throw new Error('db used inside withTransaction: pass the transaction (tx) down instead');
       return handle.execute(query);
@@ -149,7 +161,14 @@ export async function openPostgres(
           const context = { open: true, isolation: options.isolation, name };
           let result: T;
           try {
-            result = await contexts.run(context, () => db.transaction(enter(fn), { isolationLevel: options.isolation }));
+            // `begin isolation level …` in one statement: Drizzle's transaction() sends a `set transaction` after it.
+            result = await contexts.run(
+              context,
+              () =>
+                client.begin(`isolation level ${options.isolation}`, (connection: any) =>
+                  enter(fn)(new PostgresJsTransaction(dialect, new PostgresJsSession(connection, dialect, undefined), undefined) as any),
+                ) as Promise<T>,
+            );
           } finally {
             context.open = false;
           }
