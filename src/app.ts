@@ -213,7 +213,7 @@ export function createApp(deps: AppDeps) {
     leaseMs: deps.jobLeaseMs,
     concurrency: 32,
     handlers: {
-      [STAMP_JOB]: { ...stampJobHandler({ db: deps.db, now, stamperFor, logger: deps.logger }), maxBackoffMs: deps.pacRetryMaxMs },
+      [STAMP_JOB]: { ...stampJobHandler({ db: deps.db, now, masterKey: deps.masterKey, stamperFor, logger: deps.logger }), maxBackoffMs: deps.pacRetryMaxMs },
       [CANCEL_JOB]: cancellationJobHandler({ db: deps.db, now, pacFor, cancellationPollMs }),
       [DUPLICATE_CHECK_JOB]: { ...duplicateCheckJobHandler(duplicateDeps), maxBackoffMs: deps.pacRetryMaxMs },
       [DUPLICATE_CANCEL_JOB]: { ...duplicateCancelJobHandler(duplicateDeps), maxBackoffMs: deps.pacRetryMaxMs },

@@ -58,6 +58,13 @@ export function engineOf(db: DbOrTx): Engine {
 
 export const dialectOf = (db: DbOrTx): Dialect => engineOf(db).dialect;
 
+/**
+ * Whether transactions write side by side, each waiting only for the rows it locks (PostgreSQL), rather than one
+ * writer at a time, where sharing a commit pays (SQLite: withGroupCommit). A hot path keeps its locks short on the
+ * first and groups on the second.
+ */
+export const writesConcurrently = (db: DbOrTx): boolean => engineOf(db).dialect === 'postgres';
+
 /** The better-sqlite3 connection behind a SQLite handle; undefined on PostgreSQL. */
 export function sqliteOf(db: DbOrTx): Database.Database | undefined {
   const engine = engineOf(db);

@@ -36,6 +36,13 @@ export interface EnqueueOptions {
   runAt?: Date;
   deadline?: Date;
   maxAttempts?: number;
+  /**
+   * False: no other instance is told (PostgreSQL's NOTIFY). For a job that is only a safety net, due after work this
+   * process is doing anyway (a stamp after the synchronous attempt's budget): the scheduler's tick finds it if it
+   * ever comes due, and a NOTIFY for every invoice would wake every instance and queue every commit on the server's
+   * one notification lock.
+   */
+  notify?: boolean;
 }
 
 /** Call inside the transaction that makes the change needing the work, so the two commit together. */
@@ -75,7 +82,7 @@ export async function enqueue(tx: DbOrTx, now: Date, o: EnqueueOptions): Promise
     now: stamp,
   });
   // PostgreSQL: other instances LISTEN; the notice is delivered when this transaction commits (SQLite: one process).
-  await jobQueries(tx).notifyEnqueued(tx, o.type);
+  if (o.notify !== false) await jobQueries(tx).notifyEnqueued(tx, o.type);
   return id;
 }
 

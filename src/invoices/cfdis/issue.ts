@@ -17,7 +17,9 @@ import { newId } from '../../lib/ids.ts';
 import type { Pac, SandboxScenario, StampResult } from '../../pac/types.ts';
 import { StampInFlight, type Stamper } from './stamp-routing.ts';
 import { closeQueuedJob, enqueue, rescheduleJob } from '../../jobs/queue.ts';
-import { recordFailure, recordRoutedStamp, recordStamp, STAMP_JOB, stampToInsert } from './stamping.ts';
+import { recordFailure, recordRoutedStamp, recordStamp, STAMP_JOB, stampToInsert, storeSealedXml } from './stamping.ts';
+import { sealDraftOf } from './seal-draft.ts';
+import { sealComprobante } from '../../cfdi/build.ts';
 import { born } from './lifecycle.ts';
 import { getClientReceptor } from '../clients/service.ts';
 import { activeSigner } from '../csds/service.ts';
@@ -26,7 +28,7 @@ import { allocateFolio, peekFolio } from '../series/service.ts';
 import { recordPayments, resolvePaidDocuments } from './payments.ts';
 import type { PdfPool } from './pdf-pool.ts';
 import type { CfdiRequest, CfdiRow } from './schemas.ts';
-import { withTransaction, type Tx } from '../../db/index.ts';
+import { withTransaction, writesConcurrently, type Tx } from '../../db/index.ts';
 import { issueStrategy, type SealAhead, type SealedDocument } from './issue-strategy.ts';
 import { recordEmail } from '../emails/outbox.ts';
 import { NO_SMTP, type Mailer } from '../emails/smtp.ts';
@@ -283,6 +285,7 @@ interface IssueOptions {
 export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, opts: IssueOptions = {}) {
   const valid = await validateIssue(deps, actor, req);
   const draft = draftOf(actor, valid);
+  if (writesConcurrently(deps.db) && !readsStoredFacts(req) && !opts.recordWith) return issueSealingAfterFolio(deps, actor, req, opts, valid, draft);
   const strategy = issueStrategy(deps.db, valid.stamper, valid.signer, draft.target, opts.scenario);
   // Read committed when the invoice's validity rests on no other request's rows: the series row's lock (allocateFolio's
   // UPDATE … RETURNING) orders the issuers and each gets the folio after the one committed before it; unique indexes refuse
@@ -305,8 +308,60 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
   }
   const issued: Issued = { ...draft, row: stored.row, deliveries: 0 };
   if ('stamped' in stored) return answerStampedInTransaction(deps, actor, valid, issued, stored.stamped);
-  const result = await stampWithinBudget(deps, valid, issued, stored, opts.scenario);
+  const result = await stampWithinBudget(deps, valid, issued, { ...stored, sealed: stored.sealed! }, opts.scenario);
   return answer(deps, actor, valid, issued, stored.jobId, result);
+}
+
+/**
+ * POST /cfdis where transactions write side by side (PostgreSQL), for an invoice whose validity rests on no other
+ * request's rows: the folio's transaction writes the invoice unsealed with its job and commits, so the series row is
+ * locked for a few statements instead of two signatures and every write of the invoice; then seal, stamp and record
+ * as a queued invoice is. A process that dies in between leaves the job, which seals it from its draft. Folios stay
+ * consecutive: the folio and its invoice commit together (docs/decisions.md, "The folio's transaction without the seal").
+ */
+async function issueSealingAfterFolio(deps: CfdiDeps, actor: Actor, req: CfdiRequest, opts: IssueOptions, valid: Valid, draft: Draft) {
+  let reserved: Queued & { model: ComprobanteModel };
+  try {
+    // read committed: the series row's lock (allocateFolio's UPDATE … RETURNING) orders the issuers; nothing read decides a write
+    reserved = await withTransaction(deps.db, { isolation: 'read committed', name: 'cfdis.reserve' }, async (tx) => {
+      const folio = await allocateFolio(tx, valid.scope, req.serie);
+      const model = { ...valid.model, serie: folio.serie, folio: String(folio.folio) };
+      return { ...((await record(tx, deps, req, opts, valid, draft, folio, model, undefined)) as Queued), model };
+    });
+  } catch (err) {
+    throw await refusalOf(deps, actor, req, err);
+  }
+  const issued: Issued = { ...draft, row: reserved.row, deliveries: 0 };
+  const { target } = issued;
+  let sealed: { xml: string };
+  try {
+    sealed = await sealComprobante(reserved.model, valid.signer);
+  } catch {
+    // The job seals it from its draft: queued, as when the provider gives no answer in time.
+    return answer(deps, actor, valid, issued, reserved.jobId, undefined);
+  }
+  if (!(valid.stamper.inProcess && opts.scenario === undefined)) {
+    // Stored before any PAC sees it: a job after a crash sends these very bytes.
+    await storeSealedXml(deps.db, target.id, sealed.xml);
+    const result = await stampWithinBudget(deps, valid, issued, { sealed, jobId: reserved.jobId }, opts.scenario);
+    return answer(deps, actor, valid, issued, reserved.jobId, result);
+  }
+  // In process (the sandbox): stamped at once, recorded with the job closed and the request's audit entry.
+  const { result } = await valid.stamper.stamp(target, sealed.xml, { tenantId: target.tenantId });
+  if (!result.ok) return answer(deps, actor, valid, issued, reserved.jobId, result);
+  // read committed, as the issuing transaction that stamps in process elsewhere: the move from en_cola is a conditional
+  // UPDATE that decides once, and the UUIDs' unique index backs the holder check (serializable made concurrent stamps
+  // of one tenant abort each other on their reads)
+  const recorded = await withTransaction(deps.db, { isolation: 'read committed', name: 'cfdis.recordStamp' }, async (tx) => {
+    const done = await recordStamp(tx, target, result, deps.now(), valid.stamper.name);
+    if (done) {
+      await closeQueuedJob(tx, reserved.jobId, deps.now());
+      await opts.auditIn?.(tx, target.id, 201);
+    }
+    return done;
+  });
+  // Not recorded: its job stamped it first, or the UUID was another invoice's (then it is fallido): answer as it stands.
+  return recorded ? answerStampedInTransaction(deps, actor, valid, issued, recorded) : answer(deps, actor, valid, issued, reserved.jobId, result);
 }
 
 /** validate: every check that can refuse the request, before anything is stored or a folio is used. */
@@ -368,14 +423,17 @@ function sealAhead(req: CfdiRequest, valid: Valid): SealAhead | undefined {
   return readsStoredFacts(req) ? undefined : { scope: valid.scope, serie: req.serie, model: valid.model };
 }
 
-/** What the issuing transaction leaves: the invoice stamped already (in process), or sealed and queued for the attempt after it. */
-type Reserved =
-  | { row: CfdiRow; stamped: Awaited<ReturnType<typeof recordStamp>> }
-  | { row: CfdiRow; sealed: { xml: string }; jobId: string; attempted?: StampResult };
+/**
+ * What the issuing transaction leaves: the invoice stamped already (in process), or queued for the attempt after it,
+ * sealed (or to be sealed after the commit, SealDraft).
+ */
+type Reserved = { row: CfdiRow; stamped: Awaited<ReturnType<typeof recordStamp>> } | Queued;
+type Queued = { row: CfdiRow; sealed?: { xml: string }; jobId: string; attempted?: StampResult };
 
 /**
  * reserve, the writes: the invoice in its first status with its document, what stands or falls with it, and its
- * stamping job; one transaction with its folio, so a folio is never taken without its invoice.
+ * stamping job; one transaction with its folio, so a folio is never taken without its invoice. Without `document`
+ * the invoice is written unsealed (an empty document) and its job carries what seals it (SealDraft).
  */
 async function record(
   tx: Tx,
@@ -386,8 +444,10 @@ async function record(
   draft: Draft,
   { serie, folio }: { serie: string; folio: number },
   model: ComprobanteModel,
-  { sealed, attempted }: SealedDocument,
+  document: SealedDocument | undefined,
 ): Promise<Reserved> {
+  const sealed = document?.sealed;
+  const attempted = document?.attempted;
   const { id, target } = draft;
   const { tenantId, environment } = target;
   // Stamped already: the invoice is written once, vigente with its stamped XML, instead of en_cola and then updated.
@@ -419,7 +479,7 @@ async function record(
     updatedAt: draft.createdAt,
   };
   await insertCfdi(tx, row);
-  await insertDocument(tx, { cfdiId: id, tenantId, xml: Buffer.from(stamped && attempted?.ok ? attempted.xml : sealed.xml, 'utf8') });
+  await insertDocument(tx, { cfdiId: id, tenantId, xml: Buffer.from(stamped && attempted?.ok ? attempted.xml : (sealed?.xml ?? ''), 'utf8') });
   // Its job is queued by the stamp, here or later from the queue (queueWaitingEmails).
   if (valid.sending) await recordEmail(tx, target, valid.sending, valid.now, false);
   await opts.bindIdempotency?.(tx, id);
@@ -442,9 +502,11 @@ async function record(
     type: STAMP_JOB,
     tenantId,
     environment,
-    payload: { cfdi_id: id },
-    // Due after the synchronous budget, so the scheduler does not race the attempt after this transaction.
+    payload: sealed ? { cfdi_id: id } : { cfdi_id: id, draft: sealDraftOf(req, valid, { serie, folio }) },
+    // Due after the synchronous budget, so the scheduler does not race the attempt after this transaction; told to
+    // nobody: this process attempts it now, and a tick finds it if that attempt never ends.
     runAt: new Date(valid.now.getTime() + deps.stampBudgetMs),
+    notify: false,
     // Well inside SAT's 72 hours after Fecha: past this the invoice is given up as fallido.
     deadline: new Date(zonedToUtc(model.fecha, timeZoneOf(model.lugarExpedicion)).getTime() + STAMP_DEADLINE_MS),
   });

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { tfdCadena, type Tfd } from '../../cfdi/tfd.ts';
 import { zonedToUtc } from '../../cfdi/time.ts';
 import type { Db } from '../../db/client.ts';
@@ -12,6 +12,8 @@ import type { StampAttempt } from '../../pac/failover.ts';
 import { checkPacsLeftBehind, recordDuplicateStamp } from './duplicate-stamps.ts';
 import { transition } from './lifecycle.ts';
 import type { Tx } from '../../db/index.ts';
+import { activeSigner } from '../csds/service.ts';
+import { sealDraft, type SealDraft } from './seal-draft.ts';
 
 export const STAMP_JOB = 'cfdi.stamp';
 
@@ -60,6 +62,19 @@ const storeStampedXml = (tx: Tx, id: string, xml: Buffer) =>
       .where(eq(cfdiDocuments.cfdiId, sql.placeholder('id')))
       .prepare(),
   ).execute({ id, xml });
+
+/**
+ * The sealed document of an invoice whose folio was taken without it (SealDraft), stored once: the first seal stored
+ * stands (another is the same bytes, or made with a CSD replaced meanwhile). Returns the stored document.
+ */
+export async function storeSealedXml(db: Db, id: string, xml: string): Promise<string> {
+  await db
+    .update(cfdiDocuments)
+    .set({ xml: Buffer.from(xml, 'utf8') })
+    .where(and(eq(cfdiDocuments.cfdiId, id), sql`length(${cfdiDocuments.xml}) = 0`));
+  const [stored] = await db.select({ xml: cfdiDocuments.xml }).from(cfdiDocuments).where(eq(cfdiDocuments.cfdiId, id));
+  return stored ? stored.xml.toString('utf8') : xml;
+}
 
 /**
  * Records a stamp once: only an invoice still `en_cola` moves to `vigente` (or a withdrawn one, stamped by an attempt
@@ -133,12 +148,24 @@ export async function recordFailure(tx: Tx, cfdi: Target, reason: string, now: D
 }
 
 /** The queued attempt: send the stored sealed XML again (the PAC recognizes a document it already stamped). */
-export function stampJobHandler(deps: { db: Db; now: () => Date; stamperFor(environment: Environment): Stamper | undefined; logger: Logger }): JobHandler {
+export function stampJobHandler(deps: {
+  db: Db;
+  now: () => Date;
+  masterKey: Buffer;
+  stamperFor(environment: Environment): Stamper | undefined;
+  logger: Logger;
+}): JobHandler {
   const target = (job: { payload: Record<string, unknown>; tenantId: string | null; environment: Environment | null }): Target => ({
     id: job.payload.cfdi_id as string,
     tenantId: job.tenantId!,
     environment: job.environment!,
   });
+  const sealFromDraft = async (cfdi: Target, draft: SealDraft | undefined): Promise<string> => {
+    if (!draft) throw new PermanentJobError('the invoice has no sealed document and nothing to seal it from');
+    const xml = await sealDraft(draft, await activeSigner(deps, cfdi.tenantId, cfdi.environment), deps.now());
+    deps.logger.info('sealed from queue', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId });
+    return storeSealedXml(deps.db, cfdi.id, xml);
+  };
   return {
     async run(job) {
       const cfdi = target(job);
@@ -152,8 +179,10 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; stamperFor(envi
       if (doc?.status !== 'en_cola') return; // stamped meanwhile (late synchronous answer) or gone
       const stamper = deps.stamperFor(cfdi.environment);
       if (!stamper) throw new PermanentJobError(`no PAC configured for ${cfdi.environment}`);
+      // Its folio was taken without a seal, and the process that was to seal it did not: seal it from the draft.
+      const xml = doc.xml.length > 0 ? doc.xml.toString('utf8') : await sealFromDraft(cfdi, job.payload.draft as SealDraft | undefined);
       const started = performance.now();
-      const { result, pac, attempts, retryAt } = await stamper.stamp(cfdi, doc.xml.toString('utf8'), { tenantId: cfdi.tenantId });
+      const { result, pac, attempts, retryAt } = await stamper.stamp(cfdi, xml, { tenantId: cfdi.tenantId });
       deps.logger.debug('pac stamp', {
         cfdi_id: cfdi.id,
         environment: cfdi.environment,
@@ -165,7 +194,7 @@ export function stampJobHandler(deps: { db: Db; now: () => Date; stamperFor(envi
       if (result.ok) {
         return async (tx) => {
           // A stamp names the PAC that made it.
-          if (await recordRoutedStamp(tx, cfdi, { result, pac: pac!, attempts }, doc.xml.toString('utf8'), deps.now()))
+          if (await recordRoutedStamp(tx, cfdi, { result, pac: pac!, attempts }, xml, deps.now()))
             return () => deps.logger.info('stamped from queue', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, uuid: result.tfd.uuid, attempts: job.attempts });
         };
       }

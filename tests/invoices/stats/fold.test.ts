@@ -210,9 +210,10 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('PostgreSQL: no hot row', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(16).fill(201));
     const cancelled = await t.call('POST', `/cfdis/${answers[0]!.json.id}/cancel`, { token: key, body: { motivo: '02' } });
     expect(cancelled.status).toBe(200);
-    // Issued vigente: one delta each (+1); the cancellation's two moves (vigente → cancelacion_pendiente → cancelado) two each (-1, +1).
+    // Issued en_cola and stamped after its folio's transaction: three deltas each (+1; -1, +1 at the stamp); the
+    // cancellation's two moves (vigente → cancelacion_pendiente → cancelado) two each (-1, +1).
     const [after] = await t.query<{ n: number }>(sql`select count(*)::int as n from cfdi_stats_deltas`);
-    expect(after!.n - before!.n).toBe(16 + 2 * 2);
+    expect(after!.n - before!.n).toBe(16 * 3 + 2 * 2);
     expect(await statsOf(t, key)).toEqual(await fromInvoices(t, tenant.id));
     await t.exec(sql`drop trigger cfdi_stats_guard on cfdi_stats`);
     await foldStatsDeltas(t.db);
