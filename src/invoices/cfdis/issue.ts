@@ -341,9 +341,9 @@ async function issueSealingAfterFolio(deps: CfdiDeps, actor: Actor, req: CfdiReq
     return answer(deps, actor, valid, issued, reserved.jobId, undefined);
   }
   if (!(valid.stamper.inProcess && opts.scenario === undefined)) {
-    // Stored before any PAC sees it: a job after a crash sends these very bytes.
-    await storeSealedXml(deps.db, target.id, sealed.xml);
-    const result = await stampWithinBudget(deps, valid, issued, { sealed, jobId: reserved.jobId }, opts.scenario);
+    // Stored before any PAC sees it, and what is stored is what is sent: a job after a crash sends these very bytes.
+    const stored = { xml: await storeSealedXml(deps.db, target.id, sealed.xml) };
+    const result = await stampWithinBudget(deps, valid, issued, { sealed: stored, jobId: reserved.jobId }, opts.scenario);
     return answer(deps, actor, valid, issued, reserved.jobId, result);
   }
   // In process (the sandbox): stamped at once, recorded with the job closed and the request's audit entry.
