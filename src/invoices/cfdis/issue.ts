@@ -21,6 +21,7 @@ import { recordFailure, recordRoutedStamp, recordStamp, STAMP_JOB, stampToInsert
 import { sealDraftOf } from './seal-draft.ts';
 import { sealComprobante } from '../../cfdi/build.ts';
 import { born } from './lifecycle.ts';
+import { cfdiQueries } from './queries.ts';
 import { getClientReceptor } from '../clients/service.ts';
 import { activeSigner } from '../csds/service.ts';
 import { recordEvent } from '../events.ts';
@@ -322,11 +323,12 @@ export async function issueCfdi(deps: CfdiDeps, actor: Actor, req: CfdiRequest, 
 async function issueSealingAfterFolio(deps: CfdiDeps, actor: Actor, req: CfdiRequest, opts: IssueOptions, valid: Valid, draft: Draft) {
   let reserved: Queued & { model: ComprobanteModel };
   try {
-    // read committed: the series row's lock (allocateFolio's UPDATE … RETURNING) orders the issuers; nothing read decides a write
+    // read committed: the series row's lock (takeFolioFor's UPDATE … RETURNING) orders the issuers; nothing read decides
+    // a write. The folio is taken last: the lock is held from that statement to the commit.
     reserved = await withTransaction(deps.db, { isolation: 'read committed', name: 'cfdis.reserve' }, async (tx) => {
-      const folio = await allocateFolio(tx, valid.scope, req.serie);
-      const model = { ...valid.model, serie: folio.serie, folio: String(folio.folio) };
-      return { ...((await record(tx, deps, req, opts, valid, draft, folio, model, undefined)) as Queued), model };
+      const queued = (await record(tx, deps, req, opts, valid, draft, undefined, valid.model, undefined)) as Queued;
+      const { serie, folio } = await takeFolioFor(tx, valid.scope, req.serie, draft.id);
+      return { ...queued, row: { ...queued.row, serie, folio }, model: { ...valid.model, serie, folio: String(folio) } };
     });
   } catch (err) {
     throw await refusalOf(deps, actor, req, err);
@@ -362,6 +364,19 @@ async function issueSealingAfterFolio(deps: CfdiDeps, actor: Actor, req: CfdiReq
   });
   // Not recorded: its job stamped it first, or the UUID was another invoice's (then it is fallido): answer as it stands.
   return recorded ? answerStampedInTransaction(deps, actor, valid, issued, recorded) : answer(deps, actor, valid, issued, reserved.jobId, result);
+}
+
+/**
+ * allocateFolio for an invoice recorded in this transaction without its folio: taken and written onto it last, so the
+ * series row, which every issuer of the series waits for, stays locked from that statement to the commit only. The
+ * same folios and errors (an unknown series; the default created on first use).
+ */
+async function takeFolioFor(tx: Tx, scope: Valid['scope'], serie: string | undefined, id: string): Promise<{ serie: string; folio: number }> {
+  const taken = await cfdiQueries(tx).takeFolio(tx, scope, serie, id);
+  if (taken) return taken;
+  const allocated = await allocateFolio(tx, scope, serie);
+  await cfdiQueries(tx).writeFolio(tx, id, allocated);
+  return allocated;
 }
 
 /** validate: every check that can refuse the request, before anything is stored or a folio is used. */
@@ -433,7 +448,8 @@ type Queued = { row: CfdiRow; sealed?: { xml: string }; jobId: string; attempted
 /**
  * reserve, the writes: the invoice in its first status with its document, what stands or falls with it, and its
  * stamping job; one transaction with its folio, so a folio is never taken without its invoice. Without `document`
- * the invoice is written unsealed (an empty document) and its job carries what seals it (SealDraft).
+ * the invoice is written unsealed (an empty document) and its job carries what seals it (SealDraft); without `taken`,
+ * its folio is taken after these writes (takeFolioFor).
  */
 async function record(
   tx: Tx,
@@ -442,7 +458,7 @@ async function record(
   opts: IssueOptions,
   valid: Valid,
   draft: Draft,
-  { serie, folio }: { serie: string; folio: number },
+  taken: { serie: string; folio: number } | undefined,
   model: ComprobanteModel,
   document: SealedDocument | undefined,
 ): Promise<Reserved> {
@@ -459,8 +475,8 @@ async function record(
     uuid: stamped?.uuid ?? null,
     tipo: model.tipo,
     status: stamped ? 'vigente' : 'en_cola',
-    serie,
-    folio,
+    serie: taken?.serie ?? null,
+    folio: taken?.folio ?? null,
     fecha: model.fecha,
     fechaTimbrado: stamped?.fechaTimbrado ?? null,
     receptorRfc: model.receptor.rfc,
@@ -502,7 +518,7 @@ async function record(
     type: STAMP_JOB,
     tenantId,
     environment,
-    payload: sealed ? { cfdi_id: id } : { cfdi_id: id, draft: sealDraftOf(req, valid, { serie, folio }) },
+    payload: sealed ? { cfdi_id: id } : { cfdi_id: id, draft: sealDraftOf(req, valid) },
     // Due after the synchronous budget, so the scheduler does not race the attempt after this transaction; told to
     // nobody: this process attempts it now, and a tick finds it if that attempt never ends.
     runAt: new Date(valid.now.getTime() + deps.stampBudgetMs),

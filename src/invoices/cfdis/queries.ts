@@ -1,11 +1,21 @@
 import { and, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
-import { forDialect, type DbOrTx, type Tx } from '../../db/index.ts';
+import { executeSql, forDialect, type DbOrTx, type Tx } from '../../db/index.ts';
 import { prepared } from '../../db/prepared.ts';
-import { cfdis } from '../../db/schema/index.ts';
+import { cfdis, series, type Environment } from '../../db/schema/index.ts';
+import { seriesQueries } from '../series/queries.ts';
 import type { StampValues } from './stamping.ts';
 
-/** The invoice queries that depend on the engine: merging the TFD values into the summary JSON. */
+type Folio = { serie: string; folio: number };
+
+/** The invoice queries that depend on the engine: merging the TFD values into the summary JSON; a folio taken last. */
 export interface CfdiQueries {
+  /**
+   * Takes the next folio of the series named `serie` (else the default) and writes it onto the invoice `id`, inserted
+   * earlier in this transaction without one; undefined, and nothing written, when no series matches.
+   */
+  takeFolio(tx: Tx, scope: { tenantId: string; environment: Environment }, serie: string | undefined, id: string): Promise<Folio | undefined>;
+  /** Writes a folio allocateFolio took onto the invoice `id` (when takeFolio found no series). */
+  writeFolio(tx: Tx, id: string, folio: Folio): Promise<void>;
   /**
    * Marks the invoice vigente with its stamp and the PAC that stamped it, only from `en_cola`, or from `withdrawn` (fallido by a withdrawal,
    * stamped by an attempt already in flight); clears a failure reason. True when it moved.
@@ -16,7 +26,7 @@ export interface CfdiQueries {
 const FROM = { en_cola: eq(cfdis.status, 'en_cola'), withdrawn: and(eq(cfdis.status, 'fallido'), isNotNull(cfdis.withdrawnAt)) };
 
 /** recordStamp with `merge` folding the TFD values (a JSON object parameter) into the summary. */
-const recordStampWith = (merge: SQL): CfdiQueries => ({
+const recordStampWith = (merge: SQL): Pick<CfdiQueries, 'recordStamp'> => ({
   async recordStamp(tx, id, stamp, now, from) {
     // Prepared once per connection: every stamp runs it.
     const update = prepared(tx, `cfdis.recordStamp.${from}`, (d) =>
@@ -40,8 +50,43 @@ const recordStampWith = (merge: SQL): CfdiQueries => ({
   },
 });
 
-const sqlite = recordStampWith(sql`json_patch(${cfdis.summary}, ${sql.placeholder('tfd')})`);
-// The summary is JSON text on both engines; the TFD values are flat strings, so a shallow merge is json_patch's.
-const postgres = recordStampWith(sql`(${cfdis.summary}::jsonb || ${sql.placeholder('tfd')}::jsonb)::text`);
+const seriesOf = (tx: Tx, scope: { tenantId: string; environment: Environment }, serie: string | undefined) =>
+  sql`${series.tenantId} = ${scope.tenantId} and ${series.environment} = ${scope.environment} and ${serie !== undefined ? sql`${series.serie} = ${serie}` : seriesQueries(tx).isDefault()}`;
+const folioOf = (row: Record<string, unknown> | undefined): Folio | undefined => (row ? { serie: String(row.serie), folio: Number(row.folio) } : undefined);
+const writeFolio: CfdiQueries['writeFolio'] = async (tx, id, { serie, folio }) => {
+  await tx.update(cfdis).set({ serie, folio }).where(eq(cfdis.id, id));
+};
+
+const sqlite: CfdiQueries = {
+  ...recordStampWith(sql`json_patch(${cfdis.summary}, ${sql.placeholder('tfd')})`),
+  // One writer at a time: two statements hold nothing longer.
+  async takeFolio(tx, scope, serie, id) {
+    const bump = sql`update ${series} set next_folio = next_folio + 1 where ${seriesOf(tx, scope, serie)} returning serie, next_folio - 1 as folio`;
+    const taken = folioOf((await executeSql(tx, bump))[0]);
+    if (taken) await writeFolio(tx, id, taken);
+    return taken;
+  },
+  writeFolio,
+};
+const postgres: CfdiQueries = {
+  // The summary is JSON text on both engines; the TFD values are flat strings, so a shallow merge is json_patch's.
+  ...recordStampWith(sql`(${cfdis.summary}::jsonb || ${sql.placeholder('tfd')}::jsonb)::text`),
+  // One statement: the series row's lock, which every issuer of the series waits for, is held for no round trip to
+  // this process but the commit's (docs/decisions.md, "The folio's transaction without the seal").
+  takeFolio: async (tx, scope, serie, id) =>
+    folioOf(
+      (
+        await executeSql(
+          tx,
+          sql`with taken as (
+                update ${series} set next_folio = next_folio + 1 where ${seriesOf(tx, scope, serie)} returning serie, next_folio - 1 as folio
+              )
+              update ${cfdis} set serie = taken.serie, folio = taken.folio from taken where ${cfdis.id} = ${id}
+              returning taken.serie, taken.folio`,
+        )
+      )[0],
+    ),
+  writeFolio,
+};
 
 export const cfdiQueries = (db: DbOrTx): CfdiQueries => forDialect(db, { sqlite, postgres });

@@ -160,9 +160,9 @@ export function stampJobHandler(deps: {
     tenantId: job.tenantId!,
     environment: job.environment!,
   });
-  const sealFromDraft = async (cfdi: Target, draft: SealDraft | undefined): Promise<string> => {
-    if (!draft) throw new PermanentJobError('the invoice has no sealed document and nothing to seal it from');
-    const xml = await sealDraft(draft, await activeSigner(deps, cfdi.tenantId, cfdi.environment), deps.now());
+  const sealFromDraft = async (cfdi: Target, draft: SealDraft | undefined, folio: { serie: string | null; folio: number | null }): Promise<string> => {
+    if (!draft || folio.serie === null || folio.folio === null) throw new PermanentJobError('the invoice has no sealed document and nothing to seal it from');
+    const xml = await sealDraft(draft, { serie: folio.serie, folio: folio.folio }, await activeSigner(deps, cfdi.tenantId, cfdi.environment), deps.now());
     deps.logger.info('sealed from queue', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId });
     return storeSealedXml(deps.db, cfdi.id, xml);
   };
@@ -171,7 +171,7 @@ export function stampJobHandler(deps: {
       const cfdi = target(job);
       const doc = (
         await deps.db
-          .select({ xml: cfdiDocuments.xml, status: cfdis.status })
+          .select({ xml: cfdiDocuments.xml, status: cfdis.status, serie: cfdis.serie, folio: cfdis.folio })
           .from(cfdis)
           .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
           .where(eq(cfdis.id, cfdi.id))
@@ -180,7 +180,7 @@ export function stampJobHandler(deps: {
       const stamper = deps.stamperFor(cfdi.environment);
       if (!stamper) throw new PermanentJobError(`no PAC configured for ${cfdi.environment}`);
       // Its folio was taken without a seal, and the process that was to seal it did not: seal it from the draft.
-      const xml = doc.xml.length > 0 ? doc.xml.toString('utf8') : await sealFromDraft(cfdi, job.payload.draft as SealDraft | undefined);
+      const xml = doc.xml.length > 0 ? doc.xml.toString('utf8') : await sealFromDraft(cfdi, job.payload.draft as SealDraft | undefined, doc);
       const started = performance.now();
       const { result, pac, attempts, retryAt } = await stamper.stamp(cfdi, xml, { tenantId: cfdi.tenantId });
       deps.logger.debug('pac stamp', {

@@ -9,6 +9,9 @@ import { allocateFolio, peekFolio } from '../../../src/invoices/series/service.t
 import type { components } from '../../../clients/typescript/src/index.ts';
 import { closeDatabase, createTestApp, expectStatus, issuer, TENANTS } from '../../helpers.ts';
 import { withTransaction } from '../../../src/db/index.ts';
+import { cfdis } from '../../../src/db/schema/index.ts';
+import { cfdiQueries } from '../../../src/invoices/cfdis/queries.ts';
+import { eq } from 'drizzle-orm';
 
 const t = await createTestApp();
 
@@ -284,6 +287,53 @@ describe('allocateFolio / peekFolio', () => {
     }
     // Nothing was created on the way.
     expect(await list(reg.token)).toEqual([]);
+  });
+
+  test('takeFolio (issuing on PostgreSQL) takes the folio last, onto the invoice inserted without one; nothing when no series matches', async () => {
+    const reg = await issuer(t);
+    const scope = { tenantId: reg.tenant.id as string, environment: 'test' as const };
+    await create(reg.token, { serie: 'F', folio_inicial: 100 });
+    await create(reg.token, { serie: 'NC', folio_inicial: 5 });
+    const invoice = (id: string) => ({
+      id,
+      tenantId: scope.tenantId,
+      environment: scope.environment,
+      tipo: 'I',
+      status: 'en_cola' as const,
+      fecha: '2026-11-27T10:00:00',
+      receptorRfc: 'XAXX010101000',
+      receptorNombre: 'PUBLICO EN GENERAL',
+      moneda: 'MXN',
+      subtotal: '1',
+      total: '1',
+      summary: {} as never,
+    });
+    const folioOf = async (id: string) => (await t.db.select({ serie: cfdis.serie, folio: cfdis.folio }).from(cfdis).where(eq(cfdis.id, id)))[0];
+    const take = (id: string, serie?: string, then?: () => void) =>
+      withTransaction(t.db, { isolation: 'read committed' }, async (tx) => {
+        await tx.insert(cfdis).values(invoice(id));
+        const taken = await cfdiQueries(tx).takeFolio(tx, scope, serie, id);
+        then?.();
+        return taken;
+      });
+    const ids = ['cfdi_take_1', 'cfdi_take_2', 'cfdi_take_3', 'cfdi_take_4'].map((id) => `${id}_${scope.tenantId}`);
+    expect(await take(ids[0]!)).toEqual({ serie: 'F', folio: 100 });
+    expect(await take(ids[1]!, 'NC')).toEqual({ serie: 'NC', folio: 5 });
+    expect(await folioOf(ids[0]!)).toEqual({ serie: 'F', folio: 100 });
+    expect(await folioOf(ids[1]!)).toEqual({ serie: 'NC', folio: 5 });
+    expect(await take(ids[2]!, 'Z')).toBeUndefined();
+    expect(await folioOf(ids[2]!)).toEqual({ serie: null, folio: null });
+    // Rolled back: the folio is not consumed, the invoice not stored.
+    await expect(
+      take(ids[3]!, undefined, () => {
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await folioOf(ids[3]!)).toBeUndefined();
+    expect((await list(reg.token)).map((s) => [s.serie, s.next_folio])).toEqual([
+      ['F', 101],
+      ['NC', 6],
+    ]);
   });
 
   test('a series of another tenant or environment is not found', async () => {
