@@ -110,8 +110,12 @@ async function migrate(rest: string[], env: Env): Promise<Result> {
   let applied = 0;
   let db: Db;
   try {
-    db = await openConfiguredDatabase(config.database, config.sqliteSynchronous, (n) => {
-      applied = n;
+    db = await openConfiguredDatabase(config.database, {
+      synchronous: config.sqliteSynchronous,
+      migrated: (n) => {
+        applied = n;
+      },
+      lockTimeoutSeconds: config.bootLockTimeoutSeconds,
     });
   } catch (err) {
     return { code: 1, out: `migrate failed: cannot open or migrate the database (${where}): ${err instanceof Error ? err.message : err}` };

@@ -92,17 +92,16 @@ if (free < LOW_FREE_BYTES && leads)
 await topology.beforeDatabase(logger);
 let db: Db;
 try {
-  db = await openConfiguredDatabase(
-    config.database,
-    config.sqliteSynchronous,
-    undefined,
-    {
+  db = await openConfiguredDatabase(config.database, {
+    synchronous: config.sqliteSynchronous,
+    wait: {
       seconds: config.databaseConnectTimeoutSeconds,
       waiting: (problem) =>
         logger.warn('waiting for the database', { database: databaseName(config.database), problem, timeout_s: config.databaseConnectTimeoutSeconds }),
     },
-    config.databasePoolSize,
-  );
+    poolSize: config.databasePoolSize,
+    lockTimeoutSeconds: config.bootLockTimeoutSeconds,
+  });
 } catch (err) {
   // One line naming the problem and the setting to fix, as `cfdi-api migrate` prints: no stack.
   const message = err instanceof Error ? err.message : String(err);

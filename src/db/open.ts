@@ -6,21 +6,24 @@ import { openPostgres, type PostgresWait } from './postgres/client.ts';
 export { reportTransactionRetries } from './postgres/client.ts';
 import { postgresName } from './postgres/reach.ts';
 
-/**
- * The configured database, migrated: SQLite's file, or a pool on PostgreSQL. `migrated` is told how many migrations
- * this call applied; `wait` (PostgreSQL): how long to wait for a server still starting; `poolSize` (PostgreSQL): the
- * pool's connections (default openPostgres's).
- */
-export async function openConfiguredDatabase(
-  database: DatabaseConfig,
-  synchronous: 'full' | 'normal' = 'full',
-  migrated?: (applied: number) => void,
-  wait?: PostgresWait,
-  poolSize?: number,
-): Promise<Db> {
+/** How openConfiguredDatabase opens the database; each option has its engine's default. */
+export interface OpenOptions {
+  synchronous?: 'full' | 'normal';
+  /** Told how many migrations this call applied. */
+  migrated?: (applied: number) => void;
+  /** PostgreSQL: how long to wait for a server still starting. */
+  wait?: PostgresWait;
+  /** PostgreSQL: the pool's connections (default openPostgres's). */
+  poolSize?: number;
+  /** PostgreSQL: how long to wait for the migration lock another instance holds (BOOT_LOCK_TIMEOUT_SECONDS). */
+  lockTimeoutSeconds?: number;
+}
+
+/** The configured database, migrated: SQLite's file, or a pool on PostgreSQL. */
+export async function openConfiguredDatabase(database: DatabaseConfig, o: OpenOptions = {}): Promise<Db> {
   return database.engine === 'postgres'
-    ? openPostgres(database.url, { migrated, wait, ...(poolSize ? { max: poolSize } : {}) })
-    : openDatabase(database.path, synchronous, migrated);
+    ? openPostgres(database.url, { migrated: o.migrated, wait: o.wait, lockTimeoutSeconds: o.lockTimeoutSeconds, ...(o.poolSize ? { max: o.poolSize } : {}) })
+    : openDatabase(database.path, o.synchronous ?? 'full', o.migrated);
 }
 
 /** Where the database is, for a message: the SQLite file, or the PostgreSQL server and database without the password. */

@@ -3,10 +3,10 @@ import postgres from 'postgres';
 import { BootLockTimeout, underBootLock } from '../../src/db/boot-lock.ts';
 import { closeDatabase, postgresOf } from '../../src/db/engine.ts';
 import { openConfiguredDatabase } from '../../src/db/open.ts';
-import { BOOT_WORK_LOCK } from '../../src/db/postgres/advisory-locks.ts';
+import { BOOT_WORK_LOCK, MIGRATION_LOCK } from '../../src/db/postgres/advisory-locks.ts';
 import { POSTGRES, scratchDatabase } from '../postgres.ts';
 
-/** Issue 37, item 4: the pool's size is the setting's, and the boot lock is waited for only so long. */
+/** Issue 37, item 4: the pool's size is the setting's, and the migration and boot locks are waited for only so long. */
 describe.skipIf(!POSTGRES)('the PostgreSQL pool and the boot lock', () => {
   let scratch: Awaited<ReturnType<typeof scratchDatabase>>;
   beforeAll(async () => {
@@ -17,7 +17,7 @@ describe.skipIf(!POSTGRES)('the PostgreSQL pool and the boot lock', () => {
   });
 
   test('DATABASE_POOL_SIZE sets the pool: at most that many connections however many queries wait', async () => {
-    const db = await openConfiguredDatabase({ engine: 'postgres', url: scratch.url }, 'full', undefined, undefined, 3);
+    const db = await openConfiguredDatabase({ engine: 'postgres', url: scratch.url }, { poolSize: 3 });
     try {
       const sql = postgresOf(db)!;
       const pids = await Promise.all(Array.from({ length: 12 }, () => sql<{ pid: number }[]>`select pg_backend_pid() as pid, pg_sleep(0.05)`));
@@ -28,7 +28,7 @@ describe.skipIf(!POSTGRES)('the PostgreSQL pool and the boot lock', () => {
   });
 
   test('a boot lock held elsewhere past the timeout: BootLockTimeout naming the lock, its holder and the setting; once free, the work runs', async () => {
-    const db = await openConfiguredDatabase({ engine: 'postgres', url: scratch.url }, 'full', undefined, undefined, 2);
+    const db = await openConfiguredDatabase({ engine: 'postgres', url: scratch.url }, { poolSize: 2 });
     // A stuck instance: another session holds the lock.
     const other = postgres(scratch.url, { max: 1, onnotice: () => {} });
     try {
@@ -52,6 +52,28 @@ describe.skipIf(!POSTGRES)('the PostgreSQL pool and the boot lock', () => {
     } finally {
       await other.end();
       await closeDatabase(db);
+    }
+  });
+  test('a migration lock held elsewhere past the timeout: opening the database stops with BootLockTimeout naming that lock, its holder and the setting', async () => {
+    const other = postgres(scratch.url, { max: 1, onnotice: () => {} });
+    try {
+      const [held] = await other<{ pid: number }[]>`select pg_backend_pid() as pid, pg_advisory_lock(${MIGRATION_LOCK})`;
+      const started = performance.now();
+      const refused = await openConfiguredDatabase({ engine: 'postgres', url: scratch.url }, { poolSize: 2, lockTimeoutSeconds: 1 }).catch(
+        (err: unknown) => err,
+      );
+      expect(refused).toBeInstanceOf(BootLockTimeout);
+      expect(performance.now() - started).toBeGreaterThan(900);
+      const message = (refused as Error).message;
+      expect(message).toStartWith(
+        `the migration lock (PostgreSQL advisory lock ${MIGRATION_LOCK}) was not free within 1 s: held by PostgreSQL session ${held!.pid}`,
+      );
+      expect(message).toContain('BOOT_LOCK_TIMEOUT_SECONDS');
+      await other`select pg_advisory_unlock(${MIGRATION_LOCK})`;
+      const db = await openConfiguredDatabase({ engine: 'postgres', url: scratch.url }, { poolSize: 2, lockTimeoutSeconds: 1 });
+      await closeDatabase(db);
+    } finally {
+      await other.end();
     }
   });
 });

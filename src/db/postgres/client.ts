@@ -93,19 +93,20 @@ function codeOf(err: unknown): string | undefined {
  * Opens a pool on `url`, applies the pending migrations (under their lock) and returns the `Db`. `max`: the pool's
  * connections, at least 2 (the migration and boot locks hold one while the work runs through another);
  * `idleSeconds`: how long an unused one stays open (default: until closed); `migrated`: told how many migrations
- * this call applied; `wait`: first wait that long for a server still starting (src/db/postgres/reach.ts). A database
- * that cannot be reached or migrated throws, the pool closed.
+ * this call applied; `wait`: first wait that long for a server still starting (src/db/postgres/reach.ts);
+ * `lockTimeoutSeconds`: how long to wait for the migration lock (BOOT_LOCK_TIMEOUT_SECONDS). A database that cannot be
+ * reached or migrated throws, the pool closed.
  */
 export async function openPostgres(
   url: string,
-  options: { max?: number; idleSeconds?: number; migrated?: (applied: number) => void; wait?: PostgresWait } = {},
+  options: { max?: number; idleSeconds?: number; migrated?: (applied: number) => void; wait?: PostgresWait; lockTimeoutSeconds?: number } = {},
 ): Promise<Db> {
   if (options.wait) await reachPostgres(url, options.wait.seconds, options.wait.waiting);
   adaptSessions();
   const max = Math.max(2, options.max ?? 10);
   const client = postgres(url, { max, idle_timeout: options.idleSeconds, onnotice: () => {}, types: { numbers: NUMBERS } });
   try {
-    const applied = await migratePostgres(client);
+    const applied = await migratePostgres(client, options.lockTimeoutSeconds);
     options.migrated?.(applied);
   } catch (err) {
     await client.end({ timeout: 1 });

@@ -3,7 +3,7 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Sql } from 'postgres';
-import { MIGRATION_LOCK } from './advisory-locks.ts';
+import { DEFAULT_BOOT_LOCK_TIMEOUT_SECONDS, MIGRATION_LOCK, takeWithin } from './advisory-locks.ts';
 
 // The executable carries drizzle/ as an embedded asset beside its own path (src/compile.ts).
 const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable
@@ -13,12 +13,12 @@ const MIGRATIONS_FOLDER = Bun.isStandaloneExecutable
 /**
  * Apply every pending PostgreSQL migration, holding the migration lock on a connection of its own: instances starting
  * together wait for the first, then find nothing left to do. The migrations run through the pool, so it needs a
- * second connection. Returns how many this call applied.
+ * second connection. Returns how many this call applied. A lock not free within `timeoutSeconds` throws BootLockTimeout.
  */
-export async function migratePostgres(sql: Sql): Promise<number> {
+export async function migratePostgres(sql: Sql, timeoutSeconds = DEFAULT_BOOT_LOCK_TIMEOUT_SECONDS): Promise<number> {
   const lock = await sql.reserve();
   try {
-    await lock`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await takeWithin(lock, MIGRATION_LOCK, 'migration lock', timeoutSeconds);
     const applied = async () => {
       const [table] = await lock<{ exists: boolean }[]>`select to_regclass('drizzle.__drizzle_migrations') is not null as exists`;
       if (!table!.exists) return 0;
