@@ -327,8 +327,7 @@ async function issueSealingAfterFolio(deps: CfdiDeps, actor: Actor, req: CfdiReq
     // a write. The folio is taken last: the lock is held from that statement to the commit.
     reserved = await withTransaction(deps.db, { isolation: 'read committed', name: 'cfdis.reserve' }, async (tx) => {
       const queued = (await record(tx, deps, req, opts, valid, draft, undefined, valid.model, undefined)) as Queued;
-      const { serie, folio } = await takeFolioFor(tx, valid.scope, req.serie, draft.id);
-      return { ...queued, row: { ...queued.row, serie, folio }, model: { ...valid.model, serie, folio: String(folio) } };
+      return { ...queued, model: { ...valid.model, serie: queued.row.serie!, folio: String(queued.row.folio) } };
     });
   } catch (err) {
     throw await refusalOf(deps, actor, req, err);
@@ -494,11 +493,23 @@ async function record(
     createdAt: draft.createdAt,
     updatedAt: draft.createdAt,
   };
-  await insertCfdi(tx, row);
-  await insertDocument(tx, { cfdiId: id, tenantId, xml: Buffer.from(stamped && attempted?.ok ? attempted.xml : (sealed?.xml ?? ''), 'utf8') });
+  // Sent together, in this order (the invoice's row first): none decides on another's answer. On PostgreSQL they travel
+  // in one round trip.
+  const writes: Promise<unknown>[] = [
+    insertCfdi(tx, row),
+    insertDocument(tx, { cfdiId: id, tenantId, xml: Buffer.from(stamped && attempted?.ok ? attempted.xml : (sealed?.xml ?? ''), 'utf8') }),
+  ];
   // Its job is queued by the stamp, here or later from the queue (queueWaitingEmails).
-  if (valid.sending) await recordEmail(tx, target, valid.sending, valid.now, false);
-  await opts.bindIdempotency?.(tx, id);
+  if (valid.sending) writes.push(recordEmail(tx, target, valid.sending, valid.now, false));
+  if (opts.bindIdempotency) writes.push(opts.bindIdempotency(tx, id));
+  if (!taken) {
+    // Unsealed, its folio taken last (takeFolioFor): its stamping job and the folio go with the writes above, so the
+    // series row is locked from the folio's statement to the commit.
+    const [jobId, folio] = await Promise.all([enqueueStamp(tx, deps, req, valid, draft, model, undefined), takeFolioFor(tx, valid.scope, req.serie, id), ...writes]);
+    await born(tx, target, row.status, { at: deps.now(), uuid: null });
+    return { row: { ...row, ...folio }, jobId };
+  }
+  await Promise.all(writes);
   await opts.recordWith?.(tx, id);
   if (model.pagos) await recordPayments(tx, id, valid.scope, model.pagos);
   for (const r of model.relacionados) {
@@ -514,10 +525,18 @@ async function record(
   }
   // Stamped with a UUID another invoice holds: recordStamp records this one fallido.
   if (attempted?.ok) return { row, stamped: await recordStamp(tx, target, attempted, deps.now(), valid.stamper.name) };
-  const jobId = await enqueue(tx, valid.now, {
+  const jobId = await enqueueStamp(tx, deps, req, valid, draft, model, sealed);
+  // A refusal of the in-process provider is answered after the commit as the provider's answer would be.
+  return { row, sealed, jobId, attempted };
+}
+
+/** The invoice's stamping job: it sends the sealed document again, or seals it from its draft (SealDraft) first. */
+function enqueueStamp(tx: Tx, deps: CfdiDeps, req: CfdiRequest, valid: Valid, draft: Draft, model: ComprobanteModel, sealed: { xml: string } | undefined) {
+  const { id, target } = draft;
+  return enqueue(tx, valid.now, {
     type: STAMP_JOB,
-    tenantId,
-    environment,
+    tenantId: target.tenantId,
+    environment: target.environment,
     payload: sealed ? { cfdi_id: id } : { cfdi_id: id, draft: sealDraftOf(req, valid) },
     // Due after the synchronous budget, so the scheduler does not race the attempt after this transaction; told to
     // nobody: this process attempts it now, and a tick finds it if that attempt never ends.
@@ -526,8 +545,6 @@ async function record(
     // Well inside SAT's 72 hours after Fecha: past this the invoice is given up as fallido.
     deadline: new Date(zonedToUtc(model.fecha, timeZoneOf(model.lugarExpedicion)).getTime() + STAMP_DEADLINE_MS),
   });
-  // A refusal of the in-process provider is answered after the commit as the provider's answer would be.
-  return { row, sealed, jobId, attempted };
 }
 
 /** A unique index refused the transaction: the conflict it means, said for the caller; anything else as it is. */
