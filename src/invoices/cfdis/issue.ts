@@ -354,12 +354,8 @@ async function issueSealingAfterFolio(deps: CfdiDeps, actor: Actor, req: CfdiReq
   // UPDATE that decides once, and the UUIDs' unique index backs the holder check (serializable made concurrent stamps
   // of one tenant abort each other on their reads)
   const recorded = await withTransaction(deps.db, { isolation: 'read committed', name: 'cfdis.recordStamp' }, async (tx) => {
-    const done = await recordStamp(tx, target, result, deps.now(), valid.stamper.name);
-    if (done) {
-      await closeQueuedJob(tx, reserved.jobId, deps.now());
-      await opts.auditIn?.(tx, target.id, 201);
-    }
-    return done;
+    const closed = (t: Tx) => [closeQueuedJob(t, reserved.jobId, deps.now()), ...(opts.auditIn ? [opts.auditIn(t, target.id, 201)] : [])];
+    return recordStamp(tx, target, result, deps.now(), valid.stamper.name, closed);
   });
   // Not recorded: its job stamped it first, or the UUID was another invoice's (then it is fallido): answer as it stands.
   return recorded ? answerStampedInTransaction(deps, actor, valid, issued, recorded) : answer(deps, actor, valid, issued, reserved.jobId, result);
@@ -502,21 +498,24 @@ async function record(
   // Its job is queued by the stamp, here or later from the queue (queueWaitingEmails).
   if (valid.sending) writes.push(recordEmail(tx, target, valid.sending, valid.now, false));
   if (opts.bindIdempotency) writes.push(opts.bindIdempotency(tx, id));
+  for (const r of model.relacionados) {
+    for (const uuid of r.uuids)
+      writes.push(insertRelation(tx, { cfdiId: id, tenantId, environment, tipoRelacion: r.tipoRelacion, relatedUuid: uuid.toUpperCase() }));
+  }
   if (!taken) {
     // Unsealed, its folio taken last (takeFolioFor): its stamping job and the folio go with the writes above, so the
-    // series row is locked from the folio's statement to the commit.
-    const [jobId, folio] = await Promise.all([enqueueStamp(tx, deps, req, valid, draft, model, undefined), takeFolioFor(tx, valid.scope, req.serie, id), ...writes]);
+    // series row is locked from the folio's statement to the commit. Nothing here reads (no Pago, no recordWith).
+    const [jobId, folio] = await Promise.all([
+      enqueueStamp(tx, deps, req, valid, draft, model, undefined),
+      takeFolioFor(tx, valid.scope, req.serie, id),
+      ...writes,
+    ]);
     await born(tx, target, row.status, { at: deps.now(), uuid: null });
     return { row: { ...row, ...folio }, jobId };
   }
   await Promise.all(writes);
   await opts.recordWith?.(tx, id);
   if (model.pagos) await recordPayments(tx, id, valid.scope, model.pagos);
-  for (const r of model.relacionados) {
-    for (const uuid of r.uuids) {
-      await insertRelation(tx, { cfdiId: id, tenantId, environment, tipoRelacion: r.tipoRelacion, relatedUuid: uuid.toUpperCase() });
-    }
-  }
   // Written in its first status: no move, but the reactions of arriving there (a stamp's announcements and emails).
   const deliveries = await born(tx, target, row.status, { at: deps.now(), uuid: row.uuid });
   if (stamped) {

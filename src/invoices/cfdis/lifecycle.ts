@@ -73,6 +73,11 @@ export interface TransitionOptions {
   /** The CFDI's UUID, for reactions of a stamped CFDI's moves (cancellation). */
   uuid?: string | null;
   detail?: Record<string, unknown>;
+  /**
+   * Writes that stand or fall with the move and decide nothing (the stamped document, the job it closes, the audit
+   * entry): sent with its history row once the move is made, so on PostgreSQL they travel in one round trip.
+   */
+  alongside?: (tx: Tx) => Promise<unknown>[];
 }
 
 /** The conditional update of one move; true when the CFDI was in `from` (a withdrawn one, for a late stamp from fallido). */
@@ -98,9 +103,11 @@ async function update(tx: Tx, cfdi: LifecycleCfdi, from: CfdiStatus, to: CfdiSta
  */
 export async function transition(tx: Tx, cfdi: LifecycleCfdi, from: CfdiStatus, to: CfdiStatus, o: TransitionOptions): Promise<number | undefined> {
   if (!(await update(tx, cfdi, from, to, o))) return undefined;
-  await tx
+  const history = tx
     .insert(cfdiStatusChanges)
-    .values({ cfdiId: cfdi.id, tenantId: cfdi.tenantId, fromStatus: from, toStatus: to, reason: o.reason, at: o.at.toISOString() });
+    .values({ cfdiId: cfdi.id, tenantId: cfdi.tenantId, fromStatus: from, toStatus: to, reason: o.reason, at: o.at.toISOString() })
+    .then(() => undefined);
+  await Promise.all([history, ...(o.alongside?.(tx) ?? [])]);
   const withdrawn = o.withdrawn ?? (from === 'fallido' && to === 'vigente');
   return react(tx, { cfdi, from, to, reason: o.reason, at: o.at, withdrawn, uuid: o.stamp?.uuid ?? o.uuid ?? null, detail: o.detail ?? {} });
 }

@@ -79,10 +79,17 @@ export async function storeSealedXml(db: Db, id: string, xml: string): Promise<s
 /**
  * Records a stamp once: only an invoice still `en_cola` moves to `vigente` (or a withdrawn one, stamped by an attempt
  * already in flight), so a late synchronous answer and a job retry cannot both write one (and the sandbox/PAC give
- * the same UUID for the same document anyway). `pac`: the provider that stamped it. Returns what it wrote, or
- * undefined when it wrote nothing.
+ * the same UUID for the same document anyway). `pac`: the provider that stamped it; `alongside`: writes that stand or
+ * fall with the stamp (TransitionOptions.alongside). Returns what it wrote, or undefined when it wrote nothing.
  */
-export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; tfd: Tfd }, now: Date, pac: string): Promise<RecordedStamp | undefined> {
+export async function recordStamp(
+  tx: Tx,
+  cfdi: Target,
+  stamped: { xml: string; tfd: Tfd },
+  now: Date,
+  pac: string,
+  alongside: (tx: Tx) => Promise<unknown>[] = () => [],
+): Promise<RecordedStamp | undefined> {
   const [holder] = await holderOfUuid(tx, stamped.tfd.uuid);
   if (holder && holder.id !== cfdi.id) {
     // The PAC answered with a UUID another CFDI here already has: the very same document was stamped before (two
@@ -92,16 +99,17 @@ export async function recordStamp(tx: Tx, cfdi: Target, stamped: { xml: string; 
   }
   const values = stampValuesOf(stamped.tfd);
   const stamp = { ...values, pac };
-  let deliveries = await transition(tx, cfdi, 'en_cola', 'vigente', { reason: `stamped by ${pac}`, at: now, stamp });
+  // In the move's transaction: the jobs its reactions queued (emails) read the stamped document after it commits.
+  const withDocument = (t: Tx) => [storeStampedXml(t, cfdi.id, Buffer.from(stamped.xml, 'utf8')), ...alongside(t)];
+  let deliveries = await transition(tx, cfdi, 'en_cola', 'vigente', { reason: `stamped by ${pac}`, at: now, stamp, alongside: withDocument });
   // Withdrawn while an attempt was already in flight, and that attempt stamped it: SAT has it, so it is vigente.
   deliveries ??= await transition(tx, cfdi, 'fallido', 'vigente', {
     reason: 'stamped by an attempt already in flight when it was withdrawn: cancel it if it is not wanted',
     at: now,
     stamp,
+    alongside: withDocument,
   });
   if (deliveries === undefined) return undefined;
-  // In the move's transaction: the jobs its reactions queued (emails) read the stamped document after it commits.
-  await storeStampedXml(tx, cfdi.id, Buffer.from(stamped.xml, 'utf8'));
   return { ...values, deliveries };
 }
 
