@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { CartaPorteInput } from '../../cfdi/input.ts';
+import type { CartaPorteInput } from '../../cfdi/complements/cartaporte31/input.ts';
 import { ID_CCP, UUID } from '../../cfdi/patterns.ts';
 import { rfcProblem } from '../../cfdi/rules/rfc.ts';
 import { Amount, code, type Fits, integer, str } from './fields.ts';

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { NominaInput } from '../../cfdi/input.ts';
+import type { NominaInput } from '../../cfdi/complements/nomina12/input.ts';
 import { T_CURP } from '../../cfdi/patterns.ts';
 import { rfcProblem } from '../../cfdi/rules/rfc.ts';
 import { Amount, code, type Fits, integer, str } from './fields.ts';

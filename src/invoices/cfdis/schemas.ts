@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import type { ComprobanteInput, DoctoRelacionadoInput, PagoInput } from '../../cfdi/input.ts';
+import type { DoctoRelacionadoInput, PagoInput } from '../../cfdi/complements/pagos20/input.ts';
+import type { ComprobanteInput } from '../../cfdi/input.ts';
 import { UUID } from '../../cfdi/patterns.ts';
 import { Amount, code, type Fits, integer, Rate, SEND_AS_STRING, str, withTextCheck } from './fields.ts';
 import { CartaPorteRequestSchema } from './cartaporte-schema.ts';

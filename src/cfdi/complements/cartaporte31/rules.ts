@@ -1,7 +1,8 @@
-import { type CatalogName, type CatalogRow, catalogEntry, inForce } from '../../catalogs/index.ts';
-import { Dec, sum } from '../decimal.ts';
-import type { CartaPorteInput, DomicilioCartaPorteInput, Fail, MercanciaInput, TipoFiguraInput } from '../input.ts';
-import { ID_CCP } from '../patterns.ts';
+import { type CatalogName, type CatalogRow, catalogEntry, inForce } from '../../../catalogs/index.ts';
+import { Dec, sum } from '../../decimal.ts';
+import type { Fail } from '../../input.ts';
+import type { CartaPorteInput, DomicilioCartaPorteInput, MercanciaInput, TipoFiguraInput } from './input.ts';
+import { ID_CCP } from '../../patterns.ts';
 import type {
   AutotransporteModel,
   CartaPorteContext,
