@@ -6,7 +6,7 @@ import { sumByTax } from '../../cfdi/rules/taxes.ts';
 import { child, childrenNamed, parseXml, type XmlNode } from '../../cfdi/xml.ts';
 import { cfdiDocuments, cfdiPaymentDocuments, cfdis, type Environment } from '../../db/schema/index.ts';
 import type { ErrorDetail } from '../../lib/service-error.ts';
-import type { PagoDocumentoRequest, PagoRequest } from './schemas.ts';
+import type { PagoDocumentoRequest, PagoRequest } from './complements/pagos20.ts';
 import type { DbOrTx, Tx } from '../../db/index.ts';
 
 /**

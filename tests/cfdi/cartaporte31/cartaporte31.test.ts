@@ -5,7 +5,7 @@ import { prepareCartaPorte } from '../../../src/cfdi/complements/cartaporte31/ru
 import { cartaPorteNode } from '../../../src/cfdi/complements/cartaporte31/xml.ts';
 import { Dec } from '../../../src/cfdi/decimal.ts';
 import { child, el, parseXml, serializeXml } from '../../../src/cfdi/xml.ts';
-import { CartaPorteRequestSchema, type CartaPorteRequest } from '../../../src/invoices/cfdis/cartaporte-schema.ts';
+import { CartaPorteRequestSchema, type CartaPorteRequest } from '../../../src/invoices/cfdis/complements/cartaporte31.ts';
 import type { ErrorDetail } from '../../../src/lib/service-error.ts';
 import { cadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
 import { merged } from '../corpus.ts';
