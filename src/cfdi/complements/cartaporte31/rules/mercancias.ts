@@ -61,61 +61,12 @@ export function prepareMercancia(m: MercanciaInput, i: number, ctx: MercanciaCon
   const path = `mercancias[${i}]`;
   const { intl, modes } = ctx;
 
-  // Hazardous goods: c_ClaveProdServCP's flag says whether the product is (1), may be (0,1) or is not (0) hazardous.
-  // The shipper states it for 1 and 0,1 ("No" on a 1 key backed by a laboratory result, FAQ 53) and not for 0 (CP155).
-  const producto = c.catalog(`${path}.bienes_transp`, 'c_ClaveProdServCP', m.bienes_transp);
-  const flag = producto?.material_peligroso;
-  if ((flag === '1' || flag === '0,1') && m.material_peligroso === undefined) {
-    const what = flag === '1' ? 'is a hazardous material' : 'may or may not be a hazardous material';
-    c.fail(
-      at(`${path}.material_peligroso`),
-      `is required: ${m.bienes_transp} ${what} in c_ClaveProdServCP (material peligroso ${flag}), so say whether it is`,
-      'CP155',
-    );
-  }
-  if (flag === '0')
-    c.forbid(
-      `${path}.material_peligroso`,
-      m.material_peligroso,
-      `${m.bienes_transp} is not a hazardous material in c_ClaveProdServCP (material peligroso 0)`,
-      'CP155',
-    );
-  const peligroso = m.material_peligroso === true;
-  if (peligroso) {
-    c.need(`${path}.cve_material_peligroso`, m.cve_material_peligroso, 'hazardous goods name their material (c_MaterialPeligroso, NOM-002-SCT)', 'CP156');
-    c.need(`${path}.embalaje`, m.embalaje, 'hazardous goods name their packaging (c_TipoEmbalaje)', 'CP157');
-    // SAT's 3.1 sheet has 0119 where its schema has 119: a document with 0119 fails the XSD.
-    if (m.cve_material_peligroso === '0119')
-      c.fail(at(`${path}.cve_material_peligroso`), "0119 is in c_MaterialPeligroso but not in SAT's schema, which rejects it", 'CP156');
-    else if (m.cve_material_peligroso !== undefined) c.catalog(`${path}.cve_material_peligroso`, 'c_MaterialPeligroso', m.cve_material_peligroso, 'CP156');
-    if (m.embalaje !== undefined) c.catalog(`${path}.embalaje`, 'c_TipoEmbalaje', m.embalaje, 'CP157');
-  } else {
-    const why = 'the goods are not declared hazardous (material_peligroso true)';
-    c.forbid(`${path}.cve_material_peligroso`, m.cve_material_peligroso, why, 'CP156');
-    c.forbid(`${path}.embalaje`, m.embalaje, why, 'CP157');
-    c.forbid(`${path}.descrip_embalaje`, m.descrip_embalaje, why);
-  }
+  checkPeligroso(m, path, c);
 
   c.catalog(`${path}.clave_unidad`, 'c_ClaveUnidad', m.clave_unidad);
   if (!modes.ferroviario) c.forbid(`${path}.clave_stcc`, m.clave_stcc, 'the STCC key is for rail transport only');
 
-  // COFEPRIS: a regulated product states its sector and that sector's data, nothing of the others (CP158–CP166).
-  const sector =
-    m.sector_cofepris !== undefined && c.catalog(`${path}.sector_cofepris`, 'c_SectorCOFEPRIS', m.sector_cofepris, 'CP158') ? m.sector_cofepris : undefined;
-  const cofepris = sector ? COFEPRIS[sector] : undefined;
-  for (const f of COFEPRIS_FIELDS) {
-    if (cofepris?.fields.includes(f)) c.need(`${path}.${f}`, m[f], `sector_cofepris ${sector} needs it`, cofepris.rule);
-    else if (m.sector_cofepris === undefined) c.forbid(`${path}.${f}`, m[f], 'it describes a COFEPRIS-regulated product: send its sector_cofepris', 'CP159');
-    else if (cofepris) c.forbid(`${path}.${f}`, m[f], `sector_cofepris ${sector} does not use it`, cofepris.rule);
-  }
-  for (const [f, sectores, rule] of COFEPRIS_IMPORT) {
-    const applies = intl && ctx.entrada && sector !== undefined && sectores.includes(sector);
-    const when = `a product of sector_cofepris ${sectores.join(', ')} entering the country (transp_internac true, entrada_salida_merc Entrada)`;
-    if (applies) c.need(`${path}.${f}`, m[f], `${when} gives it`, rule);
-    else c.forbid(`${path}.${f}`, m[f], `it is only for ${when}`, rule);
-  }
-  if (m.forma_farmaceutica !== undefined) c.catalog(`${path}.forma_farmaceutica`, 'c_FormaFarmaceutica', m.forma_farmaceutica);
-  if (m.condiciones_esp_transp !== undefined) c.catalog(`${path}.condiciones_esp_transp`, 'c_CondicionesEspeciales', m.condiciones_esp_transp);
+  checkCofepris(m, path, ctx, c);
 
   // Value: by air always declared (CP167); an amount needs its currency (CP168).
   if (modes.aereo) c.need(`${path}.valor_mercancia`, m.valor_mercancia, 'air transport declares the value of the goods', 'CP167');
@@ -131,70 +82,15 @@ export function prepareMercancia(m: MercanciaInput, i: number, ctx: MercanciaCon
   else c.forbid(`${path}.descripcion_materia`, m.descripcion_materia, 'it describes tipo_materia 05 (Otra)', 'CP171');
   if (m.fraccion_arancelaria !== undefined) c.catalog(`${path}.fraccion_arancelaria`, 'c_FraccionArancelaria', m.fraccion_arancelaria);
 
-  // Customs documents: for goods entering the country, may go with goods leaving it, none inside it (CP172–CP176).
-  if (intl && ctx.entrada)
-    c.need(`${path}.documentacion_aduanera`, m.documentacion_aduanera, 'goods entering the country show their customs documents', 'CP172');
-  else if (!intl) c.forbid(`${path}.documentacion_aduanera`, m.documentacion_aduanera, 'customs documents are for international transport', 'CP172');
-  const documentacionAduanera = (m.documentacion_aduanera ?? []).map((d, j) => {
-    const p = `${path}.documentacion_aduanera[${j}]`;
-    c.catalog(`${p}.tipo_documento`, 'c_DocumentoAduanero', d.tipo_documento);
-    if (d.tipo_documento === '01') {
-      if (ctx.salida) c.fail(at(`${p}.tipo_documento`), 'goods leaving the country do not show an import pedimento (01)', 'CP173');
-      c.need(`${p}.num_pedimento`, d.num_pedimento, 'tipo_documento 01 is a pedimento: give its number', 'CP174');
-      c.forbid(`${p}.ident_doc_aduanero`, d.ident_doc_aduanero, 'a pedimento (01) is identified by num_pedimento', 'CP175');
-    } else {
-      c.need(`${p}.ident_doc_aduanero`, d.ident_doc_aduanero, 'a customs document other than a pedimento (01) is identified by its folio', 'CP175');
-      c.forbid(`${p}.num_pedimento`, d.num_pedimento, 'only a pedimento (tipo_documento 01) has a num_pedimento', 'CP174');
-    }
-    if (d.num_pedimento !== undefined) {
-      c.need(`${p}.rfc_impo`, d.rfc_impo, "a pedimento names the importer's RFC", 'CP176');
-      const [anio, aduana] = [d.num_pedimento.slice(0, 2), d.num_pedimento.slice(4, 6)];
-      if (anio > ctx.anio) c.fail(at(`${p}.num_pedimento`), `its year ${anio} is after the CFDI's (${ctx.anio})`, 'CP174');
-      if (!c.row('c_Aduana', aduana)) c.fail(at(`${p}.num_pedimento`), `its aduana ${aduana} (characters 5–6) is not a c_Aduana key`, 'CP174');
-    } else c.forbid(`${p}.rfc_impo`, d.rfc_impo, "the importer's RFC goes with a num_pedimento", 'CP176');
-    return { tipoDocumento: d.tipo_documento, numPedimento: d.num_pedimento, identDocAduanero: d.ident_doc_aduanero, rfcImpo: d.rfc_impo };
-  });
+  const documentacionAduanera = prepareDocumentacionAduanera(m, path, ctx, c);
 
   // A Traslado of packaging or pallets lists the tracking guides of what they carry (CP177).
   if (ctx.tipo === 'T' && CON_GUIAS.has(m.bienes_transp) && ctx.conceptos.includes(m.bienes_transp))
     c.need(`${path}.guias_identificacion`, m.guias_identificacion, `a Traslado of ${m.bienes_transp} (empaques or estibas) lists the tracking guides`, 'CP177');
 
-  // CantidadTransporta: how much goes from which origin to which destination (CP178–CP180), no more than is moved.
   const cantidad = dec(m.cantidad);
-  const cantidadTransporta = (m.cantidad_transporta ?? []).map((t, j) => {
-    const p = `${path}.cantidad_transporta[${j}]`;
-    if (!ctx.origenes.has(t.id_origen)) c.fail(at(`${p}.id_origen`), `${t.id_origen} is not the id_ubicacion of an Origen`, 'CP178');
-    if (!ctx.destinos.has(t.id_destino)) c.fail(at(`${p}.id_destino`), `${t.id_destino} is not the id_ubicacion of a Destino`, 'CP179');
-    if (modes.keys.length > 1) c.need(`${p}.cves_transporte`, t.cves_transporte, 'with more than one transport, say which one carries this part', 'CP180');
-    else c.forbid(`${p}.cves_transporte`, t.cves_transporte, 'there is only one transport', 'CP180');
-    if (
-      t.cves_transporte !== undefined &&
-      c.catalog(`${p}.cves_transporte`, 'c_CveTransporte', t.cves_transporte, 'CP180') &&
-      !modes.keys.includes(t.cves_transporte)
-    )
-      c.fail(at(`${p}.cves_transporte`), `${t.cves_transporte} is not a transport this Carta Porte describes (${modes.keys.join(', ')})`, 'CP180');
-    return { cantidad: dec(t.cantidad), idOrigen: t.id_origen, idDestino: t.id_destino, cvesTransporte: t.cves_transporte };
-  });
-  const repartida = sum(cantidadTransporta.map((t) => t.cantidad));
-  if (repartida.cmp(cantidad) > 0)
-    c.fail(at(`${path}.cantidad_transporta`), `the cantidad values add up to ${repartida.toString()}, more than the cantidad moved (${m.cantidad})`);
-
-  // DetalleMercancia: the weights of each mercancía by sea, and only there (CP181); the tara is their difference.
-  if (modes.maritimo) c.need(`${path}.detalle_mercancia`, m.detalle_mercancia, 'maritime transport details the weights of each mercancía', 'CP181');
-  else c.forbid(`${path}.detalle_mercancia`, m.detalle_mercancia, 'it is for maritime transport only', 'CP181');
-  let detalleMercancia: MercanciaModel['detalleMercancia'];
-  if (m.detalle_mercancia) {
-    const d = m.detalle_mercancia;
-    const p = `${path}.detalle_mercancia`;
-    c.catalog(`${p}.unidad_peso_merc`, 'c_ClaveUnidadPeso', d.unidad_peso_merc);
-    const pesoBruto = dec(d.peso_bruto);
-    const pesoNeto = dec(d.peso_neto);
-    const tara = pesoBruto.sub(pesoNeto);
-    if (tara.cmp(MIN_PESO) < 0) c.fail(at(`${p}.peso_neto`), `must be less than peso_bruto (${d.peso_bruto}): the tara is their difference, at least 0.001`);
-    if (d.peso_tara !== undefined && dec(d.peso_tara).cmp(tara) !== 0)
-      c.fail(at(`${p}.peso_tara`), `must equal peso_bruto − peso_neto (${tara.toString()}); leave it out to have it computed`);
-    detalleMercancia = { unidadPesoMerc: d.unidad_peso_merc, pesoBruto, pesoNeto, pesoTara: tara, numPiezas: d.num_piezas };
-  }
+  const cantidadTransporta = prepareCantidadTransporta(m, path, cantidad, ctx, c);
+  const detalleMercancia = prepareDetalleMercancia(m, path, modes, c);
 
   return {
     bienesTransp: m.bienes_transp,
@@ -244,6 +140,132 @@ export function prepareMercancia(m: MercanciaInput, i: number, ctx: MercanciaCon
     cantidadTransporta,
     detalleMercancia,
   };
+}
+
+/** Hazardous goods (CP155–CP157). */
+function checkPeligroso(m: MercanciaInput, path: string, c: Checks): void {
+  // Hazardous goods: c_ClaveProdServCP's flag says whether the product is (1), may be (0,1) or is not (0) hazardous.
+  // The shipper states it for 1 and 0,1 ("No" on a 1 key backed by a laboratory result, FAQ 53) and not for 0 (CP155).
+  const producto = c.catalog(`${path}.bienes_transp`, 'c_ClaveProdServCP', m.bienes_transp);
+  const flag = producto?.material_peligroso;
+  if ((flag === '1' || flag === '0,1') && m.material_peligroso === undefined) {
+    const what = flag === '1' ? 'is a hazardous material' : 'may or may not be a hazardous material';
+    c.fail(
+      at(`${path}.material_peligroso`),
+      `is required: ${m.bienes_transp} ${what} in c_ClaveProdServCP (material peligroso ${flag}), so say whether it is`,
+      'CP155',
+    );
+  }
+  if (flag === '0')
+    c.forbid(
+      `${path}.material_peligroso`,
+      m.material_peligroso,
+      `${m.bienes_transp} is not a hazardous material in c_ClaveProdServCP (material peligroso 0)`,
+      'CP155',
+    );
+  const peligroso = m.material_peligroso === true;
+  if (peligroso) {
+    c.need(`${path}.cve_material_peligroso`, m.cve_material_peligroso, 'hazardous goods name their material (c_MaterialPeligroso, NOM-002-SCT)', 'CP156');
+    c.need(`${path}.embalaje`, m.embalaje, 'hazardous goods name their packaging (c_TipoEmbalaje)', 'CP157');
+    // SAT's 3.1 sheet has 0119 where its schema has 119: a document with 0119 fails the XSD.
+    if (m.cve_material_peligroso === '0119')
+      c.fail(at(`${path}.cve_material_peligroso`), "0119 is in c_MaterialPeligroso but not in SAT's schema, which rejects it", 'CP156');
+    else if (m.cve_material_peligroso !== undefined) c.catalog(`${path}.cve_material_peligroso`, 'c_MaterialPeligroso', m.cve_material_peligroso, 'CP156');
+    if (m.embalaje !== undefined) c.catalog(`${path}.embalaje`, 'c_TipoEmbalaje', m.embalaje, 'CP157');
+  } else {
+    const why = 'the goods are not declared hazardous (material_peligroso true)';
+    c.forbid(`${path}.cve_material_peligroso`, m.cve_material_peligroso, why, 'CP156');
+    c.forbid(`${path}.embalaje`, m.embalaje, why, 'CP157');
+    c.forbid(`${path}.descrip_embalaje`, m.descrip_embalaje, why);
+  }
+}
+
+/** COFEPRIS: a regulated product states its sector and that sector's data, nothing of the others (CP158–CP166). */
+function checkCofepris(m: MercanciaInput, path: string, ctx: MercanciaContext, c: Checks): void {
+  const { intl } = ctx;
+  const sector =
+    m.sector_cofepris !== undefined && c.catalog(`${path}.sector_cofepris`, 'c_SectorCOFEPRIS', m.sector_cofepris, 'CP158') ? m.sector_cofepris : undefined;
+  const cofepris = sector ? COFEPRIS[sector] : undefined;
+  for (const f of COFEPRIS_FIELDS) {
+    if (cofepris?.fields.includes(f)) c.need(`${path}.${f}`, m[f], `sector_cofepris ${sector} needs it`, cofepris.rule);
+    else if (m.sector_cofepris === undefined) c.forbid(`${path}.${f}`, m[f], 'it describes a COFEPRIS-regulated product: send its sector_cofepris', 'CP159');
+    else if (cofepris) c.forbid(`${path}.${f}`, m[f], `sector_cofepris ${sector} does not use it`, cofepris.rule);
+  }
+  for (const [f, sectores, rule] of COFEPRIS_IMPORT) {
+    const applies = intl && ctx.entrada && sector !== undefined && sectores.includes(sector);
+    const when = `a product of sector_cofepris ${sectores.join(', ')} entering the country (transp_internac true, entrada_salida_merc Entrada)`;
+    if (applies) c.need(`${path}.${f}`, m[f], `${when} gives it`, rule);
+    else c.forbid(`${path}.${f}`, m[f], `it is only for ${when}`, rule);
+  }
+  if (m.forma_farmaceutica !== undefined) c.catalog(`${path}.forma_farmaceutica`, 'c_FormaFarmaceutica', m.forma_farmaceutica);
+  if (m.condiciones_esp_transp !== undefined) c.catalog(`${path}.condiciones_esp_transp`, 'c_CondicionesEspeciales', m.condiciones_esp_transp);
+}
+
+/** Customs documents: for goods entering the country, may go with goods leaving it, none inside it (CP172–CP176). */
+function prepareDocumentacionAduanera(m: MercanciaInput, path: string, ctx: MercanciaContext, c: Checks): MercanciaModel['documentacionAduanera'] {
+  const { intl } = ctx;
+  if (intl && ctx.entrada)
+    c.need(`${path}.documentacion_aduanera`, m.documentacion_aduanera, 'goods entering the country show their customs documents', 'CP172');
+  else if (!intl) c.forbid(`${path}.documentacion_aduanera`, m.documentacion_aduanera, 'customs documents are for international transport', 'CP172');
+  return (m.documentacion_aduanera ?? []).map((d, j) => {
+    const p = `${path}.documentacion_aduanera[${j}]`;
+    c.catalog(`${p}.tipo_documento`, 'c_DocumentoAduanero', d.tipo_documento);
+    if (d.tipo_documento === '01') {
+      if (ctx.salida) c.fail(at(`${p}.tipo_documento`), 'goods leaving the country do not show an import pedimento (01)', 'CP173');
+      c.need(`${p}.num_pedimento`, d.num_pedimento, 'tipo_documento 01 is a pedimento: give its number', 'CP174');
+      c.forbid(`${p}.ident_doc_aduanero`, d.ident_doc_aduanero, 'a pedimento (01) is identified by num_pedimento', 'CP175');
+    } else {
+      c.need(`${p}.ident_doc_aduanero`, d.ident_doc_aduanero, 'a customs document other than a pedimento (01) is identified by its folio', 'CP175');
+      c.forbid(`${p}.num_pedimento`, d.num_pedimento, 'only a pedimento (tipo_documento 01) has a num_pedimento', 'CP174');
+    }
+    if (d.num_pedimento !== undefined) {
+      c.need(`${p}.rfc_impo`, d.rfc_impo, "a pedimento names the importer's RFC", 'CP176');
+      const [anio, aduana] = [d.num_pedimento.slice(0, 2), d.num_pedimento.slice(4, 6)];
+      if (anio > ctx.anio) c.fail(at(`${p}.num_pedimento`), `its year ${anio} is after the CFDI's (${ctx.anio})`, 'CP174');
+      if (!c.row('c_Aduana', aduana)) c.fail(at(`${p}.num_pedimento`), `its aduana ${aduana} (characters 5–6) is not a c_Aduana key`, 'CP174');
+    } else c.forbid(`${p}.rfc_impo`, d.rfc_impo, "the importer's RFC goes with a num_pedimento", 'CP176');
+    return { tipoDocumento: d.tipo_documento, numPedimento: d.num_pedimento, identDocAduanero: d.ident_doc_aduanero, rfcImpo: d.rfc_impo };
+  });
+}
+
+/** CantidadTransporta: how much goes from which origin to which destination (CP178–CP180), no more than is moved. */
+function prepareCantidadTransporta(m: MercanciaInput, path: string, cantidad: Dec, ctx: MercanciaContext, c: Checks): MercanciaModel['cantidadTransporta'] {
+  const { modes } = ctx;
+  const cantidadTransporta = (m.cantidad_transporta ?? []).map((t, j) => {
+    const p = `${path}.cantidad_transporta[${j}]`;
+    if (!ctx.origenes.has(t.id_origen)) c.fail(at(`${p}.id_origen`), `${t.id_origen} is not the id_ubicacion of an Origen`, 'CP178');
+    if (!ctx.destinos.has(t.id_destino)) c.fail(at(`${p}.id_destino`), `${t.id_destino} is not the id_ubicacion of a Destino`, 'CP179');
+    if (modes.keys.length > 1) c.need(`${p}.cves_transporte`, t.cves_transporte, 'with more than one transport, say which one carries this part', 'CP180');
+    else c.forbid(`${p}.cves_transporte`, t.cves_transporte, 'there is only one transport', 'CP180');
+    if (
+      t.cves_transporte !== undefined &&
+      c.catalog(`${p}.cves_transporte`, 'c_CveTransporte', t.cves_transporte, 'CP180') &&
+      !modes.keys.includes(t.cves_transporte)
+    )
+      c.fail(at(`${p}.cves_transporte`), `${t.cves_transporte} is not a transport this Carta Porte describes (${modes.keys.join(', ')})`, 'CP180');
+    return { cantidad: dec(t.cantidad), idOrigen: t.id_origen, idDestino: t.id_destino, cvesTransporte: t.cves_transporte };
+  });
+  const repartida = sum(cantidadTransporta.map((t) => t.cantidad));
+  if (repartida.cmp(cantidad) > 0)
+    c.fail(at(`${path}.cantidad_transporta`), `the cantidad values add up to ${repartida.toString()}, more than the cantidad moved (${m.cantidad})`);
+  return cantidadTransporta;
+}
+
+/** DetalleMercancia: the weights of each mercancía by sea, and only there (CP181); the tara is their difference. */
+function prepareDetalleMercancia(m: MercanciaInput, path: string, modes: Modes, c: Checks): MercanciaModel['detalleMercancia'] {
+  if (modes.maritimo) c.need(`${path}.detalle_mercancia`, m.detalle_mercancia, 'maritime transport details the weights of each mercancía', 'CP181');
+  else c.forbid(`${path}.detalle_mercancia`, m.detalle_mercancia, 'it is for maritime transport only', 'CP181');
+  const d = m.detalle_mercancia;
+  if (!d) return undefined;
+  const p = `${path}.detalle_mercancia`;
+  c.catalog(`${p}.unidad_peso_merc`, 'c_ClaveUnidadPeso', d.unidad_peso_merc);
+  const pesoBruto = dec(d.peso_bruto);
+  const pesoNeto = dec(d.peso_neto);
+  const tara = pesoBruto.sub(pesoNeto);
+  if (tara.cmp(MIN_PESO) < 0) c.fail(at(`${p}.peso_neto`), `must be less than peso_bruto (${d.peso_bruto}): the tara is their difference, at least 0.001`);
+  if (d.peso_tara !== undefined && dec(d.peso_tara).cmp(tara) !== 0)
+    c.fail(at(`${p}.peso_tara`), `must equal peso_bruto − peso_neto (${tara.toString()}); leave it out to have it computed`);
+  return { unidadPesoMerc: d.unidad_peso_merc, pesoBruto, pesoNeto, pesoTara: tara, numPiezas: d.num_piezas };
 }
 
 /** PesoBrutoTotal: the goods' estimated kilograms by road, air and rail (CP149), their gross weights by sea (CP150). */

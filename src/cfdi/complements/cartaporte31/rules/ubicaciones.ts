@@ -32,24 +32,8 @@ export function prepareUbicaciones(req: CartaPorteInput, modes: Modes, c: Checks
     c.fail(at('ubicaciones'), `rail transport lists at least 5 Destino (the intermediate points and the final one), not ${destinos}`, 'CP129');
   else if (destinos === 0) c.fail(at('ubicaciones'), 'need at least one Destino', 'CP130');
 
-  // IDUbicacion: as sent, or OR/DE and the position among the origins/destinations (OR000001, DE000001, DE000002, …).
-  const counters = { Origen: 0, Destino: 0 };
-  const ids = ubs.map((u) => u.id_ubicacion ?? `${u.tipo_ubicacion === 'Origen' ? 'OR' : 'DE'}${pad6(++counters[u.tipo_ubicacion])}`);
-  const seen = new Map<string, number>();
-  ids.forEach((id, i) => {
-    const u = ubs[i]!;
-    const prefix = u.tipo_ubicacion === 'Origen' ? 'OR' : 'DE';
-    if (!id.startsWith(prefix)) c.fail(at(`ubicaciones[${i}].id_ubicacion`), `must start with ${prefix} on an ${u.tipo_ubicacion}`);
-    const first = seen.get(id);
-    if (first !== undefined)
-      c.fail(
-        at(`ubicaciones[${i}].id_ubicacion`),
-        `${id} is already the id of ubicaciones[${first}] (defaults number the origins and the destinations in order)`,
-      );
-    else seen.set(id, i);
-  });
+  const ids = idsUbicacion(ubs, c);
 
-  const stations = modes.maritimo || modes.aereo || modes.ferroviario;
   const stationModes = [modes.maritimo && MARITIMO, modes.aereo && AEREO, modes.ferroviario && FERROVIARIO].filter((k): k is string => !!k);
   const distances = modes.auto || modes.ferroviario;
   const first = ubs[0];
@@ -76,44 +60,7 @@ export function prepareUbicaciones(req: CartaPorteInput, modes: Modes, c: Checks
     else c.forbid(`${path}.residencia_fiscal`, u.residencia_fiscal, 'it is the country of num_reg_id_trib, which is not sent', 'CP134');
     if (u.residencia_fiscal !== undefined) checkResidencia(c, `${path}.residencia_fiscal`, u.residencia_fiscal, 'CP134');
 
-    // Stations: the ports, airports and rail stations of transport other than by road.
-    let nombreEstacion = u.nombre_estacion;
-    let foreignStation = false;
-    if (modes.auto) {
-      const why = 'by road there are no stations';
-      c.forbid(`${path}.num_estacion`, u.num_estacion, why, 'CP135');
-      c.forbid(`${path}.nombre_estacion`, u.nombre_estacion, why, 'CP137');
-      c.forbid(`${path}.tipo_estacion`, u.tipo_estacion, why, 'CP140');
-    } else if (stations) {
-      c.need(`${path}.num_estacion`, u.num_estacion, 'maritime, air and rail transport go from station to station (c_Estaciones)', 'CP136');
-      if (u.num_estacion !== undefined) {
-        const e = c.catalog(`${path}.num_estacion`, 'c_Estaciones', u.num_estacion, 'CP136');
-        if (e && !stationModes.includes(e.clave_transporte ?? ''))
-          c.fail(
-            at(`${path}.num_estacion`),
-            `${u.num_estacion} is a station of transport ${e.clave_transporte}, not of the one sent (${stationModes.join(', ')})`,
-            'CP136',
-          );
-        foreignStation = !!e && e.nacionalidad !== 'México';
-        // A Mexican station is named as c_Estaciones names it; a foreign one by its own name (CP137, CP138).
-        const catalogName = e?.descripcion?.slice(0, 50);
-        if (e && !foreignStation && nombreEstacion !== undefined && nombreEstacion !== catalogName)
-          c.fail(at(`${path}.nombre_estacion`), `must be the station's name in c_Estaciones (${catalogName}); leave it out to have it written`, 'CP137');
-        nombreEstacion ??= catalogName;
-      } else c.forbid(`${path}.nombre_estacion`, u.nombre_estacion, 'it names the station of num_estacion, which is not sent', 'CP137');
-      if (foreignStation) c.forbid(`${path}.tipo_estacion`, u.tipo_estacion, 'a foreign station has no national station type', 'CP140');
-      else
-        c.need(
-          `${path}.tipo_estacion`,
-          u.tipo_estacion,
-          'maritime, air and rail transport say what kind of station each ubicación is (c_TipoEstacion)',
-          'CP140',
-        );
-      if (u.tipo_estacion !== undefined && c.catalog(`${path}.tipo_estacion`, 'c_TipoEstacion', u.tipo_estacion, 'CP140')) {
-        if (origen && u.tipo_estacion === '03') c.fail(at(`${path}.tipo_estacion`), 'an Origen is not the final destination station (03)');
-        if (!origen && u.tipo_estacion === '01') c.fail(at(`${path}.tipo_estacion`), 'a Destino is not the origin station (01)');
-      }
-    }
+    const nombreEstacion = prepareEstacion(u, path, origen, modes, stationModes, c);
     if (modes.maritimo)
       c.need(`${path}.navegacion_trafico`, u.navegacion_trafico, 'maritime transport says whether each port is of Altura or Cabotaje', 'CP139');
     else c.forbid(`${path}.navegacion_trafico`, u.navegacion_trafico, 'it is for maritime transport only', 'CP139');
@@ -146,6 +93,71 @@ export function prepareUbicaciones(req: CartaPorteInput, modes: Modes, c: Checks
       domicilio: u.domicilio && prepareDomicilio(u.domicilio, `${path}.domicilio`, c, UBICACION_DOMICILIO),
     };
   });
+}
+
+/** IDUbicacion: as sent, or OR/DE and the position among the origins/destinations (OR000001, DE000001, DE000002, …). */
+function idsUbicacion(ubs: CartaPorteInput['ubicaciones'], c: Checks): string[] {
+  const counters = { Origen: 0, Destino: 0 };
+  const ids = ubs.map((u) => u.id_ubicacion ?? `${u.tipo_ubicacion === 'Origen' ? 'OR' : 'DE'}${pad6(++counters[u.tipo_ubicacion])}`);
+  const seen = new Map<string, number>();
+  ids.forEach((id, i) => {
+    const u = ubs[i]!;
+    const prefix = u.tipo_ubicacion === 'Origen' ? 'OR' : 'DE';
+    if (!id.startsWith(prefix)) c.fail(at(`ubicaciones[${i}].id_ubicacion`), `must start with ${prefix} on an ${u.tipo_ubicacion}`);
+    const first = seen.get(id);
+    if (first !== undefined)
+      c.fail(
+        at(`ubicaciones[${i}].id_ubicacion`),
+        `${id} is already the id of ubicaciones[${first}] (defaults number the origins and the destinations in order)`,
+      );
+    else seen.set(id, i);
+  });
+  return ids;
+}
+
+/** Stations: the ports, airports and rail stations of transport other than by road; the NombreEstacion to write. */
+function prepareEstacion(
+  u: CartaPorteInput['ubicaciones'][number],
+  path: string,
+  origen: boolean,
+  modes: Modes,
+  stationModes: string[],
+  c: Checks,
+): string | undefined {
+  const stations = modes.maritimo || modes.aereo || modes.ferroviario;
+  let nombreEstacion = u.nombre_estacion;
+  let foreignStation = false;
+  if (modes.auto) {
+    const why = 'by road there are no stations';
+    c.forbid(`${path}.num_estacion`, u.num_estacion, why, 'CP135');
+    c.forbid(`${path}.nombre_estacion`, u.nombre_estacion, why, 'CP137');
+    c.forbid(`${path}.tipo_estacion`, u.tipo_estacion, why, 'CP140');
+  } else if (stations) {
+    c.need(`${path}.num_estacion`, u.num_estacion, 'maritime, air and rail transport go from station to station (c_Estaciones)', 'CP136');
+    if (u.num_estacion !== undefined) {
+      const e = c.catalog(`${path}.num_estacion`, 'c_Estaciones', u.num_estacion, 'CP136');
+      if (e && !stationModes.includes(e.clave_transporte ?? ''))
+        c.fail(
+          at(`${path}.num_estacion`),
+          `${u.num_estacion} is a station of transport ${e.clave_transporte}, not of the one sent (${stationModes.join(', ')})`,
+          'CP136',
+        );
+      foreignStation = !!e && e.nacionalidad !== 'México';
+      // A Mexican station is named as c_Estaciones names it; a foreign one by its own name (CP137, CP138).
+      const catalogName = e?.descripcion?.slice(0, 50);
+      if (e && !foreignStation && nombreEstacion !== undefined && nombreEstacion !== catalogName)
+        c.fail(at(`${path}.nombre_estacion`), `must be the station's name in c_Estaciones (${catalogName}); leave it out to have it written`, 'CP137');
+      nombreEstacion ??= catalogName;
+    } else c.forbid(`${path}.nombre_estacion`, u.nombre_estacion, 'it names the station of num_estacion, which is not sent', 'CP137');
+    if (foreignStation) c.forbid(`${path}.tipo_estacion`, u.tipo_estacion, 'a foreign station has no national station type', 'CP140');
+    else
+      c.need(`${path}.tipo_estacion`, u.tipo_estacion, 'maritime, air and rail transport say what kind of station each ubicación is (c_TipoEstacion)', 'CP140');
+    if (u.tipo_estacion !== undefined && c.catalog(`${path}.tipo_estacion`, 'c_TipoEstacion', u.tipo_estacion, 'CP140')) {
+      if (origen && u.tipo_estacion === '03') c.fail(at(`${path}.tipo_estacion`), 'an Origen is not the final destination station (03)');
+      if (!origen && u.tipo_estacion === '01') c.fail(at(`${path}.tipo_estacion`), 'a Destino is not the origin station (01)');
+    }
+  }
+  return nombreEstacion;
 }
 
 /** TotalDistRec: by road and rail, the sum of the distances to each destination (CP125, CP126). */
