@@ -488,7 +488,7 @@ export const cartaporte31 = {
       'Traslado (T) or Ingreso (I) only: the Complemento Carta Porte 3.1 that moving goods on federal roads, by rail, sea or air needs ' +
       '(a T when you move your own goods, an I when you bill the freight)',
   }),
-  tipos: (tipo, sent) =>
+  carriedBy: ({ tipo }, sent) =>
     sent && tipo !== 'T' && tipo !== 'I'
       ? { message: `is only for tipo T (own goods moved) or I (a carrier billing the freight), not ${tipo}`, rule: 'CP114' }
       : undefined,

@@ -7,13 +7,16 @@ import { pagos20 } from './pagos20.ts';
 
 /**
  * A complement on the wire: its member of POST /cfdis (the zod schema, checked by `Fits<>` against the engine's
- * input type), the tipos that may carry it, and its member of the Cfdi response with the stored summary's mapping
+ * input type), which requests may carry it, and its member of the Cfdi response with the stored summary's mapping
  * to it. The engine's side is src/cfdi/complements/; a new complement is its file here and its line below.
  */
 export interface WireComplement<Key extends keyof ComplementInputs & keyof ComplementSummaries, Response extends z.ZodType> {
   request: z.ZodType<ComplementInputs[Key]>;
-  /** A 400 on the member when the tipo does not take it (or needs it and it is missing); `rule`: SAT's code. */
-  tipos(tipo: string, sent: boolean): { message: string; rule?: string } | undefined;
+  /**
+   * A 400 on the member when the request may not carry it (or needs it and it is missing): by its tipo, and its
+   * exportacion for Comercio Exterior; `rule`: SAT's code.
+   */
+  carriedBy(request: { tipo: string; exportacion?: string }, sent: boolean): { message: string; rule?: string } | undefined;
   response: Response;
   toWire(stored: NonNullable<ComplementSummaries[Key]>): NonNullable<z.output<Response>>;
 }
@@ -28,10 +31,10 @@ export const COMPLEMENT_REQUESTS = Object.fromEntries(ENTRIES.map(([key, c]) => 
 /** The complements' members of the response schema (Cfdi). */
 export const COMPLEMENT_RESPONSES = Object.fromEntries(ENTRIES.map(([key, c]) => [key, c.response])) as { [K in keyof Wire]: Wire[K]['response'] };
 
-/** Each member a tipo may not carry (or must): the request schema's superRefine reports it. */
-export function checkComplementTipos(r: { tipo: string } & { [K in keyof Wire]?: unknown }, ctx: z.RefinementCtx): void {
+/** Each complement member the request may not carry (or must): the request schema's superRefine reports it. */
+export function checkComplementTipos(r: { tipo: string; exportacion?: string } & { [K in keyof Wire]?: unknown }, ctx: z.RefinementCtx): void {
   for (const [key, c] of ENTRIES) {
-    const issue: { message: string; rule?: string } | undefined = c.tipos(r.tipo, !!r[key]);
+    const issue: { message: string; rule?: string } | undefined = c.carriedBy(r, !!r[key]);
     if (issue) ctx.addIssue({ code: 'custom', path: [key], message: issue.message, ...(issue.rule ? { params: { rule: issue.rule } } : {}) });
   }
 }

@@ -214,7 +214,7 @@ const NominaResponse = z
 
 export const nomina12 = {
   request: NominaRequestSchema.optional().openapi({ description: 'Nómina (N) only: the payroll receipt (Complemento de Nómina 1.2)' }),
-  tipos: (tipo, sent) =>
+  carriedBy: ({ tipo }, sent) =>
     tipo === 'N' && !sent
       ? { message: 'is required for tipo N (Complemento de Nómina 1.2)' }
       : tipo !== 'N' && sent

@@ -99,7 +99,7 @@ export const pagos20 = {
     .max(100)
     .optional()
     .openapi({ description: 'Pago (P) only: the payments received (Complemento de Pagos 2.0)' }),
-  tipos: (tipo, sent) =>
+  carriedBy: ({ tipo }, sent) =>
     tipo === 'P' && !sent
       ? { message: 'is required for tipo P (Complemento de Pagos 2.0)' }
       : tipo !== 'P' && sent
