@@ -9,7 +9,8 @@ import { pagos20 } from './pagos20/index.ts';
 /**
  * The registry: every complement this service issues, one entry each, in the order their nodes follow each other
  * in cfdi:Complemento (and their sections in the PDF). The engine's input, model and context types derive from
- * these lists, so a new complement is its folder and its line here (docs/decisions.md, "A complement is one module").
+ * these lists, so a new complement is its folder, its import and its entry here (docs/decisions.md, "A complement is
+ * one module").
  */
 const ON_COMPROBANTE = [pagos20, nomina12, cartaporte31] as const;
 /** Complements of a concepto (cfdi:Concepto/cfdi:ComplementoConcepto), sent under each concepto. */
@@ -34,10 +35,8 @@ export type ComplementModels = Models<typeof ON_COMPROBANTE>;
 export type ConceptoComplementModels = Models<typeof ON_CONCEPTO>;
 /** What the caller supplies for the complements (part of PrepareContext). */
 export type ComplementContexts = Intersection<ContextOf<(typeof ON_COMPROBANTE)[number] | (typeof ON_CONCEPTO)[number]>>;
-/** What GET shows of each complement, stored with the CFDI's summary under its request member. */
-export type ComplementSummaries = {
-  [C in (typeof ON_COMPROBANTE)[number] | (typeof ON_CONCEPTO)[number] as C['input']]?: SummaryOf<C>;
-};
+/** What GET shows of each complement of the Comprobante, stored with the CFDI's summary under its request member. */
+export type ComplementSummaries = { [C in (typeof ON_COMPROBANTE)[number] as C['input']]?: SummaryOf<C> };
 
 /** A complement's member of a request, a model or a concepto, by the name its registry entry gives it. */
 export const memberOf = (o: object, key: string): unknown => (o as Record<string, unknown>)[key];
