@@ -1,47 +1,32 @@
 import { cadenaOriginal } from './cadena.ts';
-import { cartaPorteNode } from './cartaporte31/xml.ts';
+import { COMPLEMENTS, CONCEPTO_COMPLEMENTS, memberOf } from './complements/index.ts';
 import type { CsdSigner } from './csd.ts';
 import type { ComprobanteModel, ConceptoModel, TaxLine } from './model.ts';
-import { nominaNode } from './nomina12/xml.ts';
-import { pagosNode } from './pagos20/xml.ts';
 import { el, serializeXml, type XmlNode } from './xml.ts';
 
 const CFDI_LOCATION = 'http://www.sat.gob.mx/cfd/4 http://www.sat.gob.mx/sitio_internet/cfd/4/cfdv40.xsd';
-/** Complement namespaces, declared on the root with their schemaLocation pair (docs/sat-rules.md §1). */
-const COMPLEMENT_NS = [
-  {
-    prefix: 'pago20',
-    uri: 'http://www.sat.gob.mx/Pagos20',
-    xsd: 'http://www.sat.gob.mx/sitio_internet/cfd/Pagos/Pagos20.xsd',
-    usedBy: (m: ComprobanteModel) => !!m.pagos,
-  },
-  {
-    prefix: 'nomina12',
-    uri: 'http://www.sat.gob.mx/nomina12',
-    xsd: 'http://www.sat.gob.mx/sitio_internet/cfd/nomina/nomina12.xsd',
-    usedBy: (m: ComprobanteModel) => !!m.nomina,
-  },
-  {
-    prefix: 'cartaporte31',
-    uri: 'http://www.sat.gob.mx/CartaPorte31',
-    xsd: 'http://www.sat.gob.mx/sitio_internet/cfd/CartaPorte/CartaPorte31.xsd',
-    usedBy: (m: ComprobanteModel) => !!m.cartaPorte,
-  },
-];
 
+/** Complement namespaces, declared on the root with their schemaLocation pair (docs/sat-rules.md §1), in registry order. */
 function namespaces(m: ComprobanteModel): Record<string, string> {
-  const used = COMPLEMENT_NS.filter((ns) => ns.usedBy(m));
+  const used = COMPLEMENTS.filter((c) => memberOf(m, c.model) !== undefined);
+  for (const c of CONCEPTO_COMPLEMENTS) if (m.conceptos.some((concepto) => memberOf(concepto, c.model) !== undefined)) used.push(c);
   return {
     'xmlns:cfdi': 'http://www.sat.gob.mx/cfd/4',
     'xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance',
-    ...Object.fromEntries(used.map((ns) => [`xmlns:${ns.prefix}`, ns.uri])),
-    'xsi:schemaLocation': [CFDI_LOCATION, ...used.map((ns) => `${ns.uri} ${ns.xsd}`)].join(' '),
+    ...Object.fromEntries(used.map((c) => [`xmlns:${c.prefix}`, c.namespace])),
+    'xsi:schemaLocation': [CFDI_LOCATION, ...used.map((c) => `${c.namespace} ${c.schemaLocation}`)].join(' '),
   };
 }
 
-/** The complement nodes the model carries (the PAC appends the TFD). */
-const complementsOf = (m: ComprobanteModel): XmlNode[] =>
-  [m.pagos && pagosNode(m.pagos), m.nomina && nominaNode(m.nomina), m.cartaPorte && cartaPorteNode(m.cartaPorte)].filter((n): n is XmlNode => !!n);
+/** The complement nodes the model (or a concepto) carries, in registry order (the PAC appends the TFD). */
+function complementNodes(m: ComprobanteModel | ConceptoModel, registry: typeof COMPLEMENTS): XmlNode[] {
+  const nodes: XmlNode[] = [];
+  for (const c of registry) {
+    const model = memberOf(m, c.model);
+    if (model !== undefined) nodes.push(c.node(model));
+  }
+  return nodes;
+}
 
 const traslado = (t: TaxLine) =>
   el('cfdi:Traslado', { Base: t.base.toString(), Impuesto: t.impuesto, TipoFactor: t.tipoFactor, TasaOCuota: t.tasaOCuota, Importe: t.importe?.toString() });
@@ -49,6 +34,7 @@ const retencion = (t: TaxLine) =>
   el('cfdi:Retencion', { Base: t.base.toString(), Impuesto: t.impuesto, TipoFactor: t.tipoFactor, TasaOCuota: t.tasaOCuota, Importe: t.importe?.toString() });
 
 function conceptoNode(c: ConceptoModel): XmlNode {
+  const complementoConcepto = CONCEPTO_COMPLEMENTS.length > 0 ? complementNodes(c, CONCEPTO_COMPLEMENTS) : [];
   const hasTaxes = c.traslados.length > 0 || c.retenciones.length > 0;
   return el(
     'cfdi:Concepto',
@@ -77,6 +63,8 @@ function conceptoNode(c: ConceptoModel): XmlNode {
           RegimenFiscalACuentaTerceros: c.aCuentaTerceros.regimenFiscal,
           DomicilioFiscalACuentaTerceros: c.aCuentaTerceros.domicilioFiscal,
         }),
+      // XSD order: after InformacionAduanera and CuentaPredial (not issued), before Parte.
+      complementoConcepto.length > 0 && el('cfdi:ComplementoConcepto', {}, complementoConcepto),
     ],
   );
 }
@@ -97,7 +85,7 @@ function impuestosNode(m: ComprobanteModel): XmlNode | undefined {
 
 /** The whole `cfdi:Comprobante` (XSD child order), with NoCertificado/Certificado of the signer; Sello empty. */
 export function comprobanteNode(m: ComprobanteModel, signer: Pick<CsdSigner, 'noCertificado' | 'certificadoBase64'>): XmlNode {
-  const complemento = complementsOf(m);
+  const complemento = complementNodes(m, COMPLEMENTS);
   return el(
     'cfdi:Comprobante',
     {

@@ -1,7 +1,5 @@
-import type { CartaPorteModel } from './cartaporte31/model.ts';
+import type { ComplementModels, ConceptoComplementModels } from './complements/index.ts';
 import type { Dec } from './decimal.ts';
-import type { NominaModel } from './nomina12/model.ts';
-import type { PagosModel } from './pagos20/model.ts';
 
 /** The invoice as it will be written: every amount final, exact, with the decimals it will carry in the XML. */
 export interface TaxLine {
@@ -12,7 +10,9 @@ export interface TaxLine {
   importe?: Dec;
 }
 
-export interface ConceptoModel {
+export type ConceptoModel = ConceptoBaseModel & ConceptoComplementModels;
+
+interface ConceptoBaseModel {
   claveProdServ: string;
   noIdentificacion?: string;
   cantidad: Dec;
@@ -44,7 +44,10 @@ interface EmisorModel {
   regimenFiscal: string;
 }
 
-export interface ComprobanteModel {
+/** Its complements (`pagos`, `nomina`, `cartaPorte`, …) are the registry's (src/cfdi/complements/index.ts). */
+export type ComprobanteModel = ComprobanteBaseModel & ComplementModels;
+
+interface ComprobanteBaseModel {
   serie?: string;
   folio?: string;
   fecha: string;
@@ -70,10 +73,4 @@ export interface ComprobanteModel {
     totalRetenidos?: Dec;
     totalTrasladados?: Dec;
   };
-  /** Complemento de Pagos 2.0 (tipo P). */
-  pagos?: PagosModel;
-  /** Complemento de Nómina 1.2 (tipo N). */
-  nomina?: NominaModel;
-  /** Complemento Carta Porte 3.1 (tipo T or I). */
-  cartaPorte?: CartaPorteModel;
 }

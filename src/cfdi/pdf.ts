@@ -30,7 +30,7 @@ export { CANCELLED_MARK } from './pdf/sections.ts';
  * Letter size; header and footer with page numbers on every page; long descriptions wrap across lines and pages.
  * The font lives in pdf/fonts.ts, the page and its pagination in pdf/layout.ts, the sections in pdf/sections.ts and
  * the complements' own sections (Pagos 2.0, Nómina 1.2, Carta Porte 3.1, whose second QR goes under the CFDI's) in
- * pdf/complements/; a Pago or a Traslado has no money lines.
+ * each complement's pdf.ts (complements/<name>/, listed by the registry); a Pago or a Traslado has no money lines.
  */
 export interface PdfOptions {
   /** Test-environment stamp: every page carries "SIN VALIDEZ FISCAL — SANDBOX". */

@@ -1,12 +1,10 @@
-import { prepareCartaPorte } from './cartaporte31/rules.ts';
+import type { ComprobanteFacts, ComprobanteTotals } from './complements/complement.ts';
+import { COMPLEMENTS, type ComplementContexts, CONCEPTO_COMPLEMENTS, KIND_OF, memberOf } from './complements/index.ts';
 import { Dec } from './decimal.ts';
 import type { ComprobanteInput, FieldProblem, ReceptorInput } from './input.ts';
 import type { ComprobanteModel } from './model.ts';
-import { nominaComprobanteAmounts, prepareNomina } from './nomina12/rules.ts';
-import type { PaidDocument } from './pagos20/model.ts';
-import { preparePagos } from './pagos20/rules.ts';
 import { checkEmisor, prepareExportacion, prepareFecha, prepareInformacionGlobal, prepareMoneda, preparePaymentTerms } from './rules/comprobante.ts';
-import { fixedConcepto, prepareConcepto } from './rules/conceptos.ts';
+import { prepareConcepto } from './rules/conceptos.ts';
 import { prepareReceptor } from './rules/receptor.ts';
 import { prepareRelacionados } from './rules/relations.ts';
 import { prepareTotals } from './rules/totals.ts';
@@ -15,17 +13,13 @@ import { prepareTotals } from './rules/totals.ts';
  * Request → exact amounts → SAT rule checks. Pure: the caller supplies the issuer, the clock and the receptor
  * (resolved from receptor_id). Every problem is collected, so one response lists them all.
  */
-export interface PrepareContext {
+export type PrepareContext = {
   emisor: { rfc: string; nombre: string; regimenFiscal: string; codigoPostal: string };
   receptor: ReceptorInput;
   now: Date;
   serie?: string;
   folio?: string;
-  /** Pago: each pagos[i].documentos[j] as the service resolved it (undefined where it reported a problem). */
-  paidDocuments?: (PaidDocument | undefined)[][];
-  /** Carta Porte: a new IdCCP for a request that sends none ("CCC" + the rest of a random UUID; the caller's randomness). */
-  newIdCcp?: () => string;
-}
+} & ComplementContexts; // what each complement needs of the caller (Pagos: paidDocuments, Carta Porte: newIdCcp)
 
 export interface Prepared {
   model?: ComprobanteModel;
@@ -75,52 +69,67 @@ export function prepareInvoice(req: ComprobanteInput, ctx: PrepareContext): Prep
     receptor,
   };
   const done = (model: ComprobanteModel | undefined): Prepared => (errors.length > 0 || !model ? { errors, warnings } : { errors, warnings, model });
+  const facts = (conceptos: ComprobanteFacts['conceptos'], field: string): ComprobanteFacts => ({
+    tipo,
+    fecha,
+    day,
+    moneda,
+    tipoCambio,
+    decimals,
+    exportacion,
+    emisor: ctx.emisor,
+    receptor,
+    receptorField,
+    conceptos,
+    field,
+  });
 
-  if (tipo === 'P') {
-    // Pago: one fixed concepto, amounts 0, the payments in the complement (docs/sat-rules.md §8, CRP20101–20123).
-    const pagos = preparePagos(req.pagos ?? [], ctx.paidDocuments ?? [], { day, fecha }, fail);
-    return done({ ...header, subTotal: Dec.ZERO, total: Dec.ZERO, conceptos: [fixedConcepto('84111506', 'Pago', Dec.ZERO)], pagos });
-  }
-  if (tipo === 'N') {
-    // Nómina: one fixed concepto worth percepciones + otros pagos, deducciones as its Descuento (docs/sat-rules.md §9).
-    if (receptor.rfc.length !== 13) fail(`${receptorField}.rfc`, 'a Nómina is issued to a worker: a persona física with a 13-character RFC', 'NOM8');
-    const nomina = prepareNomina(req.nomina!, { emisorRfc: ctx.emisor.rfc, receptorRfc: receptor.rfc, fecha }, fail);
-    if (!nomina) return done(undefined);
-    const { subTotal, descuento, total } = nominaComprobanteAmounts(nomina);
-    const concepto = { ...fixedConcepto('84111505', 'Pago de nómina', subTotal), descuento };
-    return done({ ...header, subTotal, descuento, total, conceptos: [concepto], nomina });
+  const kind = KIND_OF[tipo];
+  if (kind) {
+    // Pago, Nómina: the complement sets the concepto and the amounts (docs/sat-rules.md §8, §9).
+    const complement = kind.prepare(memberOf(req, kind.input), facts([], kind.input), ctx, fail);
+    if (!complement) return done(undefined);
+    return done({ ...header, ...kind.kind!.amounts(complement), [kind.model]: complement } as ComprobanteModel);
   }
 
-  // Conceptos (I, E, T).
+  // Conceptos (I, E, T: P and N are kinds, prepared above), each with its concepto complements.
+  const conceptoTipo = tipo as 'I' | 'E' | 'T';
   const warn = (w: string | undefined) => w && warnings.push(w);
-  const conceptos = req.conceptos!.map((c, i) =>
-    prepareConcepto(c, `conceptos[${i}]`, { tipo, day, decimals, emisorRfc: ctx.emisor.rfc, receptorRfc: receptor.rfc, lugar, warn }, fail),
-  );
-  // Carta Porte 3.1 rides on a Traslado (own goods) or an Ingreso (a carrier's freight); only looked at when sent.
-  let cartaPorte: ComprobanteModel['cartaPorte'];
-  if (req.carta_porte) {
-    if (tipo === 'E') fail('carta_porte', 'is only for tipo T (own goods moved) or I (a carrier billing the freight)', 'CP114');
-    else {
-      const newIdCcp = ctx.newIdCcp;
-      if (!newIdCcp && !req.carta_porte.id_ccp) fail('carta_porte.id_ccp', 'is required: no IdCCP source was given');
-      const comprobante = {
-        tipo,
-        moneda,
-        receptorRfc: receptor.rfc,
-        usoCfdi: receptor.usoCfdi,
-        receptorField,
-        conceptos: conceptos.map((c) => c.claveProdServ),
-      };
-      cartaPorte = prepareCartaPorte(req.carta_porte, { comprobante, fecha, emisorRfc: ctx.emisor.rfc, newIdCcp: newIdCcp ?? (() => '') }, fail);
+  const conceptos = req.conceptos!.map((c, i) => {
+    const concepto = prepareConcepto(
+      c,
+      `conceptos[${i}]`,
+      { tipo: conceptoTipo, day, decimals, emisorRfc: ctx.emisor.rfc, receptorRfc: receptor.rfc, lugar, warn },
+      fail,
+    );
+    for (const complement of CONCEPTO_COMPLEMENTS) {
+      const input = memberOf(c, complement.input);
+      if (input === undefined) continue;
+      const field = `conceptos[${i}].${complement.input}`;
+      Object.assign(concepto, { [complement.model]: complement.prepare(input, facts([concepto], field), ctx, fail) });
     }
+    return concepto;
+  });
+  // The complements that ride on the conceptos (Carta Porte 3.1 on a T or I); only looked at when sent.
+  const riding: Record<string, unknown> = {};
+  for (const complement of COMPLEMENTS) {
+    const input = memberOf(req, complement.input);
+    if (complement.kind || !input) continue;
+    const model = complement.prepare(input, facts(conceptos, complement.input), ctx, fail);
+    if (model) riding[complement.model] = model;
   }
-  if (tipo === 'T') {
+  if (conceptoTipo === 'T') {
     // Traslado: the goods moved, at their value or 0, with SubTotal and Total 0 (CFDI40109) and no taxes (CFDI40201).
-    return done({ ...header, subTotal: Dec.ZERO, total: Dec.ZERO, conceptos, cartaPorte });
+    return done({ ...header, subTotal: Dec.ZERO, total: Dec.ZERO, conceptos, ...riding } as ComprobanteModel);
   }
   if (errors.length > 0) return { errors, warnings };
 
-  const totals = prepareTotals(conceptos, decimals, fail);
+  let totals: ComprobanteTotals | undefined = prepareTotals(conceptos, decimals, fail);
+  // Then what the complements add to them (Impuestos Locales: its taxes are part of Total).
+  for (const complement of COMPLEMENTS) {
+    const model = riding[complement.model];
+    if (totals && model && complement.adjustTotals) totals = complement.adjustTotals(model, totals, fail);
+  }
   if (!totals) return { errors, warnings };
-  return done({ ...header, ...totals, conceptos, cartaPorte });
+  return done({ ...header, ...totals, conceptos, ...riding } as ComprobanteModel);
 }

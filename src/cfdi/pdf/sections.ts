@@ -14,7 +14,7 @@ import { amountInWords } from '../amount-words.ts';
 import { qrMatrix, verificationUrl } from '../qr.ts';
 import { tfdCadena, type Tfd } from '../tfd.ts';
 import { child, childrenNamed, type XmlNode } from '../xml.ts';
-import { COMPLEMENT_SECTIONS } from './complements/index.ts';
+import { PDF_SECTIONS } from '../complements/index.ts';
 import { measure as m } from './fonts.ts';
 import { currencyDecimals, described, groupDigits, money, none, printedDate, rateText, taxLine, unitAmount } from './format.ts';
 import { BLACK, CONTENT_WIDTH, GREY, HEADER_HEIGHT, LEADING, PAGE, SIZE, type Layout, type TotalRow } from './layout.ts';
@@ -211,7 +211,7 @@ export function conceptosSection(layout: Layout, { root, moneda }: PrintedCfdi):
 
 function drawComplements(layout: Layout, root: XmlNode, afterTotals: boolean): void {
   const complemento = child(root, 'cfdi:Complemento') ?? none;
-  for (const complement of COMPLEMENT_SECTIONS) {
+  for (const complement of PDF_SECTIONS) {
     if ((complement.afterTotals ?? false) !== afterTotals) continue;
     for (const node of childrenNamed(complemento, complement.element)) complement.render(layout, node);
   }
@@ -257,7 +257,7 @@ export function totalsSection(layout: Layout, { root, comprobante: a, moneda }: 
   if (a.TipoDeComprobante === 'P' || moneda === 'XXX') return;
   const inWords = amountInWords(a.Total ?? '0', moneda, currencyDecimals(moneda));
   const complemento = child(root, 'cfdi:Complemento') ?? none;
-  for (const complement of COMPLEMENT_SECTIONS) {
+  for (const complement of PDF_SECTIONS) {
     const { totals } = complement;
     const nodes = childrenNamed(complemento, complement.element);
     if (totals && totals.tipoDeComprobante === a.TipoDeComprobante && nodes.length === 1) {
@@ -337,7 +337,7 @@ export function timbreSection(layout: Layout, { root, comprobante: a, emisor, re
     ['Fecha y hora de emisión', printedDate(a.Fecha)],
   ]);
   const complemento = child(root, 'cfdi:Complemento') ?? none;
-  for (const complement of COMPLEMENT_SECTIONS) {
+  for (const complement of PDF_SECTIONS) {
     if (!complement.qr) continue;
     for (const node of childrenNamed(complemento, complement.element)) {
       const qr = complement.qr(node, tfd.fechaTimbrado);

@@ -1,3 +1,4 @@
+import type { ComplementSummaries } from '../../cfdi/complements/index.ts';
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { ENVIRONMENTS, now } from './columns.ts';
@@ -11,9 +12,12 @@ type Amount = string;
 
 /**
  * The response body fields that are not columns: fixed when the invoice is issued, plus the TFD values its stamp
- * adds. Nothing here decides behaviour; that is in the columns.
+ * adds. Nothing here decides behaviour; that is in the columns. Each complement's part (`pagos`, `nomina`, `carta_porte`)
+ * is its own (src/cfdi/complements/).
  */
-export interface CfdiSummary {
+export type CfdiSummary = CfdiOwnSummary & ComplementSummaries;
+
+interface CfdiOwnSummary {
   emisor: { rfc: string; nombre: string; regimen_fiscal: string };
   receptor: { rfc: string; nombre: string };
   conceptos: { descripcion: string; cantidad: Amount; valor_unitario: Amount; importe: Amount; descuento?: Amount }[];
@@ -22,24 +26,6 @@ export interface CfdiSummary {
   total_impuestos_retenidos?: Amount;
   forma_pago?: string;
   metodo_pago?: string;
-  pagos?: {
-    fecha_pago: string;
-    forma_pago: string;
-    moneda: string;
-    tipo_cambio: string;
-    monto: Amount;
-    documentos: {
-      uuid: string;
-      moneda: string;
-      equivalencia: string;
-      num_parcialidad: number;
-      imp_saldo_ant: Amount;
-      imp_pagado: Amount;
-      imp_saldo_insoluto: Amount;
-    }[];
-  }[];
-  nomina?: { total_percepciones?: Amount; total_deducciones?: Amount; total_otros_pagos?: Amount };
-  carta_porte?: { id_ccp: string; total_dist_rec?: Amount; peso_bruto_total: Amount; unidad_peso: string; num_total_mercancias: number };
 }
 
 /** What a stamp adds to the summary (the TFD's SelloSAT, NoCertificadoSAT and cadena original). */

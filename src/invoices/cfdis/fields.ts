@@ -111,3 +111,17 @@ export const withTextCheck = <T extends z.ZodType>(schema: T, except: string[] =
 export type Fits<Request extends EngineInput, EngineInput> = Request;
 
 export const code = (pattern: RegExp, message: string, example: string) => z.string().regex(pattern, message).openapi({ example });
+
+/** One tax line of a concepto or of a paid document (Traslado / Retencion). */
+export const Tax = z
+  .object({
+    impuesto: code(/^00[1-3]$/, 'must be 001 (ISR), 002 (IVA) or 003 (IEPS)', '002'),
+    tipo_factor: z.enum(['Tasa', 'Cuota', 'Exento'], { message: 'must be Tasa, Cuota or Exento' }),
+    tasa_o_cuota: Amount.optional().openapi({ example: '0.160000' }),
+    base: Amount.optional().openapi({ description: 'Computed (importe − descuento) when omitted; checked when sent' }),
+    importe: Amount.optional().openapi({ description: 'Computed (base × tasa_o_cuota) when omitted; checked against SAT tolerance when sent' }),
+  })
+  .strict();
+
+/** A stored amount (exact decimal text) as the JSON number the response shows; absent stays absent. */
+export const num = (v: string | undefined) => (typeof v === 'string' ? Number(v) : undefined);

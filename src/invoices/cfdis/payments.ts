@@ -1,12 +1,12 @@
 import { and, eq, ne, notInArray, sql } from 'drizzle-orm';
 import { Dec, sum } from '../../cfdi/decimal.ts';
 import type { TaxLine } from '../../cfdi/model.ts';
-import type { PagosModel, PaidDocument } from '../../cfdi/pagos20/model.ts';
+import type { PagosModel, PaidDocument } from '../../cfdi/complements/pagos20/model.ts';
 import { sumByTax } from '../../cfdi/rules/taxes.ts';
 import { child, childrenNamed, parseXml, type XmlNode } from '../../cfdi/xml.ts';
 import { cfdiDocuments, cfdiPaymentDocuments, cfdis, type Environment } from '../../db/schema/index.ts';
 import type { ErrorDetail } from '../../lib/service-error.ts';
-import type { PagoDocumentoRequest, PagoRequest } from './schemas.ts';
+import type { PagoDocumentoRequest, PagoRequest } from './complements/pagos20.ts';
 import type { DbOrTx, Tx } from '../../db/index.ts';
 
 /**

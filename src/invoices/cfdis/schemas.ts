@@ -1,9 +1,8 @@
 import { z } from '@hono/zod-openapi';
-import type { ComprobanteInput, DoctoRelacionadoInput, PagoInput } from '../../cfdi/input.ts';
+import type { ComprobanteInput } from '../../cfdi/input.ts';
 import { UUID } from '../../cfdi/patterns.ts';
-import { Amount, code, type Fits, integer, Rate, SEND_AS_STRING, str, withTextCheck } from './fields.ts';
-import { CartaPorteRequestSchema } from './cartaporte-schema.ts';
-import { NominaRequestSchema } from './nomina-schema.ts';
+import { Amount, code, type Fits, num, SEND_AS_STRING, str, Tax, withTextCheck } from './fields.ts';
+import { checkComplementTipos, COMPLEMENT_REQUESTS, COMPLEMENT_RESPONSES, complementsToWire } from './complements/index.ts';
 import { CFDI_STATUSES, type cfdis } from '../../db/schema/index.ts';
 import { ExternalId, IdempotencyKeyHeader, Metadata, PaginationQuery } from '../../lib/schemas.ts';
 import { SANDBOX_SCENARIOS } from '../../pac/types.ts';
@@ -11,16 +10,6 @@ import { EMAIL_RULES, EmailRecipients } from '../emails/schemas.ts';
 
 /** A path parameter naming a CFDI by its folio fiscal (UUID, any case) or its cfdi_ id. */
 export const CFDI_REF_PATTERN = new RegExp(`^(?:${UUID.source.slice(1, -1)}|cfdi_[0-9a-zA-Z]{1,60})$`);
-
-const Tax = z
-  .object({
-    impuesto: code(/^00[1-3]$/, 'must be 001 (ISR), 002 (IVA) or 003 (IEPS)', '002'),
-    tipo_factor: z.enum(['Tasa', 'Cuota', 'Exento'], { message: 'must be Tasa, Cuota or Exento' }),
-    tasa_o_cuota: Amount.optional().openapi({ example: '0.160000' }),
-    base: Amount.optional().openapi({ description: 'Computed (importe − descuento) when omitted; checked when sent' }),
-    importe: Amount.optional().openapi({ description: 'Computed (base × tasa_o_cuota) when omitted; checked against SAT tolerance when sent' }),
-  })
-  .strict();
 
 export const ReceptorSchema = z
   .object({
@@ -67,65 +56,6 @@ export const ConceptoSchema = z
   })
   .strict()
   .openapi('Concepto');
-
-const PagoDocumentoSchema = z
-  .object({
-    cfdi_id: z
-      .string()
-      .regex(/^cfdi_[0-9a-zA-Z]{1,60}$/, 'must be a cfdi_ id')
-      .optional()
-      .openapi({ description: 'An invoice issued here (or send uuid)' }),
-    uuid: z.string().regex(UUID, 'must be a UUID').optional().openapi({ description: 'The folio fiscal of the paid invoice' }),
-    num_parcialidad: integer(1, 999).optional().openapi({ description: 'Default: the next instalment of that invoice' }),
-    imp_pagado: Amount.openapi({ description: 'Amount applied to this document, in its currency' }),
-    equivalencia: Rate.optional().openapi({
-      description:
-        'EquivalenciaDR: units of the document currency per unit of the payment currency. Default 1 for the same currency, tipo_cambio for an MXN document paid in another currency',
-    }),
-    serie: str(25).optional().openapi({ description: 'Only for a document issued elsewhere' }),
-    folio: str(40).optional().openapi({ description: 'Only for a document issued elsewhere' }),
-    moneda: z.string().optional().openapi({ description: 'Required for a document issued elsewhere (MonedaDR)' }),
-    imp_saldo_ant: Amount.optional().openapi({ description: 'Required for a document issued elsewhere: its balance before this payment' }),
-    objeto_imp: z.string().optional().openapi({ description: 'For a document issued elsewhere (ObjetoImpDR); default 01' }),
-    impuestos: z
-      .object({ traslados: z.array(Tax).max(10).optional(), retenciones: z.array(Tax).max(10).optional() })
-      .strict()
-      .optional()
-      .openapi({
-        description: 'For a document issued elsewhere with objeto_imp 02: the taxes of the amount paid (TrasladosDR/RetencionesDR), base and importe included',
-      }),
-  })
-  .strict()
-  .superRefine((d, ctx) => {
-    if (!d.cfdi_id === !d.uuid) ctx.addIssue({ code: 'custom', path: ['uuid'], message: 'send exactly one of cfdi_id or uuid' });
-  })
-  .openapi('PagoDocumento');
-
-const PagoSchema = z
-  .object({
-    fecha_pago: z
-      .string()
-      .regex(/^20\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d:[0-5]\d)?$/, 'must be YYYY-MM-DD or YYYY-MM-DDThh:mm:ss')
-      .openapi({
-        example: '2026-11-20T12:00:00',
-        description:
-          'When the money was received (local time), not after the Fecha of this CFDI. A date alone is written as 12:00:00 that day, ' +
-          'or as the Fecha of this CFDI when the payment is of the same day and the receipt is issued before noon',
-      }),
-    forma_pago: code(/^\d{2}$/, 'must be a 2-digit c_FormaPago key', '03'),
-    moneda: z.string().openapi({ example: 'MXN' }),
-    tipo_cambio: Amount.optional().openapi({ description: 'TipoCambioP: MXN per unit of moneda; required unless MXN' }),
-    monto: Amount.openapi({ example: '1160.00' }),
-    num_operacion: str(100).optional(),
-    rfc_emisor_cta_ord: z.string().trim().toUpperCase().optional(),
-    nom_banco_ord_ext: str(300).optional(),
-    cta_ordenante: z.string().optional(),
-    rfc_emisor_cta_ben: z.string().trim().toUpperCase().optional(),
-    cta_beneficiario: z.string().optional(),
-    documentos: z.array(PagoDocumentoSchema).min(1, 'must list at least one paid document').max(1000),
-  })
-  .strict()
-  .openapi('Pago');
 
 /** InformacionGlobal's Año, as a number or a string (checked against the Fecha by CFDI40136). */
 const Anio = z
@@ -180,18 +110,7 @@ const CfdiRequestFields = z
       .max(5000)
       .optional()
       .openapi({ description: 'Required for I, E and T; a Pago (P) and a Nómina (N) carry a fixed concepto and take none' }),
-    pagos: z
-      .array(PagoSchema)
-      .min(1, 'must list at least one payment')
-      .max(100)
-      .optional()
-      .openapi({ description: 'Pago (P) only: the payments received (Complemento de Pagos 2.0)' }),
-    nomina: NominaRequestSchema.optional().openapi({ description: 'Nómina (N) only: the payroll receipt (Complemento de Nómina 1.2)' }),
-    carta_porte: CartaPorteRequestSchema.optional().openapi({
-      description:
-        'Traslado (T) or Ingreso (I) only: the Complemento Carta Porte 3.1 that moving goods on federal roads, by rail, sea or air needs ' +
-        '(a T when you move your own goods, an I when you bill the freight)',
-    }),
+    ...COMPLEMENT_REQUESTS,
     external_id: ExternalId.optional().openapi({
       description:
         'Your own reference (e.g. your order number), at most 255 printable characters: unique per tenant and environment (a second invoice with it is 409, naming the first), kept by a failed invoice, found with GET /cfdis?external_id=',
@@ -217,17 +136,7 @@ const CfdiRequestFields = z
         message: `must not be sent for tipo ${r.tipo}: its concepto is fixed by SAT`,
         params: { rule: r.tipo === 'P' ? 'CRP20111' : 'NOM13' },
       });
-    if (r.tipo === 'P' && !r.pagos) ctx.addIssue({ code: 'custom', path: ['pagos'], message: 'is required for tipo P (Complemento de Pagos 2.0)' });
-    if (r.tipo !== 'P' && r.pagos) ctx.addIssue({ code: 'custom', path: ['pagos'], message: 'is only for tipo P' });
-    if (r.tipo === 'N' && !r.nomina) ctx.addIssue({ code: 'custom', path: ['nomina'], message: 'is required for tipo N (Complemento de Nómina 1.2)' });
-    if (r.tipo !== 'N' && r.nomina) ctx.addIssue({ code: 'custom', path: ['nomina'], message: 'is only for tipo N' });
-    if (r.carta_porte && r.tipo !== 'T' && r.tipo !== 'I')
-      ctx.addIssue({
-        code: 'custom',
-        path: ['carta_porte'],
-        message: `is only for tipo T (own goods moved) or I (a carrier billing the freight), not ${r.tipo}`,
-        params: { rule: 'CP114' },
-      });
+    checkComplementTipos(r, ctx);
     if (!r.receptor && !r.receptor_id) ctx.addIssue({ code: 'custom', path: ['receptor'], message: 'is required (or send receptor_id)' });
     if (r.receptor && r.receptor_id) ctx.addIssue({ code: 'custom', path: ['receptor_id'], message: 'send either receptor or receptor_id, not both' });
   });
@@ -243,8 +152,6 @@ export const CfdiRequestSchema = withTextCheck(CfdiRequestFields, ['external_id'
 // What each schema yields must fit what the engine takes (src/cfdi/input.ts); the compiler checks it here (the
 // conceptos and their taxes inside CfdiRequest).
 export type CfdiRequest = Fits<z.output<typeof CfdiRequestSchema>, ComprobanteInput>;
-export type PagoRequest = Fits<z.output<typeof PagoSchema>, PagoInput>;
-export type PagoDocumentoRequest = Fits<z.output<typeof PagoDocumentoSchema>, DoctoRelacionadoInput>;
 
 const WARNINGS =
   'Non-blocking remarks, each opening with the field it concerns, e.g. a receptor RFC whose check digit is wrong: it is stamped ' +
@@ -274,43 +181,7 @@ export const CfdiSchema = z
     total: Num,
     forma_pago: z.string().optional(),
     metodo_pago: z.string().optional(),
-    pagos: z
-      .array(
-        z.object({
-          fecha_pago: z.string(),
-          forma_pago: z.string(),
-          moneda: z.string(),
-          tipo_cambio: Num.openapi({ description: 'TipoCambioP: MXN per unit of moneda (1 for MXN)' }),
-          monto: Num,
-          documentos: z.array(
-            z.object({
-              uuid: z.string(),
-              moneda: z.string(),
-              equivalencia: Num.openapi({ description: 'EquivalenciaDR: units of the document currency per unit of the payment currency' }),
-              num_parcialidad: z.number().int(),
-              imp_saldo_ant: Num,
-              imp_pagado: Num,
-              imp_saldo_insoluto: Num,
-            }),
-          ),
-        }),
-      )
-      .optional()
-      .openapi({ description: 'Pago (P): the payments and the balance each paid document moved' }),
-    nomina: z
-      .object({ total_percepciones: Num.optional(), total_deducciones: Num.optional(), total_otros_pagos: Num.optional() })
-      .optional()
-      .openapi({ description: 'Nómina (N): the receipt totals' }),
-    carta_porte: z
-      .object({
-        id_ccp: z.string().openapi({ example: 'CCC5E2B1-94A3-4F0B-8D2C-6A1E7B3F9D20', description: 'IdCCP: the Carta Porte folio (second QR of the PDF)' }),
-        total_dist_rec: Num.optional().openapi({ description: 'TotalDistRec, km' }),
-        peso_bruto_total: Num,
-        unidad_peso: z.string(),
-        num_total_mercancias: z.number().int(),
-      })
-      .optional()
-      .openapi({ description: 'Carta Porte 3.1 (T or I): the identifier and the totals computed' }),
+    ...COMPLEMENT_RESPONSES,
     saldo_insoluto: Num.optional().openapi({ description: 'GET of a PPD Ingreso: what is still owed after the Pagos that stand (not cancelled or failed)' }),
     parcialidades: z.number().int().optional().openapi({ description: 'GET of a PPD Ingreso: how many instalments the standing Pagos cover' }),
     receipt_id: z
@@ -464,8 +335,6 @@ type CfdiListRow = Pick<
   | 'createdAt'
 >;
 
-const num = (v: string | undefined) => (typeof v === 'string' ? Number(v) : undefined);
-
 /** The spec's CFDI response (201 and GET /cfdis/:id). Amounts are JSON numbers printed from exact decimals. */
 export function toCfdi(r: CfdiRow): z.infer<typeof CfdiSchema> {
   const s = r.summary;
@@ -494,34 +363,7 @@ export function toCfdi(r: CfdiRow): z.infer<typeof CfdiSchema> {
     total: Number(r.total),
     forma_pago: s.forma_pago,
     metodo_pago: s.metodo_pago,
-    pagos: s.pagos?.map((p) => ({
-      fecha_pago: p.fecha_pago,
-      forma_pago: p.forma_pago,
-      moneda: p.moneda,
-      tipo_cambio: Number(p.tipo_cambio),
-      monto: Number(p.monto),
-      documentos: p.documentos.map((d) => ({
-        uuid: d.uuid,
-        moneda: d.moneda,
-        equivalencia: Number(d.equivalencia),
-        num_parcialidad: d.num_parcialidad,
-        imp_saldo_ant: Number(d.imp_saldo_ant),
-        imp_pagado: Number(d.imp_pagado),
-        imp_saldo_insoluto: Number(d.imp_saldo_insoluto),
-      })),
-    })),
-    nomina: s.nomina && {
-      total_percepciones: num(s.nomina.total_percepciones),
-      total_deducciones: num(s.nomina.total_deducciones),
-      total_otros_pagos: num(s.nomina.total_otros_pagos),
-    },
-    carta_porte: s.carta_porte && {
-      id_ccp: s.carta_porte.id_ccp,
-      total_dist_rec: num(s.carta_porte.total_dist_rec),
-      peso_bruto_total: Number(s.carta_porte.peso_bruto_total),
-      unidad_peso: s.carta_porte.unidad_peso,
-      num_total_mercancias: s.carta_porte.num_total_mercancias,
-    },
+    ...complementsToWire(s),
     fecha_timbrado: r.fechaTimbrado,
     pac: r.pac,
     sello_sat: s.sello_sat ?? null,

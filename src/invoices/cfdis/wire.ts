@@ -1,3 +1,4 @@
+import { complementSummaries } from '../../cfdi/complements/index.ts';
 import type { ComprobanteModel } from '../../cfdi/model.ts';
 import type { CfdiSummary } from '../../db/schema/index.ts';
 import { ServiceError } from '../../lib/service-error.ts';
@@ -59,33 +60,6 @@ export function summaryOf(m: ComprobanteModel): CfdiSummary {
     total_impuestos_retenidos: m.impuestos?.totalRetenidos?.toString(),
     forma_pago: m.formaPago,
     metodo_pago: m.metodoPago,
-    pagos: m.pagos?.pagos.map((p) => ({
-      fecha_pago: p.fechaPago,
-      forma_pago: p.formaDePagoP,
-      moneda: p.monedaP,
-      tipo_cambio: p.tipoCambioP,
-      monto: p.monto.toString(),
-      documentos: p.documentos.map((d) => ({
-        uuid: d.idDocumento,
-        moneda: d.monedaDR,
-        equivalencia: d.equivalenciaDR,
-        num_parcialidad: d.numParcialidad,
-        imp_saldo_ant: d.impSaldoAnt.toString(),
-        imp_pagado: d.impPagado.toString(),
-        imp_saldo_insoluto: d.impSaldoInsoluto.toString(),
-      })),
-    })),
-    nomina: m.nomina && {
-      total_percepciones: m.nomina.totalPercepciones?.toString(),
-      total_deducciones: m.nomina.totalDeducciones?.toString(),
-      total_otros_pagos: m.nomina.totalOtrosPagos?.toString(),
-    },
-    carta_porte: m.cartaPorte && {
-      id_ccp: m.cartaPorte.idCcp,
-      total_dist_rec: m.cartaPorte.totalDistRec?.toString(),
-      peso_bruto_total: m.cartaPorte.mercancias.pesoBrutoTotal.toString(),
-      unidad_peso: m.cartaPorte.mercancias.unidadPeso,
-      num_total_mercancias: m.cartaPorte.mercancias.numTotalMercancias,
-    },
+    ...complementSummaries(m),
   };
 }

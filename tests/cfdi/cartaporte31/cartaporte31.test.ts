@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test';
 import { cadenaOriginal } from '../../../src/cfdi/cadena.ts';
-import type { CartaPorteContext, CartaPorteModel } from '../../../src/cfdi/cartaporte31/model.ts';
-import { prepareCartaPorte } from '../../../src/cfdi/cartaporte31/rules.ts';
-import { cartaPorteNode } from '../../../src/cfdi/cartaporte31/xml.ts';
+import type { CartaPorteContext, CartaPorteModel } from '../../../src/cfdi/complements/cartaporte31/model.ts';
+import { prepareCartaPorte } from '../../../src/cfdi/complements/cartaporte31/rules.ts';
+import { cartaPorteNode } from '../../../src/cfdi/complements/cartaporte31/xml.ts';
 import { Dec } from '../../../src/cfdi/decimal.ts';
 import { child, el, parseXml, serializeXml } from '../../../src/cfdi/xml.ts';
-import { CartaPorteRequestSchema, type CartaPorteRequest } from '../../../src/invoices/cfdis/cartaporte-schema.ts';
+import { CartaPorteRequestSchema, type CartaPorteRequest } from '../../../src/invoices/cfdis/complements/cartaporte31.ts';
 import type { ErrorDetail } from '../../../src/lib/service-error.ts';
 import { cadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
 import { merged } from '../corpus.ts';

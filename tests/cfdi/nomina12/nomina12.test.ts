@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { cadenaOriginal } from '../../../src/cfdi/cadena.ts';
-import type { NominaContext, NominaModel } from '../../../src/cfdi/nomina12/model.ts';
-import { antiguedadSemanas, clabeValida, nominaComprobanteAmounts, prepareNomina } from '../../../src/cfdi/nomina12/rules.ts';
-import { nominaNode } from '../../../src/cfdi/nomina12/xml.ts';
+import type { NominaContext, NominaModel } from '../../../src/cfdi/complements/nomina12/model.ts';
+import { antiguedadSemanas, clabeValida, nominaComprobanteAmounts, prepareNomina } from '../../../src/cfdi/complements/nomina12/rules.ts';
+import { nominaNode } from '../../../src/cfdi/complements/nomina12/xml.ts';
 import { el, parseXml, serializeXml } from '../../../src/cfdi/xml.ts';
-import { NominaRequestSchema, type NominaRequest } from '../../../src/invoices/cfdis/nomina-schema.ts';
+import { NominaRequestSchema, type NominaRequest } from '../../../src/invoices/cfdis/complements/nomina12.ts';
 import type { ErrorDetail } from '../../../src/lib/service-error.ts';
 import { cadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
 import { merged, PAYROLLS, QUINCENAL } from '../corpus.ts';

@@ -1,5 +1,5 @@
-import type { TaxLine } from '../model.ts';
-import { el, type XmlNode } from '../xml.ts';
+import type { TaxLine } from '../../model.ts';
+import { el, type XmlNode } from '../../xml.ts';
 import type { PagosModel } from './model.ts';
 
 const taxDR = (name: string, t: TaxLine) =>

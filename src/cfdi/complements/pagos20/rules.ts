@@ -1,9 +1,10 @@
-import { catalogEntry, inForce, isValidKey } from '../../catalogs/index.ts';
-import { Dec, sum } from '../decimal.ts';
-import type { DoctoRelacionadoInput, Fail, PagoInput, TaxInput } from '../input.ts';
-import type { TaxLine } from '../model.ts';
-import { rfcProblem } from '../rules/rfc.ts';
-import { importeWindow, prepareTaxLine, sumByTax, type TaxRuleCodes } from '../rules/taxes.ts';
+import { catalogEntry, inForce, isValidKey } from '../../../catalogs/index.ts';
+import { Dec, sum } from '../../decimal.ts';
+import type { Fail, TaxInput } from '../../input.ts';
+import type { DoctoRelacionadoInput, PagoInput } from './input.ts';
+import type { TaxLine } from '../../model.ts';
+import { rfcProblem } from '../../rules/rfc.ts';
+import { importeWindow, prepareTaxLine, sumByTax, type TaxRuleCodes } from '../../rules/taxes.ts';
 import type { DoctoModel, PagoModel, PagosModel, PaidDocument } from './model.ts';
 
 /**

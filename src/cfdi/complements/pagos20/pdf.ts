@@ -1,6 +1,6 @@
 import { child, childrenNamed, type XmlNode } from '../../xml.ts';
-import { amountIn, described, none, printedDate, rateText, taxLine } from '../format.ts';
-import type { PdfColumn, PdfLayout } from '../layout.ts';
+import { amountIn, described, none, printedDate, rateText, taxLine } from '../../pdf/format.ts';
+import type { PdfColumn, PdfLayout } from '../../pdf/layout.ts';
 
 /** The children named `name` of the child named `parent` (none when the parent is absent). */
 const nested = (node: XmlNode, parent: string, name: string) => childrenNamed(child(node, parent) ?? none, name);

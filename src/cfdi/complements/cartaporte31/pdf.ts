@@ -1,8 +1,8 @@
 import { catalogEntry, type CatalogName } from '../../../catalogs/index.ts';
 import { cartaPorteVerificationUrl } from '../../qr.ts';
 import { child, childrenNamed, type XmlNode } from '../../xml.ts';
-import { amountIn, described, groupDigits, none, printedDate } from '../format.ts';
-import type { PdfColumn, PdfLayout } from '../layout.ts';
+import { amountIn, described, groupDigits, none, printedDate } from '../../pdf/format.ts';
+import type { PdfColumn, PdfLayout } from '../../pdf/layout.ts';
 
 /** The children named `name` of the child named `parent` (none when the parent is absent). */
 const nested = (node: XmlNode, parent: string, name: string) => childrenNamed(child(node, parent) ?? none, name);

@@ -1,13 +1,14 @@
 import { z } from '@hono/zod-openapi';
-import type { CartaPorteInput } from '../../cfdi/input.ts';
-import { ID_CCP, UUID } from '../../cfdi/patterns.ts';
-import { rfcProblem } from '../../cfdi/rules/rfc.ts';
-import { Amount, code, type Fits, integer, str } from './fields.ts';
+import type { CartaPorteInput } from '../../../cfdi/complements/cartaporte31/input.ts';
+import { ID_CCP, UUID } from '../../../cfdi/patterns.ts';
+import { rfcProblem } from '../../../cfdi/rules/rfc.ts';
+import { Amount, code, type Fits, integer, num, str } from '../fields.ts';
+import type { WireComplement } from './index.ts';
 
 /**
  * The `carta_porte` member of POST /cfdis (tipo T or I): Complemento Carta Porte 3.1 in snake_case. Only format
  * checks live here (CartaPorte31.xsd patterns, lengths, enums); catalog and consistency rules are in
- * src/cfdi/cartaporte31/rules.ts (docs/cartaporte31.md lists them). What SAT computes is filled in, and checked
+ * src/cfdi/complements/cartaporte31/rules/ (docs/cartaporte31.md lists them). What SAT computes is filled in, and checked
  * when sent.
  */
 
@@ -469,3 +470,34 @@ export const CartaPorteRequestSchema = z
   });
 
 export type CartaPorteRequest = Fits<z.output<typeof CartaPorteRequestSchema>, CartaPorteInput>;
+
+const CartaPorteResponse = z
+  .object({
+    id_ccp: z.string().openapi({ example: 'CCC5E2B1-94A3-4F0B-8D2C-6A1E7B3F9D20', description: 'IdCCP: the Carta Porte folio (second QR of the PDF)' }),
+    total_dist_rec: z.number().optional().openapi({ description: 'TotalDistRec, km' }),
+    peso_bruto_total: z.number(),
+    unidad_peso: z.string(),
+    num_total_mercancias: z.number().int(),
+  })
+  .optional()
+  .openapi({ description: 'Carta Porte 3.1 (T or I): the identifier and the totals computed' });
+
+export const cartaporte31 = {
+  request: CartaPorteRequestSchema.optional().openapi({
+    description:
+      'Traslado (T) or Ingreso (I) only: the Complemento Carta Porte 3.1 that moving goods on federal roads, by rail, sea or air needs ' +
+      '(a T when you move your own goods, an I when you bill the freight)',
+  }),
+  carriedBy: ({ tipo }, sent) =>
+    sent && tipo !== 'T' && tipo !== 'I'
+      ? { message: `is only for tipo T (own goods moved) or I (a carrier billing the freight), not ${tipo}`, rule: 'CP114' }
+      : undefined,
+  response: CartaPorteResponse,
+  toWire: (c) => ({
+    id_ccp: c.id_ccp,
+    total_dist_rec: num(c.total_dist_rec),
+    peso_bruto_total: Number(c.peso_bruto_total),
+    unidad_peso: c.unidad_peso,
+    num_total_mercancias: c.num_total_mercancias,
+  }),
+} satisfies WireComplement<'carta_porte', typeof CartaPorteResponse>;

@@ -1,6 +1,6 @@
-import type { Dec } from '../decimal.ts';
-import type { TaxInput } from '../input.ts';
-import type { TaxLine } from '../model.ts';
+import type { Dec } from '../../decimal.ts';
+import type { TaxInput } from '../../input.ts';
+import type { TaxLine } from '../../model.ts';
 
 /** Complemento para recepción de Pagos 2.0: what a payment knows of the documents it pays, and what it writes. */
 

@@ -1,5 +1,5 @@
-import type { Dec } from '../decimal.ts';
-import { el, type XmlNode } from '../xml.ts';
+import type { Dec } from '../../decimal.ts';
+import { el, type XmlNode } from '../../xml.ts';
 import type { CartaPorteModel, DomicilioModel, MercanciaModel, TipoFiguraModel, UbicacionModel } from './model.ts';
 
 const w = (d: Dec | undefined) => d?.toString();

@@ -1,6 +1,6 @@
 import { child, childrenNamed, type XmlNode } from '../../xml.ts';
-import { amountIn, described, groupDigits, money, none, printedDate } from '../format.ts';
-import type { PdfColumn, PdfLayout, TotalRow } from '../layout.ts';
+import { amountIn, described, groupDigits, money, none, printedDate } from '../../pdf/format.ts';
+import type { PdfColumn, PdfLayout, TotalRow } from '../../pdf/layout.ts';
 
 /** A nómina's amounts are pesos: its CFDI's Moneda is MXN (Guía de llenado del comprobante de nómina). */
 const pesos = (amount: string | undefined) => amountIn('MXN', amount);

@@ -1,6 +1,7 @@
-import { catalogEntry, inForce, type CatalogName } from '../../catalogs/index.ts';
-import { Dec, sum } from '../decimal.ts';
-import type { Fail, NominaInput } from '../input.ts';
+import { catalogEntry, inForce, type CatalogName } from '../../../catalogs/index.ts';
+import { Dec, sum } from '../../decimal.ts';
+import type { Fail } from '../../input.ts';
+import type { NominaInput } from './input.ts';
 import type { NominaContext, NominaModel, OtroPagoModel, PercepcionesModel, PercepcionModel } from './model.ts';
 
 /**

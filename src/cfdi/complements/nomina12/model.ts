@@ -1,4 +1,4 @@
-import type { Dec } from '../decimal.ts';
+import type { Dec } from '../../decimal.ts';
 
 /** Complemento Nómina 1.2 (rev. D) as it will be written: every amount final, at its written precision. */
 

@@ -1,12 +1,13 @@
 import { z } from '@hono/zod-openapi';
-import type { NominaInput } from '../../cfdi/input.ts';
-import { T_CURP } from '../../cfdi/patterns.ts';
-import { rfcProblem } from '../../cfdi/rules/rfc.ts';
-import { Amount, code, type Fits, integer, str } from './fields.ts';
+import type { NominaInput } from '../../../cfdi/complements/nomina12/input.ts';
+import { T_CURP } from '../../../cfdi/patterns.ts';
+import { rfcProblem } from '../../../cfdi/rules/rfc.ts';
+import { Amount, code, type Fits, integer, num, str } from '../fields.ts';
+import type { WireComplement } from './index.ts';
 
 /**
  * The `nomina` member of POST /cfdis (tipo N): the Nómina 1.2 complement in snake_case. Only format checks live
- * here (nomina12.xsd patterns, lengths, enums); catalog and arithmetic rules are in src/cfdi/nomina.ts, where each
+ * here (nomina12.xsd patterns, lengths, enums); catalog and arithmetic rules are in src/cfdi/complements/nomina12/rules.ts, where each
  * carries its NOM rule code. Totals and Antigüedad are computed, never sent.
  */
 
@@ -205,3 +206,24 @@ export const NominaRequestSchema = z
   .openapi('Nomina', { description: 'Complemento Nómina 1.2 (tipo N). Totals and Antigüedad are computed.' });
 
 export type NominaRequest = Fits<z.output<typeof NominaRequestSchema>, NominaInput>;
+
+const NominaResponse = z
+  .object({ total_percepciones: z.number().optional(), total_deducciones: z.number().optional(), total_otros_pagos: z.number().optional() })
+  .optional()
+  .openapi({ description: 'Nómina (N): the receipt totals' });
+
+export const nomina12 = {
+  request: NominaRequestSchema.optional().openapi({ description: 'Nómina (N) only: the payroll receipt (Complemento de Nómina 1.2)' }),
+  carriedBy: ({ tipo }, sent) =>
+    tipo === 'N' && !sent
+      ? { message: 'is required for tipo N (Complemento de Nómina 1.2)' }
+      : tipo !== 'N' && sent
+        ? { message: 'is only for tipo N' }
+        : undefined,
+  response: NominaResponse,
+  toWire: (nomina) => ({
+    total_percepciones: num(nomina.total_percepciones),
+    total_deducciones: num(nomina.total_deducciones),
+    total_otros_pagos: num(nomina.total_otros_pagos),
+  }),
+} satisfies WireComplement<'nomina', typeof NominaResponse>;

@@ -1,4 +1,4 @@
-import type { Dec } from '../decimal.ts';
+import type { Dec } from '../../decimal.ts';
 
 /** Complemento Carta Porte 3.1 as it will be written: every value final, every computed attribute filled in. */
 

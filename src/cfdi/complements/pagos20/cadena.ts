@@ -1,0 +1,55 @@
+import { each, O, R, type Step } from '../../cadena-steps.ts';
+
+/** Pagos20.xslt. */
+const TRASLADO_DR = [R('BaseDR'), R('ImpuestoDR'), R('TipoFactorDR'), O('TasaOCuotaDR'), O('ImporteDR')];
+export const PAGOS_20: Step[] = [
+  R('Version'),
+  each('pago20:Totales', [
+    O('TotalRetencionesIVA'),
+    O('TotalRetencionesISR'),
+    O('TotalRetencionesIEPS'),
+    O('TotalTrasladosBaseIVA16'),
+    O('TotalTrasladosImpuestoIVA16'),
+    O('TotalTrasladosBaseIVA8'),
+    O('TotalTrasladosImpuestoIVA8'),
+    O('TotalTrasladosBaseIVA0'),
+    O('TotalTrasladosImpuestoIVA0'),
+    O('TotalTrasladosBaseIVAExento'),
+    R('MontoTotalPagos'),
+  ]),
+  each('pago20:Pago', [
+    R('FechaPago'),
+    R('FormaDePagoP'),
+    R('MonedaP'),
+    O('TipoCambioP'),
+    R('Monto'),
+    O('NumOperacion'),
+    O('RfcEmisorCtaOrd'),
+    O('NomBancoOrdExt'),
+    O('CtaOrdenante'),
+    O('RfcEmisorCtaBen'),
+    O('CtaBeneficiario'),
+    O('TipoCadPago'),
+    O('CertPago'),
+    O('CadPago'),
+    O('SelloPago'),
+    each('pago20:DoctoRelacionado', [
+      R('IdDocumento'),
+      O('Serie'),
+      O('Folio'),
+      R('MonedaDR'),
+      O('EquivalenciaDR'),
+      R('NumParcialidad'),
+      R('ImpSaldoAnt'),
+      R('ImpPagado'),
+      R('ImpSaldoInsoluto'),
+      R('ObjetoImpDR'),
+      each('pago20:ImpuestosDR/pago20:RetencionesDR/pago20:RetencionDR', [R('BaseDR'), R('ImpuestoDR'), R('TipoFactorDR'), R('TasaOCuotaDR'), R('ImporteDR')]),
+      each('pago20:ImpuestosDR/pago20:TrasladosDR/pago20:TrasladoDR', TRASLADO_DR),
+    ]),
+    each('pago20:ImpuestosP', [
+      each('pago20:RetencionesP/pago20:RetencionP', [R('ImpuestoP'), R('ImporteP')]),
+      each('pago20:TrasladosP/pago20:TrasladoP', [R('BaseP'), R('ImpuestoP'), R('TipoFactorP'), O('TasaOCuotaP'), O('ImporteP')]),
+    ]),
+  ]),
+];
