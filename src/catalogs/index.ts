@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { eachRecord, parseCsv, recordCells, toRow } from './csv.ts';
 import c_Aduana from './data/c_Aduana.csv' with { type: 'file' };
 import c_Banco from './data/c_Banco.csv' with { type: 'file' };
+import c_ClavePedimento from './data/c_ClavePedimento.csv' with { type: 'file' };
 import c_ClaveProdServ from './data/c_ClaveProdServ.csv' with { type: 'file' };
 import c_ClaveProdServCP from './data/c_ClaveProdServCP.csv' with { type: 'file' };
 import c_ClaveTipoCarga from './data/c_ClaveTipoCarga.csv' with { type: 'file' };
@@ -9,6 +10,7 @@ import c_ClaveUnidad from './data/c_ClaveUnidad.csv' with { type: 'file' };
 import c_ClaveUnidadPeso from './data/c_ClaveUnidadPeso.csv' with { type: 'file' };
 import c_CodigoPostal from './data/c_CodigoPostal.csv' with { type: 'file' };
 import c_CodigoTransporteAereo from './data/c_CodigoTransporteAereo.csv' with { type: 'file' };
+import c_Colonia from './data/c_Colonia.csv' with { type: 'file' };
 import c_CondicionesEspeciales from './data/c_CondicionesEspeciales.csv' with { type: 'file' };
 import c_ConfigAutotransporte from './data/c_ConfigAutotransporte.csv' with { type: 'file' };
 import c_ConfigMaritima from './data/c_ConfigMaritima.csv' with { type: 'file' };
@@ -26,12 +28,14 @@ import c_FormaFarmaceutica from './data/c_FormaFarmaceutica.csv' with { type: 'f
 import c_FormaPago from './data/c_FormaPago.csv' with { type: 'file' };
 import c_FraccionArancelaria from './data/c_FraccionArancelaria.csv' with { type: 'file' };
 import c_Impuesto from './data/c_Impuesto.csv' with { type: 'file' };
+import c_INCOTERM from './data/c_INCOTERM.csv' with { type: 'file' };
 import c_Localidad from './data/c_Localidad.csv' with { type: 'file' };
 import c_MaterialPeligroso from './data/c_MaterialPeligroso.csv' with { type: 'file' };
 import c_Meses from './data/c_Meses.csv' with { type: 'file' };
 import c_MetodoPago from './data/c_MetodoPago.csv' with { type: 'file' };
 import c_Moneda from './data/c_Moneda.csv' with { type: 'file' };
 import c_MotivoCancelacion from './data/c_MotivoCancelacion.csv' with { type: 'file' };
+import c_MotivoTraslado from './data/c_MotivoTraslado.csv' with { type: 'file' };
 import c_Municipio from './data/c_Municipio.csv' with { type: 'file' };
 import c_NumAutorizacionNaviero from './data/c_NumAutorizacionNaviero.csv' with { type: 'file' };
 import c_ObjetoImp from './data/c_ObjetoImp.csv' with { type: 'file' };
@@ -67,6 +71,7 @@ import c_TipoPercepcion from './data/c_TipoPercepcion.csv' with { type: 'file' }
 import c_TipoPermiso from './data/c_TipoPermiso.csv' with { type: 'file' };
 import c_TipoRegimen from './data/c_TipoRegimen.csv' with { type: 'file' };
 import c_TipoRelacion from './data/c_TipoRelacion.csv' with { type: 'file' };
+import c_UnidadAduana from './data/c_UnidadAduana.csv' with { type: 'file' };
 import c_UsoCFDI from './data/c_UsoCFDI.csv' with { type: 'file' };
 
 /**
@@ -77,6 +82,7 @@ import c_UsoCFDI from './data/c_UsoCFDI.csv' with { type: 'file' };
 export const CATALOG_KEYS = {
   c_Aduana: ['clave'],
   c_Banco: ['clave'],
+  c_ClavePedimento: ['clave'],
   c_ClaveProdServ: ['clave'],
   c_ClaveProdServCP: ['clave'],
   c_ClaveTipoCarga: ['clave'],
@@ -84,6 +90,7 @@ export const CATALOG_KEYS = {
   c_ClaveUnidadPeso: ['clave'],
   c_CodigoPostal: ['codigo_postal'],
   c_CodigoTransporteAereo: ['clave'],
+  c_Colonia: ['codigo_postal', 'colonia'],
   c_CondicionesEspeciales: ['clave'],
   c_ConfigAutotransporte: ['clave'],
   c_ConfigMaritima: ['clave'],
@@ -101,12 +108,14 @@ export const CATALOG_KEYS = {
   c_FormaPago: ['clave'],
   c_FraccionArancelaria: ['clave'],
   c_Impuesto: ['clave'],
+  c_INCOTERM: ['clave'],
   c_Localidad: ['estado', 'localidad'],
   c_MaterialPeligroso: ['clave'],
   c_Meses: ['clave'],
   c_MetodoPago: ['clave'],
   c_Moneda: ['clave'],
   c_MotivoCancelacion: ['clave'],
+  c_MotivoTraslado: ['clave'],
   c_Municipio: ['estado', 'municipio'],
   c_NumAutorizacionNaviero: ['clave'],
   c_ObjetoImp: ['clave'],
@@ -142,6 +151,7 @@ export const CATALOG_KEYS = {
   c_TipoPermiso: ['clave'],
   c_TipoRegimen: ['clave'],
   c_TipoRelacion: ['clave'],
+  c_UnidadAduana: ['clave'],
   c_UsoCFDI: ['clave'],
 } as const satisfies Record<string, readonly string[]>;
 
@@ -152,6 +162,7 @@ export type CatalogRow = Readonly<Record<string, string>>;
 const CATALOG_FILES: Record<CatalogName, string> = {
   c_Aduana,
   c_Banco,
+  c_ClavePedimento,
   c_ClaveProdServ,
   c_ClaveProdServCP,
   c_ClaveTipoCarga,
@@ -159,6 +170,7 @@ const CATALOG_FILES: Record<CatalogName, string> = {
   c_ClaveUnidadPeso,
   c_CodigoPostal,
   c_CodigoTransporteAereo,
+  c_Colonia,
   c_CondicionesEspeciales,
   c_ConfigAutotransporte,
   c_ConfigMaritima,
@@ -176,12 +188,14 @@ const CATALOG_FILES: Record<CatalogName, string> = {
   c_FormaPago,
   c_FraccionArancelaria,
   c_Impuesto,
+  c_INCOTERM,
   c_Localidad,
   c_MaterialPeligroso,
   c_Meses,
   c_MetodoPago,
   c_Moneda,
   c_MotivoCancelacion,
+  c_MotivoTraslado,
   c_Municipio,
   c_NumAutorizacionNaviero,
   c_ObjetoImp,
@@ -217,11 +231,12 @@ const CATALOG_FILES: Record<CatalogName, string> = {
   c_TipoPermiso,
   c_TipoRegimen,
   c_TipoRelacion,
+  c_UnidadAduana,
   c_UsoCFDI,
 };
 
 /** Identifies the shipped catalog data; bump when a CSV changes so databases reseed. */
-export const CATALOG_VERSION = 'sat-10.14.20260806+cp31';
+export const CATALOG_VERSION = 'sat-10.14.20260806+cp31+cce20';
 
 /**
  * Catalogs are parsed once per process, on first use. A small one is kept as row objects. A large one (postal
