@@ -5,14 +5,14 @@ import { childrenNamed, type XmlNode } from './xml.ts';
  * attribute values (normalize-space'd) in the stylesheet's fixed order, `||` at the end. The tests compare this
  * with the XSLT's own output byte for byte.
  */
-type Step =
+export type Step =
   | { attr: string; required: boolean }
   | { each: string[]; steps: Step[] } // for-each over a child path
   | { complements: true }; // apply the complement templates to each child
 
 const R = (attr: string): Step => ({ attr, required: true });
 const O = (attr: string): Step => ({ attr, required: false });
-const each = (path: string, steps: Step[]): Step => ({ each: path.split('/'), steps });
+export const each = (path: string, steps: Step[]): Step => ({ each: path.split('/'), steps });
 
 const TRASLADO = [R('Base'), R('Impuesto'), R('TipoFactor'), O('TasaOCuota'), O('Importe')];
 const RETENCION = [R('Base'), R('Impuesto'), R('TipoFactor'), R('TasaOCuota'), R('Importe')];
@@ -86,7 +86,7 @@ const COMPROBANTE_40: Step[] = [
   each('cfdi:Complemento', [{ complements: true }]),
 ];
 
-const attrs = (required: string, optional = '') => [...required.split(' ').filter(Boolean).map(R), ...optional.split(' ').filter(Boolean).map(O)];
+export const attrs = (required: string, optional = '') => [...required.split(' ').filter(Boolean).map(R), ...optional.split(' ').filter(Boolean).map(O)];
 
 /** Pagos20.xslt. */
 const TRASLADO_DR = [R('BaseDR'), R('ImpuestoDR'), R('TipoFactorDR'), O('TasaOCuotaDR'), O('ImporteDR')];
@@ -286,7 +286,7 @@ const COMPLEMENT_STEPS: Record<string, Step[]> = { 'pago20:Pagos': PAGOS_20, 'no
 /** XPath normalize-space(): trim and collapse runs of space, tab, CR, LF. */
 export const normalizeSpace = (s: string) => s.replace(/[ \t\r\n]+/g, ' ').trim();
 
-function run(node: XmlNode, steps: Step[], out: string[]): void {
+export function run(node: XmlNode, steps: Step[], out: string[]): void {
   for (const step of steps) {
     if ('attr' in step) {
       const v = node.attrs[step.attr];
