@@ -34,8 +34,9 @@ const samples = readdirSync(SAMPLES)
   });
 
 // The SAT material these were copied from once had a 6th (production-stamped) sample; it was removed because it named a real taxpayer.
-test('fixture set is complete: 5 samples, 4 signed, 3 stamped', () => {
-  expect(samples.length).toBe(5);
+// The implocal fixture is unsigned and synthetic (tipo P with implocal): it checks the schema and the stylesheet only.
+test('fixture set is complete: 6 samples, 4 signed, 3 stamped', () => {
+  expect(samples.length).toBe(6);
   expect(samples.filter((s) => s.signed).length).toBe(4);
   expect(samples.filter((s) => s.tfdCadena !== undefined).length).toBe(3);
 });

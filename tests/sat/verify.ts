@@ -19,11 +19,14 @@ const XSD_FILES = [
   'nomina12.xsd',
   'CartaPorte31.xsd',
   'ComercioExterior20.xsd',
+  'implocal.xsd',
+  'hidrocarburospetroliferos.xsd',
   'catCFDI.xsd',
   'catPagos.xsd',
   'catNomina.xsd',
   'catCartaPorte.xsd',
   'catComExt.xsd',
+  'catHidroYPetro.xsd',
   'tdCFDI.xsd',
 ];
 let schemaFiles: XMLFileInfo[] | undefined;
