@@ -88,6 +88,45 @@ describe('a concepto complement (cfdi:ComplementoConcepto)', () => {
   });
 });
 
+describe('a complement required in some cases (absent)', () => {
+  test('a concepto complement hears of each concepto that does not send it, under that concepto', () => {
+    const requerido: Complement = {
+      input: 'requerido',
+      model: 'requerido',
+      element: 'requerido:Dato',
+      prefix: 'requerido',
+      namespace: 'http://www.sat.gob.mx/requerido',
+      schemaLocation: 'http://www.sat.gob.mx/requerido.xsd',
+      prepare: () => ({}),
+      absent: (facts, fail) => {
+        if (facts.conceptos[0]!.claveProdServ === '15101505') fail(facts.field, 'is required on this key');
+      },
+      node: () => el('requerido:Dato', {}),
+      cadena: [],
+    };
+    const concepto = { clave_prod_serv: '84111506', cantidad: '1', clave_unidad: 'E48', descripcion: 'x', valor_unitario: '10', objeto_imp: '01' };
+    const request = {
+      tipo: 'I',
+      fecha: '2026-11-20T10:00:00',
+      forma_pago: '03',
+      receptor: RECEPTOR,
+      conceptos: [
+        concepto,
+        { ...concepto, clave_prod_serv: '15101505', clave_unidad: 'LTR' },
+        { ...concepto, clave_prod_serv: '15101505', clave_unidad: 'LTR', requerido: {} },
+      ],
+    } as unknown as ComprobanteInput;
+    const registry = CONCEPTO_COMPLEMENTS as Complement[];
+    registry.push(requerido);
+    try {
+      expect(prepareInvoice(request, CTX).errors).toEqual([{ field: 'conceptos[1].requerido', issue: 'is required on this key' }]);
+    } finally {
+      registry.pop();
+    }
+    expect(prepareInvoice(request, CTX).errors).toEqual([]);
+  });
+});
+
 const RECEPTOR = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const CTX = {
   emisor: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimenFiscal: '601', codigoPostal: '42501' },

@@ -279,6 +279,12 @@ export function totalsSection(layout: Layout, { root, comprobante: a, moneda }: 
   for (const t of childrenNamed(child(impuestos ?? root, 'cfdi:Retenciones') ?? root, 'cfdi:Retencion')) {
     totals.push([`${described('c_Impuesto', t.attrs.Impuesto)} retenido`, amount(`-${t.attrs.Importe}`)]);
   }
+  // A complement's amounts that are part of Total (Impuestos Locales), so the block adds up to it.
+  for (const complement of PDF_SECTIONS) {
+    if (!complement.totalLines) continue;
+    for (const node of childrenNamed(complemento, complement.element))
+      for (const [label, value] of complement.totalLines(node)) totals.push([label, amount(value)]);
+  }
   totals.push([`Total ${moneda}`, amount(a.Total), true]);
   totalsBlock(layout, totals, inWords);
 }

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { ComprobanteInput } from '../../cfdi/input.ts';
 import { UUID } from '../../cfdi/patterns.ts';
 import { Amount, code, type Fits, num, SEND_AS_STRING, str, Tax, withTextCheck } from './fields.ts';
-import { checkComplementTipos, COMPLEMENT_REQUESTS, COMPLEMENT_RESPONSES, complementsToWire } from './complements/index.ts';
+import { CONCEPTO_COMPLEMENT_REQUESTS, checkComplementTipos, COMPLEMENT_REQUESTS, COMPLEMENT_RESPONSES, complementsToWire } from './complements/index.ts';
 import { CFDI_STATUSES, type cfdis } from '../../db/schema/index.ts';
 import { ExternalId, IdempotencyKeyHeader, Metadata, PaginationQuery } from '../../lib/schemas.ts';
 import { SANDBOX_SCENARIOS } from '../../pac/types.ts';
@@ -53,6 +53,7 @@ export const ConceptoSchema = z
       .object({ rfc: z.string().trim().toUpperCase(), nombre: str(254), regimen_fiscal: z.string(), domicilio_fiscal: z.string() })
       .strict()
       .optional(),
+    ...CONCEPTO_COMPLEMENT_REQUESTS,
   })
   .strict()
   .openapi('Concepto');

@@ -1,5 +1,5 @@
 import type { z } from '@hono/zod-openapi';
-import type { ComplementInputs, ComplementSummaries } from '../../../cfdi/complements/index.ts';
+import type { ComplementInputs, ComplementSummaries, ConceptoComplementInputs } from '../../../cfdi/complements/index.ts';
 import type { CfdiSummary } from '../../../db/schema/index.ts';
 import { cartaporte31 } from './cartaporte31.ts';
 import { nomina12 } from './nomina12.ts';
@@ -49,3 +49,15 @@ export function complementsToWire(s: CfdiSummary): { [K in keyof Wire]?: z.outpu
   }
   return out;
 }
+
+/**
+ * A concepto complement on the wire: its member of each concepto of POST /cfdis (conceptos[i].<member>), checked by
+ * `Fits<>` with the concepto. Every concepto complement of the engine's registry needs its entry (the type says so).
+ */
+type WireConceptoComplements = { [K in keyof ConceptoComplementInputs]-?: { request: z.ZodType<ConceptoComplementInputs[K]> } };
+const WIRE_CONCEPTO_COMPLEMENTS: WireConceptoComplements = {};
+
+/** The concepto complements' members of the concepto schema (ConceptoSchema). */
+export const CONCEPTO_COMPLEMENT_REQUESTS = Object.fromEntries(
+  Object.entries(WIRE_CONCEPTO_COMPLEMENTS).map(([key, c]) => [key, (c as { request: z.ZodType }).request]),
+) as { [K in keyof WireConceptoComplements]: WireConceptoComplements[K]['request'] };
