@@ -1889,6 +1889,21 @@ export interface components {
                 unidad_peso: string;
                 num_total_mercancias: number;
             };
+            /** @description Impuestos Locales 1.0 (I, E): the local taxes, part of the CFDI's total */
+            impuestos_locales?: {
+                total_de_traslados: number;
+                total_de_retenciones: number;
+                traslados: {
+                    imp_loc_trasladado: string;
+                    tasa_de_traslado: number;
+                    importe: number;
+                }[];
+                retenciones: {
+                    imp_loc_retenido: string;
+                    tasa_de_retencion: number;
+                    importe: number;
+                }[];
+            };
             /** @description GET of a PPD Ingreso: what is still owed after the Pagos that stand (not cancelled or failed) */
             saldo_insoluto?: number;
             /** @description GET of a PPD Ingreso: how many instalments the standing Pagos cover */
@@ -1989,6 +2004,7 @@ export interface components {
             pagos?: components["schemas"]["Pago"][];
             nomina?: components["schemas"]["Nomina"];
             carta_porte?: components["schemas"]["CartaPorte"];
+            impuestos_locales?: components["schemas"]["ImpuestosLocales"];
             /**
              * @description Your own reference (e.g. your order number), at most 255 printable characters: unique per tenant and environment (a second invoice with it is 409, naming the first), kept by a failed invoice, found with GET /cfdis?external_id=
              * @example SO-10482
@@ -2976,6 +2992,55 @@ export interface components {
             /** @description c_ParteTransporte keys of the parts an owner (02) or lessor (03) provides; required for them */
             partes_transporte?: string[];
             domicilio?: components["schemas"]["CartaPorteDomicilio"];
+        };
+        /** @description Ingreso (I) or Egreso (E) only: state and municipal taxes (lodging tax, cedular withholdings), Complemento de Impuestos Locales 1.0 */
+        ImpuestosLocales: {
+            /** @description RetencionesLocales: state or municipal taxes withheld */
+            retenciones?: {
+                /**
+                 * @description ImpLocRetenido: the local tax withheld, by its name
+                 * @example Impuesto cedular
+                 */
+                imp_loc_retenido: string;
+                /**
+                 * @description A percentage, as SAT writes it (3 for 3 %): greater than 0, at most 100, two decimals
+                 * @example 3
+                 */
+                tasa_de_retencion: number | string;
+                /**
+                 * @description What the rate applies to (not written: implocal has no Base). Default: the CFDI's SubTotal − Descuento; at most that
+                 * @example 1500.00
+                 */
+                base?: number | string;
+                /**
+                 * @description Computed (base × tasa ÷ 100, rounded half up to the cent) when omitted; when sent, within half a cent per unit of rate of it
+                 * @example 1500.00
+                 */
+                importe?: number | string;
+            }[];
+            /** @description TrasladosLocales: state or municipal taxes charged */
+            traslados?: {
+                /**
+                 * @description ImpLocTrasladado: the local tax charged, by its name (ISH: impuesto sobre hospedaje)
+                 * @example ISH
+                 */
+                imp_loc_trasladado: string;
+                /**
+                 * @description A percentage, as SAT writes it (3 for 3 %): greater than 0, at most 100, two decimals
+                 * @example 3
+                 */
+                tasa_de_traslado: number | string;
+                /**
+                 * @description What the rate applies to (not written: implocal has no Base). Default: the CFDI's SubTotal − Descuento; at most that
+                 * @example 1500.00
+                 */
+                base?: number | string;
+                /**
+                 * @description Computed (base × tasa ÷ 100, rounded half up to the cent) when omitted; when sent, within half a cent per unit of rate of it
+                 * @example 1500.00
+                 */
+                importe?: number | string;
+            }[];
         };
         CfdiValidation: {
             valid: boolean;

@@ -430,4 +430,26 @@ export const CfdiExamples = {
       },
     },
   },
+  ingreso_impuestos_locales: {
+    summary: 'Ingreso with Impuestos Locales 1.0: a hotel night with IVA 16 % and the state lodging tax (ISH) 3 %',
+    description: 'ISH 45.00 on the 1,500.00 night is part of the Total: 1,500.00 + IVA 240.00 + ISH 45.00 = 1,785.00.',
+    value: {
+      tipo: 'I',
+      forma_pago: '04',
+      metodo_pago: 'PUE',
+      receptor: { ...ICV, uso_cfdi: 'G03' },
+      conceptos: [
+        {
+          clave_prod_serv: '90111800',
+          clave_unidad: 'E48',
+          descripcion: 'Hospedaje, habitación doble, una noche (20 al 21 de noviembre)',
+          cantidad: '1',
+          valor_unitario: '1500.00',
+          objeto_imp: '02',
+          impuestos: IVA_16,
+        },
+      ],
+      impuestos_locales: { traslados: [{ imp_loc_trasladado: 'ISH', tasa_de_traslado: '3' }] },
+    },
+  },
 } satisfies BodyExamples<z.input<typeof CfdiRequestSchema>>;
