@@ -50,6 +50,8 @@ export interface Complement<
   node(model: Model): XmlNode;
   cadena: Step[];
   pdf?: PdfSection;
+  /** A concepto complement's lines in the PDF, under its concepto's description (its node, from cfdi:ComplementoConcepto). */
+  conceptoNotes?(node: XmlNode): string[];
   /** What GET /cfdis/{id} shows of it, stored with the CFDI's summary under `input` (amounts as exact decimal text). */
   summary?(model: Model): Summary;
 }

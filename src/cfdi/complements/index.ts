@@ -1,6 +1,7 @@
 import type { Step } from '../cadena-steps.ts';
 import type { TipoDeComprobante } from '../input.ts';
 import type { ComprobanteModel } from '../model.ts';
+import type { XmlNode } from '../xml.ts';
 import { cartaporte31 } from './cartaporte31/index.ts';
 import type { Complement, PdfSection } from './complement.ts';
 import { implocal10 } from './implocal10/index.ts';
@@ -53,6 +54,11 @@ export const COMPLEMENT_STEPS: Record<string, Step[]> = Object.fromEntries([...C
 
 /** The PDF sections of the complements with something to print, in registry order. */
 export const PDF_SECTIONS: (PdfSection & { element: string })[] = COMPLEMENTS.flatMap((c) => (c.pdf ? [{ element: c.element, ...c.pdf }] : []));
+
+/** The concepto complements with lines to print under their concepto, by element. */
+export const CONCEPTO_NOTES: { element: string; notes(node: XmlNode): string[] }[] = CONCEPTO_COMPLEMENTS.flatMap((c) =>
+  c.conceptoNotes ? [{ element: c.element, notes: c.conceptoNotes }] : [],
+);
 
 /** What GET shows of the complements a model carries, each under its request member (the stored CFDI summary). */
 export function complementSummaries(m: ComprobanteModel): ComplementSummaries {

@@ -14,7 +14,7 @@ import { amountInWords } from '../amount-words.ts';
 import { qrMatrix, verificationUrl } from '../qr.ts';
 import { tfdCadena, type Tfd } from '../tfd.ts';
 import { child, childrenNamed, type XmlNode } from '../xml.ts';
-import { PDF_SECTIONS } from '../complements/index.ts';
+import { CONCEPTO_NOTES, PDF_SECTIONS } from '../complements/index.ts';
 import { measure as m } from './fonts.ts';
 import { currencyDecimals, described, groupDigits, money, none, printedDate, rateText, taxLine, unitAmount } from './format.ts';
 import { BLACK, CONTENT_WIDTH, GREY, HEADER_HEIGHT, LEADING, PAGE, SIZE, type Layout, type TotalRow } from './layout.ts';
@@ -204,6 +204,8 @@ export function conceptosSection(layout: Layout, { root, moneda }: PrintedCfdi):
         ...childrenNamed(child(impuestos ?? concepto, 'cfdi:Traslados') ?? concepto, 'cfdi:Traslado').map((t) => taxLine('Traslado', t.attrs, moneda)),
         ...childrenNamed(child(impuestos ?? concepto, 'cfdi:Retenciones') ?? concepto, 'cfdi:Retencion').map((t) => taxLine('Retención', t.attrs, moneda)),
         ...childrenNamed(concepto, 'cfdi:CuentaPredial').map((p) => `Cuenta predial: ${p.attrs.Numero}`),
+        // Its concepto complements' lines (Hidrocarburos y Petrolíferos: the permit).
+        ...CONCEPTO_NOTES.flatMap((c) => childrenNamed(child(concepto, 'cfdi:ComplementoConcepto') ?? none, c.element).flatMap(c.notes)),
       ],
     );
   }
