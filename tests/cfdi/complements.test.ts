@@ -99,7 +99,7 @@ describe('a complement required in some cases (absent)', () => {
       schemaLocation: 'http://www.sat.gob.mx/requerido.xsd',
       prepare: () => ({}),
       absent: (facts, fail) => {
-        if (facts.conceptos[0]!.claveProdServ === '15101505') fail(facts.field, 'is required on this key');
+        if (facts.conceptos[0]!.claveProdServ === '84111505') fail(facts.field, 'is required on this key');
       },
       node: () => el('requerido:Dato', {}),
       cadena: [],
@@ -110,11 +110,7 @@ describe('a complement required in some cases (absent)', () => {
       fecha: '2026-11-20T10:00:00',
       forma_pago: '03',
       receptor: RECEPTOR,
-      conceptos: [
-        concepto,
-        { ...concepto, clave_prod_serv: '15101505', clave_unidad: 'LTR' },
-        { ...concepto, clave_prod_serv: '15101505', clave_unidad: 'LTR', requerido: {} },
-      ],
+      conceptos: [concepto, { ...concepto, clave_prod_serv: '84111505' }, { ...concepto, clave_prod_serv: '84111505', requerido: {} }],
     } as unknown as ComprobanteInput;
     const registry = CONCEPTO_COMPLEMENTS as Complement[];
     registry.push(requerido);

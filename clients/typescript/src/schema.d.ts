@@ -2115,6 +2115,30 @@ export interface components {
                 regimen_fiscal: string;
                 domicilio_fiscal: string;
             };
+            hidrocarburos_petroliferos?: components["schemas"]["HidrocarburosPetroliferos"];
+        };
+        /** @description Complemento concepto Hidrocarburos y Petrolíferos 1.0: required on a concepto of an Ingreso whose clave_prod_serv is diesel (15101505) or gasoline (15101514, 15101515), RMF 2026 rule 2.7.1.48; refused on any other key (docs/hidrocarburos-petroliferos.md) */
+        HidrocarburosPetroliferos: {
+            /**
+             * @description c_TipoPermiso (PER01 to PER11)
+             * @example PER07
+             */
+            tipo_permiso: string;
+            /**
+             * @description The permit number as the energy regulator wrote it: 15 to 35 characters, blanks collapsed
+             * @example PL/23456/EXP/ES/2024
+             */
+            numero_permiso: string;
+            /**
+             * @description c_ClaveHYP: the concepto's clave_prod_serv (15101505, 15101514, 15101515), its default
+             * @example 15101505
+             */
+            clave_hyp?: string;
+            /**
+             * @description c_SubProductoHYP
+             * @example SP18
+             */
+            sub_producto_hyp: string;
         };
         Pago: {
             /**

@@ -4,6 +4,7 @@ import type { ComprobanteModel } from '../model.ts';
 import type { XmlNode } from '../xml.ts';
 import { cartaporte31 } from './cartaporte31/index.ts';
 import type { Complement, PdfSection } from './complement.ts';
+import { hidrocarburospetroliferos10 } from './hidrocarburospetroliferos10/index.ts';
 import { implocal10 } from './implocal10/index.ts';
 import { nomina12 } from './nomina12/index.ts';
 import { pagos20 } from './pagos20/index.ts';
@@ -16,7 +17,7 @@ import { pagos20 } from './pagos20/index.ts';
  */
 const ON_COMPROBANTE = [pagos20, nomina12, cartaporte31, implocal10] as const;
 /** Complements of a concepto (cfdi:Concepto/cfdi:ComplementoConcepto), sent under each concepto. */
-const ON_CONCEPTO = [] as const;
+const ON_CONCEPTO = [hidrocarburospetroliferos10] as const;
 
 type Entry = Complement;
 type Registry = readonly Entry[];

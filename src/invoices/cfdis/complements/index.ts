@@ -2,6 +2,7 @@ import type { z } from '@hono/zod-openapi';
 import type { ComplementInputs, ComplementSummaries, ConceptoComplementInputs } from '../../../cfdi/complements/index.ts';
 import type { CfdiSummary } from '../../../db/schema/index.ts';
 import { cartaporte31 } from './cartaporte31.ts';
+import { hidrocarburospetroliferos10 } from './hidrocarburospetroliferos10.ts';
 import { implocal10 } from './implocal10.ts';
 import { nomina12 } from './nomina12.ts';
 import { pagos20 } from './pagos20.ts';
@@ -55,8 +56,9 @@ export function complementsToWire(s: CfdiSummary): { [K in keyof Wire]?: z.outpu
  * A concepto complement on the wire: its member of each concepto of POST /cfdis (conceptos[i].<member>), checked by
  * `Fits<>` with the concepto. Every concepto complement of the engine's registry needs its entry (the type says so).
  */
-type WireConceptoComplements = { [K in keyof ConceptoComplementInputs]-?: { request: z.ZodType<ConceptoComplementInputs[K]> } };
-const WIRE_CONCEPTO_COMPLEMENTS: WireConceptoComplements = {};
+type WireConceptoComplement = { [K in keyof ConceptoComplementInputs]-?: { request: z.ZodType<ConceptoComplementInputs[K]> } };
+const WIRE_CONCEPTO_COMPLEMENTS = { hidrocarburos_petroliferos: hidrocarburospetroliferos10 } satisfies WireConceptoComplement;
+type WireConceptoComplements = typeof WIRE_CONCEPTO_COMPLEMENTS;
 
 /** The concepto complements' members of the concepto schema (ConceptoSchema). */
 export const CONCEPTO_COMPLEMENT_REQUESTS = Object.fromEntries(
