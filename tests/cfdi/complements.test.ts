@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { comprobanteNode } from '../../src/cfdi/build.ts';
 import { cadenaOriginal } from '../../src/cfdi/cadena.ts';
 import type { Complement } from '../../src/cfdi/complements/complement.ts';
-import { COMPLEMENTS, CONCEPTO_COMPLEMENTS } from '../../src/cfdi/complements/index.ts';
+import { COMPLEMENTS, CONCEPTO_COMPLEMENTS, conceptoComplementSummaries } from '../../src/cfdi/complements/index.ts';
 import type { ComprobanteInput } from '../../src/cfdi/input.ts';
 import { prepareInvoice } from '../../src/cfdi/prepare.ts';
 import { child, childrenNamed, el, parseXml, serializeXml } from '../../src/cfdi/xml.ts';
@@ -57,6 +57,7 @@ describe('a concepto complement (cfdi:ComplementoConcepto)', () => {
       },
       node: (m) => el('prueba:Dato', m as Record<string, string>),
       cadena: [],
+      summary: (m) => ({ valor: (m as { Valor: string }).Valor }),
     };
     const concepto = { clave_prod_serv: '84111506', cantidad: '2', clave_unidad: 'E48', descripcion: 'x', valor_unitario: '10', objeto_imp: '01' };
     const request = {
@@ -79,6 +80,8 @@ describe('a concepto complement (cfdi:ComplementoConcepto)', () => {
       const complemento = child(second!, 'cfdi:ComplementoConcepto')!;
       expect(complemento.children.map((n) => [n.name, n.attrs])).toEqual([['prueba:Dato', { Valor: 'uno', Importe: '10.00', Campo: 'conceptos[1].prueba' }]]);
       expect(child(root, 'cfdi:Complemento')).toBeUndefined();
+      // GET's view, stored with each concepto's summary under its request member.
+      expect(model!.conceptos.map((c) => conceptoComplementSummaries(c) as object)).toEqual([{}, { prueba: { valor: 'uno' } }]);
     } finally {
       registry.pop();
     }

@@ -1,6 +1,6 @@
 import type { Step } from '../cadena-steps.ts';
 import type { TipoDeComprobante } from '../input.ts';
-import type { ComprobanteModel } from '../model.ts';
+import type { ComprobanteModel, ConceptoModel } from '../model.ts';
 import type { XmlNode } from '../xml.ts';
 import { cartaporte31 } from './cartaporte31/index.ts';
 import type { Complement, PdfSection } from './complement.ts';
@@ -41,6 +41,9 @@ export type ComplementContexts = Intersection<ContextOf<(typeof ON_COMPROBANTE)[
 /** What GET shows of each complement of the Comprobante, stored with the CFDI's summary under its request member. */
 export type ComplementSummaries = { [C in (typeof ON_COMPROBANTE)[number] as C['input']]?: SummaryOf<C> };
 
+/** What GET shows of each concepto complement of a concepto, stored with the concepto's summary under its request member. */
+export type ConceptoComplementSummaries = { [C in (typeof ON_CONCEPTO)[number] as C['input']]?: SummaryOf<C> };
+
 /** A complement's member of a request, a model or a concepto, by the name its registry entry gives it. */
 export const memberOf = (o: object, key: string): unknown => (o as Record<string, unknown>)[key];
 
@@ -69,4 +72,14 @@ export function complementSummaries(m: ComprobanteModel): ComplementSummaries {
     if (model !== undefined && c.summary) out[c.input] = c.summary(model);
   }
   return out as ComplementSummaries;
+}
+
+/** What GET shows of the concepto complements a concepto carries, each under its request member. */
+export function conceptoComplementSummaries(c: ConceptoModel): ConceptoComplementSummaries {
+  const out: Record<string, unknown> = {};
+  for (const complement of CONCEPTO_COMPLEMENTS) {
+    const model = memberOf(c, complement.model);
+    if (model !== undefined && complement.summary) out[complement.input] = complement.summary(model);
+  }
+  return out as ConceptoComplementSummaries;
 }
