@@ -1842,6 +1842,13 @@ export interface components {
                 valor_unitario: number;
                 importe: number;
                 descuento?: number;
+                /** @description Hidrocarburos y Petrolíferos 1.0 of this concepto: the permit and the keys written */
+                hidrocarburos_petroliferos?: {
+                    tipo_permiso: string;
+                    numero_permiso: string;
+                    clave_hyp: string;
+                    sub_producto_hyp: string;
+                };
             }[];
             moneda: string;
             subtotal: number;

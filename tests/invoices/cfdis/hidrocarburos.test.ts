@@ -56,6 +56,11 @@ describe('Hidrocarburos y Petrolíferos 1.0 stamps', () => {
     expect(pdf.status).toBe(200);
     const text = (await readPdf(new Uint8Array(await pdf.arrayBuffer()))).flat().map((i) => i.str);
     expect(text).toContain('Permiso PER07 PL/23456/EXP/ES/2024');
+    // GET shows it under its concepto.
+    const got = await t.call('GET', `/cfdis/${res.json.id}`, { token: key });
+    expect(got.json.conceptos.map((c: Body) => c.hidrocarburos_petroliferos)).toEqual([
+      { tipo_permiso: 'PER07', numero_permiso: 'PL/23456/EXP/ES/2024', clave_hyp: '15101505', sub_producto_hyp: 'SP18' },
+    ]);
   });
 
   test('three conceptos: both gasolines around a service that carries none', async () => {
@@ -71,7 +76,7 @@ describe('Hidrocarburos y Petrolíferos 1.0 stamps', () => {
       hidrocarburos_petroliferos: { tipo_permiso: 'PER11', numero_permiso: ' PL/12345/EXP/ES/2026 ', sub_producto_hyp: sub },
     });
     body.conceptos = [gasolina('15101514', 'Gasolina regular', 'SP16'), { ...LAVADO, impuestos: IVA_16 }, gasolina('15101515', 'Gasolina premium', 'SP17')];
-    const { root } = await stamp(body);
+    const { res, root } = await stamp(body);
     const conceptos = childrenNamed(child(root, 'cfdi:Conceptos')!, 'cfdi:Concepto');
     expect(conceptos.map((c) => hidroOf(c).map((n) => `${n.attrs.ClaveHYP} ${n.attrs.NumeroPermiso}`))).toEqual([
       ['15101514 PL/12345/EXP/ES/2026'],
@@ -79,6 +84,8 @@ describe('Hidrocarburos y Petrolíferos 1.0 stamps', () => {
       ['15101515 PL/12345/EXP/ES/2026'],
     ]);
     expect(root.attrs.Total).toBe(recomputedTotal(root));
+    const got = await t.call('GET', `/cfdis/${res.json.id}`, { token: key });
+    expect(got.json.conceptos.map((c: Body) => c.hidrocarburos_petroliferos?.clave_hyp)).toEqual(['15101514', undefined, '15101515']);
   });
 
   test('a Traslado moving its own diesel need not carry it', async () => {

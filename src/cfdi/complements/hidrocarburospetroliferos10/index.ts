@@ -6,6 +6,14 @@ import type { HidroYPetroModel } from './model.ts';
 import { prepareHidroYPetro } from './rules.ts';
 import { HIDROCARBUROS_PETROLIFEROS_NS, hidroYPetroNode } from './xml.ts';
 
+/** GET's view, under its concepto: the values written. */
+interface HidroYPetroSummary {
+  tipo_permiso: string;
+  numero_permiso: string;
+  clave_hyp: string;
+  sub_producto_hyp: string;
+}
+
 /** Under its concepto in the PDF: the permit and the product keys. */
 const notes = (node: XmlNode): string[] => {
   const a = node.attrs;
@@ -22,7 +30,8 @@ export const hidrocarburospetroliferos10: Complement<
   'hidrocarburosPetroliferos',
   HidrocarburosPetroliferosInput,
   HidroYPetroModel,
-  object
+  object,
+  HidroYPetroSummary
 > = {
   input: 'hidrocarburos_petroliferos',
   model: 'hidrocarburosPetroliferos',
@@ -38,4 +47,5 @@ export const hidrocarburospetroliferos10: Complement<
   node: hidroYPetroNode,
   cadena: HIDROCARBUROS_PETROLIFEROS_10,
   conceptoNotes: notes,
+  summary: (m) => ({ tipo_permiso: m.tipoPermiso, numero_permiso: m.numeroPermiso, clave_hyp: m.claveHYP, sub_producto_hyp: m.subProductoHYP }),
 };

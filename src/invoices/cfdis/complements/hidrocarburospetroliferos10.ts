@@ -27,6 +27,13 @@ const HidrocarburosPetroliferos = z
       'gasoline (15101514, 15101515), RMF 2026 rule 2.7.1.48; refused on any other key (docs/hidrocarburos-petroliferos.md)',
   });
 
+const HidrocarburosPetroliferosResponse = z
+  .object({ tipo_permiso: z.string(), numero_permiso: z.string(), clave_hyp: z.string(), sub_producto_hyp: z.string() })
+  .optional()
+  .openapi({ description: 'Hidrocarburos y Petrolíferos 1.0 of this concepto: the permit and the keys written' });
+
 export const hidrocarburospetroliferos10 = {
   request: HidrocarburosPetroliferos.optional(),
+  response: HidrocarburosPetroliferosResponse,
+  toWire: (s: z.output<typeof HidrocarburosPetroliferosResponse> & object) => ({ ...s }),
 };
