@@ -43,7 +43,7 @@ describe('a concepto complement (cfdi:ComplementoConcepto)', () => {
   });
 
   test("prepared from its member of each concepto that sends it; its node in that concepto's ComplementoConcepto; its namespace on the root", () => {
-    // A stand-in entry, in the registry only for this test: none is registered yet (Hidrocarburos y Petrolíferos will).
+    // A stand-in entry, in the registry only for this test (beside Hidrocarburos y Petrolíferos, the registered one).
     const prueba: Complement = {
       input: 'prueba',
       model: 'prueba',
