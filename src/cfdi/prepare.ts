@@ -104,8 +104,11 @@ export function prepareInvoice(req: ComprobanteInput, ctx: PrepareContext): Prep
     );
     for (const complement of CONCEPTO_COMPLEMENTS) {
       const input = memberOf(c, complement.input);
-      if (input === undefined) continue;
       const field = `conceptos[${i}].${complement.input}`;
+      if (input === undefined) {
+        complement.absent?.(facts([concepto], field), fail);
+        continue;
+      }
       Object.assign(concepto, { [complement.model]: complement.prepare(input, facts([concepto], field), ctx, fail) });
     }
     return concepto;
@@ -114,7 +117,11 @@ export function prepareInvoice(req: ComprobanteInput, ctx: PrepareContext): Prep
   const riding: Record<string, unknown> = {};
   for (const complement of COMPLEMENTS) {
     const input = memberOf(req, complement.input);
-    if (complement.kind || !input) continue;
+    if (complement.kind) continue;
+    if (!input) {
+      complement.absent?.(facts(conceptos, complement.input), fail);
+      continue;
+    }
     const model = complement.prepare(input, facts(conceptos, complement.input), ctx, fail);
     if (model) riding[complement.model] = model;
   }

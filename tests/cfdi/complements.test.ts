@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { comprobanteNode } from '../../src/cfdi/build.ts';
 import { cadenaOriginal } from '../../src/cfdi/cadena.ts';
 import type { Complement } from '../../src/cfdi/complements/complement.ts';
-import { COMPLEMENTS, CONCEPTO_COMPLEMENTS } from '../../src/cfdi/complements/index.ts';
+import { COMPLEMENTS, CONCEPTO_COMPLEMENTS, conceptoComplementSummaries } from '../../src/cfdi/complements/index.ts';
 import type { ComprobanteInput } from '../../src/cfdi/input.ts';
 import { prepareInvoice } from '../../src/cfdi/prepare.ts';
 import { child, childrenNamed, el, parseXml, serializeXml } from '../../src/cfdi/xml.ts';
@@ -16,7 +16,7 @@ const STYLESHEETS = readdirSync(XSLT_DIR).map((f) => readFileSync(join(XSLT_DIR,
 
 describe('the registry', () => {
   test("each complement's element, prefix and namespace are those of SAT's stylesheet for it", () => {
-    expect(COMPLEMENTS.map((c) => c.element)).toEqual(['pago20:Pagos', 'nomina12:Nomina', 'cartaporte31:CartaPorte']);
+    expect(COMPLEMENTS.map((c) => c.element)).toEqual(['pago20:Pagos', 'nomina12:Nomina', 'cartaporte31:CartaPorte', 'implocal:ImpuestosLocales']);
     for (const c of [...COMPLEMENTS, ...CONCEPTO_COMPLEMENTS]) {
       expect(c.element.startsWith(`${c.prefix}:`)).toBe(true);
       const sheet = STYLESHEETS.find((s) => s.includes(`match="${c.element}"`));
@@ -43,7 +43,7 @@ describe('a concepto complement (cfdi:ComplementoConcepto)', () => {
   });
 
   test("prepared from its member of each concepto that sends it; its node in that concepto's ComplementoConcepto; its namespace on the root", () => {
-    // A stand-in entry, in the registry only for this test: none is registered yet (Hidrocarburos y Petrolíferos will).
+    // A stand-in entry, in the registry only for this test (beside Hidrocarburos y Petrolíferos, the registered one).
     const prueba: Complement = {
       input: 'prueba',
       model: 'prueba',
@@ -57,6 +57,7 @@ describe('a concepto complement (cfdi:ComplementoConcepto)', () => {
       },
       node: (m) => el('prueba:Dato', m as Record<string, string>),
       cadena: [],
+      summary: (m) => ({ valor: (m as { Valor: string }).Valor }),
     };
     const concepto = { clave_prod_serv: '84111506', cantidad: '2', clave_unidad: 'E48', descripcion: 'x', valor_unitario: '10', objeto_imp: '01' };
     const request = {
@@ -79,12 +80,49 @@ describe('a concepto complement (cfdi:ComplementoConcepto)', () => {
       const complemento = child(second!, 'cfdi:ComplementoConcepto')!;
       expect(complemento.children.map((n) => [n.name, n.attrs])).toEqual([['prueba:Dato', { Valor: 'uno', Importe: '10.00', Campo: 'conceptos[1].prueba' }]]);
       expect(child(root, 'cfdi:Complemento')).toBeUndefined();
+      // GET's view, stored with each concepto's summary under its request member.
+      expect(model!.conceptos.map((c) => conceptoComplementSummaries(c) as object)).toEqual([{}, { prueba: { valor: 'uno' } }]);
     } finally {
       registry.pop();
     }
     // Without the entry, the member is not looked at.
     const { model } = prepareInvoice(request, CTX);
     expect(serializeXml(comprobanteNode(model!, { noCertificado: '30001000000500003416', certificadoBase64: 'AA==' }))).not.toContain('prueba');
+  });
+});
+
+describe('a complement required in some cases (absent)', () => {
+  test('a concepto complement hears of each concepto that does not send it, under that concepto', () => {
+    const requerido: Complement = {
+      input: 'requerido',
+      model: 'requerido',
+      element: 'requerido:Dato',
+      prefix: 'requerido',
+      namespace: 'http://www.sat.gob.mx/requerido',
+      schemaLocation: 'http://www.sat.gob.mx/requerido.xsd',
+      prepare: () => ({}),
+      absent: (facts, fail) => {
+        if (facts.conceptos[0]!.claveProdServ === '84111505') fail(facts.field, 'is required on this key');
+      },
+      node: () => el('requerido:Dato', {}),
+      cadena: [],
+    };
+    const concepto = { clave_prod_serv: '84111506', cantidad: '1', clave_unidad: 'E48', descripcion: 'x', valor_unitario: '10', objeto_imp: '01' };
+    const request = {
+      tipo: 'I',
+      fecha: '2026-11-20T10:00:00',
+      forma_pago: '03',
+      receptor: RECEPTOR,
+      conceptos: [concepto, { ...concepto, clave_prod_serv: '84111505' }, { ...concepto, clave_prod_serv: '84111505', requerido: {} }],
+    } as unknown as ComprobanteInput;
+    const registry = CONCEPTO_COMPLEMENTS as Complement[];
+    registry.push(requerido);
+    try {
+      expect(prepareInvoice(request, CTX).errors).toEqual([{ field: 'conceptos[1].requerido', issue: 'is required on this key' }]);
+    } finally {
+      registry.pop();
+    }
+    expect(prepareInvoice(request, CTX).errors).toEqual([]);
   });
 });
 

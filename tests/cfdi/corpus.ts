@@ -114,6 +114,8 @@ export const CORPUS: [string, Record<string, unknown>][] = [
           descripcion: 'Gasolina magna',
           cantidad: '40.5',
           valor_unitario: '19.85',
+          // Required on gasoline since the RMF 2026 (rule 2.7.1.48): Hidrocarburos y Petrolíferos.
+          hidrocarburos_petroliferos: { tipo_permiso: 'PER07', numero_permiso: 'PL/12345/EXP/ES/2026', sub_producto_hyp: 'SP16' },
           impuestos: {
             traslados: [
               { impuesto: '003', tipo_factor: 'Cuota', tasa_o_cuota: '6.167800', base: '40.5' },

@@ -199,8 +199,10 @@ describe('OpenAPI request examples', () => {
       'traslado_carta_porte_maritimo',
       'traslado_carta_porte_aereo',
       'traslado_carta_porte_ferroviario',
+      'ingreso_impuestos_locales',
+      'ingreso_hidrocarburos',
     ]);
-    expect(Object.values<any>(examples).map((e) => e.value.tipo)).toEqual(['I', 'E', 'P', 'N', 'T', 'T', 'I', 'T', 'T', 'T']);
+    expect(Object.values<any>(examples).map((e) => e.value.tipo)).toEqual(['I', 'E', 'P', 'N', 'T', 'T', 'I', 'T', 'T', 'T', 'I', 'I']);
     // Each Carta Porte example describes the transport its name says (the test above stamps every example as it is).
     const transports: [string, string][] = [
       ['traslado_carta_porte_autotransporte', 'autotransporte'],

@@ -1842,6 +1842,13 @@ export interface components {
                 valor_unitario: number;
                 importe: number;
                 descuento?: number;
+                /** @description Hidrocarburos y Petrolíferos 1.0 of this concepto: the permit and the keys written */
+                hidrocarburos_petroliferos?: {
+                    tipo_permiso: string;
+                    numero_permiso: string;
+                    clave_hyp: string;
+                    sub_producto_hyp: string;
+                };
             }[];
             moneda: string;
             subtotal: number;
@@ -1888,6 +1895,21 @@ export interface components {
                 peso_bruto_total: number;
                 unidad_peso: string;
                 num_total_mercancias: number;
+            };
+            /** @description Impuestos Locales 1.0 (I, E): the local taxes, part of the CFDI's total */
+            impuestos_locales?: {
+                total_de_traslados: number;
+                total_de_retenciones: number;
+                traslados: {
+                    imp_loc_trasladado: string;
+                    tasa_de_traslado: number;
+                    importe: number;
+                }[];
+                retenciones: {
+                    imp_loc_retenido: string;
+                    tasa_de_retencion: number;
+                    importe: number;
+                }[];
             };
             /** @description GET of a PPD Ingreso: what is still owed after the Pagos that stand (not cancelled or failed) */
             saldo_insoluto?: number;
@@ -1989,6 +2011,7 @@ export interface components {
             pagos?: components["schemas"]["Pago"][];
             nomina?: components["schemas"]["Nomina"];
             carta_porte?: components["schemas"]["CartaPorte"];
+            impuestos_locales?: components["schemas"]["ImpuestosLocales"];
             /**
              * @description Your own reference (e.g. your order number), at most 255 printable characters: unique per tenant and environment (a second invoice with it is 409, naming the first), kept by a failed invoice, found with GET /cfdis?external_id=
              * @example SO-10482
@@ -2099,6 +2122,30 @@ export interface components {
                 regimen_fiscal: string;
                 domicilio_fiscal: string;
             };
+            hidrocarburos_petroliferos?: components["schemas"]["HidrocarburosPetroliferos"];
+        };
+        /** @description Complemento concepto Hidrocarburos y Petrolíferos 1.0: required on a concepto of an Ingreso whose clave_prod_serv is diesel (15101505) or gasoline (15101514, 15101515), RMF 2026 rule 2.7.1.48; refused on any other key (docs/hidrocarburos-petroliferos.md) */
+        HidrocarburosPetroliferos: {
+            /**
+             * @description c_TipoPermiso (PER01 to PER11)
+             * @example PER07
+             */
+            tipo_permiso: string;
+            /**
+             * @description The permit number as the energy regulator wrote it: 15 to 35 characters, blanks collapsed
+             * @example PL/23456/EXP/ES/2024
+             */
+            numero_permiso: string;
+            /**
+             * @description c_ClaveHYP: the concepto's clave_prod_serv (15101505, 15101514, 15101515), its default
+             * @example 15101505
+             */
+            clave_hyp?: string;
+            /**
+             * @description c_SubProductoHYP
+             * @example SP18
+             */
+            sub_producto_hyp: string;
         };
         Pago: {
             /**
@@ -2976,6 +3023,55 @@ export interface components {
             /** @description c_ParteTransporte keys of the parts an owner (02) or lessor (03) provides; required for them */
             partes_transporte?: string[];
             domicilio?: components["schemas"]["CartaPorteDomicilio"];
+        };
+        /** @description Ingreso (I) or Egreso (E) only: state and municipal taxes (lodging tax, cedular withholdings), Complemento de Impuestos Locales 1.0 */
+        ImpuestosLocales: {
+            /** @description RetencionesLocales: state or municipal taxes withheld */
+            retenciones?: {
+                /**
+                 * @description ImpLocRetenido: the local tax withheld, by its name
+                 * @example Impuesto cedular
+                 */
+                imp_loc_retenido: string;
+                /**
+                 * @description A percentage, as SAT writes it (3 for 3 %): greater than 0, at most 100, two decimals
+                 * @example 3
+                 */
+                tasa_de_retencion: number | string;
+                /**
+                 * @description What the rate applies to (not written: implocal has no Base). Default: the CFDI's SubTotal − Descuento; at most that
+                 * @example 1500.00
+                 */
+                base?: number | string;
+                /**
+                 * @description Computed (base × tasa ÷ 100, rounded half up to the cent) when omitted; when sent, within half a cent per unit of rate of it
+                 * @example 1500.00
+                 */
+                importe?: number | string;
+            }[];
+            /** @description TrasladosLocales: state or municipal taxes charged */
+            traslados?: {
+                /**
+                 * @description ImpLocTrasladado: the local tax charged, by its name (ISH: impuesto sobre hospedaje)
+                 * @example ISH
+                 */
+                imp_loc_trasladado: string;
+                /**
+                 * @description A percentage, as SAT writes it (3 for 3 %): greater than 0, at most 100, two decimals
+                 * @example 3
+                 */
+                tasa_de_traslado: number | string;
+                /**
+                 * @description What the rate applies to (not written: implocal has no Base). Default: the CFDI's SubTotal − Descuento; at most that
+                 * @example 1500.00
+                 */
+                base?: number | string;
+                /**
+                 * @description Computed (base × tasa ÷ 100, rounded half up to the cent) when omitted; when sent, within half a cent per unit of rate of it
+                 * @example 1500.00
+                 */
+                importe?: number | string;
+            }[];
         };
         CfdiValidation: {
             valid: boolean;

@@ -40,11 +40,18 @@ export interface Complement<
    * what the caller supplies for it (PrepareContext is the intersection of every complement's Context).
    */
   prepare(input: Input, facts: ComprobanteFacts, context: Context, fail: Fail): Model | undefined;
+  /**
+   * When its member is not sent (on an I, E or T; on each concepto for a concepto complement): a complement that is
+   * required in some cases reports it here (Hidrocarburos y Petrolíferos on the fuel keys).
+   */
+  absent?(facts: ComprobanteFacts, fail: Fail): void;
   /** After the Comprobante's totals (I, E): the totals it changes (Impuestos Locales adds its taxes to Total). */
   adjustTotals?(model: Model, totals: ComprobanteTotals, fail: Fail): ComprobanteTotals | undefined;
   node(model: Model): XmlNode;
   cadena: Step[];
   pdf?: PdfSection;
+  /** A concepto complement's lines in the PDF, under its concepto's description (its node, from cfdi:ComplementoConcepto). */
+  conceptoNotes?(node: XmlNode): string[];
   /** What GET /cfdis/{id} shows of it, stored with the CFDI's summary under `input` (amounts as exact decimal text). */
   summary?(model: Model): Summary;
 }
@@ -79,6 +86,11 @@ export interface PdfSection {
   render(layout: PdfLayout, node: XmlNode): void;
   /** The totals block in place of the CFDI's, for the TipoDeComprobante it documents, when the CFDI carries exactly one. */
   totals?: { tipoDeComprobante: string; rows(node: XmlNode, total: string | undefined, moneda: string): TotalRow[] };
+  /**
+   * Its lines of the CFDI's totals block, after the federal taxes and before Total, for a complement whose amounts are
+   * part of Total (adjustTotals): label and signed amount as decimal text (`-200.00` for a withholding).
+   */
+  totalLines?(node: XmlNode): [string, string][];
   /** Printed after the comprobante's totals rather than before them: a complement that does not document its amounts. */
   afterTotals?: boolean;
   /** A QR code of the complement's own, printed under the CFDI's with its title and what it encodes. */

@@ -1,8 +1,11 @@
 import type { Step } from '../cadena-steps.ts';
 import type { TipoDeComprobante } from '../input.ts';
-import type { ComprobanteModel } from '../model.ts';
+import type { ComprobanteModel, ConceptoModel } from '../model.ts';
+import type { XmlNode } from '../xml.ts';
 import { cartaporte31 } from './cartaporte31/index.ts';
 import type { Complement, PdfSection } from './complement.ts';
+import { hidrocarburospetroliferos10 } from './hidrocarburospetroliferos10/index.ts';
+import { implocal10 } from './implocal10/index.ts';
 import { nomina12 } from './nomina12/index.ts';
 import { pagos20 } from './pagos20/index.ts';
 
@@ -12,9 +15,9 @@ import { pagos20 } from './pagos20/index.ts';
  * these lists, so a new complement is its folder, its import and its entry here (docs/decisions.md, "A complement is
  * one module").
  */
-const ON_COMPROBANTE = [pagos20, nomina12, cartaporte31] as const;
+const ON_COMPROBANTE = [pagos20, nomina12, cartaporte31, implocal10] as const;
 /** Complements of a concepto (cfdi:Concepto/cfdi:ComplementoConcepto), sent under each concepto. */
-const ON_CONCEPTO = [] as const;
+const ON_CONCEPTO = [hidrocarburospetroliferos10] as const;
 
 type Entry = Complement;
 type Registry = readonly Entry[];
@@ -38,6 +41,9 @@ export type ComplementContexts = Intersection<ContextOf<(typeof ON_COMPROBANTE)[
 /** What GET shows of each complement of the Comprobante, stored with the CFDI's summary under its request member. */
 export type ComplementSummaries = { [C in (typeof ON_COMPROBANTE)[number] as C['input']]?: SummaryOf<C> };
 
+/** What GET shows of each concepto complement of a concepto, stored with the concepto's summary under its request member. */
+export type ConceptoComplementSummaries = { [C in (typeof ON_CONCEPTO)[number] as C['input']]?: SummaryOf<C> };
+
 /** A complement's member of a request, a model or a concepto, by the name its registry entry gives it. */
 export const memberOf = (o: object, key: string): unknown => (o as Record<string, unknown>)[key];
 
@@ -53,6 +59,11 @@ export const COMPLEMENT_STEPS: Record<string, Step[]> = Object.fromEntries([...C
 /** The PDF sections of the complements with something to print, in registry order. */
 export const PDF_SECTIONS: (PdfSection & { element: string })[] = COMPLEMENTS.flatMap((c) => (c.pdf ? [{ element: c.element, ...c.pdf }] : []));
 
+/** The concepto complements with lines to print under their concepto, by element. */
+export const CONCEPTO_NOTES: { element: string; notes(node: XmlNode): string[] }[] = CONCEPTO_COMPLEMENTS.flatMap((c) =>
+  c.conceptoNotes ? [{ element: c.element, notes: c.conceptoNotes }] : [],
+);
+
 /** What GET shows of the complements a model carries, each under its request member (the stored CFDI summary). */
 export function complementSummaries(m: ComprobanteModel): ComplementSummaries {
   const out: Record<string, unknown> = {};
@@ -61,4 +72,14 @@ export function complementSummaries(m: ComprobanteModel): ComplementSummaries {
     if (model !== undefined && c.summary) out[c.input] = c.summary(model);
   }
   return out as ComplementSummaries;
+}
+
+/** What GET shows of the concepto complements a concepto carries, each under its request member. */
+export function conceptoComplementSummaries(c: ConceptoModel): ConceptoComplementSummaries {
+  const out: Record<string, unknown> = {};
+  for (const complement of CONCEPTO_COMPLEMENTS) {
+    const model = memberOf(c, complement.model);
+    if (model !== undefined && complement.summary) out[complement.input] = complement.summary(model);
+  }
+  return out as ConceptoComplementSummaries;
 }

@@ -14,7 +14,7 @@ import { amountInWords } from '../amount-words.ts';
 import { qrMatrix, verificationUrl } from '../qr.ts';
 import { tfdCadena, type Tfd } from '../tfd.ts';
 import { child, childrenNamed, type XmlNode } from '../xml.ts';
-import { PDF_SECTIONS } from '../complements/index.ts';
+import { CONCEPTO_NOTES, PDF_SECTIONS } from '../complements/index.ts';
 import { measure as m } from './fonts.ts';
 import { currencyDecimals, described, groupDigits, money, none, printedDate, rateText, taxLine, unitAmount } from './format.ts';
 import { BLACK, CONTENT_WIDTH, GREY, HEADER_HEIGHT, LEADING, PAGE, SIZE, type Layout, type TotalRow } from './layout.ts';
@@ -204,6 +204,8 @@ export function conceptosSection(layout: Layout, { root, moneda }: PrintedCfdi):
         ...childrenNamed(child(impuestos ?? concepto, 'cfdi:Traslados') ?? concepto, 'cfdi:Traslado').map((t) => taxLine('Traslado', t.attrs, moneda)),
         ...childrenNamed(child(impuestos ?? concepto, 'cfdi:Retenciones') ?? concepto, 'cfdi:Retencion').map((t) => taxLine('Retención', t.attrs, moneda)),
         ...childrenNamed(concepto, 'cfdi:CuentaPredial').map((p) => `Cuenta predial: ${p.attrs.Numero}`),
+        // Its concepto complements' lines (Hidrocarburos y Petrolíferos: the permit).
+        ...CONCEPTO_NOTES.flatMap((c) => childrenNamed(child(concepto, 'cfdi:ComplementoConcepto') ?? none, c.element).flatMap(c.notes)),
       ],
     );
   }
@@ -278,6 +280,12 @@ export function totalsSection(layout: Layout, { root, comprobante: a, moneda }: 
   }
   for (const t of childrenNamed(child(impuestos ?? root, 'cfdi:Retenciones') ?? root, 'cfdi:Retencion')) {
     totals.push([`${described('c_Impuesto', t.attrs.Impuesto)} retenido`, amount(`-${t.attrs.Importe}`)]);
+  }
+  // A complement's amounts that are part of Total (Impuestos Locales), so the block adds up to it.
+  for (const complement of PDF_SECTIONS) {
+    if (!complement.totalLines) continue;
+    for (const node of childrenNamed(complemento, complement.element))
+      for (const [label, value] of complement.totalLines(node)) totals.push([label, amount(value)]);
   }
   totals.push([`Total ${moneda}`, amount(a.Total), true]);
   totalsBlock(layout, totals, inWords);

@@ -1,4 +1,4 @@
-import type { ComplementSummaries } from '../../cfdi/complements/index.ts';
+import type { ComplementSummaries, ConceptoComplementSummaries } from '../../cfdi/complements/index.ts';
 import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { ENVIRONMENTS, now } from './columns.ts';
@@ -20,7 +20,7 @@ export type CfdiSummary = CfdiOwnSummary & ComplementSummaries;
 interface CfdiOwnSummary {
   emisor: { rfc: string; nombre: string; regimen_fiscal: string };
   receptor: { rfc: string; nombre: string };
-  conceptos: { descripcion: string; cantidad: Amount; valor_unitario: Amount; importe: Amount; descuento?: Amount }[];
+  conceptos: ({ descripcion: string; cantidad: Amount; valor_unitario: Amount; importe: Amount; descuento?: Amount } & ConceptoComplementSummaries)[];
   descuento?: Amount;
   total_impuestos_trasladados?: Amount;
   total_impuestos_retenidos?: Amount;

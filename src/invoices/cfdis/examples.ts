@@ -430,4 +430,48 @@ export const CfdiExamples = {
       },
     },
   },
+  ingreso_impuestos_locales: {
+    summary: 'Ingreso with Impuestos Locales 1.0: a hotel night with IVA 16 % and the state lodging tax (ISH) 3 %',
+    description: 'ISH 45.00 on the 1,500.00 night is part of the Total: 1,500.00 + IVA 240.00 + ISH 45.00 = 1,785.00.',
+    value: {
+      tipo: 'I',
+      forma_pago: '04',
+      metodo_pago: 'PUE',
+      receptor: { ...ICV, uso_cfdi: 'G03' },
+      conceptos: [
+        {
+          clave_prod_serv: '90111800',
+          clave_unidad: 'E48',
+          descripcion: 'Hospedaje, habitación doble, una noche (20 al 21 de noviembre)',
+          cantidad: '1',
+          valor_unitario: '1500.00',
+          objeto_imp: '02',
+          impuestos: IVA_16,
+        },
+      ],
+      impuestos_locales: { traslados: [{ imp_loc_trasladado: 'ISH', tasa_de_traslado: '3' }] },
+    },
+  },
+  ingreso_hidrocarburos: {
+    summary: 'Ingreso with Hidrocarburos y Petrolíferos 1.0: diesel sold by a service station, with its permit',
+    description: 'A concepto of diesel (15101505), gasoline regular (15101514) or premium (15101515) on an Ingreso must carry it (RMF 2026 rule 2.7.1.48).',
+    value: {
+      tipo: 'I',
+      forma_pago: '04',
+      metodo_pago: 'PUE',
+      receptor: { ...ICV, uso_cfdi: 'G03' },
+      conceptos: [
+        {
+          clave_prod_serv: '15101505',
+          clave_unidad: 'LTR',
+          descripcion: 'Diésel',
+          cantidad: '113.000',
+          valor_unitario: '28.41',
+          objeto_imp: '02',
+          impuestos: IVA_16,
+          hidrocarburos_petroliferos: { tipo_permiso: 'PER07', numero_permiso: 'PL/23456/EXP/ES/2024', sub_producto_hyp: 'SP18' },
+        },
+      ],
+    },
+  },
 } satisfies BodyExamples<z.input<typeof CfdiRequestSchema>>;

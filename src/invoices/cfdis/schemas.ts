@@ -2,7 +2,15 @@ import { z } from '@hono/zod-openapi';
 import type { ComprobanteInput } from '../../cfdi/input.ts';
 import { UUID } from '../../cfdi/patterns.ts';
 import { Amount, code, type Fits, num, SEND_AS_STRING, str, Tax, withTextCheck } from './fields.ts';
-import { checkComplementTipos, COMPLEMENT_REQUESTS, COMPLEMENT_RESPONSES, complementsToWire } from './complements/index.ts';
+import {
+  CONCEPTO_COMPLEMENT_REQUESTS,
+  CONCEPTO_COMPLEMENT_RESPONSES,
+  checkComplementTipos,
+  conceptoComplementsToWire,
+  COMPLEMENT_REQUESTS,
+  COMPLEMENT_RESPONSES,
+  complementsToWire,
+} from './complements/index.ts';
 import { CFDI_STATUSES, type cfdis } from '../../db/schema/index.ts';
 import { ExternalId, IdempotencyKeyHeader, Metadata, PaginationQuery } from '../../lib/schemas.ts';
 import { SANDBOX_SCENARIOS } from '../../pac/types.ts';
@@ -53,6 +61,7 @@ export const ConceptoSchema = z
       .object({ rfc: z.string().trim().toUpperCase(), nombre: str(254), regimen_fiscal: z.string(), domicilio_fiscal: z.string() })
       .strict()
       .optional(),
+    ...CONCEPTO_COMPLEMENT_REQUESTS,
   })
   .strict()
   .openapi('Concepto');
@@ -172,7 +181,9 @@ export const CfdiSchema = z
     fecha: z.string().openapi({ description: 'Fecha of the CFDI: local time of the place of issue' }),
     emisor: z.object({ rfc: z.string(), nombre: z.string(), regimen_fiscal: z.string() }),
     receptor: z.object({ rfc: z.string(), nombre: z.string() }),
-    conceptos: z.array(z.object({ descripcion: z.string(), cantidad: Num, valor_unitario: Num, importe: Num, descuento: Num.optional() })),
+    conceptos: z.array(
+      z.object({ descripcion: z.string(), cantidad: Num, valor_unitario: Num, importe: Num, descuento: Num.optional(), ...CONCEPTO_COMPLEMENT_RESPONSES }),
+    ),
     moneda: z.string(),
     subtotal: Num,
     descuento: Num.optional(),
@@ -354,6 +365,7 @@ export function toCfdi(r: CfdiRow): z.infer<typeof CfdiSchema> {
       valor_unitario: Number(c.valor_unitario),
       importe: Number(c.importe),
       ...(c.descuento ? { descuento: Number(c.descuento) } : {}),
+      ...conceptoComplementsToWire(c),
     })),
     moneda: r.moneda,
     subtotal: Number(r.subtotal),

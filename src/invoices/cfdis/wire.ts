@@ -1,4 +1,4 @@
-import { complementSummaries } from '../../cfdi/complements/index.ts';
+import { complementSummaries, conceptoComplementSummaries } from '../../cfdi/complements/index.ts';
 import type { ComprobanteModel } from '../../cfdi/model.ts';
 import type { CfdiSummary } from '../../db/schema/index.ts';
 import { ServiceError } from '../../lib/service-error.ts';
@@ -54,6 +54,7 @@ export function summaryOf(m: ComprobanteModel): CfdiSummary {
       valor_unitario: c.valorUnitario.toString(),
       importe: c.importe.toString(),
       ...(c.descuento ? { descuento: c.descuento.toString() } : {}),
+      ...conceptoComplementSummaries(c),
     })),
     descuento: m.descuento?.toString(),
     total_impuestos_trasladados: m.impuestos?.totalTrasladados?.toString(),

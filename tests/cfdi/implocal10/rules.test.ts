@@ -14,7 +14,7 @@ describe('prepareImpuestosLocales: valid', () => {
     expect(model.traslados.map((t) => [t.impLocTrasladado, text(t.tasadeTraslado), text(t.importe)])).toEqual([['ISH', '3', '45.00']]);
     expect(model.retenciones).toEqual([]);
     expect([text(model.totaldeTraslados), text(model.totaldeRetenciones)]).toEqual(['45.00', '0.00']);
-    expect(text(HOTEL.total.add(totalAdjustment(model)))).toBe('1785.00');
+    expect(text(HOTEL.total!.add(totalAdjustment(model)))).toBe('1785.00');
   });
 
   test('a state cedular retention of 2 % on fees: 200.00 withheld, Total 9,333.33', () => {
@@ -23,7 +23,7 @@ describe('prepareImpuestosLocales: valid', () => {
     expect(model.retenciones.map((r) => [r.impLocRetenido, text(r.tasadeRetencion), text(r.importe)])).toEqual([['Impuesto cedular', '2', '200.00']]);
     expect([text(model.totaldeRetenciones), text(model.totaldeTraslados)]).toEqual(['200.00', '0.00']);
     expect(text(totalAdjustment(model))).toBe('-200.00');
-    expect(text(HONORARIOS.total.add(totalAdjustment(model)))).toBe('9333.33');
+    expect(text(HONORARIOS.total!.add(totalAdjustment(model)))).toBe('9333.33');
   });
 
   test('the base defaults to SubTotal − Descuento; a line may send its own; amounts round half up at the cent', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { CONCEPTO_NOTES } from '../../../src/cfdi/complements/index.ts';
 import { renderCfdiPdf } from '../../../src/cfdi/pdf.ts';
 import { printedDate } from '../../../src/cfdi/pdf/format.ts';
 import { child, childrenNamed, parseXml, type XmlNode } from '../../../src/cfdi/xml.ts';
@@ -217,5 +218,19 @@ describe('other types', () => {
     expect(r.all).toContain('Importe con letra');
     expect(r.all).toContain('TRES MIL TRESCIENTOS VEINTISIETE PESOS 01/100 M.N.');
     for (const absent of ['COMPLEMENTO DE PAGO', 'RECIBO DE NÓMINA']) expect(r.all).not.toContain(absent);
+  });
+});
+
+describe('a concepto complement on the PDF (CONCEPTO_NOTES)', () => {
+  test("its lines under its concepto's description, from the concepto's cfdi:ComplementoConcepto", async () => {
+    const xml = INGRESO.replace('</cfdi:Concepto>', '<cfdi:ComplementoConcepto><prueba:Dato Valor="permiso 123"/></cfdi:ComplementoConcepto></cfdi:Concepto>');
+    expect(xml).not.toBe(INGRESO);
+    expect((await render(xml)).all).not.toContain('Dato de prueba: permiso 123');
+    CONCEPTO_NOTES.push({ element: 'prueba:Dato', notes: (n) => [`Dato de prueba: ${n.attrs.Valor}`] });
+    try {
+      expect((await render(xml)).all).toContain('Dato de prueba: permiso 123');
+    } finally {
+      CONCEPTO_NOTES.pop();
+    }
   });
 });

@@ -26,6 +26,9 @@ export interface ImpuestosLocalesContext {
   tipo: TipoDeComprobante;
   subTotal: Dec;
   descuento?: Dec;
-  /** The comprobante's Total before the local taxes: SubTotal − Descuento + federal traslados − federal retenciones. */
-  total: Dec;
+  /**
+   * The comprobante's Total before the local taxes (SubTotal − Descuento + federal traslados − federal retenciones),
+   * when known: the registry's prepare runs before the totals, and its adjustTotals checks the Total instead.
+   */
+  total?: Dec;
 }

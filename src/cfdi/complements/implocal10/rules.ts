@@ -52,10 +52,16 @@ export function prepareImpuestosLocales(req: ImpuestosLocalesInput, ctx: Impuest
     totaldeRetenciones: sum(retenciones.map((r) => r.importe)).round(2),
     totaldeTraslados: sum(traslados.map((t) => t.importe)).round(2),
   };
-  const total = ctx.total.add(totalAdjustment(model));
-  if (total.isNegative())
-    fail(at('retenciones'), `add up to more than the comprobante's Total (${ctx.total.toString()}): the Total would be ${total.toString()}`);
+  if (ctx.total) checkTotal(model, ctx.total, fail);
   return model;
+}
+
+/** The local retenciones may not take the Total below zero; returns the Total with the local taxes. */
+export function checkTotal(model: ImpuestosLocalesModel, federalTotal: Dec, fail: Fail): Dec {
+  const total = federalTotal.add(totalAdjustment(model));
+  if (total.isNegative())
+    fail(at('retenciones'), `add up to more than the comprobante's Total (${federalTotal.toString()}): the Total would be ${total.toString()}`);
+  return total;
 }
 
 /**

@@ -1,7 +1,9 @@
 import type { z } from '@hono/zod-openapi';
-import type { ComplementInputs, ComplementSummaries } from '../../../cfdi/complements/index.ts';
+import type { ComplementInputs, ComplementSummaries, ConceptoComplementInputs, ConceptoComplementSummaries } from '../../../cfdi/complements/index.ts';
 import type { CfdiSummary } from '../../../db/schema/index.ts';
 import { cartaporte31 } from './cartaporte31.ts';
+import { hidrocarburospetroliferos10 } from './hidrocarburospetroliferos10.ts';
+import { implocal10 } from './implocal10.ts';
 import { nomina12 } from './nomina12.ts';
 import { pagos20 } from './pagos20.ts';
 
@@ -22,7 +24,7 @@ export interface WireComplement<Key extends keyof ComplementInputs & keyof Compl
 }
 
 /** The registry, by request member, in the order the members appear in the request and the response. */
-const WIRE_COMPLEMENTS = { pagos: pagos20, nomina: nomina12, carta_porte: cartaporte31 };
+const WIRE_COMPLEMENTS = { pagos: pagos20, nomina: nomina12, carta_porte: cartaporte31, impuestos_locales: implocal10 };
 type Wire = typeof WIRE_COMPLEMENTS;
 const ENTRIES = Object.entries(WIRE_COMPLEMENTS) as [keyof Wire, Wire[keyof Wire]][];
 
@@ -46,6 +48,47 @@ export function complementsToWire(s: CfdiSummary): { [K in keyof Wire]?: z.outpu
     const stored = s[key];
     // Each entry's toWire takes its own member of the summary (satisfies WireComplement<key> checks the pairing).
     if (stored !== undefined) out[key] = (c.toWire as (v: typeof stored) => unknown)(stored);
+  }
+  return out;
+}
+
+/**
+ * A concepto complement on the wire: its member of each concepto of POST /cfdis (conceptos[i].<member>), checked by
+ * `Fits<>` with the concepto. Every concepto complement of the engine's registry needs its entry (the type says so).
+ */
+type WireConceptoComplement = {
+  [K in keyof ConceptoComplementInputs]-?: {
+    request: z.ZodType<ConceptoComplementInputs[K]>;
+    /** Its member of each concepto of the Cfdi response, from the concepto's stored summary (when it has one). */
+    response?: z.ZodType;
+    toWire?(stored: NonNullable<ConceptoComplementSummaries[K]>): unknown;
+  };
+};
+const WIRE_CONCEPTO_COMPLEMENTS = { hidrocarburos_petroliferos: hidrocarburospetroliferos10 } satisfies WireConceptoComplement;
+type WireConceptoComplements = typeof WIRE_CONCEPTO_COMPLEMENTS;
+
+/** The concepto complements' members of the concepto schema (ConceptoSchema). */
+export const CONCEPTO_COMPLEMENT_REQUESTS = Object.fromEntries(
+  Object.entries(WIRE_CONCEPTO_COMPLEMENTS).map(([key, c]) => [key, (c as { request: z.ZodType }).request]),
+) as { [K in keyof WireConceptoComplements]: WireConceptoComplements[K]['request'] };
+
+type WithResponse = {
+  [K in keyof WireConceptoComplements as WireConceptoComplements[K] extends { response: z.ZodType } ? K : never]: WireConceptoComplements[K];
+};
+/** The concepto complements' members of the response's conceptos (Cfdi.conceptos[]). */
+export const CONCEPTO_COMPLEMENT_RESPONSES = Object.fromEntries(
+  Object.entries(WIRE_CONCEPTO_COMPLEMENTS).flatMap(([key, c]) => {
+    const response = (c as { response?: z.ZodType }).response;
+    return response ? [[key, response]] : [];
+  }),
+) as { [K in keyof WithResponse]: WithResponse[K] extends { response: infer R } ? R : never };
+
+/** A stored concepto's complements as the response shows them. */
+export function conceptoComplementsToWire(stored: ConceptoComplementSummaries): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, c] of Object.entries(WIRE_CONCEPTO_COMPLEMENTS) as [keyof ConceptoComplementSummaries, { toWire?(s: unknown): unknown }][]) {
+    const value = stored[key];
+    if (value !== undefined && c.toWire) out[key] = c.toWire(value);
   }
   return out;
 }
