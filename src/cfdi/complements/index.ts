@@ -2,6 +2,7 @@ import type { Step } from '../cadena-steps.ts';
 import type { TipoDeComprobante } from '../input.ts';
 import type { ComprobanteModel } from '../model.ts';
 import { cartaporte31 } from './cartaporte31/index.ts';
+import { comercioexterior20 } from './comercioexterior20/index.ts';
 import type { Complement, PdfSection } from './complement.ts';
 import { nomina12 } from './nomina12/index.ts';
 import { pagos20 } from './pagos20/index.ts';
@@ -12,7 +13,7 @@ import { pagos20 } from './pagos20/index.ts';
  * these lists, so a new complement is its folder, its import and its entry here (docs/decisions.md, "A complement is
  * one module").
  */
-const ON_COMPROBANTE = [pagos20, nomina12, cartaporte31] as const;
+const ON_COMPROBANTE = [pagos20, nomina12, cartaporte31, comercioexterior20] as const;
 /** Complements of a concepto (cfdi:Concepto/cfdi:ComplementoConcepto), sent under each concepto. */
 const ON_CONCEPTO = [] as const;
 
