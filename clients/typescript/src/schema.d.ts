@@ -1359,11 +1359,35 @@ export interface components {
              * @example facturacion@kemper.example.com
              */
             reply_to: string | null;
+            domicilio_fiscal: components["schemas"]["DomicilioFiscal"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description The fiscal address (PATCH domicilio_fiscal); null: none set */
+        DomicilioFiscal: {
+            /** @example Av. Constitución */
+            calle: string;
+            /** @example 100 */
+            numero_exterior?: string;
+            numero_interior?: string;
+            /** @example 0001 */
+            colonia?: string;
+            /** @example 07 */
+            localidad?: string;
+            /** @example 039 */
+            municipio?: string;
+            /** @example NLE */
+            estado: string;
+            /**
+             * @default MEX
+             * @enum {string}
+             */
+            pais?: "MEX";
+            /** @example 64000 */
+            codigo_postal: string;
+        } | null;
         User: {
             /** @example usr_01jd2m3k4n5p6q7r8s9t0v1w2x */
             id: string;
@@ -1534,6 +1558,29 @@ export interface components {
              * @example facturacion@kemper.example.com
              */
             reply_to?: string | null;
+            /** @description The fiscal address Comercio Exterior CFDIs state as the emisor's; null removes it */
+            domicilio_fiscal?: {
+                /** @example Av. Constitución */
+                calle: string;
+                /** @example 100 */
+                numero_exterior?: string;
+                numero_interior?: string;
+                /** @example 0001 */
+                colonia?: string;
+                /** @example 07 */
+                localidad?: string;
+                /** @example 039 */
+                municipio?: string;
+                /** @example NLE */
+                estado: string;
+                /**
+                 * @default MEX
+                 * @enum {string}
+                 */
+                pais?: "MEX";
+                /** @example 64000 */
+                codigo_postal: string;
+            } | null;
         };
         LogoUpload: {
             /**
@@ -1815,6 +1862,20 @@ export interface components {
             /** @description Cadena original of the TFD */
             cadena_original_sat?: string;
         };
+        /** @description Comercio Exterior 2.0, when the CFDI carries it: TotalUSD and the header keys */
+        ComercioExteriorSummary: {
+            /** @example A1 */
+            clave_de_pedimento: string;
+            /** @example FCA */
+            incoterm?: string;
+            motivo_traslado?: string;
+            /** @example 17.2345 */
+            tipo_cambio_usd: number;
+            /** @example 7670.5 */
+            total_usd: number;
+            /** @example 3 */
+            num_mercancias: number;
+        };
         Cfdi: {
             /** @example cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x */
             id: string;
@@ -1889,6 +1950,7 @@ export interface components {
                 unidad_peso: string;
                 num_total_mercancias: number;
             };
+            comercio_exterior?: components["schemas"]["ComercioExteriorSummary"];
             /** @description GET of a PPD Ingreso: what is still owed after the Pagos that stand (not cancelled or failed) */
             saldo_insoluto?: number;
             /** @description GET of a PPD Ingreso: how many instalments the standing Pagos cover */
@@ -1989,6 +2051,7 @@ export interface components {
             pagos?: components["schemas"]["Pago"][];
             nomina?: components["schemas"]["Nomina"];
             carta_porte?: components["schemas"]["CartaPorte"];
+            comercio_exterior?: components["schemas"]["ComercioExterior"];
             /**
              * @description Your own reference (e.g. your order number), at most 255 printable characters: unique per tenant and environment (a second invoice with it is 409, naming the first), kept by a failed invoice, found with GET /cfdis?external_id=
              * @example SO-10482
@@ -2976,6 +3039,147 @@ export interface components {
             /** @description c_ParteTransporte keys of the parts an owner (02) or lessor (03) provides; required for them */
             partes_transporte?: string[];
             domicilio?: components["schemas"]["CartaPorteDomicilio"];
+        };
+        /** @description Ingreso (I) or Traslado (T) with exportacion 02 only: the Complemento de Comercio Exterior 2.0 of a definitive export. The emisor's address comes from the tenant's profile (domicilio_fiscal) unless emisor.domicilio is sent; the receptor's is sent here */
+        ComercioExterior: {
+            /**
+             * @description c_MotivoTraslado (GET /catalogos/motivos-traslado): required on a Traslado (T), refused on an Ingreso
+             * @example 02
+             */
+            motivo_traslado?: string;
+            /**
+             * @description c_ClavePedimento (GET /catalogos/claves-pedimento); default A1 (definitive export)
+             * @example A1
+             */
+            clave_de_pedimento?: string;
+            /**
+             * @description 1 when this CFDI serves as certificate of origin; default 0
+             * @example 0
+             */
+            certificado_origen?: 0 | 1;
+            /** @description Only with certificado_origen 1 */
+            num_certificado_origen?: string;
+            /** @description Only with a receptor or destinatario in the European Union */
+            numero_exportador_confiable?: string;
+            /**
+             * @description c_INCOTERM (GET /catalogos/incoterms)
+             * @example FCA
+             */
+            incoterm?: string;
+            observaciones?: string;
+            /**
+             * @description Pesos per US dollar; on a CFDI in USD default: the comprobante's tipo_cambio
+             * @example 17.2345
+             */
+            tipo_cambio_usd?: number | string;
+            /**
+             * @description Computed: the sum of the mercancías' valor_dolares; checked when sent
+             * @example 7670.50
+             */
+            total_usd?: number | string;
+            emisor?: {
+                /**
+                 * @description Required when the issuer is a persona física (13-character RFC); refused for a persona moral
+                 * @example CACX760510HDFRRN09
+                 */
+                curp?: string;
+                domicilio?: components["schemas"]["ComercioExteriorDomicilio"];
+            };
+            /** @description The owners of the goods: only on a Traslado with motivo_traslado 05 */
+            propietario?: {
+                /**
+                 * @description The foreign tax id, in its country's format (c_Pais' pattern)
+                 * @example 123456789
+                 */
+                num_reg_id_trib: string;
+                /** @example USA */
+                residencia_fiscal: string;
+            }[];
+            receptor?: {
+                /**
+                 * @description Refused: the receptor's tax id is the comprobante's receptor.num_reg_id_trib
+                 * @example 123456789
+                 */
+                num_reg_id_trib?: string;
+                domicilio?: components["schemas"]["ComercioExteriorDomicilio"] & unknown;
+            };
+            /** @description Where the goods go when not to the receptor (one on a Traslado) */
+            destinatario?: {
+                /**
+                 * @description The foreign tax id, in its country's format (c_Pais' pattern)
+                 * @example 123456789
+                 */
+                num_reg_id_trib?: string;
+                nombre?: string;
+                domicilio: components["schemas"]["ComercioExteriorDomicilio"][];
+            }[];
+            /** @description Default: one per no_identificacion of the conceptos, in their order (then without fracción: send them for goods) */
+            mercancias?: components["schemas"]["ComercioExteriorMercancia"][];
+        };
+        /** @description The issuer's fiscal address in Mexico; default: the tenant's domicilio_fiscal (PATCH /tenants/me) */
+        ComercioExteriorDomicilio: {
+            /** @example Congress Ave */
+            calle: string;
+            numero_exterior?: string;
+            numero_interior?: string;
+            /** @description In Mexico a c_Colonia key (4 digits) of the código postal (GET /catalogos/colonias) */
+            colonia?: string;
+            /** @description In Mexico a c_Localidad key of the estado */
+            localidad?: string;
+            referencia?: string;
+            /** @description In Mexico a c_Municipio key of the estado */
+            municipio?: string;
+            /**
+             * @description c_Estado key for MEX, USA and CAN (NLE, TX, ON); free text elsewhere
+             * @example TX
+             */
+            estado: string;
+            /** @example USA */
+            pais: string;
+            /**
+             * @description In Mexico a c_CodigoPostal key of the estado
+             * @example 78701
+             */
+            codigo_postal: string;
+        };
+        ComercioExteriorMercancia: {
+            /**
+             * @description The conceptos' no_identificacion it covers
+             * @example SKU-A
+             */
+            no_identificacion: string;
+            /**
+             * @description c_FraccionArancelaria in force (GET /catalogos/fracciones-arancelarias); required unless unidad_aduana is 99
+             * @example 0901110300
+             */
+            fraccion_arancelaria?: string;
+            /**
+             * @description With unidad_aduana and valor_unitario_aduana, or none of the three
+             * @example 140
+             */
+            cantidad_aduana?: number | string;
+            /**
+             * @description c_UnidadAduana (GET /catalogos/unidades-aduana): the fracción's unit of measure (UMT)
+             * @example 01
+             */
+            unidad_aduana?: string;
+            /**
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+             * @example 12.35
+             */
+            valor_unitario_aduana?: number | string;
+            /**
+             * @description Computed (the conceptos' importe of this no_identificacion in dollars) when this is its only mercancía; required for each of several mercancías sharing one no_identificacion
+             * @example 1729.00
+             */
+            valor_dolares?: number | string;
+            descripciones_especificas?: {
+                /** @example ACME */
+                marca: string;
+                modelo?: string;
+                sub_modelo?: string;
+                numero_serie?: string;
+            }[];
         };
         CfdiValidation: {
             valid: boolean;
