@@ -3,10 +3,10 @@ import { createPublicKey, verify, X509Certificate } from 'node:crypto';
 import { cadenaOriginal } from '../../../src/cfdi/cadena.ts';
 import { tfdCadena, tfdFromNode } from '../../../src/cfdi/tfd.ts';
 import { child, childrenNamed, parseXml, type XmlNode } from '../../../src/cfdi/xml.ts';
-import { cfdis } from '../../../src/db/schema/index.ts';
+import { cfdis, series } from '../../../src/db/schema/index.ts';
 import type { ComercioExteriorRequest } from '../../../src/invoices/cfdis/complements/comercioexterior20.ts';
 import { CfdiExamples } from '../../../src/invoices/cfdis/examples.ts';
-import { createTestApp, issuer, READY, TEST_ENGINE } from '../../helpers.ts';
+import { createTestApp, ICV, issuer, READY, TEST_ENGINE } from '../../helpers.ts';
 import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
 
 /**
@@ -128,5 +128,274 @@ describe("the emisor's address: the request's, else the tenant profile's", () =>
     expect(abroad.status).toBe(422);
     expect(abroad.json.error.details.map((d: any) => d.field)).toContain('domicilio_fiscal.pais');
     expect((await t.call('PATCH', '/tenants/me', { token: other, body: { domicilio_fiscal: null } })).json.domicilio_fiscal).toBeNull();
+  });
+});
+
+/** A deep copy of an example, changed by `edit` (the body and its comercio_exterior). */
+const from = (example: Body, edit: (body: Body, c: Body) => void) => (): Body => {
+  const body = structuredClone(example);
+  edit(body, body.comercio_exterior);
+  return body;
+};
+const I = (edit: (body: Body, c: Body) => void) => from(EXAMPLES.ingreso, edit);
+const T = (edit: (body: Body, c: Body) => void) => from(EXAMPLES.traslado, edit);
+const AUSTIN = { calle: 'Congress Ave', numero_exterior: '500', estado: 'TX', pais: 'USA', codigo_postal: '78701' };
+/** Monterrey Centro, as the Mexican address a case breaks one key of. */
+const MTY = { calle: 'Juárez', colonia: '0001', localidad: '07', municipio: '039', estado: 'NLE', pais: 'MEX', codigo_postal: '64000' };
+/** The traslado with its receptor's address in Mexico (motivo 02 may relocate goods to a place of its own here). */
+const receptorMx = (over: Record<string, string>) => T((_b, c) => (c.receptor.domicilio = { ...MTY, ...over }));
+/** The ingreso with one destinatario at `domicilio`. */
+const destinatario = (domicilio: Record<string, string>, extra: Record<string, string> = {}) =>
+  I((_b, c) => (c.destinatario = [{ nombre: 'Warehouse', ...extra, domicilio: [domicilio] }]));
+const emisorAt = (over: Record<string, string>) => I((_b, c) => Object.assign(c.emisor.domicilio, over));
+const triplet = { cantidad_aduana: '140', unidad_aduana: '01', valor_unitario_aduana: '12.35' };
+
+/** [name, request, field, SAT's code (1.1 matrix numbering: docs/comercioexterior20.md); undefined: the XSD's format]. */
+const CASES: [string, () => Body, string, string | undefined][] = [
+  // The comprobante that carries it.
+  ['exportacion 02 without comercio_exterior', I((b) => delete b.comercio_exterior), 'exportacion', 'CFDI40122'],
+  ['comercio_exterior with exportacion 01', I((b) => (b.exportacion = '01')), 'comercio_exterior', 'CCE145'],
+  ['comercio_exterior without exportacion (01 by default)', I((b) => delete b.exportacion), 'comercio_exterior', 'CCE145'],
+  [
+    'comercio_exterior on an Egreso',
+    I((b) => Object.assign(b, { tipo: 'E', cfdi_relacionados: [{ tipo_relacion: '01', uuids: ['5FB2822E-396D-4725-8521-CDC4BDD20CCF'] }] })),
+    'comercio_exterior',
+    'CCE145',
+  ],
+  ['a Traslado without motivo_traslado', T((_b, c) => delete c.motivo_traslado), 'comercio_exterior.motivo_traslado', 'CCE146'],
+  ['an Ingreso with motivo_traslado', I((_b, c) => (c.motivo_traslado = '02')), 'comercio_exterior.motivo_traslado', 'CCE113'],
+  ['goods of third parties without their owners', T((_b, c) => (c.motivo_traslado = '05')), 'comercio_exterior.propietario', 'CCE147'],
+  [
+    'owners on an Ingreso',
+    I((_b, c) => (c.propietario = [{ num_reg_id_trib: '123456789', residencia_fiscal: 'USA' }])),
+    'comercio_exterior.propietario',
+    'CCE148',
+  ],
+  ['goods invoiced before, without the relation to them', T((_b, c) => (c.motivo_traslado = '01')), 'cfdi_relacionados', 'CCE157'],
+  ['an export Ingreso to a Mexican receptor', I((b) => (b.receptor = { ...ICV, uso_cfdi: 'G01' })), 'receptor.rfc', 'CCE150'],
+  ['a Traslado of motivo 03 to a Mexican receptor', T((_b, c) => (c.motivo_traslado = '03')), 'receptor.rfc', 'CCE150'],
+  // Header.
+  [
+    'an Ingreso in MXN without tipo_cambio_usd',
+    I((b) => Object.assign(b, { moneda: 'MXN', tipo_cambio: undefined })),
+    'comercio_exterior.tipo_cambio_usd',
+    'CCE159',
+  ],
+  ['tipo_cambio_usd 0', I((_b, c) => (c.tipo_cambio_usd = '0')), 'comercio_exterior.tipo_cambio_usd', 'CCE159'],
+  ['a certificate number without being one', I((_b, c) => (c.num_certificado_origen = 'CO-2026-000123')), 'comercio_exterior.num_certificado_origen', 'CCE160'],
+  [
+    'a trusted exporter number with no one in the EU',
+    I((_b, c) => (c.numero_exportador_confiable = 'MXREX20260001')),
+    'comercio_exterior.numero_exportador_confiable',
+    'CCE161',
+  ],
+  ['total_usd that is not the sum', I((_b, c) => (c.total_usd = '7670.49')), 'comercio_exterior.total_usd', 'CCE162'],
+  ['total_usd with one decimal', I((_b, c) => (c.total_usd = '7670.5')), 'comercio_exterior.total_usd', 'CCE163'],
+  ['clave_de_pedimento not in c_ClavePedimento', I((_b, c) => (c.clave_de_pedimento = 'ZZ')), 'comercio_exterior.clave_de_pedimento', undefined],
+  ['incoterm not in c_INCOTERM', I((_b, c) => (c.incoterm = 'XYZ')), 'comercio_exterior.incoterm', undefined],
+  ['certificado_origen 2', I((_b, c) => (c.certificado_origen = 2)), 'comercio_exterior.certificado_origen', undefined],
+  // Emisor.
+  ['a CURP for a persona moral', I((_b, c) => (c.emisor.curp = 'CACX760510HDFRRN09')), 'comercio_exterior.emisor.curp', 'CCE164'],
+  ['no address for the emisor, none on the profile', I((_b, c) => delete c.emisor), 'comercio_exterior.emisor.domicilio', 'CCE167'],
+  ['the emisor abroad', emisorAt({ pais: 'USA', estado: 'TX', codigo_postal: '78701' }), 'comercio_exterior.emisor.domicilio.pais', 'CCE168'],
+  ['the emisor in an estado that does not exist', emisorAt({ estado: 'XXX' }), 'comercio_exterior.emisor.domicilio.estado', 'CCE169'],
+  ['the emisor in a municipio not of its estado', emisorAt({ municipio: '999' }), 'comercio_exterior.emisor.domicilio.municipio', 'CCE170'],
+  ['the emisor in a localidad not of its estado', emisorAt({ localidad: '98' }), 'comercio_exterior.emisor.domicilio.localidad', 'CCE171'],
+  ['the emisor in a colonia not of its código postal', emisorAt({ colonia: '9999' }), 'comercio_exterior.emisor.domicilio.colonia', 'CCE172'],
+  ['the emisor at a código postal of another estado', emisorAt({ codigo_postal: '06600' }), 'comercio_exterior.emisor.domicilio.codigo_postal', 'CCE173'],
+  // Propietario, receptor.
+  [
+    "an owner's tax id not in its country's pattern",
+    T((_b, c) => Object.assign(c, { motivo_traslado: '05', propietario: [{ num_reg_id_trib: 'ABC-123', residencia_fiscal: 'USA' }] })),
+    'comercio_exterior.propietario[0].num_reg_id_trib',
+    'CCE175',
+  ],
+  ["the receptor's tax id in the complement", I((_b, c) => (c.receptor.num_reg_id_trib = '123456789')), 'comercio_exterior.receptor.num_reg_id_trib', 'CCE176'],
+  ["no receptor's address", I((_b, c) => delete c.receptor), 'comercio_exterior.receptor.domicilio', 'CCE181'],
+  ['the receptor in a colonia not of its código postal', receptorMx({ colonia: '9999' }), 'comercio_exterior.receptor.domicilio.colonia', 'CCE182'],
+  ['the receptor in a localidad not of its estado', receptorMx({ localidad: '98' }), 'comercio_exterior.receptor.domicilio.localidad', 'CCE183'],
+  ['the receptor in a municipio not of its estado', receptorMx({ municipio: '999' }), 'comercio_exterior.receptor.domicilio.municipio', 'CCE184'],
+  [
+    'the receptor in a US state that does not exist',
+    I((_b, c) => (c.receptor.domicilio.estado = 'ZZ')),
+    'comercio_exterior.receptor.domicilio.estado',
+    'CCE185',
+  ],
+  [
+    "the receptor's ZIP code not in the US pattern",
+    I((_b, c) => (c.receptor.domicilio.codigo_postal = 'ABCDE')),
+    'comercio_exterior.receptor.domicilio.codigo_postal',
+    'CCE186',
+  ],
+  ['the receptor at a código postal of another estado', receptorMx({ codigo_postal: '06600' }), 'comercio_exterior.receptor.domicilio.codigo_postal', 'CCE187'],
+  // Destinatario.
+  [
+    'a Traslado to two destinatarios',
+    T((_b, c) => (c.destinatario = [AUSTIN, AUSTIN].map((d) => ({ domicilio: [d] })))),
+    'comercio_exterior.destinatario',
+    'CCE188',
+  ],
+  [
+    "a destinatario's tax id not in its country's pattern",
+    destinatario(AUSTIN, { num_reg_id_trib: 'ABC-123' }),
+    'comercio_exterior.destinatario[0].num_reg_id_trib',
+    'CCE190',
+  ],
+  [
+    'a destinatario in a colonia not of its código postal',
+    destinatario({ ...MTY, colonia: '9999' }),
+    'comercio_exterior.destinatario[0].domicilio[0].colonia',
+    'CCE191',
+  ],
+  [
+    'a destinatario in a localidad not of its estado',
+    destinatario({ ...MTY, localidad: '98' }),
+    'comercio_exterior.destinatario[0].domicilio[0].localidad',
+    'CCE192',
+  ],
+  [
+    'a destinatario in a municipio not of its estado',
+    destinatario({ ...MTY, municipio: '999' }),
+    'comercio_exterior.destinatario[0].domicilio[0].municipio',
+    'CCE193',
+  ],
+  [
+    'a destinatario in a US state that does not exist',
+    destinatario({ ...AUSTIN, estado: 'ZZ' }),
+    'comercio_exterior.destinatario[0].domicilio[0].estado',
+    'CCE194',
+  ],
+  [
+    "a destinatario's ZIP code not in the US pattern",
+    destinatario({ ...AUSTIN, codigo_postal: '7870' }),
+    'comercio_exterior.destinatario[0].domicilio[0].codigo_postal',
+    'CCE195',
+  ],
+  [
+    'a destinatario at a código postal of another estado',
+    destinatario({ ...MTY, codigo_postal: '06600' }),
+    'comercio_exterior.destinatario[0].domicilio[0].codigo_postal',
+    'CCE196',
+  ],
+  [
+    'a destinatario without an address',
+    I((_b, c) => (c.destinatario = [{ nombre: 'Warehouse', domicilio: [] }])),
+    'comercio_exterior.destinatario[0].domicilio',
+    undefined,
+  ],
+  // Mercancías.
+  ['a concepto without no_identificacion', I((b) => delete b.conceptos[1].no_identificacion), 'conceptos[1].no_identificacion', 'CCE197'],
+  [
+    'a mercancía no concepto bills',
+    I((_b, c) => (c.mercancias[2].no_identificacion = 'OTRO-99')),
+    'comercio_exterior.mercancias[2].no_identificacion',
+    'CCE198',
+  ],
+  ['a concepto without its mercancía', I((_b, c) => c.mercancias.pop()), 'conceptos[3].no_identificacion', 'CCE199'],
+  [
+    'one no_identificacion twice with one fracción',
+    I((_b, c) => c.mercancias.splice(1, 0, { ...c.mercancias[0], valor_dolares: '500.00' }) && (c.mercancias[0].valor_dolares = '1229.00')),
+    'comercio_exterior.mercancias[1].fraccion_arancelaria',
+    'CCE200',
+  ],
+  [
+    'split mercancías whose valor_dolares do not add up to the conceptos',
+    I((_b, c) => {
+      c.mercancias[0] = { no_identificacion: 'CAFE-01', fraccion_arancelaria: '0901110300', valor_dolares: '1000.00' };
+      c.mercancias.splice(1, 0, { no_identificacion: 'CAFE-01', fraccion_arancelaria: '0901120100', valor_dolares: '500.00' });
+      for (const m of c.mercancias) for (const k of Object.keys(triplet)) delete m[k];
+    }),
+    'comercio_exterior.mercancias[0].valor_dolares',
+    'CCE205',
+  ],
+  ['goods without fracción', I((_b, c) => delete c.mercancias[1].fraccion_arancelaria), 'comercio_exterior.mercancias[1].fraccion_arancelaria', 'CCE206'],
+  [
+    'a service (unidad 99) with a fracción',
+    I((_b, c) => Object.assign(c.mercancias[1], { unidad_aduana: '99' })),
+    'comercio_exterior.mercancias[1].fraccion_arancelaria',
+    'CCE207',
+  ],
+  [
+    'a fracción not in c_FraccionArancelaria',
+    I((_b, c) => (c.mercancias[0].fraccion_arancelaria = '0101010199')),
+    'comercio_exterior.mercancias[0].fraccion_arancelaria',
+    'CCE208',
+  ],
+  [
+    "a unidad_aduana other than the fracción's UMT",
+    I((_b, c) => (c.mercancias[0].unidad_aduana = '06')),
+    'comercio_exterior.mercancias[0].unidad_aduana',
+    'CCE209',
+  ],
+  [
+    'cantidad_aduana without valor_unitario_aduana',
+    I((_b, c) => delete c.mercancias[2].valor_unitario_aduana),
+    'comercio_exterior.mercancias[2].valor_unitario_aduana',
+    'CCE213',
+  ],
+  [
+    'the aduana triplet on some mercancías only',
+    I((_b, c) => {
+      for (const k of Object.keys(triplet)) delete c.mercancias[2][k];
+    }),
+    'comercio_exterior.mercancias[2].cantidad_aduana',
+    'CCE214',
+  ],
+  [
+    'valor_unitario_aduana 0 on goods',
+    I((_b, c) => (c.mercancias[2].valor_unitario_aduana = '0')),
+    'comercio_exterior.mercancias[2].valor_unitario_aduana',
+    'CCE215',
+  ],
+  [
+    'valor_dolares not cantidad_aduana × valor_unitario_aduana',
+    I((_b, c) => (c.mercancias[0].valor_unitario_aduana = '10.00')),
+    'comercio_exterior.mercancias[0].valor_dolares',
+    'CCE216',
+  ],
+  [
+    "valor_dolares other than the concepto's value",
+    I((_b, c) => (c.mercancias[1].valor_dolares = '2999.00')),
+    'comercio_exterior.mercancias[1].valor_dolares',
+    'CCE217',
+  ],
+  [
+    'valor_dolares with five decimals',
+    I((_b, c) => (c.mercancias[1].valor_dolares = '3000.00001')),
+    'comercio_exterior.mercancias[1].valor_dolares',
+    undefined,
+  ],
+];
+
+/** Rows and folios: a refused request stores no CFDI and takes no folio. */
+const stored = async () => [await t.count(cfdis), (await t.db.select({ next: series.nextFolio }).from(series)).reduce((n, s) => n + s.next, 0)];
+
+describe('invalid Comercio Exterior requests → 400 naming the field and the rule, nothing stored', () => {
+  expect(CASES.filter(([, , , rule]) => rule !== undefined).length).toBeGreaterThanOrEqual(40);
+
+  test('the bases validate', async () => {
+    for (const body of Object.values(EXAMPLES))
+      expect((await t.call('POST', '/cfdis/validate', { token: key, body })).json).toEqual({ valid: true, errors: [], warnings: [] });
+  });
+
+  test.each(CASES)('%s', async (_name, build, field, rule) => {
+    const body = build();
+    const before = await stored();
+    const res = await t.call('POST', '/cfdis', { token: key, body });
+    expect(res.status).toBe(400);
+    const details = res.json.error.details as { field: string; issue: string; rule?: string }[];
+    expect(details.map((d) => `${d.field} ${d.rule}`)).toContain(`${field} ${rule}`);
+    const detail = details.find((d) => d.field === field && d.rule === rule)!;
+    expect(detail.issue.length).toBeGreaterThan(10);
+    expect(await stored()).toEqual(before);
+    // /cfdis/validate agrees: the same errors in its verdict, or the same 400 for a malformed request.
+    const check = await t.call('POST', '/cfdis/validate', { token: key, body });
+    if (check.status === 200) {
+      expect(check.json.valid).toBe(false);
+      expect(check.json.errors).toEqual(details);
+    } else {
+      expect(check.status).toBe(400);
+      expect(check.json.error.details).toEqual(details);
+    }
   });
 });
