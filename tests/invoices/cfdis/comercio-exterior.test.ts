@@ -399,3 +399,64 @@ describe('invalid Comercio Exterior requests → 400 naming the field and the ru
     }
   });
 });
+
+describe('a 20-mercancía export in MXN: ValorDolares and TotalUSD recomputed here, without the engine', () => {
+  /** Amounts as integers of 10^-scale, so nothing here shares the engine's decimal code. */
+  const TC_USD = 172345n; // 17.2345, 4 decimals
+  const items = Array.from({ length: 20 }, (_, i) => {
+    const cantidad = BigInt(i * 3 + 1);
+    const centavos = 123457n + BigInt(i) * 9713n; // valor_unitario in centavos
+    return { id: `SKU-${String(i + 1).padStart(2, '0')}`, cantidad, centavos, importe: cantidad * centavos };
+  });
+  const text2 = (cents: bigint) => `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
+  /** importe (centavos) ÷ 17.2345, in cents, half up: importe × 10^4 / 172345 cents. */
+  const dollars = (importe: bigint) => (importe * 10_000n * 2n + TC_USD) / (2n * TC_USD);
+
+  test('each ValorDolares is the importe in dollars to the cent and inside SAT’s window; TotalUSD is their sum', async () => {
+    const body = {
+      tipo: 'I',
+      exportacion: '02',
+      forma_pago: '03',
+      metodo_pago: 'PUE',
+      moneda: 'MXN',
+      receptor: EXAMPLES.ingreso.receptor,
+      conceptos: items.map((x) => ({
+        clave_prod_serv: '50201706',
+        no_identificacion: x.id,
+        clave_unidad: 'KGM',
+        descripcion: `Café de altura, lote ${x.id}`,
+        cantidad: String(x.cantidad),
+        valor_unitario: text2(x.centavos),
+        objeto_imp: '02',
+        impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa', tasa_o_cuota: '0.000000' }] },
+      })),
+      comercio_exterior: {
+        tipo_cambio_usd: '17.2345',
+        incoterm: 'EXW',
+        emisor: INGRESO_CCE.emisor,
+        receptor: INGRESO_CCE.receptor,
+        mercancias: items.map((x) => ({ no_identificacion: x.id, fraccion_arancelaria: '0901110300' })),
+      },
+    };
+    const { root, json } = await stampChecked(body);
+    const node = cce(root);
+    const written = childrenNamed(child(node, 'cce20:Mercancias')!, 'cce20:Mercancia');
+    expect(written.map((m) => m.attrs.NoIdentificacion)).toEqual(items.map((x) => x.id));
+    let total = 0n;
+    for (const [i, x] of items.entries()) {
+      const expected = dollars(x.importe);
+      total += expected;
+      expect([x.id, written[i]!.attrs.ValorDolares]).toEqual([x.id, text2(expected)]);
+      // SAT's window: (importe ± half a centavo) ÷ (TipoCambioUSD ∓ half its last digit), compared at the cent, in
+      // 10^-10 dollars: pesos (10·I ± 5) / 1000 over a rate (10·TC ∓ 5) / 10^5 is (10·I ± 5) · 100 / (10·TC ∓ 5) dollars.
+      const low = ((x.importe * 10n - 5n) * 10n ** 12n) / (TC_USD * 10n + 5n);
+      const high = ((x.importe * 10n + 5n) * 10n ** 12n) / (TC_USD * 10n - 5n);
+      const value = expected * 10n ** 8n;
+      expect(value >= low - 5n * 10n ** 7n && value <= high + 5n * 10n ** 7n).toBe(true);
+    }
+    expect(node.attrs.TotalUSD).toBe(text2(total));
+    expect(node.attrs.TipoCambioUSD).toBe('17.2345');
+    expect(json.comercio_exterior.total_usd).toBe(Number(text2(total)));
+    expect(json.comercio_exterior.num_mercancias).toBe(20);
+  });
+});
