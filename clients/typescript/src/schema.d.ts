@@ -1111,6 +1111,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/catalogos/colonias": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The colonias of a postal code (c_Colonia), for a Comercio Exterior address in Mexico
+         * @description A Mexican Domicilio of Comercio Exterior names its colonia by this key (the emisor's always).
+         */
+        get: operations["listColonias"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/catalogos/{catalogo}": {
         parameters: {
             query?: never;
@@ -3512,6 +3532,29 @@ export interface components {
                 error: string | null;
                 duration_ms: number;
                 at: string;
+            }[];
+        };
+        Colonias: {
+            /** @example 64000 */
+            codigo_postal: string;
+            /**
+             * @description c_Estado key of the postal code
+             * @example NLE
+             */
+            estado: string;
+            /**
+             * @description c_Municipio key of the postal code
+             * @example 039
+             */
+            municipio?: string;
+            data: {
+                /**
+                 * @description The c_Colonia key to send as colonia
+                 * @example 0001
+                 */
+                clave: string;
+                /** @example Monterrey Centro */
+                nombre: string;
             }[];
         };
         /** @description A catalog key with its description and validity; each catalog adds its own columns (persona_fisica, decimales, estado, peligroso, …), listed with the catalog names under `catalogo` */
@@ -9614,6 +9657,72 @@ export interface operations {
             };
         };
     };
+    listColonias: {
+        parameters: {
+            query: {
+                /** @description A c_CodigoPostal key */
+                codigo_postal: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The colonias of the postal code (none for a code SAT lists without any) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Colonias"];
+                };
+            };
+            /** @description Invalid query */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a key of c_CodigoPostal */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listCatalog: {
         parameters: {
             query?: {
@@ -9625,8 +9734,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description `metodos-pago`: c_MetodoPago; `motivos-cancelacion`: c_MotivoCancelacion; `tipos-relacion`: c_TipoRelacion; `objetos-impuesto`: c_ObjetoImp; `exportaciones`: c_Exportacion; `paises`: c_Pais; `tipos-nomina`: c_TipoNomina; `tipos-contrato`: c_TipoContrato; `tipos-jornada`: c_TipoJornada; `tipos-regimen`: c_TipoRegimen; `periodicidades-pago`: c_PeriodicidadPago; `riesgos-puesto`: c_RiesgoPuesto; `tipos-percepcion`: c_TipoPercepcion; `tipos-deduccion`: c_TipoDeduccion; `tipos-otro-pago`: c_TipoOtroPago; `tipos-incapacidad`: c_TipoIncapacidad; `tipos-horas`: c_TipoHoras; `origenes-recurso`: c_OrigenRecurso; `productos-servicios`: c_ClaveProdServ: products and services (search `q` over descriptions and SAT's similar words); `unidades`: c_ClaveUnidad: units (search `q`); `regimenes-fiscales`: c_RegimenFiscal; `usos-cfdi`: c_UsoCFDI, with the receptor regimes each one allows; `formas-pago`: c_FormaPago; `monedas`: c_Moneda, with the decimals amounts carry; `codigos-postales`: c_CodigoPostal: look a code up for its estado, municipio and localidad; `bancos`: c_Banco; `estados-nomina`: c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado); `productos-servicios-carta-porte`: c_ClaveProdServCP: goods transported (BienesTransp), search `q` over descriptions and similar words; `material_peligroso` is SAT's column ("0", "1", "0,1") and `peligroso` its reading: `si` (SAT classes the goods as hazardous: declare MaterialPeligroso, "Sí" with CveMaterialPeligroso and Embalaje unless a laboratory result shows otherwise), `puede_serlo` (depends on their composition: declare "Sí" or "No"), `no` (not hazardous: no MaterialPeligroso); `materiales-peligrosos`: c_MaterialPeligroso (CveMaterialPeligroso, UN numbers), search `q`; with clase_o_div, peligro_secundario and nombre_tecnico; `tipos-embalaje`: c_TipoEmbalaje (Embalaje of hazardous goods); `unidades-peso`: c_ClaveUnidadPeso (UnidadPeso), with nombre, simbolo and bandera (Masa, Volumen, Embalaje); `fracciones-arancelarias`: c_FraccionArancelaria (Comercio Exterior 2.0 tariff fractions), search `q`; with unidad_aduana (c_UnidadAduana); `documentos-aduaneros`: c_DocumentoAduanero (TipoDocumento); `regimenes-aduaneros`: c_RegimenAduanero, with the EntradaSalidaMerc each allows (entrada, salida); `sectores-cofepris`: c_SectorCOFEPRIS; `formas-farmaceuticas`: c_FormaFarmaceutica; `condiciones-especiales`: c_CondicionesEspeciales (CondicionesEspTransp); `tipos-materia`: c_TipoMateria; `claves-transporte`: c_CveTransporte (ViaEntradaSalida); `tipos-estacion`: c_TipoEstacion, with the c_CveTransporte keys it applies to (claves_transporte); `estaciones`: c_Estaciones (NumEstacion: ports, airports, rail stations), with clave_transporte, nacionalidad, designador_iata, linea_ferrea; `figuras-transporte`: c_FiguraTransporte (TipoFigura); `partes-transporte`: c_ParteTransporte (PartesTransporte of a lessor or owner); `tipos-permiso`: c_TipoPermiso (PermSCT), with the c_CveTransporte keys it applies to (claves_transporte); `configuraciones-autotransporte`: c_ConfigAutotransporte (ConfigVehicular), with numero_ejes, numero_llantas and `remolque`, SAT's column ("0", "1", "0,1"), read as `lleva_remolque`: `si` (Remolques required), `no` (none allowed), `opcional`; `tipos-remolque`: c_SubTipoRem (SubTipoRem of a Remolque); `configuraciones-maritimas`: c_ConfigMaritima (TipoEmbarcacion); `tipos-carga`: c_ClaveTipoCarga (TipoCarga); `contenedores-maritimos`: c_ContenedorMaritimo (TipoContenedor in TransporteMaritimo); `autorizaciones-navieras`: c_NumAutorizacionNaviero (NumAutorizacionNaviero; a key with "/" goes in the path as %2F); `registros-istmo`: c_RegistroISTMO (RegistroISTMO, Corredor Interoceánico); `codigos-transporte-aereo`: c_CodigoTransporteAereo (CodigoTransportista), with nacionalidad and designador_oaci; `tipos-servicio`: c_TipoDeServicio (rail TipoDeServicio), with contenedor: whether it carries containers; `tipos-trafico`: c_TipoDeTrafico (rail TipoDeTrafico); `derechos-paso`: c_DerechosDePaso (TipoDerechoDePaso), with entre, hasta, otorga_recibe and concesionario; `tipos-carro`: c_TipoCarro (rail TipoCarro), with contenedor: whether the car carries containers; `contenedores`: c_Contenedor (rail TipoContenedor), with nombre */
-                catalogo: "metodos-pago" | "motivos-cancelacion" | "tipos-relacion" | "objetos-impuesto" | "exportaciones" | "paises" | "tipos-nomina" | "tipos-contrato" | "tipos-jornada" | "tipos-regimen" | "periodicidades-pago" | "riesgos-puesto" | "tipos-percepcion" | "tipos-deduccion" | "tipos-otro-pago" | "tipos-incapacidad" | "tipos-horas" | "origenes-recurso" | "productos-servicios" | "unidades" | "regimenes-fiscales" | "usos-cfdi" | "formas-pago" | "monedas" | "codigos-postales" | "bancos" | "estados-nomina" | "productos-servicios-carta-porte" | "materiales-peligrosos" | "tipos-embalaje" | "unidades-peso" | "fracciones-arancelarias" | "documentos-aduaneros" | "regimenes-aduaneros" | "sectores-cofepris" | "formas-farmaceuticas" | "condiciones-especiales" | "tipos-materia" | "claves-transporte" | "tipos-estacion" | "estaciones" | "figuras-transporte" | "partes-transporte" | "tipos-permiso" | "configuraciones-autotransporte" | "tipos-remolque" | "configuraciones-maritimas" | "tipos-carga" | "contenedores-maritimos" | "autorizaciones-navieras" | "registros-istmo" | "codigos-transporte-aereo" | "tipos-servicio" | "tipos-trafico" | "derechos-paso" | "tipos-carro" | "contenedores";
+                /** @description `metodos-pago`: c_MetodoPago; `motivos-cancelacion`: c_MotivoCancelacion; `tipos-relacion`: c_TipoRelacion; `objetos-impuesto`: c_ObjetoImp; `exportaciones`: c_Exportacion; `paises`: c_Pais; `tipos-nomina`: c_TipoNomina; `tipos-contrato`: c_TipoContrato; `tipos-jornada`: c_TipoJornada; `tipos-regimen`: c_TipoRegimen; `periodicidades-pago`: c_PeriodicidadPago; `riesgos-puesto`: c_RiesgoPuesto; `tipos-percepcion`: c_TipoPercepcion; `tipos-deduccion`: c_TipoDeduccion; `tipos-otro-pago`: c_TipoOtroPago; `tipos-incapacidad`: c_TipoIncapacidad; `tipos-horas`: c_TipoHoras; `origenes-recurso`: c_OrigenRecurso; `productos-servicios`: c_ClaveProdServ: products and services (search `q` over descriptions and SAT's similar words); `unidades`: c_ClaveUnidad: units (search `q`); `regimenes-fiscales`: c_RegimenFiscal; `usos-cfdi`: c_UsoCFDI, with the receptor regimes each one allows; `formas-pago`: c_FormaPago; `monedas`: c_Moneda, with the decimals amounts carry; `codigos-postales`: c_CodigoPostal: look a code up for its estado, municipio and localidad; `bancos`: c_Banco; `estados-nomina`: c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado); `productos-servicios-carta-porte`: c_ClaveProdServCP: goods transported (BienesTransp), search `q` over descriptions and similar words; `material_peligroso` is SAT's column ("0", "1", "0,1") and `peligroso` its reading: `si` (SAT classes the goods as hazardous: declare MaterialPeligroso, "Sí" with CveMaterialPeligroso and Embalaje unless a laboratory result shows otherwise), `puede_serlo` (depends on their composition: declare "Sí" or "No"), `no` (not hazardous: no MaterialPeligroso); `materiales-peligrosos`: c_MaterialPeligroso (CveMaterialPeligroso, UN numbers), search `q`; with clase_o_div, peligro_secundario and nombre_tecnico; `tipos-embalaje`: c_TipoEmbalaje (Embalaje of hazardous goods); `unidades-peso`: c_ClaveUnidadPeso (UnidadPeso), with nombre, simbolo and bandera (Masa, Volumen, Embalaje); `fracciones-arancelarias`: c_FraccionArancelaria (Comercio Exterior 2.0 tariff fractions), search `q`; with unidad_aduana (c_UnidadAduana); `documentos-aduaneros`: c_DocumentoAduanero (TipoDocumento); `regimenes-aduaneros`: c_RegimenAduanero, with the EntradaSalidaMerc each allows (entrada, salida); `sectores-cofepris`: c_SectorCOFEPRIS; `formas-farmaceuticas`: c_FormaFarmaceutica; `condiciones-especiales`: c_CondicionesEspeciales (CondicionesEspTransp); `tipos-materia`: c_TipoMateria; `claves-transporte`: c_CveTransporte (ViaEntradaSalida); `tipos-estacion`: c_TipoEstacion, with the c_CveTransporte keys it applies to (claves_transporte); `estaciones`: c_Estaciones (NumEstacion: ports, airports, rail stations), with clave_transporte, nacionalidad, designador_iata, linea_ferrea; `figuras-transporte`: c_FiguraTransporte (TipoFigura); `partes-transporte`: c_ParteTransporte (PartesTransporte of a lessor or owner); `tipos-permiso`: c_TipoPermiso (PermSCT), with the c_CveTransporte keys it applies to (claves_transporte); `configuraciones-autotransporte`: c_ConfigAutotransporte (ConfigVehicular), with numero_ejes, numero_llantas and `remolque`, SAT's column ("0", "1", "0,1"), read as `lleva_remolque`: `si` (Remolques required), `no` (none allowed), `opcional`; `tipos-remolque`: c_SubTipoRem (SubTipoRem of a Remolque); `configuraciones-maritimas`: c_ConfigMaritima (TipoEmbarcacion); `tipos-carga`: c_ClaveTipoCarga (TipoCarga); `contenedores-maritimos`: c_ContenedorMaritimo (TipoContenedor in TransporteMaritimo); `autorizaciones-navieras`: c_NumAutorizacionNaviero (NumAutorizacionNaviero; a key with "/" goes in the path as %2F); `registros-istmo`: c_RegistroISTMO (RegistroISTMO, Corredor Interoceánico); `codigos-transporte-aereo`: c_CodigoTransporteAereo (CodigoTransportista), with nacionalidad and designador_oaci; `tipos-servicio`: c_TipoDeServicio (rail TipoDeServicio), with contenedor: whether it carries containers; `tipos-trafico`: c_TipoDeTrafico (rail TipoDeTrafico); `derechos-paso`: c_DerechosDePaso (TipoDerechoDePaso), with entre, hasta, otorga_recibe and concesionario; `tipos-carro`: c_TipoCarro (rail TipoCarro), with contenedor: whether the car carries containers; `contenedores`: c_Contenedor (rail TipoContenedor), with nombre; `unidades-aduana`: c_UnidadAduana (Comercio Exterior's UnidadAduana: a fracción's unit of measure, UMT); `incoterms`: c_INCOTERM (Comercio Exterior Incoterm); `claves-pedimento`: c_ClavePedimento (Comercio Exterior ClaveDePedimento); `motivos-traslado`: c_MotivoTraslado (Comercio Exterior on a Traslado) */
+                catalogo: "metodos-pago" | "motivos-cancelacion" | "tipos-relacion" | "objetos-impuesto" | "exportaciones" | "paises" | "tipos-nomina" | "tipos-contrato" | "tipos-jornada" | "tipos-regimen" | "periodicidades-pago" | "riesgos-puesto" | "tipos-percepcion" | "tipos-deduccion" | "tipos-otro-pago" | "tipos-incapacidad" | "tipos-horas" | "origenes-recurso" | "productos-servicios" | "unidades" | "regimenes-fiscales" | "usos-cfdi" | "formas-pago" | "monedas" | "codigos-postales" | "bancos" | "estados-nomina" | "productos-servicios-carta-porte" | "materiales-peligrosos" | "tipos-embalaje" | "unidades-peso" | "fracciones-arancelarias" | "documentos-aduaneros" | "regimenes-aduaneros" | "sectores-cofepris" | "formas-farmaceuticas" | "condiciones-especiales" | "tipos-materia" | "claves-transporte" | "tipos-estacion" | "estaciones" | "figuras-transporte" | "partes-transporte" | "tipos-permiso" | "configuraciones-autotransporte" | "tipos-remolque" | "configuraciones-maritimas" | "tipos-carga" | "contenedores-maritimos" | "autorizaciones-navieras" | "registros-istmo" | "codigos-transporte-aereo" | "tipos-servicio" | "tipos-trafico" | "derechos-paso" | "tipos-carro" | "contenedores" | "unidades-aduana" | "incoterms" | "claves-pedimento" | "motivos-traslado";
             };
             cookie?: never;
         };
@@ -9685,8 +9794,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description `metodos-pago`: c_MetodoPago; `motivos-cancelacion`: c_MotivoCancelacion; `tipos-relacion`: c_TipoRelacion; `objetos-impuesto`: c_ObjetoImp; `exportaciones`: c_Exportacion; `paises`: c_Pais; `tipos-nomina`: c_TipoNomina; `tipos-contrato`: c_TipoContrato; `tipos-jornada`: c_TipoJornada; `tipos-regimen`: c_TipoRegimen; `periodicidades-pago`: c_PeriodicidadPago; `riesgos-puesto`: c_RiesgoPuesto; `tipos-percepcion`: c_TipoPercepcion; `tipos-deduccion`: c_TipoDeduccion; `tipos-otro-pago`: c_TipoOtroPago; `tipos-incapacidad`: c_TipoIncapacidad; `tipos-horas`: c_TipoHoras; `origenes-recurso`: c_OrigenRecurso; `productos-servicios`: c_ClaveProdServ: products and services (search `q` over descriptions and SAT's similar words); `unidades`: c_ClaveUnidad: units (search `q`); `regimenes-fiscales`: c_RegimenFiscal; `usos-cfdi`: c_UsoCFDI, with the receptor regimes each one allows; `formas-pago`: c_FormaPago; `monedas`: c_Moneda, with the decimals amounts carry; `codigos-postales`: c_CodigoPostal: look a code up for its estado, municipio and localidad; `bancos`: c_Banco; `estados-nomina`: c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado); `productos-servicios-carta-porte`: c_ClaveProdServCP: goods transported (BienesTransp), search `q` over descriptions and similar words; `material_peligroso` is SAT's column ("0", "1", "0,1") and `peligroso` its reading: `si` (SAT classes the goods as hazardous: declare MaterialPeligroso, "Sí" with CveMaterialPeligroso and Embalaje unless a laboratory result shows otherwise), `puede_serlo` (depends on their composition: declare "Sí" or "No"), `no` (not hazardous: no MaterialPeligroso); `materiales-peligrosos`: c_MaterialPeligroso (CveMaterialPeligroso, UN numbers), search `q`; with clase_o_div, peligro_secundario and nombre_tecnico; `tipos-embalaje`: c_TipoEmbalaje (Embalaje of hazardous goods); `unidades-peso`: c_ClaveUnidadPeso (UnidadPeso), with nombre, simbolo and bandera (Masa, Volumen, Embalaje); `fracciones-arancelarias`: c_FraccionArancelaria (Comercio Exterior 2.0 tariff fractions), search `q`; with unidad_aduana (c_UnidadAduana); `documentos-aduaneros`: c_DocumentoAduanero (TipoDocumento); `regimenes-aduaneros`: c_RegimenAduanero, with the EntradaSalidaMerc each allows (entrada, salida); `sectores-cofepris`: c_SectorCOFEPRIS; `formas-farmaceuticas`: c_FormaFarmaceutica; `condiciones-especiales`: c_CondicionesEspeciales (CondicionesEspTransp); `tipos-materia`: c_TipoMateria; `claves-transporte`: c_CveTransporte (ViaEntradaSalida); `tipos-estacion`: c_TipoEstacion, with the c_CveTransporte keys it applies to (claves_transporte); `estaciones`: c_Estaciones (NumEstacion: ports, airports, rail stations), with clave_transporte, nacionalidad, designador_iata, linea_ferrea; `figuras-transporte`: c_FiguraTransporte (TipoFigura); `partes-transporte`: c_ParteTransporte (PartesTransporte of a lessor or owner); `tipos-permiso`: c_TipoPermiso (PermSCT), with the c_CveTransporte keys it applies to (claves_transporte); `configuraciones-autotransporte`: c_ConfigAutotransporte (ConfigVehicular), with numero_ejes, numero_llantas and `remolque`, SAT's column ("0", "1", "0,1"), read as `lleva_remolque`: `si` (Remolques required), `no` (none allowed), `opcional`; `tipos-remolque`: c_SubTipoRem (SubTipoRem of a Remolque); `configuraciones-maritimas`: c_ConfigMaritima (TipoEmbarcacion); `tipos-carga`: c_ClaveTipoCarga (TipoCarga); `contenedores-maritimos`: c_ContenedorMaritimo (TipoContenedor in TransporteMaritimo); `autorizaciones-navieras`: c_NumAutorizacionNaviero (NumAutorizacionNaviero; a key with "/" goes in the path as %2F); `registros-istmo`: c_RegistroISTMO (RegistroISTMO, Corredor Interoceánico); `codigos-transporte-aereo`: c_CodigoTransporteAereo (CodigoTransportista), with nacionalidad and designador_oaci; `tipos-servicio`: c_TipoDeServicio (rail TipoDeServicio), with contenedor: whether it carries containers; `tipos-trafico`: c_TipoDeTrafico (rail TipoDeTrafico); `derechos-paso`: c_DerechosDePaso (TipoDerechoDePaso), with entre, hasta, otorga_recibe and concesionario; `tipos-carro`: c_TipoCarro (rail TipoCarro), with contenedor: whether the car carries containers; `contenedores`: c_Contenedor (rail TipoContenedor), with nombre */
-                catalogo: "metodos-pago" | "motivos-cancelacion" | "tipos-relacion" | "objetos-impuesto" | "exportaciones" | "paises" | "tipos-nomina" | "tipos-contrato" | "tipos-jornada" | "tipos-regimen" | "periodicidades-pago" | "riesgos-puesto" | "tipos-percepcion" | "tipos-deduccion" | "tipos-otro-pago" | "tipos-incapacidad" | "tipos-horas" | "origenes-recurso" | "productos-servicios" | "unidades" | "regimenes-fiscales" | "usos-cfdi" | "formas-pago" | "monedas" | "codigos-postales" | "bancos" | "estados-nomina" | "productos-servicios-carta-porte" | "materiales-peligrosos" | "tipos-embalaje" | "unidades-peso" | "fracciones-arancelarias" | "documentos-aduaneros" | "regimenes-aduaneros" | "sectores-cofepris" | "formas-farmaceuticas" | "condiciones-especiales" | "tipos-materia" | "claves-transporte" | "tipos-estacion" | "estaciones" | "figuras-transporte" | "partes-transporte" | "tipos-permiso" | "configuraciones-autotransporte" | "tipos-remolque" | "configuraciones-maritimas" | "tipos-carga" | "contenedores-maritimos" | "autorizaciones-navieras" | "registros-istmo" | "codigos-transporte-aereo" | "tipos-servicio" | "tipos-trafico" | "derechos-paso" | "tipos-carro" | "contenedores";
+                /** @description `metodos-pago`: c_MetodoPago; `motivos-cancelacion`: c_MotivoCancelacion; `tipos-relacion`: c_TipoRelacion; `objetos-impuesto`: c_ObjetoImp; `exportaciones`: c_Exportacion; `paises`: c_Pais; `tipos-nomina`: c_TipoNomina; `tipos-contrato`: c_TipoContrato; `tipos-jornada`: c_TipoJornada; `tipos-regimen`: c_TipoRegimen; `periodicidades-pago`: c_PeriodicidadPago; `riesgos-puesto`: c_RiesgoPuesto; `tipos-percepcion`: c_TipoPercepcion; `tipos-deduccion`: c_TipoDeduccion; `tipos-otro-pago`: c_TipoOtroPago; `tipos-incapacidad`: c_TipoIncapacidad; `tipos-horas`: c_TipoHoras; `origenes-recurso`: c_OrigenRecurso; `productos-servicios`: c_ClaveProdServ: products and services (search `q` over descriptions and SAT's similar words); `unidades`: c_ClaveUnidad: units (search `q`); `regimenes-fiscales`: c_RegimenFiscal; `usos-cfdi`: c_UsoCFDI, with the receptor regimes each one allows; `formas-pago`: c_FormaPago; `monedas`: c_Moneda, with the decimals amounts carry; `codigos-postales`: c_CodigoPostal: look a code up for its estado, municipio and localidad; `bancos`: c_Banco; `estados-nomina`: c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado); `productos-servicios-carta-porte`: c_ClaveProdServCP: goods transported (BienesTransp), search `q` over descriptions and similar words; `material_peligroso` is SAT's column ("0", "1", "0,1") and `peligroso` its reading: `si` (SAT classes the goods as hazardous: declare MaterialPeligroso, "Sí" with CveMaterialPeligroso and Embalaje unless a laboratory result shows otherwise), `puede_serlo` (depends on their composition: declare "Sí" or "No"), `no` (not hazardous: no MaterialPeligroso); `materiales-peligrosos`: c_MaterialPeligroso (CveMaterialPeligroso, UN numbers), search `q`; with clase_o_div, peligro_secundario and nombre_tecnico; `tipos-embalaje`: c_TipoEmbalaje (Embalaje of hazardous goods); `unidades-peso`: c_ClaveUnidadPeso (UnidadPeso), with nombre, simbolo and bandera (Masa, Volumen, Embalaje); `fracciones-arancelarias`: c_FraccionArancelaria (Comercio Exterior 2.0 tariff fractions), search `q`; with unidad_aduana (c_UnidadAduana); `documentos-aduaneros`: c_DocumentoAduanero (TipoDocumento); `regimenes-aduaneros`: c_RegimenAduanero, with the EntradaSalidaMerc each allows (entrada, salida); `sectores-cofepris`: c_SectorCOFEPRIS; `formas-farmaceuticas`: c_FormaFarmaceutica; `condiciones-especiales`: c_CondicionesEspeciales (CondicionesEspTransp); `tipos-materia`: c_TipoMateria; `claves-transporte`: c_CveTransporte (ViaEntradaSalida); `tipos-estacion`: c_TipoEstacion, with the c_CveTransporte keys it applies to (claves_transporte); `estaciones`: c_Estaciones (NumEstacion: ports, airports, rail stations), with clave_transporte, nacionalidad, designador_iata, linea_ferrea; `figuras-transporte`: c_FiguraTransporte (TipoFigura); `partes-transporte`: c_ParteTransporte (PartesTransporte of a lessor or owner); `tipos-permiso`: c_TipoPermiso (PermSCT), with the c_CveTransporte keys it applies to (claves_transporte); `configuraciones-autotransporte`: c_ConfigAutotransporte (ConfigVehicular), with numero_ejes, numero_llantas and `remolque`, SAT's column ("0", "1", "0,1"), read as `lleva_remolque`: `si` (Remolques required), `no` (none allowed), `opcional`; `tipos-remolque`: c_SubTipoRem (SubTipoRem of a Remolque); `configuraciones-maritimas`: c_ConfigMaritima (TipoEmbarcacion); `tipos-carga`: c_ClaveTipoCarga (TipoCarga); `contenedores-maritimos`: c_ContenedorMaritimo (TipoContenedor in TransporteMaritimo); `autorizaciones-navieras`: c_NumAutorizacionNaviero (NumAutorizacionNaviero; a key with "/" goes in the path as %2F); `registros-istmo`: c_RegistroISTMO (RegistroISTMO, Corredor Interoceánico); `codigos-transporte-aereo`: c_CodigoTransporteAereo (CodigoTransportista), with nacionalidad and designador_oaci; `tipos-servicio`: c_TipoDeServicio (rail TipoDeServicio), with contenedor: whether it carries containers; `tipos-trafico`: c_TipoDeTrafico (rail TipoDeTrafico); `derechos-paso`: c_DerechosDePaso (TipoDerechoDePaso), with entre, hasta, otorga_recibe and concesionario; `tipos-carro`: c_TipoCarro (rail TipoCarro), with contenedor: whether the car carries containers; `contenedores`: c_Contenedor (rail TipoContenedor), with nombre; `unidades-aduana`: c_UnidadAduana (Comercio Exterior's UnidadAduana: a fracción's unit of measure, UMT); `incoterms`: c_INCOTERM (Comercio Exterior Incoterm); `claves-pedimento`: c_ClavePedimento (Comercio Exterior ClaveDePedimento); `motivos-traslado`: c_MotivoTraslado (Comercio Exterior on a Traslado) */
+                catalogo: "metodos-pago" | "motivos-cancelacion" | "tipos-relacion" | "objetos-impuesto" | "exportaciones" | "paises" | "tipos-nomina" | "tipos-contrato" | "tipos-jornada" | "tipos-regimen" | "periodicidades-pago" | "riesgos-puesto" | "tipos-percepcion" | "tipos-deduccion" | "tipos-otro-pago" | "tipos-incapacidad" | "tipos-horas" | "origenes-recurso" | "productos-servicios" | "unidades" | "regimenes-fiscales" | "usos-cfdi" | "formas-pago" | "monedas" | "codigos-postales" | "bancos" | "estados-nomina" | "productos-servicios-carta-porte" | "materiales-peligrosos" | "tipos-embalaje" | "unidades-peso" | "fracciones-arancelarias" | "documentos-aduaneros" | "regimenes-aduaneros" | "sectores-cofepris" | "formas-farmaceuticas" | "condiciones-especiales" | "tipos-materia" | "claves-transporte" | "tipos-estacion" | "estaciones" | "figuras-transporte" | "partes-transporte" | "tipos-permiso" | "configuraciones-autotransporte" | "tipos-remolque" | "configuraciones-maritimas" | "tipos-carga" | "contenedores-maritimos" | "autorizaciones-navieras" | "registros-istmo" | "codigos-transporte-aereo" | "tipos-servicio" | "tipos-trafico" | "derechos-paso" | "tipos-carro" | "contenedores" | "unidades-aduana" | "incoterms" | "claves-pedimento" | "motivos-traslado";
                 clave: string;
             };
             cookie?: never;
