@@ -7,6 +7,7 @@ import { cfdis, series } from '../../../src/db/schema/index.ts';
 import type { ComercioExteriorRequest } from '../../../src/invoices/cfdis/complements/comercioexterior20.ts';
 import { CfdiExamples } from '../../../src/invoices/cfdis/examples.ts';
 import { createTestApp, ICV, issuer, READY, TEST_ENGINE } from '../../helpers.ts';
+import { readPdf } from '../../cfdi/pdf/carta-porte.ts';
 import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
 
 /**
@@ -81,6 +82,25 @@ describe('the OpenAPI examples stamp and pass SAT checks', () => {
     // 25000 MXN ÷ 17.2345 = 1450.5788…
     expect(child(child(node, 'cce20:Mercancias')!, 'cce20:Mercancia')!.attrs.ValorDolares).toBe('1450.58');
     expect(json.comercio_exterior).toMatchObject({ motivo_traslado: '02', total_usd: 1450.58, num_mercancias: 1 });
+  });
+});
+
+describe('the PDF', () => {
+  test("prints the complement's header, each mercancía with its ValorDolares, and TotalUSD", async () => {
+    const { json } = await stampChecked(EXAMPLES.ingreso);
+    const pdf = await t.app.request(`/api/v1/cfdis/${json.uuid}/pdf`, { headers: { authorization: `Bearer ${key}` } });
+    expect(pdf.status).toBe(200);
+    const text = (await readPdf(new Uint8Array(await pdf.arrayBuffer()))).flat().map((i) => i.str).join(' ');
+    expect(text).toContain('COMPLEMENTO DE COMERCIO EXTERIOR');
+    for (const s of ['A1 - IMPORTACION O EXPORTACION DEFINITIVA', 'FCA - ', '17.2345', 'Congress Ave', 'Av. Constitución 100', 'ACME'])
+      expect([s, text.includes(s)]).toEqual([s, true]);
+    for (const [id, fraccion, dolares] of [
+      ['CAFE-01', '0901110300', '1,729.00'],
+      ['CALD-02', '8403100100', '3,000.00'],
+      ['QUEM-03', '8403100100', '2,941.50'],
+    ])
+      expect([id, text.includes(id), text.includes(fraccion), text.includes(dolares)]).toEqual([id, true, true, true]);
+    expect(text).toMatch(/Total USD .*7,670\.50/);
   });
 });
 
