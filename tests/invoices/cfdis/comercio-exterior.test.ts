@@ -90,15 +90,19 @@ describe('the PDF', () => {
     const { json } = await stampChecked(EXAMPLES.ingreso);
     const pdf = await t.app.request(`/api/v1/cfdis/${json.uuid}/pdf`, { headers: { authorization: `Bearer ${key}` } });
     expect(pdf.status).toBe(200);
-    const text = (await readPdf(new Uint8Array(await pdf.arrayBuffer()))).flat().map((i) => i.str).join(' ');
+    const text = (await readPdf(new Uint8Array(await pdf.arrayBuffer())))
+      .flat()
+      .map((i) => i.str)
+      .join(' ');
     expect(text).toContain('COMPLEMENTO DE COMERCIO EXTERIOR');
     for (const s of ['A1 - IMPORTACION O EXPORTACION DEFINITIVA', 'FCA - ', '17.2345', 'Congress Ave', 'Av. Constitución 100', 'ACME'])
       expect([s, text.includes(s)]).toEqual([s, true]);
-    for (const [id, fraccion, dolares] of [
+    const rows: [string, string, string][] = [
       ['CAFE-01', '0901110300', '1,729.00'],
       ['CALD-02', '8403100100', '3,000.00'],
       ['QUEM-03', '8403100100', '2,941.50'],
-    ])
+    ];
+    for (const [id, fraccion, dolares] of rows)
       expect([id, text.includes(id), text.includes(fraccion), text.includes(dolares)]).toEqual([id, true, true, true]);
     expect(text).toMatch(/Total USD .*7,670\.50/);
   });
