@@ -92,7 +92,7 @@ test.skipIf(TEST_ENGINE !== 'postgres')("a queued draft keeps the profile's addr
   const other = (await issuer(q, READY)).key;
   const address = INGRESO_CCE.emisor!.domicilio!;
   expect((await q.call('PATCH', '/tenants/me', { token: other, body: { domicilio_fiscal: address } })).status).toBe(200);
-  const body = structuredClone(EXAMPLES.ingreso);
+  const body: Body = structuredClone(EXAMPLES.ingreso);
   delete body.comercio_exterior.emisor;
   const sign = spyOn(crypto.subtle, 'sign').mockImplementationOnce(() => Promise.reject(new Error('the signing thread is gone')));
   const res = await q.call('POST', '/cfdis', { token: other, body });
