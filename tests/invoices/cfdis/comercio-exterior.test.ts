@@ -20,8 +20,13 @@ const t = await createTestApp();
 const SAT_ARTEFACTS = TEST_ENGINE === 'sqlite';
 let key = '';
 let sandboxCert: Buffer;
+/** A Mexican client of the tenant (receptor_id): an export's receptor is foreign (CCE150). */
+let CLIENT_ID = '';
 beforeAll(async () => {
   key = (await issuer(t, READY)).key;
+  const client = await t.call('POST', '/clients', { token: key, body: { ...ICV, uso_cfdi: 'G03' } });
+  if (client.status !== 201) throw new Error(`${client.status} ${client.text}`);
+  CLIENT_ID = client.json.id;
   const cert = await t.app.request('/api/v1/sandbox/sat-certificate');
   sandboxCert = Buffer.from(await cert.arrayBuffer());
 });
@@ -219,6 +224,15 @@ const CASES: [string, () => Body, string, string | undefined][] = [
   ],
   ['goods invoiced before, without the relation to them', T((_b, c) => (c.motivo_traslado = '01')), 'cfdi_relacionados', 'CCE157'],
   ['an export Ingreso to a Mexican receptor', I((b) => (b.receptor = { ...ICV, uso_cfdi: 'G01' })), 'receptor.rfc', 'CCE150'],
+  [
+    'an export Ingreso to a stored Mexican client',
+    I((b) => {
+      delete b.receptor;
+      b.receptor_id = CLIENT_ID;
+    }),
+    'receptor_id.rfc',
+    'CCE150',
+  ],
   ['a Traslado of motivo 03 to a Mexican receptor', T((_b, c) => (c.motivo_traslado = '03')), 'receptor.rfc', 'CCE150'],
   // Header.
   [

@@ -48,6 +48,7 @@ export const comercioexterior20: Complement<
         fecha: facts.fecha,
         emisor: { rfc: facts.emisor.rfc, domicilio: input.emisor?.domicilio ?? emisorDomicilio },
         receptor: { rfc: receptor.rfc, residenciaFiscal: receptor.residenciaFiscal, numRegIdTrib: receptor.numRegIdTrib },
+        receptorField: facts.receptorField,
         conceptos: facts.conceptos.map((c) => ({
           noIdentificacion: c.noIdentificacion,
           cantidad: c.cantidad,
