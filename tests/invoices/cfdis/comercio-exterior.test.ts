@@ -253,6 +253,7 @@ const CASES: [string, () => Body, string, string | undefined][] = [
   ['total_usd with one decimal', I((_b, c) => (c.total_usd = '7670.5')), 'comercio_exterior.total_usd', 'CCE163'],
   ['clave_de_pedimento not in c_ClavePedimento', I((_b, c) => (c.clave_de_pedimento = 'ZZ')), 'comercio_exterior.clave_de_pedimento', undefined],
   ['incoterm not in c_INCOTERM', I((_b, c) => (c.incoterm = 'XYZ')), 'comercio_exterior.incoterm', undefined],
+  ['a CURP with an impossible birth date', I((_b, c) => (c.emisor.curp = 'CACX761310HDFRRN09')), 'comercio_exterior.emisor.curp', undefined],
   ['certificado_origen 2', I((_b, c) => (c.certificado_origen = 2)), 'comercio_exterior.certificado_origen', undefined],
   // Emisor.
   ['a CURP for a persona moral', I((_b, c) => (c.emisor.curp = 'CACX760510HDFRRN09')), 'comercio_exterior.emisor.curp', 'CCE164'],

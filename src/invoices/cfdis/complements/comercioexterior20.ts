@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import type { ComercioExteriorInput } from '../../../cfdi/complements/comercioexterior20/input.ts';
+import { T_CURP } from '../../../cfdi/patterns.ts';
 import { Amount, code, type Fits, str } from '../fields.ts';
 import type { WireComplement } from './index.ts';
 
@@ -94,7 +95,7 @@ const ComercioExteriorRequestSchema = z
     total_usd: decimal(16, 2, '7670.50').optional().openapi({ description: "Computed: the sum of the mercancías' valor_dolares; checked when sent" }),
     emisor: z
       .object({
-        curp: code(/^[A-Z][AEIOUX][A-Z]{2}\d{6}[MHX][A-Z]{5}[0-9A-Z]\d$/, 'must be a CURP (18 characters)', 'CACX760510HDFRRN09')
+        curp: code(T_CURP, 'must be an 18-character CURP (t_CURP)', 'CACX760510HDFRRN09')
           .optional()
           .openapi({ description: 'Required when the issuer is a persona física (13-character RFC); refused for a persona moral' }),
         domicilio: DomicilioComercioExterior.optional().openapi({
