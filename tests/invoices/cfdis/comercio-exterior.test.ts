@@ -2,11 +2,12 @@ import { beforeAll, describe, expect, spyOn, test } from 'bun:test';
 import { createPublicKey, verify, X509Certificate } from 'node:crypto';
 import { cadenaOriginal } from '../../../src/cfdi/cadena.ts';
 import { tfdCadena, tfdFromNode } from '../../../src/cfdi/tfd.ts';
-import { child, childrenNamed, parseXml, type XmlNode } from '../../../src/cfdi/xml.ts';
+import { child, childrenNamed, parseXml, serializeXml, type XmlNode } from '../../../src/cfdi/xml.ts';
 import { cfdis, series } from '../../../src/db/schema/index.ts';
 import type { ComercioExteriorRequest } from '../../../src/invoices/cfdis/complements/comercioexterior20.ts';
 import { CfdiExamples } from '../../../src/invoices/cfdis/examples.ts';
 import { createTestApp, ICV, issuer, READY, TEST_ENGINE } from '../../helpers.ts';
+import { CARTAS_PORTE } from '../../cfdi/cartaporte31/corpus.ts';
 import { readPdf } from '../../cfdi/pdf/carta-porte.ts';
 import { cadenaFromSatXslt, tfdCadenaFromSatXslt, validateAgainstSatXsd } from '../../sat/verify.ts';
 
@@ -110,6 +111,33 @@ test.skipIf(TEST_ENGINE !== 'postgres')("a queued draft keeps the profile's addr
   expect(done.json.status).toBe('vigente');
   const xml = await (await q.app.request(`/api/v1/cfdis/${done.json.uuid}/xml`, { headers: { authorization: `Bearer ${other}` } })).text();
   expect(child(child(cce(parseXml(xml)), 'cce20:Emisor')!, 'cce20:Domicilio')!.attrs.Calle).toBe('Av. Constitución');
+});
+
+test('with Carta Porte on one Traslado: both complements in registry order, valid for SAT whatever their order', async () => {
+  // The corpus' export by road to Laredo, its pallets also declared to customs (own goods relocated: motivo 02). Carta
+  // Porte keeps a T in XXX at value 0, so ValorDolares is 0: the engine only refuses a 0 that is sent (CCE217), an
+  // open question against SAT's matrix (docs/comercioexterior20.md); this test is about the two nodes together.
+  const body: Body = structuredClone(CARTAS_PORTE.find(([name]) => name.startsWith('Carta Porte T, autotransporte: export'))![1]);
+  body.exportacion = '02';
+  body.conceptos[0].no_identificacion = 'EST-01';
+  body.comercio_exterior = {
+    motivo_traslado: '02',
+    tipo_cambio_usd: '17.2345',
+    emisor: INGRESO_CCE.emisor,
+    receptor: INGRESO_CCE.receptor,
+    mercancias: [{ no_identificacion: 'EST-01', fraccion_arancelaria: body.carta_porte.mercancias[0].fraccion_arancelaria }],
+  };
+  const { root } = await stampChecked(body);
+  const complemento = child(root, 'cfdi:Complemento')!;
+  expect(complemento.children.map((c) => c.name)).toEqual(['cartaporte31:CartaPorte', 'cce20:ComercioExterior', 'tfd:TimbreFiscalDigital']);
+  // cfdi:Complemento is a sequence of xs:any: the other order is as valid, and the cadena follows the document's order.
+  if (SAT_ARTEFACTS) {
+    const [cp, ce, tfd] = complemento.children;
+    complemento.children = [ce!, cp!, tfd!];
+    const swapped = serializeXml(root);
+    expect(await validateAgainstSatXsd(swapped)).toEqual({ valid: true, errors: [] });
+    expect(cadenaOriginal(parseXml(swapped))).toBe(await cadenaFromSatXslt(swapped));
+  }
 });
 
 describe('the PDF', () => {
