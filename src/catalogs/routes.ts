@@ -2,13 +2,33 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Db } from '../db/client.ts';
 import type { BackendEnv } from '../lib/backend.ts';
 import { errorResponse, errorResponses, jsonResponse, paginated } from '../lib/schemas.ts';
-import { Catalogo, Entry, ListQuery } from './schemas.ts';
-import { getCatalogEntry, listCatalog } from './service.ts';
+import { Catalogo, Colonias, ColoniasQuery, Entry, ListQuery } from './schemas.ts';
+import { getCatalogEntry, listCatalog, listColonias } from './service.ts';
 
 const errors = errorResponses('invoices');
 
 const tags = ['Catálogos SAT'];
 export function mountCatalogRoutes(app: OpenAPIHono<BackendEnv>, deps: { db: Db }) {
+  // Before /catalogos/{catalogo}: c_Colonia is not one of its catalogs (it is read by código postal, not paged).
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/v1/catalogos/colonias',
+      tags,
+      operationId: 'listColonias',
+      summary: 'The colonias of a postal code (c_Colonia), for a Comercio Exterior address in Mexico',
+      description: "A Mexican Domicilio of Comercio Exterior names its colonia by this key (the emisor's always).",
+      request: { query: ColoniasQuery },
+      responses: {
+        200: jsonResponse(Colonias, 'The colonias of the postal code (none for a code SAT lists without any)'),
+        400: errorResponse('Invalid query'),
+        ...errors.unauthenticated,
+        404: errorResponse('Not a key of c_CodigoPostal'),
+      },
+    }),
+    async (c) => c.json(listColonias(c.req.valid('query').codigo_postal), 200),
+  );
+
   app.openapi(
     createRoute({
       method: 'get',

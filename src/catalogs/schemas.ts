@@ -39,3 +39,24 @@ export const ListQuery = PaginationQuery.extend({
       example: 'tornillo',
     }),
 });
+
+export const ColoniasQuery = z.object({
+  codigo_postal: z
+    .string({ message: 'is required: a 5-digit postal code' })
+    .regex(/^\d{5}$/, 'must be a 5-digit postal code')
+    .openapi({ param: { name: 'codigo_postal', in: 'query' }, example: '64000', description: 'A c_CodigoPostal key' }),
+});
+
+export const Colonias = z
+  .object({
+    codigo_postal: z.string().openapi({ example: '64000' }),
+    estado: z.string().openapi({ example: 'NLE', description: 'c_Estado key of the postal code' }),
+    municipio: z.string().optional().openapi({ example: '039', description: 'c_Municipio key of the postal code' }),
+    data: z.array(
+      z.object({
+        clave: z.string().openapi({ example: '0001', description: 'The c_Colonia key to send as colonia' }),
+        nombre: z.string().openapi({ example: 'Monterrey Centro' }),
+      }),
+    ),
+  })
+  .openapi('Colonias');

@@ -4,7 +4,7 @@ import { prepared } from '../db/prepared.ts';
 import { catalogEntries } from '../db/schema/index.ts';
 import { invalidInput, ServiceError } from '../lib/service-error.ts';
 import { decodeCursor, encodeCursor } from '../lib/pagination.ts';
-import { catalogEntry, type CatalogName, type CatalogRow } from './index.ts';
+import { catalogEntry, type CatalogName, type CatalogRow, catalogRows } from './index.ts';
 import { catalogQueries, type SearchTerm } from './queries.ts';
 import { SEARCHABLE, seedCatalogs } from './seed.ts';
 
@@ -161,6 +161,14 @@ const CARTA_PORTE: Record<string, { catalog: CatalogName; title: string; shape?:
   contenedores: { catalog: 'c_Contenedor', title: 'c_Contenedor (rail TipoContenedor), with nombre', shape: (r) => ({ nombre: r.nombre }) },
 };
 
+/** Complemento de Comercio Exterior 2.0: its own catalogs (c_FraccionArancelaria is served with Carta Porte's). */
+const COMERCIO_EXTERIOR: Record<string, { catalog: CatalogName; title: string }> = {
+  'unidades-aduana': { catalog: 'c_UnidadAduana', title: "c_UnidadAduana (Comercio Exterior's UnidadAduana: a fracción's unit of measure, UMT)" },
+  incoterms: { catalog: 'c_INCOTERM', title: 'c_INCOTERM (Comercio Exterior Incoterm)' },
+  'claves-pedimento': { catalog: 'c_ClavePedimento', title: 'c_ClavePedimento (Comercio Exterior ClaveDePedimento)' },
+  'motivos-traslado': { catalog: 'c_MotivoTraslado', title: 'c_MotivoTraslado (Comercio Exterior on a Traslado)' },
+};
+
 export const CATALOGS: Record<string, { catalog: CatalogName; title: string; shape?: Shape }> = {
   ...Object.fromEntries(Object.entries(PLAIN).map(([name, catalog]) => [name, { catalog, title: catalog }])),
   'productos-servicios': {
@@ -191,7 +199,34 @@ export const CATALOGS: Record<string, { catalog: CatalogName; title: string; sha
   bancos: { catalog: 'c_Banco', title: 'c_Banco', shape: (r) => ({ razon_social: r.razon_social || undefined }) },
   'estados-nomina': { catalog: 'c_EstadoNomina', title: 'c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado)' },
   ...CARTA_PORTE,
+  ...COMERCIO_EXTERIOR,
 };
+
+/** c_Colonia by código postal, built on first use from the engine's rows (not in the database: src/catalogs/seed.ts). */
+let coloniasByCodigoPostal: Map<string, { clave: string; nombre: string }[]> | undefined;
+
+/**
+ * The colonias of a código postal (c_Colonia), for a Mexican Domicilio of Comercio Exterior. Read from the catalog
+ * the engine loads rather than the database: 145,000 rows for one lookup by código postal (docs/decisions.md).
+ */
+export function listColonias(codigoPostal: string) {
+  const cp = catalogEntry('c_CodigoPostal', codigoPostal);
+  if (!cp) throw new ServiceError('not_found', `${codigoPostal} is not a key of c_CodigoPostal`, [{ field: 'codigo_postal', issue: 'not in c_CodigoPostal' }]);
+  if (!coloniasByCodigoPostal) {
+    coloniasByCodigoPostal = new Map();
+    for (const row of catalogRows('c_Colonia')) {
+      const list = coloniasByCodigoPostal.get(row.codigo_postal!) ?? [];
+      list.push({ clave: row.colonia!, nombre: row.nombre_asentamiento! });
+      coloniasByCodigoPostal.set(row.codigo_postal!, list);
+    }
+  }
+  return {
+    codigo_postal: codigoPostal,
+    estado: cp.estado!,
+    municipio: cp.municipio || undefined,
+    data: coloniasByCodigoPostal.get(codigoPostal) ?? [],
+  };
+}
 
 function postalCode(r: CatalogRow): Record<string, unknown> {
   const name = (catalog: CatalogName, key: string) => (key ? catalogEntry(catalog, key)?.descripcion : undefined);

@@ -79,6 +79,7 @@ export function prepareInvoice(req: ComprobanteInput, ctx: PrepareContext): Prep
     exportacion,
     emisor: ctx.emisor,
     receptor,
+    relacionados,
     receptorField,
     conceptos,
     field,

@@ -1,4 +1,4 @@
-import type { Environment, Role } from '../db/schema/index.ts';
+import type { DomicilioFiscal, Environment, Role } from '../db/schema/index.ts';
 import type { Plan } from './plans.ts';
 
 /** The claims of a verified access token (JWT). */
@@ -35,6 +35,8 @@ interface TenantIdentity {
   nombre: string;
   regimenFiscal: string;
   codigoPostal: string;
+  /** The fiscal address on its profile (Comercio Exterior's Emisor/Domicilio); null when none is set. */
+  domicilioFiscal: DomicilioFiscal | null;
   replyTo: string | null;
   /** What its email budget is raised by (emailDailyLimitOf). */
   plan: Plan;

@@ -16,7 +16,13 @@ const STYLESHEETS = readdirSync(XSLT_DIR).map((f) => readFileSync(join(XSLT_DIR,
 
 describe('the registry', () => {
   test("each complement's element, prefix and namespace are those of SAT's stylesheet for it", () => {
-    expect(COMPLEMENTS.map((c) => c.element)).toEqual(['pago20:Pagos', 'nomina12:Nomina', 'cartaporte31:CartaPorte', 'implocal:ImpuestosLocales']);
+    expect(COMPLEMENTS.map((c) => c.element)).toEqual([
+      'pago20:Pagos',
+      'nomina12:Nomina',
+      'cartaporte31:CartaPorte',
+      'cce20:ComercioExterior',
+      'implocal:ImpuestosLocales',
+    ]);
     for (const c of [...COMPLEMENTS, ...CONCEPTO_COMPLEMENTS]) {
       expect(c.element.startsWith(`${c.prefix}:`)).toBe(true);
       const sheet = STYLESHEETS.find((s) => s.includes(`match="${c.element}"`));

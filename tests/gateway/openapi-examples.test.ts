@@ -185,7 +185,7 @@ describe('OpenAPI request examples', () => {
     expect(sent).toBeGreaterThanOrEqual(25);
   }, 60_000);
 
-  test('POST /cfdis has one example per voucher type, and Carta Porte by each transport', async () => {
+  test('POST /cfdis has one example per voucher type, Carta Porte by each transport, and Comercio Exterior on I and T', async () => {
     const doc = (await t.call('GET', '/openapi.json')).json;
     const examples = doc.paths['/api/v1/cfdis'].post.requestBody.content['application/json'].examples;
     expect(Object.keys(examples)).toEqual([
@@ -201,8 +201,12 @@ describe('OpenAPI request examples', () => {
       'traslado_carta_porte_ferroviario',
       'ingreso_impuestos_locales',
       'ingreso_hidrocarburos',
+      'ingreso_comercio_exterior',
+      'traslado_comercio_exterior',
     ]);
-    expect(Object.values<any>(examples).map((e) => e.value.tipo)).toEqual(['I', 'E', 'P', 'N', 'T', 'T', 'I', 'T', 'T', 'T', 'I', 'I']);
+    expect(Object.values<any>(examples).map((e) => e.value.tipo)).toEqual(['I', 'E', 'P', 'N', 'T', 'T', 'I', 'T', 'T', 'T', 'I', 'I', 'I', 'T']);
+    for (const name of ['ingreso_comercio_exterior', 'traslado_comercio_exterior'])
+      expect([name, examples[name].value.exportacion, Object.keys(examples[name].value.comercio_exterior).length > 0]).toEqual([name, '02', true]);
     // Each Carta Porte example describes the transport its name says (the test above stamps every example as it is).
     const transports: [string, string][] = [
       ['traslado_carta_porte_autotransporte', 'autotransporte'],

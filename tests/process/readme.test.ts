@@ -15,6 +15,7 @@ import { startServer, stopServer } from './server.ts';
 const REPO = resolve(import.meta.dir, '..', '..');
 const MARKER = '<!-- walk-through: tests/process/readme.test.ts runs the next block against a real server -->';
 const CARTA_PORTE = '<!-- carta porte: tests/process/readme.test.ts runs the next block after the walk-through -->';
+const COMERCIO_EXTERIOR = '<!-- comercio exterior: tests/process/readme.test.ts runs the next block after the walk-through -->';
 const RECEIPTS = '<!-- receipts: tests/process/readme.test.ts runs the next block after the walk-through -->';
 const CLIENT_INSTALL = '<!-- client install: tests/process/readme.test.ts runs the next block in an empty project beside the repository -->';
 const EMAIL_MARKER = '<!-- email walk-through: tests/process/readme.test.ts runs the next block after the walk-through, against a server with SMTP_URL -->';
@@ -45,7 +46,7 @@ describe('README.md', () => {
     'the walk-through runs as pasted and leaves the stamped XML and its PDF in a temporary folder, one answer per line; the Carta Porte curl after it stamps one; the email part sends both',
     async () => {
       const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-      const script = [MARKER, CARTA_PORTE, RECEIPTS, EMAIL_MARKER].map((marker) => walkThrough(readme, marker)).join('\n');
+      const script = [MARKER, CARTA_PORTE, COMERCIO_EXTERIOR, RECEIPTS, EMAIL_MARKER].map((marker) => walkThrough(readme, marker)).join('\n');
       const sink = await smtpSink();
       const cwd = join(work, 'user');
       const dataDir = join(work, 'data');
@@ -76,7 +77,7 @@ describe('README.md', () => {
           .split('\n')
           .filter((line) => line !== saved![0]);
         for (const line of answers) expect({ line, json: isJsonObject(line) }).toEqual({ line, json: true });
-        expect(answers.length).toBe(8); // health, tenants/me, csds, Carta Porte, two receipts, two email lines
+        expect(answers.length).toBe(10); // health, tenants/me, csds, Carta Porte, the address and Comercio Exterior, two receipts, two email lines
 
         const xml = readFileSync(join(dir!, `${uuid}.xml`), 'utf8');
         const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
@@ -93,6 +94,16 @@ describe('README.md', () => {
           peso_bruto_total: 800,
           unidad_peso: 'KGM',
           num_total_mercancias: 1,
+        });
+
+        // The Comercio Exterior curls print the profile's address and what the service computed: 140 × 12.35 USD.
+        expect(JSON.parse(answers.find((l) => l.startsWith('{"calle"'))!)).toMatchObject({ calle: 'Av. Constitución', pais: 'MEX', codigo_postal: '64000' });
+        expect(JSON.parse(answers.find((l) => l.startsWith('{"clave_de_pedimento"'))!)).toEqual({
+          clave_de_pedimento: 'A1',
+          incoterm: 'FCA',
+          tipo_cambio_usd: 17.2345,
+          total_usd: 1729,
+          num_mercancias: 1,
         });
 
         // The receipts: the customer's CFDI of the first ticket, then the day's global invoice of the second.

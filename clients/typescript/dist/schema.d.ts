@@ -1111,6 +1111,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/catalogos/colonias": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The colonias of a postal code (c_Colonia), for a Comercio Exterior address in Mexico
+         * @description A Mexican Domicilio of Comercio Exterior names its colonia by this key (the emisor's always).
+         */
+        get: operations["listColonias"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/catalogos/{catalogo}": {
         parameters: {
             query?: never;
@@ -1359,11 +1379,35 @@ export interface components {
              * @example facturacion@kemper.example.com
              */
             reply_to: string | null;
+            domicilio_fiscal: components["schemas"]["DomicilioFiscal"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description The fiscal address (PATCH domicilio_fiscal); null: none set */
+        DomicilioFiscal: {
+            /** @example Av. Constitución */
+            calle: string;
+            /** @example 100 */
+            numero_exterior?: string;
+            numero_interior?: string;
+            /** @example 0001 */
+            colonia?: string;
+            /** @example 07 */
+            localidad?: string;
+            /** @example 039 */
+            municipio?: string;
+            /** @example NLE */
+            estado: string;
+            /**
+             * @default MEX
+             * @enum {string}
+             */
+            pais?: "MEX";
+            /** @example 64000 */
+            codigo_postal: string;
+        } | null;
         User: {
             /** @example usr_01jd2m3k4n5p6q7r8s9t0v1w2x */
             id: string;
@@ -1534,6 +1578,29 @@ export interface components {
              * @example facturacion@kemper.example.com
              */
             reply_to?: string | null;
+            /** @description The fiscal address Comercio Exterior CFDIs state as the emisor's; null removes it */
+            domicilio_fiscal?: {
+                /** @example Av. Constitución */
+                calle: string;
+                /** @example 100 */
+                numero_exterior?: string;
+                numero_interior?: string;
+                /** @example 0001 */
+                colonia?: string;
+                /** @example 07 */
+                localidad?: string;
+                /** @example 039 */
+                municipio?: string;
+                /** @example NLE */
+                estado: string;
+                /**
+                 * @default MEX
+                 * @enum {string}
+                 */
+                pais?: "MEX";
+                /** @example 64000 */
+                codigo_postal: string;
+            } | null;
         };
         LogoUpload: {
             /**
@@ -1815,6 +1882,20 @@ export interface components {
             /** @description Cadena original of the TFD */
             cadena_original_sat?: string;
         };
+        /** @description Comercio Exterior 2.0, when the CFDI carries it: TotalUSD and the header keys */
+        ComercioExteriorSummary: {
+            /** @example A1 */
+            clave_de_pedimento: string;
+            /** @example FCA */
+            incoterm?: string;
+            motivo_traslado?: string;
+            /** @example 17.2345 */
+            tipo_cambio_usd: number;
+            /** @example 7670.5 */
+            total_usd: number;
+            /** @example 3 */
+            num_mercancias: number;
+        };
         Cfdi: {
             /** @example cfdi_01jd2m3k4n5p6q7r8s9t0v1w2x */
             id: string;
@@ -1896,6 +1977,7 @@ export interface components {
                 unidad_peso: string;
                 num_total_mercancias: number;
             };
+            comercio_exterior?: components["schemas"]["ComercioExteriorSummary"];
             /** @description Impuestos Locales 1.0 (I, E): the local taxes, part of the CFDI's total */
             impuestos_locales?: {
                 total_de_traslados: number;
@@ -2011,6 +2093,7 @@ export interface components {
             pagos?: components["schemas"]["Pago"][];
             nomina?: components["schemas"]["Nomina"];
             carta_porte?: components["schemas"]["CartaPorte"];
+            comercio_exterior?: components["schemas"]["ComercioExterior"];
             impuestos_locales?: components["schemas"]["ImpuestosLocales"];
             /**
              * @description Your own reference (e.g. your order number), at most 255 printable characters: unique per tenant and environment (a second invoice with it is 409, naming the first), kept by a failed invoice, found with GET /cfdis?external_id=
@@ -3024,6 +3107,147 @@ export interface components {
             partes_transporte?: string[];
             domicilio?: components["schemas"]["CartaPorteDomicilio"];
         };
+        /** @description Ingreso (I) or Traslado (T) with exportacion 02 only: the Complemento de Comercio Exterior 2.0 of a definitive export. The emisor's address comes from the tenant's profile (domicilio_fiscal) unless emisor.domicilio is sent; the receptor's is sent here */
+        ComercioExterior: {
+            /**
+             * @description c_MotivoTraslado (GET /catalogos/motivos-traslado): required on a Traslado (T), refused on an Ingreso
+             * @example 02
+             */
+            motivo_traslado?: string;
+            /**
+             * @description c_ClavePedimento (GET /catalogos/claves-pedimento); default A1 (definitive export)
+             * @example A1
+             */
+            clave_de_pedimento?: string;
+            /**
+             * @description 1 when this CFDI serves as certificate of origin; default 0
+             * @example 0
+             */
+            certificado_origen?: 0 | 1;
+            /** @description Only with certificado_origen 1 */
+            num_certificado_origen?: string;
+            /** @description Only with a receptor or destinatario in the European Union */
+            numero_exportador_confiable?: string;
+            /**
+             * @description c_INCOTERM (GET /catalogos/incoterms)
+             * @example FCA
+             */
+            incoterm?: string;
+            observaciones?: string;
+            /**
+             * @description Pesos per US dollar; on a CFDI in USD default: the comprobante's tipo_cambio
+             * @example 17.2345
+             */
+            tipo_cambio_usd?: number | string;
+            /**
+             * @description Computed: the sum of the mercancías' valor_dolares; checked when sent
+             * @example 7670.50
+             */
+            total_usd?: number | string;
+            emisor?: {
+                /**
+                 * @description Required when the issuer is a persona física (13-character RFC); refused for a persona moral
+                 * @example CACX760510HDFRRN09
+                 */
+                curp?: string;
+                domicilio?: components["schemas"]["ComercioExteriorDomicilio"];
+            };
+            /** @description The owners of the goods: only on a Traslado with motivo_traslado 05 */
+            propietario?: {
+                /**
+                 * @description The foreign tax id, in its country's format (c_Pais' pattern)
+                 * @example 123456789
+                 */
+                num_reg_id_trib: string;
+                /** @example USA */
+                residencia_fiscal: string;
+            }[];
+            receptor?: {
+                /**
+                 * @description Refused: the receptor's tax id is the comprobante's receptor.num_reg_id_trib
+                 * @example 123456789
+                 */
+                num_reg_id_trib?: string;
+                domicilio?: components["schemas"]["ComercioExteriorDomicilio"] & unknown;
+            };
+            /** @description Where the goods go when not to the receptor (one on a Traslado) */
+            destinatario?: {
+                /**
+                 * @description The foreign tax id, in its country's format (c_Pais' pattern)
+                 * @example 123456789
+                 */
+                num_reg_id_trib?: string;
+                nombre?: string;
+                domicilio: components["schemas"]["ComercioExteriorDomicilio"][];
+            }[];
+            /** @description Default: one per no_identificacion of the conceptos, in their order (then without fracción: send them for goods) */
+            mercancias?: components["schemas"]["ComercioExteriorMercancia"][];
+        };
+        /** @description The issuer's fiscal address in Mexico; default: the tenant's domicilio_fiscal (PATCH /tenants/me) */
+        ComercioExteriorDomicilio: {
+            /** @example Congress Ave */
+            calle: string;
+            numero_exterior?: string;
+            numero_interior?: string;
+            /** @description In Mexico a c_Colonia key (4 digits) of the código postal (GET /catalogos/colonias) */
+            colonia?: string;
+            /** @description In Mexico a c_Localidad key of the estado */
+            localidad?: string;
+            referencia?: string;
+            /** @description In Mexico a c_Municipio key of the estado */
+            municipio?: string;
+            /**
+             * @description c_Estado key for MEX, USA and CAN (NLE, TX, ON); free text elsewhere
+             * @example TX
+             */
+            estado: string;
+            /** @example USA */
+            pais: string;
+            /**
+             * @description In Mexico a c_CodigoPostal key of the estado
+             * @example 78701
+             */
+            codigo_postal: string;
+        };
+        ComercioExteriorMercancia: {
+            /**
+             * @description The conceptos' no_identificacion it covers
+             * @example SKU-A
+             */
+            no_identificacion: string;
+            /**
+             * @description c_FraccionArancelaria in force (GET /catalogos/fracciones-arancelarias); required unless unidad_aduana is 99
+             * @example 0901110300
+             */
+            fraccion_arancelaria?: string;
+            /**
+             * @description With unidad_aduana and valor_unitario_aduana, or none of the three
+             * @example 140
+             */
+            cantidad_aduana?: number | string;
+            /**
+             * @description c_UnidadAduana (GET /catalogos/unidades-aduana): the fracción's unit of measure (UMT)
+             * @example 01
+             */
+            unidad_aduana?: string;
+            /**
+             * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+             * @example 12.35
+             */
+            valor_unitario_aduana?: number | string;
+            /**
+             * @description Computed (the conceptos' importe of this no_identificacion in dollars) when this is its only mercancía; required for each of several mercancías sharing one no_identificacion
+             * @example 1729.00
+             */
+            valor_dolares?: number | string;
+            descripciones_especificas?: {
+                /** @example ACME */
+                marca: string;
+                modelo?: string;
+                sub_modelo?: string;
+                numero_serie?: string;
+            }[];
+        };
         /** @description Ingreso (I) or Egreso (E) only: state and municipal taxes (lodging tax, cedular withholdings), Complemento de Impuestos Locales 1.0 */
         ImpuestosLocales: {
             /** @description RetencionesLocales: state or municipal taxes withheld */
@@ -3404,6 +3628,29 @@ export interface components {
                 error: string | null;
                 duration_ms: number;
                 at: string;
+            }[];
+        };
+        Colonias: {
+            /** @example 64000 */
+            codigo_postal: string;
+            /**
+             * @description c_Estado key of the postal code
+             * @example NLE
+             */
+            estado: string;
+            /**
+             * @description c_Municipio key of the postal code
+             * @example 039
+             */
+            municipio?: string;
+            data: {
+                /**
+                 * @description The c_Colonia key to send as colonia
+                 * @example 0001
+                 */
+                clave: string;
+                /** @example Monterrey Centro */
+                nombre: string;
             }[];
         };
         /** @description A catalog key with its description and validity; each catalog adds its own columns (persona_fisica, decimales, estado, peligroso, …), listed with the catalog names under `catalogo` */
@@ -9506,6 +9753,72 @@ export interface operations {
             };
         };
     };
+    listColonias: {
+        parameters: {
+            query: {
+                /** @description A c_CodigoPostal key */
+                codigo_postal: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The colonias of the postal code (none for a code SAT lists without any) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Colonias"];
+                };
+            };
+            /** @description Invalid query */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a key of c_CodigoPostal */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listCatalog: {
         parameters: {
             query?: {
@@ -9517,8 +9830,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description `metodos-pago`: c_MetodoPago; `motivos-cancelacion`: c_MotivoCancelacion; `tipos-relacion`: c_TipoRelacion; `objetos-impuesto`: c_ObjetoImp; `exportaciones`: c_Exportacion; `paises`: c_Pais; `tipos-nomina`: c_TipoNomina; `tipos-contrato`: c_TipoContrato; `tipos-jornada`: c_TipoJornada; `tipos-regimen`: c_TipoRegimen; `periodicidades-pago`: c_PeriodicidadPago; `riesgos-puesto`: c_RiesgoPuesto; `tipos-percepcion`: c_TipoPercepcion; `tipos-deduccion`: c_TipoDeduccion; `tipos-otro-pago`: c_TipoOtroPago; `tipos-incapacidad`: c_TipoIncapacidad; `tipos-horas`: c_TipoHoras; `origenes-recurso`: c_OrigenRecurso; `productos-servicios`: c_ClaveProdServ: products and services (search `q` over descriptions and SAT's similar words); `unidades`: c_ClaveUnidad: units (search `q`); `regimenes-fiscales`: c_RegimenFiscal; `usos-cfdi`: c_UsoCFDI, with the receptor regimes each one allows; `formas-pago`: c_FormaPago; `monedas`: c_Moneda, with the decimals amounts carry; `codigos-postales`: c_CodigoPostal: look a code up for its estado, municipio and localidad; `bancos`: c_Banco; `estados-nomina`: c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado); `productos-servicios-carta-porte`: c_ClaveProdServCP: goods transported (BienesTransp), search `q` over descriptions and similar words; `material_peligroso` is SAT's column ("0", "1", "0,1") and `peligroso` its reading: `si` (SAT classes the goods as hazardous: declare MaterialPeligroso, "Sí" with CveMaterialPeligroso and Embalaje unless a laboratory result shows otherwise), `puede_serlo` (depends on their composition: declare "Sí" or "No"), `no` (not hazardous: no MaterialPeligroso); `materiales-peligrosos`: c_MaterialPeligroso (CveMaterialPeligroso, UN numbers), search `q`; with clase_o_div, peligro_secundario and nombre_tecnico; `tipos-embalaje`: c_TipoEmbalaje (Embalaje of hazardous goods); `unidades-peso`: c_ClaveUnidadPeso (UnidadPeso), with nombre, simbolo and bandera (Masa, Volumen, Embalaje); `fracciones-arancelarias`: c_FraccionArancelaria (Comercio Exterior 2.0 tariff fractions), search `q`; with unidad_aduana (c_UnidadAduana); `documentos-aduaneros`: c_DocumentoAduanero (TipoDocumento); `regimenes-aduaneros`: c_RegimenAduanero, with the EntradaSalidaMerc each allows (entrada, salida); `sectores-cofepris`: c_SectorCOFEPRIS; `formas-farmaceuticas`: c_FormaFarmaceutica; `condiciones-especiales`: c_CondicionesEspeciales (CondicionesEspTransp); `tipos-materia`: c_TipoMateria; `claves-transporte`: c_CveTransporte (ViaEntradaSalida); `tipos-estacion`: c_TipoEstacion, with the c_CveTransporte keys it applies to (claves_transporte); `estaciones`: c_Estaciones (NumEstacion: ports, airports, rail stations), with clave_transporte, nacionalidad, designador_iata, linea_ferrea; `figuras-transporte`: c_FiguraTransporte (TipoFigura); `partes-transporte`: c_ParteTransporte (PartesTransporte of a lessor or owner); `tipos-permiso`: c_TipoPermiso (PermSCT), with the c_CveTransporte keys it applies to (claves_transporte); `configuraciones-autotransporte`: c_ConfigAutotransporte (ConfigVehicular), with numero_ejes, numero_llantas and `remolque`, SAT's column ("0", "1", "0,1"), read as `lleva_remolque`: `si` (Remolques required), `no` (none allowed), `opcional`; `tipos-remolque`: c_SubTipoRem (SubTipoRem of a Remolque); `configuraciones-maritimas`: c_ConfigMaritima (TipoEmbarcacion); `tipos-carga`: c_ClaveTipoCarga (TipoCarga); `contenedores-maritimos`: c_ContenedorMaritimo (TipoContenedor in TransporteMaritimo); `autorizaciones-navieras`: c_NumAutorizacionNaviero (NumAutorizacionNaviero; a key with "/" goes in the path as %2F); `registros-istmo`: c_RegistroISTMO (RegistroISTMO, Corredor Interoceánico); `codigos-transporte-aereo`: c_CodigoTransporteAereo (CodigoTransportista), with nacionalidad and designador_oaci; `tipos-servicio`: c_TipoDeServicio (rail TipoDeServicio), with contenedor: whether it carries containers; `tipos-trafico`: c_TipoDeTrafico (rail TipoDeTrafico); `derechos-paso`: c_DerechosDePaso (TipoDerechoDePaso), with entre, hasta, otorga_recibe and concesionario; `tipos-carro`: c_TipoCarro (rail TipoCarro), with contenedor: whether the car carries containers; `contenedores`: c_Contenedor (rail TipoContenedor), with nombre */
-                catalogo: "metodos-pago" | "motivos-cancelacion" | "tipos-relacion" | "objetos-impuesto" | "exportaciones" | "paises" | "tipos-nomina" | "tipos-contrato" | "tipos-jornada" | "tipos-regimen" | "periodicidades-pago" | "riesgos-puesto" | "tipos-percepcion" | "tipos-deduccion" | "tipos-otro-pago" | "tipos-incapacidad" | "tipos-horas" | "origenes-recurso" | "productos-servicios" | "unidades" | "regimenes-fiscales" | "usos-cfdi" | "formas-pago" | "monedas" | "codigos-postales" | "bancos" | "estados-nomina" | "productos-servicios-carta-porte" | "materiales-peligrosos" | "tipos-embalaje" | "unidades-peso" | "fracciones-arancelarias" | "documentos-aduaneros" | "regimenes-aduaneros" | "sectores-cofepris" | "formas-farmaceuticas" | "condiciones-especiales" | "tipos-materia" | "claves-transporte" | "tipos-estacion" | "estaciones" | "figuras-transporte" | "partes-transporte" | "tipos-permiso" | "configuraciones-autotransporte" | "tipos-remolque" | "configuraciones-maritimas" | "tipos-carga" | "contenedores-maritimos" | "autorizaciones-navieras" | "registros-istmo" | "codigos-transporte-aereo" | "tipos-servicio" | "tipos-trafico" | "derechos-paso" | "tipos-carro" | "contenedores";
+                /** @description `metodos-pago`: c_MetodoPago; `motivos-cancelacion`: c_MotivoCancelacion; `tipos-relacion`: c_TipoRelacion; `objetos-impuesto`: c_ObjetoImp; `exportaciones`: c_Exportacion; `paises`: c_Pais; `tipos-nomina`: c_TipoNomina; `tipos-contrato`: c_TipoContrato; `tipos-jornada`: c_TipoJornada; `tipos-regimen`: c_TipoRegimen; `periodicidades-pago`: c_PeriodicidadPago; `riesgos-puesto`: c_RiesgoPuesto; `tipos-percepcion`: c_TipoPercepcion; `tipos-deduccion`: c_TipoDeduccion; `tipos-otro-pago`: c_TipoOtroPago; `tipos-incapacidad`: c_TipoIncapacidad; `tipos-horas`: c_TipoHoras; `origenes-recurso`: c_OrigenRecurso; `productos-servicios`: c_ClaveProdServ: products and services (search `q` over descriptions and SAT's similar words); `unidades`: c_ClaveUnidad: units (search `q`); `regimenes-fiscales`: c_RegimenFiscal; `usos-cfdi`: c_UsoCFDI, with the receptor regimes each one allows; `formas-pago`: c_FormaPago; `monedas`: c_Moneda, with the decimals amounts carry; `codigos-postales`: c_CodigoPostal: look a code up for its estado, municipio and localidad; `bancos`: c_Banco; `estados-nomina`: c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado); `productos-servicios-carta-porte`: c_ClaveProdServCP: goods transported (BienesTransp), search `q` over descriptions and similar words; `material_peligroso` is SAT's column ("0", "1", "0,1") and `peligroso` its reading: `si` (SAT classes the goods as hazardous: declare MaterialPeligroso, "Sí" with CveMaterialPeligroso and Embalaje unless a laboratory result shows otherwise), `puede_serlo` (depends on their composition: declare "Sí" or "No"), `no` (not hazardous: no MaterialPeligroso); `materiales-peligrosos`: c_MaterialPeligroso (CveMaterialPeligroso, UN numbers), search `q`; with clase_o_div, peligro_secundario and nombre_tecnico; `tipos-embalaje`: c_TipoEmbalaje (Embalaje of hazardous goods); `unidades-peso`: c_ClaveUnidadPeso (UnidadPeso), with nombre, simbolo and bandera (Masa, Volumen, Embalaje); `fracciones-arancelarias`: c_FraccionArancelaria (Comercio Exterior 2.0 tariff fractions), search `q`; with unidad_aduana (c_UnidadAduana); `documentos-aduaneros`: c_DocumentoAduanero (TipoDocumento); `regimenes-aduaneros`: c_RegimenAduanero, with the EntradaSalidaMerc each allows (entrada, salida); `sectores-cofepris`: c_SectorCOFEPRIS; `formas-farmaceuticas`: c_FormaFarmaceutica; `condiciones-especiales`: c_CondicionesEspeciales (CondicionesEspTransp); `tipos-materia`: c_TipoMateria; `claves-transporte`: c_CveTransporte (ViaEntradaSalida); `tipos-estacion`: c_TipoEstacion, with the c_CveTransporte keys it applies to (claves_transporte); `estaciones`: c_Estaciones (NumEstacion: ports, airports, rail stations), with clave_transporte, nacionalidad, designador_iata, linea_ferrea; `figuras-transporte`: c_FiguraTransporte (TipoFigura); `partes-transporte`: c_ParteTransporte (PartesTransporte of a lessor or owner); `tipos-permiso`: c_TipoPermiso (PermSCT), with the c_CveTransporte keys it applies to (claves_transporte); `configuraciones-autotransporte`: c_ConfigAutotransporte (ConfigVehicular), with numero_ejes, numero_llantas and `remolque`, SAT's column ("0", "1", "0,1"), read as `lleva_remolque`: `si` (Remolques required), `no` (none allowed), `opcional`; `tipos-remolque`: c_SubTipoRem (SubTipoRem of a Remolque); `configuraciones-maritimas`: c_ConfigMaritima (TipoEmbarcacion); `tipos-carga`: c_ClaveTipoCarga (TipoCarga); `contenedores-maritimos`: c_ContenedorMaritimo (TipoContenedor in TransporteMaritimo); `autorizaciones-navieras`: c_NumAutorizacionNaviero (NumAutorizacionNaviero; a key with "/" goes in the path as %2F); `registros-istmo`: c_RegistroISTMO (RegistroISTMO, Corredor Interoceánico); `codigos-transporte-aereo`: c_CodigoTransporteAereo (CodigoTransportista), with nacionalidad and designador_oaci; `tipos-servicio`: c_TipoDeServicio (rail TipoDeServicio), with contenedor: whether it carries containers; `tipos-trafico`: c_TipoDeTrafico (rail TipoDeTrafico); `derechos-paso`: c_DerechosDePaso (TipoDerechoDePaso), with entre, hasta, otorga_recibe and concesionario; `tipos-carro`: c_TipoCarro (rail TipoCarro), with contenedor: whether the car carries containers; `contenedores`: c_Contenedor (rail TipoContenedor), with nombre; `unidades-aduana`: c_UnidadAduana (Comercio Exterior's UnidadAduana: a fracción's unit of measure, UMT); `incoterms`: c_INCOTERM (Comercio Exterior Incoterm); `claves-pedimento`: c_ClavePedimento (Comercio Exterior ClaveDePedimento); `motivos-traslado`: c_MotivoTraslado (Comercio Exterior on a Traslado) */
+                catalogo: "metodos-pago" | "motivos-cancelacion" | "tipos-relacion" | "objetos-impuesto" | "exportaciones" | "paises" | "tipos-nomina" | "tipos-contrato" | "tipos-jornada" | "tipos-regimen" | "periodicidades-pago" | "riesgos-puesto" | "tipos-percepcion" | "tipos-deduccion" | "tipos-otro-pago" | "tipos-incapacidad" | "tipos-horas" | "origenes-recurso" | "productos-servicios" | "unidades" | "regimenes-fiscales" | "usos-cfdi" | "formas-pago" | "monedas" | "codigos-postales" | "bancos" | "estados-nomina" | "productos-servicios-carta-porte" | "materiales-peligrosos" | "tipos-embalaje" | "unidades-peso" | "fracciones-arancelarias" | "documentos-aduaneros" | "regimenes-aduaneros" | "sectores-cofepris" | "formas-farmaceuticas" | "condiciones-especiales" | "tipos-materia" | "claves-transporte" | "tipos-estacion" | "estaciones" | "figuras-transporte" | "partes-transporte" | "tipos-permiso" | "configuraciones-autotransporte" | "tipos-remolque" | "configuraciones-maritimas" | "tipos-carga" | "contenedores-maritimos" | "autorizaciones-navieras" | "registros-istmo" | "codigos-transporte-aereo" | "tipos-servicio" | "tipos-trafico" | "derechos-paso" | "tipos-carro" | "contenedores" | "unidades-aduana" | "incoterms" | "claves-pedimento" | "motivos-traslado";
             };
             cookie?: never;
         };
@@ -9577,8 +9890,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description `metodos-pago`: c_MetodoPago; `motivos-cancelacion`: c_MotivoCancelacion; `tipos-relacion`: c_TipoRelacion; `objetos-impuesto`: c_ObjetoImp; `exportaciones`: c_Exportacion; `paises`: c_Pais; `tipos-nomina`: c_TipoNomina; `tipos-contrato`: c_TipoContrato; `tipos-jornada`: c_TipoJornada; `tipos-regimen`: c_TipoRegimen; `periodicidades-pago`: c_PeriodicidadPago; `riesgos-puesto`: c_RiesgoPuesto; `tipos-percepcion`: c_TipoPercepcion; `tipos-deduccion`: c_TipoDeduccion; `tipos-otro-pago`: c_TipoOtroPago; `tipos-incapacidad`: c_TipoIncapacidad; `tipos-horas`: c_TipoHoras; `origenes-recurso`: c_OrigenRecurso; `productos-servicios`: c_ClaveProdServ: products and services (search `q` over descriptions and SAT's similar words); `unidades`: c_ClaveUnidad: units (search `q`); `regimenes-fiscales`: c_RegimenFiscal; `usos-cfdi`: c_UsoCFDI, with the receptor regimes each one allows; `formas-pago`: c_FormaPago; `monedas`: c_Moneda, with the decimals amounts carry; `codigos-postales`: c_CodigoPostal: look a code up for its estado, municipio and localidad; `bancos`: c_Banco; `estados-nomina`: c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado); `productos-servicios-carta-porte`: c_ClaveProdServCP: goods transported (BienesTransp), search `q` over descriptions and similar words; `material_peligroso` is SAT's column ("0", "1", "0,1") and `peligroso` its reading: `si` (SAT classes the goods as hazardous: declare MaterialPeligroso, "Sí" with CveMaterialPeligroso and Embalaje unless a laboratory result shows otherwise), `puede_serlo` (depends on their composition: declare "Sí" or "No"), `no` (not hazardous: no MaterialPeligroso); `materiales-peligrosos`: c_MaterialPeligroso (CveMaterialPeligroso, UN numbers), search `q`; with clase_o_div, peligro_secundario and nombre_tecnico; `tipos-embalaje`: c_TipoEmbalaje (Embalaje of hazardous goods); `unidades-peso`: c_ClaveUnidadPeso (UnidadPeso), with nombre, simbolo and bandera (Masa, Volumen, Embalaje); `fracciones-arancelarias`: c_FraccionArancelaria (Comercio Exterior 2.0 tariff fractions), search `q`; with unidad_aduana (c_UnidadAduana); `documentos-aduaneros`: c_DocumentoAduanero (TipoDocumento); `regimenes-aduaneros`: c_RegimenAduanero, with the EntradaSalidaMerc each allows (entrada, salida); `sectores-cofepris`: c_SectorCOFEPRIS; `formas-farmaceuticas`: c_FormaFarmaceutica; `condiciones-especiales`: c_CondicionesEspeciales (CondicionesEspTransp); `tipos-materia`: c_TipoMateria; `claves-transporte`: c_CveTransporte (ViaEntradaSalida); `tipos-estacion`: c_TipoEstacion, with the c_CveTransporte keys it applies to (claves_transporte); `estaciones`: c_Estaciones (NumEstacion: ports, airports, rail stations), with clave_transporte, nacionalidad, designador_iata, linea_ferrea; `figuras-transporte`: c_FiguraTransporte (TipoFigura); `partes-transporte`: c_ParteTransporte (PartesTransporte of a lessor or owner); `tipos-permiso`: c_TipoPermiso (PermSCT), with the c_CveTransporte keys it applies to (claves_transporte); `configuraciones-autotransporte`: c_ConfigAutotransporte (ConfigVehicular), with numero_ejes, numero_llantas and `remolque`, SAT's column ("0", "1", "0,1"), read as `lleva_remolque`: `si` (Remolques required), `no` (none allowed), `opcional`; `tipos-remolque`: c_SubTipoRem (SubTipoRem of a Remolque); `configuraciones-maritimas`: c_ConfigMaritima (TipoEmbarcacion); `tipos-carga`: c_ClaveTipoCarga (TipoCarga); `contenedores-maritimos`: c_ContenedorMaritimo (TipoContenedor in TransporteMaritimo); `autorizaciones-navieras`: c_NumAutorizacionNaviero (NumAutorizacionNaviero; a key with "/" goes in the path as %2F); `registros-istmo`: c_RegistroISTMO (RegistroISTMO, Corredor Interoceánico); `codigos-transporte-aereo`: c_CodigoTransporteAereo (CodigoTransportista), with nacionalidad and designador_oaci; `tipos-servicio`: c_TipoDeServicio (rail TipoDeServicio), with contenedor: whether it carries containers; `tipos-trafico`: c_TipoDeTrafico (rail TipoDeTrafico); `derechos-paso`: c_DerechosDePaso (TipoDerechoDePaso), with entre, hasta, otorga_recibe and concesionario; `tipos-carro`: c_TipoCarro (rail TipoCarro), with contenedor: whether the car carries containers; `contenedores`: c_Contenedor (rail TipoContenedor), with nombre */
-                catalogo: "metodos-pago" | "motivos-cancelacion" | "tipos-relacion" | "objetos-impuesto" | "exportaciones" | "paises" | "tipos-nomina" | "tipos-contrato" | "tipos-jornada" | "tipos-regimen" | "periodicidades-pago" | "riesgos-puesto" | "tipos-percepcion" | "tipos-deduccion" | "tipos-otro-pago" | "tipos-incapacidad" | "tipos-horas" | "origenes-recurso" | "productos-servicios" | "unidades" | "regimenes-fiscales" | "usos-cfdi" | "formas-pago" | "monedas" | "codigos-postales" | "bancos" | "estados-nomina" | "productos-servicios-carta-porte" | "materiales-peligrosos" | "tipos-embalaje" | "unidades-peso" | "fracciones-arancelarias" | "documentos-aduaneros" | "regimenes-aduaneros" | "sectores-cofepris" | "formas-farmaceuticas" | "condiciones-especiales" | "tipos-materia" | "claves-transporte" | "tipos-estacion" | "estaciones" | "figuras-transporte" | "partes-transporte" | "tipos-permiso" | "configuraciones-autotransporte" | "tipos-remolque" | "configuraciones-maritimas" | "tipos-carga" | "contenedores-maritimos" | "autorizaciones-navieras" | "registros-istmo" | "codigos-transporte-aereo" | "tipos-servicio" | "tipos-trafico" | "derechos-paso" | "tipos-carro" | "contenedores";
+                /** @description `metodos-pago`: c_MetodoPago; `motivos-cancelacion`: c_MotivoCancelacion; `tipos-relacion`: c_TipoRelacion; `objetos-impuesto`: c_ObjetoImp; `exportaciones`: c_Exportacion; `paises`: c_Pais; `tipos-nomina`: c_TipoNomina; `tipos-contrato`: c_TipoContrato; `tipos-jornada`: c_TipoJornada; `tipos-regimen`: c_TipoRegimen; `periodicidades-pago`: c_PeriodicidadPago; `riesgos-puesto`: c_RiesgoPuesto; `tipos-percepcion`: c_TipoPercepcion; `tipos-deduccion`: c_TipoDeduccion; `tipos-otro-pago`: c_TipoOtroPago; `tipos-incapacidad`: c_TipoIncapacidad; `tipos-horas`: c_TipoHoras; `origenes-recurso`: c_OrigenRecurso; `productos-servicios`: c_ClaveProdServ: products and services (search `q` over descriptions and SAT's similar words); `unidades`: c_ClaveUnidad: units (search `q`); `regimenes-fiscales`: c_RegimenFiscal; `usos-cfdi`: c_UsoCFDI, with the receptor regimes each one allows; `formas-pago`: c_FormaPago; `monedas`: c_Moneda, with the decimals amounts carry; `codigos-postales`: c_CodigoPostal: look a code up for its estado, municipio and localidad; `bancos`: c_Banco; `estados-nomina`: c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado); `productos-servicios-carta-porte`: c_ClaveProdServCP: goods transported (BienesTransp), search `q` over descriptions and similar words; `material_peligroso` is SAT's column ("0", "1", "0,1") and `peligroso` its reading: `si` (SAT classes the goods as hazardous: declare MaterialPeligroso, "Sí" with CveMaterialPeligroso and Embalaje unless a laboratory result shows otherwise), `puede_serlo` (depends on their composition: declare "Sí" or "No"), `no` (not hazardous: no MaterialPeligroso); `materiales-peligrosos`: c_MaterialPeligroso (CveMaterialPeligroso, UN numbers), search `q`; with clase_o_div, peligro_secundario and nombre_tecnico; `tipos-embalaje`: c_TipoEmbalaje (Embalaje of hazardous goods); `unidades-peso`: c_ClaveUnidadPeso (UnidadPeso), with nombre, simbolo and bandera (Masa, Volumen, Embalaje); `fracciones-arancelarias`: c_FraccionArancelaria (Comercio Exterior 2.0 tariff fractions), search `q`; with unidad_aduana (c_UnidadAduana); `documentos-aduaneros`: c_DocumentoAduanero (TipoDocumento); `regimenes-aduaneros`: c_RegimenAduanero, with the EntradaSalidaMerc each allows (entrada, salida); `sectores-cofepris`: c_SectorCOFEPRIS; `formas-farmaceuticas`: c_FormaFarmaceutica; `condiciones-especiales`: c_CondicionesEspeciales (CondicionesEspTransp); `tipos-materia`: c_TipoMateria; `claves-transporte`: c_CveTransporte (ViaEntradaSalida); `tipos-estacion`: c_TipoEstacion, with the c_CveTransporte keys it applies to (claves_transporte); `estaciones`: c_Estaciones (NumEstacion: ports, airports, rail stations), with clave_transporte, nacionalidad, designador_iata, linea_ferrea; `figuras-transporte`: c_FiguraTransporte (TipoFigura); `partes-transporte`: c_ParteTransporte (PartesTransporte of a lessor or owner); `tipos-permiso`: c_TipoPermiso (PermSCT), with the c_CveTransporte keys it applies to (claves_transporte); `configuraciones-autotransporte`: c_ConfigAutotransporte (ConfigVehicular), with numero_ejes, numero_llantas and `remolque`, SAT's column ("0", "1", "0,1"), read as `lleva_remolque`: `si` (Remolques required), `no` (none allowed), `opcional`; `tipos-remolque`: c_SubTipoRem (SubTipoRem of a Remolque); `configuraciones-maritimas`: c_ConfigMaritima (TipoEmbarcacion); `tipos-carga`: c_ClaveTipoCarga (TipoCarga); `contenedores-maritimos`: c_ContenedorMaritimo (TipoContenedor in TransporteMaritimo); `autorizaciones-navieras`: c_NumAutorizacionNaviero (NumAutorizacionNaviero; a key with "/" goes in the path as %2F); `registros-istmo`: c_RegistroISTMO (RegistroISTMO, Corredor Interoceánico); `codigos-transporte-aereo`: c_CodigoTransporteAereo (CodigoTransportista), with nacionalidad and designador_oaci; `tipos-servicio`: c_TipoDeServicio (rail TipoDeServicio), with contenedor: whether it carries containers; `tipos-trafico`: c_TipoDeTrafico (rail TipoDeTrafico); `derechos-paso`: c_DerechosDePaso (TipoDerechoDePaso), with entre, hasta, otorga_recibe and concesionario; `tipos-carro`: c_TipoCarro (rail TipoCarro), with contenedor: whether the car carries containers; `contenedores`: c_Contenedor (rail TipoContenedor), with nombre; `unidades-aduana`: c_UnidadAduana (Comercio Exterior's UnidadAduana: a fracción's unit of measure, UMT); `incoterms`: c_INCOTERM (Comercio Exterior Incoterm); `claves-pedimento`: c_ClavePedimento (Comercio Exterior ClaveDePedimento); `motivos-traslado`: c_MotivoTraslado (Comercio Exterior on a Traslado) */
+                catalogo: "metodos-pago" | "motivos-cancelacion" | "tipos-relacion" | "objetos-impuesto" | "exportaciones" | "paises" | "tipos-nomina" | "tipos-contrato" | "tipos-jornada" | "tipos-regimen" | "periodicidades-pago" | "riesgos-puesto" | "tipos-percepcion" | "tipos-deduccion" | "tipos-otro-pago" | "tipos-incapacidad" | "tipos-horas" | "origenes-recurso" | "productos-servicios" | "unidades" | "regimenes-fiscales" | "usos-cfdi" | "formas-pago" | "monedas" | "codigos-postales" | "bancos" | "estados-nomina" | "productos-servicios-carta-porte" | "materiales-peligrosos" | "tipos-embalaje" | "unidades-peso" | "fracciones-arancelarias" | "documentos-aduaneros" | "regimenes-aduaneros" | "sectores-cofepris" | "formas-farmaceuticas" | "condiciones-especiales" | "tipos-materia" | "claves-transporte" | "tipos-estacion" | "estaciones" | "figuras-transporte" | "partes-transporte" | "tipos-permiso" | "configuraciones-autotransporte" | "tipos-remolque" | "configuraciones-maritimas" | "tipos-carga" | "contenedores-maritimos" | "autorizaciones-navieras" | "registros-istmo" | "codigos-transporte-aereo" | "tipos-servicio" | "tipos-trafico" | "derechos-paso" | "tipos-carro" | "contenedores" | "unidades-aduana" | "incoterms" | "claves-pedimento" | "motivos-traslado";
                 clave: string;
             };
             cookie?: never;

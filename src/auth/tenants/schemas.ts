@@ -51,6 +51,40 @@ const ReplyTo = Email.openapi({
   description: "Where your customers' replies to the CFDI emails go (their Reply-To header); the sender stays the server's SMTP_FROM, shown with your name",
 });
 
+/**
+ * The fiscal address, in Mexico: Comercio Exterior's Emisor/Domicilio. Its catalog keys are checked against each
+ * other when a Comercio Exterior CFDI is issued (CCE169–CCE173), where SAT's rule codes are reported.
+ */
+const DomicilioFiscal = z
+  .object({
+    calle: xmlText(100).openapi({ example: 'Av. Constitución' }),
+    numero_exterior: xmlText(55).optional().openapi({ example: '100' }),
+    numero_interior: xmlText(55).optional(),
+    colonia: z
+      .string()
+      .regex(/^\d{4}$/, 'must be a 4-digit c_Colonia key of the código postal (GET /catalogos/colonias?codigo_postal=)')
+      .optional()
+      .openapi({ example: '0001' }),
+    localidad: z
+      .string()
+      .regex(/^\d{2}$/, 'must be a 2-digit c_Localidad key of the estado')
+      .optional()
+      .openapi({ example: '07' }),
+    municipio: z
+      .string()
+      .regex(/^\d{3}$/, 'must be a 3-digit c_Municipio key of the estado')
+      .optional()
+      .openapi({ example: '039' }),
+    estado: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'must be a 3-letter c_Estado key of Mexico')
+      .openapi({ example: 'NLE' }),
+    pais: z.literal('MEX', { message: 'must be MEX: the fiscal address is in Mexico' }).default('MEX'),
+    codigo_postal: TenantCodigoPostal.openapi({ example: '64000' }),
+  })
+  .strict()
+  .openapi('DomicilioFiscal', { description: "The issuer's fiscal address, as on its Constancia de Situación Fiscal" });
+
 export const TenantPatchSchema = z
   .object({
     nombre: RazonSocial.optional(),
@@ -58,6 +92,9 @@ export const TenantPatchSchema = z
     codigo_postal: TenantCodigoPostal.optional(),
     accent_color: AccentColor.nullable().optional().openapi({ description: '#RRGGBB for the invoice PDF; null restores the default' }),
     reply_to: ReplyTo.nullable().optional().openapi({ description: 'Reply-To of the CFDI emails; null: none (replies go to SMTP_FROM)' }),
+    domicilio_fiscal: DomicilioFiscal.nullable()
+      .optional()
+      .openapi({ description: "The fiscal address Comercio Exterior CFDIs state as the emisor's; null removes it" }),
   })
   .strict()
   .openapi('TenantPatch');
@@ -83,6 +120,7 @@ export const TenantSchema = z
       example: 'facturacion@kemper.example.com',
       description: "Reply-To of the CFDI emails (PATCH reply_to), so customers' replies reach you; null: none, replies go to the server's SMTP_FROM",
     }),
+    domicilio_fiscal: DomicilioFiscal.nullable().openapi({ description: 'The fiscal address (PATCH domicilio_fiscal); null: none set' }),
     created_at: z.string().openapi({ format: 'date-time' }),
     updated_at: z.string().openapi({ format: 'date-time' }),
   })
@@ -105,6 +143,7 @@ export const toTenant = (t: TenantRow, b?: BrandingRow): z.infer<typeof TenantSc
     logo: b?.logoType && b.logoSize ? { content_type: b.logoType, size: b.logoSize, url: '/api/v1/tenants/me/logo' } : null,
   },
   reply_to: t.replyTo,
+  domicilio_fiscal: t.domicilioFiscal ?? null,
   created_at: t.createdAt,
   updated_at: t.updatedAt,
 });

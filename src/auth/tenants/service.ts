@@ -36,7 +36,7 @@ async function upsertBranding(deps: AuthDeps, tenantId: string, set: Partial<typ
   forgetTenant(deps.db, tenantId);
 }
 
-/** The RFC never changes (certificates and issued invoices are bound to it); name, régimen and postal code may. */
+/** The RFC never changes (certificates and issued invoices are bound to it); name, régimen, postal code and fiscal address may. */
 export async function updateMyTenant(deps: AuthDeps, actor: Actor, input: z.infer<typeof TenantPatchSchema>) {
   const current = await getTenantRow(deps, actor);
   if (input.regimen_fiscal !== undefined) {
@@ -51,6 +51,7 @@ export async function updateMyTenant(deps: AuthDeps, actor: Actor, input: z.infe
       ...(input.regimen_fiscal !== undefined && { regimenFiscal: input.regimen_fiscal }),
       ...(input.codigo_postal !== undefined && { codigoPostal: input.codigo_postal }),
       ...(input.reply_to !== undefined && { replyTo: input.reply_to }),
+      ...(input.domicilio_fiscal !== undefined && { domicilioFiscal: input.domicilio_fiscal }),
       updatedAt: deps.now().toISOString(),
     })
     .where(eq(tenants.id, actor.tenantId));

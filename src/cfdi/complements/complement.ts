@@ -69,6 +69,8 @@ export interface ComprobanteFacts {
   exportacion: string;
   emisor: { rfc: string; nombre: string; regimenFiscal: string; codigoPostal: string };
   receptor: ReceptorModel;
+  /** The CfdiRelacionados (Comercio Exterior's MotivoTraslado 01 needs a TipoRelacion 05). */
+  relacionados: ComprobanteModel['relacionados'];
   /** Where a receptor problem is reported: `receptor` or `receptor_id`. */
   receptorField: string;
   /** The prepared conceptos (I, E, T; none for a kind complement); for a concepto complement, only the one it is on. */

@@ -3,6 +3,7 @@ import type { TipoDeComprobante } from '../input.ts';
 import type { ComprobanteModel, ConceptoModel } from '../model.ts';
 import type { XmlNode } from '../xml.ts';
 import { cartaporte31 } from './cartaporte31/index.ts';
+import { comercioexterior20 } from './comercioexterior20/index.ts';
 import type { Complement, PdfSection } from './complement.ts';
 import { hidrocarburospetroliferos10 } from './hidrocarburospetroliferos10/index.ts';
 import { implocal10 } from './implocal10/index.ts';
@@ -15,7 +16,7 @@ import { pagos20 } from './pagos20/index.ts';
  * these lists, so a new complement is its folder, its import and its entry here (docs/decisions.md, "A complement is
  * one module").
  */
-const ON_COMPROBANTE = [pagos20, nomina12, cartaporte31, implocal10] as const;
+const ON_COMPROBANTE = [pagos20, nomina12, cartaporte31, comercioexterior20, implocal10] as const;
 /** Complements of a concepto (cfdi:Concepto/cfdi:ComplementoConcepto), sent under each concepto. */
 const ON_CONCEPTO = [hidrocarburospetroliferos10] as const;
 

@@ -99,13 +99,17 @@ export function preparePaymentTerms(req: ComprobanteInput, day: string, fail: Fa
   return { formaPago, metodoPago };
 }
 
-/** Exportacion (CFDI40122, 40123): 01 for P and N; 02 would need Comercio Exterior. */
+/**
+ * Exportacion (CFDI40122, 40123): 01 for P and N; 02 (definitive export) only with the Comercio Exterior complement,
+ * whose own rules refuse it on other values (CCE145). 03 and 04 carry no complement (Anexo 20's c_Exportacion).
+ */
 export function prepareExportacion(req: ComprobanteInput, day: string, fail: Fail): string {
   const tipo = req.tipo;
   const exportacion = req.exportacion ?? '01';
   if (!isValidKey('c_Exportacion', exportacion, day)) fail('exportacion', `${exportacion} is not a c_Exportacion key`, 'CFDI40123');
   else if ((tipo === 'P' || tipo === 'N') && exportacion !== '01') fail('exportacion', `must be 01 for tipo ${tipo}`, tipo === 'P' ? 'CRP20102' : 'NOM3');
-  else if (exportacion === '02') fail('exportacion', '02 requires the Comercio Exterior complement, which this service does not issue', 'CFDI40122');
+  else if (exportacion === '02' && req.comercio_exterior === undefined)
+    fail('exportacion', '02 (definitive export) requires the Comercio Exterior complement: send comercio_exterior', 'CFDI40122');
   return exportacion;
 }
 

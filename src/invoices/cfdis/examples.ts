@@ -36,6 +36,39 @@ const PEGAMENTO_CONCEPTO = {
   objeto_imp: '01',
 };
 const OPERADOR = { tipo_figura: '01', rfc_figura: 'FUNK671228PH6', num_licencia: 'LFD0012345', nombre_figura: 'KARLA FUENTE NOLASCO' };
+/** Comercio Exterior: the issuer's fiscal address (Monterrey Centro: c_Colonia 0001 of 64000, municipio 039, localidad 07). */
+const EXPORTADOR = {
+  calle: 'Av. Constitución',
+  numero_exterior: '100',
+  colonia: '0001',
+  localidad: '07',
+  municipio: '039',
+  estado: 'NLE',
+  pais: 'MEX',
+  codigo_postal: '64000',
+};
+const AUSTIN = { calle: 'Congress Ave', numero_exterior: '500', estado: 'TX', pais: 'USA', codigo_postal: '78701' };
+/** A foreign receptor: the generic RFC, its country and tax id; its DomicilioFiscalReceptor is the LugarExpedicion. */
+const AUSTIN_IMPORTS = {
+  rfc: 'XEXX010101000',
+  nombre: 'AUSTIN IMPORTS LLC',
+  regimen_fiscal: '616',
+  domicilio_fiscal: '42501',
+  residencia_fiscal: 'USA',
+  num_reg_id_trib: '123456789',
+  uso_cfdi: 'S01',
+};
+const IVA_0 = { traslados: [{ impuesto: '002', tipo_factor: 'Tasa' as const, tasa_o_cuota: '0.000000' }] };
+const export_ = (no_identificacion: string, clave_prod_serv: string, descripcion: string, cantidad: string, valor_unitario: string, clave_unidad = 'H87') => ({
+  clave_prod_serv,
+  no_identificacion,
+  clave_unidad,
+  descripcion,
+  cantidad,
+  valor_unitario,
+  objeto_imp: '02',
+  impuestos: IVA_0,
+});
 
 export const CfdiExamples = {
   ingreso: {
@@ -472,6 +505,74 @@ export const CfdiExamples = {
           hidrocarburos_petroliferos: { tipo_permiso: 'PER07', numero_permiso: 'PL/23456/EXP/ES/2024', sub_producto_hyp: 'SP18' },
         },
       ],
+    },
+  },
+  ingreso_comercio_exterior: {
+    summary: 'Ingreso with Comercio Exterior 2.0: a definitive export (A1) in USD, three mercancías, one billed in two conceptos',
+    value: {
+      tipo: 'I',
+      exportacion: '02',
+      forma_pago: '03',
+      metodo_pago: 'PUE',
+      moneda: 'USD',
+      tipo_cambio: '17.2345',
+      receptor: AUSTIN_IMPORTS,
+      conceptos: [
+        export_('CAFE-01', '50201706', 'Café de altura, sacos de 50 kg', '100', '12.35', 'KGM'),
+        export_('CALD-02', '40102000', 'Caldera industrial de vapor', '2', '1500'),
+        export_('CAFE-01', '50201706', 'Café de altura, sacos de 50 kg (segundo lote)', '40', '12.35', 'KGM'),
+        export_('QUEM-03', '40102003', 'Quemador eléctrico', '3', '980.50'),
+      ],
+      comercio_exterior: {
+        clave_de_pedimento: 'A1',
+        certificado_origen: 0,
+        incoterm: 'FCA',
+        emisor: { domicilio: EXPORTADOR },
+        receptor: { domicilio: AUSTIN },
+        mercancias: [
+          { no_identificacion: 'CAFE-01', fraccion_arancelaria: '0901110300', cantidad_aduana: '140', unidad_aduana: '01', valor_unitario_aduana: '12.35' },
+          {
+            no_identificacion: 'CALD-02',
+            fraccion_arancelaria: '8403100100',
+            cantidad_aduana: '2',
+            unidad_aduana: '06',
+            valor_unitario_aduana: '1500',
+            descripciones_especificas: [{ marca: 'ACME', modelo: 'V-200', numero_serie: 'SN-2026-0001' }],
+          },
+          { no_identificacion: 'QUEM-03', fraccion_arancelaria: '8403100100', cantidad_aduana: '3', unidad_aduana: '06', valor_unitario_aduana: '980.50' },
+        ],
+      },
+    },
+  },
+  traslado_comercio_exterior: {
+    summary: "Traslado with Comercio Exterior 2.0: own goods sent abroad to the issuer's own warehouse (MotivoTraslado 02)",
+    value: {
+      tipo: 'T',
+      exportacion: '02',
+      moneda: 'MXN',
+      receptor: EKU_SELF,
+      conceptos: [
+        {
+          clave_prod_serv: '40102000',
+          no_identificacion: 'CALD-02',
+          clave_unidad: 'H87',
+          descripcion: 'Caldera industrial de vapor (muestra de exhibición)',
+          cantidad: '1',
+          valor_unitario: '25000.00',
+          objeto_imp: '01',
+        },
+      ],
+      comercio_exterior: {
+        motivo_traslado: '02',
+        clave_de_pedimento: 'A1',
+        incoterm: 'DAP',
+        tipo_cambio_usd: '17.2345',
+        emisor: { domicilio: EXPORTADOR },
+        receptor: { domicilio: AUSTIN },
+        mercancias: [
+          { no_identificacion: 'CALD-02', fraccion_arancelaria: '8403100100', cantidad_aduana: '1', unidad_aduana: '06', valor_unitario_aduana: '1450.58' },
+        ],
+      },
     },
   },
 } satisfies BodyExamples<z.input<typeof CfdiRequestSchema>>;

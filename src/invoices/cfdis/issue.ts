@@ -71,7 +71,7 @@ async function resolveReceptor(deps: CfdiDeps, actor: Actor, req: CfdiRequest): 
 export async function emisorOf(deps: Pick<CfdiDeps, 'identity'>, actor: Pick<Actor, 'tenantId'>) {
   const t = await deps.identity.tenantById(actor.tenantId);
   if (!t) throw notFound('Tenant');
-  return { rfc: t.rfc, nombre: t.nombre, regimenFiscal: t.regimenFiscal, codigoPostal: t.codigoPostal };
+  return { rfc: t.rfc, nombre: t.nombre, regimenFiscal: t.regimenFiscal, codigoPostal: t.codigoPostal, domicilio: t.domicilioFiscal ?? undefined };
 }
 
 const NO_PAC: ErrorDetail = {
@@ -177,6 +177,7 @@ export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiReques
         folio: folio ? String(folio.folio) : undefined,
         paidDocuments: facts.paidDocuments,
         newIdCcp,
+        emisorDomicilio: emisor.domicilio,
       })
     : undefined;
   errors.push(...facts.problems, ...(prepared?.errors ?? []));
@@ -386,7 +387,16 @@ async function validateIssue(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
   const now = deps.now();
   // Checked here to answer 400 without taking the write lock; checked again inside the transaction that records it.
   const facts = await storedFacts(deps.db, actor, req, receptor.rfc.toUpperCase());
-  const prepared = prepareInvoice(req, { emisor, receptor, now, serie: peek.serie, folio: String(peek.folio), paidDocuments: facts.paidDocuments, newIdCcp });
+  const prepared = prepareInvoice(req, {
+    emisor,
+    receptor,
+    now,
+    serie: peek.serie,
+    folio: String(peek.folio),
+    paidDocuments: facts.paidDocuments,
+    newIdCcp,
+    emisorDomicilio: emisor.domicilio,
+  });
   const { signer, problem } = await signerFor(deps, actor, emisor.rfc);
   const errors = [...facts.problems, ...prepared.errors, ...(problem ? [problem] : [])];
   if (errors.length > 0 || !prepared.model || !signer) throw invalidInput('The CFDI fails validation', errors);
@@ -422,7 +432,16 @@ async function modelFor(tx: Tx, actor: Actor, req: CfdiRequest, valid: Valid, { 
   // since the check above: decide again on what this transaction sees, which nobody can change before it commits.
   const { emisor, receptor, now } = valid;
   const current = await storedFacts(tx, actor, req, receptor.rfc.toUpperCase());
-  const again = prepareInvoice(req, { emisor, receptor, now, serie, folio: String(folio), paidDocuments: current.paidDocuments, newIdCcp });
+  const again = prepareInvoice(req, {
+    emisor,
+    receptor,
+    now,
+    serie,
+    folio: String(folio),
+    paidDocuments: current.paidDocuments,
+    newIdCcp,
+    emisorDomicilio: emisor.domicilio,
+  });
   const problems = [...current.problems, ...again.errors];
   if (problems.length > 0 || !again.model) throw invalidInput('The CFDI fails validation', problems);
   return { ...again.model, serie, folio: String(folio) };

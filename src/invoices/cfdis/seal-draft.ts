@@ -20,6 +20,8 @@ export interface SealDraft {
   now: string;
   /** Carta Porte's IdCCP as validation made it (a random one when the request sent none). */
   id_ccp?: string;
+  /** Comercio Exterior: the issuer's fiscal address as validation read it from the profile. */
+  emisor_domicilio?: PrepareContext['emisorDomicilio'];
 }
 
 /** The invoice's folio, from its row: taken in the draft's transaction after the draft was written. */
@@ -30,10 +32,18 @@ interface Folio {
 
 export function sealDraftOf(
   request: CfdiRequest,
-  valid: { emisor: SealDraft['emisor']; receptor: ReceptorInput; now: Date; model: ComprobanteModel },
+  valid: { emisor: SealDraft['emisor'] & { domicilio?: SealDraft['emisor_domicilio'] }; receptor: ReceptorInput; now: Date; model: ComprobanteModel },
 ): SealDraft {
   const idCcp = valid.model.cartaPorte?.idCcp;
-  return { request, emisor: valid.emisor, receptor: valid.receptor, now: valid.now.toISOString(), ...(idCcp ? { id_ccp: idCcp } : {}) };
+  const { domicilio, ...emisor } = valid.emisor;
+  return {
+    request,
+    emisor,
+    receptor: valid.receptor,
+    now: valid.now.toISOString(),
+    ...(idCcp ? { id_ccp: idCcp } : {}),
+    ...(domicilio && request.comercio_exterior ? { emisor_domicilio: domicilio } : {}),
+  };
 }
 
 /** The model a draft prepares to; a draft that no longer prepares (a catalog changed since) cannot be sealed, ever. */
@@ -45,6 +55,7 @@ function modelOfDraft(draft: SealDraft, { serie, folio }: Folio): ComprobanteMod
     serie,
     folio: String(folio),
     newIdCcp: () => draft.id_ccp ?? '',
+    emisorDomicilio: draft.emisor_domicilio,
   });
   if (!prepared.model || prepared.errors.length > 0)
     throw new PermanentJobError(`the invoice no longer passes validation: ${prepared.errors.map((e) => `${e.field} ${e.issue}`).join('; ')}`);

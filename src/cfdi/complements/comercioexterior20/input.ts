@@ -1,7 +1,7 @@
 /**
  * Complemento de Comercio Exterior 2.0 as the API receives it (`comercio_exterior`, on tipo I and T with
  * `exportacion: "02"`), once its format is checked: amounts as decimal strings, names as the request spells them.
- * The emisor's address is not here: it is the tenant's fiscal address, handed in by the caller.
+ * The emisor's address is the tenant's fiscal address, handed in by the caller, unless the request sends one.
  */
 
 /** An amount, quantity or exchange rate as written: a non-negative decimal string. */
@@ -57,8 +57,11 @@ export interface ComercioExteriorInput {
   tipo_cambio_usd?: DecimalText;
   /** Computed (Σ ValorDolares, two decimals); checked when sent. */
   total_usd?: DecimalText;
-  /** The issuer's CURP (a persona física, 13-character RFC). */
-  emisor?: { curp?: string };
+  /**
+   * The issuer's CURP (a persona física, 13-character RFC) and its fiscal address when this request states it; without
+   * one, the address on the issuer's profile is used.
+   */
+  emisor?: { curp?: string; domicilio?: DomicilioComercioExteriorInput };
   /** The owners of the goods of a Traslado with motivo 05. */
   propietario?: { num_reg_id_trib: string; residencia_fiscal: string }[];
   receptor?: { num_reg_id_trib?: string; domicilio?: DomicilioComercioExteriorInput };

@@ -64,6 +64,8 @@ export interface ComercioExteriorContext {
   fecha: string;
   emisor: { rfc: string; domicilio?: DomicilioComercioExteriorInput };
   receptor: { rfc: string; residenciaFiscal?: string; numRegIdTrib?: string };
+  /** Where a receptor problem is reported: `receptor` (default) or `receptor_id` (a stored client). */
+  receptorField?: string;
   conceptos: ConceptoComercioExterior[];
   /** The CfdiRelacionados (MotivoTraslado 01 relates the invoices it ships, TipoRelacion 05). */
   relacionados: { tipoRelacion: string; uuids: string[] }[];

@@ -2,6 +2,7 @@ import type { z } from '@hono/zod-openapi';
 import type { ComplementInputs, ComplementSummaries, ConceptoComplementInputs, ConceptoComplementSummaries } from '../../../cfdi/complements/index.ts';
 import type { CfdiSummary } from '../../../db/schema/index.ts';
 import { cartaporte31 } from './cartaporte31.ts';
+import { comercioexterior20 } from './comercioexterior20.ts';
 import { hidrocarburospetroliferos10 } from './hidrocarburospetroliferos10.ts';
 import { implocal10 } from './implocal10.ts';
 import { nomina12 } from './nomina12.ts';
@@ -24,7 +25,13 @@ export interface WireComplement<Key extends keyof ComplementInputs & keyof Compl
 }
 
 /** The registry, by request member, in the order the members appear in the request and the response. */
-const WIRE_COMPLEMENTS = { pagos: pagos20, nomina: nomina12, carta_porte: cartaporte31, impuestos_locales: implocal10 };
+const WIRE_COMPLEMENTS = {
+  pagos: pagos20,
+  nomina: nomina12,
+  carta_porte: cartaporte31,
+  comercio_exterior: comercioexterior20,
+  impuestos_locales: implocal10,
+};
 type Wire = typeof WIRE_COMPLEMENTS;
 const ENTRIES = Object.entries(WIRE_COMPLEMENTS) as [keyof Wire, Wire[keyof Wire]][];
 

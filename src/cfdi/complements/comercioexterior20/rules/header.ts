@@ -35,7 +35,11 @@ export function prepareHeader(req: ComercioExteriorInput, ctx: ComercioExteriorC
   if (motivo === FACTURADAS && !ctx.relacionados.some((r) => r.tipoRelacion === RELACION_TRASLADO_FACTURADO && r.uuids.length > 0))
     c.fail('cfdi_relacionados', 'motivo_traslado 01 ships goods invoiced before: relate those invoices with tipo_relacion 05', 'CCE157');
   if (!(ctx.tipo === 'T' && motivo === REUBICACION) && ctx.receptor.rfc !== RFC_EXTRANJERO)
-    c.fail('receptor.rfc', `must be the foreign receptor's ${RFC_EXTRANJERO} (only a Traslado with motivo_traslado 02 may name a Mexican RFC)`, 'CCE150');
+    c.fail(
+      `${ctx.receptorField ?? 'receptor'}.rfc`,
+      `must be the foreign receptor's ${RFC_EXTRANJERO} (only a Traslado with motivo_traslado 02 may name a Mexican RFC)`,
+      'CCE150',
+    );
 
   const claveDePedimento = req.clave_de_pedimento ?? 'A1';
   c.catalog('clave_de_pedimento', 'c_ClavePedimento', claveDePedimento);

@@ -14,7 +14,12 @@ export function prepareParties(req: ComercioExteriorInput, ctx: ComercioExterior
   if (ctx.emisor.rfc.length === 13 && curp === undefined) c.fail(at('emisor.curp'), 'is required: the emisor is a persona física (13-character RFC)', 'CCE165');
 
   const fiscal = ctx.emisor.domicilio;
-  if (!fiscal) c.fail(at('emisor.domicilio'), "is required: the issuer's fiscal address (calle, estado, código postal) is not on its profile", 'CCE167');
+  if (!fiscal)
+    c.fail(
+      at('emisor.domicilio'),
+      "is required: send it, or set the issuer's fiscal address once on its profile (PATCH /tenants/me with domicilio_fiscal: calle, estado, código postal, …)",
+      'CCE167',
+    );
   else if (fiscal.pais !== 'MEX') c.fail(at('emisor.domicilio.pais'), `must be MEX, not ${fiscal.pais}`, 'CCE168');
   // A domicilio abroad is not checked against Mexico's catalogs: CCE168 says what is wrong with it.
   const emisorDomicilio = !fiscal

@@ -1,0 +1,1 @@
+ALTER TABLE "tenants" ADD COLUMN "domicilio_fiscal" text collate "C";

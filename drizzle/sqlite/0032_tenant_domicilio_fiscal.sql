@@ -1,0 +1,1 @@
+ALTER TABLE `tenants` ADD `domicilio_fiscal` text;
