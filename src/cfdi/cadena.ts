@@ -84,7 +84,7 @@ const COMPROBANTE_40: Step[] = [
 /** XPath normalize-space(): trim and collapse runs of space, tab, CR, LF. */
 export const normalizeSpace = (s: string) => s.replace(/[ \t\r\n]+/g, ' ').trim();
 
-export function run(node: XmlNode, steps: Step[], out: string[]): void {
+function run(node: XmlNode, steps: Step[], out: string[]): void {
   for (const step of steps) {
     if ('attr' in step) {
       const v = node.attrs[step.attr];
