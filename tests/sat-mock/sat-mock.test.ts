@@ -32,6 +32,8 @@ function signer(folder: string) {
 const FIEL = signer('EKU9003173C9_FIEL');
 const CSD = signer('EKU9003173C9_CSD');
 type Signer = typeof FIEL;
+/** The e.firma's certificate in the message, the signature made with another key (the CSD's): the digest still matches. */
+const WRONG_KEY: Signer = { ...FIEL, key: CSD.key };
 
 const samples = join(import.meta.dir, '..', 'fixtures', 'sat', 'samples');
 const sample = (name: string) => readFileSync(join(samples, name), 'utf8');
@@ -199,7 +201,7 @@ describe('Autenticacion', () => {
   });
 
   test('a CSD (not an e.firma), a tampered timestamp, or an expired timestamp: SOAP Fault a:InvalidSecurity', async () => {
-    for (const body of [authRequest(CSD), authRequest(FIEL, { tamper: true }), authRequest(FIEL, { created: clock - 600_000 })]) {
+    for (const body of [authRequest(CSD), authRequest(FIEL, { tamper: true }), authRequest(FIEL, { created: clock - 600_000 }), authRequest(WRONG_KEY)]) {
       const r = await post('/Autenticacion/Autenticacion.svc', 'http://DescargaMasivaTerceros.gob.mx/IAutenticacion/Autentica', body);
       expect(r.status).toBe(500);
       expect(first(r.doc, 'http://schemas.xmlsoap.org/soap/envelope/', 'Fault')).toBeDefined();
@@ -281,13 +283,14 @@ describe('SolicitaDescarga: v1.5 rules and signatures', () => {
     expect((await solicita(token, 'Emitidos', { ...period, TipoSolicitud: 'CFDI' })).code).toBe('5000');
   });
 
-  test('signature checks: a CSD is 305, a changed attribute is 302, another RFC than the e.firma is 303', async () => {
+  test('signature checks: a CSD is 305, a changed attribute or a signature by another key is 302, another RFC than the e.firma is 303', async () => {
     const token = await authenticate();
     expect((await solicita(token, 'Emitidos', issued({ FechaInicial: '2024-01-01T00:00:05' }), { s: CSD })).code).toBe('305');
     expect((await solicita(token, 'Emitidos', issued({ FechaInicial: '2024-01-01T00:00:06' }), { tamper: { FechaInicial: '2024-01-01T00:00:07' } })).code).toBe(
       '302',
     );
     expect((await solicita(token, 'Emitidos', issued({ RfcSolicitante: 'ICV060329BY0', RfcEmisor: 'ICV060329BY0' }))).code).toBe('303');
+    expect((await solicita(token, 'Emitidos', issued({ FechaInicial: '2024-01-01T00:00:15' }), { s: WRONG_KEY })).code).toBe('302');
   });
 
   test('by Folio: found by UUID, and a Folio request with filters is refused', async () => {
