@@ -1,10 +1,12 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { DOMParser } from '@xmldom/xmldom';
-import { createHash, createPrivateKey, sign, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, sign, verify, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tfdCadena } from '../../src/cfdi/tfd.ts';
+import { createSandboxPac } from '../../src/pac/sandbox.ts';
 import { consultSat } from '../../src/pac/sat-consulta.ts';
-import { csdFiles } from '../helpers.ts';
+import { csdFiles, testSandboxSat } from '../helpers.ts';
 import { SCENARIOS, type SatDocument, startSatMock } from './sat-mock.ts';
 import { unzipFiles } from './zip.ts';
 
@@ -64,6 +66,26 @@ const documents: SatDocument[] = [
 let clock = Date.parse('2026-11-27T18:00:00Z');
 const mock = startSatMock({ documents, now: () => new Date(clock) });
 afterAll(() => mock.stop());
+
+/** SAT's repository path of a certificate: the serial split 6, 6, 2, 2, 2, then the serial again. */
+const certificatePath = (serial: string) =>
+  `${[serial.slice(0, 6), serial.slice(6, 12), serial.slice(12, 14), serial.slice(14, 16), serial.slice(16, 18)].join('/')}/${serial}.cer`;
+/** SelloSAT verified with the certificate the repository serves for the TFD's NoCertificadoSAT. */
+async function selloSatVerifies(xml: string, certificatesUrl: string): Promise<boolean> {
+  const a = (n: string) => new RegExp(`<tfd:TimbreFiscalDigital\\b[^>]*?\\b${n}="([^"]*)"`).exec(xml)?.[1] ?? '';
+  const res = await fetch(`${certificatesUrl}/${certificatePath(a('NoCertificadoSAT'))}`);
+  if (res.status !== 200) return false;
+  const cert = new X509Certificate(Buffer.from(await res.arrayBuffer()));
+  const cadena = tfdCadena({
+    uuid: a('UUID'),
+    fechaTimbrado: a('FechaTimbrado'),
+    rfcProvCertif: a('RfcProvCertif'),
+    leyenda: a('Leyenda') || undefined,
+    selloCfd: a('SelloCFD'),
+    noCertificadoSat: a('NoCertificadoSAT'),
+  });
+  return verify('sha256', Buffer.from(cadena), cert.publicKey, Buffer.from(a('SelloSAT'), 'base64'));
+}
 
 const nospaces = (s: string) => s.replace(/>\s+</g, '><').trim();
 const sha1 = (s: string) => createHash('sha1').update(s).digest('base64');
@@ -465,6 +487,73 @@ describe('ConsultaCFDIService, certificates, Lista 69-B', () => {
     expect(new X509Certificate(der).serialNumber).toBe(Buffer.from('30001000000500003456').toString('hex').toUpperCase());
     expect((await fetch(`${mock.certificatesUrl}/300010/000005/00/00/34/30001000000500009999.cer`)).status).toBe(404);
     expect((await fetch(`${mock.certificatesUrl}/300010/000005/00/00/35/30001000000500003456.cer`)).status).toBe(404);
+  });
+
+  test('SelloSAT of a SAT-stamped sample verifies with the certificate the repository serves for its NoCertificadoSAT', async () => {
+    expect(await selloSatVerifies(ISSUED_IVA, mock.certificatesUrl)).toBe(true);
+    const broken = ISSUED_IVA.replace(/(SelloSAT=")(.)/, (_, p: string, c: string) => `${p}${c === 'A' ? 'B' : 'A'}`);
+    expect(await selloSatVerifies(broken, mock.certificatesUrl)).toBe(false);
+  });
+
+  test("the sandbox's own stamp: downloaded byte for byte by Folio, its stamping certificate served by the repository", async () => {
+    const sandboxSat = testSandboxSat();
+    const sealed = sample('cfdi40-pago20-sellado-sin-timbre-EKU.xml');
+    const stamped = await createSandboxPac(sandboxSat, () => new Date(clock), 0).stamp(sealed, { tenantId: 'sat-mock' });
+    if (!stamped.ok) throw new Error('the sandbox did not stamp the sample');
+    const own = startSatMock({
+      documents: [{ xml: stamped.xml }],
+      now: () => new Date(clock),
+      certificates: new Map([[sandboxSat.noCertificado, sandboxSat.certificateDer]]),
+    });
+    try {
+      const auth = await fetch(`${own.url}/Autenticacion/Autenticacion.svc`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '"http://DescargaMasivaTerceros.gob.mx/IAutenticacion/Autentica"' },
+        body: authRequest(),
+      });
+      const token = /<AutenticaResult>([^<]+)</.exec(await auth.text())![1]!;
+      const call = async (path: string, op: string, inner: string, a: Record<string, string>, action: string) =>
+        (
+          await fetch(`${own.url}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: `"${action}"`, authorization: `WRAP access_token="${token}"` },
+            body: operationRequest(op, inner, a),
+          })
+        ).text();
+      const uuid = uuidOf(stamped.xml);
+      const id = /IdSolicitud="([^"]+)"/.exec(
+        await call(
+          '/SolicitaDescargaService.svc',
+          'SolicitaDescargaFolio',
+          'solicitud',
+          { Folio: uuid, RfcSolicitante: RFC },
+          `${DES}/ISolicitaDescargaService/SolicitaDescargaFolio`,
+        ),
+      )![1]!;
+      own.control.solicitudes.get(id)!.scenario = SCENARIOS.finished(1, 0);
+      const verified = await call(
+        '/VerificaSolicitudDescargaService.svc',
+        'VerificaSolicitudDescarga',
+        'solicitud',
+        { IdSolicitud: id, RfcSolicitante: RFC },
+        `${DES}/IVerificaSolicitudDescargaService/VerificaSolicitudDescarga`,
+      );
+      expect(verified).toContain(`<IdsPaquetes>${id}_01</IdsPaquetes>`);
+      const downloaded = await call(
+        '/DescargaMasivaService.svc',
+        'PeticionDescargaMasivaTercerosEntrada',
+        'peticionDescarga',
+        { IdPaquete: `${id}_01`, RfcSolicitante: RFC },
+        `${DES}/IDescargaMasivaTercerosService/Descargar`,
+      );
+      const zip = unzipFiles(Buffer.from(/<Paquete>([^<]+)</.exec(downloaded)![1]!, 'base64'));
+      const xml = zip.get(`${uuid}.xml`)!.toString('utf8');
+      expect(xml).toBe(stamped.xml);
+      expect(await selloSatVerifies(xml, own.certificatesUrl)).toBe(true);
+      expect(await selloSatVerifies(xml, mock.certificatesUrl)).toBe(false);
+    } finally {
+      own.stop();
+    }
   });
 
   test('Lista 69-B: windows-1250, three header lines, RFC in column 2, situación in column 4', async () => {
