@@ -278,7 +278,7 @@ describe('SolicitaDescarga: v1.5 rules and signatures', () => {
     ).toBe('5000');
   });
 
-  test('FechaInicial must be before FechaFinal; not before six years ago at 00:00; one RfcEmisor for received', async () => {
+  test('FechaInicial must be before FechaFinal; not before six years ago at 00:00; one RfcEmisor for received, five RfcReceptor for issued', async () => {
     const token = await authenticate();
     const same = await solicita(token, 'Emitidos', issued({ FechaInicial: '2025-01-01T00:00:00', FechaFinal: '2025-01-01T00:00:00' }));
     expect(same.code).toBe('301');
@@ -290,6 +290,9 @@ describe('SolicitaDescarga: v1.5 rules and signatures', () => {
     expect((await solicita(token, 'Recibidos', received({ TipoSolicitud: 'Metadata', EstadoComprobante: 'Todos' }), { children: two })).code).toBe('301');
     const one = '<des:RfcEmisores><des:RfcEmisor>ICV060329BY0</des:RfcEmisor></des:RfcEmisores>';
     expect((await solicita(token, 'Recibidos', received({ FechaInicial: '2024-01-01T00:00:04' }), { children: one })).code).toBe('5000');
+    const receptores = (n: number) => `<des:RfcReceptores>${'<des:RfcReceptor>ICV060329BY0</des:RfcReceptor>'.repeat(n)}</des:RfcReceptores>`;
+    expect((await solicita(token, 'Emitidos', issued({ FechaInicial: '2024-01-01T00:00:17' }), { children: receptores(6) })).code).toBe('301');
+    expect((await solicita(token, 'Emitidos', issued({ FechaInicial: '2024-01-01T00:00:17' }), { children: receptores(5) })).code).toBe('5000');
   });
 
   test('the same period a third time: 5002 for life; one second later is a new period', async () => {
@@ -372,6 +375,13 @@ describe('Verifica and Descarga', () => {
     const v = await verifica(token, r.id);
     expect([v.estado, v.numero]).toEqual(['3', '1']);
     expect([...unzipFiles((await descarga(token, v.paquetes[0]!)).zip!).keys()]).toEqual([`${uuidOf(RECEIVED_PAGO)}.xml`]);
+    // The one counterparty of a received request is the RfcEmisor attribute (phpcfdi's request-received.xml).
+    mock.control.scenario = SCENARIOS.finished(1, 0);
+    const byIssuer = await solicita(token, 'Recibidos', received({ FechaInicial: '2024-01-01T00:00:16', RfcEmisor: 'WATM640917J45' }));
+    const other = await solicita(token, 'Recibidos', received({ FechaInicial: '2024-01-01T00:00:16', RfcEmisor: 'AAA010101AAA' }));
+    mock.control.scenario = SCENARIOS.finished(1);
+    expect((await verifica(token, byIssuer.id)).numero).toBe('1');
+    expect(await verifica(token, other.id)).toMatchObject({ estado: '5', codigo: '5004' });
   });
 
   test('received metadata: the 12-column header, ~ separators, CRLF records, Estatus 0 with FechaCancelacion, and <IdSolicitud>_tercero.txt', async () => {
