@@ -242,6 +242,7 @@ describe('Autenticacion', () => {
     const b = await post('/Autenticacion/Autenticacion.svc', action, authRequest());
     expect(b.text).toContain('a:InvalidSecurity');
     expect(await authenticate()).toBeTruthy();
+    expect(mock.control.calls.slice(-3).map((c) => c.code)).toEqual(['HTTP 500', 'InvalidSecurity', 'token']);
   });
 
   test('the token lives tokenSeconds: after it, every operation answers 300 Usuario No Válido; no token is the same', async () => {
@@ -303,6 +304,12 @@ describe('SolicitaDescarga: v1.5 rules and signatures', () => {
     const third = await solicita(token, 'Emitidos', period);
     expect([third.code, third.mensaje]).toEqual(['5002', 'Se han agotado las solicitudes de por vida']);
     expect(third.id).toBe('');
+    expect(
+      mock.control.calls
+        .filter((c) => c.action === 'SolicitaDescargaEmitidos')
+        .slice(-3)
+        .map((c) => c.code),
+    ).toEqual(['5000', '5000', '5002']);
     expect((await solicita(token, 'Emitidos', { ...period, FechaInicial: '2024-03-01T00:00:01' })).code).toBe('5000');
     // The same dates for the other direction or type are other periods.
     expect((await solicita(token, 'Emitidos', { ...period, TipoSolicitud: 'CFDI' })).code).toBe('5000');
