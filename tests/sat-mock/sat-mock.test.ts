@@ -427,7 +427,7 @@ describe('Verifica and Descarga', () => {
     );
   });
 
-  test('stuck at 1; 1 → 5 rejected after k polls', async () => {
+  test('stuck at 1 (6 Vencida after three days); 1 → 5 rejected after k polls', async () => {
     const token = await authenticate();
     mock.control.scenario = SCENARIOS.stuck();
     const stuck = await solicita(token, 'Emitidos', issued({ FechaInicial: '2024-01-01T00:00:11' }));
@@ -438,6 +438,13 @@ describe('Verifica and Descarga', () => {
     const states = [];
     for (let i = 0; i < 4; i++) states.push((await verifica(token, rejected.id)).estado);
     expect(states).toEqual(['1', '1', '5', '5']);
+    // Three days on, the stuck request has expired (6, Vencida); a finished one stays finished.
+    clock += 259_200_000 + 1000;
+    try {
+      expect((await verifica(await authenticate(), stuck.id)).estado).toBe('6');
+    } finally {
+      clock -= 259_200_000 + 1000;
+    }
   });
 
   test('5003 over the limit, 5004 when nothing matches (EstadoSolicitud 5, NumeroCFDIs 0)', async () => {

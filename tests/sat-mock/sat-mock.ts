@@ -65,6 +65,7 @@ interface Solicitud {
   period: string;
   documents: SatDocument[];
   scenario: VerifyScenario;
+  createdAt: number;
   polls: number;
   packages: Map<string, Buffer>;
   downloads: Map<string, number>;
@@ -228,6 +229,8 @@ export function startSatMock(options: SatMockOptions = {}) {
     scenario: SCENARIOS.finished(1) as VerifyScenario,
     /** Records per request before 5003 (SAT: 200,000 CFDI, 1,000,000 metadata). */
     limits: { CFDI: 200_000, Metadata: 1_000_000 },
+    /** A request not finished this long after it was made verifies as 6 (Vencida); clients report a three-day life. */
+    requestLifetimeSeconds: 259_200,
     /** The next N Autentica calls answer HTTP 500 (as SAT did in 2025-08), or a SOAP InvalidSecurity fault. */
     authHttp500: 0,
     authFaults: 0,
@@ -386,6 +389,7 @@ export function startSatMock(options: SatMockOptions = {}) {
       period,
       documents: matches,
       scenario: structuredClone(control.scenario),
+      createdAt: now().getTime(),
       polls: 0,
       packages: new Map(),
       downloads: new Map(),
@@ -437,9 +441,10 @@ export function startSatMock(options: SatMockOptions = {}) {
     const r = control.solicitudes.get(s.getAttribute('IdSolicitud') ?? '');
     if (!r || r.rfc !== s.getAttribute('RfcSolicitante')) return answer({ code: '5004', mensaje: 'No se encontró la solicitud' });
     const estados = r.scenario.estados;
-    const estado = estados[Math.min(r.polls, estados.length - 1)] ?? 1;
+    let estado = estados[Math.min(r.polls, estados.length - 1)] ?? 1;
     r.polls++;
     const ok = { code: '5000', mensaje: 'Solicitud Aceptada' };
+    if ((estado === 1 || estado === 2) && now().getTime() - r.createdAt > control.requestLifetimeSeconds * 1000) estado = 6;
     if (estado !== 3) return answer({ ...ok, estado, codigo: estado === 5 ? (r.scenario.codigo ?? '5000') : '5000' });
     if (r.documents.length === 0) return answer({ ...ok, estado: 5, codigo: '5004' });
     if (r.documents.length > control.limits[r.tipo]) return answer({ ...ok, estado: 5, codigo: '5003', numero: r.documents.length });
