@@ -103,7 +103,7 @@ function signature(digested: string, uri: string, s: Signer, keyInfo: string): s
   return `<Signature xmlns="${DSIG}">${signedInfo.replace(`<SignedInfo xmlns="${DSIG}">`, '<SignedInfo>')}<SignatureValue>${value}</SignatureValue>${keyInfo}</Signature>`;
 }
 
-function authRequest(s: Signer = FIEL, o: { created?: number; tamper?: boolean } = {}): string {
+function authRequest(s: Signer = FIEL, o: { created?: number; tamper?: boolean; uri?: string } = {}): string {
   const created = new Date(o.created ?? clock);
   const expires = new Date(created.getTime() + 300_000);
   const ts = (c: Date, e: Date) => `<u:Created>${c.toISOString()}</u:Created><u:Expires>${e.toISOString()}</u:Expires>`;
@@ -113,7 +113,7 @@ function authRequest(s: Signer = FIEL, o: { created?: number; tamper?: boolean }
   return nospaces(`<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" xmlns:u="${WSU}"><s:Header><o:Security xmlns:o="${WSSE}" s:mustUnderstand="1">
     <u:Timestamp u:Id="_0">${ts(created, sent)}</u:Timestamp>
     <o:BinarySecurityToken u:Id="token-1" ValueType="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509v3" EncodingType="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary">${s.certB64}</o:BinarySecurityToken>
-    ${signature(digested, '#_0', s, keyInfo)}</o:Security></s:Header><s:Body><Autentica xmlns="http://DescargaMasivaTerceros.gob.mx"/></s:Body></s:Envelope>`);
+    ${signature(digested, o.uri ?? '#_0', s, keyInfo)}</o:Security></s:Header><s:Body><Autentica xmlns="http://DescargaMasivaTerceros.gob.mx"/></s:Body></s:Envelope>`);
 }
 
 /** An operation request: `<des:op><des:inner attrs>children<Signature/></des:inner></des:op>`, the digest over it unsigned. */
@@ -222,8 +222,14 @@ describe('Autenticacion', () => {
     expect(mock.control.tokens.get(token)?.rfc).toBe(RFC);
   });
 
-  test('a CSD (not an e.firma), a tampered timestamp, or an expired timestamp: SOAP Fault a:InvalidSecurity', async () => {
-    for (const body of [authRequest(CSD), authRequest(FIEL, { tamper: true }), authRequest(FIEL, { created: clock - 600_000 }), authRequest(WRONG_KEY)]) {
+  test('a CSD (not an e.firma), a tampered or expired timestamp, a signature by another key or over another element: SOAP Fault a:InvalidSecurity', async () => {
+    for (const body of [
+      authRequest(CSD),
+      authRequest(FIEL, { tamper: true }),
+      authRequest(FIEL, { created: clock - 600_000 }),
+      authRequest(WRONG_KEY),
+      authRequest(FIEL, { uri: '#token-1' }),
+    ]) {
       const r = await post('/Autenticacion/Autenticacion.svc', 'http://DescargaMasivaTerceros.gob.mx/IAutenticacion/Autentica', body);
       expect(r.status).toBe(500);
       expect(first(r.doc, 'http://schemas.xmlsoap.org/soap/envelope/', 'Fault')).toBeDefined();

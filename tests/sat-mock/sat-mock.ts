@@ -110,8 +110,7 @@ function invalidSecurity(): Response {
   );
 }
 
-type El = Element;
-const elements = (root: Document | Element, ns: string, local: string): El[] => Array.from(root.getElementsByTagNameNS(ns, local));
+const elements = (root: Document | Element, ns: string, local: string): Element[] => Array.from(root.getElementsByTagNameNS(ns, local));
 
 /** An e.firma, not a CSD: SAT's FIEL certificates carry the e-mail protection / client authentication purposes, CSDs none. */
 function isFiel(cert: X509Certificate): boolean {
@@ -130,9 +129,11 @@ function certificateRfc(cert: X509Certificate): string {
  * URI="", the operation element without its Signature (the clients' practice SAT accepts).
  */
 function signatureVerifies(doc: Document, signed: Element, cert: X509Certificate): boolean {
-  const signature = elements(signed.ownerDocument ?? doc, DSIG, 'Signature')[0];
+  const signature = elements(doc, DSIG, 'Signature')[0];
   if (!signature) return false;
   const signedInfo = elements(signature, DSIG, 'SignedInfo')[0];
+  const id = signed.getAttributeNS(WSU, 'Id');
+  if ((elements(signature, DSIG, 'Reference')[0]?.getAttribute('URI') ?? '') !== (id ? `#${id}` : '')) return false;
   const digest = elements(signature, DSIG, 'DigestValue')[0]?.textContent ?? '';
   const value = elements(signature, DSIG, 'SignatureValue')[0]?.textContent ?? '';
   if (!signedInfo) return false;
