@@ -3,12 +3,19 @@
  * in one line (tests/postgres.ts) and passes, unless REQUIRE_POSTGRES is set (CI), where that fails it.
  *
  * The CFDI engine's unit tests and SAT's samples (tests/cfdi, tests/sat) open no database, so they run once, in the
- * first pass; tests/cfdi's two files that issue through the app (the corpus, the rules) run in both.
+ * first pass; tests/cfdi's two files that issue through the app (corpus.test.ts, rules/rules.test.ts) run in both. The
+ * SAT mock's own test (tests/sat-mock) opens none either.
  */
 import { Glob } from 'bun';
 import { POSTGRES } from './postgres.ts';
 
-const ENGINE_FREE = ['tests/sat/**', 'tests/cfdi/**/!(corpus|rules).test.ts', 'tests/pac/failover.test.ts'];
+const ENGINE_FREE = [
+  'tests/sat/**',
+  'tests/sat-mock/**',
+  'tests/cfdi/**/!(corpus|rules).test.ts',
+  'tests/cfdi/!(rules)/rules.test.ts',
+  'tests/pac/failover.test.ts',
+];
 
 if (POSTGRES) {
   // A file left out must not reach a database: one that makes an app would lose its PostgreSQL run unseen.
