@@ -82,8 +82,9 @@ export function mountFielRoutes(app: OpenAPIHono<BackendEnv>, deps: FielDeps & {
       tags,
       operationId: 'deleteFiel',
       summary: "Delete the tenant's FIEL and its encrypted key (ADMIN)",
+      description: 'The row goes, with the encrypted key: nothing is kept. 204 also when the tenant had none (a DELETE is idempotent).',
       middleware: [requireRole('ADMIN')] as const,
-      responses: { 204: { description: 'Deleted' }, 404: errorResponse('The tenant has no FIEL'), ...common },
+      responses: { 204: { description: 'Deleted, or there was none' }, ...common },
     }),
     async (c) => {
       const audit = auditOf(c);

@@ -89,13 +89,15 @@ export async function getFiel(deps: Pick<FielDeps, 'db' | 'now'>, actor: Actor) 
   return toFiel(row, deps.now());
 }
 
-/** Deletes the row: the encrypted key goes with it, nothing is kept. */
+/**
+ * Deletes the row: the encrypted key goes with it, nothing is kept. Idempotent, as a DELETE is: none stored is done
+ * already (and another tenant's is never named, so there is nothing to tell apart).
+ */
 export async function deleteFiel(deps: Pick<FielDeps, 'db'>, actor: Actor, audit?: (tx: Tx, id: string) => Promise<void>) {
-  // read committed: one conditional delete
+  // read committed: one delete
   await withTransaction(deps.db, { isolation: 'read committed', name: 'fiels.delete' }, async (tx) => {
     const [deleted] = await tx.delete(fiels).where(eq(fiels.tenantId, actor.tenantId)).returning({ id: fiels.id });
-    if (!deleted) throw notFound('FIEL');
-    await audit?.(tx, deleted.id);
+    if (deleted) await audit?.(tx, deleted.id);
   });
 }
 

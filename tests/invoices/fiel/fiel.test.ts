@@ -100,7 +100,7 @@ describe('PUT /fiel refuses what is not the tenant’s current e.firma, naming t
 });
 
 describe('roles and tenants', () => {
-  test('VIEWER and OPERATOR: PUT and DELETE → 403, GET → 200; another tenant sees 404 and cannot delete it', async () => {
+  test('VIEWER and OPERATOR: PUT and DELETE → 403, GET → 200; another tenant sees 404 and its DELETE deletes nothing of it', async () => {
     const owner = await issuer(t);
     expect((await put(owner.token, EKU_FIEL)).status).toBe(201);
     for (const role of ['VIEWER', 'OPERATOR'] as const) {
@@ -111,20 +111,21 @@ describe('roles and tenants', () => {
     }
     const other = await issuer(t);
     expect((await t.call('GET', '/fiel', { token: other.token })).status).toBe(404);
-    expect((await t.call('DELETE', '/fiel', { token: other.token })).status).toBe(404);
+    expect((await t.call('DELETE', '/fiel', { token: other.token })).status).toBe(204);
     expect((await t.call('GET', '/fiel', { token: owner.token })).status).toBe(200);
   });
 
-  test('DELETE /fiel → 204, the row (with its encrypted key) is gone, GET → 404; audited', async () => {
+  test('DELETE /fiel → 204, the row (with its encrypted key) is gone, GET → 404; audited; a second DELETE → 204', async () => {
     const reg = await issuer(t);
     const stored = await put(reg.token, EKU_FIEL);
     const del = await t.call('DELETE', '/fiel', { token: reg.token });
     expect(del.status).toBe(204);
     expect(await rowOf(reg.tenant.id)).toBeUndefined();
     expect((await t.call('GET', '/fiel', { token: reg.token })).status).toBe(404);
-    expect((await t.call('DELETE', '/fiel', { token: reg.token })).status).toBe(404);
     const [deleted] = await auditOf(reg.tenant.id, 'deleteFiel');
     expect(deleted).toMatchObject({ status: 204, resourceId: stored.json.id, method: 'DELETE' });
+    // Idempotent: none left is deleted already.
+    expect((await t.call('DELETE', '/fiel', { token: reg.token })).status).toBe(204);
   });
 });
 
