@@ -32,7 +32,7 @@ export function mountFielRoutes(app: OpenAPIHono<BackendEnv>, deps: FielDeps & {
         'The e.firma authenticates and signs Descarga Masiva requests to SAT; nothing uses it unless one is stored. One per tenant, ' +
         "shared by its test and live credentials (it is the taxpayer's, not an environment's); a PUT replaces the one before " +
         '(201 when there was none, 200 when it replaced one; the audit log says which). Checked as SAT would: a FIEL (a CSD is ' +
-        'refused, 400 naming `cer`: SAT tells them apart by the certificate: a CSD has a branch OU and signs only), valid now (an ' +
+        'refused, 400 naming `cer`: SAT tells them apart by the key usage: a CSD only signs, a FIEL also enciphers, agrees keys and authenticates clients), valid now (an ' +
         "expired one → 400 with its dates), issued by SAT (with a test credential, chained to SAT's test authorities, as CSDs are), " +
         "issued to the tenant's RFC (400 naming `cer`), the password opens the key (400 naming `password`) and the key belongs " +
         `to the certificate (400 naming \`key\`). Keys as for CSDs: PBES2, at most ${MAX_PBKDF2_ITERATIONS} PBKDF2 iterations. ` +

@@ -26,7 +26,7 @@ export interface FielDeps {
 export const FIEL_UPLOADS_PER_HOUR = 10;
 export const createFielUploadLimiter = (rateLimits: RateLimits) => rateLimits('fiel-uploads', 3_600_000);
 
-/** SAT tells the two apart by the certificate (src/cfdi/csd.ts, isCsd): a CSD has a branch OU and signs only. */
+/** SAT tells the two apart by the certificate's key usage (src/cfdi/csd.ts, isCsd): a CSD only signs. */
 const CSD_NOT_FIEL =
   'is a CSD (Certificado de Sello Digital), which seals invoices: Descarga Masiva authenticates with the e.firma (FIEL); upload the FIEL .cer and .key';
 const TEST_FIEL_IN_LIVE =

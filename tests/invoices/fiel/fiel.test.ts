@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { verify } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { publicKeyOf } from '../../../src/cfdi/csd.ts';
+import forge from 'node-forge';
+import { parseCertificate, publicKeyOf } from '../../../src/cfdi/csd.ts';
 import { auditLog, fiels } from '../../../src/db/schema/index.ts';
 import { SecretBoxError, openSecret } from '../../../src/lib/secret-box.ts';
 import { fielSigner } from '../../../src/invoices/fiel/service.ts';
@@ -89,6 +90,30 @@ describe('PUT /fiel refuses what is not the tenant’s current e.firma, naming t
     });
   }
 
+  test("with a live credential, SAT's test FIEL → 400: SAT's live services refuse it", async () => {
+    const reg = await issuer(t);
+    const live = await reg.createKey('live');
+    const res = await put(live.key, EKU_FIEL);
+    expect(res.status).toBe(400);
+    expect(res.json.error.details).toEqual([{ field: 'cer', issue: expect.stringMatching(/^is a test FIEL/) }]);
+  });
+
+  test('ten uploads that try the password per tenant an hour, test and live together; then 429', async () => {
+    const reg = await issuer(t);
+    const live = await reg.createKey('live');
+    for (let i = 0; i < 10; i++) expect((await put(reg.token, { ...EKU_FIEL, password: 'wrong-password' })).status).toBe(400);
+    // A certificate refused before the key is opened costs no key derivation and does not count.
+    expect((await put(reg.token, EKU_CSD)).status).toBe(400);
+    const res = await put(reg.token, EKU_FIEL);
+    expect(res.status).toBe(429);
+    expect(res.json.error.message).toBe('Too many FIEL uploads');
+    expect(res.json.error.details[0].issue).toStartWith('at most 10 FIEL uploads that try a password per hour per tenant; retry in ');
+    // The live credential's test FIEL is refused before the count; the count is the tenant's, as the FIEL is.
+    expect((await put(live.key, EKU_FIEL)).status).toBe(400);
+    t.clock.advance(3_600_000);
+    expect((await put(reg.token, EKU_FIEL)).status).toBe(201);
+  });
+
   test('POST /csds still refuses the FIEL, and still takes the CSD', async () => {
     const reg = await issuer(t);
     const fiel = await t.app.request('/api/v1/csds', { method: 'POST', headers: { authorization: `Bearer ${reg.token}` }, body: csdForm(EKU_FIEL) });
@@ -175,5 +200,46 @@ describe('custody: the key at rest, and fielSigner', () => {
     }
     // With another master key the key does not open: nothing signs.
     await expect(fielSigner({ ...deps, masterKey: Buffer.alloc(32, 8) }, reg.tenant.id, { environment: 'test', purpose: 'x' })).rejects.toThrow(SecretBoxError);
+  });
+});
+
+describe('a CSD or a FIEL: told apart by key usage, not by the OU', () => {
+  /** A certificate as SAT writes them (RFC in x500UniqueIdentifier, 20-digit serial), with the given OU and key usage. */
+  function certificate(ou: string | undefined, usage: 'signs only' | 'FIEL'): Buffer {
+    const keys = forge.pki.rsa.generateKeyPair(1024);
+    const cert = forge.pki.createCertificate();
+    cert.publicKey = keys.publicKey;
+    cert.serialNumber = Buffer.from('30001000000500009999').toString('hex');
+    cert.validity.notBefore = new Date('2025-01-01T00:00:00Z');
+    cert.validity.notAfter = new Date('2029-01-01T00:00:00Z');
+    const subject = [
+      { shortName: 'CN', value: 'ESCUELA KEMPER URGATE SA DE CV' },
+      { type: '2.5.4.45', value: 'EKU9003173C9' },
+      ...(ou ? [{ shortName: 'OU', value: ou }] : []),
+    ];
+    cert.setSubject(subject);
+    cert.setIssuer(subject);
+    cert.setExtensions(
+      usage === 'signs only'
+        ? [{ name: 'keyUsage', digitalSignature: true, nonRepudiation: true }]
+        : [
+            { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, dataEncipherment: true, keyAgreement: true },
+            { name: 'extKeyUsage', emailProtection: true, clientAuth: true },
+          ],
+    );
+    cert.sign(keys.privateKey, forge.md.sha256.create());
+    return Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(), 'binary');
+  }
+
+  test("SAT's test certificates: the CSDs (OU, signs only) and the FIELs (no OU, enciphers, client authentication)", () => {
+    expect(parseCertificate(EKU_CSD.cer).kind).toBe('CSD');
+    expect(parseCertificate(csdFiles('FUNK671228PH6_CSD', 'FUNK671228PH6').cer).kind).toBe('CSD');
+    expect(parseCertificate(EKU_FIEL.cer).kind).toBe('FIEL');
+    expect(parseCertificate(FUNK_FIEL_EXPIRED.cer).kind).toBe('FIEL');
+  });
+
+  test('a certificate that only signs is a CSD without an OU, and one with the FIEL key usage is a FIEL with one', () => {
+    expect(parseCertificate(certificate(undefined, 'signs only')).kind).toBe('CSD');
+    expect(parseCertificate(certificate('Sucursal 1', 'FIEL')).kind).toBe('FIEL');
   });
 });
