@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { verify } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import forge from 'node-forge';
 import { parseCertificate, publicKeyOf } from '../../../src/cfdi/csd.ts';
 import { auditLog, fiels } from '../../../src/db/schema/index.ts';
@@ -60,6 +60,17 @@ describe('PUT /fiel stores the e.firma; GET /fiel shows its certificate data', (
     expect(stored).toMatchObject({ status: 201, resourceType: 'fiel', resourceId: res.json.id, method: 'PUT' });
     const [replaced] = await auditOf(reg.tenant.id, 'replaceFiel');
     expect(replaced).toMatchObject({ status: 200, resourceType: 'fiel', resourceId: again.json.id, method: 'PUT' });
+  });
+
+  test('a stored FIEL past valid_to: GET says expired, fielSigner refuses it (SAT would)', async () => {
+    const reg = await issuer(t);
+    await put(reg.token, EKU_FIEL);
+    await t.exec(sql`update fiels set valid_to = '2026-01-01T00:00:00.000Z' where tenant_id = ${reg.tenant.id}`);
+    const got = await t.call('GET', '/fiel', { token: reg.token });
+    expect(got.json).toMatchObject({ valid_to: '2026-01-01T00:00:00.000Z', expired: true });
+    const deps = { db: t.db, now: () => t.clock.now, masterKey: TEST_MASTER_KEY };
+    await expect(fielSigner(deps, reg.tenant.id, { environment: 'test', purpose: 'x' })).rejects.toThrow('FIEL expired');
+    expect(await auditOf(reg.tenant.id, 'fiel.used')).toEqual([]);
   });
 
   test('GET /fiel is 404 when the tenant has none', async () => {
