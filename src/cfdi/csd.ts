@@ -110,14 +110,14 @@ function chainOf(leaf: X509Certificate, authorities: CertificationAuthorities): 
 }
 
 /**
- * A CSD has a branch in the subject OU, signs only (digitalSignature + nonRepudiation) and has no extended key
- * usage; a FIEL (e.firma) has no OU and adds data encipherment, key agreement, e-mail and client authentication.
+ * SAT tells a CSD from a FIEL (e.firma) by what the key may do (docs/decisions.md, "FIEL custody"): a CSD only signs
+ * (digitalSignature + nonRepudiation, no extended key usage); a FIEL also enciphers and agrees keys and has e-mail
+ * and client authentication. The subject's OU (the branch a CSD names) is not decisive: the taxpayer picks it.
  */
 function isCsd(cert: forge.pki.Certificate): boolean {
-  const hasOu = cert.subject.attributes.some((a) => a.shortName === 'OU');
-  const keyUsage = cert.getExtension('keyUsage') as { dataEncipherment?: boolean; keyAgreement?: boolean } | null;
+  const keyUsage = cert.getExtension('keyUsage') as { digitalSignature?: boolean; dataEncipherment?: boolean; keyAgreement?: boolean } | null;
   const extKeyUsage = cert.getExtension('extKeyUsage');
-  return hasOu && !extKeyUsage && !keyUsage?.dataEncipherment && !keyUsage?.keyAgreement;
+  return !!keyUsage?.digitalSignature && !extKeyUsage && !keyUsage.dataEncipherment && !keyUsage.keyAgreement;
 }
 
 /** SAT's `.key` files: PBES2 with PBKDF2 (HMAC-SHA1) at 2,048 iterations and DES-EDE3-CBC. */

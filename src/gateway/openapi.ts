@@ -97,6 +97,7 @@ export function buildOpenApiDocument(gateway: OpenApiApp, backends: OpenApiApp[]
         "it is sent when that CFDI is stamped, one per receipt a global invoice covers; receipt.expired once, within the hour after an open receipt's expires_at",
     },
     { name: 'CSDs', description: "Seal certificates (Certificado de Sello Digital) that sign the tenant's CFDIs" },
+    { name: 'FIEL', description: "The tenant's e.firma (FIEL), one per tenant, kept encrypted for SAT's Descarga Masiva; every use audited" },
     { name: 'Clients', description: "The tenant's customers: receptor data checked with the SAT receptor rules, reused by receptor_id" },
     { name: 'Series', description: 'Invoice series and their consecutive folios' },
     {

@@ -8,6 +8,7 @@ import type { CancellationDeps } from './cancellations/service.ts';
 import { mountWebhookRoutes } from './webhooks/routes.ts';
 import type { WebhookDeliveryDeps } from './webhooks/delivery.ts';
 import { mountCsdRoutes } from './csds/routes.ts';
+import { mountFielRoutes } from './fiel/routes.ts';
 import { mountClientRoutes } from './clients/routes.ts';
 import { mountSeriesRoutes } from './series/routes.ts';
 import { mountCatalogRoutes } from '../catalogs/routes.ts';
@@ -18,7 +19,7 @@ import type { ReceiptDeps } from './receipts/service.ts';
 import { mountPacRoutes } from './pacs/routes.ts';
 import type { PacRouter } from '../pac/failover.ts';
 
-/** The invoice backend: /cfdis, /csds, /clients, /series, /receipts, /catalogos, /webhooks, /stats, /pacs. Invalid input answers 400. */
+/** The invoice backend: /cfdis, /csds, /fiel, /clients, /series, /receipts, /catalogos, /webhooks, /stats, /pacs. Invalid input answers 400. */
 export function createInvoiceBackend(
   deps: BackendDeps &
     Omit<CfdiDeps, 'db' | 'now'> &
@@ -28,6 +29,7 @@ export function createInvoiceBackend(
 ) {
   const app = createBackend(deps, 'invoices');
   mountCsdRoutes(app, deps);
+  mountFielRoutes(app, deps);
   mountClientRoutes(app, deps);
   mountSeriesRoutes(app, deps);
   mountCfdiRoutes(app, deps);

@@ -124,7 +124,7 @@ export function auditWrites(app: OpenAPIHono<BackendEnv>, deps: { db: Db; now: (
       environment: who.environment ?? 'test',
       actorType: who.actorType,
       actorId: who.actorId,
-      action,
+      action: c.get('auditAction') ?? action,
       method,
       path: c.req.path,
       status,

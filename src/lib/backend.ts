@@ -42,6 +42,8 @@ export type BackendEnv = {
     auditSubject?: AuditSubject;
     /** Set for a caller with credentials: the audit row written in the handler's own transaction (see AuditInTransaction). */
     auditIn?: AuditInTransaction;
+    /** The audit row's action when one operation does two things the log tells apart (PUT /fiel: putFiel or replaceFiel). */
+    auditAction?: string;
     idempotency?: IdempotencyClaim;
     error?: ErrorSummary;
   };

@@ -96,6 +96,7 @@ const OWNED: Record<string, string[]> = {
   updateTenant: ['tenants', 'tenant_branding'], // accent_color lives beside the logo
   uploadTenantLogo: ['tenant_branding'],
   uploadCsd: ['csds'],
+  putFiel: ['fiels'],
   createClient: ['clients'],
   updateClient: ['clients'],
   createSeries: ['series'],
@@ -396,6 +397,24 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
         beforeRun: async () => {
           if (run++ % 2 === 0) await t.exec(sql`delete from csds where tenant_id = ${tenant.id}`);
         },
+      };
+    }
+    case 'putFiel': {
+      const { key } = await issuerWithKey({ csd: false });
+      const fiel = csdFiles('EKU9003173C9_FIEL', 'EKU9003173C9');
+      const csd = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
+      const bytes = (b: Buffer) => new Uint8Array(b);
+      // A PUT replaces: the valid upload is accepted whether or not one is stored (201, then 200).
+      return {
+        ...base,
+        token: () => key,
+        numRuns: 60,
+        hints: {
+          cer: pick([bytes(fiel.cer), bytes(csd.cer), bytes(fiel.key), bytes(fiel.cer.subarray(0, 100))]),
+          key: pick([bytes(fiel.key), bytes(csd.key), bytes(fiel.cer), bytes(fiel.key.subarray(0, 100))]),
+          password: pick([fiel.password, 'wrong-password']),
+        },
+        seeds: fc.constant({ cer: bytes(fiel.cer), key: bytes(fiel.key), password: fiel.password }),
       };
     }
     case 'createClient':

@@ -114,6 +114,17 @@ describe('OpenAPI request examples', () => {
         form.append('password', value.password);
         return { form, token: fresh.token };
       },
+      putFiel: async (value) => {
+        // SAT's test FIEL (e.firma) of EKU9003173C9: the files the example names, its password.
+        const files = csdFiles('EKU9003173C9_FIEL', 'EKU9003173C9');
+        expect(Object.keys(value)).toEqual(['cer', 'key', 'password']);
+        expect(value.password).toBe(files.password);
+        const form = new FormData();
+        form.append('cer', new Blob([new Uint8Array(files.cer)]), 'EKU9003173C9.cer');
+        form.append('key', new Blob([new Uint8Array(files.key)]), 'EKU9003173C9.key');
+        form.append('password', value.password);
+        return { form };
+      },
       updateClient: async (value, path) => {
         const client = await created('POST', '/clients', token, {
           rfc: 'URE180429TM6',

@@ -104,6 +104,11 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   activateCsd: { roles: ADMIN, params: { id: 'csd' } },
   deactivateCsd: { roles: ADMIN, params: { id: 'csd' } },
 
+  // The tenant's FIEL: one per tenant, no id in the path.
+  putFiel: { roles: ADMIN, body: () => ({ form: () => csdForm(FIEL) }) },
+  getFiel: { roles: ALL },
+  deleteFiel: { roles: ADMIN },
+
   createClient: { roles: WRITERS, body: () => ({ json: CLIENT }) },
   listClients: { roles: ALL },
   getClient: { roles: ALL, params: { id: 'client' } },
@@ -167,6 +172,7 @@ const sink = await smtpSink(); // the email routes send through it
 afterAll(() => sink.close());
 const t = await createTestApp({ webhookAllowPrivate: true, smtp: { ...sink.smtp, testCapture: 'captura@example.com' } }); // the webhook receiver is on loopback; test-mode emails to any address
 const CSD = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
+const FIEL = csdFiles('EKU9003173C9_FIEL', 'EKU9003173C9');
 const INVOICE = CORPUS.find(([name]) => name === 'IVA 16 %')![1];
 const CLIENT = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
 const RECEIPT = { forma_pago: '01', conceptos: (INVOICE as { conceptos: unknown[] }).conceptos };
@@ -189,6 +195,7 @@ interface TenantFx {
   targetUser: string;
   spareKey: string;
   csd: string;
+  fiel: string;
   client: string;
   series: string;
   cfdi: string;
@@ -416,6 +423,7 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
   const target = await reg.userWithRole('VIEWER');
   const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => t.call(method, path, { token: key.key, body, headers });
   const csd = await ok(sendTo('POST', '/api/v1/csds', bearer(key.key), { form: () => csdForm(CSD) }), 201, 'CSD');
+  const fiel = await ok(sendTo('PUT', '/api/v1/fiel', bearer(key.key), { form: () => csdForm(FIEL) }), 201, 'FIEL');
   await ok(sendTo('PUT', '/api/v1/tenants/me/logo', bearer(key.key), { form: () => logoForm(logo) }), 200, 'logo');
   const client = await ok(call('POST', '/clients', CLIENT), 201, 'client');
   const series = await ok(call('POST', '/series', { serie: 'SEC', default: true }), 201, 'series');
@@ -446,6 +454,7 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
     targetUser: target.id,
     spareKey: spare.id,
     csd: csd.id,
+    fiel: fiel.id,
     client: client.id,
     series: series.id,
     cfdi: cfdi.id,
@@ -739,6 +748,7 @@ describe('allowed callers get through', () => {
             ...f.b.users,
             f.b.spareKey,
             f.b.csd,
+            f.b.fiel,
             f.b.client,
             f.b.series,
             f.b.cfdi,

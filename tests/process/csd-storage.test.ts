@@ -7,19 +7,23 @@ import { publicKeyOf } from '../../src/cfdi/csd.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { loadConfig } from '../../src/env.ts';
 import { activeSigner } from '../../src/invoices/csds/service.ts';
-import { closeDatabase, csdForm, issuer, serverTarget, TEST_ENGINE } from '../helpers.ts';
+import { closeDatabase, csdFiles, csdForm, issuer, serverTarget, TEST_ENGINE } from '../helpers.ts';
+import { fielSigner } from '../../src/invoices/fiel/service.ts';
 import { startServer, stopServer } from './server.ts';
 
-const FIXTURES = join(import.meta.dir, '..', 'fixtures', 'csd', 'EKU9003173C9_CSD');
-const cer = readFileSync(join(FIXTURES, 'EKU9003173C9.cer'));
-const key = readFileSync(join(FIXTURES, 'EKU9003173C9.key'));
-const password = readFileSync(join(FIXTURES, 'password.txt'), 'utf8');
+const { cer, key, password } = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
+/** SAT's test e.firma of the same RFC: PUT /fiel keeps its key as CSD keys are kept. */
+const FIEL = csdFiles('EKU9003173C9_FIEL', 'EKU9003173C9');
 
 const dataDir = mkdtempSync(join(tmpdir(), 'cfdi-csd-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** Every form the private key or the password could take if it leaked into storage. */
+/** Every form the private key or the password could take if it leaked into storage (the CSD's, and the FIEL's). */
 function secretNeedles(): [string, Buffer][] {
+  return [...needlesOf(key, password), ...needlesOf(FIEL.key, FIEL.password).map(([label, needle]): [string, Buffer] => [`FIEL ${label}`, needle])];
+}
+
+function needlesOf(key: Buffer, password: string): [string, Buffer][] {
   const plain = createPrivateKey({ key, format: 'der', type: 'pkcs8', passphrase: password });
   const pkcs8 = plain.export({ format: 'der', type: 'pkcs8' }) as Buffer;
   const pkcs1 = plain.export({ format: 'der', type: 'pkcs1' }) as Buffer;
@@ -69,12 +73,14 @@ function scanStorage() {
 }
 
 // SQLite only: reads the sealed keys in the SQLite file.
-describe.skipIf(TEST_ENGINE !== 'sqlite')('CSD private keys at rest', () => {
+describe.skipIf(TEST_ENGINE !== 'sqlite')('CSD and FIEL private keys at rest', () => {
   test('stored encrypted, never with the password; survive a restart; a different master key refuses to start', async () => {
     const first = await startServer(dataDir);
     const reg = await issuer(serverTarget(first.base), { email: 'csd@example.com' });
     const up = await fetch(`${first.base}/csds`, { method: 'POST', headers: { authorization: `Bearer ${reg.token}` }, body: csdForm({ cer, key, password }) });
     expect(up.status).toBe(201);
+    const fiel = await fetch(`${first.base}/fiel`, { method: 'PUT', headers: { authorization: `Bearer ${reg.token}` }, body: csdForm(FIEL) });
+    expect(fiel.status).toBe(201);
     // While running (pages still in the WAL) and after a clean stop.
     expect(scanStorage()).toEqual([]);
     await stopServer(first.proc);
@@ -92,6 +98,10 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('CSD private keys at rest', () => {
     const signer = (await activeSigner({ db, now: () => new Date(), masterKey: config.masterKey }, reg.tenant.id, 'test'))!;
     const sello = await signer.sign('||4.0|prueba||');
     expect(verify('sha256', Buffer.from('||4.0|prueba||'), publicKeyOf(cer), Buffer.from(sello, 'base64'))).toBe(true);
+    const use = { environment: 'test' as const, purpose: 'prueba' };
+    const fielSignature = await (await fielSigner({ db, now: () => new Date(), masterKey: config.masterKey }, reg.tenant.id, use))!.sign('prueba', 'sha1');
+    expect(verify('sha1', Buffer.from('prueba'), publicKeyOf(FIEL.cer), Buffer.from(fielSignature, 'base64'))).toBe(true);
+    await expect(fielSigner({ db, now: () => new Date(), masterKey: Buffer.alloc(32, 9) }, reg.tenant.id, use)).rejects.toThrow(/master key/);
     // A different master key cannot open it (never a wrong signature).
     await expect(
       activeSigner({ db: openDatabase(config.databasePath), now: () => new Date(), masterKey: Buffer.alloc(32, 9) }, reg.tenant.id, 'test'),

@@ -91,6 +91,7 @@ export const rateCounters = mirror(sqlite.rateCounters);
 export const apiKeys = mirror(sqlite.apiKeys);
 export const refreshTokens = mirror(sqlite.refreshTokens);
 export const csds = mirror(sqlite.csds);
+export const fiels = mirror(sqlite.fiels);
 export const events = mirror(sqlite.events);
 export const settings = mirror(sqlite.settings);
 export const clients = mirror(sqlite.clients);

@@ -8,6 +8,7 @@ export * from './rate-counters.ts';
 export * from './api-keys.ts';
 export * from './refresh-tokens.ts';
 export * from './csds.ts';
+export * from './fiels.ts';
 export * from './events.ts';
 export * from './settings.ts';
 export * from './catalogs.ts';

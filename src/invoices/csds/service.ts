@@ -1,19 +1,20 @@
 import { and, asc, eq, gt, isNull, lte, ne, sql, type SQL } from 'drizzle-orm';
-import { checkIssuer, createSigner, CsdError, exportPrivateKey, importPrivateKey, openPrivateKey, parseCertificate, type CsdSigner } from '../../cfdi/csd.ts';
+import { createSigner, exportPrivateKey, importPrivateKey, parseCertificate, type CsdSigner } from '../../cfdi/csd.ts';
 import type { Db } from '../../db/client.ts';
 import { csds, type Environment } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import type { RateLimiter, RateLimits } from '../../gateway/rate-limit.ts';
-import { conflict, invalidInput, notFound, ServiceError } from '../../lib/service-error.ts';
+import { conflict, notFound } from '../../lib/service-error.ts';
 import { newId } from '../../lib/ids.ts';
 import { prepared } from '../../db/prepared.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { openSecret, sealSecret } from '../../lib/secret-box.ts';
 import { recordEvent } from '../events.ts';
-import { isTestCsd, satAuthorities, TEST_CSD_IN_LIVE } from './authorities.ts';
+import { isTestCsd, TEST_CSD_IN_LIVE } from './authorities.ts';
+import { openCredential } from './credential.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
-import { MAX_CSD_FILE_BYTES, toCsd, type CsdRow } from './schemas.ts';
+import { toCsd, type CsdRow } from './schemas.ts';
 import { withTransaction } from '../../db/index.ts';
 
 export interface CsdDeps {
@@ -45,13 +46,6 @@ async function getCsdRow(deps: CsdDeps, actor: Actor, id: string): Promise<CsdRo
   return row;
 }
 
-async function readUpload(file: File, field: 'cer' | 'key'): Promise<Buffer> {
-  if (file.size > MAX_CSD_FILE_BYTES) {
-    throw new ServiceError('too_large', 'File too large', [{ field, issue: `must be at most ${MAX_CSD_FILE_BYTES} bytes (SAT files are about 1.5 KiB)` }]);
-  }
-  return Buffer.from(await file.arrayBuffer());
-}
-
 /**
  * Checks the pair as a PAC would (a CSD, not a FIEL; valid now; the tenant's RFC; the password opens the key;
  * the key is the certificate's), then stores it as the active CSD of the tenant and environment.
@@ -63,68 +57,52 @@ export async function uploadCsd(
   bindIdempotency?: IdempotencyClaim['bind'],
 ) {
   const now = deps.now();
-  const [cerBytes, keyBytes] = [await readUpload(input.cer, 'cer'), await readUpload(input.key, 'key')];
-  try {
-    const certificate = parseCertificate(cerBytes);
-    if (certificate.kind === 'FIEL') {
-      throw new CsdError('cer', 'is a FIEL (e.firma) certificate, which cannot seal invoices: upload the CSD (Certificado de Sello Digital)');
-    }
-    if (now > certificate.validTo) throw new CsdError('cer', `expired on ${certificate.validTo.toISOString()}`);
-    if (now < certificate.validFrom) throw new CsdError('cer', `is not valid until ${certificate.validFrom.toISOString()}`);
-    // After the dates, so an expired CSD of an authority no longer bundled is still reported as expired.
-    checkIssuer(certificate, satAuthorities(actor.environment));
-    if (actor.environment === 'live' && isTestCsd(certificate.der)) throw new CsdError('cer', TEST_CSD_IN_LIVE);
-    const tenant = await deps.identity.tenantById(actor.tenantId);
-    if (!tenant) throw notFound('Tenant');
-    if (certificate.rfc !== tenant.rfc) {
-      throw new CsdError('cer', `belongs to RFC ${certificate.rfc}, not to this tenant's RFC ${tenant.rfc}`);
-    }
-    const [rate] = await deps.uploads.hit([{ key: `${actor.tenantId}:${actor.environment}`, limit: CSD_UPLOADS_PER_HOUR }]);
-    if (!rate!.allowed) {
-      const issue = `at most ${CSD_UPLOADS_PER_HOUR} CSD uploads that try a password per hour per tenant and environment; retry in ${rate!.retryAfter} seconds`;
-      throw new ServiceError('too_many', 'Too many CSD uploads', [{ field: 'rate_limit', issue }], rate!.retryAfter);
-    }
-    const privateKey = openPrivateKey(keyBytes, input.password, certificate);
+  const { certificate, privateKey } = await openCredential(deps, actor, input, {
+    kind: 'CSD',
+    otherKind: 'is a FIEL (e.firma) certificate, which cannot seal invoices: upload the CSD (Certificado de Sello Digital)',
+    testInLive: TEST_CSD_IN_LIVE,
+    uploads: {
+      limiter: deps.uploads,
+      key: `${actor.tenantId}:${actor.environment}`,
+      limit: CSD_UPLOADS_PER_HOUR,
+      what: 'CSD uploads that try a password per hour per tenant and environment',
+    },
+  });
+  const duplicate = (
+    await deps.db
+      .select({ id: csds.id })
+      .from(csds)
+      .where(and(scoped(actor), eq(csds.serialNumber, certificate.noCertificado)))
+  )[0];
+  if (duplicate)
+    throw conflict('CSD already uploaded', [{ field: 'cer', issue: `certificate ${certificate.noCertificado} is already stored as ${duplicate.id}` }]);
 
-    const duplicate = (
-      await deps.db
-        .select({ id: csds.id })
-        .from(csds)
-        .where(and(scoped(actor), eq(csds.serialNumber, certificate.noCertificado)))
-    )[0];
-    if (duplicate)
-      throw conflict('CSD already uploaded', [{ field: 'cer', issue: `certificate ${certificate.noCertificado} is already stored as ${duplicate.id}` }]);
-
-    const id = newId('csd', now.getTime());
-    const stamp = now.toISOString();
-    // serializable: one active CSD: the deactivation must see a CSD another upload inserts meanwhile
-    await withTransaction(deps.db, { isolation: 'serializable', name: 'csds.upload' }, async (tx) => {
-      await tx
-        .update(csds)
-        .set({ status: 'inactive', updatedAt: stamp })
-        .where(and(scoped(actor), eq(csds.status, 'active')));
-      await tx.insert(csds).values({
-        id,
-        tenantId: actor.tenantId,
-        environment: actor.environment,
-        rfc: certificate.rfc,
-        serialNumber: certificate.noCertificado,
-        name: certificate.name,
-        validFrom: certificate.validFrom.toISOString(),
-        validTo: certificate.validTo.toISOString(),
-        status: 'active',
-        certificateDer: certificate.der,
-        privateKeySealed: sealSecret(deps.masterKey, exportPrivateKey(privateKey), id),
-        createdAt: stamp,
-        updatedAt: stamp,
-      });
-      await bindIdempotency?.(tx, id);
+  const id = newId('csd', now.getTime());
+  const stamp = now.toISOString();
+  // serializable: one active CSD: the deactivation must see a CSD another upload inserts meanwhile
+  await withTransaction(deps.db, { isolation: 'serializable', name: 'csds.upload' }, async (tx) => {
+    await tx
+      .update(csds)
+      .set({ status: 'inactive', updatedAt: stamp })
+      .where(and(scoped(actor), eq(csds.status, 'active')));
+    await tx.insert(csds).values({
+      id,
+      tenantId: actor.tenantId,
+      environment: actor.environment,
+      rfc: certificate.rfc,
+      serialNumber: certificate.noCertificado,
+      name: certificate.name,
+      validFrom: certificate.validFrom.toISOString(),
+      validTo: certificate.validTo.toISOString(),
+      status: 'active',
+      certificateDer: certificate.der,
+      privateKeySealed: sealSecret(deps.masterKey, exportPrivateKey(privateKey), id),
+      createdAt: stamp,
+      updatedAt: stamp,
     });
-    return toCsd(await getCsdRow(deps, actor, id));
-  } catch (err) {
-    if (err instanceof CsdError) throw invalidInput('Invalid CSD', [{ field: err.field, issue: err.message }]);
-    throw err;
-  }
+    await bindIdempotency?.(tx, id);
+  });
+  return toCsd(await getCsdRow(deps, actor, id));
 }
 
 export async function listCsds(deps: CsdDeps, actor: Actor, q: { limit: number; cursor?: string }) {

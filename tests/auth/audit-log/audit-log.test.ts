@@ -163,6 +163,23 @@ describe('audit log', () => {
     await expectWrite('deactivateCsd', 200, ak, { type: 'csds', id: csd.id }, await call('POST', `/csds/${csd.id}/deactivate`, key.key));
     await expectWrite('activateCsd', 200, ak, { type: 'csds', id: csd.id }, await call('POST', `/csds/${csd.id}/activate`, key.key));
 
+    // PUT /fiel: stored, then replaced (one operation, two actions); DELETE, and a DELETE of none.
+    const putFiel = async () => {
+      const res = await t.app.request('/api/v1/fiel', {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${key.key}` },
+        body: csdForm(csdFiles('EKU9003173C9_FIEL', 'EKU9003173C9')),
+      });
+      const text = await res.text();
+      return { status: res.status, text, json: JSON.parse(text), requestId: res.headers.get('x-request-id')! } as any;
+    };
+    const fiel = await putFiel();
+    await expectWrite('putFiel', 201, ak, { type: 'fiel', id: fiel.json.id }, fiel);
+    const replacing = await putFiel();
+    await expectWrite('replaceFiel', 200, ak, { type: 'fiel', id: replacing.json.id }, replacing);
+    await expectWrite('deleteFiel', 204, ak, { type: 'fiel', id: replacing.json.id }, await call('DELETE', '/fiel', key.key));
+    await expectWrite('deleteFiel', 204, ak, { type: 'fiel', id: null }, await call('DELETE', '/fiel', key.key));
+
     const client = await call('POST', '/clients', key.key, DEMO_INVOICE.receptor);
     await expectWrite('createClient', 201, ak, { type: 'clients', id: client.json.id }, client);
     await expectWrite(
