@@ -70,6 +70,8 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
       drop table cfdi_stamp_attempts;
       drop table cfdi_duplicate_stamps;
       drop table cfdi_stats_deltas;
+      alter table tenants drop column domicilio_fiscal;
+      drop table fiels;
       delete from __drizzle_migrations where created_at >= ${MIGRATION_0020_AT};
     `);
     raw.close();
