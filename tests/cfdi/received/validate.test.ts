@@ -112,6 +112,8 @@ beforeAll(async () => {
 /** Each alteration: what it does, and the checks it must fail (`sandboxOnly`: it needs the stamping key). */
 const ALTERATIONS: [string, (xml: string) => string | Promise<string>, string[], boolean][] = [
   ['one character of the Total', otherTotal, ['sello'], false],
+  // An attribute outside the cadena: the seals still verify, only SAT's schema sees it.
+  ["an attribute SAT's schema does not declare", (xml) => xml.replace('<cfdi:Emisor ', '<cfdi:Emisor Sucursal="1" '), ['xsd'], false],
   ["another tenant's certificate (FUNK's CSD)", (xml) => resealed(xml, FUNK), ['certificate_rfc'], true],
   ['a FIEL as certificate', (xml) => resealed(xml, FIEL), ['certificate_is_csd'], true],
   // SAT's expired test CSD of 2019 was issued by its older test authority (A.C. 2 de pruebas), not by AC UAT.
