@@ -44,20 +44,22 @@ const signerOf = (folder: string, base: string) => {
 const FUNK = signerOf('FUNK671228PH6_CSD', 'FUNK671228PH6');
 const FIEL = signerOf('EKU9003173C9_FIEL', 'EKU9003173C9');
 const EXPIRED = signerOf('AAA010101AAA_CSD01_expired', 'CSD01_AAA010101AAA');
+const FORGED = signerOf('refused', 'forged_ac_uat');
+const EKU = signerOf('EKU9003173C9_CSD', 'EKU9003173C9');
 const stampSat = rsaSha256(sandbox.privateKey);
 
 /**
  * Seals the document again with another certificate (and, with `emisor`, that certificate's RFC as Emisor) and
  * stamps it again with the sandbox's key: only what the alteration names is wrong, the seals are all right.
  */
-async function resealed(xml: string, signer: typeof FUNK, o: { emisor?: boolean; selloCfd?: (s: string) => string } = {}): Promise<string> {
+async function resealed(xml: string, signer: typeof FUNK, o: { emisor?: boolean; noCertificado?: string } = {}): Promise<string> {
   const root = parseXml(xml);
-  root.attrs.NoCertificado = signer.certificate.noCertificado;
+  root.attrs.NoCertificado = o.noCertificado ?? signer.certificate.noCertificado;
   root.attrs.Certificado = signer.certificate.der.toString('base64');
   if (o.emisor) child(root, 'cfdi:Emisor')!.attrs.Rfc = signer.certificate.rfc;
   root.attrs.Sello = await signer.sign(cadenaOriginal(root));
   const tfdNode = child(child(root, 'cfdi:Complemento')!, 'tfd:TimbreFiscalDigital')!;
-  tfdNode.attrs.SelloCFD = (o.selloCfd ?? ((s) => s))(root.attrs.Sello);
+  tfdNode.attrs.SelloCFD = root.attrs.Sello;
   tfdNode.attrs.SelloSAT = await stampSat(tfdCadena(tfdFromNode(tfdNode)));
   return serializeXml(root);
 }
@@ -118,6 +120,8 @@ const ALTERATIONS: [string, (xml: string) => string | Promise<string>, string[],
   ['a FIEL as certificate', (xml) => resealed(xml, FIEL), ['certificate_is_csd'], true],
   // SAT's expired test CSD of 2019 was issued by its older test authority (A.C. 2 de pruebas), not by AC UAT.
   ['an expired certificate at Fecha', (xml) => resealed(xml, EXPIRED, { emisor: true }), ['certificate_valid_at_fecha', 'certificate_issuer'], true],
+  ['a certificate SAT did not issue (signed by a forged AC UAT)', (xml) => resealed(xml, FORGED), ['certificate_issuer'], true],
+  ["a NoCertificado that is not the certificate's serial", (xml) => resealed(xml, EKU, { noCertificado: '30001000000500003415' }), ['no_certificado'], true],
   ['a wrong SelloSAT', otherSelloSat, ['tfd_sello_sat'], false],
   ['a wrong SelloCFD', otherSelloCfd, ['tfd_sello_cfd'], true],
   ['not well-formed', (xml) => xml.slice(0, -30), ['well_formed'], false],
