@@ -6,7 +6,7 @@ import { cadenaOriginal } from '../../../src/cfdi/cadena.ts';
 import { openPrivateKey, parseCertificate, rsaSha256 } from '../../../src/cfdi/csd.ts';
 import { type ReceivedValidation, validateReceived } from '../../../src/cfdi/received/validate.ts';
 import { tfdCadena, tfdFromNode } from '../../../src/cfdi/tfd.ts';
-import { localDateTime } from '../../../src/cfdi/time.ts';
+import { localDateTime, wallClock } from '../../../src/cfdi/time.ts';
 import { child, parseXml, serializeXml } from '../../../src/cfdi/xml.ts';
 import { CfdiExamples } from '../../../src/invoices/cfdis/examples.ts';
 import acUat2022 from '../../../src/invoices/csds/ca/AC_UAT_2022.cer' with { type: 'file' };
@@ -52,8 +52,9 @@ const stampSat = rsaSha256(sandbox.privateKey);
  * Seals the document again with another certificate (and, with `emisor`, that certificate's RFC as Emisor) and
  * stamps it again with the sandbox's key: only what the alteration names is wrong, the seals are all right.
  */
-async function resealed(xml: string, signer: typeof FUNK, o: { emisor?: boolean; noCertificado?: string } = {}): Promise<string> {
+async function resealed(xml: string, signer: typeof FUNK, o: { emisor?: boolean; noCertificado?: string; comprobante?: Record<string, string> } = {}): Promise<string> {
   const root = parseXml(xml);
+  Object.assign(root.attrs, o.comprobante);
   root.attrs.NoCertificado = o.noCertificado ?? signer.certificate.noCertificado;
   root.attrs.Certificado = signer.certificate.der.toString('base64');
   if (o.emisor) child(root, 'cfdi:Emisor')!.attrs.Rfc = signer.certificate.rfc;
@@ -217,6 +218,19 @@ describe('received CFDI: the corpus', () => {
     expect(failed(v)).toEqual(['xsd', 'cadena']);
     expect(v.checks.find((c) => c.name === 'xsd')!.detail).toBe('no schema shipped for http://www.sat.gob.mx/donat');
     expect(v.checks.find((c) => c.name === 'cadena')!.detail).toBe('no cadena template for donat:Donatarias');
+  });
+
+  test('Fecha is read in the time zone of LugarExpedicion (Tijuana), not central Mexico', async () => {
+    const [, xml, receptor] = DOCUMENTS[0]!;
+    const end = EXPIRED.certificate.validTo.getTime();
+    const at = async (instant: number) => {
+      const comprobante = { LugarExpedicion: '22000', Fecha: wallClock(new Date(instant), 'America/Tijuana') };
+      return failed(await validate(await resealed(xml, EXPIRED, { emisor: true, comprobante }), receptor));
+    };
+    // SAT's expired test CSD was issued by its older test authority: certificate_issuer fails throughout.
+    expect(await at(end - 30 * 60_000)).toEqual(['certificate_issuer']);
+    // Half an hour after the end in Tijuana is an hour and a half before it on central Mexico's clock.
+    expect(await at(end + 30 * 60_000)).toEqual(['certificate_valid_at_fecha', 'certificate_issuer']);
   });
 
   test('a DOCTYPE (entity expansion) is refused as not well-formed; another version is invalid', async () => {
