@@ -52,7 +52,11 @@ const stampSat = rsaSha256(sandbox.privateKey);
  * Seals the document again with another certificate (and, with `emisor`, that certificate's RFC as Emisor) and
  * stamps it again with the sandbox's key: only what the alteration names is wrong, the seals are all right.
  */
-async function resealed(xml: string, signer: typeof FUNK, o: { emisor?: boolean; noCertificado?: string; comprobante?: Record<string, string> } = {}): Promise<string> {
+async function resealed(
+  xml: string,
+  signer: typeof FUNK,
+  o: { emisor?: boolean; noCertificado?: string; comprobante?: Record<string, string> } = {},
+): Promise<string> {
   const root = parseXml(xml);
   Object.assign(root.attrs, o.comprobante);
   root.attrs.NoCertificado = o.noCertificado ?? signer.certificate.noCertificado;
