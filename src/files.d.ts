@@ -16,3 +16,7 @@ declare module '*.ttf' {
   const path: string;
   export default path;
 }
+declare module '*.xsd' {
+  const path: string;
+  export default path;
+}
