@@ -1,4 +1,4 @@
-import { catalogEntry, type CatalogName, type CatalogRow, inForce } from '../../../../catalogs/index.ts';
+import { type CatalogChecks, catalogChecks } from '../../catalog-checks.ts';
 import { Dec } from '../../../decimal.ts';
 import type { Fail } from '../../../input.ts';
 import type { DomicilioCartaPorteInput } from '../input.ts';
@@ -18,41 +18,8 @@ export const dec = (v: string) => Dec.parse(v);
 export const optDec = (v: string | undefined) => (v === undefined ? undefined : Dec.parse(v));
 export const siNo = (v: boolean) => (v ? 'Sí' : 'No');
 
-export interface Checks {
-  day: string;
-  fail: Fail;
-  /** The row when `key` is in force in the catalog, else undefined. */
-  row(name: CatalogName, key: string): CatalogRow | undefined;
-  /** Reports `key` at `path` unless it is in force in the catalog; the row when it is. */
-  catalog(path: string, name: CatalogName, key: string, rule?: string): CatalogRow | undefined;
-  /** Reports a field the request must not send in this case. */
-  forbid(path: string, value: unknown, why: string, rule?: string): void;
-  /** Reports a field the request must send in this case. */
-  need(path: string, value: unknown, why: string, rule?: string): void;
-}
-
-export function checks(day: string, fail: Fail): Checks {
-  const row = (name: CatalogName, key: string) => {
-    const r = catalogEntry(name, key);
-    return r && inForce(r, day) ? r : undefined;
-  };
-  return {
-    day,
-    fail,
-    row,
-    catalog(path, name, key, rule) {
-      const r = row(name, key);
-      if (!r) fail(at(path), `${key} is not a ${name} key in force on ${day}`, rule);
-      return r;
-    },
-    forbid(path, value, why, rule) {
-      if (value !== undefined) fail(at(path), `must not be sent: ${why}`, rule);
-    },
-    need(path, value, why, rule) {
-      if (value === undefined || (Array.isArray(value) && value.length === 0)) fail(at(path), `is required: ${why}`, rule);
-    },
-  };
-}
+export type Checks = CatalogChecks;
+export const checks = (day: string, fail: Fail): Checks => catalogChecks(day, fail, at);
 
 /** The rule codes of a domicilio's checks: a Ubicacion's (CP143–CP147) or a figura's (CP200–CP204). */
 export const UBICACION_DOMICILIO = { localidad: 'CP144', municipio: 'CP145', estado: 'CP146', codigoPostal: 'CP147' };
