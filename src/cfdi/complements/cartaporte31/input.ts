@@ -1,18 +1,8 @@
 import type { DecimalText } from '../../input.ts';
+import type { DomicilioInput } from '../domicilio.ts';
 
 /** A domicilio of Carta Porte 3.1 (Ubicacion, TiposFigura): catalog keys where the país has them (MEX: c_Estado, c_CodigoPostal, …). */
-export interface DomicilioCartaPorteInput {
-  calle?: string;
-  numero_exterior?: string;
-  numero_interior?: string;
-  colonia?: string;
-  localidad?: string;
-  referencia?: string;
-  municipio?: string;
-  estado: string;
-  pais: string;
-  codigo_postal: string;
-}
+export type DomicilioCartaPorteInput = DomicilioInput;
 
 /** Carta Porte 3.1 Ubicacion: where the goods leave (Origen) or arrive (Destino). */
 interface UbicacionInput {

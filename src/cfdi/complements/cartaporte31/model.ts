@@ -21,18 +21,9 @@ export interface CartaPorteContext {
   newIdCcp: () => string;
 }
 
-export interface DomicilioModel {
-  calle?: string;
-  numeroExterior?: string;
-  numeroInterior?: string;
-  colonia?: string;
-  localidad?: string;
-  referencia?: string;
-  municipio?: string;
-  estado: string;
-  pais: string;
-  codigoPostal: string;
-}
+import type { DomicilioModel } from '../domicilio.ts';
+
+export type { DomicilioModel };
 
 export interface UbicacionModel {
   tipoUbicacion: 'Origen' | 'Destino';

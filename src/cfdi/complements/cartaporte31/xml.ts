@@ -1,24 +1,12 @@
 import type { Dec } from '../../decimal.ts';
 import { el, type XmlNode } from '../../xml.ts';
+import { domicilioNode as domicilioNodeOf } from '../domicilio.ts';
 import type { CartaPorteModel, DomicilioModel, MercanciaModel, TipoFiguraModel, UbicacionModel } from './model.ts';
 
 const w = (d: Dec | undefined) => d?.toString();
 const n = (v: number | undefined) => (v === undefined ? undefined : String(v));
 
-const domicilioNode = (d: DomicilioModel | undefined) =>
-  d &&
-  el('cartaporte31:Domicilio', {
-    Calle: d.calle,
-    NumeroExterior: d.numeroExterior,
-    NumeroInterior: d.numeroInterior,
-    Colonia: d.colonia,
-    Localidad: d.localidad,
-    Referencia: d.referencia,
-    Municipio: d.municipio,
-    Estado: d.estado,
-    Pais: d.pais,
-    CodigoPostal: d.codigoPostal,
-  });
+const domicilioNode = (d: DomicilioModel | undefined) => d && domicilioNodeOf('cartaporte31:Domicilio', d);
 
 const ubicacionNode = (u: UbicacionModel) =>
   el(

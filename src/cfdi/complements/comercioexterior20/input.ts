@@ -1,3 +1,5 @@
+import type { DomicilioInput } from '../domicilio.ts';
+
 /**
  * Complemento de Comercio Exterior 2.0 as the API receives it (`comercio_exterior`, on tipo I and T with
  * `exportacion: "02"`), once its format is checked: amounts as decimal strings, names as the request spells them.
@@ -8,17 +10,8 @@
 type DecimalText = string;
 
 /** A domicilio: in Mexico its colonia, localidad, municipio and estado are SAT catalog keys; abroad free text (estado keyed for USA and CAN). */
-export interface DomicilioComercioExteriorInput {
+export interface DomicilioComercioExteriorInput extends DomicilioInput {
   calle: string;
-  numero_exterior?: string;
-  numero_interior?: string;
-  colonia?: string;
-  localidad?: string;
-  referencia?: string;
-  municipio?: string;
-  estado: string;
-  pais: string;
-  codigo_postal: string;
 }
 
 interface DescripcionEspecificaInput {

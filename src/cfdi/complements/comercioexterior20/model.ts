@@ -1,19 +1,11 @@
 import type { Dec } from '../../decimal.ts';
 import type { TipoDeComprobante } from '../../input.ts';
+import type { DomicilioModel } from '../domicilio.ts';
 import type { DomicilioComercioExteriorInput } from './input.ts';
 
 /** The complement as it will be written: every amount final and exact, with the decimals it will carry in the XML. */
-export interface DomicilioComercioExteriorModel {
+export interface DomicilioComercioExteriorModel extends DomicilioModel {
   calle: string;
-  numeroExterior?: string;
-  numeroInterior?: string;
-  colonia?: string;
-  localidad?: string;
-  referencia?: string;
-  municipio?: string;
-  estado: string;
-  pais: string;
-  codigoPostal: string;
 }
 
 export interface MercanciaComercioExteriorModel {

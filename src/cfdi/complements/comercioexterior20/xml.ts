@@ -1,4 +1,5 @@
 import { el, type XmlNode } from '../../xml.ts';
+import { domicilioNode as domicilioNodeOf } from '../domicilio.ts';
 import type { ComercioExteriorModel, DomicilioComercioExteriorModel, MercanciaComercioExteriorModel } from './model.ts';
 
 /** The complement's namespace and where SAT publishes its schema (the root declares both). */
@@ -8,19 +9,7 @@ export const COMERCIO_EXTERIOR_NS = {
   xsd: 'http://www.sat.gob.mx/sitio_internet/cfd/ComercioExterior20/ComercioExterior20.xsd',
 } as const;
 
-const domicilioNode = (d: DomicilioComercioExteriorModel) =>
-  el('cce20:Domicilio', {
-    Calle: d.calle,
-    NumeroExterior: d.numeroExterior,
-    NumeroInterior: d.numeroInterior,
-    Colonia: d.colonia,
-    Localidad: d.localidad,
-    Referencia: d.referencia,
-    Municipio: d.municipio,
-    Estado: d.estado,
-    Pais: d.pais,
-    CodigoPostal: d.codigoPostal,
-  });
+const domicilioNode = (d: DomicilioComercioExteriorModel) => domicilioNodeOf('cce20:Domicilio', d);
 
 const mercanciaNode = (m: MercanciaComercioExteriorModel) =>
   el(

@@ -3,6 +3,7 @@ import { Dec } from '../../../decimal.ts';
 import type { Fail } from '../../../input.ts';
 import type { DomicilioCartaPorteInput } from '../input.ts';
 import type { DomicilioModel } from '../model.ts';
+import { domicilioModel } from '../../domicilio.ts';
 
 /** Carta Porte 3.1 rules shared by the sections: the catalog checks lent to each, the domicilio and foreign-residence checks, the transports sent. */
 
@@ -48,18 +49,7 @@ export function prepareDomicilio(d: DomicilioCartaPorteInput, path: string, c: C
         c.fail(at(`${path}.localidad`), `código postal ${d.codigo_postal} is in localidad ${same.localidad}, not ${d.localidad}`, rules.codigoPostal);
     }
   }
-  return {
-    calle: d.calle,
-    numeroExterior: d.numero_exterior,
-    numeroInterior: d.numero_interior,
-    colonia: d.colonia,
-    localidad: d.localidad,
-    referencia: d.referencia,
-    municipio: d.municipio,
-    estado: d.estado,
-    pais: d.pais,
-    codigoPostal: d.codigo_postal,
-  };
+  return domicilioModel(d);
 }
 
 /** A foreign tax residence: a c_Pais key other than MEX. */

@@ -1,3 +1,4 @@
+import { domicilioModel } from '../../domicilio.ts';
 import type { DomicilioComercioExteriorInput } from '../input.ts';
 import type { DomicilioComercioExteriorModel } from '../model.ts';
 import { at, type Checks } from './checks.ts';
@@ -86,22 +87,6 @@ export function prepareDomicilio(
       c.fail(at(`${path}.codigo_postal`), `${d.codigo_postal} does not match ${d.pais}'s código postal pattern ${pattern} (c_Pais)`, rules.codigoPostalPattern);
   }
   return domicilioModel(d);
-}
-
-/** A domicilio as written, unchecked. */
-export function domicilioModel(d: DomicilioComercioExteriorInput): DomicilioComercioExteriorModel {
-  return {
-    calle: d.calle,
-    numeroExterior: d.numero_exterior,
-    numeroInterior: d.numero_interior,
-    colonia: d.colonia,
-    localidad: d.localidad,
-    referencia: d.referencia,
-    municipio: d.municipio,
-    estado: d.estado,
-    pais: d.pais,
-    codigoPostal: d.codigo_postal,
-  };
 }
 
 /** SAT's MEX row ends its RFC pattern in `[0\n-9A]` (a defect of the sheet): read as the RFC's `[0-9A]`. */

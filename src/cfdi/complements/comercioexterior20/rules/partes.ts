@@ -1,7 +1,8 @@
 import type { ComercioExteriorInput } from '../input.ts';
 import type { ComercioExteriorContext, ComercioExteriorModel } from '../model.ts';
 import { at, type Checks } from './checks.ts';
-import { checkTaxId, DESTINATARIO_DOMICILIO, domicilioModel, EMISOR_DOMICILIO, prepareDomicilio, RECEPTOR_DOMICILIO } from './domicilios.ts';
+import { domicilioModel } from '../../domicilio.ts';
+import { checkTaxId, DESTINATARIO_DOMICILIO, EMISOR_DOMICILIO, prepareDomicilio, RECEPTOR_DOMICILIO } from './domicilios.ts';
 
 type Partes = Pick<ComercioExteriorModel, 'emisor' | 'propietarios' | 'receptor' | 'destinatarios'>;
 
