@@ -3,8 +3,8 @@
  * in one line (tests/postgres.ts) and passes, unless REQUIRE_POSTGRES is set (CI), where that fails it.
  *
  * The CFDI engine's unit tests and SAT's samples (tests/cfdi, tests/sat) open no database, so they run once, in the
- * first pass; tests/cfdi's two files that issue through the app (corpus.test.ts, rules/rules.test.ts) run in both. The
- * SAT mock's own test (tests/sat-mock) opens none either.
+ * first pass; tests/cfdi's files that issue through the app (corpus.test.ts, rules/rules.test.ts,
+ * received/validate.test.ts) run in both. The SAT mock's own test (tests/sat-mock) opens none either.
  */
 import { Glob } from 'bun';
 import { POSTGRES } from './postgres.ts';
@@ -12,7 +12,7 @@ import { POSTGRES } from './postgres.ts';
 const ENGINE_FREE = [
   'tests/sat/**',
   'tests/sat-mock/**',
-  'tests/cfdi/**/!(corpus|rules).test.ts',
+  'tests/cfdi/**/!(corpus|rules|validate).test.ts',
   'tests/cfdi/!(rules)/rules.test.ts',
   'tests/pac/failover.test.ts',
 ];
