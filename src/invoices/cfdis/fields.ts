@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { rfcProblem } from '../../cfdi/rules/rfc.ts';
 import { textIssues } from '../../cfdi/text.ts';
 
 /** Field types shared by the CFDI request schemas (the voucher and its complements). */
@@ -109,6 +110,17 @@ export const withTextCheck = <T extends z.ZodType>(schema: T, except: string[] =
  * output no longer fits what the engine reads, so the two cannot drift apart.
  */
 export type Fits<Request extends EngineInput, EngineInput> = Request;
+
+/** An RFC a complement names (a figura, a subcontratista): upper-cased, its format and check digit as SAT's rules say. */
+export const Rfc = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .superRefine((rfc, ctx) => {
+    const problem = rfcProblem(rfc);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .openapi({ example: 'EKU9003173C9' });
 
 export const code = (pattern: RegExp, message: string, example: string) => z.string().regex(pattern, message).openapi({ example });
 

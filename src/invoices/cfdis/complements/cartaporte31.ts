@@ -1,8 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { CartaPorteInput } from '../../../cfdi/complements/cartaporte31/input.ts';
 import { ID_CCP, UUID } from '../../../cfdi/patterns.ts';
-import { rfcProblem } from '../../../cfdi/rules/rfc.ts';
-import { Amount, code, type Fits, integer, num, str } from '../fields.ts';
+import { Amount, code, type Fits, integer, num, Rfc, str } from '../fields.ts';
 import type { WireComplement } from './index.ts';
 
 /**
@@ -35,15 +34,6 @@ const Fecha = z
   .regex(/^(19|20)\d\d-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/, 'must be a date YYYY-MM-DD')
   .openapi({ example: '2027-06-30' });
 
-const Rfc = z
-  .string()
-  .trim()
-  .toUpperCase()
-  .superRefine((rfc, ctx) => {
-    const problem = rfcProblem(rfc);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })
-  .openapi({ example: 'EKU9003173C9' });
 const NumRegIdTrib = str(40, 6).openapi({ description: 'Foreign tax id: required with RFC XEXX010101000' });
 const Pais = code(/^[A-Z]{3}$/, 'must be a 3-letter c_Pais key', 'MEX');
 /** A vehicle or trailer plate: letters and digits only, 5 to 7 of them (PlacaVM, Placa, PlacaCCP). */

@@ -1,8 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { NominaInput } from '../../../cfdi/complements/nomina12/input.ts';
 import { T_CURP } from '../../../cfdi/patterns.ts';
-import { rfcProblem } from '../../../cfdi/rules/rfc.ts';
-import { Amount, code, type Fits, integer, num, str } from '../fields.ts';
+import { Amount, code, type Fits, integer, num, Rfc, str } from '../fields.ts';
 import type { WireComplement } from './index.ts';
 
 /**
@@ -29,15 +28,6 @@ const Fecha = z
 const int = (min: number, max: number, example: number) => integer(min, max).openapi({ example });
 
 const Curp = z.string().trim().toUpperCase().regex(T_CURP, 'must be an 18-character CURP').openapi({ example: 'PEGJ800101HJCRRN09' });
-const Rfc = z
-  .string()
-  .trim()
-  .toUpperCase()
-  .superRefine((rfc, ctx) => {
-    const problem = rfcProblem(rfc);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })
-  .openapi({ example: 'EKU9003173C9' });
 
 const Percepcion = z
   .object({
