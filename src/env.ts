@@ -7,6 +7,7 @@ import { DEFAULT_BOOT_LOCK_TIMEOUT_SECONDS } from './db/boot-lock.ts';
 import { randomToken } from './lib/crypto.ts';
 import { DEFAULT_EMAIL_DAILY_LIMIT } from './lib/plans.ts';
 import { type ConfiguredPac, PAC_REGISTRY } from './pac/registry.ts';
+import { SAT_CERTIFICATES_URL } from './pac/sat-certificates.ts';
 import type { PacSetting } from './pac/types.ts';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -64,6 +65,7 @@ const EnvSchema = z.object({
     .max(300, 'must be at most 300')
     .default(300),
   SAT_CONSULTA_URL: z.url().optional(),
+  SAT_CERTIFICATES_URL: z.url().default(SAT_CERTIFICATES_URL),
   CANCELLATION_POLL_SECONDS: z.coerce
     .number({ message: 'must be a number of seconds' })
     .int('must be a whole number of seconds')
@@ -230,6 +232,8 @@ export interface Config {
   pacs: ConfiguredPac[];
   /** SAT's ConsultaCFDIService the live PACs ask (SAT_CONSULTA_URL; default: production). */
   satConsultaUrl?: string;
+  /** The base of SAT's certificate repository, where received CFDIs' stamping certificates are looked up (SAT_CERTIFICATES_URL). */
+  satCertificatesUrl: string;
   /** How long an ambiguous answer keeps a document on its PAC before another may stamp it (PAC_AMBIGUOUS_WINDOW_SECONDS). */
   pacAmbiguousWindowSeconds: number;
   /** The longest wait between two attempts of a job that asks a PAC: a queued stamp, a duplicate's check or cancellation (PAC_RETRY_MAX_SECONDS). */
@@ -287,6 +291,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     testHoldBeforeAnswer: e.TEST_HOLD_BEFORE_ANSWER === '1',
     pacs,
     satConsultaUrl: e.SAT_CONSULTA_URL,
+    satCertificatesUrl: e.SAT_CERTIFICATES_URL.replace(/\/+$/, ''),
     pacAmbiguousWindowSeconds: e.PAC_AMBIGUOUS_WINDOW_SECONDS,
     pacRetryMaxSeconds: e.PAC_RETRY_MAX_SECONDS,
     warnings,
