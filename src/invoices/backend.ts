@@ -9,6 +9,7 @@ import { mountWebhookRoutes } from './webhooks/routes.ts';
 import type { WebhookDeliveryDeps } from './webhooks/delivery.ts';
 import { mountCsdRoutes } from './csds/routes.ts';
 import { mountFielRoutes } from './fiel/routes.ts';
+import { mountReceivedRoutes } from './received/routes.ts';
 import { mountClientRoutes } from './clients/routes.ts';
 import { mountSeriesRoutes } from './series/routes.ts';
 import { mountCatalogRoutes } from '../catalogs/routes.ts';
@@ -20,7 +21,7 @@ import { mountPacRoutes } from './pacs/routes.ts';
 import type { PacRouter } from '../pac/failover.ts';
 import type { ReceivedDeps } from './received/intake.ts';
 
-/** The invoice backend: /cfdis, /csds, /fiel, /clients, /series, /receipts, /catalogos, /webhooks, /stats, /pacs. Invalid input answers 400. */
+/** The invoice backend: /cfdis, /csds, /fiel, /received-cfdis, /clients, /series, /receipts, /catalogos, /webhooks, /stats, /pacs. Invalid input answers 400. */
 export function createInvoiceBackend(
   deps: BackendDeps &
     Omit<CfdiDeps, 'db' | 'now'> &
@@ -42,5 +43,6 @@ export function createInvoiceBackend(
   mountCatalogRoutes(app, { db: deps.catalogDb });
   mountStatsRoutes(app, deps);
   mountPacRoutes(app, deps);
+  mountReceivedRoutes(app, deps);
   return app;
 }
