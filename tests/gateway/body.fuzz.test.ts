@@ -97,6 +97,8 @@ const OWNED: Record<string, string[]> = {
   uploadTenantLogo: ['tenant_branding'],
   uploadCsd: ['csds'],
   putFiel: ['fiels'],
+  // Every file is answered (a document that is not a CFDI is stored invalid), with its event.
+  uploadReceivedCfdis: ['received_cfdis', 'events', 'webhook_deliveries', 'jobs'],
   createClient: ['clients'],
   updateClient: ['clients'],
   createSeries: ['series'],
@@ -415,6 +417,17 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
           password: pick([fiel.password, 'wrong-password']),
         },
         seeds: fc.constant({ cer: bytes(fiel.cer), key: bytes(fiel.key), password: fiel.password }),
+      };
+    }
+    case 'uploadReceivedCfdis': {
+      // SAT's stamped sample (another receptor: stored invalid), whole or cut short; any field names.
+      const { key } = await issuerWithKey({ csd: false });
+      const sample = new Uint8Array(readFileSync(join(import.meta.dir, '..', 'fixtures', 'sat', 'samples', 'cfdi40-ingreso-iva-sandbox-EKU.xml')));
+      return {
+        ...base,
+        token: () => key,
+        numRuns: 40,
+        seeds: fc.constantFrom({ file: sample }, { factura: sample, otra: sample.subarray(0, 200) }),
       };
     }
     case 'createClient':

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { EGRESO_RELATED_UUID } from '../../src/invoices/cfdis/examples.ts';
 import { createTestApp, csdFiles, issuer, smtpSink } from '../helpers.ts';
 import { openReceipt } from '../portal/receipts.ts';
+import { zipFiles } from '../sat-mock/zip.ts';
 
 /**
  * Every request body of the served OpenAPI document has examples, and each one works: sent to its route by a real
@@ -23,13 +24,16 @@ interface Sent {
   token?: string;
   body?: unknown;
   form?: FormData;
+  /** A body in another content type (a received CFDI's XML, a ZIP), sent as is. */
+  raw?: { type: string; bytes: Uint8Array | string };
 }
 
 async function request(method: string, path: string, sent: Sent) {
   const headers: Record<string, string> = {};
   if (sent.token) headers.authorization = `Bearer ${sent.token}`;
-  if (!sent.form) headers['content-type'] = 'application/json';
-  const res = await t.app.request(sent.path ?? path, { method, headers, body: sent.form ?? JSON.stringify(sent.body) });
+  if (!sent.form) headers['content-type'] = sent.raw?.type ?? 'application/json';
+  const body = sent.form ?? (sent.raw ? (typeof sent.raw.bytes === 'string' ? sent.raw.bytes : new Uint8Array(sent.raw.bytes)) : JSON.stringify(sent.body));
+  const res = await t.app.request(sent.path ?? path, { method, headers, body });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined, text };
 }
@@ -75,7 +79,7 @@ describe('OpenAPI request examples', () => {
     const loginExample = () => doc.paths['/api/v1/auth/login'].post.requestBody.content['application/json'].examples.login.value;
 
     /** What each operation needs beyond its example; an operation with a path parameter must be listed. */
-    const prepare: Record<string, (value: any, path: string) => Promise<Sent>> = {
+    const prepare: Record<string, (value: any, path: string, type: string) => Promise<Sent>> = {
       registerTenant: async (value) => ({ body: value }),
       login: async (value) => (await login(value), { body: value }),
       refreshSession: async () => ({ body: { refresh_token: (await login(loginExample())).refresh_token } }),
@@ -123,6 +127,15 @@ describe('OpenAPI request examples', () => {
         form.append('cer', new Blob([new Uint8Array(files.cer)]), 'EKU9003173C9.cer');
         form.append('key', new Blob([new Uint8Array(files.key)]), 'EKU9003173C9.key');
         form.append('password', value.password);
+        return { form };
+      },
+      uploadReceivedCfdis: async (value, _path, type) => {
+        // SAT's stamped sample in place of the bytes each example names: as the XML, in a ZIP, or as a multipart file.
+        const sample = readFileSync(new URL('../fixtures/sat/samples/cfdi40-ingreso-iva-sandbox-EKU.xml', import.meta.url).pathname);
+        if (type === 'application/xml') return { raw: { type, bytes: sample.toString('utf8') } };
+        if (type === 'application/zip') return { raw: { type, bytes: zipFiles([{ name: 'recibida.xml', data: sample }]) } };
+        const form = new FormData();
+        for (const field of Object.keys(value)) form.append(field, new File([new Uint8Array(sample)], 'recibida.xml'));
         return { form };
       },
       updateClient: async (value, path) => {
@@ -184,7 +197,7 @@ describe('OpenAPI request examples', () => {
           for (const [name, example] of examples) {
             const fill = prepare[op.operationId];
             if (path.includes('{') && !fill) throw new Error(`${where}: add ${op.operationId} to prepare, to fill ${path}`);
-            const body = fill ? await fill(example.value, path) : { body: example.value };
+            const body = fill ? await fill(example.value, path, type) : { body: example.value };
             const res = await request(method.toUpperCase(), path, { token, ...body });
             expect([where, name, res.status < 300 ? 'ok' : res.text]).toEqual([where, name, 'ok']);
             if (op.operationId === 'validateCfdi') expect([where, name, res.json]).toEqual([where, name, { valid: true, errors: [], warnings: [] }]);

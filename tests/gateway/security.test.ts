@@ -109,6 +109,13 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   getFiel: { roles: ALL },
   deleteFiel: { roles: ADMIN },
 
+  // Received CFDIs: uploaded by writers, read by all; a document that is not a CFDI is still answered 200 (invalid).
+  uploadReceivedCfdis: { roles: WRITERS, body: () => ({ form: () => receivedForm('<documento/>') }) },
+  listReceivedCfdis: { roles: ALL },
+  getReceivedCfdi: { roles: ALL, params: { id: 'received' } },
+  downloadReceivedCfdiXml: { roles: ALL, params: { id: 'received' } },
+  downloadReceivedCfdiPdf: { roles: ALL, params: { id: 'received' } },
+
   createClient: { roles: WRITERS, body: () => ({ json: CLIENT }) },
   listClients: { roles: ALL },
   getClient: { roles: ALL, params: { id: 'client' } },
@@ -178,6 +185,12 @@ const CLIENT = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal
 const RECEIPT = { forma_pago: '01', conceptos: (INVOICE as { conceptos: unknown[] }).conceptos };
 let serieSeq = 0;
 
+function receivedForm(xml: string) {
+  const form = new FormData();
+  form.append('file', new File([xml], 'recibida.xml', { type: 'application/xml' }));
+  return form;
+}
+
 function logoForm(png: Buffer) {
   const form = new FormData();
   form.append('logo', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'logo.png');
@@ -196,6 +209,8 @@ interface TenantFx {
   spareKey: string;
   csd: string;
   fiel: string;
+  /** A received CFDI (its own invoice uploaded as received: stored invalid, another receptor). */
+  received: string;
   client: string;
   series: string;
   cfdi: string;
@@ -242,6 +257,7 @@ const KINDS = {
   webhook: { perEnvironment: true, own: (f: Fixtures) => f.a.webhook, foreign: (f: Fixtures) => [f.b.webhook], missing: () => randomUUID() },
   delivery: { perEnvironment: true, own: (f: Fixtures) => f.a.delivery, foreign: (f: Fixtures) => [f.b.delivery], missing: () => randomUUID() },
   receipt: { perEnvironment: true, own: (f: Fixtures) => f.a.receipt, foreign: (f: Fixtures) => [f.b.receipt], missing: () => newId('rcpt') },
+  received: { perEnvironment: true, own: (f: Fixtures) => f.a.received, foreign: (f: Fixtures) => [f.b.received], missing: () => newId('rcv') },
   catalog: { shared: 'regimenes-fiscales' },
   catalogKey: { shared: '601' },
 } satisfies Record<
@@ -429,20 +445,23 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
   const series = await ok(call('POST', '/series', { serie: 'SEC', default: true }), 201, 'series');
   const webhook = await ok(call('POST', '/webhooks', { url: hookUrl, events: ['*'] }), 201, 'webhook');
   const cfdi = await ok(call('POST', '/cfdis', INVOICE), 201, 'stamp');
+  const xml = await (await t.app.request(`/api/v1/cfdis/${cfdi.uuid}/xml`, { headers: { authorization: bearer(key.key) } })).text();
+  const received = (await ok(sendTo('POST', '/api/v1/received-cfdis', bearer(key.key), { form: () => receivedForm(xml) }), 200, 'received CFDI')).data[0];
   await ok(call('POST', `/cfdis/${cfdi.id}/cancel`, { motivo: '02' }, { 'x-sandbox-scenario': 'cancel_pending_accept' }), 202, 'cancel');
   await ok(call('POST', `/cfdis/${cfdi.id}/email`, { to: ['cliente@example.com'] }), 202, 'email');
   const receipt = await ok(call('POST', '/receipts', RECEIPT), 201, 'receipt');
   const ticketKey = (await openReceipt(reg)).key;
-  // Drained until every delivery is done (cfdi.timbrado, cfdi.email_enviado after the email, two receipt.created): the
+  // Drained until every delivery is done (cfdi.timbrado, cfdi.email_enviado after the email, two receipt.created,
+  // received_cfdi.invalid): the
   // app's own worker may hold one of them when a drain returns, and the snapshot below must see them at rest.
   let deliveries: { data: { id: string; state: string }[] } = { data: [] };
   for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
     await t.app.worker.drain();
     deliveries = await ok(call('GET', `/webhooks/${webhook.id}/deliveries`), 200, 'deliveries');
-    if (deliveries.data.length === 4 && deliveries.data.every((d) => d.state === 'entregado')) break;
+    if (deliveries.data.length === 5 && deliveries.data.every((d) => d.state === 'entregado')) break;
     await Bun.sleep(20);
   }
-  if (deliveries.data.length !== 4 || deliveries.data.some((d) => d.state !== 'entregado'))
+  if (deliveries.data.length !== 5 || deliveries.data.some((d) => d.state !== 'entregado'))
     throw new Error(`set-up: deliveries not delivered: ${JSON.stringify(deliveries.data)}`);
   return {
     tenantId: reg.tenant.id,
@@ -455,6 +474,7 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
     spareKey: spare.id,
     csd: csd.id,
     fiel: fiel.id,
+    received: received.id,
     client: client.id,
     series: series.id,
     cfdi: cfdi.id,

@@ -8,7 +8,7 @@ import { type IntakeOutcome, intakeReceived, type ReceivedDeps } from './intake.
  * (xmllint-wasm compiles SAT's schemas on every call), so this keeps a request within a few seconds; more go in
  * several requests (or arrive through Descarga Masiva, which calls intakeReceived without this cap).
  */
-export const MAX_FILES_PER_REQUEST = 50;
+export const MAX_FILES_PER_REQUEST = 25;
 /** One document's size: the largest CFDI (a Carta Porte with hundreds of mercancías) is well under it. */
 export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 /** What a ZIP may unpack to, as its headers declare (checked before anything is inflated). */
