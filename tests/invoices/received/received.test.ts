@@ -262,6 +262,9 @@ describe('SAT certificates', () => {
     const r = await receiver('repository', sample.receptor);
     const [o] = await outcomes(r.key, { xml: sample.xml });
     expect([o!.result, o!.reasons]).toEqual(['created', []]);
+    // Live: the same lookup (the repository knows SAT's test stamping certificate), but a test CSD seals no live CFDI.
+    const [live] = await outcomes(r.live, { xml: sample.xml });
+    expect([live!.result, live!.reasons]).toEqual(['invalid', [{ check: 'certificate_issuer', detail: expect.stringContaining('test CSD') }]]);
 
     const down = await createTestApp({ satCertificatesUrl: 'http://127.0.0.1:9/rccf' });
     const reg = await issuer(down, {
