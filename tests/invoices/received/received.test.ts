@@ -181,6 +181,10 @@ describe('POST /received-cfdis: duplicates, bytes, limits', () => {
     const refused = await get(r.key, `/received-cfdis/${broken!.id}/pdf`);
     expect(refused.status).toBe(409);
     expect(refused.json.error.details[0].field).toBe('id');
+    // Well-formed 4.0 but without what a CFDI carries: the renderer cannot read it, 409 (never a 500).
+    const [bare] = await outcomes(r.key, { xml: '<cfdi:Comprobante xmlns:cfdi="http://www.sat.gob.mx/cfd/4" Version="4.0"/>' });
+    const bareRes = await get(r.key, `/received-cfdis/${bare!.id}/pdf`);
+    expect([bareRes.status, bareRes.json?.error.details[0].issue]).toEqual([409, expect.stringContaining('cannot be printed')]);
   }, 60_000);
 
   test('refusals: another content type 415, a text field 400, no file 400, a broken ZIP 400, too many documents 413; viewers cannot upload', async () => {
