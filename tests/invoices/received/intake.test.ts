@@ -73,6 +73,16 @@ describe('intakeReceived', () => {
     expect(Buffer.compare(Buffer.from(stored!.xml), Buffer.from(bytes))).toBe(0);
   }, 60_000);
 
+  test('two uploads of one UUID at once: one row, the other answered duplicate', async () => {
+    const twin = xml.replace(/UUID="[^"]+"/, 'UUID="BBBBBBBB-2222-3333-4444-555555555555"');
+    const bytes = new TextEncoder().encode(twin);
+    const answers = await Promise.all([1, 2].map((n) => intakeReceived(deps(), scope(), [{ name: `${n}.xml`, bytes }])));
+    expect(answers.map(([o]) => o!.result).sort()).toEqual(['duplicate', 'invalid']);
+    expect(answers[0]![0]!.id).toBe(answers[1]![0]!.id!);
+    const rows = await t.query(sql`select id from received_cfdis where uuid = 'BBBBBBBB-2222-3333-4444-555555555555'`);
+    expect(rows.length).toBe(1);
+  }, 60_000);
+
   test('a CFDI 3.3 is stored not_validated, saying why; an unreachable certificate repository leaves it not_validated', async () => {
     const v33 = xml
       .replace('Version="4.0"', 'Version="3.3"')
