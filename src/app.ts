@@ -64,6 +64,8 @@ export interface AppDeps {
    * 400. EMAIL_DAILY_LIMIT (default 200) and EMAIL_TEST_CAPTURE go with it.
    */
   smtp?: { url: string; from: string; dailyLimit?: number; testCapture?: string };
+  /** BLOCK_69B_RECEIVERS: refuse to issue to a receptor on the tenant's Lista 69-B as definitivo (default off). */
+  block69bReceivers?: boolean;
   /** PUBLIC_BASE_URL: where customers reach this server (receipts' self_invoice_url); none: receipts have no link. */
   publicBaseUrl?: string;
   /** How long POST /cfdis waits for the provider before answering 202 (default 5 s). */
@@ -278,6 +280,7 @@ export function createApp(deps: AppDeps) {
     cancellationPollMs,
     wakeJobs,
     mailer,
+    block69bReceivers: deps.block69bReceivers ?? false,
     publicBaseUrl: deps.publicBaseUrl,
     pdfPool: deps.pdfPool,
     retrySchedule: webhookDeps.retrySchedule,

@@ -64,6 +64,8 @@ const EnvSchema = z.object({
     .max(300, 'must be at most 300')
     .default(300),
   SAT_CONSULTA_URL: z.url().optional(),
+  SAT_69B_URL: z.url().optional(),
+  BLOCK_69B_RECEIVERS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   CANCELLATION_POLL_SECONDS: z.coerce
     .number({ message: 'must be a number of seconds' })
     .int('must be a whole number of seconds')
@@ -230,6 +232,10 @@ export interface Config {
   pacs: ConfiguredPac[];
   /** SAT's ConsultaCFDIService the live PACs ask (SAT_CONSULTA_URL; default: production). */
   satConsultaUrl?: string;
+  /** SAT's Lista 69-B CSV, loaded daily as everyone's published list (SAT_69B_URL); none: only uploaded lists. */
+  sat69bUrl?: string;
+  /** BLOCK_69B_RECEIVERS: refuse to issue to a receptor on the Lista 69-B as definitivo (default off). */
+  block69bReceivers: boolean;
   /** How long an ambiguous answer keeps a document on its PAC before another may stamp it (PAC_AMBIGUOUS_WINDOW_SECONDS). */
   pacAmbiguousWindowSeconds: number;
   /** The longest wait between two attempts of a job that asks a PAC: a queued stamp, a duplicate's check or cancellation (PAC_RETRY_MAX_SECONDS). */
@@ -287,6 +293,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     testHoldBeforeAnswer: e.TEST_HOLD_BEFORE_ANSWER === '1',
     pacs,
     satConsultaUrl: e.SAT_CONSULTA_URL,
+    sat69bUrl: e.SAT_69B_URL,
+    block69bReceivers: e.BLOCK_69B_RECEIVERS === 'true',
     pacAmbiguousWindowSeconds: e.PAC_AMBIGUOUS_WINDOW_SECONDS,
     pacRetryMaxSeconds: e.PAC_RETRY_MAX_SECONDS,
     warnings,

@@ -131,6 +131,7 @@ const scheduler = topology.schedule(
     exclusive: coordination.exclusive,
     drainJobs: () => app.worker.drain(),
     issueGlobalInvoices: () => app.issueScheduledGlobalInvoices(),
+    sat69bUrl: config.sat69bUrl,
   }),
   logger,
 );
@@ -152,6 +153,7 @@ const appWith = (sandboxSat: SandboxSat) =>
     pacRetryMaxMs: config.pacRetryMaxSeconds * 1000,
     smtp: config.smtp,
     publicBaseUrl: config.publicBaseUrl,
+    block69bReceivers: config.block69bReceivers,
     logger,
     workerId,
     jobLeaseMs: config.jobLeaseSeconds * 1000,

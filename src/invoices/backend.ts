@@ -9,6 +9,7 @@ import { mountWebhookRoutes } from './webhooks/routes.ts';
 import type { WebhookDeliveryDeps } from './webhooks/delivery.ts';
 import { mountCsdRoutes } from './csds/routes.ts';
 import { mountFielRoutes } from './fiel/routes.ts';
+import { mountSatListRoutes } from './sat-lists/routes.ts';
 import { mountClientRoutes } from './clients/routes.ts';
 import { mountSeriesRoutes } from './series/routes.ts';
 import { mountCatalogRoutes } from '../catalogs/routes.ts';
@@ -30,6 +31,7 @@ export function createInvoiceBackend(
   const app = createBackend(deps, 'invoices');
   mountCsdRoutes(app, deps);
   mountFielRoutes(app, deps);
+  mountSatListRoutes(app, deps);
   mountClientRoutes(app, deps);
   mountSeriesRoutes(app, deps);
   mountCfdiRoutes(app, deps);

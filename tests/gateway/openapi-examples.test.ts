@@ -23,13 +23,15 @@ interface Sent {
   token?: string;
   body?: unknown;
   form?: FormData;
+  /** A body in another media type than JSON or a form (text/csv). */
+  raw?: { type: string; body: string };
 }
 
 async function request(method: string, path: string, sent: Sent) {
   const headers: Record<string, string> = {};
   if (sent.token) headers.authorization = `Bearer ${sent.token}`;
-  if (!sent.form) headers['content-type'] = 'application/json';
-  const res = await t.app.request(sent.path ?? path, { method, headers, body: sent.form ?? JSON.stringify(sent.body) });
+  if (!sent.form) headers['content-type'] = sent.raw?.type ?? 'application/json';
+  const res = await t.app.request(sent.path ?? path, { method, headers, body: sent.form ?? sent.raw?.body ?? JSON.stringify(sent.body) });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined, text };
 }
@@ -123,6 +125,15 @@ describe('OpenAPI request examples', () => {
         form.append('cer', new Blob([new Uint8Array(files.cer)]), 'EKU9003173C9.cer');
         form.append('key', new Blob([new Uint8Array(files.key)]), 'EKU9003173C9.key');
         form.append('password', value.password);
+        return { form };
+      },
+      uploadLista69b: async (value) => {
+        // The CSV example is sent as the body; the multipart one carries the same CSV as its file.
+        const csv = doc.paths['/api/v1/sat-lists/69b'].post.requestBody.content['text/csv'].examples.csv.value;
+        if (typeof value === 'string') return { raw: { type: 'text/csv', body: value } };
+        expect(Object.keys(value)).toEqual(['file']);
+        const form = new FormData();
+        form.append('file', new Blob([csv]), 'Listado_Completo_69-B.csv');
         return { form };
       },
       updateClient: async (value, path) => {

@@ -8,7 +8,7 @@
 export const SITUACIONES_69B = ['presunto', 'definitivo', 'desvirtuado', 'sentencia_favorable'] as const;
 export type Situacion69b = (typeof SITUACIONES_69B)[number];
 
-export interface Lista69bEntry {
+interface Lista69bEntry {
   rfc: string;
   situacion: Situacion69b;
 }
@@ -25,7 +25,7 @@ const RFC = /^[A-ZÑ&]{3,4}\d{6}[A-Z\d]{3}$/;
 const MONTHS = ['enero', 'febrero', 'marzo', 'abril', 'mayo', 'junio', 'julio', 'agosto', 'septiembre', 'octubre', 'noviembre', 'diciembre'];
 
 /** The file's text: UTF-8 when it is valid UTF-8 (an upload saved by a spreadsheet), else windows-1250 (SAT's). */
-export function decodeLista69b(bytes: Uint8Array): string {
+function decodeLista69b(bytes: Uint8Array): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
   } catch {

@@ -6,7 +6,7 @@ import { Dec } from '../decimal.ts';
  * per invoice out, in exact decimals. The choices are in docs/decisions.md ("Reconciliation of received PPD invoices").
  */
 
-export type ReconciliationState = 'sin_pago' | 'parcial' | 'completo' | 'exceso';
+type ReconciliationState = 'sin_pago' | 'parcial' | 'completo' | 'exceso';
 
 /** A received Ingreso with MetodoPago PPD. */
 export interface PpdInvoiceFacts {
@@ -51,7 +51,7 @@ const CREDIT_KINDS: Record<string, 'nota_de_credito' | 'anticipo'> = { '01': 'no
 
 const key = (uuid: string) => uuid.trim().toUpperCase();
 
-export function stateOf(total: Dec, amountPaid: Dec): ReconciliationState {
+function stateOf(total: Dec, amountPaid: Dec): ReconciliationState {
   if (amountPaid.isZero() || amountPaid.isNegative()) return 'sin_pago';
   const c = amountPaid.cmp(total);
   return c < 0 ? 'parcial' : c === 0 ? 'completo' : 'exceso';

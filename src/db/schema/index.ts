@@ -33,3 +33,4 @@ export * from './payments.ts';
 export * from './stats.ts';
 export * from './audit.ts';
 export * from './receipts.ts';
+export * from './sat-69b.ts';
