@@ -19,13 +19,17 @@ export const sat69bLists = sqliteTable('sat_69b_lists', {
   loadedAt: text('loaded_at').notNull().default(now),
 });
 
-/** One taxpayer of a list: its RFC and situación (presunto, definitivo, desvirtuado, sentencia_favorable). */
+/**
+ * One taxpayer of a list: its RFC and situación (presunto, definitivo, desvirtuado, sentencia_favorable); tenant_id is
+ * its list's (none on the published list).
+ */
 export const sat69bEntries = sqliteTable(
   'sat_69b_entries',
   {
     listId: text('list_id')
       .notNull()
       .references(() => sat69bLists.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').references(() => tenants.id, { onDelete: 'cascade' }),
     rfc: text('rfc').notNull(),
     situacion: text('situacion', { enum: ['presunto', 'definitivo', 'desvirtuado', 'sentencia_favorable'] }).notNull(),
   },

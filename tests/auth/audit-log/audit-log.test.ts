@@ -180,6 +180,19 @@ describe('audit log', () => {
     await expectWrite('deleteFiel', 204, ak, { type: 'fiel', id: replacing.json.id }, await call('DELETE', '/fiel', key.key));
     await expectWrite('deleteFiel', 204, ak, { type: 'fiel', id: null }, await call('DELETE', '/fiel', key.key));
 
+    // POST /sat-lists/69b: the tenant's own Lista 69-B (the resource is the list, named by its path).
+    const listRes = await t.app.request('/api/v1/sat-lists/69b', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'text/csv' },
+      body: 'fecha\r\ntitulo\r\nNo,RFC,Nombre,Situación\r\n1,AUD900101AB1,AUDITADO,Definitivo\r\n',
+    });
+    const listText = await listRes.text();
+    await expectWrite('uploadLista69b', 200, ak, { type: 'sat-lists', id: '69b' }, {
+      status: listRes.status,
+      text: listText,
+      requestId: listRes.headers.get('x-request-id')!,
+    } as any);
+
     const client = await call('POST', '/clients', key.key, DEMO_INVOICE.receptor);
     await expectWrite('createClient', 201, ak, { type: 'clients', id: client.json.id }, client);
     await expectWrite(
