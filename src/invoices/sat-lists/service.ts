@@ -32,7 +32,9 @@ async function replaceList(
     await tx.delete(sat69bLists).where(eq(sat69bLists.id, row.id));
     await tx.insert(sat69bLists).values({ ...row, listDate: list.date ?? null, entries: list.entries.length, loadedAt: now.toISOString() });
     for (let i = 0; i < list.entries.length; i += CHUNK)
-      await tx.insert(sat69bEntries).values(list.entries.slice(i, i + CHUNK).map((e) => ({ listId: row.id, tenantId: row.tenantId, rfc: e.rfc, situacion: e.situacion })));
+      await tx
+        .insert(sat69bEntries)
+        .values(list.entries.slice(i, i + CHUNK).map((e) => ({ listId: row.id, tenantId: row.tenantId, rfc: e.rfc, situacion: e.situacion })));
   });
 }
 
