@@ -29,6 +29,7 @@ import { systemResolver, type HostResolver } from './invoices/webhooks/target.ts
 import type { Environment } from './db/schema/index.ts';
 import { newId } from './lib/ids.ts';
 import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
+import { createSatCertificateSource } from './pac/sat-certificates.ts';
 import type { Pac } from './pac/types.ts';
 import { createPacRouter, type PacRouter } from './pac/failover.ts';
 import { routedStamper, sandboxStamper } from './invoices/cfdis/stamp-routing.ts';
@@ -51,6 +52,8 @@ export interface AppDeps {
   masterKey: Buffer;
   /** The sandbox stamping identity (test environment). */
   sandboxSat: SandboxSat;
+  /** SAT_CERTIFICATES_URL: SAT's certificate repository, where received CFDIs' stamping certificates are looked up (default: SAT's). */
+  satCertificatesUrl?: string;
   /** The live PACs in PACS order: stamping fails over between them (GET /pacs shows their circuits); none → live issuing answers 503. */
   livePacs?: readonly Pac[];
   /** PAC_AMBIGUOUS_WINDOW_SECONDS in ms (default 600 s): how long a document a PAC may have stamped stays with it. */
@@ -182,6 +185,8 @@ export function createApp(deps: AppDeps) {
       ? createPacRouter(deps.livePacs, { ambiguousWindowMs: deps.pacAmbiguousWindowMs ?? 600_000, breaker: { failureThreshold: 5, openMs: 30_000 }, now })
       : undefined);
   const sandboxStamps = sandboxStamper(sandboxPac);
+  // Received CFDIs' SelloSAT: the sandbox's own stamping certificate is known in both modes, others are fetched and cached.
+  const satCertificates = createSatCertificateSource({ baseUrl: deps.satCertificatesUrl, sandboxSat: deps.sandboxSat });
   const liveStamps = pacRouter && routedStamper(deps.db, pacRouter);
   const stamperFor = (environment: Environment) => (environment === 'test' ? sandboxStamps : liveStamps);
   const pacFor = (environment: Environment, stampedBy?: string | null) =>
@@ -289,6 +294,7 @@ export function createApp(deps: AppDeps) {
     rateLimits,
     pacRouter,
     catalogDb: deps.coordination.catalogs,
+    satCertificates,
   });
 
   const { app, anonymous, probes, portal, routeToBackend } = createGateway({
@@ -325,6 +331,8 @@ export function createApp(deps: AppDeps) {
   mountPortal(app, { ...receiptDeps, limit: portal, anonymous, rateLimits });
   return Object.assign(app, {
     backends: { auth: authBackend, invoices: invoiceBackend },
+    /** What intakeReceived needs (Descarga Masiva feeds its packages through it). */
+    receivedDeps: { db: deps.db, now, identity, satCertificates },
     worker,
     ready,
     /** The scheduler's hourly task: the automatic global invoices of the periods that ended. */

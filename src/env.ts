@@ -7,6 +7,7 @@ import { DEFAULT_BOOT_LOCK_TIMEOUT_SECONDS } from './db/boot-lock.ts';
 import { randomToken } from './lib/crypto.ts';
 import { DEFAULT_EMAIL_DAILY_LIMIT } from './lib/plans.ts';
 import { type ConfiguredPac, PAC_REGISTRY } from './pac/registry.ts';
+import { SAT_CERTIFICATES_URL } from './pac/sat-certificates.ts';
 import type { PacSetting } from './pac/types.ts';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -64,6 +65,7 @@ const EnvSchema = z.object({
     .max(300, 'must be at most 300')
     .default(300),
   SAT_CONSULTA_URL: z.url().optional(),
+  SAT_CERTIFICATES_URL: z.url().default(SAT_CERTIFICATES_URL),
   SAT_69B_URL: z.url().optional(),
   BLOCK_69B_RECEIVERS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   CANCELLATION_POLL_SECONDS: z.coerce
@@ -232,6 +234,8 @@ export interface Config {
   pacs: ConfiguredPac[];
   /** SAT's ConsultaCFDIService the live PACs ask (SAT_CONSULTA_URL; default: production). */
   satConsultaUrl?: string;
+  /** The base of SAT's certificate repository, where received CFDIs' stamping certificates are looked up (SAT_CERTIFICATES_URL). */
+  satCertificatesUrl: string;
   /** SAT's Lista 69-B CSV, loaded daily as everyone's published list (SAT_69B_URL); none: only uploaded lists. */
   sat69bUrl?: string;
   /** BLOCK_69B_RECEIVERS: refuse to issue to a receptor on the Lista 69-B as definitivo (default off). */
@@ -293,6 +297,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     testHoldBeforeAnswer: e.TEST_HOLD_BEFORE_ANSWER === '1',
     pacs,
     satConsultaUrl: e.SAT_CONSULTA_URL,
+    satCertificatesUrl: e.SAT_CERTIFICATES_URL.replace(/\/+$/, ''),
     sat69bUrl: e.SAT_69B_URL,
     block69bReceivers: e.BLOCK_69B_RECEIVERS === 'true',
     pacAmbiguousWindowSeconds: e.PAC_AMBIGUOUS_WINDOW_SECONDS,

@@ -148,6 +148,7 @@ const appWith = (sandboxSat: SandboxSat) =>
     jwtSecret: config.jwtSecret,
     masterKey: config.masterKey,
     sandboxSat,
+    satCertificatesUrl: config.satCertificatesUrl,
     livePacs,
     pacAmbiguousWindowMs: config.pacAmbiguousWindowSeconds * 1000,
     pacRetryMaxMs: config.pacRetryMaxSeconds * 1000,

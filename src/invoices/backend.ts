@@ -19,6 +19,7 @@ import { mountReceiptRoutes } from './receipts/routes.ts';
 import type { ReceiptDeps } from './receipts/service.ts';
 import { mountPacRoutes } from './pacs/routes.ts';
 import type { PacRouter } from '../pac/failover.ts';
+import type { ReceivedDeps } from './received/intake.ts';
 
 /** The invoice backend: /cfdis, /csds, /fiel, /clients, /series, /receipts, /catalogos, /webhooks, /stats, /pacs. Invalid input answers 400. */
 export function createInvoiceBackend(
@@ -26,7 +27,8 @@ export function createInvoiceBackend(
     Omit<CfdiDeps, 'db' | 'now'> &
     Pick<ReceiptDeps, 'publicBaseUrl'> &
     Pick<CancellationDeps, 'cancellationPollMs'> &
-    Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'> & { catalogDb: Db; rateLimits: RateLimits; pacRouter?: PacRouter },
+    Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'> &
+    Pick<ReceivedDeps, 'satCertificates'> & { catalogDb: Db; rateLimits: RateLimits; pacRouter?: PacRouter },
 ) {
   const app = createBackend(deps, 'invoices');
   mountCsdRoutes(app, deps);

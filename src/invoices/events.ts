@@ -19,6 +19,8 @@ export const EVENT_TYPES = [
   'receipt.invoiced',
   'receipt.cancelled',
   'receipt.expired',
+  'received_cfdi.created',
+  'received_cfdi.invalid',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

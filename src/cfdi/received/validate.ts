@@ -36,12 +36,16 @@ export interface ReceivedValidation {
   result: 'validated' | 'invalid' | 'not_validated';
   uuid?: string;
   emisorRfc?: string;
+  emisorNombre?: string;
   receptorRfc?: string;
   fecha?: string;
   tipo?: string;
   metodoPago?: string;
+  formaPago?: string;
   total?: string;
   moneda?: string;
+  serie?: string;
+  folio?: string;
   checks: ReceivedCheck[];
 }
 
@@ -107,12 +111,16 @@ export async function validateReceived(xml: Buffer, ctx: ReceivedContext): Promi
   const a = root.attrs;
   const facts = {
     emisorRfc: child(root, 'cfdi:Emisor')?.attrs.Rfc,
+    emisorNombre: child(root, 'cfdi:Emisor')?.attrs.Nombre,
     receptorRfc: child(root, 'cfdi:Receptor')?.attrs.Rfc,
     fecha: a.Fecha,
     tipo: a.TipoDeComprobante,
     metodoPago: a.MetodoPago,
+    formaPago: a.FormaPago,
     total: a.Total,
     moneda: a.Moneda,
+    serie: a.Serie,
+    folio: a.Folio,
   };
   const namespaces = elementNamespaces(root);
   const rootNamespace = namespaces.get(root);

@@ -120,3 +120,4 @@ export const cfdiStatsDeltas = mirror(sqlite.cfdiStatsDeltas);
 export const auditLog = mirror(sqlite.auditLog);
 export const receipts = mirror(sqlite.receipts);
 export const receiptSettings = mirror(sqlite.receiptSettings);
+export const receivedCfdis = mirror(sqlite.receivedCfdis);

@@ -33,4 +33,5 @@ export * from './payments.ts';
 export * from './stats.ts';
 export * from './audit.ts';
 export * from './receipts.ts';
+export * from './received-cfdis.ts';
 export * from './sat-69b.ts';
