@@ -21,6 +21,8 @@ export function periodicWork(deps: {
   drainJobs: () => Promise<unknown>;
   /** The automatic global invoices of the periods that ended (receipts' settings). */
   issueGlobalInvoices?: () => Promise<{ issued: number; failed: number }>;
+  /** The SAT status of received CFDI not checked for a day, a bounded batch a tick (invoices/received/status.ts). */
+  refreshReceivedStatus?: () => Promise<{ refreshed: number; failed: number }>;
   /** SAT_69B_URL: SAT's Lista 69-B, loaded daily as everyone's published list. */
   sat69bUrl?: string;
 }): { tasks: Task[]; daily: Task[]; hourly: Task[] } {
@@ -53,9 +55,20 @@ export function periodicWork(deps: {
         if (done.issued + done.failed > 0) deps.logger.info('automatic global invoices', done);
       },
     });
+  const tasks: Task[] = [{ name: 'jobs', run: deps.drainJobs }, onOneInstance(deps, { name: 'stats-fold', run: () => foldStatsDeltas(deps.db) })];
+  if (deps.refreshReceivedStatus)
+    tasks.push(
+      onOneInstance(deps, {
+        name: 'received-status',
+        run: async () => {
+          const done = await deps.refreshReceivedStatus!();
+          if (done.refreshed + done.failed > 0) deps.logger.info('received CFDI status refreshed', done);
+        },
+      }),
+    );
   return {
     // The statistics' deltas are folded often, so that GET /stats adds few of them to the folded rows.
-    tasks: [{ name: 'jobs', run: deps.drainJobs }, onOneInstance(deps, { name: 'stats-fold', run: () => foldStatsDeltas(deps.db) })],
+    tasks,
     daily: daily.map((task) => onOneInstance(deps, task)),
     hourly: hourly.map((task) => onOneInstance(deps, task)),
   };

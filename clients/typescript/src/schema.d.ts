@@ -616,6 +616,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/received-cfdis/{id}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask SAT now for a received CFDI's status (OPERATOR or ADMIN)
+         * @description ConsultaCFDIService (SAT_CONSULTA_URL; with a test credential the sandbox's simulated SAT): Estado, EsCancelable, EstatusCancelacion and ValidacionEFOS are stored with the time of the check. A change raises its event and webhooks: `received_cfdi.cancelled` (now cancelado), `received_cfdi.cancellation_requested` (estatus de cancelación now "En proceso"), `received_cfdi.efos_listed` (ValidacionEFOS now 100, or the Lista 69-B flag presunto/definitivo). The service also refreshes received CFDI not checked for a day, a few each minute. 503 when SAT does not answer (nothing is stored); 409 for a document without a UUID.
+         */
+        post: operations["refreshReceivedCfdi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/clients": {
         parameters: {
             query?: never;
@@ -1839,6 +1859,32 @@ export interface components {
              * @description SAT's Lista 69-B CSV (windows-1250 or UTF-8)
              */
             file: Blob;
+        };
+        ReceivedCfdiStatus: {
+            /** @example rcv_01jd2m3k4n5p6q7r8s9t0v1w2x */
+            id: string;
+            uuid: string | null;
+            /**
+             * @description ConsultaCFDIService's Estado
+             * @enum {string|null}
+             */
+            sat_status: "vigente" | "cancelado" | "no_encontrado" | null;
+            /** @example Cancelable con aceptación */
+            es_cancelable: string | null;
+            /** @description "En proceso" while the issuer asks to cancel it and the tenant has not answered */
+            estatus_cancelacion: string | null;
+            /**
+             * @description SAT: 200 the issuer is not on the EFOS list, 100 it is
+             * @example 200
+             */
+            validacion_efos: string | null;
+            /**
+             * @description The issuer's situación on the tenant's Lista 69-B
+             * @enum {string|null}
+             */
+            efos_69b: "presunto" | "definitivo" | "desvirtuado" | "sentencia_favorable" | null;
+            /** Format: date-time */
+            sat_checked_at: string | null;
         };
         Client: {
             /** @example cli_01jd2m3k4n5p6q7r8s9t0v1w2x */
@@ -3726,12 +3772,12 @@ export interface components {
         WebhookCreate: {
             /** @example https://erp.example.com/hooks/cfdi */
             url: string;
-            events: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "*")[];
+            events: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "received_cfdi.cancelled" | "received_cfdi.cancellation_requested" | "received_cfdi.efos_listed" | "*")[];
         };
         WebhookPatch: {
             /** @example https://erp.example.com/hooks/cfdi */
             url?: string;
-            events?: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "*")[];
+            events?: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "received_cfdi.cancelled" | "received_cfdi.cancellation_requested" | "received_cfdi.efos_listed" | "*")[];
             /** @enum {string} */
             estado?: "ACTIVO" | "PAUSADO";
         };
@@ -6933,6 +6979,103 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    refreshReceivedCfdi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Refreshed: what SAT answered */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceivedCfdiStatus"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role ADMIN or OPERATOR required */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No received CFDI with that id in this tenant and environment */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The document has no UUID */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SAT's status service did not answer; Retry-After says when to try again */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

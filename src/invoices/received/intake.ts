@@ -10,6 +10,7 @@ import { notFound } from '../../lib/service-error.ts';
 import type { SatCertificateSource } from '../../pac/sat-certificates.ts';
 import { satAuthorities } from '../csds/authorities.ts';
 import { recordEvent } from '../events.ts';
+import { flagReceived69b } from './efos.ts';
 
 export interface ReceivedDeps {
   db: Db;
@@ -170,6 +171,8 @@ async function store(
       },
       now,
     });
+    // Its issuer on the Lista 69-B the tenant consults: efos_69b, and received_cfdi.efos_listed when listed.
+    if (v.emisorRfc) await flagReceived69b(tx, scope, now, [v.emisorRfc]);
     return { file: doc.name, result: invalid ? 'invalid' : 'created', id, ...(uuid ? { uuid } : {}), reasons: failed };
   });
 }

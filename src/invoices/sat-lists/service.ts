@@ -6,6 +6,7 @@ import { type Environment, sat69bEntries, sat69bLists } from '../../db/schema/in
 import type { Actor } from '../../lib/backend.ts';
 import { invalidInput } from '../../lib/service-error.ts';
 import { SANDBOX_69B } from '../../pac/sandbox.ts';
+import { reflagAfterListLoad } from '../received/efos.ts';
 
 /**
  * Lista 69-B (issue 39, build item 7; docs/decisions.md, "Lista 69-B"): the published list, loaded from SAT_69B_URL,
@@ -46,7 +47,8 @@ export async function loadPublishedLista69b(deps: { db: Db; now: () => Date; url
   if (list.entries.length === 0)
     throw new Error(`Lista 69-B: ${deps.url} has no taxpayers (${list.problems.length} unreadable lines): the stored list is kept`);
   await replaceList(deps.db, { id: PUBLISHED, tenantId: null, environment: null, source: 'url' }, list, deps.now());
-  return { date: list.date, entries: list.entries.length, problems: list.problems.length };
+  const flagged = await reflagAfterListLoad(deps.db, deps.now(), 'published');
+  return { date: list.date, entries: list.entries.length, problems: list.problems.length, flagged };
 }
 
 /** POST /sat-lists/69b: the tenant's own list in the actor's environment, replacing the one it uploaded before. */
@@ -64,6 +66,7 @@ export async function uploadLista69b(deps: { db: Db; now: () => Date }, actor: A
     ]);
   const scope = { tenantId: actor.tenantId, environment: actor.environment };
   await replaceList(deps.db, { id: ownListId(scope), tenantId: actor.tenantId, environment: actor.environment, source: 'upload' }, list, deps.now());
+  await reflagAfterListLoad(deps.db, deps.now(), scope);
   return { ...(await lista69bStatus(deps, actor)), problems: list.problems.slice(0, 20) };
 }
 

@@ -74,7 +74,12 @@ describe('POST /sat-lists/69b and GET /sat-lists/69b', () => {
       { rfc: 'PUB900101AB7', nombre: 'UNO', situacion: 'Definitivo' },
       { rfc: 'PUB900101AB8', nombre: 'DOS', situacion: 'Definitivo' },
     ];
-    expect(await loadPublishedLista69b({ db: t.db, now: () => t.clock.now, url: mock.list69bUrl })).toEqual({ date: '2025-10-01', entries: 2, problems: 0 });
+    expect(await loadPublishedLista69b({ db: t.db, now: () => t.clock.now, url: mock.list69bUrl })).toEqual({
+      date: '2025-10-01',
+      entries: 2,
+      problems: 0,
+      flagged: 0,
+    });
     const a = await issuer(t, { keys: ['test', 'live'] });
     const b = await issuer(t, { keys: ['live'] });
     expect((await t.call('GET', '/sat-lists/69b', { token: a.live })).json.published).toMatchObject({
