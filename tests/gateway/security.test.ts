@@ -118,6 +118,8 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   // Lista 69-B: uploading replaces the tenant's own list (ADMIN); anyone reads what its environment consults.
   uploadLista69b: { roles: ADMIN, body: () => ({ form: () => lista69bForm() }) },
   getLista69b: { roles: ALL },
+  // Received CFDI: asking SAT for one's status is a write (it stores the answer): ADMIN or OPERATOR.
+  refreshReceivedCfdi: { roles: WRITERS, params: { id: 'received' } },
 
   createClient: { roles: WRITERS, body: () => ({ json: CLIENT }) },
   listClients: { roles: ALL },
@@ -213,6 +215,8 @@ interface TenantFx {
   webhook: string;
   delivery: string;
   receipt: string;
+  /** A received CFDI (a row as intake stores it, without its event: no webhook delivery to wait for). */
+  received: string;
   /** An open ticket's self-invoice key (the portal's only credential). */
   ticketKey: string;
 }
@@ -252,6 +256,7 @@ const KINDS = {
   webhook: { perEnvironment: true, own: (f: Fixtures) => f.a.webhook, foreign: (f: Fixtures) => [f.b.webhook], missing: () => randomUUID() },
   delivery: { perEnvironment: true, own: (f: Fixtures) => f.a.delivery, foreign: (f: Fixtures) => [f.b.delivery], missing: () => randomUUID() },
   receipt: { perEnvironment: true, own: (f: Fixtures) => f.a.receipt, foreign: (f: Fixtures) => [f.b.receipt], missing: () => newId('rcpt') },
+  received: { perEnvironment: true, own: (f: Fixtures) => f.a.received, foreign: (f: Fixtures) => [f.b.received], missing: () => newId('rcv') },
   catalog: { shared: 'regimenes-fiscales' },
   catalogKey: { shared: '601' },
 } satisfies Record<
@@ -422,6 +427,24 @@ async function ok(res: Res | Promise<Res>, status: number, what: string) {
   return r.json;
 }
 
+/** A received CFDI row of the tenant's test environment, written as intake writes one (no event, so no delivery). */
+async function storeReceived(tenantId: string): Promise<string> {
+  const id = newId('rcv');
+  await t.db.insert(schema.receivedCfdis).values({
+    id,
+    tenantId,
+    environment: 'test',
+    uuid: randomUUID().toUpperCase(),
+    sha256: '0'.repeat(64),
+    xml: Buffer.from('<cfdi:Comprobante/>'),
+    version: '4.0',
+    validation: 'invalid',
+    checks: [{ name: 'well_formed', ok: false }],
+    source: 'upload',
+  });
+  return id;
+}
+
 async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
   const reg = await issuer(t, { plan: 'enterprise', requestsPerMinute: 1_000_000 });
   const admin = reg.token;
@@ -472,6 +495,7 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
     webhook: webhook.id,
     delivery: deliveries.data[0]!.id,
     receipt: receipt.id,
+    received: await storeReceived(reg.tenant.id),
     ticketKey,
   };
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { DEMO_INVOICE } from '../../../src/demo.ts';
 import { createTestApp, csdFiles, csdForm, issuer, READY, smtpSink, sqliteConnection, TENANTS, TEST_ENGINE, userWithRole } from '../../helpers.ts';
 import { sql, type SQL } from 'drizzle-orm';
-import { auditLog } from '../../../src/db/schema/index.ts';
+import { auditLog, receivedCfdis } from '../../../src/db/schema/index.ts';
 
 /**
  * Issue 11: every write leaves one audit entry (who, what, which resource, when, request id); reads, refusals and
@@ -192,6 +192,22 @@ describe('audit log', () => {
       text: listText,
       requestId: listRes.headers.get('x-request-id')!,
     } as any);
+
+    // POST /received-cfdis/{id}/refresh: a received CFDI (a row as intake writes one); the sandbox SAT does not know it.
+    const receivedId = `rcv_${crypto.randomUUID().replaceAll('-', '').slice(0, 26)}`;
+    await t.db.insert(receivedCfdis).values({
+      id: receivedId,
+      tenantId: admin.tenant.id,
+      environment: 'test',
+      uuid: crypto.randomUUID().toUpperCase(),
+      sha256: '0'.repeat(64),
+      xml: Buffer.from('<cfdi:Comprobante/>'),
+      version: '4.0',
+      validation: 'invalid',
+      checks: [],
+      source: 'upload',
+    });
+    await expectWrite('refreshReceivedCfdi', 200, ak, { type: 'received-cfdis', id: receivedId }, await call('POST', `/received-cfdis/${receivedId}/refresh`, key.key));
 
     const client = await call('POST', '/clients', key.key, DEMO_INVOICE.receptor);
     await expectWrite('createClient', 201, ak, { type: 'clients', id: client.json.id }, client);
