@@ -207,7 +207,13 @@ describe('audit log', () => {
       checks: [],
       source: 'upload',
     });
-    await expectWrite('refreshReceivedCfdi', 200, ak, { type: 'received-cfdis', id: receivedId }, await call('POST', `/received-cfdis/${receivedId}/refresh`, key.key));
+    await expectWrite(
+      'refreshReceivedCfdi',
+      200,
+      ak,
+      { type: 'received-cfdis', id: receivedId },
+      await call('POST', `/received-cfdis/${receivedId}/refresh`, key.key),
+    );
 
     const client = await call('POST', '/clients', key.key, DEMO_INVOICE.receptor);
     await expectWrite('createClient', 201, ak, { type: 'clients', id: client.json.id }, client);
