@@ -1,4 +1,5 @@
 import { Dec } from '../decimal.ts';
+import { child, childrenNamed, parseXml, type XmlNode } from '../xml.ts';
 
 /**
  * Reconciliation of received PPD invoices (issue 39, build item 6): what the received REPs paid of each, and what the
@@ -135,4 +136,48 @@ export function reconcile(input: { invoices: PpdInvoiceFacts[]; payments: Paymen
       ignored: ignored.get(k) ?? [],
     };
   });
+}
+
+/** What reconciliation reads of one received document: an REP's lines or an Egreso's 01/07 relations (none otherwise). */
+export interface ReconciliationLines {
+  kind: 'pago' | '01' | '07';
+  targetUuid: string;
+  amount: string;
+  moneda: string;
+}
+
+/** The lines of a received CFDI 4.0's XML: each DoctoRelacionado of a Pagos 2.0, each CfdiRelacionado 01/07 of an Egreso. */
+export function reconciliationLinesOf(xml: string): ReconciliationLines[] {
+  let root: XmlNode;
+  try {
+    root = parseXml(xml);
+  } catch {
+    return [];
+  }
+  const tipo = root.attrs.TipoDeComprobante;
+  if (tipo === 'P') {
+    const complemento = child(root, 'cfdi:Complemento');
+    const pagos = complemento && child(complemento, 'pago20:Pagos');
+    if (!pagos) return [];
+    return childrenNamed(pagos, 'pago20:Pago').flatMap((p) =>
+      childrenNamed(p, 'pago20:DoctoRelacionado').map((d) => ({
+        kind: 'pago' as const,
+        targetUuid: (d.attrs.IdDocumento ?? '').toUpperCase(),
+        amount: d.attrs.ImpPagado ?? '0',
+        moneda: d.attrs.MonedaDR ?? '',
+      })),
+    );
+  }
+  if (tipo === 'E')
+    return childrenNamed(root, 'cfdi:CfdiRelacionados')
+      .filter((r) => r.attrs.TipoRelacion === '01' || r.attrs.TipoRelacion === '07')
+      .flatMap((r) =>
+        childrenNamed(r, 'cfdi:CfdiRelacionado').map((c) => ({
+          kind: r.attrs.TipoRelacion as '01' | '07',
+          targetUuid: (c.attrs.UUID ?? '').toUpperCase(),
+          amount: root.attrs.Total ?? '0',
+          moneda: root.attrs.Moneda ?? '',
+        })),
+      );
+  return [];
 }

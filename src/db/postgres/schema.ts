@@ -121,3 +121,4 @@ export const auditLog = mirror(sqlite.auditLog);
 export const receipts = mirror(sqlite.receipts);
 export const receiptSettings = mirror(sqlite.receiptSettings);
 export const receivedCfdis = mirror(sqlite.receivedCfdis);
+export const receivedCfdiLines = mirror(sqlite.receivedCfdiLines);

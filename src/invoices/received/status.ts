@@ -6,6 +6,7 @@ import { type Environment, receivedCfdis } from '../../db/schema/index.ts';
 import { conflict, notFound, ServiceError } from '../../lib/service-error.ts';
 import type { CfdiQuery, StatusResult } from '../../pac/types.ts';
 import { type EventType, recordEvent } from '../events.ts';
+import { affectedBy, reconcileInvoices } from './reconciliation.ts';
 
 /**
  * The SAT status of received CFDI (issue 39, build item 3): ConsultaCFDIService (live: `consultSat` at
@@ -85,7 +86,11 @@ async function store(deps: ReceivedStatusDeps, row: Row, result: Extract<StatusR
       .where(eq(receivedCfdis.id, row.id))
       .returning();
     await recordStatusEvents(tx, before, after!, now);
-    return after!;
+    // A cancelled REP, Egreso or invoice changes what the invoices it touches owe.
+    if (after!.satStatus !== before.satStatus)
+      await reconcileInvoices(tx, { tenantId: after!.tenantId, environment: after!.environment }, await affectedBy(tx, after!));
+    const [current] = await tx.select().from(receivedCfdis).where(eq(receivedCfdis.id, row.id));
+    return current!;
   });
 }
 
