@@ -9,6 +9,7 @@ import { mountWebhookRoutes } from './webhooks/routes.ts';
 import type { WebhookDeliveryDeps } from './webhooks/delivery.ts';
 import { mountCsdRoutes } from './csds/routes.ts';
 import { mountFielRoutes } from './fiel/routes.ts';
+import { mountReceivedRoutes } from './received/routes.ts';
 import { mountSatListRoutes } from './sat-lists/routes.ts';
 import { mountReceivedStatusRoutes } from './received/status-routes.ts';
 import type { ReceivedStatusDeps } from './received/status.ts';
@@ -23,7 +24,7 @@ import { mountPacRoutes } from './pacs/routes.ts';
 import type { PacRouter } from '../pac/failover.ts';
 import type { ReceivedDeps } from './received/intake.ts';
 
-/** The invoice backend: /cfdis, /csds, /fiel, /clients, /series, /receipts, /catalogos, /webhooks, /stats, /pacs. Invalid input answers 400. */
+/** The invoice backend: /cfdis, /csds, /fiel, /received-cfdis, /clients, /series, /receipts, /catalogos, /webhooks, /stats, /pacs. Invalid input answers 400. */
 export function createInvoiceBackend(
   deps: BackendDeps &
     Omit<CfdiDeps, 'db' | 'now'> &
@@ -47,5 +48,6 @@ export function createInvoiceBackend(
   mountCatalogRoutes(app, { db: deps.catalogDb });
   mountStatsRoutes(app, deps);
   mountPacRoutes(app, deps);
+  mountReceivedRoutes(app, deps);
   return app;
 }

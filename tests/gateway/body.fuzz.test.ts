@@ -98,6 +98,8 @@ const OWNED: Record<string, string[]> = {
   uploadCsd: ['csds'],
   putFiel: ['fiels'],
   uploadLista69b: ['sat_69b_lists', 'sat_69b_entries'],
+  // Every file is answered (a document that is not a CFDI is stored invalid), with its event.
+  uploadReceivedCfdis: ['received_cfdis', 'events', 'webhook_deliveries', 'jobs'],
   createClient: ['clients'],
   updateClient: ['clients'],
   createSeries: ['series'],
@@ -435,6 +437,17 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
           ]),
         },
         seeds: fc.constant({ file: text('1,FUZ900101AB1,UNO,Definitivo\r\n') }),
+      };
+    }
+    case 'uploadReceivedCfdis': {
+      // SAT's stamped sample (another receptor: stored invalid), whole or cut short; any field names.
+      const { key } = await issuerWithKey({ csd: false });
+      const sample = new Uint8Array(readFileSync(join(import.meta.dir, '..', 'fixtures', 'sat', 'samples', 'cfdi40-ingreso-iva-sandbox-EKU.xml')));
+      return {
+        ...base,
+        token: () => key,
+        numRuns: 40,
+        seeds: fc.constantFrom({ file: sample }, { factura: sample, otra: sample.subarray(0, 200) }),
       };
     }
     case 'createClient':

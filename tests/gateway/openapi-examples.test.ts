@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { EGRESO_RELATED_UUID } from '../../src/invoices/cfdis/examples.ts';
 import { createTestApp, csdFiles, issuer, smtpSink } from '../helpers.ts';
 import { openReceipt } from '../portal/receipts.ts';
+import { zipFiles } from '../sat-mock/zip.ts';
 
 /**
  * Every request body of the served OpenAPI document has examples, and each one works: sent to its route by a real
@@ -23,15 +24,16 @@ interface Sent {
   token?: string;
   body?: unknown;
   form?: FormData;
-  /** A body in another media type than JSON or a form (text/csv). */
-  raw?: { type: string; body: string };
+  /** A body in another content type (a received CFDI's XML, a ZIP), sent as is. */
+  raw?: { type: string; bytes: Uint8Array | string };
 }
 
 async function request(method: string, path: string, sent: Sent) {
   const headers: Record<string, string> = {};
   if (sent.token) headers.authorization = `Bearer ${sent.token}`;
   if (!sent.form) headers['content-type'] = sent.raw?.type ?? 'application/json';
-  const res = await t.app.request(sent.path ?? path, { method, headers, body: sent.form ?? sent.raw?.body ?? JSON.stringify(sent.body) });
+  const body = sent.form ?? (sent.raw ? (typeof sent.raw.bytes === 'string' ? sent.raw.bytes : new Uint8Array(sent.raw.bytes)) : JSON.stringify(sent.body));
+  const res = await t.app.request(sent.path ?? path, { method, headers, body });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined, text };
 }
@@ -77,7 +79,7 @@ describe('OpenAPI request examples', () => {
     const loginExample = () => doc.paths['/api/v1/auth/login'].post.requestBody.content['application/json'].examples.login.value;
 
     /** What each operation needs beyond its example; an operation with a path parameter must be listed. */
-    const prepare: Record<string, (value: any, path: string) => Promise<Sent>> = {
+    const prepare: Record<string, (value: any, path: string, type: string) => Promise<Sent>> = {
       registerTenant: async (value) => ({ body: value }),
       login: async (value) => (await login(value), { body: value }),
       refreshSession: async () => ({ body: { refresh_token: (await login(loginExample())).refresh_token } }),
@@ -130,10 +132,19 @@ describe('OpenAPI request examples', () => {
       uploadLista69b: async (value) => {
         // The CSV example is sent as the body; the multipart one carries the same CSV as its file.
         const csv = doc.paths['/api/v1/sat-lists/69b'].post.requestBody.content['text/csv'].examples.csv.value;
-        if (typeof value === 'string') return { raw: { type: 'text/csv', body: value } };
+        if (typeof value === 'string') return { raw: { type: 'text/csv', bytes: value } };
         expect(Object.keys(value)).toEqual(['file']);
         const form = new FormData();
         form.append('file', new Blob([csv]), 'Listado_Completo_69-B.csv');
+        return { form };
+      },
+      uploadReceivedCfdis: async (value, _path, type) => {
+        // SAT's stamped sample in place of the bytes each example names: as the XML, in a ZIP, or as a multipart file.
+        const sample = readFileSync(new URL('../fixtures/sat/samples/cfdi40-ingreso-iva-sandbox-EKU.xml', import.meta.url).pathname);
+        if (type === 'application/xml') return { raw: { type, bytes: sample.toString('utf8') } };
+        if (type === 'application/zip') return { raw: { type, bytes: zipFiles([{ name: 'recibida.xml', data: sample }]) } };
+        const form = new FormData();
+        for (const field of Object.keys(value)) form.append(field, new File([new Uint8Array(sample)], 'recibida.xml'));
         return { form };
       },
       updateClient: async (value, path) => {
@@ -195,7 +206,7 @@ describe('OpenAPI request examples', () => {
           for (const [name, example] of examples) {
             const fill = prepare[op.operationId];
             if (path.includes('{') && !fill) throw new Error(`${where}: add ${op.operationId} to prepare, to fill ${path}`);
-            const body = fill ? await fill(example.value, path) : { body: example.value };
+            const body = fill ? await fill(example.value, path, type) : { body: example.value };
             const res = await request(method.toUpperCase(), path, { token, ...body });
             expect([where, name, res.status < 300 ? 'ok' : res.text]).toEqual([where, name, 'ok']);
             if (op.operationId === 'validateCfdi') expect([where, name, res.json]).toEqual([where, name, { valid: true, errors: [], warnings: [] }]);

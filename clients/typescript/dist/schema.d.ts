@@ -1274,6 +1274,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/received-cfdis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List received CFDIs, newest first */
+        get: operations["listReceivedCfdis"];
+        put?: never;
+        /**
+         * Upload CFDIs issued to the tenant: validated, stored, one outcome per document (ADMIN, OPERATOR)
+         * @description One XML (`application/xml`), a ZIP of them (`application/zip`), or several files in `multipart/form-data` (any field names, each an XML or a ZIP). Each document is checked as SAT would (well-formed, SAT's XSD with its complements, the cadena original from SAT's XSLT, `Sello` with the embedded certificate, that certificate a CSD of `Emisor/Rfc` issued by SAT and valid at `Fecha` in the time zone of `LugarExpedicion`, `NoCertificado` its serial, TFD 1.1 with `SelloCFD` = `Sello` and `SelloSAT` verified with the PAC's SAT certificate from SAT's certificate repository, `Receptor/Rfc` the tenant's) and stored with every check. Always **200** with one outcome per document in upload order (ZIP entries in the ZIP's order): `created`, `invalid` (stored too, naming the failed checks) or `duplicate` (its UUID is stored already for the tenant in this environment; nothing written; reasons say if the bytes differ). A CFDI 3.3 is stored `not_validated` saying why; so is a document whose SAT certificate could not be fetched (the repository unreachable). Limits: 25 documents per request (ZIP entries counted one by one; more → 413), 4 MiB a document and 32 MiB a ZIP unpacked (→ 413), the request body 1 MiB (→ 413). Events `received_cfdi.created` and `received_cfdi.invalid`. Validation takes about 100 ms a document.
+         */
+        post: operations["uploadReceivedCfdis"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/received-cfdis/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A received CFDI: its facts, every check, its statuses */
+        get: operations["getReceivedCfdi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/received-cfdis/{id}/xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The document exactly as received, byte for byte */
+        get: operations["downloadReceivedCfdiXml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/received-cfdis/{id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A printed representation of a received CFDI 4.0 (PDF)
+         * @description Rendered from the stored XML by the same renderer as GET /cfdis/{uuid}/pdf (every value read from the document), without the tenant's branding (it is the supplier's document); "SIN VALIDEZ FISCAL — SANDBOX" in test mode, the cancelled mark when SAT said cancelado. Not stored: rendered on each request, on the shared PDF workers (429/503 with Retry-After as for issued CFDIs). A document that is not a well-formed CFDI 4.0, or lacks what a CFDI must carry to be printed, has none: 409.
+         */
+        get: operations["downloadReceivedCfdiPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3913,6 +3988,176 @@ export interface components {
             last_error_at: string | null;
             /** @description The mean time of its last 20 answers, in ms; null before the first */
             latency_ms: number | null;
+        };
+        ReceivedCfdiIntake: {
+            data: components["schemas"]["ReceivedCfdiIntakeOutcome"][];
+        };
+        ReceivedCfdiIntakeOutcome: {
+            /**
+             * @description The file name (a ZIP entry as `package.zip/entry.xml`)
+             * @example factura-proveedor.xml
+             */
+            file: string;
+            /**
+             * @description `created`: stored (validated, or not_validated: a CFDI 3.3, or SAT's certificate repository unreachable); `invalid`: stored too, naming the failed checks; `duplicate`: its UUID is stored already for the tenant in this environment, nothing written (`id` is the stored one)
+             * @enum {string}
+             */
+            result: "created" | "duplicate" | "invalid";
+            /** @example rcv_01jd2m3k4n5p6q7r8s9t0v1w2x */
+            id?: string;
+            /** @example 5FB2822E-396D-4725-8521-CDC4BDD20CCF */
+            uuid?: string;
+            reasons: components["schemas"]["ReceivedCfdiReason"][];
+        };
+        ReceivedCfdiReason: {
+            /**
+             * @description The check that failed (see ReceivedCfdi.checks), or `duplicate`
+             * @example sello
+             */
+            check: string;
+            /** @example Sello does not verify over the cadena original with the certificate */
+            detail?: string;
+        };
+        ReceivedCfdiListItem: {
+            /** @example rcv_01jd2m3k4n5p6q7r8s9t0v1w2x */
+            id: string;
+            /** @description null: the document has no readable TimbreFiscalDigital */
+            uuid: string | null;
+            /**
+             * @description `4.0`, `3.3` or `unknown`
+             * @example 4.0
+             */
+            version: string;
+            /** @enum {string} */
+            validation: "validated" | "invalid" | "not_validated";
+            /** @example EKU9003173C9 */
+            emisor_rfc: string | null;
+            /** @example ESCUELA KEMPER URGATE */
+            emisor_nombre: string | null;
+            /** @example ICV060329BY0 */
+            receptor_rfc: string | null;
+            /**
+             * @description As written in the document (local time of LugarExpedicion)
+             * @example 2026-11-20T10:15:00
+             */
+            fecha: string | null;
+            /**
+             * @description TipoDeComprobante
+             * @example I
+             */
+            tipo: string | null;
+            /** @example PUE */
+            metodo_pago: string | null;
+            /** @example 03 */
+            forma_pago: string | null;
+            /** @example MXN */
+            moneda: string | null;
+            /**
+             * @description The exact decimal as written in the document
+             * @example 1160.00
+             */
+            total: string | null;
+            serie: string | null;
+            folio: string | null;
+            /** @enum {string} */
+            source: "upload" | "sat_download";
+            sat_download_id: string | null;
+            /**
+             * @description SAT's status; null until it is asked
+             * @enum {string|null}
+             */
+            sat_status: "vigente" | "cancelado" | "no_encontrado" | null;
+            /**
+             * @description The emisor's state in SAT's Lista 69-B; null: not listed (or not checked yet)
+             * @enum {string|null}
+             */
+            efos_69b: "presunto" | "definitivo" | "desvirtuado" | "sentencia_favorable" | null;
+            /**
+             * @description Only for a PPD Ingreso: how far the received REPs pay it
+             * @enum {string|null}
+             */
+            reconciliation: "sin_pago" | "parcial" | "completo" | "exceso" | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ReceivedCfdi: {
+            /** @example rcv_01jd2m3k4n5p6q7r8s9t0v1w2x */
+            id: string;
+            /** @description null: the document has no readable TimbreFiscalDigital */
+            uuid: string | null;
+            /**
+             * @description `4.0`, `3.3` or `unknown`
+             * @example 4.0
+             */
+            version: string;
+            /** @enum {string} */
+            validation: "validated" | "invalid" | "not_validated";
+            /** @example EKU9003173C9 */
+            emisor_rfc: string | null;
+            /** @example ESCUELA KEMPER URGATE */
+            emisor_nombre: string | null;
+            /** @example ICV060329BY0 */
+            receptor_rfc: string | null;
+            /**
+             * @description As written in the document (local time of LugarExpedicion)
+             * @example 2026-11-20T10:15:00
+             */
+            fecha: string | null;
+            /**
+             * @description TipoDeComprobante
+             * @example I
+             */
+            tipo: string | null;
+            /** @example PUE */
+            metodo_pago: string | null;
+            /** @example 03 */
+            forma_pago: string | null;
+            /** @example MXN */
+            moneda: string | null;
+            /**
+             * @description The exact decimal as written in the document
+             * @example 1160.00
+             */
+            total: string | null;
+            serie: string | null;
+            folio: string | null;
+            /** @enum {string} */
+            source: "upload" | "sat_download";
+            sat_download_id: string | null;
+            /**
+             * @description SAT's status; null until it is asked
+             * @enum {string|null}
+             */
+            sat_status: "vigente" | "cancelado" | "no_encontrado" | null;
+            /**
+             * @description The emisor's state in SAT's Lista 69-B; null: not listed (or not checked yet)
+             * @enum {string|null}
+             */
+            efos_69b: "presunto" | "definitivo" | "desvirtuado" | "sentencia_favorable" | null;
+            /**
+             * @description Only for a PPD Ingreso: how far the received REPs pay it
+             * @enum {string|null}
+             */
+            reconciliation: "sin_pago" | "parcial" | "completo" | "exceso" | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Every check that ran, in order, each ok or not with why */
+            checks: components["schemas"]["ReceivedCfdiCheck"][];
+            /** @description Hex SHA-256 of the stored bytes (GET /received-cfdis/{id}/xml) */
+            sha256: string;
+            es_cancelable: string | null;
+            estatus_cancelacion: string | null;
+            validacion_efos: string | null;
+            sat_checked_at: string | null;
+            amount_paid: string | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ReceivedCfdiCheck: {
+            /** @example tfd_sello_sat */
+            name: string;
+            ok: boolean;
+            detail?: string;
         };
     };
     responses: never;
@@ -10679,6 +10924,380 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listReceivedCfdis: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque; from pagination.next_cursor */
+                cursor?: string;
+                emisor_rfc?: string;
+                /** @description On the document fecha (local time of issue), inclusive */
+                desde?: string;
+                /** @description On the document fecha (local time of issue), inclusive */
+                hasta?: string;
+                tipo?: "I" | "E" | "P" | "N" | "T";
+                metodo_pago?: "PUE" | "PPD";
+                validation?: "validated" | "invalid" | "not_validated";
+                sat_status?: "vigente" | "cancelado" | "no_encontrado";
+                efos_69b?: "presunto" | "definitivo" | "desvirtuado" | "sentencia_favorable";
+                /** @description true: only those whose emisor is in the Lista 69-B in any state; false: only those not listed */
+                efos?: "true" | "false";
+                reconciliation?: "sin_pago" | "parcial" | "completo" | "exceso";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of received CFDIs */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReceivedCfdiListItem"][];
+                        pagination: {
+                            has_more: boolean;
+                            next_cursor?: string;
+                            limit: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid query */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadReceivedCfdis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/xml": Blob;
+                "application/zip": Blob;
+                "multipart/form-data": {
+                    [key: string]: Blob;
+                };
+            };
+        };
+        responses: {
+            /** @description One outcome per document */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceivedCfdiIntake"];
+                };
+            };
+            /** @description No file, a text field in the form, or a ZIP that cannot be read */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role ADMIN or OPERATOR required */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many documents, a document or a ZIP too large, or the body over 1 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/xml or application/zip or multipart/form-data */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReceivedCfdi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The received CFDI */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceivedCfdi"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such received CFDI */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadReceivedCfdiXml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes as received */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": Blob;
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such received CFDI */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadReceivedCfdiPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such received CFDI */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not a well-formed CFDI 4.0 that can be printed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many of this tenant's PDFs are rendering and waiting: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many PDFs are being rendered, or this one took over 60 s: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -8,7 +8,7 @@ import type { IdentityDirectory } from '../../lib/identity.ts';
 import { newId } from '../../lib/ids.ts';
 import { notFound } from '../../lib/service-error.ts';
 import type { SatCertificateSource } from '../../pac/sat-certificates.ts';
-import { satAuthorities } from '../csds/authorities.ts';
+import { isTestCsd, satAuthorities } from '../csds/authorities.ts';
 import { recordEvent } from '../events.ts';
 import { flagReceived69b } from './efos.ts';
 import { reconcileInvoices, recordReconciliationLines } from './reconciliation.ts';
@@ -59,7 +59,8 @@ export async function intakeReceived(
   for (const file of files) {
     const bytes = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
     const lookups = satCertificate.session();
-    const v = withUnreachable(await validateReceived(bytes, { receptorRfc: tenant.rfc, satCertificate: lookups.get, authorities }), lookups.failure());
+    const validated = await validateReceived(bytes, { receptorRfc: tenant.rfc, satCertificate: lookups.get, authorities });
+    const v = withUnreachable(scope.environment === 'live' ? refuseTestCsd(validated, bytes) : validated, lookups.failure());
     outcomes.push(await store(deps, scope, { name: file.name, bytes, hash: sha256(bytes), v }, source));
   }
   return outcomes;
@@ -83,6 +84,20 @@ function reachableCertificates(source: SatCertificateSource) {
       };
     },
   };
+}
+
+/**
+ * In live, a document sealed with a test CSD (one SAT's test authorities issued) is no fiscal document, as a test CSD
+ * is refused on upload in live (TEST_CSD_IN_LIVE): live's authorities are not bundled, so `checkIssuer` alone would
+ * pass it. It fails `certificate_issuer` saying so.
+ */
+function refuseTestCsd(v: ReceivedValidation, bytes: Buffer): ReceivedValidation {
+  const issuer = v.checks.find((c) => c.name === 'certificate_issuer');
+  if (!issuer?.ok) return v;
+  const certificado = /\sCertificado="([A-Za-z0-9+/=\s]+)"/.exec(bytes.toString('utf8'))?.[1];
+  if (!certificado || !isTestCsd(Buffer.from(certificado, 'base64'))) return v;
+  const detail = "the certificate is a test CSD (issued by SAT's test certification authorities), which seals no live CFDI";
+  return { ...v, result: 'invalid', checks: v.checks.map((c) => (c === issuer ? { name: c.name, ok: false, detail } : c)) };
 }
 
 function withUnreachable(v: ReceivedValidation, failure: string | undefined): ReceivedValidation {

@@ -180,6 +180,18 @@ describe('audit log', () => {
     await expectWrite('deleteFiel', 204, ak, { type: 'fiel', id: replacing.json.id }, await call('DELETE', '/fiel', key.key));
     await expectWrite('deleteFiel', 204, ak, { type: 'fiel', id: null }, await call('DELETE', '/fiel', key.key));
 
+    // POST /received-cfdis: one operation for several documents, so no one resource id (each is in the answer).
+    const received = await t.app.request('/api/v1/received-cfdis', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/xml' },
+      body: '<documento/>',
+    });
+    await expectWrite('uploadReceivedCfdis', 200, ak, { type: 'received-cfdis', id: null }, {
+      status: received.status,
+      text: await received.text(),
+      requestId: received.headers.get('x-request-id')!,
+    } as any);
+
     // POST /sat-lists/69b: the tenant's own Lista 69-B (the resource is the list, named by its path).
     const listRes = await t.app.request('/api/v1/sat-lists/69b', {
       method: 'POST',

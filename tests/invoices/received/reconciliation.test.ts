@@ -111,6 +111,12 @@ describe('reconciliation over a fixture month, through intake', () => {
       ['sin_pago', '0'],
       ['sin_pago', '0'],
     ]);
+    // The REPs the customer is owed: GET /received-cfdis?reconciliation=sin_pago lists exactly those invoices.
+    const owed = await t.call('GET', '/received-cfdis?reconciliation=sin_pago&limit=100', { token: customer.key });
+    expect(owed.status).toBe(200);
+    expect(owed.json.data.map((r: { uuid: string }) => r.uuid).sort()).toEqual([inv[3]!.uuid, inv[8]!.uuid, inv[9]!.uuid].sort());
+    const partial = await t.call('GET', '/received-cfdis?reconciliation=parcial', { token: customer.key });
+    expect(partial.json.data.map((r: { uuid: string; amount_paid?: string }) => r.uuid).sort()).toEqual([inv[1]!.uuid, inv[7]!.uuid].sort());
     // REPs and Egresos are not reconciled themselves.
     const others = await t.query<{ n: number }>(
       sql`select count(*) as n from received_cfdis where tenant_id = ${customer.tenant.id} and tipo <> 'I' and reconciliation is not null`,
@@ -124,6 +130,8 @@ describe('reconciliation over a fixture month, through intake', () => {
     );
     expect((await t.call('POST', `/received-cfdis/${received!.id}/refresh`, { token: customer.key })).json.sat_status).toBe('cancelado');
     expect((await states())[4]).toEqual(['sin_pago', '0']);
+    const owedNow = await t.call('GET', '/received-cfdis?reconciliation=sin_pago&limit=100', { token: customer.key });
+    expect(owedNow.json.data.map((r: { uuid: string }) => r.uuid)).toContain(inv[4]!.uuid);
     // The other REP refreshed vigente: nothing moves.
     const [full] = await t.query<{ id: string }>(sql`select id from received_cfdis where tenant_id = ${customer.tenant.id} and uuid = ${repFull.uuid}`);
     await t.call('POST', `/received-cfdis/${full!.id}/refresh`, { token: customer.key });
