@@ -82,7 +82,10 @@ describe('reconciliation over a fixture month, through intake', () => {
     await issue(nota('01', inv[6]!.uuid, '100')); // 7: paid, then credited 116 more → exceso
     await issue(nota('07', inv[7]!.uuid, '50')); // 8: an anticipo of 58.00 applied → parcial
     await issue(nota('03', inv[8]!.uuid, '50')); // 9: a devolución (03) credits nothing → sin_pago
-    // 4 and 10: nothing.
+    // 4: paid by an REP the customer receives altered (ImpPagado changed: the seal fails, stored invalid): nothing counts.
+    await issue(rep([{ cfdi_id: inv[3]!.id, imp_pagado: '116.00' }]));
+    const altered = xmls.pop()!.replace(/ImpPagado="116.00"/, 'ImpPagado="115.00"');
+    // 10: nothing.
 
     // The customer receives them all, REPs and notas before the invoices they name.
     const order = [...xmls.slice(10), ...xmls.slice(0, 10)];
@@ -92,6 +95,10 @@ describe('reconciliation over a fixture month, through intake', () => {
       order.map((xml, i) => ({ name: `${i}.xml`, bytes: new TextEncoder().encode(xml) })),
     );
     expect(outcomes.every((o) => o.result === 'created')).toBe(true);
+    const [tampered] = await intakeReceived(t.app.receivedDeps, { tenantId: customer.tenant.id, environment: 'test' }, [
+      { name: 'altered.xml', bytes: new TextEncoder().encode(altered) },
+    ]);
+    expect(tampered!.result).toBe('invalid');
     const states = async () => {
       const rows = await t.query<{ uuid: string; reconciliation: string | null; amount_paid: string | null }>(
         sql`select uuid, reconciliation, amount_paid from received_cfdis where tenant_id = ${customer.tenant.id} and tipo = 'I'`,
