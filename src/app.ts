@@ -24,6 +24,8 @@ import { createSmtpMailer } from './invoices/emails/smtp.ts';
 import { createSmtpCheck } from './invoices/emails/smtp-check.ts';
 import { CANCEL_JOB, cancellationJobHandler } from './invoices/cancellations/service.ts';
 import { sandboxRegistry } from './invoices/sandbox-registry.ts';
+import type { ReceivedStatusDeps } from './invoices/received/status.ts';
+import { consultSat } from './pac/sat-consulta.ts';
 import { DEFAULT_RETRY_SCHEDULE, DELIVER_JOB, deliveryJobHandler } from './invoices/webhooks/delivery.ts';
 import { systemResolver, type HostResolver } from './invoices/webhooks/target.ts';
 import type { Environment } from './db/schema/index.ts';
@@ -67,6 +69,10 @@ export interface AppDeps {
    * 400. EMAIL_DAILY_LIMIT (default 200) and EMAIL_TEST_CAPTURE go with it.
    */
   smtp?: { url: string; from: string; dailyLimit?: number; testCapture?: string };
+  /** SAT's ConsultaCFDIService for received CFDI in live mode (SAT_CONSULTA_URL; default: production). */
+  satConsultaUrl?: string;
+  /** BLOCK_69B_RECEIVERS: refuse to issue to a receptor on the tenant's Lista 69-B as definitivo (default off). */
+  block69bReceivers?: boolean;
   /** PUBLIC_BASE_URL: where customers reach this server (receipts' self_invoice_url); none: receipts have no link. */
   publicBaseUrl?: string;
   /** How long POST /cfdis waits for the provider before answering 202 (default 5 s). */
@@ -184,6 +190,12 @@ export function createApp(deps: AppDeps) {
       : undefined);
   const sandboxStamps = sandboxStamper(sandboxPac);
   // Received CFDIs' SelloSAT: the sandbox's own stamping certificate is known in both modes, others are fetched and cached.
+  // Received CFDI's SAT status: the live service, or in test mode the sandbox's simulated SAT (it knows the test CFDIs stamped here).
+  const receivedStatus: ReceivedStatusDeps = {
+    db: deps.db,
+    now,
+    consult: (environment, query) => (environment === 'test' ? sandboxPac.status(query) : consultSat(query, { url: deps.satConsultaUrl })),
+  };
   const satCertificates = createSatCertificateSource({ baseUrl: deps.satCertificatesUrl, sandboxSat: deps.sandboxSat });
   const liveStamps = pacRouter && routedStamper(deps.db, pacRouter);
   const stamperFor = (environment: Environment) => (environment === 'test' ? sandboxStamps : liveStamps);
@@ -283,6 +295,7 @@ export function createApp(deps: AppDeps) {
     cancellationPollMs,
     wakeJobs,
     mailer,
+    block69bReceivers: deps.block69bReceivers ?? false,
     publicBaseUrl: deps.publicBaseUrl,
     pdfPool: deps.pdfPool,
     retrySchedule: webhookDeps.retrySchedule,
@@ -292,6 +305,7 @@ export function createApp(deps: AppDeps) {
     pacRouter,
     catalogDb: deps.coordination.catalogs,
     satCertificates,
+    receivedStatus,
   });
 
   const { app, anonymous, probes, portal, routeToBackend } = createGateway({
@@ -330,6 +344,8 @@ export function createApp(deps: AppDeps) {
     backends: { auth: authBackend, invoices: invoiceBackend },
     /** What intakeReceived needs (Descarga Masiva feeds its packages through it). */
     receivedDeps: { db: deps.db, now, identity, satCertificates },
+    /** The SAT status refresh of received CFDI (POST /received-cfdis/{id}/refresh and the periodic task). */
+    receivedStatus,
     worker,
     ready,
     /** The scheduler's hourly task: the automatic global invoices of the periods that ended. */

@@ -66,6 +66,8 @@ const EnvSchema = z.object({
     .default(300),
   SAT_CONSULTA_URL: z.url().optional(),
   SAT_CERTIFICATES_URL: z.url().default(SAT_CERTIFICATES_URL),
+  SAT_69B_URL: z.url().optional(),
+  BLOCK_69B_RECEIVERS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   CANCELLATION_POLL_SECONDS: z.coerce
     .number({ message: 'must be a number of seconds' })
     .int('must be a whole number of seconds')
@@ -234,6 +236,10 @@ export interface Config {
   satConsultaUrl?: string;
   /** The base of SAT's certificate repository, where received CFDIs' stamping certificates are looked up (SAT_CERTIFICATES_URL). */
   satCertificatesUrl: string;
+  /** SAT's Lista 69-B CSV, loaded daily as everyone's published list (SAT_69B_URL); none: only uploaded lists. */
+  sat69bUrl?: string;
+  /** BLOCK_69B_RECEIVERS: refuse to issue to a receptor on the Lista 69-B as definitivo (default off). */
+  block69bReceivers: boolean;
   /** How long an ambiguous answer keeps a document on its PAC before another may stamp it (PAC_AMBIGUOUS_WINDOW_SECONDS). */
   pacAmbiguousWindowSeconds: number;
   /** The longest wait between two attempts of a job that asks a PAC: a queued stamp, a duplicate's check or cancellation (PAC_RETRY_MAX_SECONDS). */
@@ -292,6 +298,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pacs,
     satConsultaUrl: e.SAT_CONSULTA_URL,
     satCertificatesUrl: e.SAT_CERTIFICATES_URL.replace(/\/+$/, ''),
+    sat69bUrl: e.SAT_69B_URL,
+    block69bReceivers: e.BLOCK_69B_RECEIVERS === 'true',
     pacAmbiguousWindowSeconds: e.PAC_AMBIGUOUS_WINDOW_SECONDS,
     pacRetryMaxSeconds: e.PAC_RETRY_MAX_SECONDS,
     warnings,

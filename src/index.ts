@@ -17,6 +17,7 @@ import { newId } from './lib/ids.ts';
 import { createLogger, writeLogLine } from './lib/logger.ts';
 import { uncaughtExceptionHandler } from './lib/uncaught.ts';
 import { periodicWork } from './periodic.ts';
+import { refreshStaleReceived } from './invoices/received/status.ts';
 import type { SandboxSat } from './pac/sandbox.ts';
 import { buildPacs } from './pac/registry.ts';
 import { chooseTopology } from './topology/index.ts';
@@ -131,6 +132,9 @@ const scheduler = topology.schedule(
     exclusive: coordination.exclusive,
     drainJobs: () => app.worker.drain(),
     issueGlobalInvoices: () => app.issueScheduledGlobalInvoices(),
+    sat69bUrl: config.sat69bUrl,
+    // A day between two checks of one received CFDI, ten at most a tick: SAT's service is slow and shared.
+    refreshReceivedStatus: () => refreshStaleReceived(app.receivedStatus, { olderThanMs: 86_400_000, batch: 10 }),
   }),
   logger,
 );
@@ -153,6 +157,8 @@ const appWith = (sandboxSat: SandboxSat) =>
     pacRetryMaxMs: config.pacRetryMaxSeconds * 1000,
     smtp: config.smtp,
     publicBaseUrl: config.publicBaseUrl,
+    block69bReceivers: config.block69bReceivers,
+    satConsultaUrl: config.satConsultaUrl,
     logger,
     workerId,
     jobLeaseMs: config.jobLeaseSeconds * 1000,

@@ -3,6 +3,7 @@ import { purgeLoginFailures } from './auth/session/login-throttle.ts';
 import { sweepCsdExpiry } from './invoices/csds/service.ts';
 import { announceExpiredReceipts } from './invoices/receipts/service.ts';
 import { foldStatsDeltas } from './invoices/stats/service.ts';
+import { loadPublishedLista69b } from './invoices/sat-lists/service.ts';
 import type { Task } from './jobs/scheduler.ts';
 import { purgeIdempotencyKeys } from './lib/idempotency.ts';
 import type { Logger } from './lib/logger.ts';
@@ -20,12 +21,22 @@ export function periodicWork(deps: {
   drainJobs: () => Promise<unknown>;
   /** The automatic global invoices of the periods that ended (receipts' settings). */
   issueGlobalInvoices?: () => Promise<{ issued: number; failed: number }>;
+  /** The SAT status of received CFDI not checked for a day, a bounded batch a tick (invoices/received/status.ts). */
+  refreshReceivedStatus?: () => Promise<{ refreshed: number; failed: number }>;
+  /** SAT_69B_URL: SAT's Lista 69-B, loaded daily as everyone's published list. */
+  sat69bUrl?: string;
 }): { tasks: Task[]; daily: Task[]; hourly: Task[] } {
   const daily: Task[] = [
     { name: 'csd-expiry', run: async () => deps.logger.info('csd expiry sweep', await sweepCsdExpiry(deps.db, new Date())) },
     { name: 'idempotency-purge', run: () => purgeIdempotencyKeys(deps.db, new Date()) },
     { name: 'login-failures-purge', run: () => purgeLoginFailures(deps.db, new Date()) },
   ];
+  const sat69bUrl = deps.sat69bUrl;
+  if (sat69bUrl)
+    daily.push({
+      name: 'sat-69b',
+      run: async () => deps.logger.info('Lista 69-B loaded', await loadPublishedLista69b({ db: deps.db, now: () => new Date(), url: sat69bUrl })),
+    });
   // Receipts expire at the end of a month in each issuer's zone, so within the hour after it, not hours later.
   const hourly: Task[] = [
     {
@@ -44,9 +55,20 @@ export function periodicWork(deps: {
         if (done.issued + done.failed > 0) deps.logger.info('automatic global invoices', done);
       },
     });
+  const tasks: Task[] = [{ name: 'jobs', run: deps.drainJobs }, onOneInstance(deps, { name: 'stats-fold', run: () => foldStatsDeltas(deps.db) })];
+  if (deps.refreshReceivedStatus)
+    tasks.push(
+      onOneInstance(deps, {
+        name: 'received-status',
+        run: async () => {
+          const done = await deps.refreshReceivedStatus!();
+          if (done.refreshed + done.failed > 0) deps.logger.info('received CFDI status refreshed', done);
+        },
+      }),
+    );
   return {
     // The statistics' deltas are folded often, so that GET /stats adds few of them to the folded rows.
-    tasks: [{ name: 'jobs', run: deps.drainJobs }, onOneInstance(deps, { name: 'stats-fold', run: () => foldStatsDeltas(deps.db) })],
+    tasks,
     daily: daily.map((task) => onOneInstance(deps, task)),
     hourly: hourly.map((task) => onOneInstance(deps, task)),
   };

@@ -62,6 +62,8 @@ describe('loadConfig', () => {
     ['JOB_LEASE_SECONDS', '2'],
     ['JOB_LEASE_SECONDS', '7.5'],
     ['SAT_CONSULTA_URL', 'not a url'],
+    ['SAT_69B_URL', 'not a url'],
+    ['BLOCK_69B_RECEIVERS', 'yes'],
     ['DEMO', 'yes'],
     ['SQLITE_SYNCHRONOUS', 'off'],
     ['DATABASE_URL', 'mysql://db.internal/cfdi'],

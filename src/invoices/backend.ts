@@ -10,6 +10,9 @@ import type { WebhookDeliveryDeps } from './webhooks/delivery.ts';
 import { mountCsdRoutes } from './csds/routes.ts';
 import { mountFielRoutes } from './fiel/routes.ts';
 import { mountReceivedRoutes } from './received/routes.ts';
+import { mountSatListRoutes } from './sat-lists/routes.ts';
+import { mountReceivedStatusRoutes } from './received/status-routes.ts';
+import type { ReceivedStatusDeps } from './received/status.ts';
 import { mountClientRoutes } from './clients/routes.ts';
 import { mountSeriesRoutes } from './series/routes.ts';
 import { mountCatalogRoutes } from '../catalogs/routes.ts';
@@ -28,11 +31,13 @@ export function createInvoiceBackend(
     Pick<ReceiptDeps, 'publicBaseUrl'> &
     Pick<CancellationDeps, 'cancellationPollMs'> &
     Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'> &
-    Pick<ReceivedDeps, 'satCertificates'> & { catalogDb: Db; rateLimits: RateLimits; pacRouter?: PacRouter },
+    Pick<ReceivedDeps, 'satCertificates'> & { receivedStatus: ReceivedStatusDeps } & { catalogDb: Db; rateLimits: RateLimits; pacRouter?: PacRouter },
 ) {
   const app = createBackend(deps, 'invoices');
   mountCsdRoutes(app, deps);
   mountFielRoutes(app, deps);
+  mountSatListRoutes(app, deps);
+  mountReceivedStatusRoutes(app, deps);
   mountClientRoutes(app, deps);
   mountSeriesRoutes(app, deps);
   mountCfdiRoutes(app, deps);

@@ -21,6 +21,9 @@ export const EVENT_TYPES = [
   'receipt.expired',
   'received_cfdi.created',
   'received_cfdi.invalid',
+  'received_cfdi.cancelled',
+  'received_cfdi.cancellation_requested',
+  'received_cfdi.efos_listed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -234,3 +234,14 @@ async function simulateStatus(registry: SandboxSatRegistry, cfdi: Awaited<Return
       return { ...base, Estado: 'Cancelado', EstatusCancelacion: held.requiresAcceptance ? 'Cancelado con aceptación' : 'Cancelado sin aceptación' };
   }
 }
+
+/**
+ * The sandbox simulator's Lista 69-B (test mode never asks SAT): EFO900101AB1 is always `definitivo`, so a test
+ * credential can try BLOCK_69B_RECEIVERS and the 69-B flag of received CFDI; the others, one per situación.
+ */
+export const SANDBOX_69B: readonly { rfc: string; situacion: 'presunto' | 'definitivo' | 'desvirtuado' | 'sentencia_favorable' }[] = [
+  { rfc: 'EFO900101AB1', situacion: 'definitivo' },
+  { rfc: 'PRE900101AB2', situacion: 'presunto' },
+  { rfc: 'DES900101AB3', situacion: 'desvirtuado' },
+  { rfc: 'SFA900101AB4', situacion: 'sentencia_favorable' },
+];

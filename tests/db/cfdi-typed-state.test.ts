@@ -72,7 +72,10 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
       drop table cfdi_stats_deltas;
       alter table tenants drop column domicilio_fiscal;
       drop table fiels;
+      drop table received_cfdi_lines;
       drop table received_cfdis;
+      drop table sat_69b_entries;
+      drop table sat_69b_lists;
       delete from __drizzle_migrations where created_at >= ${MIGRATION_0020_AT};
     `);
     raw.close();

@@ -97,6 +97,7 @@ const OWNED: Record<string, string[]> = {
   uploadTenantLogo: ['tenant_branding'],
   uploadCsd: ['csds'],
   putFiel: ['fiels'],
+  uploadLista69b: ['sat_69b_lists', 'sat_69b_entries'],
   // Every file is answered (a document that is not a CFDI is stored invalid), with its event.
   uploadReceivedCfdis: ['received_cfdis', 'events', 'webhook_deliveries', 'jobs'],
   createClient: ['clients'],
@@ -417,6 +418,25 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
           password: pick([fiel.password, 'wrong-password']),
         },
         seeds: fc.constant({ cer: bytes(fiel.cer), key: bytes(fiel.key), password: fiel.password }),
+      };
+    }
+    case 'uploadLista69b': {
+      const { key } = await issuerWithKey({ csd: false });
+      const text = (rows: string) => new TextEncoder().encode(`fecha\r\ntitulo\r\nNo,RFC,Nombre,Situación\r\n${rows}`);
+      return {
+        ...base,
+        token: () => key,
+        numRuns: 40,
+        hints: {
+          file: pick([
+            text('1,FUZ900101AB1,UNO,Definitivo\r\n2,FUZ900101AB2,"DOS, SA",Presunto\r\n'),
+            text('1,not-an-rfc,UNO,Definitivo\r\n'),
+            text('1,FUZ900101AB3,UNO,Cancelado\r\n'),
+            new Uint8Array([0xff, 0xfe, 0x00, 0x22, 0x0d]),
+            new Uint8Array(0),
+          ]),
+        },
+        seeds: fc.constant({ file: text('1,FUZ900101AB1,UNO,Definitivo\r\n') }),
       };
     }
     case 'uploadReceivedCfdis': {

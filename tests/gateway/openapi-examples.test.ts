@@ -129,6 +129,15 @@ describe('OpenAPI request examples', () => {
         form.append('password', value.password);
         return { form };
       },
+      uploadLista69b: async (value) => {
+        // The CSV example is sent as the body; the multipart one carries the same CSV as its file.
+        const csv = doc.paths['/api/v1/sat-lists/69b'].post.requestBody.content['text/csv'].examples.csv.value;
+        if (typeof value === 'string') return { raw: { type: 'text/csv', bytes: value } };
+        expect(Object.keys(value)).toEqual(['file']);
+        const form = new FormData();
+        form.append('file', new Blob([csv]), 'Listado_Completo_69-B.csv');
+        return { form };
+      },
       uploadReceivedCfdis: async (value, _path, type) => {
         // SAT's stamped sample in place of the bytes each example names: as the XML, in a ZIP, or as a multipart file.
         const sample = readFileSync(new URL('../fixtures/sat/samples/cfdi40-ingreso-iva-sandbox-EKU.xml', import.meta.url).pathname);

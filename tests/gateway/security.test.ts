@@ -29,6 +29,13 @@ const ADMIN: Role[] = ['ADMIN'];
 /** A request body: JSON, or multipart built fresh for every request. */
 type Body = { json: unknown } | { form: () => FormData };
 
+/** A one-taxpayer Lista 69-B as SAT lays it out, as the multipart field `file`. */
+function lista69bForm() {
+  const form = new FormData();
+  form.append('file', new Blob(['fecha\r\ntitulo\r\nNo,RFC,Nombre,Situación\r\n1,SEC900101AB9,INTRUSO,Definitivo\r\n']), 'Listado_Completo_69-B.csv');
+  return form;
+}
+
 /** What a path parameter holds: a resource kind of KINDS, owned per tenant or shared by all. */
 type Kind = keyof typeof KINDS;
 
@@ -108,6 +115,11 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   putFiel: { roles: ADMIN, body: () => ({ form: () => csdForm(FIEL) }) },
   getFiel: { roles: ALL },
   deleteFiel: { roles: ADMIN },
+  // Lista 69-B: uploading replaces the tenant's own list (ADMIN); anyone reads what its environment consults.
+  uploadLista69b: { roles: ADMIN, body: () => ({ form: () => lista69bForm() }) },
+  getLista69b: { roles: ALL },
+  // Received CFDI: asking SAT for one's status is a write (it stores the answer): ADMIN or OPERATOR.
+  refreshReceivedCfdi: { roles: WRITERS, params: { id: 'received' } },
 
   // Received CFDIs: uploaded by writers, read by all; a document that is not a CFDI is still answered 200 (invalid).
   uploadReceivedCfdis: { roles: WRITERS, body: () => ({ form: () => receivedForm('<documento/>') }) },

@@ -595,6 +595,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sat-lists/69b": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Lista 69-B this environment consults: its date and counts */
+        get: operations["getLista69b"];
+        put?: never;
+        /**
+         * Load a Lista 69-B (artículo 69-B CFF) for this tenant and environment (ADMIN)
+         * @description SAT's Listado_Completo_69-B.csv, as a multipart field `file` or as the body with Content-Type text/csv. It becomes this tenant's own list in the credential's environment, replacing the one it uploaded before; no other tenant sees it. For an RFC on it, its situación wins over the published list (live, loaded daily from SAT_69B_URL) or the sandbox simulator's (test). Lines that are not a taxpayer are skipped and named in `problems`; a file with none → 400 naming `file`.
+         */
+        post: operations["uploadLista69b"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/received-cfdis/{id}/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask SAT now for a received CFDI's status (OPERATOR or ADMIN)
+         * @description ConsultaCFDIService (SAT_CONSULTA_URL; with a test credential the sandbox's simulated SAT): Estado, EsCancelable, EstatusCancelacion and ValidacionEFOS are stored with the time of the check. A change raises its event and webhooks: `received_cfdi.cancelled` (now cancelado), `received_cfdi.cancellation_requested` (estatus de cancelación now "En proceso"), `received_cfdi.efos_listed` (ValidacionEFOS now 100, or the Lista 69-B flag presunto/definitivo). The service also refreshes received CFDI not checked for a day, a few each minute. 503 when SAT does not answer (nothing is stored); 409 for a document without a UUID.
+         */
+        post: operations["refreshReceivedCfdi"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/clients": {
         parameters: {
             query?: never;
@@ -1848,6 +1889,77 @@ export interface components {
              * @description Password of the .key. Used once to open the key; never stored.
              */
             password: string;
+        };
+        Lista69bUploaded: components["schemas"]["Lista69bStatus"] & {
+            /** @description Up to 20 lines that are not a taxpayer (they were skipped; the rest was loaded) */
+            problems: {
+                line: number;
+                issue: string;
+            }[];
+        };
+        /** @description Live mode: SAT's published list, loaded daily from SAT_69B_URL and shared by every tenant; null before the first load (and in test mode) */
+        Lista69bSummary: {
+            /**
+             * @description The date the list says it was updated (YYYY-MM-DD)
+             * @example 2025-09-30
+             */
+            list_date: string | null;
+            /** Format: date-time */
+            loaded_at: string;
+            /** @example 11832 */
+            entries: number;
+            counts: components["schemas"]["Lista69bCounts"];
+        } | null;
+        Lista69bCounts: {
+            presunto: number;
+            definitivo: number;
+            desvirtuado: number;
+            sentencia_favorable: number;
+        };
+        Lista69bStatus: {
+            /** @enum {string} */
+            environment: "test" | "live";
+            published: components["schemas"]["Lista69bSummary"];
+            /** @description Test mode: the sandbox simulator's list (EFO900101AB1 is always definitivo); null in live mode */
+            sandbox: {
+                rfc: string;
+                /** @enum {string} */
+                situacion: "presunto" | "definitivo" | "desvirtuado" | "sentencia_favorable";
+            }[] | null;
+            own: components["schemas"]["Lista69bSummary"] & unknown;
+        };
+        Lista69bUpload: {
+            /**
+             * Format: binary
+             * @description SAT's Lista 69-B CSV (windows-1250 or UTF-8)
+             */
+            file: Blob;
+        };
+        ReceivedCfdiStatus: {
+            /** @example rcv_01jd2m3k4n5p6q7r8s9t0v1w2x */
+            id: string;
+            uuid: string | null;
+            /**
+             * @description ConsultaCFDIService's Estado
+             * @enum {string|null}
+             */
+            sat_status: "vigente" | "cancelado" | "no_encontrado" | null;
+            /** @example Cancelable con aceptación */
+            es_cancelable: string | null;
+            /** @description "En proceso" while the issuer asks to cancel it and the tenant has not answered */
+            estatus_cancelacion: string | null;
+            /**
+             * @description SAT: 200 the issuer is not on the EFOS list, 100 it is
+             * @example 200
+             */
+            validacion_efos: string | null;
+            /**
+             * @description The issuer's situación on the tenant's Lista 69-B
+             * @enum {string|null}
+             */
+            efos_69b: "presunto" | "definitivo" | "desvirtuado" | "sentencia_favorable" | null;
+            /** Format: date-time */
+            sat_checked_at: string | null;
         };
         Client: {
             /** @example cli_01jd2m3k4n5p6q7r8s9t0v1w2x */
@@ -3735,12 +3847,12 @@ export interface components {
         WebhookCreate: {
             /** @example https://erp.example.com/hooks/cfdi */
             url: string;
-            events: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "*")[];
+            events: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "received_cfdi.cancelled" | "received_cfdi.cancellation_requested" | "received_cfdi.efos_listed" | "*")[];
         };
         WebhookPatch: {
             /** @example https://erp.example.com/hooks/cfdi */
             url?: string;
-            events?: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "*")[];
+            events?: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "received_cfdi.cancelled" | "received_cfdi.cancellation_requested" | "received_cfdi.efos_listed" | "*")[];
             /** @enum {string} */
             estado?: "ACTIVO" | "PAUSADO";
         };
@@ -6975,6 +7087,240 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLista69b: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lists */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lista69bStatus"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadLista69b: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": components["schemas"]["Lista69bUpload"];
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Loaded: what the environment now consults */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lista69bUploaded"];
+                };
+            };
+            /** @description No file, or no taxpayer could be read from it */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role ADMIN required */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The file is larger than the request body limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: multipart/form-data or text/csv */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    refreshReceivedCfdi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Refreshed: what SAT answered */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceivedCfdiStatus"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role ADMIN or OPERATOR required */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No received CFDI with that id in this tenant and environment */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The document has no UUID */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SAT's status service did not answer; Retry-After says when to try again */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

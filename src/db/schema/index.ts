@@ -34,3 +34,5 @@ export * from './stats.ts';
 export * from './audit.ts';
 export * from './receipts.ts';
 export * from './received-cfdis.ts';
+export * from './sat-69b.ts';
+export * from './received-lines.ts';

@@ -37,6 +37,7 @@ import { checkSending } from '../emails/budget.ts';
 import { uniqueViolation } from '../../db/engine.ts';
 import { getRow, scoped } from './reads.ts';
 import { queuedAnswer, rejected, stampedAnswer, summaryOf } from './wire.ts';
+import { situaciones69b } from '../sat-lists/service.ts';
 
 /** Issuing a CFDI: POST /cfdis/validate, POST /cfdis (and the receipts' invoices, which issue through it), its resumption. */
 export interface CfdiDeps {
@@ -59,6 +60,25 @@ export interface CfdiDeps {
   mailer?: Mailer;
   /** Where PDFs render (default: the process's one pool). */
   pdfPool?: PdfPool;
+  /** BLOCK_69B_RECEIVERS: refuse to issue to a receptor the tenant's Lista 69-B has as definitivo (default off). */
+  block69bReceivers?: boolean;
+}
+
+/**
+ * BLOCK_69B_RECEIVERS: a receptor on the Lista 69-B the tenant's environment consults (sat-lists/service.ts) as
+ * definitivo is refused, naming the field its RFC came from and the rule.
+ */
+async function listedReceptorProblems(deps: CfdiDeps, actor: Actor, req: CfdiRequest, receptorRfc: string | undefined): Promise<ErrorDetail[]> {
+  if (!deps.block69bReceivers || !receptorRfc) return [];
+  const situacion = (await situaciones69b(deps.db, { tenantId: actor.tenantId, environment: actor.environment }, [receptorRfc])).get(receptorRfc);
+  if (situacion !== 'definitivo') return [];
+  return [
+    {
+      field: req.receptor ? 'receptor.rfc' : 'receptor_id',
+      issue: `${receptorRfc} is on SAT's Lista 69-B as definitivo (Lista 69-B, artículo 69-B CFF: it issued simulated operations); this service is configured not to invoice it (BLOCK_69B_RECEIVERS)`,
+      rule: 'CFF 69-B',
+    },
+  ];
 }
 
 async function resolveReceptor(deps: CfdiDeps, actor: Actor, req: CfdiRequest): Promise<ReceptorInput> {
@@ -180,7 +200,7 @@ export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiReques
         emisorDomicilio: emisor.domicilio,
       })
     : undefined;
-  errors.push(...facts.problems, ...(prepared?.errors ?? []));
+  errors.push(...facts.problems, ...(await listedReceptorProblems(deps, actor, req, receptor?.rfc.toUpperCase())), ...(prepared?.errors ?? []));
   const { problem } = await signerFor(deps, actor, emisor.rfc);
   if (problem) errors.push(problem);
   if (req.email_to && !deps.mailer) errors.push({ field: 'email_to', issue: `${NO_SMTP}: POST /cfdis with email_to would answer 400 and issue nothing` });
@@ -398,7 +418,8 @@ async function validateIssue(deps: CfdiDeps, actor: Actor, req: CfdiRequest) {
     emisorDomicilio: emisor.domicilio,
   });
   const { signer, problem } = await signerFor(deps, actor, emisor.rfc);
-  const errors = [...facts.problems, ...prepared.errors, ...(problem ? [problem] : [])];
+  const listed = await listedReceptorProblems(deps, actor, req, receptor.rfc.toUpperCase());
+  const errors = [...facts.problems, ...listed, ...prepared.errors, ...(problem ? [problem] : [])];
   if (errors.length > 0 || !prepared.model || !signer) throw invalidInput('The CFDI fails validation', errors);
   return { stamper, sending, receptor, emisor, scope, now, prepared, model: prepared.model, signer };
 }

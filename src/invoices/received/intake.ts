@@ -10,6 +10,8 @@ import { notFound } from '../../lib/service-error.ts';
 import type { SatCertificateSource } from '../../pac/sat-certificates.ts';
 import { isTestCsd, satAuthorities } from '../csds/authorities.ts';
 import { recordEvent } from '../events.ts';
+import { flagReceived69b } from './efos.ts';
+import { reconcileInvoices, recordReconciliationLines } from './reconciliation.ts';
 
 export interface ReceivedDeps {
   db: Db;
@@ -185,6 +187,17 @@ async function store(
       },
       now,
     });
+    // Reconciliation: an REP's or Egreso's lines, and the PPD invoices they (or this invoice) change.
+    const affected = await recordReconciliationLines(tx, scope, {
+      id,
+      xml: doc.bytes,
+      uuid: uuid ?? null,
+      tipo: v.tipo ?? null,
+      metodoPago: v.metodoPago ?? null,
+    });
+    await reconcileInvoices(tx, scope, affected);
+    // Its issuer on the Lista 69-B the tenant consults: efos_69b, and received_cfdi.efos_listed when listed.
+    if (v.emisorRfc) await flagReceived69b(tx, scope, now, [v.emisorRfc]);
     return { file: doc.name, result: invalid ? 'invalid' : 'created', id, ...(uuid ? { uuid } : {}), reasons: failed };
   });
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { DEMO_INVOICE } from '../../../src/demo.ts';
 import { createTestApp, csdFiles, csdForm, issuer, READY, smtpSink, sqliteConnection, TENANTS, TEST_ENGINE, userWithRole } from '../../helpers.ts';
 import { sql, type SQL } from 'drizzle-orm';
-import { auditLog } from '../../../src/db/schema/index.ts';
+import { auditLog, receivedCfdis } from '../../../src/db/schema/index.ts';
 
 /**
  * Issue 11: every write leaves one audit entry (who, what, which resource, when, request id); reads, refusals and
@@ -191,6 +191,41 @@ describe('audit log', () => {
       text: await received.text(),
       requestId: received.headers.get('x-request-id')!,
     } as any);
+
+    // POST /sat-lists/69b: the tenant's own Lista 69-B (the resource is the list, named by its path).
+    const listRes = await t.app.request('/api/v1/sat-lists/69b', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key.key}`, 'content-type': 'text/csv' },
+      body: 'fecha\r\ntitulo\r\nNo,RFC,Nombre,Situación\r\n1,AUD900101AB1,AUDITADO,Definitivo\r\n',
+    });
+    const listText = await listRes.text();
+    await expectWrite('uploadLista69b', 200, ak, { type: 'sat-lists', id: '69b' }, {
+      status: listRes.status,
+      text: listText,
+      requestId: listRes.headers.get('x-request-id')!,
+    } as any);
+
+    // POST /received-cfdis/{id}/refresh: a received CFDI (a row as intake writes one); the sandbox SAT does not know it.
+    const receivedId = `rcv_${crypto.randomUUID().replaceAll('-', '').slice(0, 26)}`;
+    await t.db.insert(receivedCfdis).values({
+      id: receivedId,
+      tenantId: admin.tenant.id,
+      environment: 'test',
+      uuid: crypto.randomUUID().toUpperCase(),
+      sha256: '0'.repeat(64),
+      xml: Buffer.from('<cfdi:Comprobante/>'),
+      version: '4.0',
+      validation: 'invalid',
+      checks: [],
+      source: 'upload',
+    });
+    await expectWrite(
+      'refreshReceivedCfdi',
+      200,
+      ak,
+      { type: 'received-cfdis', id: receivedId },
+      await call('POST', `/received-cfdis/${receivedId}/refresh`, key.key),
+    );
 
     const client = await call('POST', '/clients', key.key, DEMO_INVOICE.receptor);
     await expectWrite('createClient', 201, ak, { type: 'clients', id: client.json.id }, client);
