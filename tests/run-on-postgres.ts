@@ -15,6 +15,7 @@ const ENGINE_FREE = [
   'tests/cfdi/**/!(corpus|rules|validate).test.ts',
   'tests/cfdi/!(rules)/rules.test.ts',
   'tests/pac/failover.test.ts',
+  'tests/pac/descarga-masiva.test.ts',
 ];
 
 if (POSTGRES) {
