@@ -24,6 +24,10 @@ import { createSmtpMailer } from './invoices/emails/smtp.ts';
 import { createSmtpCheck } from './invoices/emails/smtp-check.ts';
 import { CANCEL_JOB, cancellationJobHandler } from './invoices/cancellations/service.ts';
 import { sandboxRegistry } from './invoices/sandbox-registry.ts';
+import { SAT_DOWNLOAD_JOB } from './invoices/sat-downloads/service.ts';
+import { satDownloadJobHandler, type SatIntake } from './invoices/sat-downloads/job.ts';
+import { SAT_DESCARGA_MASIVA_DOWNLOAD_URL, SAT_DESCARGA_MASIVA_URL } from './pac/descarga-masiva.ts';
+import { PermanentJobError } from './jobs/queue.ts';
 import { DEFAULT_RETRY_SCHEDULE, DELIVER_JOB, deliveryJobHandler } from './invoices/webhooks/delivery.ts';
 import { systemResolver, type HostResolver } from './invoices/webhooks/target.ts';
 import type { Environment } from './db/schema/index.ts';
@@ -90,6 +94,13 @@ export interface AppDeps {
   webhookRetrySchedule?: number[];
   /** How often a pending cancellation is polled, in seconds (default 300; the sandbox's receiver answers within half of it). */
   cancellationPollSeconds?: number;
+  /**
+   * SAT's Descarga Masiva (SAT_DESCARGA_MASIVA_URL, SAT_DESCARGA_MASIVA_DOWNLOAD_URL, SAT_DOWNLOAD_POLL_SECONDS,
+   * SAT_DOWNLOAD_STALLED_SECONDS); default SAT's production hosts, 300 s and three days. `fetch`: tests only.
+   */
+  satDownloads?: { url?: string; downloadUrl?: string; pollSeconds?: number; stalledSeconds?: number; fetch?: typeof fetch };
+  /** Where downloaded CFDI XML goes: the received-CFDI intake (wired by the merge of issue 39's intake); none → those jobs fail saying so. */
+  satIntake?: SatIntake;
   /** Let webhooks (test and live) target private, loopback, link-local and metadata addresses (local receivers). */
   webhookAllowPrivate?: boolean;
   /** TRUSTED_PROXIES: addresses or CIDR ranges whose X-Forwarded-For names the client. */
@@ -130,6 +141,11 @@ const EXPOSED_HEADERS = [
 ];
 
 export const VERSION: string = pkg.version;
+
+/** Until the received-CFDI intake is wired: XML packages stay stored (and unprocessed), the request failed saying why. */
+const noIntake: SatIntake = async () => {
+  throw new PermanentJobError('the received-CFDI intake is not available in this build: the packages are kept and processed once it is');
+};
 
 /** Pure composition: gateway in front of the auth and invoice backends. No I/O happens here. */
 export function createApp(deps: AppDeps) {
@@ -218,6 +234,19 @@ export function createApp(deps: AppDeps) {
       [DUPLICATE_CHECK_JOB]: { ...duplicateCheckJobHandler(duplicateDeps), maxBackoffMs: deps.pacRetryMaxMs },
       [DUPLICATE_CANCEL_JOB]: { ...duplicateCancelJobHandler(duplicateDeps), maxBackoffMs: deps.pacRetryMaxMs },
       [RELEASE_JOB]: releaseJobHandler({ now }),
+      [SAT_DOWNLOAD_JOB]: satDownloadJobHandler({
+        db: deps.db,
+        now,
+        masterKey: deps.masterKey,
+        satDownloads: {
+          url: deps.satDownloads?.url ?? SAT_DESCARGA_MASIVA_URL,
+          downloadUrl: deps.satDownloads?.downloadUrl ?? SAT_DESCARGA_MASIVA_DOWNLOAD_URL,
+          pollSeconds: deps.satDownloads?.pollSeconds ?? 300,
+          stalledSeconds: deps.satDownloads?.stalledSeconds ?? 259_200,
+          ...(deps.satDownloads?.fetch ? { fetch: deps.satDownloads.fetch } : {}),
+        },
+        intake: deps.satIntake ?? noIntake,
+      }),
       // Without SMTP_URL only emails queued before it was removed come here, and fail at once saying so.
       ...(mailer ? {} : { [EMAIL_JOB]: emailHandler }),
     },

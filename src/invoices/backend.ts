@@ -9,6 +9,7 @@ import { mountWebhookRoutes } from './webhooks/routes.ts';
 import type { WebhookDeliveryDeps } from './webhooks/delivery.ts';
 import { mountCsdRoutes } from './csds/routes.ts';
 import { mountFielRoutes } from './fiel/routes.ts';
+import { mountSatDownloadRoutes } from './sat-downloads/routes.ts';
 import { mountClientRoutes } from './clients/routes.ts';
 import { mountSeriesRoutes } from './series/routes.ts';
 import { mountCatalogRoutes } from '../catalogs/routes.ts';
@@ -19,7 +20,7 @@ import type { ReceiptDeps } from './receipts/service.ts';
 import { mountPacRoutes } from './pacs/routes.ts';
 import type { PacRouter } from '../pac/failover.ts';
 
-/** The invoice backend: /cfdis, /csds, /fiel, /clients, /series, /receipts, /catalogos, /webhooks, /stats, /pacs. Invalid input answers 400. */
+/** The invoice backend: /cfdis, /csds, /fiel, /sat-downloads, /clients, /series, /receipts, /catalogos, /webhooks, /stats, /pacs. Invalid input answers 400. */
 export function createInvoiceBackend(
   deps: BackendDeps &
     Omit<CfdiDeps, 'db' | 'now'> &
@@ -30,6 +31,7 @@ export function createInvoiceBackend(
   const app = createBackend(deps, 'invoices');
   mountCsdRoutes(app, deps);
   mountFielRoutes(app, deps);
+  mountSatDownloadRoutes(app, deps);
   mountClientRoutes(app, deps);
   mountSeriesRoutes(app, deps);
   mountCfdiRoutes(app, deps);

@@ -72,6 +72,9 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
       drop table cfdi_stats_deltas;
       alter table tenants drop column domicilio_fiscal;
       drop table fiels;
+      drop table sat_metadata;
+      drop table sat_download_packages;
+      drop table sat_downloads;
       delete from __drizzle_migrations where created_at >= ${MIGRATION_0020_AT};
     `);
     raw.close();
