@@ -35,7 +35,7 @@ export function mountSatDownloadRoutes(app: OpenAPIHono<BackendEnv>, deps: SatDo
         ...errors.adminOrOperator,
       },
     }),
-    async (c) => c.json(await requestSatDownload(deps, actorOf(c), c.req.valid('json')), 202),
+    async (c) => c.json(await requestSatDownload(deps, actorOf(c), c.req.valid('json'), async (tx, id) => c.get('auditIn')?.(tx, id, 202)), 202),
   );
 
   app.openapi(
