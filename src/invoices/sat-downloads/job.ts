@@ -238,11 +238,13 @@ async function downloadAndProcess(deps: SatDownloadJobDeps, r: Row, client: Desc
 const METADATA_HEADER =
   'Uuid~RfcEmisor~NombreEmisor~RfcReceptor~NombreReceptor~RfcPac~FechaEmision~FechaCertificacionSat~Monto~EfectoComprobante~Estatus~FechaCancelacion';
 
-/** Metadata packages: their rows upserted with the package marked processed; CFDI packages: handed to the intake, then marked. */
+/** Metadata packages: their rows upserted with the package marked processed; received CFDI packages: handed to the intake, then marked. */
 async function processPackage(deps: SatDownloadJobDeps, r: Row, packageRowId: string, files: ZipEntry[]) {
   const now = deps.now();
   if (r.kind === 'xml') {
-    await deps.intake(
+    // Received CFDI go to the intake; the tenant's own issued ones are already its own records: their package is kept.
+    if (r.direction === 'received')
+      await deps.intake(
       { tenantId: r.tenantId, environment: r.environment },
       files.filter((f) => /\.xml$/i.test(f.name)),
       { satDownloadId: r.id },

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { satDownloadPackages, satMetadata } from '../../../src/db/schema/index.ts';
 import { createDescargaMasivaClient } from '../../../src/pac/descarga-masiva.ts';
-import { createTestApp, csdFiles, csdForm, issuer } from '../../helpers.ts';
+import { localDateTime } from '../../../src/cfdi/time.ts';
+import { CORPUS } from '../../cfdi/corpus.ts';
+import { createTestApp, csdFiles, csdForm, issuer, TENANTS } from '../../helpers.ts';
 import { SCENARIOS, startSatMock, type SatDocument } from '../../sat-mock/sat-mock.ts';
 
 /**
@@ -276,5 +278,39 @@ describe('pre-checks, FIEL, roles and isolation', () => {
     expect(first.json.pagination.has_more).toBe(true);
     const next = await app.call('GET', `/sat-downloads?limit=2&cursor=${first.json.pagination.next_cursor}`, { token: owner.live });
     expect(next.json.data[0].id > first.json.data[1].id).toBe(true);
+  });
+});
+
+describe('test mode (sk_test_): the simulator answers from the sandbox, never SAT', () => {
+  test("issued: the tenant's own test CFDI; received: other tenants' test CFDI to its RFC; the same job code, no call to SAT", async () => {
+    const eku = await issuer(app, { keys: ['test'], csd: ['test'] });
+    expect((await app.app.request('/api/v1/fiel', { method: 'PUT', headers: { authorization: `Bearer ${eku.key}` }, body: csdForm(FIEL) })).status).toBe(201);
+    const funk = await issuer(app, { keys: ['test'], csd: ['test'], tenant: TENANTS.FUNK });
+    const invoice = CORPUS.find(([name]) => name === 'IVA 16 %')![1];
+    const toEku = { ...invoice, receptor: { rfc: RFC, nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601', domicilio_fiscal: '42501', uso_cfdi: 'G03' } };
+    const received = await app.call('POST', '/cfdis', { token: funk.key, body: toEku });
+    expect(received.status).toBe(201);
+    const issued = await app.call('POST', '/cfdis', { token: eku.key, body: invoice });
+    expect(issued.status).toBe(201);
+    const day = (d: number) => localDateTime(new Date(now().getTime() + d * 86_400_000), 'America/Mexico_City').slice(0, 10);
+    const span = { desde: day(-1), hasta: day(1) };
+
+    const meta = (await app.call('POST', '/sat-downloads', { token: eku.key, body: { direction: 'issued', kind: 'metadata', ...span } })).json.data[0];
+    await app.app.worker.drain();
+    expect((await app.call('GET', `/sat-downloads/${meta.id}`, { token: eku.key })).json).toMatchObject({ status: 'downloaded', numero_cfdis: 1 });
+    const [row] = await app.db.select().from(satMetadata).where(eq(satMetadata.tenantId, eku.tenant.id));
+    expect(row).toMatchObject({ uuid: issued.json.uuid.toUpperCase(), rfcEmisor: RFC, rfcReceptor: 'ICV060329BY0', estatus: '1', environment: 'test' });
+
+    const xml = (await app.call('POST', '/sat-downloads', { token: eku.key, body: { direction: 'received', kind: 'xml', ...span } })).json.data[0];
+    await app.app.worker.drain();
+    expect((await app.call('GET', `/sat-downloads/${xml.id}`, { token: eku.key })).json).toMatchObject({ status: 'downloaded', numero_cfdis: 1 });
+    const handed = intake.calls.filter((c) => c.satDownloadId === xml.id);
+    expect(handed.flatMap((c) => c.names)).toEqual([`${received.json.uuid.toUpperCase()}.xml`]);
+    // The simulator's ids; SAT (the mock) never saw these requests.
+    for (const id of [meta.id, xml.id]) {
+      const solicitud = (await app.call('GET', `/sat-downloads/${id}`, { token: eku.key })).json.id_solicitud;
+      expect(solicitud).toStartWith('sandbox-');
+      expect(mock.control.solicitudes.has(solicitud)).toBe(false);
+    }
   });
 });
