@@ -144,7 +144,7 @@ export function createDescargaMasivaClient(signer: DescargaSigner, o: DescargaMa
   /** SignedInfo over one digest, signed rsa-sha1 over its exclusive c14n: the `<Signature>` element. */
   async function signature(digest: string, uri: string, keyInfo: string): Promise<string> {
     const inner = `<CanonicalizationMethod Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"></CanonicalizationMethod><SignatureMethod Algorithm="${DSIG}rsa-sha1"></SignatureMethod><Reference URI="${uri}"><Transforms><Transform Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"></Transform></Transforms><DigestMethod Algorithm="${DSIG}sha1"></DigestMethod><DigestValue>${digest}</DigestValue></Reference>`;
-    const signedInfo = c14n(parseDom(`<SignedInfo xmlns="${DSIG}">${inner}</SignedInfo>`).documentElement as unknown as Element);
+    const signedInfo = c14n(parseDom(`<SignedInfo xmlns="${DSIG}">${inner}</SignedInfo>`).documentElement);
     const value = await signer.sign(signedInfo, 'sha1');
     return `<Signature xmlns="${DSIG}"><SignedInfo>${inner}</SignedInfo><SignatureValue>${value}</SignatureValue>${keyInfo}</Signature>`;
   }
@@ -190,7 +190,7 @@ export function createDescargaMasivaClient(signer: DescargaSigner, o: DescargaMa
     const tsInner = `<u:Created>${created.toISOString()}</u:Created><u:Expires>${expires.toISOString()}</u:Expires>`;
     const tokenId = `uuid-${randomUUID()}-1`;
     const unsigned = `<s:Envelope xmlns:s="${SOAP_ENV}" xmlns:u="${WSU}"><s:Header><o:Security xmlns:o="${WSSE}" s:mustUnderstand="1"><u:Timestamp u:Id="_0">${tsInner}</u:Timestamp><o:BinarySecurityToken u:Id="${tokenId}" ValueType="${X509_TOKEN}" EncodingType="${BASE64_BINARY}">${certB64}</o:BinarySecurityToken></o:Security></s:Header><s:Body><Autentica xmlns="${AUTH_NS}"/></s:Body></s:Envelope>`;
-    const timestamp = parseDom(unsigned).getElementsByTagNameNS(WSU, 'Timestamp')[0] as unknown as Element;
+    const timestamp = parseDom(unsigned).getElementsByTagNameNS(WSU, 'Timestamp')[0]!;
     const keyInfo = `<KeyInfo><o:SecurityTokenReference><o:Reference ValueType="${X509_TOKEN}" URI="#${tokenId}"/></o:SecurityTokenReference></KeyInfo>`;
     const sig = await signature(sha1(c14n(timestamp)), '#_0', keyInfo);
     const body = unsigned.replace('</o:Security>', `${sig}</o:Security>`);
@@ -210,7 +210,7 @@ export function createDescargaMasivaClient(signer: DescargaSigner, o: DescargaMa
   /** An operation element signed in place (Reference URI="": the element without its Signature), sent with the token. */
   async function operation(base: string, path: string, action: string, op: string, inner: string, attrs: Record<string, string>, children = '') {
     const element = `<des:${op} xmlns:des="${DES}"><des:${inner}${attributes(attrs)}>${children}</des:${inner}></des:${op}>`;
-    const digest = sha1(c14n(parseDom(element).documentElement as unknown as Element));
+    const digest = sha1(c14n(parseDom(element).documentElement));
     const issuer = cert.issuer.split('\n').reverse().join(',');
     const keyInfo = `<KeyInfo><X509Data><X509IssuerSerial><X509IssuerName>${escapeXml(issuer)}</X509IssuerName><X509SerialNumber>${BigInt(`0x${cert.serialNumber}`)}</X509SerialNumber></X509IssuerSerial><X509Certificate>${certB64}</X509Certificate></X509Data></KeyInfo>`;
     const sig = await signature(digest, '', keyInfo);

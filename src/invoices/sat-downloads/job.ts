@@ -245,10 +245,10 @@ async function processPackage(deps: SatDownloadJobDeps, r: Row, packageRowId: st
     // Received CFDI go to the intake; the tenant's own issued ones are already its own records: their package is kept.
     if (r.direction === 'received')
       await deps.intake(
-      { tenantId: r.tenantId, environment: r.environment },
-      files.filter((f) => /\.xml$/i.test(f.name)),
-      { satDownloadId: r.id },
-    );
+        { tenantId: r.tenantId, environment: r.environment },
+        files.filter((f) => /\.xml$/i.test(f.name)),
+        { satDownloadId: r.id },
+      );
     await deps.db.update(satDownloadPackages).set({ processedAt: now.toISOString() }).where(eq(satDownloadPackages.id, packageRowId));
     return;
   }

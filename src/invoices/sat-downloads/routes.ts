@@ -35,7 +35,15 @@ export function mountSatDownloadRoutes(app: OpenAPIHono<BackendEnv>, deps: SatDo
         ...errors.adminOrOperator,
       },
     }),
-    async (c) => c.json(await requestSatDownload(deps, actorOf(c), c.req.valid('json'), async (tx, id) => c.get('auditIn')?.(tx, id, 202)), 202),
+    async (c) => {
+      const claim = c.get('idempotency');
+      if (claim?.resumed) return c.json({ data: [await getSatDownload(deps, actorOf(c), claim.resumed)] }, 202);
+      const audit = c.get('auditIn');
+      return c.json(
+        await requestSatDownload(deps, actorOf(c), c.req.valid('json'), { audit: async (tx, id) => audit?.(tx, id, 202), bindIdempotency: claim?.bind }),
+        202,
+      );
+    },
   );
 
   app.openapi(

@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.ts';
 import { withTransaction, type Tx } from '../../db/index.ts';
 import { satDownloads, type SatDownloadStatus } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
+import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { newId } from '../../lib/ids.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { conflict, notFound } from '../../lib/service-error.ts';
@@ -30,9 +31,14 @@ const RULE_5002 = "SAT accepts the same period (direction, kind, dates and filte
  * Pre-checks the request with v1.5's rules, then records it (status `requested`) with the job that sends it, in one
  * transaction. SAT's 5002 is kept locally: a period is asked at most twice, the second time only when the first gave
  * no packages (rejected, empty, expired, stalled, failed); a third is a 409, never sent. `audit` writes the request's
- * audit row in the same transaction.
+ * audit row in the same transaction, `bindIdempotency` ties an Idempotency-Key to the record.
  */
-export async function requestSatDownload(deps: SatDownloadRequestDeps, actor: Actor, input: SatDownloadInput, audit?: (tx: Tx, id: string) => Promise<void>) {
+export async function requestSatDownload(
+  deps: SatDownloadRequestDeps,
+  actor: Actor,
+  input: SatDownloadInput,
+  options: { audit?: (tx: Tx, id: string) => Promise<void>; bindIdempotency?: IdempotencyClaim['bind'] } = {},
+) {
   const now = deps.now();
   const query = precheckSatDownload(input, now);
   const signer = await fielSigner(deps, actor.tenantId, { environment: actor.environment, purpose: 'descarga-masiva:request' });
@@ -90,7 +96,8 @@ export async function requestSatDownload(deps: SatDownloadRequestDeps, actor: Ac
       environment: actor.environment,
       maxAttempts: 20,
     });
-    await audit?.(tx, id);
+    await options.bindIdempotency?.(tx, id);
+    await options.audit?.(tx, id);
   });
   deps.wakeJobs();
   return { data: [await getSatDownload(deps, actor, id)] };
