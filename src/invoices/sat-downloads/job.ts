@@ -53,13 +53,22 @@ const queryOf = (r: Row): DescargaQuery => ({
   ...(r.rfc ? { rfc: r.rfc } : {}),
 });
 
-/** Test mode asks the simulator, live mode SAT: the same job code either way. */
-async function clientFor(deps: SatDownloadJobDeps, r: Row): Promise<DescargaMasivaClient> {
-  const signer = await fielSigner(deps, r.tenantId, { environment: r.environment, purpose: `descarga-masiva:${r.id}` });
+/**
+ * Test mode asks the simulator, live mode SAT: the same job code either way. A live client is kept per FIEL (its row
+ * id changes when the FIEL is replaced), so its token serves the tenant's next polls until it expires.
+ */
+async function clientFor(deps: SatDownloadJobDeps, clients: Map<string, DescargaMasivaClient>, r: Row): Promise<DescargaMasivaClient> {
+  const signer = await fielSigner(deps, r.tenantId, { environment: r.environment, purpose: 'descarga-masiva' });
   if (!signer) throw new PermanentJobError('the tenant has no FIEL (e.firma) any more: upload it with PUT /fiel and request again');
   if (r.environment === 'test') return sandboxDescargaClient(deps.db, { tenantId: r.tenantId, rfc: signer.rfc });
+  const held = clients.get(signer.id);
+  if (held) return held;
   const s = deps.satDownloads;
-  return createDescargaMasivaClient(signer, { url: s.url, downloadUrl: s.downloadUrl, now: deps.now, ...(s.fetch ? { fetch: s.fetch } : {}) });
+  const client = createDescargaMasivaClient(signer, { url: s.url, downloadUrl: s.downloadUrl, now: deps.now, ...(s.fetch ? { fetch: s.fetch } : {}) });
+  // A bounded cache: the oldest goes first.
+  if (clients.size >= 1000) clients.delete(clients.keys().next().value!);
+  clients.set(signer.id, client);
+  return client;
 }
 
 /** SAT's answer for a call that was made but could not be used now: asked again at the next poll, no attempt used up. */
@@ -81,10 +90,10 @@ async function call<T>(fn: () => Promise<T>): Promise<T> {
  * yet and process each stored one not processed yet (finished), then downloaded. A job killed anywhere re-runs this
  * and continues from the rows.
  */
-async function advance(deps: SatDownloadJobDeps, id: string): Promise<void> {
+async function advance(deps: SatDownloadJobDeps, clients: Map<string, DescargaMasivaClient>, id: string): Promise<void> {
   let r = await load(deps.db, id);
   if (!r || !['requested', 'accepted', 'in_progress', 'finished'].includes(r.status)) return;
-  const client = await clientFor(deps, r);
+  const client = await clientFor(deps, clients, r);
   if (r.status === 'requested') {
     const s = await call(() => client.solicita(queryOf(r!)));
     const now = deps.now();
@@ -294,8 +303,9 @@ async function processPackage(deps: SatDownloadJobDeps, r: Row, packageRowId: st
 
 export function satDownloadJobHandler(deps: SatDownloadJobDeps): JobHandler {
   const idOf = (job: Job) => String(job.payload.satDownloadId);
+  const clients = new Map<string, DescargaMasivaClient>();
   return {
-    run: (job) => advance(deps, idOf(job)),
+    run: (job) => advance(deps, clients, idOf(job)),
     // Attempts exhausted or a permanent failure: the request says why; its packages stay stored.
     giveUp: (job, error) => async (tx) => {
       const now = deps.now();

@@ -39,10 +39,22 @@ afterAll(() => mock.stop());
 
 /** What the intake was handed; `fail` makes the next call throw (a crash between download and processing). */
 const intake = { calls: [] as { names: string[]; satDownloadId: string }[], fail: 0 };
+/** `lose`: the next N Descargar answers are lost after SAT served them (the connection dropped on the way back). */
+const network = { lose: 0 };
+const lossyFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const res = await fetch(input, init);
+  const action = new Headers(init?.headers).get('soapaction') ?? '';
+  if (network.lose > 0 && action.includes('/Descargar')) {
+    network.lose--;
+    await res.arrayBuffer();
+    throw new Error('connection reset after the answer');
+  }
+  return res;
+}) as typeof fetch;
 const app = await createTestApp({
   db: t.db,
   wakeOnEnqueue: false,
-  satDownloads: { url: mock.url, downloadUrl: mock.downloadUrl, pollSeconds: POLL, stalledSeconds: STALLED },
+  satDownloads: { url: mock.url, downloadUrl: mock.downloadUrl, pollSeconds: POLL, stalledSeconds: STALLED, fetch: lossyFetch },
   async satIntake(_scope, files, o) {
     if (intake.fail > 0) {
       intake.fail--;
@@ -190,6 +202,7 @@ describe('each failure ends in its documented state', () => {
     mock.control.verify404 = 1;
     mock.control.download404 = 1;
     mock.control.authHttp500 = 1;
+    mock.control.tokens.clear();
     const r = await settle((await post(period())).json.data[0].id);
     expect(r.status).toBe('downloaded');
     const [pkg] = await app.db.select().from(satDownloadPackages).where(eq(satDownloadPackages.satDownloadId, r.id));
@@ -199,6 +212,8 @@ describe('each failure ends in its documented state', () => {
 
   test('InvalidSecurity from Autenticacion → failed, saying so', async () => {
     mock.control.authFaults = 1;
+    // SAT forgets the token the app holds (300): the client authenticates again and gets the fault.
+    mock.control.tokens.clear();
     const r = await settle((await post(period())).json.data[0].id);
     expect(r.status).toBe('failed');
     expect(r.error).toContain('InvalidSecurity');
@@ -233,6 +248,39 @@ describe('a crash between download and processing', () => {
     expect(after!.downloads).toBe(1);
     expect(mock.control.solicitudes.get(r.id_solicitud)!.downloads.get(after!.packageId)).toBe(1);
     expect(intake.calls.filter((c) => c.satDownloadId === record.id)).toHaveLength(1);
+  });
+});
+
+describe('a download lost on the way back', () => {
+  test('counted before it is made: asked again once (SAT served 2), then stored; processed once', async () => {
+    mock.control.scenario = SCENARIOS.finished(1, 0);
+    network.lose = 1;
+    const r = await settle((await post(period())).json.data[0].id);
+    expect(r.status).toBe('downloaded');
+    const [p] = await app.db.select().from(satDownloadPackages).where(eq(satDownloadPackages.satDownloadId, r.id));
+    expect(p!.downloads).toBe(2);
+    expect(mock.control.solicitudes.get(r.id_solicitud)!.downloads.get(p!.packageId)).toBe(2);
+  });
+
+  test('lost twice: never asked a third time; the request fails saying why, SAT saw two downloads', async () => {
+    mock.control.scenario = SCENARIOS.finished(1, 0);
+    network.lose = 2;
+    const r = await settle((await post(period())).json.data[0].id);
+    expect(r.status).toBe('failed');
+    expect(r.error).toContain('at most twice');
+    const [p] = await app.db.select().from(satDownloadPackages).where(eq(satDownloadPackages.satDownloadId, r.id));
+    expect([p!.downloads, p!.bytes]).toEqual([2, null]);
+    expect(mock.control.solicitudes.get(r.id_solicitud)!.downloads.get(p!.packageId)).toBe(2);
+  });
+
+  test('one Autentica serves the polls of a request while its token lives', async () => {
+    mock.control.scenario = SCENARIOS.finished(1, 2);
+    const before = mock.control.calls.filter((c) => c.service === 'autenticacion').length;
+    // The app's clock moves one poll (300 s) at a time; the client renews a token 240 s after it was made.
+    const r = await settle((await post(period())).json.data[0].id);
+    expect(r.status).toBe('downloaded');
+    const auths = mock.control.calls.filter((c) => c.service === 'autenticacion').length - before;
+    expect(auths).toBeLessThanOrEqual(3);
   });
 });
 
