@@ -26,6 +26,10 @@ import { CANCEL_JOB, cancellationJobHandler } from './invoices/cancellations/ser
 import { sandboxRegistry } from './invoices/sandbox-registry.ts';
 import type { ReceivedStatusDeps } from './invoices/received/status.ts';
 import { consultSat } from './pac/sat-consulta.ts';
+import { SAT_DOWNLOAD_JOB } from './invoices/sat-downloads/service.ts';
+import { satDownloadJobHandler, type SatIntake } from './invoices/sat-downloads/job.ts';
+import { SAT_DESCARGA_MASIVA_DOWNLOAD_URL, SAT_DESCARGA_MASIVA_URL } from './pac/descarga-masiva.ts';
+import { intakeReceived } from './invoices/received/intake.ts';
 import { DEFAULT_RETRY_SCHEDULE, DELIVER_JOB, deliveryJobHandler } from './invoices/webhooks/delivery.ts';
 import { systemResolver, type HostResolver } from './invoices/webhooks/target.ts';
 import type { Environment } from './db/schema/index.ts';
@@ -99,6 +103,13 @@ export interface AppDeps {
   webhookRetrySchedule?: number[];
   /** How often a pending cancellation is polled, in seconds (default 300; the sandbox's receiver answers within half of it). */
   cancellationPollSeconds?: number;
+  /**
+   * SAT's Descarga Masiva (SAT_DESCARGA_MASIVA_URL, SAT_DESCARGA_MASIVA_DOWNLOAD_URL, SAT_DOWNLOAD_POLL_SECONDS,
+   * SAT_DOWNLOAD_STALLED_SECONDS); default SAT's production hosts, 300 s and three days. `fetch`: tests only.
+   */
+  satDownloads?: { url?: string; downloadUrl?: string; pollSeconds?: number; stalledSeconds?: number; fetch?: typeof fetch };
+  /** Where downloaded CFDI XML goes; default the received-CFDI intake (`intakeReceived`). Tests only. */
+  satIntake?: SatIntake;
   /** Let webhooks (test and live) target private, loopback, link-local and metadata addresses (local receivers). */
   webhookAllowPrivate?: boolean;
   /** TRUSTED_PROXIES: addresses or CIDR ranges whose X-Forwarded-For names the client. */
@@ -197,6 +208,8 @@ export function createApp(deps: AppDeps) {
     consult: (environment, query) => (environment === 'test' ? sandboxPac.status(query) : consultSat(query, { url: deps.satConsultaUrl })),
   };
   const satCertificates = createSatCertificateSource({ baseUrl: deps.satCertificatesUrl, sandboxSat: deps.sandboxSat });
+  /** What intakeReceived needs (uploads, and the packages Descarga Masiva downloads). */
+  const receivedDeps = { db: deps.db, now, identity, satCertificates };
   const liveStamps = pacRouter && routedStamper(deps.db, pacRouter);
   const stamperFor = (environment: Environment) => (environment === 'test' ? sandboxStamps : liveStamps);
   const pacFor = (environment: Environment, stampedBy?: string | null) =>
@@ -235,6 +248,20 @@ export function createApp(deps: AppDeps) {
       [DUPLICATE_CHECK_JOB]: { ...duplicateCheckJobHandler(duplicateDeps), maxBackoffMs: deps.pacRetryMaxMs },
       [DUPLICATE_CANCEL_JOB]: { ...duplicateCancelJobHandler(duplicateDeps), maxBackoffMs: deps.pacRetryMaxMs },
       [RELEASE_JOB]: releaseJobHandler({ now }),
+      [SAT_DOWNLOAD_JOB]: satDownloadJobHandler({
+        db: deps.db,
+        now,
+        masterKey: deps.masterKey,
+        satDownloads: {
+          url: deps.satDownloads?.url ?? SAT_DESCARGA_MASIVA_URL,
+          downloadUrl: deps.satDownloads?.downloadUrl ?? SAT_DESCARGA_MASIVA_DOWNLOAD_URL,
+          pollSeconds: deps.satDownloads?.pollSeconds ?? 300,
+          stalledSeconds: deps.satDownloads?.stalledSeconds ?? 259_200,
+          ...(deps.satDownloads?.fetch ? { fetch: deps.satDownloads.fetch } : {}),
+        },
+        // A closure: the intake's dependencies are made below; a job runs only after createApp returns.
+        intake: deps.satIntake ?? ((scope, files, o) => intakeReceived(receivedDeps, scope, files, o)),
+      }),
       // Without SMTP_URL only emails queued before it was removed come here, and fail at once saying so.
       ...(mailer ? {} : { [EMAIL_JOB]: emailHandler }),
     },
@@ -343,7 +370,7 @@ export function createApp(deps: AppDeps) {
   return Object.assign(app, {
     backends: { auth: authBackend, invoices: invoiceBackend },
     /** What intakeReceived needs (Descarga Masiva feeds its packages through it). */
-    receivedDeps: { db: deps.db, now, identity, satCertificates },
+    receivedDeps,
     /** The SAT status refresh of received CFDI (POST /received-cfdis/{id}/refresh and the periodic task). */
     receivedStatus,
     worker,

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { DEFAULT_BOOT_LOCK_TIMEOUT_SECONDS } from './db/boot-lock.ts';
 import { randomToken } from './lib/crypto.ts';
 import { DEFAULT_EMAIL_DAILY_LIMIT } from './lib/plans.ts';
+import { SAT_DESCARGA_MASIVA_DOWNLOAD_URL, SAT_DESCARGA_MASIVA_URL } from './pac/descarga-masiva.ts';
 import { type ConfiguredPac, PAC_REGISTRY } from './pac/registry.ts';
 import { SAT_CERTIFICATES_URL } from './pac/sat-certificates.ts';
 import type { PacSetting } from './pac/types.ts';
@@ -68,6 +69,18 @@ const EnvSchema = z.object({
   SAT_CERTIFICATES_URL: z.url().default(SAT_CERTIFICATES_URL),
   SAT_69B_URL: z.url().optional(),
   BLOCK_69B_RECEIVERS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
+  SAT_DESCARGA_MASIVA_URL: z.url().default(SAT_DESCARGA_MASIVA_URL),
+  SAT_DESCARGA_MASIVA_DOWNLOAD_URL: z.url().default(SAT_DESCARGA_MASIVA_DOWNLOAD_URL),
+  SAT_DOWNLOAD_POLL_SECONDS: z.coerce
+    .number({ message: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(1, 'must be at least 1')
+    .default(300),
+  SAT_DOWNLOAD_STALLED_SECONDS: z.coerce
+    .number({ message: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(1, 'must be at least 1')
+    .default(259_200),
   CANCELLATION_POLL_SECONDS: z.coerce
     .number({ message: 'must be a number of seconds' })
     .int('must be a whole number of seconds')
@@ -240,6 +253,13 @@ export interface Config {
   sat69bUrl?: string;
   /** BLOCK_69B_RECEIVERS: refuse to issue to a receptor on the Lista 69-B as definitivo (default off). */
   block69bReceivers: boolean;
+  /**
+   * SAT's Descarga Masiva (issue 39): the base of Autenticacion, SolicitaDescargaService and VerificaSolicitudDescargaService
+   * (SAT_DESCARGA_MASIVA_URL), of DescargaMasivaService (SAT_DESCARGA_MASIVA_DOWNLOAD_URL), how often a request is
+   * verified (SAT_DOWNLOAD_POLL_SECONDS, 300) and after how long one still accepted or in progress is stalled
+   * (SAT_DOWNLOAD_STALLED_SECONDS, three days).
+   */
+  satDownloads: { url: string; downloadUrl: string; pollSeconds: number; stalledSeconds: number };
   /** How long an ambiguous answer keeps a document on its PAC before another may stamp it (PAC_AMBIGUOUS_WINDOW_SECONDS). */
   pacAmbiguousWindowSeconds: number;
   /** The longest wait between two attempts of a job that asks a PAC: a queued stamp, a duplicate's check or cancellation (PAC_RETRY_MAX_SECONDS). */
@@ -300,6 +320,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     satCertificatesUrl: e.SAT_CERTIFICATES_URL.replace(/\/+$/, ''),
     sat69bUrl: e.SAT_69B_URL,
     block69bReceivers: e.BLOCK_69B_RECEIVERS === 'true',
+    satDownloads: {
+      url: e.SAT_DESCARGA_MASIVA_URL,
+      downloadUrl: e.SAT_DESCARGA_MASIVA_DOWNLOAD_URL,
+      pollSeconds: e.SAT_DOWNLOAD_POLL_SECONDS,
+      stalledSeconds: e.SAT_DOWNLOAD_STALLED_SECONDS,
+    },
     pacAmbiguousWindowSeconds: e.PAC_AMBIGUOUS_WINDOW_SECONDS,
     pacRetryMaxSeconds: e.PAC_RETRY_MAX_SECONDS,
     warnings,

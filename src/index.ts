@@ -166,6 +166,7 @@ const appWith = (sandboxSat: SandboxSat) =>
     trustedProxies: config.trustedProxies,
     webhookRetrySchedule: config.webhookRetrySchedule,
     cancellationPollSeconds: config.cancellationPollSeconds,
+    satDownloads: config.satDownloads,
     registration: config.registration,
     corsOrigins: config.corsOrigins,
     holdBeforeAnswer: config.testHoldBeforeAnswer

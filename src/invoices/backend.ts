@@ -13,6 +13,7 @@ import { mountReceivedRoutes } from './received/routes.ts';
 import { mountSatListRoutes } from './sat-lists/routes.ts';
 import { mountReceivedStatusRoutes } from './received/status-routes.ts';
 import type { ReceivedStatusDeps } from './received/status.ts';
+import { mountSatDownloadRoutes } from './sat-downloads/routes.ts';
 import { mountClientRoutes } from './clients/routes.ts';
 import { mountSeriesRoutes } from './series/routes.ts';
 import { mountCatalogRoutes } from '../catalogs/routes.ts';
@@ -24,7 +25,7 @@ import { mountPacRoutes } from './pacs/routes.ts';
 import type { PacRouter } from '../pac/failover.ts';
 import type { ReceivedDeps } from './received/intake.ts';
 
-/** The invoice backend: /cfdis, /csds, /fiel, /received-cfdis, /clients, /series, /receipts, /catalogos, /webhooks, /stats, /pacs. Invalid input answers 400. */
+/** The invoice backend: /cfdis, /csds, /fiel, /received-cfdis, /sat-downloads, /sat-lists, /clients, /series, /receipts, /catalogos, /webhooks, /stats, /pacs. Invalid input answers 400. */
 export function createInvoiceBackend(
   deps: BackendDeps &
     Omit<CfdiDeps, 'db' | 'now'> &
@@ -38,6 +39,7 @@ export function createInvoiceBackend(
   mountFielRoutes(app, deps);
   mountSatListRoutes(app, deps);
   mountReceivedStatusRoutes(app, deps);
+  mountSatDownloadRoutes(app, deps);
   mountClientRoutes(app, deps);
   mountSeriesRoutes(app, deps);
   mountCfdiRoutes(app, deps);

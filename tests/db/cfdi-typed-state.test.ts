@@ -76,6 +76,9 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
       drop table received_cfdis;
       drop table sat_69b_entries;
       drop table sat_69b_lists;
+      drop table sat_metadata;
+      drop table sat_download_packages;
+      drop table sat_downloads;
       delete from __drizzle_migrations where created_at >= ${MIGRATION_0020_AT};
     `);
     raw.close();

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { localDateTime } from '../../src/cfdi/time.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from '../cfdi/corpus.ts';
 import { openDatabase } from '../../src/db/client.ts';
-import { createTestApp, csdFiles, exec, ICV, issuer, smtpSink, sqliteConnection, TENANTS, TEST_ENGINE } from '../helpers.ts';
+import { createTestApp, csdFiles, csdForm, exec, ICV, issuer, smtpSink, sqliteConnection, TENANTS, TEST_ENGINE } from '../helpers.ts';
 import { createDbWatch, type TableChange } from './db-snapshot.ts';
 import { createSchemaArbitraries, resolve, type JsonSchema } from './openapi-arbitrary.ts';
 import { sql } from 'drizzle-orm';
@@ -100,6 +100,8 @@ const OWNED: Record<string, string[]> = {
   uploadLista69b: ['sat_69b_lists', 'sat_69b_entries'],
   // Every file is answered (a document that is not a CFDI is stored invalid), with its event.
   uploadReceivedCfdis: ['received_cfdis', 'events', 'webhook_deliveries', 'jobs'],
+  // The request and its job; the job (test mode: the simulator) may move the request and store what it found.
+  createSatDownload: ['sat_downloads', 'sat_download_packages', 'sat_metadata', 'jobs'],
   createClient: ['clients'],
   updateClient: ['clients'],
   createSeries: ['series'],
@@ -448,6 +450,32 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
         token: () => key,
         numRuns: 40,
         seeds: fc.constantFrom({ file: sample }, { factura: sample, otra: sample.subarray(0, 200) }),
+      };
+    }
+    case 'createSatDownload': {
+      const { key } = await issuerWithKey({ csd: false });
+      const fiel = csdFiles('EKU9003173C9_FIEL', 'EKU9003173C9');
+      expect((await t.call('PUT', '/fiel', { token: key, raw: csdForm(fiel) })).status).toBe(201);
+      let second = 0;
+      const day = fc.integer({ min: 1, max: 28 }).map((d) => `2025-02-${String(d).padStart(2, '0')}`);
+      return {
+        ...base,
+        token: () => key,
+        hints: {
+          direction: pick(['received', 'issued', 'both']),
+          kind: pick(['xml', 'metadata', 'pdf']),
+          desde: fc.oneof(day, pick(['2019-01-01', '2025-13-01', '2025-02-01T00:00:00'])),
+          hasta: fc.oneof(day, pick(['2025-01-01', '2025-02-28T23:59:59'])),
+          tipo: pick(['I', 'E', 'P', 'X']),
+          rfc: pick(['ICV060329BY0', 'ICV060329BY0,XAXX010101000', 'nope']),
+        },
+        // Each seed a new period (one second more), so SAT's twice-per-period rule refuses none of them.
+        seeds: fc.nat().map(() => ({
+          direction: 'received',
+          kind: 'xml',
+          desde: `2025-01-01T00:00:${String(second++ % 60).padStart(2, '0')}`,
+          hasta: `2025-01-${String(2 + Math.floor(second / 60)).padStart(2, '0')}`,
+        })),
       };
     }
     case 'createClient':

@@ -128,6 +128,11 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   downloadReceivedCfdiXml: { roles: ALL, params: { id: 'received' } },
   downloadReceivedCfdiPdf: { roles: ALL, params: { id: 'received' } },
 
+  // SAT downloads: writers request (test mode: the simulator answers), everyone reads.
+  createSatDownload: { roles: WRITERS, body: () => ({ json: { direction: 'issued', kind: 'metadata', desde: '2026-01-01', hasta: '2026-01-31' } }) },
+  listSatDownloads: { roles: ALL },
+  getSatDownload: { roles: ALL, params: { id: 'satDownload' } },
+
   createClient: { roles: WRITERS, body: () => ({ json: CLIENT }) },
   listClients: { roles: ALL },
   getClient: { roles: ALL, params: { id: 'client' } },
@@ -223,6 +228,7 @@ interface TenantFx {
   fiel: string;
   /** A received CFDI (its own invoice uploaded as received: stored invalid, another receptor). */
   received: string;
+  satDownload: string;
   client: string;
   series: string;
   cfdi: string;
@@ -270,6 +276,7 @@ const KINDS = {
   delivery: { perEnvironment: true, own: (f: Fixtures) => f.a.delivery, foreign: (f: Fixtures) => [f.b.delivery], missing: () => randomUUID() },
   receipt: { perEnvironment: true, own: (f: Fixtures) => f.a.receipt, foreign: (f: Fixtures) => [f.b.receipt], missing: () => newId('rcpt') },
   received: { perEnvironment: true, own: (f: Fixtures) => f.a.received, foreign: (f: Fixtures) => [f.b.received], missing: () => newId('rcv') },
+  satDownload: { perEnvironment: true, own: (f: Fixtures) => f.a.satDownload, foreign: (f: Fixtures) => [f.b.satDownload], missing: () => newId('satdl') },
   catalog: { shared: 'regimenes-fiscales' },
   catalogKey: { shared: '601' },
 } satisfies Record<
@@ -452,6 +459,9 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
   const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => t.call(method, path, { token: key.key, body, headers });
   const csd = await ok(sendTo('POST', '/api/v1/csds', bearer(key.key), { form: () => csdForm(CSD) }), 201, 'CSD');
   const fiel = await ok(sendTo('PUT', '/api/v1/fiel', bearer(key.key), { form: () => csdForm(FIEL) }), 201, 'FIEL');
+  const satDownload = (
+    await ok(call('POST', '/sat-downloads', { direction: 'issued', kind: 'xml', desde: '2025-01-01', hasta: '2025-01-31' }), 202, 'SAT download')
+  ).data[0];
   await ok(sendTo('PUT', '/api/v1/tenants/me/logo', bearer(key.key), { form: () => logoForm(logo) }), 200, 'logo');
   const client = await ok(call('POST', '/clients', CLIENT), 201, 'client');
   const series = await ok(call('POST', '/series', { serie: 'SEC', default: true }), 201, 'series');
@@ -487,6 +497,7 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
     csd: csd.id,
     fiel: fiel.id,
     received: received.id,
+    satDownload: satDownload.id,
     client: client.id,
     series: series.id,
     cfdi: cfdi.id,
@@ -781,6 +792,7 @@ describe('allowed callers get through', () => {
             f.b.spareKey,
             f.b.csd,
             f.b.fiel,
+            f.b.satDownload,
             f.b.client,
             f.b.series,
             f.b.cfdi,

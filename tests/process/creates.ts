@@ -145,6 +145,15 @@ export const CREATES: CreateRoute[] = [
     statuses: [201],
     made: async (ctx) => (await get(ctx, '/receipts?limit=100')).filter((r) => !ctx.setupReceipts.includes(r.id)).map((r) => r.id),
   },
+  {
+    route: 'POST /api/v1/sat-downloads',
+    // The set-up stored the tenant's FIEL; test mode: the simulator answers, never SAT.
+    send: (ctx, headers) =>
+      post(ctx.base, '/sat-downloads', { direction: 'issued', kind: 'metadata', desde: '2025-03-01', hasta: '2025-03-31' }, ctx.key, headers),
+    statuses: [202],
+    made: async (ctx) => (await get(ctx, '/sat-downloads?limit=100')).map((d) => d.id),
+    idOf: (body) => body.data?.[0]?.id,
+  },
 ];
 
 /** Creates no Idempotency-Key applies to, with why a retry cannot make a second one. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ICV, ingreso, issuer, serverTarget, until } from '../helpers.ts';
+import { csdFiles, csdForm, ICV, ingreso, issuer, serverTarget, until } from '../helpers.ts';
 import { CREATES, receiptBody, type CreateContext } from './creates.ts';
 import { post, startServer, stopServer } from './server.ts';
 
@@ -64,6 +64,13 @@ describe('Idempotency-Key across a crash between commit and answer', () => {
       ctx.receipt = self.id;
       ctx.day = forGlobal.fecha.slice(0, 10);
       ctx.setupReceipts = [self.id, forGlobal.id];
+      // POST /sat-downloads signs with the tenant's FIEL.
+      const fiel = await fetch(`${first.base}/fiel`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${admin.key}` },
+        body: csdForm(csdFiles('EKU9003173C9_FIEL', 'EKU9003173C9')),
+      });
+      expect(fiel.status).toBe(201);
       for (let i = 1; i < CREATES.length; i++) await hold(i);
       // Every create committed and none answered: kill the server there.
       first.proc.kill('SIGKILL');

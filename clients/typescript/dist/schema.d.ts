@@ -636,6 +636,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sat-downloads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The SAT download requests of the environment, oldest first */
+        get: operations["listSatDownloads"];
+        put?: never;
+        /**
+         * Ask SAT's Descarga Masiva for the CFDI or metadata of a period (ADMIN, OPERATOR)
+         * @description Checked first with Descarga Masiva v1.5's rules (400 naming the field, the rule in the detail): desde strictly before hasta, not before six years ago, one counterparty RFC, tipo in c_TipoDeComprobante; a received XML request asks only vigentes (SAT refuses the XML of cancelled CFDI since v1.5; metadata lists them). Then recorded and sent in the background, signed with the tenant's FIEL (409 when it has none: PUT /fiel); SAT is asked for progress every SAT_DOWNLOAD_POLL_SECONDS, the packages are downloaded once, kept, unpacked: XML into the received CFDI, metadata rows kept. SAT accepts a period at most twice, ever (5002): a second request is allowed only when the first gave no packages, a third is a 409 and never sent. Test mode (sk_test_) never calls SAT: a simulator answers from the sandbox's own test CFDI. 202 with one record per SAT request.
+         */
+        post: operations["createSatDownload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sat-downloads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One SAT download request: its status and SAT's codes */
+        get: operations["getSatDownload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/clients": {
         parameters: {
             query?: never;
@@ -1960,6 +1998,110 @@ export interface components {
             efos_69b: "presunto" | "definitivo" | "desvirtuado" | "sentencia_favorable" | null;
             /** Format: date-time */
             sat_checked_at: string | null;
+        };
+        SatDownloadsCreated: {
+            data: components["schemas"]["SatDownload"][];
+        };
+        SatDownload: {
+            /** @example satdl_01jd2m3k4n5p6q7r8s9t0v1w2x */
+            id: string;
+            /** @enum {string} */
+            direction: "received" | "issued";
+            /** @enum {string} */
+            kind: "xml" | "metadata";
+            /** @example 2026-10-01T00:00:00 */
+            desde: string;
+            /** @example 2026-10-31T23:59:59 */
+            hasta: string;
+            tipo: string | null;
+            rfc: string | null;
+            /** @description 1 or 2: SAT accepts a period at most twice, ever (5002) */
+            request_number: number;
+            /**
+             * @description requested (recorded, not yet sent) → accepted (SAT EstadoSolicitud 1) → in_progress (2) → finished (3, downloading) → downloaded; or rejected (SAT refused it or ended it with 5), empty (5004, no CFDI), expired (6), stalled (still 1 or 2 after SAT_DOWNLOAD_STALLED_SECONDS), failed (see error)
+             * @enum {string}
+             */
+            status: "requested" | "accepted" | "in_progress" | "finished" | "downloaded" | "rejected" | "empty" | "expired" | "stalled" | "failed";
+            /** @description SAT's IdSolicitud */
+            id_solicitud: string | null;
+            /**
+             * @description SAT's last CodEstatus
+             * @example 5000
+             */
+            cod_estatus: string | null;
+            /** @description SAT's EstadoSolicitud (1–6) */
+            estado_solicitud: number | null;
+            /** @description SAT's CodigoEstadoSolicitud */
+            codigo_estado_solicitud: string | null;
+            /** @description SAT's last Mensaje */
+            mensaje: string | null;
+            numero_cfdis: number | null;
+            /** @description SAT's package ids (IdsPaquetes) */
+            packages: string[];
+            /** @description Calls made to SAT for it */
+            attempts: number;
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When SAT accepted it
+             */
+            requested_at: string | null;
+            /** Format: date-time */
+            checked_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "direction": "received",
+         *       "kind": "xml",
+         *       "desde": "2026-10-01",
+         *       "hasta": "2026-10-31"
+         *     }
+         */
+        SatDownloadCreate: {
+            /**
+             * @description received: CFDI issued to the tenant; issued: by it
+             * @enum {string}
+             */
+            direction: "received" | "issued";
+            /**
+             * @description xml: the CFDI themselves; metadata: SAT's 12-column listing (cancelled ones too)
+             * @enum {string}
+             */
+            kind: "xml" | "metadata";
+            /**
+             * @description Start of the period, SAT's local time: YYYY-MM-DD (from 00:00:00) or YYYY-MM-DDTHH:mm:ss; not before six years ago
+             * @example 2026-10-01
+             */
+            desde: string;
+            /**
+             * @description End of the period: YYYY-MM-DD (to 23:59:59) or YYYY-MM-DDTHH:mm:ss; strictly after desde
+             * @example 2026-10-01
+             */
+            hasta: string;
+            /**
+             * @description c_TipoDeComprobante: I, E, T, N or P
+             * @example I
+             */
+            tipo?: string;
+            /**
+             * @description The counterparty: the emisor (received) or the receptor (issued); one RFC
+             * @example XAXX010101000
+             */
+            rfc?: string;
+        };
+        SatDownloadList: {
+            data: components["schemas"]["SatDownload"][];
+            pagination: {
+                has_more: boolean;
+                next_cursor?: string;
+                limit: number;
+            };
         };
         Client: {
             /** @example cli_01jd2m3k4n5p6q7r8s9t0v1w2x */
@@ -7321,6 +7463,198 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSatDownloads: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque; from pagination.next_cursor */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SatDownloadList"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSatDownload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SatDownloadCreate"];
+            };
+        };
+        responses: {
+            /** @description Recorded; sent to SAT in the background */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SatDownloadsCreated"];
+                };
+            };
+            /** @description A Descarga Masiva v1.5 rule broken (details name the field and the rule) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role ADMIN or OPERATOR required */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The tenant has no FIEL (PUT /fiel) or it expired, or the period was requested twice already (SAT 5002) or is pending */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSatDownload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SatDownload"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such request in this environment */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {

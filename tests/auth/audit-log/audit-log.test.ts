@@ -177,6 +177,9 @@ describe('audit log', () => {
     await expectWrite('putFiel', 201, ak, { type: 'fiel', id: fiel.json.id }, fiel);
     const replacing = await putFiel();
     await expectWrite('replaceFiel', 200, ak, { type: 'fiel', id: replacing.json.id }, replacing);
+    // POST /sat-downloads: the request, with the tenant's FIEL (test mode: the simulator answers).
+    const download = await call('POST', '/sat-downloads', key.key, { direction: 'issued', kind: 'metadata', desde: '2025-01-01', hasta: '2025-01-31' });
+    await expectWrite('createSatDownload', 202, ak, { type: 'sat-downloads', id: download.json.data[0].id }, download);
     await expectWrite('deleteFiel', 204, ak, { type: 'fiel', id: replacing.json.id }, await call('DELETE', '/fiel', key.key));
     await expectWrite('deleteFiel', 204, ak, { type: 'fiel', id: null }, await call('DELETE', '/fiel', key.key));
 
