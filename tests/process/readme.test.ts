@@ -17,6 +17,7 @@ const MARKER = '<!-- walk-through: tests/process/readme.test.ts runs the next bl
 const CARTA_PORTE = '<!-- carta porte: tests/process/readme.test.ts runs the next block after the walk-through -->';
 const COMERCIO_EXTERIOR = '<!-- comercio exterior: tests/process/readme.test.ts runs the next block after the walk-through -->';
 const RECEIPTS = '<!-- receipts: tests/process/readme.test.ts runs the next block after the walk-through -->';
+const RECEIVED = '<!-- received: tests/process/readme.test.ts runs the next block after the walk-through -->';
 const CLIENT_INSTALL = '<!-- client install: tests/process/readme.test.ts runs the next block in an empty project beside the repository -->';
 const EMAIL_MARKER = '<!-- email walk-through: tests/process/readme.test.ts runs the next block after the walk-through, against a server with SMTP_URL -->';
 const work = mkdtempSync(join(tmpdir(), 'cfdi-readme-'));
@@ -46,7 +47,7 @@ describe('README.md', () => {
     'the walk-through runs as pasted and leaves the stamped XML and its PDF in a temporary folder, one answer per line; the Carta Porte curl after it stamps one; the email part sends both',
     async () => {
       const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-      const script = [MARKER, CARTA_PORTE, COMERCIO_EXTERIOR, RECEIPTS, EMAIL_MARKER].map((marker) => walkThrough(readme, marker)).join('\n');
+      const script = [MARKER, CARTA_PORTE, COMERCIO_EXTERIOR, RECEIPTS, RECEIVED, EMAIL_MARKER].map((marker) => walkThrough(readme, marker)).join('\n');
       const sink = await smtpSink();
       const cwd = join(work, 'user');
       const dataDir = join(work, 'data');
@@ -77,7 +78,8 @@ describe('README.md', () => {
           .split('\n')
           .filter((line) => line !== saved![0]);
         for (const line of answers) expect({ line, json: isJsonObject(line) }).toEqual({ line, json: true });
-        expect(answers.length).toBe(10); // health, tenants/me, csds, Carta Porte, the address and Comercio Exterior, two receipts, two email lines
+        // health, tenants/me, csds, Carta Porte, the address and Comercio Exterior, two receipts, three received, two email lines
+        expect(answers.length).toBe(13);
 
         const xml = readFileSync(join(dir!, `${uuid}.xml`), 'utf8');
         const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
@@ -112,6 +114,17 @@ describe('README.md', () => {
         expect(customer).toEqual({ uuid: expect.stringMatching(/^[0-9A-F-]{36}$/), status: 'vigente', total: 40 });
         const global = JSON.parse(lines.find((l) => l.includes('XAXX010101000'))!);
         expect(global).toEqual({ uuid: expect.stringMatching(/^[0-9A-F-]{36}$/), total: 40, receptor: { rfc: 'XAXX010101000', nombre: 'PUBLICO EN GENERAL' } });
+
+        // Received invoices: the supplier's PPD invoice received, validated and owed a REP; a download from SAT requested.
+        const receivedAt = answers.findIndex((l) => l.startsWith('{"result"'));
+        expect(JSON.parse(answers[receivedAt]!)).toEqual({ result: 'created', uuid: expect.stringMatching(/^[0-9A-F-]{36}$/) });
+        expect(JSON.parse(answers[receivedAt + 1]!)).toEqual({
+          emisor_rfc: 'FUNK671228PH6',
+          total: '34800.00',
+          validation: 'validated',
+          reconciliation: 'sin_pago',
+        });
+        expect(JSON.parse(answers[receivedAt + 2]!)).toEqual({ direction: 'received', kind: 'metadata', status: 'requested' });
 
         // The email: the second curl prints its sending; the sink gets both files (the server sends on its own).
         const sending = JSON.parse(out.trim().split('\n').at(-1)!);
