@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
  * SQLite file, with nothing beside it.
  *   npm run build -- [--target bun-linux-arm64 | bun-linux-x64-musl | …] [--outfile path]
  *
- * What the service reads at run time travels inside it: the SAT catalogs, the PDF fonts, the /docs assets and the
- * demo CSD are file imports (src/files.d.ts), and the migrations folder is embedded as an asset (src/db/client.ts).
+ * What the service reads at run time travels inside it: the SAT catalogs and schemas, the PDF fonts, xmllint's .wasm,
+ * the /docs assets and the demo CSD are file imports (src/files.d.ts), and the migrations folder is embedded as an asset (src/db/client.ts).
  * better-sqlite3 looks for its native addon by probing paths at run time, which a bundle cannot follow; its
  * per-platform entry point requires the prebuilt addon statically, so Bun embeds it. That entry is chosen here.
  */
@@ -41,8 +41,13 @@ export async function compileExecutable({ target, outfile = join(ROOT, 'dist', '
   process.chdir(ROOT); // assets keep the path they are given, relative to here: drizzle/ → <executable>/drizzle
   try {
     const result = await Bun.build({
-      // The PDF render thread is an entry point of its own: Bun embeds it, and new Worker() finds it by its path.
-      entrypoints: [join(ROOT, 'src', 'bin.ts'), join(ROOT, 'src', 'invoices', 'cfdis', 'pdf-worker.ts')],
+      // The PDF render thread and the xmllint thread are entry points of their own: Bun embeds them, and new Worker()
+      // finds each by its path.
+      entrypoints: [
+        join(ROOT, 'src', 'bin.ts'),
+        join(ROOT, 'src', 'invoices', 'cfdis', 'pdf-worker.ts'),
+        join(ROOT, 'src', 'cfdi', 'received', 'xmllint-worker.ts'),
+      ],
       // .env in the working directory is read, as `bun src/index.ts` does; a stray bunfig.toml is not.
       compile: { ...(target && { target }), outfile, assets: ['drizzle'], autoloadBunfig: false },
       // Not minified: a stack trace from the executable keeps the source's names.
@@ -51,6 +56,17 @@ export async function compileExecutable({ target, outfile = join(ROOT, 'dist', '
           name: 'better-sqlite3-prebuilt',
           setup(build) {
             build.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: sqliteEntry }));
+          },
+        },
+        {
+          // The bundler would write xmllint-wasm's folder on this machine into the executable as its __dirname; the
+          // xmllint thread is handed its .wasm by path (locateFile), so the folder is never used and left out.
+          name: 'xmllint-without-build-paths',
+          setup(build) {
+            build.onLoad({ filter: /xmllint-wasm[\\/]xmllint-node\.js$/ }, async (args) => ({
+              contents: (await Bun.file(args.path).text()).replaceAll('__dirname', '"."').replaceAll('__filename', '"xmllint-node.js"'),
+              loader: 'js',
+            }));
           },
         },
       ],

@@ -20,3 +20,12 @@ declare module '*.xsd' {
   const path: string;
   export default path;
 }
+declare module '*.wasm' {
+  const path: string;
+  export default path;
+}
+/** xmllint-wasm's Emscripten module (its thread's code; src/cfdi/received/xmllint-worker.ts runs it in ours). */
+declare module 'xmllint-wasm/xmllint-node.js' {
+  const Module: (options: Record<string, unknown>) => Promise<unknown>;
+  export default Module;
+}

@@ -23,7 +23,7 @@ const UUID = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/;
 
 // SQLite only: the single executable runs on its embedded SQLite.
 describe.skipIf(TEST_ENGINE !== 'sqlite')('the compiled executable', () => {
-  test('starts on an empty DATA_DIR, stamps an invoice, renders its PDF, serves /docs and the catalogs, and stops cleanly', async () => {
+  test('starts on an empty DATA_DIR, stamps an invoice, renders its PDF, validates a received CFDI, serves /docs and the catalogs, and stops cleanly', async () => {
     const exe = await compileExecutable({ outfile: join(work, 'bin', 'cfdi-api') });
     // Nothing in it points back into this checkout (where node_modules, drizzle/ and the CSVs happen to exist).
     expect(Buffer.from(await Bun.file(exe).arrayBuffer()).includes(REPO)).toBe(false);
@@ -52,6 +52,15 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('the compiled executable', () => {
       expect(new TextDecoder().decode((await pdf.bytes()).subarray(0, 5))).toBe('%PDF-');
       const xml = await (await fetch(`${server.base}/cfdis/${cfdi.id}/xml`, { headers: auth })).text();
       expect(xml).toContain(`UUID="${cfdi.uuid}"`);
+
+      // Received CFDI are checked against SAT's schemas by xmllint's WebAssembly, in a thread of the executable: the
+      // invoice it just issued, received by its issuer, fails only the receptor check.
+      const received: any = await (
+        await fetch(`${server.base}/received-cfdis`, { method: 'POST', headers: { ...auth, 'content-type': 'application/xml' }, body: xml })
+      ).json();
+      expect(received.data[0]).toMatchObject({ result: 'invalid', reasons: [{ check: 'receptor_rfc' }] });
+      const checks: any = await (await fetch(`${server.base}/received-cfdis/${received.data[0].id}`, { headers: auth })).json();
+      expect(checks.checks.find((c: { name: string }) => c.name === 'xsd')).toMatchObject({ ok: true });
 
       const search: any = await (await fetch(`${server.base}/catalogos/productos-servicios?q=tornillo&limit=3`, { headers: auth })).json();
       expect(search.data[0].clave).toStartWith('311615');

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { verify } from 'node:crypto';
 import { XMLValidator } from 'fast-xml-parser';
-import { validateXML, type XMLFileInfo } from 'xmllint-wasm';
 import { cadenaOriginal } from '../cadena.ts';
 import { COMPLEMENT_STEPS } from '../complements/index.ts';
 import { type CertificateInfo, type CertificationAuthorities, checkIssuer, parseCertificate, publicKeyOf } from '../csd.ts';
 import { tfdCadena, tfdFromNode } from '../tfd.ts';
 import { timeZoneOf, zonedToUtc } from '../time.ts';
 import { child, parseXml, type XmlNode } from '../xml.ts';
+import { validateWithXmllint } from './xmllint.ts';
 import cartaPorte31 from './xsd/CartaPorte31.xsd' with { type: 'file' };
 import catCartaPorte from './xsd/catCartaPorte.xsd' with { type: 'file' };
 import catCfdi from './xsd/catCFDI.xsd' with { type: 'file' };
@@ -91,7 +91,7 @@ const XSD_PATHS: Record<string, string> = {
   'catHidroYPetro.xsd': catHidroYPetro,
   'tdCFDI.xsd': tdCfdi,
 };
-let xsdFiles: XMLFileInfo[] | undefined;
+let xsdFiles: { fileName: string; contents: string }[] | undefined;
 
 /**
  * Validates a CFDI someone issued to the tenant, in the order of python-satcfdi's `validate()` (docs/decisions.md,
@@ -271,19 +271,7 @@ async function xsdErrors(text: string, used: Set<string>): Promise<string[] | un
     .map(([ns, file]) => `<xs:import namespace="${ns}" schemaLocation="${file}"/>`)
     .join('');
   const wrapper = `<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">${imports}</xs:schema>`;
-  try {
-    const result = await validateXML({
-      xml: { fileName: 'cfdi.xml', contents: text },
-      schema: { fileName: 'received.xsd', contents: wrapper },
-      preload: xsdFiles,
-      modifyArguments: (args) => ['--nonet', ...args],
-      // The catalog schemas (tens of thousands of enumerations) outgrow xmllint's default 32 MiB.
-      maxMemoryPages: 16384,
-    });
-    return result.valid ? undefined : result.errors.map((e) => e.rawMessage);
-  } catch (err) {
-    // xmllint's exit code 1: it could not parse the document, a failure of the document rather than of the tool.
-    if ((err as { code?: unknown }).code === 1) return [String((err as Error).message).trim()];
-    throw err;
-  }
+  // The catalog schemas (tens of thousands of enumerations) outgrow xmllint's default 32 MiB.
+  const result = await validateWithXmllint({ fileName: 'cfdi.xml', contents: text }, { fileName: 'received.xsd', contents: wrapper }, xsdFiles, 16384);
+  return result.valid ? undefined : result.errors;
 }
