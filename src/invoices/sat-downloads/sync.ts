@@ -105,10 +105,15 @@ export async function runSatDownloadSync(deps: SatDownloadRequestDeps & { logger
       if (done.requested.length + done.covered.length > 0)
         deps.logger.info('SAT download sync', { tenant_id: row.tenantId, environment: row.environment, ...done });
     } catch (err) {
-      if (!isConflictOn(err, 'fiel')) throw err;
-      result = `skipped: ${(err as ServiceError).details[0]?.issue ?? (err as ServiceError).message}`;
+      // One tenant's trouble stops its own run only; what it requested before stays recorded (`synced_through`).
       totals.skipped++;
-      deps.logger.warn('SAT download sync skipped: no usable FIEL', { tenant_id: row.tenantId, environment: row.environment, reason: result });
+      if (isConflictOn(err, 'fiel')) {
+        result = `skipped: ${(err as ServiceError).details[0]?.issue ?? (err as ServiceError).message}`;
+        deps.logger.warn('SAT download sync skipped: no usable FIEL', { tenant_id: row.tenantId, environment: row.environment, reason: result });
+      } else {
+        result = `failed: ${err instanceof Error ? err.message : String(err)}`;
+        deps.logger.error('SAT download sync failed', { tenant_id: row.tenantId, environment: row.environment, reason: result });
+      }
     }
     const at = deps.now().toISOString();
     await deps.db.update(satDownloadSyncs).set({ syncedThrough: through, lastRunAt: at, lastResult: result }).where(eq(satDownloadSyncs.id, row.id));

@@ -91,6 +91,7 @@ describe('live: the SAT mock → the intake', () => {
     const res = await app.call('POST', '/sat-downloads', { token: owner.live, body: { direction: 'received', kind: 'xml', desde: day(-1), hasta: day(1) } });
     expect(res.status).toBe(202);
     xmlRequest = res.json.data[0].id;
+    expect(res.json.data[0].origin).toBe('request');
     await app.app.worker.drain();
     expect((await get(xmlRequest)).json.status).toBe('accepted');
     app.clock.advance(POLL * 1000);
