@@ -135,4 +135,20 @@ describe('the sync run', () => {
     await sync();
     expect(await fromSync()).toHaveLength(all.length);
   });
+
+  test('a day requested by hand already: covered, not asked again (the 5005/5002 guard), and said so', async () => {
+    // Turned on again, it goes on from the day after the last one it reached.
+    const through = (await setting()).json.synced_through as string;
+    expect((await put(true)).json).toMatchObject({ enabled: true, synced_through: through });
+    const next = new Date(Date.parse(`${through}T00:00:00Z`) + DAY).toISOString().slice(0, 10);
+    const manual = await app.call('POST', '/sat-downloads', { token: owner.key, body: { direction: 'received', kind: 'metadata', desde: next, hasta: next } });
+    expect(manual.status).toBe(202);
+    const before = (await fromSync()).length;
+    await sync();
+    const made = (await fromSync()).slice(before);
+    expect(made.some((r) => r.direction === 'received' && r.kind === 'metadata' && r.desde.startsWith(next))).toBe(false);
+    expect(made.some((r) => r.direction === 'issued' && r.kind === 'metadata' && r.desde.startsWith(next))).toBe(true);
+    expect((await setting()).json.last_result).toContain(`already requested: received metadata ${next}`);
+    expect((await requests()).filter((r) => r.direction === 'received' && r.kind === 'metadata' && r.desde.startsWith(next))).toHaveLength(1);
+  });
 });
