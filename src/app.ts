@@ -30,6 +30,7 @@ import { SAT_DOWNLOAD_JOB } from './invoices/sat-downloads/service.ts';
 import { satDownloadJobHandler, type SatIntake } from './invoices/sat-downloads/job.ts';
 import { SAT_DESCARGA_MASIVA_DOWNLOAD_URL, SAT_DESCARGA_MASIVA_URL } from './pac/descarga-masiva.ts';
 import { intakeReceived } from './invoices/received/intake.ts';
+import { runSatDownloadSync } from './invoices/sat-downloads/sync.ts';
 import { DEFAULT_RETRY_SCHEDULE, DELIVER_JOB, deliveryJobHandler } from './invoices/webhooks/delivery.ts';
 import { systemResolver, type HostResolver } from './invoices/webhooks/target.ts';
 import type { Environment } from './db/schema/index.ts';
@@ -375,6 +376,8 @@ export function createApp(deps: AppDeps) {
     receivedStatus,
     worker,
     ready,
+    /** The scheduler's hourly task: the scheduled Descarga Masiva sync of the tenants opted in (sat-downloads/sync.ts). */
+    syncSatDownloads: () => runSatDownloadSync({ db: deps.db, now, masterKey: deps.masterKey, wakeJobs, logger: deps.logger }),
     /** The scheduler's hourly task: the automatic global invoices of the periods that ended. */
     issueScheduledGlobalInvoices: () => issueScheduledGlobalInvoices(receiptDeps),
     /** Greets the SMTP server now and logs the outcome (index.ts, at start); /health shows the last one. */

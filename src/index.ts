@@ -132,6 +132,7 @@ const scheduler = topology.schedule(
     exclusive: coordination.exclusive,
     drainJobs: () => app.worker.drain(),
     issueGlobalInvoices: () => app.issueScheduledGlobalInvoices(),
+    syncSatDownloads: () => app.syncSatDownloads(),
     sat69bUrl: config.sat69bUrl,
     // A day between two checks of one received CFDI, ten at most a tick: SAT's service is slow and shared.
     refreshReceivedStatus: () => refreshStaleReceived(app.receivedStatus, { olderThanMs: 86_400_000, batch: 10 }),

@@ -23,6 +23,8 @@ export function periodicWork(deps: {
   issueGlobalInvoices?: () => Promise<{ issued: number; failed: number }>;
   /** The SAT status of received CFDI not checked for a day, a bounded batch a tick (invoices/received/status.ts). */
   refreshReceivedStatus?: () => Promise<{ refreshed: number; failed: number }>;
+  /** The scheduled Descarga Masiva sync (invoices/sat-downloads/sync.ts): requests only; the job queue sends them. */
+  syncSatDownloads?: () => Promise<{ tenants: number; requested: number; skipped: number }>;
   /** SAT_69B_URL: SAT's Lista 69-B, loaded daily as everyone's published list. */
   sat69bUrl?: string;
 }): { tasks: Task[]; daily: Task[]; hourly: Task[] } {
@@ -53,6 +55,16 @@ export function periodicWork(deps: {
       run: async () => {
         const done = await deps.issueGlobalInvoices!();
         if (done.issued + done.failed > 0) deps.logger.info('automatic global invoices', done);
+      },
+    });
+  // Hourly, not daily: a day is requested once either way, and a received metadata request finished in the meantime is
+  // followed by its XML request within the hour rather than the next day.
+  if (deps.syncSatDownloads)
+    hourly.push({
+      name: 'sat-download-sync',
+      run: async () => {
+        const done = await deps.syncSatDownloads!();
+        if (done.requested + done.skipped > 0) deps.logger.info('SAT download sync', done);
       },
     });
   const tasks: Task[] = [{ name: 'jobs', run: deps.drainJobs }, onOneInstance(deps, { name: 'stats-fold', run: () => foldStatsDeltas(deps.db) })];

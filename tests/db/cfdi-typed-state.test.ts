@@ -79,6 +79,7 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
       drop table sat_metadata;
       drop table sat_download_packages;
       drop table sat_downloads;
+      drop table sat_download_syncs;
       delete from __drizzle_migrations where created_at >= ${MIGRATION_0020_AT};
     `);
     raw.close();

@@ -102,6 +102,7 @@ const OWNED: Record<string, string[]> = {
   uploadReceivedCfdis: ['received_cfdis', 'events', 'webhook_deliveries', 'jobs'],
   // The request and its job; the job (test mode: the simulator) may move the request and store what it found.
   createSatDownload: ['sat_downloads', 'sat_download_packages', 'sat_metadata', 'jobs'],
+  putSatDownloadSync: ['sat_download_syncs'],
   createClient: ['clients'],
   updateClient: ['clients'],
   createSeries: ['series'],
@@ -477,6 +478,10 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
           hasta: `2025-01-${String(2 + Math.floor(second / 60)).padStart(2, '0')}`,
         })),
       };
+    }
+    case 'putSatDownloadSync': {
+      const { key } = await issuerWithKey({ csd: false });
+      return { ...base, token: () => key, seeds: fc.constantFrom({ enabled: true }, { enabled: false }) };
     }
     case 'createClient':
     case 'updateClient': {

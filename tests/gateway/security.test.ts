@@ -132,6 +132,9 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   createSatDownload: { roles: WRITERS, body: () => ({ json: { direction: 'issued', kind: 'metadata', desde: '2026-01-01', hasta: '2026-01-31' } }) },
   listSatDownloads: { roles: ALL },
   getSatDownload: { roles: ALL, params: { id: 'satDownload' } },
+  // The scheduled sync: one setting per environment, no id in the path; ADMIN sets it, everyone reads it.
+  getSatDownloadSync: { roles: ALL },
+  putSatDownloadSync: { roles: ADMIN, body: () => ({ json: { enabled: true } }) },
 
   createClient: { roles: WRITERS, body: () => ({ json: CLIENT }) },
   listClients: { roles: ALL },

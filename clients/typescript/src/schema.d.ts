@@ -657,6 +657,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sat-downloads/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The scheduled sync's setting and last run for this environment */
+        get: operations["getSatDownloadSync"];
+        /**
+         * Turn the scheduled Descarga Masiva sync on or off for this environment (ADMIN)
+         * @description Opt-in, per environment. Once an hour the service requests, for each day not synced yet, that day's metadata received and issued (a day is asked once 3 days have passed after its end: a CFDI may be stamped up to 72 h after its Fecha, and SAT accepts a period twice at most); when a received metadata request has been downloaded and lists a vigente UUID not in the received CFDI, the XML of that period is requested. Its requests are ordinary SAT downloads with `origin: sync` (GET /sat-downloads), under the same rules (5002, 5005). Without a FIEL (or with an expired one) the run skips the tenant and says so in `last_result`. Turned on the first time, it starts with the last settled day; it never backfills (POST /sat-downloads does).
+         */
+        put: operations["putSatDownloadSync"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sat-downloads/{id}": {
         parameters: {
             query?: never;
@@ -2042,6 +2063,11 @@ export interface components {
             attempts: number;
             error: string | null;
             /**
+             * @description request: POST /sat-downloads; sync: the scheduled sync (PUT /sat-downloads/sync)
+             * @enum {string}
+             */
+            origin: "request" | "sync";
+            /**
              * Format: date-time
              * @description When SAT accepted it
              */
@@ -2102,6 +2128,35 @@ export interface components {
                 next_cursor?: string;
                 limit: number;
             };
+        };
+        SatDownloadSync: {
+            enabled: boolean;
+            /**
+             * @description The last day (SAT's local date) whose metadata the sync requested; null: none yet
+             * @example 2026-11-23
+             */
+            synced_through: string | null;
+            /** Format: date-time */
+            last_run_at: string | null;
+            /**
+             * @description What the last run did, or why it skipped (no FIEL)
+             * @example requested 2
+             */
+            last_result: string | null;
+            /**
+             * Format: date-time
+             * @description null: never set (the sync is off)
+             */
+            updated_at: string | null;
+        };
+        /**
+         * @example {
+         *       "enabled": true
+         *     }
+         */
+        SatDownloadSyncUpdate: {
+            /** @description true: sync this environment every day; false: stop (what was requested goes on) */
+            enabled: boolean;
         };
         Client: {
             /** @example cli_01jd2m3k4n5p6q7r8s9t0v1w2x */
@@ -7603,6 +7658,123 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSatDownloadSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The setting (enabled false when never set) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SatDownloadSync"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSatDownloadSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SatDownloadSyncUpdate"];
+            };
+        };
+        responses: {
+            /** @description The setting */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SatDownloadSync"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role ADMIN required */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -95,6 +95,7 @@ export const fiels = mirror(sqlite.fiels);
 export const sat69bLists = mirror(sqlite.sat69bLists);
 export const sat69bEntries = mirror(sqlite.sat69bEntries);
 export const satDownloads = mirror(sqlite.satDownloads);
+export const satDownloadSyncs = mirror(sqlite.satDownloadSyncs);
 export const satDownloadPackages = mirror(sqlite.satDownloadPackages);
 export const satMetadata = mirror(sqlite.satMetadata);
 export const events = mirror(sqlite.events);

@@ -10,6 +10,7 @@ export * from './refresh-tokens.ts';
 export * from './csds.ts';
 export * from './fiels.ts';
 export * from './sat-downloads.ts';
+export * from './sat-download-syncs.ts';
 export * from './sat-download-packages.ts';
 export * from './sat-metadata.ts';
 export * from './events.ts';

@@ -24,6 +24,8 @@ export const SAT_DOWNLOAD_STATUSES = [
 export type SatDownloadStatus = (typeof SAT_DOWNLOAD_STATUSES)[number];
 export const SAT_DOWNLOAD_DIRECTIONS = ['received', 'issued'] as const;
 export const SAT_DOWNLOAD_KINDS = ['xml', 'metadata'] as const;
+/** request: POST /sat-downloads; sync: the scheduled sync (sat_download_syncs). */
+export const SAT_DOWNLOAD_ORIGINS = ['request', 'sync'] as const;
 
 /**
  * One SAT request. `period_key` is the period as SAT counts it (direction, kind, dates, filters): at most two rows per
@@ -60,6 +62,9 @@ export const satDownloads = sqliteTable(
     requestedAt: text('requested_at'),
     checkedAt: text('checked_at'),
     finishedAt: text('finished_at'),
+    origin: text('origin', { enum: SAT_DOWNLOAD_ORIGINS }).notNull().default('request'),
+    /** A received metadata request of the sync: when the sync decided its XML follow-up (requested, or nothing missing). */
+    followedUpAt: text('followed_up_at'),
     createdAt: text('created_at').notNull().default(now),
     updatedAt: text('updated_at').notNull().default(now),
   },

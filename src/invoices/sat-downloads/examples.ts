@@ -9,3 +9,9 @@ export const SatDownloadCreateExamples = {
     value: { direction: 'issued', kind: 'metadata', desde: '2026-10-01T00:00:00', hasta: '2026-10-01T23:59:59', tipo: 'I', rfc: 'XAXX010101000' },
   },
 } as const;
+
+/** OpenAPI examples of PUT /sat-downloads/sync. */
+export const SatDownloadSyncExamples = {
+  enable: { summary: 'Sync every day: metadata both ways, then the XML of received vigentes not stored yet', value: { enabled: true } },
+  disable: { summary: 'Stop the daily sync', value: { enabled: false } },
+} as const;

@@ -93,9 +93,13 @@ async function call<T>(fn: () => Promise<T>): Promise<T> {
 async function advance(deps: SatDownloadJobDeps, clients: Map<string, DescargaMasivaClient>, id: string): Promise<void> {
   let r = await load(deps.db, id);
   if (!r || !['requested', 'accepted', 'in_progress', 'finished'].includes(r.status)) return;
-  const client = await clientFor(deps, clients, r);
+  // Made when a SAT call is due: packages already stored are processed without one (nor the FIEL, which may be gone).
+  let held: DescargaMasivaClient | undefined;
+  const row = r;
+  const client = async () => (held ??= await clientFor(deps, clients, row));
   if (r.status === 'requested') {
-    const s = await call(() => client.solicita(queryOf(r!)));
+    const c = await client();
+    const s = await call(() => c.solicita(queryOf(r!)));
     const now = deps.now();
     const accepted = s.codEstatus === '5000' && s.idSolicitud;
     await update(
@@ -126,7 +130,8 @@ async function advance(deps: SatDownloadJobDeps, clients: Map<string, DescargaMa
       });
       return;
     }
-    const v = await call(() => client.verifica(r!.idSolicitud!));
+    const c = await client();
+    const v = await call(() => c.verifica(r!.idSolicitud!));
     const base = { codEstatus: v.codEstatus, mensaje: v.mensaje, checkedAt: now.toISOString() };
     if (v.codEstatus !== '5000') {
       // 404 "Error No Controlado" and a token refused twice are SAT's passing trouble; 5004: SAT does not know the request.
@@ -183,7 +188,7 @@ async function advance(deps: SatDownloadJobDeps, clients: Map<string, DescargaMa
   await downloadAndProcess(deps, (await load(deps.db, id))!, client);
 }
 
-async function downloadAndProcess(deps: SatDownloadJobDeps, r: Row, client: DescargaMasivaClient) {
+async function downloadAndProcess(deps: SatDownloadJobDeps, r: Row, client: () => Promise<DescargaMasivaClient>) {
   const packages = await deps.db
     .select()
     .from(satDownloadPackages)
@@ -201,12 +206,13 @@ async function downloadAndProcess(deps: SatDownloadJobDeps, r: Row, client: Desc
         });
         return;
       }
+      const c = await client();
       // The call is counted before it is made: a crash after SAT served it never lets our count fall behind SAT's.
       await deps.db
         .update(satDownloadPackages)
         .set({ downloads: sql`${satDownloadPackages.downloads} + 1` })
         .where(eq(satDownloadPackages.id, p.id));
-      const d = await call(() => client.descargar(p.packageId));
+      const d = await call(() => c.descargar(p.packageId));
       const now = deps.now();
       if (d.codEstatus !== '5000' || !d.paquete) {
         // SAT answered without serving it: that call did not count at SAT.

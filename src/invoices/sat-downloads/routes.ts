@@ -1,9 +1,17 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, errorResponses, idParam, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
-import { SatDownloadCreateExamples } from './examples.ts';
-import { SatDownloadCreatedSchema, SatDownloadCreateSchema, SatDownloadListQuery, SatDownloadSchema } from './schemas.ts';
+import { SatDownloadCreateExamples, SatDownloadSyncExamples } from './examples.ts';
+import {
+  SatDownloadCreatedSchema,
+  SatDownloadCreateSchema,
+  SatDownloadListQuery,
+  SatDownloadSchema,
+  SatDownloadSyncSchema,
+  SatDownloadSyncUpdateSchema,
+} from './schemas.ts';
 import { getSatDownload, listSatDownloads, requestSatDownload, type SatDownloadRequestDeps } from './service.ts';
+import { getSatDownloadSync, putSatDownloadSync, SYNC_SETTLE_DAYS } from './sync.ts';
 
 const errors = errorResponses('invoices');
 const tags = ['SAT downloads'];
@@ -57,6 +65,41 @@ export function mountSatDownloadRoutes(app: OpenAPIHono<BackendEnv>, deps: SatDo
       responses: { 200: jsonResponse(paginated(SatDownloadSchema).openapi('SatDownloadList'), 'One page'), ...errors.unauthenticated },
     }),
     async (c) => c.json(await listSatDownloads(deps, actorOf(c), c.req.valid('query')), 200),
+  );
+
+  // Before /sat-downloads/{id}: `sync` is no id.
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/v1/sat-downloads/sync',
+      tags,
+      operationId: 'getSatDownloadSync',
+      summary: "The scheduled sync's setting and last run for this environment",
+      responses: { 200: jsonResponse(SatDownloadSyncSchema, 'The setting (enabled false when never set)'), ...errors.unauthenticated },
+    }),
+    async (c) => c.json(await getSatDownloadSync(deps, actorOf(c)), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/api/v1/sat-downloads/sync',
+      tags,
+      operationId: 'putSatDownloadSync',
+      summary: 'Turn the scheduled Descarga Masiva sync on or off for this environment (ADMIN)',
+      description:
+        "Opt-in, per environment. Once an hour the service requests, for each day not synced yet, that day's metadata received and issued " +
+        `(a day is asked once ${SYNC_SETTLE_DAYS} days have passed after its end: a CFDI may be stamped up to 72 h after its Fecha, and SAT ` +
+        'accepts a period twice at most); when a received metadata request has been downloaded and lists a vigente UUID not in the received ' +
+        'CFDI, the XML of that period is requested. Its requests are ordinary SAT downloads with `origin: sync` (GET /sat-downloads), under ' +
+        'the same rules (5002, 5005). Without a FIEL (or with an expired one) the run skips the tenant and says so in `last_result`. ' +
+        'Turned on the first time, it starts with the last settled day; it never backfills (POST /sat-downloads does).',
+      middleware: [requireRole('ADMIN')] as const,
+      request: { body: jsonBody(SatDownloadSyncUpdateSchema, SatDownloadSyncExamples) },
+      responses: { 200: jsonResponse(SatDownloadSyncSchema, 'The setting'), ...errors.invalidInput, ...errors.unauthenticated, ...errors.admin },
+    }),
+    // The audit row is the middleware's, after the write (resource `sat-downloads`, id `sync`).
+    async (c) => c.json(await putSatDownloadSync(deps, actorOf(c), c.req.valid('json')), 200),
   );
 
   app.openapi(

@@ -1,7 +1,14 @@
 import { z } from '@hono/zod-openapi';
-import { SAT_DOWNLOAD_DIRECTIONS, SAT_DOWNLOAD_KINDS, SAT_DOWNLOAD_STATUSES, type satDownloads } from '../../db/schema/index.ts';
+import {
+  SAT_DOWNLOAD_DIRECTIONS,
+  SAT_DOWNLOAD_KINDS,
+  SAT_DOWNLOAD_ORIGINS,
+  SAT_DOWNLOAD_STATUSES,
+  type satDownloadSyncs,
+  type satDownloads,
+} from '../../db/schema/index.ts';
 import { PaginationQuery } from '../../lib/schemas.ts';
-import { SatDownloadCreateExamples } from './examples.ts';
+import { SatDownloadCreateExamples, SatDownloadSyncExamples } from './examples.ts';
 
 const DateOrDateTime = (description: string) => z.string().max(19).openapi({ description, example: '2026-10-01' });
 
@@ -45,6 +52,7 @@ export const SatDownloadSchema = z
     packages: z.array(z.string()).openapi({ description: "SAT's package ids (IdsPaquetes)" }),
     attempts: z.number().int().openapi({ description: 'Calls made to SAT for it' }),
     error: z.string().nullable(),
+    origin: z.enum(SAT_DOWNLOAD_ORIGINS).openapi({ description: 'request: POST /sat-downloads; sync: the scheduled sync (PUT /sat-downloads/sync)' }),
     requested_at: z.string().nullable().openapi({ format: 'date-time', description: 'When SAT accepted it' }),
     checked_at: z.string().nullable().openapi({ format: 'date-time' }),
     finished_at: z.string().nullable().openapi({ format: 'date-time' }),
@@ -78,9 +86,39 @@ export const toSatDownload = (r: SatDownloadRow): z.infer<typeof SatDownloadSche
   packages: r.packages ?? [],
   attempts: r.attempts,
   error: r.error,
+  origin: r.origin,
   requested_at: r.requestedAt,
   checked_at: r.checkedAt,
   finished_at: r.finishedAt,
   created_at: r.createdAt,
   updated_at: r.updatedAt,
+});
+
+export const SatDownloadSyncUpdateSchema = z
+  .object({ enabled: z.boolean().openapi({ description: 'true: sync this environment every day; false: stop (what was requested goes on)' }) })
+  .strict()
+  .openapi('SatDownloadSyncUpdate', { example: SatDownloadSyncExamples.enable.value });
+
+export const SatDownloadSyncSchema = z
+  .object({
+    enabled: z.boolean(),
+    synced_through: z
+      .string()
+      .nullable()
+      .openapi({ description: "The last day (SAT's local date) whose metadata the sync requested; null: none yet", example: '2026-11-23' }),
+    last_run_at: z.string().nullable().openapi({ format: 'date-time' }),
+    last_result: z.string().nullable().openapi({ description: 'What the last run did, or why it skipped (no FIEL)', example: 'requested 2' }),
+    updated_at: z.string().nullable().openapi({ format: 'date-time', description: 'null: never set (the sync is off)' }),
+  })
+  .openapi('SatDownloadSync');
+
+type SatDownloadSyncRow = typeof satDownloadSyncs.$inferSelect;
+
+/** No row: never opted in, off. */
+export const toSatDownloadSync = (r: SatDownloadSyncRow | undefined): z.infer<typeof SatDownloadSyncSchema> => ({
+  enabled: r?.enabled ?? false,
+  synced_through: r?.syncedThrough ?? null,
+  last_run_at: r?.lastRunAt ?? null,
+  last_result: r?.lastResult ?? null,
+  updated_at: r?.updatedAt ?? null,
 });

@@ -21,6 +21,9 @@ export interface SatDownloadRequestDeps {
   wakeJobs: () => void;
 }
 
+/** Whose request: a caller, or the scheduled sync on a tenant's behalf. */
+type Scope = Pick<Actor, 'tenantId' | 'environment'>;
+
 /** Still with SAT: a second identical request now would be SAT's 5005 (an identical one pending). */
 const PENDING: readonly SatDownloadStatus[] = ['requested', 'accepted', 'in_progress', 'finished'];
 
@@ -31,13 +34,14 @@ const RULE_5002 = "SAT accepts the same period (direction, kind, dates and filte
  * Pre-checks the request with v1.5's rules, then records it (status `requested`) with the job that sends it, in one
  * transaction. SAT's 5002 is kept locally: a period is asked at most twice, the second time only when the first gave
  * no packages (rejected, empty, expired, stalled, failed); a third is a 409, never sent. `audit` writes the request's
- * audit row in the same transaction, `bindIdempotency` ties an Idempotency-Key to the record.
+ * audit row in the same transaction, `bindIdempotency` ties an Idempotency-Key to the record; `origin` says whether the
+ * scheduled sync made it.
  */
 export async function requestSatDownload(
   deps: SatDownloadRequestDeps,
-  actor: Actor,
+  actor: Scope,
   input: SatDownloadInput,
-  options: { audit?: (tx: Tx, id: string) => Promise<void>; bindIdempotency?: IdempotencyClaim['bind'] } = {},
+  options: { audit?: (tx: Tx, id: string) => Promise<void>; bindIdempotency?: IdempotencyClaim['bind']; origin?: 'request' | 'sync' } = {},
 ) {
   const now = deps.now();
   const query = precheckSatDownload(input, now);
@@ -86,6 +90,7 @@ export async function requestSatDownload(
       periodKey: key,
       requestNumber: before.length + 1,
       status: 'requested',
+      origin: options.origin ?? 'request',
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
     });
@@ -103,9 +108,9 @@ export async function requestSatDownload(
   return { data: [await getSatDownload(deps, actor, id)] };
 }
 
-const scoped = (actor: Actor) => and(eq(satDownloads.tenantId, actor.tenantId), eq(satDownloads.environment, actor.environment));
+const scoped = (actor: Scope) => and(eq(satDownloads.tenantId, actor.tenantId), eq(satDownloads.environment, actor.environment));
 
-export async function getSatDownload(deps: Pick<SatDownloadRequestDeps, 'db'>, actor: Actor, id: string) {
+export async function getSatDownload(deps: Pick<SatDownloadRequestDeps, 'db'>, actor: Scope, id: string) {
   const [row] = await deps.db
     .select()
     .from(satDownloads)

@@ -180,6 +180,14 @@ describe('audit log', () => {
     // POST /sat-downloads: the request, with the tenant's FIEL (test mode: the simulator answers).
     const download = await call('POST', '/sat-downloads', key.key, { direction: 'issued', kind: 'metadata', desde: '2025-01-01', hasta: '2025-01-31' });
     await expectWrite('createSatDownload', 202, ak, { type: 'sat-downloads', id: download.json.data[0].id }, download);
+    // PUT /sat-downloads/sync: the environment's one setting, named by its path.
+    await expectWrite(
+      'putSatDownloadSync',
+      200,
+      ak,
+      { type: 'sat-downloads', id: 'sync' },
+      await call('PUT', '/sat-downloads/sync', key.key, { enabled: true }),
+    );
     await expectWrite('deleteFiel', 204, ak, { type: 'fiel', id: replacing.json.id }, await call('DELETE', '/fiel', key.key));
     await expectWrite('deleteFiel', 204, ak, { type: 'fiel', id: null }, await call('DELETE', '/fiel', key.key));
 
