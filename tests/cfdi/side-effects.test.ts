@@ -21,7 +21,9 @@ function runScript(script: string): string {
 
 describe('engine side effects', () => {
   test('importing every module of src/cfdi leaves pako.deflate as pako wrote it', () => {
+    // A thread's entry point (xmllint-worker.ts) is made to be loaded in its thread only: it listens on its port.
     const imports = engineFiles(join(ROOT, 'src/cfdi'))
+      .filter((f) => !f.endsWith('-worker.ts'))
       .map((f) => `await import('./${relative(ROOT, f)}');`)
       .join('\n');
     const out = runScript(
