@@ -1,0 +1,161 @@
+import { describe, expect, test } from 'bun:test';
+import { concepto, createTestApp, ingreso, issuer, READY, type TestApp } from '../helpers.ts';
+import { signIn } from './sign-in.ts';
+
+/** The console over plain HTTP (issue 40): its headers, its cookie, CSRF, sign-out, password change, isolation. */
+const t = await createTestApp();
+const a = await issuer(t, READY);
+const b = await issuer(t, { ...READY, tenant: { nombre: 'OTRO COMERCIO' } });
+/** A stamped CFDI of the issuer whose key this is. */
+async function issued(key: string, body: Record<string, unknown>): Promise<{ id: string; uuid: string }> {
+  const res = await t.call('POST', '/cfdis', { token: key, body });
+  expect(res.status).toBe(201);
+  return res.json;
+}
+const theirs = await issued(b.key, ingreso());
+const ours = await issued(a.key, ingreso({ conceptos: [concepto({ descripcion: 'Servicio <script>alert(1)</script> & "más"' })] }));
+
+const get = (app: TestApp['app'], path: string, cookie: string) => app.request(path, { headers: { cookie } });
+const post = (app: TestApp['app'], path: string, cookie: string, fields: Record<string, string>) =>
+  app.request(path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1]!;
+
+describe('the console over HTTP', () => {
+  test('every page has a strict CSP (no inline script, no framing), no-store and nosniff', async () => {
+    const login = await t.app.request('/console/login');
+    expect(login.status).toBe(200);
+    const csp = login.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    expect(login.headers.get('cache-control')).toBe('no-store');
+    expect(login.headers.get('x-content-type-options')).toBe('nosniff');
+    const html = await login.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // every script is a file
+    const script = /<script src="([^"]+)"/.exec(html)![1]!;
+    const asset = await t.app.request(script);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toContain('javascript');
+
+    const { cookie } = await signIn(t.app, a.email, a.password);
+    const list = await get(t.app, '/console/invoices', cookie);
+    expect(list.status).toBe(200);
+    expect(list.headers.get('content-security-policy')).toBe(csp);
+  });
+
+  test('the session cookie: HttpOnly, SameSite=Strict, Path=/console; Secure over HTTPS only', async () => {
+    const plain = await signIn(t.app, a.email, a.password);
+    expect(plain.setCookie).toContain('HttpOnly');
+    expect(plain.setCookie).toContain('SameSite=Strict');
+    expect(plain.setCookie).toContain('Path=/console');
+    expect(plain.setCookie).not.toContain('Secure');
+    const secure = await signIn(t.app, a.email, a.password, 'https://localhost');
+    expect(secure.setCookie).toContain('Secure');
+    // A client's own X-Forwarded-Proto is not a trusted proxy's: still no Secure over plain HTTP.
+    const claimed = await signIn(t.app, a.email, a.password, 'http://localhost', { 'x-forwarded-proto': 'https' });
+    expect(claimed.setCookie).not.toContain('Secure');
+    // A new session id at each sign-in.
+    expect(secure.cookie).not.toBe(plain.cookie);
+  });
+
+  test("a wrong password is refused on the page, and counts toward the lockout (the API's rules)", async () => {
+    const user = await a.userWithRole('VIEWER');
+    const page = await t.app.request('/console/login');
+    const seed = page.headers.get('set-cookie')!.split(';')[0]!;
+    const csrf = csrfOf(await page.text());
+    const attempt = (password: string) => post(t.app, '/console/login', seed, { csrf, email: user.email, password });
+    for (let i = 0; i < 5; i++) {
+      const res = await attempt('not-the-password');
+      expect(res.status).toBe(401);
+      expect(await res.text()).toContain('Correo o contraseña incorrectos');
+      expect(res.headers.get('set-cookie') ?? '').not.toContain('console_session');
+    }
+    // Locked out now, the right password too, as POST /auth/login.
+    const locked = await attempt(user.password);
+    expect(locked.status).toBe(429);
+    expect(locked.headers.get('retry-after')).toBeTruthy();
+    expect(await locked.text()).toContain('Demasiados intentos fallidos');
+    expect((await t.call('POST', '/auth/login', { body: { email: user.email, password: user.password } })).status).toBe(429);
+  });
+
+  test('CSRF: a change without the session token, or with the sign-in page token, is refused and does nothing', async () => {
+    const { cookie, html } = await signIn(t.app, a.email, a.password);
+    const forged = await post(t.app, '/console/logout', cookie, {});
+    expect(forged.status).toBe(403);
+    const wrong = await post(t.app, '/console/logout', cookie, { csrf: 'x'.repeat(43) });
+    expect(wrong.status).toBe(403);
+    expect((await get(t.app, '/console/invoices', cookie)).status).toBe(200); // still signed in
+    const env = await post(t.app, '/console/environment', cookie, { environment: 'live' });
+    expect(env.status).toBe(403);
+    expect(env.headers.get('set-cookie') ?? '').not.toContain('console_env');
+    // A sign-in form posted without its own token (login CSRF): refused.
+    const login = await post(t.app, '/console/login', '', { email: a.email, password: a.password });
+    expect(login.status).toBe(403);
+    expect(csrfOf(html)).toBeTruthy();
+  });
+
+  test('sign out ends the session: the cookie no longer works', async () => {
+    const { cookie, html } = await signIn(t.app, a.email, a.password);
+    const out = await post(t.app, '/console/logout', cookie, { csrf: csrfOf(html) });
+    expect(out.status).toBe(303);
+    expect(out.headers.get('set-cookie')).toContain('console_session=;');
+    const after = await get(t.app, '/console/invoices', cookie);
+    expect(after.status).toBe(303);
+    expect(after.headers.get('location')).toBe('/console/login');
+  });
+
+  test('a password change ends the session (the auth service revokes its logins)', async () => {
+    const user = await a.userWithRole('OPERATOR');
+    const { cookie } = await signIn(t.app, user.email, user.password);
+    expect((await get(t.app, '/console/invoices', cookie)).status).toBe(200);
+    expect((await t.call('POST', `/users/${user.id}/change-password`, { token: a.token, body: { new_password: 'a-brand-new-password' } })).status).toBe(204);
+    expect((await get(t.app, '/console/invoices', cookie)).status).toBe(303);
+  });
+
+  test("isolation: one tenant's session cannot open another tenant's invoice or its documents (404)", async () => {
+    const { cookie } = await signIn(t.app, a.email, a.password);
+    expect((await get(t.app, `/console/invoices/${ours.id}`, cookie)).status).toBe(200);
+    for (const path of [`/console/invoices/${theirs.id}`, `/console/invoices/${theirs.id}/xml`, `/console/invoices/${theirs.id}/pdf`]) {
+      const res = await get(t.app, path, cookie);
+      expect(res.status).toBe(404);
+      expect(await res.text()).not.toContain(theirs.uuid!);
+    }
+    const list = await (await get(t.app, '/console/invoices', cookie)).text();
+    expect(list).toContain(ours.uuid!);
+    expect(list).not.toContain(theirs.uuid!);
+  });
+
+  test('tenant-controlled text is escaped', async () => {
+    const { cookie } = await signIn(t.app, a.email, a.password);
+    const html = await (await get(t.app, `/console/invoices/${ours.id}`, cookie)).text();
+    expect(html).not.toContain('<script>alert(1)</script>');
+    expect(html).toContain('Servicio &#60;script&#62;alert(1)&#60;/script&#62; &#38; &#34;más&#34;');
+  });
+
+  test('the list filters through the API: an RFC that matches nothing lists nothing; a bad date says why (400)', async () => {
+    const { cookie } = await signIn(t.app, a.email, a.password);
+    const none = await (await get(t.app, '/console/invoices?receptor_rfc=XAXX010101000', cookie)).text();
+    expect(none).toContain('id="empty"');
+    const bad = await get(t.app, '/console/invoices?desde=yesterday', cookie);
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('desde');
+  });
+
+  test('English from Accept-Language, Spanish by default, switchable by the link', async () => {
+    expect(await (await t.app.request('/console/login')).text()).toContain('Inicia sesión');
+    expect(await (await t.app.request('/console/login', { headers: { 'accept-language': 'en-US,en;q=0.9' } })).text()).toContain('Sign in to the console');
+    const switched = await t.app.request('/console/language?to=en');
+    expect(switched.status).toBe(303);
+    const lang = switched.headers.get('set-cookie')!.split(';')[0]!;
+    expect(await (await t.app.request('/console/login', { headers: { cookie: lang } })).text()).toContain('Sign in to the console');
+  });
+
+  test('without a session every page goes to the sign-in page', async () => {
+    for (const path of ['/console/invoices', `/console/invoices/${ours.id}`, `/console/invoices/${ours.id}/pdf`]) {
+      const res = await t.app.request(path);
+      expect(res.status).toBe(303);
+      expect(res.headers.get('location')).toBe('/console/login');
+    }
+  });
+});
