@@ -79,6 +79,19 @@ describe('the console over HTTP', () => {
     expect((await t.call('POST', '/auth/login', { body: { email: user.email, password: user.password } })).status).toBe(429);
   });
 
+  test("Secure behind a trusted proxy that says https, never on an untrusted peer's word", async () => {
+    const behind = await createTestApp({ trustedProxies: ['10.0.0.1'] });
+    const from = (address: string) => ({ requestIP: () => ({ address, family: 'IPv4', port: 40000 }) });
+    const seed = async (address: string, proto?: string) =>
+      (await behind.app.request('http://localhost/console/login', { headers: proto ? { 'x-forwarded-proto': proto } : {} }, from(address))).headers.get(
+        'set-cookie',
+      )!;
+    expect(await seed('10.0.0.1', 'https')).toContain('Secure');
+    expect(await seed('10.0.0.1', 'http')).not.toContain('Secure');
+    expect(await seed('10.0.0.1')).not.toContain('Secure');
+    expect(await seed('192.0.2.7', 'https')).not.toContain('Secure');
+  });
+
   test('CSRF: a change without the session token, or with the sign-in page token, is refused and does nothing', async () => {
     const { cookie, html } = await signIn(t.app, a.email, a.password);
     const forged = await post(t.app, '/console/logout', cookie, {});
