@@ -370,7 +370,7 @@ export function createApp(deps: AppDeps) {
   app.all('/api/v1/*', routeToBackend);
   mountPortal(app, { ...receiptDeps, limit: portal, anonymous, rateLimits });
   // The console asks the API through this same app: one set of rules (credential, role, tenant, limits, audit).
-  mountConsole(app, {
+  const consoleRoutes = mountConsole(app, {
     db: deps.db,
     now,
     accessTokens,
@@ -381,6 +381,8 @@ export function createApp(deps: AppDeps) {
   });
   return Object.assign(app, {
     backends: { auth: authBackend, invoices: invoiceBackend },
+    /** The console's own router (/console), outside the OpenAPI document: its routes, for the tests. */
+    console: consoleRoutes,
     /** What intakeReceived needs (Descarga Masiva feeds its packages through it). */
     receivedDeps,
     /** The SAT status refresh of received CFDI (POST /received-cfdis/{id}/refresh and the periodic task). */

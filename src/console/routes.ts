@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context, MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getConnInfo } from 'hono/bun';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -9,10 +9,20 @@ import type { AuthDeps } from '../auth/deps.ts';
 import { reachedOverHttps, type TrustedProxies } from '../gateway/client-address.ts';
 import type { GatewayEnv } from '../gateway/gateway.ts';
 import { randomToken } from '../lib/crypto.ts';
+import { routeGuard } from '../lib/backend.ts';
 import { respondError } from '../lib/errors.ts';
 import { detailContent, FILTERS, listContent, type Detail, type Filters, type ListItem } from './invoices.ts';
 import { languageOf, MESSAGES, type Lang, type Messages } from './messages.ts';
 import { CONSOLE_ASSETS, CONSOLE_CSP, h, loginPage, messagePage, page, type Viewer } from './page.ts';
+
+/** What the console's router gets from the gateway: the Bun server (the peer's address) and the request id. */
+type ConsoleEnv = { Bindings: { server: BunServer | undefined; requestId: string } };
+type BunServer = { requestIP(request: Request): unknown };
+
+const serverOf = (c: Context): BunServer | undefined => {
+  const env = c.env as { requestIP?: unknown } | undefined;
+  return typeof env?.requestIP === 'function' ? (env as BunServer) : undefined;
+};
 
 export interface ConsoleDeps extends Pick<AuthDeps, 'db' | 'now' | 'accessTokens'> {
   /** The key the CSRF tokens are derived with (JWT_SECRET): a token is only made by this service. */
@@ -54,6 +64,7 @@ interface ApiError {
  * the gateway (docs/decisions.md, "The console (issue 40)").
  */
 export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
+  const web = new Hono<ConsoleEnv>();
   const mac = (purpose: string, value: string) => createHmac('sha256', deps.secret).update(`console-${purpose}:${value}`).digest('base64url');
   const sameToken = (a: string | undefined, b: string) => !!a && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
@@ -78,8 +89,8 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
   };
 
   /** A request to the API as this user: through the gateway, with the client's address as the gateway sees it. */
-  const api = async (c: Context<GatewayEnv>, session: Session | undefined, method: string, path: string, body?: unknown) => {
-    const headers = new Headers({ accept: 'application/json', 'x-request-id': c.get('requestId') });
+  const api = async (c: Context<ConsoleEnv>, session: Session | undefined, method: string, path: string, body?: unknown) => {
+    const headers = new Headers({ accept: 'application/json', 'x-request-id': c.env.requestId });
     if (session) {
       headers.set('authorization', `Bearer ${session.access}`);
       headers.set('x-environment', session.environment);
@@ -89,7 +100,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     if (body !== undefined) headers.set('content-type', 'application/json');
     const request = new Request(new URL(path, 'http://console.internal'), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     // The peer stays the browser's: per-address budgets and the login lockout count it, not this process.
-    const server = (c.env as { requestIP?: (r: Request) => unknown } | undefined)?.requestIP ? (c.env as { requestIP: (r: Request) => unknown }) : undefined;
+    const server = c.env.server;
     return deps.fetch(request, server ? { requestIP: () => server.requestIP(c.req.raw) } : undefined);
   };
 
@@ -102,7 +113,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
   };
 
   /** The signed-in user's view (tenant, role) from GET /auth/me; undefined when the API no longer takes the session. */
-  const viewerOf = async (c: Context<GatewayEnv>, session: Session): Promise<Viewer | undefined> => {
+  const viewerOf = async (c: Context<ConsoleEnv>, session: Session): Promise<Viewer | undefined> => {
     const res = await api(c, session, 'GET', '/api/v1/auth/me');
     if (res.status !== 200) return undefined;
     const me = (await res.json()) as { tenant: { nombre: string }; user: { email: string; role: string } | null };
@@ -119,11 +130,11 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     };
   };
 
-  type Handler = (c: Context<GatewayEnv>, session: Session, viewer: Viewer) => Promise<Response>;
+  type Handler = (c: Context<ConsoleEnv>, session: Session, viewer: Viewer) => Promise<Response>;
   /** A page or action of a signed-in user: without a live session, back to the sign-in page. */
   const signedIn =
     (handler: Handler) =>
-    async (c: Context<GatewayEnv>): Promise<Response> => {
+    async (c: Context<ConsoleEnv>): Promise<Response> => {
       const session = await sessionOf(c);
       const viewer = session && (await viewerOf(c, session));
       if (!session || !viewer) {
@@ -135,7 +146,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
 
   /** A change: its form's token must be this session's, else 403 and nothing is done. */
   const change =
-    (handler: (c: Context<GatewayEnv>, session: Session, viewer: Viewer, form: Record<string, string>) => Promise<Response>): Handler =>
+    (handler: (c: Context<ConsoleEnv>, session: Session, viewer: Viewer, form: Record<string, string>) => Promise<Response>): Handler =>
     async (c, session, viewer) => {
       const form = await formOf(c);
       if (!sameToken(form.csrf, session.csrf)) return htmlPage(c, messagePage(viewer.lang, viewer.t.forbidden, viewer.t.badForm), 403);
@@ -158,7 +169,8 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     }),
   );
   app.use('/console/assets/*', deps.anonymous);
-  app.get('/console/assets/*', (c) => {
+  app.use('/console/login', deps.anonymous);
+  web.get('/console/assets/*', (c) => {
     const file = CONSOLE_ASSETS.get(c.req.path.slice('/console/assets/'.length));
     if (!file) return respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]);
     return new Response(file.body, {
@@ -166,16 +178,15 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     });
   });
 
-  app.get('/console', (c) => redirect(c, '/console/invoices'));
+  web.get('/console', (c) => redirect(c, '/console/invoices'));
 
-  app.get('/console/language', (c) => {
+  web.get('/console/language', (c) => {
     const to = c.req.query('to');
     if (to === 'es' || to === 'en') setCookie(c, LANG, to, { ...cookie(c), maxAge: 365 * 24 * 3600 });
     return redirect(c, '/console/invoices');
   });
 
-  app.use('/console/login', deps.anonymous);
-  app.get('/console/login', async (c) => {
+  web.get('/console/login', async (c) => {
     if (await sessionOf(c)) return redirect(c, '/console/invoices');
     const lang = langOf(c);
     const notice = c.req.query('signed_out') !== undefined ? MESSAGES[lang].signedOut : undefined;
@@ -192,7 +203,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     return mac('login', seed);
   };
 
-  app.post('/console/login', async (c) => {
+  web.post('/console/login', async (c) => {
     const lang = langOf(c);
     const t = MESSAGES[lang];
     const form = await formOf(c);
@@ -219,7 +230,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     return htmlPage(c, loginPage({ lang, t, csrf: mac('login', seed), email: credentials.email, error }), status);
   });
 
-  app.post(
+  web.post(
     '/console/logout',
     signedIn(
       change(async (c, session) => {
@@ -230,7 +241,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     ),
   );
 
-  app.post(
+  web.post(
     '/console/environment',
     signedIn(
       change(async (c, _session, _viewer, form) => {
@@ -242,7 +253,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     ),
   );
 
-  app.get(
+  web.get(
     '/console/invoices',
     signedIn(async (c, session, viewer) => {
       const filters: Filters = {};
@@ -269,7 +280,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
   const notFound = (c: Context, viewer: Viewer) =>
     htmlPage(c, messagePage(viewer.lang, viewer.t.notFound, viewer.t.notFoundText, h`<p><a href="/console/invoices">${viewer.t.back}</a></p>`), 404);
 
-  app.get(
+  web.get(
     '/console/invoices/:id',
     signedIn(async (c, session, viewer) => {
       const res = await api(c, session, 'GET', `/api/v1/cfdis/${encodeURIComponent(c.req.param('id') ?? '')}`);
@@ -281,7 +292,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
   );
 
   for (const format of ['xml', 'pdf'] as const) {
-    app.get(
+    web.get(
       `/console/invoices/:id/${format}`,
       signedIn(async (c, session, viewer) => {
         const res = await api(c, session, 'GET', `/api/v1/cfdis/${encodeURIComponent(c.req.param('id') ?? '')}/${format}`);
@@ -300,7 +311,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     );
   }
 
-  app.post(
+  web.post(
     '/console/invoices/:id/withdraw',
     signedIn(
       change(async (c, session, viewer) => {
@@ -313,6 +324,22 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
       }),
     ),
   );
+
+  // The console's pages are a web UI, not API operations: one router behind two catch-alls, out of the OpenAPI
+  // document (as /docs/assets and /portal/assets); its own guard answers 405 and OPTIONS with Allow, as the gateway's.
+  const guard = routeGuard(() => web.routes);
+  web.onError((err) => {
+    throw err; // to the gateway's error handler: one envelope, one log line
+  });
+  const dispatch = async (c: Context<GatewayEnv>) => {
+    const refused = guard(c);
+    if (refused) return refused;
+    return await web.fetch(c.req.raw, { server: serverOf(c), requestId: c.get('requestId') });
+  };
+  app.all('/console', dispatch);
+  app.all('/console/*', dispatch);
+  /** The console's routes (method and path), for the tests that check each is covered. */
+  return { routes: () => web.routes.map((r) => ({ method: r.method, path: r.path })) };
 }
 
 /** A form's fields (urlencoded or multipart) as strings; anything else is left out. */

@@ -171,4 +171,55 @@ describe('the console over HTTP', () => {
       expect(res.headers.get('location')).toBe('/console/login');
     }
   });
+
+  /**
+   * Every route of the console, as the security suite has every API operation: without a session none answers
+   * anything but the way to the sign-in page (or 403 for a sign-in without its token), and with tenant A's session
+   * every route that names a CFDI answers 404 for tenant B's.
+   */
+  const ROUTES: Record<string, { anonymous: number; foreign?: true }> = {
+    'GET /console': { anonymous: 303 },
+    'GET /console/assets/*': { anonymous: 404 },
+    'GET /console/language': { anonymous: 303 },
+    'GET /console/login': { anonymous: 200 },
+    'POST /console/login': { anonymous: 403 },
+    'POST /console/logout': { anonymous: 303 },
+    'POST /console/environment': { anonymous: 303 },
+    'GET /console/invoices': { anonymous: 303 },
+    'GET /console/invoices/:id': { anonymous: 303, foreign: true },
+    'GET /console/invoices/:id/xml': { anonymous: 303, foreign: true },
+    'GET /console/invoices/:id/pdf': { anonymous: 303, foreign: true },
+    'POST /console/invoices/:id/withdraw': { anonymous: 303, foreign: true },
+  };
+
+  test('the table covers every route of the console', () => {
+    expect(
+      t.app.console
+        .routes()
+        .map((r) => `${r.method} ${r.path}`)
+        .sort(),
+    ).toEqual(Object.keys(ROUTES).sort());
+  });
+
+  test("every route: without a session only the way to sign in; with A's session, B's CFDI is 404", async () => {
+    const { cookie, html } = await signIn(t.app, a.email, a.password);
+    const csrf = csrfOf(html);
+    for (const [route, expected] of Object.entries(ROUTES)) {
+      const [method, path] = route.split(' ') as [string, string];
+      const at = (id: string) => path.replace(':id', id).replace('*', 'nothing.js');
+      const send = (id: string, cookie: string) => (method === 'GET' ? get(t.app, at(id), cookie) : post(t.app, at(id), cookie, { csrf }));
+      const anonymous = await send(ours.id, '');
+      expect({ route, status: anonymous.status }).toEqual({ route, status: expected.anonymous });
+      if (anonymous.status === 303) expect(anonymous.headers.get('location')).toMatch(/^\/console\/(login|invoices)$/);
+      if (!expected.foreign) continue;
+      const foreign = await send(theirs.id, cookie);
+      expect({ route, status: foreign.status }).toEqual({ route, status: 404 });
+      expect(await foreign.text()).not.toContain(theirs.uuid);
+    }
+    expect((await get(t.app, `/console/invoices/${theirs.id}`, cookie)).status).toBe(404);
+    // An unserved method on a console path: 405 with Allow, as on the API.
+    const wrong = await t.app.request('/console/invoices', { method: 'DELETE' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toContain('GET');
+  });
 });
