@@ -72,6 +72,13 @@ describe('the console in headless Chromium', () => {
         expect(await rows.count()).toBe(2); // the stamped one and the queued one
         expect(await page.locator('#invoices').textContent()).not.toContain(OTHER.rfc);
 
+        // On a phone: the list fits the width (no sideways scrolling). By keyboard: the first Tab reaches "skip to content".
+        await page.setViewportSize({ width: 390, height: 844 });
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+        await page.setViewportSize({ width: 1280, height: 720 });
+        await page.keyboard.press('Tab');
+        expect(await page.evaluate(() => document.activeElement?.className)).toBe('skip');
+
         // Open it: parties, conceptos (escaped), totals.
         await Promise.all([page.waitForURL(`${origin}/console/invoices/${wanted.json.id}`), page.click(`tr[data-id="${wanted.json.id}"] a`)]);
         expect(await page.locator('#uuid').textContent()).toBe(wanted.json.uuid);
@@ -89,6 +96,17 @@ describe('the console in headless Chromium', () => {
           const bytes = await readFile((await download.path())!);
           expect(bytes.equals(await apiBytes(a.key, `/cfdis/${wanted.json.uuid}/${format}`))).toBe(true);
         }
+
+        // Live, switched visibly (a red bar that says PRODUCCIÓN), and back to test, on the same page; live has its own CFDIs.
+        await page.goto(`${origin}/console/invoices`);
+        await Promise.all([page.waitForURL(`${origin}/console/invoices`), page.click('#switch-env')]);
+        expect(await page.getAttribute('#env', 'data-environment')).toBe('live');
+        expect(await page.locator('#env').textContent()).toContain('PRODUCCIÓN');
+        expect(await page.locator('#env').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(176, 0, 32)');
+        expect(await page.locator('#empty').count()).toBe(1);
+        await Promise.all([page.waitForURL(`${origin}/console/invoices`), page.click('#switch-env')]);
+        expect(await page.getAttribute('#env', 'data-environment')).toBe('test');
+        expect(await page.locator('#invoices tbody tr').count()).toBe(3);
 
         // The ADMIN sees the change a queued CFDI allows.
         await page.goto(`${origin}/console/invoices/${queued.json.id}`);

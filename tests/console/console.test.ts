@@ -155,6 +155,24 @@ describe('the console over HTTP', () => {
     expect(await bad.text()).toContain('desde');
   });
 
+  test('the environment switch: live is marked on every page (PRODUCCIÓN bar) and asks the API in live', async () => {
+    const { cookie, html } = await signIn(t.app, a.email, a.password);
+    expect(html).toContain('data-environment="test"');
+    expect(html).toContain(ours.uuid); // a test CFDI
+    const switched = await post(t.app, '/console/environment', cookie, { csrf: csrfOf(html), environment: 'live', back: '/console/invoices' });
+    expect(switched.status).toBe(303);
+    expect(switched.headers.get('location')).toBe('/console/invoices');
+    const env = switched.headers.get('set-cookie')!.split(';')[0]!;
+    expect(env).toBe('console_env=live');
+    const live = await (await get(t.app, '/console/invoices', `${cookie}; ${env}`)).text();
+    expect(live).toContain('class="envbar live"');
+    expect(live).toContain('PRODUCCIÓN');
+    expect(live).not.toContain(ours.uuid); // live has its own CFDIs
+    // Only a console path to come back to: no open redirect.
+    const away = await post(t.app, '/console/environment', cookie, { csrf: csrfOf(html), environment: 'test', back: '//evil.example/x' });
+    expect(away.headers.get('location')).toBe('/console/invoices');
+  });
+
   test('English from Accept-Language, Spanish by default, switchable by the link', async () => {
     expect(await (await t.app.request('/console/login')).text()).toContain('Inicia sesión');
     expect(await (await t.app.request('/console/login', { headers: { 'accept-language': 'en-US,en;q=0.9' } })).text()).toContain('Sign in to the console');
