@@ -16,7 +16,7 @@ import { languageOf, MESSAGES, type Lang, type Messages } from './messages.ts';
 import { CONSOLE_ASSETS, CONSOLE_CSP, h, loginPage, messagePage, page, type Viewer } from './page.ts';
 
 /** What the console's router gets from the gateway: the Bun server (the peer's address) and the request id. */
-type ConsoleEnv = { Bindings: { server: BunServer | undefined; requestId: string } };
+type ConsoleEnv = { Bindings: { server: BunServer | undefined; requestId: string }; Variables: { requestId: string } };
 type BunServer = { requestIP(request: Request): unknown };
 
 const serverOf = (c: Context): BunServer | undefined => {
@@ -65,6 +65,11 @@ interface ApiError {
  */
 export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
   const web = new Hono<ConsoleEnv>();
+  // The gateway's request id, for the error envelopes answered here.
+  web.use('*', async (c, next) => {
+    c.set('requestId', c.env.requestId);
+    await next();
+  });
   const mac = (purpose: string, value: string) => createHmac('sha256', deps.secret).update(`console-${purpose}:${value}`).digest('base64url');
   const sameToken = (a: string | undefined, b: string) => !!a && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
@@ -328,6 +333,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
   // The console's pages are a web UI, not API operations: one router behind two catch-alls, out of the OpenAPI
   // document (as /docs/assets and /portal/assets); its own guard answers 405 and OPTIONS with Allow, as the gateway's.
   const guard = routeGuard(() => web.routes);
+  web.notFound((c) => respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${c.req.path}` }]));
   web.onError((err) => {
     throw err; // to the gateway's error handler: one envelope, one log line
   });
@@ -339,7 +345,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
   app.all('/console', dispatch);
   app.all('/console/*', dispatch);
   /** The console's routes (method and path), for the tests that check each is covered. */
-  return { routes: () => web.routes.map((r) => ({ method: r.method, path: r.path })) };
+  return { routes: () => web.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, path: r.path })) };
 }
 
 /** A form's fields (urlencoded or multipart) as strings; anything else is left out. */

@@ -235,6 +235,9 @@ describe('the console over HTTP', () => {
       expect(await foreign.text()).not.toContain(theirs.uuid);
     }
     expect((await get(t.app, `/console/invoices/${theirs.id}`, cookie)).status).toBe(404);
+    const unknown = await t.app.request('/console/nothing/here', { headers: { 'x-request-id': 'req-console-404' } });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ error: { message: 'Route not found' }, request_id: 'req-console-404' });
     // An unserved method on a console path: 405 with Allow, as on the API.
     const wrong = await t.app.request('/console/invoices', { method: 'DELETE' });
     expect(wrong.status).toBe(405);
