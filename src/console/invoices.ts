@@ -27,6 +27,18 @@ export interface Detail extends ListItem {
   fecha_timbrado: string | null;
 }
 
+/** GET /api/v1/cfdis/{id}/cancellation, as far as the detail shows it: the request and the status history. */
+export interface Cancellation {
+  status: string;
+  motivo: string;
+  folio_sustitucion: string | null;
+  estatus_cancelacion: string | null;
+  motivo_rechazo: string | null;
+  requested_at: string;
+  resolved_at: string | null;
+  historial: { from: string; to: string; reason: string; at: string }[];
+}
+
 /** The API's filters of GET /cfdis that the list offers, by their query names. */
 export const FILTERS = ['receptor_rfc', 'serie', 'status', 'tipo', 'desde', 'hasta'] as const;
 export type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
@@ -87,7 +99,7 @@ ${items.map(
 }
 
 /** The detail: parties, conceptos, totals, the documents; the change a role may make, only to that role. */
-export function detailContent(v: Viewer, c: Detail, canChange: boolean): Markup {
+export function detailContent(v: Viewer, c: Detail, canChange: boolean, cancellation?: Cancellation): Markup {
   const { t } = v;
   const withdraw =
     canChange && c.status === 'en_cola'
@@ -133,5 +145,27 @@ ${c.total_impuestos_retenidos !== undefined ? h`<dt>${t.withheld}</dt><dd>${mone
 <dt>${t.total}</dt><dd id="total">${money(c.total, c.moneda)}</dd>
 </dl>
 </section>
+${cancellation ? cancellationContent(v, cancellation) : ''}
 <p><a href="/console/invoices">${t.back}</a></p>`;
+}
+
+/** The latest cancellation request and the CFDI's status moves after stamping, oldest first. */
+function cancellationContent(v: Viewer, k: Cancellation): Markup {
+  const { t } = v;
+  const status = (s: string) => t.statuses[s] ?? s;
+  return h`<section aria-labelledby="h-cancellation" id="cancellation">
+<h2 id="h-cancellation">${t.cancellation}</h2>
+<dl>
+<dt>${t.status}</dt><dd id="cancellation-status">${k.status}</dd>
+<dt>${t.motivo}</dt><dd id="motivo">${k.motivo}${k.folio_sustitucion ? h` — ${k.folio_sustitucion}` : ''}</dd>
+<dt>SAT</dt><dd>${k.estatus_cancelacion ?? '—'}</dd>
+${k.motivo_rechazo ? h`<dt>${t.rejection}</dt><dd>${k.motivo_rechazo}</dd>` : ''}
+<dt>${t.requestedAt}</dt><dd>${k.requested_at}</dd>
+<dt>${t.resolvedAt}</dt><dd>${k.resolved_at ?? '—'}</dd>
+</dl>
+<h3>${t.history}</h3>
+<table class="list" id="history"><thead><tr><th scope="col">${t.date}</th><th scope="col">${t.status}</th><th scope="col">${t.reason}</th></tr></thead><tbody>
+${k.historial.map((m) => h`<tr><td data-label="${t.date}">${m.at}</td><td data-label="${t.status}">${status(m.from)} → ${status(m.to)}</td><td data-label="${t.reason}">${m.reason}</td></tr>`)}
+</tbody></table>
+</section>`;
 }

@@ -73,6 +73,13 @@ const ES = {
   >,
   tipos: { I: 'Ingreso', E: 'Egreso', P: 'Pago', N: 'Nómina', T: 'Traslado' } as Record<string, string>,
   skip: 'Saltar al contenido',
+  cancellation: 'Cancelación',
+  motivo: 'Motivo',
+  rejection: 'Motivo del rechazo',
+  requestedAt: 'Solicitada',
+  resolvedAt: 'Resuelta',
+  history: 'Historial de estados',
+  reason: 'Razón',
 };
 
 const EN: typeof ES = {
@@ -144,6 +151,13 @@ const EN: typeof ES = {
   statuses: { en_cola: 'Queued', vigente: 'Valid', cancelacion_pendiente: 'Cancellation pending', cancelado: 'Cancelled', fallido: 'Failed' },
   tipos: { I: 'Ingreso', E: 'Egreso', P: 'Pago', N: 'Nómina', T: 'Traslado' },
   skip: 'Skip to content',
+  cancellation: 'Cancellation',
+  motivo: 'Motivo',
+  rejection: 'Why it was rejected',
+  requestedAt: 'Requested',
+  resolvedAt: 'Resolved',
+  history: 'Status history',
+  reason: 'Reason',
 };
 
 export type Messages = typeof ES;

@@ -11,7 +11,7 @@ import type { GatewayEnv } from '../gateway/gateway.ts';
 import { randomToken } from '../lib/crypto.ts';
 import { routeGuard } from '../lib/backend.ts';
 import { respondError } from '../lib/errors.ts';
-import { detailContent, FILTERS, listContent, type Detail, type Filters, type ListItem } from './invoices.ts';
+import { type Cancellation, detailContent, FILTERS, listContent, type Detail, type Filters, type ListItem } from './invoices.ts';
 import { languageOf, MESSAGES, type Lang, type Messages } from './messages.ts';
 import { CONSOLE_ASSETS, CONSOLE_CSP, h, loginPage, messagePage, page, type Viewer } from './page.ts';
 
@@ -292,7 +292,11 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
       if (res.status !== 200) return notFound(c, viewer);
       const cfdi = (await res.json()) as Detail;
       const canChange = viewer.role === 'ADMIN' || viewer.role === 'OPERATOR';
-      return htmlPage(c, page(viewer, `${viewer.t.invoices} · ${cfdi.uuid ?? cfdi.id}`, detailContent(viewer, cfdi, canChange)));
+      // The status history is the cancellation's (every move after stamping): asked only of a CFDI that has one.
+      const cancelled = cfdi.status === 'cancelacion_pendiente' || cfdi.status === 'cancelado';
+      const history = cancelled ? await api(c, session, 'GET', `/api/v1/cfdis/${encodeURIComponent(cfdi.id)}/cancellation`) : undefined;
+      const cancellation = history?.status === 200 ? ((await history.json()) as Cancellation) : undefined;
+      return htmlPage(c, page(viewer, `${viewer.t.invoices} · ${cfdi.uuid ?? cfdi.id}`, detailContent(viewer, cfdi, canChange, cancellation)));
     }),
   );
 

@@ -146,6 +146,21 @@ describe('the console over HTTP', () => {
     expect(html).toContain('Servicio &#60;script&#62;alert(1)&#60;/script&#62; &#38; &#34;más&#34;');
   });
 
+  test("the detail shows a cancelled CFDI's cancellation and its status history (the API's)", async () => {
+    const cancelled = await issued(a.key, ingreso());
+    const cancel = await t.call('POST', `/cfdis/${cancelled.id}/cancel`, { token: a.key, body: { motivo: '02' } });
+    expect([200, 202]).toContain(cancel.status);
+    const { cookie } = await signIn(t.app, a.email, a.password);
+    const html = await (await get(t.app, `/console/invoices/${cancelled.id}`, cookie)).text();
+    expect(html).toContain('id="cancellation"');
+    expect(/id="motivo">([^<]*)</.exec(html)![1]).toBe('02');
+    const history = (await t.call('GET', `/cfdis/${cancelled.id}/cancellation`, { token: a.key })).json.historial as { reason: string }[];
+    expect(history.length).toBeGreaterThan(0);
+    for (const move of history) expect(html).toContain(move.reason);
+    // A CFDI never cancelled has no such section.
+    expect(await (await get(t.app, `/console/invoices/${ours.id}`, cookie)).text()).not.toContain('id="cancellation"');
+  });
+
   test('the list filters through the API: an RFC that matches nothing lists nothing; a bad date says why (400)', async () => {
     const { cookie } = await signIn(t.app, a.email, a.password);
     const none = await (await get(t.app, '/console/invoices?receptor_rfc=XAXX010101000', cookie)).text();
