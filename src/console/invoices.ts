@@ -39,8 +39,8 @@ export interface Cancellation {
   historial: { from: string; to: string; reason: string; at: string }[];
 }
 
-/** The API's filters of GET /cfdis that the list offers, by their query names. */
-export const FILTERS = ['receptor_rfc', 'serie', 'status', 'tipo', 'desde', 'hasta'] as const;
+/** The API's filters of GET /cfdis that the list offers, by their query names (and its page size, kept across pages). */
+export const FILTERS = ['receptor_rfc', 'serie', 'status', 'tipo', 'desde', 'hasta', 'limit'] as const;
 export type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 
 const STATUSES = ['en_cola', 'vigente', 'cancelacion_pendiente', 'cancelado', 'fallido'];

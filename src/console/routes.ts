@@ -267,7 +267,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
         if (value) filters[f] = value.slice(0, 64);
       }
       const cursor = c.req.query('cursor')?.slice(0, 512);
-      const params = new URLSearchParams({ ...filters, limit: '25', ...(cursor ? { cursor } : {}) });
+      const params = new URLSearchParams({ limit: '25', ...filters, ...(cursor ? { cursor } : {}) });
       const res = await api(c, session, 'GET', `/api/v1/cfdis?${params}`);
       if (res.status !== 200) {
         const error = await refusal(res, viewer.t);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { concepto, createTestApp, ingreso, issuer, READY, type TestApp } from '../helpers.ts';
+import { concepto, createTestApp, ICV, ingreso, issuer, READY, type TestApp } from '../helpers.ts';
 import { signIn } from './sign-in.ts';
 
 /** The console over plain HTTP (issue 40): its headers, its cookie, CSRF, sign-out, password change, isolation. */
@@ -159,6 +159,27 @@ describe('the console over HTTP', () => {
     for (const move of history) expect(html).toContain(move.reason);
     // A CFDI never cancelled has no such section.
     expect(await (await get(t.app, `/console/invoices/${ours.id}`, cookie)).text()).not.toContain('id="cancellation"');
+  });
+
+  test("cursor pages: the API's next_cursor, the filters kept, back to the first page", async () => {
+    const { cookie } = await signIn(t.app, a.email, a.password);
+    const idsOf = (html: string) => [...html.matchAll(/<tr data-id="([^"]+)"/g)].map((m) => m[1]!);
+    const seen: string[] = [];
+    let html = await (await get(t.app, `/console/invoices?receptor_rfc=${ICV.rfc}&limit=1`, cookie)).text();
+    expect(html).not.toContain('id="first-page"');
+    for (;;) {
+      const ids = idsOf(html);
+      expect(ids.length).toBe(1);
+      seen.push(...ids);
+      const next = /href="([^"]+)" id="next-page"/.exec(html)?.[1];
+      if (!next) break;
+      expect(next.replaceAll('&#38;', '&')).toContain(`receptor_rfc=${ICV.rfc}`);
+      html = await (await get(t.app, next.replaceAll('&#38;', '&'), cookie)).text();
+      expect(html).toContain('id="first-page"');
+    }
+    const api = (await t.call('GET', `/cfdis?receptor_rfc=${ICV.rfc}&limit=100`, { token: a.key })).json.data.map((c: { id: string }) => c.id);
+    expect(seen).toEqual(api);
+    expect(seen.length).toBeGreaterThan(1);
   });
 
   test('the list filters through the API: an RFC that matches nothing lists nothing; a bad date says why (400)', async () => {
