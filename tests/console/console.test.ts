@@ -108,6 +108,21 @@ describe('the console over HTTP', () => {
     expect(csrfOf(html)).toBeTruthy();
   });
 
+  test("roles are the API's: a VIEWER's withdraw, with its own valid token, is refused (403); an OPERATOR's reaches the API's rule (409)", async () => {
+    const viewer = await a.userWithRole('VIEWER');
+    const v = await signIn(t.app, viewer.email, viewer.password);
+    const detail = await (await get(t.app, `/console/invoices/${ours.id}`, v.cookie)).text();
+    expect(detail).not.toContain('id="withdraw"');
+    const refused = await post(t.app, `/console/invoices/${ours.id}/withdraw`, v.cookie, { csrf: csrfOf(v.html) });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('Tu rol no permite este cambio.');
+    const operator = await a.userWithRole('OPERATOR');
+    const o = await signIn(t.app, operator.email, operator.password);
+    const notQueued = await post(t.app, `/console/invoices/${ours.id}/withdraw`, o.cookie, { csrf: csrfOf(o.html) });
+    expect(notQueued.status).toBe(409);
+    expect((await t.call('GET', `/cfdis/${ours.id}`, { token: a.key })).json.status).toBe('vigente');
+  });
+
   test('sign out ends the session: the cookie no longer works', async () => {
     const { cookie, html } = await signIn(t.app, a.email, a.password);
     const out = await post(t.app, '/console/logout', cookie, { csrf: csrfOf(html) });
