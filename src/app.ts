@@ -11,6 +11,7 @@ import { watchIdentityChanges } from './lib/identity-changes.ts';
 import { createGateway } from './gateway/gateway.ts';
 import { mountSystemRoutes } from './gateway/system.ts';
 import { mountPortal } from './portal/routes.ts';
+import { mountConsole } from './console/routes.ts';
 import { createInvoiceBackend } from './invoices/backend.ts';
 import type { Coordination } from './topology/coordination.ts';
 import { combineWorkers, createWorker } from './jobs/worker.ts';
@@ -336,6 +337,7 @@ export function createApp(deps: AppDeps) {
     receivedStatus,
   });
 
+  const proxies = trustedProxies(deps.trustedProxies ?? []);
   const { app, anonymous, probes, portal, routeToBackend } = createGateway({
     logger: deps.logger,
     authenticate: createAuthenticator(identity, now, credentials),
@@ -345,7 +347,7 @@ export function createApp(deps: AppDeps) {
     probeLimit: deps.probeRateLimit ?? 600,
     portalLimit: deps.portalRateLimit ?? 30,
     maxBodyBytes: deps.maxBodyBytes ?? 1024 * 1024,
-    trustedProxies: trustedProxies(deps.trustedProxies ?? []),
+    trustedProxies: proxies,
     rateLimits,
   });
 
@@ -368,8 +370,20 @@ export function createApp(deps: AppDeps) {
   });
   app.all('/api/v1/*', routeToBackend);
   mountPortal(app, { ...receiptDeps, limit: portal, anonymous, rateLimits });
+  // The console asks the API through this same app: one set of rules (credential, role, tenant, limits, audit).
+  const consoleRoutes = mountConsole(app, {
+    db: deps.db,
+    now,
+    accessTokens,
+    secret: deps.jwtSecret,
+    trustedProxies: proxies,
+    anonymous,
+    fetch: (request, env) => app.fetch(request, env),
+  });
   return Object.assign(app, {
     backends: { auth: authBackend, invoices: invoiceBackend },
+    /** The console's own router (/console), outside the OpenAPI document: its routes, for the tests. */
+    console: consoleRoutes,
     /** What intakeReceived needs (Descarga Masiva feeds its packages through it). */
     receivedDeps,
     /** The SAT status refresh of received CFDI (POST /received-cfdis/{id}/refresh and the periodic task). */

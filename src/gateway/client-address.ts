@@ -80,3 +80,14 @@ export function clientAddressOf(peer: string | undefined, forwardedFor: string |
   }
   return budgetKeyOf(client);
 }
+
+/**
+ * Whether the client reached us over HTTPS: this connection is TLS, or the peer is a trusted proxy whose
+ * X-Forwarded-Proto says https (the proxy that ended TLS). A client's own X-Forwarded-Proto counts for nothing.
+ */
+export function reachedOverHttps(url: string, peer: string | undefined, forwardedProto: string | undefined, proxies: TrustedProxies): boolean {
+  if (url.startsWith('https:')) return true;
+  const known = peer === undefined ? undefined : peerOf(peer);
+  if (!known || !forwardedProto || !isTrusted(known.address, proxies)) return false;
+  return forwardedProto.split(',').at(-1)?.trim().toLowerCase() === 'https';
+}

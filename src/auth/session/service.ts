@@ -206,3 +206,22 @@ export async function describeMe(deps: AuthDeps, actor: Actor) {
     api_key: { id: key.id, name: key.name, environment: key.environment },
   };
 }
+
+/**
+ * The console's session (src/console): its cookie holds the refresh token of a login, used as it is, never rotated.
+ * It is live while that token is neither revoked (logout, a password change, a reused token revoke its family or the
+ * user's) nor rotated (presented to POST /auth/refresh) nor expired; then a fresh access token for its user, which
+ * the console sends to the API as any client would.
+ */
+export async function accessTokenOfSession(deps: Pick<AuthDeps, 'db' | 'now' | 'accessTokens'>, token: string): Promise<string | undefined> {
+  const now = deps.now();
+  const row = (
+    await deps.db
+      .select({ userId: users.id, tenantId: users.tenantId, tokenVersion: users.tokenVersion, expiresAt: refreshTokens.expiresAt })
+      .from(refreshTokens)
+      .innerJoin(users, eq(users.id, refreshTokens.userId))
+      .where(and(eq(refreshTokens.tokenHash, sha256Hex(token)), isNull(refreshTokens.revokedAt), isNull(refreshTokens.rotatedAt)))
+  )[0];
+  if (!row || new Date(row.expiresAt) <= now) return undefined;
+  return deps.accessTokens.sign({ sub: row.userId, tid: row.tenantId, ver: row.tokenVersion }, now);
+}
