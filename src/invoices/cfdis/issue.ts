@@ -37,7 +37,7 @@ import { checkSending } from '../emails/budget.ts';
 import { uniqueViolation } from '../../db/engine.ts';
 import { getRow, scoped } from './reads.ts';
 import { queuedAnswer, rejected, stampedAnswer, summaryOf } from './wire.ts';
-import { situaciones69b } from '../sat-lists/service.ts';
+import { situaciones69b } from '../sat-lists/situaciones.ts';
 
 /** Issuing a CFDI: POST /cfdis/validate, POST /cfdis (and the receipts' invoices, which issue through it), its resumption. */
 export interface CfdiDeps {

@@ -2,7 +2,7 @@ import { and, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { type DbOrTx, withTransaction } from '../../db/index.ts';
 import { type Environment, receivedCfdis } from '../../db/schema/index.ts';
-import { situaciones69b } from '../sat-lists/service.ts';
+import { situaciones69b } from '../sat-lists/situaciones.ts';
 import { recordStatusEvents } from './status.ts';
 
 type Scope = { tenantId: string; environment: Environment };

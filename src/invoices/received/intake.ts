@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { type ReceivedValidation, validateReceived } from '../../cfdi/received/validate.ts';
 import type { Db } from '../../db/client.ts';
 import { withTransaction } from '../../db/index.ts';
 import { type Environment, receivedCfdis } from '../../db/schema/index.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
+import { sha256Hex } from '../../lib/crypto.ts';
 import { newId } from '../../lib/ids.ts';
 import { notFound } from '../../lib/service-error.ts';
 import type { SatCertificateSource } from '../../pac/sat-certificates.ts';
@@ -35,8 +35,6 @@ export interface IntakeOutcome {
   reasons: { check: string; detail?: string }[];
 }
 
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-
 /**
  * Validates and stores CFDIs someone issued to the tenant (issue 39), one outcome per file, in the files' order.
  * `created`: stored (validated, or a CFDI 3.3 stored `not_validated` saying why); `invalid`: stored too, its record
@@ -61,7 +59,7 @@ export async function intakeReceived(
     const lookups = satCertificate.session();
     const validated = await validateReceived(bytes, { receptorRfc: tenant.rfc, satCertificate: lookups.get, authorities });
     const v = withUnreachable(scope.environment === 'live' ? refuseTestCsd(validated, bytes) : validated, lookups.failure());
-    outcomes.push(await store(deps, scope, { name: file.name, bytes, hash: sha256(bytes), v }, source));
+    outcomes.push(await store(deps, scope, { name: file.name, bytes, hash: sha256Hex(bytes), v }, source));
   }
   return outcomes;
 }

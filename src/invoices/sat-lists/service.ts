@@ -1,5 +1,5 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { type Lista69b, parseLista69b, type Situacion69b } from '../../cfdi/received/lista-69b.ts';
+import { eq, sql } from 'drizzle-orm';
+import { type Lista69b, parseLista69b } from '../../cfdi/received/lista-69b.ts';
 import type { Db } from '../../db/client.ts';
 import { type DbOrTx, withTransaction } from '../../db/index.ts';
 import { type Environment, sat69bEntries, sat69bLists } from '../../db/schema/index.ts';
@@ -7,15 +7,13 @@ import type { Actor } from '../../lib/backend.ts';
 import { invalidInput } from '../../lib/service-error.ts';
 import { SANDBOX_69B } from '../../pac/sandbox.ts';
 import { reflagAfterListLoad } from '../received/efos.ts';
+import { ownListId, PUBLISHED } from './situaciones.ts';
 
 /**
  * Lista 69-B (issue 39, build item 7; docs/decisions.md, "Lista 69-B"): the published list, loaded from SAT_69B_URL,
  * is everyone's (live mode); a list a tenant uploads is its own, in the environment it uploaded it in. What a tenant
  * sees of an RFC: its own list's entry when it has one, else the published list's (live) or the sandbox's (test).
  */
-
-const PUBLISHED = 'published';
-const ownListId = (scope: { tenantId: string; environment: Environment }) => `${scope.tenantId}:${scope.environment}`;
 
 /** Rows a statement inserts at once: 3 parameters each, under SQLite's 32,766 and PostgreSQL's 65,535. */
 const CHUNK = 2000;
@@ -92,24 +90,4 @@ export async function lista69bStatus(deps: { db: Db }, actor: Actor) {
   const own = await listSummary(deps.db, ownListId({ tenantId: actor.tenantId, environment: actor.environment }));
   if (actor.environment === 'test') return { environment: actor.environment, published: null, sandbox: SANDBOX_69B.map((e) => ({ ...e })), own };
   return { environment: actor.environment, published: await listSummary(deps.db, PUBLISHED), sandbox: null, own };
-}
-
-/**
- * The situación of each RFC as the tenant's environment sees it (absent: not listed). Its own list's entry wins;
- * otherwise the published list's (live) or the sandbox simulator's (test, no call to SAT).
- */
-export async function situaciones69b(db: DbOrTx, scope: { tenantId: string; environment: Environment }, rfcs: string[]): Promise<Map<string, Situacion69b>> {
-  const wanted = [...new Set(rfcs.map((r) => r.toUpperCase()))];
-  const out = new Map<string, Situacion69b>();
-  if (wanted.length === 0) return out;
-  const own = ownListId(scope);
-  const lists = scope.environment === 'live' ? [own, PUBLISHED] : [own];
-  const rows = await db
-    .select({ listId: sat69bEntries.listId, rfc: sat69bEntries.rfc, situacion: sat69bEntries.situacion })
-    .from(sat69bEntries)
-    .where(and(inArray(sat69bEntries.listId, lists), inArray(sat69bEntries.rfc, wanted)));
-  if (scope.environment === 'test') for (const e of SANDBOX_69B) if (wanted.includes(e.rfc)) out.set(e.rfc, e.situacion);
-  for (const r of rows) if (r.listId === PUBLISHED) out.set(r.rfc, r.situacion);
-  for (const r of rows) if (r.listId === own) out.set(r.rfc, r.situacion);
-  return out;
 }
