@@ -1,4 +1,5 @@
-import { h, type Markup, type Viewer } from './page.ts';
+import type { ConsoleKit, ConsoleRouter } from './kit.ts';
+import { h, type Markup, page, type Viewer } from './page.ts';
 
 /** GET /api/v1/cfdis's item, as far as the list shows it. */
 export interface ListItem {
@@ -168,4 +169,69 @@ ${k.motivo_rechazo ? h`<dt>${t.rejection}</dt><dd>${k.motivo_rechazo}</dd>` : ''
 ${k.historial.map((m) => h`<tr><td data-label="${t.date}">${m.at}</td><td data-label="${t.status}">${status(m.from)} → ${status(m.to)}</td><td data-label="${t.reason}">${m.reason}</td></tr>`)}
 </tbody></table>
 </section>`;
+}
+
+/** The invoices' pages: the list, the detail, the documents, and the changes of an invoice. */
+export function mountInvoiceScreens(web: ConsoleRouter, kit: ConsoleKit) {
+  web.get(
+    '/console/invoices',
+    kit.signedIn(async (c, session, viewer) => {
+      const filters: Filters = {};
+      for (const f of FILTERS) {
+        const value = c.req.query(f)?.trim();
+        if (value) filters[f] = value.slice(0, 64);
+      }
+      const cursor = c.req.query('cursor')?.slice(0, 512);
+      const params = new URLSearchParams({ limit: '25', ...filters, ...(cursor ? { cursor } : {}) });
+      const res = await kit.api(c, session, 'GET', `/api/v1/cfdis?${params}`);
+      if (res.status !== 200) {
+        const error = await kit.refusal(res, viewer.t);
+        return kit.htmlPage(
+          c,
+          page(viewer, viewer.t.invoices, listContent(viewer, filters, [], null, !!cursor, error)),
+          res.status === 400 || res.status === 422 ? 400 : 502,
+        );
+      }
+      const body = (await res.json()) as { data: ListItem[]; pagination: { next_cursor: string | null } };
+      return kit.htmlPage(c, page(viewer, viewer.t.invoices, listContent(viewer, filters, body.data, body.pagination.next_cursor, !!cursor)));
+    }),
+  );
+
+  web.get(
+    '/console/invoices/:id',
+    kit.signedIn(async (c, session, viewer) => {
+      const res = await kit.api(c, session, 'GET', `/api/v1/cfdis/${encodeURIComponent(c.req.param('id') ?? '')}`);
+      if (res.status !== 200) return kit.notFound(c, viewer);
+      const cfdi = (await res.json()) as Detail;
+      const canChange = viewer.role === 'ADMIN' || viewer.role === 'OPERATOR';
+      // The status history is the cancellation's (every move after stamping): asked only of a CFDI that has one.
+      const cancelled = cfdi.status === 'cancelacion_pendiente' || cfdi.status === 'cancelado';
+      const history = cancelled ? await kit.api(c, session, 'GET', `/api/v1/cfdis/${encodeURIComponent(cfdi.id)}/cancellation`) : undefined;
+      const cancellation = history?.status === 200 ? ((await history.json()) as Cancellation) : undefined;
+      return kit.htmlPage(c, page(viewer, `${viewer.t.invoices} · ${cfdi.uuid ?? cfdi.id}`, detailContent(viewer, cfdi, canChange, cancellation)));
+    }),
+  );
+
+  for (const format of ['xml', 'pdf'] as const) {
+    web.get(
+      `/console/invoices/:id/${format}`,
+      kit.signedIn(async (c, session, viewer) => {
+        const res = await kit.api(c, session, 'GET', `/api/v1/cfdis/${encodeURIComponent(c.req.param('id') ?? '')}/${format}`);
+        return (await kit.refused(c, viewer, res)) ?? kit.passThrough(res);
+      }),
+    );
+  }
+
+  web.post(
+    '/console/invoices/:id/withdraw',
+    kit.signedIn(
+      kit.change(async (c, session, viewer) => {
+        const id = c.req.param('id') ?? '';
+        const res = await kit.api(c, session, 'POST', `/api/v1/cfdis/${encodeURIComponent(id)}/withdraw`);
+        // A CFDI no longer queued (400) is, for this page, one that is not there to withdraw.
+        if (res.status === 400) return kit.notFound(c, viewer);
+        return (await kit.refused(c, viewer, res)) ?? kit.redirect(c, `/console/invoices/${encodeURIComponent(id)}`);
+      }),
+    ),
+  );
 }

@@ -82,6 +82,9 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** The navigation: each screen's first page, in this order (a screen adds its line here). */
+const NAV: { href: string; label: (t: Messages) => string }[] = [{ href: '/console/invoices', label: (t) => t.invoices }];
+
 /** Who is looking, for the layout: the tenant, the user's role, the environment, the form token. */
 export interface Viewer {
   lang: Lang;
@@ -126,7 +129,7 @@ export function page(v: Viewer, title: string, content: Markup): string {
 ${bar}
 <header>
 <span class="tenant" id="tenant">${v.tenantName}</span>
-<nav aria-label="${t.title}"><a href="/console/invoices">${t.invoices}</a></nav>
+<nav aria-label="${t.title}">${NAV.map((n) => h`<a href="${n.href}"${v.here.startsWith(n.href) ? h` aria-current="page"` : ''}>${n.label(t)}</a> `)}</nav>
 <form method="post" action="/console/environment"><input type="hidden" name="csrf" value="${v.csrf}"><input type="hidden" name="environment" value="${other}"><input type="hidden" name="back" value="${v.here}"><button type="submit" class="link" id="switch-env">${t.switchTo(other === 'live' ? t.live : t.test)}</button></form>
 <a href="/console/language?to=${t.languageCode}" lang="${t.languageCode}" id="language">${t.language}</a>
 <span id="who">${v.email} · ${t.role}: <span id="role">${v.role}</span></span>

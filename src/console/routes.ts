@@ -11,13 +11,10 @@ import type { GatewayEnv } from '../gateway/gateway.ts';
 import { randomToken } from '../lib/crypto.ts';
 import { routeGuard } from '../lib/backend.ts';
 import { respondError } from '../lib/errors.ts';
-import { type Cancellation, detailContent, FILTERS, listContent, type Detail, type Filters, type ListItem } from './invoices.ts';
+import { mountInvoiceScreens } from './invoices.ts';
+import type { BunServer, ConsoleEnv, ConsoleKit, Handler, PageStatus, Session } from './kit.ts';
 import { languageOf, MESSAGES, type Lang, type Messages } from './messages.ts';
-import { CONSOLE_ASSETS, CONSOLE_CSP, h, loginPage, messagePage, page, type Viewer } from './page.ts';
-
-/** What the console's router gets from the gateway: the Bun server (the peer's address) and the request id. */
-type ConsoleEnv = { Bindings: { server: BunServer | undefined; requestId: string }; Variables: { requestId: string } };
-type BunServer = { requestIP(request: Request): unknown };
+import { CONSOLE_ASSETS, CONSOLE_CSP, h, loginPage, messagePage, type Viewer } from './page.ts';
 
 const serverOf = (c: Context): BunServer | undefined => {
   const env = c.env as { requestIP?: unknown } | undefined;
@@ -46,13 +43,6 @@ const PAGE_HEADERS = {
   'Referrer-Policy': 'no-referrer',
   'X-Frame-Options': 'DENY',
 };
-
-interface Session {
-  token: string;
-  access: string;
-  csrf: string;
-  environment: 'test' | 'live';
-}
 
 interface ApiError {
   error?: { message?: string; details?: { field: string; issue: string }[] };
@@ -87,14 +77,14 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     path: '/console',
   });
   const langOf = (c: Context): Lang => languageOf(getCookie(c, LANG), c.req.header('accept-language'));
-  const htmlPage = (c: Context, body: string, status: 200 | 400 | 401 | 403 | 404 | 409 | 429 | 502 = 200) => c.html(body, status, PAGE_HEADERS);
+  const htmlPage = (c: Context, body: string, status: PageStatus = 200) => c.html(body, status, PAGE_HEADERS);
   const redirect = (c: Context, to: string) => {
     c.header('Cache-Control', 'no-store');
     return c.redirect(to, 303);
   };
 
   /** A request to the API as this user: through the gateway, with the client's address as the gateway sees it. */
-  const api = async (c: Context<ConsoleEnv>, session: Session | undefined, method: string, path: string, body?: unknown) => {
+  const send = async (c: Context<ConsoleEnv>, session: Session | undefined, method: string, path: string, body?: BodyInit, contentType?: string) => {
     const headers = new Headers({ accept: 'application/json', 'x-request-id': c.env.requestId });
     if (session) {
       headers.set('authorization', `Bearer ${session.access}`);
@@ -102,12 +92,14 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     }
     const forwarded = c.req.header('x-forwarded-for');
     if (forwarded) headers.set('x-forwarded-for', forwarded);
-    if (body !== undefined) headers.set('content-type', 'application/json');
-    const request = new Request(new URL(path, 'http://console.internal'), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (contentType) headers.set('content-type', contentType);
+    const request = new Request(new URL(path, 'http://console.internal'), { method, headers, body });
     // The peer stays the browser's: per-address budgets and the login lockout count it, not this process.
     const server = c.env.server;
     return deps.fetch(request, server ? { requestIP: () => server.requestIP(c.req.raw) } : undefined);
   };
+  const api = (c: Context<ConsoleEnv>, session: Session | undefined, method: string, path: string, body?: unknown) =>
+    body === undefined ? send(c, session, method, path) : send(c, session, method, path, JSON.stringify(body), 'application/json');
 
   const sessionOf = async (c: Context): Promise<Session | undefined> => {
     const token = getCookie(c, SESSION);
@@ -135,7 +127,6 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     };
   };
 
-  type Handler = (c: Context<ConsoleEnv>, session: Session, viewer: Viewer) => Promise<Response>;
   /** A page or action of a signed-in user: without a live session, back to the sign-in page. */
   const signedIn =
     (handler: Handler) =>
@@ -258,81 +249,38 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     ),
   );
 
-  web.get(
-    '/console/invoices',
-    signedIn(async (c, session, viewer) => {
-      const filters: Filters = {};
-      for (const f of FILTERS) {
-        const value = c.req.query(f)?.trim();
-        if (value) filters[f] = value.slice(0, 64);
-      }
-      const cursor = c.req.query('cursor')?.slice(0, 512);
-      const params = new URLSearchParams({ limit: '25', ...filters, ...(cursor ? { cursor } : {}) });
-      const res = await api(c, session, 'GET', `/api/v1/cfdis?${params}`);
-      if (res.status !== 200) {
-        const error = await refusal(res, viewer.t);
-        return htmlPage(
-          c,
-          page(viewer, viewer.t.invoices, listContent(viewer, filters, [], null, !!cursor, error)),
-          res.status === 400 || res.status === 422 ? 400 : 502,
-        );
-      }
-      const body = (await res.json()) as { data: ListItem[]; pagination: { next_cursor: string | null } };
-      return htmlPage(c, page(viewer, viewer.t.invoices, listContent(viewer, filters, body.data, body.pagination.next_cursor, !!cursor)));
-    }),
-  );
-
   const notFound = (c: Context, viewer: Viewer) =>
     htmlPage(c, messagePage(viewer.lang, viewer.t.notFound, viewer.t.notFoundText, h`<p><a href="/console/invoices">${viewer.t.back}</a></p>`), 404);
 
-  web.get(
-    '/console/invoices/:id',
-    signedIn(async (c, session, viewer) => {
-      const res = await api(c, session, 'GET', `/api/v1/cfdis/${encodeURIComponent(c.req.param('id') ?? '')}`);
-      if (res.status !== 200) return notFound(c, viewer);
-      const cfdi = (await res.json()) as Detail;
-      const canChange = viewer.role === 'ADMIN' || viewer.role === 'OPERATOR';
-      // The status history is the cancellation's (every move after stamping): asked only of a CFDI that has one.
-      const cancelled = cfdi.status === 'cancelacion_pendiente' || cfdi.status === 'cancelado';
-      const history = cancelled ? await api(c, session, 'GET', `/api/v1/cfdis/${encodeURIComponent(cfdi.id)}/cancellation`) : undefined;
-      const cancellation = history?.status === 200 ? ((await history.json()) as Cancellation) : undefined;
-      return htmlPage(c, page(viewer, `${viewer.t.invoices} · ${cfdi.uuid ?? cfdi.id}`, detailContent(viewer, cfdi, canChange, cancellation)));
-    }),
-  );
-
-  for (const format of ['xml', 'pdf'] as const) {
-    web.get(
-      `/console/invoices/:id/${format}`,
-      signedIn(async (c, session, viewer) => {
-        const res = await api(c, session, 'GET', `/api/v1/cfdis/${encodeURIComponent(c.req.param('id') ?? '')}/${format}`);
-        if (res.status !== 200)
-          return res.status === 404 ? notFound(c, viewer) : htmlPage(c, messagePage(viewer.lang, viewer.t.failed, await refusal(res, viewer.t)), 502);
-        // The API's bytes, as they are.
-        return new Response(res.body, {
-          headers: {
-            'Content-Type': res.headers.get('content-type') ?? 'application/octet-stream',
-            'Content-Disposition': res.headers.get('content-disposition') ?? 'attachment',
-            'Cache-Control': 'no-store',
-            'X-Content-Type-Options': 'nosniff',
-          },
-        });
+  const kit: ConsoleKit = {
+    api,
+    apiRaw: (c, session, method, path, body, contentType) => send(c, session, method, path, body, contentType),
+    signedIn,
+    change,
+    htmlPage,
+    redirect,
+    refusal,
+    async refused(c, viewer, res) {
+      if (res.status >= 200 && res.status < 300) return undefined;
+      if (res.status === 404) return notFound(c, viewer);
+      if (res.status === 403) return htmlPage(c, messagePage(viewer.lang, viewer.t.forbidden, viewer.t.forbiddenText), 403);
+      const status = res.status === 400 || res.status === 409 || res.status === 413 || res.status === 429 ? res.status : 502;
+      return htmlPage(c, messagePage(viewer.lang, viewer.t.failed, await refusal(res, viewer.t)), status);
+    },
+    notFound,
+    passThrough: (res) =>
+      new Response(res.body, {
+        headers: {
+          'Content-Type': res.headers.get('content-type') ?? 'application/octet-stream',
+          'Content-Disposition': res.headers.get('content-disposition') ?? 'attachment',
+          'Cache-Control': 'no-store',
+          'X-Content-Type-Options': 'nosniff',
+        },
       }),
-    );
-  }
-
-  web.post(
-    '/console/invoices/:id/withdraw',
-    signedIn(
-      change(async (c, session, viewer) => {
-        const id = c.req.param('id') ?? '';
-        const res = await api(c, session, 'POST', `/api/v1/cfdis/${encodeURIComponent(id)}/withdraw`);
-        if (res.status === 200) return redirect(c, `/console/invoices/${encodeURIComponent(id)}`);
-        if (res.status === 404 || res.status === 400) return notFound(c, viewer);
-        if (res.status === 403) return htmlPage(c, messagePage(viewer.lang, viewer.t.forbidden, viewer.t.forbiddenText), 403);
-        return htmlPage(c, messagePage(viewer.lang, viewer.t.failed, await refusal(res, viewer.t)), res.status === 409 ? 409 : 502);
-      }),
-    ),
-  );
+    langOf,
+  };
+  // Each screen's pages and actions, in its own module.
+  for (const mount of [mountInvoiceScreens]) mount(web, kit);
 
   // The console's pages are a web UI, not API operations: one router behind two catch-alls, out of the OpenAPI
   // document (as /docs/assets and /portal/assets); its own guard answers 405 and OPTIONS with Allow, as the gateway's.
