@@ -246,7 +246,10 @@ describe('the console over HTTP', () => {
    * anything but the way to the sign-in page (or 403 for a sign-in without its token), and with tenant A's session
    * every route that names a CFDI answers 404 for tenant B's.
    */
-  const ROUTES: Record<string, { anonymous: number; foreign?: true }> = {
+  /** Tenant B's ids, by the kind of thing a route names (`:id`): a screen that names another kind adds it here. */
+  const THEIRS = { cfdi: theirs.id };
+  const OURS: Record<keyof typeof THEIRS, string> = { cfdi: ours.id };
+  const ROUTES: Record<string, { anonymous: number; foreign?: keyof typeof THEIRS }> = {
     'GET /console': { anonymous: 303 },
     'GET /console/assets/*': { anonymous: 404 },
     'GET /console/language': { anonymous: 303 },
@@ -255,10 +258,10 @@ describe('the console over HTTP', () => {
     'POST /console/logout': { anonymous: 303 },
     'POST /console/environment': { anonymous: 303 },
     'GET /console/invoices': { anonymous: 303 },
-    'GET /console/invoices/:id': { anonymous: 303, foreign: true },
-    'GET /console/invoices/:id/xml': { anonymous: 303, foreign: true },
-    'GET /console/invoices/:id/pdf': { anonymous: 303, foreign: true },
-    'POST /console/invoices/:id/withdraw': { anonymous: 303, foreign: true },
+    'GET /console/invoices/:id': { anonymous: 303, foreign: 'cfdi' },
+    'GET /console/invoices/:id/xml': { anonymous: 303, foreign: 'cfdi' },
+    'GET /console/invoices/:id/pdf': { anonymous: 303, foreign: 'cfdi' },
+    'POST /console/invoices/:id/withdraw': { anonymous: 303, foreign: 'cfdi' },
   };
 
   test('the table covers every route of the console', () => {
@@ -277,11 +280,11 @@ describe('the console over HTTP', () => {
       const [method, path] = route.split(' ') as [string, string];
       const at = (id: string) => path.replace(':id', id).replace('*', 'nothing.js');
       const send = (id: string, cookie: string) => (method === 'GET' ? get(t.app, at(id), cookie) : post(t.app, at(id), cookie, { csrf }));
-      const anonymous = await send(ours.id, '');
+      const anonymous = await send(expected.foreign ? OURS[expected.foreign] : 'x', '');
       expect({ route, status: anonymous.status }).toEqual({ route, status: expected.anonymous });
       if (anonymous.status === 303) expect(anonymous.headers.get('location')).toMatch(/^\/console\/(login|invoices)$/);
       if (!expected.foreign) continue;
-      const foreign = await send(theirs.id, cookie);
+      const foreign = await send(THEIRS[expected.foreign], cookie);
       expect({ route, status: foreign.status }).toEqual({ route, status: 404 });
       expect(await foreign.text()).not.toContain(theirs.uuid);
     }
