@@ -94,6 +94,7 @@ export async function setUpDemo({ app, db, logger }: { app: App; db: Db; logger:
 /** What a person reads at start: the credentials (the only time they are shown) and a curl that stamps an invoice. */
 export function demoBanner(demo: DemoSetUp, serverUrl: URL | string): string {
   const api = new URL('/api/v1', serverUrl).href;
+  const console = new URL('/console', serverUrl).href;
   const rule = '─'.repeat(72);
   if (demo.state === 'skipped') {
     return `\nDEMO=true: no demo tenant created, the database already has ${demo.tenants} tenant(s). Use an empty DATA_DIR for the demo.\n`;
@@ -104,6 +105,7 @@ export function demoBanner(demo: DemoSetUp, serverUrl: URL | string): string {
       rule,
       `Demo tenant ${DEMO_TENANT.rfc} already exists (${demo.tenantId}); nothing was created.`,
       `Its password and API key were shown once, when it was created: only their hashes are stored.`,
+      `Console: ${console} (sign in as ${demo.email} with that password).`,
       `A new key: log in as ${demo.email}, then create one with the access token:`,
       `  curl -X POST ${api}/auth/login -H 'content-type: application/json' -d '{"email":"${demo.email}","password":"<password>"}'`,
       `  curl -X POST ${api}/api-keys -H 'authorization: Bearer <access_token>' -H 'content-type: application/json' -d '{"name":"demo"}'`,
@@ -119,6 +121,7 @@ export function demoBanner(demo: DemoSetUp, serverUrl: URL | string): string {
     `  admin user  ${demo.email}`,
     `  password    ${demo.password}`,
     `  API key     ${demo.apiKey}`,
+    `  console     ${console} (sign in with the admin user and password)`,
     'Shown only now: the password and the key are stored as hashes. Invoices are stamped by the sandbox (no fiscal value).',
     '',
     'Stamp an invoice (201 with its UUID):',

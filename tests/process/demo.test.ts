@@ -1,4 +1,5 @@
 import { Database } from 'bun:sqlite';
+import { signIn } from '../console/sign-in.ts';
 import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,6 +87,12 @@ describe.skipIf(TEST_ENGINE !== 'sqlite')('DEMO=true', () => {
         body: JSON.stringify({ email: DEMO_EMAIL, password }),
       });
       expect(login.status).toBe(200);
+
+      // The console's address, printed with the credentials: its sign-in takes them.
+      const consoleUrl = (await first.until(/^ {2}console {5}(\S+) /m))[1]!;
+      expect(consoleUrl).toBe(`${new URL(base).origin}/console`);
+      const http = { request: (path: string, init?: RequestInit) => fetch(path, { ...init, redirect: 'manual' }) };
+      await signIn(http, DEMO_EMAIL, password, new URL(base).origin);
     } finally {
       await stop(first.proc);
     }
