@@ -115,7 +115,7 @@ async function operatorTenant(base: string, spec: TenantSpec, email: string, ten
   form.append('key', new Blob([readFileSync(join(dir, `${spec.csd.base}.key`))]), 'csd.key');
   form.append('password', readFileSync(join(dir, 'password.txt'), 'utf8').trim());
   await call('/csds', { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form }, 201);
-  return { name: spec.name, tenantId, key, webhookId: '' };
+  return { name: spec.name, email, password: PASSWORD, tenantId, key, webhookId: '' };
 }
 
 interface Run {

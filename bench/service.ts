@@ -21,6 +21,8 @@ export async function startService(env: Record<string, string>) {
   return {
     url: api.base,
     key: tenant.key,
+    /** The tenant admin's sign-in. */
+    login: { email: tenant.email, password: tenant.password },
     headers: { authorization: `Bearer ${tenant.key}` },
     pid: api.proc.pid,
     cpuSeconds: () => treeCpuSeconds(api.proc.pid),

@@ -158,6 +158,9 @@ export const SOAK_TENANTS: TenantSpec[] = [
 
 export interface SoakTenant {
   name: string;
+  /** The tenant's admin: its sign-in (for the console). */
+  email: string;
+  password: string;
   tenantId: string;
   key: string;
   webhookId: string;
@@ -180,10 +183,12 @@ export async function setUpTenant(base: string, receiverUrl: string | undefined,
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: JSON.stringify(body),
     });
+  const email = `${spec.name}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  const password = 'a-long-password-1';
   const reg = await expectStatus(
     await post('/auth/register', {
-      email: `${spec.name}-${crypto.randomUUID().slice(0, 8)}@example.com`,
-      password: 'a-long-password-1',
+      email,
+      password,
       nombre: spec.name,
       tenant: spec.tenant,
     }),
@@ -197,10 +202,10 @@ export async function setUpTenant(base: string, receiverUrl: string | undefined,
   form.append('key', new Blob([readFileSync(join(dir, `${spec.csd.base}.key`))]), 'csd.key');
   form.append('password', readFileSync(join(dir, 'password.txt'), 'utf8').trim());
   await expectStatus(await fetch(`${base}/csds`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form }), 201, 'CSD upload');
-  if (!receiverUrl) return { name: spec.name, tenantId: reg.tenant.id, key, webhookId: '' };
+  if (!receiverUrl) return { name: spec.name, email, password, tenantId: reg.tenant.id, key, webhookId: '' };
   const hook = await expectStatus(await post('/webhooks', { url: `${receiverUrl}/hook/${spec.name}`, events: ['*'] }, key), 201, 'webhook');
   await fetch(`${receiverUrl}/secret`, { method: 'POST', body: JSON.stringify({ name: spec.name, secret: hook.secret }) });
-  return { name: spec.name, tenantId: reg.tenant.id, key, webhookId: hook.id };
+  return { name: spec.name, email, password, tenantId: reg.tenant.id, key, webhookId: hook.id };
 }
 
 /**
