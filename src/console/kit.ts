@@ -6,7 +6,7 @@ import type { Viewer } from './page.ts';
 export type ConsoleEnv = { Bindings: { server: BunServer | undefined; requestId: string }; Variables: { requestId: string } };
 export type BunServer = { requestIP(request: Request): unknown };
 export type ConsoleRouter = Hono<ConsoleEnv>;
-export type ConsoleContext = Context<ConsoleEnv>;
+type ConsoleContext = Context<ConsoleEnv>;
 
 /** A signed-in browser: its refresh token (the cookie), the access token it stands for, its form token, its environment. */
 export interface Session {
@@ -18,7 +18,7 @@ export interface Session {
 
 export type PageStatus = 200 | 400 | 401 | 403 | 404 | 409 | 413 | 429 | 502;
 export type Handler = (c: ConsoleContext, session: Session, viewer: Viewer) => Promise<Response>;
-export type ChangeHandler = (c: ConsoleContext, session: Session, viewer: Viewer, form: Record<string, string>) => Promise<Response>;
+type ChangeHandler = (c: ConsoleContext, session: Session, viewer: Viewer, form: Record<string, string>) => Promise<Response>;
 
 /**
  * What every screen of the console is made with. A screen module is `mount(web, kit)`: its pages are `signedIn`,
