@@ -2,7 +2,7 @@ import type { ConsoleKit, ConsoleRouter } from './kit.ts';
 import { h, type Markup, page, type Viewer } from './page.ts';
 
 /** GET /api/v1/cfdis's item, as far as the list shows it. */
-export interface ListItem {
+interface ListItem {
   id: string;
   uuid: string | null;
   tipo: string;
@@ -16,7 +16,7 @@ export interface ListItem {
 }
 
 /** GET /api/v1/cfdis/{id}, as far as the detail shows it. */
-export interface Detail extends ListItem {
+interface Detail extends ListItem {
   emisor: { rfc: string; nombre: string; regimen_fiscal: string };
   conceptos: { descripcion: string; cantidad: number; valor_unitario: number; importe: number; descuento?: number }[];
   subtotal: number;
@@ -29,7 +29,7 @@ export interface Detail extends ListItem {
 }
 
 /** GET /api/v1/cfdis/{id}/cancellation, as far as the detail shows it: the request and the status history. */
-export interface Cancellation {
+interface Cancellation {
   status: string;
   motivo: string;
   folio_sustitucion: string | null;
@@ -41,8 +41,8 @@ export interface Cancellation {
 }
 
 /** The API's filters of GET /cfdis that the list offers, by their query names (and its page size, kept across pages). */
-export const FILTERS = ['receptor_rfc', 'serie', 'status', 'tipo', 'desde', 'hasta', 'limit'] as const;
-export type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
+const FILTERS = ['receptor_rfc', 'serie', 'status', 'tipo', 'desde', 'hasta', 'limit'] as const;
+type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 
 const STATUSES = ['en_cola', 'vigente', 'cancelacion_pendiente', 'cancelado', 'fallido'];
 const TIPOS = ['I', 'E', 'P', 'N', 'T'];
@@ -62,7 +62,7 @@ function input(name: string, label: string, value: string | undefined, attrs: Ma
 }
 
 /** The list: the API's filters as a GET form, a page of CFDIs, the next page by the API's cursor. */
-export function listContent(v: Viewer, filters: Filters, items: ListItem[], next: string | null, paged: boolean, error?: string): Markup {
+function listContent(v: Viewer, filters: Filters, items: ListItem[], next: string | null, paged: boolean, error?: string): Markup {
   const { t } = v;
   const query = (cursor: string) => {
     const params = new URLSearchParams();
@@ -100,7 +100,7 @@ ${items.map(
 }
 
 /** The detail: parties, conceptos, totals, the documents; the change a role may make, only to that role. */
-export function detailContent(v: Viewer, c: Detail, canChange: boolean, cancellation?: Cancellation): Markup {
+function detailContent(v: Viewer, c: Detail, canChange: boolean, cancellation?: Cancellation): Markup {
   const { t } = v;
   const withdraw =
     canChange && c.status === 'en_cola'
