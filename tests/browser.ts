@@ -1,5 +1,7 @@
-import { existsSync } from 'node:fs';
-import type { BrowserContextOptions } from 'playwright-core';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContextOptions, Page } from 'playwright-core';
 
 /** Debian's chromium (apt-get install chromium), driven by playwright-core in the browser tests. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -24,4 +26,18 @@ export async function offlineBrowser(origin: string, options: BrowserContextOpti
     return route.abort('internetdisconnected');
   });
   return { browser, context, outside };
+}
+
+/**
+ * A screenshot of the page for the README (docs/console/<name>.png) when SCREENSHOTS=1, else to a temporary file,
+ * so every run takes it (the page renders) and only a deliberate one changes the committed pictures.
+ */
+export async function screenshot(page: Page, name: string) {
+  const path =
+    process.env.SCREENSHOTS === '1'
+      ? new URL(`../docs/console/${name}.png`, import.meta.url).pathname
+      : join(mkdtempSync(join(tmpdir(), 'console-shot-')), `${name}.png`);
+  const png = await page.screenshot({ path, fullPage: false });
+  if (png.subarray(1, 4).toString() !== 'PNG') throw new Error(`screenshot ${name}: not a PNG`);
+  return path;
 }

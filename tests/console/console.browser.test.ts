@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
-import { CHROMIUM, hasChromium, offlineBrowser } from '../browser.ts';
+import { CHROMIUM, hasChromium, offlineBrowser, screenshot } from '../browser.ts';
 import { concepto, createTestApp, ICV, ingreso, issuer, READY } from '../helpers.ts';
 
 /**
@@ -64,6 +64,9 @@ describe('the console in headless Chromium', () => {
         const session = (await context.cookies()).find((c) => c.name === 'console_session')!;
         expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/console' });
 
+        await page.setViewportSize({ width: 1280, height: 720 });
+        await screenshot(page, 'list');
+
         // Find it by the receptor's RFC: only its rows.
         await page.fill('#f-receptor_rfc', ICV.rfc);
         await Promise.all([page.waitForURL(/receptor_rfc=ICV060329BY0/), page.click('#search')]);
@@ -85,6 +88,7 @@ describe('the console in headless Chromium', () => {
         expect(await page.locator('#receptor').textContent()).toContain(ICV.nombre);
         expect(await page.locator('#conceptos').textContent()).toContain('Colegiatura <b>marzo</b>');
         expect(await page.locator('#total').textContent()).toContain('116.00');
+        await screenshot(page, 'detail');
 
         // PDF and XML: the API's bytes.
         for (const [format, id] of [
