@@ -20,15 +20,21 @@ const ENGINE_FREE = [
   'tests/invoices/sat-downloads/prechecks.test.ts',
 ];
 
+/**
+ * The browser tests drive pages (the portal's, the console's) whose every request is an API request already tested on
+ * both engines by their HTTP tests: the browser adds what the page does, which no engine changes, so it runs once.
+ */
+const PAGES_ONLY = ['tests/**/*.browser.test.ts'];
+
 if (POSTGRES) {
   // A file left out must not reach a database: one that makes an app would lose its PostgreSQL run unseen.
   for (const pattern of ENGINE_FREE)
     for (const file of new Glob(pattern).scanSync('.'))
       if (/createTestApp|TEST_ENGINE|openDatabase/.test(await Bun.file(file).text()))
         throw new Error(`${file} uses a database but tests/run-on-postgres.ts leaves it out of the PostgreSQL pass`);
-  console.log(`The suite on PostgreSQL (${POSTGRES}), without the engine-free ${ENGINE_FREE.join(', ')}:`);
+  console.log(`The suite on PostgreSQL (${POSTGRES}), without the engine-free ${ENGINE_FREE.join(', ')} and the browser's ${PAGES_ONLY.join(', ')}:`);
   // A longer per-test timeout than bun's 5 s: a test's first app copies a database, slower on a loaded machine.
-  const run = Bun.spawn([process.execPath, 'test', '--timeout', '30000', ...ENGINE_FREE.map((p) => `--path-ignore-patterns=${p}`), ...process.argv.slice(2)], {
+  const run = Bun.spawn([process.execPath, 'test', '--timeout', '30000', ...[...ENGINE_FREE, ...PAGES_ONLY].map((p) => `--path-ignore-patterns=${p}`), ...process.argv.slice(2)], {
     env: { ...process.env, TEST_ENGINE: 'postgres' },
     stdio: ['inherit', 'inherit', 'inherit'],
   });
