@@ -34,9 +34,12 @@ if (POSTGRES) {
         throw new Error(`${file} uses a database but tests/run-on-postgres.ts leaves it out of the PostgreSQL pass`);
   console.log(`The suite on PostgreSQL (${POSTGRES}), without the engine-free ${ENGINE_FREE.join(', ')} and the browser's ${PAGES_ONLY.join(', ')}:`);
   // A longer per-test timeout than bun's 5 s: a test's first app copies a database, slower on a loaded machine.
-  const run = Bun.spawn([process.execPath, 'test', '--timeout', '30000', ...[...ENGINE_FREE, ...PAGES_ONLY].map((p) => `--path-ignore-patterns=${p}`), ...process.argv.slice(2)], {
-    env: { ...process.env, TEST_ENGINE: 'postgres' },
-    stdio: ['inherit', 'inherit', 'inherit'],
-  });
+  const run = Bun.spawn(
+    [process.execPath, 'test', '--timeout', '30000', ...[...ENGINE_FREE, ...PAGES_ONLY].map((p) => `--path-ignore-patterns=${p}`), ...process.argv.slice(2)],
+    {
+      env: { ...process.env, TEST_ENGINE: 'postgres' },
+      stdio: ['inherit', 'inherit', 'inherit'],
+    },
+  );
   process.exitCode = await run.exited;
 }
