@@ -87,7 +87,7 @@ export const formStatus = (status: number): PageStatus =>
   status === 403 || status === 404 || status === 409 || status === 413 || status === 429 ? status : status === 400 || status === 422 ? 400 : 502;
 
 /** The roles that may change something of this screen (the API decides; this only hides buttons it would refuse). */
-export const mayOperate = (v: Viewer) => v.role === 'ADMIN' || v.role === 'OPERATOR';
+const mayOperate = (v: Viewer) => v.role === 'ADMIN' || v.role === 'OPERATOR';
 
 /** A labelled input; `error` (the API's issue for this field) is said beside it and ties to it. */
 export function field(name: string, label: string, value: string | undefined, attrs: Markup = h``, error?: string): Markup {
@@ -359,15 +359,17 @@ export function mountReceivedScreens(web: ConsoleRouter, kit: ConsoleKit) {
           const error = `file: ${viewer.t.rcvChooseFile}`;
           return kit.htmlPage(c, page(viewer, title, h`<p class="error" role="alert" id="form-error">${error}</p>${uploadForm(viewer)}`), 400);
         }
-        const bytes = new Uint8Array(await file.arrayBuffer());
-        // A ZIP starts with PK; anything else goes as an XML, and the API says what it is not.
-        const zip = bytes[0] === 0x50 && bytes[1] === 0x4b;
-        const res = await kit.apiRaw(c, session, 'POST', '/api/v1/received-cfdis', bytes, zip ? 'application/zip' : 'application/xml');
+        // Sent on as the API's multipart upload, the file's own name kept: the API names each outcome by it (a ZIP's
+        // entries as `name.zip/entry.xml`) and tells an XML from a ZIP by its bytes.
+        const upload = new FormData();
+        upload.append('file', file, file.name || 'upload.xml');
+        const encoded = new Response(upload);
+        const type = encoded.headers.get('content-type') ?? 'multipart/form-data';
+        const res = await kit.apiRaw(c, session, 'POST', '/api/v1/received-cfdis', await encoded.arrayBuffer(), type);
         const refused = await kit.refused(c, viewer, res);
         if (refused) return refused;
         const { data } = (await res.json()) as { data: Outcome[] };
-        const named = data.map((o) => ({ ...o, file: o.file.replace(/^body(\.(xml|zip))/, `${file.name}`) }));
-        return kit.htmlPage(c, page(viewer, title, outcomesContent(viewer, named)));
+        return kit.htmlPage(c, page(viewer, title, outcomesContent(viewer, data)));
       }),
     ),
   );

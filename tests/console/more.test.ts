@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { concepto, createTestApp, csdFiles, csdForm, ICV, ingreso, issuer, READY, type TestApp } from '../helpers.ts';
+import { zipFiles } from '../sat-mock/zip.ts';
 import { signIn } from './sign-in.ts';
 
 /**
@@ -29,15 +30,12 @@ const toA = await issuedXml();
 await issuedXml(ingreso({ conceptos: [concepto({ valor_unitario: 250 })] }));
 
 /** b's own received CFDI (the one it issued: stored invalid, receptor_rfc not its own) and SAT download request. */
-const theirReceived = (
-  await t.app
-    .request('/api/v1/received-cfdis', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${b.key}`, 'content-type': 'application/xml' },
-      body: toA.xml,
-    })
-    .then((r) => r.json())
-).data[0] as { id: string; result: string };
+const theirUpload = await t.app.request('/api/v1/received-cfdis', {
+  method: 'POST',
+  headers: { authorization: `Bearer ${b.key}`, 'content-type': 'application/xml' },
+  body: toA.xml,
+});
+const theirReceived = ((await theirUpload.json()) as { data: { id: string; result: string }[] }).data[0]!;
 expect(theirReceived.result).toBe('invalid');
 const fiel = await t.app.request('/api/v1/fiel', {
   method: 'PUT',
@@ -58,7 +56,7 @@ const post = (app: TestApp['app'], path: string, cookie: string, fields: Record<
   app.request(path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
 const postForm = (path: string, cookie: string, form: FormData) => t.app.request(path, { method: 'POST', headers: { cookie }, body: form });
 const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1]!;
-const fileForm = (csrf: string, name: string, field: string, bytes: string | Uint8Array, type = 'application/xml') => {
+const fileForm = (csrf: string, name: string, field: string, bytes: string | Uint8Array<ArrayBuffer>, type = 'application/xml') => {
   const form = new FormData();
   form.append('csrf', csrf);
   form.append(field, new File([bytes], name, { type }));
@@ -135,6 +133,11 @@ describe('the received inbox', () => {
     const res = await postForm('/console/received/upload', cookie, fileForm(csrfOf(html), 'grande.xml', 'file', padded));
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('class="r-duplicate"');
+    // A ZIP goes to the API as one: each entry's outcome, named inside the file chosen.
+    const zip = zipFiles([{ name: 'factura.xml', data: toA.xml }]);
+    const zipped = await postForm('/console/received/upload', cookie, fileForm(csrfOf(html), 'paquete.zip', 'file', new Uint8Array(zip), 'application/zip'));
+    expect(zipped.status).toBe(200);
+    expect(await zipped.text()).toMatch(/<td data-label="[^"]+">paquete\.zip\/factura\.xml<\/td><td data-label="[^"]+" class="r-duplicate">/);
     const big = await postForm('/console/received/upload', cookie, fileForm(csrfOf(html), 'enorme.xml', 'file', 'x'.repeat(1100 * 1024)));
     expect(big.status).toBe(413);
     const form = await post(t.app, '/console/receipts/settings', cookie, { csrf: csrfOf(html), pad: 'x'.repeat(20 * 1024) });
