@@ -282,7 +282,7 @@ ${items.map(
 )}
 </tbody></table>`
 }
-<div class="pager">${paged ? h`<a href="/console/sat-downloads" id="first-page">${t.first}</a>` : ''}${next ? h`<a href="/console/sat-downloads?cursor=${next}" id="next-page" rel="next">${t.next}</a>` : ''}</div>
+<div class="pager">${paged ? h`<a href="/console/sat-downloads" id="first-page">${t.first}</a>` : ''}${next ? h`<a href="/console/sat-downloads?cursor=${encodeURIComponent(next)}" id="next-page" rel="next">${t.next}</a>` : ''}</div>
 </section>
 <p><a href="/console/received">${t.rcvBack}</a></p>`;
 }
