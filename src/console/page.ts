@@ -59,6 +59,23 @@ dt { font-weight: 600; } dd { margin: 0; word-break: break-word; }
   table.list td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; }
   dl { grid-template-columns: 1fr; } dt { margin-top: .4rem; }
 }
+/* received, receipts, profile, stats */
+.field-error { display: block; color: #b00020; font-size: .88rem; margin-top: .2rem; }
+.hint { color: #4b5563; font-size: .9rem; margin: .5rem 0 0; }
+.mono, code { font-family: ui-monospace, Menlo, Consolas, monospace; word-break: break-all; }
+td.ok { color: #17663a; font-weight: 600; } td.bad, .flag { color: #b00020; font-weight: 700; }
+.v-invalid { color: #b00020; font-weight: 600; } .v-validated { color: #17663a; }
+progress { width: 12rem; vertical-align: middle; }
+ul { margin: 0; padding-left: 1.1rem; }
+.pair { white-space: nowrap; }
+.chart-box { overflow-x: auto; max-width: 100%; }
+.chart { max-width: 100%; height: auto; }
+.chart .bar { fill: #1f5fc4; } .chart .axis { stroke: #8a93a3; stroke-width: 1; }
+.chart text { font: 11px system-ui, sans-serif; fill: #1d2330; }
+caption { text-align: left; color: #4b5563; font-size: .9rem; padding-bottom: .3rem; }
+.brand-sample { border: 1px solid #e3e6eb; border-radius: 8px; padding: .75rem; max-width: 420px; }
+.brand-head { display: flex; align-items: center; gap: .75rem; margin: .5rem 0; }
+.brand-logo { max-width: 110px; max-height: 52px; }
 `;
 
 const hash = (text: string) => new Bun.CryptoHasher('sha256').update(text).digest('hex').slice(0, 12);
@@ -83,7 +100,13 @@ export const CONSOLE_CSP = [
 ].join('; ');
 
 /** The navigation: each screen's first page, in this order (a screen adds its line here). */
-const NAV: { href: string; label: (t: Messages) => string }[] = [{ href: '/console/invoices', label: (t) => t.invoices }];
+const NAV: { href: string; label: (t: Messages) => string }[] = [
+  { href: '/console/invoices', label: (t) => t.invoices },
+  { href: '/console/received', label: (t) => t.received },
+  { href: '/console/receipts', label: (t) => t.receipts },
+  { href: '/console/profile', label: (t) => t.profile },
+  { href: '/console/stats', label: (t) => t.stats },
+];
 
 /** Who is looking, for the layout: the tenant, the user's role, the environment, the form token. */
 export interface Viewer {

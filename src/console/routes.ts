@@ -12,6 +12,10 @@ import { randomToken } from '../lib/crypto.ts';
 import { routeGuard } from '../lib/backend.ts';
 import { respondError } from '../lib/errors.ts';
 import { mountInvoiceScreens } from './invoices.ts';
+import { mountProfileScreens } from './profile.ts';
+import { mountReceiptScreens } from './receipts.ts';
+import { mountReceivedScreens } from './received.ts';
+import { mountStatsScreens } from './stats.ts';
 import type { BunServer, ConsoleEnv, ConsoleKit, ConsoleScreen, Handler, PageStatus, Session } from './kit.ts';
 import { languageOf, MESSAGES, type Lang, type Messages } from './messages.ts';
 import { CONSOLE_ASSETS, CONSOLE_CSP, h, loginPage, messagePage, type Viewer } from './page.ts';
@@ -156,14 +160,16 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     return [body.error?.message ?? t.failed, detail].filter(Boolean).join(' — ');
   };
 
-  // A console form is a few fields: anything near this size is not one.
-  app.use(
-    '/console/*',
-    bodyLimit({
-      maxSize: 16 * 1024,
-      onError: (c) => respondError(c, 413, 'Request body too large', [{ field: 'body', issue: 'must be at most 16384 bytes' }]),
-    }),
-  );
+  // A console form is a few fields: anything near this size is not one. The uploads take what the API takes (a
+  // received CFDI or ZIP: the API's 1 MiB body; a logo: 256 KiB), with room for the form around the file.
+  const limit = (maxSize: number) =>
+    bodyLimit({ maxSize, onError: (c) => respondError(c, 413, 'Request body too large', [{ field: 'body', issue: `must be at most ${maxSize} bytes` }]) });
+  const FORM = limit(16 * 1024);
+  const UPLOADS = new Map([
+    ['/console/received/upload', limit(1024 * 1024 + 16 * 1024)],
+    ['/console/profile/logo', limit(256 * 1024 + 16 * 1024)],
+  ]);
+  app.use('/console/*', (c, next) => ((c.req.method === 'POST' && UPLOADS.get(c.req.path)) || FORM)(c, next));
   app.use('/console/assets/*', deps.anonymous);
   app.use('/console/login', deps.anonymous);
   web.get('/console/assets/*', (c) => {
@@ -280,7 +286,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     langOf,
   };
   // Each screen's pages and actions, in its own module.
-  const screens: ConsoleScreen[] = [mountInvoiceScreens];
+  const screens: ConsoleScreen[] = [mountInvoiceScreens, mountReceivedScreens, mountReceiptScreens, mountProfileScreens, mountStatsScreens];
   for (const mount of screens) mount(web, kit);
 
   // The console's pages are a web UI, not API operations: one router behind two catch-alls, out of the OpenAPI

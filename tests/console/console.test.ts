@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { concepto, createTestApp, ICV, ingreso, issuer, READY, type TestApp } from '../helpers.ts';
+import { concepto, createTestApp, csdFiles, csdForm, ICV, ingreso, issuer, READY, type TestApp } from '../helpers.ts';
 import { signIn } from './sign-in.ts';
 
 /** The console over plain HTTP (issue 40): its headers, its cookie, CSRF, sign-out, password change, isolation. */
@@ -14,6 +14,28 @@ async function issued(key: string, body: Record<string, unknown>): Promise<{ id:
 }
 const theirs = await issued(b.key, ingreso());
 const ours = await issued(a.key, ingreso({ conceptos: [concepto({ descripcion: 'Servicio <script>alert(1)</script> & "más"' })] }));
+/** Tenant B's received CFDI (its own invoice uploaded: stored invalid) and SAT download request (its FIEL on file). */
+const theirReceived = (
+  (await (
+    await t.app.request('/api/v1/received-cfdis', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${b.key}`, 'content-type': 'application/xml' },
+      body: await (await t.app.request(`/api/v1/cfdis/${theirs.id}/xml`, { headers: { authorization: `Bearer ${b.key}` } })).text(),
+    })
+  ).json()) as { data: { id: string }[] }
+).data[0]!.id;
+expect(
+  (
+    await t.app.request('/api/v1/fiel', {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${b.token}` },
+      body: csdForm(csdFiles('EKU9003173C9_FIEL', 'EKU9003173C9')),
+    })
+  ).status,
+).toBe(201);
+const theirSatdl = (
+  await t.call('POST', '/sat-downloads', { token: b.key, body: { direction: 'issued', kind: 'metadata', desde: '2026-01-01', hasta: '2026-01-31' } })
+).json.data[0].id as string;
 
 const get = (app: TestApp['app'], path: string, cookie: string) => app.request(path, { headers: { cookie } });
 const post = (app: TestApp['app'], path: string, cookie: string, fields: Record<string, string>) =>
@@ -247,8 +269,8 @@ describe('the console over HTTP', () => {
    * every route that names a CFDI answers 404 for tenant B's.
    */
   /** Tenant B's ids, by the kind of thing a route names (`:id`): a screen that names another kind adds it here. */
-  const THEIRS = { cfdi: theirs.id };
-  const OURS: Record<keyof typeof THEIRS, string> = { cfdi: ours.id };
+  const THEIRS = { cfdi: theirs.id, received: theirReceived, satdl: theirSatdl };
+  const OURS: Record<keyof typeof THEIRS, string> = { cfdi: ours.id, received: 'rcv_01jd2m3k4n5p6q7r8s9t0v1w2x', satdl: 'satdl_01jd2m3k4n5p6q7r8s9t0v1w2x' };
   const ROUTES: Record<string, { anonymous: number; foreign?: keyof typeof THEIRS }> = {
     'GET /console': { anonymous: 303 },
     'GET /console/assets/*': { anonymous: 404 },
@@ -262,6 +284,22 @@ describe('the console over HTTP', () => {
     'GET /console/invoices/:id/xml': { anonymous: 303, foreign: 'cfdi' },
     'GET /console/invoices/:id/pdf': { anonymous: 303, foreign: 'cfdi' },
     'POST /console/invoices/:id/withdraw': { anonymous: 303, foreign: 'cfdi' },
+    'GET /console/received': { anonymous: 303 },
+    'POST /console/received/upload': { anonymous: 303 },
+    'GET /console/received/:id': { anonymous: 303, foreign: 'received' },
+    'GET /console/received/:id/xml': { anonymous: 303, foreign: 'received' },
+    'GET /console/received/:id/pdf': { anonymous: 303, foreign: 'received' },
+    'POST /console/received/:id/refresh': { anonymous: 303, foreign: 'received' },
+    'GET /console/sat-downloads': { anonymous: 303 },
+    'POST /console/sat-downloads': { anonymous: 303 },
+    'GET /console/sat-downloads/:id': { anonymous: 303, foreign: 'satdl' },
+    'GET /console/receipts': { anonymous: 303 },
+    'POST /console/receipts/settings': { anonymous: 303 },
+    'GET /console/profile': { anonymous: 303 },
+    'POST /console/profile': { anonymous: 303 },
+    'POST /console/profile/logo': { anonymous: 303 },
+    'GET /console/profile/logo': { anonymous: 303 },
+    'GET /console/stats': { anonymous: 303 },
   };
 
   test('the table covers every route of the console', () => {
