@@ -6,7 +6,7 @@ import type { Viewer } from './page.ts';
 export type ConsoleEnv = { Bindings: { server: BunServer | undefined; requestId: string }; Variables: { requestId: string } };
 export type BunServer = { requestIP(request: Request): unknown };
 export type ConsoleRouter = Hono<ConsoleEnv>;
-type ConsoleContext = Context<ConsoleEnv>;
+export type ConsoleContext = Context<ConsoleEnv>;
 
 /** A signed-in browser: its refresh token (the cookie), the access token it stands for, its form token, its environment. */
 export interface Session {
