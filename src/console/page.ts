@@ -59,6 +59,15 @@ dt { font-weight: 600; } dd { margin: 0; word-break: break-word; }
   table.list td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; }
   dl { grid-template-columns: 1fr; } dt { margin-top: .4rem; }
 }
+form.inline { display: inline; margin: 0; }
+form.inline select { width: auto; }
+.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.help { font-size: .9rem; color: #4b5563; }
+input.check { width: auto; margin: 0 .3rem 0 0; }
+code { word-break: break-all; }
+#api-key-secret { font-family: ui-monospace, monospace; }
+article.delivery { border-top: 1px solid #e3e6eb; padding: .5rem 0; }
+article.delivery h3 { margin: .25rem 0; font-size: 1rem; }
 `;
 
 const hash = (text: string) => new Bun.CryptoHasher('sha256').update(text).digest('hex').slice(0, 12);
@@ -83,7 +92,16 @@ export const CONSOLE_CSP = [
 ].join('; ');
 
 /** The navigation: each screen's first page, in this order (a screen adds its line here). */
-const NAV: { href: string; label: (t: Messages) => string }[] = [{ href: '/console/invoices', label: (t) => t.invoices }];
+const NAV: { href: string; label: (t: Messages) => string }[] = [
+  { href: '/console/invoices', label: (t) => t.invoices },
+  { href: '/console/clients', label: (t) => t.clients },
+  { href: '/console/series', label: (t) => t.series },
+  { href: '/console/webhooks', label: (t) => t.webhooks },
+  { href: '/console/csds', label: (t) => t.csds },
+  { href: '/console/api-keys', label: (t) => t.apiKeys },
+  { href: '/console/users', label: (t) => t.users },
+  { href: '/console/audit-log', label: (t) => t.auditLog },
+];
 
 /** Who is looking, for the layout: the tenant, the user's role, the environment, the form token. */
 export interface Viewer {

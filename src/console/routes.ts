@@ -11,7 +11,14 @@ import type { GatewayEnv } from '../gateway/gateway.ts';
 import { randomToken } from '../lib/crypto.ts';
 import { routeGuard } from '../lib/backend.ts';
 import { respondError } from '../lib/errors.ts';
+import { mountApiKeyScreens } from './api-keys.ts';
+import { mountAuditLogScreens } from './audit-log.ts';
+import { mountClientScreens } from './clients.ts';
+import { CSD_UPLOAD_LIMIT, mountCsdScreens } from './csds.ts';
 import { mountInvoiceScreens } from './invoices.ts';
+import { mountSeriesScreens } from './series.ts';
+import { mountUserScreens } from './users.ts';
+import { mountWebhookScreens } from './webhooks.ts';
 import type { BunServer, ConsoleEnv, ConsoleKit, Handler, PageStatus, Session } from './kit.ts';
 import { languageOf, MESSAGES, type Lang, type Messages } from './messages.ts';
 import { CONSOLE_ASSETS, CONSOLE_CSP, h, loginPage, messagePage, type Viewer } from './page.ts';
@@ -156,14 +163,12 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     return [body.error?.message ?? t.failed, detail].filter(Boolean).join(' — ');
   };
 
-  // A console form is a few fields: anything near this size is not one.
-  app.use(
-    '/console/*',
-    bodyLimit({
-      maxSize: 16 * 1024,
-      onError: (c) => respondError(c, 413, 'Request body too large', [{ field: 'body', issue: 'must be at most 16384 bytes' }]),
-    }),
-  );
+  // A console form is a few fields: anything near this size is not one. The CSD upload carries two files: its own limit.
+  const limit = (maxSize: number) =>
+    bodyLimit({ maxSize, onError: (c) => respondError(c, 413, 'Request body too large', [{ field: 'body', issue: `must be at most ${maxSize} bytes` }]) });
+  const formLimit = limit(16 * 1024);
+  const uploadLimit = limit(CSD_UPLOAD_LIMIT);
+  app.use('/console/*', (c, next) => (c.req.path === '/console/csds' ? uploadLimit : formLimit)(c, next));
   app.use('/console/assets/*', deps.anonymous);
   app.use('/console/login', deps.anonymous);
   web.get('/console/assets/*', (c) => {
@@ -280,7 +285,17 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     langOf,
   };
   // Each screen's pages and actions, in its own module.
-  for (const mount of [mountInvoiceScreens]) mount(web, kit);
+  for (const mount of [
+    mountInvoiceScreens,
+    mountWebhookScreens,
+    mountAuditLogScreens,
+    mountCsdScreens,
+    mountApiKeyScreens,
+    mountUserScreens,
+    mountSeriesScreens,
+    mountClientScreens,
+  ])
+    mount(web, kit);
 
   // The console's pages are a web UI, not API operations: one router behind two catch-alls, out of the OpenAPI
   // document (as /docs/assets and /portal/assets); its own guard answers 405 and OPTIONS with Allow, as the gateway's.
