@@ -83,8 +83,9 @@ ${got.data.map(
           if (file instanceof File) upload.append(name, file, file.name || `${name}.${name}`);
         }
         if (typeof body.password === 'string') upload.append('password', body.password);
-        const encoded = new Request('http://console.internal', { method: 'POST', body: upload });
-        const res = await kit.apiRaw(c, session, 'POST', '/api/v1/csds', await encoded.arrayBuffer(), encoded.headers.get('content-type')!);
+        const encoded = new Response(upload);
+        const contentType = encoded.headers.get('content-type')!; // read before the body: Bun drops it after
+        const res = await kit.apiRaw(c, session, 'POST', '/api/v1/csds', await encoded.arrayBuffer(), contentType);
         const refused = await outcome(kit, c, viewer, res);
         if (refused instanceof Response) return refused;
         if (refused) return list(c, session, viewer, refused.error, refused.status);

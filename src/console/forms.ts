@@ -43,7 +43,6 @@ export function actionButton(v: Viewer, action: string, text: string, o: { id: s
 
 /** The refusal at the top of a screen (the API's message and each field: issue). */
 export const errorBox = (error: string | undefined) => (error ? h`<p class="error" role="alert" id="form-error">${error}</p>` : '');
-export const noticeBox = (notice: string | undefined) => (notice ? h`<p class="notice" role="status" id="notice">${notice}</p>` : '');
 
 /** A page of the API's list, or the page that says why it was refused. */
 export async function apiList<T>(

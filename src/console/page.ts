@@ -68,6 +68,7 @@ code { word-break: break-all; }
 #api-key-secret { font-family: ui-monospace, monospace; }
 article.delivery { border-top: 1px solid #e3e6eb; padding: .5rem 0; }
 article.delivery h3 { margin: .25rem 0; font-size: 1rem; }
+#h-webhook, #webhooks td a { overflow-wrap: anywhere; }
 `;
 
 const hash = (text: string) => new Bun.CryptoHasher('sha256').update(text).digest('hex').slice(0, 12);
