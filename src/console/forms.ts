@@ -1,5 +1,5 @@
 import type { ConsoleContext, ConsoleKit, PageStatus, Session } from './kit.ts';
-import { h, type Markup, type Viewer } from './page.ts';
+import { h, type Markup, messagePage, type Viewer } from './page.ts';
 
 /**
  * What the administration screens share: their forms (each a POST with the session's token), a page of the API's
@@ -53,9 +53,15 @@ export async function apiList<T>(
   path: string,
 ): Promise<{ data: T[]; next: string | null } | Response> {
   const res = await kit.api(c, session, 'GET', path);
-  if (res.status !== 200) return (await kit.refused(c, viewer, res.status === 422 ? new Response(res.body, { status: 400 }) : res))!;
+  if (res.status !== 200) return await readRefused(kit, c, viewer, res);
   const body = (await res.json()) as { data: T[]; pagination?: { next_cursor: string | null } };
   return { data: body.data, next: body.pagination?.next_cursor ?? null };
+}
+
+/** A read the API refused: a role that may not see this (403, said as such), not found (404), or its refusal. */
+export async function readRefused(kit: ConsoleKit, c: ConsoleContext, viewer: Viewer, res: Response): Promise<Response> {
+  if (res.status === 403) return kit.htmlPage(c, messagePage(viewer.lang, viewer.t.forbidden, viewer.t.forbiddenRead), 403);
+  return (await kit.refused(c, viewer, res.status === 422 ? new Response(res.body, { status: 400 }) : res))!;
 }
 
 /** The next and first page links of a list whose query is `params` (the cursor added). */

@@ -89,6 +89,7 @@ const ES = {
   created: 'Creado',
   shownOnce: 'Cópialo ahora: no se volverá a mostrar.',
   backTo: (screen: string) => `Volver a ${screen}`,
+  forbiddenRead: 'Tu rol no permite ver esta página.',
   // webhooks
   webhooks: 'Webhooks',
   webhookNew: 'Nuevo webhook',
@@ -248,6 +249,7 @@ const EN: typeof ES = {
   created: 'Created',
   shownOnce: 'Copy it now: it will not be shown again.',
   backTo: (screen: string) => `Back to ${screen}`,
+  forbiddenRead: 'Your role does not allow seeing this page.',
   // webhooks
   webhooks: 'Webhooks',
   webhookNew: 'New webhook',

@@ -1,4 +1,4 @@
-import { actionButton, apiList, cursorOf, errorBox, field, idOf, isAdmin, outcome, pager, postForm } from './forms.ts';
+import { actionButton, apiList, cursorOf, errorBox, field, idOf, isAdmin, outcome, pager, postForm, readRefused } from './forms.ts';
 import type { ConsoleContext, ConsoleKit, ConsoleRouter, PageStatus, Session } from './kit.ts';
 import { h, page, type Viewer } from './page.ts';
 
@@ -98,8 +98,7 @@ ${got.data.map(
       const { t } = viewer;
       const id = idOf(c);
       const res = await kit.api(c, session, 'GET', `/api/v1/webhooks/${id}`);
-      const refused = await kit.refused(c, viewer, res);
-      if (refused) return refused;
+      if (res.status !== 200) return readRefused(kit, c, viewer, res);
       const w = (await res.json()) as Webhook;
       const cursor = cursorOf(c);
       const got = await apiList<Delivery>(

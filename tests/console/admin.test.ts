@@ -116,7 +116,9 @@ describe('the console: administration screens', () => {
     expect(actions.length).toBeGreaterThan(0);
     expect(new Set(actions)).toEqual(new Set(['createSeries']));
     expect(only.html).toContain('value="createSeries"');
-    expect((await V.get('/console/audit-log')).status).toBe(403);
+    const refused = await V.get('/console/audit-log');
+    expect(refused.status).toBe(403);
+    expect(refused.html).toContain('Tu rol no permite ver esta página.');
     // Another tenant's writes are not in A's log.
     await t.call('POST', '/series', { token: b.key, body: { serie: 'THEIRS' } });
     expect((await A.get('/console/audit-log')).html).not.toContain('THEIRS');
