@@ -76,6 +76,16 @@ caption { text-align: left; color: #4b5563; font-size: .9rem; padding-bottom: .3
 .brand-sample { border: 1px solid #e3e6eb; border-radius: 8px; padding: .75rem; max-width: 420px; }
 .brand-head { display: flex; align-items: center; gap: .75rem; margin: .5rem 0; }
 .brand-logo { max-width: 110px; max-height: 52px; }
+form.inline { display: inline; margin: 0; }
+form.inline select { width: auto; }
+.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.help { font-size: .9rem; color: #4b5563; }
+input.check { width: auto; margin: 0 .3rem 0 0; }
+code { word-break: break-all; }
+#api-key-secret { font-family: ui-monospace, monospace; }
+article.delivery { border-top: 1px solid #e3e6eb; padding: .5rem 0; }
+article.delivery h3 { margin: .25rem 0; font-size: 1rem; }
+#h-webhook, #webhooks td a { overflow-wrap: anywhere; }
 `;
 
 const hash = (text: string) => new Bun.CryptoHasher('sha256').update(text).digest('hex').slice(0, 12);
@@ -106,6 +116,13 @@ const NAV: { href: string; label: (t: Messages) => string }[] = [
   { href: '/console/receipts', label: (t) => t.receipts },
   { href: '/console/profile', label: (t) => t.profile },
   { href: '/console/stats', label: (t) => t.stats },
+  { href: '/console/clients', label: (t) => t.clients },
+  { href: '/console/series', label: (t) => t.series },
+  { href: '/console/webhooks', label: (t) => t.webhooks },
+  { href: '/console/csds', label: (t) => t.csds },
+  { href: '/console/api-keys', label: (t) => t.apiKeys },
+  { href: '/console/users', label: (t) => t.users },
+  { href: '/console/audit-log', label: (t) => t.auditLog },
 ];
 
 /** Who is looking, for the layout: the tenant, the user's role, the environment, the form token. */

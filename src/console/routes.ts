@@ -11,11 +11,18 @@ import type { GatewayEnv } from '../gateway/gateway.ts';
 import { randomToken } from '../lib/crypto.ts';
 import { routeGuard } from '../lib/backend.ts';
 import { respondError } from '../lib/errors.ts';
+import { mountApiKeyScreens } from './api-keys.ts';
+import { mountAuditLogScreens } from './audit-log.ts';
+import { mountClientScreens } from './clients.ts';
+import { CSD_UPLOAD_LIMIT, mountCsdScreens } from './csds.ts';
 import { mountInvoiceScreens } from './invoices.ts';
 import { mountProfileScreens } from './profile.ts';
 import { mountReceiptScreens } from './receipts.ts';
 import { mountReceivedScreens } from './received.ts';
 import { mountStatsScreens } from './stats.ts';
+import { mountSeriesScreens } from './series.ts';
+import { mountUserScreens } from './users.ts';
+import { mountWebhookScreens } from './webhooks.ts';
 import type { BunServer, ConsoleEnv, ConsoleKit, ConsoleScreen, Handler, PageStatus, Session } from './kit.ts';
 import { languageOf, MESSAGES, type Lang, type Messages } from './messages.ts';
 import { CONSOLE_ASSETS, CONSOLE_CSP, h, loginPage, messagePage, type Viewer } from './page.ts';
@@ -168,6 +175,7 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
   const UPLOADS = new Map([
     ['/console/received/upload', limit(1024 * 1024 + 16 * 1024)],
     ['/console/profile/logo', limit(256 * 1024 + 16 * 1024)],
+    ['/console/csds', limit(CSD_UPLOAD_LIMIT)],
   ]);
   app.use('/console/*', (c, next) => ((c.req.method === 'POST' && UPLOADS.get(c.req.path)) || FORM)(c, next));
   app.use('/console/assets/*', deps.anonymous);
@@ -286,7 +294,20 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     langOf,
   };
   // Each screen's pages and actions, in its own module.
-  const screens: ConsoleScreen[] = [mountInvoiceScreens, mountReceivedScreens, mountReceiptScreens, mountProfileScreens, mountStatsScreens];
+  const screens: ConsoleScreen[] = [
+    mountInvoiceScreens,
+    mountReceivedScreens,
+    mountReceiptScreens,
+    mountProfileScreens,
+    mountStatsScreens,
+    mountWebhookScreens,
+    mountAuditLogScreens,
+    mountCsdScreens,
+    mountApiKeyScreens,
+    mountUserScreens,
+    mountSeriesScreens,
+    mountClientScreens,
+  ];
   for (const mount of screens) mount(web, kit);
 
   // The console's pages are a web UI, not API operations: one router behind two catch-alls, out of the OpenAPI

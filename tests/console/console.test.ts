@@ -37,6 +37,32 @@ const theirSatdl = (
   await t.call('POST', '/sat-downloads', { token: b.key, body: { direction: 'issued', kind: 'metadata', desde: '2026-01-01', hasta: '2026-01-31' } })
 ).json.data[0].id as string;
 
+/** An issuer's administered things, one of each kind the administration screens name by id (made through the API). */
+async function administered(who: typeof a) {
+  const made = async (path: string, body: Record<string, unknown>, token = who.token) => {
+    const res = await t.call('POST', path, { token, body });
+    expect(res.status).toBe(201);
+    return res.json.id as string;
+  };
+  const csds = (await t.call('GET', '/csds', { token: who.key })).json.data as { id: string }[];
+  return {
+    // A public address the test never sends to: b issues nothing after this.
+    webhook: await made('/webhooks', { url: 'https://8.8.8.8/hook', events: ['cfdi.cancelado'] }),
+    csd: csds[0]!.id,
+    apiKey: (await who.createKey('test', 'Console')).id,
+    user: (await who.userWithRole('OPERATOR')).id,
+    series: await made('/series', { serie: 'ADM' }, who.key),
+    client: await made(
+      '/clients',
+      { rfc: 'AAA010101AAA', nombre: 'ACCEM SERVICIOS EMPRESARIALES', regimen_fiscal: '601', domicilio_fiscal: '01000', uso_cfdi: 'G03' },
+      who.key,
+    ),
+  };
+}
+
+const ourAdministered = await administered(a);
+const theirAdministered = await administered(b);
+
 const get = (app: TestApp['app'], path: string, cookie: string) => app.request(path, { headers: { cookie } });
 const post = (app: TestApp['app'], path: string, cookie: string, fields: Record<string, string>) =>
   app.request(path, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
@@ -269,8 +295,13 @@ describe('the console over HTTP', () => {
    * every route that names a CFDI answers 404 for tenant B's.
    */
   /** Tenant B's ids, by the kind of thing a route names (`:id`): a screen that names another kind adds it here. */
-  const THEIRS = { cfdi: theirs.id, received: theirReceived, satdl: theirSatdl };
-  const OURS: Record<keyof typeof THEIRS, string> = { cfdi: ours.id, received: 'rcv_01jd2m3k4n5p6q7r8s9t0v1w2x', satdl: 'satdl_01jd2m3k4n5p6q7r8s9t0v1w2x' };
+  const THEIRS = { cfdi: theirs.id, received: theirReceived, satdl: theirSatdl, ...theirAdministered };
+  const OURS: Record<keyof typeof THEIRS, string> = {
+    cfdi: ours.id,
+    received: 'rcv_01jd2m3k4n5p6q7r8s9t0v1w2x',
+    satdl: 'satdl_01jd2m3k4n5p6q7r8s9t0v1w2x',
+    ...ourAdministered,
+  };
   const ROUTES: Record<string, { anonymous: number; foreign?: keyof typeof THEIRS }> = {
     'GET /console': { anonymous: 303 },
     'GET /console/assets/*': { anonymous: 404 },
@@ -300,6 +331,35 @@ describe('the console over HTTP', () => {
     'POST /console/profile/logo': { anonymous: 303 },
     'GET /console/profile/logo': { anonymous: 303 },
     'GET /console/stats': { anonymous: 303 },
+    'GET /console/webhooks': { anonymous: 303 },
+    'POST /console/webhooks': { anonymous: 303 },
+    'GET /console/webhooks/:id': { anonymous: 303, foreign: 'webhook' },
+    'POST /console/webhooks/:id/state': { anonymous: 303, foreign: 'webhook' },
+    'POST /console/webhooks/:id/test': { anonymous: 303, foreign: 'webhook' },
+    'POST /console/webhooks/:id/delete': { anonymous: 303, foreign: 'webhook' },
+    'POST /console/webhooks/:id/deliveries/:delivery_id/retry': { anonymous: 303, foreign: 'webhook' },
+    'GET /console/audit-log': { anonymous: 303 },
+    'GET /console/csds': { anonymous: 303 },
+    'POST /console/csds': { anonymous: 303 },
+    'POST /console/csds/:id/activate': { anonymous: 303, foreign: 'csd' },
+    'POST /console/csds/:id/deactivate': { anonymous: 303, foreign: 'csd' },
+    'POST /console/csds/:id/delete': { anonymous: 303, foreign: 'csd' },
+    'GET /console/api-keys': { anonymous: 303 },
+    'POST /console/api-keys': { anonymous: 303 },
+    'POST /console/api-keys/:id/revoke': { anonymous: 303, foreign: 'apiKey' },
+    'GET /console/users': { anonymous: 303 },
+    'POST /console/users': { anonymous: 303 },
+    'POST /console/users/:id/role': { anonymous: 303, foreign: 'user' },
+    'POST /console/users/:id/delete': { anonymous: 303, foreign: 'user' },
+    'GET /console/series': { anonymous: 303 },
+    'POST /console/series': { anonymous: 303 },
+    'GET /console/series/:id': { anonymous: 303, foreign: 'series' },
+    'POST /console/series/:id': { anonymous: 303, foreign: 'series' },
+    'GET /console/clients': { anonymous: 303 },
+    'POST /console/clients': { anonymous: 303 },
+    'GET /console/clients/:id': { anonymous: 303, foreign: 'client' },
+    'POST /console/clients/:id': { anonymous: 303, foreign: 'client' },
+    'POST /console/clients/:id/delete': { anonymous: 303, foreign: 'client' },
   };
 
   test('the table covers every route of the console', () => {
@@ -316,7 +376,7 @@ describe('the console over HTTP', () => {
     const csrf = csrfOf(html);
     for (const [route, expected] of Object.entries(ROUTES)) {
       const [method, path] = route.split(' ') as [string, string];
-      const at = (id: string) => path.replace(':id', id).replace('*', 'nothing.js');
+      const at = (id: string) => path.replace(':id', id).replace(':delivery_id', 'x').replace('*', 'nothing.js');
       const send = (id: string, cookie: string) => (method === 'GET' ? get(t.app, at(id), cookie) : post(t.app, at(id), cookie, { csrf }));
       const anonymous = await send(expected.foreign ? OURS[expected.foreign] : 'x', '');
       expect({ route, status: anonymous.status }).toEqual({ route, status: expected.anonymous });
