@@ -110,7 +110,7 @@ export const CONSOLE_CSP = [
 ].join('; ');
 
 /** The navigation: each screen's first page, in this order (a screen adds its line here). */
-const NAV: { href: string; label: (t: Messages) => string }[] = [
+const NAV: { href: string; label: (t: Messages) => string; adminOnly?: true }[] = [
   { href: '/console/invoices', label: (t) => t.invoices },
   { href: '/console/received', label: (t) => t.received },
   { href: '/console/receipts', label: (t) => t.receipts },
@@ -118,11 +118,12 @@ const NAV: { href: string; label: (t: Messages) => string }[] = [
   { href: '/console/stats', label: (t) => t.stats },
   { href: '/console/clients', label: (t) => t.clients },
   { href: '/console/series', label: (t) => t.series },
-  { href: '/console/webhooks', label: (t) => t.webhooks },
+  // The API shows webhooks and the audit log to ADMIN only: another role is not offered a page it would be refused.
+  { href: '/console/webhooks', label: (t) => t.webhooks, adminOnly: true },
   { href: '/console/csds', label: (t) => t.csds },
   { href: '/console/api-keys', label: (t) => t.apiKeys },
   { href: '/console/users', label: (t) => t.users },
-  { href: '/console/audit-log', label: (t) => t.auditLog },
+  { href: '/console/audit-log', label: (t) => t.auditLog, adminOnly: true },
 ];
 
 /** Who is looking, for the layout: the tenant, the user's role, the environment, the form token. */
@@ -169,7 +170,7 @@ export function page(v: Viewer, title: string, content: Markup): string {
 ${bar}
 <header>
 <span class="tenant" id="tenant">${v.tenantName}</span>
-<nav aria-label="${t.title}">${NAV.map((n) => h`<a href="${n.href}"${v.here.startsWith(n.href) ? h` aria-current="page"` : ''}>${n.label(t)}</a> `)}</nav>
+<nav aria-label="${t.title}">${NAV.filter((n) => !n.adminOnly || v.role === 'ADMIN').map((n) => h`<a href="${n.href}"${v.here.startsWith(n.href) ? h` aria-current="page"` : ''}>${n.label(t)}</a> `)}</nav>
 <form method="post" action="/console/environment"><input type="hidden" name="csrf" value="${v.csrf}"><input type="hidden" name="environment" value="${other}"><input type="hidden" name="back" value="${v.here}"><button type="submit" class="link" id="switch-env">${t.switchTo(other === 'live' ? t.live : t.test)}</button></form>
 <a href="/console/language?to=${t.languageCode}" lang="${t.languageCode}" id="language">${t.language}</a>
 <span id="who">${v.email} · ${t.role}: <span id="role">${v.role}</span></span>

@@ -49,6 +49,10 @@ describe('the console: administration screens', () => {
       '/console/clients',
     ])
       expect(admin.html).toContain(`href="${path}"`);
+    // Webhooks and the audit log are the API's to ADMIN only: another role is not offered them.
+    expect(seen.html).not.toContain('href="/console/webhooks"');
+    expect(seen.html).not.toContain('href="/console/audit-log"');
+    expect(seen.html).toContain('href="/console/csds"');
   });
 
   test('webhooks: create (the secret once), a failed delivery with its answer, replayed; VIEWER refused; foreign 404', async () => {
