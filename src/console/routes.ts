@@ -12,6 +12,7 @@ import { randomToken } from '../lib/crypto.ts';
 import { routeGuard } from '../lib/backend.ts';
 import { respondError } from '../lib/errors.ts';
 import { mountInvoiceScreens } from './invoices.ts';
+import { mountIssueScreens } from './issue.ts';
 import type { BunServer, ConsoleEnv, ConsoleKit, Handler, PageStatus, Session } from './kit.ts';
 import { languageOf, MESSAGES, type Lang, type Messages } from './messages.ts';
 import { CONSOLE_ASSETS, CONSOLE_CSP, h, loginPage, messagePage, type Viewer } from './page.ts';
@@ -280,7 +281,8 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     langOf,
   };
   // Each screen's pages and actions, in its own module.
-  for (const mount of [mountInvoiceScreens]) mount(web, kit);
+  // The issue form first: its /console/invoices/new is not an invoice's id.
+  for (const mount of [mountIssueScreens, mountInvoiceScreens]) mount(web, kit);
 
   // The console's pages are a web UI, not API operations: one router behind two catch-alls, out of the OpenAPI
   // document (as /docs/assets and /portal/assets); its own guard answers 405 and OPTIONS with Allow, as the gateway's.

@@ -262,6 +262,11 @@ describe('the console over HTTP', () => {
     'GET /console/invoices/:id/xml': { anonymous: 303, foreign: 'cfdi' },
     'GET /console/invoices/:id/pdf': { anonymous: 303, foreign: 'cfdi' },
     'POST /console/invoices/:id/withdraw': { anonymous: 303, foreign: 'cfdi' },
+    'GET /console/invoices/new': { anonymous: 303 },
+    'POST /console/invoices/new': { anonymous: 303 },
+    'POST /console/invoices/new/validate': { anonymous: 303 },
+    'GET /console/invoices/new/clients': { anonymous: 303 },
+    'GET /console/catalogos/:catalogo': { anonymous: 303 },
   };
 
   test('the table covers every route of the console', () => {
