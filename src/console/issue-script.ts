@@ -200,7 +200,8 @@ export const ISSUE_SCRIPT = `'use strict';
       el.setAttribute('aria-invalid', 'true');
       if (note) { note.textContent = issues[name].join('; '); note.hidden = false; el.setAttribute('aria-describedby', note.id); }
     });
-    if (!all) return;
+    // As one goes, the summary at the top goes once nothing is left to say.
+    if (!all) { if (errors.length === 0) { box.hidden = true; loose.textContent = ''; } return; }
     loose.textContent = '';
     rest.forEach(function (e) { var li = document.createElement('li'); li.textContent = (e.field ? e.field + ': ' : '') + e.issue + (e.rule ? ' (' + e.rule + ')' : ''); loose.appendChild(li); });
     box.hidden = errors.length === 0;

@@ -322,8 +322,8 @@ export function formContent(
     return h`<fieldset class="concepto" data-row="concepto">
 <legend>${t.issueConcepto} <span class="row-number">${typeof i === 'number' ? i + 1 : ''}</span></legend>
 <div class="grid">
-${catalog(n('clave_prod_serv'), t.issueClaveProdServ, c.clave_prod_serv, 'productos-servicios', h`maxlength="8"`)}
-${catalog(n('clave_unidad'), t.issueClaveUnidad, c.clave_unidad, 'unidades', h`maxlength="3"`)}
+${catalog(n('clave_prod_serv'), t.issueClaveProdServ, c.clave_prod_serv, 'productos-servicios', h`maxlength="100"`)}
+${catalog(n('clave_unidad'), t.issueClaveUnidad, c.clave_unidad, 'unidades', h`maxlength="100"`)}
 <div class="field wide"><label for="${idOf(n('descripcion'))}">${t.descripcion}</label>${control(n('descripcion'), (a) => h`<input ${a} value="${c.descripcion}" maxlength="1000">`)}</div>
 ${input(n('cantidad'), t.cantidad, c.cantidad, h`${money} data-amount="cantidad"`)}
 ${input(n('valor_unitario'), t.valorUnitario, c.valor_unitario, h`${money} data-amount="valor_unitario"`)}
