@@ -27,7 +27,7 @@ interface DocumentoForm {
   imp_pagado: string;
   num_parcialidad: string;
 }
-export interface IssueForm {
+interface IssueForm {
   tipo: 'I' | 'E' | 'P';
   serie: string;
   forma_pago: string;
@@ -70,7 +70,7 @@ const emptyConcepto = (): ConceptoForm => ({
 });
 const emptyDocumento = (): DocumentoForm => ({ documento: '', imp_pagado: '', num_parcialidad: '' });
 
-export function emptyForm(tipo: string | undefined): IssueForm {
+function emptyForm(tipo: string | undefined): IssueForm {
   return {
     tipo: tipo === 'E' || tipo === 'P' ? tipo : 'I',
     serie: '',
@@ -104,7 +104,7 @@ function rows<K extends string>(fields: Record<string, string>, prefix: string, 
 }
 
 /** The form as posted (every field a string, trimmed but descripcion's). */
-export function formFromFields(fields: Record<string, string>): IssueForm {
+function formFromFields(fields: Record<string, string>): IssueForm {
   const f = (name: string) => (fields[name] ?? '').trim().slice(0, 1000);
   const base = emptyForm(f('tipo'));
   const conceptos = rows(fields, 'conceptos', CONCEPTO_KEYS).map((c) => ({
@@ -160,7 +160,7 @@ function sumText(values: string[]): string {
 }
 
 /** The CfdiRequest the form stands for: what the API validates and issues (strings as typed: the API names bad ones). */
-export function requestOf(form: IssueForm): Record<string, unknown> {
+function requestOf(form: IssueForm): Record<string, unknown> {
   const req: Record<string, unknown> = { tipo: form.tipo };
   if (form.serie) req.serie = form.serie;
   if (form.tipo !== 'P') {
@@ -210,7 +210,7 @@ export function requestOf(form: IssueForm): Record<string, unknown> {
 }
 
 /** An error of the API (its field and issue), with the form input it belongs beside (undefined: shown at the top). */
-export interface FieldError {
+interface FieldError {
   field: string;
   issue: string;
   rule?: string;
@@ -218,7 +218,7 @@ export interface FieldError {
 }
 
 /** The input of the form an API field names: the field itself, else the nearest enclosing one the form has. */
-export function inputOf(field: string, form: IssueForm, request: Record<string, unknown>): string | undefined {
+function inputOf(field: string, form: IssueForm, request: Record<string, unknown>): string | undefined {
   const names = new Set(inputNames(form));
   let name = field
     .replace(/^(pagos\[0\]\.documentos\[\d+\])\.(uuid|cfdi_id)$/, '$1.documento')
@@ -289,7 +289,7 @@ interface Client {
 }
 
 /** The form; `errors` beside their inputs (the rest at the top); `fresh` when nothing was posted (a draft may fill it). */
-export function formContent(
+function formContent(
   v: Viewer,
   o: { form: IssueForm; errors: FieldError[]; clients: Client[]; draftKey: string; fresh: boolean; notice?: string },
 ): Markup {
