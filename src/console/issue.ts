@@ -289,10 +289,7 @@ interface Client {
 }
 
 /** The form; `errors` beside their inputs (the rest at the top); `fresh` when nothing was posted (a draft may fill it). */
-function formContent(
-  v: Viewer,
-  o: { form: IssueForm; errors: FieldError[]; clients: Client[]; draftKey: string; fresh: boolean; notice?: string },
-): Markup {
+function formContent(v: Viewer, o: { form: IssueForm; errors: FieldError[]; clients: Client[]; draftKey: string; fresh: boolean; notice?: string }): Markup {
   const { t } = v;
   const { form, errors } = o;
   const byInput = new Map<string, string[]>();
