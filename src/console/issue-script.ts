@@ -208,7 +208,7 @@ export const ISSUE_SCRIPT = `'use strict';
     box.querySelector('p').textContent = errors.length === 0 ? '' : (errors.length === 1 ? msg('errors-one') : msg('errors-many').replace('{n}', String(errors.length)));
   }
   function validate(all) {
-    return fetch('/console/invoices/new/validate', { method: 'POST', body: new FormData(form), headers: { accept: 'application/json' } })
+    return fetch('/console/invoices/new/validate', { method: 'POST', body: new URLSearchParams(new FormData(form)), headers: { accept: 'application/json' } })
       .then(function (res) { return res.json().then(function (body) { return { ok: res.ok, body: body }; }); })
       .then(function (r) {
         if (!r.ok) { if (all) status.textContent = (r.body.error && r.body.error.message) || msg('failed'); return false; }

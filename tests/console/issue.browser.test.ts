@@ -117,6 +117,14 @@ describe('the issue form in headless Chromium', () => {
         await page.goto(`${origin}/console/invoices/new`);
         expect(await page.inputValue(field('conceptos[0].clave_prod_serv'))).toBe('');
 
+        // The tipo switch: a Pago shows its payment and documents instead of conceptos (the no-script button is not needed).
+        expect(await page.locator('#change-tipo').isHidden()).toBe(true);
+        await page.selectOption(field('tipo'), 'P');
+        expect(await page.locator('#pago-part').isVisible()).toBe(true);
+        expect(await page.locator('#conceptos-part').isHidden()).toBe(true);
+        await page.click('#add-documento');
+        expect(await page.locator(field('pagos[0].documentos[1].imp_pagado')).count()).toBe(1);
+
         // On a phone the form fits the width.
         await page.setViewportSize({ width: 390, height: 844 });
         expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
