@@ -498,6 +498,8 @@ export function mountIssueScreens(web: ConsoleRouter, kit: ConsoleKit) {
     '/console/invoices/new/validate',
     kit.signedIn(
       kit.change(async (c, session, _viewer, fields) => {
+        if (!['I', 'E', 'P'].includes(fields.tipo ?? ''))
+          return c.json({ valid: false, errors: [{ field: 'tipo', issue: 'must be one of I, E, P', input: 'tipo' }], warnings: [] }, 200);
         const form = formFromFields(fields);
         const request = requestOf(form);
         const res = await kit.api(c, session, 'POST', '/api/v1/cfdis/validate', request);
@@ -520,8 +522,11 @@ export function mountIssueScreens(web: ConsoleRouter, kit: ConsoleKit) {
       kit.change(async (c, session, viewer, fields) => {
         const form = formFromFields(fields);
         const op = fields.op ?? 'issue';
-        // The form's own steps (no script): rows added or removed, the tipo changed.
-        if (op === 'add' || op === 'add-doc' || op === 'refresh' || op.startsWith('remove')) {
+        // The form offers three tipos; another is said beside the switch rather than read as an Ingreso.
+        if (!['I', 'E', 'P'].includes(fields.tipo ?? '') && op !== 'refresh')
+          return render(c, session, viewer, form, [{ field: 'tipo', issue: 'must be one of I, E, P', input: 'tipo' }], 400);
+        // The form's own steps (no script): rows added or removed, the tipo changed; an op it does not know changes nothing.
+        if (op !== 'issue' && op !== 'validate') {
           if (op === 'add' && form.conceptos.length < MAX_ROWS) form.conceptos.push(emptyConcepto());
           if (op === 'add-doc' && form.documentos.length < MAX_ROWS) form.documentos.push(emptyDocumento());
           const removed = /^remove(-doc)?:(\d+)$/.exec(op);

@@ -224,6 +224,46 @@ describe('the issue form over HTTP (no script)', () => {
     expect((await post('/console/invoices/new', { ...ingresoForm(), csrf: 'x'.repeat(43) })).status).toBe(403);
   });
 
+  test('odd input never answers 500: unknown rows and ops, bad numbers, an unknown tipo, a foreign client id', async () => {
+    const before = await count();
+    const odd: Record<string, string>[] = [
+      { op: 'remove:abc' },
+      { op: 'remove:99' },
+      { op: 'remove-doc:0' },
+      { op: 'nothing' },
+      { tipo: 'Z' },
+      { tipo: 'P' },
+      { 'conceptos[999].clave_prod_serv': '84111506', 'conceptos[x].descripcion': 'y', 'conceptos[0].nope': '1' },
+      { 'conceptos[0].cantidad': '-1', 'conceptos[0].valor_unitario': '1e309', 'conceptos[0].iva': 'many', 'conceptos[0].ret_isr': 'abc' },
+      { receptor_id: 'cli_doesnotexist' },
+      { 'pagos[0].documentos[0].num_parcialidad': 'abc', tipo: 'P' },
+      { 'receptor.nombre': 'a'.repeat(5000), 'conceptos[0].descripcion': '\u0000|\u202e' },
+    ];
+    for (const over of odd) {
+      const res = await post('/console/invoices/new', ingresoForm(over));
+      expect({ over, status: res.status }).toEqual({ over, status: res.status < 500 ? res.status : 0 });
+      const verdict = await post('/console/invoices/new/validate', ingresoForm(over));
+      expect({ over, status: verdict.status }).toEqual({ over, status: verdict.status < 500 ? verdict.status : 0 });
+    }
+    for (const q of ['', 'x'.repeat(300), '%', '\u0000', 'é ñ']) {
+      for (const path of ['/console/catalogos/productos-servicios', '/console/catalogos/unidades', '/console/invoices/new/clients']) {
+        const res = await get(`${path}?q=${encodeURIComponent(q)}`);
+        expect({ path, q, status: res.status }).toEqual({ path, q, status: res.status < 500 ? res.status : 0 });
+      }
+    }
+    expect(await count()).toBe(before);
+    const unknownTipo = await post('/console/invoices/new', ingresoForm({ tipo: 'N' }));
+    expect(unknownTipo.status).toBe(400);
+    expect(besideField(await unknownTipo.text(), 'tipo')).toContain('I, E, P');
+    // Another tenant's client: the API's 404 names receptor_id, beside the client picker; nothing is stored.
+    const b = await issuer(t, READY);
+    const theirs = await t.call('POST', '/clients', { token: b.key, body: ICV });
+    const foreign = await post('/console/invoices/new', ingresoForm({ receptor_id: theirs.json.id }));
+    expect(foreign.status).toBeLessThan(500);
+    expect(foreign.status).not.toBe(303);
+    expect(await count()).toBe(before);
+  });
+
   test('the JSON routes of the script: validation with the input of each error; catalog search as the user', async () => {
     const verdict = await (await post('/console/invoices/new/validate', ingresoForm({ 'conceptos[0].clave_prod_serv': '99999999' }))).json();
     expect(verdict.valid).toBe(false);
