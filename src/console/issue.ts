@@ -456,6 +456,14 @@ const percent = (rate: string) => (Number(rate) * 100).toFixed(4).replace(/\.?0+
 /** The catalogs the form searches (the API's names), and nothing else: the route is not a general proxy. */
 const SEARCHED = new Set(['productos-servicios', 'unidades', 'codigos-postales', 'formas-pago', 'regimenes-fiscales', 'usos-cfdi', 'tipos-relacion']);
 
+/** What is typed in a search box, as the API is asked it: no control characters (a NUL is a 500 of GET /clients on PostgreSQL), 100 at most. */
+const searchText = (q: string | undefined) =>
+  [...(q ?? '').slice(0, 400)]
+    .filter((ch) => ch.charCodeAt(0) >= 0x20 && ch !== '\x7f')
+    .join('')
+    .trim()
+    .slice(0, 100);
+
 const canIssue = (v: Viewer) => v.role === 'ADMIN' || v.role === 'OPERATOR';
 
 export function mountIssueScreens(web: ConsoleRouter, kit: ConsoleKit) {
@@ -563,7 +571,7 @@ export function mountIssueScreens(web: ConsoleRouter, kit: ConsoleKit) {
           { error: { message: 'Not a catalog the form searches', details: [{ field: 'catalogo', issue: `must be one of ${[...SEARCHED].join(', ')}` }] } },
           404,
         );
-      const q = (c.req.query('q') ?? '').trim().slice(0, 100);
+      const q = searchText(c.req.query('q'));
       const res = await kit.api(c, session, 'GET', `/api/v1/catalogos/${catalogo}?${new URLSearchParams({ limit: '20', ...(q ? { q } : {}) })}`);
       if (res.status !== 200) return c.json(await res.json().catch(() => ({})), res.status === 400 ? 400 : 502);
       const body = (await res.json()) as { data: { clave: string; descripcion: string }[] };
@@ -580,7 +588,7 @@ export function mountIssueScreens(web: ConsoleRouter, kit: ConsoleKit) {
   web.get(
     '/console/invoices/new/clients',
     kit.signedIn(async (c, session) => {
-      const q = (c.req.query('q') ?? '').trim().slice(0, 100);
+      const q = searchText(c.req.query('q'));
       const res = await kit.api(c, session, 'GET', `/api/v1/clients?${new URLSearchParams({ limit: '50', ...(q ? { q } : {}) })}`);
       if (res.status !== 200) return c.json(await res.json().catch(() => ({})), res.status === 400 ? 400 : 502);
       const body = (await res.json()) as { data: Client[] };
