@@ -1,4 +1,5 @@
 import type { Lang, Messages } from './messages.ts';
+import { ISSUE_SCRIPT } from './issue-script.ts';
 import { CONSOLE_SCRIPT } from './script.ts';
 
 /** Markup made by `h`: only `h` makes one, so any other value put in a page is text, escaped. */
@@ -60,7 +61,6 @@ dt { font-weight: 600; } dd { margin: 0; word-break: break-word; }
   dl { grid-template-columns: 1fr; } dt { margin-top: .4rem; }
 }
 /* received, receipts, profile, stats */
-.field-error { display: block; color: #b00020; font-size: .88rem; margin-top: .2rem; }
 .hint { color: #4b5563; font-size: .9rem; margin: .5rem 0 0; }
 .mono, code { font-family: ui-monospace, Menlo, Consolas, monospace; word-break: break-all; }
 td.ok { color: #17663a; font-weight: 600; } td.bad, .flag { color: #b00020; font-weight: 700; }
@@ -86,15 +86,27 @@ code { word-break: break-all; }
 article.delivery { border-top: 1px solid #e3e6eb; padding: .5rem 0; }
 article.delivery h3 { margin: .25rem 0; font-size: 1rem; }
 #h-webhook, #webhooks td a { overflow-wrap: anywhere; }
+.field-error { display: block; color: #b00020; font-size: .88rem; font-weight: 600; margin-top: .15rem; }
+[aria-invalid="true"] { border-color: #b00020; border-width: 2px; }
+form.issue fieldset { border: 1px solid #d0d4db; border-radius: 6px; margin: 0 0 .9rem; padding: .5rem .8rem .8rem; }
+form.issue legend { font-weight: 700; padding: 0 .3rem; }
+form.issue .field.wide { grid-column: 1 / -1; }
+form.issue .label { display: block; font-weight: 600; font-size: .92rem; }
+form.issue output.importe { display: block; padding: .45rem 0; font-variant-numeric: tabular-nums; }
+form.issue .totals dd { text-align: right; font-variant-numeric: tabular-nums; }
+form.issue .hint { color: #4b5563; font-size: .88rem; }
 `;
 
 const hash = (text: string) => new Bun.CryptoHasher('sha256').update(text).digest('hex').slice(0, 12);
-const NAMES = { script: `console-${hash(CONSOLE_SCRIPT)}.js`, css: `console-${hash(CSS)}.css` };
+const NAMES = { script: `console-${hash(CONSOLE_SCRIPT)}.js`, css: `console-${hash(CSS)}.css`, issue: `console-issue-${hash(ISSUE_SCRIPT)}.js` };
+/** The issue form's own script (issue-script.ts), loaded by that page only. */
+export const ISSUE_SCRIPT_PATH = `/console/assets/${NAMES.issue}`;
 
 /** The console's assets by name: the names carry their content's hash, so browsers keep them for a year. */
 export const CONSOLE_ASSETS = new Map<string, { type: string; body: string }>([
   [NAMES.script, { type: 'text/javascript; charset=utf-8', body: CONSOLE_SCRIPT }],
   [NAMES.css, { type: 'text/css; charset=utf-8', body: CSS }],
+  [NAMES.issue, { type: 'text/javascript; charset=utf-8', body: ISSUE_SCRIPT }],
 ]);
 
 /** As strict as the portal's: scripts and styles only from files of this origin, no frames, forms only here. */
@@ -109,9 +121,10 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The navigation: each screen's first page, in this order (a screen adds its line here). */
-const NAV: { href: string; label: (t: Messages) => string; adminOnly?: true }[] = [
+/** The navigation: each screen's first page, in this order (a screen adds its line here); `roles`: shown only to these. */
+const NAV: { href: string; label: (t: Messages) => string; roles?: string[] }[] = [
   { href: '/console/invoices', label: (t) => t.invoices },
+  { href: '/console/invoices/new', label: (t) => t.issueTitle, roles: ['ADMIN', 'OPERATOR'] },
   { href: '/console/received', label: (t) => t.received },
   { href: '/console/receipts', label: (t) => t.receipts },
   { href: '/console/profile', label: (t) => t.profile },
@@ -119,12 +132,18 @@ const NAV: { href: string; label: (t: Messages) => string; adminOnly?: true }[] 
   { href: '/console/clients', label: (t) => t.clients },
   { href: '/console/series', label: (t) => t.series },
   // The API shows webhooks and the audit log to ADMIN only: another role is not offered a page it would be refused.
-  { href: '/console/webhooks', label: (t) => t.webhooks, adminOnly: true },
+  { href: '/console/webhooks', label: (t) => t.webhooks, roles: ['ADMIN'] },
   { href: '/console/csds', label: (t) => t.csds },
   { href: '/console/api-keys', label: (t) => t.apiKeys },
   { href: '/console/users', label: (t) => t.users },
-  { href: '/console/audit-log', label: (t) => t.auditLog, adminOnly: true },
+  { href: '/console/audit-log', label: (t) => t.auditLog, roles: ['ADMIN'] },
 ];
+
+/** The navigation entry a page is under: the longest one its path starts with. */
+const current = (here: string) =>
+  NAV.map((n) => n.href)
+    .filter((href) => here === href || here.startsWith(`${href}/`))
+    .sort((a, b) => b.length - a.length)[0];
 
 /** Who is looking, for the layout: the tenant, the user's role, the environment, the form token. */
 export interface Viewer {
@@ -170,7 +189,7 @@ export function page(v: Viewer, title: string, content: Markup): string {
 ${bar}
 <header>
 <span class="tenant" id="tenant">${v.tenantName}</span>
-<nav aria-label="${t.title}">${NAV.filter((n) => !n.adminOnly || v.role === 'ADMIN').map((n) => h`<a href="${n.href}"${v.here.startsWith(n.href) ? h` aria-current="page"` : ''}>${n.label(t)}</a> `)}</nav>
+<nav aria-label="${t.title}">${NAV.filter((n) => !n.roles || n.roles.includes(v.role)).map((n) => h`<a href="${n.href}"${n.href === current(v.here) ? h` aria-current="page"` : ''}>${n.label(t)}</a> `)}</nav>
 <form method="post" action="/console/environment"><input type="hidden" name="csrf" value="${v.csrf}"><input type="hidden" name="environment" value="${other}"><input type="hidden" name="back" value="${v.here}"><button type="submit" class="link" id="switch-env">${t.switchTo(other === 'live' ? t.live : t.test)}</button></form>
 <a href="/console/language?to=${t.languageCode}" lang="${t.languageCode}" id="language">${t.language}</a>
 <span id="who">${v.email} · ${t.role}: <span id="role">${v.role}</span></span>

@@ -16,6 +16,7 @@ import { mountAuditLogScreens } from './audit-log.ts';
 import { mountClientScreens } from './clients.ts';
 import { CSD_UPLOAD_LIMIT, mountCsdScreens } from './csds.ts';
 import { mountInvoiceScreens } from './invoices.ts';
+import { mountIssueScreens } from './issue.ts';
 import { mountProfileScreens } from './profile.ts';
 import { mountReceiptScreens } from './receipts.ts';
 import { mountReceivedScreens } from './received.ts';
@@ -294,7 +295,9 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     langOf,
   };
   // Each screen's pages and actions, in its own module.
+  // The issue form before the invoices: its /console/invoices/new is not an invoice's id.
   const screens: ConsoleScreen[] = [
+    mountIssueScreens,
     mountInvoiceScreens,
     mountReceivedScreens,
     mountReceiptScreens,

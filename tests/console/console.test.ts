@@ -360,6 +360,11 @@ describe('the console over HTTP', () => {
     'GET /console/clients/:id': { anonymous: 303, foreign: 'client' },
     'POST /console/clients/:id': { anonymous: 303, foreign: 'client' },
     'POST /console/clients/:id/delete': { anonymous: 303, foreign: 'client' },
+    'GET /console/invoices/new': { anonymous: 303 },
+    'POST /console/invoices/new': { anonymous: 303 },
+    'POST /console/invoices/new/validate': { anonymous: 303 },
+    'GET /console/invoices/new/clients': { anonymous: 303 },
+    'GET /console/catalogos/:catalogo': { anonymous: 303 },
   };
 
   test('the table covers every route of the console', () => {
