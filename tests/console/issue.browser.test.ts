@@ -1,7 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { CHROMIUM, hasChromium, offlineBrowser } from '../browser.ts';
+import { CHROMIUM, hasChromium, offlineBrowser, screenshot } from '../browser.ts';
 import { createTestApp, ICV, issuer, READY } from '../helpers.ts';
 
 /**
@@ -16,7 +14,6 @@ const t = await createTestApp();
 const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req, srv) => t.app.fetch(req, srv) });
 afterAll(() => server.stop(true));
 const origin = server.url.origin;
-const SCREENSHOT = join(import.meta.dir, '..', '..', 'docs', 'console', 'issue-form.png');
 
 describe('the issue form in headless Chromium', () => {
   test.skipIf(!hasChromium && !required)(
@@ -103,8 +100,7 @@ describe('the issue form in headless Chromium', () => {
         await note.waitFor({ state: 'hidden' });
         await page.locator('#issue-errors').waitFor({ state: 'hidden' });
         expect(await page.getAttribute(field('conceptos[0].clave_prod_serv'), 'aria-invalid')).toBeNull();
-        await mkdir(join(SCREENSHOT, '..'), { recursive: true });
-        await page.screenshot({ path: SCREENSHOT, fullPage: true });
+        await screenshot(page, 'issue-form');
         await Promise.all([page.waitForURL(/\/console\/invoices\/cfdi_[0-9a-zA-Z]+$/), page.click('#emit')]);
         expect(await page.locator('#status').textContent()).toBe('Vigente');
         expect(await page.locator('#conceptos').textContent()).toContain('Servicio de facturación <b>mensual</b>');
