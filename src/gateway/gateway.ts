@@ -68,6 +68,21 @@ function routeTable(backends: Backend[]) {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * A NUL (%00) in the path or a query value: 400 naming where. No text the API keeps or looks up may hold one, and
+ * PostgreSQL refuses it in any text parameter, so it is refused before a route reads it, on every route alike.
+ */
+function refuseNul(c: Context): Response | undefined {
+  const url = c.req.url;
+  if (!url.includes('%00') && !url.includes('\u0000')) return undefined;
+  const { pathname, searchParams } = new URL(url);
+  if (/%00/.test(pathname)) return respondError(c, 400, 'Invalid path', [{ field: 'path', issue: 'must not contain the NUL character (%00)' }]);
+  for (const [name, value] of searchParams)
+    if (name.includes('\u0000') || value.includes('\u0000'))
+      return respondError(c, 400, 'Invalid query', [{ field: name.replaceAll('\u0000', ''), issue: 'must not contain the NUL character (%00)' }]);
+  return undefined;
+}
+
 /** Unique per process run and cheap (no randomness per request): boot id + counter. */
 const BOOT_ID = newId('req').slice(4);
 let requestCounter = 0;
@@ -93,7 +108,7 @@ export function createGateway(deps: GatewayDeps) {
     const incoming = c.req.header('x-request-id');
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : nextRequestId();
     c.set('requestId', requestId);
-    const refused = guard(c);
+    const refused = guard(c) ?? refuseNul(c);
     if (refused) c.res = refused;
     else await next();
     let res = c.res;

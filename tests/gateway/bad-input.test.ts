@@ -35,6 +35,8 @@ interface Operation {
   bodyKeys: string[] | undefined;
   formKeys: string[] | undefined;
   query: boolean;
+  /** The query parameters the operation declares. */
+  queryNames: string[];
 }
 
 async function operations(): Promise<Operation[]> {
@@ -51,6 +53,7 @@ async function operations(): Promise<Operation[]> {
         bodyKeys: schema ? Object.keys(schema.properties ?? {}) : undefined,
         formKeys: form ? Object.keys(form.properties ?? {}) : undefined,
         query: (op.parameters ?? []).some((p: any) => p.in === 'query'),
+        queryNames: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name),
       });
     }
   }
@@ -81,9 +84,12 @@ describe('bad-input battery on every route', () => {
 
     for (const op of ops) {
       // Never fire the battery at the admin's own session-ending routes with valid ids.
-      const ids = op.path.includes('{id}') ? ["' OR 1=1 --", 'usr_00000000000000000000000000', '%00', '..%2F..%2Fetc', 'ünï', 'x'.repeat(300)] : [''];
+      // Every path parameter gets the odd ids (a NUL among them: PostgreSQL refuses it in any text parameter).
+      const ids = /\{\w+\}/.test(op.path)
+        ? ["' OR 1=1 --", 'usr_00000000000000000000000000', '%00', '\u0000', 'a\u0000b', '..%2F..%2Fetc', 'ünï', 'x'.repeat(300)]
+        : [''];
       for (const id of ids) {
-        const path = op.path.replace('{id}', encodeURIComponent(id));
+        const path = op.path.replace(/\{\w+\}/g, encodeURIComponent(id));
         const send = async (opts: Parameters<typeof t.call>[2], label: string) => {
           requests++;
           expectSafe(await t.call(op.method, path, { token: admin.token, ...opts }), `${op.method} ${path} ${label}`);
@@ -107,6 +113,15 @@ describe('bad-input battery on every route', () => {
             requests++;
             expectSafe(await t.call(op.method, `${path}?${q}`, { token: admin.token }), `${op.method} ${path}?${q}`);
           }
+          // Each declared query parameter with odd text (percent-encoded as sent: %ED%A0%80 is a lone surrogate's
+          // bytes, not UTF-8), once per operation (not per odd id).
+          if (id === ids[0])
+            for (const name of op.queryNames)
+              for (const value of ['%00', 'a%00b', '%27%20OR%20%271%27%3D%271', '%ED%A0%80', 'abc%07def', 'x'.repeat(5000), '%3Cscript%3E']) {
+                requests++;
+                const q = `${encodeURIComponent(name)}=${value}`;
+                expectSafe(await t.call(op.method, `${path}?${q}`, { token: admin.token }), `${op.method} ${path}?${q.slice(0, 60)}`);
+              }
         }
         if (op.formKeys) {
           const forms: [string, FormData][] = [['empty form', new FormData()]];
