@@ -27,7 +27,7 @@ function withoutDeclarations(node: XmlNode): XmlNode {
 }
 
 /** The whole `retenciones:Retenciones` (XSD child order) with NoCertificado and Certificado of the signer; Sello empty. */
-export function retencionNode(m: RetencionModel, signer: Pick<CsdSigner, 'noCertificado' | 'certificadoBase64'>): XmlNode {
+function retencionNode(m: RetencionModel, signer: Pick<CsdSigner, 'noCertificado' | 'certificadoBase64'>): XmlNode {
   const comps = complements(m);
   const schemas = comps.map((c) => c.schema);
   const t = m.totales;

@@ -6,10 +6,10 @@
 import type { ComplementInputs } from './complements/index.ts';
 
 /** An amount as written: a non-negative decimal string (src/cfdi/decimal.ts parses it). */
-export type DecimalText = string;
+type DecimalText = string;
 
 /** One tax withheld (retenciones:ImpRetenidos). */
-export interface ImpRetenidoInput {
+interface ImpRetenidoInput {
   /** c_Impuesto: 001 ISR, 002 IVA, 003 IEPS. */
   impuesto_ret?: string;
   base_ret?: DecimalText;
@@ -22,7 +22,7 @@ export interface ImpRetenidoInput {
 }
 
 /** The receptor: Nacional (RFC, name, postal code, CURP optional) or Extranjero (name, tax id optional). */
-export interface ReceptorRetencionInput {
+interface ReceptorRetencionInput {
   nacionalidad: 'Nacional' | 'Extranjero';
   nombre: string;
   rfc?: string;
@@ -31,7 +31,7 @@ export interface ReceptorRetencionInput {
   num_reg_id_trib?: string;
 }
 
-export interface TotalesInput {
+interface TotalesInput {
   monto_tot_operacion: DecimalText;
   monto_tot_grav: DecimalText;
   /** MontoTotOperacion − MontoTotGrav when not sent; checked when sent (Reten20127). */

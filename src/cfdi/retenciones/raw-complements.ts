@@ -1,7 +1,7 @@
 import type { Fail } from '../input.ts';
 import { parseXml, serializeXml, type XmlNode } from '../xml.ts';
 import type { ComplementSchema } from './complements/complement.ts';
-import { BY_NAMESPACE, COMPLEMENTS, RAW_COMPLEMENTS } from './complements/index.ts';
+import { BY_NAMESPACE, COMPLEMENTS } from './complements/index.ts';
 import { validateComplementSchema } from './xsd.ts';
 
 /** A complement sent as XML, parsed, with the entry it is and the text its schema is checked on. */

@@ -136,15 +136,21 @@ export function prepareTotales(req: RetencionInput, fail: Fail): TotalesModel {
   const f = (name: string) => `totales.${name}`;
   const impRetenidos = (req.impuestos_retenidos ?? []).flatMap((r, i) => prepareImpRetenido(r, `impuestos_retenidos[${i}]`, fail) ?? []);
   const zero = Dec.ZERO.round(2);
-  const operacion = money(f('monto_tot_operacion'), t.monto_tot_operacion, fail) ?? zero;
-  const grav = money(f('monto_tot_grav'), t.monto_tot_grav, fail) ?? zero;
-  if (grav.cmp(operacion) > 0) fail(f('monto_tot_grav'), `${grav.toString()} is more than monto_tot_operacion ${operacion.toString()}`, 'Reten20128');
+  const operacionSent = money(f('monto_tot_operacion'), t.monto_tot_operacion, fail);
+  const gravSent = money(f('monto_tot_grav'), t.monto_tot_grav, fail);
+  const operacion = operacionSent ?? zero;
+  const grav = gravSent ?? zero;
+  // An amount already refused is not compared: one wrong field is one problem.
+  const comparable = operacionSent !== undefined && gravSent !== undefined;
+  if (comparable && grav.cmp(operacion) > 0)
+    fail(f('monto_tot_grav'), `${grav.toString()} is more than monto_tot_operacion ${operacion.toString()}`, 'Reten20128');
   let exent = money(f('monto_tot_exent'), t.monto_tot_exent, fail);
-  if (exent) {
+  if (exent && comparable) {
     if (exent.cmp(operacion) > 0) fail(f('monto_tot_exent'), `${exent.toString()} is more than monto_tot_operacion ${operacion.toString()}`, 'Reten20129');
     else if (grav.add(exent).cmp(operacion) !== 0)
       fail(f('monto_tot_operacion'), `must be monto_tot_grav + monto_tot_exent = ${grav.add(exent).toString()}, not ${operacion.toString()}`, 'Reten20127');
-  } else exent = grav.cmp(operacion) > 0 ? zero : operacion.sub(grav);
+  }
+  exent ??= grav.cmp(operacion) > 0 ? zero : operacion.sub(grav);
   const montoTotRet = sum(impRetenidos.map((r) => r.montoRet)).round(2);
   const sentRet = money(f('monto_tot_ret'), t.monto_tot_ret, fail);
   if (sentRet && !sentRet.isZero() && (req.impuestos_retenidos ?? []).length === 0)

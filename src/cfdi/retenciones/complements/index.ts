@@ -22,7 +22,6 @@ export type ComplementInputs = { [C in (typeof STRUCTURED)[number] as C['input']
 export type ComplementModels = { [C in (typeof STRUCTURED)[number] as C['model']]?: ModelOf<C> };
 
 export const COMPLEMENTS: readonly Entry[] = STRUCTURED;
-export { RAW_COMPLEMENTS };
 
 /** Every complement SAT's retenciones.xslt includes, by its namespace. */
 export const BY_NAMESPACE: ReadonlyMap<string, ComplementSchema> = new Map([...STRUCTURED, ...RAW_COMPLEMENTS].map((c) => [c.namespace, c]));

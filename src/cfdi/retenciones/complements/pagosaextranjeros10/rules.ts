@@ -1,16 +1,15 @@
 import type { Fail } from '../../../input.ts';
+import { T_CURP, T_RFC } from '../../../patterns.ts';
 import { C_PAIS_RETENCIONES } from '../../catalogs.ts';
 import type { RetencionFacts } from '../../model.ts';
 import type { PagosAExtranjerosInput } from './input.ts';
 import type { PagosAExtranjerosModel } from './model.ts';
 
 const CONCEPTO_PAGO = new Set(['1', '2', '3', '4', '5', '6', '7', '8', '9']);
-/** pagosaextranjeros.xsd's own t_RFC and t_CURP. */
-const RFC = /^[A-Z,Ñ&]{3,4}[0-9]{2}[0-1][0-9][0-3][0-9][A-Z0-9]{2}[0-9A-Z]$/;
-const CURP = /^[A-Z][AEIOUX][A-Z]{2}[0-9]{2}[0-1][0-9][0-3][0-9][MHX][A-Z]{2}[BCDFGHJ-NÑP-TV-Z]{3}[0-9A-Z][0-9]$/;
 
 /**
  * Pagos a Extranjeros 1.0: request → model. Pure. The country is a key of catRetenciones.xsd's c_Pais other than MX.
+ * RFC and CURP are held to tdCFDI's patterns (stricter than the complement's own, which every real one meets).
  * SAT's matrix codes for this complement are not in the project's sources: checks name field and issue only.
  */
 export function preparePagosAExtranjeros(req: PagosAExtranjerosInput, facts: RetencionFacts, fail: Fail): PagosAExtranjerosModel {
@@ -41,8 +40,8 @@ export function preparePagosAExtranjeros(req: PagosAExtranjerosInput, facts: Ret
   }
   if (req.beneficiario) {
     const b = req.beneficiario;
-    if (!RFC.test(b.rfc)) fail(at('beneficiario.rfc'), 'is not a valid RFC');
-    if (!CURP.test(b.curp)) fail(at('beneficiario.curp'), 'is not a valid CURP');
+    if (!T_RFC.test(b.rfc)) fail(at('beneficiario.rfc'), 'is not a valid RFC');
+    if (!T_CURP.test(b.curp)) fail(at('beneficiario.curp'), 'is not a valid CURP');
     if (b.nom_den_raz_soc_b.trim().length === 0 || b.nom_den_raz_soc_b.length > 300) fail(at('beneficiario.nom_den_raz_soc_b'), 'must be 1 to 300 characters');
     concepto('beneficiario.concepto_pago', b.concepto_pago);
     description('beneficiario.descripcion_concepto', b.descripcion_concepto);

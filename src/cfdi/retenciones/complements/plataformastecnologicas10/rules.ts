@@ -1,5 +1,6 @@
 import { Dec, sum } from '../../../decimal.ts';
 import type { Fail } from '../../../input.ts';
+import { T_RFC } from '../../../patterns.ts';
 import { money } from '../../amounts.ts';
 import type { RetencionFacts } from '../../model.ts';
 import type { PlataformasTecnologicasInput } from './input.ts';
@@ -22,7 +23,6 @@ const TASA_CUOTA = new Set(['0.160000', '0.080000', '0.000000', '0.500000']);
 const TIPO_IMPUESTO = new Set(['01', '02', '03']);
 const PERIODICIDAD = new Set(['01', '02', '03', '04', '05']);
 const ENTIDADES = new Set(Array.from({ length: 32 }, (_, i) => String(i + 1).padStart(2, '0')));
-const T_RFC_PF = /^[A-Z&Ñ]{4}[0-9]{2}(0[1-9]|1[012])(0[1-9]|[12][0-9]|3[01])[A-Z0-9]{2}[0-9A]$/;
 const FECHA = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const IVA = '002';
 const ISR = '001';
@@ -63,7 +63,7 @@ function prepareServicio(s: PlataformasTecnologicasInput['servicios'][number], p
   if (!TIPO_DE_SERV.has(s.tipo_de_serv)) fail(f('tipo_de_serv'), `${s.tipo_de_serv} is not a key of c_TipoDeServ in force (01–09, 11)`);
   if (s.sub_tip_serv !== undefined && !SUB_TIPO_SERV.has(s.sub_tip_serv))
     fail(f('sub_tip_serv'), `${s.sub_tip_serv} is not a key of c_SubTipoServ in force (01–04, 08, 09)`);
-  if (s.rfc_tercero_autorizado !== undefined && !T_RFC_PF.test(s.rfc_tercero_autorizado))
+  if (s.rfc_tercero_autorizado !== undefined && (!T_RFC.test(s.rfc_tercero_autorizado) || s.rfc_tercero_autorizado.length !== 13))
     fail(f('rfc_tercero_autorizado'), 'must be the RFC of a persona física (13 characters, t_RFC_PF)');
   if (!FECHA.test(s.fecha_serv)) fail(f('fecha_serv'), `must be a date YYYY-MM-DD, not ${JSON.stringify(s.fecha_serv)}`);
   else if (!inPeriodo(s.fecha_serv, facts))
