@@ -135,9 +135,10 @@ describe.each([
 
     expect(await validateRetencionAgainstSatXsd(sealed.xml)).toEqual({ valid: true, errors: [] });
     expect(await retencionCadenaFromSatXslt(sealed.xml)).toBe(sealed.cadena);
-    expect(verify('sha256', Buffer.from(sealed.cadena, 'utf8'), new X509Certificate(certificate.der).publicKey, Buffer.from(sealed.sello, 'base64'))).toBe(
-      true,
-    );
+    // Sello and Certificado as the document carries them.
+    const sello = attr(sealed.xml, 'retenciones:Retenciones', 'Sello')!;
+    const certificado = Buffer.from(attr(sealed.xml, 'retenciones:Retenciones', 'Certificado')!, 'base64');
+    expect(verify('sha256', Buffer.from(sealed.cadena, 'utf8'), new X509Certificate(certificado).publicKey, Buffer.from(sello, 'base64'))).toBe(true);
     expect(attr(sealed.xml, 'retenciones:Retenciones', 'NoCertificado')).toBe('30001000000500003416');
 
     const stamped = await sandboxStamp(sealed.xml);
