@@ -5,6 +5,7 @@ import { sealRetencion } from '../../../src/cfdi/retenciones/build.ts';
 import type { RetencionInput } from '../../../src/cfdi/retenciones/input.ts';
 import { prepareRetencion, type RetencionContext } from '../../../src/cfdi/retenciones/prepare.ts';
 import { selloOfRetencion, withTfd } from '../../../src/cfdi/retenciones/tfd.ts';
+import { validateRetencionSchema } from '../../../src/cfdi/retenciones/xsd.ts';
 import { tfdCadena, type Tfd } from '../../../src/cfdi/tfd.ts';
 import { rsaSha256 } from '../../../src/cfdi/csd.ts';
 import { createSandboxSat } from '../../../src/pac/sandbox.ts';
@@ -143,6 +144,8 @@ describe.each([
 
     const stamped = await sandboxStamp(sealed.xml);
     expect(await validateRetencionAgainstSatXsd(stamped.xml)).toEqual({ valid: true, errors: [] });
+    // The engine's own copy of the schemas agrees.
+    expect(await validateRetencionSchema(stamped.xml)).toEqual({ valid: true, errors: [] });
     // The TFD adds nothing to the document's cadena: its template is not among retenciones.xslt's.
     expect(await retencionCadenaFromSatXslt(stamped.xml)).toBe(sealed.cadena);
     const tfdCadenaSat = await tfdCadenaFromSatXslt(stamped.xml);
