@@ -4,11 +4,9 @@ import { createSigner, openPrivateKey, parseCertificate } from '../../../src/cfd
 import { sealRetencion } from '../../../src/cfdi/retenciones/build.ts';
 import type { RetencionInput } from '../../../src/cfdi/retenciones/input.ts';
 import { prepareRetencion, type RetencionContext } from '../../../src/cfdi/retenciones/prepare.ts';
-import { selloOfRetencion, withTfd } from '../../../src/cfdi/retenciones/tfd.ts';
 import { validateRetencionSchema } from '../../../src/cfdi/retenciones/xsd.ts';
 import { tfdCadena, type Tfd } from '../../../src/cfdi/tfd.ts';
-import { rsaSha256 } from '../../../src/cfdi/csd.ts';
-import { createSandboxSat } from '../../../src/pac/sandbox.ts';
+import { createSandboxPac, createSandboxSat } from '../../../src/pac/sandbox.ts';
 import { csdFiles } from '../../helpers.ts';
 import { retencionCadenaFromSatXslt, tfdCadenaFromSatXslt, validateRetencionAgainstSatXsd } from '../../sat/verify.ts';
 
@@ -108,17 +106,12 @@ const arrendamiento: RetencionInput = {
   ],
 };
 
-/** What the sandbox PAC does to a CFDI, on a Retenciones: a TFD 1.1 signed with the sandbox SAT's key. */
+/** The sandbox PAC, as test mode stamps a CFDI: a TFD 1.1 signed with the sandbox SAT's key, here on a Retenciones. */
+const sandbox = createSandboxPac(sandboxSat, () => new Date('2026-11-27T18:00:05Z'));
 async function sandboxStamp(sealedXml: string): Promise<{ xml: string; tfd: Tfd }> {
-  const base = {
-    uuid: '6F3E1A52-9C0B-4D2E-8A11-3B5C7D9E0F12',
-    fechaTimbrado: '2026-11-27T12:00:05',
-    rfcProvCertif: 'AAA010101AAA',
-    selloCfd: selloOfRetencion(sealedXml)!,
-    noCertificadoSat: sandboxSat.noCertificado,
-  };
-  const tfd: Tfd = { ...base, selloSat: await rsaSha256(sandboxSat.privateKey)(tfdCadena(base)) };
-  return { xml: withTfd(sealedXml, tfd), tfd };
+  const result = await sandbox.stamp(sealedXml, { tenantId: 'tenant-ret' });
+  if (!result.ok) throw new Error(result.message);
+  return result;
 }
 
 const attr = (xml: string, element: string, name: string) => new RegExp(`<${element}\\b[^>]*\\s${name}="([^"]*)"`).exec(xml)?.[1];
@@ -148,6 +141,8 @@ describe.each([
     expect(await validateRetencionSchema(stamped.xml)).toEqual({ valid: true, errors: [] });
     // The TFD adds nothing to the document's cadena: its template is not among retenciones.xslt's.
     expect(await retencionCadenaFromSatXslt(stamped.xml)).toBe(sealed.cadena);
+    expect(stamped.tfd.selloCfd).toBe(sello);
+    expect(stamped.tfd.fechaTimbrado).toBe('2026-11-27T12:00:05');
     const tfdCadenaSat = await tfdCadenaFromSatXslt(stamped.xml);
     expect(tfdCadenaSat).toBe(tfdCadena(stamped.tfd));
     expect(
