@@ -99,9 +99,10 @@ export function preparePeriodo(p: RetencionInput['periodo'], fechaExp: string, f
   if (!C_PERIODO.has(p.mes_ini)) fail('periodo.mes_ini', `${p.mes_ini} is not a key of c_Periodo (01–12)`, 'Reten20121');
   if (!C_PERIODO.has(p.mes_fin)) fail('periodo.mes_fin', `${p.mes_fin} is not a key of c_Periodo (01–12)`, 'Reten20123');
   else if (C_PERIODO.has(p.mes_ini) && p.mes_ini > p.mes_fin) fail('periodo.mes_ini', `${p.mes_ini} is after mes_fin ${p.mes_fin}`, 'Reten20122');
-  const year = Number(fechaExp.slice(0, 4));
+  // A FechaExp refused already (Reten20103) has no year to compare with.
+  const year = FECHA_H.test(fechaExp) ? Number(fechaExp.slice(0, 4)) : undefined;
   if (!C_EJERCICIO.has(p.ejercicio)) fail('periodo.ejercicio', `${p.ejercicio} is not a key of c_Ejercicio (2019–2027)`, 'Reten20125');
-  else if (Number(p.ejercicio) !== year && Number(p.ejercicio) !== year - 1)
+  else if (year !== undefined && Number(p.ejercicio) !== year && Number(p.ejercicio) !== year - 1)
     fail('periodo.ejercicio', `must be the year of fecha_exp (${year}) or the one before, not ${p.ejercicio}`, 'Reten20126');
   return { mesIni: p.mes_ini, mesFin: p.mes_fin, ejercicio: p.ejercicio };
 }

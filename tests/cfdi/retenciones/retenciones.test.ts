@@ -243,6 +243,7 @@ const INVALID: [string, Mutation, string, string][] = [
   ['CveRetenc 25 without DescRetenc', (r) => (r.cve_retenc = '25'), 'desc_retenc', 'Reten20106'],
   ['FechaExp not t_FechaH', (r) => (r.fecha_exp = '2026-11-27 10:00:00'), 'fecha_exp', 'Reten20103'],
   ['FechaExp not a date', (r) => (r.fecha_exp = '2026-02-30T10:00:00'), 'fecha_exp', 'Reten20103'],
+  ['FechaExp not a date at all', (r) => (r.fecha_exp = 'noviembre'), 'fecha_exp', 'Reten20103'],
   ['LugarExpRetenc outside c_CodigoPostal', (_, c) => (c.emisor.codigoPostal = '00000'), 'tenant.codigo_postal', 'Reten20104'],
   ['RegimenFiscalE outside c_RegimenFiscal', (_, c) => (c.emisor.regimenFiscal = '999'), 'tenant.regimen_fiscal', 'Reten20111'],
   ['RegimenFiscalE of a persona física for a persona moral', (_, c) => (c.emisor.regimenFiscal = '605'), 'tenant.regimen_fiscal', 'Reten20112'],
