@@ -84,7 +84,7 @@ const COMPROBANTE_40: Step[] = [
 /** XPath normalize-space(): trim and collapse runs of space, tab, CR, LF. */
 export const normalizeSpace = (s: string) => s.replace(/[ \t\r\n]+/g, ' ').trim();
 
-function run(node: XmlNode, steps: Step[], out: string[]): void {
+function run(node: XmlNode, steps: Step[], out: string[], complements: Record<string, Step[]>): void {
   for (const step of steps) {
     if ('attr' in step) {
       const v = node.attrs[step.attr];
@@ -93,20 +93,26 @@ function run(node: XmlNode, steps: Step[], out: string[]): void {
     } else if ('each' in step) {
       let nodes = [node];
       for (const name of step.each) nodes = nodes.flatMap((n) => childrenNamed(n, name));
-      for (const n of nodes) run(n, step.steps, out);
+      for (const n of nodes) run(n, step.steps, out, complements);
     } else {
       for (const c of node.children) {
-        const complement = COMPLEMENT_STEPS[c.name];
+        const complement = complements[c.name];
         // Elements without a template (the TFD) contribute nothing: they carry no text.
-        if (complement) run(c, complement, out);
+        if (complement) run(c, complement, out, complements);
       }
     }
   }
 }
 
-export function cadenaOriginal(comprobante: XmlNode): string {
+/**
+ * A cadena original by a stylesheet's steps: `|`, the values, `||`. `complements`: the templates SAT's stylesheet
+ * includes, by element, for `{ complements: true }` steps (the Retenciones engine passes its own).
+ */
+export function cadenaOf(root: XmlNode, steps: Step[], complements: Record<string, Step[]>): string {
   const out: string[] = ['|'];
-  run(comprobante, COMPROBANTE_40, out);
+  run(root, steps, out, complements);
   out.push('||');
   return out.join('');
 }
+
+export const cadenaOriginal = (comprobante: XmlNode): string => cadenaOf(comprobante, COMPROBANTE_40, COMPLEMENT_STEPS);

@@ -3,6 +3,7 @@ import { createHash, createPrivateKey, generateKeyPairSync, type KeyObject } fro
 import { eq } from 'drizzle-orm';
 import { signEnveloped, type CancellationFacts, type SatStatus } from '../cfdi/cancellation.ts';
 import { rsaSha256 } from '../cfdi/csd.ts';
+import { selloOfRetencion, withTfd } from '../cfdi/retenciones/tfd.ts';
 import { Dec } from '../cfdi/decimal.ts';
 import { tfdCadena, tfdNode, type Tfd } from '../cfdi/tfd.ts';
 import { wallClock } from '../cfdi/time.ts';
@@ -77,6 +78,7 @@ async function loadSandboxSat(db: Db, masterKey: Buffer): Promise<SandboxSat | u
 }
 
 const SELLO = /<cfdi:Comprobante\b[^>]*?\sSello="([^"]*)"/;
+const RETENCION = /^(?:<\?xml[^>]*>\s*)?<retenciones:Retenciones\b/;
 
 /**
  * The same sealed document of the same tenant always gets the same UUID, as a real PAC answers a duplicate with its
@@ -109,7 +111,9 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
       if (options.scenario === 'pac_rejected')
         return { ok: false, class: 'definitive', code: 'CFDI40999', message: 'sandbox: rejected by the provider (X-Sandbox-Scenario)' };
       if (options.scenario === 'pac_slow') await Bun.sleep(slowMs);
-      const sello = SELLO.exec(sealedXml)?.[1];
+      // A CFDI de Retenciones gets the same TFD, in its own retenciones:Complemento.
+      const retencion = RETENCION.test(sealedXml);
+      const sello = retencion ? selloOfRetencion(sealedXml) : SELLO.exec(sealedXml)?.[1];
       if (!sello) return { ok: false, class: 'definitive', code: '302', message: 'Sello mal formado o inválido' };
       if (sealedXml.includes('<tfd:TimbreFiscalDigital')) return { ok: false, class: 'definitive', code: '307', message: 'El CFDI contiene un timbre previo' };
       const base = {
@@ -121,9 +125,11 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
       };
       const tfd: Tfd = { ...base, selloSat: await selloSat(tfdCadena(base)) };
       const tfdXml = serializeXml(tfdNode(tfd)).replace(/^<\?xml[^>]*>\n/, '');
-      const xml = sealedXml.includes('</cfdi:Complemento>')
-        ? sealedXml.replace(/<\/cfdi:Complemento>(?![\s\S]*<\/cfdi:Complemento>)/, `${tfdXml}</cfdi:Complemento>`)
-        : sealedXml.replace(/<\/cfdi:Comprobante>\s*$/, `<cfdi:Complemento>${tfdXml}</cfdi:Complemento></cfdi:Comprobante>`);
+      const xml = retencion
+        ? withTfd(sealedXml, tfd)
+        : sealedXml.includes('</cfdi:Complemento>')
+          ? sealedXml.replace(/<\/cfdi:Complemento>(?![\s\S]*<\/cfdi:Complemento>)/, `${tfdXml}</cfdi:Complemento>`)
+          : sealedXml.replace(/<\/cfdi:Comprobante>\s*$/, `<cfdi:Complemento>${tfdXml}</cfdi:Complemento></cfdi:Comprobante>`);
       return { ok: true, xml, tfd };
     },
   };

@@ -1,6 +1,6 @@
 // Checks CFDI XML with SAT's own artefacts (tests/fixtures/sat, see its README), using only npm packages:
 // xmllint-wasm for the XSD, SaxonJS (from the xslt3 package) for the cadena original stylesheets.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -112,4 +112,36 @@ export function transformFromXsltSource(xsltFile: string, xml: string): string {
   return saxonJS().XPath.evaluate("transform(map{'stylesheet-location': $xsl, 'source-node': parse-xml($xml), 'delivery-format': 'serialized'})?output", null, {
     params: { xsl: pathToFileURL(join(SAT_DIR, 'xslt', xsltFile)).href, xml },
   }) as string;
+}
+
+// --- Retenciones 2.0 --------------------------------------------------------------------------------------
+
+/** The schemas under xsd/retenciones20 (as SAT's collection lays them out: they import ../catCFDI.xsd, ../tdCFDI.xsd). */
+let retencionesFiles: XMLFileInfo[] | undefined;
+
+/** A Retenciones 2.0 document against retencionpagov2.xsd, the TFD's and the 12 complements' schemas (the local wrapper). */
+export async function validateRetencionAgainstSatXsd(xml: string): Promise<{ valid: boolean; errors: string[] }> {
+  retencionesFiles ??= [
+    ...readdirSync(join(SAT_DIR, 'xsd', 'retenciones20')).map((name) => ({
+      fileName: `retenciones20/${name}`,
+      contents: readFileSync(join(SAT_DIR, 'xsd', 'retenciones20', name), 'utf8'),
+    })),
+    ...['catCFDI.xsd', 'tdCFDI.xsd', 'TimbreFiscalDigitalv11.xsd'].map((fileName) => ({
+      fileName,
+      contents: readFileSync(join(SAT_DIR, 'xsd', fileName), 'utf8'),
+    })),
+  ];
+  const schema = retencionesFiles.find((f) => f.fileName === 'retenciones20/local-retenciones20-with-complements.xsd')!;
+  const result = await validateXML({
+    xml: { fileName: 'retencion.xml', contents: xml },
+    schema,
+    preload: retencionesFiles.filter((f) => f !== schema),
+    modifyArguments: (args) => ['--nonet', ...args],
+  });
+  return { valid: result.valid, errors: result.errors.map((e) => e.rawMessage) };
+}
+
+/** Cadena original of a Retenciones 2.0 by SAT's retenciones.xslt (precompiled SEF, with its 12 complement stylesheets). */
+export function retencionCadenaFromSatXslt(xml: string): Promise<string> {
+  return transformWithSef('retenciones_2_0.sef.json', xml);
 }
