@@ -633,7 +633,7 @@ const EN: typeof ES = {
   clientNew: 'New client',
   clientSearch: 'RFC or name',
   clientNone: 'No clients.',
-  clientDeleteConfirm: 'Delete this client? Its invoices do not change.',
+  clientDeleteConfirm: 'Remove this client? Its invoices do not change.',
   regimenFiscal: 'Régimen fiscal',
   domicilioFiscal: 'Fiscal postal code',
   usoCfdi: 'Uso del CFDI',
