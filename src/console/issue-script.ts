@@ -157,7 +157,7 @@ export const ISSUE_SCRIPT = `'use strict';
   function fields() {
     var out = [];
     Array.prototype.forEach.call(form.elements, function (el) {
-      if (el.name && el.name !== 'csrf' && el.name !== 'op' && (el instanceof HTMLInputElement || el instanceof HTMLSelectElement)) out.push([el.name, el.value]);
+      if (el.name && el.name !== 'csrf' && el.name !== 'op' && el.name !== 'issue_key' && (el instanceof HTMLInputElement || el instanceof HTMLSelectElement)) out.push([el.name, el.value]);
     });
     return out;
   }

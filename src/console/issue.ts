@@ -1,3 +1,4 @@
+import { randomToken } from '../lib/crypto.ts';
 import type { ConsoleContext, ConsoleKit, ConsoleRouter, Session } from './kit.ts';
 import type { Messages } from './messages.ts';
 import { h, ISSUE_SCRIPT_PATH, type Markup, page, type Viewer } from './page.ts';
@@ -363,6 +364,7 @@ ${input(n('num_parcialidad'), t.issueParcialidad, d.num_parcialidad, h`inputmode
  data-msg-valid="${t.issueValid}" data-msg-checking="${t.issueChecking}" data-msg-restored="${t.issueDraftRestored}" data-msg-failed="${t.failed}"
  data-msg-errors-one="${t.issueHasErrors(1)}" data-msg-errors-many="${t.issueHasErrors(1000).replace('1000', '{n}')}">
 <input type="hidden" name="csrf" value="${v.csrf}">
+<input type="hidden" name="issue_key" value="${randomToken(18)}">
 ${o.notice ? h`<p class="notice" role="status">${o.notice}</p>` : ''}
 <div class="error" role="alert" id="issue-errors" tabindex="-1"${loose.length || errors.length ? '' : h` hidden`}>
 <p>${errors.length ? t.issueHasErrors(errors.length) : ''}</p>
@@ -550,7 +552,10 @@ export function mountIssueScreens(web: ConsoleRouter, kit: ConsoleKit) {
         const verdict = checked.status === 200 ? ((await checked.clone().json()) as { valid: boolean }) : { valid: false };
         if (!verdict.valid) return render(c, session, viewer, form, await errorsOf(checked, form, request), 400);
         if (op === 'validate') return render(c, session, viewer, form, [], 200, false, viewer.t.issueValid);
-        const res = await kit.api(c, session, 'POST', '/api/v1/cfdis', request);
+        // A page's form sends its key as the Idempotency-Key: a second click, or a resend after a lost answer, gets the
+        // first one's invoice instead of issuing it twice. Each page the form is rendered on has a new key.
+        const key = /^[A-Za-z0-9_-]{16,64}$/.test(fields.issue_key ?? '') ? { 'idempotency-key': `console-${fields.issue_key}` } : undefined;
+        const res = await kit.api(c, session, 'POST', '/api/v1/cfdis', request, key);
         if (res.status === 201 || res.status === 202) {
           const made = (await res.json()) as { id: string };
           return kit.redirect(c, `/console/invoices/${encodeURIComponent(made.id)}`);

@@ -26,7 +26,7 @@ type ChangeHandler = (c: ConsoleContext, session: Session, viewer: Viewer, form:
  */
 export interface ConsoleKit {
   /** A request to the API as this user (through the gateway: its roles, budgets, audit log and isolation apply). */
-  api(c: ConsoleContext, session: Session | undefined, method: string, path: string, body?: unknown): Promise<Response>;
+  api(c: ConsoleContext, session: Session | undefined, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
   /** The same with a body the console does not make JSON of (a multipart upload, a file): the content type given. */
   apiRaw(c: ConsoleContext, session: Session, method: string, path: string, body: BodyInit, contentType: string): Promise<Response>;
   /** A page or action of a signed-in user: without a live session, back to the sign-in page. */

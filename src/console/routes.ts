@@ -96,8 +96,16 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
   };
 
   /** A request to the API as this user: through the gateway, with the client's address as the gateway sees it. */
-  const send = async (c: Context<ConsoleEnv>, session: Session | undefined, method: string, path: string, body?: BodyInit, contentType?: string) => {
-    const headers = new Headers({ accept: 'application/json', 'x-request-id': c.env.requestId });
+  const send = async (
+    c: Context<ConsoleEnv>,
+    session: Session | undefined,
+    method: string,
+    path: string,
+    body?: BodyInit,
+    contentType?: string,
+    extra: Record<string, string> = {},
+  ) => {
+    const headers = new Headers({ ...extra, accept: 'application/json', 'x-request-id': c.env.requestId });
     if (session) {
       headers.set('authorization', `Bearer ${session.access}`);
       headers.set('x-environment', session.environment);
@@ -110,8 +118,10 @@ export function mountConsole(app: OpenAPIHono<GatewayEnv>, deps: ConsoleDeps) {
     const server = c.env.server;
     return deps.fetch(request, server ? { requestIP: () => server.requestIP(c.req.raw) } : undefined);
   };
-  const api = (c: Context<ConsoleEnv>, session: Session | undefined, method: string, path: string, body?: unknown) =>
-    body === undefined ? send(c, session, method, path) : send(c, session, method, path, JSON.stringify(body), 'application/json');
+  const api = (c: Context<ConsoleEnv>, session: Session | undefined, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    body === undefined
+      ? send(c, session, method, path, undefined, undefined, headers)
+      : send(c, session, method, path, JSON.stringify(body), 'application/json', headers);
 
   const sessionOf = async (c: Context): Promise<Session | undefined> => {
     const token = getCookie(c, SESSION);

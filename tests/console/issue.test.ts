@@ -121,6 +121,19 @@ describe('the issue form over HTTP (no script)', () => {
     expect(await count()).toBe(before + 1);
   });
 
+  test("a second send of the same page's form (a double click, a resend) gets the first invoice, not another", async () => {
+    const page = await (await get('/console/invoices/new')).text();
+    const key = /name="issue_key" value="([^"]+)"/.exec(page)![1]!;
+    // Each rendering has its own key.
+    expect(/name="issue_key" value="([^"]+)"/.exec(await (await get('/console/invoices/new')).text())![1]).not.toBe(key);
+    const before = await count();
+    const first = await post('/console/invoices/new', ingresoForm({ issue_key: key }));
+    const second = await post('/console/invoices/new', ingresoForm({ issue_key: key }));
+    expect(first.status).toBe(303);
+    expect(second.headers.get('location')).toBe(first.headers.get('location'));
+    expect(await count()).toBe(before + 1);
+  });
+
   test('taxes per concepto: IVA 8 %, exento, ISR and IVA withheld; rows added and removed without script', async () => {
     const added = await post('/console/invoices/new', ingresoForm({ op: 'add' }));
     expect(added.status).toBe(200);
