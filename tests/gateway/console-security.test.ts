@@ -1,8 +1,12 @@
 import { describe, expect, test } from 'bun:test';
 import { concepto, createTestApp, csdFiles, csdForm, ICV, ingreso, issuer, READY, type TestApp } from '../helpers.ts';
-import { signIn } from './sign-in.ts';
+import { signIn } from '../console/sign-in.ts';
 
-/** The console over plain HTTP (issue 40): its headers, its cookie, CSRF, sign-out, password change, isolation. */
+/**
+ * The console in the security suite (issue 40): its headers (CSP, framing), its cookie, CSRF on every change, session
+ * fixation, sign-out and password change, escaping of tenant-controlled text on every page, and every route's
+ * isolation (another tenant's ids → 404), as tests/gateway/security.test.ts has every API operation's.
+ */
 const t = await createTestApp();
 const a = await issuer(t, READY);
 const b = await issuer(t, { ...READY, tenant: { nombre: 'OTRO COMERCIO' } });
@@ -14,28 +18,29 @@ async function issued(key: string, body: Record<string, unknown>): Promise<{ id:
 }
 const theirs = await issued(b.key, ingreso());
 const ours = await issued(a.key, ingreso({ conceptos: [concepto({ descripcion: 'Servicio <script>alert(1)</script> & "más"' })] }));
-/** Tenant B's received CFDI (its own invoice uploaded: stored invalid) and SAT download request (its FIEL on file). */
-const theirReceived = (
-  (await (
-    await t.app.request('/api/v1/received-cfdis', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${b.key}`, 'content-type': 'application/xml' },
-      body: await (await t.app.request(`/api/v1/cfdis/${theirs.id}/xml`, { headers: { authorization: `Bearer ${b.key}` } })).text(),
-    })
-  ).json()) as { data: { id: string }[] }
-).data[0]!.id;
-expect(
-  (
-    await t.app.request('/api/v1/fiel', {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${b.token}` },
-      body: csdForm(csdFiles('EKU9003173C9_FIEL', 'EKU9003173C9')),
-    })
-  ).status,
-).toBe(201);
-const theirSatdl = (
-  await t.call('POST', '/sat-downloads', { token: b.key, body: { direction: 'issued', kind: 'metadata', desde: '2026-01-01', hasta: '2026-01-31' } })
-).json.data[0].id as string;
+/** An issuer's received CFDI (its own invoice uploaded: stored invalid) and SAT download request (its FIEL on file). */
+async function receivedAndDownload(who: typeof a, cfdiId: string) {
+  const xml = await (await t.app.request(`/api/v1/cfdis/${cfdiId}/xml`, { headers: { authorization: `Bearer ${who.key}` } })).text();
+  const upload = await t.app.request('/api/v1/received-cfdis', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${who.key}`, 'content-type': 'application/xml' },
+    body: xml,
+  });
+  const received = ((await upload.json()) as { data: { id: string }[] }).data[0]!.id;
+  const fiel = await t.app.request('/api/v1/fiel', {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${who.token}` },
+    body: csdForm(csdFiles('EKU9003173C9_FIEL', 'EKU9003173C9')),
+  });
+  expect(fiel.status).toBe(201);
+  const download = await t.call('POST', '/sat-downloads', {
+    token: who.key,
+    body: { direction: 'issued', kind: 'metadata', desde: '2026-01-01', hasta: '2026-01-31' },
+  });
+  return { received, satdl: download.json.data[0].id as string };
+}
+const theirReceivedAndDownload = await receivedAndDownload(b, theirs.id);
+const ourReceivedAndDownload = await receivedAndDownload(a, ours.id);
 
 /** An issuer's administered things, one of each kind the administration screens name by id (made through the API). */
 async function administered(who: typeof a) {
@@ -295,13 +300,8 @@ describe('the console over HTTP', () => {
    * every route that names a CFDI answers 404 for tenant B's.
    */
   /** Tenant B's ids, by the kind of thing a route names (`:id`): a screen that names another kind adds it here. */
-  const THEIRS = { cfdi: theirs.id, received: theirReceived, satdl: theirSatdl, ...theirAdministered };
-  const OURS: Record<keyof typeof THEIRS, string> = {
-    cfdi: ours.id,
-    received: 'rcv_01jd2m3k4n5p6q7r8s9t0v1w2x',
-    satdl: 'satdl_01jd2m3k4n5p6q7r8s9t0v1w2x',
-    ...ourAdministered,
-  };
+  const THEIRS = { cfdi: theirs.id, ...theirReceivedAndDownload, ...theirAdministered };
+  const OURS: Record<keyof typeof THEIRS, string> = { cfdi: ours.id, ...ourReceivedAndDownload, ...ourAdministered };
   const ROUTES: Record<string, { anonymous: number; foreign?: keyof typeof THEIRS }> = {
     'GET /console': { anonymous: 303 },
     'GET /console/assets/*': { anonymous: 404 },
@@ -399,5 +399,99 @@ describe('the console over HTTP', () => {
     const wrong = await t.app.request('/console/invoices', { method: 'DELETE' });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toContain('GET');
+  });
+
+  /** Each GET route that answers a page (not a document's bytes: XML, PDF, the logo), for tenant A's own things (its ids by kind). */
+  const ownPages = () =>
+    Object.entries(ROUTES)
+      .filter(([route]) => route.startsWith('GET ') && !/\*|:delivery_id|:catalogo|\/(xml|pdf|logo)$/.test(route))
+      .map(([route, expected]) => route.slice(4).replace(':id', expected.foreign ? OURS[expected.foreign] : 'x'));
+
+  test('every page: framed by nothing (frame-ancestors none, X-Frame-Options DENY), the strict CSP, no inline script', async () => {
+    const { cookie } = await signIn(t.app, a.email, a.password);
+    for (const path of ownPages()) {
+      const res = await get(t.app, path, cookie);
+      if (!(res.headers.get('content-type') ?? '').includes('text/html')) continue; // a document's bytes (XML, PDF, logo)
+      expect({ path, status: res.status }).toEqual({ path, status: 200 });
+      expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(res.headers.get('content-security-policy')).not.toContain('unsafe-inline');
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(await res.text()).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|\son[a-z]+=|style="/);
+    }
+  });
+
+  test('XSS: tenant-controlled text (names, conceptos, clients, series, users, keys) is escaped on every page', async () => {
+    const payload = '<script>alert("xss")</script><img src=x onerror=alert(1)>';
+    const c = await issuer(t, { ...READY, tenant: { nombre: `COMERCIO ${payload}` } });
+    const make = async (path: string, body: Record<string, unknown>, token = c.key) => {
+      const res = await t.call('POST', path, { token, body });
+      expect({ path, status: res.status }).toEqual({ path, status: 201 });
+      return res.json.id as string;
+    };
+    await issued(c.key, ingreso({ conceptos: [concepto({ descripcion: `Concepto ${payload}` })] }));
+    await make('/clients', { rfc: 'AAA010101AAA', nombre: `CLIENTE ${payload}`, regimen_fiscal: '601', domicilio_fiscal: '01000', uso_cfdi: 'G03' });
+    await make('/series', { serie: 'XSS', descripcion: `Serie ${payload}` });
+    await make('/api-keys', { name: `Llave ${payload}` }, c.token);
+    await make(
+      '/users',
+      { email: `xss-${crypto.randomUUID().slice(0, 8)}@example.com`, password: 'a-long-password-1', nombre: `Usuario ${payload}`, role: 'VIEWER' },
+      c.token,
+    );
+    const { cookie } = await signIn(t.app, c.email, c.password);
+    let pages = 0;
+    for (const path of ownPages()) {
+      if (path.includes('/:') || /\/(cfdi|rcv|satdl|whk|csd|key|usr|ser|cli)_/.test(path)) continue; // A's ids: C's lists are the sweep
+      const res = await get(t.app, path, cookie);
+      if (!(res.headers.get('content-type') ?? '').includes('text/html')) continue;
+      const html = await res.text();
+      pages++;
+      expect({ path, raw: html.includes('<script>alert') || html.includes('<img src=x') }).toEqual({ path, raw: false });
+    }
+    expect(pages).toBeGreaterThan(10);
+    // The text is there, escaped, where each thing is listed.
+    for (const path of ['/console/invoices', '/console/clients', '/console/series', '/console/api-keys', '/console/users', '/console/profile']) {
+      const html = await (await get(t.app, path, cookie)).text();
+      expect({ path, escaped: html.includes('&#60;script&#62;alert(&#34;xss&#34;)&#60;/script&#62;') }).toEqual({ path, escaped: true });
+    }
+  });
+
+  test('CSRF: every change of the console without the form token is refused (403) and changes nothing', async () => {
+    const { cookie } = await signIn(t.app, a.email, a.password);
+    const audit = async () => (await t.call('GET', '/audit-log?limit=100', { token: a.token })).json.data.length as number;
+    const before = await audit();
+    for (const [route, expected] of Object.entries(ROUTES)) {
+      if (!route.startsWith('POST ') || route === 'POST /console/login') continue;
+      const path = route
+        .slice(5)
+        .replace(':id', expected.foreign ? OURS[expected.foreign] : 'x')
+        .replace(':delivery_id', 'x');
+      for (const fields of [{}, { csrf: 'x'.repeat(43) }] as Record<string, string>[]) {
+        const res = await post(t.app, path, cookie, fields);
+        expect({ route, status: res.status }).toEqual({ route, status: 403 });
+      }
+    }
+    expect((await get(t.app, '/console/invoices', cookie)).status).toBe(200); // still signed in
+    expect(await audit()).toBe(before);
+  });
+
+  test('session fixation: a session cookie planted before sign-in is replaced by a new one, which is the one signed in', async () => {
+    const planted = await signIn(t.app, b.email, b.password); // an attacker's own valid session
+    const page = await t.app.request('/console/login');
+    const seed = page.headers.get('set-cookie')!.split(';')[0]!;
+    const csrf = csrfOf(await page.text());
+    const res = await t.app.request('/console/login', {
+      method: 'POST',
+      headers: { cookie: `${seed}; ${planted.cookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf, email: a.email, password: a.password }),
+    });
+    expect(res.status).toBe(303);
+    const fresh = res.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('console_session='))!
+      .split(';')[0]!;
+    expect(fresh).not.toBe(planted.cookie);
+    const html = await (await get(t.app, '/console/invoices', fresh)).text();
+    expect(html).toContain(a.email);
+    expect(html).not.toContain(b.email);
   });
 });
