@@ -8525,6 +8525,16 @@ export interface operations {
                 tipo?: "I" | "E" | "P" | "N" | "T";
                 receptor_rfc?: string;
                 serie?: string;
+                /** @description Part of the receptor's name, ignoring case (of A–Z; accents count); % and _ are plain characters */
+                receptor_nombre?: string;
+                /** @description Exactly this folio fiscal, any case */
+                uuid?: string;
+                /** @description Exactly this folio (with `serie`, of that serie) */
+                folio?: string;
+                /** @description Total at least this amount (inclusive, exact decimal, in the CFDI's moneda) */
+                total_min?: string;
+                /** @description Total at most this amount (inclusive, exact decimal, in the CFDI's moneda) */
+                total_max?: string;
                 /** @description On the CFDI fecha (local time of issue) */
                 desde?: string;
                 /** @description On the CFDI fecha (local time of issue) */

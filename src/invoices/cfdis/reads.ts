@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, lte } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { cfdiDocuments, cfdis, tenantBranding, type CfdiStatus, type Environment, type LogoType } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
@@ -132,11 +132,19 @@ export interface ListQuery {
   tipo?: string;
   receptor_rfc?: string;
   serie?: string;
+  receptor_nombre?: string;
+  uuid?: string;
+  folio?: string;
+  total_min?: string;
+  total_max?: string;
   desde?: string;
   hasta?: string;
   external_id?: string;
   pac?: string;
 }
+
+/** A LIKE pattern's literal text: its wildcards and the escape character taken as themselves. */
+const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Newest first, keyset on the time-sortable id: a page costs the same at any depth. */
 export async function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
@@ -170,6 +178,13 @@ export async function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
         q.tipo ? eq(cfdis.tipo, q.tipo) : undefined,
         q.receptor_rfc ? eq(cfdis.receptorRfc, q.receptor_rfc.toUpperCase()) : undefined,
         q.serie ? eq(cfdis.serie, q.serie) : undefined,
+        q.receptor_nombre ? sql`upper(${cfdis.receptorNombre}) like ${`%${likeLiteral(q.receptor_nombre.toUpperCase())}%`} escape '\\'` : undefined,
+        // Stored upper case, as SAT prints it: equality keeps the unique index on uuid usable.
+        q.uuid ? eq(cfdis.uuid, q.uuid.toUpperCase()) : undefined,
+        q.folio ? eq(cfdis.folio, Number(q.folio)) : undefined,
+        // Amounts are exact decimal text: compared as numbers by the engine, both sides converted alike.
+        q.total_min ? sql`cast(${cfdis.total} as numeric) >= cast(${q.total_min} as numeric)` : undefined,
+        q.total_max ? sql`cast(${cfdis.total} as numeric) <= cast(${q.total_max} as numeric)` : undefined,
         q.external_id !== undefined ? eq(cfdis.externalId, q.external_id) : undefined,
         q.pac ? eq(cfdis.pac, q.pac) : undefined,
         q.desde ? gte(cfdis.fecha, q.desde) : undefined,
