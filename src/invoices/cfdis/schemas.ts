@@ -336,6 +336,9 @@ export const CfdiListQuery = PaginationQuery.extend({
     .openapi({ param: { name: 'pac', in: 'query' }, description: 'Only CFDIs this PAC stamped (`sandbox` in test mode)', example: 'sandbox' }),
 });
 
+/** GET /cfdis/export.zip: the list's filters, without its paging. */
+export const CfdiExportQuery = CfdiListQuery.omit({ limit: true, cursor: true });
+
 export const CfdiIssueHeaders = z.object({
   'x-sandbox-scenario': z
     .string()

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { concepto, createTestApp, ICV, ingreso, issuer, READY, sqliteConnection, TEST_ENGINE } from '../../helpers.ts';
 import { eq, sql } from 'drizzle-orm';
+import { unzipSync } from 'fflate';
 import { cfdis, idempotencyKeys } from '../../../src/db/schema/index.ts';
 
 const t = await createTestApp({ wakeOnEnqueue: false }); // the crash test reads a queued invoice before the queue runs it
@@ -259,6 +260,41 @@ describe('GET /cfdis pagination', () => {
       expect(res.json.error.details.map((d: { field: string }) => d.field)).toContain(`query.${field}`);
     }
   });
+
+  test('GET /cfdis/export.zip: the stamped XMLs the filters match, byte for byte; a queued one left out; more than 500: 413', async () => {
+    const a = await newIssuer();
+    const made: { id: string; uuid: string }[] = [];
+    for (let i = 0; i < 3; i++) made.push((await t.call('POST', '/cfdis', { token: a.key, body: invoice(100 + i) })).json);
+    const queued = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'x-sandbox-scenario': 'pac_unavailable' } });
+    expect(queued.json.status).toBe('en_cola');
+    const b = await newIssuer();
+    await t.call('POST', '/cfdis', { token: b.key, body: invoice() });
+    const zipOf = async (query: string) => {
+      const res = await t.app.request(`/api/v1/cfdis/export.zip?${query}`, { headers: { authorization: `Bearer ${a.key}` } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/zip');
+      return unzipSync(new Uint8Array(await res.arrayBuffer()));
+    };
+    const all = await zipOf('receptor_nombre=cva');
+    expect(Object.keys(all).sort()).toEqual(made.map((c) => `${c.uuid}.xml`).sort());
+    for (const c of made) {
+      const xml = await t.app.request(`/api/v1/cfdis/${c.uuid}/xml`, { headers: { authorization: `Bearer ${a.key}` } });
+      expect(Buffer.from(all[`${c.uuid}.xml`]!).equals(Buffer.from(await xml.arrayBuffer()))).toBe(true);
+    }
+    expect(Object.keys(await zipOf('total_max=117.16'))).toEqual([`${made[1]!.uuid}.xml`, `${made[0]!.uuid}.xml`]);
+    expect(Object.keys(await zipOf('status=cancelado'))).toEqual([]);
+    const bad = await t.call('GET', '/cfdis/export.zip?total_min=x', { token: a.key });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.details[0].field).toBe('query.total_min');
+    // More than 500 stamped match: 413 naming the query, nothing sent.
+    for (let i = 0; i < 497; i++) expect((await t.call('POST', '/cfdis', { token: a.key, body: invoice() })).status).toBe(201);
+    expect(Object.keys(await zipOf('')).length).toBe(500);
+    await t.call('POST', '/cfdis', { token: a.key, body: invoice() });
+    const over = await t.call('GET', '/cfdis/export.zip', { token: a.key });
+    expect(over.status).toBe(413);
+    expect(over.json.error.details[0].field).toBe('query');
+    expect(Object.keys(await zipOf('total_min=117'))).toHaveLength(2);
+  }, 120_000);
 
   test('no duplicates or gaps while new invoices are inserted during iteration', async () => {
     const a = await newIssuer();
