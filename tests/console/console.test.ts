@@ -262,6 +262,10 @@ describe('the console over HTTP', () => {
     'GET /console/invoices/:id/xml': { anonymous: 303, foreign: 'cfdi' },
     'GET /console/invoices/:id/pdf': { anonymous: 303, foreign: 'cfdi' },
     'POST /console/invoices/:id/withdraw': { anonymous: 303, foreign: 'cfdi' },
+    'GET /console/invoices.zip': { anonymous: 303 },
+    'GET /console/invoices/:id/sat-status': { anonymous: 303, foreign: 'cfdi' },
+    'POST /console/invoices/:id/email': { anonymous: 303, foreign: 'cfdi' },
+    'POST /console/invoices/:id/cancel': { anonymous: 303, foreign: 'cfdi' },
   };
 
   test('the table covers every route of the console', () => {
