@@ -429,7 +429,7 @@ async function fieldsOf(res: Response, fields: readonly string[], kit: ConsoleKi
   }
   const out: Record<string, string> = {};
   for (const d of body.error?.details ?? []) {
-    const field = (d.field ?? '').replace(/^(body|query)\./, '').replace(/\.\d+$/, '');
+    const field = (d.field ?? '').replace(/^(body|query)\./, '').replace(/(\[\d+\]|\.\d+)$/, '');
     const key = fields.includes(field) ? field : '_';
     out[key] = [out[key], key === '_' && d.field ? `${d.field}: ${d.issue}` : d.issue].filter(Boolean).join('; ');
   }
