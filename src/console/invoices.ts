@@ -2,7 +2,7 @@ import type { ConsoleContext, ConsoleKit, ConsoleRouter, PageStatus, Session } f
 import { h, type Markup, page, type Viewer } from './page.ts';
 
 /** GET /api/v1/cfdis's item, as far as the list shows it. */
-export interface ListItem {
+interface ListItem {
   id: string;
   uuid: string | null;
   tipo: string;
@@ -16,7 +16,7 @@ export interface ListItem {
 }
 
 /** GET /api/v1/cfdis/{id}, as far as the detail shows it. */
-export interface Detail extends ListItem {
+interface Detail extends ListItem {
   emisor: { rfc: string; nombre: string; regimen_fiscal: string };
   conceptos: {
     descripcion: string;
@@ -70,7 +70,7 @@ export interface Email {
 }
 
 /** GET /api/v1/cfdis/{id}/sat-status, in SAT's words. */
-export interface SatStatus {
+interface SatStatus {
   consulted_at: string;
   CodigoEstatus: string;
   Estado: string;
@@ -83,7 +83,7 @@ export interface SatStatus {
  * The API's filters of GET /cfdis that the list offers, by their query names (and its page size, kept across pages);
  * `q` is the console's one search box (an RFC, a UUID or part of a name), turned into the API's filter it is.
  */
-export const FILTERS = [
+const FILTERS = [
   'q',
   'receptor_rfc',
   'receptor_nombre',
@@ -104,7 +104,7 @@ const UUID_RE = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0
 const RFC_RE = /^[A-ZÑ&]{3,4}\d{6}[A-Z\d]{3}$/i;
 
 /** The API's query for the list's filters: `q` becomes uuid, receptor_rfc or receptor_nombre (a field given by name wins). */
-export function apiQuery(filters: Filters): URLSearchParams {
+function apiQuery(filters: Filters): URLSearchParams {
   const params = new URLSearchParams();
   for (const f of FILTERS) if (f !== 'q' && filters[f]) params.set(f, filters[f]!);
   const q = filters.q;
@@ -133,7 +133,7 @@ function input(name: string, label: string, value: string | undefined, attrs: Ma
 }
 
 /** The list: the API's filters as a GET form, a page of CFDIs, the next page by the API's cursor. */
-export function listContent(v: Viewer, filters: Filters, items: ListItem[], next: string | null, paged: boolean, error?: string): Markup {
+function listContent(v: Viewer, filters: Filters, items: ListItem[], next: string | null, paged: boolean, error?: string): Markup {
   const { t } = v;
   const query = (cursor: string) => {
     const params = new URLSearchParams();
@@ -189,7 +189,7 @@ export interface DetailParts {
 }
 
 /** The detail: parties, conceptos, totals, the documents; the change a role may make, only to that role. */
-export function detailContent(v: Viewer, c: Detail, canChange: boolean, parts: DetailParts = {}): Markup {
+function detailContent(v: Viewer, c: Detail, canChange: boolean, parts: DetailParts = {}): Markup {
   const { t } = v;
   const { cancellation } = parts;
   const withdraw =
