@@ -1209,7 +1209,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delivery history, newest first, with every attempt */
+        /**
+         * Delivery history, newest first, with every attempt
+         * @description With `cfdi_id`, only the deliveries of that CFDI's events (cfdi.timbrado, cfdi.cancelado, cfdi.email_enviado…).
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -11014,6 +11017,8 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque; from pagination.next_cursor */
                 cursor?: string;
+                /** @description Only the deliveries of this CFDI's events (its data.cfdi_id) */
+                cfdi_id?: string;
             };
             header?: never;
             path: {
