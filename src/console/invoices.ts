@@ -69,6 +69,17 @@ export interface Email {
   created_at?: string;
 }
 
+/** A delivery of GET /api/v1/webhooks/{id}/deliveries?cfdi_id=, with its webhook's URL. */
+interface Delivery {
+  url: string;
+  event: string;
+  state: string;
+  attempts: number;
+  status_code: number | null;
+  error: string | null;
+  created_at: string;
+}
+
 /** GET /api/v1/cfdis/{id}/sat-status, in SAT's words. */
 interface SatStatus {
   consulted_at: string;
@@ -181,6 +192,7 @@ ${items.length ? h`<p><a href="/console/invoices.zip${firstParams.size ? `?${fir
 export interface DetailParts {
   cancellation?: Cancellation;
   emails?: Email[];
+  deliveries?: Delivery[];
   xml?: string;
   sat?: SatStatus;
   /** The API's refusal of the last change, by the form field it names (`_` for the form as a whole), and which form. */
@@ -242,6 +254,7 @@ ${cancellation ? cancellationContent(v, cancellation) : ''}
 ${c.uuid ? satContent(v, c, parts) : ''}
 ${c.uuid && canChange && c.status !== 'fallido' ? emailForm(v, c, parts) : ''}
 ${parts.emails ? emailsContent(v, parts.emails) : ''}
+${parts.deliveries ? deliveriesContent(v, parts.deliveries) : ''}
 ${c.uuid && canChange && c.status === 'vigente' ? cancelForm(v, c, parts) : ''}
 ${parts.xml ? h`<section aria-labelledby="h-xml"><details id="xml"><summary><h2 id="h-xml">${t.xml}</h2></summary><pre class="xml">${prettyXml(parts.xml)}</pre></details></section>` : ''}
 <p><a href="/console/invoices">${t.back}</a></p>`;
@@ -301,6 +314,23 @@ ${
 ${emails.map(
   (e) =>
     h`<tr data-email="${e.id}"><td data-label="${t.date}">${e.created_at ?? ''}</td><td data-label="${t.emailTo}">${e.to.join(', ')}</td><td data-label="${t.status}" class="email-status">${t.emailStatuses[e.status] ?? e.status} (${e.attempts})</td><td data-label="${t.answer}">${e.last_response ?? '—'}</td></tr>`,
+)}
+</tbody></table>`
+}
+</section>`;
+}
+
+function deliveriesContent(v: Viewer, deliveries: Delivery[]): Markup {
+  const { t } = v;
+  return h`<section aria-labelledby="h-deliveries" id="deliveries">
+<h2 id="h-deliveries">${t.deliveries}</h2>
+${
+  deliveries.length === 0
+    ? h`<p>${t.noDeliveries}</p>`
+    : h`<table class="list"><thead><tr><th scope="col">${t.date}</th><th scope="col">${t.event}</th><th scope="col">URL</th><th scope="col">${t.status}</th><th scope="col">${t.answer}</th></tr></thead><tbody>
+${deliveries.map(
+  (d) =>
+    h`<tr><td data-label="${t.date}">${d.created_at}</td><td data-label="${t.event}">${d.event}</td><td data-label="URL">${d.url}</td><td data-label="${t.status}" class="delivery-state">${d.state} (${d.attempts})</td><td data-label="${t.answer}">${d.status_code ?? d.error ?? '—'}</td></tr>`,
 )}
 </tbody></table>`
 }
@@ -500,8 +530,33 @@ export function mountInvoiceScreens(web: ConsoleRouter, kit: ConsoleKit) {
       json<{ data: Email[] }>(`/api/v1/cfdis/${ref}/emails?limit=20`),
       cfdi.uuid ? kit.api(c, session, 'GET', `/api/v1/cfdis/${ref}/xml`).then((r) => (r.status === 200 ? r.text() : undefined)) : undefined,
     ]);
-    const all = { cancellation, emails: emails?.data, xml, ...parts };
+    const all = {
+      cancellation,
+      emails: emails?.data,
+      deliveries: viewer.role === 'ADMIN' ? await deliveriesOf(c, session, cfdi.id) : undefined,
+      xml,
+      ...parts,
+    };
     return kit.htmlPage(c, page(viewer, `${viewer.t.invoices} · ${cfdi.uuid ?? cfdi.id}`, detailContent(viewer, cfdi, canChangeAs(viewer), all)), status);
+  };
+
+  /** The webhook deliveries of this CFDI's events, newest first (the API lists them to an ADMIN only): per webhook, by cfdi_id. */
+  const deliveriesOf = async (c: ConsoleContext, session: Session, cfdiId: string): Promise<Delivery[] | undefined> => {
+    const hooks = await kit.api(c, session, 'GET', '/api/v1/webhooks?limit=100');
+    if (hooks.status !== 200) return undefined;
+    const { data } = (await hooks.json()) as { data: { id: string; url: string }[] };
+    const lists = await Promise.all(
+      data.map(async (hook) => {
+        const res = await kit.api(
+          c,
+          session,
+          'GET',
+          `/api/v1/webhooks/${encodeURIComponent(hook.id)}/deliveries?limit=20&cfdi_id=${encodeURIComponent(cfdiId)}`,
+        );
+        return res.status === 200 ? ((await res.json()) as { data: Omit<Delivery, 'url'>[] }).data.map((d) => ({ ...d, url: hook.url })) : [];
+      }),
+    );
+    return lists.flat().sort((a, b) => b.created_at.localeCompare(a.created_at));
   };
 
   web.get(

@@ -137,6 +137,9 @@ const ES = {
   comercioExteriorLine: (incoterm: string, mercancias: string, usd: string, tc: string) =>
     `exportación ${incoterm}: ${mercancias} mercancías, ${usd} USD (tipo de cambio ${tc})`,
   impLocalesLine: (traslados: string, retenciones: string) => `traslados locales ${traslados}, retenciones locales ${retenciones}`,
+  deliveries: 'Entregas de webhooks',
+  noDeliveries: 'Ningún webhook recibió eventos de esta factura.',
+  event: 'Evento',
 };
 
 const EN: typeof ES = {
@@ -272,6 +275,9 @@ const EN: typeof ES = {
   comercioExteriorLine: (incoterm: string, mercancias: string, usd: string, tc: string) =>
     `export ${incoterm}: ${mercancias} goods, ${usd} USD (exchange rate ${tc})`,
   impLocalesLine: (traslados: string, retenciones: string) => `local taxes transferred ${traslados}, withheld ${retenciones}`,
+  deliveries: 'Webhook deliveries',
+  noDeliveries: "No webhook received this invoice's events.",
+  event: 'Event',
 };
 
 export type Messages = typeof ES;

@@ -7,7 +7,9 @@ import { signIn } from './sign-in.ts';
 /** Issue 40, the invoices screen over HTTP: search, the ZIP of a filter, the detail's parts, and its actions by role. */
 const sink = await smtpSink();
 afterAll(() => sink.close());
-const t = await createTestApp({ wakeOnEnqueue: false, smtp: sink.smtp });
+const receiver = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('ok') });
+afterAll(() => receiver.stop(true));
+const t = await createTestApp({ wakeOnEnqueue: false, smtp: sink.smtp, webhookAllowPrivate: true });
 const a = await issuer(t, READY);
 const b = await issuer(t, { ...READY, tenant: { nombre: 'OTRO COMERCIO' } });
 const OTHER = { rfc: 'AAA010101AAA', nombre: 'ACCEM SERVICIOS EMPRESARIALES', regimen_fiscal: '601', domicilio_fiscal: '01000', uso_cfdi: 'G03' };
@@ -157,5 +159,25 @@ describe('the invoices screen over HTTP', () => {
     // Cancelling again: the API's refusal (409) on the page, nothing changed.
     const again = await post(`/console/invoices/${c.id}/cancel`, asOperator.cookie, { csrf: csrfOf(html), motivo: '02' });
     expect(again.status).toBe(409);
+  });
+
+  test("webhook deliveries of this invoice's events: shown to an ADMIN (the API lists them to ADMIN only), not to a VIEWER", async () => {
+    const hook = await t.call('POST', '/webhooks', { token: a.key, body: { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['*'] } });
+    expect(hook.status).toBe(201);
+    const c = await issued(ingreso());
+    const later = await issued(ingreso());
+    await t.app.worker.drain();
+    const admin = await signIn(t.app, a.email, a.password);
+    const html = await text(get(`/console/invoices/${c.id}`, admin.cookie));
+    expect(html).toContain('id="deliveries"');
+    const section = html.slice(html.indexOf('id="deliveries"'), html.indexOf('</section>', html.indexOf('id="deliveries"')));
+    expect(section).toContain('cfdi.timbrado');
+    expect(section).toContain('entregado (1)');
+    expect(section).toContain(`http://127.0.0.1:${receiver.port}/hook`);
+    // Only this invoice's: the API's own list for it, one row each.
+    const own = (await t.call('GET', `/webhooks/${hook.json.id}/deliveries?cfdi_id=${c.id}`, { token: a.key })).json.data;
+    expect((section.match(/class="delivery-state"/g) ?? []).length).toBe(own.length);
+    expect(later.id).not.toBe(c.id);
+    expect(await text(get(`/console/invoices/${c.id}`, asViewer.cookie))).not.toContain('id="deliveries"');
   });
 });
