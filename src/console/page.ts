@@ -95,6 +95,15 @@ form.issue .label { display: block; font-weight: 600; font-size: .92rem; }
 form.issue output.importe { display: block; padding: .45rem 0; font-variant-numeric: tabular-nums; }
 form.issue .totals dd { text-align: right; font-variant-numeric: tabular-nums; }
 form.issue .hint { color: #4b5563; font-size: .88rem; }
+.grid .wide { grid-column: 1 / -1; }
+small { display: block; color: #4b5563; font-size: .85rem; }
+fieldset { border: 1px solid #d0d4db; border-radius: 6px; margin: .5rem 0; padding: .5rem .75rem; }
+fieldset[aria-invalid="true"] { border-color: #b00020; }
+.choice { display: grid; grid-template-columns: auto 1fr; gap: 0 .5rem; align-items: start; margin: .35rem 0; }
+.choice input { width: auto; margin-top: .35rem; } .choice small { grid-column: 2; }
+form.card h2, details summary h2 { margin-top: 0; }
+details summary { cursor: pointer; } details summary h2 { display: inline; font-size: 1.2rem; }
+pre.xml { overflow-x: auto; max-height: 32rem; background: #f5f6f8; padding: .75rem; font-size: .8rem; white-space: pre; }
 `;
 
 const hash = (text: string) => new Bun.CryptoHasher('sha256').update(text).digest('hex').slice(0, 12);

@@ -365,6 +365,10 @@ describe('the console over HTTP', () => {
     'POST /console/invoices/new/validate': { anonymous: 303 },
     'GET /console/invoices/new/clients': { anonymous: 303 },
     'GET /console/catalogos/:catalogo': { anonymous: 303 },
+    'GET /console/invoices.zip': { anonymous: 303 },
+    'GET /console/invoices/:id/sat-status': { anonymous: 303, foreign: 'cfdi' },
+    'POST /console/invoices/:id/email': { anonymous: 303, foreign: 'cfdi' },
+    'POST /console/invoices/:id/cancel': { anonymous: 303, foreign: 'cfdi' },
   };
 
   test('the table covers every route of the console', () => {

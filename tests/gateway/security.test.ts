@@ -150,6 +150,7 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   issueCfdi: { roles: WRITERS, body: () => ({ json: INVOICE }) },
   validateCfdi: { roles: ALL, body: () => ({ json: INVOICE }) },
   listCfdis: { roles: ALL },
+  exportCfdis: { roles: ALL },
   getCfdi: { roles: ALL, params: { id: 'cfdi' } },
   downloadCfdiXml: { roles: ALL, params: { uuid: 'cfdiUuid' } },
   downloadCfdiPdf: { roles: ALL, params: { uuid: 'cfdiUuid' } },

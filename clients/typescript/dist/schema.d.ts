@@ -818,6 +818,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cfdis/export.zip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The stamped XMLs of every CFDI the filters match, as one ZIP
+         * @description The filters of GET /cfdis (without paging): one `<uuid>.xml` per stamped CFDI, exactly as GET /cfdis/{uuid}/xml answers it; queued and failed CFDIs have none and are left out. At most 500: when more match, 413 and nothing is sent (narrow the filters).
+         */
+        get: operations["exportCfdis"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/cfdis/{id}": {
         parameters: {
             query?: never;
@@ -1189,7 +1209,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delivery history, newest first, with every attempt */
+        /**
+         * Delivery history, newest first, with every attempt
+         * @description With `cfdi_id`, only the deliveries of that CFDI's events (cfdi.timbrado, cfdi.cancelado, cfdi.email_enviado…).
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -8525,6 +8548,16 @@ export interface operations {
                 tipo?: "I" | "E" | "P" | "N" | "T";
                 receptor_rfc?: string;
                 serie?: string;
+                /** @description Part of the receptor's name, ignoring case (of A–Z; accents count); % and _ are plain characters */
+                receptor_nombre?: string;
+                /** @description Exactly this folio fiscal, any case */
+                uuid?: string;
+                /** @description Exactly this folio (with `serie`, of that serie) */
+                folio?: string;
+                /** @description Total at least this amount (inclusive, exact decimal, in the CFDI's moneda) */
+                total_min?: string;
+                /** @description Total at most this amount (inclusive, exact decimal, in the CFDI's moneda) */
+                total_max?: string;
                 /** @description On the CFDI fecha (local time of issue) */
                 desde?: string;
                 /** @description On the CFDI fecha (local time of issue) */
@@ -8797,6 +8830,92 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportCfdis: {
+        parameters: {
+            query?: {
+                status?: "vigente" | "en_cola" | "fallido" | "cancelacion_pendiente" | "cancelado";
+                tipo?: "I" | "E" | "P" | "N" | "T";
+                receptor_rfc?: string;
+                serie?: string;
+                /** @description Part of the receptor's name, ignoring case (of A–Z; accents count); % and _ are plain characters */
+                receptor_nombre?: string;
+                /** @description Exactly this folio fiscal, any case */
+                uuid?: string;
+                /** @description Exactly this folio (with `serie`, of that serie) */
+                folio?: string;
+                /** @description Total at least this amount (inclusive, exact decimal, in the CFDI's moneda) */
+                total_min?: string;
+                /** @description Total at most this amount (inclusive, exact decimal, in the CFDI's moneda) */
+                total_max?: string;
+                /** @description On the CFDI fecha (local time of issue) */
+                desde?: string;
+                /** @description On the CFDI fecha (local time of issue) */
+                hasta?: string;
+                /** @description Exactly this external_id (your reference sent on POST /cfdis) */
+                external_id?: string;
+                /** @description Only CFDIs this PAC stamped (`sandbox` in test mode) */
+                pac?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ZIP */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": Blob;
+                };
+            };
+            /** @description Invalid query */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description More than 500 stamped CFDIs match (details name `query`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10898,6 +11017,8 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque; from pagination.next_cursor */
                 cursor?: string;
+                /** @description Only the deliveries of this CFDI's events (its data.cfdi_id) */
+                cfdi_id?: string;
             };
             header?: never;
             path: {

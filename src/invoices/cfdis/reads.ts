@@ -1,4 +1,5 @@
-import { and, desc, eq, gte, lt, lte } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNotNull, lt, lte, sql } from 'drizzle-orm';
+import { zipSync } from 'fflate';
 import type { Db } from '../../db/client.ts';
 import { cfdiDocuments, cfdis, tenantBranding, type CfdiStatus, type Environment, type LogoType } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
@@ -132,10 +133,74 @@ export interface ListQuery {
   tipo?: string;
   receptor_rfc?: string;
   serie?: string;
+  receptor_nombre?: string;
+  uuid?: string;
+  folio?: string;
+  total_min?: string;
+  total_max?: string;
   desde?: string;
   hasta?: string;
   external_id?: string;
   pac?: string;
+}
+
+/** A LIKE pattern's literal text: its wildcards and the escape character taken as themselves. */
+const likeLiteral = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The list's filters (the search of GET /cfdis and of its ZIP), within the caller's tenant and environment. */
+function listFilters(actor: Actor, q: Omit<ListQuery, 'limit' | 'cursor'>) {
+  return and(
+    scoped(actor),
+    q.status ? eq(cfdis.status, q.status) : undefined,
+    q.tipo ? eq(cfdis.tipo, q.tipo) : undefined,
+    q.receptor_rfc ? eq(cfdis.receptorRfc, q.receptor_rfc.toUpperCase()) : undefined,
+    q.serie ? eq(cfdis.serie, q.serie) : undefined,
+    q.receptor_nombre ? sql`upper(${cfdis.receptorNombre}) like ${`%${likeLiteral(q.receptor_nombre.toUpperCase())}%`} escape '\\'` : undefined,
+    // Stored upper case, as SAT prints it: equality keeps the unique index on uuid usable.
+    q.uuid ? eq(cfdis.uuid, q.uuid.toUpperCase()) : undefined,
+    q.folio ? eq(cfdis.folio, Number(q.folio)) : undefined,
+    // Amounts are exact decimal text: compared as numbers by the engine, both sides converted alike.
+    q.total_min ? sql`cast(${cfdis.total} as numeric) >= cast(${q.total_min} as numeric)` : undefined,
+    q.total_max ? sql`cast(${cfdis.total} as numeric) <= cast(${q.total_max} as numeric)` : undefined,
+    q.external_id !== undefined ? eq(cfdis.externalId, q.external_id) : undefined,
+    q.pac ? eq(cfdis.pac, q.pac) : undefined,
+    q.desde ? gte(cfdis.fecha, q.desde) : undefined,
+    q.hasta ? lte(cfdis.fecha, q.hasta.length === 10 ? `${q.hasta}T23:59:59` : q.hasta) : undefined,
+  );
+}
+
+/** At most this many XMLs in one ZIP of GET /cfdis/export.zip. */
+export const EXPORT_LIMIT = 500;
+
+/**
+ * The stamped XMLs (exactly as stored) of every CFDI the list's filters match, newest first, as one ZIP of
+ * `<uuid>.xml` entries; more than EXPORT_LIMIT match: refused (too_large), nothing is read.
+ */
+export async function exportCfdis(deps: CfdiDeps, actor: Actor, q: Omit<ListQuery, 'limit' | 'cursor'>): Promise<{ zip: Uint8Array; count: number }> {
+  const where = and(listFilters(actor, q), isNotNull(cfdis.uuid));
+  const ids = await deps.db
+    .select({ id: cfdis.id })
+    .from(cfdis)
+    .where(where)
+    .orderBy(desc(cfdis.id))
+    .limit(EXPORT_LIMIT + 1);
+  if (ids.length > EXPORT_LIMIT) {
+    throw new ServiceError('too_large', `More than ${EXPORT_LIMIT} stamped CFDIs match these filters`, [
+      { field: 'query', issue: `more than ${EXPORT_LIMIT} match: narrow the filters (dates, status, receptor)` },
+    ]);
+  }
+  const files: Record<string, Uint8Array> = {};
+  for (let i = 0; i < ids.length; i += 100) {
+    const chunk = ids.slice(i, i + 100).map((r) => r.id);
+    const rows = await deps.db
+      .select({ uuid: cfdis.uuid, xml: cfdiDocuments.xml })
+      .from(cfdis)
+      .innerJoin(cfdiDocuments, eq(cfdiDocuments.cfdiId, cfdis.id))
+      .where(and(scoped(actor), inArray(cfdis.id, chunk)))
+      .orderBy(desc(cfdis.id));
+    for (const row of rows) if (row.uuid) files[`${row.uuid}.xml`] = new Uint8Array(row.xml);
+  }
+  return { zip: zipSync(files, { level: 6 }), count: Object.keys(files).length };
 }
 
 /** Newest first, keyset on the time-sortable id: a page costs the same at any depth. */
@@ -162,20 +227,7 @@ export async function listCfdis(deps: CfdiDeps, actor: Actor, q: ListQuery) {
       createdAt: cfdis.createdAt,
     })
     .from(cfdis)
-    .where(
-      and(
-        scoped(actor),
-        before ? lt(cfdis.id, before) : undefined,
-        q.status ? eq(cfdis.status, q.status) : undefined,
-        q.tipo ? eq(cfdis.tipo, q.tipo) : undefined,
-        q.receptor_rfc ? eq(cfdis.receptorRfc, q.receptor_rfc.toUpperCase()) : undefined,
-        q.serie ? eq(cfdis.serie, q.serie) : undefined,
-        q.external_id !== undefined ? eq(cfdis.externalId, q.external_id) : undefined,
-        q.pac ? eq(cfdis.pac, q.pac) : undefined,
-        q.desde ? gte(cfdis.fecha, q.desde) : undefined,
-        q.hasta ? lte(cfdis.fecha, q.hasta.length === 10 ? `${q.hasta}T23:59:59` : q.hasta) : undefined,
-      ),
-    )
+    .where(and(before ? lt(cfdis.id, before) : undefined, listFilters(actor, q)))
     .orderBy(desc(cfdis.id))
     .limit(q.limit + 1);
   return page(rows, q.limit, toCfdiListItem);

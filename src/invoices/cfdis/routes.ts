@@ -7,6 +7,7 @@ import { CfdiExamples } from './examples.ts';
 import {
   CfdiIssueHeaders,
   CfdiListItemSchema,
+  CfdiExportQuery,
   CfdiListQuery,
   CfdiRequestSchema,
   CfdiSchema,
@@ -16,7 +17,7 @@ import {
   StampedCfdiSchema,
 } from './schemas.ts';
 import { issueCfdi, resumeIssue, validateCfdi, type CfdiDeps } from './issue.ts';
-import { getCfdi, getCfdiPdf, getCfdiXml, listCfdis } from './reads.ts';
+import { EXPORT_LIMIT, exportCfdis, getCfdi, getCfdiPdf, getCfdiXml, listCfdis } from './reads.ts';
 
 const tags = ['CFDIs'];
 const errors = errorResponses('invoices');
@@ -98,6 +99,31 @@ export function mountCfdiRoutes(app: OpenAPIHono<BackendEnv>, deps: CfdiDeps) {
       responses: { 200: jsonResponse(paginated(CfdiListItemSchema), 'A page of CFDIs'), ...errors.invalidQuery, ...errors.unauthenticated },
     }),
     async (c) => c.json(await listCfdis(deps, actorOf(c), c.req.valid('query')), 200),
+  );
+
+  // Before GET /cfdis/{id}, which would otherwise take `export.zip` for an id.
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/v1/cfdis/export.zip',
+      tags,
+      operationId: 'exportCfdis',
+      summary: 'The stamped XMLs of every CFDI the filters match, as one ZIP',
+      description:
+        `The filters of GET /cfdis (without paging): one \`<uuid>.xml\` per stamped CFDI, exactly as GET /cfdis/{uuid}/xml answers it; ` +
+        `queued and failed CFDIs have none and are left out. At most ${EXPORT_LIMIT}: when more match, 413 and nothing is sent (narrow the filters).`,
+      request: { query: CfdiExportQuery },
+      responses: {
+        200: { description: 'The ZIP', content: { 'application/zip': { schema: z.string().openapi({ format: 'binary' }) } } },
+        ...errors.invalidQuery,
+        ...errors.unauthenticated,
+        413: errorResponse(`More than ${EXPORT_LIMIT} stamped CFDIs match (details name \`query\`)`),
+      },
+    }),
+    async (c) => {
+      const { zip } = await exportCfdis(deps, actorOf(c), c.req.valid('query'));
+      return c.body(zip as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/zip', 'Content-Disposition': 'attachment; filename=cfdis.zip' });
+    },
   );
 
   app.openapi(

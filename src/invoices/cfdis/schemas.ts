@@ -274,6 +274,13 @@ const dateParam = (name: string) =>
     .optional()
     .openapi({ param: { name, in: 'query' }, description: 'On the CFDI fecha (local time of issue)' });
 
+const amountParam = (name: string, bound: string) =>
+  z
+    .string()
+    .regex(/^\d{1,18}(\.\d{1,6})?$/, 'must be a decimal amount such as 1160.00')
+    .optional()
+    .openapi({ param: { name, in: 'query' }, description: `Total ${bound} this amount (inclusive, exact decimal, in the CFDI's moneda)`, example: '1000.00' });
+
 export const CfdiListQuery = PaginationQuery.extend({
   status: z
     .enum(CFDI_STATUSES)
@@ -293,6 +300,29 @@ export const CfdiListQuery = PaginationQuery.extend({
     .max(25)
     .optional()
     .openapi({ param: { name: 'serie', in: 'query' } }),
+  receptor_nombre: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(254)
+    .optional()
+    .openapi({
+      param: { name: 'receptor_nombre', in: 'query' },
+      description: "Part of the receptor's name, ignoring case (of A–Z; accents count); % and _ are plain characters",
+      example: 'COMERCIO',
+    }),
+  uuid: z
+    .string()
+    .regex(/^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/, 'must be a UUID (folio fiscal)')
+    .optional()
+    .openapi({ param: { name: 'uuid', in: 'query' }, description: 'Exactly this folio fiscal, any case' }),
+  folio: z
+    .string()
+    .regex(/^[1-9]\d{0,14}$/, 'must be a positive integer of at most 15 digits')
+    .optional()
+    .openapi({ param: { name: 'folio', in: 'query' }, description: 'Exactly this folio (with `serie`, of that serie)', example: '42' }),
+  total_min: amountParam('total_min', 'at least'),
+  total_max: amountParam('total_max', 'at most'),
   desde: dateParam('desde'),
   hasta: dateParam('hasta'),
   external_id: ExternalId.optional().openapi({
@@ -305,6 +335,9 @@ export const CfdiListQuery = PaginationQuery.extend({
     .optional()
     .openapi({ param: { name: 'pac', in: 'query' }, description: 'Only CFDIs this PAC stamped (`sandbox` in test mode)', example: 'sandbox' }),
 });
+
+/** GET /cfdis/export.zip: the list's filters, without its paging. */
+export const CfdiExportQuery = CfdiListQuery.omit({ limit: true, cursor: true });
 
 export const CfdiIssueHeaders = z.object({
   'x-sandbox-scenario': z

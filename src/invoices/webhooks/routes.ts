@@ -6,6 +6,7 @@ import { DeletedSchema, errorResponse, errorResponses, jsonBody, jsonResponse, p
 import type { WebhookDeliveryDeps } from './delivery.ts';
 import { WebhookCreateExamples, WebhookPatchExamples } from './examples.ts';
 import {
+  DeliveryListQuery,
   DeliveryParams,
   DeliverySchema,
   WebhookCreatedSchema,
@@ -143,8 +144,9 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
       tags,
       operationId: 'listWebhookDeliveries',
       summary: 'Delivery history, newest first, with every attempt',
+      description: "With `cfdi_id`, only the deliveries of that CFDI's events (cfdi.timbrado, cfdi.cancelado, cfdi.email_enviado…).",
       middleware: [apiKeyOrAdmin] as const,
-      request: { params: Params, query: PaginationQuery },
+      request: { params: Params, query: DeliveryListQuery },
       responses: {
         200: jsonResponse(paginated(DeliverySchema), 'A page of deliveries'),
         ...errors.invalidQuery,

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { PaginationQuery } from '../../lib/schemas.ts';
 import { DELIVERY_STATES, WEBHOOK_ESTADOS, type webhookAttempts, type webhookDeliveries, type webhooks } from '../../db/schema/index.ts';
 import { EVENT_TYPES } from '../events.ts';
 
@@ -45,6 +46,15 @@ export const DeliverySchema = z
     history: z.array(AttemptSchema),
   })
   .openapi('WebhookDelivery');
+
+/** GET /webhooks/{id}/deliveries: paging, and only the deliveries of one CFDI's events when asked. */
+export const DeliveryListQuery = PaginationQuery.extend({
+  cfdi_id: z
+    .string()
+    .regex(/^cfdi_[0-9a-z]{26}$/, 'must be a cfdi_ id')
+    .optional()
+    .openapi({ param: { name: 'cfdi_id', in: 'query' }, description: "Only the deliveries of this CFDI's events (its data.cfdi_id)" }),
+});
 
 export const WebhookParams = z.object({
   id: z

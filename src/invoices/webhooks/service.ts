@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, gt, lt, or } from 'drizzle-orm';
-import { webhookAttempts, webhookDeliveries, webhooks } from '../../db/schema/index.ts';
+import { and, asc, desc, eq, gt, inArray, lt, or, sql } from 'drizzle-orm';
+import { events, webhookAttempts, webhookDeliveries, webhooks } from '../../db/schema/index.ts';
 import { withTransaction, type Tx } from '../../db/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import { invalidInput, conflict, notFound } from '../../lib/service-error.ts';
@@ -129,7 +129,7 @@ export async function deleteWebhook(deps: WebhookDeliveryDeps, actor: Actor, id:
 }
 
 /** Delivery history, newest first. Delivery ids are random UUIDs (the spec): the cursor is (created_at, id). */
-export async function listWebhookDeliveries(deps: WebhookDeliveryDeps, actor: Actor, id: string, q: { limit: number; cursor?: string }) {
+export async function listWebhookDeliveries(deps: WebhookDeliveryDeps, actor: Actor, id: string, q: { limit: number; cursor?: string; cfdi_id?: string }) {
   const row = await getRow(deps, actor, id);
   const cursor = decodeCursor(q.cursor);
   const [beforeAt, beforeId] = cursor ? cursor.split('|') : [];
@@ -140,6 +140,17 @@ export async function listWebhookDeliveries(deps: WebhookDeliveryDeps, actor: Ac
     .where(
       and(
         eq(webhookDeliveries.webhookId, row.id),
+        // The CFDI is named inside the event's data (JSON text, written without spaces on both engines); a cfdi_ id
+        // has no LIKE wildcard in it. A scan of this tenant's events: fine for a detail page, not a bulk query.
+        q.cfdi_id
+          ? inArray(
+              webhookDeliveries.eventId,
+              deps.db
+                .select({ id: events.id })
+                .from(events)
+                .where(and(eq(events.tenantId, actor.tenantId), sql`${events.data} like ${`%"cfdi_id":"${q.cfdi_id}"%`}`)),
+            )
+          : undefined,
         beforeAt
           ? or(lt(webhookDeliveries.createdAt, beforeAt), and(eq(webhookDeliveries.createdAt, beforeAt), lt(webhookDeliveries.id, beforeId!)))
           : undefined,

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { concepto, createTestApp, ICV, ingreso, issuer, READY, sqliteConnection, TEST_ENGINE } from '../../helpers.ts';
 import { eq, sql } from 'drizzle-orm';
+import { unzipSync } from 'fflate';
 import { cfdis, idempotencyKeys } from '../../../src/db/schema/index.ts';
 
 const t = await createTestApp({ wakeOnEnqueue: false }); // the crash test reads a queued invoice before the queue runs it
@@ -203,6 +204,97 @@ describe('GET /cfdis pagination', () => {
     expect((await t.call('GET', `/cfdis?desde=${today}&hasta=${today}`, { token: a.key })).json.data).toHaveLength(5);
     expect((await t.call('GET', '/cfdis?hasta=2020-01-01', { token: a.key })).json.data).toHaveLength(0);
   });
+
+  test("search: receptor's name (contains, any case, wildcards literal), uuid (any case), folio (with serie), total range (inclusive, exact)", async () => {
+    const a = await newIssuer();
+    const OTHER = { rfc: 'AAA010101AAA', nombre: 'ACCEM SERVICIOS EMPRESARIALES', regimen_fiscal: '601', domicilio_fiscal: '01000', uso_cfdi: 'G03' };
+    const made: { id: string; uuid: string; folio: number; total: number }[] = [];
+    for (let i = 0; i < 5; i++) made.push((await t.call('POST', '/cfdis', { token: a.key, body: invoice(100 + i) })).json);
+    const other = (await t.call('POST', '/cfdis', { token: a.key, body: ingreso({ receptor: OTHER }) })).json;
+    const b = await newIssuer();
+    await t.call('POST', '/cfdis', { token: b.key, body: invoice() });
+    const ids = async (query: string) => {
+      const res = await t.call('GET', `/cfdis?limit=100&${query}`, { token: a.key });
+      expect({ query, status: res.status }).toEqual({ query, status: 200 });
+      return res.json.data.map((c: { id: string }) => c.id);
+    };
+    const newestFirst = made.map((c) => c.id).reverse();
+    expect(await ids('receptor_nombre=inmobiliaria%20cva')).toEqual(newestFirst);
+    expect(await ids('receptor_nombre=bili')).toEqual(newestFirst);
+    expect(await ids('receptor_nombre=servicios')).toEqual([other.id]);
+    // LIKE's wildcards are plain characters: no name has a % or an _.
+    expect(await ids('receptor_nombre=%25')).toEqual([]);
+    expect(await ids('receptor_nombre=_')).toEqual([]);
+    expect(await ids(`uuid=${made[2]!.uuid.toLowerCase()}`)).toEqual([made[2]!.id]);
+    expect(await ids(`uuid=${made[2]!.uuid}&receptor_nombre=servicios`)).toEqual([]);
+    expect(await ids(`folio=${made[1]!.folio}`)).toEqual([made[1]!.id]);
+    expect(await ids(`folio=${made[1]!.folio}&serie=A`)).toEqual([made[1]!.id]);
+    expect(await ids(`folio=${made[1]!.folio}&serie=Z`)).toEqual([]);
+    // Totals 116.00, 117.16, 118.32, 119.48, 120.64 (and the other's 116.00): inclusive bounds, compared as decimals.
+    expect(made.map((c) => c.total)).toEqual([116, 117.16, 118.32, 119.48, 120.64]);
+    expect(await ids('total_min=117.16&total_max=119.480')).toEqual([made[3]!.id, made[2]!.id, made[1]!.id]);
+    expect(await ids('total_max=116&receptor_nombre=cva')).toEqual([made[0]!.id]);
+    expect(await ids('total_min=120.641')).toEqual([]);
+    expect(await ids('total_min=99')).toEqual([other.id, ...newestFirst]); // 99 < 116 as numbers, not as text
+    // Keyset pages with a filter: the same ids, page by page.
+    const walked: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const res = await t.call('GET', `/cfdis?limit=2&receptor_nombre=cva${cursor ? `&cursor=${cursor}` : ''}`, { token: a.key });
+      walked.push(...res.json.data.map((c: { id: string }) => c.id));
+      cursor = res.json.pagination.next_cursor;
+    } while (cursor);
+    expect(walked).toEqual(newestFirst);
+    for (const [query, field] of [
+      ['uuid=nope', 'uuid'],
+      ['folio=0', 'folio'],
+      ['folio=x', 'folio'],
+      ['folio=1234567890123456', 'folio'],
+      ['total_min=1e3', 'total_min'],
+      ['total_max=-1', 'total_max'],
+      ['total_max=1.1234567', 'total_max'],
+      [`receptor_nombre=${'x'.repeat(255)}`, 'receptor_nombre'],
+    ] as const) {
+      const res = await t.call('GET', `/cfdis?${query}`, { token: a.key });
+      expect({ query, status: res.status }).toEqual({ query, status: 400 });
+      expect(res.json.error.details.map((d: { field: string }) => d.field)).toContain(`query.${field}`);
+    }
+  });
+
+  test('GET /cfdis/export.zip: the stamped XMLs the filters match, byte for byte; a queued one left out; more than 500: 413', async () => {
+    const a = await newIssuer();
+    const made: { id: string; uuid: string }[] = [];
+    for (let i = 0; i < 3; i++) made.push((await t.call('POST', '/cfdis', { token: a.key, body: invoice(100 + i) })).json);
+    const queued = await t.call('POST', '/cfdis', { token: a.key, body: invoice(), headers: { 'x-sandbox-scenario': 'pac_unavailable' } });
+    expect(queued.json.status).toBe('en_cola');
+    const b = await newIssuer();
+    await t.call('POST', '/cfdis', { token: b.key, body: invoice() });
+    const zipOf = async (query: string) => {
+      const res = await t.app.request(`/api/v1/cfdis/export.zip?${query}`, { headers: { authorization: `Bearer ${a.key}` } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/zip');
+      return unzipSync(new Uint8Array(await res.arrayBuffer()));
+    };
+    const all = await zipOf('receptor_nombre=cva');
+    expect(Object.keys(all).sort()).toEqual(made.map((c) => `${c.uuid}.xml`).sort());
+    for (const c of made) {
+      const xml = await t.app.request(`/api/v1/cfdis/${c.uuid}/xml`, { headers: { authorization: `Bearer ${a.key}` } });
+      expect(Buffer.from(all[`${c.uuid}.xml`]!).equals(Buffer.from(await xml.arrayBuffer()))).toBe(true);
+    }
+    expect(Object.keys(await zipOf('total_max=117.16'))).toEqual([`${made[1]!.uuid}.xml`, `${made[0]!.uuid}.xml`]);
+    expect(Object.keys(await zipOf('status=cancelado'))).toEqual([]);
+    const bad = await t.call('GET', '/cfdis/export.zip?total_min=x', { token: a.key });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.details[0].field).toBe('query.total_min');
+    // More than 500 stamped match: 413 naming the query, nothing sent.
+    for (let i = 0; i < 497; i++) expect((await t.call('POST', '/cfdis', { token: a.key, body: invoice() })).status).toBe(201);
+    expect(Object.keys(await zipOf('')).length).toBe(500);
+    await t.call('POST', '/cfdis', { token: a.key, body: invoice() });
+    const over = await t.call('GET', '/cfdis/export.zip', { token: a.key });
+    expect(over.status).toBe(413);
+    expect(over.json.error.details[0].field).toBe('query');
+    expect(Object.keys(await zipOf('total_min=117'))).toHaveLength(2);
+  }, 120_000);
 
   test('no duplicates or gaps while new invoices are inserted during iteration', async () => {
     const a = await newIssuer();

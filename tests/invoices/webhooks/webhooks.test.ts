@@ -199,6 +199,32 @@ describe('webhooks', () => {
     expect((await t.call('GET', `/webhooks/${h.id}`, { token: key })).json.consecutive_failures).toBe(0);
   });
 
+  test("cfdi_id: only the deliveries of that CFDI's events; a malformed id is 400 naming it", async () => {
+    const { t, key, hook, issue, deliver } = await setup();
+    const r = newReceiver();
+    const h = await hook(r.url, ['*']);
+    const first = await issue();
+    const second = await issue();
+    await deliver();
+    const list = async (query: string) => {
+      const res = await t.call('GET', `/webhooks/${h.id}/deliveries?${query}`, { token: key });
+      expect(res.status).toBe(200);
+      return res.json.data as { id: string; event: string }[];
+    };
+    const all = await list('limit=100');
+    const ofFirst = await list(`cfdi_id=${first.id}`);
+    expect(ofFirst.length).toBeGreaterThan(0);
+    expect(ofFirst.map((d) => d.event)).toContain('cfdi.timbrado');
+    const ofSecond = await list(`cfdi_id=${second.id}`);
+    expect(ofSecond.length).toBeGreaterThan(0);
+    expect(ofFirst.filter((d) => ofSecond.some((x) => x.id === d.id))).toEqual([]);
+    expect(ofFirst.length + ofSecond.length).toBeLessThanOrEqual(all.length);
+    expect(await list('cfdi_id=cfdi_00000000000000000000000000')).toEqual([]);
+    const bad = await t.call('GET', `/webhooks/${h.id}/deliveries?cfdi_id=${encodeURIComponent('%')}`, { token: key });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.details[0].field).toBe('query.cfdi_id');
+  });
+
   test('always failing: paused after 10 consecutive failures, nothing more arrives; PATCH ACTIVO resumes', async () => {
     const { t, key, hook, issue, deliver } = await setup();
     const r = newReceiver();
