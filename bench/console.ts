@@ -39,6 +39,7 @@ try {
     return m[1]!.replaceAll('&#38;', '&');
   };
   const id = first(/<tr data-id="([^"]+)"/, html, 'invoice');
+  const uuid = first(/aria-label="[^"]* ([0-9A-F-]{36})"/, html, 'UUID');
   // Five pages in, by the list's own next links: a page deep in the keyset.
   let deep = '/console/invoices';
   for (let i = 0; i < 5; i++)
@@ -47,10 +48,29 @@ try {
   const pages: [string, string][] = [
     ['invoice list', '/console/invoices'],
     ['invoice list, by RFC', '/console/invoices?receptor_rfc=ICV060329BY0&tipo=I'],
+    ['invoice list, by name (contains)', '/console/invoices?receptor_nombre=cva'],
+    ['invoice list, by UUID', `/console/invoices?uuid=${uuid}`],
+    ['invoice list, by amount', '/console/invoices?total_min=100&total_max=200000'],
+    // The worst cases: filters no index answers, matching nothing, so every invoice of the tenant is read.
+    ['invoice list, a name no invoice has', '/console/invoices?receptor_nombre=zzz'],
+    ['invoice list, an amount no invoice has', '/console/invoices?total_min=99999999'],
     ['invoice list, 6th page', deep],
     ['invoice detail', `/console/invoices/${id}`],
     ['invoice XML', `/console/invoices/${id}/xml`],
     ['invoice PDF', `/console/invoices/${id}/pdf`],
+    ['issue form', '/console/invoices/new'],
+    ['received inbox', '/console/received'],
+    ['SAT downloads', '/console/sat-downloads'],
+    ['receipts', '/console/receipts'],
+    ['profile', '/console/profile'],
+    ['stats', '/console/stats'],
+    ['clients', '/console/clients'],
+    ['series', '/console/series'],
+    ['webhooks', '/console/webhooks'],
+    ['CSDs', '/console/csds'],
+    ['API keys', '/console/api-keys'],
+    ['users', '/console/users'],
+    ['audit log', '/console/audit-log'],
   ];
   const time = async (url: string, headers: Record<string, string>) => {
     const ms: number[] = [];
