@@ -190,6 +190,7 @@ ${body}
 export function page(v: Viewer, title: string, content: Markup): string {
   const { t } = v;
   const other = v.environment === 'live' ? 'test' : 'live';
+  // The switch comes back to the screen's first page: ids are per environment, and a change's page has no GET.
   const bar =
     v.environment === 'live'
       ? h`<div class="envbar live" id="env" data-environment="live" role="status">${t.liveBanner}</div>`
@@ -199,7 +200,7 @@ ${bar}
 <header>
 <span class="tenant" id="tenant">${v.tenantName}</span>
 <nav aria-label="${t.title}">${NAV.filter((n) => !n.roles || n.roles.includes(v.role)).map((n) => h`<a href="${n.href}"${n.href === current(v.here) ? h` aria-current="page"` : ''}>${n.label(t)}</a> `)}</nav>
-<form method="post" action="/console/environment"><input type="hidden" name="csrf" value="${v.csrf}"><input type="hidden" name="environment" value="${other}"><input type="hidden" name="back" value="${v.here}"><button type="submit" class="link" id="switch-env">${t.switchTo(other === 'live' ? t.live : t.test)}</button></form>
+<form method="post" action="/console/environment"><input type="hidden" name="csrf" value="${v.csrf}"><input type="hidden" name="environment" value="${other}"><input type="hidden" name="back" value="${current(v.here) ?? '/console/invoices'}"><button type="submit" class="link" id="switch-env">${t.switchTo(other === 'live' ? t.live : t.test)}</button></form>
 <a href="/console/language?to=${t.languageCode}" lang="${t.languageCode}" id="language">${t.language}</a>
 <span id="who">${v.email} · ${t.role}: <span id="role">${v.role}</span></span>
 <form method="post" action="/console/logout"><input type="hidden" name="csrf" value="${v.csrf}"><button type="submit" class="link" id="sign-out">${t.signOut}</button></form>

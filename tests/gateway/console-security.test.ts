@@ -272,6 +272,9 @@ describe('the console over HTTP', () => {
     expect(live).toContain('class="envbar live"');
     expect(live).toContain('PRODUCCIÓN');
     expect(live).not.toContain(ours.uuid); // live has its own CFDIs
+    // The switch on a page of one invoice comes back to the list (the invoice is of the other environment).
+    const detail = await (await get(t.app, `/console/invoices/${ours.id}`, cookie)).text();
+    expect(detail).toContain('name="back" value="/console/invoices"');
     // Only a console path to come back to: no open redirect.
     const away = await post(t.app, '/console/environment', cookie, { csrf: csrfOf(html), environment: 'test', back: '//evil.example/x' });
     expect(away.headers.get('location')).toBe('/console/invoices');
