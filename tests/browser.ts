@@ -32,12 +32,13 @@ export async function offlineBrowser(origin: string, options: BrowserContextOpti
  * A screenshot of the page for the README (docs/console/<name>.png) when SCREENSHOTS=1, else to a temporary file,
  * so every run takes it (the page renders) and only a deliberate one changes the committed pictures.
  */
-export async function screenshot(page: Page, name: string) {
+export async function screenshot(page: Page, name: string, { fullPage = false } = {}) {
   const path =
     process.env.SCREENSHOTS === '1'
       ? new URL(`../docs/console/${name}.png`, import.meta.url).pathname
       : join(mkdtempSync(join(tmpdir(), 'console-shot-')), `${name}.png`);
-  const png = await page.screenshot({ path, fullPage: false });
+  if (!fullPage) await page.evaluate(() => window.scrollTo(0, 0));
+  const png = await page.screenshot({ path, fullPage });
   if (png.subarray(1, 4).toString() !== 'PNG') throw new Error(`screenshot ${name}: not a PNG`);
   return path;
 }

@@ -100,7 +100,7 @@ describe('the issue form in headless Chromium', () => {
         await note.waitFor({ state: 'hidden' });
         await page.locator('#issue-errors').waitFor({ state: 'hidden' });
         expect(await page.getAttribute(field('conceptos[0].clave_prod_serv'), 'aria-invalid')).toBeNull();
-        await screenshot(page, 'issue-form');
+        await screenshot(page, 'issue-form', { fullPage: true });
         await Promise.all([page.waitForURL(/\/console\/invoices\/cfdi_[0-9a-zA-Z]+$/), page.click('#emit')]);
         expect(await page.locator('#status').textContent()).toBe('Vigente');
         expect(await page.locator('#conceptos').textContent()).toContain('Servicio de facturación <b>mensual</b>');
