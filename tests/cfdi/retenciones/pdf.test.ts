@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { sealRetencion } from '../../../src/cfdi/retenciones/build.ts';
 import type { RetencionInput } from '../../../src/cfdi/retenciones/input.ts';
 import { renderRetencionPdf } from '../../../src/cfdi/retenciones/pdf.ts';
+import { PdfPool } from '../../../src/invoices/cfdis/pdf-pool.ts';
 import { prepareRetencion } from '../../../src/cfdi/retenciones/prepare.ts';
 import { child, childrenNamed, parseXml } from '../../../src/cfdi/xml.ts';
 import { decodeQrs, readPdf, squash } from '../pdf/carta-porte.ts';
@@ -131,10 +132,10 @@ describe('the complements in words', () => {
   });
 
   test('a complement taken as XML is named; many services run onto further pages under their titles', async () => {
-    const intereses =
-      '<intereses:Intereses xmlns:intereses="http://www.sat.gob.mx/esquemas/retencionpago/1/intereses" Version="1.0" SistFinanciero="SI" RetiroAORESRetInt="NO" OperFinancDerivad="NO" MontIntNominal="1500.00" MontIntReal="300.00" Perdida="0"/>';
-    const raw = await render(await stamped({ ...arrendamiento, cve_retenc: '16', complementos_xml: [intereses] }));
-    expect(raw.all).toContain('COMPLEMENTO Complemento Intereses');
+    const sector =
+      '<sectorfinanciero:SectorFinanciero xmlns:sectorfinanciero="http://www.sat.gob.mx/esquemas/retencionpago/1/sectorfinanciero" Version="1.0" IdFideicom="F-2026-01" DescripFideicom="Fideicomiso de inversión"/>';
+    const raw = await render(await stamped({ ...arrendamiento, cve_retenc: '27', complementos_xml: [sector] }));
+    expect(raw.all).toContain('COMPLEMENTO Complemento Sector financiero');
 
     const servicio = plataformas.plataformas_tecnologicas!.servicios[0]!;
     const many = structuredClone(plataformas);
@@ -169,6 +170,16 @@ describe('marks, branding and hostile text', () => {
     expect(cancelled.all).toContain('Este documento es una representación impresa de un CFDI de retenciones e información de pagos versión 2.0');
     // Reproducible: the same XML and options give the same bytes.
     expect(await renderRetencionPdf(xml, { sandbox: true })).toEqual(await renderRetencionPdf(xml, { sandbox: true }));
+  });
+
+  test('the PDF pool renders a Retenciones on its threads, as it renders a CFDI', async () => {
+    const xml = await stamped(arrendamiento);
+    const pool = new PdfPool(1, 1);
+    // The threads compress with the runtime's zlib: the same page, other bytes.
+    const text = async (bytes: Uint8Array) => (await readPdf(bytes)).map((p) => p.map((i) => i.str).join(' '));
+    const pooled = await text(await pool.render(xml, { sandbox: true }, 'tenant-ret'));
+    expect(pooled).toEqual(await text(await renderRetencionPdf(xml, { sandbox: true })));
+    expect(pooled.join(' ')).toContain('CFDI DE RETENCIONES');
   });
 
   test('only a stamped Retenciones has a printed representation', async () => {
