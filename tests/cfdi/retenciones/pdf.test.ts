@@ -182,6 +182,12 @@ describe('marks, branding and hostile text', () => {
     expect(pooled.join(' ')).toContain('CFDI DE RETENCIONES');
   });
 
+  test('a foreign receptor without NumRegIdTribR: nr is twenty zeros (docs/decisions.md)', async () => {
+    const xml = (await stamped(dividendos)).replace(' NumRegIdTribR="998877665544332211"', '');
+    const [qr] = await decodeQrs(await renderRetencionPdf(xml, { sandbox: true }));
+    expect(qr!.text).toContain('&re=EKU9003173C9&nr=00000000000000000000&tt=500000.0&fe=');
+  });
+
   test('only a stamped Retenciones has a printed representation', async () => {
     const prepared = await prepareRetencion(arrendamiento, context);
     const sealed = await sealRetencion(prepared.model!, signer);
