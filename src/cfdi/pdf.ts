@@ -1,5 +1,4 @@
-import { PDFDocument, rgb, type Color, type PDFImage } from 'pdf-lib';
-import { embedFonts } from './pdf/fonts.ts';
+import { openDocument, type Branding } from './pdf/document.ts';
 import { none } from './pdf/format.ts';
 import { Layout } from './pdf/layout.ts';
 import {
@@ -37,13 +36,7 @@ export interface PdfOptions {
   sandbox: boolean;
   /** Cancelled with SAT: every page says "CFDI CANCELADO" (the document itself is unchanged). */
   cancelled?: boolean;
-  branding?: { logo?: { bytes: Uint8Array; type: 'image/png' | 'image/jpeg' }; accentColor?: string };
-}
-
-function parseColor(hex: string | undefined): Color {
-  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex ?? '');
-  if (!m) return rgb(0.11, 0.3, 0.55);
-  return rgb(parseInt(m[1]!, 16) / 255, parseInt(m[2]!, 16) / 255, parseInt(m[3]!, 16) / 255);
+  branding?: Branding;
 }
 
 /** The body's sections in the order they are printed (the header comes with every new page). */
@@ -66,17 +59,10 @@ export async function renderCfdiPdf(xml: string, options: PdfOptions): Promise<U
   if (!tfdNode) throw new Error('the CFDI has no TimbreFiscalDigital: only stamped invoices have a printed representation');
   const tfd = tfdFromNode(tfdNode);
 
-  const doc = await PDFDocument.create({ updateMetadata: false });
-  const fonts = await embedFonts(doc, tfd.uuid);
-  const accent = parseColor(options.branding?.accentColor);
-  let logo: PDFImage | undefined;
-  if (options.branding?.logo) {
-    logo = options.branding.logo.type === 'image/png' ? await doc.embedPng(options.branding.logo.bytes) : await doc.embedJpg(options.branding.logo.bytes);
-  }
-  doc.setTitle(`CFDI ${tfd.uuid}`);
-  doc.setSubject(`${TIPO_TITLES[a.TipoDeComprobante ?? ''] ?? 'CFDI'} ${serieFolio(a.Serie, a.Folio)}`.trim());
-  doc.setProducer('cfdi-api');
-  doc.setCreator('cfdi-api');
+  const { doc, fonts, accent, logo } = await openDocument(tfd.uuid, options.branding, {
+    title: `CFDI ${tfd.uuid}`,
+    subject: `${TIPO_TITLES[a.TipoDeComprobante ?? ''] ?? 'CFDI'} ${serieFolio(a.Serie, a.Folio)}`.trim(),
+  });
 
   const cfdi: PrintedCfdi = {
     root,

@@ -19,6 +19,28 @@ export function verificationUrl(v: { uuid: string; rfcEmisor: string; rfcRecepto
 }
 
 /**
+ * SAT's verification URL of a Retenciones 2.0 (docs/sat-rules.md §4): SAT's retenciones host, parameters id, re, then
+ * rr (the receptor's RFC) or, for a foreign receptor, nr (its NumRegIdTribR, XML-escaped, cut and left-padded with
+ * zeros to 20 characters), tt (MontoTotOperacion, as `tt` of a CFDI), fe; as phpcfdi/nodecfdi cfdi-expresiones write it.
+ */
+export function retencionVerificationUrl(v: {
+  uuid: string;
+  rfcEmisor: string;
+  receptor: { rfc: string } | { numRegIdTrib: string };
+  montoTotOperacion: string;
+  sello: string;
+}): string {
+  const xmlText = (r: string) => r.replace(/[&<>"']/g, (c) => XML_ENTITIES[c]!);
+  const receptor = 'rfc' in v.receptor ? `rr=${xmlText(v.receptor.rfc)}` : `nr=${xmlText(v.receptor.numRegIdTrib).slice(0, 20).padStart(20, '0')}`;
+  return (
+    'https://prodretencionverificacion.clouda.sat.gob.mx/' +
+    `?id=${v.uuid}&re=${xmlText(v.rfcEmisor)}&${receptor}&tt=${formatTotalForQr(v.montoTotOperacion)}&fe=${v.sello.slice(-8)}`
+  );
+}
+
+const XML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+/**
  * The second QR of a CFDI with Complemento Carta Porte: SAT's Carta Porte verification service with the complement's
  * IdCCP, the origin's FechaHoraSalidaLlegada and the TFD's FechaTimbrado, both as written in the XML, nothing encoded
  * (Estándar del complemento Carta Porte 3.1, section 4; docs/sat-rules.md §4).

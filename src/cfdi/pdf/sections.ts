@@ -53,31 +53,44 @@ export const TIPO_TITLES: Record<string, string> = {
 export const serieFolio = (serie: string | undefined, folio: string | undefined): string =>
   [serie && `Serie ${serie}`, folio && `Folio ${folio}`].filter(Boolean).join(' · ');
 
-/** Every page's header: the emisor left, the document box right, the sandbox and cancelled marks under them. */
-export function header(layout: Layout, cfdi: PrintedCfdi): void {
-  const { comprobante: a, emisor, tfd, logo } = cfdi;
+/** What every page's header shows: the issuer left, the document box right (title, its number, its key rows). */
+export interface PageHeader {
+  logo?: PDFImage;
+  /** The issuer's name, in bold, at most two lines. */
+  nombre: string;
+  /** The issuer's lines under the name (RFC, régimen, place of issue), each at most two lines. */
+  lines: string[];
+  title: string;
+  /** Beside the title, right-aligned (serie and folio). */
+  number: string;
+  rows: [string, string][];
+  sandbox: boolean;
+  cancelled?: boolean;
+  /** What a cancelled document says under the header. */
+  cancelledMark: string;
+}
+
+/** A page's header: the issuer left, the document box right, the sandbox and cancelled marks under them. */
+export function pageHeader(layout: Layout, h: PageHeader): void {
+  const { logo } = h;
   const { page, accent } = layout;
   const top = PAGE.height - PAGE.margin;
   let x = PAGE.margin;
   if (logo) {
     const scale = Math.min(110 / logo.width, 52 / logo.height, 1);
     const w = logo.width * scale;
-    const h = logo.height * scale;
-    page.drawImage(logo, { x, y: top - h, width: w, height: h });
+    const hh = logo.height * scale;
+    page.drawImage(logo, { x, y: top - hh, width: w, height: hh });
     x += w + 10;
   }
   const boxWidth = 250;
   const leftWidth = PAGE.width - PAGE.margin - boxWidth - 10 - x;
   let ly = top - 10;
-  for (const line of m.wrap('bold', emisor.Nombre ?? '', 10, leftWidth).slice(0, 2)) {
+  for (const line of m.wrap('bold', h.nombre, 10, leftWidth).slice(0, 2)) {
     layout.text(line, x, ly, 'bold', 10);
     ly -= 12;
   }
-  for (const line of [
-    `RFC: ${emisor.Rfc ?? ''}`,
-    `Régimen fiscal: ${described('c_RegimenFiscal', emisor.RegimenFiscal)}`,
-    `Lugar de expedición: ${a.LugarExpedicion ?? ''}`,
-  ]) {
+  for (const line of h.lines) {
     for (const l of m.wrap('regular', line, SIZE.body, leftWidth).slice(0, 2)) {
       layout.text(l, x, ly);
       ly -= SIZE.body * LEADING;
@@ -86,31 +99,50 @@ export function header(layout: Layout, cfdi: PrintedCfdi): void {
   // The document box, right.
   const bx = PAGE.width - PAGE.margin - boxWidth;
   page.drawRectangle({ x: bx, y: top - 14, width: boxWidth, height: 14, color: accent });
-  const title = TIPO_TITLES[a.TipoDeComprobante ?? ''] ?? 'CFDI';
+  const { title } = h;
   layout.text(title, bx + 6, top - 10.5, 'bold', 8.5, rgb(1, 1, 1));
-  // Beside the title; smaller when a long serie and folio (up to 25 and 40 characters) would not fit.
-  const sf = serieFolio(a.Serie, a.Folio);
+  // Beside the title; smaller when a long number (a serie and folio of up to 25 and 40 characters) would not fit.
+  const sf = h.number;
   const room = boxWidth - 16 - m.width('bold', title, 8.5);
   layout.rightText(sf, bx + boxWidth - 4, top - 10.5, 'bold', Math.min(8.5, (8.5 * room) / Math.max(m.width('bold', sf, 8.5), 1)), rgb(1, 1, 1));
-  const rows: [string, string][] = [
-    ['Folio fiscal (UUID)', tfd.uuid],
-    ['Fecha de emisión', printedDate(a.Fecha)],
-    ['Fecha de certificación', printedDate(tfd.fechaTimbrado)],
-  ];
   let by = top - 24;
-  for (const [label, value] of rows) {
+  for (const [label, value] of h.rows) {
     layout.text(label, bx + 6, by, 'regular', SIZE.label, GREY);
     layout.rightText(value, bx + boxWidth - 4, by, 'bold', SIZE.body);
     by -= 10;
   }
   page.drawRectangle({ x: bx, y: by + 5, width: boxWidth, height: top - 14 - by - 5, borderColor: accent, borderWidth: 0.75 });
-  if (cfdi.sandbox) layout.text(SANDBOX_MARK, PAGE.margin, top - HEADER_HEIGHT + 8, 'bold', 8, rgb(0.75, 0.1, 0.1));
-  if (cfdi.cancelled) layout.text(CANCELLED_MARK, PAGE.margin + 180, top - HEADER_HEIGHT + 8, 'bold', 8, rgb(0.75, 0.1, 0.1));
+  if (h.sandbox) layout.text(SANDBOX_MARK, PAGE.margin, top - HEADER_HEIGHT + 8, 'bold', 8, rgb(0.75, 0.1, 0.1));
+  if (h.cancelled) layout.text(h.cancelledMark, PAGE.margin + 180, top - HEADER_HEIGHT + 8, 'bold', 8, rgb(0.75, 0.1, 0.1));
   page.drawLine({
     start: { x: PAGE.margin, y: top - HEADER_HEIGHT + 3 },
     end: { x: PAGE.width - PAGE.margin, y: top - HEADER_HEIGHT + 3 },
     thickness: 1,
     color: accent,
+  });
+}
+
+/** Every page's header of a CFDI. */
+export function header(layout: Layout, cfdi: PrintedCfdi): void {
+  const { comprobante: a, emisor, tfd } = cfdi;
+  pageHeader(layout, {
+    logo: cfdi.logo,
+    nombre: emisor.Nombre ?? '',
+    lines: [
+      `RFC: ${emisor.Rfc ?? ''}`,
+      `Régimen fiscal: ${described('c_RegimenFiscal', emisor.RegimenFiscal)}`,
+      `Lugar de expedición: ${a.LugarExpedicion ?? ''}`,
+    ],
+    title: TIPO_TITLES[a.TipoDeComprobante ?? ''] ?? 'CFDI',
+    number: serieFolio(a.Serie, a.Folio),
+    rows: [
+      ['Folio fiscal (UUID)', tfd.uuid],
+      ['Fecha de emisión', printedDate(a.Fecha)],
+      ['Fecha de certificación', printedDate(tfd.fechaTimbrado)],
+    ],
+    sandbox: cfdi.sandbox,
+    cancelled: cfdi.cancelled,
+    cancelledMark: CANCELLED_MARK,
   });
 }
 
@@ -226,7 +258,7 @@ export const complementSections = (layout: Layout, { root }: PrintedCfdi): void 
 export const trailingComplementSections = (layout: Layout, { root }: PrintedCfdi): void => drawComplements(layout, root, true);
 
 /** Amounts right, the amount in words (when there is one) left. */
-function totalsBlock(layout: Layout, totals: TotalRow[], amount?: string) {
+export function totalsBlock(layout: Layout, totals: TotalRow[], amount?: string) {
   const words = amount === undefined ? [] : m.wrap('regular', amount, SIZE.body, CONTENT_WIDTH - 240);
   const totalsHeight = Math.max(totals.length * 11, words.length * SIZE.body * LEADING + 12) + 10;
   layout.ensure(totalsHeight);
@@ -291,10 +323,10 @@ export function totalsSection(layout: Layout, { root, comprobante: a, moneda }: 
   totalsBlock(layout, totals, inWords);
 }
 
-const QR_SIZE = 96; // ≥ 2.75 cm (78 pt), Anexo 20 §D
+export const QR_SIZE = 96; // ≥ 2.75 cm (78 pt), Anexo 20 §D
 
 /** A QR code at the left margin with the rows of what it stands for beside it (a bold title first, when given). */
-function qrBlock(layout: Layout, url: string, rows: [string, string][], title?: string): void {
+export function qrBlock(layout: Layout, url: string, rows: [string, string][], title?: string): void {
   layout.ensure(QR_SIZE + 6);
   const matrix = qrMatrix(url);
   const quiet = 4;
@@ -331,6 +363,22 @@ function qrBlock(layout: Layout, url: string, rows: [string, string][], title?: 
   layout.y -= QR_SIZE + 8;
 }
 
+const SEAL = 6;
+
+/** A seal or a cadena under its label, in small type across the page (it may run onto the next page). */
+export function sealLines(layout: Layout, label: string, value: string): void {
+  const lines = m.wrap('regular', value, SEAL, CONTENT_WIDTH);
+  layout.ensure(SIZE.label * LEADING + SEAL * LEADING * Math.min(lines.length, 3));
+  layout.text(label, PAGE.margin, layout.y - SIZE.label, 'bold', SIZE.label, GREY);
+  layout.y -= SIZE.label * LEADING + 1;
+  for (const line of lines) {
+    layout.ensure(SEAL * LEADING);
+    layout.text(line, PAGE.margin, layout.y - SEAL, 'regular', SEAL);
+    layout.y -= SEAL * LEADING;
+  }
+  layout.y -= 3;
+}
+
 /** Timbre fiscal digital: QR beside the stamp data (then a complement's own QR, Carta Porte's), the seals and the TFD cadena. */
 export function timbreSection(layout: Layout, { root, comprobante: a, emisor, receptor, tfd }: PrintedCfdi): void {
   const url = verificationUrl({ uuid: tfd.uuid, rfcEmisor: emisor.Rfc ?? '', rfcReceptor: receptor.Rfc ?? '', total: a.Total ?? '0', sello: a.Sello ?? '' });
@@ -352,39 +400,38 @@ export function timbreSection(layout: Layout, { root, comprobante: a, emisor, re
       qrBlock(layout, qr.url, qr.rows, qr.title);
     }
   }
-  const SEAL = 6;
-  const long = (label: string, value: string) => {
-    const lines = m.wrap('regular', value, SEAL, CONTENT_WIDTH);
-    layout.ensure(SIZE.label * LEADING + SEAL * LEADING * Math.min(lines.length, 3));
-    layout.text(label, PAGE.margin, layout.y - SIZE.label, 'bold', SIZE.label, GREY);
-    layout.y -= SIZE.label * LEADING + 1;
-    for (const line of lines) {
-      layout.ensure(SEAL * LEADING);
-      layout.text(line, PAGE.margin, layout.y - SEAL, 'regular', SEAL);
-      layout.y -= SEAL * LEADING;
-    }
-    layout.y -= 3;
-  };
-  long('Sello digital del CFDI', a.Sello ?? '');
-  long('Sello digital del SAT', tfd.selloSat);
-  long('Cadena original del complemento de certificación digital del SAT', tfdCadena(tfd));
+  sealLines(layout, 'Sello digital del CFDI', a.Sello ?? '');
+  sealLines(layout, 'Sello digital del SAT', tfd.selloSat);
+  sealLines(layout, 'Cadena original del complemento de certificación digital del SAT', tfdCadena(tfd));
+}
+
+/** What every page's footer and watermarks say. */
+export interface PageMarks {
+  legend: string;
+  sandbox: boolean;
+  cancelled?: boolean;
+  cancelledMark: string;
 }
 
 /** Footer and watermarks on every page, now that the page count is known; then each page's text is written. */
-export function footer(layout: Layout, cfdi: PrintedCfdi): void {
+export function pageFooters(layout: Layout, marks: PageMarks): void {
   const { pages, accent, fonts } = layout;
   pages.forEach((p, i) => {
     layout.turnTo(p);
     const fy = PAGE.margin + 8;
     p.drawLine({ start: { x: PAGE.margin, y: fy + 12 }, end: { x: PAGE.width - PAGE.margin, y: fy + 12 }, thickness: 0.5, color: accent });
-    layout.text(PRINTED_LEGEND, PAGE.margin, fy, 'regular', SIZE.small, GREY);
+    layout.text(marks.legend, PAGE.margin, fy, 'regular', SIZE.small, GREY);
     layout.rightText(`Página ${i + 1} de ${pages.length}`, PAGE.width - PAGE.margin, fy, 'regular', SIZE.small, GREY);
     layout.writeText();
-    if (cfdi.sandbox) {
+    if (marks.sandbox) {
       p.drawText(SANDBOX_MARK, { x: 120, y: 220, size: 34, font: fonts.bold, color: rgb(0.85, 0.2, 0.2), opacity: 0.15, rotate: degrees(38) });
     }
-    if (cfdi.cancelled) {
-      p.drawText(CANCELLED_MARK, { x: 150, y: 420, size: 48, font: fonts.bold, color: rgb(0.85, 0.2, 0.2), opacity: 0.18, rotate: degrees(38) });
+    if (marks.cancelled) {
+      p.drawText(marks.cancelledMark, { x: 150, y: 420, size: 48, font: fonts.bold, color: rgb(0.85, 0.2, 0.2), opacity: 0.18, rotate: degrees(38) });
     }
   });
 }
+
+/** A CFDI's footers and watermarks. */
+export const footer = (layout: Layout, cfdi: PrintedCfdi): void =>
+  pageFooters(layout, { legend: PRINTED_LEGEND, sandbox: cfdi.sandbox, cancelled: cfdi.cancelled, cancelledMark: CANCELLED_MARK });

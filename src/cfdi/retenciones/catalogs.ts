@@ -20,3 +20,52 @@ export const C_PAIS_RETENCIONES = keys(
     'CZ CF LA RS DO SK CD RW RE RO RU EH WS AS BL KN SM MF PM VC SH LC ST SN SC SL SG SY SO LK ZA SD SE CH SR SZ TJ TH TW TZ IO TF TL TG TO TT ' +
     'TN TC TM TR TV UA UG UY UZ VU VE VN VG VI YE ZM ZW ',
 );
+
+/** c_CveRetenc's descriptions (SAT's catalog of Retenciones 2.0), printed beside the key. */
+export const CVE_RETENC_DESCRIPCION: Readonly<Record<string, string>> = {
+  '01': 'Servicios profesionales',
+  '02': 'Regalías por derechos de autor',
+  '03': 'Autotransporte terrestre de carga',
+  '04': 'Servicios prestados por comisionistas',
+  '05': 'Arrendamiento',
+  '06': 'Enajenación de acciones',
+  '07': 'Enajenación de bienes objeto de la LIEPS, a través de mediadores, agentes, representantes, corredores, consignatarios o distribuidores',
+  '08': 'Enajenación de bienes inmuebles consignada en escritura pública',
+  '09': 'Enajenación de otros bienes, no consignada en escritura pública',
+  '10': 'Adquisición de desperdicios industriales',
+  '11': 'Adquisición de bienes consignada en escritura pública',
+  '12': 'Adquisición de otros bienes, no consignada en escritura pública',
+  '13': 'Otros retiros de AFORE',
+  '14': 'Dividendos o utilidades distribuidas',
+  '15': 'Remanente distribuible',
+  '16': 'Intereses',
+  '17': 'Arrendamiento en fideicomiso',
+  '18': 'Pagos realizados a favor de residentes en el extranjero',
+  '19': 'Enajenación de acciones u operaciones en bolsa de valores',
+  '20': 'Obtención de premios',
+  '21': 'Fideicomisos que no realizan actividades empresariales',
+  '22': 'Planes personales de retiro',
+  '23': 'Intereses reales deducibles por créditos hipotecarios',
+  '24': 'Operaciones Financieras Derivadas de Capital',
+  '25': 'Otro tipo de retenciones',
+  '26': 'Servicios mediante Plataformas Tecnológicas',
+  '27': 'Sector Financiero',
+  '28': 'Pagos y retenciones a Contribuyentes del RIF',
+};
+
+/** c_TipoPagoRet's descriptions (Retenciones 2.0). */
+export const TIPO_PAGO_RET_DESCRIPCION: Readonly<Record<string, string>> = {
+  '01': 'Pago definitivo IVA',
+  '02': 'Pago definitivo IEPS',
+  '03': 'Pago definitivo ISR',
+  '04': 'Pago provisional ISR',
+};
+
+/** c_Periodicidad of catRetenciones.xsd (Servicios de Plataformas Tecnológicas). */
+export const PERIODICIDAD_DESCRIPCION: Readonly<Record<string, string>> = {
+  '01': 'Diario',
+  '02': 'Semanal',
+  '03': 'Quincenal',
+  '04': 'Mensual',
+  '05': 'Bimestral',
+};

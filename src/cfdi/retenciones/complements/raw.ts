@@ -4,7 +4,8 @@ import type { ComplementSchema } from './complement.ts';
 const NS = 'http://www.sat.gob.mx/esquemas/retencionpago/1';
 
 /** A complement under SAT's retencionpago/1 tree: namespace `…/1/<folder>`, schema `…/1/<folder>/<file>.xsd`. */
-const sat = (folder: string, element: string, cadena: ComplementSchema['cadena'], file = folder): ComplementSchema => ({
+const sat = (folder: string, element: string, title: string, cadena: ComplementSchema['cadena'], file = folder): ComplementSchema => ({
+  title,
   element: `${folder}:${element}`,
   prefix: folder,
   namespace: `${NS}/${folder}`,
@@ -22,10 +23,11 @@ export const RAW_COMPLEMENTS: readonly ComplementSchema[] = [
   sat(
     'arrendamientoenfideicomiso',
     'Arrendamientoenfideicomiso',
+    'Arrendamiento en fideicomiso',
     attrs('Version PagProvEfecPorFiduc RendimFideicom DeduccCorresp', 'MontTotRet MontResFiscDistFibras MontOtrosConceptDistr DescrMontOtrosConceptDistr'),
   ),
-  sat('enajenaciondeacciones', 'EnajenaciondeAcciones', attrs('Version ContratoIntermediacion Ganancia Perdida')),
-  sat('fideicomisonoempresarial', 'Fideicomisonoempresarial', [
+  sat('enajenaciondeacciones', 'EnajenaciondeAcciones', 'Enajenación de acciones', attrs('Version ContratoIntermediacion Ganancia Perdida')),
+  sat('fideicomisonoempresarial', 'Fideicomisonoempresarial', 'Fideicomiso no empresarial', [
     R('Version'),
     each('fideicomisonoempresarial:IngresosOEntradas', [
       ...attrs('MontTotEntradasPeriodo PartPropAcumDelFideicom PropDelMontTot'),
@@ -37,19 +39,20 @@ export const RAW_COMPLEMENTS: readonly ComplementSchema[] = [
     ]),
     each('fideicomisonoempresarial:RetEfectFideicomiso', attrs('MontRetRelPagFideic DescRetRelPagFideic')),
   ]),
-  sat('intereses', 'Intereses', attrs('Version SistFinanciero RetiroAORESRetInt OperFinancDerivad MontIntNominal MontIntReal Perdida')),
+  sat('intereses', 'Intereses', 'Intereses', attrs('Version SistFinanciero RetiroAORESRetInt OperFinancDerivad MontIntNominal MontIntReal Perdida')),
   sat(
     'intereseshipotecarios',
     'Intereseshipotecarios',
+    'Intereses hipotecarios',
     attrs(
       'Version CreditoDeInstFinanc SaldoInsoluto',
       'PropDeducDelCredit MontTotIntNominalesDev MontTotIntNominalesDevYPag MontTotIntRealPagDeduc NumContrato',
     ),
   ),
-  sat('operacionesconderivados', 'Operacionesconderivados', attrs('Version MontGanAcum MontPerdDed')),
-  sat('premios', 'Premios', attrs('Version EntidadFederativa MontTotPago MontTotPagoGrav MontTotPagoExent')),
-  sat('sectorfinanciero', 'SectorFinanciero', [R('Version'), R('IdFideicom'), O('NomFideicom'), R('DescripFideicom')]),
-  sat('planesderetiro11', 'Planesderetiro', [
+  sat('operacionesconderivados', 'Operacionesconderivados', 'Operaciones con derivados', attrs('Version MontGanAcum MontPerdDed')),
+  sat('premios', 'Premios', 'Premios', attrs('Version EntidadFederativa MontTotPago MontTotPagoGrav MontTotPagoExent')),
+  sat('sectorfinanciero', 'SectorFinanciero', 'Sector financiero', [R('Version'), R('IdFideicom'), O('NomFideicom'), R('DescripFideicom')]),
+  sat('planesderetiro11', 'Planesderetiro', 'Planes de retiro 1.1', [
     R('Version'),
     R('SistemaFinanc'),
     O('MontTotAportAnioInmAnterior'),

@@ -1,4 +1,5 @@
 import type { RetencionComplement } from '../complement.ts';
+import { renderDividendos } from './pdf.ts';
 import { DIVIDENDOS_10 } from './cadena.ts';
 import type { DividendosInput } from './input.ts';
 import type { DividendosModel } from './model.ts';
@@ -7,6 +8,7 @@ import { DIVIDENDOS_NS, dividendosNode } from './xml.ts';
 
 /** Complemento de Dividendos 1.0: dividends or profits distributed (CveRetenc 14) and the remanente distribuible. */
 export const dividendos10: RetencionComplement<'dividendos', 'dividendos', DividendosInput, DividendosModel> = {
+  title: 'Dividendos',
   input: 'dividendos',
   model: 'dividendos',
   element: 'dividendos:Dividendos',
@@ -16,5 +18,6 @@ export const dividendos10: RetencionComplement<'dividendos', 'dividendos', Divid
   xsd: 'dividendos.xsd',
   prepare: prepareDividendos,
   node: dividendosNode,
+  pdf: renderDividendos,
   cadena: DIVIDENDOS_10,
 };

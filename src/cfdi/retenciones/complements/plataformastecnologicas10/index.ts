@@ -1,4 +1,5 @@
 import type { RetencionComplement } from '../complement.ts';
+import { renderPlataformas } from './pdf.ts';
 import { PLATAFORMAS_TECNOLOGICAS_10 } from './cadena.ts';
 import type { PlataformasTecnologicasInput } from './input.ts';
 import type { PlataformasTecnologicasModel } from './model.ts';
@@ -27,6 +28,7 @@ export const plataformastecnologicas10: RetencionComplement<
   PlataformasTecnologicasModel,
   PlataformasSummary
 > = {
+  title: 'Servicios de Plataformas Tecnológicas',
   input: 'plataformas_tecnologicas',
   model: 'plataformasTecnologicas',
   element: `${PLATAFORMAS_NS.prefix}:ServiciosPlataformasTecnologicas`,
@@ -36,6 +38,7 @@ export const plataformastecnologicas10: RetencionComplement<
   xsd: 'ServiciosPlataformasTecnologicas10.xsd',
   prepare: preparePlataformas,
   node: plataformasNode,
+  pdf: renderPlataformas,
   cadena: PLATAFORMAS_TECNOLOGICAS_10,
   summary: (m) => ({
     num_serv: m.numServ,
