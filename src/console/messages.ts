@@ -239,7 +239,6 @@ const ES = {
   webhookResume: 'Reanudar',
   webhookDeleteConfirm: 'Se eliminan el webhook y su historial de entregas. ¿Eliminarlo?',
   webhookNoDeliveries: 'Aún no hay entregas.',
-  webhookNoRotation: 'El secreto solo se muestra al crear el webhook: para cambiarlo crea otro webhook y elimina este.',
   deliveries: 'Entregas',
   deliveryStates: { pendiente: 'Pendiente', entregado: 'Entregado', fallido: 'Fallido' } as Record<string, string>,
   deliveredAt: 'Entregado',
@@ -406,6 +405,15 @@ const ES = {
   webhookDeliveries: 'Entregas de webhooks',
   noDeliveries: 'Ningún webhook recibió eventos de esta factura.',
   event: 'Evento',
+  // webhook secret rotation
+  webhookRotate: 'Rotar secreto',
+  webhookRotateOverlap: 'El secreto anterior sigue firmando durante',
+  webhookRotateHours: (hours: number) => (hours === 0 ? 'nada: deja de firmar ya' : hours === 1 ? '1 hora' : `${hours} horas`),
+  webhookRotateHelp:
+    'Se genera un secreto nuevo, que se muestra una sola vez. Mientras tanto cada entrega lleva también la firma del secreto anterior en webhook-signature; X-FC-Signature usa solo el nuevo.',
+  webhookRotated: 'Secreto rotado. El nuevo secreto para verificar las firmas:',
+  webhookPreviousUntil: (at: string) => `El secreto anterior sigue firmando hasta ${at}.`,
+  webhookPreviousStopped: 'El secreto anterior ya no firma.',
 };
 
 const EN: typeof ES = {
@@ -640,7 +648,6 @@ const EN: typeof ES = {
   webhookResume: 'Resume',
   webhookDeleteConfirm: 'The webhook and its delivery history are deleted. Delete it?',
   webhookNoDeliveries: 'No deliveries yet.',
-  webhookNoRotation: 'The secret is shown only when the webhook is created: to change it, create another webhook and delete this one.',
   deliveries: 'Deliveries',
   deliveryStates: { pendiente: 'Pending', entregado: 'Delivered', fallido: 'Failed' },
   deliveredAt: 'Delivered',
@@ -802,6 +809,15 @@ const EN: typeof ES = {
   webhookDeliveries: 'Webhook deliveries',
   noDeliveries: "No webhook received this invoice's events.",
   event: 'Event',
+  // webhook secret rotation
+  webhookRotate: 'Rotate secret',
+  webhookRotateOverlap: 'The previous secret keeps signing for',
+  webhookRotateHours: (hours: number) => (hours === 0 ? 'no time: it stops now' : hours === 1 ? '1 hour' : `${hours} hours`),
+  webhookRotateHelp:
+    "A new secret is generated and shown once. Meanwhile every delivery also carries the previous secret's signature in webhook-signature; X-FC-Signature uses the new one only.",
+  webhookRotated: 'Secret rotated. The new secret, to verify the signatures:',
+  webhookPreviousUntil: (at: string) => `The previous secret keeps signing until ${at}.`,
+  webhookPreviousStopped: 'The previous secret no longer signs.',
 };
 
 export type Messages = typeof ES;

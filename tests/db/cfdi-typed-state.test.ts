@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import journal from '../../drizzle/sqlite/meta/_journal.json' with { type: 'json' };
 
 const invoice = ingreso();
-/** When migration 0020 was made: it and every later one are undone (rate_counters, the Idempotency-Key lease, cfdi_emails, receipts, reply_to, cfdi_pdfs, login_addresses, email_budgets, the cfdis' pac, cfdi_stamp_attempts, cfdi_duplicate_stamps, cfdi_stats_deltas) to go back before it. */
+/** When migration 0020 was made: it and every later one are undone (rate_counters, the Idempotency-Key lease, cfdi_emails, receipts, reply_to, cfdi_pdfs, login_addresses, email_budgets, the cfdis' pac, cfdi_stamp_attempts, cfdi_duplicate_stamps, cfdi_stats_deltas, the webhooks' previous secret) to go back before it. */
 const MIGRATION_0020_AT = journal.entries.find((e) => e.tag === '0020_cfdi_typed_state')!.when;
 
 const dir = mkdtempSync(join(tmpdir(), 'cfdi-typed-state-'));
@@ -80,6 +80,8 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
       drop table sat_download_packages;
       drop table sat_downloads;
       drop table sat_download_syncs;
+      alter table webhooks drop column previous_secret_sealed;
+      alter table webhooks drop column previous_expires_at;
       delete from __drizzle_migrations where created_at >= ${MIGRATION_0020_AT};
     `);
     raw.close();

@@ -122,6 +122,7 @@ const OWNED: Record<string, string[]> = {
   ],
   createWebhook: ['webhooks'],
   updateWebhook: ['webhooks', 'jobs'], // resuming (estado ACTIVO) queues the paused deliveries
+  rotateWebhookSecret: ['webhooks'],
   createReceipt: ['receipts', 'receipt_settings', 'events', 'webhook_deliveries', 'jobs'], // the automatic folio's counter; receipt.created
   invoiceReceipt: [...INVOICE_WRITES, 'receipts'],
   issueGlobalInvoice: [...INVOICE_WRITES, 'receipts'],
@@ -628,7 +629,8 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
       };
     }
     case 'createWebhook':
-    case 'updateWebhook': {
+    case 'updateWebhook':
+    case 'rotateWebhookSecret': {
       const { key } = await issuerWithKey();
       const hooks = [
         await mustCreate('POST', '/webhooks', key, { url: 'https://example.com/a', events: ['*'] }),
@@ -647,7 +649,9 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
         seeds:
           op.id === 'createWebhook'
             ? fc.constantFrom({ url: 'https://example.com/hook', events: ['*'] }, { url: 'https://example.com/x', events: ['cfdi.timbrado', 'cfdi.cancelado'] })
-            : fc.constantFrom({ estado: 'ACTIVO' }, { estado: 'PAUSADO' }, { events: ['csd.vencido'] }, { url: 'https://example.com/new' }),
+            : op.id === 'rotateWebhookSecret'
+              ? fc.constantFrom({}, { expire_previous_in_hours: 0 }, { expire_previous_in_hours: 24 }, { expire_previous_in_hours: 72 })
+              : fc.constantFrom({ estado: 'ACTIVO' }, { estado: 'PAUSADO' }, { events: ['csd.vencido'] }, { url: 'https://example.com/new' }),
       };
     }
     default: {

@@ -341,6 +341,7 @@ describe('the console over HTTP', () => {
     'POST /console/webhooks/:id/test': { anonymous: 303, foreign: 'webhook' },
     'POST /console/webhooks/:id/delete': { anonymous: 303, foreign: 'webhook' },
     'POST /console/webhooks/:id/deliveries/:delivery_id/retry': { anonymous: 303, foreign: 'webhook' },
+    'POST /console/webhooks/:id/rotate-secret': { anonymous: 303, foreign: 'webhook' },
     'GET /console/audit-log': { anonymous: 303 },
     'GET /console/csds': { anonymous: 303 },
     'POST /console/csds': { anonymous: 303 },

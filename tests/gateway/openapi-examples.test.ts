@@ -194,6 +194,10 @@ describe('OpenAPI request examples', () => {
         const hook = await created('POST', '/webhooks', token, { url: 'https://erp.example.com/hooks/otro', events: ['cfdi.timbrado'] });
         return { path: path.replace('{id}', hook.id), body: value };
       },
+      rotateWebhookSecret: async (value, path) => {
+        const hook = await created('POST', '/webhooks', token, { url: 'https://erp.example.com/hooks/rotado', events: ['cfdi.timbrado'] });
+        return { path: path.replace('{id}', hook.id), body: value };
+      },
     };
 
     let sent = 0;

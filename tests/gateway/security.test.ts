@@ -181,6 +181,7 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   listWebhookDeliveries: { roles: ADMIN, params: { id: 'webhook' } },
   testWebhook: { roles: ADMIN, params: { id: 'webhook' } },
   retryWebhookDelivery: { roles: ADMIN, params: { id: 'webhook', delivery_id: 'delivery' } },
+  rotateWebhookSecret: { roles: ADMIN, params: { id: 'webhook' }, body: () => ({ json: { expire_previous_in_hours: 0 } }) },
 
   // SAT catalogs are the same for every tenant: nothing to isolate, only a credential to check.
   listCatalog: { roles: ALL, params: { catalogo: 'catalog' } },

@@ -1174,7 +1174,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to events
-         * @description Deliveries: POST with body `{ event, tenant_id, created_at, data }` (the data of every cfdi.* event carries the invoice's external_id and metadata); headers X-FC-Event, X-FC-Signature (`sha256=` + hex HMAC-SHA256 of the raw body keyed with the whole secret string), X-FC-Delivery-Id (same on retries: dedupe on it), X-FC-Timestamp, and Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part after `whsec_`). 10 s timeout, redirects not followed, any 2xx is success; retries after 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (±10 %), or later when the receiver sends Retry-After; 410 Gone disables the webhook; 10 consecutive failures pause it. In test and live mode alike the URL (every address its host resolves to) must be public: private, loopback, link-local, CGNAT, reserved and cloud metadata addresses, also inside IPv4-mapped, NAT64, 6to4 and Teredo IPv6 forms, answer 400, on create and PATCH; each attempt checks again and connects to the address it checked. A tenant's deliveries run at most 16 at a time (8 per webhook).
+         * @description Deliveries: POST with body `{ event, tenant_id, created_at, data }` (the data of every cfdi.* event carries the invoice's external_id and metadata); headers X-FC-Event, X-FC-Signature (`sha256=` + hex HMAC-SHA256 of the raw body keyed with the whole secret string), X-FC-Delivery-Id (same on retries: dedupe on it), X-FC-Timestamp, and Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part after `whsec_`; after a rotation, also the previous secret's, space-separated, until it expires: see rotateWebhookSecret). 10 s timeout, redirects not followed, any 2xx is success; retries after 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (±10 %), or later when the receiver sends Retry-After; 410 Gone disables the webhook; 10 consecutive failures pause it. In test and live mode alike the URL (every address its host resolves to) must be public: private, loopback, link-local, CGNAT, reserved and cloud metadata addresses, also inside IPv4-mapped, NAT64, 6to4 and Teredo IPv6 forms, answer 400, on create and PATCH; each attempt checks again and connects to the address it checked. A tenant's deliveries run at most 16 at a time (8 per webhook).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -1253,6 +1253,26 @@ export interface paths {
         put?: never;
         /** Send a delivery again now (same delivery id, same body) */
         post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret; the new one is shown once, the old one keeps signing beside it for a while
+         * @description Answers the webhook with its new secret (shown only in this response, as on create). Until `previous_secret_expires_at` (now + `expire_previous_in_hours`, default 24, at most 72; 0 = the old secret stops at once) every delivery carries both: X-FC-Signature is made with the new secret only, and webhook-signature lists `v1,<new> v1,<previous>` (Standard Webhooks allows several space-separated signatures: accept the request when one verifies). Rotating again during an overlap makes the secret current until then the previous one, and the older one stops. The body is optional. Idempotency-Key: a repeat with the same key answers the stored answer of the first rotation, or, when that request died after rotating, the webhook with its current secret; it never rotates twice. Without a key every request rotates.
+         */
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4102,6 +4122,17 @@ export interface components {
                 duration_ms: number;
                 at: string;
             }[];
+        };
+        WebhookRotated: components["schemas"]["WebhookCreated"] & {
+            /** @description Until when deliveries also carry a signature made with the secret before this rotation (null: the old secret stopped at once) */
+            previous_secret_expires_at: string | null;
+        };
+        WebhookRotate: {
+            /**
+             * @description How long the previous secret keeps signing deliveries beside the new one, in hours (default 24; 0 = it stops at once)
+             * @example 24
+             */
+            expire_previous_in_hours?: number;
         };
         Colonias: {
             /** @example 64000 */
@@ -11241,6 +11272,107 @@ export interface operations {
             };
             /** @description No such webhook or delivery */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WebhookRotate"];
+            };
+        };
+        responses: {
+            /** @description Rotated; the new secret is shown once */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRotated"];
+                };
+            };
+            /** @description Invalid body: expire_previous_in_hours is not a whole number from 0 to 72, or an unknown field */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API key or ADMIN required */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such webhook */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

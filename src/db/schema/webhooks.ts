@@ -17,6 +17,9 @@ export const webhooks = sqliteTable(
     url: text('url').notNull(),
     events: text('events', { mode: 'json' }).notNull().$type<string[]>(),
     secretSealed: blob('secret_sealed', { mode: 'buffer' }).notNull(),
+    /** After a rotation: the secret before it, sealed as the current one, still signing deliveries until previous_expires_at. */
+    previousSecretSealed: blob('previous_secret_sealed', { mode: 'buffer' }),
+    previousExpiresAt: text('previous_expires_at'),
     estado: text('estado', { enum: WEBHOOK_ESTADOS }).notNull().default('ACTIVO'),
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     createdAt: text('created_at').notNull().default(now),

@@ -114,11 +114,19 @@ export async function fanOut(tx: DbOrTx, e: EventRow, now: Date, only?: string):
   return ids;
 }
 
-/** Both signatures: ours (X-FC-Signature over the raw body) and Standard Webhooks' (over id.timestamp.body). */
-function signatureHeaders(secret: string, deliveryId: string, event: string, body: string, timestamp: number): Record<string, string> {
-  const fc = createHmac('sha256', secret).update(body).digest('hex');
-  const standardKey = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const standard = createHmac('sha256', standardKey).update(`${deliveryId}.${timestamp}.${body}`).digest('base64');
+const standardSignature = (secret: string, signed: string) =>
+  `v1,${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+    .update(signed)
+    .digest('base64')}`;
+
+/**
+ * Both signatures: ours (X-FC-Signature over the raw body, with the current secret) and Standard Webhooks' (over
+ * id.timestamp.body): during a rotation's overlap it lists the previous secret's signature after the current one's,
+ * space-separated as that spec allows, so a receiver still on the old secret keeps verifying.
+ */
+function signatureHeaders(secrets: string[], deliveryId: string, event: string, body: string, timestamp: number): Record<string, string> {
+  const fc = createHmac('sha256', secrets[0]!).update(body).digest('hex');
+  const signed = `${deliveryId}.${timestamp}.${body}`;
   return {
     'Content-Type': 'application/json',
     'X-FC-Event': event,
@@ -127,7 +135,7 @@ function signatureHeaders(secret: string, deliveryId: string, event: string, bod
     'X-FC-Timestamp': String(timestamp),
     'webhook-id': deliveryId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': `v1,${standard}`,
+    'webhook-signature': secrets.map((secret) => standardSignature(secret, signed)).join(' '),
   };
 }
 
@@ -155,6 +163,8 @@ const deliveryById = (db: Db) =>
         url: webhooks.url,
         estado: webhooks.estado,
         secretSealed: webhooks.secretSealed,
+        previousSecretSealed: webhooks.previousSecretSealed,
+        previousExpiresAt: webhooks.previousExpiresAt,
         environment: webhooks.environment,
       })
       .from(webhookDeliveries)
@@ -179,10 +189,18 @@ export function deliveryJobHandler(deps: WebhookDeliveryDeps): JobHandler {
       try {
         const checked = await resolveTarget(d.url, deps);
         if ('problem' in checked) throw new Error(`url ${checked.problem}`);
-        const secret = openSecret(deps.masterKey, d.secretSealed, d.webhookId).toString('utf8');
+        const now = deps.now();
+        const secrets = [d.secretSealed];
+        if (d.previousSecretSealed && d.previousExpiresAt && d.previousExpiresAt > now.toISOString()) secrets.push(d.previousSecretSealed);
         const res = await postPinned(checked.target, {
           body: d.body,
-          headers: signatureHeaders(secret, d.id, d.event, d.body, Math.floor(deps.now().getTime() / 1000)),
+          headers: signatureHeaders(
+            secrets.map((sealed) => openSecret(deps.masterKey, sealed, d.webhookId).toString('utf8')),
+            d.id,
+            d.event,
+            d.body,
+            Math.floor(now.getTime() / 1000),
+          ),
           timeoutMs: ATTEMPT_TIMEOUT_MS,
           bodyLimit: RESPONSE_BODY_LIMIT,
         });

@@ -1,10 +1,11 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import { actorOf, type BackendEnv } from '../../lib/backend.ts';
 import { forbidden } from '../../lib/service-error.ts';
 import { DeletedSchema, errorResponse, errorResponses, jsonBody, jsonResponse, paginated, PaginationQuery } from '../../lib/schemas.ts';
 import type { WebhookDeliveryDeps } from './delivery.ts';
-import { WebhookCreateExamples, WebhookPatchExamples } from './examples.ts';
+import { WebhookCreateExamples, WebhookPatchExamples, WebhookRotateExamples } from './examples.ts';
 import {
   DeliveryListQuery,
   DeliveryParams,
@@ -13,6 +14,8 @@ import {
   WebhookCreateSchema,
   WebhookParams as Params,
   WebhookPatchSchema,
+  WebhookRotatedSchema,
+  WebhookRotateSchema,
   WebhookSchema,
 } from './schemas.ts';
 import {
@@ -22,7 +25,9 @@ import {
   getWebhook,
   listWebhookDeliveries,
   listWebhooks,
+  resumeRotateWebhookSecret,
   retryWebhookDelivery,
+  rotateWebhookSecret,
   testWebhook,
   updateWebhook,
 } from './service.ts';
@@ -50,7 +55,8 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
       description:
         "Deliveries: POST with body `{ event, tenant_id, created_at, data }` (the data of every cfdi.* event carries the invoice's external_id and metadata); headers X-FC-Event, X-FC-Signature (`sha256=` + hex HMAC-SHA256 of the raw body " +
         'keyed with the whole secret string), X-FC-Delivery-Id (same on retries: dedupe on it), X-FC-Timestamp, and Standard Webhooks headers webhook-id, ' +
-        'webhook-timestamp, webhook-signature (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part after `whsec_`). ' +
+        'webhook-timestamp, webhook-signature (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part after `whsec_`; ' +
+        "after a rotation, also the previous secret's, space-separated, until it expires: see rotateWebhookSecret). " +
         '10 s timeout, redirects not followed, any 2xx is success; retries after 0 s, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h (±10 %), or later ' +
         'when the receiver sends Retry-After; 410 Gone disables the webhook; 10 consecutive failures pause it. In test and live mode alike the URL ' +
         '(every address its host resolves to) must be public: private, loopback, link-local, CGNAT, reserved and cloud metadata addresses, also ' +
@@ -191,6 +197,43 @@ export function mountWebhookRoutes(app: OpenAPIHono<BackendEnv>, deps: WebhookDe
     async (c) => {
       const params = c.req.valid('param');
       return c.json(await retryWebhookDelivery(deps, actorOf(c), params.id, params.delivery_id), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/v1/webhooks/{id}/rotate-secret',
+      tags,
+      operationId: 'rotateWebhookSecret',
+      summary: 'Replace the signing secret; the new one is shown once, the old one keeps signing beside it for a while',
+      description:
+        'Answers the webhook with its new secret (shown only in this response, as on create). Until `previous_secret_expires_at` ' +
+        '(now + `expire_previous_in_hours`, default 24, at most 72; 0 = the old secret stops at once) every delivery carries both: ' +
+        'X-FC-Signature is made with the new secret only, and webhook-signature lists `v1,<new> v1,<previous>` (Standard Webhooks ' +
+        'allows several space-separated signatures: accept the request when one verifies). Rotating again during an overlap makes the ' +
+        'secret current until then the previous one, and the older one stops. The body is optional. Idempotency-Key: a repeat with the ' +
+        'same key answers the stored answer of the first rotation, or, when that request died after rotating, the webhook with its ' +
+        'current secret; it never rotates twice. Without a key every request rotates.',
+      middleware: [apiKeyOrAdmin] as const,
+      request: { params: Params, body: { ...jsonBody(WebhookRotateSchema, WebhookRotateExamples), required: false } },
+      responses: {
+        200: jsonResponse(WebhookRotatedSchema, 'Rotated; the new secret is shown once'),
+        400: errorResponse('Invalid body: expire_previous_in_hours is not a whole number from 0 to 72, or an unknown field'),
+        404: errorResponse('No such webhook'),
+        ...common,
+      },
+    }),
+    async (c) => {
+      // The body is optional: without one the defaults apply, but a body in another content type is refused, not ignored.
+      const type = c.req.header('content-type');
+      if (type && !/^application\/json\b/i.test(type)) throw new HTTPException(415);
+      const claim = c.get('idempotency');
+      const id = c.req.valid('param').id;
+      const rotated = claim?.resumed
+        ? await resumeRotateWebhookSecret(deps, actorOf(c), claim.resumed)
+        : await rotateWebhookSecret(deps, actorOf(c), id, c.req.valid('json'), claim?.bind);
+      return c.json(rotated, 200);
     },
   );
 }

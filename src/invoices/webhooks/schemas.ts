@@ -22,6 +22,11 @@ export const WebhookSchema = z
 export const WebhookCreatedSchema = WebhookSchema.extend({ secret: z.string().openapi({ description: 'whsec_…, shown only in this response' }) }).openapi(
   'WebhookCreated',
 );
+export const WebhookRotatedSchema = WebhookCreatedSchema.extend({
+  previous_secret_expires_at: z.string().nullable().openapi({
+    description: 'Until when deliveries also carry a signature made with the secret before this rotation (null: the old secret stopped at once)',
+  }),
+}).openapi('WebhookRotated');
 
 const AttemptSchema = z.object({
   attempt: z.number().int(),
@@ -78,8 +83,18 @@ export const WebhookPatchSchema = z
   .object({ url: Url.optional(), events: z.array(EventName).min(1).max(20).optional(), estado: z.enum(['ACTIVO', 'PAUSADO']).optional() })
   .strict()
   .openapi('WebhookPatch');
+export const WebhookRotateSchema = z
+  .object({
+    expire_previous_in_hours: z.number().int().min(0).max(72).optional().openapi({
+      description: 'How long the previous secret keeps signing deliveries beside the new one, in hours (default 24; 0 = it stops at once)',
+      example: 24,
+    }),
+  })
+  .strict()
+  .openapi('WebhookRotate');
 export type WebhookCreate = z.infer<typeof WebhookCreateSchema>;
 export type WebhookPatch = z.infer<typeof WebhookPatchSchema>;
+export type WebhookRotate = z.infer<typeof WebhookRotateSchema>;
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export const toWebhook = (w: WebhookRow) => ({

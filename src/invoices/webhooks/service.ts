@@ -8,7 +8,7 @@ import { decodeCursor, page } from '../../lib/pagination.ts';
 import { openSecret, sealSecret } from '../../lib/secret-box.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { enqueueDelivery, fanOut, type WebhookDeliveryDeps } from './delivery.ts';
-import { toDelivery, toWebhook, type WebhookCreate, type WebhookPatch, type WebhookRow } from './schemas.ts';
+import { toDelivery, toWebhook, type WebhookCreate, type WebhookPatch, type WebhookRotate, type WebhookRow } from './schemas.ts';
 import { webhookUrlProblem } from './target.ts';
 
 type Delivery = typeof webhookDeliveries.$inferSelect;
@@ -61,7 +61,7 @@ async function waitForAttempt(deps: WebhookDeliveryDeps, id: string, after: numb
 export async function createWebhook(deps: WebhookDeliveryDeps, actor: Actor, body: WebhookCreate, bindIdempotency?: IdempotencyClaim['bind']) {
   await checkUrl(deps, body.url);
   const id = randomUUID();
-  const secret = `whsec_${randomBytes(24).toString('base64')}`;
+  const secret = newSecret();
   const now = deps.now().toISOString();
   // read committed: one insert and the claim's fenced bind
   await withTransaction(deps.db, { isolation: 'read committed', name: 'webhooks.create' }, async (tx) => {
@@ -79,6 +79,50 @@ export async function createWebhook(deps: WebhookDeliveryDeps, actor: Actor, bod
   });
   return { ...toWebhook(await getRow(deps, actor, id)), secret };
 }
+
+const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+const DEFAULT_PREVIOUS_SECRET_HOURS = 24;
+
+const rotated = (deps: WebhookDeliveryDeps, row: WebhookRow) => ({
+  ...toWebhook(row),
+  secret: openSecret(deps.masterKey, row.secretSealed, row.id).toString('utf8'),
+  previous_secret_expires_at: row.previousSecretSealed ? row.previousExpiresAt : null,
+});
+
+/**
+ * POST /webhooks/:id/rotate-secret: a new secret, shown once; the current one becomes the previous one (replacing any
+ * previous one still running) and keeps signing beside it until its expiry, so receivers can switch without a gap.
+ */
+export async function rotateWebhookSecret(
+  deps: WebhookDeliveryDeps,
+  actor: Actor,
+  id: string,
+  body: WebhookRotate,
+  bindIdempotency?: IdempotencyClaim['bind'],
+) {
+  const hours = body.expire_previous_in_hours ?? DEFAULT_PREVIOUS_SECRET_HOURS;
+  const now = deps.now();
+  // read committed: one conditional UPDATE (the row's lock orders two rotations) and the claim's fenced bind
+  const row = await withTransaction(deps.db, { isolation: 'read committed', name: 'webhooks.rotateSecret' }, async (tx) => {
+    const [updated] = await tx
+      .update(webhooks)
+      .set({
+        secretSealed: sealSecret(deps.masterKey, Buffer.from(newSecret()), id),
+        previousSecretSealed: hours > 0 ? sql`${webhooks.secretSealed}` : null,
+        previousExpiresAt: hours > 0 ? new Date(now.getTime() + hours * 3600_000).toISOString() : null,
+        updatedAt: now.toISOString(),
+      })
+      .where(and(eq(webhooks.id, id), scoped(actor)))
+      .returning();
+    if (!updated) throw notFound('Webhook');
+    await bindIdempotency?.(tx, updated.id);
+    return updated;
+  });
+  return rotated(deps, row);
+}
+
+/** A retry of a rotation whose first request died before answering: the webhook's current secret, without rotating again. */
+export const resumeRotateWebhookSecret = async (deps: WebhookDeliveryDeps, actor: Actor, id: string) => rotated(deps, await getRow(deps, actor, id));
 
 /** A retry of a POST /webhooks whose first request died before answering: the webhook with its secret, as that answer had. */
 export async function resumeCreateWebhook(deps: WebhookDeliveryDeps, actor: Actor, id: string) {

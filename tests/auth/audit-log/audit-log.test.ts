@@ -327,6 +327,13 @@ describe('audit log', () => {
       { type: 'webhooks', id: hook.json.id },
       await call('POST', `/webhooks/${hook.json.id}/deliveries/${tested.json.id}/retry`, key.key),
     );
+    await expectWrite(
+      'rotateWebhookSecret',
+      200,
+      ak,
+      { type: 'webhooks', id: hook.json.id },
+      await call('POST', `/webhooks/${hook.json.id}/rotate-secret`, key.key, { expire_previous_in_hours: 1 }),
+    );
     await expectWrite('deleteWebhook', 200, ak, { type: 'webhooks', id: hook.json.id }, await call('DELETE', `/webhooks/${hook.json.id}`, key.key));
     await expectWrite('deleteCsd', 200, ak, { type: 'csds', id: csd.id }, await call('DELETE', `/csds/${csd.id}`, key.key));
 
