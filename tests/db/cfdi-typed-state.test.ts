@@ -80,6 +80,8 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
       drop table sat_download_packages;
       drop table sat_downloads;
       drop table sat_download_syncs;
+      drop table retencion_documents;
+      drop table retenciones;
       delete from __drizzle_migrations where created_at >= ${MIGRATION_0020_AT};
     `);
     raw.close();
