@@ -115,6 +115,38 @@ describe('series and FolioInt', () => {
   });
 });
 
+describe('complements sent as XML and concurrent issuing', () => {
+  const intereses =
+    '<intereses:Intereses xmlns:intereses="http://www.sat.gob.mx/esquemas/retencionpago/1/intereses" Version="1.0" SistFinanciero="SI" RetiroAORESRetInt="NO" OperFinancDerivad="NO" MontIntNominal="1500.00" MontIntReal="300.00" Perdida="0"/>';
+  const interesesBody = (xml: string) => ({
+    cve_retenc: '16',
+    receptor: example('retencion_arrendamiento').receptor,
+    periodo: { mes_ini: '01', mes_fin: '10', ejercicio: '2026' },
+    totales: { monto_tot_operacion: '1500', monto_tot_grav: '300' },
+    impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '300', tasa: '0.2', tipo_pago_ret: '01' }],
+    complementos_xml: [xml],
+  });
+
+  test("SAT's Intereses as XML: stamped and schema-valid; one its schema refuses is 400 naming complementos_xml[0]", async () => {
+    const { key } = await newIssuer();
+    const res = expectStatus(await t.api('POST', '/retenciones', { token: key, body: interesesBody(intereses) }), 201);
+    expect(res.json.complementos).toEqual(['intereses:Intereses']);
+    const xml = (await t.call('GET', `/retenciones/${res.json.id}/xml`, { token: key })).text;
+    expect(await validateRetencionSchema(xml)).toEqual({ valid: true, errors: [] });
+    const bad = await t.call('POST', '/retenciones', { token: key, body: interesesBody(intereses.replace('SistFinanciero="SI"', 'SistFinanciero="X"')) });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.details.map((d: { field: string }) => d.field)).toEqual(['complementos_xml[0]']);
+  });
+
+  test('issued at once, each takes its own folio', async () => {
+    const { key } = await newIssuer();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => t.api('POST', '/retenciones', { token: key, body: example('retencion_arrendamiento') })));
+    const folios = answers.map((r) => expectStatus(r, 201).json.folio).sort((x, y) => x - y);
+    expect(folios).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(new Set(answers.map((r) => expectStatus(r, 201).json.uuid)).size).toBe(6);
+  });
+});
+
 describe('idempotency', () => {
   test('a retry with the same Idempotency-Key answers the first stamp; nothing new is stored', async () => {
     const { key, tenant } = await newIssuer();
@@ -175,10 +207,13 @@ describe('GET /retenciones', () => {
     expect(await ids('ejercicio=2025')).toEqual([]);
     expect(await ids('status=cancelado')).toEqual([]);
     expect(await ids('status=vigente&cve_retenc=18')).toEqual(byCve('18'));
-    const today = t.clock.now.toISOString().slice(0, 10);
-    expect((await ids(`desde=2019-01-01&hasta=2099-12-31`)).length).toBe(5);
+    // fecha_exp is the issuer's local time: the day of the first one, and the day after the last one.
+    const day = all.json.data.at(-1)!.fecha_exp.slice(0, 10);
+    expect(await ids(`desde=${day}`)).toEqual(newestFirst);
+    expect(await ids(`hasta=${all.json.data[0]!.fecha_exp}`)).toEqual(newestFirst);
+    expect(await ids(`desde=${all.json.data[0]!.fecha_exp.slice(0, 10)}T23:59:59&hasta=2099-12-31`)).toEqual([]);
+    expect((await ids('desde=2019-01-01&hasta=2099-12-31')).length).toBe(5);
     expect(await ids('hasta=2019-01-01')).toEqual([]);
-    expect(today).toMatch(/^\d{4}/);
     for (const bad of ['cve_retenc=5', 'ejercicio=abc', 'status=nuevo', 'desde=ayer', 'cursor=xyz', 'limit=0'])
       expect((await t.call('GET', `/retenciones?${bad}`, { token: key })).status).toBe(400);
   });
