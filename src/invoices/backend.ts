@@ -2,6 +2,7 @@ import type { Db } from '../db/client.ts';
 import { createBackend, type BackendDeps } from '../lib/backend.ts';
 import type { RateLimits } from '../gateway/rate-limit.ts';
 import { mountCfdiRoutes } from './cfdis/routes.ts';
+import { mountRetencionRoutes } from './retenciones/routes.ts';
 import type { CfdiDeps } from './cfdis/issue.ts';
 import { mountCancellationRoutes } from './cancellations/routes.ts';
 import type { CancellationDeps } from './cancellations/service.ts';
@@ -25,7 +26,7 @@ import { mountPacRoutes } from './pacs/routes.ts';
 import type { PacRouter } from '../pac/failover.ts';
 import type { ReceivedDeps } from './received/intake.ts';
 
-/** The invoice backend: /cfdis, /csds, /fiel, /received-cfdis, /sat-downloads, /sat-lists, /clients, /series, /receipts, /catalogos, /webhooks, /stats, /pacs. Invalid input answers 400. */
+/** The invoice backend: /cfdis, /retenciones, /csds, /fiel, /received-cfdis, /sat-downloads, /sat-lists, /clients, /series, /receipts, /catalogos, /webhooks, /stats, /pacs. Invalid input answers 400. */
 export function createInvoiceBackend(
   deps: BackendDeps &
     Omit<CfdiDeps, 'db' | 'now'> &
@@ -43,6 +44,7 @@ export function createInvoiceBackend(
   mountClientRoutes(app, deps);
   mountSeriesRoutes(app, deps);
   mountCfdiRoutes(app, deps);
+  mountRetencionRoutes(app, deps);
   mountCancellationRoutes(app, deps);
   mountEmailRoutes(app, deps);
   mountReceiptRoutes(app, deps);

@@ -13,6 +13,8 @@ export const EVENT_TYPES = [
   'cfdi.email_enviado',
   'cfdi.email_fallido',
   'cfdi.duplicate_stamp_cancelled',
+  'retencion.timbrada',
+  'retencion.cancelada',
   'csd.por_vencer',
   'csd.vencido',
   'receipt.created',

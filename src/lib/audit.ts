@@ -20,7 +20,7 @@ export interface AuditSubject {
 }
 
 /** POSTs that change nothing. */
-const READ_ONLY_OPERATIONS = new Set(['validateCfdi']);
+const READ_ONLY_OPERATIONS = new Set(['validateCfdi', 'validateRetencion']);
 
 /** Prepared: every successful write adds a row. */
 const insertOf = (db: DbOrTx) =>

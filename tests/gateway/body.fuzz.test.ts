@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { localDateTime } from '../../src/cfdi/time.ts';
+import { RetencionExamples } from '../../src/invoices/retenciones/examples.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from '../cfdi/corpus.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { createTestApp, csdFiles, csdForm, exec, ICV, issuer, smtpSink, sqliteConnection, TENANTS, TEST_ENGINE } from '../helpers.ts';
@@ -109,6 +110,9 @@ const OWNED: Record<string, string[]> = {
   updateSeries: ['series'],
   issueCfdi: INVOICE_WRITES,
   validateCfdi: [], // a dry run: it must not write anything
+  // The retención and its document, its folio's series, retencion.timbrada and its deliveries.
+  issueRetencion: ['retenciones', 'retencion_documents', 'series', 'events', 'webhook_deliveries', 'jobs'],
+  validateRetencion: [], // a dry run
   cancelCfdi: [
     'cfdis',
     'cfdi_cancellations',
@@ -131,7 +135,7 @@ const OWNED: Record<string, string[]> = {
 };
 /** Written by every successful write, whatever its route: the audit trail (src/lib/audit.ts; not by dry runs). */
 const EVERY_WRITE = ['audit_log'];
-const READ_ONLY = new Set(['validateCfdi']);
+const READ_ONLY = new Set(['validateCfdi', 'validateRetencion']);
 
 /**
  * Writes a refused request legitimately makes (each documented behaviour, not a leftover):
@@ -546,6 +550,29 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
           op.id === 'issueCfdi'
             ? { 'x-sandbox-scenario': pick(['pac_unavailable', 'pac_rejected', 'nonsense']), 'idempotency-key': pick(['fuzz-1', 'fuzz-2']) }
             : {},
+      };
+    }
+    case 'issueRetencion':
+    case 'validateRetencion': {
+      const { key } = await issuerWithKey();
+      return {
+        ...base,
+        token: () => key,
+        numRuns: 120,
+        hints: {
+          cve_retenc: pick(['05', '14', '18', '25', '26', '29', '5']),
+          mes_ini: pick(['01', '10', '11', '12', '13', '00']),
+          mes_fin: pick(['01', '10', '11', '12', '13']),
+          ejercicio: pick(['2025', '2026', '2028', '2019', '26']),
+          fecha_exp: pick(['2026-11-27T10:00:00', '2026-02-30T10:00:00', 'ayer']),
+          rfc: pick(['FUNK671228PH6', 'ICV060329BY0', 'XAXX010101000', 'not-an-rfc']),
+          domicilio_fiscal: pick(['01000', '42501', '00000']),
+          serie: pick(['A', 'NOPE', 'R-1']),
+          tipo_pago_ret: pick(['01', '02', '05']),
+          impuesto_ret: pick(['001', '002', '004']),
+        },
+        seeds: fc.constantFrom(...Object.values(RetencionExamples).map((e) => e.value)),
+        headers: op.id === 'issueRetencion' ? { 'idempotency-key': pick(['fuzz-1', 'fuzz-2']) } : {},
       };
     }
     case 'cancelCfdi': {

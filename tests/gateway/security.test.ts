@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { newId } from '../../src/lib/ids.ts';
+import { RetencionExamples } from '../../src/invoices/retenciones/examples.ts';
 import { CORPUS } from '../cfdi/corpus.ts';
 import { openReceipt } from '../portal/receipts.ts';
 import { createKey, createTestApp, csdFiles, csdForm, issuer, smtpSink, TEST_JWT_SECRET, userWithRole } from '../helpers.ts';
@@ -148,6 +149,11 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   updateSeries: { roles: WRITERS, params: { id: 'series' }, body: () => ({ json: { folio_inicial: 900, descripcion: 'cambiada' } }) },
 
   issueCfdi: { roles: WRITERS, body: () => ({ json: INVOICE }) },
+  issueRetencion: { roles: WRITERS, body: () => ({ json: RETENCION }) },
+  validateRetencion: { roles: ALL, body: () => ({ json: RETENCION }) },
+  listRetenciones: { roles: ALL },
+  getRetencion: { roles: ALL, params: { id: 'retencion' } },
+  downloadRetencionXml: { roles: ALL, params: { id: 'retencion' } },
   validateCfdi: { roles: ALL, body: () => ({ json: INVOICE }) },
   listCfdis: { roles: ALL },
   exportCfdis: { roles: ALL },
@@ -204,6 +210,7 @@ const CSD = csdFiles('EKU9003173C9_CSD', 'EKU9003173C9');
 const FIEL = csdFiles('EKU9003173C9_FIEL', 'EKU9003173C9');
 const INVOICE = CORPUS.find(([name]) => name === 'IVA 16 %')![1];
 const CLIENT = { rfc: 'ICV060329BY0', nombre: 'INMOBILIARIA CVA', regimen_fiscal: '601', domicilio_fiscal: '33826', uso_cfdi: 'G03' };
+const RETENCION = RetencionExamples.retencion_arrendamiento.value;
 const RECEIPT = { forma_pago: '01', conceptos: (INVOICE as { conceptos: unknown[] }).conceptos };
 let serieSeq = 0;
 
@@ -238,6 +245,8 @@ interface TenantFx {
   series: string;
   cfdi: string;
   uuid: string;
+  retencion: string;
+  retencionUuid: string;
   webhook: string;
   delivery: string;
   receipt: string;
@@ -276,6 +285,13 @@ const KINDS = {
     own: (f: Fixtures) => f.a.cfdi,
     foreign: (f: Fixtures) => [f.b.cfdi, f.b.uuid, f.b.uuid.toLowerCase()],
     missing: (v: string) => missingCfdiRef(v),
+  },
+  // A retención by its ret_ id or its UUID, in any case.
+  retencion: {
+    perEnvironment: true,
+    own: (f: Fixtures) => f.a.retencion,
+    foreign: (f: Fixtures) => [f.b.retencion, f.b.retencionUuid, f.b.retencionUuid.toLowerCase()],
+    missing: (v: string) => (v.startsWith('ret_') ? newId('ret') : randomUUID()),
   },
   webhook: { perEnvironment: true, own: (f: Fixtures) => f.a.webhook, foreign: (f: Fixtures) => [f.b.webhook], missing: () => randomUUID() },
   delivery: { perEnvironment: true, own: (f: Fixtures) => f.a.delivery, foreign: (f: Fixtures) => [f.b.delivery], missing: () => randomUUID() },
@@ -477,18 +493,19 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
   await ok(call('POST', `/cfdis/${cfdi.id}/cancel`, { motivo: '02' }, { 'x-sandbox-scenario': 'cancel_pending_accept' }), 202, 'cancel');
   await ok(call('POST', `/cfdis/${cfdi.id}/email`, { to: ['cliente@example.com'] }), 202, 'email');
   const receipt = await ok(call('POST', '/receipts', RECEIPT), 201, 'receipt');
+  const retencion = await ok(call('POST', '/retenciones', RETENCION), 201, 'retención');
   const ticketKey = (await openReceipt(reg)).key;
   // Drained until every delivery is done (cfdi.timbrado, cfdi.email_enviado after the email, two receipt.created,
-  // received_cfdi.invalid): the
+  // received_cfdi.invalid, retencion.timbrada): the
   // app's own worker may hold one of them when a drain returns, and the snapshot below must see them at rest.
   let deliveries: { data: { id: string; state: string }[] } = { data: [] };
   for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
     await t.app.worker.drain();
     deliveries = await ok(call('GET', `/webhooks/${webhook.id}/deliveries`), 200, 'deliveries');
-    if (deliveries.data.length === 5 && deliveries.data.every((d) => d.state === 'entregado')) break;
+    if (deliveries.data.length === 6 && deliveries.data.every((d) => d.state === 'entregado')) break;
     await Bun.sleep(20);
   }
-  if (deliveries.data.length !== 5 || deliveries.data.some((d) => d.state !== 'entregado'))
+  if (deliveries.data.length !== 6 || deliveries.data.some((d) => d.state !== 'entregado'))
     throw new Error(`set-up: deliveries not delivered: ${JSON.stringify(deliveries.data)}`);
   return {
     tenantId: reg.tenant.id,
@@ -507,6 +524,8 @@ async function makeTenant(hookUrl: string, logo: Buffer): Promise<TenantFx> {
     series: series.id,
     cfdi: cfdi.id,
     uuid: cfdi.uuid,
+    retencion: retencion.id,
+    retencionUuid: retencion.uuid,
     webhook: webhook.id,
     delivery: deliveries.data[0]!.id,
     receipt: receipt.id,

@@ -1,3 +1,4 @@
+import { RetencionExamples } from '../../src/invoices/retenciones/examples.ts';
 import { csdFiles, csdForm, ICV, ingreso } from '../helpers.ts';
 import { json, post } from './server.ts';
 
@@ -111,6 +112,12 @@ export const CREATES: CreateRoute[] = [
     send: (ctx, headers) => post(ctx.base, '/cfdis', ingreso({ metadata: { crash: 'issue' } }), ctx.key, headers),
     statuses: [201],
     made: (ctx) => cfdisWith(ctx, (m) => m.crash === 'issue'),
+  },
+  {
+    route: 'POST /api/v1/retenciones',
+    send: (ctx, headers) => post(ctx.base, '/retenciones', RetencionExamples.retencion_arrendamiento.value, ctx.key, headers),
+    statuses: [201],
+    made: async (ctx) => (await get(ctx, '/retenciones?limit=100')).map((r) => r.id),
   },
   {
     route: 'POST /api/v1/cfdis/{id}/cancel',

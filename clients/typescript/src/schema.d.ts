@@ -892,6 +892,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/retenciones": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List retenciones, newest first */
+        get: operations["listRetenciones"];
+        put?: never;
+        /**
+         * Issue, seal and stamp a CFDI de Retenciones e información de pagos 2.0
+         * @description A document of its own (retenciones:Retenciones 2.0), not a CFDI tipo. The emisor comes from the tenant, the seal from its active CSD, FolioInt from the tenant's series (the series name and its folio joined, e.g. A15; `serie` as for CFDIs). MontoTotExent, MontoTotRet and each MontoRet (base_ret × tasa) are computed when not sent; Servicios de Plataformas Tecnológicas, Dividendos and Pagos a extranjeros are structured, SAT's other complements go as XML in complementos_xml. Every SAT rule that applies is checked and all problems are returned at once (400, each with the field and the rule code of SAT's Matriz de errores de Retenciones 2.0 where one applies). With a sk_test_ key (or a JWT in test) the sandbox stamps it in process with a TFD 1.1 signed by the sandbox certificate (201). Live mode is refused for now (422, error code `retenciones_live_unsupported`): the PACs this service speaks to are not yet asked to stamp Retenciones. Send `Idempotency-Key` to make retries safe, as on POST /cfdis. Stamping announces the webhook event `retencion.timbrada`.
+         */
+        post: operations["issueRetencion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/retenciones/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply the Retenciones rules without stamping
+         * @description Same checks as POST /retenciones (the series and the CSD included); takes no folio, stores nothing. In live mode the first error names the refusal POST /retenciones would answer (field `environment`).
+         */
+        post: operations["validateRetencion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/retenciones/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a retención by its ret_ id or its UUID */
+        get: operations["getRetencion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/retenciones/{id}/xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download the stamped XML, byte for byte */
+        get: operations["downloadRetencionXml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/cfdis/{id}/cancel": {
         parameters: {
             query?: never;
@@ -3825,6 +3900,343 @@ export interface components {
             pac: string | null;
             created_at: string;
         };
+        Retencion: {
+            /** @example ret_01jd2m3k4n5p6q7r8s9t0v1w2x */
+            id: string;
+            /**
+             * @description Folio fiscal; null while not stamped
+             * @example 6F35D3B5-3651-5370-BC2C-14CDBE384CD7
+             */
+            uuid: string | null;
+            /** @enum {string} */
+            status: "vigente" | "en_cola" | "fallido" | "cancelacion_pendiente" | "cancelado";
+            serie: string;
+            folio: number;
+            /**
+             * @description FolioInt: the series and its folio joined
+             * @example A15
+             */
+            folio_int: string;
+            /** @description FechaExp: local time of the place of issue */
+            fecha_exp: string;
+            cve_retenc: string;
+            desc_retenc?: string;
+            emisor: {
+                rfc: string;
+                nombre: string;
+                regimen_fiscal: string;
+            };
+            receptor: {
+                /** @enum {string} */
+                nacionalidad: "Nacional" | "Extranjero";
+                rfc?: string;
+                nombre: string;
+                curp?: string;
+                domicilio_fiscal?: string;
+                num_reg_id_trib?: string;
+            };
+            periodo: {
+                mes_ini: string;
+                mes_fin: string;
+                ejercicio: string;
+            };
+            totales: {
+                monto_tot_operacion: number;
+                monto_tot_grav: number;
+                monto_tot_exent: number;
+                monto_tot_ret: number;
+            };
+            impuestos_retenidos: {
+                impuesto_ret?: string;
+                base_ret?: number;
+                monto_ret: number;
+                tipo_pago_ret: string;
+            }[];
+            /** @description The complements the document carries, by SAT's element name */
+            complementos: string[];
+            /**
+             * Format: date-time
+             * @description Stamping time, ISO 8601 UTC
+             */
+            fecha_timbrado: string | null;
+            /**
+             * @description The provider that stamped it: `sandbox` in test mode
+             * @example sandbox
+             */
+            pac: string | null;
+            sello_sat: string | null;
+            /** @description NoCertificadoSAT */
+            certificado_sat: string | null;
+            /** @description Cadena original of the TFD */
+            cadena_original_sat: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        RetencionRequest: {
+            /** @example 05 */
+            cve_retenc: string;
+            /** @description Required with cve_retenc 25 (otro tipo) */
+            desc_retenc?: string;
+            /**
+             * @description FechaExp, YYYY-MM-DDThh:mm:ss: the issuer's local time now (its postal code's zone) when not sent
+             * @example 2026-11-27T12:00:00
+             */
+            fecha_exp?: string;
+            /**
+             * @description One of the tenant's series (GET /series), the same ones CFDIs take their folios from; default: the default series. FolioInt is the series and its folio joined (A15), so the series name must be letters and digits. A series used by both CFDIs and retenciones numbers them in one sequence: create one for retenciones (POST /series, e.g. RET) to number them apart
+             * @example A
+             */
+            serie?: string;
+            /** @description CfdiRetenRelacionados: the retención this one replaces */
+            cfdi_reten_relacionados?: {
+                /** @example 04 */
+                tipo_relacion: string;
+                uuid: string;
+            };
+            receptor: {
+                /** @enum {string} */
+                nacionalidad: "Nacional" | "Extranjero";
+                /** @example KARLA FUENTE NOLASCO */
+                nombre: string;
+                /**
+                 * @description Nacional: RfcR (required). Extranjero: not sent
+                 * @example FUNK671228PH6
+                 */
+                rfc?: string;
+                /** @description Nacional, persona física: CurpR */
+                curp?: string;
+                /**
+                 * @description Nacional: DomicilioFiscalR (c_CodigoPostal)
+                 * @example 01000
+                 */
+                domicilio_fiscal?: string;
+                /** @description Extranjero: NumRegIdTribR, its tax id abroad */
+                num_reg_id_trib?: string;
+            };
+            periodo: {
+                /** @example 11 */
+                mes_ini: string;
+                /** @example 11 */
+                mes_fin: string;
+                /** @example 2026 */
+                ejercicio: string;
+            };
+            totales: {
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                monto_tot_operacion: number | string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                monto_tot_grav: number | string;
+                /**
+                 * @description Computed (monto_tot_operacion − monto_tot_grav) when not sent; checked when sent
+                 * @example 1500.00
+                 */
+                monto_tot_exent?: number | string;
+                /**
+                 * @description Computed (Σ impuestos_retenidos[].monto_ret) when not sent; checked when sent
+                 * @example 1500.00
+                 */
+                monto_tot_ret?: number | string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                utilidad_bimestral?: number | string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                isr_correspondiente?: number | string;
+            };
+            impuestos_retenidos?: {
+                /**
+                 * @description c_Impuesto: 001 ISR, 002 IVA, 003 IEPS
+                 * @example 001
+                 */
+                impuesto_ret?: string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                base_ret?: number | string;
+                /**
+                 * @description The rate withheld as a fraction: monto_ret = base_ret × tasa, two decimals
+                 * @example 0.10
+                 */
+                tasa?: number | string;
+                /**
+                 * @description Computed from base_ret × tasa when not sent; checked against it when both are
+                 * @example 1500.00
+                 */
+                monto_ret?: number | string;
+                /**
+                 * @description c_TipoPagoRet 01–04
+                 * @example 01
+                 */
+                tipo_pago_ret: string;
+            }[];
+            /** @description Complemento de Servicios de Plataformas Tecnológicas 1.0: one line per service; every total computed */
+            plataformas_tecnologicas?: {
+                /** @example 04 */
+                periodicidad: string;
+                servicios: {
+                    /** @example 03 */
+                    forma_pago_serv: string;
+                    /** @example 01 */
+                    tipo_de_serv: string;
+                    sub_tip_serv?: string;
+                    rfc_tercero_autorizado?: string;
+                    /**
+                     * @description YYYY-MM-DD within the periodo
+                     * @example 2026-10-05
+                     */
+                    fecha_serv: string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    precio_serv_sin_iva: number | string;
+                    impuestos_trasladados?: {
+                        impuesto?: string;
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        tasa_cuota: number | string;
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        base?: number | string;
+                    };
+                    contribucion_gubernamental?: {
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        imp_contrib: number | string;
+                        entidad_donde_paga_la_contribucion: string;
+                    };
+                    comision_del_servicio?: {
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        base?: number | string;
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        porcentaje?: number | string;
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        importe?: number | string;
+                    };
+                }[];
+            };
+            /** @description Complemento de Dividendos 1.0 */
+            dividendos?: {
+                divid_o_util?: {
+                    cve_tip_div_o_util: string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_isr_acred_ret_mexico: number | string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_isr_acred_ret_extranjero: number | string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_ret_ext_div_ext?: number | string;
+                    /** @enum {string} */
+                    tipo_soc_distr_div: "Sociedad Nacional" | "Sociedad Extranjera";
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_isr_acred_nal?: number | string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_div_acum_nal?: number | string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_div_acum_ext?: number | string;
+                };
+                remanente?: {
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    proporcion_rem?: number | string;
+                };
+            };
+            /** @description Complemento de Pagos a extranjeros 1.0 */
+            pagos_a_extranjeros?: {
+                /** @enum {string} */
+                es_benef_efect_del_cobro: "SI" | "NO";
+                no_beneficiario?: {
+                    pais_de_resid_para_efec_fisc: string;
+                    concepto_pago: string;
+                    descripcion_concepto: string;
+                };
+                beneficiario?: {
+                    rfc: string;
+                    curp: string;
+                    nom_den_raz_soc_b: string;
+                    concepto_pago: string;
+                    descripcion_concepto: string;
+                };
+            };
+            /** @description SAT's other Retenciones 2.0 complements (Arrendamiento en fideicomiso, Enajenación de acciones, Fideicomiso no empresarial, Intereses, Intereses hipotecarios, Operaciones con derivados, Premios, Sector financiero, Planes de retiro 1.1), each the XML of its element with SAT's prefix, checked against its SAT schema */
+            complementos_xml?: string[];
+        };
+        RetencionValidation: {
+            valid: boolean;
+            errors: {
+                field: string;
+                issue: string;
+                rule?: string;
+            }[];
+        };
+        RetencionListItem: {
+            id: string;
+            uuid: string | null;
+            /** @enum {string} */
+            status: "vigente" | "en_cola" | "fallido" | "cancelacion_pendiente" | "cancelado";
+            folio_int: string;
+            fecha_exp: string;
+            cve_retenc: string;
+            receptor: {
+                rfc: string | null;
+                nombre: string;
+                num_reg_id_trib: string | null;
+            };
+            periodo: {
+                mes_ini: string;
+                mes_fin: string;
+                ejercicio: string;
+            };
+            monto_tot_operacion: number;
+            monto_tot_ret: number;
+            pac: string | null;
+            created_at: string;
+        };
         Cancellation: {
             /** @example can_01jd2m3k4n5p6q7r8s9t0v1w2x */
             id: string;
@@ -4087,12 +4499,12 @@ export interface components {
         WebhookCreate: {
             /** @example https://erp.example.com/hooks/cfdi */
             url: string;
-            events: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "received_cfdi.cancelled" | "received_cfdi.cancellation_requested" | "received_cfdi.efos_listed" | "*")[];
+            events: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "retencion.timbrada" | "retencion.cancelada" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "received_cfdi.cancelled" | "received_cfdi.cancellation_requested" | "received_cfdi.efos_listed" | "*")[];
         };
         WebhookPatch: {
             /** @example https://erp.example.com/hooks/cfdi */
             url?: string;
-            events?: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "received_cfdi.cancelled" | "received_cfdi.cancellation_requested" | "received_cfdi.efos_listed" | "*")[];
+            events?: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "retencion.timbrada" | "retencion.cancelada" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "received_cfdi.cancelled" | "received_cfdi.cancellation_requested" | "received_cfdi.efos_listed" | "*")[];
             /** @enum {string} */
             estado?: "ACTIVO" | "PAUSADO";
         };
@@ -9159,6 +9571,396 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRetenciones: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque; from pagination.next_cursor */
+                cursor?: string;
+                status?: "vigente" | "en_cola" | "fallido" | "cancelacion_pendiente" | "cancelado";
+                /** @description A receptor Nacional by RFC (any case) */
+                receptor_rfc?: string;
+                cve_retenc?: string;
+                /** @description Periodo.Ejercicio */
+                ejercicio?: number;
+                /** @description On fecha_exp (local time of issue) */
+                desde?: string;
+                /** @description On fecha_exp (local time of issue) */
+                hasta?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of retenciones */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RetencionListItem"][];
+                        pagination: {
+                            has_more: boolean;
+                            next_cursor?: string;
+                            limit: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid query */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    issueRetencion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use`; after a crash, a retry answers from what the first request created */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetencionRequest"];
+            };
+        };
+        responses: {
+            /** @description Stamped */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Retencion"];
+                };
+            };
+            /** @description Invalid data or fails SAT validation (details name the field, and the rule code where SAT gives one) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role ADMIN or OPERATOR required */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with another body, or another request with it still running (error code `idempotency_key_in_use`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Live mode: Retenciones are not stamped live yet (error code `retenciones_live_unsupported`); or rejected by the stamping provider */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    validateRetencion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetencionRequest"];
+            };
+        };
+        responses: {
+            /** @description The verdict */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetencionValidation"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRetencion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ret_ id, or the folio fiscal (UUID, any case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The retención */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Retencion"];
+                };
+            };
+            /** @description Not a ret_ id or a UUID */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such retención */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadRetencionXml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ret_ id, or the folio fiscal (UUID, any case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The XML as stamped */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": Blob;
+                };
+            };
+            /** @description Not a ret_ id or a UUID */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such retención, or not stamped */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -108,7 +108,11 @@ function requireStamper(deps: Pick<CfdiDeps, 'stamperFor'>, actor: Actor): Stamp
 }
 
 /** The active CSD able to seal now, or the problem as an error detail. */
-async function signerFor(deps: CfdiDeps, actor: Actor, emisorRfc: string): Promise<{ signer?: CsdSigner; problem?: ErrorDetail }> {
+export async function signerFor(
+  deps: Pick<CfdiDeps, 'db' | 'now' | 'masterKey'>,
+  actor: Actor,
+  emisorRfc: string,
+): Promise<{ signer?: CsdSigner; problem?: ErrorDetail }> {
   const signer = await activeSigner(deps, actor.tenantId, actor.environment);
   if (!signer) {
     const which = actor.environment === 'live' ? " that can sign live invoices (SAT's test CSDs cannot)" : '';

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { DEMO_INVOICE } from '../../../src/demo.ts';
+import { RetencionExamples } from '../../../src/invoices/retenciones/examples.ts';
 import { createTestApp, csdFiles, csdForm, issuer, READY, smtpSink, sqliteConnection, TENANTS, TEST_ENGINE, userWithRole } from '../../helpers.ts';
 import { sql, type SQL } from 'drizzle-orm';
 import { auditLog, receivedCfdis } from '../../../src/db/schema/index.ts';
@@ -272,6 +273,11 @@ describe('audit log', () => {
     await expectWrite('issueCfdi', 202, ak, { type: 'cfdis', id: queued.json.id }, queued);
     await expectWrite('withdrawCfdi', 200, ak, { type: 'cfdis', id: queued.json.id }, withdrawn);
 
+    const retencionBody = RetencionExamples.retencion_arrendamiento.value;
+    ok(await call('POST', '/retenciones/validate', key.key, retencionBody), 200, 'validateRetencion'); // a check: no entry
+    const retencion = await call('POST', '/retenciones', key.key, retencionBody);
+    await expectWrite('issueRetencion', 201, ak, { type: 'retenciones', id: retencion.json.id }, retencion);
+
     const ticket = { forma_pago: '01', conceptos: DEMO_INVOICE.conceptos };
     const receipt = await call('POST', '/receipts', key.key, ticket);
     await expectWrite('createReceipt', 201, ak, { type: 'receipts', id: receipt.json.id }, receipt);
@@ -363,7 +369,9 @@ describe('audit log', () => {
     );
     const recorded = new Set(entries.map((e) => e.action));
     // The portal's invoice has no credential: its entry (actor api_key "portal") is checked in tests/portal/portal.test.ts.
-    expect(writes.filter((op) => op !== 'validateCfdi' && op !== 'invoicePortalTicket' && !recorded.has(op)).sort()).toEqual([]);
+    const checks = ['validateCfdi', 'validateRetencion'];
+    expect(writes.filter((op) => !checks.includes(op) && op !== 'invoicePortalTicket' && !recorded.has(op)).sort()).toEqual([]);
+    expect(checks.filter((op) => recorded.has(op))).toEqual([]);
   });
 
   test('reads, refused writes and an Idempotency-Key replay leave no entry', async () => {

@@ -1,0 +1,98 @@
+import type { z } from '@hono/zod-openapi';
+import type { BodyExamples } from '../../lib/schemas.ts';
+import type { RetencionRequestSchema } from './schemas.ts';
+
+/** The OpenAPI examples of POST /retenciones (and /validate): each stamps as it is (tests/invoices/retenciones). */
+
+const KARLA = {
+  nacionalidad: 'Nacional',
+  rfc: 'FUNK671228PH6',
+  nombre: 'KARLA FUENTE NOLASCO',
+  curp: 'FUNK671228MCLNLR05',
+  domicilio_fiscal: '01000',
+} as const;
+const FOREIGN = { nacionalidad: 'Extranjero', nombre: 'WORLD WIDE COMPANY INC', num_reg_id_trib: '998877665544332211' } as const;
+
+export const RetencionExamples = {
+  retencion_plataformas_tecnologicas: {
+    summary: 'A digital platform: one month of a seller, ISR and IVA withheld (Servicios de Plataformas Tecnológicas)',
+    description: 'cve_retenc 26; the complement lists each service, and every total of it is computed (IVA charged, withheld, the platform fee)',
+    value: {
+      cve_retenc: '26',
+      receptor: KARLA,
+      periodo: { mes_ini: '10', mes_fin: '10', ejercicio: '2026' },
+      totales: { monto_tot_operacion: '10000', monto_tot_grav: '10000' },
+      impuestos_retenidos: [
+        { impuesto_ret: '001', base_ret: '10000', tasa: '0.025', tipo_pago_ret: '01' },
+        { impuesto_ret: '002', base_ret: '10000', tasa: '0.08', tipo_pago_ret: '01' },
+      ],
+      plataformas_tecnologicas: {
+        periodicidad: '04',
+        servicios: [
+          {
+            forma_pago_serv: '03',
+            tipo_de_serv: '01',
+            fecha_serv: '2026-10-05',
+            precio_serv_sin_iva: '6000',
+            impuestos_trasladados: { tasa_cuota: '0.16' },
+            comision_del_servicio: { base: '6000', porcentaje: '0.1' },
+          },
+          {
+            forma_pago_serv: '03',
+            tipo_de_serv: '11',
+            sub_tip_serv: '09',
+            fecha_serv: '2026-10-20',
+            precio_serv_sin_iva: '4000',
+            impuestos_trasladados: { tasa_cuota: '0.16' },
+            comision_del_servicio: { importe: '400' },
+          },
+        ],
+      },
+    },
+  },
+  retencion_dividendos: {
+    summary: 'Dividends paid to a foreign shareholder, ISR withheld (Dividendos)',
+    value: {
+      cve_retenc: '14',
+      receptor: FOREIGN,
+      periodo: { mes_ini: '01', mes_fin: '11', ejercicio: '2026' },
+      totales: { monto_tot_operacion: '500000', monto_tot_grav: '500000' },
+      impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '500000', tasa: '0.10', tipo_pago_ret: '01' }],
+      dividendos: {
+        divid_o_util: {
+          cve_tip_div_o_util: '01',
+          mont_isr_acred_ret_mexico: '50000',
+          mont_isr_acred_ret_extranjero: '0',
+          tipo_soc_distr_div: 'Sociedad Nacional',
+        },
+      },
+    },
+  },
+  retencion_pagos_extranjeros: {
+    summary: 'Royalties paid to a foreign resident, ISR withheld (Pagos a extranjeros)',
+    value: {
+      cve_retenc: '18',
+      receptor: FOREIGN,
+      periodo: { mes_ini: '11', mes_fin: '11', ejercicio: '2026' },
+      totales: { monto_tot_operacion: '100000', monto_tot_grav: '100000' },
+      impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '100000', tasa: '0.25', tipo_pago_ret: '01' }],
+      pagos_a_extranjeros: {
+        es_benef_efect_del_cobro: 'NO',
+        no_beneficiario: { pais_de_resid_para_efec_fisc: 'US', concepto_pago: '2', descripcion_concepto: 'Regalías por el uso de software' },
+      },
+    },
+  },
+  retencion_arrendamiento: {
+    summary: 'A company renting from an individual: ISR 10 % and two thirds of the 16 % IVA withheld (no complement)',
+    value: {
+      cve_retenc: '05',
+      receptor: KARLA,
+      periodo: { mes_ini: '11', mes_fin: '11', ejercicio: '2026' },
+      totales: { monto_tot_operacion: '20000', monto_tot_grav: '20000' },
+      impuestos_retenidos: [
+        { impuesto_ret: '001', base_ret: '20000', tasa: '0.10', tipo_pago_ret: '01' },
+        { impuesto_ret: '002', base_ret: '20000', tasa: '0.106667', tipo_pago_ret: '01' },
+      ],
+    },
+  },
+} satisfies BodyExamples<z.input<typeof RetencionRequestSchema>>;

@@ -1,0 +1,218 @@
+import type { CsdSigner } from '../../cfdi/csd.ts';
+import { sealRetencion } from '../../cfdi/retenciones/build.ts';
+import { COMPLEMENTS, memberOf } from '../../cfdi/retenciones/complements/index.ts';
+import type { RetencionModel } from '../../cfdi/retenciones/model.ts';
+import { prepareRetencion } from '../../cfdi/retenciones/prepare.ts';
+import { tfdCadena } from '../../cfdi/tfd.ts';
+import { zonedToUtc } from '../../cfdi/time.ts';
+import { withTransaction } from '../../db/index.ts';
+import type { Actor } from '../../lib/backend.ts';
+import type { AuditInTransaction } from '../../lib/audit.ts';
+import type { IdempotencyClaim } from '../../lib/idempotency.ts';
+import { newId } from '../../lib/ids.ts';
+import { invalidInput, ServiceError, type ErrorDetail } from '../../lib/service-error.ts';
+import { emisorOf, signerFor, type CfdiDeps } from '../cfdis/issue.ts';
+import type { Stamper } from '../cfdis/stamp-routing.ts';
+import { allocateFolio, peekFolio } from '../series/service.ts';
+import { bornStamped } from './lifecycle.ts';
+import { getRetencionRow } from './reads.ts';
+import { toRetencion, type RetencionRequest, type RetencionRow } from './schemas.ts';
+
+/** Issuing a CFDI de Retenciones e información de pagos 2.0: POST /retenciones/validate, POST /retenciones, its resumption. */
+export type RetencionDeps = Pick<CfdiDeps, 'db' | 'now' | 'masterKey' | 'identity' | 'stamperFor' | 'wakeJobs'>;
+
+/**
+ * Live mode is refused before any other check (docs/decisions.md, "Retenciones 2.0 through the API"): the PAC
+ * adapters here send CFDI 4.0 to each PAC's CFDI endpoint, and a Retenciones goes to another service of theirs.
+ */
+const LIVE_UNSUPPORTED: ErrorDetail = {
+  field: 'environment',
+  issue:
+    "live stamping of a Retenciones is not available yet: this service's PACs (SW, Finkok) stamp CFDI 4.0 through it, not Retenciones 2.0; " +
+    'a sk_test_ key stamps Retenciones in the sandbox',
+};
+
+/** The sandbox's in-process stamper (test mode), or the refusal of live mode. */
+function sandboxStamper(deps: RetencionDeps, actor: Actor): Stamper | ErrorDetail {
+  const stamper = deps.stamperFor(actor.environment);
+  return actor.environment === 'test' && stamper?.inProcess ? stamper : LIVE_UNSUPPORTED;
+}
+
+/** FolioInt: the series and its folio joined (t_FolioInt: letters and digits, at most 20). */
+const FOLIO_INT = /^[A-Za-z0-9]{1,20}$/;
+const folioIntOf = (taken: { serie: string; folio: number }) => `${taken.serie}${taken.folio}`;
+const folioIntProblem = (taken: { serie: string; folio: number }): ErrorDetail | undefined =>
+  FOLIO_INT.test(folioIntOf(taken))
+    ? undefined
+    : {
+        field: 'serie',
+        issue: `FolioInt is the series and its folio joined (${folioIntOf(taken)}): it must be 1 to 20 letters and digits, so series ${JSON.stringify(taken.serie)} cannot number retenciones; send another serie`,
+      };
+
+interface Checked {
+  errors: ErrorDetail[];
+  model?: RetencionModel;
+  signer?: CsdSigner;
+}
+
+/** Every check of the request at once: the series, the engine's rules (with SAT's codes), the CSD. Nothing is written. */
+async function check(deps: RetencionDeps, actor: Actor, req: RetencionRequest): Promise<Checked> {
+  const errors: ErrorDetail[] = [];
+  const emisor = await emisorOf(deps, actor);
+  let folioInt: string | undefined;
+  try {
+    const peek = await peekFolio(deps.db, { tenantId: actor.tenantId, environment: actor.environment }, req.serie);
+    const problem = folioIntProblem(peek);
+    if (problem) errors.push(problem);
+    else folioInt = folioIntOf(peek);
+  } catch (err) {
+    if (!(err instanceof ServiceError)) throw err;
+    errors.push(...err.details);
+  }
+  const { serie: _, ...input } = req;
+  const prepared = await prepareRetencion(input, { emisor, now: deps.now(), folioInt });
+  errors.push(...prepared.errors);
+  const { signer, problem } = await signerFor(deps, actor, emisor.rfc);
+  if (problem) errors.push(problem);
+  return { errors, model: prepared.model, signer };
+}
+
+/** POST /retenciones/validate: the same checks as POST /retenciones, no folio taken, nothing sealed or stamped. */
+export async function validateRetencion(deps: RetencionDeps, actor: Actor, req: RetencionRequest) {
+  const stamper = sandboxStamper(deps, actor);
+  const { errors } = await check(deps, actor, req);
+  // First, as POST /retenciones answers it first.
+  if ('field' in stamper) errors.unshift(stamper);
+  return { valid: errors.length === 0, errors };
+}
+
+/** What the row keeps of the model and its stamp. */
+function rowOf(
+  actor: Actor,
+  id: string,
+  m: RetencionModel,
+  taken: { serie: string; folio: number },
+  stamp: StampOf,
+  at: string,
+): RetencionRow & { status: 'vigente' } {
+  const r = m.receptor;
+  const t = m.totales;
+  return {
+    id,
+    tenantId: actor.tenantId,
+    environment: actor.environment,
+    uuid: stamp.uuid,
+    status: 'vigente',
+    serie: taken.serie,
+    folio: taken.folio,
+    folioInt: m.folioInt!,
+    cveRetenc: m.cveRetenc,
+    receptorRfc: r.nacionalidad === 'Nacional' ? r.rfc : null,
+    receptorNombre: r.nombre,
+    receptorNumRegIdTrib: r.nacionalidad === 'Extranjero' ? (r.numRegIdTrib ?? null) : null,
+    mesIni: Number(m.periodo.mesIni),
+    mesFin: Number(m.periodo.mesFin),
+    ejercicio: Number(m.periodo.ejercicio),
+    montoTotOperacion: t.montoTotOperacion.toString(),
+    montoTotRet: t.montoTotRet.toString(),
+    fechaExp: m.fechaExp,
+    fechaTimbrado: stamp.fechaTimbrado,
+    pac: stamp.pac,
+    summary: {
+      emisor: { rfc: m.emisor.rfc, nombre: m.emisor.nombre, regimen_fiscal: m.emisor.regimenFiscal },
+      receptor:
+        r.nacionalidad === 'Nacional'
+          ? { nacionalidad: 'Nacional', rfc: r.rfc, nombre: r.nombre, ...(r.curp && { curp: r.curp }), domicilio_fiscal: r.domicilioFiscal }
+          : { nacionalidad: 'Extranjero', nombre: r.nombre, ...(r.numRegIdTrib && { num_reg_id_trib: r.numRegIdTrib }) },
+      ...(m.descRetenc !== undefined && { desc_retenc: m.descRetenc }),
+      totales: { monto_tot_grav: t.montoTotGrav.toString(), monto_tot_exent: t.montoTotExent.toString() },
+      impuestos_retenidos: t.impRetenidos.map((i) => ({
+        ...(i.impuestoRet !== undefined && { impuesto_ret: i.impuestoRet }),
+        ...(i.baseRet !== undefined && { base_ret: i.baseRet.toString() }),
+        monto_ret: i.montoRet.toString(),
+        tipo_pago_ret: i.tipoPagoRet,
+      })),
+      complementos: stamp.complementos,
+      sello_sat: stamp.selloSat,
+      certificado_sat: stamp.certificadoSat,
+      cadena_original_sat: stamp.cadena,
+    },
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+interface StampOf {
+  uuid: string;
+  fechaTimbrado: string;
+  pac: string;
+  selloSat: string;
+  certificadoSat: string;
+  cadena: string;
+  complementos: string[];
+}
+
+/** The complements the document carries, by element name: the structured ones in registry order, then those sent as XML. */
+const complementsOf = (m: RetencionModel): string[] => [
+  ...COMPLEMENTS.filter((c) => memberOf(m, c.model) !== undefined).map((c) => c.element),
+  ...m.rawComplements.map((node) => node.name),
+];
+
+export interface IssueRetencionOptions {
+  bindIdempotency?: IdempotencyClaim['bind'];
+  auditIn?: AuditInTransaction;
+}
+
+/**
+ * POST /retenciones: check everything (400 with every problem), then one transaction takes the folio, seals with the
+ * tenant's CSD, stamps in the sandbox (in process: no I/O) and records the stamped document with its event, its
+ * Idempotency-Key binding and its audit entry. A refusal of the stamp rolls all back: the folio is not consumed.
+ */
+export async function issueRetencion(deps: RetencionDeps, actor: Actor, req: RetencionRequest, opts: IssueRetencionOptions = {}) {
+  const stamper = sandboxStamper(deps, actor);
+  if ('field' in stamper)
+    throw new ServiceError('rejected', 'Retenciones are stamped in test mode only for now', [stamper], undefined, 'retenciones_live_unsupported');
+  const checked = await check(deps, actor, req);
+  if (checked.errors.length > 0 || !checked.model || !checked.signer) throw invalidInput('The Retención fails validation', checked.errors);
+  const { model, signer } = checked;
+  const now = deps.now();
+  const at = now.toISOString();
+  const id = newId('ret', now.getTime());
+  const scope = { tenantId: actor.tenantId, environment: actor.environment };
+  // read committed: the folio is an UPDATE … RETURNING on the series row (its lock orders the writers); the rest are
+  // inserts the unique indexes guard
+  const { row, deliveries } = await withTransaction(deps.db, { isolation: 'read committed', name: 'retenciones.issue' }, async (tx) => {
+    const taken = await allocateFolio(tx, scope, req.serie);
+    const problem = folioIntProblem(taken);
+    if (problem) throw invalidInput('The Retención fails validation', [problem]);
+    const sealed = await sealRetencion({ ...model, folioInt: folioIntOf(taken) }, signer);
+    const { result, pac } = await stamper.stamp({ id, tenantId: actor.tenantId }, sealed.xml, { tenantId: actor.tenantId });
+    if (!result.ok)
+      throw new ServiceError('rejected', 'Rejected by the stamping provider', [
+        { field: 'pac', issue: 'code' in result ? `${result.code}: ${result.message}` : result.message },
+      ]);
+    const tfd = result.tfd;
+    const stamp: StampOf = {
+      uuid: tfd.uuid,
+      // FechaTimbrado is the PAC's local time in Mexico City, without a zone.
+      fechaTimbrado: zonedToUtc(tfd.fechaTimbrado, 'America/Mexico_City').toISOString(),
+      pac: pac ?? stamper.name,
+      selloSat: tfd.selloSat,
+      certificadoSat: tfd.noCertificadoSat,
+      cadena: tfdCadena(tfd),
+      complementos: complementsOf(model),
+    };
+    const row = rowOf(actor, id, { ...model, folioInt: folioIntOf(taken) }, taken, stamp, at);
+    const deliveries = await bornStamped(tx, row, result.xml, now);
+    await opts.bindIdempotency?.(tx, id);
+    await opts.auditIn?.(tx, id, 201);
+    return { row, deliveries };
+  });
+  if (deliveries > 0) deps.wakeJobs(); // webhook deliveries of retencion.timbrada go out now, not at the next tick
+  return toRetencion(row);
+}
+
+/** The answer to a retry whose first request created retención `id` and then died before answering. */
+export async function resumeRetencion(deps: RetencionDeps, actor: Actor, id: string) {
+  return toRetencion(await getRetencionRow(deps.db, actor, id));
+}
