@@ -18,6 +18,7 @@ const CARTA_PORTE = '<!-- carta porte: tests/process/readme.test.ts runs the nex
 const COMERCIO_EXTERIOR = '<!-- comercio exterior: tests/process/readme.test.ts runs the next block after the walk-through -->';
 const RECEIPTS = '<!-- receipts: tests/process/readme.test.ts runs the next block after the walk-through -->';
 const RECEIVED = '<!-- received: tests/process/readme.test.ts runs the next block after the walk-through -->';
+const RETENCIONES = '<!-- retenciones: tests/process/readme.test.ts runs the next block after the walk-through -->';
 const CLIENT_INSTALL = '<!-- client install: tests/process/readme.test.ts runs the next block in an empty project beside the repository -->';
 const EMAIL_MARKER = '<!-- email walk-through: tests/process/readme.test.ts runs the next block after the walk-through, against a server with SMTP_URL -->';
 const work = mkdtempSync(join(tmpdir(), 'cfdi-readme-'));
@@ -47,7 +48,9 @@ describe('README.md', () => {
     'the walk-through runs as pasted and leaves the stamped XML and its PDF in a temporary folder, one answer per line; the Carta Porte curl after it stamps one; the email part sends both',
     async () => {
       const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-      const script = [MARKER, CARTA_PORTE, COMERCIO_EXTERIOR, RECEIPTS, RECEIVED, EMAIL_MARKER].map((marker) => walkThrough(readme, marker)).join('\n');
+      const script = [MARKER, CARTA_PORTE, COMERCIO_EXTERIOR, RECEIPTS, RECEIVED, RETENCIONES, EMAIL_MARKER]
+        .map((marker) => walkThrough(readme, marker))
+        .join('\n');
       const sink = await smtpSink();
       const cwd = join(work, 'user');
       const dataDir = join(work, 'data');
@@ -78,8 +81,9 @@ describe('README.md', () => {
           .split('\n')
           .filter((line) => line !== saved![0]);
         for (const line of answers) expect({ line, json: isJsonObject(line) }).toEqual({ line, json: true });
-        // health, tenants/me, csds, Carta Porte, the address and Comercio Exterior, two receipts, three received, two email lines
-        expect(answers.length).toBe(13);
+        // health, tenants/me, csds, Carta Porte, the address and Comercio Exterior, two receipts, three received, two
+        // retenciones, two email lines
+        expect(answers.length).toBe(15);
 
         const xml = readFileSync(join(dir!, `${uuid}.xml`), 'utf8');
         const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
@@ -125,6 +129,14 @@ describe('README.md', () => {
           reconciliation: 'sin_pago',
         });
         expect(JSON.parse(answers[receivedAt + 2]!)).toEqual({ direction: 'received', kind: 'metadata', status: 'requested' });
+
+        // Retenciones: the rent's, stamped, its amounts withheld computed; then listed.
+        const retencion = JSON.parse(answers.find((l) => l.startsWith('{"status":"vigente","uuid"'))!);
+        expect(retencion).toMatchObject({
+          uuid: expect.stringMatching(/^[0-9A-F-]{36}$/),
+          totales: { monto_tot_operacion: 20000, monto_tot_grav: 20000, monto_tot_exent: 0, monto_tot_ret: 4133.34 },
+        });
+        expect(JSON.parse(answers.find((l) => l.startsWith('{"listed"'))!)).toEqual({ listed: 1, cve_retenc: '05' });
 
         // The email: the second curl prints its sending; the sink gets both files (the server sends on its own).
         const sending = JSON.parse(out.trim().split('\n').at(-1)!);
