@@ -42,3 +42,27 @@ export async function screenshot(page: Page, name: string, { fullPage = false } 
   if (png.subarray(1, 4).toString() !== 'PNG') throw new Error(`screenshot ${name}: not a PNG`);
   return path;
 }
+
+/**
+ * The page's script errors, as they happen: uncaught ones and console errors, but for the 4xx answers Chromium logs
+ * when a page shows an API refusal (expected). A test asserts the list stays empty.
+ */
+export function pageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) errors.push(`console: ${msg.text()}`);
+  });
+  return errors;
+}
+
+/** Signs in to the console at `origin` through its form, as a person does, and waits for the invoice list. */
+export async function signInConsole(page: Page, origin: string, email: string, password: string) {
+  await page.goto(`${origin}/console`);
+  await page.fill('#email', email);
+  await page.fill('#password', password);
+  await Promise.all([page.waitForURL(`${origin}/console/invoices`), page.click('#sign-in')]);
+}
+
+/** The page fits its viewport's width: nothing scrolls sideways (a phone's 390 px, for the console and the portal). */
+export const fitsTheWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { CHROMIUM, hasChromium, offlineBrowser } from '../browser.ts';
+import { CHROMIUM, hasChromium, offlineBrowser, pageErrors, signInConsole, fitsTheWidth } from '../browser.ts';
 import { createTestApp, issuer } from '../helpers.ts';
 
 /**
@@ -24,13 +24,7 @@ afterAll(() => {
 const origin = server.url.origin;
 const CSD = join(import.meta.dir, '..', 'fixtures', 'csd', 'EKU9003173C9_CSD');
 
-async function signIn(page: Page, email: string, password: string) {
-  await page.goto(`${origin}/console`);
-  await page.fill('#email', email);
-  await page.fill('#password', password);
-  await Promise.all([page.waitForURL(`${origin}/console/invoices`), page.click('#sign-in')]);
-}
-const fitsAPhone = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+const signIn = (page: Page, email: string, password: string) => signInConsole(page, origin, email, password);
 
 describe('the console in headless Chromium: administration', () => {
   test.skipIf(!hasChromium && !required)(
@@ -41,12 +35,8 @@ describe('the console in headless Chromium: administration', () => {
       const a = await issuer(t, { keys: ['test'] });
       const { browser, context, outside } = await offlineBrowser(origin, { locale: 'es-MX' });
       try {
-        const errors: string[] = [];
         const page = await context.newPage();
-        page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-        page.on('console', (msg) => {
-          if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) errors.push(`console: ${msg.text()}`);
-        });
+        const errors = pageErrors(page);
         page.on('dialog', (dialog) => dialog.accept()); // the confirmations of data-confirm forms
         await signIn(page, a.email, a.password);
 
@@ -74,7 +64,7 @@ describe('the console in headless Chromium: administration', () => {
         expect(await delivered.locator('.attempts tbody tr').count()).toBe(2);
         expect(await page.locator(`#replay-${delivery}`).count()).toBe(0);
         await page.setViewportSize({ width: 390, height: 844 });
-        expect(await fitsAPhone(page)).toBe(true);
+        expect(await fitsTheWidth(page)).toBe(true);
         await page.setViewportSize({ width: 1280, height: 720 });
 
         // A CSD: the .cer, the .key and its password, uploaded as a form with files; listed active with its expiry.
@@ -110,7 +100,7 @@ describe('the console in headless Chromium: administration', () => {
         expect(await page.locator(`tr[data-id="${id}"]`).count()).toBe(0);
         expect((await t.call('GET', '/cfdis', { token: key })).status).toBe(401);
         await page.setViewportSize({ width: 390, height: 844 });
-        expect(await fitsAPhone(page)).toBe(true);
+        expect(await fitsTheWidth(page)).toBe(true);
 
         expect(outside).toEqual([]);
         expect(errors).toEqual([]);

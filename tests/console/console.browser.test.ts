@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
-import { CHROMIUM, hasChromium, offlineBrowser, screenshot } from '../browser.ts';
+import { CHROMIUM, hasChromium, offlineBrowser, screenshot, pageErrors, signInConsole, fitsTheWidth } from '../browser.ts';
 import { concepto, createTestApp, ICV, ingreso, issuer, READY } from '../helpers.ts';
 
 /**
@@ -20,12 +20,7 @@ const origin = server.url.origin;
 
 const OTHER = { rfc: 'AAA010101AAA', nombre: 'ACCEM SERVICIOS EMPRESARIALES', regimen_fiscal: '601', domicilio_fiscal: '01000', uso_cfdi: 'G03' };
 
-async function signIn(page: Page, email: string, password: string) {
-  await page.goto(`${origin}/console`);
-  await page.fill('#email', email);
-  await page.fill('#password', password);
-  await Promise.all([page.waitForURL(`${origin}/console/invoices`), page.click('#sign-in')]);
-}
+const signIn = (page: Page, email: string, password: string) => signInConsole(page, origin, email, password);
 
 async function apiBytes(key: string, path: string) {
   const res = await t.app.request(`/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
@@ -50,12 +45,8 @@ describe('the console in headless Chromium', () => {
 
       const { browser, context, outside } = await offlineBrowser(origin, { acceptDownloads: true, locale: 'es-MX' });
       try {
-        const errors: string[] = [];
         const page = await context.newPage();
-        page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-        page.on('console', (msg) => {
-          if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) errors.push(`console: ${msg.text()}`);
-        });
+        const errors = pageErrors(page);
 
         // Sign in: the tenant's name, the test environment, both CFDIs listed.
         await signIn(page, a.email, a.password);
@@ -77,7 +68,7 @@ describe('the console in headless Chromium', () => {
 
         // On a phone: the list fits the width (no sideways scrolling). By keyboard: the first Tab reaches "skip to content".
         await page.setViewportSize({ width: 390, height: 844 });
-        expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+        expect(await fitsTheWidth(page)).toBe(true);
         await page.setViewportSize({ width: 1280, height: 720 });
         await page.keyboard.press('Tab');
         expect(await page.evaluate(() => document.activeElement?.className)).toBe('skip');

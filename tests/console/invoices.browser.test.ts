@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
-import { CHROMIUM, hasChromium, offlineBrowser } from '../browser.ts';
+import { CHROMIUM, hasChromium, offlineBrowser, pageErrors, signInConsole, fitsTheWidth } from '../browser.ts';
 import { createTestApp, ICV, ingreso, issuer, READY, smtpSink, until } from '../helpers.ts';
 
 /**
@@ -21,12 +21,7 @@ afterAll(async () => {
 const origin = server.url.origin;
 const OTHER = { rfc: 'AAA010101AAA', nombre: 'ACCEM SERVICIOS EMPRESARIALES', regimen_fiscal: '601', domicilio_fiscal: '01000', uso_cfdi: 'G03' };
 
-async function signIn(page: Page, email: string, password: string) {
-  await page.goto(`${origin}/console`);
-  await page.fill('#email', email);
-  await page.fill('#password', password);
-  await Promise.all([page.waitForURL(`${origin}/console/invoices`), page.click('#sign-in')]);
-}
+const signIn = (page: Page, email: string, password: string) => signInConsole(page, origin, email, password);
 
 describe('the invoices screen in headless Chromium', () => {
   test.skipIf(!hasChromium && !required)(
@@ -42,12 +37,8 @@ describe('the invoices screen in headless Chromium', () => {
 
       const { browser, context, outside } = await offlineBrowser(origin, { locale: 'es-MX' });
       try {
-        const errors: string[] = [];
         const page = await context.newPage();
-        page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-        page.on('console', (msg) => {
-          if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) errors.push(`console: ${msg.text()}`);
-        });
+        const errors = pageErrors(page);
         const dialogs: string[] = [];
         page.on('dialog', (dialog) => {
           dialogs.push(dialog.message());
@@ -74,7 +65,7 @@ describe('the invoices screen in headless Chromium', () => {
         await Promise.all([page.waitForURL(`${origin}/console/invoices/${mine.json.id}`), page.click(`tr[data-id="${mine.json.id}"] a`)]);
         expect(await page.locator('#uuid').textContent()).toBe(mine.json.uuid);
         await page.setViewportSize({ width: 390, height: 844 });
-        expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+        expect(await fitsTheWidth(page)).toBe(true);
         await page.setViewportSize({ width: 1280, height: 720 });
 
         // Email it to the operator's own address (test mode sends only to the tenant's users): the sink receives it.

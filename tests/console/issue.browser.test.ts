@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import { CHROMIUM, hasChromium, offlineBrowser, screenshot } from '../browser.ts';
+import { CHROMIUM, hasChromium, offlineBrowser, screenshot, pageErrors, signInConsole, fitsTheWidth } from '../browser.ts';
 import { createTestApp, ICV, issuer, READY } from '../helpers.ts';
 
 /**
@@ -23,16 +23,9 @@ describe('the issue form in headless Chromium', () => {
       const a = await issuer(t, READY);
       const { browser, context, outside } = await offlineBrowser(origin, { locale: 'es-MX', viewport: { width: 1100, height: 900 } });
       try {
-        const errors: string[] = [];
         const page = await context.newPage();
-        page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-        page.on('console', (msg) => {
-          if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) errors.push(`console: ${msg.text()}`);
-        });
-        await page.goto(`${origin}/console`);
-        await page.fill('#email', a.email);
-        await page.fill('#password', a.password);
-        await Promise.all([page.waitForURL(`${origin}/console/invoices`), page.click('#sign-in')]);
+        const errors = pageErrors(page);
+        await signInConsole(page, origin, a.email, a.password);
 
         // From the navigation (an ADMIN sees the entry) to the form.
         await Promise.all([page.waitForURL(`${origin}/console/invoices/new`), page.click('nav a[href="/console/invoices/new"]')]);
@@ -123,7 +116,7 @@ describe('the issue form in headless Chromium', () => {
 
         // On a phone the form fits the width.
         await page.setViewportSize({ width: 390, height: 844 });
-        expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+        expect(await fitsTheWidth(page)).toBe(true);
 
         expect(outside).toEqual([]);
         expect(errors).toEqual([]);

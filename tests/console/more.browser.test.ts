@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHROMIUM, hasChromium, offlineBrowser } from '../browser.ts';
+import { CHROMIUM, hasChromium, offlineBrowser, pageErrors, signInConsole, fitsTheWidth } from '../browser.ts';
 import { createTestApp, ICV, ingreso, issuer, READY } from '../helpers.ts';
 
 /**
@@ -38,18 +38,9 @@ describe('the received inbox and the stats in headless Chromium', () => {
 
       const { browser, context, outside } = await offlineBrowser(origin, { locale: 'es-MX' });
       try {
-        const errors: string[] = [];
         const page = await context.newPage();
-        page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-        page.on('console', (msg) => {
-          if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) errors.push(`console: ${msg.text()}`);
-        });
-        const signIn = async (email: string, password: string) => {
-          await page.goto(`${origin}/console`);
-          await page.fill('#email', email);
-          await page.fill('#password', password);
-          await Promise.all([page.waitForURL(`${origin}/console/invoices`), page.click('#sign-in')]);
-        };
+        const errors = pageErrors(page);
+        const signIn = (email: string, password: string) => signInConsole(page, origin, email, password);
 
         // The receiver: the inbox from the navigation, empty; upload from the file picker.
         await signIn(receiver.email, receiver.password);
@@ -66,7 +57,7 @@ describe('the received inbox and the stats in headless Chromium', () => {
         expect(await rows.first().textContent()).toContain(issued.json.uuid);
         // On a phone: the inbox fits the width.
         await page.setViewportSize({ width: 390, height: 844 });
-        expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+        expect(await fitsTheWidth(page)).toBe(true);
         await page.setViewportSize({ width: 1280, height: 720 });
         await Promise.all([page.waitForURL(/\/console\/received\/rcv_/), rows.first().locator('a').click()]);
         expect(await page.locator('#validation').textContent()).toBe('Válida');

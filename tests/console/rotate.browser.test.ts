@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test';
-import type { Page } from 'playwright-core';
-import { CHROMIUM, hasChromium, offlineBrowser } from '../browser.ts';
+import { CHROMIUM, hasChromium, offlineBrowser, pageErrors, signInConsole, fitsTheWidth } from '../browser.ts';
 import { createTestApp, issuer } from '../helpers.ts';
 
 /**
@@ -14,7 +13,6 @@ const t = await createTestApp({ webhookAllowPrivate: true });
 const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req, srv) => t.app.fetch(req, srv) });
 afterAll(() => server.stop(true));
 const origin = server.url.origin;
-const fitsAPhone = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
 
 describe('the console in headless Chromium: rotating a webhook secret', () => {
   test.skipIf(!hasChromium && !required)(
@@ -28,19 +26,12 @@ describe('the console in headless Chromium: rotating a webhook secret', () => {
       };
       const { browser, context, outside } = await offlineBrowser(origin, { locale: 'en-US' });
       try {
-        const errors: string[] = [];
         const page = await context.newPage();
-        page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-        page.on('console', (msg) => {
-          if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) errors.push(`console: ${msg.text()}`);
-        });
+        const errors = pageErrors(page);
         await page.setViewportSize({ width: 390, height: 844 });
-        await page.goto(`${origin}/console`);
-        await page.fill('#email', a.email);
-        await page.fill('#password', a.password);
-        await Promise.all([page.waitForURL(`${origin}/console/invoices`), page.click('#sign-in')]);
+        await signInConsole(page, origin, a.email, a.password);
         await page.goto(`${origin}/console/webhooks/${hook.id}`);
-        expect(await fitsAPhone(page)).toBe(true);
+        expect(await fitsTheWidth(page)).toBe(true);
 
         // The select has its label; chosen and sent by keyboard.
         await page.getByLabel('The previous secret keeps signing for').selectOption('1');
@@ -50,7 +41,7 @@ describe('the console in headless Chromium: rotating a webhook secret', () => {
         expect(secret).toMatch(/^whsec_/);
         expect(secret).not.toBe(hook.secret);
         expect(await page.locator('#previous-secret').textContent()).toContain('keeps signing until');
-        expect(await fitsAPhone(page)).toBe(true);
+        expect(await fitsTheWidth(page)).toBe(true);
 
         await page.goto(`${origin}/console/webhooks/${hook.id}`);
         expect(await page.content()).not.toContain(secret);

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { readFile } from 'node:fs/promises';
-import { CHROMIUM, hasChromium, offlineBrowser } from '../browser.ts';
+import { CHROMIUM, hasChromium, offlineBrowser, pageErrors } from '../browser.ts';
 import { createTestApp, ICV, issuer, READY, smtpSink } from '../helpers.ts';
 import { openReceipt } from './receipts.ts';
 
@@ -32,14 +32,9 @@ describe('the self-invoicing portal in headless Chromium', () => {
       const { browser, context, outside } = await offlineBrowser(origin, { acceptDownloads: true, locale: 'es-MX' });
       try {
         const requested: string[] = [];
-        const errors: string[] = [];
         context.on('request', (req) => requested.push(req.url()));
         const page = await context.newPage();
-        page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-        page.on('console', (msg) => {
-          // The refusals the page shows come as 4xx answers, which Chromium also logs: those are expected.
-          if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) errors.push(`console: ${msg.text()}`);
-        });
+        const errors = pageErrors(page);
 
         // The link printed on the ticket: the key is filled in and the ticket shown.
         expect((await page.goto(ticket.url))?.status()).toBe(200);
