@@ -15,7 +15,7 @@ describe('GET /stats: retenciones', () => {
   test('counts and exact amounts by month and status; every other figure unchanged by them; scoped to tenant and environment', async () => {
     const a = await issuer(t, READY);
     const b = await issuer(t, READY);
-    expectStatus(await t.api('POST', '/cfdis', { token: a.key, body: ingreso({ conceptos: [concepto({ valor_unitario: '100.00' })] }) }), 201);
+    expect((await t.call('POST', '/cfdis', { token: a.key, body: ingreso({ conceptos: [concepto({ valor_unitario: '100.00' })] }) })).status).toBe(201);
     const before = expectStatus(await t.api('GET', '/stats', { token: a.key }), 200).json;
     expect(before.retenciones).toEqual(EMPTY);
 
@@ -24,8 +24,7 @@ describe('GET /stats: retenciones', () => {
     for (const name of ['retencion_arrendamiento', 'retencion_dividendos', 'retencion_plataformas_tecnologicas'] as const)
       issued.push(expectStatus(await t.api('POST', '/retenciones', { token: a.key, body: example(name) }), 201).json.id);
     for (const monto of ['0.10', '0.20', '0.70']) {
-      const body = example('retencion_arrendamiento');
-      body.impuestos_retenidos = [{ impuesto_ret: '001', base_ret: '20000', monto_ret: monto, tipo_pago_ret: '04' }];
+      const body = { ...example('retencion_arrendamiento'), impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '20000', monto_ret: monto, tipo_pago_ret: '04' }] };
       issued.push(expectStatus(await t.api('POST', '/retenciones', { token: a.key, body }), 201).json.id);
     }
     // One not standing (the status a cancellation will give it) counts by status and not in the amounts.
