@@ -60,9 +60,7 @@ const invalid = (index: number, errors: ErrorDetail[]): ItemResult => ({ index, 
 /** The answer for an item whose key was used before: the same item is a duplicate, another item under it is refused. */
 function answerIssued(index: number, issued: Issued, hash: string): ItemResult {
   if (issued.batchHash !== hash)
-    return invalid(index, [
-      { field: 'idempotency_key', issue: `already issued retención ${issued.id} with another item: send a new key for a new document` },
-    ]);
+    return invalid(index, [{ field: 'idempotency_key', issue: `already issued retención ${issued.id} with another item: send a new key for a new document` }]);
   return { index, status: 'duplicate', id: issued.id, uuid: issued.uuid, folio_int: issued.folioInt };
 }
 

@@ -67,20 +67,20 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
       path: '/api/v1/retenciones/batch',
       tags,
       operationId: 'issueRetencionBatch',
-      summary: 'Issue many retenciones in one call (a platform\'s month for its sellers)',
+      summary: "Issue many retenciones in one call (a platform's month for its sellers)",
       description:
         `1 to ${BATCH_MAX_ITEMS} items, each a POST /retenciones request with its own \`idempotency_key\`; the body may be up to ${BATCH_MAX_BODY_MIB} MiB ` +
         '(this route only; every other takes 1 MiB). Each item is checked and issued as POST /retenciones issues one, in its own transaction (its folio, ' +
         'document, `retencion.timbrada` event and audit entry), and answered in `results`, in order: `created`, `duplicate` (its key issued a retención ' +
         'before: nothing new is issued, the answer names that retención; a retried batch creates nothing new) or `invalid` (refused with its problems, ' +
-        'fields relative to the item; nothing stored, no folio taken). An invalid item does not fail the others: the answer is 200 whatever each item\'s ' +
+        "fields relative to the item; nothing stored, no folio taken). An invalid item does not fail the others: the answer is 200 whatever each item's " +
         'outcome. Items keys are kept with the retención, per tenant and environment, for as long as it exists. The audit log has an entry per ' +
         'retención created and one for the call. Live mode is refused as on POST /retenciones (422, `retenciones_live_unsupported`).',
       middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
       request: { body: jsonBody(RetencionBatchRequestSchema, RetencionBatchExamples), headers: RetencionIssueHeaders },
       responses: {
-        200: jsonResponse(RetencionBatchResultSchema, 'Each item\'s outcome, in order'),
-        400: errorResponse('Malformed request (not an object with 1 to 1,000 items); an item\'s own problems are answered in its result'),
+        200: jsonResponse(RetencionBatchResultSchema, "Each item's outcome, in order"),
+        400: errorResponse("Malformed request (not an object with 1 to 1,000 items); an item's own problems are answered in its result"),
         ...errors.adminOrOperator,
         409: errorResponse('Idempotency-Key (the header, for the whole call) reused with another body, or still running'),
         413: errorResponse(`Body over ${BATCH_MAX_BODY_MIB} MiB`),

@@ -397,7 +397,8 @@ export const RetencionBatchResultSchema = z
         z.object({
           index: z.number().int().openapi({ description: "The item's position in `items`, from 0" }),
           status: z.enum(['created', 'duplicate', 'invalid']).openapi({
-            description: '`created`: issued and stamped now; `duplicate`: issued before with this idempotency_key (id and uuid are that retención\'s); ' +
+            description:
+              "`created`: issued and stamped now; `duplicate`: issued before with this idempotency_key (id and uuid are that retención's); " +
               '`invalid`: refused, nothing stored (errors as POST /retenciones answers them, fields relative to the item)',
           }),
           id: z.string().optional(),

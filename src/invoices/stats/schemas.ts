@@ -23,9 +23,7 @@ export const StatsSchema = z
         monto_tot_ret: z.number().openapi({ description: 'Σ MontoTotRet (withheld) of the vigente (and cancelacion_pendiente) retenciones, MXN' }),
         monto_tot_operacion: z.number().openapi({ description: 'Σ MontoTotOperacion of the same' }),
         por_mes: z
-          .array(
-            z.object({ mes: z.string(), cantidad: z.number().int(), por_status: Counts, monto_tot_ret: z.number(), monto_tot_operacion: z.number() }),
-          )
+          .array(z.object({ mes: z.string(), cantidad: z.number().int(), por_status: Counts, monto_tot_ret: z.number(), monto_tot_operacion: z.number() }))
           .openapi({ description: 'By month of FechaExp, oldest first' }),
       })
       .openapi({ description: 'CFDI de Retenciones e información de pagos 2.0 (POST /retenciones), in the same month range on FechaExp' }),

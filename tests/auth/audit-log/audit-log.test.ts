@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { DEMO_INVOICE } from '../../../src/demo.ts';
-import { RetencionExamples } from '../../../src/invoices/retenciones/examples.ts';
+import { RetencionBatchExamples, RetencionExamples } from '../../../src/invoices/retenciones/examples.ts';
 import { createTestApp, csdFiles, csdForm, issuer, READY, smtpSink, sqliteConnection, TENANTS, TEST_ENGINE, userWithRole } from '../../helpers.ts';
 import { sql, type SQL } from 'drizzle-orm';
 import { auditLog, receivedCfdis } from '../../../src/db/schema/index.ts';
@@ -277,6 +277,12 @@ describe('audit log', () => {
     ok(await call('POST', '/retenciones/validate', key.key, retencionBody), 200, 'validateRetencion'); // a check: no entry
     const retencion = await call('POST', '/retenciones', key.key, retencionBody);
     await expectWrite('issueRetencion', 201, ak, { type: 'retenciones', id: retencion.json.id }, retencion);
+    // The batch: an entry per retención created (in its transaction), then one for the call.
+    const batch = await call('POST', '/retenciones/batch', key.key, RetencionBatchExamples.retencion_batch_plataformas.value);
+    ok(batch, 200, 'issueRetencionBatch');
+    for (const item of batch.json.results)
+      expected.push({ action: 'issueRetencionBatch', status: 201, requestId: batch.requestId, actor: ak, resource: { type: 'retenciones', id: item.id } });
+    await expectWrite('issueRetencionBatch', 200, ak, { type: 'retenciones', id: 'batch' }, batch);
 
     const ticket = { forma_pago: '01', conceptos: DEMO_INVOICE.conceptos };
     const receipt = await call('POST', '/receipts', key.key, ticket);

@@ -89,9 +89,12 @@ describe.each([
     expect(impuestos.length).toBeGreaterThan(0);
     for (const i of impuestos) {
       const name = { '001': '001 - ISR', '002': '002 - IVA', '003': '003 - IEPS' }[i.attrs.ImpuestoRet!]!;
-      const tipoPago = { '01': '01 - Pago definitivo IVA', '02': '02 - Pago definitivo IEPS', '03': '03 - Pago definitivo ISR', '04': '04 - Pago provisional ISR' }[
-        i.attrs.TipoPagoRet!
-      ];
+      const tipoPago = {
+        '01': '01 - Pago definitivo IVA',
+        '02': '02 - Pago definitivo IEPS',
+        '03': '03 - Pago definitivo ISR',
+        '04': '04 - Pago provisional ISR',
+      }[i.attrs.TipoPagoRet!];
       expect(row(name)).toEqual([name, tipoPago!, pesos(i.attrs.BaseRet), pesos(i.attrs.MontoRet)]);
     }
     // The seals and the TFD's cadena, whole (they wrap across lines).

@@ -64,7 +64,12 @@ describe('POST /retenciones/batch', () => {
     ]);
     for (const r of first.json.results) {
       const got = expectStatus(await t.api('GET', `/retenciones/${r.id!}`, { token: a.key }), 200).json;
-      expect(got).toMatchObject({ status: 'vigente', uuid: r.uuid!, folio_int: r.folio_int!, complementos: ['plataformasTecnologicas:ServiciosPlataformasTecnologicas'] });
+      expect(got).toMatchObject({
+        status: 'vigente',
+        uuid: r.uuid!,
+        folio_int: r.folio_int!,
+        complementos: ['plataformasTecnologicas:ServiciosPlataformasTecnologicas'],
+      });
       const xml = (await t.call('GET', `/retenciones/${r.id!}/xml`, { token: a.key })).text;
       expect(await validateRetencionSchema(xml)).toEqual({ valid: true, errors: [] });
     }
@@ -116,7 +121,9 @@ describe('POST /retenciones/batch', () => {
       {
         index: 0,
         status: 'invalid',
-        errors: [{ field: 'idempotency_key', issue: `already issued retención ${first.json.results[0]!.id} with another item: send a new key for a new document` }],
+        errors: [
+          { field: 'idempotency_key', issue: `already issued retención ${first.json.results[0]!.id} with another item: send a new key for a new document` },
+        ],
       },
     ]);
     expect(await count(a.tenant.id)).toBe(1);
@@ -132,7 +139,10 @@ describe('POST /retenciones/batch', () => {
     const tooMany = await t.call('POST', '/retenciones/batch', { token: a.key, body: { items: Array.from({ length: 1001 }, () => ({})) } });
     expect(tooMany.status).toBe(400);
     expect(tooMany.json.error.details).toContainEqual(expect.objectContaining({ field: 'items', issue: 'must have at most 1000 items' }));
-    const huge = await t.call('POST', '/retenciones/batch', { token: a.key, body: { items: [{ idempotency_key: 'x', desc_retenc: 'x'.repeat(4.5 * 1024 * 1024) }] } });
+    const huge = await t.call('POST', '/retenciones/batch', {
+      token: a.key,
+      body: { items: [{ idempotency_key: 'x', desc_retenc: 'x'.repeat(4.5 * 1024 * 1024) }] },
+    });
     expect(huge.status).toBe(413);
     expect(await count(a.tenant.id)).toBe(0);
 

@@ -24,7 +24,10 @@ describe('GET /stats: retenciones', () => {
     for (const name of ['retencion_arrendamiento', 'retencion_dividendos', 'retencion_plataformas_tecnologicas'] as const)
       issued.push(expectStatus(await t.api('POST', '/retenciones', { token: a.key, body: example(name) }), 201).json.id);
     for (const monto of ['0.10', '0.20', '0.70']) {
-      const body = { ...example('retencion_arrendamiento'), impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '20000', monto_ret: monto, tipo_pago_ret: '04' }] };
+      const body = {
+        ...example('retencion_arrendamiento'),
+        impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '20000', monto_ret: monto, tipo_pago_ret: '04' }],
+      };
       issued.push(expectStatus(await t.api('POST', '/retenciones', { token: a.key, body }), 201).json.id);
     }
     // One not standing (the status a cancellation will give it) counts by status and not in the amounts.
