@@ -2001,14 +2001,7 @@ export interface components {
              */
             request_id: string;
         };
-        RetencionBatchItem: components["schemas"]["RetencionRequest"] & {
-            /**
-             * @description This item's key, unique in the tenant and environment (e.g. the seller and the month): an item sent again with its key is answered `duplicate` with the retención it issued, whenever it is retried; the key with another item is `invalid`
-             * @example seller-4821-2026-10
-             */
-            idempotency_key: string;
-        };
-        RetencionRequest: {
+        RetencionBatchItem: {
             /** @example 05 */
             cve_retenc: string;
             /** @description Required with cve_retenc 25 (otro tipo) */
@@ -2241,6 +2234,11 @@ export interface components {
             };
             /** @description SAT's other Retenciones 2.0 complements (Arrendamiento en fideicomiso, Enajenación de acciones, Fideicomiso no empresarial, Intereses, Intereses hipotecarios, Operaciones con derivados, Premios, Sector financiero, Planes de retiro 1.1), each the XML of its element with SAT's prefix, checked against its SAT schema */
             complementos_xml?: string[];
+            /**
+             * @description This item's key, unique in the tenant and environment (e.g. the seller and the month): an item sent again with its key is answered `duplicate` with the retención it issued, whenever it is retried; the key with another item is `invalid`
+             * @example seller-4821-2026-10
+             */
+            idempotency_key: string;
         };
         Csd: {
             /** @example csd_01jd2m3k4n5p6q7r8s9t0v1w2x */
@@ -4232,6 +4230,240 @@ export interface components {
             cadena_original_sat: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        RetencionRequest: {
+            /** @example 05 */
+            cve_retenc: string;
+            /** @description Required with cve_retenc 25 (otro tipo) */
+            desc_retenc?: string;
+            /**
+             * @description FechaExp, YYYY-MM-DDThh:mm:ss: the issuer's local time now (its postal code's zone) when not sent
+             * @example 2026-11-27T12:00:00
+             */
+            fecha_exp?: string;
+            /**
+             * @description One of the tenant's series (GET /series), the same ones CFDIs take their folios from; default: the default series. FolioInt is the series and its folio joined (A15), so the series name must be letters and digits. A series used by both CFDIs and retenciones numbers them in one sequence: create one for retenciones (POST /series, e.g. RET) to number them apart
+             * @example A
+             */
+            serie?: string;
+            /** @description CfdiRetenRelacionados: the retención this one replaces */
+            cfdi_reten_relacionados?: {
+                /** @example 04 */
+                tipo_relacion: string;
+                uuid: string;
+            };
+            receptor: {
+                /** @enum {string} */
+                nacionalidad: "Nacional" | "Extranjero";
+                /** @example KARLA FUENTE NOLASCO */
+                nombre: string;
+                /**
+                 * @description Nacional: RfcR (required). Extranjero: not sent
+                 * @example FUNK671228PH6
+                 */
+                rfc?: string;
+                /** @description Nacional, persona física: CurpR */
+                curp?: string;
+                /**
+                 * @description Nacional: DomicilioFiscalR (c_CodigoPostal)
+                 * @example 01000
+                 */
+                domicilio_fiscal?: string;
+                /** @description Extranjero: NumRegIdTribR, its tax id abroad */
+                num_reg_id_trib?: string;
+            };
+            periodo: {
+                /** @example 11 */
+                mes_ini: string;
+                /** @example 11 */
+                mes_fin: string;
+                /** @example 2026 */
+                ejercicio: string;
+            };
+            totales: {
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                monto_tot_operacion: number | string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                monto_tot_grav: number | string;
+                /**
+                 * @description Computed (monto_tot_operacion − monto_tot_grav) when not sent; checked when sent
+                 * @example 1500.00
+                 */
+                monto_tot_exent?: number | string;
+                /**
+                 * @description Computed (Σ impuestos_retenidos[].monto_ret) when not sent; checked when sent
+                 * @example 1500.00
+                 */
+                monto_tot_ret?: number | string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                utilidad_bimestral?: number | string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                isr_correspondiente?: number | string;
+            };
+            impuestos_retenidos?: {
+                /**
+                 * @description c_Impuesto: 001 ISR, 002 IVA, 003 IEPS
+                 * @example 001
+                 */
+                impuesto_ret?: string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                base_ret?: number | string;
+                /**
+                 * @description The rate withheld as a fraction: monto_ret = base_ret × tasa, two decimals
+                 * @example 0.10
+                 */
+                tasa?: number | string;
+                /**
+                 * @description Computed from base_ret × tasa when not sent; checked against it when both are
+                 * @example 1500.00
+                 */
+                monto_ret?: number | string;
+                /**
+                 * @description c_TipoPagoRet 01–04
+                 * @example 01
+                 */
+                tipo_pago_ret: string;
+            }[];
+            /** @description Complemento de Servicios de Plataformas Tecnológicas 1.0: one line per service; every total computed */
+            plataformas_tecnologicas?: {
+                /** @example 04 */
+                periodicidad: string;
+                servicios: {
+                    /** @example 03 */
+                    forma_pago_serv: string;
+                    /** @example 01 */
+                    tipo_de_serv: string;
+                    sub_tip_serv?: string;
+                    rfc_tercero_autorizado?: string;
+                    /**
+                     * @description YYYY-MM-DD within the periodo
+                     * @example 2026-10-05
+                     */
+                    fecha_serv: string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    precio_serv_sin_iva: number | string;
+                    impuestos_trasladados?: {
+                        impuesto?: string;
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        tasa_cuota: number | string;
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        base?: number | string;
+                    };
+                    contribucion_gubernamental?: {
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        imp_contrib: number | string;
+                        entidad_donde_paga_la_contribucion: string;
+                    };
+                    comision_del_servicio?: {
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        base?: number | string;
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        porcentaje?: number | string;
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        importe?: number | string;
+                    };
+                }[];
+            };
+            /** @description Complemento de Dividendos 1.0 */
+            dividendos?: {
+                divid_o_util?: {
+                    cve_tip_div_o_util: string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_isr_acred_ret_mexico: number | string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_isr_acred_ret_extranjero: number | string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_ret_ext_div_ext?: number | string;
+                    /** @enum {string} */
+                    tipo_soc_distr_div: "Sociedad Nacional" | "Sociedad Extranjera";
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_isr_acred_nal?: number | string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_div_acum_nal?: number | string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_div_acum_ext?: number | string;
+                };
+                remanente?: {
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    proporcion_rem?: number | string;
+                };
+            };
+            /** @description Complemento de Pagos a extranjeros 1.0 */
+            pagos_a_extranjeros?: {
+                /** @enum {string} */
+                es_benef_efect_del_cobro: "SI" | "NO";
+                no_beneficiario?: {
+                    pais_de_resid_para_efec_fisc: string;
+                    concepto_pago: string;
+                    descripcion_concepto: string;
+                };
+                beneficiario?: {
+                    rfc: string;
+                    curp: string;
+                    nom_den_raz_soc_b: string;
+                    concepto_pago: string;
+                    descripcion_concepto: string;
+                };
+            };
+            /** @description SAT's other Retenciones 2.0 complements (Arrendamiento en fideicomiso, Enajenación de acciones, Fideicomiso no empresarial, Intereses, Intereses hipotecarios, Operaciones con derivados, Premios, Sector financiero, Planes de retiro 1.1), each the XML of its element with SAT's prefix, checked against its SAT schema */
+            complementos_xml?: string[];
         };
         RetencionBatchResult: {
             /** @description One per item, in the order of `items` */

@@ -360,17 +360,22 @@ export const toRetencionListItem = (r: RetencionListRow): z.infer<typeof Retenci
 /** At most this many items per POST /retenciones/batch (docs/decisions.md, "Retenciones: the batch"). */
 export const BATCH_MAX_ITEMS = 1000;
 
-export const RetencionBatchItemSchema = RetencionRequestSchema.extend({
-  idempotency_key: z
-    .string()
-    .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1–255 visible ASCII characters')
-    .openapi({
-      description:
-        "This item's key, unique in the tenant and environment (e.g. the seller and the month): an item sent again with its key is answered `duplicate` " +
-        'with the retención it issued, whenever it is retried; the key with another item is `invalid`',
-      example: 'seller-4821-2026-10',
-    }),
-}).openapi('RetencionBatchItem');
+// A new object of the same fields (not `extend`): the document would make it RetencionRequest, which admits no other property, and more.
+export const RetencionBatchItemSchema = z
+  .object({
+    ...RetencionRequestSchema.shape,
+    idempotency_key: z
+      .string()
+      .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1–255 visible ASCII characters')
+      .openapi({
+        description:
+          "This item's key, unique in the tenant and environment (e.g. the seller and the month): an item sent again with its key is answered `duplicate` " +
+          'with the retención it issued, whenever it is retried; the key with another item is `invalid`',
+        example: 'seller-4821-2026-10',
+      }),
+  })
+  .strict()
+  .openapi('RetencionBatchItem');
 
 // An item that fails its schema does not fail the request: `catch` keeps zod's issues for that item's answer. The
 // OpenAPI document describes the item itself (zod-to-openapi has no rendering of `catch`).

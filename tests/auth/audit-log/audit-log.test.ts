@@ -33,6 +33,14 @@ type Expect = { action: string; status: number; requestId: string; actor: { type
 
 type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 
+/** `list` with the elements `chosen` picks sorted by `id` among themselves, in the places they held. */
+function inItemOrder<T>(list: T[], chosen: (x: T) => boolean, id: (x: T) => string): T[] {
+  const places = list.flatMap((x, i) => (chosen(x) ? [i] : []));
+  const sorted = places.map((i) => list[i]!).sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
+  for (const [k, i] of places.entries()) list[i] = sorted[k]!;
+  return list;
+}
+
 async function call(method: string, path: string, token: string | undefined, body?: unknown, headers: Record<string, string> = {}, app: TestApp = t) {
   const res = await app.call(method, path, { token, body, headers });
   return { ...res, requestId: res.headers.get('x-request-id')! };
@@ -349,8 +357,18 @@ describe('audit log', () => {
     await expectWrite('deleteWebhook', 200, ak, { type: 'webhooks', id: hook.json.id }, await call('DELETE', `/webhooks/${hook.json.id}`, key.key));
     await expectWrite('deleteCsd', 200, ak, { type: 'csds', id: csd.id }, await call('DELETE', `/csds/${csd.id}`, key.key));
 
-    // The log, oldest first, is exactly the writes above, field for field.
-    const entries = (await auditAll(key.key)).reverse();
+    // The log, oldest first, is exactly the writes above, field for field. A batch's items commit side by side on
+    // PostgreSQL (a transaction each): their entries are compared in the order of their retenciones' ids.
+    const entries = inItemOrder(
+      (await auditAll(key.key)).reverse(),
+      (e) => e.action === 'issueRetencionBatch' && e.status === 201,
+      (e) => e.resource.id ?? '',
+    );
+    inItemOrder(
+      expected,
+      (e) => e.action === 'issueRetencionBatch' && e.status === 201,
+      (e) => e.resource.id ?? '',
+    );
     expect(entries.map((e) => [e.action, e.request_id])).toEqual(expected.map((e) => [e.action, e.requestId]));
     for (const [i, e] of entries.entries()) {
       const want = expected[i]!;
