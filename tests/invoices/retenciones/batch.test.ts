@@ -155,6 +155,11 @@ describe('POST /retenciones/batch', () => {
       body: { items: [{ idempotency_key: 'x', desc_retenc: 'x'.repeat(4.5 * 1024 * 1024) }] },
     });
     expect(huge.status).toBe(413);
+    // Over the 1 MiB every other route takes, under this route's 4 MiB: read, and the item answered on its own.
+    const large = { ...sellerItem(0, key()), complementos_xml: Array.from({ length: 8 }, () => `<x>${'y'.repeat(190_000)}</x>`) };
+    const read = await t.call('POST', '/retenciones/batch', { token: a.key, body: { items: [large] } });
+    expect(read.status).toBe(200);
+    expect(read.json.results[0].status).toBe('invalid');
     expect(await count(a.tenant.id)).toBe(0);
 
     const live = await t.call('POST', '/retenciones/batch', { token: a.live, body: { items: [sellerItem(0, key())] } });
