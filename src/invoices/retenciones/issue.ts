@@ -49,6 +49,13 @@ const folioIntProblem = (taken: { serie: string; folio: number }): ErrorDetail |
         issue: `FolioInt is the series and its folio joined (${folioIntOf(taken)}): it must be 1 to 20 letters and digits, so series ${JSON.stringify(taken.serie)} cannot number retenciones; send another serie`,
       };
 
+/** What the checks found: every problem, and when there is none, the model to seal and the CSD to seal it with. */
+interface Checked {
+  errors: ErrorDetail[];
+  model?: RetencionModel;
+  signer?: CsdSigner;
+}
+
 /** Every check of the request at once: the series, the engine's rules (with SAT's codes), the CSD. Nothing is written. */
 export async function check(deps: RetencionDeps, actor: Actor, req: RetencionRequest): Promise<Checked> {
   const errors: ErrorDetail[] = [];
@@ -161,13 +168,6 @@ export interface IssueRetencionOptions {
   batchKey?: { key: string; hash: string };
   /** How the issuing transaction runs: withTransaction, or withGroupCommit for a batch's items. */
   transaction?: typeof withGroupCommit;
-}
-
-/** Sealable: the stamper for the caller's mode and a request that passed every check. */
-export interface Checked {
-  errors: ErrorDetail[];
-  model?: RetencionModel;
-  signer?: CsdSigner;
 }
 
 /** The sandbox's stamper, or the refusal of live mode as the ServiceError POST /retenciones answers. */
