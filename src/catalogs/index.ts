@@ -16,6 +16,7 @@ import c_ConfigAutotransporte from './data/c_ConfigAutotransporte.csv' with { ty
 import c_ConfigMaritima from './data/c_ConfigMaritima.csv' with { type: 'file' };
 import c_Contenedor from './data/c_Contenedor.csv' with { type: 'file' };
 import c_ContenedorMaritimo from './data/c_ContenedorMaritimo.csv' with { type: 'file' };
+import c_CveRetenc from './data/c_CveRetenc.csv' with { type: 'file' };
 import c_CveTransporte from './data/c_CveTransporte.csv' with { type: 'file' };
 import c_DerechosDePaso from './data/c_DerechosDePaso.csv' with { type: 'file' };
 import c_DocumentoAduanero from './data/c_DocumentoAduanero.csv' with { type: 'file' };
@@ -69,6 +70,7 @@ import c_TipoNomina from './data/c_TipoNomina.csv' with { type: 'file' };
 import c_TipoOtroPago from './data/c_TipoOtroPago.csv' with { type: 'file' };
 import c_TipoPercepcion from './data/c_TipoPercepcion.csv' with { type: 'file' };
 import c_TipoPermiso from './data/c_TipoPermiso.csv' with { type: 'file' };
+import c_TipoPagoRet from './data/c_TipoPagoRet.csv' with { type: 'file' };
 import c_TipoRegimen from './data/c_TipoRegimen.csv' with { type: 'file' };
 import c_TipoRelacion from './data/c_TipoRelacion.csv' with { type: 'file' };
 import c_UnidadAduana from './data/c_UnidadAduana.csv' with { type: 'file' };
@@ -96,6 +98,7 @@ export const CATALOG_KEYS = {
   c_ConfigMaritima: ['clave'],
   c_Contenedor: ['clave'],
   c_ContenedorMaritimo: ['clave'],
+  c_CveRetenc: ['clave'],
   c_CveTransporte: ['clave'],
   c_DerechosDePaso: ['clave'],
   c_DocumentoAduanero: ['clave'],
@@ -149,6 +152,7 @@ export const CATALOG_KEYS = {
   c_TipoOtroPago: ['clave'],
   c_TipoPercepcion: ['clave'],
   c_TipoPermiso: ['clave'],
+  c_TipoPagoRet: ['clave'],
   c_TipoRegimen: ['clave'],
   c_TipoRelacion: ['clave'],
   c_UnidadAduana: ['clave'],
@@ -176,6 +180,7 @@ const CATALOG_FILES: Record<CatalogName, string> = {
   c_ConfigMaritima,
   c_Contenedor,
   c_ContenedorMaritimo,
+  c_CveRetenc,
   c_CveTransporte,
   c_DerechosDePaso,
   c_DocumentoAduanero,
@@ -229,6 +234,7 @@ const CATALOG_FILES: Record<CatalogName, string> = {
   c_TipoOtroPago,
   c_TipoPercepcion,
   c_TipoPermiso,
+  c_TipoPagoRet,
   c_TipoRegimen,
   c_TipoRelacion,
   c_UnidadAduana,
@@ -236,7 +242,7 @@ const CATALOG_FILES: Record<CatalogName, string> = {
 };
 
 /** Identifies the shipped catalog data; bump when a CSV changes so databases reseed. */
-export const CATALOG_VERSION = 'sat-10.14.20260806+cp31+cce20';
+export const CATALOG_VERSION = 'sat-10.14.20260806+cp31+cce20+ret20';
 
 /**
  * Catalogs are parsed once per process, on first use. A small one is kept as row objects. A large one (postal

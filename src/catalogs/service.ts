@@ -169,6 +169,19 @@ const COMERCIO_EXTERIOR: Record<string, { catalog: CatalogName; title: string }>
   'motivos-traslado': { catalog: 'c_MotivoTraslado', title: 'c_MotivoTraslado (Comercio Exterior on a Traslado)' },
 };
 
+/** CFDI de Retenciones e información de pagos 2.0 (POST /retenciones): the keys with SAT's descriptions in src/cfdi/retenciones/catalogs.ts. */
+const RETENCIONES: Record<string, { catalog: CatalogName; title: string }> = {
+  'claves-retencion': { catalog: 'c_CveRetenc', title: 'c_CveRetenc (Retenciones 2.0 cve_retenc; 25 "Otro tipo" needs desc_retenc)' },
+  'tipos-pago-retencion': {
+    catalog: 'c_TipoPagoRet',
+    title: 'c_TipoPagoRet (Retenciones 2.0 impuestos_retenidos[].tipo_pago_ret: 01 IVA, 02 IEPS, 03 and 04 ISR definitive or provisional)',
+  },
+  'periodicidades-retencion': {
+    catalog: 'c_Periodicidad',
+    title: "c_Periodicidad (Servicios de Plataformas Tecnológicas' periodicidad; the keys and descriptions of the CFDI's c_Periodicidad)",
+  },
+};
+
 export const CATALOGS: Record<string, { catalog: CatalogName; title: string; shape?: Shape }> = {
   ...Object.fromEntries(Object.entries(PLAIN).map(([name, catalog]) => [name, { catalog, title: catalog }])),
   'productos-servicios': {
@@ -200,6 +213,7 @@ export const CATALOGS: Record<string, { catalog: CatalogName; title: string; sha
   'estados-nomina': { catalog: 'c_EstadoNomina', title: 'c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado)' },
   ...CARTA_PORTE,
   ...COMERCIO_EXTERIOR,
+  ...RETENCIONES,
 };
 
 /** c_Colonia by código postal, built on first use from the engine's rows (not in the database: src/catalogs/seed.ts). */

@@ -7,6 +7,7 @@ import { errorWithCauses, handleError, respondError, type ErrorSummary } from '.
 import { newId } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
 import { logStorageFailure } from '../lib/storage-log.ts';
+import { LARGER_BODIES } from '../lib/schemas.ts';
 import type { Principal } from './authenticate.ts';
 import { clientAddressOf, type TrustedProxies } from './client-address.ts';
 import type { RateDecision, RateLimits } from './rate-limit.ts';
@@ -157,10 +158,14 @@ export function createGateway(deps: GatewayDeps) {
     return respondError(c, 404, 'Route not found', [{ field: 'path', issue: `no route ${path}` }]);
   });
 
-  const limitBody = bodyLimit({
-    maxSize: deps.maxBodyBytes,
-    onError: (c) => respondError(c, 413, 'Request body too large', [{ field: 'body', issue: `must be at most ${deps.maxBodyBytes} bytes` }]),
-  });
+  const limitOf = (maxSize: number) =>
+    bodyLimit({
+      maxSize,
+      onError: (c) => respondError(c, 413, 'Request body too large', [{ field: 'body', issue: `must be at most ${maxSize} bytes` }]),
+    });
+  const limitBody = limitOf(deps.maxBodyBytes);
+  // A route named in LARGER_BODIES takes its own limit, never less than the others'.
+  const largerLimits = new Map([...LARGER_BODIES].map(([path, bytes]) => [path, limitOf(Math.max(bytes, deps.maxBodyBytes))]));
 
   const refuse = (c: Context<GatewayEnv>, decision: RateDecision, issue: string) =>
     respondError(c, 429, 'Rate limit exceeded', [{ field: 'rate_limit', issue: `${issue}; retry in ${decision.retryAfter} seconds` }], {
@@ -265,7 +270,7 @@ export function createGateway(deps: GatewayDeps) {
 
   /** The body-size limit, then the route; a request without a body (most reads) skips the limit's step. */
   const routeWithLimit = async (c: Context<GatewayEnv>): Promise<Response> =>
-    (await limitBody(c, async () => {
+    (await ((c.req.method === 'POST' && largerLimits.get(c.req.path)) || limitBody)(c, async () => {
       c.res = await route(c);
     })) ?? c.res;
   const routeToBackend = (c: Context<GatewayEnv>): Promise<Response> => (c.req.raw.body ? routeWithLimit(c) : route(c));

@@ -189,3 +189,8 @@ export const IdempotencyKeyHeader = z
       'for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use`; after a crash, a retry answers ' +
       'from what the first request created',
   });
+
+/** The body limit of POST /retenciones/batch: 1,000 items of 1–2 KB each, with room (docs/decisions.md, "Retenciones: the batch"). */
+export const BATCH_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** The routes (POST) whose body may be larger than the gateway's limit for every other, and by how much. */
+export const LARGER_BODIES: ReadonlyMap<string, number> = new Map([['/api/v1/retenciones/batch', BATCH_MAX_BODY_BYTES]]);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { localDateTime } from '../../src/cfdi/time.ts';
-import { RetencionExamples } from '../../src/invoices/retenciones/examples.ts';
+import { RetencionBatchExamples, RetencionExamples } from '../../src/invoices/retenciones/examples.ts';
 import { CORPUS, corpusResolver, EGRESOS, NOMINAS, PAGOS, TRASLADOS } from '../cfdi/corpus.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { createTestApp, csdFiles, csdForm, exec, ICV, issuer, smtpSink, sqliteConnection, TENANTS, TEST_ENGINE } from '../helpers.ts';
@@ -113,6 +113,7 @@ const OWNED: Record<string, string[]> = {
   // The retención and its document, its folio's series, retencion.timbrada and its deliveries.
   issueRetencion: ['retenciones', 'retencion_documents', 'series', 'events', 'webhook_deliveries', 'jobs'],
   validateRetencion: [], // a dry run
+  issueRetencionBatch: ['retenciones', 'retencion_documents', 'series', 'events', 'webhook_deliveries', 'jobs'], // each item as issueRetencion
   cancelCfdi: [
     'cfdis',
     'cfdi_cancellations',
@@ -573,6 +574,26 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
         },
         seeds: fc.constantFrom(...Object.values(RetencionExamples).map((e) => e.value)),
         headers: op.id === 'issueRetencion' ? { 'idempotency-key': pick(['fuzz-1', 'fuzz-2']) } : {},
+      };
+    }
+    case 'issueRetencionBatch': {
+      const { key } = await issuerWithKey();
+      const items = Object.values(RetencionExamples).map((e, i) => ({ idempotency_key: `fuzz-item-${i}`, ...e.value }));
+      return {
+        ...base,
+        token: () => key,
+        numRuns: 80,
+        hints: {
+          idempotency_key: pick(['fuzz-item-0', 'fuzz-item-1', 'x'.repeat(256), '']),
+          cve_retenc: pick(['05', '14', '26', '29']),
+          rfc: pick(['FUNK671228PH6', 'XIQB891116QE4', 'not-an-rfc']),
+          tipo_pago_ret: pick(['01', '03', '04', '05']),
+        },
+        seeds: fc.oneof(
+          fc.constantFrom(RetencionBatchExamples.retencion_batch_plataformas.value),
+          fc.subarray(items, { minLength: 1 }).map((chosen) => ({ items: chosen })),
+        ),
+        headers: { 'idempotency-key': pick(['fuzz-1', 'fuzz-2']) },
       };
     }
     case 'cancelCfdi': {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { newId } from '../../src/lib/ids.ts';
-import { RetencionExamples } from '../../src/invoices/retenciones/examples.ts';
+import { RetencionBatchExamples, RetencionExamples } from '../../src/invoices/retenciones/examples.ts';
 import { CORPUS } from '../cfdi/corpus.ts';
 import { openReceipt } from '../portal/receipts.ts';
 import { createKey, createTestApp, csdFiles, csdForm, issuer, smtpSink, TEST_JWT_SECRET, userWithRole } from '../helpers.ts';
@@ -154,6 +154,7 @@ const SECURITY: Record<string, Entry | typeof PUBLIC> = {
   listRetenciones: { roles: ALL },
   getRetencion: { roles: ALL, params: { id: 'retencion' } },
   downloadRetencionXml: { roles: ALL, params: { id: 'retencion' } },
+  issueRetencionBatch: { roles: WRITERS, body: () => ({ json: RetencionBatchExamples.retencion_batch_plataformas.value }) },
   validateCfdi: { roles: ALL, body: () => ({ json: INVOICE }) },
   listCfdis: { roles: ALL },
   exportCfdis: { roles: ALL },

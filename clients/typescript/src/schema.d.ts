@@ -913,6 +913,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/retenciones/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue many retenciones in one call (a platform's month for its sellers)
+         * @description 1 to 1000 items, each a POST /retenciones request with its own `idempotency_key`; the body may be up to 4 MiB (this route only; every other takes 1 MiB). Each item is checked and issued as POST /retenciones issues one, in its own transaction (its folio, document, `retencion.timbrada` event and audit entry), and answered in `results`, in order: `created`, `duplicate` (its key issued a retención before: nothing new is issued, the answer names that retención; a retried batch creates nothing new) or `invalid` (refused with its problems, fields relative to the item; nothing stored, no folio taken). An invalid item does not fail the others: the answer is 200 whatever each item's outcome. Items keys are kept with the retención, per tenant and environment, for as long as it exists. The audit log has an entry per retención created and one for the call. Live mode is refused as on POST /retenciones (422, `retenciones_live_unsupported`).
+         */
+        post: operations["issueRetencionBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/retenciones/validate": {
         parameters: {
             query?: never;
@@ -1980,6 +2000,245 @@ export interface components {
              * @example req_01jd2m3k4n5p6q7r8s000001
              */
             request_id: string;
+        };
+        RetencionBatchItem: {
+            /** @example 05 */
+            cve_retenc: string;
+            /** @description Required with cve_retenc 25 (otro tipo) */
+            desc_retenc?: string;
+            /**
+             * @description FechaExp, YYYY-MM-DDThh:mm:ss: the issuer's local time now (its postal code's zone) when not sent
+             * @example 2026-11-27T12:00:00
+             */
+            fecha_exp?: string;
+            /**
+             * @description One of the tenant's series (GET /series), the same ones CFDIs take their folios from; default: the default series. FolioInt is the series and its folio joined (A15), so the series name must be letters and digits. A series used by both CFDIs and retenciones numbers them in one sequence: create one for retenciones (POST /series, e.g. RET) to number them apart
+             * @example A
+             */
+            serie?: string;
+            /** @description CfdiRetenRelacionados: the retención this one replaces */
+            cfdi_reten_relacionados?: {
+                /** @example 04 */
+                tipo_relacion: string;
+                uuid: string;
+            };
+            receptor: {
+                /** @enum {string} */
+                nacionalidad: "Nacional" | "Extranjero";
+                /** @example KARLA FUENTE NOLASCO */
+                nombre: string;
+                /**
+                 * @description Nacional: RfcR (required). Extranjero: not sent
+                 * @example FUNK671228PH6
+                 */
+                rfc?: string;
+                /** @description Nacional, persona física: CurpR */
+                curp?: string;
+                /**
+                 * @description Nacional: DomicilioFiscalR (c_CodigoPostal)
+                 * @example 01000
+                 */
+                domicilio_fiscal?: string;
+                /** @description Extranjero: NumRegIdTribR, its tax id abroad */
+                num_reg_id_trib?: string;
+            };
+            periodo: {
+                /** @example 11 */
+                mes_ini: string;
+                /** @example 11 */
+                mes_fin: string;
+                /** @example 2026 */
+                ejercicio: string;
+            };
+            totales: {
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                monto_tot_operacion: number | string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                monto_tot_grav: number | string;
+                /**
+                 * @description Computed (monto_tot_operacion − monto_tot_grav) when not sent; checked when sent
+                 * @example 1500.00
+                 */
+                monto_tot_exent?: number | string;
+                /**
+                 * @description Computed (Σ impuestos_retenidos[].monto_ret) when not sent; checked when sent
+                 * @example 1500.00
+                 */
+                monto_tot_ret?: number | string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                utilidad_bimestral?: number | string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                isr_correspondiente?: number | string;
+            };
+            impuestos_retenidos?: {
+                /**
+                 * @description c_Impuesto: 001 ISR, 002 IVA, 003 IEPS
+                 * @example 001
+                 */
+                impuesto_ret?: string;
+                /**
+                 * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                 * @example 1500.00
+                 */
+                base_ret?: number | string;
+                /**
+                 * @description The rate withheld as a fraction: monto_ret = base_ret × tasa, two decimals
+                 * @example 0.10
+                 */
+                tasa?: number | string;
+                /**
+                 * @description Computed from base_ret × tasa when not sent; checked against it when both are
+                 * @example 1500.00
+                 */
+                monto_ret?: number | string;
+                /**
+                 * @description c_TipoPagoRet 01–04
+                 * @example 01
+                 */
+                tipo_pago_ret: string;
+            }[];
+            /** @description Complemento de Servicios de Plataformas Tecnológicas 1.0: one line per service; every total computed */
+            plataformas_tecnologicas?: {
+                /** @example 04 */
+                periodicidad: string;
+                servicios: {
+                    /** @example 03 */
+                    forma_pago_serv: string;
+                    /** @example 01 */
+                    tipo_de_serv: string;
+                    sub_tip_serv?: string;
+                    rfc_tercero_autorizado?: string;
+                    /**
+                     * @description YYYY-MM-DD within the periodo
+                     * @example 2026-10-05
+                     */
+                    fecha_serv: string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    precio_serv_sin_iva: number | string;
+                    impuestos_trasladados?: {
+                        impuesto?: string;
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        tasa_cuota: number | string;
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        base?: number | string;
+                    };
+                    contribucion_gubernamental?: {
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        imp_contrib: number | string;
+                        entidad_donde_paga_la_contribucion: string;
+                    };
+                    comision_del_servicio?: {
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        base?: number | string;
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        porcentaje?: number | string;
+                        /**
+                         * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                         * @example 1500.00
+                         */
+                        importe?: number | string;
+                    };
+                }[];
+            };
+            /** @description Complemento de Dividendos 1.0 */
+            dividendos?: {
+                divid_o_util?: {
+                    cve_tip_div_o_util: string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_isr_acred_ret_mexico: number | string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_isr_acred_ret_extranjero: number | string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_ret_ext_div_ext?: number | string;
+                    /** @enum {string} */
+                    tipo_soc_distr_div: "Sociedad Nacional" | "Sociedad Extranjera";
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_isr_acred_nal?: number | string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_div_acum_nal?: number | string;
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    mont_div_acum_ext?: number | string;
+                };
+                remanente?: {
+                    /**
+                     * @description Number or decimal string; at most 6 decimals. A JSON number within 1e-9 of a value with at most 6 decimals is read as that value (11.370000000000001, binary floating-point noise, is 11.37); a string is taken digit for digit. A JSON number with more than 15 significant digits (or an integer above 2^53 − 1) is refused: JSON parsers change such digits, so send it as a string.
+                     * @example 1500.00
+                     */
+                    proporcion_rem?: number | string;
+                };
+            };
+            /** @description Complemento de Pagos a extranjeros 1.0 */
+            pagos_a_extranjeros?: {
+                /** @enum {string} */
+                es_benef_efect_del_cobro: "SI" | "NO";
+                no_beneficiario?: {
+                    pais_de_resid_para_efec_fisc: string;
+                    concepto_pago: string;
+                    descripcion_concepto: string;
+                };
+                beneficiario?: {
+                    rfc: string;
+                    curp: string;
+                    nom_den_raz_soc_b: string;
+                    concepto_pago: string;
+                    descripcion_concepto: string;
+                };
+            };
+            /** @description SAT's other Retenciones 2.0 complements (Arrendamiento en fideicomiso, Enajenación de acciones, Fideicomiso no empresarial, Intereses, Intereses hipotecarios, Operaciones con derivados, Premios, Sector financiero, Planes de retiro 1.1), each the XML of its element with SAT's prefix, checked against its SAT schema */
+            complementos_xml?: string[];
+            /**
+             * @description This item's key, unique in the tenant and environment (e.g. the seller and the month): an item sent again with its key is answered `duplicate` with the retención it issued, whenever it is retried; the key with another item is `invalid`
+             * @example seller-4821-2026-10
+             */
+            idempotency_key: string;
         };
         Csd: {
             /** @example csd_01jd2m3k4n5p6q7r8s9t0v1w2x */
@@ -4206,6 +4465,33 @@ export interface components {
             /** @description SAT's other Retenciones 2.0 complements (Arrendamiento en fideicomiso, Enajenación de acciones, Fideicomiso no empresarial, Intereses, Intereses hipotecarios, Operaciones con derivados, Premios, Sector financiero, Planes de retiro 1.1), each the XML of its element with SAT's prefix, checked against its SAT schema */
             complementos_xml?: string[];
         };
+        RetencionBatchResult: {
+            /** @description One per item, in the order of `items` */
+            results: {
+                /** @description The item's position in `items`, from 0 */
+                index: number;
+                /**
+                 * @description `created`: issued and stamped now; `duplicate`: issued before with this idempotency_key (id and uuid are that retención's); `invalid`: refused, nothing stored (errors as POST /retenciones answers them, fields relative to the item)
+                 * @enum {string}
+                 */
+                status: "created" | "duplicate" | "invalid";
+                id?: string;
+                uuid?: string | null;
+                folio_int?: string;
+                errors?: {
+                    field: string;
+                    issue: string;
+                    rule?: string;
+                }[];
+            }[];
+            created: number;
+            duplicate: number;
+            invalid: number;
+        };
+        RetencionBatchRequest: {
+            /** @description 1 to 1000 retenciones, each a POST /retenciones request with its idempotency_key */
+            items: components["schemas"]["RetencionBatchItem"][];
+        };
         RetencionValidation: {
             valid: boolean;
             errors: {
@@ -4609,6 +4895,27 @@ export interface components {
                         moneda: string;
                         total: number;
                     }[];
+                }[];
+            };
+            /** @description CFDI de Retenciones e información de pagos 2.0 (POST /retenciones), in the same month range on FechaExp */
+            retenciones: {
+                total: number;
+                por_status: {
+                    [key: string]: number;
+                };
+                /** @description Σ MontoTotRet (withheld) of the vigente (and cancelacion_pendiente) retenciones, MXN */
+                monto_tot_ret: number;
+                /** @description Σ MontoTotOperacion of the same */
+                monto_tot_operacion: number;
+                /** @description By month of FechaExp, oldest first */
+                por_mes: {
+                    mes: string;
+                    cantidad: number;
+                    por_status: {
+                        [key: string]: number;
+                    };
+                    monto_tot_ret: number;
+                    monto_tot_operacion: number;
                 }[];
             };
             csds: {
@@ -9766,6 +10073,136 @@ export interface operations {
             };
         };
     };
+    issueRetencionBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use`; after a crash, a retry answers from what the first request created */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetencionBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Each item's outcome, in order */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetencionBatchResult"];
+                };
+            };
+            /** @description Malformed request (not an object with 1 to 1,000 items); an item's own problems are answered in its result */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role ADMIN or OPERATOR required */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key (the header, for the whole call) reused with another body, or still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 4 MiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Live mode: Retenciones are not stamped live yet (error code `retenciones_live_unsupported`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     validateRetencion: {
         parameters: {
             query?: never;
@@ -12266,8 +12703,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description `metodos-pago`: c_MetodoPago; `motivos-cancelacion`: c_MotivoCancelacion; `tipos-relacion`: c_TipoRelacion; `objetos-impuesto`: c_ObjetoImp; `exportaciones`: c_Exportacion; `paises`: c_Pais; `tipos-nomina`: c_TipoNomina; `tipos-contrato`: c_TipoContrato; `tipos-jornada`: c_TipoJornada; `tipos-regimen`: c_TipoRegimen; `periodicidades-pago`: c_PeriodicidadPago; `riesgos-puesto`: c_RiesgoPuesto; `tipos-percepcion`: c_TipoPercepcion; `tipos-deduccion`: c_TipoDeduccion; `tipos-otro-pago`: c_TipoOtroPago; `tipos-incapacidad`: c_TipoIncapacidad; `tipos-horas`: c_TipoHoras; `origenes-recurso`: c_OrigenRecurso; `productos-servicios`: c_ClaveProdServ: products and services (search `q` over descriptions and SAT's similar words); `unidades`: c_ClaveUnidad: units (search `q`); `regimenes-fiscales`: c_RegimenFiscal; `usos-cfdi`: c_UsoCFDI, with the receptor regimes each one allows; `formas-pago`: c_FormaPago; `monedas`: c_Moneda, with the decimals amounts carry; `codigos-postales`: c_CodigoPostal: look a code up for its estado, municipio and localidad; `bancos`: c_Banco; `estados-nomina`: c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado); `productos-servicios-carta-porte`: c_ClaveProdServCP: goods transported (BienesTransp), search `q` over descriptions and similar words; `material_peligroso` is SAT's column ("0", "1", "0,1") and `peligroso` its reading: `si` (SAT classes the goods as hazardous: declare MaterialPeligroso, "Sí" with CveMaterialPeligroso and Embalaje unless a laboratory result shows otherwise), `puede_serlo` (depends on their composition: declare "Sí" or "No"), `no` (not hazardous: no MaterialPeligroso); `materiales-peligrosos`: c_MaterialPeligroso (CveMaterialPeligroso, UN numbers), search `q`; with clase_o_div, peligro_secundario and nombre_tecnico; `tipos-embalaje`: c_TipoEmbalaje (Embalaje of hazardous goods); `unidades-peso`: c_ClaveUnidadPeso (UnidadPeso), with nombre, simbolo and bandera (Masa, Volumen, Embalaje); `fracciones-arancelarias`: c_FraccionArancelaria (Comercio Exterior 2.0 tariff fractions), search `q`; with unidad_aduana (c_UnidadAduana); `documentos-aduaneros`: c_DocumentoAduanero (TipoDocumento); `regimenes-aduaneros`: c_RegimenAduanero, with the EntradaSalidaMerc each allows (entrada, salida); `sectores-cofepris`: c_SectorCOFEPRIS; `formas-farmaceuticas`: c_FormaFarmaceutica; `condiciones-especiales`: c_CondicionesEspeciales (CondicionesEspTransp); `tipos-materia`: c_TipoMateria; `claves-transporte`: c_CveTransporte (ViaEntradaSalida); `tipos-estacion`: c_TipoEstacion, with the c_CveTransporte keys it applies to (claves_transporte); `estaciones`: c_Estaciones (NumEstacion: ports, airports, rail stations), with clave_transporte, nacionalidad, designador_iata, linea_ferrea; `figuras-transporte`: c_FiguraTransporte (TipoFigura); `partes-transporte`: c_ParteTransporte (PartesTransporte of a lessor or owner); `tipos-permiso`: c_TipoPermiso (PermSCT), with the c_CveTransporte keys it applies to (claves_transporte); `configuraciones-autotransporte`: c_ConfigAutotransporte (ConfigVehicular), with numero_ejes, numero_llantas and `remolque`, SAT's column ("0", "1", "0,1"), read as `lleva_remolque`: `si` (Remolques required), `no` (none allowed), `opcional`; `tipos-remolque`: c_SubTipoRem (SubTipoRem of a Remolque); `configuraciones-maritimas`: c_ConfigMaritima (TipoEmbarcacion); `tipos-carga`: c_ClaveTipoCarga (TipoCarga); `contenedores-maritimos`: c_ContenedorMaritimo (TipoContenedor in TransporteMaritimo); `autorizaciones-navieras`: c_NumAutorizacionNaviero (NumAutorizacionNaviero; a key with "/" goes in the path as %2F); `registros-istmo`: c_RegistroISTMO (RegistroISTMO, Corredor Interoceánico); `codigos-transporte-aereo`: c_CodigoTransporteAereo (CodigoTransportista), with nacionalidad and designador_oaci; `tipos-servicio`: c_TipoDeServicio (rail TipoDeServicio), with contenedor: whether it carries containers; `tipos-trafico`: c_TipoDeTrafico (rail TipoDeTrafico); `derechos-paso`: c_DerechosDePaso (TipoDerechoDePaso), with entre, hasta, otorga_recibe and concesionario; `tipos-carro`: c_TipoCarro (rail TipoCarro), with contenedor: whether the car carries containers; `contenedores`: c_Contenedor (rail TipoContenedor), with nombre; `unidades-aduana`: c_UnidadAduana (Comercio Exterior's UnidadAduana: a fracción's unit of measure, UMT); `incoterms`: c_INCOTERM (Comercio Exterior Incoterm); `claves-pedimento`: c_ClavePedimento (Comercio Exterior ClaveDePedimento); `motivos-traslado`: c_MotivoTraslado (Comercio Exterior on a Traslado) */
-                catalogo: "metodos-pago" | "motivos-cancelacion" | "tipos-relacion" | "objetos-impuesto" | "exportaciones" | "paises" | "tipos-nomina" | "tipos-contrato" | "tipos-jornada" | "tipos-regimen" | "periodicidades-pago" | "riesgos-puesto" | "tipos-percepcion" | "tipos-deduccion" | "tipos-otro-pago" | "tipos-incapacidad" | "tipos-horas" | "origenes-recurso" | "productos-servicios" | "unidades" | "regimenes-fiscales" | "usos-cfdi" | "formas-pago" | "monedas" | "codigos-postales" | "bancos" | "estados-nomina" | "productos-servicios-carta-porte" | "materiales-peligrosos" | "tipos-embalaje" | "unidades-peso" | "fracciones-arancelarias" | "documentos-aduaneros" | "regimenes-aduaneros" | "sectores-cofepris" | "formas-farmaceuticas" | "condiciones-especiales" | "tipos-materia" | "claves-transporte" | "tipos-estacion" | "estaciones" | "figuras-transporte" | "partes-transporte" | "tipos-permiso" | "configuraciones-autotransporte" | "tipos-remolque" | "configuraciones-maritimas" | "tipos-carga" | "contenedores-maritimos" | "autorizaciones-navieras" | "registros-istmo" | "codigos-transporte-aereo" | "tipos-servicio" | "tipos-trafico" | "derechos-paso" | "tipos-carro" | "contenedores" | "unidades-aduana" | "incoterms" | "claves-pedimento" | "motivos-traslado";
+                /** @description `metodos-pago`: c_MetodoPago; `motivos-cancelacion`: c_MotivoCancelacion; `tipos-relacion`: c_TipoRelacion; `objetos-impuesto`: c_ObjetoImp; `exportaciones`: c_Exportacion; `paises`: c_Pais; `tipos-nomina`: c_TipoNomina; `tipos-contrato`: c_TipoContrato; `tipos-jornada`: c_TipoJornada; `tipos-regimen`: c_TipoRegimen; `periodicidades-pago`: c_PeriodicidadPago; `riesgos-puesto`: c_RiesgoPuesto; `tipos-percepcion`: c_TipoPercepcion; `tipos-deduccion`: c_TipoDeduccion; `tipos-otro-pago`: c_TipoOtroPago; `tipos-incapacidad`: c_TipoIncapacidad; `tipos-horas`: c_TipoHoras; `origenes-recurso`: c_OrigenRecurso; `productos-servicios`: c_ClaveProdServ: products and services (search `q` over descriptions and SAT's similar words); `unidades`: c_ClaveUnidad: units (search `q`); `regimenes-fiscales`: c_RegimenFiscal; `usos-cfdi`: c_UsoCFDI, with the receptor regimes each one allows; `formas-pago`: c_FormaPago; `monedas`: c_Moneda, with the decimals amounts carry; `codigos-postales`: c_CodigoPostal: look a code up for its estado, municipio and localidad; `bancos`: c_Banco; `estados-nomina`: c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado); `productos-servicios-carta-porte`: c_ClaveProdServCP: goods transported (BienesTransp), search `q` over descriptions and similar words; `material_peligroso` is SAT's column ("0", "1", "0,1") and `peligroso` its reading: `si` (SAT classes the goods as hazardous: declare MaterialPeligroso, "Sí" with CveMaterialPeligroso and Embalaje unless a laboratory result shows otherwise), `puede_serlo` (depends on their composition: declare "Sí" or "No"), `no` (not hazardous: no MaterialPeligroso); `materiales-peligrosos`: c_MaterialPeligroso (CveMaterialPeligroso, UN numbers), search `q`; with clase_o_div, peligro_secundario and nombre_tecnico; `tipos-embalaje`: c_TipoEmbalaje (Embalaje of hazardous goods); `unidades-peso`: c_ClaveUnidadPeso (UnidadPeso), with nombre, simbolo and bandera (Masa, Volumen, Embalaje); `fracciones-arancelarias`: c_FraccionArancelaria (Comercio Exterior 2.0 tariff fractions), search `q`; with unidad_aduana (c_UnidadAduana); `documentos-aduaneros`: c_DocumentoAduanero (TipoDocumento); `regimenes-aduaneros`: c_RegimenAduanero, with the EntradaSalidaMerc each allows (entrada, salida); `sectores-cofepris`: c_SectorCOFEPRIS; `formas-farmaceuticas`: c_FormaFarmaceutica; `condiciones-especiales`: c_CondicionesEspeciales (CondicionesEspTransp); `tipos-materia`: c_TipoMateria; `claves-transporte`: c_CveTransporte (ViaEntradaSalida); `tipos-estacion`: c_TipoEstacion, with the c_CveTransporte keys it applies to (claves_transporte); `estaciones`: c_Estaciones (NumEstacion: ports, airports, rail stations), with clave_transporte, nacionalidad, designador_iata, linea_ferrea; `figuras-transporte`: c_FiguraTransporte (TipoFigura); `partes-transporte`: c_ParteTransporte (PartesTransporte of a lessor or owner); `tipos-permiso`: c_TipoPermiso (PermSCT), with the c_CveTransporte keys it applies to (claves_transporte); `configuraciones-autotransporte`: c_ConfigAutotransporte (ConfigVehicular), with numero_ejes, numero_llantas and `remolque`, SAT's column ("0", "1", "0,1"), read as `lleva_remolque`: `si` (Remolques required), `no` (none allowed), `opcional`; `tipos-remolque`: c_SubTipoRem (SubTipoRem of a Remolque); `configuraciones-maritimas`: c_ConfigMaritima (TipoEmbarcacion); `tipos-carga`: c_ClaveTipoCarga (TipoCarga); `contenedores-maritimos`: c_ContenedorMaritimo (TipoContenedor in TransporteMaritimo); `autorizaciones-navieras`: c_NumAutorizacionNaviero (NumAutorizacionNaviero; a key with "/" goes in the path as %2F); `registros-istmo`: c_RegistroISTMO (RegistroISTMO, Corredor Interoceánico); `codigos-transporte-aereo`: c_CodigoTransporteAereo (CodigoTransportista), with nacionalidad and designador_oaci; `tipos-servicio`: c_TipoDeServicio (rail TipoDeServicio), with contenedor: whether it carries containers; `tipos-trafico`: c_TipoDeTrafico (rail TipoDeTrafico); `derechos-paso`: c_DerechosDePaso (TipoDerechoDePaso), with entre, hasta, otorga_recibe and concesionario; `tipos-carro`: c_TipoCarro (rail TipoCarro), with contenedor: whether the car carries containers; `contenedores`: c_Contenedor (rail TipoContenedor), with nombre; `unidades-aduana`: c_UnidadAduana (Comercio Exterior's UnidadAduana: a fracción's unit of measure, UMT); `incoterms`: c_INCOTERM (Comercio Exterior Incoterm); `claves-pedimento`: c_ClavePedimento (Comercio Exterior ClaveDePedimento); `motivos-traslado`: c_MotivoTraslado (Comercio Exterior on a Traslado); `claves-retencion`: c_CveRetenc (Retenciones 2.0 cve_retenc; 25 "Otro tipo" needs desc_retenc); `tipos-pago-retencion`: c_TipoPagoRet (Retenciones 2.0 impuestos_retenidos[].tipo_pago_ret: 01 IVA, 02 IEPS, 03 and 04 ISR definitive or provisional); `periodicidades-retencion`: c_Periodicidad (Servicios de Plataformas Tecnológicas' periodicidad; the keys and descriptions of the CFDI's c_Periodicidad) */
+                catalogo: "metodos-pago" | "motivos-cancelacion" | "tipos-relacion" | "objetos-impuesto" | "exportaciones" | "paises" | "tipos-nomina" | "tipos-contrato" | "tipos-jornada" | "tipos-regimen" | "periodicidades-pago" | "riesgos-puesto" | "tipos-percepcion" | "tipos-deduccion" | "tipos-otro-pago" | "tipos-incapacidad" | "tipos-horas" | "origenes-recurso" | "productos-servicios" | "unidades" | "regimenes-fiscales" | "usos-cfdi" | "formas-pago" | "monedas" | "codigos-postales" | "bancos" | "estados-nomina" | "productos-servicios-carta-porte" | "materiales-peligrosos" | "tipos-embalaje" | "unidades-peso" | "fracciones-arancelarias" | "documentos-aduaneros" | "regimenes-aduaneros" | "sectores-cofepris" | "formas-farmaceuticas" | "condiciones-especiales" | "tipos-materia" | "claves-transporte" | "tipos-estacion" | "estaciones" | "figuras-transporte" | "partes-transporte" | "tipos-permiso" | "configuraciones-autotransporte" | "tipos-remolque" | "configuraciones-maritimas" | "tipos-carga" | "contenedores-maritimos" | "autorizaciones-navieras" | "registros-istmo" | "codigos-transporte-aereo" | "tipos-servicio" | "tipos-trafico" | "derechos-paso" | "tipos-carro" | "contenedores" | "unidades-aduana" | "incoterms" | "claves-pedimento" | "motivos-traslado" | "claves-retencion" | "tipos-pago-retencion" | "periodicidades-retencion";
             };
             cookie?: never;
         };
@@ -12326,8 +12763,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description `metodos-pago`: c_MetodoPago; `motivos-cancelacion`: c_MotivoCancelacion; `tipos-relacion`: c_TipoRelacion; `objetos-impuesto`: c_ObjetoImp; `exportaciones`: c_Exportacion; `paises`: c_Pais; `tipos-nomina`: c_TipoNomina; `tipos-contrato`: c_TipoContrato; `tipos-jornada`: c_TipoJornada; `tipos-regimen`: c_TipoRegimen; `periodicidades-pago`: c_PeriodicidadPago; `riesgos-puesto`: c_RiesgoPuesto; `tipos-percepcion`: c_TipoPercepcion; `tipos-deduccion`: c_TipoDeduccion; `tipos-otro-pago`: c_TipoOtroPago; `tipos-incapacidad`: c_TipoIncapacidad; `tipos-horas`: c_TipoHoras; `origenes-recurso`: c_OrigenRecurso; `productos-servicios`: c_ClaveProdServ: products and services (search `q` over descriptions and SAT's similar words); `unidades`: c_ClaveUnidad: units (search `q`); `regimenes-fiscales`: c_RegimenFiscal; `usos-cfdi`: c_UsoCFDI, with the receptor regimes each one allows; `formas-pago`: c_FormaPago; `monedas`: c_Moneda, with the decimals amounts carry; `codigos-postales`: c_CodigoPostal: look a code up for its estado, municipio and localidad; `bancos`: c_Banco; `estados-nomina`: c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado); `productos-servicios-carta-porte`: c_ClaveProdServCP: goods transported (BienesTransp), search `q` over descriptions and similar words; `material_peligroso` is SAT's column ("0", "1", "0,1") and `peligroso` its reading: `si` (SAT classes the goods as hazardous: declare MaterialPeligroso, "Sí" with CveMaterialPeligroso and Embalaje unless a laboratory result shows otherwise), `puede_serlo` (depends on their composition: declare "Sí" or "No"), `no` (not hazardous: no MaterialPeligroso); `materiales-peligrosos`: c_MaterialPeligroso (CveMaterialPeligroso, UN numbers), search `q`; with clase_o_div, peligro_secundario and nombre_tecnico; `tipos-embalaje`: c_TipoEmbalaje (Embalaje of hazardous goods); `unidades-peso`: c_ClaveUnidadPeso (UnidadPeso), with nombre, simbolo and bandera (Masa, Volumen, Embalaje); `fracciones-arancelarias`: c_FraccionArancelaria (Comercio Exterior 2.0 tariff fractions), search `q`; with unidad_aduana (c_UnidadAduana); `documentos-aduaneros`: c_DocumentoAduanero (TipoDocumento); `regimenes-aduaneros`: c_RegimenAduanero, with the EntradaSalidaMerc each allows (entrada, salida); `sectores-cofepris`: c_SectorCOFEPRIS; `formas-farmaceuticas`: c_FormaFarmaceutica; `condiciones-especiales`: c_CondicionesEspeciales (CondicionesEspTransp); `tipos-materia`: c_TipoMateria; `claves-transporte`: c_CveTransporte (ViaEntradaSalida); `tipos-estacion`: c_TipoEstacion, with the c_CveTransporte keys it applies to (claves_transporte); `estaciones`: c_Estaciones (NumEstacion: ports, airports, rail stations), with clave_transporte, nacionalidad, designador_iata, linea_ferrea; `figuras-transporte`: c_FiguraTransporte (TipoFigura); `partes-transporte`: c_ParteTransporte (PartesTransporte of a lessor or owner); `tipos-permiso`: c_TipoPermiso (PermSCT), with the c_CveTransporte keys it applies to (claves_transporte); `configuraciones-autotransporte`: c_ConfigAutotransporte (ConfigVehicular), with numero_ejes, numero_llantas and `remolque`, SAT's column ("0", "1", "0,1"), read as `lleva_remolque`: `si` (Remolques required), `no` (none allowed), `opcional`; `tipos-remolque`: c_SubTipoRem (SubTipoRem of a Remolque); `configuraciones-maritimas`: c_ConfigMaritima (TipoEmbarcacion); `tipos-carga`: c_ClaveTipoCarga (TipoCarga); `contenedores-maritimos`: c_ContenedorMaritimo (TipoContenedor in TransporteMaritimo); `autorizaciones-navieras`: c_NumAutorizacionNaviero (NumAutorizacionNaviero; a key with "/" goes in the path as %2F); `registros-istmo`: c_RegistroISTMO (RegistroISTMO, Corredor Interoceánico); `codigos-transporte-aereo`: c_CodigoTransporteAereo (CodigoTransportista), with nacionalidad and designador_oaci; `tipos-servicio`: c_TipoDeServicio (rail TipoDeServicio), with contenedor: whether it carries containers; `tipos-trafico`: c_TipoDeTrafico (rail TipoDeTrafico); `derechos-paso`: c_DerechosDePaso (TipoDerechoDePaso), with entre, hasta, otorga_recibe and concesionario; `tipos-carro`: c_TipoCarro (rail TipoCarro), with contenedor: whether the car carries containers; `contenedores`: c_Contenedor (rail TipoContenedor), with nombre; `unidades-aduana`: c_UnidadAduana (Comercio Exterior's UnidadAduana: a fracción's unit of measure, UMT); `incoterms`: c_INCOTERM (Comercio Exterior Incoterm); `claves-pedimento`: c_ClavePedimento (Comercio Exterior ClaveDePedimento); `motivos-traslado`: c_MotivoTraslado (Comercio Exterior on a Traslado) */
-                catalogo: "metodos-pago" | "motivos-cancelacion" | "tipos-relacion" | "objetos-impuesto" | "exportaciones" | "paises" | "tipos-nomina" | "tipos-contrato" | "tipos-jornada" | "tipos-regimen" | "periodicidades-pago" | "riesgos-puesto" | "tipos-percepcion" | "tipos-deduccion" | "tipos-otro-pago" | "tipos-incapacidad" | "tipos-horas" | "origenes-recurso" | "productos-servicios" | "unidades" | "regimenes-fiscales" | "usos-cfdi" | "formas-pago" | "monedas" | "codigos-postales" | "bancos" | "estados-nomina" | "productos-servicios-carta-porte" | "materiales-peligrosos" | "tipos-embalaje" | "unidades-peso" | "fracciones-arancelarias" | "documentos-aduaneros" | "regimenes-aduaneros" | "sectores-cofepris" | "formas-farmaceuticas" | "condiciones-especiales" | "tipos-materia" | "claves-transporte" | "tipos-estacion" | "estaciones" | "figuras-transporte" | "partes-transporte" | "tipos-permiso" | "configuraciones-autotransporte" | "tipos-remolque" | "configuraciones-maritimas" | "tipos-carga" | "contenedores-maritimos" | "autorizaciones-navieras" | "registros-istmo" | "codigos-transporte-aereo" | "tipos-servicio" | "tipos-trafico" | "derechos-paso" | "tipos-carro" | "contenedores" | "unidades-aduana" | "incoterms" | "claves-pedimento" | "motivos-traslado";
+                /** @description `metodos-pago`: c_MetodoPago; `motivos-cancelacion`: c_MotivoCancelacion; `tipos-relacion`: c_TipoRelacion; `objetos-impuesto`: c_ObjetoImp; `exportaciones`: c_Exportacion; `paises`: c_Pais; `tipos-nomina`: c_TipoNomina; `tipos-contrato`: c_TipoContrato; `tipos-jornada`: c_TipoJornada; `tipos-regimen`: c_TipoRegimen; `periodicidades-pago`: c_PeriodicidadPago; `riesgos-puesto`: c_RiesgoPuesto; `tipos-percepcion`: c_TipoPercepcion; `tipos-deduccion`: c_TipoDeduccion; `tipos-otro-pago`: c_TipoOtroPago; `tipos-incapacidad`: c_TipoIncapacidad; `tipos-horas`: c_TipoHoras; `origenes-recurso`: c_OrigenRecurso; `productos-servicios`: c_ClaveProdServ: products and services (search `q` over descriptions and SAT's similar words); `unidades`: c_ClaveUnidad: units (search `q`); `regimenes-fiscales`: c_RegimenFiscal; `usos-cfdi`: c_UsoCFDI, with the receptor regimes each one allows; `formas-pago`: c_FormaPago; `monedas`: c_Moneda, with the decimals amounts carry; `codigos-postales`: c_CodigoPostal: look a code up for its estado, municipio and localidad; `bancos`: c_Banco; `estados-nomina`: c_EstadoNomina (ClaveEntFed; key MEX|<estado> → give the estado); `productos-servicios-carta-porte`: c_ClaveProdServCP: goods transported (BienesTransp), search `q` over descriptions and similar words; `material_peligroso` is SAT's column ("0", "1", "0,1") and `peligroso` its reading: `si` (SAT classes the goods as hazardous: declare MaterialPeligroso, "Sí" with CveMaterialPeligroso and Embalaje unless a laboratory result shows otherwise), `puede_serlo` (depends on their composition: declare "Sí" or "No"), `no` (not hazardous: no MaterialPeligroso); `materiales-peligrosos`: c_MaterialPeligroso (CveMaterialPeligroso, UN numbers), search `q`; with clase_o_div, peligro_secundario and nombre_tecnico; `tipos-embalaje`: c_TipoEmbalaje (Embalaje of hazardous goods); `unidades-peso`: c_ClaveUnidadPeso (UnidadPeso), with nombre, simbolo and bandera (Masa, Volumen, Embalaje); `fracciones-arancelarias`: c_FraccionArancelaria (Comercio Exterior 2.0 tariff fractions), search `q`; with unidad_aduana (c_UnidadAduana); `documentos-aduaneros`: c_DocumentoAduanero (TipoDocumento); `regimenes-aduaneros`: c_RegimenAduanero, with the EntradaSalidaMerc each allows (entrada, salida); `sectores-cofepris`: c_SectorCOFEPRIS; `formas-farmaceuticas`: c_FormaFarmaceutica; `condiciones-especiales`: c_CondicionesEspeciales (CondicionesEspTransp); `tipos-materia`: c_TipoMateria; `claves-transporte`: c_CveTransporte (ViaEntradaSalida); `tipos-estacion`: c_TipoEstacion, with the c_CveTransporte keys it applies to (claves_transporte); `estaciones`: c_Estaciones (NumEstacion: ports, airports, rail stations), with clave_transporte, nacionalidad, designador_iata, linea_ferrea; `figuras-transporte`: c_FiguraTransporte (TipoFigura); `partes-transporte`: c_ParteTransporte (PartesTransporte of a lessor or owner); `tipos-permiso`: c_TipoPermiso (PermSCT), with the c_CveTransporte keys it applies to (claves_transporte); `configuraciones-autotransporte`: c_ConfigAutotransporte (ConfigVehicular), with numero_ejes, numero_llantas and `remolque`, SAT's column ("0", "1", "0,1"), read as `lleva_remolque`: `si` (Remolques required), `no` (none allowed), `opcional`; `tipos-remolque`: c_SubTipoRem (SubTipoRem of a Remolque); `configuraciones-maritimas`: c_ConfigMaritima (TipoEmbarcacion); `tipos-carga`: c_ClaveTipoCarga (TipoCarga); `contenedores-maritimos`: c_ContenedorMaritimo (TipoContenedor in TransporteMaritimo); `autorizaciones-navieras`: c_NumAutorizacionNaviero (NumAutorizacionNaviero; a key with "/" goes in the path as %2F); `registros-istmo`: c_RegistroISTMO (RegistroISTMO, Corredor Interoceánico); `codigos-transporte-aereo`: c_CodigoTransporteAereo (CodigoTransportista), with nacionalidad and designador_oaci; `tipos-servicio`: c_TipoDeServicio (rail TipoDeServicio), with contenedor: whether it carries containers; `tipos-trafico`: c_TipoDeTrafico (rail TipoDeTrafico); `derechos-paso`: c_DerechosDePaso (TipoDerechoDePaso), with entre, hasta, otorga_recibe and concesionario; `tipos-carro`: c_TipoCarro (rail TipoCarro), with contenedor: whether the car carries containers; `contenedores`: c_Contenedor (rail TipoContenedor), with nombre; `unidades-aduana`: c_UnidadAduana (Comercio Exterior's UnidadAduana: a fracción's unit of measure, UMT); `incoterms`: c_INCOTERM (Comercio Exterior Incoterm); `claves-pedimento`: c_ClavePedimento (Comercio Exterior ClaveDePedimento); `motivos-traslado`: c_MotivoTraslado (Comercio Exterior on a Traslado); `claves-retencion`: c_CveRetenc (Retenciones 2.0 cve_retenc; 25 "Otro tipo" needs desc_retenc); `tipos-pago-retencion`: c_TipoPagoRet (Retenciones 2.0 impuestos_retenidos[].tipo_pago_ret: 01 IVA, 02 IEPS, 03 and 04 ISR definitive or provisional); `periodicidades-retencion`: c_Periodicidad (Servicios de Plataformas Tecnológicas' periodicidad; the keys and descriptions of the CFDI's c_Periodicidad) */
+                catalogo: "metodos-pago" | "motivos-cancelacion" | "tipos-relacion" | "objetos-impuesto" | "exportaciones" | "paises" | "tipos-nomina" | "tipos-contrato" | "tipos-jornada" | "tipos-regimen" | "periodicidades-pago" | "riesgos-puesto" | "tipos-percepcion" | "tipos-deduccion" | "tipos-otro-pago" | "tipos-incapacidad" | "tipos-horas" | "origenes-recurso" | "productos-servicios" | "unidades" | "regimenes-fiscales" | "usos-cfdi" | "formas-pago" | "monedas" | "codigos-postales" | "bancos" | "estados-nomina" | "productos-servicios-carta-porte" | "materiales-peligrosos" | "tipos-embalaje" | "unidades-peso" | "fracciones-arancelarias" | "documentos-aduaneros" | "regimenes-aduaneros" | "sectores-cofepris" | "formas-farmaceuticas" | "condiciones-especiales" | "tipos-materia" | "claves-transporte" | "tipos-estacion" | "estaciones" | "figuras-transporte" | "partes-transporte" | "tipos-permiso" | "configuraciones-autotransporte" | "tipos-remolque" | "configuraciones-maritimas" | "tipos-carga" | "contenedores-maritimos" | "autorizaciones-navieras" | "registros-istmo" | "codigos-transporte-aereo" | "tipos-servicio" | "tipos-trafico" | "derechos-paso" | "tipos-carro" | "contenedores" | "unidades-aduana" | "incoterms" | "claves-pedimento" | "motivos-traslado" | "claves-retencion" | "tipos-pago-retencion" | "periodicidades-retencion";
                 clave: string;
             };
             cookie?: never;

@@ -55,12 +55,19 @@ export const retenciones = sqliteTable(
     /** The provider that stamped it (`sandbox` in test mode). */
     pac: text('pac'),
     summary: text('summary', { mode: 'json' }).notNull().$type<RetencionSummary>(),
+    /**
+     * The item's idempotency_key when POST /retenciones/batch issued it (per tenant and environment, kept with the row),
+     * and the SHA-256 of the item it was sent with: a retried item answers `duplicate`, the key with another item `invalid`.
+     */
+    batchKey: text('batch_key'),
+    batchHash: text('batch_hash'),
     createdAt: text('created_at').notNull().default(now),
     updatedAt: text('updated_at').notNull().default(now),
   },
   (t) => [
     uniqueIndex('retenciones_uuid_unique').on(t.uuid),
     uniqueIndex('retenciones_folio_unique').on(t.tenantId, t.environment, t.serie, t.folio),
+    uniqueIndex('retenciones_batch_key_unique').on(t.tenantId, t.environment, t.batchKey),
     index('retenciones_tenant_idx').on(t.tenantId, t.environment, t.id),
     index('retenciones_tenant_receptor_idx').on(t.tenantId, t.environment, t.receptorRfc, t.id),
     index('retenciones_tenant_clave_idx').on(t.tenantId, t.environment, t.cveRetenc, t.id),

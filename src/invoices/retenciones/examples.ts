@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { BodyExamples } from '../../lib/schemas.ts';
-import type { RetencionRequestSchema } from './schemas.ts';
+import type { RetencionBatchRequestSchema, RetencionRequestSchema } from './schemas.ts';
 
 /** The OpenAPI examples of POST /retenciones (and /validate): each stamps as it is (tests/invoices/retenciones). */
 
@@ -23,7 +23,7 @@ export const RetencionExamples = {
       periodo: { mes_ini: '10', mes_fin: '10', ejercicio: '2026' },
       totales: { monto_tot_operacion: '10000', monto_tot_grav: '10000' },
       impuestos_retenidos: [
-        { impuesto_ret: '001', base_ret: '10000', tasa: '0.025', tipo_pago_ret: '01' },
+        { impuesto_ret: '001', base_ret: '10000', tasa: '0.025', tipo_pago_ret: '04' },
         { impuesto_ret: '002', base_ret: '10000', tasa: '0.08', tipo_pago_ret: '01' },
       ],
       plataformas_tecnologicas: {
@@ -57,7 +57,7 @@ export const RetencionExamples = {
       receptor: FOREIGN,
       periodo: { mes_ini: '01', mes_fin: '11', ejercicio: '2026' },
       totales: { monto_tot_operacion: '500000', monto_tot_grav: '500000' },
-      impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '500000', tasa: '0.10', tipo_pago_ret: '01' }],
+      impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '500000', tasa: '0.10', tipo_pago_ret: '03' }],
       dividendos: {
         divid_o_util: {
           cve_tip_div_o_util: '01',
@@ -75,7 +75,7 @@ export const RetencionExamples = {
       receptor: FOREIGN,
       periodo: { mes_ini: '11', mes_fin: '11', ejercicio: '2026' },
       totales: { monto_tot_operacion: '100000', monto_tot_grav: '100000' },
-      impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '100000', tasa: '0.25', tipo_pago_ret: '01' }],
+      impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '100000', tasa: '0.25', tipo_pago_ret: '03' }],
       pagos_a_extranjeros: {
         es_benef_efect_del_cobro: 'NO',
         no_beneficiario: { pais_de_resid_para_efec_fisc: 'US', concepto_pago: '2', descripcion_concepto: 'Regalías por el uso de software' },
@@ -90,9 +90,45 @@ export const RetencionExamples = {
       periodo: { mes_ini: '11', mes_fin: '11', ejercicio: '2026' },
       totales: { monto_tot_operacion: '20000', monto_tot_grav: '20000' },
       impuestos_retenidos: [
-        { impuesto_ret: '001', base_ret: '20000', tasa: '0.10', tipo_pago_ret: '01' },
+        { impuesto_ret: '001', base_ret: '20000', tasa: '0.10', tipo_pago_ret: '04' },
         { impuesto_ret: '002', base_ret: '20000', tasa: '0.106667', tipo_pago_ret: '01' },
       ],
     },
   },
 } satisfies BodyExamples<z.input<typeof RetencionRequestSchema>>;
+
+const plataformasFor = (rfc: string, nombre: string, curp: string, precio: string) => {
+  const v = RetencionExamples.retencion_plataformas_tecnologicas.value;
+  return {
+    ...v,
+    receptor: { ...KARLA, rfc, nombre, curp },
+    totales: { monto_tot_operacion: precio, monto_tot_grav: precio },
+    impuestos_retenidos: v.impuestos_retenidos.map((i) => ({ ...i, base_ret: precio })),
+    plataformas_tecnologicas: {
+      periodicidad: '04',
+      servicios: [
+        {
+          forma_pago_serv: '03',
+          tipo_de_serv: '01',
+          fecha_serv: '2026-10-05',
+          precio_serv_sin_iva: precio,
+          impuestos_trasladados: { tasa_cuota: '0.16' },
+          comision_del_servicio: { base: precio, porcentaje: '0.1' },
+        },
+      ],
+    },
+  };
+};
+
+/** The OpenAPI example of POST /retenciones/batch: a platform's October for two of its sellers. */
+export const RetencionBatchExamples = {
+  retencion_batch_plataformas: {
+    summary: "A platform's month: one Plataformas Tecnológicas retención per seller, each with its own idempotency_key",
+    value: {
+      items: [
+        { idempotency_key: 'seller-FUNK671228PH6-2026-10', ...plataformasFor('FUNK671228PH6', 'KARLA FUENTE NOLASCO', 'FUNK671228MCLNLR05', '10000') },
+        { idempotency_key: 'seller-XIQB891116QE4-2026-10', ...plataformasFor('XIQB891116QE4', 'BERENICE XIMO QUEZADA', 'XIQB891116MGRMZR05', '2500') },
+      ],
+    },
+  },
+} satisfies BodyExamples<z.input<typeof RetencionBatchRequestSchema>>;

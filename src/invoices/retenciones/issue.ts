@@ -5,7 +5,7 @@ import type { RetencionModel } from '../../cfdi/retenciones/model.ts';
 import { prepareRetencion } from '../../cfdi/retenciones/prepare.ts';
 import { tfdCadena } from '../../cfdi/tfd.ts';
 import { zonedToUtc } from '../../cfdi/time.ts';
-import { withTransaction } from '../../db/index.ts';
+import { withTransaction, type withGroupCommit } from '../../db/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { AuditInTransaction } from '../../lib/audit.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
@@ -49,6 +49,7 @@ const folioIntProblem = (taken: { serie: string; folio: number }): ErrorDetail |
         issue: `FolioInt is the series and its folio joined (${folioIntOf(taken)}): it must be 1 to 20 letters and digits, so series ${JSON.stringify(taken.serie)} cannot number retenciones; send another serie`,
       };
 
+/** What the checks found: every problem, and when there is none, the model to seal and the CSD to seal it with. */
 interface Checked {
   errors: ErrorDetail[];
   model?: RetencionModel;
@@ -56,7 +57,7 @@ interface Checked {
 }
 
 /** Every check of the request at once: the series, the engine's rules (with SAT's codes), the CSD. Nothing is written. */
-async function check(deps: RetencionDeps, actor: Actor, req: RetencionRequest): Promise<Checked> {
+export async function check(deps: RetencionDeps, actor: Actor, req: RetencionRequest): Promise<Checked> {
   const errors: ErrorDetail[] = [];
   const emisor = await emisorOf(deps, actor);
   let folioInt: string | undefined;
@@ -118,6 +119,8 @@ function rowOf(
     fechaExp: m.fechaExp,
     fechaTimbrado: stamp.fechaTimbrado,
     pac: stamp.pac,
+    batchKey: null,
+    batchHash: null,
     summary: {
       emisor: { rfc: m.emisor.rfc, nombre: m.emisor.nombre, regimen_fiscal: m.emisor.regimenFiscal },
       receptor:
@@ -161,6 +164,18 @@ const complementsOf = (m: RetencionModel): string[] => [
 export interface IssueRetencionOptions {
   bindIdempotency?: IdempotencyClaim['bind'];
   auditIn?: AuditInTransaction;
+  /** POST /retenciones/batch: the item's idempotency_key and the hash of the item, kept on the row. */
+  batchKey?: { key: string; hash: string };
+  /** How the issuing transaction runs: withTransaction, or withGroupCommit for a batch's items. */
+  transaction?: typeof withGroupCommit;
+}
+
+/** The sandbox's stamper, or the refusal of live mode as the ServiceError POST /retenciones answers. */
+export function stamperOrRefusal(deps: RetencionDeps, actor: Actor): Stamper {
+  const stamper = sandboxStamper(deps, actor);
+  if ('field' in stamper)
+    throw new ServiceError('rejected', 'Retenciones are stamped in test mode only for now', [stamper], undefined, 'retenciones_live_unsupported');
+  return stamper;
 }
 
 /**
@@ -169,20 +184,30 @@ export interface IssueRetencionOptions {
  * Idempotency-Key binding and its audit entry. A refusal of the stamp rolls all back: the folio is not consumed.
  */
 export async function issueRetencion(deps: RetencionDeps, actor: Actor, req: RetencionRequest, opts: IssueRetencionOptions = {}) {
-  const stamper = sandboxStamper(deps, actor);
-  if ('field' in stamper)
-    throw new ServiceError('rejected', 'Retenciones are stamped in test mode only for now', [stamper], undefined, 'retenciones_live_unsupported');
+  const stamper = stamperOrRefusal(deps, actor);
   const checked = await check(deps, actor, req);
   if (checked.errors.length > 0 || !checked.model || !checked.signer) throw invalidInput('The Retención fails validation', checked.errors);
+  return toRetencion(await commitRetencion(deps, actor, stamper, { model: checked.model, signer: checked.signer, serie: req.serie }, opts));
+}
+
+/** The writing phase of issuing a checked request: folio, seal, stamp, row, document and event in one transaction. */
+export async function commitRetencion(
+  deps: RetencionDeps,
+  actor: Actor,
+  stamper: Stamper,
+  checked: { model: RetencionModel; signer: CsdSigner; serie: string | undefined },
+  opts: IssueRetencionOptions,
+): Promise<RetencionRow> {
   const { model, signer } = checked;
   const now = deps.now();
   const at = now.toISOString();
   const id = newId('ret', now.getTime());
   const scope = { tenantId: actor.tenantId, environment: actor.environment };
+  const run: typeof withGroupCommit = opts.transaction ?? withTransaction;
   // read committed: the folio is an UPDATE … RETURNING on the series row (its lock orders the writers); the rest are
   // inserts the unique indexes guard
-  const { row, deliveries } = await withTransaction(deps.db, { isolation: 'read committed', name: 'retenciones.issue' }, async (tx) => {
-    const taken = await allocateFolio(tx, scope, req.serie);
+  const { row, deliveries } = await run(deps.db, { isolation: 'read committed', name: 'retenciones.issue' }, async (tx) => {
+    const taken = await allocateFolio(tx, scope, checked.serie);
     const problem = folioIntProblem(taken);
     if (problem) throw invalidInput('The Retención fails validation', [problem]);
     const sealed = await sealRetencion({ ...model, folioInt: folioIntOf(taken) }, signer);
@@ -202,14 +227,17 @@ export async function issueRetencion(deps: RetencionDeps, actor: Actor, req: Ret
       cadena: tfdCadena(tfd),
       complementos: complementsOf(model),
     };
-    const row = rowOf(actor, id, { ...model, folioInt: folioIntOf(taken) }, taken, stamp, at);
+    const row = {
+      ...rowOf(actor, id, { ...model, folioInt: folioIntOf(taken) }, taken, stamp, at),
+      ...(opts.batchKey && { batchKey: opts.batchKey.key, batchHash: opts.batchKey.hash }),
+    };
     const deliveries = await bornStamped(tx, row, result.xml, now);
     await opts.bindIdempotency?.(tx, id);
     await opts.auditIn?.(tx, id, 201);
     return { row, deliveries };
   });
   if (deliveries > 0) deps.wakeJobs(); // webhook deliveries of retencion.timbrada go out now, not at the next tick
-  return toRetencion(row);
+  return row;
 }
 
 /** The answer to a retry whose first request created retención `id` and then died before answering. */

@@ -1,10 +1,15 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { errorResponse, errorResponses, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
-import { RetencionExamples } from './examples.ts';
+import { BATCH_MAX_BODY_BYTES, errorResponse, errorResponses, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
+import { issueRetencionBatch } from './batch.ts';
+import { RetencionBatchExamples, RetencionExamples } from './examples.ts';
 import { issueRetencion, resumeRetencion, validateRetencion, type RetencionDeps } from './issue.ts';
 import { getRetencion, getRetencionXml, listRetenciones } from './reads.ts';
 import {
+  BATCH_MAX_ITEMS,
+  RetencionBatchItemSchema,
+  RetencionBatchRequestSchema,
+  RetencionBatchResultSchema,
   RetencionIssueHeaders,
   RetencionListItemSchema,
   RetencionListQuery,
@@ -15,9 +20,12 @@ import {
 } from './schemas.ts';
 
 const tags = ['Retenciones'];
+const BATCH_MAX_BODY_MIB = BATCH_MAX_BODY_BYTES / (1024 * 1024);
 const errors = errorResponses('invoices');
 
 export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: RetencionDeps) {
+  // The batch's items refer to it (RetencionBatchRequestSchema), so the document describes it as a component.
+  app.openAPIRegistry.register('RetencionBatchItem', RetencionBatchItemSchema);
   app.openapi(
     createRoute({
       method: 'post',
@@ -51,6 +59,36 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
         : await issueRetencion(deps, actorOf(c), c.req.valid('json'), { bindIdempotency: claim?.bind, auditIn: c.get('auditIn') });
       return c.json(body, 201);
     },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/v1/retenciones/batch',
+      tags,
+      operationId: 'issueRetencionBatch',
+      summary: "Issue many retenciones in one call (a platform's month for its sellers)",
+      description:
+        `1 to ${BATCH_MAX_ITEMS} items, each a POST /retenciones request with its own \`idempotency_key\`; the body may be up to ${BATCH_MAX_BODY_MIB} MiB ` +
+        '(this route only; every other takes 1 MiB). Each item is checked and issued as POST /retenciones issues one, in its own transaction (its folio, ' +
+        'document, `retencion.timbrada` event and audit entry), and answered in `results`, in order: `created`, `duplicate` (its key issued a retención ' +
+        'before: nothing new is issued, the answer names that retención; a retried batch creates nothing new) or `invalid` (refused with its problems, ' +
+        "fields relative to the item; nothing stored, no folio taken). An invalid item does not fail the others: the answer is 200 whatever each item's " +
+        'outcome. Items keys are kept with the retención, per tenant and environment, for as long as it exists. The audit log has an entry per ' +
+        'retención created and one for the call. Live mode is refused as on POST /retenciones (422, `retenciones_live_unsupported`).',
+      middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
+      request: { body: jsonBody(RetencionBatchRequestSchema, RetencionBatchExamples), headers: RetencionIssueHeaders },
+      responses: {
+        200: jsonResponse(RetencionBatchResultSchema, "Each item's outcome, in order"),
+        400: errorResponse("Malformed request (not an object with 1 to 1,000 items); an item's own problems are answered in its result"),
+        ...errors.adminOrOperator,
+        409: errorResponse('Idempotency-Key (the header, for the whole call) reused with another body, or still running'),
+        413: errorResponse(`Body over ${BATCH_MAX_BODY_MIB} MiB`),
+        422: errorResponse('Live mode: Retenciones are not stamped live yet (error code `retenciones_live_unsupported`)'),
+        ...errors.unauthenticated,
+      },
+    }),
+    async (c) => c.json(await issueRetencionBatch(deps, actorOf(c), c.req.valid('json').items, { auditIn: c.get('auditIn') }), 200),
   );
 
   app.openapi(

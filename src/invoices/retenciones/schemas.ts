@@ -356,3 +356,65 @@ export const toRetencionListItem = (r: RetencionListRow): z.infer<typeof Retenci
   pac: r.pac,
   created_at: r.createdAt,
 });
+
+/** At most this many items per POST /retenciones/batch (docs/decisions.md, "Retenciones: the batch"). */
+export const BATCH_MAX_ITEMS = 1000;
+
+// A new object of the same fields (not `extend`): the document would make it RetencionRequest, which admits no other property, and more.
+export const RetencionBatchItemSchema = z
+  .object({
+    ...RetencionRequestSchema.shape,
+    idempotency_key: z
+      .string()
+      .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1–255 visible ASCII characters')
+      .openapi({
+        description:
+          "This item's key, unique in the tenant and environment (e.g. the seller and the month): an item sent again with its key is answered `duplicate` " +
+          'with the retención it issued, whenever it is retried; the key with another item is `invalid`',
+        example: 'seller-4821-2026-10',
+      }),
+  })
+  .strict()
+  .openapi('RetencionBatchItem');
+
+// An item that fails its schema does not fail the request: `catch` keeps zod's issues for that item's answer. The
+// OpenAPI document describes the item itself (zod-to-openapi has no rendering of `catch`).
+const BatchItem = RetencionBatchItemSchema.catch((ctx): z.output<typeof RetencionBatchItemSchema> => ({ malformed: ctx.error.issues }) as never).openapi({
+  type: 'object',
+  allOf: [{ $ref: '#/components/schemas/RetencionBatchItem' }],
+});
+
+export const RetencionBatchRequestSchema = z
+  .object({
+    items: z
+      .array(BatchItem)
+      .min(1, 'must have at least 1 item')
+      .max(BATCH_MAX_ITEMS, `must have at most ${BATCH_MAX_ITEMS} items`)
+      .openapi({ description: `1 to ${BATCH_MAX_ITEMS} retenciones, each a POST /retenciones request with its idempotency_key` }),
+  })
+  .strict()
+  .openapi('RetencionBatchRequest');
+
+export const RetencionBatchResultSchema = z
+  .object({
+    results: z
+      .array(
+        z.object({
+          index: z.number().int().openapi({ description: "The item's position in `items`, from 0" }),
+          status: z.enum(['created', 'duplicate', 'invalid']).openapi({
+            description:
+              "`created`: issued and stamped now; `duplicate`: issued before with this idempotency_key (id and uuid are that retención's); " +
+              '`invalid`: refused, nothing stored (errors as POST /retenciones answers them, fields relative to the item)',
+          }),
+          id: z.string().optional(),
+          uuid: z.string().nullable().optional(),
+          folio_int: z.string().optional(),
+          errors: z.array(z.object({ field: z.string(), issue: z.string(), rule: z.string().optional() })).optional(),
+        }),
+      )
+      .openapi({ description: 'One per item, in the order of `items`' }),
+    created: z.number().int(),
+    duplicate: z.number().int(),
+    invalid: z.number().int(),
+  })
+  .openapi('RetencionBatchResult');

@@ -16,6 +16,17 @@ export const StatsSchema = z
         .array(z.object({ mes: z.string(), cantidad: z.number().int(), por_tipo: Counts, importes: z.array(Importe) }))
         .openapi({ description: 'By month of Fecha, oldest first' }),
     }),
+    retenciones: z
+      .object({
+        total: z.number().int(),
+        por_status: Counts,
+        monto_tot_ret: z.number().openapi({ description: 'Σ MontoTotRet (withheld) of the vigente (and cancelacion_pendiente) retenciones, MXN' }),
+        monto_tot_operacion: z.number().openapi({ description: 'Σ MontoTotOperacion of the same' }),
+        por_mes: z
+          .array(z.object({ mes: z.string(), cantidad: z.number().int(), por_status: Counts, monto_tot_ret: z.number(), monto_tot_operacion: z.number() }))
+          .openapi({ description: 'By month of FechaExp, oldest first' }),
+      })
+      .openapi({ description: 'CFDI de Retenciones e información de pagos 2.0 (POST /retenciones), in the same month range on FechaExp' }),
     csds: z.object({ total: z.number().int(), activos: z.number().int(), por_vencer_30_dias: z.number().int() }),
     usuarios: z.object({ total: z.number().int(), por_rol: Counts }),
     api_keys: z.object({ activas: z.number().int() }),

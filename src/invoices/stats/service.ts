@@ -6,6 +6,7 @@ import { cfdiStats, cfdiStatsDeltas } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
 import { csdCounts } from '../csds/service.ts';
+import { retencionStats } from '../retenciones/stats.ts';
 import { statsQueries } from './queries.ts';
 
 /**
@@ -125,6 +126,7 @@ export async function tenantStats(deps: { db: Db; identity: IdentityDirectory },
       importes: wire(importes),
       por_mes: [...meses.entries()].map(([mes, m]) => ({ mes, cantidad: m.cantidad, por_tipo: m.por_tipo, importes: wire(m.importes) })),
     },
+    retenciones: await retencionStats(deps.db, actor, range),
     csds: { total: csd.total, activos: csd.activos, por_vencer_30_dias: csd.porVencer },
     usuarios: { total: users.reduce((a, n) => a + n, 0), por_rol: members.usersByRole },
     api_keys: { activas: members.activeApiKeys },

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { DEMO_INVOICE } from '../../../src/demo.ts';
-import { RetencionExamples } from '../../../src/invoices/retenciones/examples.ts';
+import { RetencionBatchExamples, RetencionExamples } from '../../../src/invoices/retenciones/examples.ts';
 import { createTestApp, csdFiles, csdForm, issuer, READY, smtpSink, sqliteConnection, TENANTS, TEST_ENGINE, userWithRole } from '../../helpers.ts';
 import { sql, type SQL } from 'drizzle-orm';
 import { auditLog, receivedCfdis } from '../../../src/db/schema/index.ts';
@@ -32,6 +32,14 @@ const LOGO = readFileSync(new URL('../../fixtures/branding/logo.png', import.met
 type Expect = { action: string; status: number; requestId: string; actor: { type: string; id: string }; resource: { type: string; id: string | null } };
 
 type TestApp = Awaited<ReturnType<typeof createTestApp>>;
+
+/** `list` with the elements `chosen` picks sorted by `id` among themselves, in the places they held. */
+function inItemOrder<T>(list: T[], chosen: (x: T) => boolean, id: (x: T) => string): T[] {
+  const places = list.flatMap((x, i) => (chosen(x) ? [i] : []));
+  const sorted = places.map((i) => list[i]!).sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
+  for (const [k, i] of places.entries()) list[i] = sorted[k]!;
+  return list;
+}
 
 async function call(method: string, path: string, token: string | undefined, body?: unknown, headers: Record<string, string> = {}, app: TestApp = t) {
   const res = await app.call(method, path, { token, body, headers });
@@ -277,6 +285,12 @@ describe('audit log', () => {
     ok(await call('POST', '/retenciones/validate', key.key, retencionBody), 200, 'validateRetencion'); // a check: no entry
     const retencion = await call('POST', '/retenciones', key.key, retencionBody);
     await expectWrite('issueRetencion', 201, ak, { type: 'retenciones', id: retencion.json.id }, retencion);
+    // The batch: an entry per retención created (in its transaction), then one for the call.
+    const batch = await call('POST', '/retenciones/batch', key.key, RetencionBatchExamples.retencion_batch_plataformas.value);
+    ok(batch, 200, 'issueRetencionBatch');
+    for (const item of batch.json.results)
+      expected.push({ action: 'issueRetencionBatch', status: 201, requestId: batch.requestId, actor: ak, resource: { type: 'retenciones', id: item.id } });
+    await expectWrite('issueRetencionBatch', 200, ak, { type: 'retenciones', id: 'batch' }, batch);
 
     const ticket = { forma_pago: '01', conceptos: DEMO_INVOICE.conceptos };
     const receipt = await call('POST', '/receipts', key.key, ticket);
@@ -343,8 +357,18 @@ describe('audit log', () => {
     await expectWrite('deleteWebhook', 200, ak, { type: 'webhooks', id: hook.json.id }, await call('DELETE', `/webhooks/${hook.json.id}`, key.key));
     await expectWrite('deleteCsd', 200, ak, { type: 'csds', id: csd.id }, await call('DELETE', `/csds/${csd.id}`, key.key));
 
-    // The log, oldest first, is exactly the writes above, field for field.
-    const entries = (await auditAll(key.key)).reverse();
+    // The log, oldest first, is exactly the writes above, field for field. A batch's items commit side by side on
+    // PostgreSQL (a transaction each): their entries are compared in the order of their retenciones' ids.
+    const entries = inItemOrder(
+      (await auditAll(key.key)).reverse(),
+      (e) => e.action === 'issueRetencionBatch' && e.status === 201,
+      (e) => e.resource.id ?? '',
+    );
+    inItemOrder(
+      expected,
+      (e) => e.action === 'issueRetencionBatch' && e.status === 201,
+      (e) => e.resource.id ?? '',
+    );
     expect(entries.map((e) => [e.action, e.request_id])).toEqual(expected.map((e) => [e.action, e.requestId]));
     for (const [i, e] of entries.entries()) {
       const want = expected[i]!;

@@ -34,7 +34,7 @@ export const plataformas: RetencionInput = {
   periodo: { mes_ini: '10', mes_fin: '10', ejercicio: '2026' },
   totales: { monto_tot_operacion: '10000', monto_tot_grav: '10000' },
   impuestos_retenidos: [
-    { impuesto_ret: '001', base_ret: '10000', tasa: '0.025', tipo_pago_ret: '01' },
+    { impuesto_ret: '001', base_ret: '10000', tasa: '0.025', tipo_pago_ret: '04' },
     { impuesto_ret: '002', base_ret: '10000', tasa: '0.08', tipo_pago_ret: '01' },
   ],
   plataformas_tecnologicas: {
@@ -66,7 +66,7 @@ export const dividendos: RetencionInput = {
   receptor: FOREIGN,
   periodo: { mes_ini: '01', mes_fin: '12', ejercicio: '2025' },
   totales: { monto_tot_operacion: '500000', monto_tot_grav: '500000' },
-  impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '500000', tasa: '0.10', tipo_pago_ret: '01' }],
+  impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '500000', tasa: '0.10', tipo_pago_ret: '03' }],
   dividendos: {
     divid_o_util: {
       cve_tip_div_o_util: '01',
@@ -82,7 +82,7 @@ export const pagosAExtranjeros: RetencionInput = {
   receptor: FOREIGN,
   periodo: { mes_ini: '11', mes_fin: '11', ejercicio: '2026' },
   totales: { monto_tot_operacion: '100000', monto_tot_grav: '100000' },
-  impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '100000', tasa: '0.25', tipo_pago_ret: '01' }],
+  impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '100000', tasa: '0.25', tipo_pago_ret: '03' }],
   pagos_a_extranjeros: {
     es_benef_efect_del_cobro: 'NO',
     no_beneficiario: { pais_de_resid_para_efec_fisc: 'US', concepto_pago: '2', descripcion_concepto: 'Regalías por el uso de software' },
@@ -96,7 +96,7 @@ export const arrendamiento: RetencionInput = {
   periodo: { mes_ini: '11', mes_fin: '11', ejercicio: '2026' },
   totales: { monto_tot_operacion: '20000', monto_tot_grav: '20000' },
   impuestos_retenidos: [
-    { impuesto_ret: '001', base_ret: '20000', tasa: '0.10', tipo_pago_ret: '01' },
+    { impuesto_ret: '001', base_ret: '20000', tasa: '0.10', tipo_pago_ret: '04' },
     { impuesto_ret: '002', base_ret: '20000', tasa: '0.106667', tipo_pago_ret: '01' },
   ],
 };

@@ -89,7 +89,13 @@ describe.each([
     expect(impuestos.length).toBeGreaterThan(0);
     for (const i of impuestos) {
       const name = { '001': '001 - ISR', '002': '002 - IVA', '003': '003 - IEPS' }[i.attrs.ImpuestoRet!]!;
-      expect(row(name)).toEqual([name, '01 - Pago definitivo IVA', pesos(i.attrs.BaseRet), pesos(i.attrs.MontoRet)]);
+      const tipoPago = {
+        '01': '01 - Pago definitivo IVA',
+        '02': '02 - Pago definitivo IEPS',
+        '03': '03 - Pago definitivo ISR',
+        '04': '04 - Pago provisional ISR',
+      }[i.attrs.TipoPagoRet!];
+      expect(row(name)).toEqual([name, tipoPago!, pesos(i.attrs.BaseRet), pesos(i.attrs.MontoRet)]);
     }
     // The seals and the TFD's cadena, whole (they wrap across lines).
     expect(compact).toContain(root.attrs.Sello!);
@@ -141,7 +147,7 @@ describe('the complements in words', () => {
     const many = structuredClone(plataformas);
     many.plataformas_tecnologicas!.servicios = Array.from({ length: 90 }, () => ({ ...servicio, precio_serv_sin_iva: '100' }));
     many.totales = { monto_tot_operacion: '9000', monto_tot_grav: '9000' };
-    many.impuestos_retenidos = [{ impuesto_ret: '001', base_ret: '9000', tasa: '0.025', tipo_pago_ret: '01' }];
+    many.impuestos_retenidos = [{ impuesto_ret: '001', base_ret: '9000', tasa: '0.025', tipo_pago_ret: '04' }];
     const long = await render(await stamped(many));
     expect(long.pages.length).toBeGreaterThan(2);
     expect(long.pages.filter((p) => p.some((i) => i.str === 'Precio sin IVA')).length).toBeGreaterThan(1);

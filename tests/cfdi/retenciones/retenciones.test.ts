@@ -98,7 +98,7 @@ describe('a complement SAT lists and the engine does not structure, sent as XML'
     receptor: KARLA,
     periodo: { mes_ini: '01', mes_fin: '10', ejercicio: '2026' },
     totales: { monto_tot_operacion: '1500', monto_tot_grav: '300' },
-    impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '300', tasa: '0.2', tipo_pago_ret: '01' }],
+    impuestos_retenidos: [{ impuesto_ret: '001', base_ret: '300', tasa: '0.2', tipo_pago_ret: '03' }],
     complementos_xml: [intereses],
   };
 
