@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { BodyExamples } from '../../lib/schemas.ts';
-import type { RetencionRequestSchema } from './schemas.ts';
+import type { RetencionCancelBody, RetencionRequestSchema } from './schemas.ts';
 
 /** The OpenAPI examples of POST /retenciones (and /validate): each stamps as it is (tests/invoices/retenciones). */
 
@@ -96,3 +96,13 @@ export const RetencionExamples = {
     },
   },
 } satisfies BodyExamples<z.input<typeof RetencionRequestSchema>>;
+
+/** POST /retenciones/{id}/cancel: motivo 02 needs no replacement; 01 names the retención that replaces it. */
+export const RetencionCancelExamples: BodyExamples<RetencionCancelBody> = {
+  errores_sin_relacion: { summary: 'Issued with errors, no replacement (motivo 02)', value: { motivo: '02' } },
+  sustituida: {
+    summary: 'Replaced by another retención (motivo 01)',
+    description: 'folio_sustitucion: the UUID of a vigente retención issued with cfdi_reten_relacionados { tipo_relacion: "04", uuid: <this one> }',
+    value: { motivo: '01', folio_sustitucion: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7' },
+  },
+};
