@@ -1027,6 +1027,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/retenciones/{id}/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email a retención (XML and PDF) to its receptor
+         * @description Queues one message to `to` through the SMTP server of SMTP_URL, as POST /cfdis/{id}/email: Spanish text with your name, FolioInt, date, total withheld and folio fiscal (UUID), and `<uuid>.xml` and `<uuid>.pdf` attached, the same bytes as GET /retenciones/{id}/xml and /pdf (a cancelled one says so and carries the cancelled mark). Sent on the email workers' queue, in your tenant's lane, retried with backoff on 4xx or no connection and ended as `failed` on 5xx. In test mode (sk_test_ keys) the addresses must be those of your own users (else 400 naming the field), unless the operator captures every test-mode email in one mailbox (EMAIL_TEST_CAPTURE), which then receives it instead. Budgets, per UTC day: your tenant emails at most EMAIL_DAILY_LIMIT recipients (default 200; a message to 3 addresses counts 3; starter ×5, pro ×25, enterprise ×100), and one CFDI or retención is emailed at most 5 times; past either, 429 with Retry-After, the message and details naming the budget (email_daily or cfdi_daily), its limit and when it resets (the next 00:00 UTC), and nothing is stored.
+         */
+        post: operations["emailRetencion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/cfdis/{id}/cancel": {
         parameters: {
             query?: never;
@@ -4342,6 +4362,36 @@ export interface components {
              * @enum {string}
              */
             fuente: "sandbox";
+        };
+        RetencionEmail: {
+            /** @example eml_01jd2m3k4n5p6q7r8s9t0v1w2x */
+            id: string;
+            retencion_id: string;
+            /** @description The recipients, in one message */
+            to: string[];
+            /**
+             * @description queued: waiting to be sent, retried with backoff while the SMTP server answers 4xx or cannot be reached; sent: the SMTP server accepted it; failed: refused for good (5xx) or out of attempts
+             * @enum {string}
+             */
+            status: "queued" | "sent" | "failed";
+            attempts: number;
+            /** @description The SMTP server's last answer, or why no server was reached */
+            last_response: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            sent_at: string | null;
+        };
+        RetencionEmailRequest: {
+            /**
+             * @description The addresses (a retención has no client record to default to)
+             * @example [
+             *       "cuentas-por-pagar@example.com"
+             *     ]
+             */
+            to: string[];
         };
         Cancellation: {
             /** @example can_01jd2m3k4n5p6q7r8s9t0v1w2x */
@@ -10387,6 +10437,140 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    emailRetencion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use`; after a crash, a retry answers from what the first request created */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The ret_ id, or the folio fiscal (UUID, any case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetencionEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description Queued: the delivery record */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetencionEmail"];
+                };
+            };
+            /** @description An invalid address, more than 10, none, in test mode an address that is not one of your users', or this server has no SMTP configured (SMTP_URL): details name `to` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role ADMIN or OPERATOR required */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such retención in this tenant and environment */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not stamped: nothing to send; or Idempotency-Key reused with another body or still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An email budget is used up (email_daily or cfdi_daily, named with its limit and reset); Retry-After says when it resets */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { BodyExamples } from '../../lib/schemas.ts';
-import type { RetencionCancelBody, RetencionRequestSchema } from './schemas.ts';
+import type { RetencionCancelBody, RetencionEmailRequest, RetencionRequestSchema } from './schemas.ts';
 
 /** The OpenAPI examples of POST /retenciones (and /validate): each stamps as it is (tests/invoices/retenciones). */
 
@@ -105,4 +105,9 @@ export const RetencionCancelExamples: BodyExamples<RetencionCancelBody> = {
     description: 'folio_sustitucion: the UUID of a vigente retención issued with cfdi_reten_relacionados { tipo_relacion: "04", uuid: <this one> }',
     value: { motivo: '01', folio_sustitucion: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7' },
   },
+};
+
+/** POST /retenciones/{id}/email: the receptor's addresses (a retención has no client record to default to). */
+export const RetencionEmailExamples: BodyExamples<RetencionEmailRequest> = {
+  receptor: { summary: "To the receptor's addresses", value: { to: ['karla.fuente@example.com'] } },
 };

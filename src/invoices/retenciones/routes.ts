@@ -2,11 +2,15 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { errorResponse, errorResponses, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
 import { cancelRetencion, getRetencionSatStatus, resumeCancelRetencion } from './cancellation.ts';
-import { RetencionCancelExamples, RetencionExamples } from './examples.ts';
+import { emailRetencion, resumeEmailRetencion } from './email.ts';
+import { RetencionCancelExamples, RetencionEmailExamples, RetencionExamples } from './examples.ts';
+import { EMAIL_RULES } from '../emails/schemas.ts';
 import { issueRetencion, resumeRetencion, validateRetencion, type RetencionDeps } from './issue.ts';
 import { getRetencion, getRetencionPdf, getRetencionXml, listRetenciones } from './reads.ts';
 import {
   RetencionCancelBodySchema,
+  RetencionEmailRequestSchema,
+  RetencionEmailSchema,
   RetencionIssueHeaders,
   RetencionListItemSchema,
   RetencionListQuery,
@@ -211,5 +215,41 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
       },
     }),
     async (c) => c.json(await getRetencionSatStatus(deps, actorOf(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/v1/retenciones/{id}/email',
+      tags,
+      operationId: 'emailRetencion',
+      summary: 'Email a retención (XML and PDF) to its receptor',
+      description:
+        'Queues one message to `to` through the SMTP server of SMTP_URL, as POST /cfdis/{id}/email: Spanish text with your name, FolioInt, date, total ' +
+        'withheld and folio fiscal (UUID), and `<uuid>.xml` and `<uuid>.pdf` attached, the same bytes as GET /retenciones/{id}/xml and /pdf (a cancelled ' +
+        "one says so and carries the cancelled mark). Sent on the email workers' queue, in your tenant's lane, retried with backoff on 4xx or no " +
+        'connection and ended as `failed` on 5xx. ' +
+        EMAIL_RULES.replaceAll('one CFDI', 'one CFDI or retención'),
+      middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
+      request: { params: RetencionRefParams, body: jsonBody(RetencionEmailRequestSchema, RetencionEmailExamples), headers: RetencionIssueHeaders },
+      responses: {
+        202: jsonResponse(RetencionEmailSchema, 'Queued: the delivery record'),
+        400: errorResponse(
+          "An invalid address, more than 10, none, in test mode an address that is not one of your users', or this server has no SMTP configured (SMTP_URL): details name `to`",
+        ),
+        ...errors.unauthenticated,
+        ...errors.adminOrOperator,
+        404: errorResponse('No such retención in this tenant and environment'),
+        409: errorResponse('Not stamped: nothing to send; or Idempotency-Key reused with another body or still running'),
+        429: errorResponse('An email budget is used up (email_daily or cfdi_daily, named with its limit and reset); Retry-After says when it resets'),
+      },
+    }),
+    async (c) => {
+      const claim = c.get('idempotency');
+      const sending = claim?.resumed
+        ? await resumeEmailRetencion(deps, actorOf(c), claim.resumed)
+        : await emailRetencion(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'), claim?.bind);
+      return c.json(sending, 202);
+    },
   );
 }

@@ -2,8 +2,9 @@ import { z } from '@hono/zod-openapi';
 import type { RetencionInput } from '../../cfdi/retenciones/input.ts';
 import { MOTIVOS } from '../../cfdi/cancellation.ts';
 import { UUID } from '../../cfdi/patterns.ts';
-import { CFDI_STATUSES, type retenciones } from '../../db/schema/index.ts';
+import { CFDI_STATUSES, EMAIL_STATUSES, type retenciones } from '../../db/schema/index.ts';
 import { IdempotencyKeyHeader, PaginationQuery } from '../../lib/schemas.ts';
+import { EmailRecipients } from '../emails/schemas.ts';
 import { Amount, code, type Fits, num, str } from '../cfdis/fields.ts';
 
 /**
@@ -297,6 +298,30 @@ export const RetencionSatStatusSchema = z
     fuente: z.literal('sandbox').openapi({ description: "Who answered: the sandbox's simulated SAT (test mode)" }),
   })
   .openapi('RetencionSatStatus');
+
+export const RetencionEmailRequestSchema = z
+  .object({ to: EmailRecipients.openapi({ description: 'The addresses (a retención has no client record to default to)' }) })
+  .strict()
+  .openapi('RetencionEmailRequest');
+export type RetencionEmailRequest = z.infer<typeof RetencionEmailRequestSchema>;
+
+export const RetencionEmailSchema = z
+  .object({
+    id: z.string().openapi({ example: 'eml_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
+    retencion_id: z.string(),
+    to: z.array(z.string()).openapi({ description: 'The recipients, in one message' }),
+    status: z.enum(EMAIL_STATUSES).openapi({
+      description:
+        'queued: waiting to be sent, retried with backoff while the SMTP server answers 4xx or cannot be reached; sent: the SMTP server accepted it; ' +
+        'failed: refused for good (5xx) or out of attempts',
+    }),
+    attempts: z.number().int(),
+    last_response: z.string().nullable().openapi({ description: "The SMTP server's last answer, or why no server was reached" }),
+    created_at: z.string().openapi({ format: 'date-time' }),
+    updated_at: z.string().openapi({ format: 'date-time' }),
+    sent_at: z.string().nullable().openapi({ format: 'date-time' }),
+  })
+  .openapi('RetencionEmail');
 
 export const RetencionIssueHeaders = z.object({ 'idempotency-key': IdempotencyKeyHeader });
 
