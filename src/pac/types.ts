@@ -102,7 +102,10 @@ export interface Pac {
   cancel(request: CancelRequest, options?: { scenario?: CancelScenario }): Promise<CancelResult>;
   /** SAT's consultation (ConsultaCFDIService) for a stamped CFDI. */
   status(query: CfdiQuery): Promise<StatusResult>;
-  /** Cancels a stamped Retenciones 2.0. Unset on a provider this service does not ask about Retenciones. */
+  /**
+   * Cancels a stamped Retenciones 2.0; `ok` means SAT cancelled it (no acceptance flow: docs/decisions.md). Unset on a
+   * provider this service does not ask about Retenciones.
+   */
   cancelRetencion?(request: RetencionCancelRequest): Promise<CancelResult>;
   /**
    * Where a Retenciones stands. Set on the sandbox only: SAT publishes a retención's status on its verification page,

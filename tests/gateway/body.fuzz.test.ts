@@ -113,6 +113,9 @@ const OWNED: Record<string, string[]> = {
   // The retención and its document, its folio's series, retencion.timbrada and its deliveries.
   issueRetencion: ['retenciones', 'retencion_documents', 'series', 'events', 'webhook_deliveries', 'jobs'],
   validateRetencion: [], // a dry run
+  // vigente → cancelado with its cancelacion, the simulated SAT's record, retencion.cancelada and its deliveries.
+  cancelRetencion: ['retenciones', 'sandbox_cancellations', 'events', 'webhook_deliveries', 'jobs'],
+  emailRetencion: ['retencion_emails', 'email_budgets', 'jobs'],
   cancelCfdi: [
     'cfdis',
     'cfdi_cancellations',
@@ -573,6 +576,34 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
         },
         seeds: fc.constantFrom(...Object.values(RetencionExamples).map((e) => e.value)),
         headers: op.id === 'issueRetencion' ? { 'idempotency-key': pick(['fuzz-1', 'fuzz-2']) } : {},
+      };
+    }
+    case 'cancelRetencion':
+    case 'emailRetencion': {
+      const reg = await issuerWithKey();
+      const retencion = () => structuredClone(RetencionExamples.retencion_arrendamiento.value);
+      const issued: { id: string; uuid: string }[] = [];
+      for (let i = 0; i < 3; i++) issued.push(await mustCreate('POST', '/retenciones', reg.key, retencion()));
+      // A replacement of the first (motivo 01 names it).
+      const replacement = await mustCreate('POST', '/retenciones', reg.key, {
+        ...retencion(),
+        cfdi_reten_relacionados: { tipo_relacion: '04', uuid: issued[0]!.uuid },
+      });
+      const refs = issued.flatMap((r) => [r.id, r.uuid, r.uuid.toLowerCase()]);
+      return {
+        ...base,
+        token: () => reg.key,
+        numRuns: 60,
+        params: { id: pick([...refs, fakeId('ret'), '6a1c43b6-4f7d-4c55-9c0e-2f1a7b3d9e10']) },
+        headers: { 'idempotency-key': pick(['fuzz-1', 'fuzz-2']) },
+        hints: { folio_sustitucion: pick([replacement.uuid, issued[1]!.uuid]), to: pick([[reg.email], ['nobody@example.com']]) },
+        seeds:
+          op.id === 'cancelRetencion'
+            ? fc.oneof(
+                pick(['02', '03', '04']).map((motivo) => ({ motivo })),
+                fc.constant({ motivo: '01', folio_sustitucion: replacement.uuid }),
+              )
+            : fc.constant({ to: [reg.email] }),
       };
     }
     case 'cancelCfdi': {

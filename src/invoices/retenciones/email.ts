@@ -1,4 +1,4 @@
-import { and, count, eq, gte } from 'drizzle-orm';
+import { and, count, desc, eq, gte, lt } from 'drizzle-orm';
 import { groupDigits, printedDate } from '../../cfdi/pdf/format.ts';
 import { child, parseXml } from '../../cfdi/xml.ts';
 import { withTransaction, type DbOrTx, type Tx } from '../../db/index.ts';
@@ -8,6 +8,7 @@ import type { JobHandler } from '../../jobs/worker.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { newId } from '../../lib/ids.ts';
+import { decodeCursor, page } from '../../lib/pagination.ts';
 import { conflict, notFound } from '../../lib/service-error.ts';
 import { chargeSending, checkSending, type EmailedDocument } from '../emails/budget.ts';
 import type { EmailDeliveryDeps } from '../emails/delivery.ts';
@@ -87,6 +88,19 @@ export async function emailRetencion(deps: EmailDeps, actor: Actor, ref: string,
   });
   deps.wakeJobs();
   return toRetencionEmail(recorded);
+}
+
+/** GET /retenciones/{id}/emails: every sending of the retención, newest first. */
+export async function listRetencionEmails(deps: Pick<EmailDeps, 'db'>, actor: Actor, ref: string, q: { limit: number; cursor?: string }) {
+  const row = await getRetencionRow(deps.db, actor, ref);
+  const before = decodeCursor(q.cursor);
+  const rows = await deps.db
+    .select()
+    .from(retencionEmails)
+    .where(and(eq(retencionEmails.retencionId, row.id), before ? lt(retencionEmails.id, before) : undefined))
+    .orderBy(desc(retencionEmails.id))
+    .limit(q.limit + 1);
+  return page(rows, q.limit, toRetencionEmail);
 }
 
 /** A retry of a POST /retenciones/{id}/email whose first request died before answering: that sending as it is now. */

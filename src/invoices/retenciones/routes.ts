@@ -1,8 +1,8 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { errorResponse, errorResponses, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
+import { errorResponse, errorResponses, jsonBody, jsonResponse, PaginationQuery, paginated } from '../../lib/schemas.ts';
 import { cancelRetencion, getRetencionSatStatus, resumeCancelRetencion } from './cancellation.ts';
-import { emailRetencion, resumeEmailRetencion } from './email.ts';
+import { emailRetencion, listRetencionEmails, resumeEmailRetencion } from './email.ts';
 import { RetencionCancelExamples, RetencionEmailExamples, RetencionExamples } from './examples.ts';
 import { EMAIL_RULES } from '../emails/schemas.ts';
 import { issueRetencion, resumeRetencion, validateRetencion, type RetencionDeps } from './issue.ts';
@@ -251,5 +251,24 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
         : await emailRetencion(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'), claim?.bind);
       return c.json(sending, 202);
     },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/v1/retenciones/{id}/emails',
+      tags,
+      operationId: 'listRetencionEmails',
+      summary: 'The emails of a retención, newest first',
+      description: "Each sending with its status (queued, sent, failed), recipients, attempts, times and the SMTP server's last answer.",
+      request: { params: RetencionRefParams, query: PaginationQuery },
+      responses: {
+        200: jsonResponse(paginated(RetencionEmailSchema), 'A page of sendings'),
+        400: errorResponse('Not a ret_ id or a UUID, or an invalid query'),
+        404: errorResponse('No such retención in this tenant and environment'),
+        ...errors.unauthenticated,
+      },
+    }),
+    async (c) => c.json(await listRetencionEmails(deps, actorOf(c), c.req.valid('param').id, c.req.valid('query')), 200),
   );
 }

@@ -277,6 +277,11 @@ describe('audit log', () => {
     ok(await call('POST', '/retenciones/validate', key.key, retencionBody), 200, 'validateRetencion'); // a check: no entry
     const retencion = await call('POST', '/retenciones', key.key, retencionBody);
     await expectWrite('issueRetencion', 201, ak, { type: 'retenciones', id: retencion.json.id }, retencion);
+    const retencionRef = { type: 'retenciones', id: retencion.json.id };
+    const retencionEmailed = await call('POST', `/retenciones/${retencion.json.id}/email`, key.key, { to: ['cuentas@example.com'] });
+    await expectWrite('emailRetencion', 202, ak, retencionRef, retencionEmailed);
+    const retencionCancelled = await call('POST', `/retenciones/${retencion.json.id}/cancel`, key.key, { motivo: '02' });
+    await expectWrite('cancelRetencion', 200, ak, retencionRef, retencionCancelled);
 
     const ticket = { forma_pago: '01', conceptos: DEMO_INVOICE.conceptos };
     const receipt = await call('POST', '/receipts', key.key, ticket);

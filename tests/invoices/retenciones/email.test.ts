@@ -46,6 +46,12 @@ describe('POST /retenciones/{id}/email', () => {
     const xml = await t.call('GET', `/retenciones/${r.id}/xml`, { token: a.key });
     expect(mail.attachments[0]!.content.toString('utf8')).toBe(xml.text);
     expect(mail.attachments[1]!.content.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    const listed = expectStatus(await t.api('GET', `/retenciones/${r.id}/emails`, { token: a.key }), 200);
+    expect(listed.json.data.map((e) => [e.id, e.status])).toEqual([
+      [sent.json.id, 'sent'],
+      [refused.json.id, 'failed'],
+    ]);
+    expect((await t.call('GET', `/retenciones/${r.id}/emails`, { token: b.key })).status).toBe(404);
   });
 
   test('400 naming `to` (missing, a stranger in test mode); VIEWER 403; foreign 404; nothing stored', async () => {
