@@ -21,6 +21,7 @@ import { RELEASE_JOB, releaseJobHandler } from './invoices/receipts/ledger.ts';
 import { registerLifecycleReactions } from './invoices/lifecycle-reactions.ts';
 import { emailJobHandler } from './invoices/emails/delivery.ts';
 import { EMAIL_JOB } from './invoices/emails/outbox.ts';
+import { withRetencionEmails } from './invoices/retenciones/email.ts';
 import { createSmtpMailer } from './invoices/emails/smtp.ts';
 import { createSmtpCheck } from './invoices/emails/smtp-check.ts';
 import { CANCEL_JOB, cancellationJobHandler } from './invoices/cancellations/service.ts';
@@ -232,7 +233,8 @@ export function createApp(deps: AppDeps) {
   };
   const mailer = deps.smtp ? createSmtpMailer(deps.smtp) : undefined;
   const smtpCheck = createSmtpCheck(mailer, now, deps.logger);
-  const emailHandler = emailJobHandler({ db: deps.db, now, mailer, identity, logger: deps.logger, pdfPool: deps.pdfPool });
+  const emailDeliveryDeps = { db: deps.db, now, mailer, identity, logger: deps.logger, pdfPool: deps.pdfPool };
+  const emailHandler = withRetencionEmails(emailJobHandler(emailDeliveryDeps), emailDeliveryDeps);
   // Two pools on the same jobs table, so webhook receivers (up to 10 s each) never take a slot from stamping, and
   // each webhook endpoint is its own lane: a slow one holds at most 8 of the 64 delivery slots, and a tenant's
   // endpoints together at most 16, so one tenant with many slow receivers leaves the other 48 to everyone else.

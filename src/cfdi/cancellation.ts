@@ -15,7 +15,8 @@ export const MOTIVO_NAMES: Record<Motivo, string> = {
   '04': 'Operación nominativa relacionada en una factura global',
 };
 
-const CANCELACION_NS = 'http://cancelacfd.sat.gob.mx';
+/** The request's namespace: a CFDI's (cancelacfd) or a CFDI de Retenciones' (SAT's cancelacionretencion service). */
+const CANCELACION_NS = { cfdi: 'http://cancelacfd.sat.gob.mx', retencion: 'http://cancelaretencion.sat.gob.mx' } as const;
 const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
 
@@ -23,12 +24,15 @@ const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
  * The cancellation request SAT receives through the PAC (docs/sat-rules.md §6.4): one `Folios` per UUID, `Fecha` local
  * time without zone, `FolioSustitucion` only when there is one.
  */
-export function buildCancelacionXml(r: { rfcEmisor: string; fecha: string; folios: { uuid: string; motivo: Motivo; folioSustitucion?: string }[] }): string {
+export function buildCancelacionXml(
+  r: { rfcEmisor: string; fecha: string; folios: { uuid: string; motivo: Motivo; folioSustitucion?: string }[] },
+  document: keyof typeof CANCELACION_NS = 'cfdi',
+): string {
   return serializeXml(
     el(
       'Cancelacion',
       {
-        xmlns: CANCELACION_NS,
+        xmlns: CANCELACION_NS[document],
         'xmlns:xsd': 'http://www.w3.org/2001/XMLSchema',
         'xmlns:xsi': 'http://www.w3.org/2001/XMLSchema-instance',
         RfcEmisor: r.rfcEmisor,

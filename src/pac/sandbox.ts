@@ -1,6 +1,6 @@
 import forge from 'node-forge';
 import { createHash, createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { signEnveloped, type CancellationFacts, type SatStatus } from '../cfdi/cancellation.ts';
 import { rsaSha256 } from '../cfdi/csd.ts';
 import { selloOfRetencion, withTfd } from '../cfdi/retenciones/tfd.ts';
@@ -9,10 +9,20 @@ import { tfdCadena, tfdNode, type Tfd } from '../cfdi/tfd.ts';
 import { wallClock } from '../cfdi/time.ts';
 import { serializeXml } from '../cfdi/xml.ts';
 import type { Db } from '../db/client.ts';
-import { sandboxCancellations } from '../db/schema/index.ts';
+import { retenciones, sandboxCancellations } from '../db/schema/index.ts';
 import { addSetting, readSetting } from '../db/settings.ts';
 import { openSecret, sealSecret } from '../lib/secret-box.ts';
-import type { CancelRequest, CancelResult, CancelScenario, CfdiQuery, Pac, StampOptions, StampResult } from './types.ts';
+import type {
+  CancelRequest,
+  CancelResult,
+  CancelScenario,
+  CfdiQuery,
+  Pac,
+  RetencionCancelRequest,
+  RetencionSatStatus,
+  StampOptions,
+  StampResult,
+} from './types.ts';
 import { withTransaction } from '../db/index.ts';
 
 /** The sandbox's own "SAT" stamping identity: a self-signed certificate published at /sandbox/sat-certificate. */
@@ -106,6 +116,11 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
       sandboxSat
         ? { ok: true, status: await simulateStatus(sandboxSat, await sandboxSat.find(query.uuid), now(), query) }
         : { ok: false, retryable: true, message: unavailable.message },
+    cancelRetencion: async (request) => (sandboxSat ? simulateRetencionCancel(sat, sandboxSat.db, now(), request) : unavailable),
+    retencionStatus: async (tenantId, uuid) => {
+      if (!sandboxSat) throw new Error(unavailable.message);
+      return simulateRetencionStatus(sandboxSat.db, tenantId, uuid);
+    },
     async stamp(sealedXml: string, options: StampOptions): Promise<StampResult> {
       if (options.scenario === 'pac_unavailable') return { ok: false, class: 'provider', message: 'sandbox: the provider is unavailable (X-Sandbox-Scenario)' };
       if (options.scenario === 'pac_rejected')
@@ -154,9 +169,9 @@ const NOT_FOUND: SatStatus = {
 };
 
 /** SAT's acknowledgement of a cancellation request, signed by the sandbox SAT certificate. EstatusUUID 201: received. */
-function sandboxAcuse(sat: SandboxSat, request: CancelRequest, fecha: string): string {
+function sandboxAcuse(sat: SandboxSat, request: Pick<CancelRequest, 'rfcEmisor' | 'uuid'>, fecha: string, ns = 'http://cancelacfd.sat.gob.mx'): string {
   const xml =
-    `<Acuse xmlns="http://cancelacfd.sat.gob.mx" Fecha="${fecha}" RfcEmisor="${request.rfcEmisor.replace(/&/g, '&amp;')}">` +
+    `<Acuse xmlns="${ns}" Fecha="${fecha}" RfcEmisor="${request.rfcEmisor.replace(/&/g, '&amp;')}">` +
     `<Folios><UUID>${request.uuid}</UUID><EstatusUUID>201</EstatusUUID></Folios></Acuse>`;
   return signEnveloped(xml, { privateKey: sat.privateKey, certificateDer: sat.certificateDer });
 }
@@ -239,6 +254,42 @@ async function simulateStatus(registry: SandboxSatRegistry, cfdi: Awaited<Return
     default:
       return { ...base, Estado: 'Cancelado', EstatusCancelacion: held.requiresAcceptance ? 'Cancelado con aceptación' : 'Cancelado sin aceptación' };
   }
+}
+
+/** The sandbox's retención of this test tenant with this UUID: what the simulated SAT knows it stamped. */
+async function stampedRetencion(db: Db, tenantId: string, uuid: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: retenciones.id })
+    .from(retenciones)
+    .where(and(eq(retenciones.uuid, uuid.toUpperCase()), eq(retenciones.tenantId, tenantId), eq(retenciones.environment, 'test')));
+  return rows.length > 0;
+}
+
+/**
+ * A retención's cancellation: at once, without the receiver's acceptance (docs/decisions.md, "Retenciones 2.0:
+ * cancellation, SAT status, PDF"); a repeated request is answered with the earlier acuse (EstatusUUID 202).
+ */
+async function simulateRetencionCancel(sat: SandboxSat, db: Db, at: Date, request: RetencionCancelRequest): Promise<CancelResult> {
+  if (!(await stampedRetencion(db, request.tenantId, request.uuid)))
+    return { ok: false, retryable: false, code: '205', message: 'sandbox: UUID no existe (no sandbox retención of this tenant has the UUID)' };
+  const [held] = await db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, request.uuid));
+  if (held) return { ok: true, acuseXml: held.acuseXml.toString('utf8'), estatusUuid: '202' };
+  const acuse = sandboxAcuse(sat, request, wallClock(at, 'America/Mexico_City'), 'http://cancelaretencion.sat.gob.mx');
+  const row = { uuid: request.uuid, tenantId: request.tenantId, scenario: 'retencion', requiresAcceptance: false, requestedAt: at.toISOString() };
+  await db
+    .insert(sandboxCancellations)
+    .values({ ...row, acuseXml: Buffer.from(acuse, 'utf8') })
+    .onConflictDoNothing();
+  const [stored] = await db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, request.uuid));
+  return { ok: true, acuseXml: stored!.acuseXml.toString('utf8'), estatusUuid: '201' };
+}
+
+async function simulateRetencionStatus(db: Db, tenantId: string, uuid: string): Promise<RetencionSatStatus> {
+  if (!(await stampedRetencion(db, tenantId, uuid))) return { estado: 'No Encontrado', estatusCancelacion: null, fechaCancelacion: null };
+  const [held] = await db.select().from(sandboxCancellations).where(eq(sandboxCancellations.uuid, uuid.toUpperCase()));
+  return held
+    ? { estado: 'Cancelado', estatusCancelacion: 'Cancelado sin aceptación', fechaCancelacion: held.requestedAt }
+    : { estado: 'Vigente', estatusCancelacion: null, fechaCancelacion: null };
 }
 
 /**

@@ -59,6 +59,24 @@ export type CancelResult =
   | { ok: false; retryable: true; message: string }
   | { ok: false; retryable: false; code: string; message: string };
 
+/** A CFDI de Retenciones' cancellation (SAT's cancelacionretencion): its own signed request, no receiver's acceptance. */
+export interface RetencionCancelRequest {
+  uuid: string;
+  rfcEmisor: string;
+  /** Whose retención it is: the sandbox serves every test tenant. */
+  tenantId: string;
+  motivo: Motivo;
+  folioSustitucion?: string;
+  signedXml: string;
+}
+
+/** Where a retención stands at SAT: Vigente, Cancelado (since `fechaCancelacion`) or No Encontrado. */
+export interface RetencionSatStatus {
+  estado: 'Vigente' | 'Cancelado' | 'No Encontrado';
+  estatusCancelacion: string | null;
+  fechaCancelacion: string | null;
+}
+
 export type StatusResult = { ok: true; status: SatStatus } | { ok: false; retryable: true; message: string };
 
 /**
@@ -84,6 +102,16 @@ export interface Pac {
   cancel(request: CancelRequest, options?: { scenario?: CancelScenario }): Promise<CancelResult>;
   /** SAT's consultation (ConsultaCFDIService) for a stamped CFDI. */
   status(query: CfdiQuery): Promise<StatusResult>;
+  /**
+   * Cancels a stamped Retenciones 2.0; `ok` means SAT cancelled it (no acceptance flow: docs/decisions.md). Unset on a
+   * provider this service does not ask about Retenciones.
+   */
+  cancelRetencion?(request: RetencionCancelRequest): Promise<CancelResult>;
+  /**
+   * Where a Retenciones stands. Set on the sandbox only: SAT publishes a retención's status on its verification page,
+   * with no service to call (docs/decisions.md, "Retenciones 2.0: cancellation, SAT status, PDF").
+   */
+  retencionStatus?(tenantId: string, uuid: string): Promise<RetencionSatStatus>;
 }
 
 /** One environment variable of a live PAC; `legacy`: an older name read when the new one is unset. */

@@ -100,4 +100,15 @@ describe('the signed cancellation request (docs/sat-rules.md §6.4)', () => {
     expect(verifyEnveloped(signed.replace('Fecha="2026-11-21T10:00:00"', 'Fecha="2026-11-21T10:00:01"'), cert.der)).toBe(false);
     expect(verifyEnveloped(xml, cert.der)).toBe(false); // unsigned
   });
+
+  test("a retención's request (cancelacionretencion): the same document in its own namespace, signed alike", () => {
+    const folios = [{ uuid: 'AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE', motivo: '02' as const }];
+    const cfdi = buildCancelacionXml({ rfcEmisor: 'EKU9003173C9', fecha: '2026-11-21T10:00:00', folios });
+    const retencion = buildCancelacionXml({ rfcEmisor: 'EKU9003173C9', fecha: '2026-11-21T10:00:00', folios }, 'retencion');
+    expect(cfdi).toContain('<Cancelacion xmlns="http://cancelacfd.sat.gob.mx"');
+    expect(retencion).toBe(cfdi.replace('xmlns="http://cancelacfd.sat.gob.mx"', 'xmlns="http://cancelaretencion.sat.gob.mx"'));
+    const signed = signEnveloped(retencion, key);
+    expect(verifyEnveloped(signed, cert.der)).toBe(true);
+    expect(verifyEnveloped(signed.replace('cancelaretencion', 'cancelacfd'), cert.der)).toBe(false);
+  });
 });

@@ -114,6 +114,9 @@ const OWNED: Record<string, string[]> = {
   issueRetencion: ['retenciones', 'retencion_documents', 'series', 'events', 'webhook_deliveries', 'jobs'],
   validateRetencion: [], // a dry run
   issueRetencionBatch: ['retenciones', 'retencion_documents', 'series', 'events', 'webhook_deliveries', 'jobs'], // each item as issueRetencion
+  // vigente → cancelado with its cancelacion, the simulated SAT's record, retencion.cancelada and its deliveries.
+  cancelRetencion: ['retenciones', 'sandbox_cancellations', 'events', 'webhook_deliveries', 'jobs'],
+  emailRetencion: ['retencion_emails', 'email_budgets', 'jobs'],
   cancelCfdi: [
     'cfdis',
     'cfdi_cancellations',
@@ -594,6 +597,34 @@ async function fixtureFor(op: Operation): Promise<Fixture> {
           fc.subarray(items, { minLength: 1 }).map((chosen) => ({ items: chosen })),
         ),
         headers: { 'idempotency-key': pick(['fuzz-1', 'fuzz-2']) },
+      };
+    }
+    case 'cancelRetencion':
+    case 'emailRetencion': {
+      const reg = await issuerWithKey();
+      const retencion = () => structuredClone(RetencionExamples.retencion_arrendamiento.value);
+      const issued: { id: string; uuid: string }[] = [];
+      for (let i = 0; i < 3; i++) issued.push(await mustCreate('POST', '/retenciones', reg.key, retencion()));
+      // A replacement of the first (motivo 01 names it).
+      const replacement = await mustCreate('POST', '/retenciones', reg.key, {
+        ...retencion(),
+        cfdi_reten_relacionados: { tipo_relacion: '04', uuid: issued[0]!.uuid },
+      });
+      const refs = issued.flatMap((r) => [r.id, r.uuid, r.uuid.toLowerCase()]);
+      return {
+        ...base,
+        token: () => reg.key,
+        numRuns: 60,
+        params: { id: pick([...refs, fakeId('ret'), '6a1c43b6-4f7d-4c55-9c0e-2f1a7b3d9e10']) },
+        headers: { 'idempotency-key': pick(['fuzz-1', 'fuzz-2']) },
+        hints: { folio_sustitucion: pick([replacement.uuid, issued[1]!.uuid]), to: pick([[reg.email], ['nobody@example.com']]) },
+        seeds:
+          op.id === 'cancelRetencion'
+            ? fc.oneof(
+                pick(['02', '03', '04']).map((motivo) => ({ motivo })),
+                fc.constant({ motivo: '01', folio_sustitucion: replacement.uuid }),
+              )
+            : fc.constant({ to: [reg.email] }),
       };
     }
     case 'cancelCfdi': {

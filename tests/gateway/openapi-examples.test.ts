@@ -171,6 +171,21 @@ describe('OpenAPI request examples', () => {
         const cfdi = await created('POST', '/cfdis', token, { ...invoice, receptor_id: client.id });
         return { path: path.replace('{id}', cfdi.id), body: value };
       },
+      cancelRetencion: async (value, path) => {
+        const retencion = () => doc.paths['/api/v1/retenciones'].post.requestBody.content['application/json'].examples.retencion_arrendamiento.value;
+        const cancelled = await created('POST', '/retenciones', token, retencion());
+        if (value.motivo !== '01') return { path: path.replace('{id}', cancelled.id), body: value };
+        // Motivo 01 names its replacement: one issued relating to it with 04.
+        const replacement = await created('POST', '/retenciones', token, {
+          ...retencion(),
+          cfdi_reten_relacionados: { tipo_relacion: '04', uuid: cancelled.uuid },
+        });
+        return { path: path.replace('{id}', cancelled.id), body: { ...value, folio_sustitucion: replacement.uuid } };
+      },
+      emailRetencion: async (value, path) => {
+        const example = doc.paths['/api/v1/retenciones'].post.requestBody.content['application/json'].examples.retencion_arrendamiento.value;
+        return { path: path.replace('{id}', (await created('POST', '/retenciones', token, example)).id), body: value };
+      },
       invoiceReceipt: async (value, path) => {
         const ticket = doc.paths['/api/v1/receipts'].post.requestBody.content['application/json'].examples.ticket.value;
         return { path: path.replace('{id}', (await created('POST', '/receipts', token, ticket)).id), body: value };

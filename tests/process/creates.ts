@@ -18,6 +18,8 @@ export interface CreateContext {
   /** A stamped CFDI to email, and one to cancel. */
   toEmail: string;
   toCancel: string;
+  /** A stamped retención to email. */
+  retencionToEmail: string;
   /** An open receipt to self-invoice, and the day of the open receipts the global invoice takes. */
   receipt: string;
   day: string;
@@ -117,7 +119,8 @@ export const CREATES: CreateRoute[] = [
     route: 'POST /api/v1/retenciones',
     send: (ctx, headers) => post(ctx.base, '/retenciones', RetencionExamples.retencion_arrendamiento.value, ctx.key, headers),
     statuses: [201],
-    made: async (ctx) => (await get(ctx, '/retenciones?limit=100')).map((r) => r.id),
+    // The one set up to be emailed is not this create's.
+    made: async (ctx) => (await get(ctx, '/retenciones?limit=100')).map((r) => r.id).filter((id) => id !== ctx.retencionToEmail),
   },
   {
     route: 'POST /api/v1/cfdis/{id}/cancel',
@@ -133,6 +136,12 @@ export const CREATES: CreateRoute[] = [
     send: (ctx, headers) => post(ctx.base, `/cfdis/${ctx.toEmail}/email`, { to: ['cliente@example.com'] }, ctx.key, headers),
     statuses: [202],
     made: async (ctx) => (await get(ctx, `/cfdis/${ctx.toEmail}/emails`)).map((e) => e.id),
+  },
+  {
+    route: 'POST /api/v1/retenciones/{id}/email',
+    send: (ctx, headers) => post(ctx.base, `/retenciones/${ctx.retencionToEmail}/email`, { to: ['receptor@example.com'] }, ctx.key, headers),
+    statuses: [202],
+    made: async (ctx) => (await get(ctx, `/retenciones/${ctx.retencionToEmail}/emails`)).map((e) => e.id),
   },
   {
     route: 'POST /api/v1/receipts/{id}/invoice',

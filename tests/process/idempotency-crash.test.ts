@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { csdFiles, csdForm, ICV, ingreso, issuer, serverTarget, until } from '../helpers.ts';
 import { CREATES, receiptBody, type CreateContext } from './creates.ts';
+import { RetencionExamples } from '../../src/invoices/retenciones/examples.ts';
 import { post, startServer, stopServer } from './server.ts';
 
 /**
@@ -40,7 +41,7 @@ describe('Idempotency-Key across a crash between commit and answer', () => {
     try {
       // Set-up without Idempotency-Key (nothing is held): the tenant, then what the creates act on once its CSD exists.
       const admin = await issuer(serverTarget(first.base), { email: 'crash-admin@example.com', keys: ['test'] });
-      ctx = { base: first.base, token: admin.token, key: admin.key, toEmail: '', toCancel: '', receipt: '', day: '', setupReceipts: [] };
+      ctx = { base: first.base, token: admin.token, key: admin.key, toEmail: '', toCancel: '', retencionToEmail: '', receipt: '', day: '', setupReceipts: [] };
       const sent: Promise<Response>[] = [];
       const hold = async (i: number) => {
         const create = CREATES[i]!;
@@ -55,6 +56,9 @@ describe('Idempotency-Key across a crash between commit and answer', () => {
       };
       ctx.toEmail = await issued();
       ctx.toCancel = await issued();
+      const retencion = await post(first.base, '/retenciones', RetencionExamples.retencion_arrendamiento.value, admin.key);
+      expect(retencion.status).toBe(201);
+      ctx.retencionToEmail = ((await retencion.json()) as { id: string }).id;
       const receipt = async () => {
         const res = await post(first.base, '/receipts', receiptBody(), admin.key);
         expect(res.status).toBe(201);

@@ -987,6 +987,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/retenciones/{id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the printed representation (PDF)
+         * @description Rendered on demand from the stored XML: emisor, receptor, periodo, totals and each tax withheld, the complements (a structured one in words, one sent as XML by its name), the stamp and the QR code with SAT's retenciones verification URL. The tenant's logo and accent colour as on a CFDI's PDF; sandbox (test) retenciones carry "SIN VALIDEZ FISCAL — SANDBOX" on every page and a cancelled one its cancelled mark. Rendered on the same worker threads as CFDI PDFs, within the tenant's share of them (429 or 503 with Retry-After as GET /cfdis/{uuid}/pdf); not cached.
+         */
+        get: operations["downloadRetencionPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/retenciones/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a stamped retención with SAT
+         * @description Signs SAT's cancellation request for Retenciones (cancelacionretencion: the CFDI's Cancelacion in its own namespace) with the tenant's active CSD (XML-DSig) and sends it. A retención is cancelled without the receiver's acceptance: the sandbox cancels it at once, vigente → cancelado (200), and `retencion.cancelada` is emitted in the same transaction. Motivos as for CFDI: 01 names its replacement in `folio_sustitucion` (a vigente retención of this tenant issued with cfdi_reten_relacionados tipo_relacion 04 to this one), 02–04 do not (400 naming the field). Refused (409): not vigente (already cancelled), no usable CSD. Live mode is refused (422, error code `retenciones_live_unsupported`), as POST /retenciones. Send `Idempotency-Key` to make a retry safe, as on POST /cfdis/{id}/cancel.
+         */
+        post: operations["cancelRetencion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/retenciones/{id}/sat-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SAT's status of a stamped retención (test mode)
+         * @description SAT has no consultation service for Retenciones (only its verification page, which the PDF's QR opens), so this answers in test mode only, from the sandbox's simulated SAT: Vigente, or Cancelado once POST /retenciones/{id}/cancel reached it. Live mode is refused (422, error code `retenciones_sat_status_unavailable`): there is no service to ask. Read-only: it does not change the retención.
+         */
+        get: operations["getRetencionSatStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/retenciones/{id}/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email a retención (XML and PDF) to its receptor
+         * @description Queues one message to `to` through the SMTP server of SMTP_URL, as POST /cfdis/{id}/email: Spanish text with your name, FolioInt, date, total withheld and folio fiscal (UUID), and `<uuid>.xml` and `<uuid>.pdf` attached, the same bytes as GET /retenciones/{id}/xml and /pdf (a cancelled one says so and carries the cancelled mark). Sent on the email workers' queue, in your tenant's lane, retried with backoff on 4xx or no connection and ended as `failed` on 5xx. In test mode (sk_test_ keys) the addresses must be those of your own users (else 400 naming the field), unless the operator captures every test-mode email in one mailbox (EMAIL_TEST_CAPTURE), which then receives it instead. Budgets, per UTC day: your tenant emails at most EMAIL_DAILY_LIMIT recipients (default 200; a message to 3 addresses counts 3; starter ×5, pro ×25, enterprise ×100), and one CFDI or retención is emailed at most 5 times; past either, 429 with Retry-After, the message and details naming the budget (email_daily or cfdi_daily), its limit and when it resets (the next 00:00 UTC), and nothing is stored.
+         */
+        post: operations["emailRetencion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/retenciones/{id}/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The emails of a retención, newest first
+         * @description Each sending with its status (queued, sent, failed), recipients, attempts, times and the SMTP server's last answer.
+         */
+        get: operations["listRetencionEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/cfdis/{id}/cancel": {
         parameters: {
             query?: never;
@@ -4228,6 +4328,18 @@ export interface components {
             certificado_sat: string | null;
             /** @description Cadena original of the TFD */
             cadena_original_sat: string | null;
+            /** @description Its cancellation (POST /retenciones/{id}/cancel); null while it is not cancelled */
+            cancelacion: {
+                /**
+                 * @description c_MotivoCancelacion
+                 * @example 02
+                 */
+                motivo: string;
+                /** @description Motivo 01: the UUID of the retención that replaces it */
+                folio_sustitucion: string | null;
+                /** Format: date-time */
+                cancelled_at: string;
+            } | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -4522,6 +4634,70 @@ export interface components {
             monto_tot_ret: number;
             pac: string | null;
             created_at: string;
+        };
+        RetencionCancelRequest: {
+            /**
+             * @description 01 errors with a replacement (needs folio_sustitucion), 02 errors without one, 03 the operation did not happen, 04 nominative operation in a global invoice
+             * @enum {string}
+             */
+            motivo: "01" | "02" | "03" | "04";
+            /** @description Motivo 01 only: the UUID of the vigente retención of this tenant that replaces this one (issued with cfdi_reten_relacionados, tipo_relacion 04, to it) */
+            folio_sustitucion?: string;
+        };
+        RetencionSatStatus: {
+            uuid: string;
+            /** Format: date-time */
+            consulted_at: string;
+            /**
+             * @description Where SAT has the retención
+             * @enum {string}
+             */
+            estado: "Vigente" | "Cancelado" | "No Encontrado";
+            /**
+             * @description Cancelado sin aceptación once cancelled; null otherwise
+             * @example null
+             */
+            estatus_cancelacion: string | null;
+            /**
+             * Format: date-time
+             * @description When SAT received its cancellation
+             */
+            fecha_cancelacion: string | null;
+            /**
+             * @description Who answered: the sandbox's simulated SAT (test mode)
+             * @enum {string}
+             */
+            fuente: "sandbox";
+        };
+        RetencionEmail: {
+            /** @example eml_01jd2m3k4n5p6q7r8s9t0v1w2x */
+            id: string;
+            retencion_id: string;
+            /** @description The recipients, in one message */
+            to: string[];
+            /**
+             * @description queued: waiting to be sent, retried with backoff while the SMTP server answers 4xx or cannot be reached; sent: the SMTP server accepted it; failed: refused for good (5xx) or out of attempts
+             * @enum {string}
+             */
+            status: "queued" | "sent" | "failed";
+            attempts: number;
+            /** @description The SMTP server's last answer, or why no server was reached */
+            last_response: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            sent_at: string | null;
+        };
+        RetencionEmailRequest: {
+            /**
+             * @description The addresses (a retención has no client record to default to)
+             * @example [
+             *       "cuentas-por-pagar@example.com"
+             *     ]
+             */
+            to: string[];
         };
         Cancellation: {
             /** @example can_01jd2m3k4n5p6q7r8s9t0v1w2x */
@@ -10043,6 +10219,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Body over the gateway limit (MAX_BODY_BYTES, 1 MiB by default): a Plataformas document of thousands of services; POST /retenciones/batch takes more */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unsupported media type: send Content-Type: application/json */
             415: {
                 headers: {
@@ -10258,6 +10448,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Body over the gateway limit (MAX_BODY_BYTES, 1 MiB by default) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unsupported media type: send Content-Type: application/json */
             415: {
                 headers: {
@@ -10392,6 +10596,537 @@ export interface operations {
                 };
             };
             /** @description No such retención, or not stamped */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadRetencionPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ret_ id, or the folio fiscal (UUID, any case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The PDF */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": Blob;
+                };
+            };
+            /** @description Not a ret_ id or a UUID */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such retención, or not stamped */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many of this tenant's PDFs are rendering and waiting: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many PDFs are being rendered, or this one took over 60 s: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelRetencion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use`; after a crash, a retry answers from what the first request created */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The ret_ id, or the folio fiscal (UUID, any case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetencionCancelRequest"];
+            };
+        };
+        responses: {
+            /** @description Cancelled: the retención, with its cancelacion */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Retencion"];
+                };
+            };
+            /** @description Invalid motivo or folio_sustitucion (the details name the field), or not a ret_ id or a UUID */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role ADMIN or OPERATOR required */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such retención in this tenant and environment, or not stamped */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not vigente, no usable CSD; Idempotency-Key reused with another body, or another request with it still running (error code `idempotency_key_in_use`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rejected by SAT (the retención stays vigente); or live mode (error code `retenciones_live_unsupported`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SAT did not take the request: the retención stays vigente; retry */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRetencionSatStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ret_ id, or the folio fiscal (UUID, any case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sandbox SAT's answer */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetencionSatStatus"];
+                };
+            };
+            /** @description Not a ret_ id or a UUID */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such retención in this tenant and environment, or not stamped */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Live mode: SAT has no status service for Retenciones (error code `retenciones_sat_status_unavailable`) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    emailRetencion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 24 h. While another request with this key is still running (on any instance) this one waits up to 8 s for its answer, then answers from what it created, or 409 with error code `idempotency_key_in_use`; after a crash, a retry answers from what the first request created */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The ret_ id, or the folio fiscal (UUID, any case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetencionEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description Queued: the delivery record */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetencionEmail"];
+                };
+            };
+            /** @description An invalid address, more than 10, none, in test mode an address that is not one of your users', or this server has no SMTP configured (SMTP_URL): details name `to` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Role ADMIN or OPERATOR required */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such retención in this tenant and environment */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not stamped: nothing to send; or Idempotency-Key reused with another body or still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type: send Content-Type: application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An email budget is used up (email_daily or cfdi_daily, named with its limit and reset); Retry-After says when it resets */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRetencionEmails: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque; from pagination.next_cursor */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The ret_ id, or the folio fiscal (UUID, any case) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sendings */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RetencionEmail"][];
+                        pagination: {
+                            has_more: boolean;
+                            next_cursor?: string;
+                            limit: number;
+                        };
+                    };
+                };
+            };
+            /** @description Not a ret_ id or a UUID, or an invalid query */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such retención in this tenant and environment */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -106,6 +106,7 @@ export const cfdis = mirror(sqlite.cfdis);
 export const cfdiDocuments = mirror(sqlite.cfdiDocuments);
 export const retenciones = mirror(sqlite.retenciones);
 export const retencionDocuments = mirror(sqlite.retencionDocuments);
+export const retencionEmails = mirror(sqlite.retencionEmails);
 export const cfdiPdfs = mirror(sqlite.cfdiPdfs);
 export const idempotencyKeys = mirror(sqlite.idempotencyKeys);
 export const jobs = mirror(sqlite.jobs);

@@ -21,6 +21,7 @@ export * from './series.ts';
 export * from './cfdis.ts';
 export * from './cfdi-documents.ts';
 export * from './retenciones.ts';
+export * from './retencion-emails.ts';
 export * from './cfdi-pdfs.ts';
 export * from './idempotency-keys.ts';
 export * from './jobs.ts';

@@ -19,6 +19,8 @@ export interface RetencionSummary {
   sello_sat: string;
   certificado_sat: string;
   cadena_original_sat: string;
+  /** Its cancellation at SAT, written with the move to cancelado (src/invoices/retenciones/lifecycle.ts). */
+  cancelacion?: { motivo: string; folio_sustitucion: string | null; cancelled_at: string };
 }
 
 /**

@@ -47,6 +47,23 @@ export async function checkSending(
   return { recipients, field, plan, dailyLimit: emailDailyLimitOf(plan, mailer.dailyLimit) };
 }
 
+/** The kind of document a sending is of (a CFDI, a retención): its name in the refusal, and its sendings since a time. */
+export interface EmailedDocument {
+  name: string;
+  sentSince(tx: DbOrTx, id: string, since: string): Promise<number>;
+}
+
+const CFDI_DOCUMENT: EmailedDocument = {
+  name: 'CFDI',
+  async sentSince(tx, id, since) {
+    const [sent] = await tx
+      .select({ n: count() })
+      .from(cfdiEmails)
+      .where(and(eq(cfdiEmails.cfdiId, id), gte(cfdiEmails.createdAt, since)));
+    return sent?.n ?? 0;
+  },
+};
+
 /** 429 naming the budget, its limit and when it resets (the next UTC midnight), with Retry-After until then. */
 function overBudget(budget: string, limit: string, used: string, field: string, now: Date): ServiceError {
   const resets = new Date(`${now.toISOString().slice(0, 10)}T00:00:00.000Z`);
@@ -60,17 +77,20 @@ function overBudget(budget: string, limit: string, used: string, field: string, 
  * a budget together: the CFDI's sendings today are counted there, and the tenant's recipients today are added by
  * one conditional upsert that writes nothing when they would pass the limit.
  */
-export async function chargeSending(tx: DbOrTx, cfdi: { id: string; tenantId: string }, sending: EmailSending, now: Date): Promise<void> {
+export async function chargeSending(
+  tx: DbOrTx,
+  cfdi: { id: string; tenantId: string },
+  sending: EmailSending,
+  now: Date,
+  document: EmailedDocument = CFDI_DOCUMENT,
+): Promise<void> {
   const day = now.toISOString().slice(0, 10);
-  const [sent] = await tx
-    .select({ n: count() })
-    .from(cfdiEmails)
-    .where(and(eq(cfdiEmails.cfdiId, cfdi.id), gte(cfdiEmails.createdAt, `${day}T00:00:00.000Z`)));
-  if ((sent?.n ?? 0) >= CFDI_EMAILS_PER_DAY)
+  const sent = await document.sentSince(tx, cfdi.id, `${day}T00:00:00.000Z`);
+  if (sent >= CFDI_EMAILS_PER_DAY)
     throw overBudget(
       'cfdi_daily',
-      `${CFDI_EMAILS_PER_DAY} sendings of one CFDI per UTC day`,
-      `CFDI ${cfdi.id} has been emailed ${sent?.n} times today`,
+      `${CFDI_EMAILS_PER_DAY} sendings of one ${document.name} per UTC day`,
+      `${document.name} ${cfdi.id} has been emailed ${sent} times today`,
       sending.field,
       now,
     );

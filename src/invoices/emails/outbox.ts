@@ -9,7 +9,7 @@ import { chargeSending, type EmailSending } from './budget.ts';
 
 export const EMAIL_JOB = 'cfdi.email';
 /** With the queue's backoff (1 s doubling to 5 min) about two hours of retries: a server that greylists or is down a while. */
-const EMAIL_MAX_ATTEMPTS = 30;
+export const EMAIL_MAX_ATTEMPTS = 30;
 
 export type EmailRow = typeof cfdiEmails.$inferSelect;
 

@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { BodyExamples } from '../../lib/schemas.ts';
-import type { RetencionBatchRequestSchema, RetencionRequestSchema } from './schemas.ts';
+import type { RetencionBatchRequestSchema, RetencionCancelBody, RetencionEmailRequest, RetencionRequestSchema } from './schemas.ts';
 
 /** The OpenAPI examples of POST /retenciones (and /validate): each stamps as it is (tests/invoices/retenciones). */
 
@@ -132,3 +132,18 @@ export const RetencionBatchExamples = {
     },
   },
 } satisfies BodyExamples<z.input<typeof RetencionBatchRequestSchema>>;
+
+/** POST /retenciones/{id}/cancel: motivo 02 needs no replacement; 01 names the retención that replaces it. */
+export const RetencionCancelExamples: BodyExamples<RetencionCancelBody> = {
+  errores_sin_relacion: { summary: 'Issued with errors, no replacement (motivo 02)', value: { motivo: '02' } },
+  sustituida: {
+    summary: 'Replaced by another retención (motivo 01)',
+    description: 'folio_sustitucion: the UUID of a vigente retención issued with cfdi_reten_relacionados { tipo_relacion: "04", uuid: <this one> }',
+    value: { motivo: '01', folio_sustitucion: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7' },
+  },
+};
+
+/** POST /retenciones/{id}/email: the receptor's addresses (a retención has no client record to default to). */
+export const RetencionEmailExamples: BodyExamples<RetencionEmailRequest> = {
+  receptor: { summary: "To the receptor's addresses", value: { to: ['karla.fuente@example.com'] } },
+};

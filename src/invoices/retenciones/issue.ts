@@ -19,7 +19,7 @@ import { getRetencionRow } from './reads.ts';
 import { toRetencion, type RetencionRequest, type RetencionRow } from './schemas.ts';
 
 /** Issuing a CFDI de Retenciones e información de pagos 2.0: POST /retenciones/validate, POST /retenciones, its resumption. */
-export type RetencionDeps = Pick<CfdiDeps, 'db' | 'now' | 'masterKey' | 'identity' | 'stamperFor' | 'wakeJobs'>;
+export type RetencionDeps = Pick<CfdiDeps, 'db' | 'now' | 'masterKey' | 'identity' | 'stamperFor' | 'wakeJobs' | 'pacFor' | 'pdfPool' | 'mailer'>;
 
 /**
  * Live mode is refused before any other check (docs/decisions.md, "Retenciones 2.0 through the API"): the PAC

@@ -4,6 +4,8 @@ import { retencionDocuments, retenciones, type CfdiStatus } from '../../db/schem
 import type { Actor } from '../../lib/backend.ts';
 import { decodeCursor, page } from '../../lib/pagination.ts';
 import { notFound, ServiceError } from '../../lib/service-error.ts';
+import { brandingOf } from '../cfdis/reads.ts';
+import { pdfPool, type PdfPool } from '../cfdis/pdf-pool.ts';
 import { toRetencion, toRetencionListItem, type RetencionRow } from './schemas.ts';
 
 /** Reading retenciones: by ret_ id or UUID, the stored document, the list. */
@@ -22,7 +24,7 @@ export async function getRetencionRow(db: Db, actor: Scope, ref: string): Promis
 export const getRetencion = async (db: Db, actor: Scope, ref: string) => toRetencion(await getRetencionRow(db, actor, ref));
 
 /** The stored document exactly as stamped; one not stamped has no fiscal document yet: 404 saying so. */
-export async function getRetencionXml(db: Db, actor: Scope, ref: string): Promise<{ uuid: string; xml: Buffer }> {
+export async function getRetencionXml(db: Db, actor: Scope, ref: string): Promise<{ uuid: string; xml: Buffer; status: CfdiStatus }> {
   const row = (
     await db
       .select({ id: retenciones.id, status: retenciones.status, uuid: retenciones.uuid, xml: retencionDocuments.xml })
@@ -35,7 +37,18 @@ export async function getRetencionXml(db: Db, actor: Scope, ref: string): Promis
     throw new ServiceError('not_found', `Retención ${row.id} is ${row.status}: it has no UUID, so no fiscal XML yet`, [
       { field: 'id', issue: `${row.id} is not stamped (status ${row.status})` },
     ]);
-  return { uuid: row.uuid, xml: row.xml };
+  return { uuid: row.uuid, xml: row.xml, status: row.status };
+}
+
+/**
+ * The printed representation, rendered from the stored XML on the PDF pool (counted against the tenant's share) with
+ * the tenant's branding, the sandbox mark in test mode and the cancelled mark once cancelled. Not cached: the PDF
+ * cache is keyed by CFDI.
+ */
+export async function getRetencionPdf(deps: { db: Db; pdfPool?: PdfPool }, actor: Scope, ref: string): Promise<{ uuid: string; pdf: Uint8Array }> {
+  const { uuid, xml, status } = await getRetencionXml(deps.db, actor, ref);
+  const options = { sandbox: actor.environment === 'test', cancelled: status === 'cancelado', branding: await brandingOf(deps.db, actor.tenantId) };
+  return { uuid, pdf: await (deps.pdfPool ?? pdfPool).render(xml.toString('utf8'), options, actor.tenantId) };
 }
 
 export interface RetencionListQuery {

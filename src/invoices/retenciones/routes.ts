@@ -1,20 +1,27 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
-import { BATCH_MAX_BODY_BYTES, errorResponse, errorResponses, jsonBody, jsonResponse, paginated } from '../../lib/schemas.ts';
+import { BATCH_MAX_BODY_BYTES, errorResponse, errorResponses, jsonBody, jsonResponse, PaginationQuery, paginated } from '../../lib/schemas.ts';
 import { issueRetencionBatch } from './batch.ts';
-import { RetencionBatchExamples, RetencionExamples } from './examples.ts';
+import { cancelRetencion, getRetencionSatStatus, resumeCancelRetencion } from './cancellation.ts';
+import { emailRetencion, listRetencionEmails, resumeEmailRetencion } from './email.ts';
+import { RetencionBatchExamples, RetencionCancelExamples, RetencionEmailExamples, RetencionExamples } from './examples.ts';
+import { EMAIL_RULES } from '../emails/schemas.ts';
 import { issueRetencion, resumeRetencion, validateRetencion, type RetencionDeps } from './issue.ts';
-import { getRetencion, getRetencionXml, listRetenciones } from './reads.ts';
+import { getRetencion, getRetencionPdf, getRetencionXml, listRetenciones } from './reads.ts';
 import {
   BATCH_MAX_ITEMS,
   RetencionBatchItemSchema,
   RetencionBatchRequestSchema,
   RetencionBatchResultSchema,
+  RetencionCancelBodySchema,
+  RetencionEmailRequestSchema,
+  RetencionEmailSchema,
   RetencionIssueHeaders,
   RetencionListItemSchema,
   RetencionListQuery,
   RetencionRefParams,
   RetencionRequestSchema,
+  RetencionSatStatusSchema,
   RetencionSchema,
   RetencionValidationSchema,
 } from './schemas.ts';
@@ -48,6 +55,9 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
         400: errorResponse('Invalid data or fails SAT validation (details name the field, and the rule code where SAT gives one)'),
         ...errors.adminOrOperator,
         409: errorResponse('Idempotency-Key reused with another body, or another request with it still running (error code `idempotency_key_in_use`)'),
+        413: errorResponse(
+          'Body over the gateway limit (MAX_BODY_BYTES, 1 MiB by default): a Plataformas document of thousands of services; POST /retenciones/batch takes more',
+        ),
         422: errorResponse('Live mode: Retenciones are not stamped live yet (error code `retenciones_live_unsupported`); or rejected by the stamping provider'),
         ...errors.unauthenticated,
       },
@@ -102,7 +112,12 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
         'Same checks as POST /retenciones (the series and the CSD included); takes no folio, stores nothing. In live mode the first error names the ' +
         'refusal POST /retenciones would answer (field `environment`).',
       request: { body: jsonBody(RetencionRequestSchema, RetencionExamples) },
-      responses: { 200: jsonResponse(RetencionValidationSchema, 'The verdict'), 400: errorResponse('Malformed request'), ...errors.unauthenticated },
+      responses: {
+        200: jsonResponse(RetencionValidationSchema, 'The verdict'),
+        400: errorResponse('Malformed request'),
+        413: errorResponse('Body over the gateway limit (MAX_BODY_BYTES, 1 MiB by default)'),
+        ...errors.unauthenticated,
+      },
     }),
     async (c) => c.json(await validateRetencion(deps, actorOf(c), c.req.valid('json')), 200),
   );
@@ -157,5 +172,149 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
       const { uuid, xml } = await getRetencionXml(deps.db, actorOf(c), c.req.valid('param').id);
       return c.body(new Uint8Array(xml), 200, { 'Content-Type': 'application/xml', 'Content-Disposition': `attachment; filename=${uuid}.xml` });
     },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/v1/retenciones/{id}/pdf',
+      tags,
+      operationId: 'downloadRetencionPdf',
+      summary: 'Download the printed representation (PDF)',
+      description:
+        'Rendered on demand from the stored XML: emisor, receptor, periodo, totals and each tax withheld, the complements (a structured one in words, one ' +
+        "sent as XML by its name), the stamp and the QR code with SAT's retenciones verification URL. The tenant's logo and accent colour as on a CFDI's PDF; " +
+        'sandbox (test) retenciones carry "SIN VALIDEZ FISCAL — SANDBOX" on every page and a cancelled one its cancelled mark. Rendered on the same worker ' +
+        "threads as CFDI PDFs, within the tenant's share of them (429 or 503 with Retry-After as GET /cfdis/{uuid}/pdf); not cached.",
+      request: { params: RetencionRefParams },
+      responses: {
+        200: { description: 'The PDF', content: { 'application/pdf': { schema: z.string().openapi({ format: 'binary' }) } } },
+        400: errorResponse('Not a ret_ id or a UUID'),
+        404: errorResponse('No such retención, or not stamped'),
+        429: errorResponse("Too many of this tenant's PDFs are rendering and waiting: retry after Retry-After seconds"),
+        503: errorResponse('Too many PDFs are being rendered, or this one took over 60 s: retry after Retry-After seconds'),
+        ...errors.unauthenticated,
+      },
+    }),
+    async (c) => {
+      const { uuid, pdf } = await getRetencionPdf(deps, actorOf(c), c.req.valid('param').id);
+      return c.body(pdf as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/pdf', 'Content-Disposition': `attachment; filename=${uuid}.pdf` });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/v1/retenciones/{id}/cancel',
+      tags,
+      operationId: 'cancelRetencion',
+      summary: 'Cancel a stamped retención with SAT',
+      description:
+        "Signs SAT's cancellation request for Retenciones (cancelacionretencion: the CFDI's Cancelacion in its own namespace) with the tenant's active CSD " +
+        "(XML-DSig) and sends it. A retención is cancelled without the receiver's acceptance: the sandbox cancels it at once, vigente → cancelado (200), " +
+        'and `retencion.cancelada` is emitted in the same transaction. Motivos as for CFDI: 01 names its replacement in `folio_sustitucion` (a vigente ' +
+        'retención of this tenant issued with cfdi_reten_relacionados tipo_relacion 04 to this one), 02–04 do not (400 naming the field). Refused (409): ' +
+        'not vigente (already cancelled), no usable CSD. Live mode is refused (422, error code `retenciones_live_unsupported`), as POST /retenciones. ' +
+        'Send `Idempotency-Key` to make a retry safe, as on POST /cfdis/{id}/cancel.',
+      middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
+      request: { params: RetencionRefParams, body: jsonBody(RetencionCancelBodySchema, RetencionCancelExamples), headers: RetencionIssueHeaders },
+      responses: {
+        200: jsonResponse(RetencionSchema, 'Cancelled: the retención, with its cancelacion'),
+        400: errorResponse('Invalid motivo or folio_sustitucion (the details name the field), or not a ret_ id or a UUID'),
+        ...errors.unauthenticated,
+        ...errors.adminOrOperator,
+        404: errorResponse('No such retención in this tenant and environment, or not stamped'),
+        409: errorResponse(
+          'Not vigente, no usable CSD; Idempotency-Key reused with another body, or another request with it still running (error code `idempotency_key_in_use`)',
+        ),
+        422: errorResponse('Rejected by SAT (the retención stays vigente); or live mode (error code `retenciones_live_unsupported`)'),
+        503: errorResponse('SAT did not take the request: the retención stays vigente; retry'),
+      },
+    }),
+    async (c) => {
+      const claim = c.get('idempotency');
+      const body = claim?.resumed
+        ? await resumeCancelRetencion(deps, actorOf(c), claim.resumed)
+        : await cancelRetencion(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'), { bindIdempotency: claim?.bind });
+      return c.json(body, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/v1/retenciones/{id}/sat-status',
+      tags,
+      operationId: 'getRetencionSatStatus',
+      summary: "SAT's status of a stamped retención (test mode)",
+      description:
+        "SAT has no consultation service for Retenciones (only its verification page, which the PDF's QR opens), so this answers in test mode only, from " +
+        "the sandbox's simulated SAT: Vigente, or Cancelado once POST /retenciones/{id}/cancel reached it. Live mode is refused (422, error code " +
+        '`retenciones_sat_status_unavailable`): there is no service to ask. Read-only: it does not change the retención.',
+      request: { params: RetencionRefParams },
+      responses: {
+        200: jsonResponse(RetencionSatStatusSchema, "The sandbox SAT's answer"),
+        400: errorResponse('Not a ret_ id or a UUID'),
+        404: errorResponse('No such retención in this tenant and environment, or not stamped'),
+        422: errorResponse('Live mode: SAT has no status service for Retenciones (error code `retenciones_sat_status_unavailable`)'),
+        ...errors.unauthenticated,
+      },
+    }),
+    async (c) => c.json(await getRetencionSatStatus(deps, actorOf(c), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api/v1/retenciones/{id}/email',
+      tags,
+      operationId: 'emailRetencion',
+      summary: 'Email a retención (XML and PDF) to its receptor',
+      description:
+        'Queues one message to `to` through the SMTP server of SMTP_URL, as POST /cfdis/{id}/email: Spanish text with your name, FolioInt, date, total ' +
+        'withheld and folio fiscal (UUID), and `<uuid>.xml` and `<uuid>.pdf` attached, the same bytes as GET /retenciones/{id}/xml and /pdf (a cancelled ' +
+        "one says so and carries the cancelled mark). Sent on the email workers' queue, in your tenant's lane, retried with backoff on 4xx or no " +
+        'connection and ended as `failed` on 5xx. ' +
+        EMAIL_RULES.replaceAll('one CFDI', 'one CFDI or retención'),
+      middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
+      request: { params: RetencionRefParams, body: jsonBody(RetencionEmailRequestSchema, RetencionEmailExamples), headers: RetencionIssueHeaders },
+      responses: {
+        202: jsonResponse(RetencionEmailSchema, 'Queued: the delivery record'),
+        400: errorResponse(
+          "An invalid address, more than 10, none, in test mode an address that is not one of your users', or this server has no SMTP configured (SMTP_URL): details name `to`",
+        ),
+        ...errors.unauthenticated,
+        ...errors.adminOrOperator,
+        404: errorResponse('No such retención in this tenant and environment'),
+        409: errorResponse('Not stamped: nothing to send; or Idempotency-Key reused with another body or still running'),
+        429: errorResponse('An email budget is used up (email_daily or cfdi_daily, named with its limit and reset); Retry-After says when it resets'),
+      },
+    }),
+    async (c) => {
+      const claim = c.get('idempotency');
+      const sending = claim?.resumed
+        ? await resumeEmailRetencion(deps, actorOf(c), claim.resumed)
+        : await emailRetencion(deps, actorOf(c), c.req.valid('param').id, c.req.valid('json'), claim?.bind);
+      return c.json(sending, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/api/v1/retenciones/{id}/emails',
+      tags,
+      operationId: 'listRetencionEmails',
+      summary: 'The emails of a retención, newest first',
+      description: "Each sending with its status (queued, sent, failed), recipients, attempts, times and the SMTP server's last answer.",
+      request: { params: RetencionRefParams, query: PaginationQuery },
+      responses: {
+        200: jsonResponse(paginated(RetencionEmailSchema), 'A page of sendings'),
+        400: errorResponse('Not a ret_ id or a UUID, or an invalid query'),
+        404: errorResponse('No such retención in this tenant and environment'),
+        ...errors.unauthenticated,
+      },
+    }),
+    async (c) => c.json(await listRetencionEmails(deps, actorOf(c), c.req.valid('param').id, c.req.valid('query')), 200),
   );
 }

@@ -1,8 +1,10 @@
 import { z } from '@hono/zod-openapi';
 import type { RetencionInput } from '../../cfdi/retenciones/input.ts';
+import { MOTIVOS } from '../../cfdi/cancellation.ts';
 import { UUID } from '../../cfdi/patterns.ts';
-import { CFDI_STATUSES, type retenciones } from '../../db/schema/index.ts';
+import { CFDI_STATUSES, EMAIL_STATUSES, type retenciones } from '../../db/schema/index.ts';
 import { IdempotencyKeyHeader, PaginationQuery } from '../../lib/schemas.ts';
+import { EmailRecipients } from '../emails/schemas.ts';
 import { Amount, code, type Fits, num, str } from '../cfdis/fields.ts';
 
 /**
@@ -202,6 +204,14 @@ export const RetencionSchema = z
     sello_sat: z.string().nullable(),
     certificado_sat: z.string().nullable().openapi({ description: 'NoCertificadoSAT' }),
     cadena_original_sat: z.string().nullable().openapi({ description: 'Cadena original of the TFD' }),
+    cancelacion: z
+      .object({
+        motivo: z.string().openapi({ description: 'c_MotivoCancelacion', example: '02' }),
+        folio_sustitucion: z.string().nullable().openapi({ description: 'Motivo 01: the UUID of the retención that replaces it' }),
+        cancelled_at: z.string().openapi({ format: 'date-time' }),
+      })
+      .nullable()
+      .openapi({ description: 'Its cancellation (POST /retenciones/{id}/cancel); null while it is not cancelled' }),
     created_at: z.string().openapi({ format: 'date-time' }),
   })
   .openapi('Retencion');
@@ -262,6 +272,56 @@ export const RetencionListQuery = PaginationQuery.extend({
   desde: dateParam('desde'),
   hasta: dateParam('hasta'),
 });
+
+export const RetencionCancelBodySchema = z
+  .object({
+    motivo: z.enum(MOTIVOS, { message: 'must be one of 01, 02, 03, 04 (c_MotivoCancelacion)' }).openapi({
+      description:
+        '01 errors with a replacement (needs folio_sustitucion), 02 errors without one, 03 the operation did not happen, 04 nominative operation in a global invoice',
+    }),
+    folio_sustitucion: z.string().regex(UUID, 'must be a UUID').optional().openapi({
+      description:
+        'Motivo 01 only: the UUID of the vigente retención of this tenant that replaces this one (issued with cfdi_reten_relacionados, tipo_relacion 04, to it)',
+    }),
+  })
+  .strict()
+  .openapi('RetencionCancelRequest');
+export type RetencionCancelBody = z.infer<typeof RetencionCancelBodySchema>;
+
+export const RetencionSatStatusSchema = z
+  .object({
+    uuid: z.string(),
+    consulted_at: z.string().openapi({ format: 'date-time' }),
+    estado: z.enum(['Vigente', 'Cancelado', 'No Encontrado']).openapi({ description: 'Where SAT has the retención' }),
+    estatus_cancelacion: z.string().nullable().openapi({ description: 'Cancelado sin aceptación once cancelled; null otherwise', example: null }),
+    fecha_cancelacion: z.string().nullable().openapi({ format: 'date-time', description: 'When SAT received its cancellation' }),
+    fuente: z.literal('sandbox').openapi({ description: "Who answered: the sandbox's simulated SAT (test mode)" }),
+  })
+  .openapi('RetencionSatStatus');
+
+export const RetencionEmailRequestSchema = z
+  .object({ to: EmailRecipients.openapi({ description: 'The addresses (a retención has no client record to default to)' }) })
+  .strict()
+  .openapi('RetencionEmailRequest');
+export type RetencionEmailRequest = z.infer<typeof RetencionEmailRequestSchema>;
+
+export const RetencionEmailSchema = z
+  .object({
+    id: z.string().openapi({ example: 'eml_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
+    retencion_id: z.string(),
+    to: z.array(z.string()).openapi({ description: 'The recipients, in one message' }),
+    status: z.enum(EMAIL_STATUSES).openapi({
+      description:
+        'queued: waiting to be sent, retried with backoff while the SMTP server answers 4xx or cannot be reached; sent: the SMTP server accepted it; ' +
+        'failed: refused for good (5xx) or out of attempts',
+    }),
+    attempts: z.number().int(),
+    last_response: z.string().nullable().openapi({ description: "The SMTP server's last answer, or why no server was reached" }),
+    created_at: z.string().openapi({ format: 'date-time' }),
+    updated_at: z.string().openapi({ format: 'date-time' }),
+    sent_at: z.string().nullable().openapi({ format: 'date-time' }),
+  })
+  .openapi('RetencionEmail');
 
 export const RetencionIssueHeaders = z.object({ 'idempotency-key': IdempotencyKeyHeader });
 
@@ -338,6 +398,7 @@ export const toRetencion = (r: RetencionRow): z.infer<typeof RetencionSchema> =>
     sello_sat: s.sello_sat ?? null,
     certificado_sat: s.certificado_sat ?? null,
     cadena_original_sat: s.cadena_original_sat ?? null,
+    cancelacion: s.cancelacion ?? null,
     created_at: r.createdAt,
   };
 };

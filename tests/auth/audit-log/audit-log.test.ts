@@ -291,6 +291,11 @@ describe('audit log', () => {
     for (const item of batch.json.results)
       expected.push({ action: 'issueRetencionBatch', status: 201, requestId: batch.requestId, actor: ak, resource: { type: 'retenciones', id: item.id } });
     await expectWrite('issueRetencionBatch', 200, ak, { type: 'retenciones', id: 'batch' }, batch);
+    const retencionRef = { type: 'retenciones', id: retencion.json.id };
+    const retencionEmailed = await call('POST', `/retenciones/${retencion.json.id}/email`, key.key, { to: ['cuentas@example.com'] });
+    await expectWrite('emailRetencion', 202, ak, retencionRef, retencionEmailed);
+    const retencionCancelled = await call('POST', `/retenciones/${retencion.json.id}/cancel`, key.key, { motivo: '02' });
+    await expectWrite('cancelRetencion', 200, ak, retencionRef, retencionCancelled);
 
     const ticket = { forma_pago: '01', conceptos: DEMO_INVOICE.conceptos };
     const receipt = await call('POST', '/receipts', key.key, ticket);
