@@ -81,9 +81,9 @@ describe('README.md', () => {
           .split('\n')
           .filter((line) => line !== saved![0]);
         for (const line of answers) expect({ line, json: isJsonObject(line) }).toEqual({ line, json: true });
-        // health, tenants/me, csds, Carta Porte, the address and Comercio Exterior, two receipts, three received, two
+        // health, tenants/me, csds, Carta Porte, the address and Comercio Exterior, two receipts, three received, three
         // retenciones, two email lines
-        expect(answers.length).toBe(15);
+        expect(answers.length).toBe(16);
 
         const xml = readFileSync(join(dir!, `${uuid}.xml`), 'utf8');
         const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
@@ -137,6 +137,7 @@ describe('README.md', () => {
           totales: { monto_tot_operacion: 20000, monto_tot_grav: 20000, monto_tot_exent: 0, monto_tot_ret: 4133.34 },
         });
         expect(JSON.parse(answers.find((l) => l.startsWith('{"listed"'))!)).toEqual({ listed: 1, cve_retenc: '05' });
+        expect(JSON.parse(answers.find((l) => l.startsWith('{"status":"cancelado"'))!)).toMatchObject({ cancelacion: { motivo: '02' } });
 
         // The email: the second curl prints its sending; the sink gets both files (the server sends on its own).
         const sending = JSON.parse(out.trim().split('\n').at(-1)!);
