@@ -97,3 +97,45 @@ export const given = (value: string | undefined) => (value?.trim() ? value.trim(
 
 /** An id from the path, for the API's path. */
 export const idOf = (c: ConsoleContext, name = 'id') => encodeURIComponent(c.req.param(name) ?? '');
+
+/* Forms that show the API's issue beside each field (the received inbox, receipts, profile, stats). */
+
+type ApiErrorBody = { error?: { message?: string; details?: { field: string; issue: string }[] } };
+
+/** The API's refusal as its message and an issue per field, for forms that show each beside its field. */
+export async function fieldErrors(res: Response): Promise<{ message: string; fields: Record<string, string> }> {
+  const body = (await res.json().catch(() => ({}))) as ApiErrorBody;
+  const fields: Record<string, string> = {};
+  for (const d of body.error?.details ?? []) fields[d.field] = fields[d.field] ? `${fields[d.field]}; ${d.issue}` : d.issue;
+  return { message: body.error?.message ?? '', fields };
+}
+
+/** The page status for an API refusal of a form: its own when the console has one, else 400 for invalid input. */
+export const formStatus = (status: number): PageStatus =>
+  status === 403 || status === 404 || status === 409 || status === 413 || status === 429 ? status : status === 400 || status === 422 ? 400 : 502;
+
+/** A labelled input (its id from its name); `error` (the API's issue for this field) is said beside it and ties to it. */
+export function fieldWithIssue(name: string, label: string, value: string | undefined, attrs: Markup = h``, error?: string): Markup {
+  return h`<div><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" value="${value ?? ''}" ${attrs}${
+    error ? h` aria-invalid="true" aria-describedby="e-${name}"` : ''
+  }>${error ? h`<span class="field-error" id="e-${name}">${error}</span>` : ''}</div>`;
+}
+
+/** A labelled select of keys with their names; the empty option first when `any` is given. */
+export function keyChoice(
+  name: string,
+  label: string,
+  options: readonly string[],
+  names: Record<string, string>,
+  chosen: string | undefined,
+  any?: string,
+  error?: string,
+): Markup {
+  return h`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"${
+    error ? h` aria-invalid="true" aria-describedby="e-${name}"` : ''
+  }>${any !== undefined ? h`<option value="">${any}</option>` : ''}${options.map(
+    (o) => h`<option value="${o}"${o === chosen ? h` selected` : ''}>${names[o] ?? o}</option>`,
+  )}</select>${error ? h`<span class="field-error" id="e-${name}">${error}</span>` : ''}</div>`;
+}
+
+export const csrfField = (v: Viewer) => h`<input type="hidden" name="csrf" value="${v.csrf}">`;

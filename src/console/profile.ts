@@ -1,6 +1,6 @@
 import type { ConsoleContext, ConsoleKit, ConsoleRouter, PageStatus, Session } from './kit.ts';
 import { h, type Markup, page, type Viewer } from './page.ts';
-import { csrfField, field, fieldErrors, formStatus } from './received.ts';
+import { csrfField, fieldErrors, fieldWithIssue, formStatus } from './forms.ts';
 
 /** GET /api/v1/tenants/me, as far as the profile shows it. */
 interface Tenant {
@@ -27,11 +27,11 @@ ${csrfField(v)}
 <h2>${t.prfEdit}</h2>
 ${error ? h`<p class="error" role="alert" id="form-error">${error.message || t.failed}</p>` : ''}
 <div class="grid">
-${field('nombre', t.prfNombre, values.nombre, h`maxlength="300" required`, e.nombre)}
-${field('regimen_fiscal', t.prfRegimen, values.regimen_fiscal, h`maxlength="3" inputmode="numeric" required`, e.regimen_fiscal)}
-${field('codigo_postal', t.prfCodigoPostal, values.codigo_postal, h`maxlength="5" inputmode="numeric" required`, e.codigo_postal)}
-${field('accent_color', t.prfColour, values.accent_color, h`maxlength="7" placeholder="${DEFAULT_COLOUR}" spellcheck="false"`, e.accent_color)}
-${field('reply_to', t.prfReplyTo, values.reply_to, h`type="email" maxlength="254"`, e.reply_to)}
+${fieldWithIssue('nombre', t.prfNombre, values.nombre, h`maxlength="300" required`, e.nombre)}
+${fieldWithIssue('regimen_fiscal', t.prfRegimen, values.regimen_fiscal, h`maxlength="3" inputmode="numeric" required`, e.regimen_fiscal)}
+${fieldWithIssue('codigo_postal', t.prfCodigoPostal, values.codigo_postal, h`maxlength="5" inputmode="numeric" required`, e.codigo_postal)}
+${fieldWithIssue('accent_color', t.prfColour, values.accent_color, h`maxlength="7" placeholder="${DEFAULT_COLOUR}" spellcheck="false"`, e.accent_color)}
+${fieldWithIssue('reply_to', t.prfReplyTo, values.reply_to, h`type="email" maxlength="254"`, e.reply_to)}
 <div class="actions"><button type="submit" id="save-profile">${t.save}</button></div>
 </div>
 <p class="hint">${t.prfColourHint} ${tenant.rfc}</p>

@@ -1,6 +1,6 @@
 import type { ConsoleKit, ConsoleRouter } from './kit.ts';
 import { h, type Markup, page, type Viewer } from './page.ts';
-import { choice, csrfField, field, fieldErrors, formStatus } from './received.ts';
+import { csrfField, fieldErrors, fieldWithIssue, formStatus, keyChoice, pager } from './forms.ts';
 
 /** GET /api/v1/receipts's item, as far as the list shows it. */
 interface Receipt {
@@ -39,7 +39,7 @@ function settingsContent(v: Viewer, s: Settings, error?: { message: string; fiel
       ? h`<form method="post" action="/console/receipts/settings" id="settings">
 ${csrfField(v)}
 <div class="grid">
-${choice('auto_global_invoice', t.rcpAuto, PERIODS, t.rcpPeriods, s.auto_global_invoice ?? undefined, t.rcpNever, error?.fields.auto_global_invoice)}
+${keyChoice('auto_global_invoice', t.rcpAuto, PERIODS, t.rcpPeriods, s.auto_global_invoice ?? undefined, t.rcpNever, error?.fields.auto_global_invoice)}
 <div class="actions"><button type="submit" id="save-settings">${t.save}</button></div>
 </div>
 </form>`
@@ -61,16 +61,11 @@ function listContent(v: Viewer, filters: Filters, items: Receipt[], next: string
   const { t } = v;
   const params = new URLSearchParams();
   for (const f of FILTERS) if (filters[f]) params.set(f, filters[f]!);
-  const withCursor = (cursor: string) => {
-    const p = new URLSearchParams(params);
-    p.set('cursor', cursor);
-    return `/console/receipts?${p}`;
-  };
   return h`<form method="get" action="/console/receipts" class="card" id="filters" role="search" aria-label="${t.filters}">
 <div class="grid">
-${choice('status', t.status, STATUSES, t.rcpStatuses, filters.status, t.any)}
-${field('desde', t.from, filters.desde, h`type="date"`)}
-${field('hasta', t.to, filters.hasta, h`type="date"`)}
+${keyChoice('status', t.status, STATUSES, t.rcpStatuses, filters.status, t.any)}
+${fieldWithIssue('desde', t.from, filters.desde, h`type="date"`)}
+${fieldWithIssue('hasta', t.to, filters.hasta, h`type="date"`)}
 <div class="actions"><button type="submit" id="search">${t.search}</button><a href="/console/receipts">${t.clear}</a></div>
 </div>
 </form>
@@ -87,7 +82,7 @@ ${items.map(
 )}
 </tbody></table>`
 }
-<div class="pager">${paged ? h`<a href="/console/receipts${params.size ? `?${params}` : ''}" id="first-page">${t.first}</a>` : ''}${next ? h`<a href="${withCursor(next)}" id="next-page" rel="next">${t.next}</a>` : ''}</div>
+${pager(v, '/console/receipts', params, next, paged)}
 </section>`;
 }
 

@@ -1,4 +1,5 @@
-import type { ConsoleContext, ConsoleKit, ConsoleRouter, PageStatus } from './kit.ts';
+import { csrfField, fieldErrors, fieldWithIssue, formStatus, keyChoice, pager } from './forms.ts';
+import type { ConsoleContext, ConsoleKit, ConsoleRouter } from './kit.ts';
 import { h, type Markup, page, type Viewer } from './page.ts';
 
 /** GET /api/v1/received-cfdis's item, as far as the inbox shows it. */
@@ -72,48 +73,8 @@ interface SatDownload {
   created_at: string;
 }
 
-type ApiErrorBody = { error?: { message?: string; details?: { field: string; issue: string }[] } };
-
-/** The API's refusal as its message and an issue per field, for forms that show each beside its field. */
-export async function fieldErrors(res: Response): Promise<{ message: string; fields: Record<string, string> }> {
-  const body = (await res.json().catch(() => ({}))) as ApiErrorBody;
-  const fields: Record<string, string> = {};
-  for (const d of body.error?.details ?? []) fields[d.field] = fields[d.field] ? `${fields[d.field]}; ${d.issue}` : d.issue;
-  return { message: body.error?.message ?? '', fields };
-}
-
-/** The page status for an API refusal of a form: its own when the console has one, else 400 for invalid input. */
-export const formStatus = (status: number): PageStatus =>
-  status === 403 || status === 404 || status === 409 || status === 413 || status === 429 ? status : status === 400 || status === 422 ? 400 : 502;
-
 /** The roles that may change something of this screen (the API decides; this only hides buttons it would refuse). */
 const mayOperate = (v: Viewer) => v.role === 'ADMIN' || v.role === 'OPERATOR';
-
-/** A labelled input; `error` (the API's issue for this field) is said beside it and ties to it. */
-export function field(name: string, label: string, value: string | undefined, attrs: Markup = h``, error?: string): Markup {
-  return h`<div><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" value="${value ?? ''}" ${attrs}${
-    error ? h` aria-invalid="true" aria-describedby="e-${name}"` : ''
-  }>${error ? h`<span class="field-error" id="e-${name}">${error}</span>` : ''}</div>`;
-}
-
-/** A labelled select of keys with their names; the empty option first when `any` is given. */
-export function choice(
-  name: string,
-  label: string,
-  options: readonly string[],
-  names: Record<string, string>,
-  chosen: string | undefined,
-  any?: string,
-  error?: string,
-): Markup {
-  return h`<div><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}"${
-    error ? h` aria-invalid="true" aria-describedby="e-${name}"` : ''
-  }>${any !== undefined ? h`<option value="">${any}</option>` : ''}${options.map(
-    (o) => h`<option value="${o}"${o === chosen ? h` selected` : ''}>${names[o] ?? o}</option>`,
-  )}</select>${error ? h`<span class="field-error" id="e-${name}">${error}</span>` : ''}</div>`;
-}
-
-export const csrfField = (v: Viewer) => h`<input type="hidden" name="csrf" value="${v.csrf}">`;
 
 /** The filters of GET /received-cfdis the inbox offers, by their query names. */
 const FILTERS = ['emisor_rfc', 'desde', 'hasta', 'validation', 'sat_status', 'efos', 'reconciliation', 'limit'] as const;
@@ -141,22 +102,17 @@ function inboxContent(v: Viewer, filters: Filters, items: ReceivedItem[], next: 
   const { t } = v;
   const params = new URLSearchParams();
   for (const f of FILTERS) if (filters[f]) params.set(f, filters[f]!);
-  const withCursor = (cursor: string) => {
-    const p = new URLSearchParams(params);
-    p.set('cursor', cursor);
-    return `/console/received?${p}`;
-  };
   return h`<p class="actions"><a href="/console/sat-downloads" id="sat-downloads-link">${t.satDownloads}</a></p>
 ${uploadForm(v)}
 <form method="get" action="/console/received" class="card" id="filters" role="search" aria-label="${t.filters}">
 <div class="grid">
-${field('emisor_rfc', t.rcvEmisorRfc, filters.emisor_rfc, h`maxlength="13" autocomplete="off" spellcheck="false"`)}
-${field('desde', t.from, filters.desde, h`type="date"`)}
-${field('hasta', t.to, filters.hasta, h`type="date"`)}
-${choice('validation', t.rcvValidation, VALIDATIONS, t.rcvValidations, filters.validation, t.any)}
-${choice('sat_status', t.rcvSatStatus, SAT_STATUSES, t.rcvSatStatuses, filters.sat_status, t.any)}
-${choice('efos', t.rcvEfos, ['true', 'false'], t.rcvEfosFilter, filters.efos, t.any)}
-${choice('reconciliation', t.rcvReconciliation, RECONCILIATIONS, t.rcvReconciliations, filters.reconciliation, t.any)}
+${fieldWithIssue('emisor_rfc', t.rcvEmisorRfc, filters.emisor_rfc, h`maxlength="13" autocomplete="off" spellcheck="false"`)}
+${fieldWithIssue('desde', t.from, filters.desde, h`type="date"`)}
+${fieldWithIssue('hasta', t.to, filters.hasta, h`type="date"`)}
+${keyChoice('validation', t.rcvValidation, VALIDATIONS, t.rcvValidations, filters.validation, t.any)}
+${keyChoice('sat_status', t.rcvSatStatus, SAT_STATUSES, t.rcvSatStatuses, filters.sat_status, t.any)}
+${keyChoice('efos', t.rcvEfos, ['true', 'false'], t.rcvEfosFilter, filters.efos, t.any)}
+${keyChoice('reconciliation', t.rcvReconciliation, RECONCILIATIONS, t.rcvReconciliations, filters.reconciliation, t.any)}
 <div class="actions"><button type="submit" id="search">${t.search}</button><a href="/console/received">${t.clear}</a></div>
 </div>
 </form>
@@ -172,7 +128,7 @@ ${items.map(
 )}
 </tbody></table>`
 }
-<div class="pager">${paged ? h`<a href="/console/received${params.size ? `?${params}` : ''}" id="first-page">${t.first}</a>` : ''}${next ? h`<a href="${withCursor(next)}" id="next-page" rel="next">${t.next}</a>` : ''}</div>
+${pager(v, '/console/received', params, next, paged)}
 </section>`;
 }
 
@@ -247,12 +203,12 @@ function satRequestForm(v: Viewer, values: Record<string, string>, error?: { mes
 ${csrfField(v)}
 <h2>${t.satRequest}</h2>
 <div class="grid">
-${choice('direction', t.satDirection, DIRECTIONS, t.satDirections, values.direction, undefined, e.direction)}
-${choice('kind', t.satKind, KINDS, t.satKinds, values.kind, undefined, e.kind)}
-${field('desde', t.from, values.desde, h`type="date" required`, e.desde)}
-${field('hasta', t.to, values.hasta, h`type="date" required`, e.hasta)}
-${choice('tipo', t.tipo, TIPOS, t.tipos, values.tipo, t.any, e.tipo)}
-${field('rfc', t.satRfc, values.rfc, h`maxlength="13" autocomplete="off" spellcheck="false"`, e.rfc)}
+${keyChoice('direction', t.satDirection, DIRECTIONS, t.satDirections, values.direction, undefined, e.direction)}
+${keyChoice('kind', t.satKind, KINDS, t.satKinds, values.kind, undefined, e.kind)}
+${fieldWithIssue('desde', t.from, values.desde, h`type="date" required`, e.desde)}
+${fieldWithIssue('hasta', t.to, values.hasta, h`type="date" required`, e.hasta)}
+${keyChoice('tipo', t.tipo, TIPOS, t.tipos, values.tipo, t.any, e.tipo)}
+${fieldWithIssue('rfc', t.satRfc, values.rfc, h`maxlength="13" autocomplete="off" spellcheck="false"`, e.rfc)}
 <div class="actions"><button type="submit" id="sat-request-button">${t.satRequestButton}</button></div>
 </div>
 <p class="hint">${t.satFielHint}</p>
@@ -282,7 +238,7 @@ ${items.map(
 )}
 </tbody></table>`
 }
-<div class="pager">${paged ? h`<a href="/console/sat-downloads" id="first-page">${t.first}</a>` : ''}${next ? h`<a href="/console/sat-downloads?cursor=${encodeURIComponent(next)}" id="next-page" rel="next">${t.next}</a>` : ''}</div>
+${pager(v, '/console/sat-downloads', new URLSearchParams(), next, paged)}
 </section>
 <p><a href="/console/received">${t.rcvBack}</a></p>`;
 }

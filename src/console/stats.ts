@@ -1,6 +1,6 @@
 import type { ConsoleKit, ConsoleRouter } from './kit.ts';
 import { h, type Markup, page, type Viewer } from './page.ts';
-import { field } from './received.ts';
+import { fieldWithIssue } from './forms.ts';
 
 type Importe = { tipo: string; moneda: string; total: number };
 /** GET /api/v1/stats, as far as the page shows it. */
@@ -51,8 +51,8 @@ function statsContent(v: Viewer, s: Stats, desde?: string, hasta?: string): Mark
     Object.entries(record).map(([k, n]) => h`<li>${names[k] ?? k}: <span data-key="${k}">${n}</span></li>`);
   return h`<form method="get" action="/console/stats" class="card" id="filters" aria-label="${t.filters}">
 <div class="grid">
-${field('desde', t.stsFromMonth, desde, h`type="month" pattern="[0-9]{4}-[0-9]{2}"`)}
-${field('hasta', t.stsToMonth, hasta, h`type="month" pattern="[0-9]{4}-[0-9]{2}"`)}
+${fieldWithIssue('desde', t.stsFromMonth, desde, h`type="month" pattern="[0-9]{4}-[0-9]{2}"`)}
+${fieldWithIssue('hasta', t.stsToMonth, hasta, h`type="month" pattern="[0-9]{4}-[0-9]{2}"`)}
 <div class="actions"><button type="submit" id="search">${t.search}</button><a href="/console/stats">${t.clear}</a></div>
 </div>
 </form>

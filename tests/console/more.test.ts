@@ -188,6 +188,31 @@ describe('the received inbox', () => {
     expect((await get(t.app, '/console/received/not-an-id', cookie)).status).toBe(404);
     expect(await (await get(t.app, '/console/sat-downloads', cookie)).text()).not.toContain(theirSatdl);
   });
+
+  test("cursor pages: the API's next_cursor, the filters kept, back to the first page", async () => {
+    const another = await issuedXml(ingreso({ conceptos: [concepto({ valor_unitario: 75 })] }));
+    const upload = await t.app.request('/api/v1/received-cfdis', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/xml' },
+      body: another.xml,
+    });
+    expect(upload.status).toBe(200);
+    const { cookie } = await signIn(t.app, a.email, a.password);
+    const seen: string[] = [];
+    let html = await (await get(t.app, '/console/received?validation=validated&limit=1', cookie)).text();
+    expect(html).not.toContain('id="first-page"');
+    for (;;) {
+      seen.push(...idsOf(html));
+      const next = /href="([^"]+)" id="next-page"/.exec(html)?.[1]?.replaceAll('&#38;', '&');
+      if (!next) break;
+      expect(next).toContain('validation=validated');
+      html = await (await get(t.app, next, cookie)).text();
+      expect(html).toContain('id="first-page"');
+    }
+    const api = (await t.call('GET', '/received-cfdis?validation=validated&limit=100', { token: a.key })).json.data.map((r: { id: string }) => r.id);
+    expect(seen).toEqual(api);
+    expect(seen.length).toBeGreaterThan(1);
+  });
 });
 
 describe('SAT download requests', () => {
