@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { type ReceivedValidation, validateReceived } from '../../cfdi/received/validate.ts';
 import type { Db } from '../../db/client.ts';
+import { uniqueViolation } from '../../db/engine.ts';
 import { withTransaction } from '../../db/index.ts';
 import { type Environment, receivedCfdis } from '../../db/schema/index.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
@@ -59,7 +60,8 @@ export async function intakeReceived(
     const lookups = satCertificate.session();
     const validated = await validateReceived(bytes, { receptorRfc: tenant.rfc, satCertificate: lookups.get, authorities });
     const v = withUnreachable(scope.environment === 'live' ? refuseTestCsd(validated, bytes) : validated, lookups.failure());
-    outcomes.push(await store(deps, scope, { name: file.name, bytes, hash: sha256Hex(bytes), v }, source));
+    const doc = { name: file.name, bytes, hash: sha256Hex(bytes), v };
+    outcomes.push(await store(deps, scope, doc, source).catch((err) => retryAsDuplicate(err, () => store(deps, scope, doc, source))));
   }
   return outcomes;
 }
@@ -96,6 +98,15 @@ function refuseTestCsd(v: ReceivedValidation, bytes: Buffer): ReceivedValidation
   if (!certificado || !isTestCsd(Buffer.from(certificado, 'base64'))) return v;
   const detail = "the certificate is a test CSD (issued by SAT's test certification authorities), which seals no live CFDI";
   return { ...v, result: 'invalid', checks: v.checks.map((c) => (c === issuer ? { name: c.name, ok: false, detail } : c)) };
+}
+
+/**
+ * PostgreSQL may answer a racing insert of the same UUID with the unique index's 23505 rather than a serialization
+ * failure (its documentation says to expect either): run it again, and the read inside now finds the row.
+ */
+function retryAsDuplicate(err: unknown, again: () => Promise<IntakeOutcome>): Promise<IntakeOutcome> {
+  if (uniqueViolation(err)?.table !== 'received_cfdis') throw err;
+  return again();
 }
 
 function withUnreachable(v: ReceivedValidation, failure: string | undefined): ReceivedValidation {
