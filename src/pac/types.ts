@@ -92,9 +92,13 @@ export interface Pac {
    * already vigente, one commit instead of two and no job. A provider over the network leaves it unset.
    */
   readonly inProcess?: boolean;
+  /**
+   * Stamps a sealed CFDI 4.0 or a sealed Retenciones 2.0, told apart by the root element: a PAC stamps retentions
+   * through another service of its own, which the adapter chooses. The TFD comes back in the document's Complemento.
+   */
   stamp(sealedXml: string, options: StampOptions): Promise<StampResult>;
   /**
-   * This very document's earlier stamp, asked without stamping it (Finkok's `stamped`): after a failover, whether the
+   * This very document's (CFDI or Retenciones) earlier stamp, asked without stamping it (Finkok's `stamped`): after a failover, whether the
    * PAC left behind stamped it too. Undefined: it has none (yet). Unset on a PAC that cannot be asked (SW: only by UUID).
    */
   recover?(sealedXml: string): Promise<StampResult | undefined>;
