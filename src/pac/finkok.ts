@@ -30,8 +30,15 @@ const NS = {
 } as const;
 type Service = keyof typeof NS;
 
-// Namespaces dropped, every value a string; Incidencia and Folio always lists (one or many in the reply).
-const parser = new XMLParser({ removeNSPrefix: true, parseTagValue: false, trimValues: true, isArray: (name) => name === 'Incidencia' || name === 'Folio' });
+// Namespaces dropped, every value a string; Incidencia and Folio always lists (one or many in the reply). Character
+// references decoded too (`&#10;` in the escaped XML): the stamped document keeps its line breaks.
+const parser = new XMLParser({
+  removeNSPrefix: true,
+  parseTagValue: false,
+  trimValues: true,
+  htmlEntities: true,
+  isArray: (name) => name === 'Incidencia' || name === 'Folio',
+});
 
 type Fields = Record<string, unknown>;
 type Soap = { ok: true; status: number; result: Fields } | { ok: false; class: 'provider' | 'ambiguous'; message: string };
