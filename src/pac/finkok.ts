@@ -15,7 +15,7 @@ import type { CancelResult, Pac, PacEntry, StampFailure, StampResult } from './t
  * fields; it has no `query_pending` and we do not ask its `get_receipt` (docs/decisions.md, "Retenciones through live PACs").
  */
 export interface FinkokPacOptions {
-  /** The base under which /servicios/soap/stamp, /cancel and /registration live (e.g. https://demo-facturacion.finkok.com). */
+  /** The base under which /servicios/soap/stamp, /cancel, /registration and /retentions live (e.g. https://demo-facturacion.finkok.com). */
   url: string;
   username: string;
   password: string;
