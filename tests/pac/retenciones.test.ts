@@ -4,6 +4,7 @@ import { buildCancelacionXml, signEnveloped } from '../../src/cfdi/cancellation.
 import { sealRetencion } from '../../src/cfdi/retenciones/build.ts';
 import { prepareRetencion } from '../../src/cfdi/retenciones/prepare.ts';
 import { tfdCadena } from '../../src/cfdi/tfd.ts';
+import { createPacRouter } from '../../src/pac/failover.ts';
 import { createFinkokPac } from '../../src/pac/finkok.ts';
 import { selloOf } from '../../src/pac/stamped-reply.ts';
 import { createSwPac } from '../../src/pac/sw.ts';
@@ -12,6 +13,7 @@ import { arrendamiento, context, signer } from '../cfdi/retenciones/documents.ts
 import { testSandboxSat, until } from '../helpers.ts';
 import { tfdCadenaFromSatXslt, validateRetencionAgainstSatXsd } from '../sat/verify.ts';
 import { createFinkokMock } from './finkok-mock.ts';
+import { uuidsPerDocument } from './mock-ledger.ts';
 import { createSwMock } from './sw-mock.ts';
 
 /**
@@ -229,5 +231,39 @@ describe("Finkok: a Retenciones goes to the retentions service's stamp, stamped 
     } finally {
       mock.state.cancelMode = 'ok';
     }
+  });
+});
+
+describe('through the failover router, Finkok first, then SW', () => {
+  test("Finkok unreachable: SW stamps the retención; Finkok's answer lost: the retención waits for Finkok and gets that stamp, one UUID", async () => {
+    const router = createPacRouter(
+      [
+        createFinkokPac({ url: finkokMock.url, username: finkokMock.username, password: finkokMock.password, timeoutMs: 300 }),
+        createSwPac({ url: swMock.url, user: swMock.user, password: swMock.password, timeoutMs: 400 }),
+      ],
+      { ambiguousWindowMs: 600_000, breaker: { failureThreshold: 5, openMs: 30_000 }, now: () => new Date() },
+    );
+    const options = { tenantId: 'ten_1' };
+    const failedOver = await sealedRetencion();
+    finkokMock.setScenario('down');
+    let routed: Awaited<ReturnType<typeof router.stamp>>;
+    try {
+      routed = await router.stamp(failedOver, options, []);
+    } finally {
+      finkokMock.setScenario('ok');
+    }
+    expect(routed.attempts.map((a) => `${a.pac}:${a.outcome}`)).toEqual(['finkok:provider', 'sw:stamped']);
+    await expectVerifiedStamp(routed.result, failedOver);
+
+    const lost = await sealedRetencion();
+    finkokMock.setScenario('timeout_after_stamp');
+    const first = await router.stamp(lost, options, []);
+    expect(first).toMatchObject({ pac: 'finkok', result: { ok: false, class: 'ambiguous' } });
+    await until(() => finkokMock.ledger.find(selloOf(lost)!) !== undefined, 'Finkok stamped it');
+    finkokMock.setScenario('ok');
+    const again = await router.stamp(lost, options, first.attempts);
+    expect(again.pac).toBe('finkok');
+    const uuid = await expectVerifiedStamp(again.result, lost);
+    expect(uuidsPerDocument(finkokMock.ledger, swMock.ledger).get(selloOf(lost)!)).toEqual([`finkok:${uuid}`]);
   });
 });
