@@ -21,10 +21,10 @@ import { createSwMock } from './sw-mock.ts';
  * "Retenciones through live PACs"), against the mocks: the engine's sealed retención goes out, a stamp SAT's schema
  * accepts comes back, and each failure is classed as a CFDI's is.
  */
-let folio = 0;
+let folioInt = 0;
 /** A sealed retención of SAT's test issuer, each with its own FolioInt, so its own Sello (what the mocks' ledgers key). */
 async function sealedRetencion(): Promise<string> {
-  const prepared = await prepareRetencion(arrendamiento, { ...context, folioInt: `RP${++folio}${Date.now() % 100_000}` });
+  const prepared = await prepareRetencion(arrendamiento, { ...context, folioInt: `RP${++folioInt}` });
   expect(prepared.errors).toEqual([]);
   return (await sealRetencion(prepared.model!, signer)).xml;
 }
