@@ -1,7 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { child, escapeXml, parseXml } from '../cfdi/xml.ts';
 import { consultSat } from './sat-consulta.ts';
-import { readStamp, refusedBeforeSending, selloOf } from './stamped-reply.ts';
+import { CANCELLED, type DocumentKind, documentKindOf, readStamp, refusedBeforeSending, selloOf } from './stamped-reply.ts';
 import type { CancelResult, Pac, PacEntry, StampFailure, StampResult } from './types.ts';
 
 /**
@@ -10,10 +10,12 @@ import type { CancelResult, Pac, PacEntry, StampFailure, StampResult } from './t
  * UUID, CodEstatus and Incidencias (CodigoError, MensajeIncidencia); `stamped` returns an earlier stamp of the same
  * document, `query_pending` one by UUID; `cancel_signature` takes the CSD-signed Cancelacion (base64) and answers a
  * Folio per UUID (EstatusUUID) and SAT's acuse, which `get_receipt` gives again; `registration`'s `add` registers an
- * issuer's RFC with the account, which Finkok requires before it stamps for that RFC (702 otherwise).
+ * issuer's RFC with the account, which Finkok requires before it stamps for that RFC (702 otherwise). A Retenciones
+ * goes to the `retentions` service instead, whose `stamp`, `stamped` and `cancel_signature` take and answer the same
+ * fields; it has no `query_pending` and we do not ask its `get_receipt` (docs/decisions.md, "Retenciones through live PACs").
  */
 export interface FinkokPacOptions {
-  /** The base under which /servicios/soap/stamp, /cancel and /registration live (e.g. https://demo-facturacion.finkok.com). */
+  /** The base under which /servicios/soap/stamp, /cancel, /registration and /retentions live (e.g. https://demo-facturacion.finkok.com). */
   url: string;
   username: string;
   password: string;
@@ -27,11 +29,24 @@ const NS = {
   stamp: 'http://facturacion.finkok.com/stamp',
   cancel: 'http://facturacion.finkok.com/cancel',
   registration: 'http://facturacion.finkok.com/registration',
+  retentions: 'http://facturacion.finkok.com/retentions',
 } as const;
 type Service = keyof typeof NS;
+/** Where each kind is stamped and cancelled. */
+const SERVICE: Record<DocumentKind, { stamp: Service; cancel: Service }> = {
+  cfdi: { stamp: 'stamp', cancel: 'cancel' },
+  retencion: { stamp: 'retentions', cancel: 'retentions' },
+};
 
-// Namespaces dropped, every value a string; Incidencia and Folio always lists (one or many in the reply).
-const parser = new XMLParser({ removeNSPrefix: true, parseTagValue: false, trimValues: true, isArray: (name) => name === 'Incidencia' || name === 'Folio' });
+// Namespaces dropped, every value a string; Incidencia and Folio always lists (one or many in the reply). Character
+// references decoded too (`&#10;` in the escaped XML): the stamped document keeps its line breaks.
+const parser = new XMLParser({
+  removeNSPrefix: true,
+  parseTagValue: false,
+  trimValues: true,
+  htmlEntities: true,
+  isArray: (name) => name === 'Incidencia' || name === 'Folio',
+});
 
 type Fields = Record<string, unknown>;
 type Soap = { ok: true; status: number; result: Fields } | { ok: false; class: 'provider' | 'ambiguous'; message: string };
@@ -130,23 +145,23 @@ export function createFinkokPac(o: FinkokPacOptions): Pac {
     const r = await call('stamp', 'query_pending', { ...auth, uuid });
     if (!r.ok) return undefined;
     const xml = text(r.result.xml);
-    return xml ? readStamp(xml, sello) : undefined;
+    return xml ? readStamp(xml, sello, 'cfdi') : undefined;
   }
 
   /**
-   * After a 307 without the earlier XML: `stamped` (the same document), then `query_pending` when the 307 named the
-   * UUID. Finkok may not find a document for seconds after stamping it: then the answer is `duplicate`, asked again
-   * later of Finkok, never of another PAC.
+   * After a 307 without the earlier XML: `stamped` (the same document), then, for a CFDI, `query_pending` when the 307
+   * named the UUID. Finkok may not find a document for seconds after stamping it: then the answer is `duplicate`, asked
+   * again later of Finkok, never of another PAC.
    */
-  async function recover(xml64: string, sello: string | undefined, uuid: string, said: string): Promise<StampResult> {
-    const r = await call('stamp', 'stamped', { xml: xml64, ...auth });
+  async function recover(doc: Sent, uuid: string, said: string): Promise<StampResult> {
+    const r = await call(SERVICE[doc.kind].stamp, 'stamped', { xml: doc.xml64, ...auth });
     if (r.ok) {
       const xml = text(r.result.xml);
-      const found = xml ? readStamp(xml, sello) : undefined;
+      const found = xml ? readStamp(xml, doc.sello, doc.kind) : undefined;
       if (found) return found;
     }
-    if (uuid) {
-      const pending = await queryPending(uuid, sello);
+    if (uuid && doc.kind === 'cfdi') {
+      const pending = await queryPending(uuid, doc.sello);
       if (pending) return pending;
     }
     const why = r.ok
@@ -158,21 +173,32 @@ export function createFinkokPac(o: FinkokPacOptions): Pac {
   }
 
   type Attempt = StampResult | { unregistered: Incidencia };
+  /** The document sent: its kind, its bytes as Finkok takes them and its Sello (what a stamp must carry back). */
+  interface Sent {
+    kind: DocumentKind;
+    xml64: string;
+    sello: string | undefined;
+  }
+  const sent = (sealedXml: string): Sent => ({
+    kind: documentKindOf(sealedXml),
+    xml64: Buffer.from(sealedXml, 'utf8').toString('base64'),
+    sello: selloOf(sealedXml),
+  });
 
-  async function stampOnce(xml64: string, sello: string | undefined): Promise<Attempt> {
-    const r = await call('stamp', 'stamp', { xml: xml64, ...auth });
+  async function stampOnce(doc: Sent): Promise<Attempt> {
+    const r = await call(SERVICE[doc.kind].stamp, 'stamp', { xml: doc.xml64, ...auth });
     if (!r.ok) return r;
     const xml = text(r.result.xml);
-    const stamped = xml ? readStamp(xml, sello) : undefined;
+    const stamp = xml ? readStamp(xml, doc.sello, doc.kind) : undefined;
     // A stamp, or a 307 that carries the earlier one: either is this document's stamp (Incidencias may be warnings).
-    if (stamped) return stamped;
+    if (stamp) return stamp;
     const found = incidencias(r.result);
     const duplicate = found.find((i) => DUPLICATE.has(i.code));
-    if (duplicate) return recover(xml64, sello, duplicate.uuid, `${duplicate.code} ${duplicate.message}`.trim());
+    if (duplicate) return recover(doc, duplicate.uuid, `${duplicate.code} ${duplicate.message}`.trim());
     const uuid = text(r.result.UUID);
     if (STAMPED_OK.test(text(r.result.CodEstatus)) || uuid) {
-      const pending = uuid ? await queryPending(uuid, sello) : undefined;
-      return pending ?? { ok: false, class: 'ambiguous', message: 'Finkok says stamped but its reply has no valid stamped CFDI for this document' };
+      const pending = uuid && doc.kind === 'cfdi' ? await queryPending(uuid, doc.sello) : undefined;
+      return pending ?? { ok: false, class: 'ambiguous', message: 'Finkok says stamped but its reply has no valid stamped document for this one' };
     }
     const unregistered = found.find((i) => i.code === UNREGISTERED);
     if (unregistered) return { unregistered };
@@ -198,23 +224,52 @@ export function createFinkokPac(o: FinkokPacOptions): Pac {
     return text(r.result.receipt) || undefined;
   }
 
+  /**
+   * `cancel_signature` of the kind's service; ok when SAT answered this UUID cancelled, with its acuse (for a CFDI,
+   * asked again with `get_receipt` when the reply lacks it).
+   */
+  async function cancelSignature(kind: DocumentKind, request: { uuid: string; rfcEmisor: string; signedXml: string }): Promise<CancelResult> {
+    const r = await call(SERVICE[kind].cancel, 'cancel_signature', {
+      xml: Buffer.from(request.signedXml, 'utf8').toString('base64'),
+      ...auth,
+      // Answered now: the cancellation job asks again itself, rather than Finkok holding it when SAT is down.
+      store_pending: 'false',
+    });
+    if (!r.ok) return { ok: false, retryable: true, message: r.message };
+    const folio = list((r.result.Folios as Fields | undefined)?.Folio).find((f) => text(f.UUID).toUpperCase() === request.uuid.toUpperCase());
+    const code = folio ? text(folio.EstatusUUID) : '';
+    const codEstatus = text(r.result.CodEstatus);
+    if (CANCELLED[kind].has(code)) {
+      const acuse = text(r.result.Acuse) || (kind === 'cfdi' ? await receipt(request.rfcEmisor, request.uuid) : undefined);
+      if (!acuse) return { ok: false, retryable: true, message: `Finkok accepted the cancellation (${code}) but has no acuse yet` };
+      return { ok: true, acuseXml: acuse, estatusUuid: code };
+    }
+    const message =
+      [code && `EstatusUUID ${code}`, codEstatus, folio ? text(folio.EstatusCancelacion) : ''].filter(Boolean).join(' — ') || 'Finkok refused the cancellation';
+    const leading = /^\s*(\d{3,4})\b/.exec(codEstatus)?.[1];
+    // Our credentials or the relay to SAT: nothing was decided about the document; the request is sent again later.
+    if (!folio && (leading === '300' || leading === '708' || /usuario|contrase/i.test(codEstatus)))
+      return { ok: false, retryable: true, message: `Finkok: ${message}` };
+    return { ok: false, retryable: false, code: code || leading || 'finkok', message: `Finkok: ${message}` };
+  }
+
   return {
     name: 'finkok',
     status: consult,
     async recover(sealedXml: string): Promise<StampResult | undefined> {
-      const r = await call('stamp', 'stamped', { xml: Buffer.from(sealedXml, 'utf8').toString('base64'), ...auth });
+      const doc = sent(sealedXml);
+      const r = await call(SERVICE[doc.kind].stamp, 'stamped', { xml: doc.xml64, ...auth });
       if (!r.ok) return r;
       const xml = text(r.result.xml);
-      return xml ? readStamp(xml, selloOf(sealedXml)) : undefined;
+      return xml ? readStamp(xml, doc.sello, doc.kind) : undefined;
     },
     async stamp(sealedXml: string): Promise<StampResult> {
-      const sello = selloOf(sealedXml);
-      const xml64 = Buffer.from(sealedXml, 'utf8').toString('base64');
-      const first = await stampOnce(xml64, sello);
+      const doc = sent(sealedXml);
+      const first = await stampOnce(doc);
       if (!('unregistered' in first)) return first;
       // Registered once, then stamped again; a second refusal says what the operator must do.
-      const rfc = rfcEmisorOf(sealedXml);
-      const registered = rfc ? await register(rfc) : { ok: false as const, message: 'the document names no Emisor Rfc' };
+      const rfc = rfcEmisorOf(sealedXml, doc.kind);
+      const registered = rfc ? await register(rfc) : { ok: false as const, message: 'the document names no Emisor RFC' };
       const advice = `register the RFC in Finkok's customer panel (or give FINKOK_USERNAME an account that may add customers), then retry`;
       if (!registered.ok)
         return {
@@ -222,36 +277,17 @@ export function createFinkokPac(o: FinkokPacOptions): Pac {
           class: 'provider',
           message: `Finkok: the issuer RFC ${rfc ?? ''} is not registered with this account (${first.unregistered.code} ${first.unregistered.message}) and registering it failed (${registered.message}): ${advice}`,
         };
-      const second = await stampOnce(xml64, sello);
+      const second = await stampOnce(doc);
       if (!('unregistered' in second)) return second;
       return { ok: false, class: 'provider', message: `Finkok: the issuer RFC ${rfc} is still not registered after registration succeeded: ${advice}` };
     },
     async cancel(request): Promise<CancelResult> {
-      const r = await call('cancel', 'cancel_signature', {
-        xml: Buffer.from(request.signedXml, 'utf8').toString('base64'),
-        ...auth,
-        // Answered now: the cancellation job asks again itself, rather than Finkok holding it when SAT is down.
-        store_pending: 'false',
-      });
-      if (!r.ok) return { ok: false, retryable: true, message: r.message };
-      const folio = list((r.result.Folios as Fields | undefined)?.Folio).find((f) => text(f.UUID).toUpperCase() === request.uuid.toUpperCase());
-      const code = folio ? text(folio.EstatusUUID) : '';
-      const codEstatus = text(r.result.CodEstatus);
-      if (code === '201' || code === '202') {
-        const acuse = text(r.result.Acuse) || (await receipt(request.rfcEmisor, request.uuid));
-        if (!acuse) return { ok: false, retryable: true, message: `Finkok accepted the cancellation (${code}) but has no acuse yet (get_receipt)` };
-        const now = await consult(request);
-        return { ok: true, acuseXml: acuse, estatusUuid: code, status: now.ok ? now.status : undefined };
-      }
-      const message =
-        [code && `EstatusUUID ${code}`, codEstatus, folio ? text(folio.EstatusCancelacion) : ''].filter(Boolean).join(' — ') ||
-        'Finkok refused the cancellation';
-      const leading = /^\s*(\d{3})\b/.exec(codEstatus)?.[1];
-      // Our credentials or the relay to SAT: nothing was decided about the CFDI; the request is sent again later.
-      if (!folio && (leading === '300' || leading === '708' || /usuario|contrase/i.test(codEstatus)))
-        return { ok: false, retryable: true, message: `Finkok: ${message}` };
-      return { ok: false, retryable: false, code: code || leading || 'finkok', message: `Finkok: ${message}` };
+      const answer = await cancelSignature('cfdi', request);
+      if (!answer.ok) return answer;
+      const now = await consult(request);
+      return { ...answer, status: now.ok ? now.status : undefined };
     },
+    cancelRetencion: (request) => cancelSignature('retencion', request),
   };
 }
 
@@ -266,9 +302,10 @@ function classify(found: Incidencia[]): StampFailure {
   return { ok: false, class: 'definitive', code: first.code || 'finkok', message: say(first) };
 }
 
-function rfcEmisorOf(sealedXml: string): string | undefined {
+/** The issuer's RFC: a CFDI's Emisor Rfc, a Retenciones' Emisor RfcE. */
+function rfcEmisorOf(sealedXml: string, kind: DocumentKind): string | undefined {
   try {
-    return child(parseXml(sealedXml), 'cfdi:Emisor')?.attrs.Rfc;
+    return kind === 'cfdi' ? child(parseXml(sealedXml), 'cfdi:Emisor')?.attrs.Rfc : child(parseXml(sealedXml), 'retenciones:Emisor')?.attrs.RfcE;
   } catch {
     return undefined;
   }

@@ -3,7 +3,7 @@ import { createHash, createPrivateKey, generateKeyPairSync, type KeyObject } fro
 import { and, eq } from 'drizzle-orm';
 import { signEnveloped, type CancellationFacts, type SatStatus } from '../cfdi/cancellation.ts';
 import { rsaSha256 } from '../cfdi/csd.ts';
-import { selloOfRetencion, withTfd } from '../cfdi/retenciones/tfd.ts';
+import { withTfd } from '../cfdi/retenciones/tfd.ts';
 import { Dec } from '../cfdi/decimal.ts';
 import { tfdCadena, tfdNode, type Tfd } from '../cfdi/tfd.ts';
 import { wallClock } from '../cfdi/time.ts';
@@ -23,6 +23,7 @@ import type {
   StampOptions,
   StampResult,
 } from './types.ts';
+import { documentKindOf, selloOf } from './stamped-reply.ts';
 import { withTransaction } from '../db/index.ts';
 
 /** The sandbox's own "SAT" stamping identity: a self-signed certificate published at /sandbox/sat-certificate. */
@@ -87,9 +88,6 @@ async function loadSandboxSat(db: Db, masterKey: Buffer): Promise<SandboxSat | u
   };
 }
 
-const SELLO = /<cfdi:Comprobante\b[^>]*?\sSello="([^"]*)"/;
-const RETENCION = /^(?:<\?xml[^>]*>\s*)?<retenciones:Retenciones\b/;
-
 /**
  * The same sealed document of the same tenant always gets the same UUID, as a real PAC answers a duplicate with its
  * earlier stamp; two tenants sending the same document (SAT's public test CSD, same invoice, same second) do not.
@@ -127,8 +125,8 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
         return { ok: false, class: 'definitive', code: 'CFDI40999', message: 'sandbox: rejected by the provider (X-Sandbox-Scenario)' };
       if (options.scenario === 'pac_slow') await Bun.sleep(slowMs);
       // A CFDI de Retenciones gets the same TFD, in its own retenciones:Complemento.
-      const retencion = RETENCION.test(sealedXml);
-      const sello = retencion ? selloOfRetencion(sealedXml) : SELLO.exec(sealedXml)?.[1];
+      const retencion = documentKindOf(sealedXml) === 'retencion';
+      const sello = selloOf(sealedXml);
       if (!sello) return { ok: false, class: 'definitive', code: '302', message: 'Sello mal formado o inválido' };
       if (sealedXml.includes('<tfd:TimbreFiscalDigital')) return { ok: false, class: 'definitive', code: '307', message: 'El CFDI contiene un timbre previo' };
       const base = {

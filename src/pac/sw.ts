@@ -1,13 +1,14 @@
 import { consultSat } from './sat-consulta.ts';
-import { readStamp, refusedBeforeSending, selloOf } from './stamped-reply.ts';
+import { CANCELLED, type DocumentKind, documentKindOf, readStamp, refusedBeforeSending, selloOf } from './stamped-reply.ts';
 import type { CancelResult, Pac, PacEntry, StampResult } from './types.ts';
 
 /**
  * Live stamping through SW (SmarterWeb) REST services: POST /security/authenticate (headers user, password) for
- * a token, then POST /cfdi33/stamp/v4/b64 with the sealed XML base64-encoded in the multipart field `xml`; the
- * reply's `data.cfdi` is the stamped document. Network failures, timeouts, 5xx and malformed replies are
- * retryable; SAT/PAC validation codes are rejections. A "307 … timbre previo" reply that carries the earlier
- * stamp is that stamp (a retry after a lost answer), never a second one.
+ * a token, then the sealed XML base64-encoded in the multipart field `xml`: a CFDI to /cfdi33/stamp/v4/b64 (the
+ * stamped document in the reply's `data.cfdi`), a Retenciones to /retencion/stamp/v3/b64 (in `data.retencion`).
+ * Network failures, timeouts, 5xx and malformed replies are retryable; SAT/PAC validation codes are rejections. A
+ * "307 … timbre previo" reply that carries the earlier stamp is that stamp (a retry after a lost answer), never a
+ * second one. Cancellations: the signed request to /cfdi33/cancel/xml or /retencion/cancel/xml.
  */
 export interface SwPacOptions {
   url: string;
@@ -19,12 +20,21 @@ export interface SwPacOptions {
   satConsultaUrl?: string;
 }
 
+/** Each kind's services at SW (docs/decisions.md, "Retenciones through live PACs"). */
+const SERVICE = {
+  cfdi: { stamp: '/cfdi33/stamp/v4/b64', replyField: 'cfdi', filename: 'cfdi.xml', cancel: '/cfdi33/cancel/xml' },
+  retencion: { stamp: '/retencion/stamp/v3/b64', replyField: 'retencion', filename: 'retencion.xml', cancel: '/retencion/cancel/xml' },
+} as const;
+
 interface SwReply {
   status?: string;
   message?: string;
   messageDetail?: string;
-  data?: { token?: string; cfdi?: string; uuid?: string | Record<string, string>; acuse?: string } | null;
+  data?: { token?: string; cfdi?: string; retencion?: string; uuid?: string | Record<string, string>; acuse?: string } | null;
 }
+
+/** The code a message starts with: SAT's (CFDI40xxx, Reten20xxx from the Retenciones matrix) or the PAC's (307). */
+const LEADING_CODE = /^\s*(CFDI\d{5}|Reten\d{5}|\d{3,4})/;
 
 export function createSwPac(o: SwPacOptions): Pac {
   const base = o.url.replace(/\/$/, '');
@@ -91,32 +101,42 @@ export function createSwPac(o: SwPacOptions): Pac {
 
   const consult = (query: Parameters<Pac['status']>[0]) => consultSat(query, { url: o.satConsultaUrl, fetch: doFetch, timeoutMs });
 
+  /** The signed request to the kind's cancellation service; ok when SAT answered this UUID cancelled. */
+  async function sendCancellation(kind: DocumentKind, signedXml: string, uuid: string): Promise<CancelResult> {
+    const res = await postFile(SERVICE[kind].cancel, new Blob([signedXml], { type: 'application/xml' }), 'cancelacion.xml');
+    if ('class' in res) return { ok: false, retryable: true, message: res.message };
+    const codes = typeof res.reply.data?.uuid === 'object' && res.reply.data.uuid ? res.reply.data.uuid : {};
+    const code = Object.entries(codes).find(([answered]) => answered.toUpperCase() === uuid.toUpperCase())?.[1];
+    if (res.reply.status === 'success' && res.reply.data?.acuse && code && CANCELLED[kind].has(code))
+      return { ok: true, acuseXml: res.reply.data.acuse, estatusUuid: code };
+    const message = [res.reply.message, res.reply.messageDetail].filter(Boolean).join(' — ') || `HTTP ${res.status}`;
+    return { ok: false, retryable: false, code: code ?? LEADING_CODE.exec(res.reply.message ?? '')?.[1] ?? String(res.status), message };
+  }
+
   return {
     name: 'sw',
     status: consult,
     async cancel(request): Promise<CancelResult> {
-      const res = await postFile('/cfdi33/cancel/xml', new Blob([request.signedXml], { type: 'application/xml' }), 'cancelacion.xml');
-      if ('class' in res) return { ok: false, retryable: true, message: res.message };
-      const codes = typeof res.reply.data?.uuid === 'object' && res.reply.data.uuid ? res.reply.data.uuid : {};
-      const code = Object.entries(codes).find(([uuid]) => uuid.toUpperCase() === request.uuid)?.[1];
-      if (res.reply.status === 'success' && res.reply.data?.acuse && (code === '201' || code === '202')) {
-        const now = await consult(request);
-        return { ok: true, acuseXml: res.reply.data.acuse, estatusUuid: code, status: now.ok ? now.status : undefined };
-      }
-      const message = [res.reply.message, res.reply.messageDetail].filter(Boolean).join(' — ') || `HTTP ${res.status}`;
-      return { ok: false, retryable: false, code: code ?? /^\s*(\d{3}|CFDI\d{5})/.exec(res.reply.message ?? '')?.[1] ?? String(res.status), message };
+      const answer = await sendCancellation('cfdi', request.signedXml, request.uuid);
+      if (!answer.ok) return answer;
+      const now = await consult(request);
+      return { ...answer, status: now.ok ? now.status : undefined };
     },
+    cancelRetencion: (request) => sendCancellation('retencion', request.signedXml, request.uuid),
     async stamp(sealedXml: string): Promise<StampResult> {
+      const kind = documentKindOf(sealedXml);
+      const service = SERVICE[kind];
       const sello = selloOf(sealedXml);
-      const res = await postFile('/cfdi33/stamp/v4/b64', new Blob([Buffer.from(sealedXml, 'utf8').toString('base64')], { type: 'text/plain' }), 'cfdi.xml');
+      const res = await postFile(service.stamp, new Blob([Buffer.from(sealedXml, 'utf8').toString('base64')], { type: 'text/plain' }), service.filename);
       if ('class' in res) return res;
 
-      const stamped = res.reply.data?.cfdi ? readStamp(res.reply.data.cfdi, sello) : undefined;
+      const document = res.reply.data?.[service.replyField];
+      const stamped = document ? readStamp(document, sello, kind) : undefined;
       if (res.reply.status === 'success') {
-        return stamped ?? { ok: false, class: 'ambiguous', message: 'PAC reply has no valid stamped CFDI' };
+        return stamped ?? { ok: false, class: 'ambiguous', message: `PAC reply has no valid stamped ${kind === 'cfdi' ? 'CFDI' : 'Retenciones'}` };
       }
       const message = [res.reply.message, res.reply.messageDetail].filter(Boolean).join(' — ') || `HTTP ${res.status}`;
-      const code = /^\s*(CFDI\d{5}|\d{3})/.exec(res.reply.message ?? '')?.[1] ?? String(res.status);
+      const code = LEADING_CODE.exec(res.reply.message ?? '')?.[1] ?? String(res.status);
       if (code === '307') {
         // Already stamped: the earlier stamp, when the provider returns it, is the answer.
         return stamped ?? { ok: false, class: 'duplicate', code, message: `${message} (the provider did not return the earlier stamp)` };

@@ -1,7 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { child, escapeXml, parseXml } from '../../src/cfdi/xml.ts';
 import { createSandboxPac } from '../../src/pac/sandbox.ts';
-import { selloOf } from '../../src/pac/stamped-reply.ts';
+import { type DocumentKind, documentKindOf, selloOf } from '../../src/pac/stamped-reply.ts';
 import { testSandboxSat } from '../helpers.ts';
 import { consultaReply, type DocumentRequest, type MockAnswer, MockLedger, RequestLog } from './mock-ledger.ts';
 
@@ -19,7 +19,9 @@ import { consultaReply, type DocumentRequest, type MockAnswer, MockLedger, Reque
  *   only `notFoundMs` (5 s) after it was stamped, as Finkok does;
  * - `non_xml_502`: an HTML-less, non-XML 502 from a proxy (nothing stamped);
  * - `reject`: a data error (CFDI40108).
- * Cancellation (`cancel_signature`, `get_receipt`), registration (`add`) and SAT's consultation are served too.
+ * Cancellation (`cancel_signature`, `get_receipt`), registration (`add`) and SAT's consultation are served too. The
+ * `retentions` service stamps, recovers (`stamped`) and cancels a Retenciones 2.0 under the same scenarios (its
+ * cancellation answers SAT's retención codes, 1201 or 1205); each service refuses the other's kind (301).
  * `log` keeps every `stamp`, `stamped` and `query_pending` request per document, with its time and its answer.
  */
 export type FinkokScenario =
@@ -56,7 +58,11 @@ const NS: Record<string, string> = {
   stamp: 'http://facturacion.finkok.com/stamp',
   cancel: 'http://facturacion.finkok.com/cancel',
   registration: 'http://facturacion.finkok.com/registration',
+  retentions: 'http://facturacion.finkok.com/retentions',
 };
+/** The services that stamp: a CFDI's and a retención's, with the same operations and fields. */
+type StampService = 'stamp' | 'retentions';
+const SERVICE_OF: Record<DocumentKind, StampService> = { cfdi: 'stamp', retencion: 'retentions' };
 const f = (name: string, value: string) => `<s0:${name}>${escapeXml(value)}</s0:${name}>`;
 const soap = (service: string, operation: string, inner: string) =>
   new Response(
@@ -90,7 +96,7 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
   const answer = (entry: DocumentRequest, what: MockAnswer, response: Response, recovered = false) =>
     openedIn.get(entry) === generation ? RequestLog.answer(entry, what, response, recovered) : RequestLog.answer(entry, 'ambiguous', response);
   const requests: FinkokRequest[] = [];
-  const cancellations: { xml: string; uuid: string }[] = [];
+  const cancellations: { service: 'cancel' | 'retentions'; xml: string; uuid: string }[] = [];
   const acuses = new Map<string, string>();
   const registered = new Set<string>();
   const hung: (() => void)[] = [];
@@ -107,9 +113,9 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
     stampedFault: false,
   };
 
-  const stampReply = (operation: string, xml: string, uuid: string, list: { code: string; message: string; uuid?: string }[]) =>
+  const stampReply = (service: StampService, operation: string, xml: string, uuid: string, list: { code: string; message: string; uuid?: string }[]) =>
     soap(
-      'stamp',
+      service,
       operation,
       f('xml', xml) +
         f('UUID', uuid) +
@@ -120,54 +126,63 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
         f('NoCertificadoSAT', ''),
     );
 
-  async function stamp(fields: Record<string, string>, entry: DocumentRequest): Promise<Response> {
+  async function stamp(service: StampService, fields: Record<string, string>, entry: DocumentRequest): Promise<Response> {
     const scenario = state.scenario;
     if (scenario === 'non_xml_502') return answer(entry, 'ambiguous', new Response('Bad Gateway', { status: 502, headers: { 'content-type': 'text/plain' } }));
     if (scenario === 'quota_exhausted')
-      return answer(entry, 'provider', stampReply('stamp', '', '', [{ code: '', message: 'El usuario no cuenta con timbres disponibles' }]));
+      return answer(entry, 'provider', stampReply(service, 'stamp', '', '', [{ code: '', message: 'El usuario no cuenta con timbres disponibles' }]));
     const xml = Buffer.from(fields.xml ?? '', 'base64').toString('utf8');
     const sello = selloOf(xml);
-    if (!sello) return answer(entry, 'definitive', stampReply('stamp', '', '', [{ code: '302', message: 'Sello mal formado o inválido' }]));
+    if (!sello) return answer(entry, 'definitive', stampReply(service, 'stamp', '', '', [{ code: '302', message: 'Sello mal formado o inválido' }]));
+    // Each service stamps its own kind: a Retenciones sent to `stamp`, or a CFDI to `retentions`, is not what it parses.
+    if (SERVICE_OF[documentKindOf(xml)] !== service)
+      return answer(entry, 'definitive', stampReply(service, 'stamp', '', '', [{ code: '301', message: 'XML mal formado' }]));
     if (state.requireRegistration) {
-      const rfc = child(parseXml(xml), 'cfdi:Emisor')?.attrs.Rfc ?? '';
-      if (!registered.has(rfc)) return answer(entry, 'provider', stampReply('stamp', '', '', [{ code: '702', message: 'No se encontró el RFC del emisor' }]));
+      const root = parseXml(xml);
+      const rfc = child(root, 'cfdi:Emisor')?.attrs.Rfc ?? child(root, 'retenciones:Emisor')?.attrs.RfcE ?? '';
+      if (!registered.has(rfc))
+        return answer(entry, 'provider', stampReply(service, 'stamp', '', '', [{ code: '702', message: 'No se encontró el RFC del emisor' }]));
     }
-    if (scenario === 'reject') return answer(entry, 'definitive', stampReply('stamp', '', '', [state.rejection]));
+    if (scenario === 'reject') return answer(entry, 'definitive', stampReply(service, 'stamp', '', '', [state.rejection]));
     const earlier = ledger.find(sello);
     if (earlier) {
       const visible = Date.now() >= earlier.visibleAt;
       const previo = { code: '307', message: 'El CFDI contiene un timbre previo', uuid: state.uuidIn307 ? earlier.uuid : '' };
       return visible && scenario !== '307_without_xml' && scenario !== 'stamped_not_found_for_5s'
-        ? answer(entry, 'stamped', stampReply('stamp', earlier.xml, earlier.uuid, [previo]), true)
-        : answer(entry, 'duplicate', stampReply('stamp', '', '', [previo]));
+        ? answer(entry, 'stamped', stampReply(service, 'stamp', earlier.xml, earlier.uuid, [previo]), true)
+        : answer(entry, 'duplicate', stampReply(service, 'stamp', '', '', [previo]));
     }
     const result = await sandbox.stamp(xml, { tenantId: 'finkok-account' });
-    if (!result.ok) return answer(entry, 'definitive', stampReply('stamp', '', '', [{ code: '301', message: result.message }]));
+    if (!result.ok) return answer(entry, 'definitive', stampReply(service, 'stamp', '', '', [{ code: '301', message: result.message }]));
     const now = Date.now();
     ledger.add({ sello, uuid: result.tfd.uuid, xml: result.xml, stampedAt: now, visibleAt: scenario === 'stamped_not_found_for_5s' ? now + notFoundMs : now });
     switch (scenario) {
       case 'slow_then_stamped':
         await Bun.sleep(slowMs);
-        return answer(entry, 'stamped', stampReply('stamp', result.xml, result.tfd.uuid, []));
+        return answer(entry, 'stamped', stampReply(service, 'stamp', result.xml, result.tfd.uuid, []));
       case 'timeout_after_stamp':
         entry.held = true;
         await new Promise<void>((resolve) => hung.push(resolve));
         return answer(entry, 'ambiguous', new Response('gone', { status: 503 }));
       case '307_with_xml':
-        return answer(entry, 'stamped', stampReply('stamp', result.xml, result.tfd.uuid, [{ code: '307', message: 'El CFDI contiene un timbre previo' }]));
+        return answer(
+          entry,
+          'stamped',
+          stampReply(service, 'stamp', result.xml, result.tfd.uuid, [{ code: '307', message: 'El CFDI contiene un timbre previo' }]),
+        );
       case '307_without_xml':
       case 'stamped_not_found_for_5s':
         return answer(
           entry,
           'duplicate',
-          stampReply('stamp', '', '', [{ code: '307', message: 'El CFDI contiene un timbre previo', uuid: state.uuidIn307 ? result.tfd.uuid : '' }]),
+          stampReply(service, 'stamp', '', '', [{ code: '307', message: 'El CFDI contiene un timbre previo', uuid: state.uuidIn307 ? result.tfd.uuid : '' }]),
         );
       default:
-        return answer(entry, 'stamped', stampReply('stamp', result.xml, result.tfd.uuid, []));
+        return answer(entry, 'stamped', stampReply(service, 'stamp', result.xml, result.tfd.uuid, []));
     }
   }
 
-  function stamped(entry: DocumentRequest): Response {
+  function stamped(service: StampService, entry: DocumentRequest): Response {
     if (state.stampedFault)
       return answer(
         entry,
@@ -179,8 +194,8 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
       );
     const earlier = ledger.find(entry.sello);
     if (!earlier || Date.now() < earlier.visibleAt)
-      return answer(entry, 'duplicate', stampReply('stamped', '', '', [{ code: '603', message: 'El CFDI no contiene un timbre previo' }]));
-    return answer(entry, 'stamped', stampReply('stamped', earlier.xml, earlier.uuid, []), true);
+      return answer(entry, 'duplicate', stampReply(service, 'stamped', '', '', [{ code: '603', message: 'El CFDI no contiene un timbre previo' }]));
+    return answer(entry, 'stamped', stampReply(service, 'stamped', earlier.xml, earlier.uuid, []), true);
   }
 
   function queryPending(fields: Record<string, string>, entry: DocumentRequest): Response {
@@ -195,16 +210,19 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
     );
   }
 
-  function cancel(fields: Record<string, string>): Response {
+  /** SAT's answer through `cancel` (a CFDI: 201, 205) or `retentions` (a retención: 1201, 1205, its acuse in retencionpago/1). */
+  function cancel(service: 'cancel' | 'retentions', fields: Record<string, string>): Response {
     const xml = Buffer.from(fields.xml ?? '', 'base64').toString('utf8');
     const uuid = child(child(parseXml(xml), 'Folios') ?? { name: '', attrs: {}, children: [] }, 'Folio')?.attrs.UUID ?? '';
-    cancellations.push({ xml, uuid });
+    cancellations.push({ service, xml, uuid });
     if (state.cancelMode === '5xx') return new Response('upstream', { status: 502 });
-    const code = state.cancelMode === 'reject' ? '205' : '201';
-    const acuse = `<Acuse xmlns="http://cancelacfd.sat.gob.mx" Fecha="${new Date().toISOString().slice(0, 19)}"><Folios><UUID>${uuid}</UUID><EstatusUUID>${code}</EstatusUUID></Folios></Acuse>`;
-    if (code === '201') acuses.set(uuid, acuse);
+    const prefix = service === 'retentions' ? '1' : '';
+    const code = `${prefix}${state.cancelMode === 'reject' ? '205' : '201'}`;
+    const ns = service === 'retentions' ? 'http://www.sat.gob.mx/esquemas/retencionpago/1' : 'http://cancelacfd.sat.gob.mx';
+    const acuse = `<Acuse xmlns="${ns}" Fecha="${new Date().toISOString().slice(0, 19)}"><Folios><UUID>${uuid}</UUID><EstatusUUID>${code}</EstatusUUID></Folios></Acuse>`;
+    if (code.endsWith('201')) acuses.set(uuid, acuse);
     return soap(
-      'cancel',
+      service,
       'cancel_signature',
       `<s0:Folios><s0:Folio>${f('UUID', uuid)}${f('EstatusUUID', code)}${f('EstatusCancelacion', '')}</s0:Folio></s0:Folios>` +
         f('Acuse', state.cancelMode === 'no_acuse' ? '' : acuse) +
@@ -247,7 +265,7 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
         { headers: { 'content-type': 'text/xml; charset=utf-8' } },
       );
     }
-    const service = /^\/servicios\/soap\/(stamp|cancel|registration)$/.exec(url.pathname)?.[1];
+    const service = /^\/servicios\/soap\/(stamp|cancel|registration|retentions)$/.exec(url.pathname)?.[1];
     if (!service) return new Response('not found', { status: 404 });
     const soapBody = parser.parse(body)?.Envelope?.Body;
     const operation = soapBody && typeof soapBody === 'object' ? Object.keys(soapBody)[0] : undefined;
@@ -267,28 +285,32 @@ export async function createFinkokMock(o: FinkokMockOptions = {}) {
     const pass = fields.password ?? fields.reseller_password;
     if (user !== username || pass !== password) {
       if (operation === 'stamp' || operation === 'stamped')
-        return answer(entry!, 'provider', stampReply(operation, '', '', [{ code: '300', message: 'Usuario o contraseña inválidos' }]));
+        return answer(entry!, 'provider', stampReply(service as StampService, operation, '', '', [{ code: '300', message: 'Usuario o contraseña inválidos' }]));
       return soap(service, operation, f('CodEstatus', '300 - Usuario o contraseña inválidos'));
     }
     if (state.scenario === 'non_xml_502' && operation !== 'stamp') {
       const res = new Response('Bad Gateway', { status: 502 });
       return entry ? answer(entry, 'ambiguous', res) : res;
     }
-    switch (operation) {
-      case 'stamp':
-        return stamp(fields, entry!);
-      case 'stamped':
-        return stamped(entry!);
-      case 'query_pending':
+    // What each service offers (the retentions service has no query_pending; its get_receipt is not asked).
+    switch (`${service} ${operation}`) {
+      case 'stamp stamp':
+      case 'retentions stamp':
+        return stamp(service as StampService, fields, entry!);
+      case 'stamp stamped':
+      case 'retentions stamped':
+        return stamped(service as StampService, entry!);
+      case 'stamp query_pending':
         return queryPending(fields, entry!);
-      case 'cancel_signature':
-        return cancel(fields);
-      case 'get_receipt':
+      case 'cancel cancel_signature':
+      case 'retentions cancel_signature':
+        return cancel(service as 'cancel' | 'retentions', fields);
+      case 'cancel get_receipt':
         return receipt(fields);
-      case 'add':
+      case 'registration add':
         return add(fields);
       default:
-        return new Response('unknown operation', { status: 400 });
+        return new Response(`unknown operation ${operation} of ${service}`, { status: 400 });
     }
   }
 

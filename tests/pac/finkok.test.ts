@@ -45,6 +45,8 @@ describe('Finkok adapter against its SOAP mock', () => {
     expect(res.tfd.selloCfd).toBe(sello(doc));
     expect(mock.ledger.find(sello(doc))!.uuid).toBe(res.tfd.uuid);
     expect(res.xml).toContain('<tfd:TimbreFiscalDigital');
+    // The escaped XML's character references decoded: the document comes back as it was sent, its line break included.
+    expect(res.xml).toStartWith('<?xml version="1.0" encoding="UTF-8"?>\n<cfdi:Comprobante');
     // A service's address given as FINKOK_URL reaches the same services.
     const pasted = createFinkokPac({ url: `${mock.url}/servicios/soap/stamp.wsdl`, username: mock.username, password: mock.password });
     expect(await pasted.stamp(sealed(), { tenantId: 'ten_1' })).toMatchObject({ ok: true });
