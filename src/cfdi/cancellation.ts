@@ -15,8 +15,11 @@ export const MOTIVO_NAMES: Record<Motivo, string> = {
   '04': 'Operación nominativa relacionada en una factura global',
 };
 
-/** The request's namespace: a CFDI's (cancelacfd) or a CFDI de Retenciones' (SAT's cancelacionretencion service). */
-const CANCELACION_NS = { cfdi: 'http://cancelacfd.sat.gob.mx', retencion: 'http://cancelaretencion.sat.gob.mx' } as const;
+/**
+ * The request's namespace: a CFDI's (cancelacfd), or a CFDI de Retenciones' (retencionpago/1: the document's, not the
+ * cancelaretencion service's, as phpcfdi/xml-cancelacion, SW's SDK and python-satcfdi send it; docs/decisions.md).
+ */
+const CANCELACION_NS = { cfdi: 'http://cancelacfd.sat.gob.mx', retencion: 'http://www.sat.gob.mx/esquemas/retencionpago/1' } as const;
 const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 const C14N = 'http://www.w3.org/TR/2001/REC-xml-c14n-20010315';
 

@@ -106,9 +106,9 @@ describe('the signed cancellation request (docs/sat-rules.md §6.4)', () => {
     const cfdi = buildCancelacionXml({ rfcEmisor: 'EKU9003173C9', fecha: '2026-11-21T10:00:00', folios });
     const retencion = buildCancelacionXml({ rfcEmisor: 'EKU9003173C9', fecha: '2026-11-21T10:00:00', folios }, 'retencion');
     expect(cfdi).toContain('<Cancelacion xmlns="http://cancelacfd.sat.gob.mx"');
-    expect(retencion).toBe(cfdi.replace('xmlns="http://cancelacfd.sat.gob.mx"', 'xmlns="http://cancelaretencion.sat.gob.mx"'));
+    expect(retencion).toBe(cfdi.replace('xmlns="http://cancelacfd.sat.gob.mx"', 'xmlns="http://www.sat.gob.mx/esquemas/retencionpago/1"'));
     const signed = signEnveloped(retencion, key);
     expect(verifyEnveloped(signed, cert.der)).toBe(true);
-    expect(verifyEnveloped(signed.replace('cancelaretencion', 'cancelacfd'), cert.der)).toBe(false);
+    expect(verifyEnveloped(signed.replace('http://www.sat.gob.mx/esquemas/retencionpago/1', 'http://cancelacfd.sat.gob.mx'), cert.der)).toBe(false);
   });
 });
