@@ -2,6 +2,8 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { asc, eq, sql } from 'drizzle-orm';
 import { retencionStampAttempts, retenciones } from '../../../src/db/schema/index.ts';
 import { RetencionExamples, RetencionQueuedExample } from '../../../src/invoices/retenciones/examples.ts';
+import { resumeRetencion, type RetencionDeps } from '../../../src/invoices/retenciones/issue.ts';
+import type { Actor } from '../../../src/lib/backend.ts';
 import { RetencionSchema } from '../../../src/invoices/retenciones/schemas.ts';
 import { createTestApp, eventReceiver, issuer, READY } from '../../helpers.ts';
 import { validateRetencionAgainstSatXsd } from '../../sat/verify.ts';
@@ -48,6 +50,7 @@ describe('POST /retenciones in live mode', () => {
     expect(RetencionSchema.safeParse(RetencionQueuedExample).success).toBe(true);
     const id = res.json.id as string;
     expect([finkok.calls, sw.calls]).toEqual([0, 0]);
+    expect(await t.query(sql`select action, status from audit_log where resource_id = ${id}`)).toEqual([{ action: 'issueRetencion', status: 202 }]);
     const [sealed] = await t.query<{ xml: Uint8Array }>(sql`select xml from retencion_documents where retencion_id = ${id}`);
     expect(Buffer.from(sealed!.xml).toString('utf8')).toContain(`FolioInt="${res.json.folio_int}"`);
     expect(Buffer.from(sealed!.xml).toString('utf8')).not.toContain('TimbreFiscalDigital');
@@ -141,6 +144,9 @@ describe('POST /retenciones in live mode', () => {
     expect((await t.call('POST', `/retenciones/${id}/cancel`, { token: a.live, body: { motivo: '02' } })).status).toBe(409);
     expect((await t.call('POST', `/retenciones/${id}/email`, { token: a.live, body: { to: ['karla@example.com'] } })).status).toBe(409);
     expect(await t.count(retenciones, eq(retenciones.tenantId, a.tenant.id))).toBe(1);
+    // A retry whose first request died before answering answers what it would now: the PAC's refusal (422), as for a CFDI.
+    const resumed = await resumeRetencion({ db: t.db } as RetencionDeps, { tenantId: a.tenant.id, environment: 'live' } as Actor, id).catch((e) => e);
+    expect(resumed).toMatchObject({ kind: 'rejected', details: [{ field: 'pac', issue: '302: Sello mal formado o inválido' }] });
   });
 
   test('Idempotency-Key: a retry answers the same 202 (replayed, also once stamped); one row, one job, one stamp', async () => {
