@@ -22,6 +22,7 @@ import { registerLifecycleReactions } from './invoices/lifecycle-reactions.ts';
 import { emailJobHandler } from './invoices/emails/delivery.ts';
 import { EMAIL_JOB } from './invoices/emails/outbox.ts';
 import { withRetencionEmails } from './invoices/retenciones/email.ts';
+import { RETENCION_STAMP_JOB, retencionStampAttemptLog, retencionStampJobHandler } from './invoices/retenciones/stamping.ts';
 import { createSmtpMailer } from './invoices/emails/smtp.ts';
 import { createSmtpCheck } from './invoices/emails/smtp-check.ts';
 import { CANCEL_JOB, cancellationJobHandler } from './invoices/cancellations/service.ts';
@@ -41,7 +42,7 @@ import { createSandboxPac, type SandboxSat } from './pac/sandbox.ts';
 import { createSatCertificateSource } from './pac/sat-certificates.ts';
 import type { Pac } from './pac/types.ts';
 import { createPacRouter, type PacRouter } from './pac/failover.ts';
-import { routedStamper, sandboxStamper } from './invoices/cfdis/stamp-routing.ts';
+import { cfdiStampAttemptLog, routedStamper, sandboxStamper } from './invoices/cfdis/stamp-routing.ts';
 import { DUPLICATE_CANCEL_JOB, DUPLICATE_CHECK_JOB, duplicateCancelJobHandler, duplicateCheckJobHandler } from './invoices/cfdis/duplicate-stamps.ts';
 import type { Logger } from './lib/logger.ts';
 import { limitStorageLogs } from './lib/storage-log.ts';
@@ -213,8 +214,11 @@ export function createApp(deps: AppDeps) {
   const satCertificates = createSatCertificateSource({ baseUrl: deps.satCertificatesUrl, sandboxSat: deps.sandboxSat });
   /** What intakeReceived needs (uploads, and the packages Descarga Masiva downloads). */
   const receivedDeps = { db: deps.db, now, identity, satCertificates };
-  const liveStamps = pacRouter && routedStamper(deps.db, pacRouter);
+  const liveStamps = pacRouter && routedStamper(deps.db, pacRouter, cfdiStampAttemptLog);
   const stamperFor = (environment: Environment) => (environment === 'test' ? sandboxStamps : liveStamps);
+  // Retenciones route through the same PACs and rules, from their own attempts.
+  const liveRetencionStamps = pacRouter && routedStamper(deps.db, pacRouter, retencionStampAttemptLog);
+  const retencionStamperFor = (environment: Environment) => (environment === 'test' ? sandboxStamps : liveRetencionStamps);
   const pacFor = (environment: Environment, stampedBy?: string | null) =>
     environment === 'test' ? sandboxPac : pacRouter?.pac(stampedBy ?? pacRouter.states()[0]?.name ?? '');
   const duplicateDeps = { db: deps.db, now, masterKey: deps.masterKey, logger: deps.logger, pacFor };
@@ -248,6 +252,10 @@ export function createApp(deps: AppDeps) {
     concurrency: 32,
     handlers: {
       [STAMP_JOB]: { ...stampJobHandler({ db: deps.db, now, masterKey: deps.masterKey, stamperFor, logger: deps.logger }), maxBackoffMs: deps.pacRetryMaxMs },
+      [RETENCION_STAMP_JOB]: {
+        ...retencionStampJobHandler({ db: deps.db, now, stamperFor: retencionStamperFor, logger: deps.logger }),
+        maxBackoffMs: deps.pacRetryMaxMs,
+      },
       [CANCEL_JOB]: cancellationJobHandler({ db: deps.db, now, pacFor, cancellationPollMs }),
       [DUPLICATE_CHECK_JOB]: { ...duplicateCheckJobHandler(duplicateDeps), maxBackoffMs: deps.pacRetryMaxMs },
       [DUPLICATE_CANCEL_JOB]: { ...duplicateCancelJobHandler(duplicateDeps), maxBackoffMs: deps.pacRetryMaxMs },
@@ -322,6 +330,7 @@ export function createApp(deps: AppDeps) {
     identity,
     pacFor,
     stamperFor,
+    retencionStamperFor,
     stampBudgetMs,
     cancellationPollMs,
     wakeJobs,

@@ -90,13 +90,14 @@ export function buildOpenApiDocument(gateway: OpenApiApp, backends: OpenApiApp[]
     { name: 'CFDIs', description: 'Issue, seal, stamp, list, download and email CFDI 4.0 invoices' },
     {
       name: 'Retenciones',
-      description: 'Issue, seal, stamp (test mode), list and download CFDI de Retenciones e información de pagos 2.0, a document of its own',
+      description:
+        'Issue, seal, stamp (the sandbox in test mode, the live PACs through a queue in live mode), list and download CFDI de Retenciones e información de pagos 2.0, a document of its own',
     },
     {
       name: 'Webhooks',
       description:
         'Signed, retried event deliveries (cfdi.timbrado, cfdi.encolado, cfdi.fallido, cfdi.cancelado, cfdi.email_enviado, cfdi.email_fallido, csd.por_vencer, csd.vencido, ' +
-        'receipt.created, receipt.invoiced, receipt.cancelled, receipt.expired, retencion.timbrada). cfdi.timbrado names receipt_id, the receipt a customer invoiced (else null); ' +
+        'receipt.created, receipt.invoiced, receipt.cancelled, receipt.expired, retencion.timbrada, retencion.fallida, retencion.cancelada). cfdi.timbrado names receipt_id, the receipt a customer invoiced (else null); ' +
         'receipt.* carry receipt_id, folio, fecha, total, status and expires_at, and receipt.invoiced the cfdi_id, uuid and invoiced_by (self or global) too: ' +
         "it is sent when that CFDI is stamped, one per receipt a global invoice covers; receipt.expired once, within the hour after an open receipt's expires_at",
     },

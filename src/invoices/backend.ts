@@ -33,7 +33,13 @@ export function createInvoiceBackend(
     Pick<ReceiptDeps, 'publicBaseUrl'> &
     Pick<CancellationDeps, 'cancellationPollMs'> &
     Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'> &
-    Pick<ReceivedDeps, 'satCertificates'> & { receivedStatus: ReceivedStatusDeps } & { catalogDb: Db; rateLimits: RateLimits; pacRouter?: PacRouter },
+    Pick<ReceivedDeps, 'satCertificates'> & { receivedStatus: ReceivedStatusDeps } & {
+      catalogDb: Db;
+      rateLimits: RateLimits;
+      pacRouter?: PacRouter;
+      /** Who stamps retenciones: the sandbox (test), the live PACs over retencion_stamp_attempts (live). */
+      retencionStamperFor: CfdiDeps['stamperFor'];
+    },
 ) {
   const app = createBackend(deps, 'invoices');
   mountCsdRoutes(app, deps);
@@ -44,7 +50,7 @@ export function createInvoiceBackend(
   mountClientRoutes(app, deps);
   mountSeriesRoutes(app, deps);
   mountCfdiRoutes(app, deps);
-  mountRetencionRoutes(app, deps);
+  mountRetencionRoutes(app, { ...deps, stamperFor: deps.retencionStamperFor });
   mountCancellationRoutes(app, deps);
   mountEmailRoutes(app, deps);
   mountReceiptRoutes(app, deps);

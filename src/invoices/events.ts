@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'cfdi.duplicate_stamp_cancelled',
   'retencion.timbrada',
   'retencion.cancelada',
+  'retencion.fallida',
   'csd.por_vencer',
   'csd.vencido',
   'receipt.created',

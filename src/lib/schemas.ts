@@ -113,9 +113,10 @@ export const formBody = <T extends z.ZodObject>(schema: T, examples: BodyExample
   content: { 'multipart/form-data': { schema, examples } },
 });
 
-export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
+/** A JSON response; `example`, when the schema's own examples do not show the case (a queued document). */
+export const jsonResponse = <T extends z.ZodType>(schema: T, description: string, example?: z.output<T>) => ({
   description,
-  content: { 'application/json': { schema } },
+  content: { 'application/json': { schema, ...(example !== undefined && { example }) } },
 });
 
 export const PaginationQuery = z.object({

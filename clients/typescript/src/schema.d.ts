@@ -904,7 +904,7 @@ export interface paths {
         put?: never;
         /**
          * Issue, seal and stamp a CFDI de Retenciones e información de pagos 2.0
-         * @description A document of its own (retenciones:Retenciones 2.0), not a CFDI tipo. The emisor comes from the tenant, the seal from its active CSD, FolioInt from the tenant's series (the series name and its folio joined, e.g. A15; `serie` as for CFDIs). MontoTotExent, MontoTotRet and each MontoRet (base_ret × tasa) are computed when not sent; Servicios de Plataformas Tecnológicas, Dividendos and Pagos a extranjeros are structured, SAT's other complements go as XML in complementos_xml. Every SAT rule that applies is checked and all problems are returned at once (400, each with the field and the rule code of SAT's Matriz de errores de Retenciones 2.0 where one applies). With a sk_test_ key (or a JWT in test) the sandbox stamps it in process with a TFD 1.1 signed by the sandbox certificate (201). Live mode is refused for now (422, error code `retenciones_live_unsupported`): the PACs this service speaks to are not yet asked to stamp Retenciones. Send `Idempotency-Key` to make retries safe, as on POST /cfdis. Stamping announces the webhook event `retencion.timbrada`.
+         * @description A document of its own (retenciones:Retenciones 2.0), not a CFDI tipo. The emisor comes from the tenant, the seal from its active CSD, FolioInt from the tenant's series (the series name and its folio joined, e.g. A15; `serie` as for CFDIs). MontoTotExent, MontoTotRet and each MontoRet (base_ret × tasa) are computed when not sent; Servicios de Plataformas Tecnológicas, Dividendos and Pagos a extranjeros are structured, SAT's other complements go as XML in complementos_xml. Every SAT rule that applies is checked and all problems are returned at once (400, each with the field and the rule code of SAT's Matriz de errores de Retenciones 2.0 where one applies). With a sk_test_ key (or a JWT in test) the sandbox stamps it in process with a TFD 1.1 signed by the sandbox certificate (201). In live mode it is always queued (202, status en_cola, uuid null): sealed and stored, then stamped by a job through the live PACs in PACS order with failover, retried with backoff as a queued CFDI is; poll GET /retenciones/{id}. Stamped, it becomes vigente (`retencion.timbrada`); refused by the PAC for good (or still unstamped when its retries run out), fallido with failure_reason (`retencion.fallida`). No live PAC configured: 503. Send `Idempotency-Key` to make retries safe, as on POST /cfdis: the first response is replayed (a 202 stays the 202: poll GET /retenciones/{id}); a retry after the service crashed mid-request answers the retención as it is then (202 while queued, 201 once stamped, 422 if the PAC refused it).
          */
         post: operations["issueRetencion"];
         delete?: never;
@@ -924,7 +924,7 @@ export interface paths {
         put?: never;
         /**
          * Issue many retenciones in one call (a platform's month for its sellers)
-         * @description 1 to 1000 items, each a POST /retenciones request with its own `idempotency_key`; the body may be up to 4 MiB (this route only; every other takes 1 MiB). Each item is checked and issued as POST /retenciones issues one, in its own transaction (its folio, document, `retencion.timbrada` event and audit entry), and answered in `results`, in order: `created`, `duplicate` (its key issued a retención before: nothing new is issued, the answer names that retención; a retried batch creates nothing new) or `invalid` (refused with its problems, fields relative to the item; nothing stored, no folio taken). An invalid item does not fail the others: the answer is 200 whatever each item's outcome. Items keys are kept with the retención, per tenant and environment, for as long as it exists. The audit log has an entry per retención created and one for the call. Live mode is refused as on POST /retenciones (422, `retenciones_live_unsupported`).
+         * @description 1 to 1000 items, each a POST /retenciones request with its own `idempotency_key`; the body may be up to 4 MiB (this route only; every other takes 1 MiB). Each item is checked and issued as POST /retenciones issues one, in its own transaction (its folio, document, `retencion.timbrada` event and audit entry; in live mode its stamp job instead), and answered in `results`, in order: `created` (stamped, test mode), `queued` (live mode: en_cola, stamped by its job as POST /retenciones answers 202), `duplicate` (its key issued a retención before: nothing new is issued, the answer names that retención; a retried batch creates nothing new) or `invalid` (refused with its problems, fields relative to the item; nothing stored, no folio taken). An invalid item does not fail the others: the answer is 200 whatever each item's outcome. Items keys are kept with the retención, per tenant and environment, for as long as it exists. The audit log has an entry per retención created and one for the call. Live mode with no PAC configured: 503, as on POST /retenciones.
          */
         post: operations["issueRetencionBatch"];
         delete?: never;
@@ -944,7 +944,7 @@ export interface paths {
         put?: never;
         /**
          * Apply the Retenciones rules without stamping
-         * @description Same checks as POST /retenciones (the series and the CSD included); takes no folio, stores nothing. In live mode the first error names the refusal POST /retenciones would answer (field `environment`).
+         * @description Same checks as POST /retenciones (the series and the CSD included); takes no folio, stores nothing. In live mode with no PAC configured the first error says so (field `environment`), as POST /retenciones answers 503.
          */
         post: operations["validateRetencion"];
         delete?: never;
@@ -1018,7 +1018,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a stamped retención with SAT
-         * @description Signs SAT's cancellation request for Retenciones (cancelacionretencion: the CFDI's Cancelacion in its own namespace) with the tenant's active CSD (XML-DSig) and sends it. A retención is cancelled without the receiver's acceptance: the sandbox cancels it at once, vigente → cancelado (200), and `retencion.cancelada` is emitted in the same transaction. Motivos as for CFDI: 01 names its replacement in `folio_sustitucion` (a vigente retención of this tenant issued with cfdi_reten_relacionados tipo_relacion 04 to this one), 02–04 do not (400 naming the field). Refused (409): not vigente (already cancelled), no usable CSD. Live mode is refused (422, error code `retenciones_live_unsupported`), as POST /retenciones. Send `Idempotency-Key` to make a retry safe, as on POST /cfdis/{id}/cancel.
+         * @description Signs SAT's cancellation request for Retenciones (cancelacionretencion: the CFDI's Cancelacion in its own namespace) with the tenant's active CSD (XML-DSig) and sends it to the PAC that stamped it (`pac`). A retención is cancelled without the receiver's acceptance: vigente → cancelado (200) once SAT acknowledged it (the sandbox at once), and `retencion.cancelada` is emitted in the same transaction. Motivos as for CFDI: 01 names its replacement in `folio_sustitucion` (a vigente retención of this tenant issued with cfdi_reten_relacionados tipo_relacion 04 to this one), 02–04 do not (400 naming the field). Refused (409): not vigente (queued, failed or already cancelled), no usable CSD. A live PAC this service does not ask to cancel Retenciones: 422, error code `retenciones_cancel_unsupported` (field `pac`). Send `Idempotency-Key` to make a retry safe, as on POST /cfdis/{id}/cancel.
          */
         post: operations["cancelRetencion"];
         delete?: never;
@@ -4267,7 +4267,10 @@ export interface components {
              * @example 6F35D3B5-3651-5370-BC2C-14CDBE384CD7
              */
             uuid: string | null;
-            /** @enum {string} */
+            /**
+             * @description `vigente`: stamped; `en_cola` (live mode): sealed, waiting for a PAC to stamp it; `fallido`: no PAC stamped it (see failure_reason); `cancelado`: cancelled at SAT
+             * @enum {string}
+             */
             status: "vigente" | "en_cola" | "fallido" | "cancelacion_pendiente" | "cancelado";
             serie: string;
             folio: number;
@@ -4323,6 +4326,11 @@ export interface components {
              * @example sandbox
              */
             pac: string | null;
+            /**
+             * @description Why it was not stamped (status fallido): the PAC's refusal with its code, or the last error when its stamping gave up; else null
+             * @example null
+             */
+            failure_reason: string | null;
             sello_sat: string | null;
             /** @description NoCertificadoSAT */
             certificado_sat: string | null;
@@ -4583,10 +4591,10 @@ export interface components {
                 /** @description The item's position in `items`, from 0 */
                 index: number;
                 /**
-                 * @description `created`: issued and stamped now; `duplicate`: issued before with this idempotency_key (id and uuid are that retención's); `invalid`: refused, nothing stored (errors as POST /retenciones answers them, fields relative to the item)
+                 * @description `created`: issued and stamped now (test mode); `queued`: issued, sealed and queued for a live PAC (status en_cola, uuid null: its stamp follows, as for POST /retenciones' 202); `duplicate`: issued before with this idempotency_key (id and uuid are that retención's, uuid null while it is queued); `invalid`: refused, nothing stored (errors as POST /retenciones answers them, fields relative to the item)
                  * @enum {string}
                  */
-                status: "created" | "duplicate" | "invalid";
+                status: "created" | "queued" | "duplicate" | "invalid";
                 id?: string;
                 uuid?: string | null;
                 folio_int?: string;
@@ -4597,6 +4605,7 @@ export interface components {
                 }[];
             }[];
             created: number;
+            queued: number;
             duplicate: number;
             invalid: number;
         };
@@ -4961,12 +4970,12 @@ export interface components {
         WebhookCreate: {
             /** @example https://erp.example.com/hooks/cfdi */
             url: string;
-            events: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "retencion.timbrada" | "retencion.cancelada" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "received_cfdi.cancelled" | "received_cfdi.cancellation_requested" | "received_cfdi.efos_listed" | "*")[];
+            events: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "retencion.timbrada" | "retencion.cancelada" | "retencion.fallida" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "received_cfdi.cancelled" | "received_cfdi.cancellation_requested" | "received_cfdi.efos_listed" | "*")[];
         };
         WebhookPatch: {
             /** @example https://erp.example.com/hooks/cfdi */
             url?: string;
-            events?: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "retencion.timbrada" | "retencion.cancelada" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "received_cfdi.cancelled" | "received_cfdi.cancellation_requested" | "received_cfdi.efos_listed" | "*")[];
+            events?: ("cfdi.timbrado" | "cfdi.cancelado" | "cfdi.fallido" | "cfdi.encolado" | "cfdi.email_enviado" | "cfdi.email_fallido" | "cfdi.duplicate_stamp_cancelled" | "retencion.timbrada" | "retencion.cancelada" | "retencion.fallida" | "csd.por_vencer" | "csd.vencido" | "receipt.created" | "receipt.invoiced" | "receipt.cancelled" | "receipt.expired" | "received_cfdi.created" | "received_cfdi.invalid" | "received_cfdi.cancelled" | "received_cfdi.cancellation_requested" | "received_cfdi.efos_listed" | "*")[];
             /** @enum {string} */
             estado?: "ACTIVO" | "PAUSADO";
         };
@@ -10149,7 +10158,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Stamped */
+            /** @description Stamped (test mode: the sandbox) */
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10160,6 +10169,78 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Retencion"];
+                };
+            };
+            /** @description Queued (live mode): sealed and stored en_cola, uuid null; a job stamps it through the live PACs */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ret_01kb2m3k4n5p6q7r8s9t0v1w2x",
+                     *       "uuid": null,
+                     *       "status": "en_cola",
+                     *       "serie": "A",
+                     *       "folio": 15,
+                     *       "folio_int": "A15",
+                     *       "fecha_exp": "2026-11-30T10:00:00",
+                     *       "cve_retenc": "05",
+                     *       "emisor": {
+                     *         "rfc": "EKU9003173C9",
+                     *         "nombre": "ESCUELA KEMPER URGATE",
+                     *         "regimen_fiscal": "601"
+                     *       },
+                     *       "receptor": {
+                     *         "nacionalidad": "Nacional",
+                     *         "rfc": "FUNK671228PH6",
+                     *         "nombre": "KARLA FUENTE NOLASCO",
+                     *         "curp": "FUNK671228MCLNLR05",
+                     *         "domicilio_fiscal": "01000"
+                     *       },
+                     *       "periodo": {
+                     *         "mes_ini": "11",
+                     *         "mes_fin": "11",
+                     *         "ejercicio": "2026"
+                     *       },
+                     *       "totales": {
+                     *         "monto_tot_operacion": 20000,
+                     *         "monto_tot_grav": 20000,
+                     *         "monto_tot_exent": 0,
+                     *         "monto_tot_ret": 4133.34
+                     *       },
+                     *       "impuestos_retenidos": [
+                     *         {
+                     *           "impuesto_ret": "001",
+                     *           "base_ret": 20000,
+                     *           "monto_ret": 2000,
+                     *           "tipo_pago_ret": "04"
+                     *         },
+                     *         {
+                     *           "impuesto_ret": "002",
+                     *           "base_ret": 20000,
+                     *           "monto_ret": 2133.34,
+                     *           "tipo_pago_ret": "01"
+                     *         }
+                     *       ],
+                     *       "complementos": [],
+                     *       "fecha_timbrado": null,
+                     *       "pac": null,
+                     *       "failure_reason": null,
+                     *       "sello_sat": null,
+                     *       "certificado_sat": null,
+                     *       "cadena_original_sat": null,
+                     *       "cancelacion": null,
+                     *       "created_at": "2026-11-30T16:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Retencion"];
                 };
             };
@@ -10247,7 +10328,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Live mode: Retenciones are not stamped live yet (error code `retenciones_live_unsupported`); or rejected by the stamping provider */
+            /** @description Rejected by the stamping provider (the sandbox; or, on an Idempotency-Key retry, the live PAC that refused it) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10255,6 +10336,20 @@ export interface operations {
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Live mode with no PAC configured (PACS): nothing is stored */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10377,14 +10472,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Live mode: Retenciones are not stamped live yet (error code `retenciones_live_unsupported`) */
-            422: {
+            /** @description Live mode with no PAC configured (PACS): nothing is stored */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10779,7 +10874,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such retención in this tenant and environment, or not stamped */
+            /** @description No such retención in this tenant and environment */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10793,7 +10888,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not vigente, no usable CSD; Idempotency-Key reused with another body, or another request with it still running (error code `idempotency_key_in_use`) */
+            /** @description Not vigente (en_cola, fallido, cancelado), no usable CSD; Idempotency-Key reused with another body, or another request with it still running (error code `idempotency_key_in_use`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10821,7 +10916,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rejected by SAT (the retención stays vigente); or live mode (error code `retenciones_live_unsupported`) */
+            /** @description Rejected by SAT (the retención stays vigente); or the PAC that stamped it is not asked to cancel Retenciones (error code `retenciones_cancel_unsupported`) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

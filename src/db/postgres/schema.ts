@@ -118,6 +118,7 @@ export const cfdiEmails = mirror(sqlite.cfdiEmails);
 export const emailBudgets = mirror(sqlite.emailBudgets);
 export const cfdiStatusChanges = mirror(sqlite.cfdiStatusChanges);
 export const cfdiStampAttempts = mirror(sqlite.cfdiStampAttempts);
+export const retencionStampAttempts = mirror(sqlite.retencionStampAttempts);
 export const cfdiDuplicateStamps = mirror(sqlite.cfdiDuplicateStamps);
 export const cfdiRelations = mirror(sqlite.cfdiRelations);
 export const sandboxCancellations = mirror(sqlite.sandboxCancellations);

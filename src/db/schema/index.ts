@@ -33,6 +33,7 @@ export * from './cfdi-emails.ts';
 export * from './email-budgets.ts';
 export * from './cfdi-status-changes.ts';
 export * from './cfdi-stamp-attempts.ts';
+export * from './retencion-stamp-attempts.ts';
 export * from './cfdi-relations.ts';
 export * from './sandbox-cancellations.ts';
 export * from './payments.ts';

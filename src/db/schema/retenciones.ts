@@ -16,9 +16,10 @@ export interface RetencionSummary {
   impuestos_retenidos: { impuesto_ret?: string; base_ret?: Amount; monto_ret: Amount; tipo_pago_ret: string }[];
   /** The complements the document carries, by SAT's element name (`plataformasTecnologicas:ServiciosPlataformasTecnologicas`). */
   complementos: string[];
-  sello_sat: string;
-  certificado_sat: string;
-  cadena_original_sat: string;
+  /** The TFD's values, absent while it waits for a live PAC's stamp (en_cola) or never got one (fallido). */
+  sello_sat?: string;
+  certificado_sat?: string;
+  cadena_original_sat?: string;
   /** Its cancellation at SAT, written with the move to cancelado (src/invoices/retenciones/lifecycle.ts). */
   cancelacion?: { motivo: string; folio_sustitucion: string | null; cancelled_at: string };
 }
@@ -56,6 +57,8 @@ export const retenciones = sqliteTable(
     fechaTimbrado: text('fecha_timbrado'),
     /** The provider that stamped it (`sandbox` in test mode). */
     pac: text('pac'),
+    /** Why it could not be stamped (fallido): the PAC's refusal, or the last error when its job gave up. */
+    failureReason: text('failure_reason'),
     summary: text('summary', { mode: 'json' }).notNull().$type<RetencionSummary>(),
     /**
      * The item's idempotency_key when POST /retenciones/batch issued it (per tenant and environment, kept with the row),

@@ -94,14 +94,14 @@ export async function emisorOf(deps: Pick<CfdiDeps, 'identity'>, actor: Pick<Act
   return { rfc: t.rfc, nombre: t.nombre, regimenFiscal: t.regimenFiscal, codigoPostal: t.codigoPostal, domicilio: t.domicilioFiscal ?? undefined };
 }
 
-const NO_PAC: ErrorDetail = {
+export const NO_PAC: ErrorDetail = {
   field: 'environment',
   issue:
     "live stamping needs a PAC, which this server has not: its operator sets PACS (the PACs in the order to try, e.g. finkok,sw) and each listed PAC's settings: SW_URL, SW_USER and SW_PASSWORD for SW (or the legacy PAC_URL, PAC_USER and PAC_PASSWORD), FINKOK_URL, FINKOK_USERNAME and FINKOK_PASSWORD for Finkok (Quadrum); a sk_test_ key stamps in the sandbox",
 };
 
 /** Who stamps the environment's documents, or 503 naming the settings that configure the live PACs. */
-function requireStamper(deps: Pick<CfdiDeps, 'stamperFor'>, actor: Actor): Stamper {
+export function requireStamper(deps: Pick<CfdiDeps, 'stamperFor'>, actor: Actor): Stamper {
   const stamper = deps.stamperFor(actor.environment);
   if (!stamper) throw new ServiceError('unavailable', 'No stamping provider (PAC) is configured for the live environment', [NO_PAC]);
   return stamper;
@@ -212,7 +212,7 @@ export async function validateCfdi(deps: CfdiDeps, actor: Actor, req: CfdiReques
 }
 
 /** How long after its Fecha a queued invoice may still be stamped: well inside SAT's 72 hours. */
-const STAMP_DEADLINE_MS = 60 * 3600 * 1000;
+export const STAMP_DEADLINE_MS = 60 * 3600 * 1000;
 
 // The writes of every issued invoice, prepared once per connection.
 const insertCfdi = (tx: Tx, row: CfdiRow) =>

@@ -1,13 +1,14 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { withTransaction } from '../../db/index.ts';
+import { withTransaction, type DbOrTx } from '../../db/index.ts';
 import { cfdiStampAttempts } from '../../db/schema/index.ts';
 import type { PacRouter, StampAttempt } from '../../pac/failover.ts';
 import type { Pac, StampOptions, StampResult } from '../../pac/types.ts';
 
 /**
- * What stamping a CFDI's sealed document answered, the PAC that answered it (undefined: none did), and every attempt
- * at the document so far, this call's included (what a stamp's transaction decides from, without reading it again).
+ * What stamping a sealed document (a CFDI or a retención) answered, the PAC that answered it (undefined: none did),
+ * and every attempt at the document so far, this call's included (what a stamp's transaction decides from, without
+ * reading it again).
  */
 interface RoutedResult {
   result: StampResult;
@@ -23,14 +24,14 @@ export interface Stamper {
   readonly inProcess: boolean;
   /** The PAC an in-process stamp is recorded as made by (`sandbox`); a routed stamp names its own PAC. */
   readonly name: string;
-  stamp(cfdi: { id: string; tenantId: string }, sealedXml: string, options: StampOptions): Promise<RoutedResult>;
+  stamp(document: { id: string; tenantId: string }, sealedXml: string, options: StampOptions): Promise<RoutedResult>;
 }
 
 export function sandboxStamper(sandbox: Pac): Stamper {
   return {
     inProcess: sandbox.inProcess === true,
     name: sandbox.name,
-    stamp: async (_cfdi, sealedXml, options) => ({ result: await sandbox.stamp(sealedXml, options), pac: sandbox.name, attempts: [] }),
+    stamp: async (_document, sealedXml, options) => ({ result: await sandbox.stamp(sealedXml, options), pac: sandbox.name, attempts: [] }),
   };
 }
 
@@ -42,34 +43,39 @@ export function sandboxStamper(sandbox: Pac): Stamper {
 export class StampInFlight extends Error {}
 
 /**
+ * Where one kind of document keeps its stamping attempts (a table per kind, each in the module that owns it):
+ * what routedStamper reads and writes, so CFDIs and retenciones route by the same rules.
+ */
+export interface StampAttemptLog {
+  /** The document's attempts, oldest first. */
+  attemptsOf(db: DbOrTx, documentId: string): Promise<StampAttempt[]>;
+  record(db: DbOrTx, document: { id: string; tenantId: string }, attempt: StampAttempt): Promise<void>;
+}
+
+/**
  * Live stamping: the document's attempts so far (any instance's) decide where it may go; `sent` is recorded before
  * each request leaves and each answer as it comes, each in its own commit, so a process killed mid-request leaves its
  * document with that PAC for PAC_AMBIGUOUS_WINDOW_SECONDS, never free for another. A `sent` is recorded only if no
- * other attempt was recorded since this call read the history (one transaction: a count, then the insert), so two
+ * other attempt was recorded since this call read the history (one transaction: the history, then the insert), so two
  * callers at once never route the same document from the same stale history.
  */
-export function routedStamper(db: Db, router: PacRouter): Stamper {
+export function routedStamper(db: Db, router: PacRouter, log: StampAttemptLog): Stamper {
   return {
     inProcess: false,
     name: 'failover',
-    async stamp(cfdi, sealedXml, options) {
-      const history = await attemptsOf(db, cfdi.id);
+    async stamp(document, sealedXml, options) {
+      const history = await log.attemptsOf(db, document.id);
       let known = history.length;
       const routed = await router.stamp(sealedXml, options, history, async (attempt) => {
-        const row = { cfdiId: cfdi.id, tenantId: cfdi.tenantId, ...attempt };
         if (attempt.outcome === 'sent') {
-          // serializable: the count of attempts read decides the 'sent' (no two callers route from one history)
+          // serializable: the attempts read decide the 'sent' (no two callers route from one history)
           const claimed = await withTransaction(db, { isolation: 'serializable', name: 'pac.sent' }, async (tx) => {
-            const [recorded] = await tx
-              .select({ n: sql<number>`count(*)`.mapWith(Number) })
-              .from(cfdiStampAttempts)
-              .where(eq(cfdiStampAttempts.cfdiId, cfdi.id));
-            if ((recorded?.n ?? 0) !== known) return false;
-            await tx.insert(cfdiStampAttempts).values(row);
+            if ((await log.attemptsOf(tx, document.id)).length !== known) return false;
+            await log.record(tx, document, attempt);
             return true;
           });
-          if (!claimed) throw new StampInFlight(`another attempt at CFDI ${cfdi.id} was recorded meanwhile: not sent to ${attempt.pac}`);
-        } else await db.insert(cfdiStampAttempts).values(row);
+          if (!claimed) throw new StampInFlight(`another attempt at ${document.id} was recorded meanwhile: not sent to ${attempt.pac}`);
+        } else await log.record(db, document, attempt);
         known++;
       });
       return { result: routed.result, pac: routed.pac, attempts: [...history, ...routed.attempts], retryAt: routed.retryAt };
@@ -77,11 +83,15 @@ export function routedStamper(db: Db, router: PacRouter): Stamper {
   };
 }
 
-/** A CFDI's stamping attempts, oldest first. */
-async function attemptsOf(db: Db, cfdiId: string): Promise<StampAttempt[]> {
-  return db
-    .select({ pac: cfdiStampAttempts.pac, outcome: cfdiStampAttempts.outcome, at: cfdiStampAttempts.at })
-    .from(cfdiStampAttempts)
-    .where(eq(cfdiStampAttempts.cfdiId, cfdiId))
-    .orderBy(asc(cfdiStampAttempts.id));
-}
+/** A CFDI's stamping attempts: cfdi_stamp_attempts. */
+export const cfdiStampAttemptLog: StampAttemptLog = {
+  attemptsOf: (db, cfdiId) =>
+    db
+      .select({ pac: cfdiStampAttempts.pac, outcome: cfdiStampAttempts.outcome, at: cfdiStampAttempts.at })
+      .from(cfdiStampAttempts)
+      .where(eq(cfdiStampAttempts.cfdiId, cfdiId))
+      .orderBy(asc(cfdiStampAttempts.id)),
+  record: async (db, cfdi, attempt) => {
+    await db.insert(cfdiStampAttempts).values({ cfdiId: cfdi.id, tenantId: cfdi.tenantId, ...attempt });
+  },
+};

@@ -9,6 +9,7 @@ import type { JobHandler } from '../../jobs/worker.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Stamper } from './stamp-routing.ts';
 import type { StampAttempt } from '../../pac/failover.ts';
+import type { StampFailure } from '../../pac/types.ts';
 import { checkPacsLeftBehind, recordDuplicateStamp } from './duplicate-stamps.ts';
 import { transition } from './lifecycle.ts';
 import type { Tx } from '../../db/index.ts';
@@ -155,6 +156,17 @@ export async function recordFailure(tx: Tx, cfdi: Target, reason: string, now: D
   return (await transition(tx, cfdi, 'en_cola', 'fallido', { reason, at: now })) !== undefined;
 }
 
+/**
+ * A stamp job's routed answer that is not a stamp, as the queue takes it (CFDIs and retenciones alike): a definitive
+ * refusal ends the job (its giveUp records it fallido), the rest is tried again with the job's backoff.
+ */
+export function unstampedError(result: StampFailure, retryAt: string | undefined): Error {
+  if (result.class === 'definitive') return new PermanentJobError(`${result.code}: ${result.message}`);
+  // Not sent (the document waits for a PAC whose circuit is open, or for its window): asked again when that changes.
+  if (retryAt) return new RetryLaterError(result.message, new Date(retryAt));
+  return new Error('code' in result ? `${result.code}: ${result.message}` : result.message);
+}
+
 /** The queued attempt: send the stored sealed XML again (the PAC recognizes a document it already stamped). */
 export function stampJobHandler(deps: {
   db: Db;
@@ -206,10 +218,7 @@ export function stampJobHandler(deps: {
             return () => deps.logger.info('stamped from queue', { cfdi_id: cfdi.id, tenant_id: cfdi.tenantId, uuid: result.tfd.uuid, attempts: job.attempts });
         };
       }
-      if (result.class === 'definitive') throw new PermanentJobError(`${result.code}: ${result.message}`);
-      // Not sent (the document waits for a PAC whose circuit is open, or for its window): asked again when that changes.
-      if (retryAt) throw new RetryLaterError(result.message, new Date(retryAt));
-      throw new Error('code' in result ? `${result.code}: ${result.message}` : result.message);
+      throw unstampedError(result, retryAt);
     },
     giveUp(job, error) {
       const reason = error instanceof Error ? error.message : String(error);

@@ -40,7 +40,7 @@ export const queuedAnswer = (row: CfdiRow) => ({
   },
 });
 
-export const rejected = (row: CfdiRow) =>
+export const rejected = (row: Pick<CfdiRow, 'failureReason'>) =>
   new ServiceError('rejected', 'Rejected by the stamping provider', [{ field: 'pac', issue: row.failureReason ?? 'stamping failed' }]);
 
 /** What the response needs beyond the row's columns, fixed at issue time. */

@@ -7,7 +7,8 @@ import type { Actor } from '../../lib/backend.ts';
 import { sha256Hex } from '../../lib/crypto.ts';
 import { zodDetails } from '../../lib/errors.ts';
 import { ServiceError, type ErrorDetail } from '../../lib/service-error.ts';
-import { check, commitRetencion, stamperOrRefusal, type RetencionDeps } from './issue.ts';
+import { requireStamper } from '../cfdis/issue.ts';
+import { check, commitRetencion, type RetencionDeps } from './issue.ts';
 import type { RetencionBatchItemSchema, RetencionBatchResultSchema } from './schemas.ts';
 
 type BatchItem = z.output<typeof RetencionBatchItemSchema>;
@@ -71,7 +72,7 @@ function answerIssued(index: number, issued: Issued, hash: string): ItemResult {
  */
 
 export async function issueRetencionBatch(deps: RetencionDeps, actor: Actor, items: BatchItem[], opts: { auditIn?: AuditInTransaction } = {}) {
-  const stamper = stamperOrRefusal(deps, actor);
+  const stamper = requireStamper(deps, actor);
   const results: ItemResult[] = new Array(items.length);
   const firstIndex = new Map<string, number>();
   const pending: { index: number; item: BatchItem; hash: string }[] = [];
@@ -115,7 +116,7 @@ export async function issueRetencionBatch(deps: RetencionDeps, actor: Actor, ite
           { model, signer, serie: item.serie },
           { batchKey: { key: item.idempotency_key, hash }, auditIn: opts.auditIn, transaction: withGroupCommit },
         );
-        return { index, status: 'created', id: row.id, uuid: row.uuid, folio_int: row.folioInt };
+        return { index, status: row.status === 'en_cola' ? 'queued' : 'created', id: row.id, uuid: row.uuid, folio_int: row.folioInt };
       }),
     );
     let failure: unknown;
@@ -136,5 +137,5 @@ export async function issueRetencionBatch(deps: RetencionDeps, actor: Actor, ite
     if (failure) throw failure;
   }
   const count = (status: ItemResult['status']) => results.filter((r) => r.status === status).length;
-  return { results, created: count('created'), duplicate: count('duplicate'), invalid: count('invalid') };
+  return { results, created: count('created'), queued: count('queued'), duplicate: count('duplicate'), invalid: count('invalid') };
 }

@@ -3,7 +3,7 @@ import { buildCancelacionXml, signEnveloped } from '../../cfdi/cancellation.ts';
 import { wallClock } from '../../cfdi/time.ts';
 import { child, parseXml } from '../../cfdi/xml.ts';
 import { withTransaction, type DbOrTx } from '../../db/index.ts';
-import { retencionDocuments, retenciones } from '../../db/schema/index.ts';
+import { retencionDocuments, retenciones, type CfdiStatus } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { conflict, invalidInput, ServiceError, type ErrorDetail } from '../../lib/service-error.ts';
@@ -18,8 +18,8 @@ export type RetencionCancelDeps = Pick<CfdiDeps, 'db' | 'now' | 'masterKey' | 'p
 
 const SAT_ZONE = 'America/Mexico_City';
 
-/** Live mode: none of this service's live PACs is asked about Retenciones (as POST /retenciones refuses live). */
-const liveUnsupported = (what: string, code: string, issue: string) => new ServiceError('rejected', what, [{ field: 'environment', issue }], undefined, code);
+/** What the PAC that stamped a retención cannot do for it: a permanent absence, not an outage (422, not 503). */
+const unsupported = (what: string, code: string, detail: ErrorDetail) => new ServiceError('rejected', what, [detail], undefined, code);
 
 /** A stamped retención of the caller's tenant and environment, with its UUID; one not stamped has nothing at SAT. */
 async function stampedRetencion(deps: Pick<RetencionCancelDeps, 'db'>, actor: Actor, ref: string): Promise<RetencionRow & { uuid: string }> {
@@ -30,6 +30,13 @@ async function stampedRetencion(deps: Pick<RetencionCancelDeps, 'db'>, actor: Ac
     ]);
   return { ...row, uuid: row.uuid };
 }
+
+/** Why a retención that is not vigente is not cancelled (409), as for a CFDI. */
+const NOT_CANCELLABLE: Partial<Record<CfdiStatus, (id: string) => string>> = {
+  en_cola: (id) => `Retención ${id} is queued for stamping: SAT does not know it yet, so it cannot be cancelled there`,
+  fallido: (id) => `Retención ${id} was never stamped (fallido): there is nothing to cancel at SAT`,
+  cancelado: (id) => `Retención ${id} is already cancelled`,
+};
 
 /** Motivo 01's replacement: a vigente retención of the same tenant and environment whose CfdiRetenRelacionados names this one with 04. */
 async function checkSubstitute(db: DbOrTx, actor: Actor, row: RetencionRow & { uuid: string }, folio: string): Promise<void> {
@@ -78,24 +85,22 @@ export async function cancelRetencion(
   body: RetencionCancelBody,
   opts: { bindIdempotency?: IdempotencyClaim['bind'] } = {},
 ) {
-  const row = await stampedRetencion(deps, actor, ref);
-  if (row.status !== 'vigente')
-    throw conflict(
-      row.status === 'cancelado' ? `Retención ${row.id} is already cancelled` : `Retención ${row.id} is ${row.status}: only a vigente one is cancelled`,
-      [{ field: 'status', issue: `is ${row.status}` }],
-    );
+  const found = await getRetencionRow(deps.db, actor, ref);
+  if (found.status !== 'vigente' || !found.uuid)
+    throw conflict(NOT_CANCELLABLE[found.status]?.(found.id) ?? `Retención ${found.id} is ${found.status}`, [{ field: 'status', issue: `is ${found.status}` }]);
+  const row = { ...found, uuid: found.uuid };
   const problem = motivoProblem(body);
   if (problem) throw invalidInput('Invalid input', [problem]);
   const folioSustitucion = body.folio_sustitucion?.toUpperCase();
   if (folioSustitucion) await checkSubstitute(deps.db, actor, row, folioSustitucion);
 
+  // Through the PAC that stamped it, as a CFDI's cancellation.
   const pac = deps.pacFor(actor.environment, row.pac);
   if (!pac?.cancelRetencion)
-    throw liveUnsupported(
-      'Retenciones are cancelled in test mode only for now',
-      'retenciones_live_unsupported',
-      "live cancellation of a Retenciones is not available: this service's PACs are not asked to cancel Retenciones",
-    );
+    throw unsupported('The PAC that stamped this retención does not cancel Retenciones through this service', 'retenciones_cancel_unsupported', {
+      field: 'pac',
+      issue: `${row.pac ?? 'its PAC'} is not asked to cancel Retenciones (cancelacionretencion) by this service: cancel it with that PAC directly`,
+    });
   const now = deps.now();
   const rfcEmisor = row.summary.emisor.rfc;
   const signer = await activeSigner(deps, actor.tenantId, actor.environment);
@@ -147,11 +152,11 @@ export async function getRetencionSatStatus(deps: Pick<RetencionCancelDeps, 'db'
   const row = await stampedRetencion(deps, actor, ref);
   const pac = deps.pacFor(actor.environment, row.pac);
   if (!pac?.retencionStatus)
-    throw liveUnsupported(
-      "SAT's status of a Retenciones is not available in live mode",
-      'retenciones_sat_status_unavailable',
-      "SAT publishes a Retenciones' status only on its verification page (prodretencionverificacion.clouda.sat.gob.mx), with no service to ask; open the QR of its PDF",
-    );
+    throw unsupported("SAT's status of a Retenciones is not available in live mode", 'retenciones_sat_status_unavailable', {
+      field: 'environment',
+      issue:
+        "SAT publishes a Retenciones' status only on its verification page (prodretencionverificacion.clouda.sat.gob.mx), with no service to ask; open the QR of its PDF",
+    });
   const status = await pac.retencionStatus(actor.tenantId, row.uuid);
   return {
     uuid: row.uuid,

@@ -52,9 +52,10 @@ const toRetencionEmail = (r: RetencionEmailRow) => ({
 export async function emailRetencion(deps: EmailDeps, actor: Actor, ref: string, body: RetencionEmailRequest, bindIdempotency?: IdempotencyClaim['bind']) {
   const row = await getRetencionRow(deps.db, actor, ref);
   if (!row.uuid)
-    throw conflict(`Retención ${row.id} is ${row.status}: it was never stamped, so there is no XML or PDF to send`, [
-      { field: 'status', issue: `is ${row.status}` },
-    ]);
+    throw conflict(
+      `Retención ${row.id} is ${row.status}: ${row.status === 'en_cola' ? 'not stamped yet' : 'it was never stamped'}, so there is no XML or PDF to send`,
+      [{ field: 'status', issue: `is ${row.status}` }],
+    );
   const sending = await checkSending(deps, actor, 'to', body.to);
   const now = deps.now();
   const at = now.toISOString();

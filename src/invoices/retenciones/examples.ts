@@ -1,6 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import type { BodyExamples } from '../../lib/schemas.ts';
-import type { RetencionBatchRequestSchema, RetencionCancelBody, RetencionEmailRequest, RetencionRequestSchema } from './schemas.ts';
+import type { RetencionBatchRequestSchema, RetencionCancelBody, RetencionEmailRequest, RetencionRequestSchema, RetencionSchema } from './schemas.ts';
 
 /** The OpenAPI examples of POST /retenciones (and /validate): each stamps as it is (tests/invoices/retenciones). */
 
@@ -146,4 +146,33 @@ export const RetencionCancelExamples: BodyExamples<RetencionCancelBody> = {
 /** POST /retenciones/{id}/email: the receptor's addresses (a retención has no client record to default to). */
 export const RetencionEmailExamples: BodyExamples<RetencionEmailRequest> = {
   receptor: { summary: "To the receptor's addresses", value: { to: ['karla.fuente@example.com'] } },
+};
+
+/** POST /retenciones' 202 (live mode): retencion_arrendamiento sealed and queued for a live PAC, not stamped yet. */
+export const RetencionQueuedExample: z.output<typeof RetencionSchema> = {
+  id: 'ret_01kb2m3k4n5p6q7r8s9t0v1w2x',
+  uuid: null,
+  status: 'en_cola',
+  serie: 'A',
+  folio: 15,
+  folio_int: 'A15',
+  fecha_exp: '2026-11-30T10:00:00',
+  cve_retenc: '05',
+  emisor: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601' },
+  receptor: KARLA,
+  periodo: { mes_ini: '11', mes_fin: '11', ejercicio: '2026' },
+  totales: { monto_tot_operacion: 20000, monto_tot_grav: 20000, monto_tot_exent: 0, monto_tot_ret: 4133.34 },
+  impuestos_retenidos: [
+    { impuesto_ret: '001', base_ret: 20000, monto_ret: 2000, tipo_pago_ret: '04' },
+    { impuesto_ret: '002', base_ret: 20000, monto_ret: 2133.34, tipo_pago_ret: '01' },
+  ],
+  complementos: [],
+  fecha_timbrado: null,
+  pac: null,
+  failure_reason: null,
+  sello_sat: null,
+  certificado_sat: null,
+  cadena_original_sat: null,
+  cancelacion: null,
+  created_at: '2026-11-30T16:00:00.000Z',
 };

@@ -3,40 +3,28 @@ import { sealRetencion } from '../../cfdi/retenciones/build.ts';
 import { COMPLEMENTS, memberOf } from '../../cfdi/retenciones/complements/index.ts';
 import type { RetencionModel } from '../../cfdi/retenciones/model.ts';
 import { prepareRetencion } from '../../cfdi/retenciones/prepare.ts';
-import { tfdCadena } from '../../cfdi/tfd.ts';
-import { zonedToUtc } from '../../cfdi/time.ts';
 import { withTransaction, type withGroupCommit } from '../../db/index.ts';
+import { enqueue } from '../../jobs/queue.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { AuditInTransaction } from '../../lib/audit.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { newId } from '../../lib/ids.ts';
 import { invalidInput, ServiceError, type ErrorDetail } from '../../lib/service-error.ts';
-import { emisorOf, signerFor, type CfdiDeps } from '../cfdis/issue.ts';
+import { emisorOf, NO_PAC, requireStamper, signerFor, STAMP_DEADLINE_MS, type CfdiDeps } from '../cfdis/issue.ts';
 import type { Stamper } from '../cfdis/stamp-routing.ts';
+import { rejected } from '../cfdis/wire.ts';
 import { allocateFolio, peekFolio } from '../series/service.ts';
-import { bornStamped } from './lifecycle.ts';
+import { bornQueued, bornStamped, type NewRetencion, type RetencionStamp } from './lifecycle.ts';
+import { RETENCION_STAMP_JOB, stampOf } from './stamping.ts';
 import { getRetencionRow } from './reads.ts';
 import { toRetencion, type RetencionRequest, type RetencionRow } from './schemas.ts';
 
-/** Issuing a CFDI de Retenciones e información de pagos 2.0: POST /retenciones/validate, POST /retenciones, its resumption. */
-export type RetencionDeps = Pick<CfdiDeps, 'db' | 'now' | 'masterKey' | 'identity' | 'stamperFor' | 'wakeJobs' | 'pacFor' | 'pdfPool' | 'mailer'>;
-
 /**
- * Live mode is refused before any other check (docs/decisions.md, "Retenciones 2.0 through the API"): the PAC
- * adapters here send CFDI 4.0 to each PAC's CFDI endpoint, and a Retenciones goes to another service of theirs.
+ * Issuing a CFDI de Retenciones e información de pagos 2.0: POST /retenciones/validate, POST /retenciones, its
+ * resumption. `stamperFor` is who stamps retenciones: the sandbox in process (test), the live PACs through the failover
+ * router over retencion_stamp_attempts (live).
  */
-const LIVE_UNSUPPORTED: ErrorDetail = {
-  field: 'environment',
-  issue:
-    "live stamping of a Retenciones is not available yet: this service's PACs (SW, Finkok) stamp CFDI 4.0 through it, not Retenciones 2.0; " +
-    'a sk_test_ key stamps Retenciones in the sandbox',
-};
-
-/** The sandbox's in-process stamper (test mode), or the refusal of live mode. */
-function sandboxStamper(deps: RetencionDeps, actor: Actor): Stamper | ErrorDetail {
-  const stamper = deps.stamperFor(actor.environment);
-  return actor.environment === 'test' && stamper?.inProcess ? stamper : LIVE_UNSUPPORTED;
-}
+export type RetencionDeps = Pick<CfdiDeps, 'db' | 'now' | 'masterKey' | 'identity' | 'stamperFor' | 'wakeJobs' | 'pacFor' | 'pdfPool' | 'mailer'>;
 
 /** FolioInt: the series and its folio joined (t_FolioInt: letters and digits, at most 20). */
 const FOLIO_INT = /^[A-Za-z0-9]{1,20}$/;
@@ -80,30 +68,28 @@ export async function check(deps: RetencionDeps, actor: Actor, req: RetencionReq
 
 /** POST /retenciones/validate: the same checks as POST /retenciones, no folio taken, nothing sealed or stamped. */
 export async function validateRetencion(deps: RetencionDeps, actor: Actor, req: RetencionRequest) {
-  const stamper = sandboxStamper(deps, actor);
   const { errors } = await check(deps, actor, req);
-  // First, as POST /retenciones answers it first.
-  if ('field' in stamper) errors.unshift(stamper);
+  // First, as POST /retenciones answers it first (503): without a PAC nothing is stamped, whatever else is fixed.
+  if (!deps.stamperFor(actor.environment)) errors.unshift(NO_PAC);
   return { valid: errors.length === 0, errors };
 }
 
-/** What the row keeps of the model and its stamp. */
+/** What the row keeps of the model and its stamp (none while it waits for a live PAC's); its status is the lifecycle's. */
 function rowOf(
   actor: Actor,
   id: string,
   m: RetencionModel,
   taken: { serie: string; folio: number },
-  stamp: StampOf,
+  stamp: RetencionStamp | undefined,
   at: string,
-): RetencionRow & { status: 'vigente' } {
+): NewRetencion {
   const r = m.receptor;
   const t = m.totales;
   return {
     id,
     tenantId: actor.tenantId,
     environment: actor.environment,
-    uuid: stamp.uuid,
-    status: 'vigente',
+    uuid: stamp?.uuid ?? null,
     serie: taken.serie,
     folio: taken.folio,
     folioInt: m.folioInt!,
@@ -117,8 +103,9 @@ function rowOf(
     montoTotOperacion: t.montoTotOperacion.toString(),
     montoTotRet: t.montoTotRet.toString(),
     fechaExp: m.fechaExp,
-    fechaTimbrado: stamp.fechaTimbrado,
-    pac: stamp.pac,
+    fechaTimbrado: stamp?.fechaTimbrado ?? null,
+    pac: stamp?.pac ?? null,
+    failureReason: null,
     batchKey: null,
     batchHash: null,
     summary: {
@@ -135,24 +122,12 @@ function rowOf(
         monto_ret: i.montoRet.toString(),
         tipo_pago_ret: i.tipoPagoRet,
       })),
-      complementos: stamp.complementos,
-      sello_sat: stamp.selloSat,
-      certificado_sat: stamp.certificadoSat,
-      cadena_original_sat: stamp.cadena,
+      complementos: complementsOf(m),
+      ...stamp?.tfd,
     },
     createdAt: at,
     updatedAt: at,
   };
-}
-
-interface StampOf {
-  uuid: string;
-  fechaTimbrado: string;
-  pac: string;
-  selloSat: string;
-  certificadoSat: string;
-  cadena: string;
-  complementos: string[];
 }
 
 /** The complements the document carries, by element name: the structured ones in registry order, then those sent as XML. */
@@ -170,27 +145,23 @@ export interface IssueRetencionOptions {
   transaction?: typeof withGroupCommit;
 }
 
-/** The sandbox's stamper, or the refusal of live mode as the ServiceError POST /retenciones answers. */
-export function stamperOrRefusal(deps: RetencionDeps, actor: Actor): Stamper {
-  const stamper = sandboxStamper(deps, actor);
-  if ('field' in stamper)
-    throw new ServiceError('rejected', 'Retenciones are stamped in test mode only for now', [stamper], undefined, 'retenciones_live_unsupported');
-  return stamper;
-}
-
 /**
- * POST /retenciones: check everything (400 with every problem), then one transaction takes the folio, seals with the
- * tenant's CSD, stamps in the sandbox (in process: no I/O) and records the stamped document with its event, its
- * Idempotency-Key binding and its audit entry. A refusal of the stamp rolls all back: the folio is not consumed.
+ * POST /retenciones: check everything (400 with every problem), then one transaction takes the folio and seals with
+ * the tenant's CSD. The sandbox stamps in that transaction (in process: no I/O) and it records the stamped document
+ * (201); live, it records the sealed one en_cola and queues its stamp job (202). Either way with its Idempotency-Key
+ * binding and its audit entry. A refusal of the sandbox's stamp rolls all back: the folio is not consumed.
  */
 export async function issueRetencion(deps: RetencionDeps, actor: Actor, req: RetencionRequest, opts: IssueRetencionOptions = {}) {
-  const stamper = stamperOrRefusal(deps, actor);
+  const stamper = requireStamper(deps, actor);
   const checked = await check(deps, actor, req);
   if (checked.errors.length > 0 || !checked.model || !checked.signer) throw invalidInput('The Retención fails validation', checked.errors);
   return toRetencion(await commitRetencion(deps, actor, stamper, { model: checked.model, signer: checked.signer, serie: req.serie }, opts));
 }
 
-/** The writing phase of issuing a checked request: folio, seal, stamp, row, document and event in one transaction. */
+/**
+ * The writing phase of issuing a checked request: folio, seal, then the sandbox's stamp, row, document and event, or
+ * (live) the sealed row and its stamp job, in one transaction.
+ */
 export async function commitRetencion(
   deps: RetencionDeps,
   actor: Actor,
@@ -198,49 +169,56 @@ export async function commitRetencion(
   checked: { model: RetencionModel; signer: CsdSigner; serie: string | undefined },
   opts: IssueRetencionOptions,
 ): Promise<RetencionRow> {
-  const { model, signer } = checked;
+  const { signer } = checked;
   const now = deps.now();
   const at = now.toISOString();
   const id = newId('ret', now.getTime());
   const scope = { tenantId: actor.tenantId, environment: actor.environment };
   const run: typeof withGroupCommit = opts.transaction ?? withTransaction;
+  const batch = opts.batchKey && { batchKey: opts.batchKey.key, batchHash: opts.batchKey.hash };
   // read committed: the folio is an UPDATE … RETURNING on the series row (its lock orders the writers); the rest are
   // inserts the unique indexes guard
-  const { row, deliveries } = await run(deps.db, { isolation: 'read committed', name: 'retenciones.issue' }, async (tx) => {
+  const { row, jobs } = await run(deps.db, { isolation: 'read committed', name: 'retenciones.issue' }, async (tx) => {
     const taken = await allocateFolio(tx, scope, checked.serie);
     const problem = folioIntProblem(taken);
     if (problem) throw invalidInput('The Retención fails validation', [problem]);
-    const sealed = await sealRetencion({ ...model, folioInt: folioIntOf(taken) }, signer);
+    const model = { ...checked.model, folioInt: folioIntOf(taken) };
+    const sealed = await sealRetencion(model, signer);
+    if (!stamper.inProcess) {
+      const row = await bornQueued(tx, { ...rowOf(actor, id, model, taken, undefined, at), ...batch }, sealed.xml);
+      await enqueue(tx, now, {
+        type: RETENCION_STAMP_JOB,
+        tenantId: actor.tenantId,
+        environment: actor.environment,
+        payload: { retencion_id: id },
+        // As a queued CFDI's: past this it is given up as fallido rather than stamped days after it was asked for.
+        deadline: new Date(now.getTime() + STAMP_DEADLINE_MS),
+      });
+      await opts.bindIdempotency?.(tx, id);
+      await opts.auditIn?.(tx, id, 202);
+      return { row, jobs: 1 };
+    }
     const { result, pac } = await stamper.stamp({ id, tenantId: actor.tenantId }, sealed.xml, { tenantId: actor.tenantId });
     if (!result.ok)
       throw new ServiceError('rejected', 'Rejected by the stamping provider', [
         { field: 'pac', issue: 'code' in result ? `${result.code}: ${result.message}` : result.message },
       ]);
-    const tfd = result.tfd;
-    const stamp: StampOf = {
-      uuid: tfd.uuid,
-      // FechaTimbrado is the PAC's local time in Mexico City, without a zone.
-      fechaTimbrado: zonedToUtc(tfd.fechaTimbrado, 'America/Mexico_City').toISOString(),
-      pac: pac ?? stamper.name,
-      selloSat: tfd.selloSat,
-      certificadoSat: tfd.noCertificadoSat,
-      cadena: tfdCadena(tfd),
-      complementos: complementsOf(model),
-    };
-    const row = {
-      ...rowOf(actor, id, { ...model, folioInt: folioIntOf(taken) }, taken, stamp, at),
-      ...(opts.batchKey && { batchKey: opts.batchKey.key, batchHash: opts.batchKey.hash }),
-    };
-    const deliveries = await bornStamped(tx, row, result.xml, now);
+    const stamp = stampOf(result.xml, result.tfd, pac ?? stamper.name);
+    const { row, deliveries } = await bornStamped(tx, { ...rowOf(actor, id, model, taken, stamp, at), ...batch }, result.xml, now);
     await opts.bindIdempotency?.(tx, id);
     await opts.auditIn?.(tx, id, 201);
-    return { row, deliveries };
+    return { row, jobs: deliveries };
   });
-  if (deliveries > 0) deps.wakeJobs(); // webhook deliveries of retencion.timbrada go out now, not at the next tick
+  if (jobs > 0) deps.wakeJobs(); // its stamp job, or the webhook deliveries of retencion.timbrada, run now, not at the next tick
   return row;
 }
 
-/** The answer to a retry whose first request created retención `id` and then died before answering. */
+/**
+ * The answer to a retry whose first request created retención `id` and then died before answering: what that request
+ * would answer now, as for a CFDI: the retención (202 while queued, else 201), or 422 if the PAC refused it.
+ */
 export async function resumeRetencion(deps: RetencionDeps, actor: Actor, id: string) {
-  return toRetencion(await getRetencionRow(deps.db, actor, id));
+  const row = await getRetencionRow(deps.db, actor, id);
+  if (row.status === 'fallido') throw rejected(row);
+  return toRetencion(row);
 }

@@ -34,9 +34,11 @@ export async function getRetencionXml(db: Db, actor: Scope, ref: string): Promis
   )[0];
   if (!row) throw notFound('Retención');
   if (!row.uuid)
-    throw new ServiceError('not_found', `Retención ${row.id} is ${row.status}: it has no UUID, so no fiscal XML yet`, [
-      { field: 'id', issue: `${row.id} is not stamped (status ${row.status})` },
-    ]);
+    throw new ServiceError(
+      'not_found',
+      `Retención ${row.id} ${row.status === 'en_cola' ? 'is queued for stamping' : `is ${row.status}`}: it has no UUID, so no fiscal XML or PDF yet`,
+      [{ field: 'id', issue: `${row.id} is not stamped (status ${row.status})` }],
+    );
   return { uuid: row.uuid, xml: row.xml, status: row.status };
 }
 

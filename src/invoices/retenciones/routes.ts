@@ -4,7 +4,7 @@ import { BATCH_MAX_BODY_BYTES, errorResponse, errorResponses, jsonBody, jsonResp
 import { issueRetencionBatch } from './batch.ts';
 import { cancelRetencion, getRetencionSatStatus, resumeCancelRetencion } from './cancellation.ts';
 import { emailRetencion, listRetencionEmails, resumeEmailRetencion } from './email.ts';
-import { RetencionBatchExamples, RetencionCancelExamples, RetencionEmailExamples, RetencionExamples } from './examples.ts';
+import { RetencionBatchExamples, RetencionCancelExamples, RetencionEmailExamples, RetencionExamples, RetencionQueuedExample } from './examples.ts';
 import { EMAIL_RULES } from '../emails/schemas.ts';
 import { issueRetencion, resumeRetencion, validateRetencion, type RetencionDeps } from './issue.ts';
 import { getRetencion, getRetencionPdf, getRetencionXml, listRetenciones } from './reads.ts';
@@ -46,19 +46,29 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
         "when not sent; Servicios de Plataformas Tecnológicas, Dividendos and Pagos a extranjeros are structured, SAT's other complements go as XML in " +
         "complementos_xml. Every SAT rule that applies is checked and all problems are returned at once (400, each with the field and the rule code of SAT's " +
         'Matriz de errores de Retenciones 2.0 where one applies). With a sk_test_ key (or a JWT in test) the sandbox stamps it in process with a TFD 1.1 signed ' +
-        'by the sandbox certificate (201). Live mode is refused for now (422, error code `retenciones_live_unsupported`): the PACs this service speaks to are not ' +
-        'yet asked to stamp Retenciones. Send `Idempotency-Key` to make retries safe, as on POST /cfdis. Stamping announces the webhook event `retencion.timbrada`.',
+        'by the sandbox certificate (201). In live mode it is always queued (202, status en_cola, uuid null): sealed and stored, then stamped by a job ' +
+        'through the live PACs in PACS order with failover, retried with backoff as a queued CFDI is; poll GET /retenciones/{id}. Stamped, it becomes ' +
+        'vigente (`retencion.timbrada`); refused by the PAC for good (or still unstamped when its retries run out), fallido with failure_reason ' +
+        '(`retencion.fallida`). No live PAC configured: 503. Send `Idempotency-Key` to make retries safe, as on POST /cfdis: the first response is ' +
+        'replayed (a 202 stays the 202: poll GET /retenciones/{id}); a retry after the service crashed mid-request answers the retención as it is ' +
+        'then (202 while queued, 201 once stamped, 422 if the PAC refused it).',
       middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
       request: { body: jsonBody(RetencionRequestSchema, RetencionExamples), headers: RetencionIssueHeaders },
       responses: {
-        201: jsonResponse(RetencionSchema, 'Stamped'),
+        201: jsonResponse(RetencionSchema, 'Stamped (test mode: the sandbox)'),
+        202: jsonResponse(
+          RetencionSchema,
+          'Queued (live mode): sealed and stored en_cola, uuid null; a job stamps it through the live PACs',
+          RetencionQueuedExample,
+        ),
         400: errorResponse('Invalid data or fails SAT validation (details name the field, and the rule code where SAT gives one)'),
         ...errors.adminOrOperator,
         409: errorResponse('Idempotency-Key reused with another body, or another request with it still running (error code `idempotency_key_in_use`)'),
         413: errorResponse(
           'Body over the gateway limit (MAX_BODY_BYTES, 1 MiB by default): a Plataformas document of thousands of services; POST /retenciones/batch takes more',
         ),
-        422: errorResponse('Live mode: Retenciones are not stamped live yet (error code `retenciones_live_unsupported`); or rejected by the stamping provider'),
+        422: errorResponse('Rejected by the stamping provider (the sandbox; or, on an Idempotency-Key retry, the live PAC that refused it)'),
+        503: errorResponse('Live mode with no PAC configured (PACS): nothing is stored'),
         ...errors.unauthenticated,
       },
     }),
@@ -67,7 +77,7 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
       const body = claim?.resumed
         ? await resumeRetencion(deps, actorOf(c), claim.resumed)
         : await issueRetencion(deps, actorOf(c), c.req.valid('json'), { bindIdempotency: claim?.bind, auditIn: c.get('auditIn') });
-      return c.json(body, 201);
+      return body.status === 'en_cola' ? c.json(body, 202) : c.json(body, 201);
     },
   );
 
@@ -81,11 +91,12 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
       description:
         `1 to ${BATCH_MAX_ITEMS} items, each a POST /retenciones request with its own \`idempotency_key\`; the body may be up to ${BATCH_MAX_BODY_MIB} MiB ` +
         '(this route only; every other takes 1 MiB). Each item is checked and issued as POST /retenciones issues one, in its own transaction (its folio, ' +
-        'document, `retencion.timbrada` event and audit entry), and answered in `results`, in order: `created`, `duplicate` (its key issued a retención ' +
+        'document, `retencion.timbrada` event and audit entry; in live mode its stamp job instead), and answered in `results`, in order: `created` ' +
+        '(stamped, test mode), `queued` (live mode: en_cola, stamped by its job as POST /retenciones answers 202), `duplicate` (its key issued a retención ' +
         'before: nothing new is issued, the answer names that retención; a retried batch creates nothing new) or `invalid` (refused with its problems, ' +
         "fields relative to the item; nothing stored, no folio taken). An invalid item does not fail the others: the answer is 200 whatever each item's " +
         'outcome. Items keys are kept with the retención, per tenant and environment, for as long as it exists. The audit log has an entry per ' +
-        'retención created and one for the call. Live mode is refused as on POST /retenciones (422, `retenciones_live_unsupported`).',
+        'retención created and one for the call. Live mode with no PAC configured: 503, as on POST /retenciones.',
       middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
       request: { body: jsonBody(RetencionBatchRequestSchema, RetencionBatchExamples), headers: RetencionIssueHeaders },
       responses: {
@@ -94,7 +105,7 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
         ...errors.adminOrOperator,
         409: errorResponse('Idempotency-Key (the header, for the whole call) reused with another body, or still running'),
         413: errorResponse(`Body over ${BATCH_MAX_BODY_MIB} MiB`),
-        422: errorResponse('Live mode: Retenciones are not stamped live yet (error code `retenciones_live_unsupported`)'),
+        503: errorResponse('Live mode with no PAC configured (PACS): nothing is stored'),
         ...errors.unauthenticated,
       },
     }),
@@ -109,8 +120,8 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
       operationId: 'validateRetencion',
       summary: 'Apply the Retenciones rules without stamping',
       description:
-        'Same checks as POST /retenciones (the series and the CSD included); takes no folio, stores nothing. In live mode the first error names the ' +
-        'refusal POST /retenciones would answer (field `environment`).',
+        'Same checks as POST /retenciones (the series and the CSD included); takes no folio, stores nothing. In live mode with no PAC configured the ' +
+        'first error says so (field `environment`), as POST /retenciones answers 503.',
       request: { body: jsonBody(RetencionRequestSchema, RetencionExamples) },
       responses: {
         200: jsonResponse(RetencionValidationSchema, 'The verdict'),
@@ -211,10 +222,12 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
       summary: 'Cancel a stamped retención with SAT',
       description:
         "Signs SAT's cancellation request for Retenciones (cancelacionretencion: the CFDI's Cancelacion in its own namespace) with the tenant's active CSD " +
-        "(XML-DSig) and sends it. A retención is cancelled without the receiver's acceptance: the sandbox cancels it at once, vigente → cancelado (200), " +
+        "(XML-DSig) and sends it to the PAC that stamped it (`pac`). A retención is cancelled without the receiver's acceptance: vigente → cancelado (200) " +
+        'once SAT acknowledged it (the sandbox at once), ' +
         'and `retencion.cancelada` is emitted in the same transaction. Motivos as for CFDI: 01 names its replacement in `folio_sustitucion` (a vigente ' +
         'retención of this tenant issued with cfdi_reten_relacionados tipo_relacion 04 to this one), 02–04 do not (400 naming the field). Refused (409): ' +
-        'not vigente (already cancelled), no usable CSD. Live mode is refused (422, error code `retenciones_live_unsupported`), as POST /retenciones. ' +
+        'not vigente (queued, failed or already cancelled), no usable CSD. A live PAC this service does not ask to cancel Retenciones: 422, error code ' +
+        '`retenciones_cancel_unsupported` (field `pac`). ' +
         'Send `Idempotency-Key` to make a retry safe, as on POST /cfdis/{id}/cancel.',
       middleware: [requireRole('ADMIN', 'OPERATOR')] as const,
       request: { params: RetencionRefParams, body: jsonBody(RetencionCancelBodySchema, RetencionCancelExamples), headers: RetencionIssueHeaders },
@@ -223,11 +236,13 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
         400: errorResponse('Invalid motivo or folio_sustitucion (the details name the field), or not a ret_ id or a UUID'),
         ...errors.unauthenticated,
         ...errors.adminOrOperator,
-        404: errorResponse('No such retención in this tenant and environment, or not stamped'),
+        404: errorResponse('No such retención in this tenant and environment'),
         409: errorResponse(
-          'Not vigente, no usable CSD; Idempotency-Key reused with another body, or another request with it still running (error code `idempotency_key_in_use`)',
+          'Not vigente (en_cola, fallido, cancelado), no usable CSD; Idempotency-Key reused with another body, or another request with it still running (error code `idempotency_key_in_use`)',
         ),
-        422: errorResponse('Rejected by SAT (the retención stays vigente); or live mode (error code `retenciones_live_unsupported`)'),
+        422: errorResponse(
+          'Rejected by SAT (the retención stays vigente); or the PAC that stamped it is not asked to cancel Retenciones (error code `retenciones_cancel_unsupported`)',
+        ),
         503: errorResponse('SAT did not take the request: the retención stays vigente; retry'),
       },
     }),

@@ -179,7 +179,11 @@ export const RetencionSchema = z
   .object({
     id: z.string().openapi({ example: 'ret_01jd2m3k4n5p6q7r8s9t0v1w2x' }),
     uuid: z.string().nullable().openapi({ description: 'Folio fiscal; null while not stamped', example: '6F35D3B5-3651-5370-BC2C-14CDBE384CD7' }),
-    status: z.enum(CFDI_STATUSES),
+    status: z.enum(CFDI_STATUSES).openapi({
+      description:
+        '`vigente`: stamped; `en_cola` (live mode): sealed, waiting for a PAC to stamp it; `fallido`: no PAC stamped it (see failure_reason); ' +
+        '`cancelado`: cancelled at SAT',
+    }),
     serie: z.string(),
     folio: z.number().int(),
     folio_int: z.string().openapi({ description: 'FolioInt: the series and its folio joined', example: 'A15' }),
@@ -201,6 +205,10 @@ export const RetencionSchema = z
     complementos: z.array(z.string()).openapi({ description: "The complements the document carries, by SAT's element name" }),
     fecha_timbrado: z.string().nullable().openapi({ format: 'date-time', description: 'Stamping time, ISO 8601 UTC' }),
     pac: z.string().nullable().openapi({ description: 'The provider that stamped it: `sandbox` in test mode', example: 'sandbox' }),
+    failure_reason: z.string().nullable().openapi({
+      description: "Why it was not stamped (status fallido): the PAC's refusal with its code, or the last error when its stamping gave up; else null",
+      example: null,
+    }),
     sello_sat: z.string().nullable(),
     certificado_sat: z.string().nullable().openapi({ description: 'NoCertificadoSAT' }),
     cadena_original_sat: z.string().nullable().openapi({ description: 'Cadena original of the TFD' }),
@@ -395,6 +403,7 @@ export const toRetencion = (r: RetencionRow): z.infer<typeof RetencionSchema> =>
     complementos: s.complementos,
     fecha_timbrado: r.fechaTimbrado,
     pac: r.pac,
+    failure_reason: r.failureReason,
     sello_sat: s.sello_sat ?? null,
     certificado_sat: s.certificado_sat ?? null,
     cadena_original_sat: s.cadena_original_sat ?? null,
@@ -462,10 +471,12 @@ export const RetencionBatchResultSchema = z
       .array(
         z.object({
           index: z.number().int().openapi({ description: "The item's position in `items`, from 0" }),
-          status: z.enum(['created', 'duplicate', 'invalid']).openapi({
+          status: z.enum(['created', 'queued', 'duplicate', 'invalid']).openapi({
             description:
-              "`created`: issued and stamped now; `duplicate`: issued before with this idempotency_key (id and uuid are that retención's); " +
-              '`invalid`: refused, nothing stored (errors as POST /retenciones answers them, fields relative to the item)',
+              '`created`: issued and stamped now (test mode); `queued`: issued, sealed and queued for a live PAC (status en_cola, uuid null: ' +
+              "its stamp follows, as for POST /retenciones' 202); `duplicate`: issued before with this idempotency_key (id and uuid are that " +
+              "retención's, uuid null while it is queued); `invalid`: refused, nothing stored (errors as POST /retenciones answers them, fields " +
+              'relative to the item)',
           }),
           id: z.string().optional(),
           uuid: z.string().nullable().optional(),
@@ -475,6 +486,7 @@ export const RetencionBatchResultSchema = z
       )
       .openapi({ description: 'One per item, in the order of `items`' }),
     created: z.number().int(),
+    queued: z.number().int(),
     duplicate: z.number().int(),
     invalid: z.number().int(),
   })

@@ -1,60 +1,10 @@
 import { describe, expect, test } from 'bun:test';
 import { asc, eq, sql } from 'drizzle-orm';
 import { cfdiStampAttempts } from '../../../src/db/schema/index.ts';
-import { createSandboxPac } from '../../../src/pac/sandbox.ts';
-import { StampInFlight, routedStamper } from '../../../src/invoices/cfdis/stamp-routing.ts';
+import { StampInFlight, cfdiStampAttemptLog, routedStamper } from '../../../src/invoices/cfdis/stamp-routing.ts';
 import type { PacRouter } from '../../../src/pac/failover.ts';
-import type { CancelRequest, CancelResult, StampResult } from '../../../src/pac/types.ts';
-import { createTestApp, ingreso, issuer, testSandboxSat, until } from '../../helpers.ts';
-
-/**
- * `stamped_silently`: stamps, then answers as a timeout would (ambiguous); `recover` finds that stamp. `held`: stamps
- * when the test calls `release()`, an answer in flight until then.
- */
-type Step = 'ok' | 'provider' | 'ambiguous' | 'definitive' | 'stamped_silently' | 'held';
-
-/** A live PAC named `name` answering from its script (then stamping like the sandbox), counting its calls. */
-function scriptedPac(name: string, script: Step[] = []) {
-  const sandbox = createSandboxPac(testSandboxSat());
-  const kept = new Map<string, StampResult>();
-  const pac = {
-    ...sandbox,
-    name,
-    inProcess: false,
-    calls: 0,
-    script,
-    cancelled: [] as CancelRequest[],
-    release: () => {},
-    /** `recover` cannot reach the PAC (an outage of its query service). */
-    recoverDown: false,
-    async recover(xml: string): Promise<StampResult | undefined> {
-      if (pac.recoverDown) return { ok: false, class: 'provider', message: `${name}: ECONNREFUSED` };
-      return kept.get(xml);
-    },
-    async cancel(request: CancelRequest): Promise<CancelResult> {
-      pac.cancelled.push(request);
-      return { ok: true, acuseXml: '<Acuse/>', estatusUuid: '201' };
-    },
-    async stamp(xml: string): Promise<StampResult> {
-      pac.calls++;
-      const step = pac.script.shift() ?? 'ok';
-      if (step === 'held') {
-        await new Promise<void>((resolve) => (pac.release = resolve));
-        return sandbox.stamp(xml, { tenantId: name });
-      }
-      if (step === 'stamped_silently') {
-        kept.set(xml, await sandbox.stamp(xml, { tenantId: name }));
-        return { ok: false, class: 'ambiguous', message: `${name}: timed out after the body was sent` };
-      }
-      if (step === 'provider') return { ok: false, class: 'provider', message: `${name}: ECONNREFUSED` };
-      if (step === 'ambiguous') return { ok: false, class: 'ambiguous', message: `${name}: HTTP 502` };
-      if (step === 'definitive') return { ok: false, class: 'definitive', code: '302', message: 'Sello mal formado o inválido' };
-      // One account per PAC: the UUID depends on the PAC, so two PACs stamping one document give two UUIDs.
-      return sandbox.stamp(xml, { tenantId: name });
-    },
-  };
-  return pac;
-}
+import { createTestApp, ingreso, issuer, until } from '../../helpers.ts';
+import { scriptedPac } from '../../scripted-pac.ts';
 
 const WINDOW_MS = 60_000;
 
@@ -214,7 +164,7 @@ describe('live stamping through two PACs', () => {
       healthy: () => true,
       pac: () => undefined,
     };
-    await expect(routedStamper(t.db, racing).stamp({ id, tenantId }, '<cfdi/>', { tenantId })).rejects.toBeInstanceOf(StampInFlight);
+    await expect(routedStamper(t.db, racing, cfdiStampAttemptLog).stamp({ id, tenantId }, '<cfdi/>', { tenantId })).rejects.toBeInstanceOf(StampInFlight);
     expect(sent).toBe(0);
     expect(await attempts(id)).toEqual([...before, 'sw:sent']);
     // Alone, the same call records its `sent` and goes on.
@@ -225,7 +175,7 @@ describe('live stamping through two PACs', () => {
         return { result: { ok: false, class: 'provider', message: 'down' }, pac: undefined, attempts: [] };
       },
     };
-    await routedStamper(t.db, alone).stamp({ id, tenantId }, '<cfdi/>', { tenantId });
+    await routedStamper(t.db, alone, cfdiStampAttemptLog).stamp({ id, tenantId }, '<cfdi/>', { tenantId });
     expect(await attempts(id)).toEqual([...before, 'sw:sent', 'finkok:sent']);
   });
 });

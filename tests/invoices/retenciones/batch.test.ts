@@ -140,7 +140,7 @@ describe('POST /retenciones/batch', () => {
     expect(await count(a.tenant.id)).toBe(1);
   });
 
-  test('the request itself: 1 to 1,000 items (400), a body up to 4 MiB (413 beyond), ADMIN or OPERATOR, test mode only', async () => {
+  test('the request itself: 1 to 1,000 items (400), a body up to 4 MiB (413 beyond), ADMIN or OPERATOR; live mode without a PAC 503', async () => {
     const a = await newIssuer(['test', 'live']);
     for (const body of [{ items: [] }, {}, { items: 'x' }, { items: [sellerItem(0, key())], extra: 1 }]) {
       const res = await t.call('POST', '/retenciones/batch', { token: a.key, body });
@@ -163,8 +163,9 @@ describe('POST /retenciones/batch', () => {
     expect(await count(a.tenant.id)).toBe(0);
 
     const live = await t.call('POST', '/retenciones/batch', { token: a.live, body: { items: [sellerItem(0, key())] } });
-    expect(live.status).toBe(422);
-    expect(live.json.error.code).toBe('retenciones_live_unsupported');
+    // This app has no live PAC (tests/invoices/retenciones/live.test.ts has two).
+    expect(live.status).toBe(503);
+    expect(live.json.error.details[0].field).toBe('environment');
     const viewer = await a.userWithRole('VIEWER');
     expect((await t.call('POST', '/retenciones/batch', { token: viewer.token, body: { items: [sellerItem(0, key())] } })).status).toBe(403);
     expect(await count(a.tenant.id)).toBe(0);

@@ -136,7 +136,7 @@ describe('POST /retenciones/{id}/cancel', () => {
       expect((await satStatus(ref, b.key)).status).toBe(404);
       expect((await t.call('GET', `/retenciones/${ref}/pdf`, { token: b.key })).status).toBe(404);
     }
-    // The live environment holds no retención (live stamping is refused): its ids are 404 there too.
+    // The retención is test mode's: its ids are 404 in the live environment.
     expect((await cancel(r.id, { motivo: '02' }, { token: a.live })).status).toBe(404);
     expect((await t.call('GET', `/retenciones/${r.id}`, { token: a.key })).json.status).toBe('vigente');
     expect((await satStatus('ret_doesnotexist')).status).toBe(404);
@@ -153,7 +153,8 @@ describe('GET /retenciones/{id}/sat-status without the sandbox', () => {
     expect(err).toMatchObject({ kind: 'rejected', code: 'retenciones_sat_status_unavailable' });
     expect(err.details[0].field).toBe('environment');
     const refused: any = await cancelRetencion({ ...deps, masterKey: TEST_MASTER_KEY }, actor, r.id, { motivo: '02' }).catch((e) => e);
-    expect(refused).toMatchObject({ kind: 'rejected', code: 'retenciones_live_unsupported' });
+    expect(refused).toMatchObject({ kind: 'rejected', code: 'retenciones_cancel_unsupported' });
+    expect(refused.details[0].field).toBe('pac');
     expect((await t.call('GET', `/retenciones/${r.id}`, { token: a.key })).json.status).toBe('vigente');
   });
 });

@@ -252,12 +252,11 @@ describe('isolation and roles', () => {
   });
 });
 
-describe('live mode', () => {
-  test('refused first (422 retenciones_live_unsupported, field environment), nothing stored; validate names it first', async () => {
+describe('live mode without a PAC', () => {
+  test('503 naming environment, nothing stored; validate names it first (live stamping: live.test.ts)', async () => {
     const b = await newIssuer(['test', 'live']);
     const res = await t.call('POST', '/retenciones', { token: b.live, body: example('retencion_arrendamiento') });
-    expect(res.status).toBe(422);
-    expect(res.json.error.code).toBe('retenciones_live_unsupported');
+    expect(res.status).toBe(503);
     expect(res.json.error.details[0].field).toBe('environment');
     expect(await t.count(retenciones, eq(retenciones.tenantId, b.tenant.id))).toBe(0);
     expect(await t.count(retencionDocuments, eq(retencionDocuments.tenantId, b.tenant.id))).toBe(0);
