@@ -79,6 +79,15 @@ export interface RetencionSatStatus {
 
 export type StatusResult = { ok: true; status: SatStatus } | { ok: false; retryable: true; message: string };
 
+/** What SAT's verification page for Retenciones is asked: the UUID and both RFCs (none for a receptor Extranjero). */
+export interface RetencionQuery {
+  uuid: string;
+  rfcEmisor: string;
+  rfcReceptor: string | null;
+}
+
+export type RetencionStatusResult = { ok: true; status: RetencionSatStatus } | { ok: false; retryable: true; message: string };
+
 /**
  * Stamping the same sealed document again must return the same stamp (PACs answer a duplicate with the earlier
  * TFD): that is what makes a retry after a lost response safe. Cancelling the same UUID again likewise returns the
