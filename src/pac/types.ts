@@ -120,11 +120,6 @@ export interface Pac {
    * provider this service does not ask about Retenciones.
    */
   cancelRetencion?(request: RetencionCancelRequest): Promise<CancelResult>;
-  /**
-   * Where a Retenciones stands. Set on the sandbox only: SAT publishes a retención's status on its verification page,
-   * with no service to call (docs/decisions.md, "Retenciones 2.0: cancellation, SAT status, PDF").
-   */
-  retencionStatus?(tenantId: string, uuid: string): Promise<RetencionSatStatus>;
 }
 
 /** One environment variable of a live PAC; `legacy`: an older name read when the new one is unset. */
