@@ -23,12 +23,14 @@ import { emailJobHandler } from './invoices/emails/delivery.ts';
 import { EMAIL_JOB } from './invoices/emails/outbox.ts';
 import { withRetencionEmails } from './invoices/retenciones/email.ts';
 import { RETENCION_STAMP_JOB, retencionStampAttemptLog, retencionStampJobHandler } from './invoices/retenciones/stamping.ts';
+import type { ConsultRetencion } from './invoices/retenciones/cancellation.ts';
 import { createSmtpMailer } from './invoices/emails/smtp.ts';
 import { createSmtpCheck } from './invoices/emails/smtp-check.ts';
 import { CANCEL_JOB, cancellationJobHandler } from './invoices/cancellations/service.ts';
 import { sandboxRegistry } from './invoices/sandbox-registry.ts';
 import type { ReceivedStatusDeps } from './invoices/received/status.ts';
 import { consultSat } from './pac/sat-consulta.ts';
+import { consultSatRetencion } from './pac/sat-retenciones.ts';
 import { SAT_DOWNLOAD_JOB } from './invoices/sat-downloads/service.ts';
 import { satDownloadJobHandler, type SatIntake } from './invoices/sat-downloads/job.ts';
 import { SAT_DESCARGA_MASIVA_DOWNLOAD_URL, SAT_DESCARGA_MASIVA_URL } from './pac/descarga-masiva.ts';
@@ -79,6 +81,8 @@ export interface AppDeps {
   smtp?: { url: string; from: string; dailyLimit?: number; testCapture?: string };
   /** SAT's ConsultaCFDIService for received CFDI in live mode (SAT_CONSULTA_URL; default: production). */
   satConsultaUrl?: string;
+  /** SAT's verification page for Retenciones, asked for a live retención's status (SAT_RETENCIONES_CONSULTA_URL; default: production). */
+  satRetencionesConsultaUrl?: string;
   /** BLOCK_69B_RECEIVERS: refuse to issue to a receptor on the tenant's Lista 69-B as definitivo (default off). */
   block69bReceivers?: boolean;
   /** PUBLIC_BASE_URL: where customers reach this server (receipts' self_invoice_url); none: receipts have no link. */
@@ -211,6 +215,9 @@ export function createApp(deps: AppDeps) {
     now,
     consult: (environment, query) => (environment === 'test' ? sandboxPac.status(query) : consultSat(query, { url: deps.satConsultaUrl })),
   };
+  // A retención's SAT status: SAT's verification page, or in test mode the sandbox's simulated SAT.
+  const consultRetencion: ConsultRetencion = (environment, tenantId, query) =>
+    environment === 'test' ? sandboxPac.retencionStatus(tenantId, query.uuid) : consultSatRetencion(query, { url: deps.satRetencionesConsultaUrl });
   const satCertificates = createSatCertificateSource({ baseUrl: deps.satCertificatesUrl, sandboxSat: deps.sandboxSat });
   /** What intakeReceived needs (uploads, and the packages Descarga Masiva downloads). */
   const receivedDeps = { db: deps.db, now, identity, satCertificates };
@@ -346,6 +353,7 @@ export function createApp(deps: AppDeps) {
     catalogDb: deps.coordination.catalogs,
     satCertificates,
     receivedStatus,
+    consultRetencion,
   });
 
   const proxies = trustedProxies(deps.trustedProxies ?? []);

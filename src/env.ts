@@ -66,6 +66,7 @@ const EnvSchema = z.object({
     .max(300, 'must be at most 300')
     .default(300),
   SAT_CONSULTA_URL: z.url().optional(),
+  SAT_RETENCIONES_CONSULTA_URL: z.url().optional(),
   SAT_CERTIFICATES_URL: z.url().default(SAT_CERTIFICATES_URL),
   SAT_69B_URL: z.url().optional(),
   BLOCK_69B_RECEIVERS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
@@ -247,6 +248,8 @@ export interface Config {
   pacs: ConfiguredPac[];
   /** SAT's ConsultaCFDIService the live PACs ask (SAT_CONSULTA_URL; default: production). */
   satConsultaUrl?: string;
+  /** SAT's verification page for Retenciones, asked for a live retención's status (SAT_RETENCIONES_CONSULTA_URL; default: production). */
+  satRetencionesConsultaUrl?: string;
   /** The base of SAT's certificate repository, where received CFDIs' stamping certificates are looked up (SAT_CERTIFICATES_URL). */
   satCertificatesUrl: string;
   /** SAT's Lista 69-B CSV, loaded daily as everyone's published list (SAT_69B_URL); none: only uploaded lists. */
@@ -317,6 +320,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     testHoldBeforeAnswer: e.TEST_HOLD_BEFORE_ANSWER === '1',
     pacs,
     satConsultaUrl: e.SAT_CONSULTA_URL,
+    satRetencionesConsultaUrl: e.SAT_RETENCIONES_CONSULTA_URL,
     satCertificatesUrl: e.SAT_CERTIFICATES_URL.replace(/\/+$/, ''),
     sat69bUrl: e.SAT_69B_URL,
     block69bReceivers: e.BLOCK_69B_RECEIVERS === 'true',

@@ -160,6 +160,7 @@ const appWith = (sandboxSat: SandboxSat) =>
     publicBaseUrl: config.publicBaseUrl,
     block69bReceivers: config.block69bReceivers,
     satConsultaUrl: config.satConsultaUrl,
+    satRetencionesConsultaUrl: config.satRetencionesConsultaUrl,
     logger,
     workerId,
     jobLeaseMs: config.jobLeaseSeconds * 1000,

@@ -62,6 +62,7 @@ describe('loadConfig', () => {
     ['JOB_LEASE_SECONDS', '2'],
     ['JOB_LEASE_SECONDS', '7.5'],
     ['SAT_CONSULTA_URL', 'not a url'],
+    ['SAT_RETENCIONES_CONSULTA_URL', 'not a url'],
     ['SAT_69B_URL', 'not a url'],
     ['BLOCK_69B_RECEIVERS', 'yes'],
     ['DEMO', 'yes'],

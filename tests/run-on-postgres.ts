@@ -16,6 +16,7 @@ const ENGINE_FREE = [
   'tests/cfdi/!(rules)/rules.test.ts',
   'tests/pac/failover.test.ts',
   'tests/pac/retenciones.test.ts',
+  'tests/pac/sat-retenciones.test.ts',
   'tests/pac/sat-certificates.test.ts',
   'tests/pac/descarga-masiva.test.ts',
   'tests/invoices/sat-downloads/prechecks.test.ts',

@@ -3,6 +3,7 @@ import { createBackend, type BackendDeps } from '../lib/backend.ts';
 import type { RateLimits } from '../gateway/rate-limit.ts';
 import { mountCfdiRoutes } from './cfdis/routes.ts';
 import { mountRetencionRoutes } from './retenciones/routes.ts';
+import type { ConsultRetencion } from './retenciones/cancellation.ts';
 import type { CfdiDeps } from './cfdis/issue.ts';
 import { mountCancellationRoutes } from './cancellations/routes.ts';
 import type { CancellationDeps } from './cancellations/service.ts';
@@ -33,7 +34,7 @@ export function createInvoiceBackend(
     Pick<ReceiptDeps, 'publicBaseUrl'> &
     Pick<CancellationDeps, 'cancellationPollMs'> &
     Omit<WebhookDeliveryDeps, 'db' | 'now' | 'masterKey' | 'wakeJobs'> &
-    Pick<ReceivedDeps, 'satCertificates'> & { receivedStatus: ReceivedStatusDeps } & {
+    Pick<ReceivedDeps, 'satCertificates'> & { receivedStatus: ReceivedStatusDeps; consultRetencion: ConsultRetencion } & {
       catalogDb: Db;
       rateLimits: RateLimits;
       pacRouter?: PacRouter;

@@ -20,6 +20,7 @@ import type {
   Pac,
   RetencionCancelRequest,
   RetencionSatStatus,
+  RetencionStatusResult,
   StampOptions,
   StampResult,
 } from './types.ts';
@@ -98,12 +99,17 @@ function sandboxUuid(tenantId: string, sello: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`.toUpperCase();
 }
 
+/** The sandbox also plays SAT's verification page for Retenciones, which no PAC serves (src/pac/sat-retenciones.ts in live mode). */
+interface SandboxPac extends Pac {
+  retencionStatus(tenantId: string, uuid: string): Promise<RetencionStatusResult>;
+}
+
 /**
  * In-process PAC for test mode: the same output as a real stamp (TFD 1.1 with UUID, FechaTimbrado in central
  * Mexico time, SelloSAT over the TFD cadena), signed by the sandbox certificate instead of SAT's. Scenarios force
  * an outcome of one attempt: unavailable (retryable), rejected, or slower than the synchronous budget.
  */
-export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Date(), slowMs = 6000, sandboxSat?: SandboxSatRegistry): Pac {
+export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Date(), slowMs = 6000, sandboxSat?: SandboxSatRegistry): SandboxPac {
   const unavailable = { ok: false as const, retryable: false as const, code: '999', message: 'sandbox: this simulator was created without a SAT registry' };
   const selloSat = rsaSha256(sat.privateKey);
   return {
@@ -115,10 +121,10 @@ export function createSandboxPac(sat: SandboxSat, now: () => Date = () => new Da
         ? { ok: true, status: await simulateStatus(sandboxSat, await sandboxSat.find(query.uuid), now(), query) }
         : { ok: false, retryable: true, message: unavailable.message },
     cancelRetencion: async (request) => (sandboxSat ? simulateRetencionCancel(sat, sandboxSat.db, now(), request) : unavailable),
-    retencionStatus: async (tenantId, uuid) => {
-      if (!sandboxSat) throw new Error(unavailable.message);
-      return simulateRetencionStatus(sandboxSat.db, tenantId, uuid);
-    },
+    retencionStatus: async (tenantId, uuid) =>
+      sandboxSat
+        ? { ok: true, status: await simulateRetencionStatus(sandboxSat.db, tenantId, uuid) }
+        : { ok: false, retryable: true, message: unavailable.message },
     async stamp(sealedXml: string, options: StampOptions): Promise<StampResult> {
       if (options.scenario === 'pac_unavailable') return { ok: false, class: 'provider', message: 'sandbox: the provider is unavailable (X-Sandbox-Scenario)' };
       if (options.scenario === 'pac_rejected')

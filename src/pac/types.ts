@@ -79,6 +79,15 @@ export interface RetencionSatStatus {
 
 export type StatusResult = { ok: true; status: SatStatus } | { ok: false; retryable: true; message: string };
 
+/** What SAT's verification page for Retenciones is asked: the UUID and both RFCs (none for a receptor Extranjero). */
+export interface RetencionQuery {
+  uuid: string;
+  rfcEmisor: string;
+  rfcReceptor: string | null;
+}
+
+export type RetencionStatusResult = { ok: true; status: RetencionSatStatus } | { ok: false; retryable: true; message: string };
+
 /**
  * Stamping the same sealed document again must return the same stamp (PACs answer a duplicate with the earlier
  * TFD): that is what makes a retry after a lost response safe. Cancelling the same UUID again likewise returns the
@@ -111,11 +120,6 @@ export interface Pac {
    * provider this service does not ask about Retenciones.
    */
   cancelRetencion?(request: RetencionCancelRequest): Promise<CancelResult>;
-  /**
-   * Where a Retenciones stands. Set on the sandbox only: SAT publishes a retención's status on its verification page,
-   * with no service to call (docs/decisions.md, "Retenciones 2.0: cancellation, SAT status, PDF").
-   */
-  retencionStatus?(tenantId: string, uuid: string): Promise<RetencionSatStatus>;
 }
 
 /** One environment variable of a live PAC; `legacy`: an older name read when the new one is unset. */

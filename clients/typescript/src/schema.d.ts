@@ -1035,8 +1035,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * SAT's status of a stamped retención (test mode)
-         * @description SAT has no consultation service for Retenciones (only its verification page, which the PDF's QR opens), so this answers in test mode only, from the sandbox's simulated SAT: Vigente, or Cancelado once POST /retenciones/{id}/cancel reached it. Live mode is refused (422, error code `retenciones_sat_status_unavailable`): there is no service to ask. Read-only: it does not change the retención.
+         * SAT's status of a stamped retención
+         * @description SAT has no consultation service for Retenciones, only its verification page (the one the QR of the PDF opens): in live mode this asks that page (SAT_RETENCIONES_CONSULTA_URL) with the UUID, the emisor's RFC and the receptor's (none for a receptor Extranjero) and reads its answer: Vigente, Cancelado with its date, or No Encontrado (SAT may take up to 72 hours to know a new one). In test mode the sandbox's simulated SAT answers: Vigente, or Cancelado once POST /retenciones/{id}/cancel reached it. `fuente` says which. A page that does not answer, or that does not look as SAT's page is known to look, is 503 with Retry-After, never a guess. Read-only: it does not change the retención.
          */
         get: operations["getRetencionSatStatus"];
         put?: never;
@@ -4663,20 +4663,20 @@ export interface components {
              */
             estado: "Vigente" | "Cancelado" | "No Encontrado";
             /**
-             * @description Cancelado sin aceptación once cancelled; null otherwise
+             * @description The sandbox: Cancelado sin aceptación once cancelled. Null otherwise, and in live mode (SAT's page does not show it)
              * @example null
              */
             estatus_cancelacion: string | null;
             /**
              * Format: date-time
-             * @description When SAT received its cancellation
+             * @description When SAT cancelled it; null unless Cancelado
              */
             fecha_cancelacion: string | null;
             /**
-             * @description Who answered: the sandbox's simulated SAT (test mode)
+             * @description Who answered: `sandbox`, the sandbox's simulated SAT (test mode); `sat`, SAT's verification page (live mode)
              * @enum {string}
              */
-            fuente: "sandbox";
+            fuente: "sandbox" | "sat";
         };
         RetencionEmail: {
             /** @example eml_01jd2m3k4n5p6q7r8s9t0v1w2x */
@@ -10958,7 +10958,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The sandbox SAT's answer */
+            /** @description SAT's answer */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11010,13 +11010,14 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Live mode: SAT has no status service for Retenciones (error code `retenciones_sat_status_unavailable`) */
-            422: {
+            /** @description SAT's verification page did not answer, or answered a page we cannot read (details name `sat`); retry after Retry-After */
+            503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -3,10 +3,11 @@ import { buildCancelacionXml, signEnveloped } from '../../cfdi/cancellation.ts';
 import { wallClock } from '../../cfdi/time.ts';
 import { child, parseXml } from '../../cfdi/xml.ts';
 import { withTransaction, type DbOrTx } from '../../db/index.ts';
-import { retencionDocuments, retenciones, type CfdiStatus } from '../../db/schema/index.ts';
+import { type CfdiStatus, type Environment, retencionDocuments, retenciones } from '../../db/schema/index.ts';
 import type { Actor } from '../../lib/backend.ts';
 import type { IdempotencyClaim } from '../../lib/idempotency.ts';
 import { conflict, invalidInput, ServiceError, type ErrorDetail } from '../../lib/service-error.ts';
+import type { RetencionQuery, RetencionStatusResult } from '../../pac/types.ts';
 import type { CfdiDeps } from '../cfdis/issue.ts';
 import { activeSigner } from '../csds/service.ts';
 import { cancelled } from './lifecycle.ts';
@@ -144,26 +145,34 @@ export async function resumeCancelRetencion(deps: Pick<RetencionCancelDeps, 'db'
   return toRetencion(await getRetencionRow(deps.db, actor, id));
 }
 
+/** A retención's SAT status: SAT's verification page in live mode, the sandbox's simulated SAT in test mode (app.ts). */
+export type ConsultRetencion = (environment: Environment, tenantId: string, query: RetencionQuery) => Promise<RetencionStatusResult>;
+
 /**
  * GET /retenciones/{id}/sat-status. SAT publishes a retención's status on its verification page only, with no service
- * to call (docs/decisions.md): test mode answers from the sandbox's own record, live mode is refused (422).
+ * (docs/decisions.md, "A retención's SAT status in live mode"): a page that does not answer, or that we cannot read,
+ * is a 503 to retry, as for a CFDI's status.
  */
-export async function getRetencionSatStatus(deps: Pick<RetencionCancelDeps, 'db' | 'now' | 'pacFor'>, actor: Actor, ref: string) {
+export async function getRetencionSatStatus(deps: Pick<RetencionCancelDeps, 'db' | 'now'> & { consultRetencion: ConsultRetencion }, actor: Actor, ref: string) {
   const row = await stampedRetencion(deps, actor, ref);
-  const pac = deps.pacFor(actor.environment, row.pac);
-  if (!pac?.retencionStatus)
-    throw unsupported("SAT's status of a Retenciones is not available in live mode", 'retenciones_sat_status_unavailable', {
-      field: 'environment',
-      issue:
-        "SAT publishes a Retenciones' status only on its verification page (prodretencionverificacion.clouda.sat.gob.mx), with no service to ask; open the QR of its PDF",
-    });
-  const status = await pac.retencionStatus(actor.tenantId, row.uuid);
+  const result = await deps.consultRetencion(actor.environment, actor.tenantId, {
+    uuid: row.uuid,
+    rfcEmisor: row.summary.emisor.rfc,
+    rfcReceptor: row.receptorRfc,
+  });
+  if (!result.ok)
+    throw new ServiceError(
+      'unavailable',
+      "SAT's verification page for Retenciones did not answer in a way we can read; try again later",
+      [{ field: 'sat', issue: result.message }],
+      30,
+    );
   return {
     uuid: row.uuid,
     consulted_at: deps.now().toISOString(),
-    estado: status.estado,
-    estatus_cancelacion: status.estatusCancelacion,
-    fecha_cancelacion: status.fechaCancelacion,
-    fuente: 'sandbox' as const,
+    estado: result.status.estado,
+    estatus_cancelacion: result.status.estatusCancelacion,
+    fecha_cancelacion: result.status.fechaCancelacion,
+    fuente: actor.environment === 'test' ? ('sandbox' as const) : ('sat' as const),
   };
 }

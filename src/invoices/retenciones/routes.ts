@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf, requireRole, type BackendEnv } from '../../lib/backend.ts';
 import { BATCH_MAX_BODY_BYTES, errorResponse, errorResponses, jsonBody, jsonResponse, PaginationQuery, paginated } from '../../lib/schemas.ts';
 import { issueRetencionBatch } from './batch.ts';
-import { cancelRetencion, getRetencionSatStatus, resumeCancelRetencion } from './cancellation.ts';
+import { cancelRetencion, type ConsultRetencion, getRetencionSatStatus, resumeCancelRetencion } from './cancellation.ts';
 import { emailRetencion, listRetencionEmails, resumeEmailRetencion } from './email.ts';
 import { RetencionBatchExamples, RetencionCancelExamples, RetencionEmailExamples, RetencionExamples, RetencionQueuedExample } from './examples.ts';
 import { EMAIL_RULES } from '../emails/schemas.ts';
@@ -30,7 +30,7 @@ const tags = ['Retenciones'];
 const BATCH_MAX_BODY_MIB = BATCH_MAX_BODY_BYTES / (1024 * 1024);
 const errors = errorResponses('invoices');
 
-export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: RetencionDeps) {
+export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: RetencionDeps & { consultRetencion: ConsultRetencion }) {
   // The batch's items refer to it (RetencionBatchRequestSchema), so the document describes it as a component.
   app.openAPIRegistry.register('RetencionBatchItem', RetencionBatchItemSchema);
   app.openapi(
@@ -261,17 +261,19 @@ export function mountRetencionRoutes(app: OpenAPIHono<BackendEnv>, deps: Retenci
       path: '/api/v1/retenciones/{id}/sat-status',
       tags,
       operationId: 'getRetencionSatStatus',
-      summary: "SAT's status of a stamped retención (test mode)",
+      summary: "SAT's status of a stamped retención",
       description:
-        "SAT has no consultation service for Retenciones (only its verification page, which the PDF's QR opens), so this answers in test mode only, from " +
-        "the sandbox's simulated SAT: Vigente, or Cancelado once POST /retenciones/{id}/cancel reached it. Live mode is refused (422, error code " +
-        '`retenciones_sat_status_unavailable`): there is no service to ask. Read-only: it does not change the retención.',
+        'SAT has no consultation service for Retenciones, only its verification page (the one the QR of the PDF opens): in live mode this asks that ' +
+        "page (SAT_RETENCIONES_CONSULTA_URL) with the UUID, the emisor's RFC and the receptor's (none for a receptor Extranjero) and reads its " +
+        "answer: Vigente, Cancelado with its date, or No Encontrado (SAT may take up to 72 hours to know a new one). In test mode the sandbox's " +
+        'simulated SAT answers: Vigente, or Cancelado once POST /retenciones/{id}/cancel reached it. `fuente` says which. A page that does not ' +
+        "answer, or that does not look as SAT's page is known to look, is 503 with Retry-After, never a guess. Read-only: it does not change the retención.",
       request: { params: RetencionRefParams },
       responses: {
-        200: jsonResponse(RetencionSatStatusSchema, "The sandbox SAT's answer"),
+        200: jsonResponse(RetencionSatStatusSchema, "SAT's answer"),
         400: errorResponse('Not a ret_ id or a UUID'),
         404: errorResponse('No such retención in this tenant and environment, or not stamped'),
-        422: errorResponse('Live mode: SAT has no status service for Retenciones (error code `retenciones_sat_status_unavailable`)'),
+        503: errorResponse("SAT's verification page did not answer, or answered a page we cannot read (details name `sat`); retry after Retry-After"),
         ...errors.unauthenticated,
       },
     }),

@@ -301,9 +301,14 @@ export const RetencionSatStatusSchema = z
     uuid: z.string(),
     consulted_at: z.string().openapi({ format: 'date-time' }),
     estado: z.enum(['Vigente', 'Cancelado', 'No Encontrado']).openapi({ description: 'Where SAT has the retención' }),
-    estatus_cancelacion: z.string().nullable().openapi({ description: 'Cancelado sin aceptación once cancelled; null otherwise', example: null }),
-    fecha_cancelacion: z.string().nullable().openapi({ format: 'date-time', description: 'When SAT received its cancellation' }),
-    fuente: z.literal('sandbox').openapi({ description: "Who answered: the sandbox's simulated SAT (test mode)" }),
+    estatus_cancelacion: z.string().nullable().openapi({
+      description: "The sandbox: Cancelado sin aceptación once cancelled. Null otherwise, and in live mode (SAT's page does not show it)",
+      example: null,
+    }),
+    fecha_cancelacion: z.string().nullable().openapi({ format: 'date-time', description: 'When SAT cancelled it; null unless Cancelado' }),
+    fuente: z
+      .enum(['sandbox', 'sat'])
+      .openapi({ description: "Who answered: `sandbox`, the sandbox's simulated SAT (test mode); `sat`, SAT's verification page (live mode)" }),
   })
   .openapi('RetencionSatStatus');
 

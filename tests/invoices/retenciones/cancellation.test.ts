@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { verifyEnveloped } from '../../../src/cfdi/cancellation.ts';
-import { cancelRetencion, getRetencionSatStatus } from '../../../src/invoices/retenciones/cancellation.ts';
+import { cancelRetencion } from '../../../src/invoices/retenciones/cancellation.ts';
 import { RetencionExamples } from '../../../src/invoices/retenciones/examples.ts';
 import { ServiceError } from '../../../src/lib/service-error.ts';
 import { createTestApp, eventReceiver, expectStatus, issuer, READY, TEST_MASTER_KEY, testSandboxSat } from '../../helpers.ts';
@@ -143,16 +143,13 @@ describe('POST /retenciones/{id}/cancel', () => {
   });
 });
 
-describe('GET /retenciones/{id}/sat-status without the sandbox', () => {
-  test('a PAC with no status for Retenciones (live): 422 retenciones_sat_status_unavailable naming environment', async () => {
+describe('POST /retenciones/{id}/cancel without a PAC for Retenciones', () => {
+  test('a PAC that does not cancel Retenciones (live): 422 retenciones_cancel_unsupported', async () => {
     const r = await issue();
     const actor = { tenantId: a.tenant.id, environment: 'test' } as any;
-    const deps = { db: t.db, now: () => new Date(), pacFor: () => undefined };
-    const err: any = await getRetencionSatStatus(deps, actor, r.id).catch((e) => e);
-    expect(err).toBeInstanceOf(ServiceError);
-    expect(err).toMatchObject({ kind: 'rejected', code: 'retenciones_sat_status_unavailable' });
-    expect(err.details[0].field).toBe('environment');
-    const refused: any = await cancelRetencion({ ...deps, masterKey: TEST_MASTER_KEY }, actor, r.id, { motivo: '02' }).catch((e) => e);
+    const deps = { db: t.db, now: () => new Date(), pacFor: () => undefined, masterKey: TEST_MASTER_KEY };
+    const refused: any = await cancelRetencion(deps, actor, r.id, { motivo: '02' }).catch((e) => e);
+    expect(refused).toBeInstanceOf(ServiceError);
     expect(refused).toMatchObject({ kind: 'rejected', code: 'retenciones_cancel_unsupported' });
     expect(refused.details[0].field).toBe('pac');
     expect((await t.call('GET', `/retenciones/${r.id}`, { token: a.key })).json.status).toBe('vigente');
