@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { retencionDuplicateStamps, retenciones } from '../../db/schema/index.ts';
-import type { DuplicateStampKind, DuplicateToCancel } from '../cfdis/duplicate-stamps.ts';
+import type { DuplicateStampKind } from '../cfdis/duplicate-stamps.ts';
 
 /**
  * A retención's duplicate stamps, under the CFDI's rules (cfdis/duplicate-stamps.ts): retencion_duplicate_stamps,
@@ -8,7 +8,7 @@ import type { DuplicateStampKind, DuplicateToCancel } from '../cfdis/duplicate-s
  * Job types of their own: each job's ids are its kind's (a duplicate's id is its table's), and a CFDI job queued
  * before them reads as it did.
  */
-export const retencionDuplicateStampKind: DuplicateStampKind<DuplicateToCancel> = {
+export const retencionDuplicateStampKind: DuplicateStampKind = {
   checkJob: 'retencion.duplicate_check',
   cancelJob: 'retencion.duplicate_cancel',
   idKey: 'retencion_id',
