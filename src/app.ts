@@ -22,6 +22,7 @@ import { registerLifecycleReactions } from './invoices/lifecycle-reactions.ts';
 import { emailJobHandler } from './invoices/emails/delivery.ts';
 import { EMAIL_JOB } from './invoices/emails/outbox.ts';
 import { withRetencionEmails } from './invoices/retenciones/email.ts';
+import { retencionDuplicateStampKind } from './invoices/retenciones/duplicate-stamps.ts';
 import { RETENCION_STAMP_JOB, retencionStampAttemptLog, retencionStampJobHandler } from './invoices/retenciones/stamping.ts';
 import type { ConsultRetencion } from './invoices/retenciones/cancellation.ts';
 import { createSmtpMailer } from './invoices/emails/smtp.ts';
@@ -45,7 +46,7 @@ import { createSatCertificateSource } from './pac/sat-certificates.ts';
 import type { Pac } from './pac/types.ts';
 import { createPacRouter, type PacRouter } from './pac/failover.ts';
 import { cfdiStampAttemptLog, routedStamper, sandboxStamper } from './invoices/cfdis/stamp-routing.ts';
-import { DUPLICATE_CANCEL_JOB, DUPLICATE_CHECK_JOB, duplicateCancelJobHandler, duplicateCheckJobHandler } from './invoices/cfdis/duplicate-stamps.ts';
+import { cfdiDuplicateStampKind, duplicateCancelJobHandler, duplicateCheckJobHandler } from './invoices/cfdis/duplicate-stamps.ts';
 import type { Logger } from './lib/logger.ts';
 import { limitStorageLogs } from './lib/storage-log.ts';
 import { trustedProxies } from './gateway/client-address.ts';
@@ -264,8 +265,11 @@ export function createApp(deps: AppDeps) {
         maxBackoffMs: deps.pacRetryMaxMs,
       },
       [CANCEL_JOB]: cancellationJobHandler({ db: deps.db, now, pacFor, cancellationPollMs }),
-      [DUPLICATE_CHECK_JOB]: { ...duplicateCheckJobHandler(duplicateDeps), maxBackoffMs: deps.pacRetryMaxMs },
-      [DUPLICATE_CANCEL_JOB]: { ...duplicateCancelJobHandler(duplicateDeps), maxBackoffMs: deps.pacRetryMaxMs },
+      // A second stamp after failover, under one set of rules for CFDIs and retenciones: each kind its tables and jobs.
+      [cfdiDuplicateStampKind.checkJob]: { ...duplicateCheckJobHandler(duplicateDeps, cfdiDuplicateStampKind), maxBackoffMs: deps.pacRetryMaxMs },
+      [cfdiDuplicateStampKind.cancelJob]: { ...duplicateCancelJobHandler(duplicateDeps, cfdiDuplicateStampKind), maxBackoffMs: deps.pacRetryMaxMs },
+      [retencionDuplicateStampKind.checkJob]: { ...duplicateCheckJobHandler(duplicateDeps, retencionDuplicateStampKind), maxBackoffMs: deps.pacRetryMaxMs },
+      [retencionDuplicateStampKind.cancelJob]: { ...duplicateCancelJobHandler(duplicateDeps, retencionDuplicateStampKind), maxBackoffMs: deps.pacRetryMaxMs },
       [RELEASE_JOB]: releaseJobHandler({ now }),
       [SAT_DOWNLOAD_JOB]: satDownloadJobHandler({
         db: deps.db,

@@ -96,8 +96,9 @@ export function buildOpenApiDocument(gateway: OpenApiApp, backends: OpenApiApp[]
     {
       name: 'Webhooks',
       description:
-        'Signed, retried event deliveries (cfdi.timbrado, cfdi.encolado, cfdi.fallido, cfdi.cancelado, cfdi.email_enviado, cfdi.email_fallido, csd.por_vencer, csd.vencido, ' +
-        'receipt.created, receipt.invoiced, receipt.cancelled, receipt.expired, retencion.timbrada, retencion.fallida, retencion.cancelada). cfdi.timbrado names receipt_id, the receipt a customer invoiced (else null); ' +
+        'Signed, retried event deliveries (cfdi.timbrado, cfdi.encolado, cfdi.fallido, cfdi.cancelado, cfdi.email_enviado, cfdi.email_fallido, cfdi.duplicate_stamp_cancelled, ' +
+        'csd.por_vencer, csd.vencido, receipt.created, receipt.invoiced, receipt.cancelled, receipt.expired, retencion.timbrada, retencion.fallida, retencion.cancelada, ' +
+        'retencion.duplicate_stamp_cancelled). cfdi.timbrado names receipt_id, the receipt a customer invoiced (else null); ' +
         'receipt.* carry receipt_id, folio, fecha, total, status and expires_at, and receipt.invoiced the cfdi_id, uuid and invoiced_by (self or global) too: ' +
         "it is sent when that CFDI is stamped, one per receipt a global invoice covers; receipt.expired once, within the hour after an open receipt's expires_at",
     },

@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   'retencion.timbrada',
   'retencion.cancelada',
   'retencion.fallida',
+  'retencion.duplicate_stamp_cancelled',
   'csd.por_vencer',
   'csd.vencido',
   'receipt.created',

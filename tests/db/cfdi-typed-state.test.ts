@@ -82,6 +82,7 @@ describe('migration 0020: failure reason and withdrawal time leave the summary J
       drop table sat_download_syncs;
       alter table webhooks drop column previous_secret_sealed;
       alter table webhooks drop column previous_expires_at;
+      drop table retencion_duplicate_stamps;
       drop table retencion_stamp_attempts;
       drop table retencion_emails;
       drop table retencion_documents;

@@ -119,6 +119,7 @@ export const emailBudgets = mirror(sqlite.emailBudgets);
 export const cfdiStatusChanges = mirror(sqlite.cfdiStatusChanges);
 export const cfdiStampAttempts = mirror(sqlite.cfdiStampAttempts);
 export const retencionStampAttempts = mirror(sqlite.retencionStampAttempts);
+export const retencionDuplicateStamps = mirror(sqlite.retencionDuplicateStamps);
 export const cfdiDuplicateStamps = mirror(sqlite.cfdiDuplicateStamps);
 export const cfdiRelations = mirror(sqlite.cfdiRelations);
 export const sandboxCancellations = mirror(sqlite.sandboxCancellations);

@@ -10,7 +10,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { Stamper } from './stamp-routing.ts';
 import type { StampAttempt } from '../../pac/failover.ts';
 import type { StampFailure } from '../../pac/types.ts';
-import { checkPacsLeftBehind, recordDuplicateStamp } from './duplicate-stamps.ts';
+import { cfdiDuplicateStampKind, followRoutedStamp } from './duplicate-stamps.ts';
 import { transition } from './lifecycle.ts';
 import type { Tx } from '../../db/index.ts';
 import { activeSigner } from '../csds/service.ts';
@@ -126,14 +126,9 @@ export async function recordRoutedStamp(
   now: Date,
 ): Promise<RecordedStamp | undefined> {
   const recorded = await recordStamp(tx, cfdi, routed.result, now, routed.pac);
-  if (cfdi.environment !== 'live') return recorded;
-  if (recorded) {
-    await checkPacsLeftBehind(tx, cfdi, routed.pac, routed.attempts, sealedXml, now);
-    return recorded;
-  }
-  const [held] = await tx.select({ uuid: cfdis.uuid }).from(cfdis).where(eq(cfdis.id, cfdi.id));
-  if (held?.uuid && held.uuid !== routed.result.tfd.uuid) await recordDuplicateStamp(tx, cfdi, routed.pac, routed.result.tfd.uuid, now);
-  return undefined;
+  const followed = { uuid: routed.result.tfd.uuid, pac: routed.pac, attempts: routed.attempts, recorded: recorded !== undefined };
+  await followRoutedStamp(tx, cfdiDuplicateStampKind, cfdi, followed, sealedXml, now);
+  return recorded;
 }
 
 /**

@@ -6,10 +6,11 @@ import type { Tx } from '../../db/index.ts';
 import { retencionDocuments, retenciones, retencionStampAttempts, type Environment } from '../../db/schema/index.ts';
 import { PermanentJobError } from '../../jobs/queue.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
-import type { StampAttempt } from '../../pac/failover.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { Stamper, StampAttemptLog } from '../cfdis/stamp-routing.ts';
+import { followRoutedStamp } from '../cfdis/duplicate-stamps.ts';
 import { unstampedError } from '../cfdis/stamping.ts';
+import { retencionDuplicateStampKind } from './duplicate-stamps.ts';
 import { failed, stamped, type RetencionStamp } from './lifecycle.ts';
 
 /** A live retención's stamp: its sealed XML sent through the PAC failover router, as a queued CFDI's (cfdi.stamp). */
@@ -46,17 +47,6 @@ async function uuidTaken(tx: Tx, id: string, uuid: string): Promise<boolean> {
   return holder !== undefined;
 }
 
-/** The other PACs that may have stamped the document: an ambiguous answer, or a request sent and never answered. */
-function leftBehindBy(attempts: readonly StampAttempt[], stampedBy: string): string[] {
-  const last = new Map<string, StampAttempt['outcome']>();
-  const ambiguous = new Set<string>();
-  for (const a of attempts) {
-    last.set(a.pac, a.outcome);
-    if (a.outcome === 'ambiguous') ambiguous.add(a.pac);
-  }
-  return [...last].filter(([name, outcome]) => name !== stampedBy && (outcome === 'sent' || ambiguous.has(name))).map(([name]) => name);
-}
-
 /**
  * The queued stamp of a live retención: its stored sealed XML through the environment's stamper (the failover router
  * over retencion_stamp_attempts), with the CFDI stamp job's rules: a definitive refusal ends it fallido, anything else
@@ -80,7 +70,8 @@ export function retencionStampJobHandler(deps: {
       const { retencion } = row;
       const stamper = deps.stamperFor(retencion.environment);
       if (!stamper) throw new PermanentJobError(`no PAC configured for ${retencion.environment}`);
-      const { result, pac, attempts, retryAt } = await stamper.stamp(retencion, row.xml.toString('utf8'), { tenantId: retencion.tenantId });
+      const sealedXml = row.xml.toString('utf8');
+      const { result, pac, attempts, retryAt } = await stamper.stamp(retencion, sealedXml, { tenantId: retencion.tenantId });
       deps.logger.debug('pac stamp', { retencion_id: retencion.id, attempt: job.attempts, pac, ok: result.ok });
       if (!result.ok) throw unstampedError(result, retryAt);
       return async (tx) => {
@@ -90,20 +81,11 @@ export function retencionStampJobHandler(deps: {
           return;
         }
         // A stamp names the PAC that made it.
-        if ((await stamped(tx, retencion, stampOf(result.xml, result.tfd, pac!), at)) === undefined) return;
-        // PACs left behind are not asked whether they stamped it too, as a CFDI's are (docs/decisions.md, "Retenciones
-        // in live mode"): an operator is told where a second stamp may be.
-        const leftBehind = leftBehindBy(attempts, pac!);
-        return () => {
-          deps.logger.info('retención stamped from queue', { retencion_id: retencion.id, uuid: result.tfd.uuid, pac, attempts: job.attempts });
-          if (leftBehind.length > 0)
-            deps.logger.warn('retención stamped after failover: a PAC left behind may hold a second stamp of it, not checked', {
-              retencion_id: retencion.id,
-              uuid: result.tfd.uuid,
-              pac,
-              left_behind: leftBehind,
-            });
-        };
+        const recorded = (await stamped(tx, retencion, stampOf(result.xml, result.tfd, pac!), at)) !== undefined;
+        // As a CFDI's: the PACs left behind are asked whether they stamped it too, a late second stamp is cancelled.
+        await followRoutedStamp(tx, retencionDuplicateStampKind, retencion, { uuid: result.tfd.uuid, pac: pac!, attempts, recorded }, sealedXml, at);
+        if (recorded)
+          return () => deps.logger.info('retención stamped from queue', { retencion_id: retencion.id, uuid: result.tfd.uuid, pac, attempts: job.attempts });
       };
     },
     giveUp(job, error) {
