@@ -79,8 +79,10 @@ export interface DuplicateDeps {
 }
 
 /**
- * In the transaction that records a stamp by `stampedBy`: every other PAC this document was sent to without a settled
- * answer (sent or ambiguous: it may have stamped it) is asked, by a job, whether it holds a stamp of it too.
+ * In the transaction that records a stamp by `stampedBy`: every other PAC this document was sent to is asked, by a job,
+ * whether it holds a stamp of it too. Every request is recorded `sent` before it leaves, so this includes a PAC whose
+ * answer was provider-side: on purpose, as a request a process died in may precede that answer, and asking costs a
+ * few look-ups where a missed second stamp would stand at SAT.
  */
 async function checkPacsLeftBehind(
   tx: Tx,
