@@ -23,6 +23,7 @@ async function announceStamp(tx: Tx, move: Move): Promise<number> {
     type: 'cfdi.timbrado',
     data: { cfdi_id: cfdi.id, uuid, receipt_id: taken.find((r) => r.invoicedBy === 'self')?.id ?? null },
     now: move.at,
+    references: move.references,
   });
   return deliveries + (await announceInvoiced(tx, cfdi, taken, uuid!, move.at));
 }
