@@ -36,6 +36,8 @@ export interface Move {
   detail: Record<string, unknown>;
   /** The CFDI's external_id and metadata when the move's own update returned them (a stamp's), for its event. */
   references?: IntegratorReferences;
+  /** TransitionOptions.tookNoReceipts. */
+  tookNoReceipts: boolean;
 }
 
 /** A reaction to a move, in its transaction; returns how many jobs it queued (webhook deliveries, emails), if any. */
@@ -81,6 +83,11 @@ export interface TransitionOptions {
    * entry): sent with its history row once the move is made, so on PostgreSQL they travel in one round trip.
    */
   alongside?: (tx: Tx) => Promise<unknown>[];
+  /**
+   * The caller knows the CFDI holds no receipts: it was issued by this request on a path that marks none
+   * (issueSealingAfterFolio) and has not stood until this move, so nothing could give it any. Its stamp reads none.
+   */
+  tookNoReceipts?: boolean;
 }
 
 /**
@@ -124,7 +131,8 @@ export async function transition(tx: Tx, cfdi: LifecycleCfdi, from: CfdiStatus, 
   await Promise.all([history, ...(o.alongside?.(tx) ?? [])]);
   const withdrawn = o.withdrawn ?? (from === 'fallido' && to === 'vigente');
   const uuid = o.stamp?.uuid ?? o.uuid ?? null;
-  return react(tx, { cfdi, from, to, reason: o.reason, at: o.at, withdrawn, uuid, detail: o.detail ?? {}, references: moved.references });
+  const tookNoReceipts = o.tookNoReceipts ?? false;
+  return react(tx, { cfdi, from, to, reason: o.reason, at: o.at, withdrawn, uuid, detail: o.detail ?? {}, references: moved.references, tookNoReceipts });
 }
 
 /**
@@ -132,5 +140,5 @@ export async function transition(tx: Tx, cfdi: LifecycleCfdi, from: CfdiStatus, 
  * says when), but the reactions of arriving there, such as a stamp's. How many jobs they queued.
  */
 export function born(tx: Tx, cfdi: LifecycleCfdi, status: CfdiStatus, o: { at: Date; uuid: string | null }): Promise<number> {
-  return react(tx, { cfdi, from: 'new', to: status, reason: 'issued', at: o.at, withdrawn: false, uuid: o.uuid, detail: {} });
+  return react(tx, { cfdi, from: 'new', to: status, reason: 'issued', at: o.at, withdrawn: false, uuid: o.uuid, detail: {}, tookNoReceipts: false });
 }
