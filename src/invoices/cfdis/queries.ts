@@ -19,13 +19,15 @@ export interface CfdiQueries {
   writeFolio(tx: Tx, id: string, folio: Folio): Promise<void>;
   /**
    * Marks the invoice vigente with its stamp and the PAC that stamped it, only from `en_cola`, or from `withdrawn` (fallido by a withdrawal,
-   * stamped by an attempt already in flight); clears a failure reason. When it moved, the invoice's external_id and
+   * stamped by an attempt already in flight), and only while no other invoice holds the stamp's UUID; clears a failure reason. When it moved, the invoice's external_id and
    * metadata as the moved row has them (its cfdi.timbrado carries them); undefined when it did not move.
    */
   recordStamp(tx: Tx, id: string, stamp: StampValues & { pac: string }, now: string, from: 'en_cola' | 'withdrawn'): Promise<IntegratorReferences | undefined>;
 }
 
 const FROM = { en_cola: eq(cfdis.status, 'en_cola'), withdrawn: and(eq(cfdis.status, 'fallido'), isNotNull(cfdis.withdrawnAt)) };
+// The holder check in the move's own statement (one fewer per stamp); the UUIDs' unique index stays the backstop.
+const UUID_FREE = sql`not exists (select 1 from ${cfdis} as held where held.uuid = ${sql.placeholder('uuid')} and held.id <> ${sql.placeholder('id')})`;
 
 /** recordStamp with `merge` folding the TFD values (a JSON object parameter) into the summary. */
 const recordStampWith = (merge: SQL): Pick<CfdiQueries, 'recordStamp'> => ({
@@ -43,7 +45,7 @@ const recordStampWith = (merge: SQL): Pick<CfdiQueries, 'recordStamp'> => ({
           pac: sql`${sql.placeholder('pac')}`,
           updatedAt: sql`${sql.placeholder('now')}`,
         })
-        .where(and(eq(cfdis.id, sql.placeholder('id')), FROM[from]))
+        .where(and(eq(cfdis.id, sql.placeholder('id')), FROM[from], UUID_FREE))
         // The row's latest version, locked by this update: the event needs no read of its own (one statement fewer).
         .returning({ externalId: cfdis.externalId, metadata: cfdis.metadata })
         .prepare(),

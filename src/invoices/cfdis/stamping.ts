@@ -91,13 +91,6 @@ export async function recordStamp(
   pac: string,
   o: Pick<TransitionOptions, 'alongside' | 'tookNoReceipts'> = {},
 ): Promise<RecordedStamp | undefined> {
-  const [holder] = await holderOfUuid(tx, stamped.tfd.uuid);
-  if (holder && holder.id !== cfdi.id) {
-    // The PAC answered with a UUID another CFDI here already has: the very same document was stamped before (two
-    // tenants with one RFC sent identical XML). A UUID belongs to one CFDI, so this one fails instead of a 500.
-    await recordFailure(tx, cfdi, `307: this exact document was already stamped (UUID ${stamped.tfd.uuid}); issue it again`, now);
-    return undefined;
-  }
   const values = stampValuesOf(stamped.tfd);
   const stamp = { ...values, pac };
   // In the move's transaction: the jobs its reactions queued (emails) read the stamped document after it commits.
@@ -116,8 +109,15 @@ export async function recordStamp(
     stamp,
     alongside: withDocument,
   });
-  if (deliveries === undefined) return undefined;
-  return { ...values, deliveries };
+  if (deliveries !== undefined) return { ...values, deliveries };
+  // Not moved (the moves refuse a UUID another CFDI holds): asked only now, so a stamp that moves reads nothing first.
+  const [holder] = await holderOfUuid(tx, stamped.tfd.uuid);
+  if (holder && holder.id !== cfdi.id) {
+    // The PAC answered with a UUID another CFDI here already has: the very same document was stamped before (two
+    // tenants with one RFC sent identical XML). A UUID belongs to one CFDI, so this one fails instead of a 500.
+    await recordFailure(tx, cfdi, `307: this exact document was already stamped (UUID ${stamped.tfd.uuid}); issue it again`, now);
+  }
+  return undefined;
 }
 
 /**
