@@ -19,8 +19,9 @@ export interface CfdiQueries {
   writeFolio(tx: Tx, id: string, folio: Folio): Promise<void>;
   /**
    * Marks the invoice vigente with its stamp and the PAC that stamped it, only from `en_cola`, or from `withdrawn` (fallido by a withdrawal,
-   * stamped by an attempt already in flight), and only while no other invoice holds the stamp's UUID; clears a failure reason. When it moved, the invoice's external_id and
-   * metadata as the moved row has them (its cfdi.timbrado carries them); undefined when it did not move.
+   * stamped by an attempt already in flight), and only while no other invoice holds the stamp's UUID; clears a failure
+   * reason. When it moved, the invoice's external_id and metadata as the moved row has them (its cfdi.timbrado carries
+   * them); undefined when it did not move.
    */
   recordStamp(tx: Tx, id: string, stamp: StampValues & { pac: string }, now: string, from: 'en_cola' | 'withdrawn'): Promise<IntegratorReferences | undefined>;
 }
