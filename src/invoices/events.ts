@@ -31,12 +31,23 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** An invoice's integrator references: what its events carry so a receiver can route them to its own order. */
+export interface IntegratorReferences {
+  externalId: string | null;
+  metadata: Record<string, string>;
+}
+
 /**
- * Every event of an invoice carries the integrator's external_id and metadata, read in the event's own transaction,
- * so a receiver can route it to its own order without a lookup.
+ * Every event of an invoice carries the integrator's external_id and metadata, read in the event's own transaction
+ * unless the caller's statement there already returned them (`known`, a stamp's move).
  */
-async function integratorReferences(tx: DbOrTx, cfdiId: unknown): Promise<{ external_id: string | null; metadata: Record<string, string> } | undefined> {
+async function integratorReferences(
+  tx: DbOrTx,
+  cfdiId: unknown,
+  known: IntegratorReferences | undefined,
+): Promise<{ external_id: string | null; metadata: Record<string, string> } | undefined> {
   if (typeof cfdiId !== 'string') return undefined;
+  if (known) return { external_id: known.externalId, metadata: known.metadata };
   // Prepared once per connection (here and below): every issued invoice records at least one event.
   const [row] = await prepared(tx, 'events.integratorReferences', (d) =>
     d
@@ -66,15 +77,16 @@ const insertEvent = (tx: DbOrTx, e: typeof events.$inferInsert) =>
 /**
  * Writes an event row and its webhook deliveries; call it inside the transaction that makes the change it reports
  * (outbox): the change, the event and the deliveries commit together or not at all. Returns how many deliveries it
- * queued: none, and there is nothing for the worker to send.
+ * queued: none, and there is nothing for the worker to send. `references`: the invoice's external_id and metadata as a
+ * statement of this transaction returned them, instead of reading them again.
  */
 export async function recordEvent(
   tx: DbOrTx,
-  e: { tenantId: string; environment: Environment; type: EventType; data: Record<string, unknown>; now: Date },
+  e: { tenantId: string; environment: Environment; type: EventType; data: Record<string, unknown>; now: Date; references?: IntegratorReferences },
 ): Promise<number> {
   const id = newId('evt', e.now.getTime());
   const createdAt = e.now.toISOString();
-  const data = e.type.startsWith('cfdi.') ? { ...e.data, ...(await integratorReferences(tx, e.data.cfdi_id)) } : e.data;
+  const data = e.type.startsWith('cfdi.') ? { ...e.data, ...(await integratorReferences(tx, e.data.cfdi_id, e.references)) } : e.data;
   await insertEvent(tx, { id, tenantId: e.tenantId, environment: e.environment, type: e.type, data, createdAt });
   return (await fanOut(tx, { id, tenantId: e.tenantId, environment: e.environment, type: e.type, data, createdAt }, e.now)).length;
 }

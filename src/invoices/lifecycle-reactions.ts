@@ -16,13 +16,14 @@ const STAMPED: From[] = ['new', 'en_cola', 'fallido'];
 /** cfdi.timbrado, naming the receipt a customer's invoice came from, and one receipt.invoiced per receipt it took. */
 async function announceStamp(tx: Tx, move: Move): Promise<number> {
   const { cfdi, uuid } = move;
-  const taken = await receiptsTakenBy(tx, cfdi.id);
+  const taken = move.tookNoReceipts ? [] : await receiptsTakenBy(tx, cfdi.id);
   const deliveries = await recordEvent(tx, {
     tenantId: cfdi.tenantId,
     environment: cfdi.environment,
     type: 'cfdi.timbrado',
     data: { cfdi_id: cfdi.id, uuid, receipt_id: taken.find((r) => r.invoicedBy === 'self')?.id ?? null },
     now: move.at,
+    references: move.references,
   });
   return deliveries + (await announceInvoiced(tx, cfdi, taken, uuid!, move.at));
 }

@@ -380,7 +380,8 @@ async function issueSealingAfterFolio(deps: CfdiDeps, actor: Actor, req: CfdiReq
   // of one tenant abort each other on their reads)
   const recorded = await withTransaction(deps.db, { isolation: 'read committed', name: 'cfdis.recordStamp' }, async (tx) => {
     const closed = (t: Tx) => [closeQueuedJob(t, reserved.jobId, deps.now()), ...(opts.auditIn ? [opts.auditIn(t, target.id, 201)] : [])];
-    return recordStamp(tx, target, result, deps.now(), valid.stamper.name, closed);
+    // Issued by this request on a path that marks no receipts: its stamp has none to announce.
+    return recordStamp(tx, target, result, deps.now(), valid.stamper.name, { alongside: closed, tookNoReceipts: true });
   });
   // Not recorded: its job stamped it first, or the UUID was another invoice's (then it is fallido): answer as it stands.
   return recorded ? answerStampedInTransaction(deps, actor, valid, issued, recorded) : answer(deps, actor, valid, issued, reserved.jobId, result);

@@ -1,6 +1,7 @@
 import { and, eq, isNotNull } from 'drizzle-orm';
 import type { Tx } from '../../db/index.ts';
 import { cfdis, cfdiStatusChanges, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
+import type { IntegratorReferences } from '../events.ts';
 import { cfdiQueries } from './queries.ts';
 import type { StampValues } from './stamping.ts';
 
@@ -33,6 +34,10 @@ export interface Move {
   uuid: string | null;
   /** What the caller adds to the move's event (the cancellation's motivo and SAT status). */
   detail: Record<string, unknown>;
+  /** The CFDI's external_id and metadata when the move's own update returned them (a stamp's), for its event. */
+  references?: IntegratorReferences;
+  /** TransitionOptions.tookNoReceipts. */
+  tookNoReceipts: boolean;
 }
 
 /** A reaction to a move, in its transaction; returns how many jobs it queued (webhook deliveries, emails), if any. */
@@ -78,14 +83,29 @@ export interface TransitionOptions {
    * entry): sent with its history row once the move is made, so on PostgreSQL they travel in one round trip.
    */
   alongside?: (tx: Tx) => Promise<unknown>[];
+  /**
+   * The caller knows the CFDI holds no receipts: it was issued by this request on a path that marks none
+   * (issueSealingAfterFolio) and has not stood until this move, so nothing could give it any. Its stamp reads none.
+   */
+  tookNoReceipts?: boolean;
 }
 
-/** The conditional update of one move; true when the CFDI was in `from` (a withdrawn one, for a late stamp from fallido). */
-async function update(tx: Tx, cfdi: LifecycleCfdi, from: CfdiStatus, to: CfdiStatus, o: TransitionOptions): Promise<boolean> {
+/**
+ * The conditional update of one move; undefined when the CFDI was not in `from` (a withdrawn one, for a late stamp from
+ * fallido). A stamp's answers the CFDI's integrator references too.
+ */
+async function update(
+  tx: Tx,
+  cfdi: LifecycleCfdi,
+  from: CfdiStatus,
+  to: CfdiStatus,
+  o: TransitionOptions,
+): Promise<{ references?: IntegratorReferences } | undefined> {
   const at = o.at.toISOString();
   if (to === 'vigente' && o.stamp) {
     if (from !== 'en_cola' && from !== 'fallido') throw new Error(`a stamp moves a CFDI from en_cola or a withdrawn fallido, not from ${from}`);
-    return cfdiQueries(tx).recordStamp(tx, cfdi.id, o.stamp, at, from === 'en_cola' ? 'en_cola' : 'withdrawn');
+    const references = await cfdiQueries(tx).recordStamp(tx, cfdi.id, o.stamp, at, from === 'en_cola' ? 'en_cola' : 'withdrawn');
+    return references && { references };
   }
   const set =
     to === 'fallido' ? { status: to, failureReason: o.reason, updatedAt: at, ...(o.withdrawn ? { withdrawnAt: at } : {}) } : { status: to, updatedAt: at };
@@ -94,7 +114,7 @@ async function update(tx: Tx, cfdi: LifecycleCfdi, from: CfdiStatus, to: CfdiSta
     .set(set)
     .where(and(eq(cfdis.id, cfdi.id), eq(cfdis.status, from), from === 'fallido' && to === 'vigente' ? isNotNull(cfdis.withdrawnAt) : undefined))
     .returning({ id: cfdis.id });
-  return moved.length === 1;
+  return moved.length === 1 ? {} : undefined;
 }
 
 /**
@@ -102,14 +122,17 @@ async function update(tx: Tx, cfdi: LifecycleCfdi, from: CfdiStatus, to: CfdiSta
  * in `from` (nothing written); otherwise how many jobs the reactions queued (the caller wakes the worker).
  */
 export async function transition(tx: Tx, cfdi: LifecycleCfdi, from: CfdiStatus, to: CfdiStatus, o: TransitionOptions): Promise<number | undefined> {
-  if (!(await update(tx, cfdi, from, to, o))) return undefined;
+  const moved = await update(tx, cfdi, from, to, o);
+  if (!moved) return undefined;
   const history = tx
     .insert(cfdiStatusChanges)
     .values({ cfdiId: cfdi.id, tenantId: cfdi.tenantId, fromStatus: from, toStatus: to, reason: o.reason, at: o.at.toISOString() })
     .then(() => undefined);
   await Promise.all([history, ...(o.alongside?.(tx) ?? [])]);
   const withdrawn = o.withdrawn ?? (from === 'fallido' && to === 'vigente');
-  return react(tx, { cfdi, from, to, reason: o.reason, at: o.at, withdrawn, uuid: o.stamp?.uuid ?? o.uuid ?? null, detail: o.detail ?? {} });
+  const uuid = o.stamp?.uuid ?? o.uuid ?? null;
+  const tookNoReceipts = o.tookNoReceipts ?? false;
+  return react(tx, { cfdi, from, to, reason: o.reason, at: o.at, withdrawn, uuid, detail: o.detail ?? {}, references: moved.references, tookNoReceipts });
 }
 
 /**
@@ -117,5 +140,5 @@ export async function transition(tx: Tx, cfdi: LifecycleCfdi, from: CfdiStatus, 
  * says when), but the reactions of arriving there, such as a stamp's. How many jobs they queued.
  */
 export function born(tx: Tx, cfdi: LifecycleCfdi, status: CfdiStatus, o: { at: Date; uuid: string | null }): Promise<number> {
-  return react(tx, { cfdi, from: 'new', to: status, reason: 'issued', at: o.at, withdrawn: false, uuid: o.uuid, detail: {} });
+  return react(tx, { cfdi, from: 'new', to: status, reason: 'issued', at: o.at, withdrawn: false, uuid: o.uuid, detail: {}, tookNoReceipts: false });
 }

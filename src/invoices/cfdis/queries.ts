@@ -3,6 +3,7 @@ import { executeSql, forDialect, type DbOrTx, type Tx } from '../../db/index.ts'
 import { prepared } from '../../db/prepared.ts';
 import { cfdis, series, type Environment } from '../../db/schema/index.ts';
 import { seriesQueries } from '../series/queries.ts';
+import type { IntegratorReferences } from '../events.ts';
 import type { StampValues } from './stamping.ts';
 
 type Folio = { serie: string; folio: number };
@@ -18,12 +19,16 @@ export interface CfdiQueries {
   writeFolio(tx: Tx, id: string, folio: Folio): Promise<void>;
   /**
    * Marks the invoice vigente with its stamp and the PAC that stamped it, only from `en_cola`, or from `withdrawn` (fallido by a withdrawal,
-   * stamped by an attempt already in flight); clears a failure reason. True when it moved.
+   * stamped by an attempt already in flight), and only while no other invoice holds the stamp's UUID; clears a failure
+   * reason. When it moved, the invoice's external_id and metadata as the moved row has them (its cfdi.timbrado carries
+   * them); undefined when it did not move.
    */
-  recordStamp(tx: Tx, id: string, stamp: StampValues & { pac: string }, now: string, from: 'en_cola' | 'withdrawn'): Promise<boolean>;
+  recordStamp(tx: Tx, id: string, stamp: StampValues & { pac: string }, now: string, from: 'en_cola' | 'withdrawn'): Promise<IntegratorReferences | undefined>;
 }
 
 const FROM = { en_cola: eq(cfdis.status, 'en_cola'), withdrawn: and(eq(cfdis.status, 'fallido'), isNotNull(cfdis.withdrawnAt)) };
+// The holder check in the move's own statement (one fewer per stamp); the UUIDs' unique index stays the backstop.
+const UUID_FREE = sql`not exists (select 1 from ${cfdis} as held where held.uuid = ${sql.placeholder('uuid')} and held.id <> ${sql.placeholder('id')})`;
 
 /** recordStamp with `merge` folding the TFD values (a JSON object parameter) into the summary. */
 const recordStampWith = (merge: SQL): Pick<CfdiQueries, 'recordStamp'> => ({
@@ -41,12 +46,13 @@ const recordStampWith = (merge: SQL): Pick<CfdiQueries, 'recordStamp'> => ({
           pac: sql`${sql.placeholder('pac')}`,
           updatedAt: sql`${sql.placeholder('now')}`,
         })
-        .where(and(eq(cfdis.id, sql.placeholder('id')), FROM[from]))
-        .returning({ id: cfdis.id })
+        .where(and(eq(cfdis.id, sql.placeholder('id')), FROM[from], UUID_FREE))
+        // The row's latest version, locked by this update: the event needs no read of its own (one statement fewer).
+        .returning({ externalId: cfdis.externalId, metadata: cfdis.metadata })
         .prepare(),
     );
-    const moved = await update.execute({ id, uuid: stamp.uuid, fechaTimbrado: stamp.fechaTimbrado, tfd: JSON.stringify(stamp.tfd), pac: stamp.pac, now });
-    return moved.length === 1;
+    const [moved] = await update.execute({ id, uuid: stamp.uuid, fechaTimbrado: stamp.fechaTimbrado, tfd: JSON.stringify(stamp.tfd), pac: stamp.pac, now });
+    return moved;
   },
 });
 

@@ -11,7 +11,7 @@ import type { Stamper } from './stamp-routing.ts';
 import type { StampAttempt } from '../../pac/failover.ts';
 import type { StampFailure } from '../../pac/types.ts';
 import { cfdiDuplicateStampKind, followRoutedStamp } from './duplicate-stamps.ts';
-import { transition } from './lifecycle.ts';
+import { transition, type TransitionOptions } from './lifecycle.ts';
 import type { Tx } from '../../db/index.ts';
 import { activeSigner } from '../csds/service.ts';
 import { sealDraft, type SealDraft } from './seal-draft.ts';
@@ -80,8 +80,8 @@ export async function storeSealedXml(db: Db, id: string, xml: string): Promise<s
 /**
  * Records a stamp once: only an invoice still `en_cola` moves to `vigente` (or a withdrawn one, stamped by an attempt
  * already in flight), so a late synchronous answer and a job retry cannot both write one (and the sandbox/PAC give
- * the same UUID for the same document anyway). `pac`: the provider that stamped it; `alongside`: writes that stand or
- * fall with the stamp (TransitionOptions.alongside). Returns what it wrote, or undefined when it wrote nothing.
+ * the same UUID for the same document anyway). `pac`: the provider that stamped it; `o.alongside` and `o.tookNoReceipts`
+ * as TransitionOptions has them. Returns what it wrote, or undefined when it wrote nothing.
  */
 export async function recordStamp(
   tx: Tx,
@@ -89,20 +89,19 @@ export async function recordStamp(
   stamped: { xml: string; tfd: Tfd },
   now: Date,
   pac: string,
-  alongside: (tx: Tx) => Promise<unknown>[] = () => [],
+  o: Pick<TransitionOptions, 'alongside' | 'tookNoReceipts'> = {},
 ): Promise<RecordedStamp | undefined> {
-  const [holder] = await holderOfUuid(tx, stamped.tfd.uuid);
-  if (holder && holder.id !== cfdi.id) {
-    // The PAC answered with a UUID another CFDI here already has: the very same document was stamped before (two
-    // tenants with one RFC sent identical XML). A UUID belongs to one CFDI, so this one fails instead of a 500.
-    await recordFailure(tx, cfdi, `307: this exact document was already stamped (UUID ${stamped.tfd.uuid}); issue it again`, now);
-    return undefined;
-  }
   const values = stampValuesOf(stamped.tfd);
   const stamp = { ...values, pac };
   // In the move's transaction: the jobs its reactions queued (emails) read the stamped document after it commits.
-  const withDocument = (t: Tx) => [storeStampedXml(t, cfdi.id, Buffer.from(stamped.xml, 'utf8')), ...alongside(t)];
-  let deliveries = await transition(tx, cfdi, 'en_cola', 'vigente', { reason: `stamped by ${pac}`, at: now, stamp, alongside: withDocument });
+  const withDocument = (t: Tx) => [storeStampedXml(t, cfdi.id, Buffer.from(stamped.xml, 'utf8')), ...(o.alongside?.(t) ?? [])];
+  let deliveries = await transition(tx, cfdi, 'en_cola', 'vigente', {
+    reason: `stamped by ${pac}`,
+    at: now,
+    stamp,
+    alongside: withDocument,
+    tookNoReceipts: o.tookNoReceipts,
+  });
   // Withdrawn while an attempt was already in flight, and that attempt stamped it: SAT has it, so it is vigente.
   deliveries ??= await transition(tx, cfdi, 'fallido', 'vigente', {
     reason: 'stamped by an attempt already in flight when it was withdrawn: cancel it if it is not wanted',
@@ -110,8 +109,15 @@ export async function recordStamp(
     stamp,
     alongside: withDocument,
   });
-  if (deliveries === undefined) return undefined;
-  return { ...values, deliveries };
+  if (deliveries !== undefined) return { ...values, deliveries };
+  // Not moved (the moves refuse a UUID another CFDI holds): asked only now, so a stamp that moves reads nothing first.
+  const [holder] = await holderOfUuid(tx, stamped.tfd.uuid);
+  if (holder && holder.id !== cfdi.id) {
+    // The PAC answered with a UUID another CFDI here already has: the very same document was stamped before (two
+    // tenants with one RFC sent identical XML). A UUID belongs to one CFDI, so this one fails instead of a 500.
+    await recordFailure(tx, cfdi, `307: this exact document was already stamped (UUID ${stamped.tfd.uuid}); issue it again`, now);
+  }
+  return undefined;
 }
 
 /**

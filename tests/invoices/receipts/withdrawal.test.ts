@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { RECEIPT_HOLD_MS } from '../../../src/invoices/receipts/ledger.ts';
 import { createSandboxPac } from '../../../src/pac/sandbox.ts';
 import type { Pac, StampOptions, StampResult } from '../../../src/pac/types.ts';
-import { concepto, createTestApp, ICV, issuer, testSandboxSat, until } from '../../helpers.ts';
+import { concepto, createTestApp, eventReceiver, ICV, issuer, testSandboxSat, until } from '../../helpers.ts';
 
 type Answer = 'ok' | 'down';
 
@@ -42,7 +42,7 @@ function gatedPac() {
 
 async function setup() {
   const gated = gatedPac();
-  const t = await createTestApp({ livePacs: [gated.pac], wakeOnEnqueue: false });
+  const t = await createTestApp({ livePacs: [gated.pac], wakeOnEnqueue: false, webhookAllowPrivate: true });
   const { live } = await issuer(t, { keys: ['test', 'live'], csd: ['test', 'live'] });
   const call = (method: string, path: string, body?: unknown) => t.call(method, path, { token: live, body });
   const receipt = async () => {
@@ -109,5 +109,28 @@ describe('a withdrawn CFDI of a receipt (docs/decisions.md, "One CFDI lifecycle"
       { from_status: 'en_cola', to_status: 'fallido' },
       { from_status: 'fallido', to_status: 'vigente' },
     ]);
+  }, 30_000);
+});
+
+describe("a receipt's CFDI stamped after its 202", () => {
+  // Only an invoice issued by its own request on a path that marks no receipts skips reading them at its stamp.
+  test('the late stamp sends cfdi.timbrado naming the receipt, and receipt.invoiced', async () => {
+    const { t, call, receipt, answer } = await setup();
+    const hooks = eventReceiver();
+    try {
+      expect((await call('POST', '/webhooks', { url: `http://127.0.0.1:${hooks.port}/`, events: ['cfdi.timbrado', 'receipt.invoiced'] })).status).toBe(201);
+      const r = await receipt();
+      const queued = await call('POST', `/receipts/${r.id}/invoice`, { receptor: ICV });
+      expect(queued.status).toBe(202);
+      await answer('ok');
+      await until(async () => (await call('GET', `/cfdis/${queued.json.id}`)).json.status === 'vigente', 'the late stamp recorded');
+      await t.app.worker.drain();
+      const got = hooks.received.sort((a, b) => a.event.localeCompare(b.event));
+      expect(got.map((e) => e.event)).toEqual(['cfdi.timbrado', 'receipt.invoiced']);
+      expect(got[0]!.data).toMatchObject({ cfdi_id: queued.json.id, receipt_id: r.id });
+      expect(got[1]!.data).toMatchObject({ receipt_id: r.id, cfdi_id: queued.json.id, invoiced_by: 'self', status: 'invoiced' });
+    } finally {
+      hooks.stop();
+    }
   }, 30_000);
 });
