@@ -8,7 +8,7 @@ import { decodeCursor, page } from '../../lib/pagination.ts';
 import { conflict, invalidInput, notFound } from '../../lib/service-error.ts';
 import { getClientEmail } from '../clients/service.ts';
 import { findCfdi, type CfdiRef } from '../cfdis/reads.ts';
-import { stampStateOf } from '../cfdis/stamping.ts';
+import { lockedStampStateOf } from '../cfdis/stamping.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
 import { checkSending } from './budget.ts';
 import { recordEmail } from './outbox.ts';
@@ -50,8 +50,9 @@ export async function emailCfdi(deps: EmailDeps, actor: Actor, ref: string, body
   const now = deps.now();
   // serializable: the stamp state read decides whether the sending's job is queued now or by the stamp
   const { row, queued } = await withTransaction(deps.db, { isolation: 'serializable', name: 'cfdis.email' }, async (tx) => {
-    // Decided on what this transaction sees: a stamp recorded meanwhile has queued only the sendings it saw.
-    const state = await stampStateOf(tx, cfdi.id);
+    // Decided on what this transaction sees, the invoice's row locked: a stamp recorded at the same time either waits
+    // for this sending and queues it, or made this transaction re-run and is seen here.
+    const state = await lockedStampStateOf(tx, cfdi.id);
     if (!state || state.status === 'fallido') throw notStamped(cfdi, state?.status ?? 'fallido');
     const stamped = state.uuid !== null;
     const recorded = await recordEmail(tx, cfdi, sending, now, stamped);

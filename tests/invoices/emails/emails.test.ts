@@ -1,9 +1,23 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { eq, sql } from 'drizzle-orm';
+import { executeSql, withTransaction } from '../../../src/db/index.ts';
 import { cfdiEmails, cfdis, jobs } from '../../../src/db/schema/index.ts';
 import { openReceipt } from '../../portal/receipts.ts';
-import { createTestApp, eventReceiver, ICV, ingreso, type Issuer, issuer, READY, smtpSink, type SmtpAnswer, TENANTS } from '../../helpers.ts';
+import {
+  createTestApp,
+  eventReceiver,
+  ICV,
+  ingreso,
+  type Issuer,
+  issuer,
+  READY,
+  smtpSink,
+  type SmtpAnswer,
+  TENANTS,
+  TEST_ENGINE,
+  until,
+} from '../../helpers.ts';
 
 const LOGO = readFileSync(new URL('../../fixtures/branding/logo.png', import.meta.url));
 const sinks: { close(): Promise<void> }[] = [];
@@ -222,6 +236,60 @@ describe('emailing a CFDI', () => {
     }
     expect((await emails(cfdi.id)).map((e) => e.status)).toEqual(['sent', 'sent']);
   });
+
+  // SQLite runs one writer at a time: the interleaving below cannot happen there.
+  test.skipIf(TEST_ENGINE !== 'postgres')(
+    "POST /email holds the invoice's row until it commits (PostgreSQL): a stamp recorded read committed meanwhile waits, then queues the sending",
+    async () => {
+      const { t, sink, call, emails } = await setup();
+      const res = await call('POST', '/cfdis', ingreso({ email_to: ['ana@example.com'] }), { 'x-sandbox-scenario': 'pac_unavailable' });
+      expect(res.status).toBe(202);
+      const id = res.json.id as string;
+      const tenantId = (await t.query<{ tenant_id: string }>(sql`select tenant_id from cfdis where id = ${id}`))[0]!.tenant_id;
+      // The tenant's email budget row held by another transaction: POST /email stops there, after it read the
+      // invoice (unstamped) and before it commits.
+      const gate = Promise.withResolvers<void>();
+      const held = Promise.withResolvers<void>();
+      const holding = withTransaction(t.db, { isolation: 'read committed', name: 'test.hold' }, async (tx) => {
+        await executeSql(tx, sql`select 1 from email_budgets where tenant_id = ${tenantId} for update`);
+        held.resolve();
+        await gate.promise;
+      });
+      await held.promise;
+      const emailing = call('POST', `/cfdis/${id}/email`, { to: ['otra@example.com'] });
+      await until(
+        async () =>
+          (
+            await t.query<{ n: number }>(sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`)
+          )[0]!.n >= 1,
+        'POST /email waits for the budget row',
+      );
+      // What the synchronous stamp's read-committed transaction does first, the move of the invoice's row, cannot
+      // happen before POST /email commits: its read of the waiting sendings then sees this one.
+      const move = withTransaction(t.db, { isolation: 'read committed', name: 'test.move' }, async (tx) => {
+        await executeSql(tx, sql`set local lock_timeout = '300ms'`);
+        await executeSql(tx, sql`update cfdis set updated_at = updated_at where id = ${id}`);
+      });
+      expect(
+        await move.then(
+          () => 'moved',
+          (err: unknown) => String((err as { cause?: { code?: string } }).cause?.code ?? err),
+        ),
+      ).toBe('55P03');
+      gate.resolve();
+      await holding;
+      expect((await emailing).status).toBe(202);
+      t.clock.advance(5_000);
+      await t.app.worker.drain();
+      await t.app.worker.drain();
+      expect((await call('GET', `/cfdis/${id}`)).json.status).toBe('vigente');
+      expect((await emails(id)).map((e) => [e.to, e.status])).toEqual([
+        [['otra@example.com'], 'sent'],
+        [['ana@example.com'], 'sent'],
+      ]);
+      expect(sink.received).toHaveLength(2);
+    },
+  );
 
   test('a CFDI that fails to stamp: its waiting email fails with the reason, and POST /email is 409', async () => {
     const { call, emails, events } = await setup();
