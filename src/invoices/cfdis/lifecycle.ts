@@ -1,4 +1,4 @@
-import { and, eq, isNotNull } from 'drizzle-orm';
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/index.ts';
 import { cfdis, cfdiStatusChanges, type CfdiStatus, type Environment } from '../../db/schema/index.ts';
 import type { IntegratorReferences } from '../events.ts';
@@ -141,4 +141,22 @@ export async function transition(tx: Tx, cfdi: LifecycleCfdi, from: CfdiStatus, 
  */
 export function born(tx: Tx, cfdi: LifecycleCfdi, status: CfdiStatus, o: { at: Date; uuid: string | null }): Promise<number> {
   return react(tx, { cfdi, from: 'new', to: status, reason: 'issued', at: o.at, withdrawn: false, uuid: o.uuid, detail: {}, tookNoReceipts: false });
+}
+
+/**
+ * A CFDI's stamp state (status and UUID) with its row locked to the end of the caller's transaction (an update that
+ * changes nothing, so no status moves here), for a write the stamp must see: a sending recorded while the invoice is
+ * queued. On PostgreSQL the stamp commits read
+ * committed, which serializable's checks do not cover: without the lock, the stamp could read the waiting sendings
+ * before this one commits while this one read the invoice unstamped, and the sending would wait for ever. With it,
+ * the stamp's move waits for this commit and then sees the sending, or this one re-runs (40001) and sees the stamp.
+ */
+export async function lockedStampStateOf(tx: Tx, id: string): Promise<{ status: CfdiStatus; uuid: string | null } | undefined> {
+  return (
+    await tx
+      .update(cfdis)
+      .set({ updatedAt: sql`${cfdis.updatedAt}` })
+      .where(eq(cfdis.id, id))
+      .returning({ status: cfdis.status, uuid: cfdis.uuid })
+  )[0];
 }

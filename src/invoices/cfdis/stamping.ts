@@ -152,23 +152,6 @@ export async function stampStateOf(tx: Tx, id: string): Promise<{ status: CfdiSt
   return (await tx.select({ status: cfdis.status, uuid: cfdis.uuid }).from(cfdis).where(eq(cfdis.id, id)))[0];
 }
 
-/**
- * stampStateOf with the invoice's row locked to the end of the caller's transaction (an update that changes nothing),
- * for a write the stamp must see: a sending recorded while the invoice is queued. On PostgreSQL the stamp commits read
- * committed, which serializable's checks do not cover: without the lock, the stamp could read the waiting sendings
- * before this one commits while this one read the invoice unstamped, and the sending would wait for ever. With it,
- * the stamp's move waits for this commit and then sees the sending, or this one re-runs (40001) and sees the stamp.
- */
-export async function lockedStampStateOf(tx: Tx, id: string): Promise<{ status: CfdiStatus; uuid: string | null } | undefined> {
-  return (
-    await tx
-      .update(cfdis)
-      .set({ updatedAt: sql`${cfdis.updatedAt}` })
-      .where(eq(cfdis.id, id))
-      .returning({ status: cfdis.status, uuid: cfdis.uuid })
-  )[0];
-}
-
 /** The invoice could not be stamped for good: `fallido` with its reason (its reactions: cfdi.fallido…). Its folio stays used. */
 export async function recordFailure(tx: Tx, cfdi: Target, reason: string, now: Date): Promise<boolean> {
   return (await transition(tx, cfdi, 'en_cola', 'fallido', { reason, at: now })) !== undefined;

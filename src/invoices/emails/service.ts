@@ -8,7 +8,7 @@ import { decodeCursor, page } from '../../lib/pagination.ts';
 import { conflict, invalidInput, notFound } from '../../lib/service-error.ts';
 import { getClientEmail } from '../clients/service.ts';
 import { findCfdi, type CfdiRef } from '../cfdis/reads.ts';
-import { lockedStampStateOf } from '../cfdis/stamping.ts';
+import { lockedStampStateOf } from '../cfdis/lifecycle.ts';
 import type { IdentityDirectory } from '../../lib/identity.ts';
 import { checkSending } from './budget.ts';
 import { recordEmail } from './outbox.ts';
