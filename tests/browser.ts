@@ -13,9 +13,11 @@ export const hasChromium = existsSync(CHROMIUM);
  */
 export async function offlineBrowser(origin: string, options: BrowserContextOptions = {}) {
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1', '--no-proxy-server'],
+  const launch = () => chromium.launch({ executablePath: CHROMIUM, args: ['--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1', '--no-proxy-server'] });
+  // A browser that fails to start is the machine's, not the page's: said, and tried once more.
+  const browser = await launch().catch((error) => {
+    console.warn(`chromium did not start (${error}); trying once more`);
+    return launch();
   });
   const context = await browser.newContext(options);
   const outside: string[] = [];

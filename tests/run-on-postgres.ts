@@ -20,6 +20,7 @@ const ENGINE_FREE = [
   'tests/pac/sat-certificates.test.ts',
   'tests/pac/descarga-masiva.test.ts',
   'tests/invoices/sat-downloads/prechecks.test.ts',
+  'tests/failures.test.ts',
 ];
 
 /**
@@ -27,6 +28,9 @@ const ENGINE_FREE = [
  * both engines by their HTTP tests: the browser adds what the page does, which no engine changes, so it runs once.
  */
 const PAGES_ONLY = ['tests/**/*.browser.test.ts'];
+
+/** bun's JUnit report of this pass, which tests/failures.ts reads when a test fails. */
+const REPORT = '.test-results/postgres.xml';
 
 if (POSTGRES) {
   // A file left out must not reach a database: one that makes an app would lose its PostgreSQL run unseen.
@@ -37,11 +41,22 @@ if (POSTGRES) {
   console.log(`The suite on PostgreSQL (${POSTGRES}), without the engine-free ${ENGINE_FREE.join(', ')} and the browser's ${PAGES_ONLY.join(', ')}:`);
   // A longer per-test timeout than bun's 5 s: a test's first app copies a database, slower on a loaded machine.
   const run = Bun.spawn(
-    [process.execPath, 'test', '--timeout', '30000', ...[...ENGINE_FREE, ...PAGES_ONLY].map((p) => `--path-ignore-patterns=${p}`), ...process.argv.slice(2)],
+    [
+      process.execPath,
+      'test',
+      '--timeout',
+      '30000',
+      '--reporter=junit',
+      `--reporter-outfile=${REPORT}`,
+      ...[...ENGINE_FREE, ...PAGES_ONLY].map((p) => `--path-ignore-patterns=${p}`),
+      ...process.argv.slice(2),
+    ],
     {
       env: { ...process.env, TEST_ENGINE: 'postgres' },
       stdio: ['inherit', 'inherit', 'inherit'],
     },
   );
   process.exitCode = await run.exited;
+  // The failures again at the end, with their errors: a CI summary often keeps only the log's last lines.
+  if (process.exitCode !== 0) Bun.spawnSync([process.execPath, 'tests/failures.ts', REPORT], { stdio: ['inherit', 'inherit', 'inherit'] });
 }
