@@ -82,10 +82,23 @@ export async function migratedDatabase(migrate: (url: string) => Promise<void>):
     return name;
   })();
   const source = await template;
+  // Copies made ahead, while the tests run: a copy takes a tenth of a second the server spends mostly writing.
+  while (ahead.length <= AHEAD) ahead.push(copyOf(source));
+  return urlOf(await ahead.shift()!);
+}
+
+/** How many copies of the template wait ready beyond the one being taken. */
+const AHEAD = 2;
+const ahead: Promise<string>[] = [];
+
+function copyOf(source: string): Promise<string> {
   const name = newName();
-  await adminSql().unsafe(`create database ${name} template ${source}`);
   created.push(name);
-  return urlOf(name);
+  const copy = adminSql()
+    .unsafe(`create database ${name} template ${source}`)
+    .then(() => name);
+  copy.catch(() => {}); // a copy never taken fails nothing; one taken fails its taker
+  return copy;
 }
 
 const created: string[] = [];
@@ -96,6 +109,7 @@ export const closeAtEnd = (close: () => Promise<void>) => void pools.push(close)
 
 /** Closes the pools, then drops the databases `migratedDatabase` made (the test run's end). */
 export async function dropMigratedDatabases() {
+  await Promise.allSettled(ahead.splice(0));
   await Promise.all(pools.splice(0).map((close) => close().catch(() => {})));
   await Promise.all(created.splice(0).map(dropDatabase));
   if (template) await dropDatabase(await template);

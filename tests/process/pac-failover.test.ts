@@ -231,6 +231,7 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
         cycling = false;
         await cycle;
         const loadMs = performance.now() - t0;
+        const closing0 = performance.now();
 
         // Finkok's circuit closed again first (its last phases may have opened it: then new documents go to SW at
         // once): invoices, Finkok answering, until GET /pacs shows it closed (an open circuit lets a probe by after 30 s).
@@ -257,6 +258,8 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
         }
         // The double stamp forced on purpose: Finkok stamps and holds its answer; then it has no stamps left (the
         // held request is answered 503: ambiguous) until SW stamped the document after the window.
+        const closingMs = performance.now() - closing0;
+        const forced0 = performance.now();
         finkok.setScenario('timeout_after_stamp');
         const forcedKey = 'chaos-forced-double';
         const stampedBefore = finkok.ledger.records.length;
@@ -283,6 +286,7 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
         for (const deadline = Date.now() + (WINDOW_SECONDS + 30) * 1000; forcedSello && Date.now() < deadline && !swFor(forcedSello); ) await Bun.sleep(200);
         const forcedFailedOver = forcedSello !== undefined && swFor(forcedSello) !== undefined;
         finkok.setScenario('ok');
+        const forcedMs = performance.now() - forced0;
 
         // The drain: no invoice left en_cola, no job queued or running.
         const list = async () => {
@@ -300,15 +304,14 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
           }
         };
         const drain0 = performance.now();
-        let rows: any[] = [];
         let queue: any = {};
         for (;;) {
-          rows = await list();
+          const queued = await expectJson(await fetch(`${server.base}/cfdis?status=en_cola&limit=1`, { headers: auth }), 200, 'en_cola');
           queue = ((await (await fetch(`${server.base}/health`)).json()) as any).details.queue;
-          if (!rows.some((r) => r.status === 'en_cola') && queue.depth === 0 && queue.running === 0) break;
+          if (queued.data.length === 0 && queue.depth === 0 && queue.running === 0) break;
           // Up to 20 attempts with backoff capped at 5 minutes: a document refused through several phases waits long.
           if (performance.now() - drain0 > 240_000) {
-            problem(`not drained within 240 s: ${rows.filter((r) => r.status === 'en_cola').length} en_cola, queue ${JSON.stringify(queue)}`);
+            problem(`not drained within 240 s: ${queued.data.length > 0 ? 'invoices' : 'no invoice'} en_cola, queue ${JSON.stringify(queue)}`);
             break;
           }
           await Bun.sleep(500);
@@ -321,9 +324,18 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
         }
 
         // What the API says, per invoice.
+        const verify0 = performance.now();
+        const rows = await list();
         const byUuid = new Map(rows.filter((r) => r.uuid).map((r) => [String(r.uuid).toUpperCase(), r]));
         const details = new Map<string, any>();
-        for (const id of acks.keys()) details.set(id, await expectJson(await fetch(`${server.base}/cfdis/${id}`, { headers: auth }), 200, `GET /cfdis/${id}`));
+        const ids = [...acks.keys()];
+        // Eight readers at a time: thousands of GETs one by one took longer than the drain.
+        await Promise.all(
+          Array.from({ length: 8 }, async (_, reader) => {
+            for (let i = reader; i < ids.length; i += 8)
+              details.set(ids[i]!, await expectJson(await fetch(`${server.base}/cfdis/${ids[i]}`, { headers: auth }), 200, `GET /cfdis/${ids[i]}`));
+          }),
+        );
 
         // What the PACs say, per document (its Sello).
         const perDocument = uuidsPerDocument(finkok.ledger, sw.ledger);
@@ -397,8 +409,9 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
         let excusedByKill = 0;
         const firstSw = new Map<string, number>();
         for (const e of sw.log.entries) if (!firstSw.has(e.sello)) firstSw.set(e.sello, e.at);
+        const finkokOf = Map.groupBy(finkok.log.entries, (e) => e.sello);
         for (const [sello, swAt] of firstSw) {
-          const before = finkok.log.entries.filter((e) => e.sello === sello && e.at < swAt);
+          const before = (finkokOf.get(sello) ?? []).filter((e) => e.at < swAt);
           for (const e of before) {
             // When the server had Finkok's answer at the latest: a held request became a timeout in the adapter.
             const answeredAt = Math.min(e.answeredAt ?? Infinity, e.at + FINKOK_TIMEOUT_MS);
@@ -458,6 +471,12 @@ describe(`PAC chaos (${TEST_ENGINE})`, () => {
           forced_double_failed_over: forcedFailedOver,
           sw_after_finkok_excused_by_kill: excusedByKill,
           drain_ms: Math.round(drainMs),
+          after_load_ms: {
+            closing: Math.round(closingMs),
+            forced: Math.round(forcedMs),
+            drain: Math.round(drainMs),
+            verify: Math.round(performance.now() - verify0),
+          },
           pac_field: pacField === 'present' ? 'checked' : 'PENDING: GET /cfdis/{id} has no pac field yet',
         };
         console.log(`pac chaos test: ${JSON.stringify(summary)}`);

@@ -657,9 +657,10 @@ describe('email fairness', () => {
     const senders = sink.received.map((m) => m.from?.value[0]?.name ?? '');
     expect(senders).toHaveLength(13);
     const position = senders.findIndex((name) => name.startsWith(TENANTS.FUNK.nombre));
-    // A's lane takes 2 of the 8 connections, so B's email goes out in the first round, among A's first ones (its own
-    // connection may open a little later on a busy machine), not behind A's backlog (13th without the lane cap).
+    // A's lane takes 2 of the 8 connections, so B's email is taken in the first round, among A's first ones. Without
+    // the lane cap A's first 8 take every connection and B waits for the second round: 9th at best. On a busy machine
+    // B's own connection and PDF may finish a few of A's rounds later (7th seen), never behind A's first 8.
     expect(position).toBeGreaterThanOrEqual(0);
-    expect(position).toBeLessThan(6);
+    expect(position).toBeLessThan(8);
   });
 });
