@@ -264,9 +264,9 @@ async function shutdown(signal: string, abrupt = false) {
   // connections are closed regardless. A job cut short is re-run after the restart (its lease is recovered).
   const force = setTimeout(() => void server.stop(true), 10_000);
   try {
-    scheduler?.stop();
+    const tasksEnded = scheduler?.stop();
     // A supervisor's workers stop as below, each in its own process, while its own job pools finish.
-    await Promise.race([Promise.all([server.stop(), app.worker.stop()]), Bun.sleep(11_000)]);
+    await Promise.race([Promise.all([server.stop(), app.worker.stop(), tasksEnded]), Bun.sleep(11_000)]);
   } finally {
     clearTimeout(force);
     await stopListening().catch(() => {});

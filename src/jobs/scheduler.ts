@@ -15,7 +15,8 @@ export interface Task {
 
 export interface Scheduler extends Heartbeat {
   start(): void;
-  stop(): void;
+  /** No tick or task starts after it; resolves when the tasks already running end. */
+  stop(): Promise<void>;
   /** Records the heartbeat and starts each task not still running from an earlier tick; resolves when those end. */
   tick(): Promise<void>;
 }
@@ -42,8 +43,10 @@ export function createScheduler(opts: {
   let dailyCron: Cron | undefined;
   let hourlyCron: Cron | undefined;
   const running = new Map<Task, Promise<void>>();
-  /** Starts a task unless it is still running (a task never overlaps itself); never rejects. */
+  let stopped = false;
+  /** Starts a task unless it is still running (a task never overlaps itself) or the scheduler stopped; never rejects. */
   const runTask = (task: Task): Promise<void> => {
+    if (stopped) return Promise.resolve();
     const inProgress = running.get(task);
     if (inProgress) return inProgress;
     const p = (async () => {
@@ -71,6 +74,7 @@ export function createScheduler(opts: {
     lastTickAt: () => last,
     tick,
     start() {
+      stopped = false;
       // Not awaited: a tick returns at once, so the next one fires on time (and moves the heartbeat) while a task runs.
       cron ??= new Cron(`*/${intervalSeconds} * * * * *`, () => void tick());
       dailyCron ??= new Cron('0 0 3 * * *', () => void run(opts.daily ?? []));
@@ -80,10 +84,14 @@ export function createScheduler(opts: {
       void run(opts.hourly ?? []);
     },
     stop() {
+      stopped = true;
       cron?.stop();
       dailyCron?.stop();
       hourlyCron?.stop();
       cron = dailyCron = hourlyCron = undefined;
+      // A task cut by the database closing under it would leave its transaction's connection held (PostgreSQL's pool
+      // then waits out its end timeout): shutdown waits for what runs, bounded by its own deadline.
+      return Promise.all(running.values()).then(() => {});
     },
   };
 }

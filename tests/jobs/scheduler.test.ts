@@ -25,9 +25,39 @@ describe('scheduler', () => {
     s.start();
     // The first tick and the daily run are asynchronous: wait for them, not a fixed 20 ms a loaded machine misses.
     await until(() => ran.length >= 2 && s.lastTickAt() !== null, 'the first tick and the daily run');
-    s.stop();
+    await s.stop();
     expect(ran).toEqual(['tick', 'daily']);
     expect(s.lastTickAt()).toBeGreaterThanOrEqual(started);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'error', task: 'boom' });
+  });
+
+  test('stop waits for the tasks already running and starts none after them (a daily run mid-way stops there)', async () => {
+    const ran: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const s = createScheduler({
+      logger: createLogger('silent'),
+      daily: [
+        {
+          name: 'first',
+          run: async () => {
+            ran.push('first started');
+            await held;
+            ran.push('first ended');
+          },
+        },
+        { name: 'second', run: () => ran.push('second') },
+      ],
+    });
+    s.start();
+    await until(() => ran.includes('first started'), 'the daily run to start');
+    let stopped = false;
+    const stopping = s.stop().then(() => (stopped = true));
+    await Bun.sleep(20);
+    expect(stopped).toBe(false); // the task still runs
+    release();
+    await stopping;
+    await Bun.sleep(20);
+    expect(ran).toEqual(['first started', 'first ended']); // no task after stop
   });
 });
