@@ -115,7 +115,12 @@ const catalogDb = openDatabase(topology.catalogsAt);
 const catalogsStarted = performance.now();
 // A worker (on SQLite, and on PostgreSQL under a supervisor) finds them loaded.
 const seeded = await seedCatalogs(catalogDb, () =>
-  logger.info('loading the SAT catalogs into their own SQLite file (first start or a new catalog version)', { version: CATALOG_VERSION }),
+  logger.info(
+    topology.catalogsAt === ':memory:'
+      ? 'loading the SAT catalogs into memory (on PostgreSQL, at every start)'
+      : 'loading the SAT catalogs into their own SQLite file (first start or a new catalog version)',
+    { version: CATALOG_VERSION },
+  ),
 );
 if (seeded) logger.info('SAT catalogs loaded', { version: CATALOG_VERSION, duration_ms: Math.round(performance.now() - catalogsStarted) });
 warmCatalogs();
