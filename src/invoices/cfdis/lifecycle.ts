@@ -146,10 +146,10 @@ export function born(tx: Tx, cfdi: LifecycleCfdi, status: CfdiStatus, o: { at: D
 /**
  * A CFDI's stamp state (status and UUID) with its row locked to the end of the caller's transaction (an update that
  * changes nothing, so no status moves here), for a write the stamp must see: a sending recorded while the invoice is
- * queued. On PostgreSQL the stamp commits read
- * committed, which serializable's checks do not cover: without the lock, the stamp could read the waiting sendings
- * before this one commits while this one read the invoice unstamped, and the sending would wait for ever. With it,
- * the stamp's move waits for this commit and then sees the sending, or this one re-runs (40001) and sees the stamp.
+ * queued. On PostgreSQL the stamp commits read committed, which serializable's checks do not cover: without the lock,
+ * the stamp could read the waiting sendings before this one commits while this one read the invoice unstamped, and
+ * the sending would wait for ever. With it, the stamp's move waits for this commit and then sees the sending, or this
+ * one re-runs (40001) and sees the stamp.
  */
 export async function lockedStampStateOf(tx: Tx, id: string): Promise<{ status: CfdiStatus; uuid: string | null } | undefined> {
   return (
